@@ -1,0 +1,27 @@
+#!/bin/sh
+# Fetch and unpack the Debian 12 artefacts the kernel data is generated from, then run the
+# generator. Usage: scripts/kernel-data/fetch.sh [WORKDIR] (default /tmp/kernel-data-work)
+# Needs: apt-get (Debian 12 sources), dpkg-deb, llvm-dwarfdump (llvm-14), python3, xz.
+# Heavy: ~1.1 GB of downloads, ~1 GB unpacked. Never run it inside the repository.
+set -eu
+ABI=6.1.0-56
+VER=6.1.192-2
+WORK=${1:-/tmp/kernel-data-work}
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=$(cd "$HERE/../.." && pwd)/data/kernel
+mkdir -p "$WORK" && cd "$WORK"
+apt-get update >/dev/null
+apt-get download "linux-image-$ABI-amd64-unsigned=$VER" "linux-image-$ABI-amd64-dbg=$VER" "linux-source-6.1=$VER"
+mkdir -p img dbg src
+dpkg-deb -x linux-image-$ABI-amd64-unsigned_${VER}_amd64.deb img
+dpkg-deb --fsys-tarfile linux-image-$ABI-amd64-dbg_${VER}_amd64.deb | tar -x -C dbg ./usr/lib/debug/boot/
+dpkg-deb -x linux-source-6.1_${VER}_all.deb src
+(cd src/usr/src && tar xf linux-source-6.1.tar.xz)
+ln -sf dbg/usr/lib/debug/boot/vmlinux-$ABI-amd64 vmlinux
+ln -sf dbg/usr/lib/debug/boot/System.map-$ABI-amd64 System.map
+ln -sf img/boot/config-$ABI-amd64 config
+ln -sfn src/usr/src/linux-source-6.1 linux-source
+# top-level DW_TAG_subprogram DIEs only (-r 1): ~35 s
+llvm-dwarfdump --debug-info -r 1 vmlinux 2>/dev/null | python3 "$HERE/dwarf_funcs.py" > dwarf_funcs.tsv
+python3 "$HERE/gen.py" "$WORK" "$OUT"
+du -sh "$OUT"

@@ -1,0 +1,147 @@
+/**
+ * Runs stap's passes for one invocation: 1 parse (src/parse), 2 elaborate (src/elaborate),
+ * 3 translate to JavaScript (src/translate), 5 run on the simulated machine (src/runtime/engine).
+ * Pass 4 (compiling a kernel module) has no counterpart: `-p4` stops after translation.
+ * Prints `-p1`/`-p2`/`-p3` dumps, `-v` pass lines and the `Pass N: ... failed` lines.
+ */
+import * as fs from 'fs';
+import type * as A from '../ast';
+import { Diagnostics } from '../diag';
+import { parseFile } from '../parse';
+import { printFile } from '../parse/print';
+import type { StapOptions } from './options';
+import { stage2, Later } from './stages';
+import { TapsetLibrary, stdlibDir } from '../elaborate';
+
+export interface Output {
+  out(s: string): void;
+  err(s: string): void;
+}
+
+/** Resource figures for `-v` pass lines, in stap's layout. */
+export class PassTimer {
+  private cpu = process.cpuUsage();
+  private t0 = process.hrtime.bigint();
+
+  usage(): string {
+    let virt = 0, res = 0, shr = 0, data = 0;
+    try {
+      const st = fs.readFileSync('/proc/self/status', 'latin1');
+      const get = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(st)?.[1] ?? 0);
+      virt = get('VmSize'); res = get('VmRSS'); shr = get('RssFile') + get('RssShmem'); data = get('VmData');
+    } catch {
+      const m = process.memoryUsage();
+      res = Math.round(m.rss / 1024); virt = res; data = Math.round(m.heapTotal / 1024);
+    }
+    return `using ${virt}virt/${res}res/${shr}shr/${data}data kb`;
+  }
+
+  times(): string {
+    const c = process.cpuUsage(this.cpu);
+    const real = Number(process.hrtime.bigint() - this.t0) / 1e6;
+    return `in ${Math.round(c.user / 1000)}usr/${Math.round(c.system / 1000)}sys/${Math.round(real)}real ms.`;
+  }
+
+  reset(): void {
+    this.cpu = process.cpuUsage();
+    this.t0 = process.hrtime.bigint();
+  }
+}
+
+function readStdin(): string {
+  try {
+    return fs.readFileSync(0, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
+/** The user's script files in order: main script (-e, FILE or -), then -E scripts. */
+function loadUserSources(opts: StapOptions, io: Output): A.SourceFile[] | null {
+  const files: A.SourceFile[] = [];
+  if (opts.scriptText !== undefined) files.push({ name: '<input>', text: opts.scriptText, isTapset: false });
+  else if (opts.scriptFile !== undefined) {
+    if (opts.scriptFile === '-') files.push({ name: '<input>', text: readStdin(), isTapset: false });
+    else {
+      let text: string;
+      try {
+        const st = fs.statSync(opts.scriptFile);
+        if (st.isDirectory()) {
+          io.err(`Input file '${opts.scriptFile}' is a directory.\n`);
+          return null;
+        }
+        text = fs.readFileSync(opts.scriptFile, 'latin1');
+      } catch {
+        io.err(`Input file '${opts.scriptFile}' is missing.\n`);
+        return null;
+      }
+      files.push({ name: opts.scriptFile, text, isTapset: false });
+    }
+  }
+  opts.extraScripts.forEach((t, i) => files.push({ name: `<input${i + 1}>`, text: t, isTapset: false }));
+  for (const f of files) {
+    if (f.text.length === 0) {
+      io.err(`Input file '${f.name}' is empty.\n`);
+      return null;
+    }
+  }
+  return files;
+}
+
+export async function runPasses(opts: StapOptions, io: Output): Promise<number> {
+  const diag = new Diagnostics(
+    { verbose: opts.verbose, suppressWarnings: opts.suppressWarnings, warningsAreErrors: opts.warningsAreErrors },
+    io.err);
+  const listing = opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
+    || opts.dumpProbeAliases || opts.dumpFunctions;
+  const timer = new PassTimer();
+
+  // ---- pass 1
+  let sources: A.SourceFile[] = [];
+  if (!listing || opts.scriptText !== undefined || opts.scriptFile !== undefined) {
+    if (opts.scriptText === undefined && opts.scriptFile === undefined && !listing) {
+      io.err('A script must be specified.\n');
+      io.err("Try '-i' for building a script interactively.\n");
+      io.err("Try '--help' for more information. [man stap]\n");
+      io.err('A message like [man foo] means for more info, run % man foo\n');
+      return 1;
+    }
+    const loaded = loadUserSources(opts, io);
+    if (!loaded) {
+      io.err('Pass 1: parse failed.  [man error::pass1]\n');
+      return 1;
+    }
+    sources = loaded;
+  }
+  const library = new TapsetLibrary({
+    dirs: [stdlibDir(), ...opts.includeDirs],
+    parse: { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege },
+    diag,
+  });
+  const libraryMacros = library.macros();
+  const usedArgs = new Set<number>();
+  const files: A.StapFile[] = [];
+  for (const src of sources) {
+    const f = parseFile(src, { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, usedArgs,
+      libraryMacros: libraryMacros as never }, diag);
+    if (f) files.push(f);
+  }
+  if (diag.errorCount > 0 || files.length < sources.length) {
+    if (diag.errorCount > 0) io.err(`${diag.errorCount} parse error${diag.errorCount === 1 ? '' : 's'}.\n`);
+    diag.footer();
+    io.err('Pass 1: parse failed.  [man error::pass1]\n');
+    return 1;
+  }
+  const later: Later = { opts, io, diag, timer, files, usedArgs, listing, library };
+  if (opts.pass === 1 && !listing) {
+    io.out('# parse tree dump\n');
+    for (const f of files) io.out(printFile(f));
+    io.out('\n');
+    if (opts.verbose > 0) {
+      const n = library.allFiles().length;
+      io.err(`Pass 1: parsed user script and ${n} library script${n === 1 ? '' : 's'} ${timer.usage()}, ${timer.times()}\n`);
+    }
+    return 0;
+  }
+  return stage2(later);
+}

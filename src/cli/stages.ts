@@ -1,0 +1,112 @@
+/**
+ * Passes 2 to 5 of one `stap` invocation, and the listing modes (-l, -L, --dump-*).
+ */
+import type * as A from '../ast';
+import { Diagnostics, PassFailed } from '../diag';
+import { elaborate, printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions, listProbes, TapsetLibrary } from '../elaborate';
+import type { ElabOptions } from '../elaborate';
+import { translate } from '../translate';
+import { runProgram } from '../runtime/engine';
+import type { StapOptions } from './options';
+import type { Output, PassTimer } from './passes';
+
+export interface Later {
+  opts: StapOptions;
+  io: Output;
+  diag: Diagnostics;
+  timer: PassTimer;
+  files: A.StapFile[];
+  usedArgs: Set<number>;
+  listing: boolean;
+  library: TapsetLibrary;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function semanticFailure(l: Later, pass: number): number {
+  l.diag.footer();
+  const what = pass === 2 ? 'analysis' : pass === 3 ? 'translation' : 'compilation';
+  l.io.err(`Pass ${pass}: ${what} failed.  [man error::pass${pass}]\n`);
+  return 1;
+}
+
+export async function stage2(l: Later): Promise<number> {
+  const { opts, io, diag, timer } = l;
+  const elabOpts: ElabOptions = {
+    guru: opts.guru, unoptimized: opts.unoptimized, args: opts.args, usedArgs: l.usedArgs, library: l.library,
+    verbose: opts.verbose, listing: l.listing, compatible: opts.compatible,
+  };
+
+  if (l.listing) {
+    let text = '';
+    if (opts.dumpProbeTypes) text = dumpProbeTypes();
+    else if (opts.dumpProbeAliases) text = dumpProbeAliases(l.library, l.files, opts.verbose);
+    else if (opts.dumpFunctions) text = dumpFunctions(l.library, l.files, elabOpts, diag, opts.verbose);
+    else {
+      const pattern = (opts.listProbes ?? opts.listProbesVars)!;
+      // stap parses `probe PATTERN {}` and lists what it resolves to
+      const { parseFile } = await import('../parse');
+      const quiet = new Diagnostics({ verbose: opts.verbose, suppressWarnings: true }, opts.verbose >= 2 ? io.err : () => undefined);
+      const f = parseFile({ name: '<input>', text: `probe ${pattern} {}`, isTapset: false },
+        { args: opts.args, guru: opts.guru, libraryMacros: l.library.macros() as never }, quiet);
+      if (!f) return 1;
+      const lines = listProbes([f, ...l.files], elabOpts, quiet, opts.listProbesVars !== undefined);
+      io.out(lines.map((s) => s + '\n').join(''));
+      return lines.length > 0 ? 0 : 1;
+    }
+    io.out(text);
+    return 0;
+  }
+
+  const program = elaborate(l.files, elabOpts, diag);
+  if (opts.verbose > 0) {
+    io.err(`Pass 1: parsed user script and ${plural(l.library.allFiles().length, 'library script')} ${timer.usage()}, ${timer.times()}\n`);
+  }
+  if (!program || (opts.warningsAreErrors && diag.warningCount > 0)) return semanticFailure(l, 2);
+  timer.reset();
+  if (opts.pass === 2) io.out(printProgram(program, { globalDisplay: !opts.noGlobalVarDisplay }));
+  if (opts.verbose > 0) {
+    io.err(`Pass 2: analyzed script: ${plural(program.probes.length, 'probe')}, ${plural(program.functions.length, 'function')}, ` +
+      `${plural(program.embeds.length, 'embed')}, ${plural(program.globals.length, 'global')} ${timer.usage()}, ${timer.times()}\n`);
+  }
+  if (opts.pass === 2) {
+    diag.footer();
+    return 0;
+  }
+
+  // ---- pass 3
+  timer.reset();
+  let translated;
+  try {
+    translated = translate(program, { diag, defines: opts.defines });
+  } catch (e) {
+    if (e instanceof PassFailed) return semanticFailure(l, 3);
+    throw e;
+  }
+  if (opts.pass === 3) io.out(translated.source);
+  if (opts.verbose > 0) io.err(`Pass 3: translated to JavaScript ${timer.usage()}, ${timer.times()}\n`);
+  if (opts.pass <= 4) {
+    if (opts.pass === 4 && opts.verbose > 0) io.err(`Pass 4: compiled JavaScript handlers in 0usr/0sys/0real ms.\n`);
+    diag.footer();
+    return 0;
+  }
+
+  // ---- pass 5
+  diag.footer();
+  timer.reset();
+  if (opts.verbose > 0) io.err('Pass 5: starting run.\n');
+  const status = await runProgram(translated, {
+    stdout: io.out, stderr: io.err, outputFile: opts.outputFile, defines: opts.defines,
+    globalsSet: [...opts.globalsSet.entries()], timeoutSec: opts.timeoutSec, seed: opts.seed, timing: opts.timing,
+    stdoutIsTty: !!process.stdout.isTTY, noGlobalVarDisplay: opts.noGlobalVarDisplay,
+    suppressHandlerErrors: opts.suppressHandlerErrors, verbose: opts.verbose, targetPid: opts.targetPid, ncpus: opts.cpus,
+  });
+  if (opts.verbose > 0) io.err(`Pass 5: run completed in ${timer.times().replace(/^in /, '').replace(/\.$/, '')}\n`.replace('ms', 'ms.'));
+  if (status !== 0) {
+    io.err('Pass 5: run failed.  [man error::pass5]\n');
+    return 1;
+  }
+  return 0;
+}

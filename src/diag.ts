@@ -1,0 +1,165 @@
+/**
+ * Diagnostics in SystemTap's exact layout (parse errors, semantic errors, warnings), with
+ * token rendering (`identifier 'x' at file:L:C`), the `source:` line and caret, de-duplication
+ * and the suppressed-message footers.  Every pass reports through one Diagnostics object.
+ */
+import type { Token, SourceFile } from './ast';
+
+/** An error a pass raises about user input; `tok` is what the message names. */
+export class SemanticError extends Error {
+  constructor(message: string, public tok?: Token, public chain: SemanticError[] = [], public site = '') {
+    super(message);
+  }
+}
+
+export class ParseError extends Error {
+  /** `saw`: the message is an "expected X" about `tok` (printed as `saw:`), else `at:`. */
+  constructor(message: string, public tok?: Token, public saw = false, public eof?: SourceFile) {
+    super(message);
+  }
+}
+
+/** Thrown by a pass to stop with exit status 1 after its diagnostics were printed. */
+export class PassFailed extends Error {
+  constructor(public pass: number) {
+    super(`pass ${pass} failed`);
+  }
+}
+
+export function sourceLine(file: SourceFile, line: number): string {
+  if (!file.lines) file.lines = file.text.split('\n');
+  return file.lines[line - 1] ?? '';
+}
+
+export interface DiagOptions {
+  verbose: number;
+  suppressWarnings: boolean;   // -w
+  warningsAreErrors?: boolean; // -W
+}
+
+export class Diagnostics {
+  /** Files whose name has been printed once (later tokens print `at :L:C`). */
+  private namedFiles = new Set<SourceFile>();
+  private seenErrorSites = new Set<string>();
+  private seenWarnings = new Set<string>();
+  suppressedErrors = 0;
+  suppressedWarnings = 0;
+  errorCount = 0;
+  warningCount = 0;
+
+  constructor(public opts: DiagOptions, private write: (s: string) => void) {}
+
+  /** `identifier 'x' at file:1:5`, `keyword at :2:1`. */
+  renderToken(tok: Token): string {
+    let fname = tok.file.name;
+    if (this.namedFiles.has(tok.file)) fname = '';
+    else this.namedFiles.add(tok.file);
+    let what: string;
+    if (tok.kind === 'keyword') what = 'keyword';
+    else if (tok.kind === 'embedded') what = 'embedded-code';
+    else what = `${tok.kind} '${printable(tok.text)}'`;
+    let s = `${what} at ${fname}:${tok.line}:${tok.col}`;
+    return s;
+  }
+
+  private sourceBlock(tok: Token, align: number): string {
+    const line = sourceLine(tok.file, tok.line);
+    let caret = '';
+    for (let i = 0; i < tok.col - 1 && i < line.length; i++) caret += isSpace(line[i]) ? line[i] : ' ';
+    for (let i = line.length; i < tok.col - 1; i++) caret += ' ';
+    const pad = ' '.repeat(align);
+    return `${pad}source: ${line}\n${pad}        ${caret}^\n`;
+  }
+
+  parseError(e: ParseError): void {
+    this.errorCount++;
+    let out = `parse error: ${e.message}\n`;
+    if (e.tok) {
+      out += `${e.saw ? '        saw:' : '         at:'} ${this.renderToken(e.tok)}\n`;
+      out += this.sourceBlock(e.tok, 5);
+    } else if (e.eof) {
+      out += `        saw: ${e.eof.name} EOF\n`;
+    }
+    out += '\n';
+    this.write(out);
+  }
+
+  /** Print a semantic error with its chain; returns false if it was de-duplicated away. */
+  semanticError(e: SemanticError): boolean {
+    const site = e.site || e.message;
+    if (this.opts.verbose < 1 && site && this.seenErrorSites.has(site)) {
+      this.suppressedErrors++;
+      return false;
+    }
+    this.seenErrorSites.add(site);
+    this.errorCount++;
+    this.write(this.renderSemantic(e));
+    return true;
+  }
+
+  private renderSemantic(e: SemanticError): string {
+    let out = `semantic error: ${e.message}`;
+    if (e.tok) out += `: ${this.renderToken(e.tok)}\n` + this.sourceBlock(e.tok, 8);
+    else out += '\n';
+    out += '\n';
+    for (const c of e.chain) out += this.renderSemantic(c);
+    return out;
+  }
+
+  warning(message: string, tok?: Token): void {
+    if (this.opts.suppressWarnings) return;
+    let text = `WARNING: ${message}`;
+    let key = text + (tok ? `@${tok.file.name}:${tok.line}:${tok.col}` : '');
+    if (tok) text += `: ${this.renderTokenPure(tok)}\n` + this.sourceBlock(tok, 1).replace(/\n$/, '') + '\n';
+    else text += '\n';
+    if (this.opts.verbose < 1 && this.seenWarnings.has(key)) {
+      this.suppressedWarnings++;
+      return;
+    }
+    this.seenWarnings.add(key);
+    this.warningCount++;
+    if (tok) this.namedFiles.add(tok.file);
+    this.write(text);
+  }
+
+  /** Token rendering that honours the file-name-once rule without consuming it twice. */
+  private renderTokenPure(tok: Token): string {
+    return this.renderToken(tok);
+  }
+
+  /** A message printed as is (e.g. `Input file 'x' is empty.`): a failure without an error count. */
+  plain(text: string): void {
+    this.failures++;
+    this.write(text);
+  }
+
+  /** Failures reported through plain(). */
+  failures = 0;
+
+  /** The `Number of similar ... suppressed` footers stap prints before exiting. */
+  footer(): void {
+    let any = false;
+    if (this.suppressedErrors) {
+      this.write(`Number of similar error messages suppressed: ${this.suppressedErrors}.\n`);
+      any = true;
+    }
+    if (this.suppressedWarnings) {
+      this.write(`Number of similar warning messages suppressed: ${this.suppressedWarnings}.\n`);
+      any = true;
+    }
+    if (any) this.write('Rerun with -v to see them.\n');
+  }
+}
+
+function isSpace(c: string): boolean {
+  return c === ' ' || c === '\t' || c === '\v' || c === '\f' || c === '\r';
+}
+
+export function printable(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    out += c >= 32 && c < 127 ? s[i] : c === 9 || c === 10 ? s[i] : '?';
+  }
+  return out;
+}

@@ -1,0 +1,219 @@
+/**
+ * Probe derivation (stap's derive_probes / match_node::find_and_build / alias_expansion_builder):
+ * walks the probe-point tree, expands aliases (prologue `=`, epilogue `+=`, both), wildcards over
+ * aliases and families, suffix propagation (`alias.return`), `?`/`!`, ANDed conditions and the
+ * recursion check, and hands low-level points to the family providers of probes.ts.
+ */
+import type * as A from '../ast';
+import { Diagnostics, SemanticError } from '../diag';
+import { MatchNode, AliasEntry, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
+import { deepCopy, renderComponents, renderPoint, synthToken } from './util';
+
+/** One derived registration before symbol resolution. */
+export interface Expansion {
+  rp: A.ResolvedPoint;
+  /** Script-level name (pn()). */
+  pn: string;
+  /** Alias derivation entries, innermost first (`foo = begin, end(1)`); the user's entry is added by the caller. */
+  chain: string[];
+  body: A.Block;
+  condition?: A.Expr;
+  /** The user's probe point this came from (set at the outermost level). */
+  loc?: A.ProbePoint;
+}
+
+export interface DeriveHooks {
+  /** Called before matching a point, so tapset aliases for its first component can be loaded. */
+  ensureAliases(first: A.ProbePointComponent): void;
+  guru: boolean;
+  suggestionRoots: Iterable<string>;
+}
+
+export function attachAlias(root: MatchNode, decl: A.AliasDecl): void {
+  decl.names.forEach((name, nameIndex) => {
+    let n = root;
+    for (const c of name.components) n = n.child(c.name, argKind(c));
+    const entry: AliasEntry = { decl, nameIndex };
+    n.aliases.push(entry);
+  });
+}
+
+/** Text of an alias definition in a derivation chain: `foo = begin, end(1)`, `bar += foo`. */
+export function aliasChainText(entry: AliasEntry): string {
+  const d = entry.decl;
+  const name = renderComponents(d.names[entry.nameIndex].components);
+  const op = d.epilogue && !d.prologue ? '+=' : '=';
+  return `${name} ${op} ${d.points.map(pointWithCondition).join(', ')}`;
+}
+
+export function pointWithCondition(p: A.ProbePoint): string {
+  return renderPoint(p) + (p.condition ? ` if (${conditionText(p.condition)})` : '');
+}
+
+/** Hook for printing conditions in chains; set by dump.ts (expression printer). */
+export let conditionText: (e: A.Expr) => string = () => '...';
+export function setConditionPrinter(f: (e: A.Expr) => string): void {
+  conditionText = f;
+}
+
+function andConditions(a: A.Expr | undefined, b: A.Expr | undefined): A.Expr | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return { k: 'logical', op: '&&', left: a, right: b, tok: synthToken(a.tok, 'operator', '&&') };
+}
+
+export class Deriver {
+  private stack: AliasEntry[] = [];
+  private parentOptional = false;
+
+  constructor(private root: MatchNode, private diag: Diagnostics, private hooks: DeriveHooks) {}
+
+  /**
+   * derive_probes: resolve each location of a probe; errors are printed (as `while resolving probe
+   * point`) unless `rethrow`, in which case the first one is thrown.
+   */
+  derive(locs: A.ProbePoint[], body: A.Block, optional: boolean, rethrow: boolean, out: Expansion[]): void {
+    let undo = false;
+    if (optional && !this.parentOptional) {
+      this.parentOptional = true;
+      undo = true;
+    }
+    try {
+      for (const loc of locs) {
+        try {
+          const before = out.length;
+          try {
+            this.findAndBuild(loc, body, out);
+            if (this.stack.length === 0) for (let k = before; k < out.length; k++) out[k].loc ??= loc;
+          } catch (e) {
+            if (!(e instanceof SemanticError)) throw e;
+            if (e instanceof RecursiveExpansionError) throw e;
+            if (!loc.optional && !this.parentOptional) throw e;
+            continue;
+          }
+          if (!(loc.optional || this.parentOptional) && out.length === before) {
+            throw new SemanticError('no match', undefined, [], 'pp-no-match');
+          }
+          if (loc.sufficient && out.length > before) break;
+        } catch (e) {
+          if (!(e instanceof SemanticError)) throw e;
+          if (rethrow && !(e instanceof RecursiveExpansionError)) throw e;
+          const wrapped = new SemanticError('while resolving probe point', loc.components[0].tok, [e], 'resolve-pp|' + siteChain(e));
+          this.diag.semanticError(wrapped);
+        }
+      }
+    } finally {
+      if (undo) this.parentOptional = false;
+    }
+  }
+
+  private findAndBuild(loc: A.ProbePoint, body: A.Block, out: Expansion[]): void {
+    this.hooks.ensureAliases(loc.components[0]);
+    this.match(this.root, loc, 0, [], body, out);
+  }
+
+  private match(node: MatchNode, loc: A.ProbePoint, i: number, concrete: A.ProbePointComponent[], body: A.Block, out: Expansion[]): void {
+    const comps = loc.components;
+    if (i === comps.length) {
+      if (node.aliases.length) {
+        for (const a of node.aliases) this.expandAlias(a, loc, concrete, [], body, out);
+        return;
+      }
+      if (node.provider) {
+        const rps = node.provider.build({ components: concrete, point: loc, guru: this.hooks.guru });
+        for (const rp of rps) {
+          out.push({ rp, pn: rp.pp, chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });
+        }
+        return;
+      }
+      throw truncatedError(node, comps[comps.length - 1].tok);
+    }
+    const c = comps[i];
+    const kind = argKind(c);
+    if (hasWildcard(c.name)) {
+      const before = out.length;
+      const kids = [...node.children.values()].filter((ch) => ch.arg === kind && globMatch(c.name, ch.name));
+      kids.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      // `**` also spans components
+      for (const ch of kids) {
+        this.match(ch, loc, i + 1, [...concrete, { ...c, name: ch.name }], body, out);
+      }
+      if (c.name.includes('**')) {
+        for (const ch of node.children.values()) {
+          if (ch.arg === 'none' && globMatch(c.name.replace(/\*\*/g, '*'), ch.name)) {
+            this.match(ch, loc, i, [...concrete, { ...c, name: ch.name, arg: undefined }], body, out);
+          }
+        }
+      }
+      if (out.length === before) {
+        if (node.aliases.length && i > 0) {
+          for (const a of node.aliases) this.expandAlias(a, loc, concrete, comps.slice(i), body, out);
+          return;
+        }
+        throw mismatchError(node, c, this.hooks.suggestionRoots);
+      }
+      return;
+    }
+    const child = node.children.get(MatchNode.key(c.name, kind));
+    if (child) {
+      this.match(child, loc, i + 1, [...concrete, c], body, out);
+      return;
+    }
+    if (node.aliases.length && i > 0) {
+      for (const a of node.aliases) this.expandAlias(a, loc, concrete, comps.slice(i), body, out);
+      return;
+    }
+    if (node.provider) throw new SemanticError('invalid suffix for probe', c.tok, [], 'pp-invalid-suffix');
+    throw mismatchError(node, c, this.hooks.suggestionRoots);
+  }
+
+  private expandAlias(entry: AliasEntry, use: A.ProbePoint, concrete: A.ProbePointComponent[], suffix: A.ProbePointComponent[],
+    body: A.Block, out: Expansion[]): void {
+    const d = entry.decl;
+    // stap's check skips the outermost expansion, so a loop is reported one level deeper
+    if (this.stack.slice(1).includes(entry)) {
+      throw new RecursiveExpansionError(
+        `recursive loop in alias expansion of ${renderComponents(use.components)} at ${use.components[0].tok.file.name}:${use.components[0].tok.line}:${use.components[0].tok.col}`);
+    }
+    // New body: { prologue; body } / { body; epilogue }
+    const stmts: A.Stmt[] = [];
+    if (d.prologue) stmts.push(deepCopy(d.prologue));
+    stmts.push(body);
+    if (d.epilogue) stmts.push(deepCopy(d.epilogue));
+    const newBody: A.Block = stmts.length === 1 ? body : { k: 'block', stmts, tok: (d.prologue ?? d.epilogue ?? body).tok };
+    // Locations: the alias's points with the suffix appended, the use's optionality and condition.
+    const locs: A.ProbePoint[] = d.points.map((p) => ({
+      components: [...p.components, ...suffix],
+      optional: p.optional || use.optional,
+      sufficient: p.sufficient || use.sufficient,
+      condition: andConditions(p.condition, use.condition),
+      tok: p.tok,
+    }));
+    const sub: Expansion[] = [];
+    this.stack.push(entry);
+    try {
+      this.derive(locs, newBody, use.optional, suffix.length > 0, sub);
+    } finally {
+      this.stack.pop();
+    }
+    const name = renderComponents([...concrete, ...suffix]);
+    const chainEntry = aliasChainText(entry);
+    for (const x of sub) {
+      x.chain.push(chainEntry);
+      x.pn = name;
+      out.push(x);
+    }
+  }
+}
+
+export class RecursiveExpansionError extends SemanticError {
+  constructor(msg: string) {
+    super(msg, undefined, [], 'pp-recursive');
+  }
+}
+
+export function siteChain(e: SemanticError): string {
+  let s = e.site || e.message;
+  for (const c of e.chain) s += '|' + siteChain(c);
+  return s;
+}

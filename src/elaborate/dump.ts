@@ -1,0 +1,208 @@
+/**
+ * Pass-2 printing: the `-p2` listing (`# globals`, `# functions`, `# probes`), and the listing
+ * modes `-l`/`-L`, `--dump-probe-types`, `--dump-probe-aliases`, `--dump-functions`.
+ */
+import type * as A from '../ast';
+import { Diagnostics } from '../diag';
+import { ProbeRegistry, defaultRegistry } from './probes';
+import { setConditionPrinter, aliasChainText, Deriver, Expansion } from './aliases';
+import { Session, ElabOptions } from './session';
+import { Resolver } from './symbols';
+import { TypeResolver } from './types';
+import { quoteString, renderPoint, cmpBytes } from './util';
+import type { TapsetLibrary } from './tapsets';
+
+// ---------------------------------------------------------------------------------------------
+// Expressions as stap's -p1/-p2 printer writes them (binary operands parenthesised)
+
+export function exprText(e: A.Expr, mangleGlobals = false): string {
+  const p = (x: A.Expr): string => `(${exprText(x, mangleGlobals)})`;
+  switch (e.k) {
+    case 'num': return String(e.value);
+    case 'str': return quoteString(e.value);
+    case 'sym': return mangleGlobals && e.ref?.kind === 'global' ? `__global_${e.name}` : e.name;
+    case 'binary': case 'logical': case 'compare': return `${p(e.left)} ${e.op} ${p(e.right)}`;
+    case 'concat': return `${p(e.left)} . ${p(e.right)}`;
+    case 'regex': return `${p(e.left)} ${e.op} ${p(e.right)}`;
+    case 'unary': return `${e.op}${p(e.operand)}`;
+    case 'incdec': return e.prefix ? `${e.op}${p(e.operand)}` : `${p(e.operand)}${e.op}`;
+    case 'ternary': return `${p(e.cond)} ? ${p(e.then)} : ${p(e.else)}`;
+    case 'assign': return `${p(e.target)} ${e.op} ${p(e.value)}`;
+    case 'index': return `${exprText(e.base, mangleGlobals)}[${e.indexes.map((i) => (i ? exprText(i, mangleGlobals) : '*')).join(', ')}]`;
+    case 'call': return `${e.name}(${e.args.map((a) => exprText(a, mangleGlobals)).join(', ')})`;
+    case 'in': return `[${e.keys.map((k) => (k ? exprText(k, mangleGlobals) : '*')).join(', ')}] in ${exprText(e.array, mangleGlobals)}`;
+    case 'statop': return `@${e.op}(${exprText(e.operand, mangleGlobals)})`;
+    case 'hist': return e.kind === 'log' ? `@hist_log(${exprText(e.operand, mangleGlobals)})`
+      : `@hist_linear(${exprText(e.operand, mangleGlobals)}, ${e.params.join(', ')})`;
+    case 'print': {
+      const args = e.args.map((a) => exprText(a, mangleGlobals));
+      if (e.format !== undefined) args.unshift(quoteString(e.format));
+      if (e.delim !== undefined) args.unshift(quoteString(e.delim));
+      return `${e.name}(${args.join(', ')})`;
+    }
+    case 'target': return e.name;
+    case 'entry': return `@entry(${exprText(e.operand, mangleGlobals)})`;
+    case 'defined': return `@defined(${exprText(e.operand, mangleGlobals)})`;
+    default: return e.tok.text;
+  }
+}
+
+setConditionPrinter((e) => exprText(e));
+
+// ---------------------------------------------------------------------------------------------
+// -p2
+
+function typeName(t: A.Type | undefined): string {
+  return t ?? 'unknown';
+}
+
+function globalLine(g: A.VarDecl): string {
+  let s = g.name;
+  if (g.wrap) s += '%';
+  if (g.maxSize !== undefined) s += `[${g.maxSize}]`;
+  s += `:${typeName(g.type)}`;
+  if ((g.arity ?? 0) > 0) s += ` [${(g.indexTypes ?? []).map(typeName).join(', ')}]`;
+  return s;
+}
+
+function localsBlock(locals: A.VarDecl[]): string {
+  if (!locals.length) return '';
+  return '  # locals\n' + locals.map((l) => `  ${l.name}:${typeName(l.type)}\n`).join('');
+}
+
+/** The `-p2` text for an elaborated program. */
+export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } = {}): string {
+  // imported lazily: index.ts imports this module
+  const info = (require('./index') as typeof import('./index')).programInfo.get(prog);
+  let out = '';
+  if (prog.embeds.length) {
+    out += '# global embedded code\n';
+    for (const e of prog.embeds) out += `%{${e.code}%}\n`;
+  }
+  if (prog.globals.length) {
+    out += '# globals\n';
+    for (const g of prog.globals) out += globalLine(g) + '\n';
+  }
+  if (prog.functions.length) {
+    out += '# functions\n';
+    const fns = [...prog.functions].sort((a, b) => cmpBytes(a.name, b.name));
+    for (const f of fns) {
+      out += `${f.name}:${typeName(f.type)} (${(f.paramDecls ?? []).map((p) => `${p.name}:${typeName(p.type)}`).join(', ')})\n`;
+      out += localsBlock(f.locals ?? []);
+    }
+  }
+  const extra: string[] = [];
+  if (info?.hasConditions) extra.push('begin /* <- begin */\n');
+  if (info && info.displayGlobals.length && opts.globalDisplay !== false) {
+    // stap's global-var display: one end probe for the scalars, one per array (with its loop locals)
+    const scalars = info.displayGlobals.filter((g) => (g.arity ?? 0) === 0);
+    if (scalars.length) extra.push('end /* <- end */\n');
+    for (const g of info.displayGlobals) {
+      if ((g.arity ?? 0) === 0) continue;
+      const locals: A.VarDecl[] = (g.indexTypes ?? []).map((t, i) => ({ name: `__idx${i}`, type: t, tok: g.tok, kind: 'local' as const }));
+      if (g.type !== 'stats') locals.push({ name: '__val', type: g.type, tok: g.tok, kind: 'local' });
+      extra.push('end /* <- end */\n' + localsBlock(locals));
+    }
+  }
+  if (prog.probes.length || extra.length) {
+    out += '# probes\n';
+    for (const p of prog.probes) {
+      let pp = p.point.pp;
+      if (p.condition) pp += ` if (${exprText(p.condition, true)})`;
+      out += `${pp} /* <- ${p.chain.join(' <- ')} */\n`;
+      out += localsBlock(p.locals);
+    }
+    out += extra.join('');
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --dump-probe-types
+
+export function dumpProbeTypes(registry: ProbeRegistry = defaultRegistry()): string {
+  return [...new Set(registry.patterns)].sort(cmpBytes).map((p) => p + '\n').join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// --dump-probe-aliases
+
+export function dumpProbeAliases(library: TapsetLibrary | null, userFiles: A.StapFile[], verbose = 0): string {
+  const lines = new Set<string>();
+  const add = (f: A.StapFile): void => {
+    for (const a of f.aliases) {
+      a.names.forEach((n, i) => {
+        const name = n.components.map((c) => c.name).join('.');
+        if (name.startsWith('_') && verbose < 1) return;
+        lines.add(aliasChainText({ decl: a, nameIndex: i }));
+      });
+    }
+  };
+  for (const f of userFiles) add(f);
+  if (library) for (const p of library.allFiles()) {
+    const f = library.load(p);
+    if (f) add(f);
+  }
+  return [...lines].sort(cmpBytes).map((l) => l + '\n').join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// --dump-functions
+
+export function dumpFunctions(library: TapsetLibrary | null, userFiles: A.StapFile[], opts: ElabOptions, diag: Diagnostics, verbose = 0): string {
+  const quiet = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => {});
+  const s = new Session({ ...opts, registry: opts.registry ?? defaultRegistry(), library }, quiet);
+  for (const f of userFiles) s.include(f);
+  if (library) for (const p of library.allFiles()) s.includePath(p);
+  void diag;
+  const r = new Resolver(s);
+  const fns = s.allFunctions;
+  resolveAll(r, fns);
+  const tr = new TypeResolver(quiet);
+  tr.run(fns.filter((f) => f.paramDecls), [], []);
+  const lines: string[] = [];
+  for (const f of fns) {
+    if (f.name.startsWith('_') && verbose < 1) continue;
+    let line = `${f.name}:${typeName(f.type)} (${(f.paramDecls ?? f.params).map((p) => `${p.name}:${typeName((p as A.VarDecl).type ?? p.declaredType)}`).join(', ')})`;
+    const tags = (f.pragmas ?? []).filter((t) => t === 'unprivileged' || t === 'myproc-unprivileged' || t === 'guru');
+    for (const t of tags) line += ` /* ${t} */`;
+    lines.push(line);
+  }
+  return [...new Set(lines)].sort(cmpBytes).map((l) => l + '\n').join('');
+}
+
+function resolveAll(r: Resolver, fns: A.FunctionDecl[]): void {
+  for (const f of fns) r.use(f);
+  r.resolvePendingFunctions();
+}
+
+// ---------------------------------------------------------------------------------------------
+// -l / -L
+
+/**
+ * Expand one probe point (the parsed `probe PP {}` of `stap -l PP`) and list the script-level
+ * points, sorted and unique.  `withVars` adds the -L variable list where the family provides one.
+ */
+export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics, withVars: boolean): string[] {
+  const s = new Session({ ...opts, registry: opts.registry ?? defaultRegistry(), listing: true }, diag);
+  for (const f of files) s.include(f);
+  const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
+  const d = new Deriver(s.tree, diag, { ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots });
+  const out = new Set<string>();
+  for (const f of files) for (const p of f.probes) {
+    const exps: Expansion[] = [];
+    d.derive(p.points, p.body, false, false, exps);
+    for (const x of exps) {
+      let line = x.pn;
+      if (withVars) {
+        const prov = s.providerFor(x.rp.family);
+        const vars = prov?.vars?.(x.rp) ?? [];
+        if (vars.length) line += ' ' + vars.map((v) => `${v.name}:${v.type}`).join(' ');
+      }
+      out.add(line);
+    }
+  }
+  return [...out].sort(cmpBytes);
+}
+
+export { renderPoint };

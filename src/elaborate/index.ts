@@ -1,0 +1,289 @@
+/**
+ * Pass 2: elaboration.  `elaborate(files, opts, diag)` takes the parsed user files and returns the
+ * resolved, typed Program (or null after reporting errors), following stap's semantic_pass:
+ * derive probes (aliases, families) -> resolve symbols (pulling tapsets in on demand) -> checks ->
+ * optimise (unless -u) -> infer types -> final checks.
+ */
+import type * as A from '../ast';
+import { Diagnostics, SemanticError } from '../diag';
+import { Session, ElabOptions } from './session';
+import { Resolver, Scope } from './symbols';
+import { Deriver, Expansion, pointWithCondition } from './aliases';
+import { defaultRegistry, ProbeRegistry } from './probes';
+import { Optimizer, OptUnit, collectUse, VarUse } from './optimize';
+import { TypeResolver, TypedUnit } from './types';
+import { walkStmt, walkExpr, renderComponents } from './util';
+
+export type { ElabOptions } from './session';
+export { TapsetLibrary, stdlibDir } from './tapsets';
+export { defaultRegistry, ProbeRegistry, addProviderSetup } from './probes';
+export type { Provider, ProbeBuilder, BuildRequest } from './probes';
+export { printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions, listProbes } from './dump';
+
+/** Extra facts about a derived probe the AST has no field for. */
+export interface ProbeInfo {
+  /** Token stap names in `Probe '...' has been elided` (the user's alias point, or the `probe` keyword). */
+  elisionTok: A.Token;
+}
+export const probeInfo = new WeakMap<A.DerivedProbe, ProbeInfo>();
+
+/** Facts -p2 printing needs: did a probe condition or the global display add synthetic probes? */
+export const programInfo = new WeakMap<A.Program, { hasConditions: boolean; displayGlobals: A.VarDecl[] }>();
+
+export function elaborate(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics): A.Program | null {
+  try {
+    return elaborateInner(files, opts, diag);
+  } catch (e) {
+    if (e instanceof SemanticError) {
+      diag.semanticError(e);
+      return null;
+    }
+    throw e;
+  }
+}
+
+interface Pending {
+  exp: Expansion;
+  decl: A.ProbeDecl;
+  scope: Scope;
+  dp: A.DerivedProbe;
+}
+
+function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics): A.Program | null {
+  const registry: ProbeRegistry = opts.registry ?? defaultRegistry();
+  const s = new Session({ ...opts, registry }, diag);
+  const errors0 = diag.errorCount;
+  const userFiles = new Set(files.map((f) => f.file));
+  for (const f of files) s.include(f);
+
+  // ---- derive probes and resolve symbols
+  const resolver = new Resolver(s);
+  const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
+  const deriver = new Deriver(s.tree, diag, { ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots });
+  const derived: Pending[] = [];
+  while (s.pendingProbes.length) {
+    while (s.pendingProbes.length) {
+      const pd = s.pendingProbes.shift()!;
+      const exps: Expansion[] = [];
+      deriver.derive(pd.points, pd.body, false, false, exps);
+      const userEntry = pd.points.map(pointWithCondition).join(',');
+      for (const x of exps) {
+        x.chain.push(userEntry);
+        const locals: A.VarDecl[] = [];
+        const provider = s.providerFor(x.rp.family);
+        const scope: Scope = { file: pd.file, locals, localMap: new Map(), point: x.rp, provider };
+        const dp: A.DerivedProbe = {
+          index: -1, point: x.rp, pn: x.pn, chain: x.chain, body: x.body, locals,
+          condition: x.condition, tok: pd.tok, decl: pd,
+        };
+        probeInfo.set(dp, { elisionTok: x.chain.length > 1 && x.loc ? x.loc.components[0].tok : pd.tok });
+        resolver.resolveProbe(x.body, scope, x.condition);
+        derived.push({ exp: x, decl: pd, scope, dp });
+      }
+    }
+    resolver.resolvePendingFunctions();
+  }
+  if (diag.errorCount > errors0) return null;
+
+  // ---- checks that need resolved symbols
+  checkForeachModifications(derived.map((d) => d.dp.body), resolver.usedFunctions, diag);
+  checkStats(derived.map((d) => d.dp.body), resolver.usedFunctions, diag);
+  if (diag.errorCount > errors0) return null;
+
+  unusedArgWarnings(s, opts, diag);
+
+  // ---- optimise
+  const liveGlobals = new Set<A.VarDecl>(s.allGlobals);
+  const units: (OptUnit & { p: Pending })[] = derived.map((d) => ({
+    body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: d.dp.point.pp,
+    tok: probeInfo.get(d.dp)!.elisionTok, isUser: userFiles.has(d.decl.file), p: d,
+  }));
+  const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body));
+  if (!opts.unoptimized && !opts.listing) {
+    new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals);
+  }
+  const live = units.filter((u) => !u.elided);
+  if (live.length === 0 && !opts.listing) {
+    diag.semanticError(new SemanticError('no probes found', undefined, [], 'no-probes'));
+    return null;
+  }
+
+  // ---- types
+  const functions = reachable();
+  const use: VarUse = { read: new Set(), written: new Set() };
+  for (const u of live) {
+    collectUse(u.body, use);
+    if (u.condition) collectUse(u.condition, use);
+  }
+  for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
+  const usedGlobals = s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || (opts.unoptimized && userFiles.has(g.file!))));
+  for (const g of usedGlobals) {
+    if (g.init && (g.type ?? 'unknown') === 'unknown') g.type = g.init.k === 'num' ? 'long' : 'string';
+    if (g.type === undefined) g.type = 'unknown';
+    if (g.arity === undefined) g.arity = -1;
+  }
+  const typeUnits: TypedUnit[] = live.map((u) => ({
+    body: u.body, locals: u.locals, condition: u.condition, point: u.p.dp.point, provider: u.p.scope.provider,
+  }));
+  const tr = new TypeResolver(diag);
+  if (!tr.run(functions, typeUnits, usedGlobals)) return null;
+  if (diag.errorCount > errors0) return null;
+
+  // ---- fill the program
+  for (const g of usedGlobals) {
+    g.read = use.read.has(g);
+    g.written = use.written.has(g) || !!g.init;
+    if ((g.arity ?? -1) < 0) g.arity = 0;
+  }
+  collectHistograms(live.map((u) => u.body), functions, diag);
+  if (diag.errorCount > errors0) return null;
+  const probes = live.map((u, i) => {
+    u.p.dp.index = i;
+    return u.p.dp;
+  });
+  const embeds: A.EmbeddedCode[] = [];
+  for (const f of s.files) embeds.push(...f.embeds);
+  const prog: A.Program = {
+    globals: usedGlobals,
+    functions,
+    probes,
+    embeds,
+    userFiles: files.map((f) => f.file),
+    libraryFileCount: s.libraryFileCount,
+  };
+  programInfo.set(prog, {
+    hasConditions: probes.some((p) => p.condition),
+    displayGlobals: usedGlobals.filter((g) => g.written && !g.read && !g.synthetic && userFiles.has(g.file!)),
+  });
+  return prog;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Functions reachable from the bodies (calls, and `next` into following overloads). */
+export function reachableFunctions(bodies: A.Stmt[]): A.FunctionDecl[] {
+  const seen = new Set<A.FunctionDecl>();
+  const order: A.FunctionDecl[] = [];
+  const visitFn = (f: A.FunctionDecl): void => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    order.push(f);
+    if (f.body.k !== 'embedded') {
+      let hasNext = false;
+      walkStmt(f.body, onExpr, (st) => {
+        if (st.k === 'next') hasNext = true;
+      });
+      if (hasNext && f.nextOverload) visitFn(f.nextOverload);
+    } else if (/STAP_NEXT/.test(f.body.code) && f.nextOverload) visitFn(f.nextOverload);
+  };
+  const onExpr = (e: A.Expr): void => {
+    if (e.k === 'call' && e.ref) visitFn(e.ref);
+  };
+  for (const b of bodies) walkStmt(b, onExpr);
+  return order;
+}
+
+function targetDecl(t: A.Expr): { decl?: A.VarDecl; tok: A.Token } {
+  if (t.k === 'sym') return { decl: t.ref, tok: t.tok };
+  if (t.k === 'index' && t.base.k === 'sym') return { decl: t.base.ref, tok: t.base.tok };
+  return { tok: t.tok };
+}
+
+/** Globals a function writes, transitively. */
+function functionWrites(f: A.FunctionDecl, memo: Map<A.FunctionDecl, Set<A.VarDecl>>): Set<A.VarDecl> {
+  const m = memo.get(f);
+  if (m) return m;
+  const out = new Set<A.VarDecl>();
+  memo.set(f, out);
+  if (f.body.k === 'embedded') return out;
+  walkStmt(f.body, (e) => {
+    if (e.k === 'assign') { const d = targetDecl(e.target).decl; if (d?.kind === 'global') out.add(d); }
+    if (e.k === 'incdec') { const d = targetDecl(e.operand).decl; if (d?.kind === 'global') out.add(d); }
+    if (e.k === 'call' && e.ref) for (let g = e.ref as A.FunctionDecl | undefined; g; g = g.nextOverload) for (const d of functionWrites(g, memo)) out.add(d);
+  }, (st) => {
+    if (st.k === 'delete') { const d = targetDecl(st.target).decl; if (d?.kind === 'global') out.add(d); }
+  });
+  return out;
+}
+
+function checkForeachModifications(bodies: A.Block[], functions: A.FunctionDecl[], diag: Diagnostics): void {
+  const memo = new Map<A.FunctionDecl, Set<A.VarDecl>>();
+  const check = (root: A.Stmt): void => {
+    walkStmt(root, () => {}, (st) => {
+      if (st.k !== 'foreach' || st.array.k !== 'sym' || !st.array.ref) return;
+      const arr = st.array.ref;
+      const report = (msg: string, tok: A.Token, site: string): void => {
+        diag.semanticError(new SemanticError(msg, tok, [], site));
+      };
+      walkStmt(st.body, (e) => {
+        if (e.k === 'assign' || e.k === 'incdec') {
+          const t = targetDecl(e.k === 'assign' ? e.target : e.operand);
+          if (t.decl === arr) report(`variable '${arr.name}' modified during 'foreach' iteration`, t.tok, 'foreach-modify');
+        }
+        if (e.k === 'call' && e.ref) {
+          for (let g = e.ref as A.FunctionDecl | undefined; g; g = g.nextOverload) {
+            if (functionWrites(g, memo).has(arr)) {
+              report(`function call modifies var '${arr.name}' during 'foreach' iteration`, e.tok, 'foreach-call-modify');
+              break;
+            }
+          }
+        }
+      }, (s2) => {
+        if (s2.k === 'delete') {
+          const t = targetDecl(s2.target);
+          if (t.decl === arr) report(`variable '${arr.name}' modified during 'foreach' iteration`, t.tok, 'foreach-modify');
+        }
+      });
+    });
+  };
+  for (const b of bodies) check(b);
+  for (const f of functions) if (f.body.k !== 'embedded') check(f.body);
+}
+
+/** `@variance` shift ranges and conflicts. */
+function checkStats(bodies: A.Block[], functions: A.FunctionDecl[], diag: Diagnostics): void {
+  const all: A.Stmt[] = [...bodies, ...functions.filter((f) => f.body.k !== 'embedded').map((f) => f.body as A.Block)];
+  for (const b of all) {
+    walkStmt(b, (e) => {
+      if (e.k === 'statop' && e.op === 'variance' && e.shift !== undefined && (e.shift < 0 || e.shift > 62)) {
+        diag.semanticError(new SemanticError(`bit shift (${e.shift}) out of range <0..62>`, e.tok, [], 'variance-range'));
+      }
+    });
+  }
+}
+
+/** VarDecl.histograms / varianceShift of stats globals, and `conflicting bit shifts declared`. */
+function collectHistograms(bodies: A.Block[], functions: A.FunctionDecl[], diag: Diagnostics): void {
+  const all: A.Stmt[] = [...bodies, ...functions.filter((f) => f.body.k !== 'embedded').map((f) => f.body as A.Block)];
+  const declOf = (x: A.Expr): A.VarDecl | undefined => (x.k === 'sym' ? x.ref : x.k === 'index' && x.base.k === 'sym' ? x.base.ref : undefined);
+  const onExpr = (e: A.Expr): void => {
+    if (e.k === 'hist') {
+      const d = declOf(e.operand);
+      if (d) {
+        d.histograms ??= [];
+        const key = `${e.kind}:${e.params.join(',')}`;
+        if (!d.histograms.some((h) => `${h.kind}:${h.params.join(',')}` === key)) d.histograms.push({ kind: e.kind, params: e.params });
+      }
+    }
+    if (e.k === 'statop' && e.op === 'variance') {
+      const d = declOf(e.operand);
+      const shift = e.shift ?? 0;
+      if (d) {
+        if (d.varianceShift !== undefined && d.varianceShift !== shift) {
+          diag.semanticError(new SemanticError(`conflicting bit shifts declared (previously ${d.varianceShift})`, e.tok, [], 'variance-conflict'));
+        } else d.varianceShift = shift;
+      }
+    }
+  };
+  for (const b of all) walkStmt(b, onExpr);
+}
+
+function unusedArgWarnings(s: Session, opts: ElabOptions, diag: Diagnostics): void {
+  if (!opts.usedArgs || !opts.args) return;
+  if (s.globals.has('argv') || s.globals.has('argc')) return;
+  for (let i = 1; i <= opts.args.length; i++) {
+    if (!opts.usedArgs.has(i)) diag.warning(`unused command line option $${i}/@${i}`);
+  }
+}
+
+export { renderComponents, walkExpr };

@@ -1,0 +1,360 @@
+/**
+ * stap's pass-2 optimiser (semantic_pass_optimize1, skipped with -u): variable use analysis,
+ * dead-assignment removal (`Eliding assignment to 'x'`), unused-variable elision (`Eliding unused
+ * variable 'x'`), side-effect-free statement removal (`Eliding side-effect-free expression `),
+ * empty-probe elision (`Probe 'begin' has been elided`), unused functions, and the
+ * never-assigned warnings.  Warnings are printed only for user files, as stap does.
+ */
+import type * as A from '../ast';
+import { Diagnostics } from '../diag';
+import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar } from './util';
+
+export interface OptUnit {
+  body: A.Block;
+  locals: A.VarDecl[];
+  condition?: A.Expr;
+  /** For the elision warning. */
+  name: string;
+  tok: A.Token;
+  elided?: boolean;
+  isUser: boolean;
+}
+
+export interface VarUse {
+  read: Set<A.VarDecl>;
+  written: Set<A.VarDecl>;
+}
+
+/** Collect reads and writes of variables in a statement/expression. */
+export function collectUse(root: A.Stmt | A.Expr, use: VarUse): void {
+  const lvalue = (t: A.Expr, alsoRead: boolean): void => {
+    if (t.k === 'sym' && t.ref) {
+      use.written.add(t.ref);
+      if (alsoRead) use.read.add(t.ref);
+    } else if (t.k === 'index') {
+      if (t.base.k === 'sym' && t.base.ref) {
+        use.written.add(t.base.ref);
+        if (alsoRead) use.read.add(t.base.ref);
+      }
+      for (const i of t.indexes) if (i) expr(i);
+    } else expr(t);
+  };
+  const expr = (e: A.Expr): void => {
+    switch (e.k) {
+      case 'sym':
+        if (e.ref) use.read.add(e.ref);
+        return;
+      case 'assign':
+        lvalue(e.target, e.op !== '=' && e.op !== '<<<');
+        expr(e.value);
+        return;
+      case 'incdec':
+        lvalue(e.operand, true);
+        return;
+      case 'index':
+        if (e.base.k === 'sym') {
+          if (e.base.ref) use.read.add(e.base.ref);
+        } else expr(e.base);
+        for (const i of e.indexes) if (i) expr(i);
+        return;
+      default:
+        exprChildren(e, expr);
+    }
+  };
+  const stmt = (s: A.Stmt): void => {
+    switch (s.k) {
+      case 'foreach':
+        for (const k of s.keys) if (k.ref) use.written.add(k.ref);
+        if (s.value?.ref) use.written.add(s.value.ref);
+        expr(s.array);
+        if (s.slice) for (const x of s.slice) if (x) expr(x);
+        if (s.limit) expr(s.limit);
+        stmt(s.body);
+        return;
+      case 'delete':
+        lvalue(s.target, false);
+        return;
+      case 'try':
+        stmt(s.body);
+        if (s.catchVar?.ref) use.written.add(s.catchVar.ref);
+        stmt(s.handler);
+        return;
+      default:
+        stmtChildren(s, expr, stmt);
+    }
+  };
+  if ('stmts' in root || isStmt(root)) stmt(root as A.Stmt);
+  else expr(root as A.Expr);
+}
+
+function isStmt(n: A.Stmt | A.Expr): n is A.Stmt {
+  return ['block', 'expr', 'if', 'while', 'for', 'foreach', 'return', 'next', 'break', 'continue', 'delete', 'try', 'null'].includes(n.k);
+}
+
+/** Side-effect analysis of functions (memoised, recursion-safe). */
+export class Effects {
+  private memo = new Map<A.FunctionDecl, boolean>();
+
+  functionHasEffects(fn: A.FunctionDecl): boolean {
+    const m = this.memo.get(fn);
+    if (m !== undefined) return m;
+    this.memo.set(fn, false); // assume pure while recursing
+    let eff = false;
+    if (fn.body.k === 'embedded') eff = !(fn.pragmas ?? []).includes('pure');
+    else {
+      const own = new Set<A.VarDecl>([...(fn.locals ?? []), ...(fn.paramDecls ?? [])]);
+      eff = this.stmtHasEffects(fn.body, own);
+    }
+    if (fn.nextOverload && !eff) eff = this.functionHasEffects(fn.nextOverload);
+    this.memo.set(fn, eff);
+    return eff;
+  }
+
+  /** Does the statement write anything outside `own`, print, call impure code...? */
+  stmtHasEffects(s: A.Stmt, own: Set<A.VarDecl>): boolean {
+    let eff = false;
+    walkStmt(s, (e) => {
+      if (!eff && this.exprNodeEffect(e, own)) eff = true;
+    }, (st) => {
+      if (st.k === 'next' || st.k === 'return' || st.k === 'break' || st.k === 'continue') return;
+      if (st.k === 'delete' && !this.ownTarget(st.target, own)) eff = true;
+      if (st.k === 'foreach') {
+        for (const k of st.keys) if (k.ref && !own.has(k.ref)) eff = true;
+        if (st.value?.ref && !own.has(st.value.ref)) eff = true;
+      }
+    });
+    return eff;
+  }
+
+  exprHasEffects(e: A.Expr, own: Set<A.VarDecl> | null): boolean {
+    let eff = false;
+    walkExpr(e, (x) => {
+      if (!eff && this.exprNodeEffect(x, own)) eff = true;
+    });
+    return eff;
+  }
+
+  private ownTarget(t: A.Expr, own: Set<A.VarDecl> | null): boolean {
+    if (!own) return false;
+    if (t.k === 'sym') return !!t.ref && own.has(t.ref);
+    if (t.k === 'index' && t.base.k === 'sym') return !!t.base.ref && own.has(t.base.ref);
+    return false;
+  }
+
+  /** Effect of one node itself (children are visited by the walker). */
+  private exprNodeEffect(e: A.Expr, own: Set<A.VarDecl> | null): boolean {
+    switch (e.k) {
+      case 'assign': return !this.ownTarget(e.target, own);
+      case 'incdec': return !this.ownTarget(e.operand, own);
+      case 'call': return !e.ref || this.functionHasEffects(e.ref);
+      case 'print': return !e.name.startsWith('s');
+      case 'embedded': return !/\/\*\s*pure\s*\*\//.test(e.code);
+      case 'atop': return true;
+      default: return false;
+    }
+  }
+}
+
+export class Optimizer {
+  effects = new Effects();
+
+  constructor(private diag: Diagnostics, private globals: A.VarDecl[], private userFiles: Set<A.SourceFile>) {}
+
+  private isUser(tok: A.Token): boolean {
+    return this.userFiles.has(tok.file);
+  }
+
+  private warn(msg: string, tok: A.Token): void {
+    if (this.isUser(tok)) this.diag.warning(msg, tok);
+  }
+
+  /**
+   * One relaxation loop over all probes and functions.  `units` are probes; `functions` the reachable
+   * functions (re-computed by the caller).  Returns after convergence.
+   */
+  run(units: OptUnit[], functions: () => A.FunctionDecl[], liveGlobals: Set<A.VarDecl>): void {
+    for (const u of units) this.recordStatementTokens(u.body);
+    for (const f of functions()) if (f.body.k !== 'embedded') this.recordStatementTokens(f.body);
+    for (let iter = 0; iter < 100; iter++) {
+      let changed = false;
+      const first = iter === 0;
+      const fns = functions();
+      const use: VarUse = { read: new Set(), written: new Set() };
+      for (const u of units) if (!u.elided) {
+        collectUse(u.body, use);
+        if (u.condition) collectUse(u.condition, use);
+      }
+      for (const f of fns) if (f.body.k !== 'embedded') collectUse(f.body, use);
+
+      // globals
+      const globalNames = this.globals.map((g) => g.name);
+      for (const g of this.globals) {
+        if (!liveGlobals.has(g)) continue;
+        const r = use.read.has(g);
+        const w = use.written.has(g) || !!g.init;
+        if (!use.read.has(g) && !use.written.has(g)) {
+          // stap elides unused globals silently
+          liveGlobals.delete(g);
+          changed = true;
+        } else if (r && !w) {
+          this.warn(withSimilar(`never-assigned global variable '${g.name}'`, suggest(g.name, globalNames)), g.tok);
+        }
+      }
+      // locals of probes and functions
+      const scopes: { locals: A.VarDecl[]; body: A.Block }[] = [
+        ...units.filter((u) => !u.elided),
+        ...fns.filter((f) => f.body.k !== 'embedded').map((f) => ({ locals: f.locals ?? [], body: f.body as A.Block })),
+      ];
+      for (const sc of scopes) {
+        for (let i = 0; i < sc.locals.length; i++) {
+          const l = sc.locals[i];
+          const r = use.read.has(l);
+          const w = use.written.has(l);
+          if (!r && !w) {
+            if (first) this.warn(`Eliding unused variable '${l.name}'`, l.tok);
+            sc.locals.splice(i--, 1);
+            changed = true;
+          } else if (w && !r) {
+            if (this.removeDeadAssignments(sc.body, l)) changed = true;
+          } else if (r && !w) {
+            const cands = [...sc.locals.filter((o) => o !== l).map((o) => o.name), ...globalNames];
+            this.warn(withSimilar(`never-assigned local variable '${l.name}'`, suggest(l.name, cands)), l.tok);
+          }
+        }
+      }
+      // side-effect-free statements and empty probes
+      for (const u of units) if (!u.elided) {
+        const own = new Set(u.locals);
+        if (this.reduceBlock(u.body, own)) changed = true;
+        if (u.body.stmts.length === 0) {
+          this.warn(`Probe '${u.name}' has been elided`, u.tok);
+          u.elided = true;
+          changed = true;
+        }
+      }
+      for (const f of fns) if (f.body.k !== 'embedded') {
+        const own = new Set([...(f.locals ?? []), ...(f.paramDecls ?? [])]);
+        if (this.reduceBlock(f.body, own)) changed = true;
+      }
+      if (!changed) return;
+    }
+  }
+
+  /** The first token of each expression statement, before rewriting changes it. */
+  private stmtTok = new WeakMap<A.Stmt, A.Token>();
+
+  private recordStatementTokens(b: A.Stmt): void {
+    walkStmt(b, () => {}, (st) => {
+      if (st.k === 'expr' && !this.stmtTok.has(st)) this.stmtTok.set(st, firstToken(st.expr));
+    });
+  }
+
+  /** `x = e` with x a never-read local becomes `e`. */
+  private removeDeadAssignments(body: A.Block, l: A.VarDecl): boolean {
+    let changed = false;
+    const visitExpr = (e: A.Expr): void => {
+      exprChildren(e, visitExpr);
+      if (e.k === 'assign' && e.target.k === 'sym' && e.target.ref === l) {
+        this.warn(`Eliding assignment to '${l.name}'`, e.tok);
+        replaceNode(e, e.value);
+        changed = true;
+      }
+    };
+    walkStmtTop(body, visitExpr);
+    return changed;
+  }
+
+  /** Remove side-effect-free statements; returns whether anything changed. */
+  private reduceBlock(b: A.Block, own: Set<A.VarDecl>): boolean {
+    let changed = false;
+    const out: A.Stmt[] = [];
+    for (const s of b.stmts) {
+      const r = this.reduceStmt(s, own);
+      if (r.changed) changed = true;
+      if (r.keep) out.push(s);
+      else changed = true;
+    }
+    b.stmts = out;
+    return changed;
+  }
+
+  private reduceStmt(s: A.Stmt, own: Set<A.VarDecl>): { keep: boolean; changed: boolean } {
+    switch (s.k) {
+      case 'expr':
+        if (!this.effects.exprHasEffects(s.expr, null) && !hasTargets(s.expr)) {
+          this.warn('Eliding side-effect-free expression ', this.stmtTok.get(s) ?? firstToken(s.expr));
+          return { keep: false, changed: true };
+        }
+        return { keep: true, changed: false };
+      case 'null':
+        return { keep: false, changed: false };
+      case 'block': {
+        const changed = this.reduceBlock(s, own);
+        return { keep: s.stmts.length > 0, changed };
+      }
+      case 'if': {
+        let changed = false;
+        const t = this.reduceStmt(s.then, own);
+        changed ||= t.changed;
+        if (!t.keep) s.then = { k: 'null', tok: s.then.tok };
+        if (s.else) {
+          const e = this.reduceStmt(s.else, own);
+          changed ||= e.changed;
+          if (!e.keep) s.else = undefined;
+        }
+        const empty = s.then.k === 'null' && !s.else;
+        if (empty && !this.effects.exprHasEffects(s.cond, null) && !hasTargets(s.cond)) return { keep: false, changed: true };
+        return { keep: true, changed };
+      }
+      case 'foreach': case 'while': case 'for': {
+        const r = this.reduceStmt(s.body, own);
+        if (!r.keep) s.body = { k: 'null', tok: s.body.tok };
+        if (s.k === 'foreach' && !r.keep) {
+          // an empty foreach over locals' keys has no effect
+          const ownVars = s.keys.every((k) => k.ref && own.has(k.ref)) && (!s.value || (!!s.value.ref && own.has(s.value.ref)));
+          const pure = (!s.limit || !this.effects.exprHasEffects(s.limit, null)) && !(s.slice ?? []).some((x) => x && this.effects.exprHasEffects(x, null));
+          if (ownVars && pure) return { keep: false, changed: true };
+        }
+        return { keep: true, changed: r.changed };
+      }
+      case 'try': {
+        const r = this.reduceBlock(s.body, own);
+        const h = this.reduceBlock(s.handler, own);
+        return { keep: s.body.stmts.length > 0, changed: r || h };
+      }
+      default:
+        return { keep: true, changed: false };
+    }
+  }
+}
+
+function hasTargets(e: A.Expr): boolean {
+  let found = false;
+  walkExpr(e, (x) => {
+    if (x.k === 'target' || x.k === 'cast' || x.k === 'atvar' || x.k === 'entry') found = true;
+  });
+  return found;
+}
+
+function walkStmtTop(s: A.Stmt, fe: (e: A.Expr) => void): void {
+  const fs = (st: A.Stmt): void => stmtChildren(st, fe, fs);
+  fs(s);
+}
+
+/** Replace `node` in place with the contents of `by`. */
+export function replaceNode(node: A.Expr, by: A.Expr): void {
+  const n = node as unknown as Record<string, unknown>;
+  const src = { ...(by as unknown as Record<string, unknown>) };
+  for (const k of Object.keys(n)) delete n[k];
+  Object.assign(n, src);
+}
+
+/** The leftmost token of an expression (what stap's statement token is). */
+export function firstToken(e: A.Expr): A.Token {
+  let best = e.tok;
+  walkExpr(e, (x) => {
+    const t = x.tok;
+    if (t.file === best.file && (t.line < best.line || (t.line === best.line && t.col < best.col))) best = t;
+  });
+  return best;
+}

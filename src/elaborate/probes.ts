@@ -1,0 +1,285 @@
+/**
+ * Probe-point families: the provider registry (the seam kernel/process families plug into) and the
+ * families that need no kernel: begin/end/error, never, timer.*.
+ *
+ * A provider registers patterns such as `timer.ms(number).randomize(number)` with a builder.  The
+ * registry is a tree of components (name + argument kind) like stap's match_node; aliases are
+ * attached to the same tree by aliases.ts so that `timer.profile` (a tapset alias) and
+ * `timer.profile.tick` (a built-in family) live side by side.
+ */
+import type * as A from '../ast';
+import { SemanticError } from '../diag';
+import { suggest, withSimilar, renderComponents, longValue } from './util';
+
+export type ArgKind = 'none' | 'number' | 'string';
+
+/** What a builder gets: the concrete components (wildcards already matched). */
+export interface BuildRequest {
+  components: A.ProbePointComponent[];
+  point: A.ProbePoint;
+  guru: boolean;
+}
+
+/** A builder returns one or more registrations, or throws SemanticError (`throw new SemanticError(msg, tok?)`). */
+export type ProbeBuilder = (req: BuildRequest) => A.ResolvedPoint[];
+
+/** Lists what -L shows for a family's point (variables and their types). */
+export type ProbeVarLister = (rp: A.ResolvedPoint) => { name: string; type: string }[];
+
+export interface Provider {
+  family: string;
+  build: ProbeBuilder;
+  /** Context variables for -L (optional). */
+  vars?: ProbeVarLister;
+  /**
+   * Kernel families: is a `$var`/`@cast`/`@var` expression resolvable at this point (`@defined`)?
+   * Families without context variables leave it undefined (never defined).
+   */
+  targetDefined?: (rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast) => boolean;
+  /**
+   * Kernel families: type of a resolvable target expression (`long`/`string`), or a SemanticError
+   * to report.  Without it every target expression is `unresolved target-symbol expression`.
+   */
+  targetType?: (rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast) => A.Type | SemanticError;
+}
+
+export interface PatternPart { name: string; arg: ArgKind; }
+
+/** A registered alias at a tree node (filled by aliases.ts). */
+export interface AliasEntry {
+  decl: A.AliasDecl;
+  /** Which of decl.names this entry is for. */
+  nameIndex: number;
+}
+
+export class MatchNode {
+  children = new Map<string, MatchNode>();
+  provider?: Provider;
+  pattern?: string;
+  aliases: AliasEntry[] = [];
+  constructor(public name: string, public arg: ArgKind) {}
+
+  static key(name: string, arg: ArgKind): string {
+    return arg === 'none' ? name : `${name}(${arg})`;
+  }
+
+  child(name: string, arg: ArgKind): MatchNode {
+    const k = MatchNode.key(name, arg);
+    let c = this.children.get(k);
+    if (!c) {
+      c = new MatchNode(name, arg);
+      this.children.set(k, c);
+    }
+    return c;
+  }
+}
+
+export function parsePattern(pattern: string): PatternPart[] {
+  const parts: PatternPart[] = [];
+  // split on '.' outside parentheses
+  let depth = 0;
+  let cur = '';
+  for (const ch of pattern) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (ch === '.' && depth === 0) {
+      parts.push(part(cur));
+      cur = '';
+    } else cur += ch;
+  }
+  parts.push(part(cur));
+  return parts;
+  function part(s: string): PatternPart {
+    const m = /^([^(]+)(?:\((number|string)\))?$/.exec(s);
+    if (!m) throw new Error(`bad probe pattern ${pattern}`);
+    return { name: m[1], arg: (m[2] as ArgKind | undefined) ?? 'none' };
+  }
+}
+
+export function argKind(c: A.ProbePointComponent): ArgKind {
+  return !c.arg ? 'none' : c.arg.k === 'num' ? 'number' : 'string';
+}
+
+/** The registry of probe families.  One per session; `defaultRegistry()` has the kernel-free ones. */
+export class ProbeRegistry {
+  root = new MatchNode('', 'none');
+  patterns: string[] = [];
+  /** Extra root names used only for `(similar: ...)` suggestions. */
+  suggestionRoots = new Set<string>();
+
+  register(pattern: string, provider: Provider): void {
+    let n = this.root;
+    for (const p of parsePattern(pattern)) n = n.child(p.name, p.arg);
+    n.provider = provider;
+    n.pattern = pattern;
+    this.patterns.push(pattern);
+  }
+
+  /** A fresh tree containing the registered patterns (aliases are attached per session). */
+  cloneTree(): MatchNode {
+    const copy = (n: MatchNode): MatchNode => {
+      const c = new MatchNode(n.name, n.arg);
+      c.provider = n.provider;
+      c.pattern = n.pattern;
+      for (const [k, ch] of n.children) c.children.set(k, copy(ch));
+      return c;
+    };
+    return copy(this.root);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// begin / end / error / never
+
+function numArg(c: A.ProbePointComponent): bigint {
+  return c.arg && c.arg.k === 'num' ? longValue(c.arg.value) : 0n;
+}
+
+function seqBuilder(family: string): Provider {
+  return {
+    family,
+    build(req) {
+      const c = req.components[0];
+      const seq = c.arg ? numArg(c) : 0n;
+      return [{ family, pp: renderComponents(req.components), data: { seq: Number(seq) } }];
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// timers (tapset-timers.cxx)
+
+const MIN_NS = 100000n;
+const MAX_NS = 86400n * 1000000000n;
+const UNIT_SCALE: Record<string, bigint> = {
+  s: 1000000000n, sec: 1000000000n, ms: 1000000n, msec: 1000000n, us: 1000n, usec: 1000n, ns: 1n, nsec: 1n,
+};
+
+function hrtimerBuilder(unit: string): Provider {
+  const scale = UNIT_SCALE[unit];
+  return {
+    family: 'timer',
+    build(req) {
+      const interval = numArg(req.components[1]);
+      const rand = req.components.length > 2 ? numArg(req.components[2]) : 0n;
+      const period = interval * scale;
+      if (period < MIN_NS || MAX_NS < period) {
+        const lo = scale < MIN_NS ? String(MIN_NS / scale) : '1';
+        throw new SemanticError(`interval value out of range (${lo}, ${MAX_NS / scale})`, undefined, [], 'timer-interval');
+      }
+      const randNs = rand * scale;
+      if (rand < 0n || randNs > period) throw new SemanticError('randomization value out of range', undefined, [], 'timer-randomize');
+      return [{
+        family: 'timer',
+        pp: renderComponents(req.components),
+        data: { kind: 'hrtimer', intervalNs: Number(period), randomizeNs: Number(randNs) },
+      }];
+    },
+  };
+}
+
+const jiffiesBuilder: Provider = {
+  family: 'timer',
+  build(req) {
+    const period = numArg(req.components[1]);
+    const rand = req.components.length > 2 ? numArg(req.components[2]) : 0n;
+    if (period < 1n || period > 1000000n) throw new SemanticError('invalid interval for jiffies timer', undefined, [], 'timer-jiffies');
+    if (rand < 0n || rand > period) throw new SemanticError('invalid randomize for jiffies timer', undefined, [], 'timer-jiffies-rand');
+    return [{ family: 'timer', pp: renderComponents(req.components), data: { kind: 'jiffies', jiffies: Number(period), randomizeJiffies: Number(rand) } }];
+  },
+};
+
+const hzBuilder: Provider = {
+  family: 'timer',
+  build(req) {
+    const hz = numArg(req.components[1]);
+    if (hz <= 0n) throw new SemanticError('frequency must be greater than 0', undefined, [], 'timer-hz');
+    return [{ family: 'timer', pp: renderComponents(req.components), data: { kind: 'hz', hz: Number(hz) } }];
+  },
+};
+
+const profileBuilder: Provider = {
+  family: 'timer.profile',
+  build(req) {
+    return [{ family: 'timer.profile', pp: renderComponents(req.components), data: { kind: 'profile' } }];
+  },
+};
+
+/** Top-level probe names stap 4.8 knows (families and common tapset alias roots), for suggestions only. */
+export const STAP_ROOT_NAMES = [
+  'begin', 'end', 'error', 'never', 'timer', 'kernel', 'module', 'process', 'kprobe', 'perf', 'procfs',
+  'netfilter', 'java', 'python2', 'python3', 'input', 'hwbkpt',
+];
+
+let defaultReg: ProbeRegistry | undefined;
+const extraProviders: ((r: ProbeRegistry) => void)[] = [];
+
+/** Kernel/process families register themselves here (called before the first elaboration). */
+export function addProviderSetup(setup: (r: ProbeRegistry) => void): void {
+  extraProviders.push(setup);
+  if (defaultReg) setup(defaultReg);
+}
+
+export function defaultRegistry(): ProbeRegistry {
+  if (defaultReg) return defaultReg;
+  const r = new ProbeRegistry();
+  for (const f of ['begin', 'end', 'error']) {
+    r.register(f, seqBuilder(f));
+    r.register(`${f}(number)`, seqBuilder(f));
+  }
+  r.register('never', { family: 'never', build: (req) => [{ family: 'never', pp: 'never', data: {} }] });
+  for (const u of Object.keys(UNIT_SCALE)) {
+    r.register(`timer.${u}(number)`, hrtimerBuilder(u));
+    r.register(`timer.${u}(number).randomize(number)`, hrtimerBuilder(u));
+  }
+  r.register('timer.jiffies(number)', jiffiesBuilder);
+  r.register('timer.jiffies(number).randomize(number)', jiffiesBuilder);
+  r.register('timer.hz(number)', hzBuilder);
+  r.register('timer.profile.tick', profileBuilder);
+  for (const n of STAP_ROOT_NAMES) r.suggestionRoots.add(n);
+  for (const s of extraProviders) s(r);
+  defaultReg = r;
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching helpers used by aliases.ts
+
+export function hasWildcard(name: string): boolean {
+  return /[*?[]/.test(name);
+}
+
+/** fnmatch-style glob for one component (`*`, `?`, `[...]`). */
+export function globMatch(pat: string, s: string): boolean {
+  let re = '^';
+  for (let i = 0; i < pat.length; i++) {
+    const c = pat[i];
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (c === '[') {
+      const j = pat.indexOf(']', i + 2);
+      if (j < 0) re += '\\[';
+      else {
+        let body = pat.slice(i + 1, j);
+        if (body.startsWith('!')) body = '^' + body.slice(1);
+        re += '[' + body.replace(/\\/g, '\\\\') + ']';
+        i = j;
+      }
+    } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  return new RegExp(re + '$', 's').test(s);
+}
+
+export function mismatchError(node: MatchNode, c: A.ProbePointComponent, extraRoots: Iterable<string>): SemanticError {
+  const names = new Set<string>();
+  for (const ch of node.children.values()) names.add(ch.name);
+  if (node.name === '') for (const n of extraRoots) names.add(n);
+  const wild = hasWildcard(c.name);
+  const base = wild ? "probe point mismatch: didn't find any wildcard matches" : 'probe point mismatch';
+  return new SemanticError(withSimilar(base, suggest(c.name, names)), c.tok, [], wild ? 'pp-wild-mismatch' : 'pp-mismatch');
+}
+
+export function truncatedError(node: MatchNode, tok: A.Token): SemanticError {
+  const keys = [...node.children.keys()].sort();
+  return new SemanticError(`probe point truncated (follow: ${keys.map((k) => ' ' + k).join('')})`, tok, [], 'pp-truncated');
+}

@@ -1,0 +1,183 @@
+/**
+ * The elaboration session: included files, the global/function/alias tables (with private
+ * scoping), and on-demand inclusion of tapset files through the library index.
+ */
+import type * as A from '../ast';
+import { Diagnostics } from '../diag';
+import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch } from './probes';
+import { attachAlias } from './aliases';
+import type { TapsetLibrary } from './tapsets';
+
+export interface ElabOptions {
+  guru: boolean;
+  /** -u: no elision. */
+  unoptimized?: boolean;
+  /** Command-line script arguments and the ones the parser saw used ($N/@N). */
+  args?: string[];
+  usedArgs?: Set<number>;
+  /** Tapset library (stdlib + -I); null/undefined = none. */
+  library?: TapsetLibrary | null;
+  /** Probe registry; default = kernel-free families (+ whatever providers registered). */
+  registry?: ProbeRegistry;
+  verbose?: number;
+  /** Listing mode (-l/-L/dumps): no `no probes found`, no elision. */
+  listing?: boolean;
+  compatible?: string;
+}
+
+export class Session {
+  files: A.StapFile[] = [];
+  private includedFiles = new Set<A.SourceFile>();
+  private includedPaths = new Set<string>();
+  globals = new Map<string, A.VarDecl>();
+  privGlobals = new Map<A.SourceFile, Map<string, A.VarDecl>>();
+  functions = new Map<string, A.FunctionDecl[]>();
+  privFunctions = new Map<A.SourceFile, Map<string, A.FunctionDecl[]>>();
+  allGlobals: A.VarDecl[] = [];
+  allFunctions: A.FunctionDecl[] = [];
+  embeds: A.EmbeddedCode[] = [];
+  /** Probe declarations waiting to be derived, in inclusion order. */
+  pendingProbes: A.ProbeDecl[] = [];
+  tree: MatchNode;
+  registry: ProbeRegistry;
+  libraryFileCount = 0;
+  private loadedAliasRoots = new Set<string>();
+  failed = false;
+
+  constructor(public opts: ElabOptions, public diag: Diagnostics) {
+    this.registry = opts.registry!;
+    this.tree = this.registry.cloneTree();
+  }
+
+  get library(): TapsetLibrary | null {
+    return this.opts.library ?? null;
+  }
+
+  include(f: A.StapFile): void {
+    if (this.includedFiles.has(f.file)) return;
+    this.includedFiles.add(f.file);
+    this.files.push(f);
+    if (f.file.isTapset) this.libraryFileCount++;
+    for (const g of f.globals) {
+      g.file = f.file;
+      g.kind = 'global';
+      if (g.isPrivate) {
+        let m = this.privGlobals.get(f.file);
+        if (!m) this.privGlobals.set(f.file, (m = new Map()));
+        if (!m.has(g.name)) m.set(g.name, g);
+      } else if (!this.globals.has(g.name)) this.globals.set(g.name, g);
+      this.allGlobals.push(g);
+    }
+    for (const fn of f.functions) {
+      let m: Map<string, A.FunctionDecl[]>;
+      if (fn.isPrivate) {
+        let pm = this.privFunctions.get(f.file);
+        if (!pm) this.privFunctions.set(f.file, (pm = new Map()));
+        m = pm;
+      } else m = this.functions;
+      let list = m.get(fn.name);
+      if (!list) m.set(fn.name, (list = []));
+      list.push(fn);
+      this.allFunctions.push(fn);
+      if (fn.body.k === 'embedded') {
+        fn.builtin = fn.name;
+        fn.pragmas = pragmasOf(fn.body.code);
+      }
+    }
+    for (const a of f.aliases) attachAlias(this.tree, a);
+    this.embeds.push(...f.embeds);
+    this.pendingProbes.push(...f.probes);
+  }
+
+  includePath(path: string): A.StapFile | null {
+    if (this.includedPaths.has(path)) return null;
+    this.includedPaths.add(path);
+    const lib = this.library;
+    if (!lib) return null;
+    const f = lib.load(path);
+    if (f) this.include(f);
+    return f;
+  }
+
+  /** Global lookup: private of `from`, then public, then the tapset library. */
+  findGlobal(name: string, from: A.SourceFile): A.VarDecl | undefined {
+    const p = this.privGlobals.get(from)?.get(name);
+    if (p) return p;
+    const g = this.globals.get(name);
+    if (g) return g;
+    const lib = this.library;
+    if (!lib) return undefined;
+    for (const path of lib.filesDefiningGlobal(name)) {
+      this.includePath(path);
+      const found = this.globals.get(name);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Functions of a name visible from `from` (private first), loading tapsets if needed. */
+  findFunctions(name: string, from: A.SourceFile): A.FunctionDecl[] {
+    const priv = this.privFunctions.get(from)?.get(name) ?? [];
+    let pub = this.functions.get(name) ?? [];
+    if (priv.length === 0 && pub.length === 0) {
+      const lib = this.library;
+      if (lib) {
+        for (const path of lib.filesDefiningFunction(name)) {
+          this.includePath(path);
+          pub = this.functions.get(name) ?? [];
+          if (pub.length) break;
+        }
+      }
+    }
+    return [...priv, ...pub];
+  }
+
+  /** All function names known (for `similar:` suggestions). */
+  functionNames(): string[] {
+    const s = new Set<string>(this.functions.keys());
+    const lib = this.library;
+    if (lib) for (const n of lib.functionNames()) s.add(n);
+    return [...s];
+  }
+
+  /** Load tapset files whose aliases could match a first component. */
+  ensureAliases(first: A.ProbePointComponent): void {
+    const lib = this.library;
+    if (!lib) return;
+    const key = first.name;
+    if (this.loadedAliasRoots.has(key)) return;
+    this.loadedAliasRoots.add(key);
+    for (const path of lib.filesDefiningAliasRoot(key, hasWildcard(key) ? globMatch : undefined)) this.includePath(path);
+  }
+
+  aliasRootNames(): string[] {
+    const s = new Set<string>();
+    for (const ch of this.tree.children.values()) if (ch.aliases.length || ch.children.size) s.add(ch.name);
+    const lib = this.library;
+    if (lib) for (const r of lib.aliasRoots()) s.add(r);
+    for (const r of this.registry.suggestionRoots) s.add(r);
+    return [...s];
+  }
+
+  providerFor(family: string): Provider | undefined {
+    const find = (n: MatchNode): Provider | undefined => {
+      if (n.provider && n.provider.family === family) return n.provider;
+      for (const c of n.children.values()) {
+        const p = find(c);
+        if (p) return p;
+      }
+      return undefined;
+    };
+    return find(this.tree);
+  }
+}
+
+/** Pragmas of an embedded-C function body: `/* pure *\/`, `/* unprivileged *\/`, `/* pragma:read:x *\/`... */
+export function pragmasOf(code: string): string[] {
+  const out: string[] = [];
+  const re = /\/\*\s*([a-z_:-]+[a-zA-Z0-9_:-]*)\s*\*\//g;
+  let m: RegExpExecArray | null;
+  const known = /^(pure|stable|unprivileged|myproc-unprivileged|guru|string|unmangled|unmodified-fnargs|pragma:.*)$/;
+  while ((m = re.exec(code))) if (known.test(m[1]) && !out.includes(m[1])) out.push(m[1]);
+  return out;
+}

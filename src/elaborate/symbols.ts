@@ -1,0 +1,323 @@
+/**
+ * Symbol resolution (stap's symresolution_info): links every Sym to a local, parameter or global
+ * VarDecl (creating handler locals for undeclared scalars), every Call to a FunctionDecl (user
+ * functions first, then tapset files found through the library index), builds same-arity `next`
+ * overload chains, checks array arity, and folds `@defined`.
+ */
+import type * as A from '../ast';
+import { SemanticError } from '../diag';
+import { Session } from './session';
+import { suggest, withSimilar, stmtChildren, walkStmt, exprChildren } from './util';
+import type { Provider } from './probes';
+
+export interface Scope {
+  file: A.SourceFile;
+  locals: A.VarDecl[];
+  localMap: Map<string, A.VarDecl>;
+  params?: Map<string, A.VarDecl>;
+  fn?: A.FunctionDecl;
+  /** The probe's resolved point and its provider (probe bodies only). */
+  point?: A.ResolvedPoint;
+  provider?: Provider;
+}
+
+/** Arity bookkeeping the AST has no room for: where the arity was first inferred. */
+const arityTok = new WeakMap<A.VarDecl, A.Token>();
+
+export function setArity(d: A.VarDecl, a: number, tok: A.Token): void {
+  if (a < 0) return;
+  const cur = d.arity ?? -1;
+  if (a === 0 && d.maxSize !== undefined && d.maxSize > 0 && cur < 0) {
+    // `global a[10]` used as a scalar
+    throw new SemanticError('inconsistent arity', d.tok, [], 'inconsistent-arity0');
+  }
+  if (cur >= 0 && cur !== a) {
+    const first = arityTok.get(d);
+    const chain = first ? [new SemanticError(`arity ${cur} first inferred here`, first, [], 'arity-first')] : [];
+    throw new SemanticError(`inconsistent arity (${cur} vs ${a})`, tok, chain, 'inconsistent-arity');
+  }
+  if (cur !== a) {
+    arityTok.set(d, tok);
+    d.arity = a;
+    d.indexTypes = new Array<A.Type>(a).fill('unknown');
+  }
+}
+
+function newLocal(name: string, tok: A.Token, file: A.SourceFile): A.VarDecl {
+  return { name, tok, kind: 'local', type: 'unknown', arity: 0, file };
+}
+
+/** Same-arity overload chains, computed once per name group. */
+const chainDone = new WeakSet<A.FunctionDecl>();
+
+function containsNext(fn: A.FunctionDecl): boolean {
+  if (fn.body.k === 'embedded') return /STAP_NEXT/.test(fn.body.code);
+  let found = false;
+  walkStmt(fn.body, () => {}, (s) => {
+    if (s.k === 'next') found = true;
+  });
+  return found;
+}
+
+export class Resolver {
+  /** Functions reachable so far, in discovery order. */
+  usedFunctions: A.FunctionDecl[] = [];
+  private usedSet = new Set<A.FunctionDecl>();
+  private pending: A.FunctionDecl[] = [];
+
+  constructor(private s: Session) {}
+
+  /** Resolve a probe body; returns false (after reporting) on error. */
+  resolveProbe(body: A.Block, scope: Scope, condition?: A.Expr): boolean {
+    try {
+      this.stmt(body, scope);
+      if (condition) this.condition(condition, scope);
+      return true;
+    } catch (e) {
+      if (!(e instanceof SemanticError)) throw e;
+      this.s.diag.semanticError(e);
+      return false;
+    }
+  }
+
+  /** Resolve every queued function (and those they pull in). */
+  resolvePendingFunctions(): boolean {
+    let ok = true;
+    while (this.pending.length) {
+      const fn = this.pending.shift()!;
+      if (!this.resolveFunction(fn)) ok = false;
+    }
+    return ok;
+  }
+
+  private resolveFunction(fn: A.FunctionDecl): boolean {
+    const params = new Map<string, A.VarDecl>();
+    fn.paramDecls = fn.params.map((p) => {
+      const d: A.VarDecl = {
+        name: p.name, tok: p.tok, kind: 'param', declaredType: p.declaredType,
+        type: p.declaredType ?? 'unknown', arity: 0, file: fn.file,
+      };
+      params.set(p.name, d);
+      return d;
+    });
+    fn.locals = [];
+    if (fn.type === undefined || fn.type === 'unknown') fn.type = fn.returnType ?? 'unknown';
+    if (fn.body.k === 'embedded') {
+      if (fn.pragmas?.includes('string') && fn.type === 'unknown') fn.type = 'string';
+      return true;
+    }
+    const scope: Scope = { file: fn.file, locals: fn.locals, localMap: new Map(), params, fn };
+    try {
+      this.stmt(fn.body, scope);
+      return true;
+    } catch (e) {
+      if (!(e instanceof SemanticError)) throw e;
+      this.s.diag.semanticError(e);
+      return false;
+    }
+  }
+
+  /** Mark a function (and the overloads its `next` reaches) reachable and queue it for resolution. */
+  use(fn: A.FunctionDecl): void {
+    if (this.usedSet.has(fn)) return;
+    this.usedSet.add(fn);
+    this.usedFunctions.push(fn);
+    this.pending.push(fn);
+    // a `next` reaches the following overload
+    if (fn.nextOverload && containsNext(fn)) this.use(fn.nextOverload);
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private condition(e: A.Expr, scope: Scope): void {
+    // probe conditions may only reference globals and no functions
+    const check = (x: A.Expr): void => {
+      if (x.k === 'call') throw new SemanticError('probe condition must not reference function', x.tok, [], 'cond-func');
+      if (x.k === 'sym') {
+        const g = this.s.findGlobal(x.name, scope.file);
+        if (!g) throw new SemanticError('probe condition must not reference undeclared global', x.tok, [], 'cond-global');
+      }
+    };
+    const walk = (x: A.Expr): void => {
+      check(x);
+      if (x.k === 'index') x.indexes.forEach((i) => i && walk(i));
+      else this.children(x, walk);
+    };
+    walk(e);
+    this.expr(e, scope);
+  }
+
+  private children(e: A.Expr, f: (c: A.Expr) => void): void {
+    exprChildren(e, f);
+  }
+
+  private stmt(s: A.Stmt, scope: Scope): void {
+    switch (s.k) {
+      case 'foreach': {
+        if (s.array.k === 'sym') this.arraySym(s.array, s.keys.length, scope);
+        else this.expr(s.array, scope);
+        for (const k of s.keys) this.localSym(k, scope);
+        if (s.value) this.localSym(s.value, scope);
+        if (s.slice) {
+          if (s.slice.length !== s.keys.length) {
+            // arity of the slice must match the keys
+            throw new SemanticError(`inconsistent arity (${s.keys.length} vs ${s.slice.length})`, s.tok, [], 'inconsistent-arity');
+          }
+          for (const x of s.slice) if (x) this.expr(x, scope);
+        }
+        if (s.limit) this.expr(s.limit, scope);
+        this.stmt(s.body, scope);
+        return;
+      }
+      case 'delete': {
+        const t = s.target;
+        if (t.k === 'sym') {
+          const d = this.lookup(t.name, scope);
+          if (!d) throw new SemanticError('unresolved array in delete statement', t.tok, [], 'delete-unresolved');
+          t.ref = d;
+          return;
+        }
+        if (t.k === 'index' && t.base.k === 'sym') {
+          this.arraySym(t.base, t.indexes.length, scope);
+          for (const i of t.indexes) if (i) this.expr(i, scope);
+          return;
+        }
+        this.expr(t, scope);
+        return;
+      }
+      case 'try':
+        this.stmt(s.body, scope);
+        if (s.catchVar) this.localSym(s.catchVar, scope);
+        this.stmt(s.handler, scope);
+        return;
+      default:
+        stmtChildren(s, (e) => this.expr(e, scope), (c) => this.stmt(c, scope));
+    }
+  }
+
+  private lookup(name: string, scope: Scope): A.VarDecl | undefined {
+    return scope.localMap.get(name) ?? scope.params?.get(name) ?? this.s.findGlobal(name, scope.file);
+  }
+
+  /** A scalar use (creates a local when nothing else matches). */
+  private scalarSym(e: A.Sym, scope: Scope): void {
+    let d = this.lookup(e.name, scope);
+    if (!d) {
+      d = newLocal(e.name, e.tok, scope.file);
+      scope.localMap.set(e.name, d);
+      scope.locals.push(d);
+    }
+    if (d.kind === 'global') setArity(d, 0, e.tok);
+    e.ref = d;
+  }
+
+  /** foreach key/value and catch variables: locals unless a global/param of that name exists. */
+  private localSym(e: A.Sym, scope: Scope): void {
+    this.scalarSym(e, scope);
+  }
+
+  private arraySym(e: A.Sym, arity: number, scope: Scope): void {
+    const local = scope.localMap.get(e.name) ?? scope.params?.get(e.name);
+    const d = local ?? this.s.findGlobal(e.name, scope.file);
+    if (!d || d.kind !== 'global') {
+      if (arity > 0 || !d) {
+        throw new SemanticError(`unresolved arity-${arity} global array ${e.name}, missing global declaration?`, e.tok, [], 'unresolved-array');
+      }
+    }
+    if (d.kind === 'global') setArity(d, arity, e.tok);
+    e.ref = d;
+  }
+
+  private expr(e: A.Expr, scope: Scope): void {
+    switch (e.k) {
+      case 'sym':
+        this.scalarSym(e, scope);
+        return;
+      case 'index': {
+        if (e.base.k === 'sym') this.arraySym(e.base, e.indexes.length, scope);
+        else this.expr(e.base, scope);
+        for (const i of e.indexes) {
+          if (!i) throw new SemanticError('wildcard not allowed in array index', e.base.tok, [], 'wildcard-index');
+          this.expr(i, scope);
+        }
+        return;
+      }
+      case 'in': {
+        this.arraySym(e.array, e.keys.length, scope);
+        for (const k of e.keys) if (k) this.expr(k, scope);
+        return;
+      }
+      case 'call':
+        for (const a of e.args) this.expr(a, scope);
+        this.call(e, scope);
+        return;
+      case 'defined': {
+        const v = this.definedValue(e.operand, scope);
+        if (v) this.expr(e.operand, scope);
+        fold(e, v ? 1 : 0);
+        return;
+      }
+      case 'entry':
+        if (!scope.point || !/\.return\b/.test(scope.point.pp)) {
+          const inner = new SemanticError('internal error: @entry is only valid in .return probes', e.tok, [], 'entry-not-return');
+          if (scope.point) throw new SemanticError(`while processing probe ${scope.point.pp}`, undefined, [inner], 'while-processing|entry-not-return');
+          throw inner;
+        }
+        this.expr(e.operand, scope);
+        return;
+      default: {
+        exprChildren(e, (c) => this.expr(c, scope));
+      }
+    }
+  }
+
+  /** `@defined(x)`: is a target expression resolvable here? Plain expressions are defined. */
+  private definedValue(e: A.Expr, scope: Scope): boolean {
+    let ok = true;
+    const check = (x: A.Expr): void => {
+      if (x.k === 'target' || x.k === 'atvar' || x.k === 'cast' || x.k === 'autocast') {
+        const p = scope.provider;
+        if (!p?.targetDefined || !p.targetDefined(scope.point!, x)) ok = false;
+      }
+      exprChildren(x, check);
+    };
+    check(e);
+    return ok;
+  }
+
+  private call(e: A.Call, scope: Scope): void {
+    const cands = this.s.findFunctions(e.name, scope.file);
+    if (cands.length === 0) {
+      const sugg = suggest(e.name, this.s.functionNames());
+      throw new SemanticError(withSimilar(`unresolved function ${e.name}`, sugg), e.tok, [], 'unresolved-function');
+    }
+    const same = cands.filter((f) => f.params.length === e.args.length);
+    if (same.length === 0) {
+      throw new SemanticError(`arity mismatch found (function '${e.name}' takes ${cands[0].params.length} args)`, e.tok, [], 'arity-mismatch');
+    }
+    const head = linkChain(same);
+    e.ref = head;
+    this.use(head);
+  }
+}
+
+/** Order same-arity overloads by priority then declaration order; link `nextOverload`. */
+function linkChain(same: A.FunctionDecl[]): A.FunctionDecl {
+  const order = same.map((f, i) => ({ f, i })).sort((a, b) => a.f.priority - b.f.priority || a.i - b.i).map((x) => x.f);
+  if (!chainDone.has(order[0])) {
+    for (let i = 0; i < order.length; i++) {
+      order[i].nextOverload = order[i + 1];
+      chainDone.add(order[i]);
+    }
+  }
+  return order[0];
+}
+
+/** Replace an expression node in place by a number literal. */
+export function fold(e: A.Expr, value: number): void {
+  const n = e as unknown as Record<string, unknown>;
+  for (const k of Object.keys(n)) if (k !== 'tok') delete n[k];
+  n.k = 'num';
+  n.value = value;
+  n.type = 'long';
+}

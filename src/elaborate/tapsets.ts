@@ -1,0 +1,412 @@
+/**
+ * The tapset library: `.stp` files under stdlib/ and -I directories, loaded only when a script
+ * needs them.  An index (function, global and probe-alias names -> file) and every file's parsed
+ * AST are kept in a content-checked cache (keyed by path, mtime, size, parser build and parse
+ * options), so startup does not grow with the size of the library: a warm start reads one index
+ * file and stats each tapset; only the files a script uses are deserialised.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as crypto from 'crypto';
+import type * as A from '../ast';
+import { Diagnostics } from '../diag';
+import { ARCH } from '../kernel/config';
+
+export interface LibraryParseOptions {
+  args: string[];
+  guru: boolean;
+  compatible?: string;
+  privilege?: string;
+}
+
+export interface LibraryOptions {
+  /** Tapset directories, in search order (stdlib first, then -I dirs as given). */
+  dirs: string[];
+  parse: LibraryParseOptions;
+  diag: Diagnostics;
+  /** Cache directory; null disables caching; default: $TAPSIM_CACHE_DIR or <tmpdir>/tapsim-tapset-cache-<uid>. */
+  cacheDir?: string | null;
+}
+
+interface FileIndex {
+  functions: string[];
+  globals: string[];
+  /** Full alias names (`syscall.read`), and their first components. */
+  aliases: string[];
+  roots: string[];
+  failed?: boolean;
+}
+
+interface IndexFile {
+  version: string;
+  key: string;
+  files: Record<string, { stamp: string; index: FileIndex }>;
+}
+
+const CACHE_VERSION = 'tapsim-tapset-cache-1';
+
+type ParseModule = typeof import('../parse/index');
+
+let parseModule: ParseModule | undefined;
+function parser(): ParseModule {
+  if (!parseModule) parseModule = require('../parse/index') as ParseModule;
+  return parseModule;
+}
+
+/** Identifies the parser build, so a changed grammar or parser invalidates cached ASTs. */
+function parserStamp(): string {
+  const parts: string[] = [];
+  for (const f of ['../parse/index', '../parse/grammar', '../parse/preprocess', '../parse/lexer']) {
+    try {
+      const p = require.resolve(f);
+      const st = fs.statSync(p);
+      parts.push(`${st.mtimeMs}:${st.size}`);
+    } catch {
+      parts.push('-');
+    }
+  }
+  return parts.join(',');
+}
+
+function stampOf(p: string): string | null {
+  try {
+    const st = fs.statSync(p);
+    return `${st.mtimeMs}:${st.size}`;
+  } catch {
+    return null;
+  }
+}
+
+function defaultCacheDir(): string {
+  if (process.env.TAPSIM_CACHE_DIR) return process.env.TAPSIM_CACHE_DIR;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  return path.join(os.tmpdir(), `tapsim-tapset-cache-${uid}`);
+}
+
+function writeAtomic(file: string, text: string): void {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    fs.writeFileSync(tmp, text);
+    fs.renameSync(tmp, file);
+  } catch {
+    // cache is best effort
+  }
+}
+
+/** A tapset SourceFile whose text is read on first use. */
+function lazySourceFile(name: string): A.SourceFile {
+  let text: string | undefined;
+  const sf = { name, isTapset: true } as A.SourceFile;
+  Object.defineProperty(sf, 'text', {
+    enumerable: true,
+    get() {
+      if (text === undefined) {
+        try {
+          text = fs.readFileSync(name, 'latin1');
+        } catch {
+          text = '';
+        }
+      }
+      return text;
+    },
+    set(v: string) {
+      text = v;
+    },
+  });
+  return sf;
+}
+
+// ---------------------------------------------------------------------------------------------
+// AST (de)serialisation: SourceFiles become table references, bigints tagged.
+
+function isSourceFile(v: unknown): v is A.SourceFile {
+  return !!v && typeof v === 'object' && 'isTapset' in (v as object) && 'name' in (v as object) && !('k' in (v as object));
+}
+
+export function serialize(value: unknown): string {
+  const files: A.SourceFile[] = [];
+  const json = JSON.stringify(value, function (key, v) {
+    if (key === 'lines') return undefined;
+    if (typeof v === 'bigint') return { $big: v.toString() };
+    if (isSourceFile(v)) {
+      let i = files.indexOf(v);
+      if (i < 0) i = files.push(v) - 1;
+      return { $sf: i };
+    }
+    return v;
+  });
+  return JSON.stringify({ files: files.map((f) => ({ name: f.name, isTapset: f.isTapset })), json });
+}
+
+export function deserialize<T>(text: string, fileFor: (name: string, isTapset: boolean) => A.SourceFile): T {
+  const outer = JSON.parse(text) as { files: { name: string; isTapset: boolean }[]; json: string };
+  const files = outer.files.map((f) => fileFor(f.name, f.isTapset));
+  return JSON.parse(outer.json, (_k, v) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      if ('$big' in v && Object.keys(v).length === 1) return BigInt(v.$big);
+      if ('$sf' in v && Object.keys(v).length === 1) return files[v.$sf];
+    }
+    return v;
+  }) as T;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class TapsetLibrary {
+  private files: string[] = [];
+  private macroFiles: string[] = [];
+  private index = new Map<string, FileIndex>();
+  private fnMap = new Map<string, string[]>();
+  private globalMap = new Map<string, string[]>();
+  private rootMap = new Map<string, string[]>();
+  private cacheDir: string | null;
+  private optsKey: string;
+  private sourceFiles = new Map<string, A.SourceFile>();
+  private macroCache?: Map<string, unknown>;
+  private astText = new Map<string, string>();
+  /** Parsed (and not yet cached) files of this run. */
+  private fresh = new Map<string, A.StapFile | null>();
+
+  constructor(private opts: LibraryOptions) {
+    this.cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
+    this.files = scanDirs(opts.dirs, '.stp');
+    this.macroFiles = scanDirs(opts.dirs, '.stpm');
+    const p = opts.parse;
+    const macroStamps = this.macroFiles.map((f) => `${f}=${stampOf(f)}`).join(';');
+    this.optsKey = crypto.createHash('sha1')
+      .update([CACHE_VERSION, parserStamp(), p.guru, p.compatible ?? '', p.privilege ?? '', p.args.join('\0'), macroStamps].join('|'))
+      .digest('hex');
+    this.buildIndex();
+  }
+
+  get dirs(): string[] {
+    return this.opts.dirs;
+  }
+
+  allFiles(): string[] {
+    return [...this.files];
+  }
+
+  private sourceFile(name: string): A.SourceFile {
+    let sf = this.sourceFiles.get(name);
+    if (!sf) this.sourceFiles.set(name, (sf = lazySourceFile(name)));
+    return sf;
+  }
+
+  private indexPath(): string | null {
+    if (!this.cacheDir) return null;
+    const dirsKey = crypto.createHash('sha1').update(this.opts.dirs.map((d) => path.resolve(d)).join('\0')).digest('hex').slice(0, 16);
+    return path.join(this.cacheDir, `index-${dirsKey}.json`);
+  }
+
+  private astPath(file: string): string | null {
+    if (!this.cacheDir) return null;
+    const h = crypto.createHash('sha1').update(file).digest('hex').slice(0, 24);
+    return path.join(this.cacheDir, 'ast', `${h}.json`);
+  }
+
+  private buildIndex(): void {
+    const ip = this.indexPath();
+    let cached: IndexFile | null = null;
+    if (ip) {
+      try {
+        cached = JSON.parse(fs.readFileSync(ip, 'utf8')) as IndexFile;
+        if (cached.version !== CACHE_VERSION || cached.key !== this.optsKey) cached = null;
+      } catch {
+        cached = null;
+      }
+    }
+    const out: IndexFile = { version: CACHE_VERSION, key: this.optsKey, files: {} };
+    let dirty = !cached;
+    for (const f of this.files) {
+      const stamp = stampOf(f) ?? '';
+      const hit = cached?.files[f];
+      let idx: FileIndex;
+      if (hit && hit.stamp === stamp && this.astCacheValid(f, stamp)) idx = hit.index;
+      else {
+        dirty = true;
+        idx = this.parseAndCache(f, stamp);
+      }
+      out.files[f] = { stamp, index: idx };
+      this.addIndex(f, idx);
+    }
+    if (cached && Object.keys(cached.files).length !== this.files.length) dirty = true;
+    if (dirty && ip) writeAtomic(ip, JSON.stringify(out));
+  }
+
+  private astCacheValid(f: string, stamp: string): boolean {
+    const ap = this.astPath(f);
+    if (!ap) return false;
+    try {
+      const fd = fs.openSync(ap, 'r');
+      try {
+        const buf = Buffer.alloc(256);
+        const n = fs.readSync(fd, buf, 0, 256, 0);
+        const head = buf.toString('utf8', 0, n);
+        const nl = head.indexOf('\n');
+        if (nl < 0) return false;
+        const h = JSON.parse(head.slice(0, nl)) as { stamp: string; key: string };
+        return h.stamp === stamp && h.key === this.optsKey;
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      return false;
+    }
+  }
+
+  private addIndex(f: string, idx: FileIndex): void {
+    this.index.set(f, idx);
+    const add = (m: Map<string, string[]>, k: string): void => {
+      const l = m.get(k);
+      if (!l) m.set(k, [f]);
+      else if (!l.includes(f)) l.push(f);
+    };
+    for (const n of idx.functions) add(this.fnMap, n);
+    for (const n of idx.globals) add(this.globalMap, n);
+    for (const n of idx.roots) add(this.rootMap, n);
+  }
+
+  private parseOpts(): import('../parse/index').ParseOptions {
+    const p = this.opts.parse;
+    return { args: p.args, guru: p.guru, compatible: p.compatible, privilege: p.privilege, libraryMacros: this.macros() as never };
+  }
+
+  private parseAndCache(f: string, stamp: string): FileIndex {
+    const silent = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => {});
+    let ast: A.StapFile | null = null;
+    try {
+      ast = parser().parseFile(this.sourceFile(f), this.parseOpts(), silent);
+    } catch {
+      ast = null;
+    }
+    const idx: FileIndex = ast ? indexOf(ast) : { functions: [], globals: [], aliases: [], roots: [], failed: true };
+    const ap = this.astPath(f);
+    const text = ast ? serialize(ast) : 'null';
+    if (ap) writeAtomic(ap, JSON.stringify({ stamp, key: this.optsKey }) + '\n' + text);
+    this.astText.set(f, text);
+    return idx;
+  }
+
+  /** Library macros from the `.stpm` files (for parsing user scripts and tapsets). */
+  macros(): Map<string, unknown> {
+    if (this.macroCache) return this.macroCache;
+    const all = new Map<string, unknown>();
+    this.macroCache = all;
+    for (const f of this.macroFiles) {
+      const silent = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => {});
+      try {
+        const m = parser().parseMacroFile(this.sourceFile(f), { args: this.opts.parse.args, guru: this.opts.parse.guru }, silent);
+        if (m) for (const [k, v] of m) if (!all.has(k)) all.set(k, v);
+      } catch {
+        // ignore broken macro files
+      }
+    }
+    return all;
+  }
+
+  filesDefiningFunction(name: string): string[] {
+    return this.fnMap.get(name) ?? [];
+  }
+
+  filesDefiningGlobal(name: string): string[] {
+    return this.globalMap.get(name) ?? [];
+  }
+
+  filesDefiningAliasRoot(root: string, glob?: (pat: string, s: string) => boolean): string[] {
+    if (!glob) return this.rootMap.get(root) ?? [];
+    const out: string[] = [];
+    for (const [r, fs_] of this.rootMap) if (glob(root, r)) for (const f of fs_) if (!out.includes(f)) out.push(f);
+    return out;
+  }
+
+  functionNames(): string[] {
+    return [...this.fnMap.keys()];
+  }
+
+  aliasRoots(): string[] {
+    return [...this.rootMap.keys()];
+  }
+
+  /** A fresh AST of a tapset file (errors are reported through the session's diagnostics). */
+  load(f: string): A.StapFile | null {
+    let text = this.astText.get(f);
+    if (text === undefined) {
+      const ap = this.astPath(f);
+      if (ap) {
+        try {
+          const all = fs.readFileSync(ap, 'utf8');
+          text = all.slice(all.indexOf('\n') + 1);
+        } catch {
+          text = undefined;
+        }
+      }
+    }
+    if (text === undefined) {
+      this.parseAndCache(f, stampOf(f) ?? '');
+      text = this.astText.get(f)!;
+    }
+    if (text === 'null') {
+      // report the parse errors now that the file is actually needed
+      parser().parseFile(this.sourceFile(f), this.parseOpts(), this.opts.diag);
+      return null;
+    }
+    this.astText.set(f, text);
+    return deserialize<A.StapFile>(text, (name, isTapset) => (isTapset ? this.sourceFile(name) : lazySourceFile(name)));
+  }
+}
+
+function indexOf(ast: A.StapFile): FileIndex {
+  const functions = [...new Set(ast.functions.filter((f) => !f.isPrivate).map((f) => f.name))];
+  const globals = [...new Set(ast.globals.filter((g) => !g.isPrivate).map((g) => g.name))];
+  const aliases: string[] = [];
+  const roots: string[] = [];
+  for (const a of ast.aliases) {
+    for (const n of a.names) {
+      const full = n.components.map((c) => c.name).join('.');
+      if (!aliases.includes(full)) aliases.push(full);
+      if (!roots.includes(n.components[0].name)) roots.push(n.components[0].name);
+    }
+  }
+  return { functions, globals, aliases, roots };
+}
+
+/** `.stp`/`.stpm` files of each dir and its `linux/`, `ARCH/`, `linux/ARCH/` subdirectories, sorted per dir. */
+function scanDirs(dirs: string[], ext: string): string[] {
+  const out: string[] = [];
+  for (const d of dirs) {
+    for (const sub of ['', 'linux', ARCH, path.join('linux', ARCH)]) {
+      const dir = path.resolve(d, sub);
+      let names: string[];
+      try {
+        names = fs.readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const n of names.sort()) {
+        if (n.endsWith(ext) && !(ext === '.stp' && n.endsWith('.stpm'))) {
+          const p = path.join(dir, n);
+          try {
+            if (fs.statSync(p).isFile()) out.push(p);
+          } catch {
+            // skip
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The repository's stdlib/ directory (dist/src/elaborate -> repo root, or src/elaborate). */
+export function stdlibDir(): string {
+  let dir = __dirname;
+  for (let i = 0; i < 5; i++) {
+    const cand = path.join(dir, 'stdlib');
+    if (fs.existsSync(cand) && fs.existsSync(path.join(dir, 'package.json'))) return cand;
+    dir = path.dirname(dir);
+  }
+  return path.join(__dirname, '..', '..', '..', 'stdlib');
+}

@@ -1,0 +1,685 @@
+/**
+ * Type inference (stap's typeresolution_info / semantic_pass_types): visit every function and probe
+ * repeatedly with a context type `t`, propagating long/string/stats between expressions,
+ * declarations (values, array index columns, parameters, function returns) until nothing changes;
+ * then one more pass with assertions on, which reports stap's exact messages:
+ * `type mismatch (T)` + `type was first inferred here (T)`, `index N type mismatch (T)`,
+ * `type mismatch: expected T but found U`, `... left and right sides don't agree (T vs U)`,
+ * `unresolved type `, `invalid type T`, `array locals not supported...`, `stat locals not supported...`.
+ */
+import type * as A from '../ast';
+import { Diagnostics, SemanticError } from '../diag';
+import { parseFormat, formatArgTypes } from '../runtime/format';
+import type { Provider } from './probes';
+
+type Decl = A.VarDecl | A.FunctionDecl;
+
+/** A probe body to type, with its locals and optional arming condition. */
+export interface TypedUnit {
+  body: A.Block;
+  locals: A.VarDecl[];
+  fn?: A.FunctionDecl;
+  condition?: A.Expr;
+  point?: A.ResolvedPoint;
+  provider?: Provider;
+}
+
+interface HasType { type?: A.Type; tok: A.Token; }
+
+const INT_TYPE: Record<string, A.Type> = { long: 'long', string: 'string' };
+
+export class TypeResolver {
+  private t: A.Type = 'unknown';
+  private assert = false;
+  private newly = 0;
+  private still = 0;
+  /** (decl, index) -> token where the type was first inferred. */
+  private firstInferred = new Map<Decl, Map<number, A.Token>>();
+  private current?: TypedUnit;
+  /** Pseudo index-expressions for `in` (they have no node of their own to carry a type). */
+  private inTypes = new WeakMap<A.In, HasType>();
+  errors = 0;
+
+  constructor(private diag: Diagnostics) {}
+
+  run(functions: A.FunctionDecl[], probes: TypedUnit[], globals: A.VarDecl[]): boolean {
+    for (const f of functions) {
+      if (f.body.k !== 'embedded') presetLiterals(f.body);
+    }
+    for (const p of probes) {
+      presetLiterals(p.body);
+      if (p.condition) presetLiterals(p.condition);
+    }
+    for (let iter = 0; iter < 1000; iter++) {
+      this.newly = 0;
+      this.still = 0;
+      for (const f of functions) {
+        if (f.body.k === 'embedded') continue;
+        this.unit({ body: f.body, locals: f.locals ?? [], fn: f });
+      }
+      for (const p of probes) this.unit(p);
+      for (const g of globals) {
+        if ((g.type ?? 'unknown') === 'unknown') this.unresolved(g.tok);
+        if (g.arity === 0 && g.wrap) this.report(new SemanticError('wrapping not supported for scalars', g.tok, [], 'wrap-scalar'));
+      }
+      if (this.newly === 0) {
+        if (this.still === 0) break;
+        if (!this.assert) {
+          this.assert = true;
+          continue;
+        }
+        this.errors++;
+        break;
+      }
+    }
+    return this.errors === 0;
+  }
+
+  private unit(u: TypedUnit): void {
+    this.current = u;
+    try {
+      this.t = 'unknown';
+      this.stmt(u.body);
+      for (const l of u.locals) this.checkLocal(l);
+      if (u.condition) {
+        this.t = 'long';
+        this.expr(u.condition);
+      }
+    } catch (e) {
+      if (!(e instanceof SemanticError)) throw e;
+      this.report(e);
+    }
+  }
+
+  private reported = new Set<string>();
+
+  private report(e: SemanticError): void {
+    // the fixed-point loop may raise the same error on every iteration: report it once
+    const key = `${e.message}@${e.tok ? `${e.tok.file.name}:${e.tok.line}:${e.tok.col}` : ''}`;
+    this.errors++;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.diag.semanticError(e);
+  }
+
+  // ------------------------------------------------------------------ bookkeeping (stap names)
+
+  private resolved(tok: A.Token, _type: A.Type, decl?: Decl, index = -1): void {
+    this.newly++;
+    if (decl) {
+      let m = this.firstInferred.get(decl);
+      if (!m) this.firstInferred.set(decl, (m = new Map()));
+      if (!m.has(index)) m.set(index, tok);
+    }
+  }
+
+  private unresolved(tok: A.Token): void {
+    this.still++;
+    if (this.assert) this.report(new SemanticError('unresolved type ', tok, [], 'unresolved-type'));
+  }
+
+  private invalid(tok: A.Token, type: A.Type): void {
+    this.still++;
+    if (this.assert) {
+      const msg = tok.kind === 'operator' ? 'invalid operator' : `invalid type ${type}`;
+      this.report(new SemanticError(msg, tok, [], 'invalid-type'));
+    }
+  }
+
+  private mismatchTypes(tok: A.Token, t1: A.Type, t2: A.Type): void {
+    this.still++;
+    if (this.assert) {
+      let msg = `type mismatch: expected ${t1}`;
+      if (t2 !== 'unknown') msg += ` but found ${t2}`;
+      this.report(new SemanticError(msg, tok, [], 'mismatch-expected'));
+    }
+  }
+
+  private mismatchBinary(e: { tok: A.Token; left: HasType; right: HasType }): void {
+    this.still++;
+    if (this.assert) {
+      this.report(new SemanticError(
+        `type mismatch: left and right sides don't agree (${ty(e.left)} vs ${ty(e.right)})`, e.tok, [], 'mismatch-binary'));
+    }
+  }
+
+  private mismatchDecl(tok: A.Token, type: A.Type, decl: Decl, index = -1): void {
+    this.still++;
+    if (!this.assert) return;
+    const m = this.firstInferred.get(decl);
+    let orig = m?.get(index);
+    if (!orig && index < 0 && m && m.size && (decl as A.VarDecl).kind === 'param') {
+      // a parameter's type was recorded with its position in the call
+      const [i, tok] = [...m.entries()][0];
+      index = i;
+      orig = tok;
+    }
+    const msg = index >= 0 ? `index ${index} type mismatch (${type})` : `type mismatch (${type})`;
+    const idx = (decl as A.VarDecl).indexTypes;
+    const declType = index >= 0 && idx && (decl as A.VarDecl).kind !== 'param' ? idx[index] ?? 'unknown' : decl.type ?? 'unknown';
+    const cmsg = index >= 0 ? `type of index ${index} was first inferred here (${declType})` : `type was first inferred here (${declType})`;
+    const chain = orig ? [new SemanticError(cmsg, orig, [], 'mismatch-first')] : [];
+    this.report(new SemanticError(msg, tok, chain, index >= 0 ? 'mismatch-index' : 'mismatch-decl'));
+  }
+
+  /** resolve_2types: referrer expression vs referent declaration vs context type. */
+  private resolve2(re: HasType, te: { type?: A.Type }, decl: Decl, t: A.Type, acceptUnknown = false): void {
+    const reT = re.type ?? 'unknown';
+    const teT = te.type ?? 'unknown';
+    if (t !== 'unknown' && reT === t && reT === teT) return;
+    if (t === 'unknown' && reT !== 'unknown' && reT === teT) return;
+    if (reT !== 'unknown' && teT !== 'unknown' && reT !== teT) this.mismatchDecl(re.tok, reT, decl);
+    else if (reT !== 'unknown' && t !== 'unknown' && reT !== t) this.mismatchDecl(re.tok, t, decl);
+    else if (teT !== 'unknown' && t !== 'unknown' && teT !== t) this.mismatchDecl(re.tok, t, decl);
+    else if (reT === 'unknown' && t !== 'unknown') {
+      re.type = t;
+      this.resolved(re.tok, t);
+    } else if (reT === 'unknown' && teT !== 'unknown') {
+      re.type = teT;
+      this.resolved(re.tok, teT);
+    } else if (reT !== 'unknown' && teT === 'unknown') {
+      te.type = reT;
+      this.resolved(re.tok, reT, decl);
+    } else if (!acceptUnknown) this.unresolved(re.tok);
+  }
+
+  private checkArgType(wanted: A.Type, arg: A.Expr): void {
+    this.t = wanted;
+    this.expr(arg);
+    const at = arg.type ?? 'unknown';
+    if (at === 'unknown') {
+      arg.type = wanted;
+      this.resolved(arg.tok, wanted);
+    } else if (at !== wanted) this.mismatchTypes(arg.tok, wanted, at);
+  }
+
+  private checkLocal(v: A.VarDecl): void {
+    if ((v.arity ?? 0) > 0) {
+      this.still++;
+      if (this.assert) this.report(new SemanticError('array locals not supported, missing global declaration? ', v.tok, [], 'array-local'));
+    }
+    const vt = v.type ?? 'unknown';
+    if (vt === 'unknown') this.unresolved(v.tok);
+    else if (vt === 'stats') {
+      this.still++;
+      if (this.assert) this.report(new SemanticError('stat locals not supported, missing global declaration? ', v.tok, [], 'stat-local'));
+    }
+  }
+
+  // ------------------------------------------------------------------ statements
+
+  private stmt(s: A.Stmt): void {
+    switch (s.k) {
+      case 'block':
+        for (const c of s.stmts) this.stmt(c);
+        return;
+      case 'expr':
+        this.t = 'unknown';
+        this.expr(s.expr);
+        return;
+      case 'if':
+        this.t = 'long';
+        this.expr(s.cond);
+        this.t = 'unknown';
+        this.stmt(s.then);
+        if (s.else) {
+          this.t = 'unknown';
+          this.stmt(s.else);
+        }
+        return;
+      case 'while':
+        this.t = 'long';
+        this.expr(s.cond);
+        this.t = 'unknown';
+        this.stmt(s.body);
+        return;
+      case 'for':
+        this.t = 'unknown';
+        if (s.init) this.expr(s.init);
+        this.t = 'long';
+        if (s.cond) this.expr(s.cond);
+        this.t = 'unknown';
+        if (s.incr) this.expr(s.incr);
+        this.t = 'unknown';
+        this.stmt(s.body);
+        return;
+      case 'foreach':
+        this.foreach(s);
+        return;
+      case 'return':
+        this.ret(s);
+        return;
+      case 'delete':
+        this.t = 'unknown';
+        this.deleteTarget(s.target);
+        return;
+      case 'try':
+        this.stmt(s.body);
+        if (s.catchVar) this.checkArgType('string', s.catchVar);
+        this.stmt(s.handler);
+        return;
+      case 'next': case 'break': case 'continue': case 'null':
+        return;
+    }
+  }
+
+  private deleteTarget(e: A.Expr): void {
+    if (e.k === 'sym' && e.ref && (e.ref.arity ?? 0) > 0) {
+      // whole-array delete: nothing to infer from the value
+      this.t = 'unknown';
+      this.resolve2(e, e.ref, e.ref, 'unknown', true);
+      return;
+    }
+    if (e.k === 'index') {
+      this.arrayIndex(e, true);
+      return;
+    }
+    this.expr(e);
+  }
+
+  private ret(s: A.Return): void {
+    const fn = this.current?.fn;
+    if (!fn) return;
+    this.t = fn.type ?? 'unknown';
+    if (!s.value) {
+      if ((fn.type ?? 'unknown') !== 'unknown') this.mismatchDecl(s.tok, 'unknown', fn);
+      return;
+    }
+    this.expr(s.value);
+    const ft = fn.type ?? 'unknown';
+    const vt = s.value.type ?? 'unknown';
+    if (ft !== 'unknown' && vt !== 'unknown' && ft !== vt) this.mismatchDecl(s.value.tok, vt, fn);
+    if (ft === 'unknown' && (vt === 'long' || vt === 'string')) {
+      fn.type = vt;
+      this.resolved(s.value.tok, vt, fn);
+    }
+    if (vt === 'stats') this.invalid(s.value.tok, vt);
+  }
+
+  private indexColumn(ee: A.Expr, decl: A.VarDecl, i: number): void {
+    const types = decl.indexTypes ?? [];
+    const ft = types[i] ?? 'unknown';
+    this.t = 'unknown';
+    this.expr(ee);
+    const at = ee.type ?? 'unknown';
+    let cur = ft;
+    if ((at === 'string' || at === 'long') && ft === 'unknown') {
+      types[i] = at;
+      cur = at;
+      this.resolved(ee.tok, at, decl, i);
+    }
+    if (at === 'stats') this.invalid(ee.tok, at);
+    if (cur === 'stats') this.invalid(ee.tok, cur);
+    if (at !== 'unknown' && cur !== 'unknown' && cur !== at) this.mismatchDecl(ee.tok, at, decl, i);
+    if (at === 'unknown') this.unresolved(ee.tok);
+  }
+
+  private foreach(s: A.Foreach): void {
+    let wanted: A.Type = 'unknown';
+    if (s.array.k === 'hist') {
+      if (s.keys.length !== 1) this.unresolved(s.tok);
+      this.t = 'long';
+      if (s.keys[0]) this.expr(s.keys[0]);
+      if (s.keys[0] && s.keys[0].type !== 'long') {
+        // key variable of a histogram iteration is a bucket number
+        if (s.keys[0].ref && (s.keys[0].ref.type ?? 'unknown') === 'unknown') {
+          s.keys[0].ref.type = 'long';
+          s.keys[0].type = 'long';
+          this.resolved(s.keys[0].tok, 'long', s.keys[0].ref);
+        } else this.unresolved(s.tok);
+      }
+      this.expr(s.array);
+      wanted = 'long';
+    } else {
+      const arr = s.array;
+      const decl = arr.ref!;
+      if (s.keys.length !== (decl.indexTypes?.length ?? -1)) this.unresolved(s.tok);
+      else {
+        s.keys.forEach((k, i) => this.indexColumn(k, decl, i));
+        if (s.slice) s.slice.forEach((x, i) => { if (x) this.indexColumn(x, decl, i); });
+      }
+      this.t = 'unknown';
+      this.resolve2(arr, decl, decl, 'unknown');
+      wanted = arr.type ?? 'unknown';
+    }
+    if (s.value) {
+      if (wanted === 'stats') this.invalid(s.value.tok, wanted);
+      else if (wanted !== 'unknown') this.checkArgType(wanted, s.value);
+      else {
+        this.t = 'unknown';
+        this.expr(s.value);
+      }
+    }
+    if (wanted !== 'unknown' && s.sortAggregate && s.sortAggregate !== 'count' && wanted !== 'stats') {
+      this.invalid(s.array.tok, wanted);
+    }
+    if (s.limit) {
+      this.t = 'long';
+      this.expr(s.limit);
+    }
+    this.t = 'unknown';
+    this.stmt(s.body);
+  }
+
+  // ------------------------------------------------------------------ expressions
+
+  private expr(e: A.Expr): void {
+    const t = this.t;
+    switch (e.k) {
+      case 'num':
+        e.type = 'long';
+        if (t === 'string' || t === 'stats') this.mismatchTypes(e.tok, t, 'long');
+        return;
+      case 'str':
+        e.type = 'string';
+        if (t === 'long' || t === 'stats') this.mismatchTypes(e.tok, t, 'string');
+        return;
+      case 'binary':
+      case 'logical':
+        this.binaryLong(e);
+        return;
+      case 'compare': {
+        if (t === 'stats' || t === 'string') this.invalid(e.tok, t);
+        this.t = ty(e.right);
+        this.expr(e.left);
+        this.t = ty(e.left);
+        this.expr(e.right);
+        if (ty(e.left) !== 'unknown' && ty(e.right) !== 'unknown' && ty(e.left) !== ty(e.right)) this.mismatchBinary(e);
+        this.setType(e, 'long');
+        return;
+      }
+      case 'concat':
+        if (t !== 'unknown' && t !== 'string') this.invalid(e.tok, t);
+        this.t = 'string';
+        this.expr(e.left);
+        this.t = 'string';
+        this.expr(e.right);
+        this.setType(e, 'string');
+        return;
+      case 'regex':
+        if (t === 'stats' || t === 'string') this.invalid(e.tok, t);
+        this.t = 'string';
+        this.expr(e.left);
+        this.t = 'string';
+        this.expr(e.right);
+        this.setType(e, 'long');
+        return;
+      case 'unary':
+      case 'incdec':
+        if (t === 'stats' || t === 'string') this.invalid(e.tok, t);
+        this.t = 'long';
+        this.expr(e.operand);
+        this.setType(e, 'long');
+        return;
+      case 'ternary':
+        this.ternary(e);
+        return;
+      case 'assign':
+        this.assign(e);
+        return;
+      case 'sym': {
+        const d = e.ref;
+        if (!d) throw new SemanticError(`internal error: unresolved symbol '${e.name}'`, e.tok, [], 'internal-sym');
+        this.resolve2(e, d, d, t);
+        return;
+      }
+      case 'index':
+        this.arrayIndex(e, false);
+        return;
+      case 'call':
+        this.call(e);
+        return;
+      case 'print':
+        this.print(e);
+        return;
+      case 'statop':
+        this.t = 'stats';
+        this.expr(e.operand);
+        if ((e.type ?? 'unknown') === 'unknown') this.setType(e, 'long');
+        else if (e.type !== 'long') this.mismatchTypes(e.tok, 'long', e.type!);
+        return;
+      case 'hist':
+        this.t = 'stats';
+        this.expr(e.operand);
+        return;
+      case 'in':
+        this.arrayIn(e);
+        return;
+      case 'target': case 'cast': case 'atvar': case 'autocast':
+        this.targetExpr(e);
+        return;
+      case 'entry':
+        this.expr(e.operand);
+        if (e.operand.type && e.operand.type !== 'unknown') this.setType(e, e.operand.type);
+        return;
+      case 'defined':
+        throw new SemanticError('unexpected @defined', e.tok, [], 'unexpected-defined');
+      case 'atop':
+        for (const a of e.args) {
+          this.t = a.k === 'str' ? 'string' : 'long';
+          this.expr(a);
+        }
+        this.setType(e, 'long');
+        return;
+      case 'embedded':
+        this.setType(e, /\/\*\s*string\s*\*\//.test(e.code) ? 'string' : 'long');
+        return;
+    }
+  }
+
+  private setType(e: HasType, type: A.Type): void {
+    if ((e.type ?? 'unknown') === 'unknown') {
+      e.type = type;
+      this.resolved(e.tok, type);
+    }
+  }
+
+  private binaryLong(e: A.Binary | A.Logical | A.Assign): void {
+    const t = this.t;
+    if (t === 'stats' || t === 'string') this.invalid(e.tok, t);
+    const l = e.k === 'assign' ? e.target : e.left;
+    const r = e.k === 'assign' ? e.value : e.right;
+    this.t = 'long';
+    this.expr(l);
+    this.t = 'long';
+    this.expr(r);
+    this.setType(e, 'long');
+  }
+
+  private ternary(e: A.Ternary): void {
+    let sub = this.t;
+    this.t = 'long';
+    this.expr(e.cond);
+    if (sub === 'unknown' && ty(e) !== 'unknown') sub = ty(e);
+    this.t = sub;
+    this.expr(e.then);
+    this.t = sub;
+    this.expr(e.else);
+    if (sub === 'unknown' && ty(e) !== 'unknown') return;
+    if (sub !== 'unknown' && ty(e) === 'unknown') this.setType(e, sub);
+    else if (sub === 'unknown' && ty(e.then) !== 'unknown') this.setType(e, ty(e.then));
+    else if (sub === 'unknown' && ty(e.else) !== 'unknown') this.setType(e, ty(e.else));
+    else if (ty(e) !== sub) this.mismatchTypes(e.tok, sub, ty(e));
+  }
+
+  private assign(e: A.Assign): void {
+    const t = this.t;
+    if (t === 'stats') this.invalid(e.tok, t);
+    if (e.op === '<<<') {
+      if (t === 'string') this.invalid(e.tok, t);
+      this.t = 'stats';
+      this.expr(e.target);
+      this.t = 'long';
+      this.expr(e.value);
+      if (ty(e) === 'unknown' || ty(e) === 'stats') {
+        e.type = 'long';
+        this.resolved(e.tok, 'long');
+      }
+      return;
+    }
+    if (ty(e.target) === 'stats') {
+      this.invalid(e.target.tok, 'stats');
+      return;
+    }
+    if (ty(e.value) === 'stats') {
+      this.invalid(e.value.tok, 'stats');
+      return;
+    }
+    if (e.op === '.=') {
+      if (t === 'long' || t === 'stats') this.invalid(e.tok, t);
+      this.t = 'string';
+      this.expr(e.target);
+      this.t = 'string';
+      this.expr(e.value);
+      this.setType(e, 'string');
+      return;
+    }
+    if (e.op !== '=') {
+      this.binaryLong(e);
+      return;
+    }
+    let sub = t;
+    if (sub === 'unknown' && ty(e) !== 'unknown') sub = ty(e);
+    this.t = sub !== 'unknown' ? sub : ty(e.value) !== 'unknown' ? ty(e.value) : ty(e.target);
+    this.expr(e.target);
+    this.t = sub !== 'unknown' ? sub : ty(e.target) !== 'unknown' ? ty(e.target) : ty(e.value);
+    this.expr(e.value);
+    if (sub !== 'unknown' && ty(e) === 'unknown') this.setType(e, sub);
+    if (sub === 'unknown' && ty(e.target) !== 'unknown' && ty(e) === 'unknown') this.setType(e, ty(e.target));
+    if (ty(e.target) !== 'unknown' && ty(e.value) !== 'unknown' && ty(e.target) !== ty(e.value)) {
+      this.mismatchBinary({ tok: e.tok, left: e.target, right: e.value });
+    }
+  }
+
+  private arrayIndex(e: A.Index, inDelete: boolean): void {
+    const t = this.t;
+    if (e.base.k === 'hist') {
+      const hist = e.base;
+      if (e.indexes.length !== 1) this.unresolved(e.tok);
+      this.t = 'long';
+      if (e.indexes[0]) this.expr(e.indexes[0]);
+      if (!e.indexes[0] || e.indexes[0].type !== 'long') this.unresolved(e.tok);
+      this.expr(hist);
+      this.setType(e, 'long');
+      return;
+    }
+    const arr = e.base;
+    const decl = arr.ref!;
+    this.resolve2(e, decl, decl, t, inDelete);
+    if (e.indexes.length !== (decl.indexTypes?.length ?? -1)) this.unresolved(e.tok);
+    else e.indexes.forEach((x, i) => { if (x) this.indexColumn(x, decl, i); });
+    // the array symbol itself carries the value type too
+    arr.type = decl.type;
+  }
+
+  private arrayIn(e: A.In): void {
+    const save = this.t;
+    let pseudo = this.inTypes.get(e);
+    if (!pseudo) this.inTypes.set(e, (pseudo = { tok: e.array.tok, type: 'unknown' }));
+    const decl = e.array.ref!;
+    this.resolve2(pseudo, decl, decl, 'unknown');
+    if (e.keys.length !== (decl.indexTypes?.length ?? -1)) this.unresolved(e.tok);
+    else e.keys.forEach((x, i) => { if (x) this.indexColumn(x, decl, i); });
+    e.array.type = decl.type;
+    this.t = save;
+    if (save === 'stats' || save === 'string') this.invalid(e.tok, save);
+    this.setType(e, 'long');
+  }
+
+  private call(e: A.Call): void {
+    const original = this.t;
+    const chain: A.FunctionDecl[] = [];
+    for (let f = e.ref; f; f = f.nextOverload) chain.push(f);
+    if (!chain.length) throw new SemanticError(`internal error: unresolved function call to '${e.name}'`, e.tok, [], 'internal-call');
+    for (const fn of chain) {
+      this.t = original;
+      this.resolve2(e, fn, fn, original, true);
+      if (e.type === 'stats') this.invalid(e.tok, 'stats');
+      const params = fn.paramDecls ?? [];
+      if (params.length !== e.args.length) {
+        this.unresolved(e.tok);
+        continue;
+      }
+      e.args.forEach((arg, i) => {
+        const p = params[i];
+        this.t = p.type ?? 'unknown';
+        this.expr(arg);
+        const at = ty(arg);
+        if ((at === 'string' || at === 'long') && ty(p) === 'unknown') {
+          p.type = at;
+          this.resolved(arg.tok, at, p, i);
+        }
+        if (at === 'stats') this.invalid(arg.tok, at);
+        if (ty(p) === 'stats') this.invalid(p.tok, 'stats');
+        if (at !== 'unknown' && ty(p) !== 'unknown' && ty(p) !== at) this.mismatchDecl(arg.tok, at, p, i);
+        if (at === 'unknown') this.unresolved(arg.tok);
+      });
+    }
+  }
+
+  private print(e: A.Print): void {
+    if (e.format !== undefined) {
+      const parts = parseFormat(e.format);
+      if (typeof parts === 'string') throw new SemanticError(parts, e.tok, [], 'print-format');
+      const wanted = formatArgTypes(parts);
+      if (wanted.length !== e.args.length) {
+        throw new SemanticError('Wrong number of args to formatted print operator', e.tok, [], 'print-nargs');
+      }
+      e.args.forEach((a, i) => this.checkArgType(INT_TYPE[wanted[i]], a));
+    } else {
+      for (const a of e.args) {
+        this.t = 'unknown';
+        this.expr(a);
+        if (ty(a) === 'unknown') this.unresolved(a.tok);
+      }
+    }
+    if (e.hist) {
+      this.t = 'stats';
+      this.expr(e.hist);
+    }
+    this.setType(e, e.name.startsWith('s') ? 'string' : 'long');
+  }
+
+  private targetExpr(e: A.Target | A.Cast | A.AtVar | A.Autocast): void {
+    for (const c of e.components) if (c.k === 'index') {
+      this.t = 'long';
+      this.expr(c.index);
+    }
+    if (e.k === 'cast' || e.k === 'autocast') {
+      this.t = 'long';
+      this.expr(e.operand);
+    }
+    const u = this.current;
+    const p = u?.provider;
+    if (p?.targetType && u?.point) {
+      const r = p.targetType(u.point, e);
+      if (r instanceof SemanticError) throw r;
+      this.setType(e, r);
+      return;
+    }
+    const what = e.k === 'atvar' ? 'unresolved @var() expression' : 'unresolved target-symbol expression';
+    this.still++;
+    this.report(new SemanticError(what, e.tok, [], 'unresolved-target'));
+    this.unresolved(e.tok);
+  }
+}
+
+function ty(e: { type?: A.Type }): A.Type {
+  return e.type ?? 'unknown';
+}
+
+/** Literals carry their type from the start (as stap's parser sets them). */
+function presetLiterals(n: A.Block | A.Expr): void {
+  const visit = (x: unknown): void => {
+    if (!x || typeof x !== 'object') return;
+    if (Array.isArray(x)) {
+      for (const y of x) visit(y);
+      return;
+    }
+    const o = x as Record<string, unknown>;
+    if (o.k === 'num') o.type = 'long';
+    else if (o.k === 'str') o.type = 'string';
+    for (const [k, v] of Object.entries(o)) if (k !== 'tok' && k !== 'ref' && k !== 'file') visit(v);
+  };
+  visit(n);
+}

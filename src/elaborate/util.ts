@@ -1,0 +1,217 @@
+/**
+ * Helpers shared by the elaboration modules: AST traversal, deep copy, synthetic tokens,
+ * stap's Levenshtein "similar:" suggestions and probe-point rendering.
+ */
+import type * as A from '../ast';
+
+// ---------------------------------------------------------------------------------------------
+// Traversal
+
+/** Calls `fe` for each direct sub-expression and `fs` for each direct sub-statement of a node. */
+export function exprChildren(e: A.Expr, fe: (c: A.Expr) => void): void {
+  switch (e.k) {
+    case 'num': case 'str': case 'sym': case 'embedded':
+      return;
+    case 'binary': case 'logical': case 'compare': case 'concat':
+      fe(e.left); fe(e.right); return;
+    case 'regex':
+      fe(e.left); fe(e.right); return;
+    case 'unary': fe(e.operand); return;
+    case 'incdec': fe(e.operand); return;
+    case 'ternary': fe(e.cond); fe(e.then); fe(e.else); return;
+    case 'assign': fe(e.target); fe(e.value); return;
+    case 'index':
+      fe(e.base);
+      for (const i of e.indexes) if (i) fe(i);
+      return;
+    case 'call': for (const a of e.args) fe(a); return;
+    case 'print':
+      for (const a of e.args) fe(a);
+      if (e.hist) fe(e.hist);
+      return;
+    case 'statop': fe(e.operand); return;
+    case 'hist': fe(e.operand); return;
+    case 'in':
+      for (const k of e.keys) if (k) fe(k);
+      fe(e.array);
+      return;
+    case 'target': case 'atvar':
+      for (const c of e.components) if (c.k === 'index') fe(c.index);
+      return;
+    case 'cast': case 'autocast':
+      fe(e.operand);
+      for (const c of e.components) if (c.k === 'index') fe(c.index);
+      return;
+    case 'entry': case 'defined': fe(e.operand); return;
+    case 'atop': for (const a of e.args) fe(a); return;
+  }
+}
+
+export function stmtChildren(s: A.Stmt, fe: (c: A.Expr) => void, fs: (c: A.Stmt) => void): void {
+  switch (s.k) {
+    case 'block': for (const c of s.stmts) fs(c); return;
+    case 'expr': fe(s.expr); return;
+    case 'if': fe(s.cond); fs(s.then); if (s.else) fs(s.else); return;
+    case 'while': fe(s.cond); fs(s.body); return;
+    case 'for':
+      if (s.init) fe(s.init);
+      if (s.cond) fe(s.cond);
+      if (s.incr) fe(s.incr);
+      fs(s.body);
+      return;
+    case 'foreach':
+      for (const k of s.keys) fe(k);
+      if (s.value) fe(s.value);
+      fe(s.array);
+      if (s.slice) for (const x of s.slice) if (x) fe(x);
+      if (s.limit) fe(s.limit);
+      fs(s.body);
+      return;
+    case 'return': if (s.value) fe(s.value); return;
+    case 'delete': fe(s.target); return;
+    case 'try':
+      fs(s.body);
+      if (s.catchVar) fe(s.catchVar);
+      fs(s.handler);
+      return;
+    case 'next': case 'break': case 'continue': case 'null':
+      return;
+  }
+}
+
+/** Visit every expression (pre-order) under a statement. */
+export function walkStmt(s: A.Stmt, onExpr: (e: A.Expr) => void, onStmt?: (s: A.Stmt) => void): void {
+  const fe = (e: A.Expr): void => {
+    onExpr(e);
+    exprChildren(e, fe);
+  };
+  const fs = (st: A.Stmt): void => {
+    if (onStmt) onStmt(st);
+    stmtChildren(st, fe, fs);
+  };
+  fs(s);
+}
+
+export function walkExpr(e: A.Expr, onExpr: (e: A.Expr) => void): void {
+  const fe = (x: A.Expr): void => {
+    onExpr(x);
+    exprChildren(x, fe);
+  };
+  fe(e);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deep copy (tokens, files and declarations are shared; pass-2 fields are dropped)
+
+const SHARED_KEYS = new Set(['tok', 'file', 'ref']);
+
+export function deepCopy<T>(node: T): T {
+  return copyValue(node) as T;
+}
+
+function copyValue(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(copyValue);
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (k === 'ref' || k === 'type') continue;
+    out[k] = SHARED_KEYS.has(k) ? x : copyValue(x);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Levenshtein suggestions (util.cxx levenshtein / levenshtein_suggest)
+
+export function levenshtein(a: string, b: string): number {
+  const m = a.length;
+  const n = b.length;
+  let prev = new Array<number>(n + 1);
+  let cur = new Array<number>(n + 1);
+  for (let j = 0; j <= n; j++) prev[j] = j;
+  for (let i = 1; i <= m; i++) {
+    cur[0] = i;
+    for (let j = 1; j <= n; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+    }
+    [prev, cur] = [cur, prev];
+  }
+  return prev[n];
+}
+
+/** The `a, b, c` list stap appends as `(similar: ...)`: up to `max` names within `threshold` edits. */
+export function suggest(target: string, elems: Iterable<string>, max = 5, threshold = 5): string {
+  const sorted = [...new Set(elems)].filter((s) => s !== '').sort(cmpBytes);
+  const scores: { score: number; name: string }[] = [];
+  for (const name of sorted) {
+    const minScore = Math.abs(target.length - name.length);
+    if (minScore > threshold) continue;
+    if (scores.length === max && scores[scores.length - 1].score <= minScore) continue;
+    const score = levenshtein(target, name);
+    if (score > threshold) continue;
+    // multimap insert: after all entries with score <= this one
+    let at = scores.length;
+    while (at > 0 && scores[at - 1].score > score) at--;
+    scores.splice(at, 0, { score, name });
+    if (scores.length > max) scores.pop();
+  }
+  return scores.map((s) => s.name).join(', ');
+}
+
+export function withSimilar(msg: string, sugg: string): string {
+  return sugg ? `${msg} (similar: ${sugg})` : msg;
+}
+
+export function cmpBytes(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Probe-point rendering
+
+export function quoteString(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    const code = s.charCodeAt(i);
+    if (c === '"' || c === '\\') out += '\\' + c;
+    else if (c === '\n') out += '\\n';
+    else if (c === '\t') out += '\\t';
+    else if (c === '\r') out += '\\r';
+    else if (c === '\v') out += '\\v';
+    else if (c === '\f') out += '\\f';
+    else if (c === '\x07') out += '\\a';
+    else if (c === '\b') out += '\\b';
+    else if (code < 32 || code >= 127) out += '\\' + code.toString(8).padStart(3, '0');
+    else out += c;
+  }
+  return out + '"';
+}
+
+export function renderLiteral(lit: A.NumberLit | A.StringLit): string {
+  return lit.k === 'num' ? String(lit.value) : quoteString(lit.value);
+}
+
+export function renderComponent(c: A.ProbePointComponent): string {
+  return c.arg ? `${c.name}(${renderLiteral(c.arg)})` : c.name;
+}
+
+export function renderComponents(cs: A.ProbePointComponent[]): string {
+  return cs.map(renderComponent).join('.');
+}
+
+/** A probe point as stap prints it in chains (`foo.bar(1)?`, with `!`, and ` if (...)` omitted). */
+export function renderPoint(p: A.ProbePoint): string {
+  return renderComponents(p.components) + (p.sufficient ? '!' : p.optional ? '?' : '');
+}
+
+/** A token for synthesised nodes, positioned like `like`. */
+export function synthToken(like: A.Token, kind: A.TokenKind, text: string): A.Token {
+  return { ...like, kind, text };
+}
+
+/** The `long`/`string` decimal form of a Long. */
+export function longValue(v: A.Long): bigint {
+  return typeof v === 'bigint' ? v : BigInt(v);
+}

@@ -1,0 +1,644 @@
+/**
+ * Dynamic ftrace, mirroring kernel/trace/ftrace.c of Linux 6.1 on x86_64 (fentry, no IBT):
+ *
+ *  - one dyn_ftrace record per surviving __mcount_loc entry (init text dropped after boot), with
+ *    the 6.1 flag layout (ref count in the low 23 bits, ENABLED/REGS/REGS_EN/.../DISABLED on top);
+ *    records whose site is not at a symbol start are FTRACE_FL_DISABLED ("__ftrace_invalid_address___N")
+ *  - ftrace_ops with filter/notrace hashes ("empty filter = all", notrace wins), the ops list
+ *    ending at ftrace_list_end, register/unregister with -EBUSY rules (already enabled, IPMODIFY
+ *    conflict), ftrace_set_filter_ip / ftrace_set_filter / ftrace_set_notrace
+ *  - the list dispatcher ftrace_ops_list_func with the per-CPU, per-context recursion guard,
+ *    RCU/PID checks, set_ftrace_pid
+ *  - callers: function tracer, function_graph (fgraph entry/return with the per-task return
+ *    stack, FTRACE_RETFUNC_DEPTH 50), the function profiler.
+ *
+ * THE SEAM: a call into a simulated kernel function is `kcall(fn, ctx, args, body)` (or
+ * kenter/kleave around the body). `fn` is the function's kallsyms id. With nothing attached
+ * the cost is one typed-array load and a branch; see README.md.
+ */
+import { CpuContext, PtRegs, RetFrame, taskState } from './current';
+import { readDataText, noteParseTime } from './data';
+import { EBUSY, EINVAL, ENODEV, ENOENT } from './errno';
+import {
+  addrHex, globToRegExp, kallsymsLookupName, lookupAddr, parseAddr, symbolAddr, symbolName, symbolCount,
+} from './kallsyms';
+
+// ---------------------------------------------------------------- flags (include/linux/ftrace.h, 6.1)
+export const FTRACE_OPS_FL_ENABLED = 1 << 0;
+export const FTRACE_OPS_FL_DYNAMIC = 1 << 1;
+export const FTRACE_OPS_FL_SAVE_REGS = 1 << 2;
+export const FTRACE_OPS_FL_SAVE_REGS_IF_SUPPORTED = 1 << 3;
+export const FTRACE_OPS_FL_RECURSION = 1 << 4;
+export const FTRACE_OPS_FL_STUB = 1 << 5;
+export const FTRACE_OPS_FL_INITIALIZED = 1 << 6;
+export const FTRACE_OPS_FL_DELETED = 1 << 7;
+export const FTRACE_OPS_FL_ADDING = 1 << 8;
+export const FTRACE_OPS_FL_REMOVING = 1 << 9;
+export const FTRACE_OPS_FL_MODIFYING = 1 << 10;
+export const FTRACE_OPS_FL_ALLOC_TRAMP = 1 << 11;
+export const FTRACE_OPS_FL_IPMODIFY = 1 << 12;
+export const FTRACE_OPS_FL_PID = 1 << 13;
+export const FTRACE_OPS_FL_RCU = 1 << 14;
+export const FTRACE_OPS_FL_TRACE_ARRAY = 1 << 15;
+export const FTRACE_OPS_FL_PERMANENT = 1 << 16;
+export const FTRACE_OPS_FL_DIRECT = 1 << 17;
+
+export const FTRACE_FL_ENABLED = 2 ** 31;
+export const FTRACE_FL_REGS = 1 << 30;
+export const FTRACE_FL_REGS_EN = 1 << 29;
+export const FTRACE_FL_TRAMP = 1 << 28;
+export const FTRACE_FL_TRAMP_EN = 1 << 27;
+export const FTRACE_FL_IPMODIFY = 1 << 26;
+export const FTRACE_FL_DISABLED = 1 << 25;
+export const FTRACE_FL_DIRECT = 1 << 24;
+export const FTRACE_FL_DIRECT_EN = 1 << 23;
+export const FTRACE_REF_MAX = (1 << 23) - 1;
+export const MCOUNT_INSN_SIZE = 5;
+export const FTRACE_RETFUNC_DEPTH = 50;
+
+/** ops->func(ip, parent_ip, op, fregs): fregs carry the registers; ctx is the simulated CPU. */
+export type FtraceFunc = (ip: number, parentIp: number, op: FtraceOps, regs: PtRegs, ctx: CpuContext) => void;
+
+/** struct ftrace_ops. `name` is the kernel symbol of the ops object (for introspection). */
+export class FtraceOps {
+  name: string;
+  func: FtraceFunc;
+  /** kernel symbol of func, for crash-style printing */
+  funcName: string;
+  flags: number;
+  next: FtraceOps | null = null;
+  /** filter hash: record ips; empty = every function */
+  readonly filterHash = new Set<number>();
+  /** notrace hash: record ips never traced by this ops */
+  readonly notraceHash = new Set<number>();
+  /** ops->private */
+  private_: unknown = null;
+  /** calls made through this ops (simulation statistic) */
+  hits = 0;
+  constructor(name: string, func: FtraceFunc, flags = 0, funcName = '') {
+    this.name = name;
+    this.func = func;
+    this.flags = flags;
+    this.funcName = funcName || name;
+  }
+}
+
+/** The list terminator: func = ftrace_stub, flags = STUB (6.1: FTRACE_OPS_FL_STUB). */
+export const ftraceListEnd = new FtraceOps('ftrace_list_end', () => undefined, FTRACE_OPS_FL_STUB, 'ftrace_stub');
+
+// ---------------------------------------------------------------- records
+
+export interface DynFtrace {
+  ip: number;
+  /** kallsyms id of the function containing the site */
+  fn: number;
+  flags: number;
+}
+
+const CAP = 1 << 17; // > symbol count; sized without loading any data
+/**
+ * Hot-path state per function id: bit 0 = the fentry site calls into ftrace (FL_ENABLED),
+ * bit 1 = an int3 kprobe sits on the function entry. 0 = the site is a NOP.
+ */
+const sites = new Uint8Array(CAP);
+export { sites as siteState };
+
+let records: DynFtrace[] | null = null;
+let recByFn: Int32Array | null = null;
+
+function loadRecords(): DynFtrace[] {
+  if (records) return records;
+  const text = readDataText('mcount.gz');
+  const t0 = Date.now();
+  records = [];
+  recByFn = new Int32Array(Math.max(CAP, symbolCount())).fill(-1);
+  let ip = 0;
+  let first = true;
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    ip = first ? parseAddr(line) : ip + parseInt(line, 16);
+    first = false;
+    const p = lookupAddr(ip);
+    const fn = p ? p.id : -1;
+    const disabled = !p || p.offset !== 0; // test_for_valid_rec(): offset > FTRACE_MCOUNT_MAX_OFFSET (0)
+    records.push({ ip, fn, flags: disabled ? FTRACE_FL_DISABLED : 0 });
+    if (!disabled && recByFn[fn] < 0) recByFn[fn] = records.length - 1;
+  }
+  noteParseTime('mcount.gz', Date.now() - t0);
+  return records;
+}
+
+/** All dyn_ftrace records in ip order (the order of available_filter_functions). */
+export function ftraceRecords(): readonly DynFtrace[] {
+  return loadRecords();
+}
+
+/** The record of a function (its fentry site), or null when the function is not traceable. */
+export function recordOfFunction(fn: number): DynFtrace | null {
+  loadRecords();
+  const i = recByFn![fn];
+  return i >= 0 ? records![i] : null;
+}
+
+/** ftrace_location(): the site address for ip (sym+0 maps to its fentry), or 0. */
+export function ftraceLocation(ip: number): number {
+  const p = lookupAddr(ip);
+  if (!p) return 0;
+  const r = recordOfFunction(p.id);
+  if (!r) return 0;
+  if (r.ip === ip || p.offset === 0) return r.ip;
+  return 0;
+}
+
+/** True when the function has a usable mcount site (listed in available_filter_functions). */
+export function isTraceable(fn: number): boolean {
+  return recordOfFunction(fn) !== null;
+}
+
+/** available_filter_functions line for a record: name, or __ftrace_invalid_address___<off>. */
+export function recordName(r: DynFtrace): string {
+  if (r.flags & FTRACE_FL_DISABLED) {
+    const p = lookupAddr(r.ip);
+    return `__ftrace_invalid_address___${p ? p.offset : 0}`;
+  }
+  return symbolName(r.fn);
+}
+
+export function recordRefCount(r: DynFtrace): number {
+  return r.flags & FTRACE_REF_MAX;
+}
+
+// ---------------------------------------------------------------- global state
+
+interface State {
+  opsList: FtraceOps;
+  /** /proc/sys/kernel/ftrace_enabled */
+  enabled: boolean;
+  /** set_ftrace_pid non-empty */
+  pidFiltering: boolean;
+  /** per CPU recursion bits (one per context) */
+  recursion: number[];
+  recursionMisses: number;
+  /** what the trampoline calls: 'ftrace_stub', 'ftrace_ops_list_func' or an ops func name */
+  traceFunction: string;
+}
+
+const S: State = {
+  opsList: ftraceListEnd, enabled: true, pidFiltering: false, recursion: [], recursionMisses: 0,
+  traceFunction: 'ftrace_stub',
+};
+
+export function ftraceOpsList(): FtraceOps[] {
+  const out: FtraceOps[] = [];
+  for (let op: FtraceOps | null = S.opsList; op; op = op.next) out.push(op);
+  return out;
+}
+
+/** Name of the function ftrace_caller currently calls (update_ftrace_function()). */
+export function ftraceTraceFunction(): string {
+  return S.traceFunction;
+}
+
+export function ftraceRecursionMisses(): number {
+  return S.recursionMisses;
+}
+
+/** ftrace_ops_test(): filter (empty = all) and not in notrace. */
+export function ftraceOpsTest(op: FtraceOps, ip: number): boolean {
+  return (op.filterHash.size === 0 || op.filterHash.has(ip)) && !op.notraceHash.has(ip);
+}
+
+function updateTraceFunction(): void {
+  const first = S.opsList;
+  directOps = null;
+  if (first === ftraceListEnd) S.traceFunction = 'ftrace_stub';
+  else if (first.next === ftraceListEnd && !(first.flags & FTRACE_OPS_FL_DYNAMIC)) {
+    S.traceFunction = first.flags & FTRACE_OPS_FL_RECURSION ? 'ftrace_ops_assist_func' : first.funcName;
+    directOps = first;
+  } else S.traceFunction = 'ftrace_ops_list_func';
+}
+
+/** Recompute record ref counts/flags (ftrace_hash_rec_update + ftrace_replace_code) for some ips. */
+function recompute(only: Iterable<number> | null): void {
+  const recs = loadRecords();
+  const ops = ftraceOpsList().filter((o) => o.flags & FTRACE_OPS_FL_ENABLED);
+  const update = (r: DynFtrace) => {
+    if (r.flags & FTRACE_FL_DISABLED) return;
+    let ref = 0, regs = false, ipmod = false;
+    for (const o of ops) {
+      if (!ftraceOpsTest(o, r.ip)) continue;
+      ref++;
+      if (o.flags & FTRACE_OPS_FL_SAVE_REGS) regs = true;
+      if (o.flags & FTRACE_OPS_FL_IPMODIFY) ipmod = true;
+    }
+    let f = ref;
+    if (regs) f |= FTRACE_FL_REGS;
+    if (ipmod) f |= FTRACE_FL_IPMODIFY;
+    if (ref === 1 && ops.length > 1) f |= FTRACE_FL_TRAMP;
+    if (ref > 0 && S.enabled) {
+      f = (f | FTRACE_FL_ENABLED) >>> 0;
+      if (regs) f |= FTRACE_FL_REGS_EN;
+      if (f & FTRACE_FL_TRAMP) f |= FTRACE_FL_TRAMP_EN;
+    }
+    r.flags = f >>> 0;
+    if (r.fn >= 0) sites[r.fn] = (sites[r.fn] & ~1) | (ref > 0 && S.enabled ? 1 : 0);
+  };
+  if (only === null) { for (const r of recs) update(r); return; }
+  for (const ip of only) {
+    const p = lookupAddr(ip);
+    if (!p) continue;
+    const r = recordOfFunction(p.id);
+    if (r) update(r);
+  }
+}
+
+function opsIps(op: FtraceOps): Iterable<number> | null {
+  return op.filterHash.size === 0 ? null : op.filterHash;
+}
+
+/** register_ftrace_function(): 0 or -EBUSY (already enabled / IPMODIFY conflict), -EINVAL. */
+export function registerFtraceFunction(op: FtraceOps): number {
+  if (op.flags & FTRACE_OPS_FL_ENABLED) return -EBUSY;
+  if ((op.flags & FTRACE_OPS_FL_IPMODIFY) && !(op.flags & FTRACE_OPS_FL_SAVE_REGS)) return -EINVAL;
+  if (op.flags & FTRACE_OPS_FL_IPMODIFY) {
+    // only one IPMODIFY ops per function
+    for (const o of ftraceOpsList()) {
+      if (!(o.flags & FTRACE_OPS_FL_ENABLED) || !(o.flags & FTRACE_OPS_FL_IPMODIFY)) continue;
+      const mine = op.filterHash.size ? [...op.filterHash] : loadRecords().map((r) => r.ip);
+      if (mine.some((ip) => ftraceOpsTest(o, ip) && ftraceOpsTest(op, ip))) return -EBUSY;
+    }
+  }
+  op.flags |= FTRACE_OPS_FL_INITIALIZED | FTRACE_OPS_FL_ENABLED;
+  op.next = S.opsList; // add_ftrace_ops(): at the head
+  S.opsList = op;
+  updateTraceFunction();
+  recompute(opsIps(op));
+  return 0;
+}
+
+/** unregister_ftrace_function(): 0 or -ENODEV when not registered. */
+export function unregisterFtraceFunction(op: FtraceOps): number {
+  let prev: FtraceOps | null = null;
+  let cur: FtraceOps | null = S.opsList;
+  while (cur && cur !== op) { prev = cur; cur = cur.next; }
+  if (!cur || cur === ftraceListEnd) return -ENODEV;
+  if (prev) prev.next = op.next; else S.opsList = op.next ?? ftraceListEnd;
+  op.next = null;
+  op.flags &= ~FTRACE_OPS_FL_ENABLED;
+  updateTraceFunction();
+  recompute(opsIps(op));
+  return 0;
+}
+
+/** ftrace_set_filter_ip(ops, ip, remove, reset). -ENOENT when ip is not an ftrace location. */
+export function ftraceSetFilterIp(op: FtraceOps, ip: number, remove: boolean, reset: boolean): number {
+  if (ip !== ftraceLocation(ip) || ip === 0) return -ENOENT;
+  const before = new Set<number>(op.filterHash);
+  const wasEmpty = before.size === 0;
+  if (reset) op.filterHash.clear();
+  if (remove) op.filterHash.delete(ip); else op.filterHash.add(ip);
+  if (op.flags & FTRACE_OPS_FL_ENABLED) {
+    if (wasEmpty || op.filterHash.size === 0) recompute(null);
+    else recompute(new Set([...before, ...op.filterHash]));
+  }
+  return 0;
+}
+
+function applyGlob(op: FtraceOps, hash: Set<number>, pattern: string, reset: boolean): number {
+  const before = new Set<number>(hash);
+  if (reset) hash.clear();
+  let neg = false;
+  let glob = pattern;
+  if (glob.startsWith('!')) { neg = true; glob = glob.slice(1); }
+  const re = globToRegExp(glob);
+  let n = 0;
+  for (const r of loadRecords()) {
+    if (r.flags & FTRACE_FL_DISABLED) continue;
+    if (!re.test(symbolName(r.fn))) continue;
+    n++;
+    if (neg) hash.delete(r.ip); else hash.add(r.ip);
+  }
+  if (n === 0 && glob !== '') { hash.clear(); for (const ip of before) hash.add(ip); return -EINVAL; }
+  if (op.flags & FTRACE_OPS_FL_ENABLED) recompute(null);
+  return 0;
+}
+
+/** ftrace_set_filter(ops, glob, reset): glob may start with '!'. -EINVAL when nothing matches. */
+export function ftraceSetFilter(op: FtraceOps, glob: string, reset: boolean): number {
+  return applyGlob(op, op.filterHash, glob, reset);
+}
+
+export function ftraceSetNotrace(op: FtraceOps, glob: string, reset: boolean): number {
+  return applyGlob(op, op.notraceHash, glob, reset);
+}
+
+/** /proc/sys/kernel/ftrace_enabled. 6.1 refuses 0 while a PERMANENT ops is registered (-EBUSY). */
+export function setFtraceEnabled(on: boolean): number {
+  if (!on && ftraceOpsList().some((o) => o.flags & FTRACE_OPS_FL_PERMANENT && o.flags & FTRACE_OPS_FL_ENABLED)) return -EBUSY;
+  S.enabled = on;
+  recompute(null);
+  return 0;
+}
+
+export function ftraceEnabled(): boolean {
+  return S.enabled;
+}
+
+// ---------------------------------------------------------------- set_ftrace_pid
+
+const pidSet = new Set<number>();
+
+/** set_ftrace_pid contents: PIDs to trace (empty = no filtering). 0 = the idle tasks. */
+export function setFtracePids(pids: Iterable<number>): void {
+  pidSet.clear();
+  for (const p of pids) pidSet.add(p);
+  S.pidFiltering = pidSet.size > 0;
+}
+
+export function ftracePids(): number[] {
+  return [...pidSet].sort((a, b) => a - b);
+}
+
+function pidTraced(ctx: CpuContext): boolean {
+  if (!S.pidFiltering) return true;
+  return pidSet.has(ctx.task.tid);
+}
+
+// ---------------------------------------------------------------- dispatch (the seam)
+
+let int3Handler: ((fn: number, regs: PtRegs, ctx: CpuContext) => void) | null = null;
+
+/** kprobes.ts installs its int3 path here (kprobe_int3_handler for probes not on ftrace). */
+export function setInt3Handler(h: ((fn: number, regs: PtRegs, ctx: CpuContext) => void) | null): void {
+  int3Handler = h;
+}
+
+/**
+ * Recursion protection as trace_test_and_set_recursion() does: per CPU, one bit per context
+ * (normal, softirq, irq, NMI) plus a TRANSITION bit that allows a single nested entry (the kernel
+ * tolerates one recursion because preempt_count may lag a context switch).
+ * `base` selects the bit group (TRACE_LIST_START = 0 for the list func, TRACE_FTRACE_START = 5 for
+ * callbacks taking their own lock: ftrace_ops_assist_func, kprobe_ftrace_handler).
+ * Returns the bit taken, or -1 when the recursion is refused (counted in ftraceRecursionMisses()).
+ */
+export const TRACE_LIST_START = 0;
+export const TRACE_FTRACE_START = 5;
+export function ftraceTestRecursionTrylock(ctx: CpuContext, base = TRACE_LIST_START): number {
+  const cur = S.recursion[ctx.cpu] | 0;
+  let bit = 1 << (base + (ctx.context ?? 0));
+  if (cur & bit) {
+    bit = 1 << (base + 4);
+    if (cur & bit) { S.recursionMisses++; return -1; }
+  }
+  S.recursion[ctx.cpu] = cur | bit;
+  return bit;
+}
+
+export function ftraceTestRecursionUnlock(ctx: CpuContext, bit: number): void {
+  S.recursion[ctx.cpu] = (S.recursion[ctx.cpu] | 0) & ~bit;
+}
+
+/** ftrace_ops_list_func(): walk the list calling every ops whose hashes accept ip. */
+function opsListFunc(ip: number, parentIp: number, regs: PtRegs, ctx: CpuContext): void {
+  const bit = ftraceTestRecursionTrylock(ctx);
+  if (bit < 0) return;
+  try {
+    for (let op: FtraceOps | null = S.opsList; op && op !== ftraceListEnd; op = op.next) {
+      if (!(op.flags & FTRACE_OPS_FL_ENABLED)) continue;
+      if (!ftraceOpsTest(op, ip)) continue;
+      callOps(op, ip, parentIp, regs, ctx);
+    }
+  } finally {
+    ftraceTestRecursionUnlock(ctx, bit);
+  }
+}
+
+/** The ops the fentry trampoline calls directly when it is alone on the list (else null). */
+let directOps: FtraceOps | null = null;
+
+function callOps(op: FtraceOps, ip: number, parentIp: number, regs: PtRegs, ctx: CpuContext): void {
+  if ((op.flags & FTRACE_OPS_FL_PID) && !pidTraced(ctx)) return;
+  if (op.flags & FTRACE_OPS_FL_RECURSION) {
+    // ftrace_ops_assist_func(): ftrace adds the recursion protection for this ops
+    const bit = ftraceTestRecursionTrylock(ctx, TRACE_FTRACE_START);
+    if (bit < 0) return;
+    try { op.hits++; op.func(ip, parentIp, op, regs, ctx); } finally { ftraceTestRecursionUnlock(ctx, bit); }
+    return;
+  }
+  op.hits++;
+  op.func(ip, parentIp, op, regs, ctx);
+}
+
+function slowEnter(fn: number, ctx: CpuContext, args: readonly unknown[], parentIp: number, st: number): number {
+  const ts = taskState(ctx.task);
+  const mark = ts.retStack.length;
+  const ip = symbolAddr(fn);
+  const regs: PtRegs = { ip, parentIp, args, retval: undefined };
+  if (st & 2 && int3Handler) int3Handler(fn, regs, ctx);
+  if (st & 1) {
+    if (directOps) callOps(directOps, ip, parentIp, regs, ctx);
+    else opsListFunc(ip, parentIp, regs, ctx);
+  }
+  return mark;
+}
+
+/**
+ * Reach the entry (fentry site) of kernel function `fn` on `ctx`. Returns a mark to hand to
+ * kleave(), or -1 when nothing is attached (the site is a NOP).
+ */
+export function kenter(fn: number, ctx: CpuContext, args: readonly unknown[], parentIp = 0): number {
+  const st = sites[fn];
+  if (st === 0) return -1;
+  return slowEnter(fn, ctx, args, parentIp, st);
+}
+
+/** Return path of `fn` with its return value: runs return hooks pushed since kenter(). */
+export function kleave(fn: number, ctx: CpuContext, retval: unknown, mark: number): void {
+  if (mark < 0) return;
+  const rs = taskState(ctx.task).retStack;
+  while (rs.length > mark) {
+    const fr = rs.pop() as RetFrame;
+    fr.run({ ip: symbolAddr(fr.fn), parentIp: 0, args: [], retval }, ctx);
+  }
+}
+
+/** One call into a simulated kernel function: entry site, body, return path. */
+export function kcall<R>(fn: number, ctx: CpuContext, args: readonly unknown[], body: () => R, parentIp = 0): R {
+  const st = sites[fn];
+  if (st === 0) return body();
+  const mark = slowEnter(fn, ctx, args, parentIp, st);
+  const r = body();
+  kleave(fn, ctx, r, mark);
+  return r;
+}
+
+/** Push a return hook for the function being entered (used by rethook and fgraph). */
+export function pushReturnHook(ctx: CpuContext, frame: RetFrame): void {
+  taskState(ctx.task).retStack.push(frame);
+}
+
+/** Function id by name for the workload layer (first text symbol of that name), or -1. */
+export function functionId(name: string): number {
+  const a = kallsymsLookupName(name);
+  if (a === null) return -1;
+  const p = lookupAddr(a);
+  return p ? p.id : -1;
+}
+
+// ---------------------------------------------------------------- function tracer
+
+/** Sink for trace records (a ring buffer); see ring_buffer.ts. */
+export interface TraceSink {
+  write(cpu: number, type: number, ctx: CpuContext, payload: Record<string, unknown>): boolean;
+}
+
+export const TRACE_FN = 1;
+export const TRACE_GRAPH_RET = 10;
+export const TRACE_GRAPH_ENT = 11;
+
+/** The function tracer: tr->ops (function_trace_call), flags PID, honouring the ops' hashes. */
+export function startFunctionTracer(sink: TraceSink): FtraceOps {
+  const op = new FtraceOps('global_ops', (ip, parentIp, _op, _regs, ctx) => {
+    sink.write(ctx.cpu, TRACE_FN, ctx, { ip, parent_ip: parentIp });
+  }, FTRACE_OPS_FL_PID | FTRACE_OPS_FL_INITIALIZED, 'function_trace_call');
+  const r = registerFtraceFunction(op);
+  if (r < 0) throw new Error(`register_ftrace_function failed: ${r}`);
+  return op;
+}
+
+// ---------------------------------------------------------------- function_graph
+
+export interface GraphEnt { func: number; depth: number }
+export interface GraphRet { func: number; depth: number; calltime: number; rettime: number; overrun: number }
+
+let graphActive: FtraceOps | null = null;
+
+/**
+ * register_ftrace_graph(): one graph user at a time (-EBUSY otherwise). `entry` returns false to
+ * not trace this call (and its return). Times come from `clock()` (simulated ns).
+ */
+export function registerFtraceGraph(entry: (e: GraphEnt, ctx: CpuContext) => boolean,
+  ret: (r: GraphRet, ctx: CpuContext) => void, clock: () => number, filter?: (op: FtraceOps) => void): FtraceOps | number {
+  if (graphActive) return -EBUSY;
+  const op = new FtraceOps('graph_ops', (ip, _parentIp, _op, _regs, ctx) => {
+    const ts = taskState(ctx.task);
+    const fn = lookupAddr(ip)?.id ?? -1;
+    const depth = ts.graphDepth + 1;
+    if (depth >= FTRACE_RETFUNC_DEPTH) { ts.graphOverrun++; return; }
+    const ent = { func: ip, depth };
+    if (!entry(ent, ctx)) return;
+    const calltime = clock();
+    ts.graphDepth = depth;
+    ts.retStack.push({
+      fn,
+      run: (_regs, c) => {
+        ts.graphDepth = depth - 1;
+        ret({ func: ip, depth, calltime, rettime: clock(), overrun: ts.graphOverrun }, c);
+      },
+    });
+  }, FTRACE_OPS_FL_PID | FTRACE_OPS_FL_INITIALIZED | FTRACE_OPS_FL_STUB, 'ftrace_graph_func');
+  if (filter) filter(op);
+  const r = registerFtraceFunction(op);
+  if (r < 0) return r;
+  graphActive = op;
+  return op;
+}
+
+export function unregisterFtraceGraph(): void {
+  if (!graphActive) return;
+  unregisterFtraceFunction(graphActive);
+  graphActive = null;
+}
+
+/** function_graph tracer writing TRACE_GRAPH_ENT / TRACE_GRAPH_RET records. */
+export function startGraphTracer(sink: TraceSink, clock: () => number, maxDepth = 0): FtraceOps | number {
+  return registerFtraceGraph(
+    (e, ctx) => {
+      if (maxDepth && e.depth >= maxDepth) return false;
+      sink.write(ctx.cpu, TRACE_GRAPH_ENT, ctx, { func: e.func, depth: e.depth });
+      return true;
+    },
+    (r, ctx) => { sink.write(ctx.cpu, TRACE_GRAPH_RET, ctx, { ...r }); },
+    clock,
+  );
+}
+
+// ---------------------------------------------------------------- function profiler
+
+export interface ProfileRec { ip: number; counter: number; time: number; timeSquared: number }
+
+/** function_profile_enabled: per-CPU {hit, time, time²} per function via the graph hooks. */
+export class FunctionProfiler {
+  readonly stats = new Map<number, Map<number, ProfileRec>>();
+  private op: FtraceOps | null = null;
+  /** enable (resets stats as writing 1 after 0 does); returns 0 or -EBUSY when a graph user exists */
+  start(clock: () => number, graphTime = true): number {
+    this.stats.clear();
+    const sub = new Map<string, number[]>();
+    const r = registerFtraceGraph(
+      (e, ctx) => {
+        const m = this.cpu(ctx.cpu);
+        let rec = m.get(e.func);
+        if (!rec) { rec = { ip: e.func, counter: 0, time: 0, timeSquared: 0 }; m.set(e.func, rec); }
+        rec.counter++;
+        const k = `${ctx.cpu}/${ctx.task.tid}`;
+        const st = sub.get(k) ?? [];
+        st.push(0);
+        sub.set(k, st);
+        return true;
+      },
+      (g, ctx) => {
+        const rec = this.cpu(ctx.cpu).get(g.func);
+        const k = `${ctx.cpu}/${ctx.task.tid}`;
+        const st = sub.get(k) ?? [0];
+        const childTime = st.pop() ?? 0;
+        let t = g.rettime - g.calltime;
+        if (st.length) st[st.length - 1] += t;
+        if (!graphTime) t -= childTime;
+        if (rec) { rec.time += t; rec.timeSquared += t * t; }
+      },
+      clock,
+    );
+    if (typeof r === 'number') return r;
+    this.op = r;
+    return 0;
+  }
+  stop(): void {
+    if (this.op) { unregisterFtraceGraph(); this.op = null; }
+  }
+  private cpu(c: number): Map<number, ProfileRec> {
+    let m = this.stats.get(c);
+    if (!m) { m = new Map(); this.stats.set(c, m); }
+    return m;
+  }
+}
+
+// ---------------------------------------------------------------- tracefs-style views
+
+/** enabled_functions lines (6.1 format without trampoline details): "name (ref) R I". */
+export function enabledFunctions(): string[] {
+  const out: string[] = [];
+  for (const r of loadRecords()) {
+    if (!(r.flags & FTRACE_FL_ENABLED)) continue;
+    out.push(`${recordName(r)} (${recordRefCount(r)})${r.flags & FTRACE_FL_REGS ? ' R' : '  '}${r.flags & FTRACE_FL_IPMODIFY ? ' I' : '  '}`);
+  }
+  return out;
+}
+
+/** Reset all ftrace state (tests / new session). */
+export function resetFtrace(): void {
+  for (const op of ftraceOpsList()) if (op !== ftraceListEnd) op.flags &= ~FTRACE_OPS_FL_ENABLED;
+  S.opsList = ftraceListEnd;
+  ftraceListEnd.next = null;
+  S.enabled = true;
+  S.recursion.length = 0;
+  S.recursionMisses = 0;
+  pidSet.clear();
+  S.pidFiltering = false;
+  graphActive = null;
+  sites.fill(0);
+  if (records) for (const r of records) r.flags &= FTRACE_FL_DISABLED;
+  updateTraceFunction();
+}
+
+export { addrHex };

@@ -1,0 +1,412 @@
+/**
+ * kallsyms: the kernel symbol table of Debian's 6.1.0-56-amd64 vmlinux (System.map of the -dbg
+ * package, which is what /proc/kallsyms lists on that kernel), plus source file:line of functions
+ * (DWARF DW_AT_decl_file/decl_line of the out-of-line body) and the kprobe blacklist.
+ *
+ * Symbol ids are dense integers: the index of the symbol in System.map order (ascending unsigned
+ * address). They are the "function ids" of the simulated kernel (see ftrace.ts / README.md).
+ *
+ * Addresses are JS numbers holding the signed 64-bit value (0xffffffff81000000 is
+ * -0x7f000000), which is exact for every kernel address; use addrHex()/addrToBigInt() to print or
+ * do 64-bit arithmetic.
+ */
+import { readDataText, noteParseTime } from './data';
+
+export interface KSym {
+  id: number;
+  name: string;
+  /** signed 64-bit address as a number */
+  addr: number;
+  /** nm type letter: T t W w D d B b R r A V */
+  type: string;
+  /** module name, '' for vmlinux */
+  module: string;
+}
+
+/** Signed-number address from an unsigned 64-bit value (bigint or hex string with/without 0x). */
+export function parseAddr(v: bigint | string): number {
+  let b = typeof v === 'bigint' ? v : BigInt(v.startsWith('0x') || v.startsWith('0X') ? v : '0x' + v);
+  b = BigInt.asIntN(64, b);
+  return Number(b);
+}
+
+export function addrToBigInt(a: number): bigint {
+  return BigInt.asUintN(64, BigInt(a));
+}
+
+/** 16 lower-case hex digits, no 0x (as %px / System.map print it). */
+export function addrHex(a: number): string {
+  return addrToBigInt(a).toString(16).padStart(16, '0');
+}
+
+interface Table {
+  names: string[];
+  types: string[];
+  addrs: Float64Array;
+  /** ids sorted by (signed) address, stable */
+  sorted: Int32Array;
+  sortedAddrs: Float64Array;
+  byName: Map<string, number | number[]>;
+}
+
+let table: Table | null = null;
+
+function load(): Table {
+  if (table) return table;
+  const text = readDataText('kallsyms.gz');
+  const t0 = Date.now();
+  const names: string[] = [];
+  const types: string[] = [];
+  const addrList: number[] = [];
+  let curN = 0;
+  let pos = 0;
+  const len = text.length;
+  while (pos < len) {
+    const nl = text.indexOf('\n', pos);
+    const end = nl < 0 ? len : nl;
+    const sp1 = text.indexOf(' ', pos);
+    const d = text.slice(pos, sp1);
+    const type = text[sp1 + 1];
+    const name = text.slice(sp1 + 3, end);
+    if (d.length > 12) curN = Number(BigInt.asIntN(64, BigInt.asUintN(64, BigInt(curN)) + BigInt('0x' + d)));
+    else curN += parseInt(d, 16);
+    names.push(name);
+    types.push(type);
+    addrList.push(curN);
+    pos = end + 1;
+  }
+  const n = names.length;
+  const addrs = Float64Array.from(addrList);
+  // file order is unsigned-ascending; signed order = the negative (kernel) half first
+  let firstNeg = 0;
+  while (firstNeg < n && addrs[firstNeg] >= 0) firstNeg++;
+  const sorted = new Int32Array(n);
+  let k = 0;
+  for (let i = firstNeg; i < n; i++) sorted[k++] = i;
+  for (let i = 0; i < firstNeg; i++) sorted[k++] = i;
+  const sortedAddrs = new Float64Array(n);
+  for (let i = 0; i < n; i++) sortedAddrs[i] = addrs[sorted[i]];
+  const byName = new Map<string, number | number[]>();
+  for (let i = 0; i < n; i++) {
+    const prev = byName.get(names[i]);
+    if (prev === undefined) byName.set(names[i], i);
+    else if (typeof prev === 'number') byName.set(names[i], [prev, i]);
+    else prev.push(i);
+  }
+  table = { names, types, addrs, sorted, sortedAddrs, byName };
+  noteParseTime('kallsyms.gz', Date.now() - t0);
+  return table;
+}
+
+export function symbolCount(): number {
+  return load().names.length;
+}
+
+export function symbol(id: number): KSym {
+  const t = load();
+  if (!(id >= 0 && id < t.names.length)) throw new RangeError(`no symbol with id ${id}`);
+  return { id, name: t.names[id], addr: t.addrs[id], type: t.types[id], module: '' };
+}
+
+export function symbolName(id: number): string {
+  return load().names[id];
+}
+
+export function symbolAddr(id: number): number {
+  return load().addrs[id];
+}
+
+export function symbolType(id: number): string {
+  return load().types[id];
+}
+
+/** All symbol ids with this exact name (static functions can repeat), in address order. */
+export function lookupName(name: string): number[] {
+  const v = load().byName.get(name);
+  if (v === undefined) return [];
+  return typeof v === 'number' ? [v] : v.slice();
+}
+
+/** kallsyms_lookup_name(): address of the first symbol with this name, or null. */
+export function kallsymsLookupName(name: string): number | null {
+  const ids = lookupName(name);
+  return ids.length ? load().addrs[ids[0]] : null;
+}
+
+export function isTextType(type: string): boolean {
+  return type === 'T' || type === 't' || type === 'W' || type === 'w';
+}
+
+export function isFunction(id: number): boolean {
+  return isTextType(load().types[id]);
+}
+
+let bounds: { stext: number; etext: number; sinit: number; einit: number; end: number } | null = null;
+function textBounds() {
+  if (bounds) return bounds;
+  const a = (n: string) => {
+    const v = kallsymsLookupName(n);
+    if (v === null) throw new Error(`kallsyms: ${n} missing from data`);
+    return v;
+  };
+  bounds = { stext: a('_stext'), etext: a('_etext'), sinit: a('_sinittext'), einit: a('_einittext'), end: a('_end') };
+  return bounds;
+}
+
+/** core_kernel_text(): inside .text (init text is freed after boot, so not text any more). */
+export function isKernelText(addr: number): boolean {
+  const b = textBounds();
+  return addr >= b.stext && addr < b.etext;
+}
+
+export function isInitText(addr: number): boolean {
+  const b = textBounds();
+  return addr >= b.sinit && addr < b.einit;
+}
+
+export interface SymPos {
+  /** first symbol (alias) at the containing address */
+  id: number;
+  /** start address of the symbol */
+  addr: number;
+  offset: number;
+  /** distance to the next higher symbol address, as kallsyms computes sizes */
+  size: number;
+}
+
+/** kallsyms_lookup_size_offset(): the symbol containing addr, or null outside kernel image. */
+export function lookupAddr(addr: number): SymPos | null {
+  const t = load();
+  const b = textBounds();
+  if (!(addr >= t.sortedAddrs[0] && addr < b.end)) return null;
+  const sa = t.sortedAddrs;
+  let lo = 0, hi = sa.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (sa[mid] <= addr) lo = mid; else hi = mid - 1;
+  }
+  if (sa[lo] > addr) return null;
+  const start = sa[lo];
+  let first = lo;
+  while (first > 0 && sa[first - 1] === start) first--;
+  let next = lo + 1;
+  while (next < sa.length && sa[next] === start) next++;
+  const size = next < sa.length ? sa[next] - start : 0;
+  return { id: t.sorted[first], addr: start, offset: addr - start, size };
+}
+
+/** %pS style: "name+0xoff/0xsize", or the hex address when no symbol contains it. */
+export function formatSymOffset(addr: number): string {
+  const p = lookupAddr(addr);
+  if (!p) return '0x' + addrHex(addr);
+  return `${symbolName(p.id)}+0x${p.offset.toString(16)}/0x${p.size.toString(16)}`;
+}
+
+/** %ps style: name only (name+0x.. when not at the start). */
+export function formatSym(addr: number): string {
+  const p = lookupAddr(addr);
+  if (!p) return '0x' + addrHex(addr);
+  return p.offset ? `${symbolName(p.id)}+0x${p.offset.toString(16)}` : symbolName(p.id);
+}
+
+// ---------------------------------------------------------------- glob matching
+
+const globCache = new Map<string, RegExp>();
+
+/** fnmatch(3)-style glob: *, ?, [set], [!set], backslash escapes. */
+export function globToRegExp(glob: string): RegExp {
+  let re = globCache.get(glob);
+  if (re) return re;
+  let s = '^';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*') s += '.*';
+    else if (c === '?') s += '.';
+    else if (c === '[') {
+      const close = glob.indexOf(']', i + 2);
+      if (close < 0) { s += '\\['; continue; }
+      let body = glob.slice(i + 1, close);
+      if (body.startsWith('!')) body = '^' + body.slice(1);
+      s += '[' + body.replace(/\\/g, '\\\\') + ']';
+      i = close;
+    } else if (c === '\\' && i + 1 < glob.length) {
+      s += glob[++i].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    } else s += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  re = new RegExp(s + '$');
+  globCache.set(glob, re);
+  return re;
+}
+
+export function hasGlob(s: string): boolean {
+  return /[*?[]/.test(s);
+}
+
+// ---------------------------------------------------------------- source locations
+
+export interface SrcLoc {
+  file: string;
+  line: number;
+}
+
+let locs: Map<number, SrcLoc & { inline: boolean }> | null = null;
+
+function loadLocs() {
+  if (locs) return locs;
+  const text = readDataText('funcs.gz');
+  const t0 = Date.now();
+  locs = new Map();
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const [id, file, ln, flags] = line.split('\t');
+    if (!file) continue;
+    locs.set(Number(id), { file, line: Number(ln), inline: flags.startsWith('i') });
+  }
+  noteParseTime('funcs.gz', Date.now() - t0);
+  return locs;
+}
+
+/** Source location (DWARF decl_file:decl_line) of a function symbol, or null (asm, no debug info). */
+export function functionLocation(id: number): SrcLoc | null {
+  const l = loadLocs().get(id);
+  return l ? { file: l.file, line: l.line } : null;
+}
+
+/** True when this out-of-line body belongs to a function declared `inline` in the source. */
+export function isDeclaredInline(id: number): boolean {
+  return loadLocs().get(id)?.inline ?? false;
+}
+
+export interface InlineFunc {
+  name: string;
+  file: string;
+  line: number;
+}
+let inlines: InlineFunc[] | null = null;
+
+/** Abstract inline function definitions from DWARF (DW_AT_inline), sorted by name. */
+export function inlineFunctions(): readonly InlineFunc[] {
+  if (inlines) return inlines;
+  const text = readDataText('inlines.gz');
+  inlines = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const [name, file, ln] = line.split('\t');
+    inlines.push({ name, file, line: Number(ln) });
+  }
+  return inlines;
+}
+
+/** Functions (by name) that exist only inlined: no symbol of that name in kallsyms. */
+export function isInlineOnly(name: string): boolean {
+  if (lookupName(name).some(isFunction)) return false;
+  return inlineFunctions().some((f) => f.name === name);
+}
+
+// ---------------------------------------------------------------- function pattern resolution
+
+export interface FuncPattern {
+  func: string;
+  file?: string;
+  line?: number;
+}
+
+/** Split a stap-style function spec "name[@file[:line]]". */
+export function parseFuncPattern(spec: string): FuncPattern {
+  const at = spec.indexOf('@');
+  if (at < 0) return { func: spec };
+  const func = spec.slice(0, at);
+  let file = spec.slice(at + 1);
+  let line: number | undefined;
+  const m = /^(.*):(\d+)$/.exec(file);
+  if (m) { file = m[1]; line = Number(m[2]); }
+  return { func, file, line };
+}
+
+function fileMatches(fileGlob: string, path: string): boolean {
+  const re = globToRegExp(fileGlob);
+  if (re.test(path)) return true;
+  // suffix match on path components: "read_write.c" or "fs/read_write.c" or "*/read_write.c"
+  let i = path.indexOf('/');
+  while (i >= 0) {
+    if (re.test(path.slice(i + 1))) return true;
+    i = path.indexOf('/', i + 1);
+  }
+  return false;
+}
+
+/**
+ * Resolve "name-glob[@file-glob[:line]]" to function symbol ids (text symbols), address order.
+ * A file part matches the whole source path or any trailing run of path components.
+ */
+export function matchFunctions(spec: string): number[] {
+  const p = parseFuncPattern(spec);
+  const t = load();
+  let ids: number[];
+  if (!hasGlob(p.func)) ids = lookupName(p.func).filter(isFunction);
+  else {
+    const re = globToRegExp(p.func);
+    ids = [];
+    for (let i = 0; i < t.names.length; i++) if (isTextType(t.types[i]) && re.test(t.names[i])) ids.push(i);
+  }
+  if (p.file !== undefined) {
+    const fg = p.file;
+    ids = ids.filter((id) => {
+      const l = functionLocation(id);
+      return l !== null && fileMatches(fg, l.file) && (p.line === undefined || l.line === p.line);
+    });
+  }
+  return ids;
+}
+
+/** Symbols of any type whose name matches a glob. */
+export function matchSymbols(glob: string): number[] {
+  const t = load();
+  const re = globToRegExp(glob);
+  const out: number[] = [];
+  for (let i = 0; i < t.names.length; i++) if (re.test(t.names[i])) out.push(i);
+  return out;
+}
+
+// ---------------------------------------------------------------- kprobe blacklist
+
+export interface BlacklistEntry {
+  start: number;
+  end: number;
+  name: string;
+}
+let blacklist: BlacklistEntry[] | null = null;
+
+/**
+ * The kprobe blacklist as populate_kprobe_blacklist() builds it at boot (same order as
+ * /sys/kernel/debug/kprobes/blacklist): NOKPROBE_SYMBOL() entries, then __kprobes text,
+ * noinstr text and the x86 entry text, each as [start, end) of one symbol.
+ */
+export function kprobeBlacklist(): readonly BlacklistEntry[] {
+  if (blacklist) return blacklist;
+  const text = readDataText('kprobe_blacklist.txt');
+  blacklist = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const [s, e, n] = line.split(' ');
+    blacklist.push({ start: parseAddr(s), end: parseAddr(e), name: n });
+  }
+  return blacklist;
+}
+
+function inBlacklist(addr: number): boolean {
+  for (const e of kprobeBlacklist()) if (addr >= e.start && addr < e.end) return true;
+  return false;
+}
+
+/** within_kprobe_blacklist(), including the ".suffix" rule for foo.isra.0 / foo.cold. */
+export function withinKprobeBlacklist(addr: number): boolean {
+  if (inBlacklist(addr)) return true;
+  const p = lookupAddr(addr);
+  if (!p) return false;
+  const name = symbolName(p.id);
+  const dot = name.indexOf('.');
+  if (dot < 0) return false;
+  const base = kallsymsLookupName(name.slice(0, dot));
+  return base !== null && inBlacklist(base);
+}

@@ -1,0 +1,249 @@
+/**
+ * Tracepoints and trace events of Debian's 6.1.0-56-amd64 vmlinux.
+ *
+ * Event data comes from the kernel image itself: every `struct trace_event_call` in the
+ * _ftrace_events section with its class (system), fields_array (type, name, size, align, signed,
+ * len), print_fmt; offsets are laid out exactly as event_define_fields() does, syscall events as
+ * syscall_enter_define_fields() does from the syscall metadata. Event ids are assigned in
+ * section order as event_trace_enable() -> register_trace_event() does at boot (first dynamic id
+ * = __TRACE_LAST_TYPE = 20; ftrace's own events keep their fixed TRACE_* types; syscall events
+ * whose metadata is not mapped to a table slot get no id and are not listed).
+ * TP_PROTO arguments come from the BTF of __bpf_trace_<class> (param names and types).
+ *
+ * Runtime: each tracepoint has a probe array (tracepoint_probe_register/unregister) with the
+ * kernel's priority ordering and -EEXIST/-ENOENT results; traceCall() invokes the probes.
+ */
+import { readDataText, noteParseTime } from './data';
+import { btfFunc, btfTypeName, TypeStyle } from './btf';
+import { EEXIST, ENOENT, EINVAL } from './errno';
+import { globToRegExp } from './kallsyms';
+
+export interface TraceEventField {
+  type: string;
+  name: string;
+  offset: number;
+  size: number;
+  signed: boolean;
+  /** array length for "char[16]"-style fields (0 otherwise) */
+  len: number;
+}
+
+export interface TraceEvent {
+  id: number;
+  system: string;
+  name: string;
+  /** DECLARE_EVENT_CLASS template name (event_class_<class>) */
+  class: string;
+  fields: readonly TraceEventField[];
+  printFmt: string;
+  /** TRACE_EVENT_FL_* flags of the trace_event_call */
+  flags: number;
+  /** true when backed by a `struct tracepoint` of the same name (TRACE_EVENT_FL_TRACEPOINT) */
+  tracepoint: boolean;
+  /** syscall number for syscalls/sys_enter_* and sys_exit_* */
+  syscallNr?: number;
+}
+
+export const TRACE_EVENT_FL_FILTERED = 1 << 0;
+export const TRACE_EVENT_FL_CAP_ANY = 1 << 1;
+export const TRACE_EVENT_FL_NO_SET_FILTER = 1 << 2;
+export const TRACE_EVENT_FL_IGNORE_ENABLE = 1 << 3;
+export const TRACE_EVENT_FL_TRACEPOINT = 1 << 4;
+
+/** struct trace_entry, as trace_define_common_fields() declares it. */
+export const COMMON_FIELDS: readonly TraceEventField[] = [
+  { type: 'unsigned short', name: 'common_type', offset: 0, size: 2, signed: false, len: 0 },
+  { type: 'unsigned char', name: 'common_flags', offset: 2, size: 1, signed: false, len: 0 },
+  { type: 'unsigned char', name: 'common_preempt_count', offset: 3, size: 1, signed: false, len: 0 },
+  { type: 'int', name: 'common_pid', offset: 4, size: 4, signed: true, len: 0 },
+];
+
+interface Loaded {
+  events: TraceEvent[];
+  all: TraceEvent[];
+  byKey: Map<string, TraceEvent>;
+  byId: Map<number, TraceEvent>;
+  tracepoints: string[];
+}
+let L: Loaded | null = null;
+
+type RawField = [string, string, number, number, number, number];
+interface RawEvent { system: string; name: string; class: string; fields: RawField[]; fmt: string; flags: number; id: number; nr?: number }
+
+function load(): Loaded {
+  if (L) return L;
+  const text = readDataText('events.json.gz');
+  const t0 = Date.now();
+  const raw = JSON.parse(text) as { events: RawEvent[]; tracepoints: string[] };
+  const all: TraceEvent[] = raw.events.map((e) => ({
+    id: e.id, system: e.system, name: e.name, class: e.class, printFmt: e.fmt, flags: e.flags,
+    tracepoint: (e.flags & TRACE_EVENT_FL_TRACEPOINT) !== 0,
+    fields: e.fields.map(([type, name, offset, size, signed, len]) => ({ type, name, offset, size, signed: signed !== 0, len })),
+    ...(e.nr !== undefined ? { syscallNr: e.nr } : {}),
+  }));
+  const events = all.filter((e) => e.id > 0);
+  const byKey = new Map<string, TraceEvent>();
+  const byId = new Map<number, TraceEvent>();
+  for (const e of events) { byKey.set(`${e.system}:${e.name}`, e); byId.set(e.id, e); }
+  L = { events, all, byKey, byId, tracepoints: raw.tracepoints };
+  noteParseTime('events.json.gz', Date.now() - t0);
+  return L;
+}
+
+/** Every registered trace event (those with an id), in boot registration order. */
+export function traceEvents(): readonly TraceEvent[] {
+  return load().events;
+}
+
+export function findEvent(system: string, name: string): TraceEvent | null {
+  return load().byKey.get(`${system}:${name}`) ?? null;
+}
+
+export function eventById(id: number): TraceEvent | null {
+  return load().byId.get(id) ?? null;
+}
+
+/** Events matching "system-glob:name-glob" or just "name-glob" (any system). */
+export function matchEvents(pattern: string): TraceEvent[] {
+  const c = pattern.indexOf(':');
+  const sys = c >= 0 ? globToRegExp(pattern.slice(0, c)) : null;
+  const nm = globToRegExp(c >= 0 ? pattern.slice(c + 1) : pattern);
+  return load().events.filter((e) => (sys === null || sys.test(e.system)) && nm.test(e.name));
+}
+
+/** The events/<system>/<name>/format file, byte for byte as f_show() prints it. */
+export function eventFormat(ev: TraceEvent): string {
+  const line = (f: TraceEventField) => {
+    const br = f.type.indexOf('[');
+    const arr = br >= 0 && !f.type.startsWith('__data_loc');
+    const tail = `;\toffset:${f.offset};\tsize:${f.size};\tsigned:${f.signed ? 1 : 0};\n`;
+    if (!arr) return `\tfield:${f.type} ${f.name}${tail}`;
+    const base = f.type.slice(0, br);
+    return f.len ? `\tfield:${base} ${f.name}[${f.len}]${tail}` : `\tfield:${base} ${f.name}[]${tail}`;
+  };
+  let s = `name: ${ev.name}\nID: ${ev.id}\nformat:\n`;
+  for (const f of COMMON_FIELDS) s += line(f);
+  s += '\n';
+  for (const f of ev.fields) s += line(f);
+  s += `\nprint fmt: ${ev.printFmt}\n`;
+  return s;
+}
+
+/** Size of the record an event writes: 8-byte header + fields (before dynamic data). */
+export function eventRecordSize(ev: TraceEvent): number {
+  let end = 8;
+  for (const f of ev.fields) end = Math.max(end, f.offset + f.size);
+  return end;
+}
+
+/** Names of every `struct tracepoint` in vmlinux (TRACE_EVENT and DECLARE_TRACE-only ones), sorted. */
+export function tracepointNames(): readonly string[] {
+  return load().tracepoints;
+}
+
+export interface TpArg {
+  name: string;
+  type: string;
+  btfType: number;
+}
+
+/**
+ * TP_PROTO of a tracepoint: the parameters of __bpf_trace_<class> after `void *__data`
+ * (BTF carries their names and types). Null when BTF has no such function.
+ */
+export function tracepointProto(name: string, style: TypeStyle = 'c'): TpArg[] | null {
+  const ev = load().all.find((e) => e.name === name && e.tracepoint);
+  const cands = ev ? [`__bpf_trace_${ev.class}`, `__bpf_trace_${name}`] : [`__bpf_trace_${name}`];
+  for (const c of cands) {
+    const f = btfFunc(c);
+    if (f) return f.params.slice(1).map((p) => ({ name: p.name, type: btfTypeName(p.type, style), btfType: p.type }));
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- runtime probe arrays
+
+export type TracepointProbe = (data: unknown, ...args: unknown[]) => void;
+
+export interface TracepointFunc {
+  func: TracepointProbe;
+  data: unknown;
+  prio: number;
+}
+
+export const TRACEPOINT_DEFAULT_PRIO = 10;
+
+/** struct tracepoint: name, static key state and the RCU-replaced funcs array. */
+export class Tracepoint {
+  readonly name: string;
+  /** static_key enabled: true while at least one probe is registered */
+  enabled = false;
+  /** the probe array; replaced (never mutated) on every change, as the kernel does */
+  funcs: readonly TracepointFunc[] = [];
+  regfuncCalls = 0;
+  unregfuncCalls = 0;
+  constructor(name: string) {
+    this.name = name;
+  }
+}
+
+const tps = new Map<string, Tracepoint>();
+
+/** The tracepoint object by name (created on first use), or null if vmlinux has no such tracepoint. */
+export function tracepoint(name: string): Tracepoint | null {
+  let tp = tps.get(name);
+  if (tp) return tp;
+  const names = load().tracepoints;
+  let lo = 0, hi = names.length - 1, found = false;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (names[mid] === name) { found = true; break; }
+    if (names[mid] < name) lo = mid + 1; else hi = mid - 1;
+  }
+  if (!found) return null;
+  tp = new Tracepoint(name);
+  tps.set(name, tp);
+  return tp;
+}
+
+/** tracepoint_probe_register_prio(): 0, or -EEXIST for a duplicate (func, data), -ENOENT/-EINVAL. */
+export function tracepointProbeRegister(name: string, func: TracepointProbe, data: unknown,
+  prio: number = TRACEPOINT_DEFAULT_PRIO): number {
+  const tp = tracepoint(name);
+  if (!tp) return -ENOENT;
+  if (typeof func !== 'function') return -EINVAL;
+  const old = tp.funcs;
+  if (old.some((f) => f.func === func && f.data === data)) return -EEXIST;
+  // func_add(): insert before the first probe with a lower priority
+  const pos = old.findIndex((f) => f.prio < prio);
+  const next = old.slice();
+  next.splice(pos < 0 ? next.length : pos, 0, { func, data, prio });
+  if (old.length === 0) { tp.regfuncCalls++; tp.enabled = true; }
+  tp.funcs = next;
+  return 0;
+}
+
+/** tracepoint_probe_unregister(): 0 or -ENOENT when (func, data) is not registered. */
+export function tracepointProbeUnregister(name: string, func: TracepointProbe, data: unknown): number {
+  const tp = tracepoint(name);
+  if (!tp) return -ENOENT;
+  const i = tp.funcs.findIndex((f) => f.func === func && f.data === data);
+  if (i < 0) return -ENOENT;
+  const next = tp.funcs.slice();
+  next.splice(i, 1);
+  tp.funcs = next;
+  if (next.length === 0) { tp.enabled = false; tp.unregfuncCalls++; }
+  return 0;
+}
+
+/** trace_<name>(args): call every registered probe with (data, ...args) in array order. */
+export function traceCall(tp: Tracepoint, ...args: unknown[]): void {
+  if (!tp.enabled) return;
+  const funcs = tp.funcs; // snapshot, as rcu_dereference gives
+  for (let i = 0; i < funcs.length; i++) funcs[i].func(funcs[i].data, ...args);
+}
+
+/** Drop all registered probes (test/session reset). */
+export function resetTracepoints(): void {
+  tps.clear();
+}

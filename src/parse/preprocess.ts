@@ -1,0 +1,483 @@
+/**
+ * Pass 1b: the preprocessor, on tokens (spec §2).  First `@define` macros are collected and
+ * expanded (so a macro defined inside a false conditional is still defined, as in stap), then
+ * `%( COND %? A %: B %)` conditionals are resolved against the simulated kernel's identity
+ * (src/kernel/config.ts) and the session (guru mode, privilege, runtime, --compatible).
+ */
+import type { Token } from '../ast';
+import { ParseError } from '../diag';
+import { ARCH, KERNEL_RELEASE, KERNEL_VERSION, kconfig } from '../kernel/config';
+
+export const STAP_VERSION = '4.8';
+
+export interface Macro {
+  name: string;
+  params: string[];
+  body: Token[];
+  tok: Token;
+}
+
+export interface PreprocessOptions {
+  guru: boolean;
+  compatible?: string;
+  privilege?: string;
+  runtime?: string;
+  /** Library macros from .stpm files on the tapset path. */
+  libraryMacros?: Map<string, Macro>;
+  errors: ParseError[];
+}
+
+const BUILTIN_AT_OPS = new Set(['@cast', '@var', '@entry', '@defined', '@count', '@sum', '@min', '@max', '@avg',
+  '@variance', '@hist_log', '@hist_linear', '@kderef', '@uderef', '@kregister', '@uregister', '@perf',
+  '@probewrite', '@const', '@enum', '@enumname']);
+
+function isOp(t: Token | undefined, text: string): boolean {
+  return !!t && t.kind === 'operator' && t.text === text;
+}
+
+/** Collect macro definitions (returned, for .stpm files) and expand invocations. */
+export function expandMacros(toks: Token[], opts: PreprocessOptions, defined = new Map<string, Macro>()): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < toks.length) {
+    const t = toks[i];
+    if (t.kind === 'operator' && t.text === '@define') {
+      i = defineMacro(toks, i, opts, defined);
+      continue;
+    }
+    if (t.kind === 'operator' && t.text.startsWith('@') && t.text.length > 1) {
+      const name = t.text.slice(1);
+      const m = defined.get(name) ?? opts.libraryMacros?.get(name);
+      if (m) {
+        const r = invokeMacro(toks, i, m, opts, defined, 0);
+        if (r) {
+          out.push(...r.tokens);
+          i = r.next;
+          continue;
+        }
+        return out; // error already recorded
+      }
+    }
+    out.push(t);
+    i++;
+  }
+  return out;
+}
+
+function defineMacro(toks: Token[], i: number, opts: PreprocessOptions, defined: Map<string, Macro>): number {
+  const defTok = toks[i];
+  i++;
+  const nameTok = toks[i];
+  if (!nameTok || nameTok.kind !== 'identifier' && nameTok.kind !== 'keyword') {
+    opts.errors.push(new ParseError('expected identifier', nameTok ?? defTok, true));
+    return toks.length;
+  }
+  const name = nameTok.text;
+  if (name === 'define') {
+    opts.errors.push(new ParseError("attempt to redefine '@define'", nameTok));
+    return toks.length;
+  }
+  i++;
+  const params: string[] = [];
+  if (isOp(toks[i], '(')) {
+    i++;
+    for (;;) {
+      const p = toks[i];
+      if (!p || (p.kind !== 'identifier' && p.kind !== 'keyword')) {
+        opts.errors.push(new ParseError('expected identifier', p ?? nameTok, true));
+        return toks.length;
+      }
+      params.push(p.text);
+      i++;
+      if (isOp(toks[i], ',')) { i++; continue; }
+      if (isOp(toks[i], ')')) { i++; break; }
+      opts.errors.push(new ParseError("expected ',' or ')'", toks[i] ?? p, true));
+      return toks.length;
+    }
+  }
+  if (!isOp(toks[i], '%(')) {
+    opts.errors.push(new ParseError(params.length ? "expected '%('" : "expected '%(' or '('", toks[i] ?? nameTok, true));
+    return toks.length;
+  }
+  i++;
+  const body: Token[] = [];
+  let depth = 1;
+  for (; i < toks.length; i++) {
+    const t = toks[i];
+    if (isOp(t, '%(')) depth++;
+    else if (isOp(t, '%)')) {
+      depth--;
+      if (depth === 0) break;
+    } else if (t.kind === 'operator' && t.text === '@define') {
+      opts.errors.push(new ParseError("'@define' forbidden inside macro body", t));
+      return toks.length;
+    }
+    body.push(t);
+  }
+  if (i >= toks.length) {
+    opts.errors.push(new ParseError("incomplete macro definition - missing '%)'", defTok));
+    return toks.length;
+  }
+  if (defined.has(name)) {
+    const prev = defined.get(name)!;
+    opts.errors.push(new ParseError(`attempt to redefine macro '@${name}' in the same file`, nameTok));
+    void prev;
+    return i + 1;
+  }
+  if (BUILTIN_AT_OPS.has('@' + name)) {
+    // stap warns `macro redefines built-in operator '@NAME'`; recorded as a non-fatal note
+  }
+  defined.set(name, { name, params, body, tok: nameTok });
+  return i + 1;
+}
+
+function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions, defined: Map<string, Macro>,
+  depth: number): { tokens: Token[]; next: number } | null {
+  const inv = toks[i];
+  if (depth > 100) {
+    opts.errors.push(new ParseError(`recursive macro invocation '@${m.name}'`, inv));
+    return null;
+  }
+  i++;
+  const args: Token[][] = [];
+  if (m.params.length > 0) {
+    if (!isOp(toks[i], '(')) {
+      opts.errors.push(new ParseError(
+        `expected '(' in invocation of macro '@${m.name}' taking ${m.params.length} parameter${m.params.length === 1 ? '' : 's'}`,
+        toks[i] ?? inv, true));
+      return null;
+    }
+    i++;
+    let cur: Token[] = [];
+    let nest = 0;
+    for (;;) {
+      const t = toks[i];
+      if (!t) {
+        opts.errors.push(new ParseError('could not find end of macro invocation', inv));
+        return null;
+      }
+      if (nest === 0 && isOp(t, ',')) { args.push(cur); cur = []; i++; continue; }
+      if (nest === 0 && isOp(t, ')')) { args.push(cur); i++; break; }
+      if (isOp(t, '(') || isOp(t, '[')) nest++;
+      if (isOp(t, ')') || isOp(t, ']')) nest--;
+      cur.push(t);
+      i++;
+    }
+    if (args.length > m.params.length) {
+      opts.errors.push(new ParseError(`too many parameters for macro '@${m.name}' (expected ${m.params.length})`, inv));
+      return null;
+    }
+    if (args.length < m.params.length) {
+      opts.errors.push(new ParseError(`too few parameters for macro '@${m.name}' (expected ${m.params.length})`, inv));
+      return null;
+    }
+  }
+  // substitute parameters, then expand nested macros in the result
+  const subst: Token[] = [];
+  for (const t of m.body) {
+    if (t.kind === 'operator' && t.text.startsWith('@')) {
+      const idx = m.params.indexOf(t.text.slice(1));
+      if (idx >= 0) {
+        for (const a of args[idx]) subst.push({ ...a, chain: inv });
+        continue;
+      }
+    }
+    subst.push({ ...t, chain: inv });
+  }
+  const expanded: Token[] = [];
+  let j = 0;
+  while (j < subst.length) {
+    const t = subst[j];
+    if (t.kind === 'operator' && t.text.startsWith('@') && t.text !== '@define') {
+      const inner = defined.get(t.text.slice(1)) ?? opts.libraryMacros?.get(t.text.slice(1));
+      if (inner) {
+        const r = invokeMacro(subst, j, inner, opts, defined, depth + 1);
+        if (!r) return null;
+        expanded.push(...r.tokens);
+        j = r.next;
+        continue;
+      }
+    }
+    expanded.push(t);
+    j++;
+  }
+  return { tokens: expanded, next: i };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conditionals
+
+export function resolveConditionals(toks: Token[], opts: PreprocessOptions, args: string[]): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  const n = toks.length;
+
+  // Returns index after the construct.
+  const conditional = (start: number, emit: Token[]): number => {
+    let j = start + 1;
+    // condition tokens up to %?
+    const cond: Token[] = [];
+    while (j < n && !isOp(toks[j], '%?')) {
+      if (isOp(toks[j], '%(') || isOp(toks[j], '%)') || isOp(toks[j], '%:')) break;
+      cond.push(toks[j]);
+      j++;
+    }
+    if (cond.length === 0) {
+      throw new ParseError("incomplete condition after '%('", toks[j] ?? toks[start], true);
+    }
+    if (!isOp(toks[j], '%?')) throw new ParseError("expected '%?' marker for conditional", toks[j] ?? toks[n - 1], true);
+    const value = evalCondition(cond, opts);
+    j++;
+    // then-branch
+    const thenToks: Token[] = [];
+    j = branch(j, value ? thenToks : null);
+    let elseToks: Token[] = [];
+    if (isOp(toks[j], '%:')) {
+      j++;
+      j = branch(j, value ? null : elseToks);
+      if (isOp(toks[j], '%:')) throw new ParseError("invalid conditional - duplicate '%:'", toks[j]);
+    }
+    if (!isOp(toks[j], '%)')) {
+      throw new ParseError('incomplete conditional at end of file', toks[start]);
+    }
+    emit.push(...(value ? thenToks : elseToks));
+    return j + 1;
+  };
+
+  // Collects tokens of a branch until an unnested %: or %); nested conditionals are resolved
+  // (when emitting) or just skipped over (when the branch is not taken).
+  const branch = (j: number, emit: Token[] | null): number => {
+    while (j < n) {
+      const t = toks[j];
+      if (isOp(t, '%:') || isOp(t, '%)')) return j;
+      if (isOp(t, '%(')) {
+        if (emit) j = conditional(j, emit);
+        else j = skipConditional(j);
+        continue;
+      }
+      if (isOp(t, '%?')) throw new ParseError("incomplete conditional - missing '%('", t);
+      if (emit) emit.push(t);
+      j++;
+    }
+    return j;
+  };
+
+  const skipConditional = (start: number): number => {
+    let depth = 0;
+    for (let j = start; j < n; j++) {
+      if (isOp(toks[j], '%(')) depth++;
+      else if (isOp(toks[j], '%)')) {
+        depth--;
+        if (depth === 0) return j + 1;
+      }
+    }
+    throw new ParseError('incomplete conditional at end of file', toks[start]);
+  };
+
+  void args;
+  while (i < n) {
+    const t = toks[i];
+    if (isOp(t, '%(')) {
+      try {
+        i = conditional(i, out);
+      } catch (e) {
+        if (e instanceof ParseError) { opts.errors.push(e); return out; }
+        throw e;
+      }
+      continue;
+    }
+    if (isOp(t, '%?') || isOp(t, '%:') || isOp(t, '%)')) {
+      opts.errors.push(new ParseError("incomplete conditional - missing '%('", t));
+      return out;
+    }
+    out.push(t);
+    i++;
+  }
+  return out;
+}
+
+function evalCondition(cond: Token[], opts: PreprocessOptions): boolean {
+  // OR of ANDs of 3-token atoms
+  let i = 0;
+  let result = false;
+  let conj = true;
+  for (;;) {
+    if (i + 3 > cond.length) {
+      throw new ParseError(i < cond.length ? 'expected comparison operator' : "incomplete condition after '%('",
+        cond[Math.min(i + 1, cond.length - 1)], true);
+    }
+    const v = evalAtom(cond[i], cond[i + 1], cond[i + 2], opts);
+    conj = conj && v;
+    i += 3;
+    if (i >= cond.length) { result = result || conj; break; }
+    if (isOp(cond[i], '&&')) { i++; continue; }
+    if (isOp(cond[i], '||')) { result = result || conj; conj = true; i++; continue; }
+    throw new ParseError('expected comparison operator', cond[i], true);
+  }
+  return result;
+}
+
+const CMP_OPS = ['<', '<=', '==', '!=', '>', '>='];
+
+function cmp(op: string, c: number): boolean {
+  switch (op) {
+    case '<': return c < 0;
+    case '<=': return c <= 0;
+    case '==': return c === 0;
+    case '!=': return c !== 0;
+    case '>': return c > 0;
+    default: return c >= 0;
+  }
+}
+
+function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boolean {
+  if (op.kind !== 'operator' || !CMP_OPS.includes(op.text)) throw new ParseError('expected comparison operator', op, true);
+  const eqOnly = () => {
+    if (op.text !== '==' && op.text !== '!=') throw new ParseError("expected '==' or '!='", op, true);
+  };
+  const strLit = (t: Token): string => {
+    if (t.kind !== 'string') throw new ParseError('expected string literal', t, true);
+    return unescapeRaw(t.text);
+  };
+  if (l.kind === 'identifier') {
+    const name = l.text;
+    if (name === 'kernel_v' || name === 'kernel_vr' || name === 'systemtap_v') {
+      const target = strLit(r);
+      const have = name === 'kernel_v' ? KERNEL_VERSION : name === 'kernel_vr' ? KERNEL_RELEASE
+        : (opts.compatible ?? STAP_VERSION);
+      if (/[*?[]/.test(target)) {
+        if (op.text !== '==' && op.text !== '!=') {
+          throw new ParseError('wildcard not allowed with order comparison operators', op);
+        }
+        return fnmatch(target, have) === (op.text === '==');
+      }
+      return cmp(op.text, strverscmp(have, target));
+    }
+    if (name === 'arch') {
+      eqOnly();
+      return fnmatch(strLit(r), ARCH) === (op.text === '==');
+    }
+    if (name === 'runtime') {
+      eqOnly();
+      return fnmatch(strLit(r), opts.runtime ?? 'kernel') === (op.text === '==');
+    }
+    if (name === 'systemtap_privilege') {
+      eqOnly();
+      return fnmatch(strLit(r), opts.privilege ?? 'stapdev') === (op.text === '==');
+    }
+    if (name === 'guru_mode') {
+      eqOnly();
+      if (r.kind !== 'number' || (r.text !== '0' && r.text !== '1')) throw new ParseError('expected 0 or 1', r, true);
+      return (Number(r.text) === (opts.guru ? 1 : 0)) === (op.text === '==');
+    }
+    if (name.startsWith('CONFIG_')) {
+      const have = kconfig(name);
+      if (r.kind === 'string') {
+        eqOnly();
+        return fnmatch(unescapeRaw(r.text), have) === (op.text === '==');
+      }
+      if (r.kind === 'number') {
+        if (!/^-?\d+$/.test(have) && !/^0x[0-9a-f]+$/i.test(have)) throw new ParseError('Config option value not a number', l);
+        return cmp(op.text, Math.sign(Number(have) - Number(r.text)));
+      }
+      if (r.kind === 'identifier' && r.text.startsWith('CONFIG_')) {
+        eqOnly();
+        return (have === kconfig(r.text)) === (op.text === '==');
+      }
+      throw new ParseError('expected string literal', r, true);
+    }
+  }
+  if (l.kind === 'string') {
+    const a = unescapeRaw(l.text);
+    const b = strLit(r);
+    return cmp(op.text, a < b ? -1 : a > b ? 1 : 0);
+  }
+  if (l.kind === 'number' || (l.kind === 'operator' && l.text === '-')) {
+    if (r.kind !== 'number') throw new ParseError('expected number', r, true);
+    return cmp(op.text, Math.sign(Number(l.text) - Number(r.text)));
+  }
+  throw new ParseError("expected 'arch', 'kernel_v', 'kernel_vr', 'systemtap_v',\n" +
+    "             'runtime', 'systemtap_privilege', 'CONFIG_...', or comparison between strings or integers", l);
+}
+
+/** C escapes in a raw string token (spec §1). */
+export function unescapeRaw(raw: string): string {
+  if (raw.indexOf('\\') < 0) return raw;
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c !== '\\' || i + 1 >= raw.length) { out += c; continue; }
+    const d = raw[++i];
+    switch (d) {
+      case 'a': out += '\x07'; break;
+      case 'b': out += '\b'; break;
+      case 't': out += '\t'; break;
+      case 'n': out += '\n'; break;
+      case 'v': out += '\v'; break;
+      case 'f': out += '\f'; break;
+      case 'r': out += '\r'; break;
+      case 'x': {
+        let h = '';
+        while (h.length < 2 && /[0-9a-fA-F]/.test(raw[i + 1] ?? '')) h += raw[++i];
+        out += h ? String.fromCharCode(parseInt(h, 16)) : 'x';
+        break;
+      }
+      default:
+        if (d >= '0' && d <= '7') {
+          let o = d;
+          while (o.length < 3 && /[0-7]/.test(raw[i + 1] ?? '')) o += raw[++i];
+          out += String.fromCharCode(parseInt(o, 8) & 255);
+        } else out += d;
+    }
+  }
+  return out;
+}
+
+/** glibc strverscmp. */
+export function strverscmp(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const ca = a[i];
+    const cb = b[j];
+    if (/\d/.test(ca) && /\d/.test(cb)) {
+      let na = '';
+      let nb = '';
+      while (i < a.length && /\d/.test(a[i])) na += a[i++];
+      while (j < b.length && /\d/.test(b[j])) nb += b[j++];
+      const fa = na.startsWith('0');
+      const fb = nb.startsWith('0');
+      if (fa || fb) {
+        // fractional comparison
+        if (na !== nb) return na < nb ? -1 : 1;
+        continue;
+      }
+      if (na.length !== nb.length) return na.length < nb.length ? -1 : 1;
+      if (na !== nb) return na < nb ? -1 : 1;
+      continue;
+    }
+    if (ca !== cb) return ca < cb ? -1 : 1;
+    i++;
+    j++;
+  }
+  return (a.length - i) - (b.length - j) < 0 ? -1 : (a.length - i) - (b.length - j) > 0 ? 1 : 0;
+}
+
+/** fnmatch(3) with `*`, `?`, `[...]`. */
+export function fnmatch(pattern: string, s: string): boolean {
+  let re = '^';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (c === '[') {
+      const end = pattern.indexOf(']', i + 2);
+      if (end < 0) { re += '\\['; continue; }
+      let cls = pattern.slice(i + 1, end);
+      if (cls.startsWith('!')) cls = '^' + cls.slice(1);
+      re += '[' + cls.replace(/\\/g, '\\\\') + ']';
+      i = end;
+    } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  return new RegExp(re + '$', 's').test(s);
+}

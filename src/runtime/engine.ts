@@ -1,0 +1,737 @@
+/**
+ * Pass 5: run a translated script on the simulated machine.
+ *
+ *   runProgram(translated: Translated, opts: RunOptions): Promise<number>   // exit status
+ *
+ * What it prints: script output (stdout or `-o FILE`), runtime `ERROR:`/`WARNING:` lines,
+ * the `-t` report, the shutdown summary `WARNING: Number of errors: N, skipped probes: M`
+ * and, when any error was reported, `WARNING: /usr/bin/staprun exited with status: 1`;
+ * the result is then 1 and the CALLER prints `Pass 5: run failed.  [man error::pass5]`.
+ *
+ * Session model (spec §5.1, §9): STARTING (begin probes in ascending sequence, ties in
+ * script order) -> RUNNING (timers and other event sources on a virtual clock: a
+ * discrete-event queue, so `timer.s(10)` takes microseconds of wall time) -> STOPPING (end
+ * probes, then the automatic printing of write-only globals) or ERROR (error probes).
+ * exit() moves to STOPPING (the current handler continues); abort() ends the handler at once
+ * and moves to ERROR without counting an error; errors beyond MAXERRORS move to ERROR.
+ * SIGINT/SIGTERM and `-T SECS` (simulated seconds) stop normally.  A script without event
+ * sources that has not exited waits for a signal without spinning; while virtual time runs,
+ * the loop yields to Node's event loop every few ms of wall time so signals are seen.
+ *
+ * Probe families plug in through ProbeFamilyRuntime (registerFamily): begin/end/error/never
+ * and timer are implemented here; kernel families (kernel.function, kprobe, kernel.trace,
+ * timer.profile, ...) register the same way from their own modules and deliver hits with
+ * Engine.hit(probe, contextFields).
+ */
+import * as I from './int64';
+import { Long } from './int64';
+import { StapError } from './errors';
+import { StapMap, autoPrintMap, scalarLine, MapOptions } from './maps';
+import { Stat, StatSpec, StatOptions, EMPTY_STAT } from './stats';
+import { logHist, linearHist, histSpecWarnings, HistSpec } from './histogram';
+import { formatInteger, formatString, formatChar, formatBinary, formatMemory } from './format';
+import { compileEre, ereMatch, newMatchState, CompiledEre } from './strings';
+import { builtins, AbortSignal, Builtin } from './builtins';
+import { Transport, Writer, fdWriter } from './transport';
+import { ProbeContext, TaskInfo, EngineApi, makeContext } from './context';
+import type { Translated, ProbeMeta } from '../translate';
+import { kernelHz } from '../kernel/config';
+
+export { fdWriter } from './transport';
+export type { Writer } from './transport';
+
+export interface RunOptions {
+  /** Script stdout and runtime stderr sinks (latin1 strings); default: fd 1 / fd 2. */
+  stdout?: Writer;
+  stderr?: Writer;
+  /** `-o FILE` */
+  outputFile?: string;
+  /** `-D` definitions (limits were fixed by translate(); STP_FORCE_STDOUT_TTY etc. read here). */
+  defines?: Map<string, string>;
+  /** `-G name=value` in command-line order. */
+  globalsSet?: [string, string][];
+  /** `-T SECS`: stop after this much simulated time. */
+  timeoutSec?: number;
+  /** PRNG seed (timer CPU choice, randomize, randint); default fixed. */
+  seed?: number;
+  /** `-t` */
+  timing?: boolean;
+  /** Whether stdout is a terminal (the -t report is printed only then, or with -DSTP_FORCE_STDOUT_TTY). */
+  stdoutIsTty?: boolean;
+  /** `--no-global-var-display` */
+  noGlobalVarDisplay?: boolean;
+  /** `--suppress-handler-errors` */
+  suppressHandlerErrors?: boolean;
+  verbose?: number;
+  /** `-x PID` / `-c` child: target() */
+  targetPid?: number;
+  /** Number of online CPUs of the simulated machine (default 2). */
+  ncpus?: number;
+  /** Wall-clock epoch of the simulated clock in ns (default: the real time at start). */
+  epochNs?: bigint;
+  /** system(): commands are handed to this hook (default: a warning that no shell exists). */
+  shell?: ShellHook;
+  /** Install SIGINT/SIGTERM handlers (default true). */
+  handleSignals?: boolean;
+  /** Kernel and other families to register in addition to the built-in ones. */
+  families?: ProbeFamilyRuntime[];
+}
+
+/** Receives system() commands (the simulated shell plugs in here). */
+export type ShellHook = (cmd: string, engine: Engine) => void;
+
+export type SessionState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'ERROR' | 'DONE';
+
+/** A probe as families see it: its metadata and generated handler. */
+export interface RegisteredProbe {
+  meta: ProbeMeta;
+  handler: (c: ProbeContext) => void;
+}
+
+/**
+ * A probe family's runtime side.  register() receives every derived probe of the family and
+ * arms it (schedules timers, hooks kernel events, adds lifecycle phases); unregister() disarms.
+ */
+export interface ProbeFamilyRuntime {
+  family: string;
+  register(probes: RegisteredProbe[], engine: Engine): void;
+  unregister(): void;
+}
+
+export interface Module {
+  probes: ((c: ProbeContext) => void)[];
+  globals: Record<string, { get: () => unknown; set?: (v: unknown) => void }>;
+  loc: () => number;
+}
+
+interface ErrLoc {
+  near: number;
+  callers: number[];
+}
+
+const NS = 1000000000;
+
+/** mulberry32 */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Event {
+  t: number;
+  /** tie-break among events at the same time (registration order of timers) */
+  prio: number;
+  seq: number;
+  fire: () => void;
+}
+
+/** Binary heap of events by (time, sequence). */
+class EventQueue {
+  private h: Event[] = [];
+  private seq = 0;
+  get size(): number {
+    return this.h.length;
+  }
+  push(t: number, fire: () => void, prio = 0): void {
+    const e = { t, prio, seq: this.seq++, fire };
+    const h = this.h;
+    h.push(e);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (less(h[p], e)) break;
+      h[i] = h[p];
+      i = p;
+    }
+    h[i] = e;
+  }
+  peek(): Event | undefined {
+    return this.h[0];
+  }
+  pop(): Event | undefined {
+    const h = this.h;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length && last) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= h.length) break;
+        const r = l + 1;
+        const c = r < h.length && less(h[r], h[l]) ? r : l;
+        if (less(last, h[c])) break;
+        h[i] = h[c];
+        i = c;
+      }
+      h[i] = last;
+    }
+    return top;
+  }
+  clear(): void {
+    this.h = [];
+  }
+}
+function less(a: Event, b: Event): boolean {
+  return a.t < b.t || (a.t === b.t && (a.prio < b.prio || (a.prio === b.prio && a.seq < b.seq)));
+}
+
+class TimingStat {
+  stat = new Stat(new StatSpec({ variance: true }));
+}
+
+export class Engine implements EngineApi {
+  state: SessionState = 'STARTING';
+  /** Virtual time since the session started, ns. */
+  now = 0;
+  errorCount = 0;
+  skippedCount = 0;
+  readonly limits: Translated['limits'];
+  readonly ncpus: number;
+  readonly targetPid: number;
+  readonly stapioPid: number;
+  readonly moduleName: string;
+  readonly maxStringLen: number;
+  readonly stopwatches = new Map<string, { startNs: Long; accNs: Long; running: boolean }>();
+  readonly stapioTask: TaskInfo;
+  private readonly rand: () => number;
+  private readonly queue = new EventQueue();
+  private readonly transport: Transport;
+  private readonly stderrW: Writer;
+  private readonly epochNs: bigint;
+  private readonly bootNs = 1234 * NS; // simulated uptime when the session starts
+  private mod!: Module;
+  private families: ProbeFamilyRuntime[] = [];
+  private phases: { STARTING: (() => void)[]; STOPPING: (() => void)[]; ERROR: (() => void)[] } = { STARTING: [], STOPPING: [], ERROR: [] };
+  private timing = new Map<number, TimingStat>();
+  private warned = new Set<string>();
+  private wake: (() => void) | null = null;
+  private interrupted = false;
+  private currentProbe: ProbeMeta | null = null;
+
+  constructor(private tr: Translated, private opts: RunOptions) {
+    this.limits = tr.limits;
+    this.ncpus = opts.ncpus ?? 2;
+    this.targetPid = opts.targetPid ?? 0;
+    this.rand = prng(opts.seed ?? 0x5eed);
+    this.stapioPid = 4000 + Math.floor(this.rand() * 1000);
+    this.moduleName = `stap_${hashHex(tr.source)}_${this.stapioPid - 1}`;
+    this.maxStringLen = tr.limits.maxStringLen;
+    this.stapioTask = { pid: this.stapioPid, tid: this.stapioPid, ppid: this.stapioPid - 1, execname: 'stapio', uid: 0, gid: 0, euid: 0, egid: 0 };
+    this.stderrW = opts.stderr ?? fdWriter(2);
+    this.transport = new Transport(opts.stdout ?? fdWriter(1), opts.outputFile);
+    this.epochNs = opts.epochNs ?? BigInt(Date.now()) * 1000000n;
+  }
+
+  // ------------------------------------------------------------------ EngineApi (builtins)
+
+  exit(): void {
+    if (this.state === 'STARTING' || this.state === 'RUNNING') this.state = 'STOPPING';
+    this.kick();
+  }
+
+  abort(): never {
+    if (this.state !== 'DONE') this.state = 'ERROR';
+    this.kick();
+    throw new AbortSignal();
+  }
+
+  warn(msg: string): void {
+    const line = `WARNING: ${msg}\n`;
+    if ((this.opts.verbose ?? 0) < 1) {
+      if (this.warned.has(line)) return;
+      this.warned.add(line);
+    }
+    this.transport.flush();
+    this.stderrW(line);
+  }
+
+  out(s: string): void {
+    this.transport.out(s);
+  }
+
+  realtimeNs(): Long {
+    return I.fromBigInt(this.epochNs + BigInt(this.now));
+  }
+
+  monotonicNs(): Long {
+    return I.fromNumber(this.bootNs + this.now);
+  }
+
+  random(n: number): number {
+    return Math.floor(this.rand() * n);
+  }
+
+  system(cmd: string): void {
+    if (this.opts.shell) this.opts.shell(cmd, this);
+    else this.warn('system(): no simulated shell is available to run: ' + cmd);
+  }
+
+  // ------------------------------------------------------------------ family interface
+
+  /** Run `fn` when the session enters a phase (begin probes: STARTING, end: STOPPING, error: ERROR). */
+  onPhase(phase: 'STARTING' | 'STOPPING' | 'ERROR', fn: () => void): void {
+    this.phases[phase].push(fn);
+  }
+
+  /**
+   * Schedule an event at absolute virtual time `t` (ns since session start).  Events at the
+   * same time run by ascending `prio` (timers use their probe index), then in scheduling order.
+   */
+  schedule(t: number, fire: () => void, prio = 0): void {
+    this.queue.push(Math.max(t, this.now), fire, prio);
+  }
+
+  /** A CPU chosen deterministically for an event. */
+  pickCpu(): number {
+    return Math.floor(this.rand() * this.ncpus);
+  }
+
+  /** The idle task of a CPU (what a timer interrupts on a quiet machine). */
+  idleTask(cpu: number): TaskInfo {
+    return { pid: 0, tid: 0, ppid: 0, execname: `swapper/${cpu}`, uid: 0, gid: 0, euid: 0, egid: 0 };
+  }
+
+  newContext(p: ProbeMeta, fields: Partial<ProbeContext> & { task: TaskInfo }): ProbeContext {
+    return makeContext(this, { pp: p.pp, pn: p.pn, probeIndex: p.index, family: p.family, ...fields });
+  }
+
+  /**
+   * Deliver one probe hit.  `required` is the state the session must be in (handlers of
+   * begin run only while STARTING, end while STOPPING, error while ERROR, others RUNNING);
+   * null when the caller already checked it.
+   */
+  hit(p: RegisteredProbe, c: ProbeContext, required: SessionState | null = 'RUNNING'): void {
+    if (required !== null && this.state !== required) return;
+    const timing = this.opts.timing;
+    const t0 = timing ? process.hrtime.bigint() : 0n;
+    this.currentProbe = p.meta;
+    try {
+      p.handler(c);
+    } catch (e) {
+      this.handlerError(e, p.meta);
+    } finally {
+      this.currentProbe = null;
+      this.transport.flush();
+    }
+    if (timing) {
+      const dt = Number(process.hrtime.bigint() - t0);
+      let ts = this.timing.get(p.meta.index);
+      if (!ts) this.timing.set(p.meta.index, (ts = new TimingStat()));
+      ts.stat.add(Math.round(dt * 2.5));
+    }
+  }
+
+  /** Count a skipped probe hit (lock timeout, reentrancy ...). */
+  skip(): void {
+    this.skippedCount++;
+    if (this.skippedCount > this.limits.maxSkipped && !this.opts.suppressHandlerErrors) {
+      this.printErr('ERROR: Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.\n');
+      this.state = 'ERROR';
+    }
+  }
+
+  private printErr(s: string): void {
+    this.transport.flush();
+    this.stderrW(s);
+  }
+
+  private handlerError(e: unknown, p: ProbeMeta): void {
+    if (e instanceof AbortSignal) return;
+    let err: StapError;
+    if (e instanceof StapError) err = e;
+    else if (e instanceof RangeError && /call stack/.test(e.message)) err = new StapError('MAXNESTING exceeded');
+    else {
+      this.errorCount++;
+      const msg = e instanceof Error ? e.message : String(e);
+      this.printErr(`ERROR: tapsim internal fault (this is a bug in tapsim, not in the script): ${msg} in probe ${p.pp}\n`);
+      if ((this.opts.verbose ?? 0) > 0 && e instanceof Error && e.stack) this.printErr(e.stack + '\n');
+      if (this.errorCount > this.limits.maxErrors) this.state = 'ERROR';
+      return;
+    }
+    this.errorCount++;
+    if (this.opts.suppressHandlerErrors) return;
+    const loc = (err.loc as ErrLoc | undefined) ?? { near: this.mod.loc(), callers: [] };
+    let text = `ERROR: ${err.message}`;
+    const locs = this.tr.locs;
+    if (loc.near > 0 && locs[loc.near]) {
+      text += ` near ${locs[loc.near]}`;
+      for (const cs of loc.callers) if (cs > 0 && locs[cs]) text += ` (called from ${locs[cs]})`;
+    }
+    text += ` in probe ${p.pp}\n`;
+    this.printErr(text);
+    if (this.errorCount > this.limits.maxErrors) this.state = 'ERROR';
+  }
+
+  // ------------------------------------------------------------------ runtime object for generated code
+
+  private runtimeObject(): Record<string, unknown> {
+    const max = this.limits.maxStringLen - 1;
+    const engine = this;
+    return {
+      I,
+      lim: this.limits,
+      LOC: this.tr.locs,
+      B: builtins as Record<string, Builtin>,
+      shlS: (a: Long, b: Long): Long => (b < 0 ? a : I.shl(a, b)),
+      shrS: (a: Long, b: Long): Long => (b < 0 ? a : I.shr(a, b)),
+      ushrS: (a: Long, b: Long): Long => (b < 0 ? a : I.ushr(a, b)),
+      T: (s: string) => (s.length > max ? s.slice(0, max) : s),
+      out: (s: string) => engine.transport.out(s),
+      maxact: (id: number): never => {
+        throw new StapError('MAXACTION exceeded', false, { near: id, callers: [] } as ErrLoc);
+      },
+      nestErr: (site: number): never => {
+        throw new StapError('MAXNESTING exceeded', true, { near: site, callers: [] } as ErrLoc);
+      },
+      frame: (e: unknown, near: number, site: number): unknown => {
+        if (e instanceof StapError && !(e instanceof AbortSignal)) {
+          const loc = (e.loc as ErrLoc | undefined) ?? (e.loc = { near, callers: [] } as ErrLoc) as ErrLoc;
+          loc.callers.push(site);
+        }
+        return e;
+      },
+      caught: (e: unknown): string => {
+        if (e instanceof StapError && e.catchable) return e.message.length > max ? e.message.slice(0, max) : e.message;
+        if (e instanceof RangeError && /call stack/.test(e.message)) return 'MAXNESTING exceeded';
+        throw e;
+      },
+      exhausted: (): never => {
+        throw new StapError('all functions exhausted');
+      },
+      fI: formatInteger,
+      fS: formatString,
+      fC: formatChar,
+      fB: formatBinary,
+      fM: formatMemory,
+      star: (v: Long): number => (typeof v === 'bigint' ? (v < 0n ? 0 : 0x7fffffff) : v < 0 ? 0 : v > 0x7fffffff ? 0x7fffffff : v),
+      newMap: (o: MapOptions) => new StapMap(o),
+      newStat: (spec: StatSpec) => new Stat(spec),
+      statSpec: (o: StatOptions) => new StatSpec(o),
+      logHist,
+      linearHist,
+      EMPTY_STAT,
+      ere: (pat: string): CompiledEre => {
+        const r = compileEre(pat);
+        if ('error' in r) throw new StapError(`regex compilation error: ${r.error}`);
+        return r;
+      },
+      ereMatch: (re: CompiledEre, s: string, c: ProbeContext) => ereMatch(re, s, c.match ?? (c.match = newMatchState())),
+    };
+  }
+
+  // ------------------------------------------------------------------ running
+
+  private kick(): void {
+    const w = this.wake;
+    if (w) {
+      this.wake = null;
+      w();
+    }
+  }
+
+  registerFamily(f: ProbeFamilyRuntime): void {
+    this.families.push(f);
+  }
+
+  /** Instantiate the generated module (globals fresh); used by run() and by benchmarks/tests. */
+  load(): Module {
+    const factory = new Function('R', this.tr.source + '\n//# sourceURL=stap-module.js') as (R: unknown) => Module;
+    this.mod = factory(this.runtimeObject());
+    return this.mod;
+  }
+
+  async run(): Promise<number> {
+    // load the generated module
+    try {
+      this.load();
+    } catch (e) {
+      this.stderrW(`ERROR: tapsim internal fault (this is a bug in tapsim, not in the script): generated module failed to load: ${(e as Error).message}\n`);
+      return this.finishStatus(true);
+    }
+    // module initialisation checks: histogram descriptors
+    for (const g of this.tr.globals) {
+      for (const h of g.hists) {
+        const spec: HistSpec = h.kind === 'log' ? logHist() : linearHist(h.params[0], h.params[1], h.params[2]);
+        const w = histSpecWarnings(spec);
+        if (w.length) {
+          this.stderrW(w.join('\n') + '\n');
+          if (spec.kind === 'linear' && spec.interval !== 0) {
+            this.stderrW(`WARNING: histogram: Bad bucket specification; start=${spec.start} stop=${spec.stop} interval=${spec.interval}\n`);
+          }
+          this.stderrW(`ERROR: Couldn't insert module '${this.moduleName}': Cannot allocate memory\n`);
+          return this.finishStatus(true);
+        }
+      }
+    }
+    // -G
+    for (const [name, value] of this.opts.globalsSet ?? []) {
+      const g = this.tr.globals.find((x) => x.name === name);
+      const acc = this.mod.globals[name];
+      if (!g || !acc || !acc.set) continue;
+      if (g.type === 'long') {
+        const v = parseGlobalLong(value);
+        if (v === null) {
+          this.stderrW(`ERROR: Couldn't insert module '${this.moduleName}': Invalid parameters\n`);
+          return this.finishStatus(true);
+        }
+        acc.set(v);
+      } else acc.set(value.length > this.maxStringLen - 1 ? value.slice(0, this.maxStringLen - 1) : value);
+    }
+
+    // families
+    const byFamily = new Map<string, RegisteredProbe[]>();
+    this.tr.probes.forEach((meta, i) => {
+      const list = byFamily.get(meta.family) ?? [];
+      list.push({ meta, handler: this.mod.probes[i] });
+      byFamily.set(meta.family, list);
+    });
+    const fams = [...builtinFamilies(), ...(this.opts.families ?? [])];
+    for (const f of fams) this.registerFamily(f);
+    for (const [fam, list] of byFamily) {
+      const f = this.families.find((x) => x.family === fam);
+      if (!f) {
+        this.stderrW(`ERROR: probe family '${fam}' is not available in this runtime\n`);
+        return this.finishStatus(true);
+      }
+      f.register(list, this);
+    }
+    if (this.opts.timeoutSec !== undefined) {
+      this.schedule(Math.round(this.opts.timeoutSec * NS), () => this.exit(), Number.MAX_SAFE_INTEGER);
+    }
+
+    const handleSignals = this.opts.handleSignals ?? true;
+    const onSig = () => {
+      this.interrupted = true;
+      if (this.state === 'STARTING' || this.state === 'RUNNING') this.state = 'STOPPING';
+      this.kick();
+    };
+    if (handleSignals) {
+      process.on('SIGINT', onSig);
+      process.on('SIGTERM', onSig);
+    }
+    try {
+      // STARTING
+      for (const fn of this.phases.STARTING) fn();
+      if (this.state === 'STARTING') this.state = 'RUNNING';
+      await this.mainLoop();
+      // shutdown
+      for (const f of this.families) f.unregister();
+      this.queue.clear();
+      if (this.state === 'STOPPING') {
+        for (const fn of this.phases.STOPPING) fn();
+        if (this.state === 'STOPPING' && !this.opts.noGlobalVarDisplay) this.autoPrint();
+      }
+      if (this.state === 'ERROR') {
+        for (const fn of this.phases.ERROR) fn();
+      }
+      this.state = 'DONE';
+      this.transport.close();
+      this.timingReport();
+      return this.finishStatus(false);
+    } finally {
+      if (handleSignals) {
+        process.removeListener('SIGINT', onSig);
+        process.removeListener('SIGTERM', onSig);
+      }
+    }
+  }
+
+  private async mainLoop(): Promise<void> {
+    let lastYield = Date.now();
+    let n = 0;
+    while (this.state === 'RUNNING') {
+      const ev = this.queue.peek();
+      if (!ev) {
+        await this.waitForWake();
+        lastYield = Date.now();
+        continue;
+      }
+      this.queue.pop();
+      if (ev.t > this.now) this.now = ev.t;
+      ev.fire();
+      if ((++n & 63) === 0 && Date.now() - lastYield >= 5) {
+        await new Promise<void>((r) => setImmediate(r));
+        lastYield = Date.now();
+      }
+    }
+  }
+
+  private waitForWake(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const keepAlive = setInterval(() => {}, 1 << 30);
+      this.wake = () => {
+        clearInterval(keepAlive);
+        resolve();
+      };
+      if (this.state !== 'RUNNING' || this.queue.size > 0) this.kick();
+    });
+  }
+
+  private autoPrint(): void {
+    let s = '';
+    for (const g of this.tr.globals) {
+      if (!g.autoPrint) continue;
+      const v = this.mod.globals[g.name]?.get();
+      if (v === undefined) continue;
+      if (g.arity > 0) s += autoPrintMap(g.name, v as StapMap);
+      else s += scalarLine(g.name, v as Long | string | Stat);
+    }
+    if (s) {
+      this.transport.out(s);
+      this.transport.flush();
+    }
+  }
+
+  private timingReport(): void {
+    if (!this.opts.timing) return;
+    const force = this.opts.defines?.has('STP_FORCE_STDOUT_TTY');
+    if (!this.opts.stdoutIsTty && !force) return;
+    const unit = this.opts.defines?.has('STP_TIMING_NSECS') ? 'nsecs' : 'cycles';
+    let s = '----- probe hit report: \n';
+    for (const p of this.tr.probes) {
+      const ts = this.timing.get(p.index);
+      if (!ts) continue;
+      const st = ts.stat;
+      const from = p.chain.length ? p.chain.map((x) => `, from: ${x}`).join('') : `, from: ${p.pn}`;
+      s += `${p.pp}, (${p.where}), hits: ${st.count()}, ${unit}: ${st.min()}min/${st.avg()}avg/${st.max()}max, variance: ${st.variance()}${from}, index: ${p.index}\n`;
+    }
+    (this.opts.stdout ?? fdWriter(1))(s);
+  }
+
+  private finishStatus(failed: boolean): number {
+    if (this.errorCount > 0 || this.skippedCount > 0) {
+      this.stderrW(`WARNING: Number of errors: ${this.errorCount}, skipped probes: ${this.skippedCount}\n`);
+    }
+    if (failed || (this.errorCount > 0 && !this.opts.suppressHandlerErrors)) {
+      this.stderrW('WARNING: /usr/bin/staprun exited with status: 1\n');
+      return 1;
+    }
+    return 0;
+  }
+}
+
+function parseGlobalLong(s: string): Long | null {
+  if (/^-?[0-9]+$/.test(s)) return I.parseDecimal(s);
+  if (/^0[xX][0-9a-fA-F]+$/.test(s)) return I.parseLiteral(s);
+  return null;
+}
+
+function hashHex(s: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 16777619) >>> 0;
+    h2 = Math.imul(h2 + c, 2246822519) >>> 0;
+  }
+  return h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Built-in families
+
+function seqOf(p: RegisteredProbe): number {
+  const s = p.meta.data.seq;
+  return typeof s === 'number' ? s : 0;
+}
+
+/** begin / end / error: run in ascending sequence number (ties in script order) at a phase. */
+class SequencedFamily implements ProbeFamilyRuntime {
+  constructor(public family: string, private phase: 'STARTING' | 'STOPPING' | 'ERROR') {}
+  private armed = true;
+  register(probes: RegisteredProbe[], engine: Engine): void {
+    const sorted = probes.map((p, i) => ({ p, i })).sort((a, b) => seqOf(a.p) - seqOf(b.p) || a.i - b.i).map((x) => x.p);
+    const probeType = this.family === 'error' ? 'begin_end' : 'begin_end';
+    engine.onPhase(this.phase, () => {
+      if (!this.armed && this.phase === 'STARTING') return;
+      // Probes on the same point are combined into one handler (stap's probe combining):
+      // the session state is checked once for the group, and every body runs even if an
+      // earlier one failed or called exit().
+      for (let i = 0; i < sorted.length; ) {
+        let j = i + 1;
+        while (j < sorted.length && sorted[j].meta.pp === sorted[i].meta.pp) j++;
+        if (engine.state !== this.phase) break;
+        for (let k = i; k < j; k++) {
+          const p = sorted[k];
+          const c = engine.newContext(p.meta, { task: engine.stapioTask, cpu: 0, probeType });
+          engine.hit(p, c, null);
+        }
+        i = j;
+      }
+    });
+  }
+  unregister(): void {
+    this.armed = false;
+  }
+}
+
+class NeverFamily implements ProbeFamilyRuntime {
+  family = 'never';
+  register(): void {}
+  unregister(): void {}
+}
+
+/** timer.{s,ms,us,ns,hz,jiffies}(N)[.randomize(M)] on the virtual clock. */
+class TimerFamily implements ProbeFamilyRuntime {
+  family = 'timer';
+  private armed = false;
+  register(probes: RegisteredProbe[], engine: Engine): void {
+    this.armed = true;
+    const hz = kernelHz();
+    for (const p of probes) {
+      const d = p.meta.data as Record<string, number | string>;
+      let period: number;
+      let rand = 0;
+      let probeType = 'hrtimer';
+      if (d.kind === 'jiffies') {
+        const jns = NS / hz;
+        period = Number(d.jiffies) * jns;
+        rand = Number(d.randomizeJiffies ?? 0) * jns;
+        probeType = 'timer';
+      } else if (d.kind === 'hz') {
+        period = NS / Number(d.hz);
+      } else {
+        period = Number(d.intervalNs);
+        rand = Number(d.randomizeNs ?? 0);
+      }
+      if (!(period > 0)) period = NS;
+      const next = () => {
+        const j = rand > 0 ? Math.floor(engine.random(2 * rand + 1)) - rand : 0;
+        return Math.max(1, Math.round(period + j));
+      };
+      const fire = () => {
+        if (!this.armed || engine.state !== 'RUNNING') return;
+        const cpu = engine.pickCpu();
+        const c = engine.newContext(p.meta, { task: engine.idleTask(cpu), cpu, probeType });
+        engine.hit(p, c, 'RUNNING');
+        if (this.armed) engine.schedule(engine.now + next(), fire, p.meta.index);
+      };
+      engine.schedule(engine.now + next(), fire, p.meta.index);
+    }
+  }
+  unregister(): void {
+    this.armed = false;
+  }
+}
+
+export function builtinFamilies(): ProbeFamilyRuntime[] {
+  return [
+    new SequencedFamily('begin', 'STARTING'),
+    new SequencedFamily('end', 'STOPPING'),
+    new SequencedFamily('error', 'ERROR'),
+    new NeverFamily(),
+    new TimerFamily(),
+  ];
+}
+
+/** Load and run a translated script; resolves to the process exit status. */
+export async function runProgram(translated: Translated, opts: RunOptions = {}): Promise<number> {
+  const engine = new Engine(translated, opts);
+  return engine.run();
+}

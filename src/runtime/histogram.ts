@@ -1,0 +1,208 @@
+/**
+ * Histogram bucket indexing and byte-exact rendering (runtime/stat-common.c).
+ */
+import { Long, add, sub, mul, div, fromBigInt } from './int64';
+import { StapError } from './errors';
+
+export const HIST_LOG_BUCKETS = 128;
+export const HIST_LOG_BUCKET0 = 64;
+export const HIST_WIDTH = 50;
+export const HIST_ELISION_DEFAULT = 2;
+
+export interface HistLogSpec {
+  readonly kind: 'log';
+  readonly buckets: number; // always 128
+}
+export interface HistLinearSpec {
+  readonly kind: 'linear';
+  readonly start: Long;
+  readonly stop: Long;
+  readonly interval: Long;
+  /** (stop-start)/interval + 3 (0 = underflow, buckets-1 = overflow) */
+  readonly buckets: number;
+}
+export type HistSpec = HistLogSpec | HistLinearSpec;
+
+export const LOG_HIST: HistLogSpec = Object.freeze({ kind: 'log', buckets: HIST_LOG_BUCKETS });
+
+export function logHist(): HistLogSpec {
+  return LOG_HIST;
+}
+
+/** Build a linear histogram descriptor.  Use histSpecWarnings() to validate at module init. */
+export function linearHist(start: Long, stop: Long, interval: Long): HistLinearSpec {
+  let buckets = 0;
+  if (interval !== 0) {
+    const n = add(div(sub(stop, start), interval), 3);
+    buckets = typeof n === 'number' ? n : Number(n);
+  }
+  return { kind: 'linear', start, stop, interval, buckets };
+}
+
+/**
+ * Runtime initialisation checks of stap's _stp_stat_init: returns the warning lines
+ * (without trailing newline) or [] when the descriptor is fine.  A non-empty result means
+ * the module fails to initialise.
+ */
+export function histSpecWarnings(spec: HistSpec): string[] {
+  if (spec.kind === 'log') return [];
+  if (spec.interval === 0) return ['WARNING: histogram: interval cannot be zero.'];
+  if (spec.buckets > HIST_LOG_BUCKETS || spec.buckets < 3) {
+    return ['WARNING: histogram: Number of buckets must be between 1 and 126'];
+  }
+  return [];
+}
+
+/** Number of bits needed for a positive safe integer. */
+function bitLength(n: number): number {
+  if (n < 2147483648) return 32 - Math.clz32(n);
+  return 64 - Math.clz32(Math.floor(n / 4294967296));
+}
+
+/** Log histogram bucket of a value: 64 for 0, 64±bitlength(|v|) otherwise (INT64_MIN -> 0). */
+export function logBucket(v: Long): number {
+  if (typeof v === 'number') {
+    if (v === 0) return HIST_LOG_BUCKET0;
+    if (v > 0) return HIST_LOG_BUCKET0 + bitLength(v);
+    return HIST_LOG_BUCKET0 - bitLength(-v);
+  }
+  const a = v < 0n ? -v : v;
+  const bl = a.toString(2).length;
+  return v < 0n ? HIST_LOG_BUCKET0 - bl : HIST_LOG_BUCKET0 + bl;
+}
+
+/** Label (lower bound) of a log bucket. */
+export function logBucketValue(b: number): Long {
+  if (b === HIST_LOG_BUCKET0) return 0;
+  if (b > HIST_LOG_BUCKET0) {
+    const k = b - HIST_LOG_BUCKET0 - 1;
+    return k < 53 ? 2 ** k : fromBigInt(1n << BigInt(k));
+  }
+  const k = HIST_LOG_BUCKET0 - b - 1;
+  return k < 53 ? -(2 ** k) : fromBigInt(-(1n << BigInt(k)));
+}
+
+/** Linear histogram bucket of a value. */
+export function linearBucket(spec: HistLinearSpec, v: Long): number {
+  const d = sub(v, spec.start);
+  if (d < 0) return 0;
+  const q = div(d, spec.interval);
+  const last = spec.buckets - 1;
+  if (q >= last - 1) return last;
+  return (q as number) + 1;
+}
+
+export function bucketOf(spec: HistSpec, v: Long): number {
+  return spec.kind === 'log' ? logBucket(v) : linearBucket(spec, v);
+}
+
+/** Check an index for `@hist_*(s)[i]`. */
+export function checkHistIndex(spec: HistSpec, i: Long): number {
+  if (typeof i !== 'number' || i < 0 || i >= spec.buckets) throw new StapError('histogram index out of range');
+  return i;
+}
+
+/** needed_space(): characters needed to print v in decimal (including '-'). */
+export function neededSpace(v: Long): number {
+  if (v === 0) return 1;
+  const s = typeof v === 'number' ? '' + v : v.toString();
+  return s.length;
+}
+
+function padLeft(s: string, w: number): string {
+  return s.length >= w ? s : ' '.repeat(w - s.length) + s;
+}
+
+/**
+ * Render a histogram exactly as stap's _stp_stat_print_histogram_buf.  `counts` are the
+ * merged bucket counts (length spec.buckets).  The caller handles the empty-aggregate
+ * error (count == 0).  `elision` is HIST_ELISION (negative disables).
+ */
+export function renderHistogram(spec: HistSpec, counts: ArrayLike<number>, elision: number = HIST_ELISION_DEFAULT): string {
+  const nb = spec.buckets;
+  let low = -1;
+  let high = 0;
+  let valmax = 0;
+  for (let i = 0; i < nb; i++) {
+    const c = counts[i];
+    if (c > 0) {
+      if (low === -1) low = i;
+      high = i;
+    }
+    if (c > valmax) valmax = c;
+  }
+  for (let i = 0; i < 2; i++) {
+    if (spec.kind === 'log') {
+      if (low !== HIST_LOG_BUCKET0 && low > 0) low--;
+    } else if (low > 0) low--;
+    if (high < nb - 1) high++;
+  }
+  let under = 0;
+  let over = 0;
+  if (spec.kind === 'linear') {
+    if (low === 0 && counts[0] === 0) low++;
+    if (high === nb - 1 && counts[high] === 0) high--;
+    if (low === 0) under = 1;
+    if (high === nb - 1) over = 1;
+  }
+  const scale = valmax <= HIST_WIDTH ? 1 : Math.ceil(valmax / HIST_WIDTH);
+  const cntSpace = neededSpace(valmax);
+  let valSpace: number;
+  let i0: number;
+  if (spec.kind === 'linear') {
+    i0 = neededSpace(spec.start) + under;
+    valSpace = neededSpace(add(spec.start, mul(spec.interval, high))) + over;
+  } else {
+    i0 = neededSpace(logBucketValue(high));
+    valSpace = neededSpace(logBucketValue(low < 0 ? 0 : low));
+  }
+  if (i0 > valSpace) valSpace = i0;
+  if (valSpace < 5) valSpace = 5;
+
+  let out = padLeft('value', valSpace) + ' |' + '-'.repeat(HIST_WIDTH) + ' count\n';
+  let eliding = false;
+  for (let i = low; i <= high; i++) {
+    if (i < 0) continue;
+    if (elision >= 0) {
+      let elide = true;
+      const lo = Math.max(low, i - elision);
+      const hi = Math.min(high, i + elision);
+      for (let k = lo; k <= hi; k++) {
+        if (counts[k] !== 0) {
+          elide = false;
+          break;
+        }
+      }
+      if (elide) {
+        eliding = true;
+        continue;
+      }
+      if (eliding) {
+        out += ' '.repeat(valSpace) + ' ~\n';
+        eliding = false;
+      }
+    }
+    let val: Long;
+    let prefix = '';
+    if (spec.kind === 'linear') {
+      if (i === 0) {
+        val = spec.start;
+        prefix = '<';
+      } else if (i === nb - 1) {
+        val = add(spec.start, mul(i - 2, spec.interval));
+        prefix = '>';
+      } else {
+        val = add(spec.start, mul(i - 1, spec.interval));
+      }
+    } else {
+      val = logBucketValue(i);
+    }
+    const vs = typeof val === 'number' ? '' + val : val.toString();
+    out += padLeft(prefix, valSpace - vs.length) + vs + ' |';
+    const c = counts[i];
+    const bar = Math.floor(c / scale);
+    out += '@'.repeat(bar) + padLeft('' + c, HIST_WIDTH - bar + 1 + cntSpace) + '\n';
+  }
+  out += '\n';
+  return out;
+}

@@ -1,0 +1,472 @@
+/**
+ * String built-ins and tapset string functions on binary (latin1, one byte per char)
+ * strings, plus POSIX ERE support for `=~` / matched().
+ */
+import { Long, fromBigInt, toBigInt } from './int64';
+import { StapError } from './errors';
+
+export const DEFAULT_MAXSTRINGLEN = 512;
+
+/** Truncate to at most `max` bytes (callers pass MAXSTRINGLEN-1). */
+export function truncStr(s: string, max: number): string {
+  return s.length > max ? s.slice(0, max) : s;
+}
+
+/** a . b with truncation. */
+export function concat(a: string, b: string, max: number): string {
+  const r = a + b;
+  return r.length > max ? r.slice(0, max) : r;
+}
+
+/** Convert a JS (UTF-16) string to the binary representation (UTF-8 bytes). */
+export function toBinary(s: string): string {
+  return Buffer.from(s, 'utf8').toString('latin1');
+}
+
+/** Convert a binary string (UTF-8 bytes) back to a JS string. */
+export function fromBinary(s: string): string {
+  return Buffer.from(s, 'latin1').toString('utf8');
+}
+
+/** Bytewise strcmp: -1, 0, 1. */
+export function strcmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function strlen(s: string): number {
+  return s.length;
+}
+
+function toIndex(v: Long): number {
+  return typeof v === 'number' ? v : v < 0n ? -Infinity : Infinity;
+}
+
+/** substr(str, start, len): start 0-based; out of range -> ""; len clamped to [0, max]. */
+export function substr(s: string, start: Long, len: Long, max: number = DEFAULT_MAXSTRINGLEN - 1): string {
+  const st = toIndex(start);
+  if (st < 0 || st >= s.length) return '';
+  let l = toIndex(len);
+  if (l < 0) l = 0;
+  if (l > max) l = max;
+  return s.substr(st, l);
+}
+
+/** stringat(str, pos): byte value; error `Position out of bounds`. */
+export function stringat(s: string, pos: Long): number {
+  const p = toIndex(pos);
+  if (p < 0 || p >= s.length) throw new StapError('Position out of bounds');
+  return s.charCodeAt(p);
+}
+
+export function isinstr(s1: string, s2: string): number {
+  return s1.indexOf(s2) >= 0 ? 1 : 0;
+}
+
+export function strpos(s1: string, s2: string): number {
+  return s1.indexOf(s2);
+}
+
+/** All non-overlapping occurrences, left to right; empty `find` returns str. */
+export function strReplace(str: string, find: string, repl: string, max: number = DEFAULT_MAXSTRINGLEN - 1): string {
+  if (find === '') return str;
+  return truncStr(str.split(find).join(repl), max);
+}
+
+/** isdigit(str): first byte is 0-9. */
+export function isdigit(s: string): number {
+  const c = s.charCodeAt(0);
+  return c >= 48 && c <= 57 ? 1 : 0;
+}
+
+function digitVal(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 122) return c - 87;
+  if (c >= 65 && c <= 90) return c - 55;
+  return 99;
+}
+
+function isXdigit(c: number): boolean {
+  return digitVal(c) < 16;
+}
+
+/** Kernel simple_strtoull (wrapping); base 0 auto-detects 0x / 0. */
+function strtoull(s: string, i: number, base: number): bigint {
+  if (base === 0) {
+    if (s.charCodeAt(i) === 48) {
+      if ((s.charCodeAt(i + 1) | 32) === 120 && isXdigit(s.charCodeAt(i + 2))) base = 16;
+      else base = 8;
+    } else base = 10;
+  }
+  if (base === 16 && s.charCodeAt(i) === 48 && (s.charCodeAt(i + 1) | 32) === 120) i += 2;
+  let r = 0n;
+  const b = BigInt(base);
+  for (; i < s.length; i++) {
+    const d = digitVal(s.charCodeAt(i));
+    if (d >= base) break;
+    r = BigInt.asUintN(64, r * b + BigInt(d));
+  }
+  return r;
+}
+
+/** strtol(str, base): kernel simple_strtol (stops at first invalid char, no error). */
+export function strtol(s: string, base: Long): Long {
+  const b = typeof base === 'number' ? base : 0;
+  if (b < 0 || b === 1 || b > 36) return 0;
+  if (s.charCodeAt(0) === 45) return fromBigInt(-strtoull(s, 1, b));
+  return fromBigInt(strtoull(s, 0, b));
+}
+
+// ---------------------------------------------------------------- tokenize
+
+/** Per probe-context state of tokenize(). */
+export interface TokenizeState {
+  str: string;
+  /** next scan position; -1 when exhausted */
+  pos: number;
+}
+
+export function newTokenizeState(): TokenizeState {
+  return { str: '', pos: -1 };
+}
+
+/**
+ * tokenize(input, delim): strsep-style over the delimiter set, skipping empty tokens.
+ * Non-empty input restarts; "" continues; returns "" when exhausted.
+ */
+export function tokenize(state: TokenizeState, input: string, delim: string, max: number = DEFAULT_MAXSTRINGLEN - 1): string {
+  if (input !== '') {
+    state.str = truncStr(input, max);
+    state.pos = 0;
+  }
+  const s = state.str;
+  for (;;) {
+    if (state.pos < 0) return '';
+    const start = state.pos;
+    let i = start;
+    while (i < s.length && delim.indexOf(s[i]) < 0) i++;
+    state.pos = i < s.length ? i + 1 : -1;
+    if (i > start) return s.slice(start, i);
+  }
+}
+
+// ---------------------------------------------------------------- text_str / quoting
+
+const TEXT_ESC: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v', 34: '\\"', 92: '\\\\' };
+
+function hex(n: number, w: number): string {
+  return n.toString(16).padStart(w, '0');
+}
+
+/** Escaped pieces of a binary string, one per source character / UTF-8 sequence. */
+function escapePieces(s: string): string[] {
+  const out: string[] = [];
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    const e = TEXT_ESC[c];
+    if (e !== undefined) {
+      out.push(e);
+      continue;
+    }
+    if (c >= 32 && c < 127) {
+      out.push(s[i]);
+      continue;
+    }
+    if (c >= 0xc2 && c <= 0xf4) {
+      const cp = utf8At(s, i);
+      if (cp !== null) {
+        out.push(cp.cp > 0xffff ? '\\U' + hex(cp.cp, 8) : '\\u' + hex(cp.cp, 4));
+        i += cp.len - 1;
+        continue;
+      }
+    }
+    out.push('\\' + c.toString(8).padStart(3, '0'));
+  }
+  return out;
+}
+
+function utf8At(s: string, i: number): { cp: number; len: number } | null {
+  const c = s.charCodeAt(i);
+  let len: number;
+  let cp: number;
+  let min: number;
+  if (c >= 0xc2 && c <= 0xdf) (len = 2), (cp = c & 0x1f), (min = 0x80);
+  else if (c >= 0xe0 && c <= 0xef) (len = 3), (cp = c & 0x0f), (min = 0x800);
+  else if (c >= 0xf0 && c <= 0xf4) (len = 4), (cp = c & 0x07), (min = 0x10000);
+  else return null;
+  if (i + len > s.length) return null;
+  for (let k = 1; k < len; k++) {
+    const d = s.charCodeAt(i + k);
+    if ((d & 0xc0) !== 0x80) return null;
+    cp = (cp << 6) | (d & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return null;
+  return { cp, len };
+}
+
+/**
+ * text_strn(s, len, quoted): escape non-printables; `len` bounds the output (0 = max);
+ * quoted adds `"..."` and `...` after the closing quote when truncated.
+ */
+export function textStrn(s: string, len: Long, quoted: Long | boolean, max: number = DEFAULT_MAXSTRINGLEN - 1): string {
+  let limit = toIndex(len);
+  if (limit <= 0 || limit > max) limit = max;
+  const pieces = escapePieces(s);
+  const q = quoted === true || (quoted !== false && quoted !== 0);
+  if (q) {
+    let total = 0;
+    for (const p of pieces) total += p.length;
+    if (total <= limit - 2) return '"' + pieces.join('') + '"';
+    return '"' + take(pieces, limit - 5) + '"...';
+  }
+  return take(pieces, limit);
+}
+
+function take(pieces: string[], budget: number): string {
+  let out = '';
+  for (const p of pieces) {
+    if (out.length + p.length > budget) break;
+    out += p;
+  }
+  return out;
+}
+
+/** text_str(s) */
+export function textStr(s: string, max: number = DEFAULT_MAXSTRINGLEN - 1): string {
+  return textStrn(s, 0, 0, max);
+}
+
+/** string_quoted(s) = quoted text_str. */
+export function stringQuoted(s: string, max: number = DEFAULT_MAXSTRINGLEN - 1): string {
+  return textStrn(s, 0, 1, max);
+}
+
+/** Quoting of raw bytes read from memory (kernel_string_quoted and friends). */
+export function quoteBytes(bytes: string, max: number = DEFAULT_MAXSTRINGLEN - 1): string {
+  return textStrn(bytes, 0, 1, max);
+}
+
+// ---------------------------------------------------------------- POSIX ERE
+
+const ERE_CLASSES: Record<string, string> = {
+  alpha: 'a-zA-Z',
+  digit: '0-9',
+  alnum: '0-9a-zA-Z',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: ' \\t\\n\\r\\f\\v',
+  blank: ' \\t',
+  punct: '!-\\/:-@\\[-`{-~',
+  print: ' -~',
+  graph: '!-~',
+  cntrl: '\\x00-\\x1f\\x7f',
+  xdigit: '0-9A-Fa-f',
+  word: '0-9a-zA-Z_',
+};
+
+function litChar(c: string): string {
+  const code = c.charCodeAt(0);
+  if ((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || c === '_' || c === ' ') return c;
+  return '\\x' + hex(code, 2);
+}
+
+export interface CompiledEre {
+  re: RegExp;
+  /** number of capture groups (subexpressions) */
+  ngroups: number;
+}
+
+/**
+ * Translate a POSIX ERE (as stap's regex engine accepts) into a JS RegExp over binary
+ * strings.  Note: JS uses leftmost-first alternation, POSIX leftmost-longest; results
+ * differ only for ambiguous alternations.
+ */
+export function compileEre(pattern: string): CompiledEre | { error: string } {
+  let out = '';
+  let depth = 0;
+  let groups = 0;
+  const n = pattern.length;
+  let i = 0;
+  let canRepeat = false;
+  while (i < n) {
+    const c = pattern[i];
+    switch (c) {
+      case '\\': {
+        if (i + 1 >= n) return { error: 'trailing backslash' };
+        out += litChar(pattern[i + 1]);
+        i += 2;
+        canRepeat = true;
+        continue;
+      }
+      case '.':
+        out += '[\\s\\S]';
+        canRepeat = true;
+        break;
+      case '^':
+      case '$':
+        out += c;
+        canRepeat = false;
+        break;
+      case '(':
+        depth++;
+        groups++;
+        out += '(';
+        canRepeat = false;
+        break;
+      case ')':
+        if (depth === 0) return { error: 'unmatched parentheses' };
+        depth--;
+        out += ')';
+        canRepeat = true;
+        break;
+      case '|':
+        out += '|';
+        canRepeat = false;
+        break;
+      case '*':
+      case '+':
+      case '?':
+        if (!canRepeat) return { error: 'repetition-operator operand invalid' };
+        out += c;
+        break;
+      case '{': {
+        const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
+        if (m === null) {
+          out += '\\{';
+          canRepeat = true;
+          break;
+        }
+        if (!canRepeat) return { error: 'repetition-operator operand invalid' };
+        if (m[3] !== undefined && m[3] !== '' && Number(m[3]) < Number(m[1])) return { error: 'invalid repetition count(s)' };
+        out += m[0];
+        i += m[0].length;
+        continue;
+      }
+      case '[': {
+        const r = bracket(pattern, i);
+        if ('error' in r) return r;
+        out += r.text;
+        i = r.end;
+        canRepeat = true;
+        continue;
+      }
+      default:
+        out += litChar(c);
+        canRepeat = true;
+    }
+    i++;
+  }
+  if (depth !== 0) return { error: 'unmatched parentheses' };
+  try {
+    return { re: new RegExp(out), ngroups: groups };
+  } catch (e) {
+    return { error: 'invalid regular expression' };
+  }
+}
+
+function bracket(p: string, i: number): { text: string; end: number } | { error: string } {
+  const n = p.length;
+  i++;
+  let neg = false;
+  if (p[i] === '^') {
+    neg = true;
+    i++;
+  }
+  let body = '';
+  let first = true;
+  while (true) {
+    if (i >= n) return { error: 'unmatched [ or [^' };
+    const c = p[i];
+    if (c === ']' && !first) {
+      i++;
+      break;
+    }
+    first = false;
+    if (c === '[' && (p[i + 1] === ':' || p[i + 1] === '=' || p[i + 1] === '.')) {
+      const kind = p[i + 1];
+      const close = p.indexOf(kind + ']', i + 2);
+      if (close < 0) return { error: 'unmatched [ or [^' };
+      const name = p.slice(i + 2, close);
+      i = close + 2;
+      if (kind === ':') {
+        const cls = ERE_CLASSES[name];
+        if (cls === undefined) return { error: 'invalid character class' };
+        body += cls;
+      } else {
+        if (name.length !== 1) return { error: 'invalid collating element' };
+        body += litChar(name);
+      }
+      continue;
+    }
+    // range?
+    if (p[i + 1] === '-' && i + 2 < n && p[i + 2] !== ']') {
+      const lo = c;
+      let hi = p[i + 2];
+      let next = i + 3;
+      if (hi === '[' && p[i + 3] === '.') {
+        const close = p.indexOf('.]', i + 4);
+        if (close < 0) return { error: 'unmatched [ or [^' };
+        hi = p.slice(i + 4, close);
+        next = close + 2;
+      }
+      if (hi.charCodeAt(0) < lo.charCodeAt(0)) return { error: 'invalid character range' };
+      body += litChar(lo) + '-' + litChar(hi);
+      i = next;
+      continue;
+    }
+    body += litChar(c);
+    i++;
+  }
+  return { text: '[' + (neg ? '^' : '') + body + ']', end: i };
+}
+
+/** Result of the most recent `=~` in a probe context (for matched() etc.). */
+export interface MatchState {
+  ok: boolean;
+  groups: (string | undefined)[];
+  ngroups: number;
+}
+
+export function newMatchState(): MatchState {
+  return { ok: false, groups: [], ngroups: 0 };
+}
+
+/** `s =~ re`: 1/0, recording the subexpressions in `state`. */
+export function ereMatch(re: CompiledEre, s: string, state?: MatchState): number {
+  const m = re.re.exec(s);
+  if (state !== undefined) {
+    state.ok = m !== null;
+    state.ngroups = re.ngroups + 1;
+    state.groups = m === null ? [] : Array.from(m);
+  }
+  return m === null ? 0 : 1;
+}
+
+/** matched(n) */
+export function matched(state: MatchState, n: Long): string {
+  if (!state.ok) throw new StapError(`Attempted to get subexpression ${n} from failed match`);
+  if (n < 0 || n >= state.ngroups) throw new StapError(`Attempted to get nonexistent subexpression ${n}`);
+  return state.groups[Number(n)] ?? '';
+}
+
+/** matched_str() = the whole match. */
+export function matchedStr(state: MatchState): string {
+  return matched(state, 0);
+}
+
+/** ngroups(): number of subexpressions including the whole match (0 after a failed match). */
+export function ngroups(state: MatchState): number {
+  return state.ok ? state.ngroups : 0;
+}
+
+// ---------------------------------------------------------------- misc conversions
+
+/** Exact decimal conversion of a Long (no allocation for numbers). */
+export function longToString(v: Long): string {
+  return typeof v === 'number' ? '' + v : v.toString();
+}
+
+/** Hex text `0x...` of the unsigned pattern (like `%#x`). */
+export function longToHex(v: Long): string {
+  return '0x' + (typeof v === 'number' && v >= 0 ? v.toString(16) : BigInt.asUintN(64, toBigInt(v)).toString(16));
+}

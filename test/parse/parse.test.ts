@@ -1,0 +1,271 @@
+import { expect } from 'chai';
+import type * as A from '../../src/ast';
+import { Diagnostics, ParseError } from '../../src/diag';
+import { parseFile } from '../../src/parse';
+import { tokenize } from '../../src/parse/lexer';
+import { expr, printFile } from '../../src/parse/print';
+import { strverscmp, fnmatch } from '../../src/parse/preprocess';
+
+function src(text: string, name = '<input>'): A.SourceFile {
+  return { name, text, isTapset: false };
+}
+
+function parse(text: string, args: string[] = [], guru = false): { file: A.StapFile | null; errors: string } {
+  let errors = '';
+  const diag = new Diagnostics({ verbose: 0, suppressWarnings: false }, (s) => { errors += s; });
+  const file = parseFile(src(text), { args, guru }, diag);
+  return { file, errors };
+}
+
+/** The first statement of `probe begin { TEXT }` printed in canonical form. */
+function canon(text: string, args: string[] = []): string {
+  const r = parse(`probe begin { ${text} }`, args);
+  if (!r.file) throw new Error(r.errors);
+  const s = r.file.probes[0].body.stmts[0];
+  if (s.k !== 'expr') throw new Error('not an expression statement');
+  return expr(s.expr);
+}
+
+function errorOf(text: string, args: string[] = []): string {
+  const r = parse(text, args);
+  expect(r.file, 'should fail').to.equal(null);
+  return r.errors.split('\n')[0];
+}
+
+describe('pass 1: lexer', () => {
+  const lex = (t: string, args: string[] = []) => {
+    const errors: ParseError[] = [];
+    const toks = tokenize(src(t), { args, errors });
+    return { toks: toks.map((x) => `${x.kind}:${x.text}`), errors: errors.map((e) => e.message) };
+  };
+
+  it('drops the three comment styles but keeps $# and @#', () => {
+    expect(lex('a # c\nb // d\nc /* e\nf */ g').toks).to.deep.equal(['identifier:a', 'identifier:b', 'identifier:c', 'identifier:g']);
+    expect(lex('$# @#', ['x', 'y']).toks).to.deep.equal(['number:2', 'string:2']);
+  });
+
+  it('lexes identifiers with $, @operators, keywords and longest-match operators', () => {
+    expect(lex('$foo$$ $$vars @cast probe <<< >>= ->').toks).to.deep.equal([
+      'identifier:$foo$$', 'identifier:$$vars', 'operator:@cast', 'keyword:probe', 'operator:<<<', 'operator:>>=', 'operator:->']);
+  });
+
+  it('tracks line and column in bytes', () => {
+    const toks = tokenize(src('probe\n  begin\t{'), { args: [], errors: [] });
+    expect(toks.map((t) => `${t.line}:${t.col}`)).to.deep.equal(['1:1', '2:3', '2:9']);
+  });
+
+  it('reports an unterminated string and embedded block', () => {
+    expect(lex('"abc').errors).to.deep.equal(['Could not find matching closing quote']);
+    expect(lex('%{ int x;').errors).to.deep.equal(["Could not find matching '%}' to close embedded function block"]);
+  });
+
+  it('pastes $N raw and @N as a string, and checks the range', () => {
+    expect(lex('$1', ['5+5']).toks).to.deep.equal(['number:5', 'operator:+', 'number:5']);
+    expect(lex('@1', ['a"b']).toks).to.deep.equal(['string:a\\"b']);
+    expect(errorOf('probe begin { x = $3 }', ['a'])).to.equal('parse error: command line argument out of range [1-1]');
+    // only arguments that survive the preprocessor count
+    expect(parse('probe begin { x = %( $# > 2 %? @3 %: "" %) }', ['a']).file).to.not.equal(null);
+    expect(lex('$1', ['$2']).errors).to.deep.equal(['invalid nested substitution of command line arguments']);
+  });
+});
+
+describe('pass 1: numbers and strings', () => {
+  it('accepts decimal, hex and octal, wrapping 2^63..2^64-1', () => {
+    expect(canon('x = 0x10 + 010')).to.equal('(x) = ((16) + (8))');
+    expect(canon('x = 18446744073709551615')).to.equal('(x) = (-1)');
+    expect(canon('x = 9223372036854775808')).to.equal('(x) = (-9223372036854775808)');
+    expect(canon('x = -9223372036854775808')).to.equal('(x) = (-(-9223372036854775808))');
+  });
+
+  it('rejects invalid numbers', () => {
+    expect(errorOf('probe begin { x = 09 }')).to.equal('parse error: number invalid or out of range');
+    expect(errorOf('probe begin { x = 0x1g }')).to.equal('parse error: number invalid or out of range');
+    expect(errorOf('probe begin { x = 18446744073709551616 }')).to.equal('parse error: number invalid or out of range');
+  });
+
+  it('interprets C escapes and concatenates adjacent literals', () => {
+    const r = parse('probe begin { x = "a\\tb\\101\\x41\\q" /* c */ "d" }');
+    const s = r.file!.probes[0].body.stmts[0] as A.ExprStmt;
+    const v = (s.expr as A.Assign).value as A.StringLit;
+    expect(v.value).to.equal('a\tbAAqd');
+  });
+});
+
+describe('pass 1: operator precedence (stap, not C)', () => {
+  const cases: [string, string][] = [
+    ['x = 1 + 2 * 3', '(x) = ((1) + ((2) * (3)))'],
+    ['x = a == b in arr', '(x) = ([(a) == (b)] in arr)'],
+    ['x = "a" . 1 + 2', '(x) = (("a") . ((1) + (2)))'],
+    ['x = a & b == c', '(x) = ((a) & ((b) == (c)))'],
+    ['x = a < b < c', '(x) = (((a) < (b)) < (c))'],
+    ['x = !a * b', '(x) = ((!(a)) * (b))'],
+    ['x = a ? b : c ? d : e', '(x) = ((a)?(b):((c)?(d):(e)))'],
+    ['x = y = 3', '(x) = ((y) = (3))'],
+    ['x = a || b && c | d ^ e & f', '(x) = ((a) || ((b) && ((c) | ((d) ^ ((e) & (f))))))'],
+    ['x = a << 1 . b', '(x) = ((a) << ((1) . (b)))'],
+    ['x = a - -b', '(x) = ((a) - (-(b)))'],
+    ['x = a >>> 2 >> 1', '(x) = (((a) >>> (2)) >> (1))'],
+    ['x = s =~ "re"', '(x) = ((s) =~ "re")'],
+    ['x = [1, *] in a', '(x) = ([1, *] in a)'],
+    ['x = ++y + z--', '(x) = ((++(y)) + ((z)--))'],
+    ['x = ~a & 3', '(x) = ((~(a)) & (3))'],
+    ['x <<< a + 1', '(x) <<< ((a) + (1))'],
+  ];
+  for (const [input, out] of cases) {
+    it(input, () => expect(canon(input)).to.equal(out));
+  }
+});
+
+describe('pass 1: statements and declarations', () => {
+  it('needs no separators between statements', () => {
+    const r = parse('probe begin { x = 1 y = 2 ; ; z = 3 }');
+    expect(r.file!.probes[0].body.stmts.map((s) => s.k)).to.deep.equal(['expr', 'expr', 'null', 'expr']);
+  });
+
+  it('parses foreach forms with sort markers, slices and limit', () => {
+    const r = parse('global a probe begin { foreach ([x, y-] in a[*, 2] limit 3) {} foreach (v = k in a @sum+) {} }');
+    const [f1, f2] = r.file!.probes[0].body.stmts as A.Foreach[];
+    expect(f1.keys.map((k) => k.name)).to.deep.equal(['x', 'y']);
+    expect([f1.sortColumn, f1.sortDirection, f1.slice!.length]).to.deep.equal([2, -1, 2]);
+    expect(f2.value!.name).to.equal('v');
+    expect([f2.sortColumn, f2.sortDirection, f2.sortAggregate]).to.deep.equal([0, 1, 'sum']);
+  });
+
+  it('rejects two sort directives', () => {
+    expect(errorOf('global a probe begin { foreach ([x+, y-] in a) {} }')).to.equal('parse error: multiple sort directives');
+  });
+
+  it('parses globals with wrap, size and initialisers', () => {
+    const r = parse('global a%[10], b = -5, c = "s" probe begin {}');
+    const [a, b, c] = r.file!.globals;
+    expect([a.wrap, a.maxSize]).to.deep.equal([true, 10]);
+    expect((b.init as A.NumberLit).value).to.equal(-5);
+    expect((c.init as A.StringLit).value).to.equal('s');
+    expect(errorOf('global a[10] = 1')).to.equal('parse error: only scalar globals can be initialized');
+  });
+
+  it('parses functions with annotations, priorities and embedded bodies', () => {
+    const r = parse('function f:long(a:string, b) : 3 { return 1 } function g() %{ /* pure */ %}', [], true);
+    const [f, g] = r.file!.functions;
+    expect([f.returnType, f.params[0].declaredType, f.params[1].declaredType, f.priority]).to.deep.equal(['long', 'string', undefined, 3]);
+    expect(g.body.k).to.equal('embedded');
+    expect(errorOf('function f(a, a) {}')).to.equal('parse error: duplicate parameter names');
+    expect(errorOf('function f() : 0 {}')).to.equal('parse error: specified priority must be > 0');
+  });
+
+  it('parses probe points: args, wildcards, braces, ?, !, conditions', () => {
+    const r = parse('probe kernel.function("vfs_*").return?, syscall.{read,write}!, sys**open if (x > 1) {}');
+    const pts = r.file!.probes[0].points;
+    expect(pts.length).to.equal(4);
+    expect(pts[0].components.map((c) => c.name)).to.deep.equal(['kernel', 'function', 'return']);
+    expect(pts[0].optional).to.equal(true);
+    expect(pts[1].components.map((c) => c.name)).to.deep.equal(['syscall', 'read']);
+    expect(pts[2].sufficient).to.equal(true);
+    expect(pts[3].components.map((c) => c.name)).to.deep.equal(['sys**open']);
+    expect(pts[3].condition).to.not.equal(undefined);
+  });
+
+  it('parses aliases: prologue, epilogue, both, and multiple names', () => {
+    const r = parse('probe a = begin { x = 1 } probe b += end { y = 2 } probe c = begin { p = 1 }, { q = 2 } probe d = e = begin {}');
+    const [a, b, c, d] = r.file!.aliases;
+    expect([!!a.prologue, !!a.epilogue, !!b.prologue, !!b.epilogue, !!c.prologue, !!c.epilogue]).to.deep.equal([true, false, false, true, true, true]);
+    expect(d.names.length).to.equal(2);
+    expect(errorOf('probe a += begin { }, { }')).to.equal("parse error: Combined prologue and epilogue cannot be defined with '+='");
+    expect(errorOf('probe a? = begin { }')).to.equal('parse error: probe point alias name cannot be optional nor sufficient');
+  });
+
+  it('rejects return outside functions and printf without a literal format', () => {
+    expect(errorOf('probe begin { return 1 }')).to.equal("parse error: found 'return' not in function context");
+    expect(errorOf('probe begin { printf(x) }')).to.equal('parse error: expected literal string');
+  });
+
+  it('rejects histograms where an expression is expected', () => {
+    expect(errorOf('global s probe begin { x = @hist_log(s) }')).to.equal('parse error: base histogram operator where expression expected');
+    expect(errorOf('probe begin { @foo(1) }')).to.equal('parse error: unknown operator @foo');
+  });
+
+  it('reports errors in stap layout and resynchronises at the next declaration', () => {
+    const r = parse('probe begin { x = }\nprobe end { y = = }\nprobe begin { ok = 1 }');
+    expect(r.file).to.equal(null);
+    expect(r.errors).to.equal(
+      'parse error: expected literal string or number\n' +
+      "        saw: operator '}' at <input>:1:19\n" +
+      '     source: probe begin { x = }\n' +
+      '                               ^\n\n' +
+      'parse error: expected literal string or number\n' +
+      "        saw: operator '=' at :2:17\n" +
+      '     source: probe end { y = = }\n' +
+      '                             ^\n\n');
+  });
+});
+
+describe('pass 1: preprocessor', () => {
+  it('selects conditional branches on the simulated kernel', () => {
+    expect(canon('%( kernel_v >= "2.6.30" %? x = 1 %: x = 2 %)')).to.equal('(x) = (1)');
+    expect(canon('%( kernel_v < "6.0" %? x = 1 %: x = 2 %)')).to.equal('(x) = (2)');
+    expect(canon('%( arch == "x86_*" && CONFIG_HZ == 250 %? x = 1 %: x = 2 %)')).to.equal('(x) = (1)');
+    expect(canon('%( arch == "arm*" || CONFIG_MODULES == "y" %? x = 1 %: x = 2 %)')).to.equal('(x) = (1)');
+    expect(canon('%( 1 == 2 %? x = 1 %: %( "a" < "b" %? x = 3 %) %)')).to.equal('(x) = (3)');
+    expect(canon('%( $# == 1 %? x = 1 %: x = 2 %)', ['a'])).to.equal('(x) = (1)');
+  });
+
+  it('rejects files with no tokens, or none left after preprocessing', () => {
+    expect(parse('# only a comment').errors).to.equal("Input file '<input>' is empty.\n");
+    expect(parse('@define foo %( cheese %)').errors).to.equal("Input file '<input>' is empty after preprocessing.\n");
+  });
+
+  it('rejects duplicate and conflicting global declarations', () => {
+    expect(errorOf('global x global x')).to.equal('parse error: duplicate global name');
+    expect(errorOf('global x private x')).to.equal('parse error: global versus private variable declaration conflict');
+  });
+
+  it('refuses embedded C without -g', () => {
+    expect(errorOf('%{ int x; %} probe begin {}')).to.equal('parse error: embedded code in unprivileged script; need stap -g');
+    expect(errorOf('probe begin { x = %{ 1 %} }')).to.equal('parse error: embedded expression code in unprivileged script; need stap -g');
+  });
+
+  it('reports malformed conditionals', () => {
+    expect(errorOf('probe begin { %( arch == "x" x = 1 %) }')).to.equal("parse error: expected '%?' marker for conditional");
+    expect(errorOf('probe begin { %? }')).to.equal("parse error: incomplete conditional - missing '%('");
+    expect(errorOf('probe begin { %( kernel_v < "2*" %? x = 1 %) }')).to.equal('parse error: wildcard not allowed with order comparison operators');
+    expect(errorOf('probe begin { %( 1 == 1 %? x = 1 %: y = 1 %: z = 1 %) }')).to.equal("parse error: invalid conditional - duplicate '%:'");
+  });
+
+  it('compares versions like strverscmp and globs like fnmatch', () => {
+    expect(strverscmp('6.1.0', '2.6.30')).to.equal(1);
+    expect(strverscmp('6.1.0', '6.10')).to.equal(-1);
+    expect(strverscmp('4.8', '4.8')).to.equal(0);
+    expect(fnmatch('x86_*', 'x86_64')).to.equal(true);
+    expect(fnmatch('[ab]c?', 'bcd')).to.equal(true);
+  });
+});
+
+describe('pass 1: macros', () => {
+  const withMacros = (defs: string, body: string) => {
+    const r = parse(`${defs}\nprobe begin { ${body} }`);
+    if (!r.file) return r.errors.split('\n')[0];
+    return expr((r.file.probes[0].body.stmts[0] as A.ExprStmt).expr);
+  };
+  it('substitutes parameters and expands nested macros', () => {
+    expect(withMacros('@define SQ(x) %( (@x) * (@x) %) @define Q(y) %( @SQ(@y) + 1 %)', 'v = @Q(2)'))
+      .to.equal('(v) = (((2) * (2)) + (1))');
+    expect(withMacros('@define K %( 42 %)', 'v = @K')).to.equal('(v) = (42)');
+  });
+  it('defines macros even inside a false conditional branch', () => {
+    expect(withMacros('%( 1 == 0 %? @define M %( 7 %) %)', 'v = @M')).to.equal('(v) = (7)');
+  });
+  it('reports macro errors with stap texts', () => {
+    expect(withMacros('@define M(a) %( @a %)', 'v = @M')).to.equal("parse error: expected '(' in invocation of macro '@M' taking 1 parameter");
+    expect(withMacros('@define M(a) %( @a %)', 'v = @M(1, 2)')).to.equal("parse error: too many parameters for macro '@M' (expected 1)");
+    expect(withMacros('@define M(a, b) %( @a %)', 'v = @M(1)')).to.equal("parse error: too few parameters for macro '@M' (expected 2)");
+    expect(withMacros('@define M %( 1 %) @define M %( 2 %)', 'v = @M')).to.equal("parse error: attempt to redefine macro '@M' in the same file");
+    expect(withMacros('@define M %( 1', 'v = 1')).to.equal("parse error: incomplete macro definition - missing '%)'");
+  });
+});
+
+describe('pass 1: -p1 printer', () => {
+  it('prints declarations in canonical order', () => {
+    const r = parse('function f(a) { return a } probe begin { f(1) } global g');
+    expect(printFile(r.file!)).to.equal('# file <input>\nglobal g\nprobe begin{\nf(1);\n}\nfunction f (a)\n{\nreturn a;\n}\n');
+  });
+});

@@ -1,0 +1,104 @@
+import { expect } from 'chai';
+import * as fc from 'fast-check';
+import { parseFormat, compileFormat, formatArgTypes, formatParts, sprintf, printValue, sprintdValues, FormatPart, MemReader } from '../../src/runtime/format';
+import { Long } from '../../src/runtime/int64';
+import { StapError } from '../../src/runtime/errors';
+
+const P = (fmt: string, ...args: (Long | string)[]) => sprintf(fmt, ...args);
+
+describe('runtime/format', () => {
+  it('parse errors', () => {
+    expect(parseFormat('%-+5d')).to.equal('invalid or missing conversion specifier');
+    expect(parseFormat('%-#x')).to.equal('invalid or missing conversion specifier');
+    expect(parseFormat('%lld')).to.equal('invalid or missing conversion specifier');
+    expect(parseFormat('%q')).to.equal('invalid or missing conversion specifier');
+    expect(parseFormat('abc%')).to.equal('invalid or missing conversion specifier');
+    expect(parseFormat('%5')).to.equal('trailing incomplete print format conversion');
+    expect(parseFormat('%-')).to.equal('trailing incomplete print format conversion');
+    expect(parseFormat('%.3')).to.equal('trailing incomplete print format conversion');
+    expect(Array.isArray(parseFormat('%ld %s %%'))).to.equal(true);
+  });
+  it('argument types include * args', () => {
+    const p = parseFormat('%*.*d %s %.*s %c %p %m') as FormatPart[];
+    expect(formatArgTypes(p)).to.deep.equal(['long', 'long', 'long', 'string', 'long', 'string', 'long', 'long', 'long']);
+  });
+  it('integer conversions (kernel number())', () => {
+    expect(P('%d,%2d,%016d', -1, 1, -1024)).to.equal('-1, 1,-000000000001024');
+    expect(P('%#o %#x %#X', 1, 2, 3)).to.equal('01 0x2 0X3');
+    expect(P('%#x %#o %p', 0, 0, 0)).to.equal('0x0 00 0x0');
+    expect(P('%08.5d', -42)).to.equal('-0000042');
+    expect(P('%-05d|', 7)).to.equal('7    |');
+    expect(P('%#08x', 1)).to.equal('     0x1');
+    expect(P('%u %x %o', -1, -1, -1)).to.equal('18446744073709551615 ffffffffffffffff 1777777777777777777777');
+    expect(P('%+d % d %+d % d', 5, 5, -5, -5)).to.equal('+5  5 -5 -5');
+    expect(P('%+u %+x', 5, 255)).to.equal('5 ff');
+    expect(P('%.0d|%.0x', 0, 0)).to.equal('0|0');
+    expect(P('%.3d|%5.3d|%-6.2x|', 7, -7, 10)).to.equal('007| -007|0a    |');
+    expect(P('%ld %li', -9223372036854775808n, 9223372036854775807n)).to.equal('-9223372036854775808 9223372036854775807');
+    expect(P('%X', 0xabcdef)).to.equal('ABCDEF');
+  });
+  it('%p', () => {
+    expect(P('%p', 0x12345678)).to.equal('0x12345678');
+    expect(P('%20p|', 0)).to.equal(' '.repeat(17) + '0x0|');
+    expect(P('%-20p|', 0)).to.equal('0x0' + ' '.repeat(17) + '|');
+    expect(P('%.8p', 1)).to.equal('0x00000001');
+    expect(P('%p', -1)).to.equal('0xffffffffffffffff');
+  });
+  it('%s and %c', () => {
+    expect(P('[%5s][%-5s][%.2s][%5.1s]', 'ab', 'ab', 'abc', 'xyz')).to.equal('[   ab][ab   ][ab][    x]');
+    expect(P('%0s', 'a')).to.equal('a\x00');
+    expect(P('%c%c%c', 104, 105 + 256, -1)).to.equal('hi\xff');
+    expect(P('[%3c][%-3c]', 65, 66)).to.equal('[  A][B  ]');
+    expect(P('%#c%#c%#c%#c%#c%#c', 10, 0, 27, 127, 39, 92)).to.equal("\\n\\000\\033\\177\\'\\\\");
+    expect(P('[%5#c]'.replace('5#', '#5'), 9)).to.equal('[   \\t]');
+  });
+  it('%b binary', () => {
+    expect(P('%1b%1b', 72, 105)).to.equal('Hi');
+    expect(P('%b', 0x0102030405060708n + 0n)).to.equal('\x08\x07\x06\x05\x04\x03\x02\x01');
+    expect(P('%2b', 0x4142)).to.equal('BA');
+    expect(P('%4b', -2)).to.equal('\xfe\xff\xff\xff');
+    expect(P('%.2b', 0x4142)).to.equal('BA');
+    expect(P('%4.2b', 0x4142)).to.equal('\x00\x00BA');
+    expect(P('%1.4b', 0x41424344)).to.equal('DCBA');
+    expect(P('%3b', 1)).to.equal('\x01' + '\x00'.repeat(7));
+    const f = compileFormat('%*.*b') as (a: (Long | string)[]) => string;
+    expect(f([8, 1, 0x41])).to.equal('\x00'.repeat(7) + 'A');
+  });
+  it('dynamic width/precision; negatives clamp to 0', () => {
+    expect(P('%*d|%.*s|%*s|', 5, 42, 2, 'abcdef', -3, 'x')).to.equal('   42|ab|x|');
+    expect(P('%-*d|', 4, 1)).to.equal('1   |');
+  });
+  it('%m and %M read memory through the callback', () => {
+    const mem: MemReader = (addr, len, user) => {
+      if (addr === 0) throw new StapError('kernel string copy fault at 0x0 [man error::fault]');
+      return (user ? 'UVWXYZ' : 'ABCDEF\x01\xff').slice(0, len);
+    };
+    const run = (fmt: string, ...a: (Long | string)[]) => formatParts(parseFormat(fmt) as FormatPart[], a, mem);
+    expect(run('%m', 1)).to.equal('A');
+    expect(run('%.3m', 1)).to.equal('ABC');
+    expect(run('%#.2m', 1)).to.equal('UV');
+    expect(run('%.8M', 1)).to.equal('41424344454601ff');
+    expect(run('%.*M|%5.1m', 2, 1, 1)).to.equal('4142|    A');
+    expect(() => run('%.5000m', 1)).to.throw(StapError, '5000 is too many bytes for a memory dump');
+    expect(() => run('%m', 0)).to.throw(StapError, 'kernel string copy fault');
+  });
+  it('literals and %%', () => {
+    expect(P('100%% sure')).to.equal('100% sure');
+    expect(P('%s=%d\n', 'x', 3)).to.equal('x=3\n');
+    expect(compileFormat('%5')).to.equal('trailing incomplete print format conversion');
+  });
+  it('decimal/hex agree with BigInt reference', () => {
+    fc.assert(fc.property(fc.bigInt(-(2n ** 63n), 2n ** 63n - 1n), fc.integer({ min: 0, max: 30 }), (b, w) => {
+      const v: Long = b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
+      const f = compileFormat('%*d|%x|%u') as (a: (Long | string)[]) => string;
+      const u = BigInt.asUintN(64, b);
+      expect(f([w, v, v, v])).to.equal(b.toString().padStart(w) + '|' + u.toString(16) + '|' + u.toString());
+    }), { numRuns: 300 });
+  });
+  it('print helpers', () => {
+    expect(printValue(-5)).to.equal('-5');
+    expect(printValue(2n ** 62n)).to.equal('4611686018427387904');
+    expect(printValue('s')).to.equal('s');
+    expect(sprintdValues(', ', [1, 'a', 2])).to.equal('1, a, 2');
+  });
+});
