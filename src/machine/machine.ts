@@ -1,0 +1,331 @@
+/**
+ * The simulated machine: N CPUs, ONE virtual nanosecond clock and ONE event queue for
+ * everything (scheduler, timers, I/O completions, and later the script engine's timers), a
+ * seeded PRNG, and the subsystems (scheduler, processes, memory, filesystem, block, net).
+ *
+ * Time: `now` is the time of whatever is executing. Each CPU keeps its own local time `c.now`
+ * and runs in steps (events on the queue) of at most `maxStepNs`, so CPUs interleave in virtual
+ * time the way they run in parallel on hardware; per-CPU time is monotonic, the global clock
+ * may differ between CPUs by at most one step (a few µs).
+ */
+import type { CpuContext } from '../kernel/current';
+import { kernelHz } from '../kernel/config';
+import { EventQueue, QEvent } from './events';
+import { Prng } from './prng';
+import { KStack, Task, Process, Env, TASK_RUNNING, SysResult } from './task';
+import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH } from './kexec';
+import { Sched } from './sched';
+import { Procs } from './procs';
+import { MemSys } from './mm';
+import { Fs } from './fs';
+import { BlockLayer } from './block';
+import { Net } from './net';
+import { runUser } from './user';
+import './paths';
+import './hooks';
+
+export interface MachineOptions {
+  /** number of CPUs (default 4) */
+  cpus?: number;
+  /** PRNG seed (default 1) */
+  seed?: number;
+  /** RAM in MiB (default 2048) */
+  memMB?: number;
+  /** uptime at start, ns (default 10896 s like the seed trace) */
+  bootNs?: number;
+  /** start the default system services (default true) */
+  defaultSystem?: boolean;
+  /** longest uninterrupted CPU step, ns (default 20 µs) */
+  maxStepNs?: number;
+  /** hostname */
+  hostname?: string;
+}
+
+export class Cpu {
+  readonly id: number;
+  readonly ctx: CpuContext;
+  curr!: Task;
+  idleTask!: Task;
+  /** next task chosen by pick (between %pick and %switch) */
+  next: Task | null = null;
+  /** local time of this CPU */
+  now = 0;
+  nextTick = 0;
+  ticking = false;
+  needResched = false;
+  idling = false;
+  readonly irqStack = new KStack();
+  /** the stack being executed right now (task or irq stack) */
+  ks: KStack;
+  stepEv: QEvent | null = null;
+  stepAt = Infinity;
+  /** statistics */
+  idleNs = 0;
+  busyNs = 0;
+  ticks = 0;
+  irqs = 0;
+  softirqs = 0;
+  switches = 0;
+  /** pending softirq bits (1 << vec) */
+  softirqPending = 0;
+  /** virtual time the CPU went idle */
+  idleSince = 0;
+  constructor(id: number) {
+    this.id = id;
+    this.ctx = { cpu: id, task: null as unknown as Task, context: 0, preemptCount: 0, irqsOff: false };
+    this.ks = this.irqStack;
+  }
+}
+
+export class Machine {
+  readonly ncpus: number;
+  readonly cpus: Cpu[] = [];
+  readonly rand: Prng;
+  readonly hz: number;
+  readonly tickNs: number;
+  readonly maxStepNs: number;
+  readonly hostname: string;
+  readonly queue = new EventQueue();
+  /** current virtual time, ns since boot */
+  now: number;
+  readonly bootNs: number;
+  readonly sched: Sched;
+  readonly procs: Procs;
+  readonly mm: MemSys;
+  readonly fs: Fs;
+  readonly blk: BlockLayer;
+  readonly net: Net;
+  /** the clock API for the engine and probe layers */
+  readonly clock = { now: (): number => this.now };
+  /** kernel function calls executed (mcount sites reached) */
+  kcalls = 0;
+  private stopped = false;
+  /** called when a user process writes to the console (fd 1/2 of processes without redirection) */
+  console: (s: string) => void = () => undefined;
+
+  constructor(opts: MachineOptions = {}) {
+    this.ncpus = opts.cpus ?? 4;
+    this.rand = new Prng(opts.seed ?? 1);
+    this.hz = kernelHz();
+    this.tickNs = Math.round(1e9 / this.hz);
+    this.maxStepNs = opts.maxStepNs ?? 20000;
+    this.hostname = opts.hostname ?? 'debian';
+    this.bootNs = opts.bootNs ?? 10896 * 1e9;
+    this.now = this.bootNs;
+    for (let i = 0; i < this.ncpus; i++) {
+      const c = new Cpu(i);
+      c.now = this.now;
+      this.cpus.push(c);
+    }
+    this.sched = new Sched(this);
+    this.procs = new Procs(this);
+    this.mm = new MemSys(this, opts.memMB ?? 2048);
+    this.blk = new BlockLayer(this);
+    this.fs = new Fs(this);
+    this.net = new Net(this);
+    this.procs.boot();
+    if (opts.defaultSystem ?? true) {
+      // eslint-disable-next-line @typescript-eslint/no-var-requires
+      (require('./workload') as typeof import('./workload')).startDefaultSystem(this);
+    }
+  }
+
+  // ------------------------------------------------------------------ clock and events
+
+  /** Schedule `cb` at absolute virtual time `atNs` (ns since boot). Ties: `prio`, then FIFO. */
+  schedule(atNs: number, cb: () => void, prio = 0): QEvent {
+    return this.queue.push(atNs, cb, prio);
+  }
+
+  /** Schedule relative to now. */
+  after(ns: number, cb: () => void, prio = 0): QEvent {
+    return this.queue.push(this.now + ns, cb, prio);
+  }
+
+  cancel(ev: QEvent | null): void {
+    if (ev) ev.cancelled = true;
+  }
+
+  /** Run one event. False when the queue is empty. */
+  stepSlice(): boolean {
+    const ev = this.queue.peek();
+    if (!ev) return false;
+    this.queue.pop();
+    if (ev.t > this.now) this.now = ev.t;
+    ev.fire();
+    return true;
+  }
+
+  /**
+   * Run events until virtual time `limit` (ns since boot; the clock is left at `limit`) or until
+   * `limit()` returns true (checked after every event). `maxNs` bounds a predicate run.
+   */
+  runUntil(limit: number | (() => boolean), maxNs = Infinity): void {
+    this.stopped = false;
+    if (typeof limit === 'number') {
+      for (;;) {
+        const ev = this.queue.peek();
+        if (!ev || ev.t > limit || this.stopped) break;
+        this.queue.pop();
+        if (ev.t > this.now) this.now = ev.t;
+        ev.fire();
+      }
+      if (this.now < limit) this.now = limit;
+      for (const c of this.cpus) if (c.now < limit && c.idling) c.now = limit;
+      return;
+    }
+    const end = this.now + maxNs;
+    while (!limit() && !this.stopped) {
+      const ev = this.queue.peek();
+      if (!ev || ev.t > end) break;
+      this.queue.pop();
+      if (ev.t > this.now) this.now = ev.t;
+      ev.fire();
+    }
+  }
+
+  /** Run for `ns` of virtual time from now. */
+  runFor(ns: number): void {
+    this.runUntil(this.now + ns);
+  }
+
+  /** Stop a runUntil in progress (after the current event). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /**
+   * Paced run for interactive use: virtual time advances no faster than wall time. Resolves
+   * when virtual time reaches `limit` or `done()` holds.
+   */
+  async runPaced(limit: number, done: () => boolean = () => false, sliceMs = 10): Promise<void> {
+    const t0 = process.hrtime.bigint();
+    const v0 = this.now;
+    while (this.now < limit && !done()) {
+      const wall = Number(process.hrtime.bigint() - t0);
+      this.runUntil(Math.min(limit, v0 + wall + sliceMs * 1e6));
+      await new Promise<void>((r) => setTimeout(r, sliceMs));
+    }
+  }
+
+  // ------------------------------------------------------------------ CPUs
+
+  /** Make CPU `c` run a step at time `at` (or earlier if one is pending later). */
+  kick(c: Cpu, at = this.now): void {
+    if (at < c.now) at = c.now;
+    if (c.stepEv && !c.stepEv.cancelled && c.stepAt <= at) return;
+    if (c.stepEv) c.stepEv.cancelled = true;
+    c.stepAt = at;
+    c.stepEv = this.queue.push(at, () => this.cpuStep(c), 1);
+  }
+
+  /** Run an interrupt path on CPU `c` now (hardirq context), then let the CPU reschedule. */
+  irq(c: Cpu, pathName: string, env: Env, context = 2): void {
+    const start = Math.max(this.now, c.now);
+    const wasIdle = c.idling;
+    this.now = start;
+    const ctx = c.ctx;
+    const oldCtx = ctx.context, oldIrq = ctx.irqsOff, oldPc = ctx.preemptCount;
+    ctx.context = context;
+    ctx.irqsOff = context === 2;
+    ctx.preemptCount = (oldPc ?? 0) + (context === 2 ? 0x10000 : 0x100);
+    c.irqs++;
+    runSync(this, c, c.irqStack, pathName, env);
+    ctx.context = oldCtx;
+    ctx.irqsOff = oldIrq;
+    ctx.preemptCount = oldPc;
+    if (c.softirqPending && context === 2) this.softirq(c);
+    const spent = this.now - start;
+    if (wasIdle) c.idleNs -= 0; else c.busyNs += spent;
+    c.now = this.now;
+    if (c.needResched || (wasIdle && this.sched.hasRunnable(c))) this.kick(c, this.now);
+  }
+
+  /** Run pending softirqs on the way out of an interrupt (__do_softirq). */
+  softirq(c: Cpu): void {
+    const ctx = c.ctx;
+    const oldCtx = ctx.context, oldPc = ctx.preemptCount;
+    ctx.context = 1;
+    ctx.preemptCount = (oldPc ?? 0) + 0x100;
+    c.softirqs++;
+    runSync(this, c, c.irqStack, 'softirq', newEnv('softirq', { pending: c.softirqPending }));
+    c.softirqPending = 0;
+    ctx.context = oldCtx;
+    ctx.preemptCount = oldPc;
+  }
+
+  private cpuStep(c: Cpu): void {
+    c.stepEv = null;
+    c.stepAt = Infinity;
+    const start = Math.max(this.now, c.now);
+    this.now = start;
+    if (c.idling) {
+      c.idleNs += start - c.idleSince;
+      c.idling = false;
+      if (!c.ticking) { c.ticking = true; c.nextTick = (Math.floor(start / this.tickNs) + 1) * this.tickNs; }
+    }
+    if (c.ticking && this.now >= c.nextTick) {
+      c.nextTick = (Math.floor(this.now / this.tickNs) + 1) * this.tickNs;
+      this.sched.tick(c);
+    }
+    const until = Math.min(c.ticking ? c.nextTick : Infinity, this.now + this.maxStepNs);
+    let guard = 0;
+    while (this.now < until) {
+      if (++guard > 100000) throw new Error(`cpu ${c.id}: no progress`);
+      const t = c.curr;
+      c.ks = t.ks;
+      if (t.ks.frames.length === 0) {
+        if (t.idle) pushPath(t.ks, 'idle', newEnv('idle'));
+        else if (t.kthread) {
+          if (!t.kbody) throw new Error(`kthread ${t.comm} has no body`);
+          t.kbody(t);
+        } else if (c.needResched && t.state === TASK_RUNNING) {
+          pushPath(t.ks, 'preempt_user', newEnv('preempt'));
+        } else {
+          runUser(this, c, t, until);
+          if (t.ks.frames.length === 0) continue;
+        }
+      }
+      const r = interp(this, c, t.ks, t, until);
+      if (r === R_SWITCH || r === R_DONE) continue;
+      if (r === R_IDLE) {
+        c.now = this.now;
+        c.idling = true;
+        c.idleSince = this.now;
+        c.ticking = false;
+        return;
+      }
+      if (r === R_BUDGET) break;
+    }
+    c.busyNs += this.now - start;
+    c.now = this.now;
+    this.kick(c, this.now);
+  }
+
+  // ------------------------------------------------------------------ convenience
+
+  /** The task running on a CPU. */
+  current(cpu: number): Task {
+    return this.cpus[cpu].curr;
+  }
+
+  /** Task by tid. */
+  task(tid: number): Task | undefined {
+    return this.procs.tasks.get(tid);
+  }
+
+  /** Run a shell command line (`sh -c CMD`) as a child of init; returns its pid. */
+  spawnShell(cmd: string, out: (s: string) => void, err?: (s: string) => void): Process {
+    return this.procs.spawnShell(cmd, out, err ?? out);
+  }
+
+  /** Run `cmd` to completion (or `maxNs` of virtual time); returns the exit status and output. */
+  run(cmd: string, maxNs = 600e9): { status: number; out: string; pid: number } {
+    let out = '';
+    const p = this.spawnShell(cmd, (s) => { out += s; });
+    this.runUntil(() => p.exited, maxNs);
+    return { status: p.exited ? p.exitCode : -1, out, pid: p.tgid };
+  }
+}
+
+export type { SysResult, Process, Task };

@@ -1,0 +1,2 @@
+/** Loads every kernel path template (see paths/). */
+import './paths/index';

@@ -1,0 +1,138 @@
+/**
+ * Kernel call paths as data.
+ *
+ * A path template is indented text, one node per line (two spaces per level):
+ *
+ *   name                 a call into kernel function `name` (children are its callees)
+ *   @system:event        fire tracepoint `event` here (system given for checking; `@name` for
+ *                        DECLARE_TRACE-only tracepoints)
+ *   %hook                run a TS hook (semantics: page cache lookup, block, wake up ...)
+ *   ?cond / ?!cond       children run only when the condition (a TS predicate) holds / fails
+ *   *path                expand another template here (compile-time include)
+ *   # ...                comment
+ *
+ * Templates compile to an Int32Array program run by kexec.ts (see OP_* below). Function names
+ * are resolved to kallsyms ids; the test in test/machine/paths.test.ts checks that every name in
+ * every template is a 6.1 text symbol and every tracepoint exists.
+ */
+import { functionId } from '../../kernel/ftrace';
+
+export const OP_RET = -1;
+export const OP_TP = -2;
+export const OP_HOOK = -3;
+export const OP_IF = -4;
+export const OP_IFNOT = -5;
+export const OP_END = -6;
+
+export interface CompiledPath {
+  name: string;
+  code: Int32Array;
+}
+
+const sources = new Map<string, string>();
+const compiled = new Map<string, CompiledPath>();
+
+/** Tracepoint references: index -> "system:name" (system may be ''). */
+export const tpNames: string[] = [];
+const tpIndex = new Map<string, number>();
+/** Hook and condition names, indexed. */
+export const hookNames: string[] = [];
+const hookIndex = new Map<string, number>();
+export const condNames: string[] = [];
+const condIndex = new Map<string, number>();
+
+function intern(list: string[], idx: Map<string, number>, name: string): number {
+  let i = idx.get(name);
+  if (i === undefined) { i = list.length; list.push(name); idx.set(name, i); }
+  return i;
+}
+
+/** Register templates: a record of name -> template text. */
+export function definePaths(defs: Record<string, string>): void {
+  for (const [k, v] of Object.entries(defs)) {
+    if (sources.has(k)) throw new Error(`path ${k} defined twice`);
+    sources.set(k, v);
+  }
+}
+
+export function pathNames(): string[] {
+  return [...sources.keys()];
+}
+
+export function pathSource(name: string): string {
+  const s = sources.get(name);
+  if (s === undefined) throw new Error(`no kernel path '${name}'`);
+  return s;
+}
+
+interface Node { text: string; kids: Node[] }
+
+function parseTree(name: string, src: string, seen: string[]): Node[] {
+  const root: Node = { text: '', kids: [] };
+  const stack: { ind: number; node: Node }[] = [{ ind: -1, node: root }];
+  for (const raw of src.split('\n')) {
+    const hash = raw.indexOf('#');
+    const line = (hash >= 0 ? raw.slice(0, hash) : raw).replace(/\s+$/, '');
+    if (!line.trim()) continue;
+    const ind = line.length - line.trimStart().length;
+    const text = line.trim();
+    while (stack[stack.length - 1].ind >= ind) stack.pop();
+    const parent = stack[stack.length - 1].node;
+    if (text.startsWith('*')) {
+      const inc = text.slice(1);
+      if (seen.includes(inc)) throw new Error(`path ${name}: recursive include of ${inc}`);
+      const sub = parseTree(inc, pathSource(inc), [...seen, inc]);
+      parent.kids.push(...sub);
+      continue;
+    }
+    const node = { text, kids: [] };
+    parent.kids.push(node);
+    stack.push({ ind, node });
+  }
+  return root.kids;
+}
+
+/** Every node text of a template with includes expanded (for the symbol check). */
+export function pathItems(name: string): string[] {
+  const out: string[] = [];
+  const walk = (ns: Node[]) => { for (const n of ns) { out.push(n.text); walk(n.kids); } };
+  walk(parseTree(name, pathSource(name), [name]));
+  return out;
+}
+
+/** Compile (once) and return a path. */
+export function path(name: string): CompiledPath {
+  let c = compiled.get(name);
+  if (c) return c;
+  const code: number[] = [];
+  const emit = (ns: Node[]) => {
+    for (const n of ns) {
+      const t = n.text;
+      const c0 = t[0];
+      if (c0 === '@') {
+        code.push(OP_TP, intern(tpNames, tpIndex, t.slice(1)));
+        if (n.kids.length) throw new Error(`path ${name}: tracepoint ${t} cannot have children`);
+      } else if (c0 === '%') {
+        code.push(OP_HOOK, intern(hookNames, hookIndex, t.slice(1)));
+        emit(n.kids);
+      } else if (c0 === '?') {
+        const neg = t[1] === '!';
+        code.push(neg ? OP_IFNOT : OP_IF, intern(condNames, condIndex, t.slice(neg ? 2 : 1)), 0);
+        const patch = code.length - 1;
+        emit(n.kids);
+        code[patch] = code.length;
+      } else {
+        const fn = functionId(t);
+        if (fn < 0) throw new Error(`path ${name}: ${t} is not a kernel symbol`);
+        code.push(fn);
+        emit(n.kids);
+        code.push(OP_RET);
+      }
+    }
+  };
+  emit(parseTree(name, pathSource(name), [name]));
+  code.push(OP_END);
+  c = { name, code: Int32Array.from(code) };
+  compiled.set(name, c);
+  return c;
+}

@@ -1,0 +1,4 @@
+import './core';
+import './sys';
+import './mm';
+export * from './dsl';

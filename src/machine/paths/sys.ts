@@ -1,0 +1,519 @@
+/** System call bodies (entered from the `syscall` wrapper's %sys hook) and the I/O paths they use. */
+import { definePaths } from './dsl';
+
+const fdget = `
+__fdget_pos
+  __fget_light
+`;
+
+definePaths({
+  sys_read: `
+__x64_sys_read
+  ksys_read
+    ${'*fdget'}
+    vfs_read
+      rw_verify_area
+        security_file_permission
+          apparmor_file_permission
+      %read_dispatch
+      __fsnotify_parent
+      fsnotify
+`,
+  fdget,
+  sys_pread64: `
+__x64_sys_pread64
+  ksys_pread64
+    __fget_light
+    vfs_read
+      rw_verify_area
+        security_file_permission
+          apparmor_file_permission
+      %read_dispatch
+      __fsnotify_parent
+      fsnotify
+`,
+  sys_write: `
+__x64_sys_write
+  ksys_write
+    *fdget
+    vfs_write
+      rw_verify_area
+        security_file_permission
+          apparmor_file_permission
+      %write_dispatch
+      __fsnotify_parent
+      fsnotify
+`,
+  sys_pwrite64: `
+__x64_sys_pwrite64
+  ksys_pwrite64
+    __fget_light
+    vfs_write
+      rw_verify_area
+        security_file_permission
+      %write_dispatch
+      fsnotify
+`,
+  // ----- file read paths (pushed by %read_dispatch)
+  read_filemap: `
+?blkdev
+  blkdev_read_iter
+    filemap_read
+      %read_batches
+      touch_atime
+        atime_needs_update
+?!blkdev
+  generic_file_read_iter
+    filemap_read
+      %read_batches
+      touch_atime
+        atime_needs_update
+`,
+  filemap_batch: `
+filemap_get_pages
+  filemap_get_read_batch
+  ?pc_miss
+    page_cache_sync_ra
+      ondemand_readahead
+        page_cache_ra_order
+          page_cache_ra_unbounded
+            %ra_alloc
+            read_pages
+              blk_start_plug
+              %ra_submit
+              blk_finish_plug
+                __blk_flush_plug
+                  blk_mq_flush_plug_list
+                    *blk_dispatch
+    filemap_get_read_batch
+  ?pc_async
+    page_cache_async_ra
+      ondemand_readahead
+        page_cache_ra_order
+          page_cache_ra_unbounded
+            %ra_alloc
+            read_pages
+              blk_start_plug
+              %ra_submit
+              blk_finish_plug
+                __blk_flush_plug
+                  blk_mq_flush_plug_list
+                    *blk_dispatch
+  ?pc_locked
+    __folio_lock_killable
+      folio_wait_bit_common
+        %wait_io
+%copy_pages
+`,
+  copy_page: `
+folio_mark_accessed
+copy_page_to_iter
+  _copy_to_user
+`,
+  pc_add_folio: `
+filemap_alloc_folio
+  folio_alloc
+    __folio_alloc
+      __alloc_pages
+        get_page_from_freelist
+        @kmem:mm_page_alloc
+filemap_add_folio
+  __filemap_add_folio
+    @filemap:mm_filemap_add_to_page_cache
+  folio_add_lru
+`,
+  bio_submit: `
+?blkdev
+  mpage_readahead
+    do_mpage_readpage
+submit_bio
+  submit_bio_noacct
+    submit_bio_noacct_nocheck
+      __submit_bio
+        blk_mq_submit_bio
+          @block:block_bio_queue
+          __blk_mq_alloc_requests
+            @block:block_getrq
+          blk_add_rq_to_plug
+          %bio_queued
+`,
+  blk_dispatch: `
+dd_insert_requests
+  @block:block_rq_insert
+blk_mq_run_hw_queue
+  blk_mq_sched_dispatch_requests
+    __blk_mq_sched_dispatch_requests
+      blk_mq_dispatch_rq_list
+        blk_mq_start_request
+          @block:block_rq_issue
+        %dev_issue
+`,
+  blk_irq: `
+asm_common_interrupt
+  common_interrupt
+    __common_interrupt
+      handle_edge_irq
+        handle_irq_event
+          @irq:irq_handler_entry
+          blk_mq_complete_request
+            %blk_irq
+          @irq:irq_handler_exit
+    irq_exit_rcu
+`,
+  blk_end_request: `
+blk_mq_end_request
+  blk_update_request
+    @block:block_rq_complete
+    bio_endio
+      ?swapio
+        end_swap_bio_read
+          %bio_done
+      ?!swapio
+        mpage_end_io
+          %bio_done
+  __blk_mq_free_request
+`,
+  read_pipe: `
+pipe_read
+  _raw_spin_lock_irq
+  %pipe_read
+  __wake_up_common_lock
+`,
+  pipe_wait: `
+prepare_to_wait_event
+*schedule
+finish_wait
+`,
+  read_simple: `
+%simple_read
+`,
+  read_seq: `
+seq_read
+  seq_read_iter
+    %simple_read
+`,
+  // ----- write paths
+  write_generic: `
+generic_perform_write
+  %write_pages
+  balance_dirty_pages_ratelimited
+file_update_time
+  generic_update_time
+`,
+  write_page: `
+simple_write_begin
+  pagecache_get_page
+copy_page_from_iter_atomic
+simple_write_end
+  folio_mark_dirty
+    filemap_dirty_folio
+      __folio_mark_dirty
+      @writeback:writeback_dirty_folio
+  __mark_inode_dirty
+`,
+  write_pipe: `
+pipe_write
+  %pipe_write
+  __wake_up_common_lock
+`,
+  write_tty: `
+file_tty_write.constprop.0
+  n_tty_write
+    %simple_write
+`,
+  write_simple: `
+%simple_write
+`,
+  // ----- open/close/stat/dirs
+  sys_openat: `
+__x64_sys_openat
+  do_sys_openat2
+    getname
+      getname_flags
+        kmem_cache_alloc
+          @kmem:kmem_cache_alloc
+    get_unused_fd_flags
+      alloc_fd
+    do_filp_open
+      path_openat
+        alloc_empty_file
+          kmem_cache_alloc
+            @kmem:kmem_cache_alloc
+        %walk
+        vfs_open
+          do_dentry_open
+            security_file_open
+              apparmor_file_open
+            %open
+    fd_install
+    putname
+      kmem_cache_free
+        @kmem:kmem_cache_free
+`,
+  walk_component: `
+walk_component
+  lookup_fast
+    __d_lookup_rcu
+`,
+  sys_close: `
+__x64_sys_close
+  close_fd
+    filp_close
+      %close
+      fput
+`,
+  close_file: `
+task_work_run
+  ____fput
+    __fput
+      dput
+      kmem_cache_free
+        @kmem:kmem_cache_free
+`,
+  sys_newfstatat: `
+__x64_sys_newfstatat
+  vfs_fstatat
+    vfs_statx
+      getname_flags
+      %walk
+      %stat
+      generic_fillattr
+  cp_new_stat
+`,
+  sys_lseek: `
+__x64_sys_lseek
+  ksys_lseek
+    generic_file_llseek
+      %impl
+`,
+  sys_getdents64: `
+__x64_sys_getdents64
+  __fget_light
+  iterate_dir
+    dcache_readdir
+      %impl
+      filldir64
+`,
+  sys_mkdirat: `
+__x64_sys_mkdirat
+  do_mkdirat
+    getname_flags
+    filename_create
+      %walk
+    vfs_mkdir
+      %impl
+`,
+  sys_unlinkat: `
+__x64_sys_unlinkat
+  do_unlinkat
+    getname_flags
+    %walk
+    vfs_unlink
+      %impl
+      d_delete
+`,
+  sys_renameat2: `
+__x64_sys_renameat2
+  do_renameat2
+    %walk
+    vfs_rename
+      %impl
+`,
+  sys_chdir: `
+__x64_sys_chdir
+  getname_flags
+  %walk
+  set_fs_pwd
+    %impl
+`,
+  sys_fsync: `
+__x64_sys_fsync
+  vfs_fsync_range
+    file_write_and_wait_range
+      __filemap_fdatawrite_range
+        filemap_fdatawrite_wbc
+          do_writepages
+            %writeback
+          blk_finish_plug
+            __blk_flush_plug
+              blk_mq_flush_plug_list
+                *blk_dispatch
+          %wb_wait
+      file_check_and_advance_wb_err
+`,
+  sys_sync: `
+__x64_sys_sync
+  ksys_sync
+    wakeup_flusher_threads
+    iterate_supers
+      sync_inodes_one_sb
+      sync_fs_one_sb
+    %impl
+`,
+  writeback_issue: `
+do_writepages
+  %writeback
+blk_finish_plug
+  __blk_flush_plug
+    blk_mq_flush_plug_list
+      *blk_dispatch
+%wb_wait
+`,
+  // ----- time, processes, signals
+  sys_clock_nanosleep: `
+__x64_sys_clock_nanosleep
+  common_nsleep
+    hrtimer_nanosleep
+      do_nanosleep
+        hrtimer_start_range_ns
+          @timer:hrtimer_start
+        %nanosleep
+`,
+  sys_getpid: `
+__x64_sys_getpid
+  __task_pid_nr_ns
+  %impl
+`,
+  sys_clone: `
+__x64_sys_clone
+  kernel_clone
+    copy_process
+      @task:task_newtask
+      kmem_cache_alloc
+        @kmem:kmem_cache_alloc
+      ?!thread
+        dup_fd
+        dup_mmap
+          %dup_mmap
+      sched_fork
+      %impl
+    @sched:sched_process_fork
+    wake_up_new_task
+      select_task_rq_fair
+      %wake_new
+      @sched:sched_wakeup_new
+      check_preempt_curr
+`,
+  copy_ptes: `
+copy_page_range
+`,
+  sys_execve: `
+__x64_sys_execve
+  getname_flags
+  bprm_execve
+    %walk
+    load_elf_binary
+      begin_new_exec
+        mmput
+          exit_mmap
+            *unmap_pages
+      %impl
+      setup_new_exec
+    @sched:sched_process_exec
+`,
+  unmap_pages: `
+unmap_vmas
+  %unmap
+tlb_finish_mmu
+  tlb_flush_mmu
+    tlb_batch_pages_flush
+      free_pages_and_swap_cache
+        %free_swap_cache
+        release_pages
+          @kmem:mm_page_free_batched
+`,
+  free_swap_cache: `
+free_swap_cache
+`,
+  sys_wait4: `
+__x64_sys_wait4
+  kernel_wait4
+    do_wait
+      %wait
+      ?reaped
+        wait_consider_task
+          release_task
+            @sched:sched_process_free
+`,
+  sys_exit_group: `
+__x64_sys_exit_group
+  *sig_exit
+`,
+  sig_exit: `
+do_group_exit
+  do_exit
+    @sched:sched_process_exit
+    mmput
+      exit_mmap
+        *unmap_pages
+    exit_files
+      put_files_struct
+        %exit_files
+    %exit
+    do_notify_parent
+      @signal:signal_generate
+      %notify_parent
+    do_task_dead
+      *__schedule
+`,
+  sys_kill: `
+__x64_sys_kill
+  kill_pid_info
+    group_send_sig_info
+      send_signal_locked
+        __send_signal_locked
+          @signal:signal_generate
+          %impl
+          complete_signal
+            signal_wake_up_state
+`,
+  sys_pipe2: `
+__x64_sys_pipe2
+  do_pipe2
+    create_pipe_files
+      alloc_file_pseudo
+    %impl
+`,
+  sys_dup2: `
+__x64_sys_dup2
+  %impl
+`,
+  sys_rt_sigaction: `
+__x64_sys_rt_sigaction
+  do_sigaction
+  %impl
+`,
+  sys_mmap: `
+__x64_sys_mmap
+  ksys_mmap_pgoff
+    vm_mmap_pgoff
+      do_mmap
+        get_unmapped_area
+        mmap_region
+          vma_link
+          %impl
+`,
+  sys_munmap: `
+__x64_sys_munmap
+  __vm_munmap
+    do_mas_munmap
+      do_mas_align_munmap
+        unmap_region
+          *unmap_pages
+`,
+  sys_brk: `
+__x64_sys_brk
+  do_brk_flags
+  %impl
+`,
+  sys_newuname: `
+__x64_sys_newuname
+  %impl
+`,
+  sys_generic: `
+%impl
+`,
+  signal_deliver: `
+@signal:signal_deliver
+`,
+});
