@@ -15,6 +15,10 @@ apt-get download "linux-image-$ABI-amd64-unsigned=$VER" "linux-image-$ABI-amd64-
 mkdir -p img dbg src
 dpkg-deb -x linux-image-$ABI-amd64-unsigned_${VER}_amd64.deb img
 dpkg-deb --fsys-tarfile linux-image-$ABI-amd64-dbg_${VER}_amd64.deb | tar -x -C dbg ./usr/lib/debug/boot/
+# DWARF of the modules modules.py models (see MODULES there)
+mkdir -p dbgmod
+dpkg-deb --fsys-tarfile linux-image-$ABI-amd64-dbg_${VER}_amd64.deb | tar -x -C dbgmod --wildcards \
+  $(python3 -c "import re;s=open('$HERE/modules.py').read();print(' '.join('./usr/lib/debug/lib/modules/*/kernel/'+m+'.ko' for m in re.findall(r\"'((?:drivers|fs|lib|block|crypto|net)/[^']+)'\", s)))")
 dpkg-deb -x linux-source-6.1_${VER}_all.deb src
 (cd src/usr/src && tar xf linux-source-6.1.tar.xz)
 ln -sf dbg/usr/lib/debug/boot/vmlinux-$ABI-amd64 vmlinux
@@ -24,4 +28,5 @@ ln -sfn src/usr/src/linux-source-6.1 linux-source
 # top-level DW_TAG_subprogram DIEs only (-r 1): ~35 s
 llvm-dwarfdump --debug-info -r 1 vmlinux 2>/dev/null | python3 "$HERE/dwarf_funcs.py" > dwarf_funcs.tsv
 python3 "$HERE/gen.py" "$WORK" "$OUT"
+python3 "$HERE/modules.py" "$WORK" "$OUT"
 du -sh "$OUT"

@@ -14,6 +14,8 @@ export const VERSION_TEXT =
 export interface StapOptions {
   pass: number;
   verbose: number;
+  /** Verbosity of passes 1..5 (`-v` raises all, `--vp ABCDE` each). */
+  passVerbose: number[];
   scriptText?: string;          // -e
   extraScripts: string[];       // -E
   scriptFile?: string;          // FILE or '-'
@@ -211,7 +213,7 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
   if (o.version) return 'version';
 
   const opts: StapOptions = {
-    pass: 5, verbose: o.v ?? 0, extraScripts: o.E, args: [], includeDirs: o.I, defines: new Map(), globalsSet: new Map(),
+    pass: 5, verbose: o.v ?? 0, passVerbose: [0, 1, 2, 3, 4].map(() => o.v ?? 0), extraScripts: o.E, args: [], includeDirs: o.I, defines: new Map(), globalsSet: new Map(),
     guru: !!o.g, suppressWarnings: !!o.w, warningsAreErrors: !!o.W, unoptimized: !!o.u, timing: !!o.t,
     dumpProbeTypes: !!o.dumpProbeTypes, dumpProbeAliases: !!o.dumpProbeAliases, dumpFunctions: !!o.dumpFunctions,
     interactive: !!o.interactive, compatible: o.compatible, privilege: o.unprivileged ? 'stapusr' : (o.privilege ?? 'stapdev'),
@@ -221,7 +223,8 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
   };
   if (o.vp !== undefined) {
     if (!/^\d{1,5}$/.test(o.vp)) throw new UsageError('Invalid --vp argument: it takes 1 to 5 digits.', false);
-    opts.verbose = Math.max(opts.verbose, ...o.vp.split('').map(Number));
+    (o.vp as string).split('').forEach((d, i) => { opts.passVerbose[i] += Number(d); });
+    opts.verbose = Math.max(...opts.passVerbose);
   }
   if (o.p !== undefined) {
     const p = Number(o.p);

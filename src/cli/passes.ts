@@ -137,7 +137,7 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
     io.out('# parse tree dump\n');
     for (const f of files) io.out(printFile(f));
     io.out('\n');
-    if (opts.verbose > 0) {
+    if (opts.passVerbose[0] > 0) {
       const n = library.allFiles().length;
       io.err(`Pass 1: parsed user script and ${n} library script${n === 1 ? '' : 's'} ${timer.usage()}, ${timer.times()}\n`);
     }

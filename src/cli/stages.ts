@@ -61,13 +61,14 @@ export async function stage2(l: Later): Promise<number> {
   }
 
   const program = elaborate(l.files, elabOpts, diag);
-  if (opts.verbose > 0) {
+  const pv = opts.passVerbose;
+  if (pv[0] > 0) {
     io.err(`Pass 1: parsed user script and ${plural(l.library.allFiles().length, 'library script')} ${timer.usage()}, ${timer.times()}\n`);
   }
   if (!program || (opts.warningsAreErrors && diag.warningCount > 0)) return semanticFailure(l, 2);
   timer.reset();
   if (opts.pass === 2) io.out(printProgram(program, { globalDisplay: !opts.noGlobalVarDisplay }));
-  if (opts.verbose > 0) {
+  if (pv[1] > 0) {
     io.err(`Pass 2: analyzed script: ${plural(program.probes.length, 'probe')}, ${plural(program.functions.length, 'function')}, ` +
       `${plural(program.embeds.length, 'embed')}, ${plural(program.globals.length, 'global')} ${timer.usage()}, ${timer.times()}\n`);
   }
@@ -77,6 +78,14 @@ export async function stage2(l: Later): Promise<number> {
   }
 
   // ---- pass 3
+  if (pv[1] > 1) {
+    // begin/end/error handlers on the same point run as one combined handler (see the engine)
+    const groups = new Map<string, number>();
+    for (const p of program.probes) {
+      if (['begin', 'end', 'error'].includes(p.point.family)) groups.set(p.point.pp, (groups.get(p.point.pp) ?? 0) + 1);
+    }
+    for (const [pp, n] of groups) if (n > 1) io.err(`Combining ${n} probe handlers for probe point: ${pp}\n`);
+  }
   timer.reset();
   let translated;
   try {
@@ -86,9 +95,9 @@ export async function stage2(l: Later): Promise<number> {
     throw e;
   }
   if (opts.pass === 3) io.out(translated.source);
-  if (opts.verbose > 0) io.err(`Pass 3: translated to JavaScript ${timer.usage()}, ${timer.times()}\n`);
+  if (pv[2] > 0) io.err(`Pass 3: translated to JavaScript ${timer.usage()}, ${timer.times()}\n`);
   if (opts.pass <= 4) {
-    if (opts.pass === 4 && opts.verbose > 0) io.err(`Pass 4: compiled JavaScript handlers in 0usr/0sys/0real ms.\n`);
+    if (opts.pass === 4 && pv[3] > 0) io.err(`Pass 4: compiled JavaScript handlers in 0usr/0sys/0real ms.\n`);
     diag.footer();
     return 0;
   }
@@ -96,14 +105,14 @@ export async function stage2(l: Later): Promise<number> {
   // ---- pass 5
   diag.footer();
   timer.reset();
-  if (opts.verbose > 0) io.err('Pass 5: starting run.\n');
+  if (pv[4] > 0) io.err('Pass 5: starting run.\n');
   const status = await runProgram(translated, {
     stdout: io.out, stderr: io.err, outputFile: opts.outputFile, defines: opts.defines,
     globalsSet: [...opts.globalsSet.entries()], timeoutSec: opts.timeoutSec, seed: opts.seed, timing: opts.timing,
     stdoutIsTty: !!process.stdout.isTTY, noGlobalVarDisplay: opts.noGlobalVarDisplay,
     suppressHandlerErrors: opts.suppressHandlerErrors, verbose: opts.verbose, targetPid: opts.targetPid, ncpus: opts.cpus,
   });
-  if (opts.verbose > 0) io.err(`Pass 5: run completed in ${timer.times().replace(/^in /, '').replace(/\.$/, '')}\n`.replace('ms', 'ms.'));
+  if (pv[4] > 0) io.err(`Pass 5: run completed ${timer.times()}\n`);
   if (status !== 0) {
     io.err('Pass 5: run failed.  [man error::pass5]\n');
     return 1;

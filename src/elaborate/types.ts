@@ -299,7 +299,8 @@ export class TypeResolver {
   private indexColumn(ee: A.Expr, decl: A.VarDecl, i: number): void {
     const types = decl.indexTypes ?? [];
     const ft = types[i] ?? 'unknown';
-    this.t = 'unknown';
+    // a key variable (foreach) or index expression takes the column's type when it has none
+    this.t = ft === 'long' || ft === 'string' ? ft : 'unknown';
     this.expr(ee);
     const at = ee.type ?? 'unknown';
     let cur = ft;

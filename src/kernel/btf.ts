@@ -64,6 +64,9 @@ interface Parsed {
   offs: Uint32Array;
   count: number;
   byName: Map<string, number[]> | null;
+  /** vmlinux string section length: offsets at or above it are in the modules' strings */
+  vmStrLen: number;
+  modStrOff: number;
 }
 
 let P: Parsed | null = null;
@@ -101,14 +104,35 @@ function parsed(): Parsed {
     const info = dv.getUint32(p + 4, true);
     p += 12 + extraLen((info >>> 24) & 0x1f, info & 0xffff);
   }
-  P = { dv, buf, strOff, offs: Uint32Array.from(offs), count: offs.length, byName: null };
+  // loaded modules' split BTF (modules.gz.btf: ids and string offsets continue vmlinux's)
+  let all = buf;
+  let modStrOff = 0;
+  const vmStrLen = dv.getUint32(20, true);
+  let mod: Buffer | null = null;
+  try { mod = readDataBuffer('modules.btf.gz'); } catch { mod = null; }
+  if (mod && mod.length > 24) {
+    all = Buffer.concat([buf, mod]);
+    const mdv = new DataView(all.buffer, all.byteOffset, all.byteLength);
+    const base = buf.length;
+    const mh = mdv.getUint32(base + 4, true);
+    const mt = base + mh + mdv.getUint32(base + 8, true);
+    const mtl = mdv.getUint32(base + 12, true);
+    modStrOff = base + mh + mdv.getUint32(base + 16, true);
+    let q = mt;
+    while (q < mt + mtl) {
+      offs.push(q);
+      const info = mdv.getUint32(q + 4, true);
+      q += 12 + extraLen((info >>> 24) & 0x1f, info & 0xffff);
+    }
+    P = { dv: mdv, buf: all, strOff, offs: Uint32Array.from(offs), count: offs.length, byName: null, vmStrLen, modStrOff };
+  } else P = { dv, buf, strOff, offs: Uint32Array.from(offs), count: offs.length, byName: null, vmStrLen, modStrOff };
   noteParseTime('vmlinux.btf.gz', Date.now() - t0);
   return P;
 }
 
 function str(off: number): string {
   const p = parsed();
-  const start = p.strOff + off;
+  const start = off < p.vmStrLen ? p.strOff + off : p.modStrOff + (off - p.vmStrLen);
   const end = p.buf.indexOf(0, start);
   return p.buf.toString('latin1', start, end);
 }

@@ -21,6 +21,7 @@ import { readDataText, noteParseTime } from './data';
 import { EBUSY, EINVAL, ENODEV, ENOENT } from './errno';
 import {
   addrHex, globToRegExp, kallsymsLookupName, lookupAddr, parseAddr, symbolAddr, symbolName, symbolCount,
+  moduleMcountSites,
 } from './kallsyms';
 
 // ---------------------------------------------------------------- flags (include/linux/ftrace.h, 6.1)
@@ -122,6 +123,14 @@ function loadRecords(): DynFtrace[] {
     const fn = p ? p.id : -1;
     const disabled = !p || p.offset !== 0; // test_for_valid_rec(): offset > FTRACE_MCOUNT_MAX_OFFSET (0)
     records.push({ ip, fn, flags: disabled ? FTRACE_FL_DISABLED : 0 });
+    if (!disabled && recByFn[fn] < 0) recByFn[fn] = records.length - 1;
+  }
+  // loaded modules' __mcount_loc (ftrace_module_init), above every vmlinux site
+  for (const mip of moduleMcountSites()) {
+    const p = lookupAddr(mip);
+    const fn = p ? p.id : -1;
+    const disabled = !p || p.offset !== 0;
+    records.push({ ip: mip, fn, flags: disabled ? FTRACE_FL_DISABLED : 0 });
     if (!disabled && recByFn[fn] < 0) recByFn[fn] = records.length - 1;
   }
   noteParseTime('mcount.gz', Date.now() - t0);

@@ -243,7 +243,71 @@ export function traceCall(tp: Tracepoint, ...args: unknown[]): void {
   for (let i = 0; i < funcs.length; i++) funcs[i].func(funcs[i].data, ...args);
 }
 
+// ---------------------------------------------------------------- syscalls:sys_enter_* / sys_exit_*
+
+/**
+ * syscalls:sys_enter_<name> / sys_exit_<name> are not tracepoints of their own: as
+ * kernel/trace/trace_syscalls.c does, enabling one registers a single shared probe
+ * (ftrace_syscall_enter / ftrace_syscall_exit) on raw_syscalls' sys_enter / sys_exit tracepoint
+ * (once, refcounted) and sets the syscall's bit in enabled_enter_syscalls / enabled_exit_syscalls;
+ * the shared probe dispatches by syscall number (`id` for sys_enter, `regs.orig_ax` for sys_exit).
+ * Probes are called as func(data, regs, nr) for enter (the args are syscall_get_arguments(regs)
+ * = regs.args) and func(data, regs, ret) for exit.
+ */
+export type SyscallEventProbe = (data: unknown, regs: { args: readonly unknown[]; orig_ax?: number }, v: number) => void;
+const sysProbes: [Map<number, TracepointFunc[]>, Map<number, TracepointFunc[]>] = [new Map(), new Map()];
+const sysRefs = [0, 0];
+const sysShared: TracepointProbe[] = [
+  (_d, regs, id) => {
+    const l = sysProbes[0].get(Number(id));
+    if (l) for (let i = 0; i < l.length; i++) (l[i].func as SyscallEventProbe)(l[i].data, regs as { args: unknown[] }, Number(id));
+  },
+  (_d, regs, ret) => {
+    const nr = Number((regs as { orig_ax?: number }).orig_ax ?? -1);
+    const l = sysProbes[1].get(nr);
+    if (l) for (let i = 0; i < l.length; i++) (l[i].func as SyscallEventProbe)(l[i].data, regs as { args: unknown[] }, Number(ret));
+  },
+];
+
+function syscallEvent(name: string): { exit: number; nr: number } | null {
+  const ev = load().all.find((e) => e.system === 'syscalls' && e.name === name);
+  if (!ev || ev.syscallNr === undefined || !/^sys_(enter|exit)_/.test(name)) return null;
+  return { exit: name.startsWith('sys_exit_') ? 1 : 0, nr: ev.syscallNr };
+}
+
+/** reg_event_syscall_enter()/reg_event_syscall_exit(): 0, -ENOENT (no such event), -EEXIST. */
+export function syscallEventProbeRegister(name: string, func: SyscallEventProbe, data: unknown): number {
+  const se = syscallEvent(name);
+  if (!se) return -ENOENT;
+  const map = sysProbes[se.exit];
+  const l = map.get(se.nr) ?? [];
+  if (l.some((f) => f.func === (func as TracepointProbe) && f.data === data)) return -EEXIST;
+  if (sysRefs[se.exit] === 0) {
+    const r = tracepointProbeRegister(se.exit ? 'sys_exit' : 'sys_enter', sysShared[se.exit], null);
+    if (r) return r;
+  }
+  sysRefs[se.exit]++;
+  map.set(se.nr, [...l, { func: func as TracepointProbe, data, prio: TRACEPOINT_DEFAULT_PRIO }]);
+  return 0;
+}
+
+/** unreg_event_syscall_enter()/_exit(): the shared raw_syscalls probe goes with the last user. */
+export function syscallEventProbeUnregister(name: string, func: SyscallEventProbe, data: unknown): number {
+  const se = syscallEvent(name);
+  if (!se) return -ENOENT;
+  const map = sysProbes[se.exit];
+  const l = map.get(se.nr) ?? [];
+  const i = l.findIndex((f) => f.func === (func as TracepointProbe) && f.data === data);
+  if (i < 0) return -ENOENT;
+  const next = l.slice();
+  next.splice(i, 1);
+  if (next.length) map.set(se.nr, next); else map.delete(se.nr);
+  if (--sysRefs[se.exit] === 0) tracepointProbeUnregister(se.exit ? 'sys_exit' : 'sys_enter', sysShared[se.exit], null);
+  return 0;
+}
+
 /** Drop all registered probes (test/session reset). */
 export function resetTracepoints(): void {
   tps.clear();
+  sysProbes[0].clear(); sysProbes[1].clear(); sysRefs[0] = sysRefs[1] = 0;
 }

@@ -193,6 +193,38 @@ impls.dup2 = (_m, _c, t, e) => {
 // ---------------------------------------------------------------- read
 
 defineCond('blkdev', (_m, _c, _t, e) => e.blkdev === true);
+const isExt4 = (e: Env) => (e.ino as Inode | undefined)?.fs === 'ext4' && e.blkdev !== true;
+defineCond('ext4file', (_m, _c, _t, e) => isExt4(e));
+defineCond('othfile', (_m, _c, _t, e) => e.blkdev !== true && !isExt4(e));
+const reqExt4 = (e: Env) => { const r = e.req as BlkRequest | undefined; return !!r && !r.swap && r.ino?.fs === 'ext4' && !r.ino.isBlk; };
+defineCond('ext4read', (_m, _c, _t, e) => e.blkdev !== true && reqExt4(e) && !(e.req as BlkRequest).write);
+defineCond('ext4write', (_m, _c, _t, e) => reqExt4(e) && (e.req as BlkRequest).write);
+defineCond('ext4wbio', (_m, _c, _t, e) => e.swapio !== true && reqExt4(e) && (e.req as BlkRequest).write);
+defineCond('plainbio', (_m, _c, _t, e) => e.swapio !== true && !(reqExt4(e) && (e.req as BlkRequest).write));
+/** fsync/sync: wake the journal thread for a commit */
+defineHook('jbd2_kick', (m, c) => {
+  const j = m.procs.jbd2;
+  if (j && j.state !== TASK_RUNNING) { j.scratch.commit = true; return pushWakeups(c, [j]); }
+  return H_CONT;
+});
+defineHook('jbd2_commit', (m, c, t, e) => {
+  // the commit writes the journal blocks: one small write request near the journal area
+  if (!t.scratch.commit && !m.fs.dirty.size) return H_CONT;
+  t.scratch.commit = false;
+  const req: BlkRequest = { ino: null, pages: [], write: true, swap: false, sector: 0x1000000 + m.rand.int(1 << 16) * 8, bytes: 3 * PAGE, cpu: c.id, waiters: [] };
+  pushPath(t.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
+  pushPath(t.ks, 'blk_plug_flush', newEnv('bio'));
+  void e;
+  return H_PUSHED;
+});
+defineHook('jbd2_sleep', (m, _c, t, e) => {
+  if (e.slept) return H_CONT;
+  e.slept = true;
+  t.state = TASK_INTERRUPTIBLE;
+  t.wchan = 'kjournald2';
+  timedWake(m, t, 5e9);
+  return H_SLEEP;
+});
 
 defineHook('read_dispatch', (m, c, t, e) => {
   const f = fdOf(t, e.a[0]);

@@ -14,6 +14,7 @@ import { kenter, kleave, siteState } from '../kernel/ftrace';
 import { symbolAddr, symbolCount, symbolName } from '../kernel/kallsyms';
 import { tracepoint, traceCall, tracepointProto } from '../kernel/tracepoint';
 import { hash32 } from './prng';
+import { genericArgs } from './args';
 import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, path, tpNames, hookNames, condNames, CompiledPath } from './paths/dsl';
 import type { Machine, Cpu } from './machine';
 import { Env, KStack, Task, TASK_RUNNING } from './task';
@@ -109,7 +110,7 @@ function argsOf(m: Machine, c: Cpu, t: Task, e: Env, fn: number): unknown[] {
       if (id >= 0) fnArgs.set(id, b);
     }
   }
-  const b = fnArgs.get(fn);
+  const b = fnArgs.get(fn) ?? genericArgs(fn);
   return b ? b(m, c, t, e) : [];
 }
 

@@ -17,6 +17,8 @@ export class Procs {
   nextPid = 1;
   init!: Process;
   kthreadd!: Task;
+  /** the ext4 journal thread (jbd2/sda1-8) */
+  jbd2: Task | null = null;
   readonly idleProc = new Process(0, null);
   /** program registry: absolute path -> main */
   readonly programs = new Map<string, ProgramMain>();

@@ -239,8 +239,10 @@ defineHook('switch', (m, c, _t, _e) => {
   if (prev.state === TASK_RUNNING) prev.nivcsw++; else prev.nvcsw++;
   prev.onCpu = false;
   prev.lastSwitchOut = m.now;
-  if (!prev.idle && prev.state === TASK_RUNNING) {
-    // still queued (preempted); it was inserted back by %pick
+  if (!prev.idle && prev.state === TASK_RUNNING && !prev.onRq) {
+    // woken by another CPU after %pick dequeued it, while still switching out (ttwu's on_cpu
+    // wait): queue it now that it is off the CPU
+    m.sched.enqueue(prev, c, true);
   }
   if (prev.state & TASK_DEAD) {
     prev.ks.frames.length = 0;

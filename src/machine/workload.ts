@@ -107,7 +107,7 @@ export function startDefaultSystem(m: Machine): void {
     pushPath(t.ks, 'kthread_sleep', newEnv('sleep'));
   });
   m.mm.kswapd = kswapd;
-  m.procs.kthread('jbd2/sda1-8', sleeper(m));
+  m.procs.jbd2 = m.procs.kthread('jbd2/sda1-8', (t) => pushPath(t.ks, 'jbd2_commit', newEnv('jbd2')));
   m.procs.kthread('kworker/u8:1-flush-8:0', periodic(m, 'writeback_work', 5e9));
   const root = [m.fs.devNullFile(), m.fs.devNullFile(), m.fs.devNullFile()];
   m.procs.spawn(init, '/usr/bin/systemd-journald', ['/lib/systemd/systemd-journald'], root, { comm: 'systemd-journal' });

@@ -166,6 +166,7 @@ export class StapMap<V extends MapValue = MapValue> {
     if (s === undefined) {
       if (m.size >= this.maxEntries) this.makeRoom();
       s = new Stat(this.statSpec);
+      s.inMap = true;
       m.set(k, s);
     }
     s.add(v, cpu);
@@ -224,6 +225,7 @@ export class StapMap<V extends MapValue = MapValue> {
     if (e === undefined) {
       if (m.size >= this.maxEntries) this.makeRoom();
       e = { keys, v: new Stat(this.statSpec) };
+      (e.v as Stat).inMap = true;
       m.set(j, e);
     }
     e.v.add(v, cpu);

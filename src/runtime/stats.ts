@@ -79,6 +79,8 @@ function emptyAggregate(): never {
  * case needs no indirection); other CPUs' partials live in `others`.
  */
 export class Stat extends StatPart {
+  /** Element of a stats array (aggregated as stap's pmaps are, see variance()). */
+  inMap = false;
   readonly spec: StatSpec;
   private readonly trackVariance: boolean;
   private readonly shift: number;
@@ -262,10 +264,20 @@ export class Stat extends StatPart {
     const count = this.count();
     if (count === 0) emptyAggregate();
     const shift = this.shift;
+    const parts = this.parts();
+    let filled = 0;
+    let only: StatPart | null = null;
+    for (const p of parts) if (p.n > 0) { filled++; only = p; }
+    if (filled === 1 && only && this.inMap) {
+      // An array element with one CPU's data: stap's pmap aggregation copies that CPU's
+      // running variance (M2/(n-1)) unmerged (4.8 prints 216 where the merge formula gives
+      // 217); scalar stats always go through the merge formula.
+      return only.n >= 2 ? shr(div(only.m2, only.n - 1), 2 * shift) : 0;
+    }
     const aggAvg = div(shl(this.sum(), shift), count);
     let s1: Long = 0;
     let s2: Long = 0;
-    for (const p of this.parts()) {
+    for (const p of parts) {
       const d = sub(p.avgS, aggAvg);
       s1 = add(s1, mul(mul(p.n, d), d));
       // variance_s = M2/(count-1) as of the last update (unset when count < 2)

@@ -175,7 +175,7 @@ function escapePieces(s: string): string[] {
     if (c >= 0xc2 && c <= 0xf4) {
       const cp = utf8At(s, i);
       if (cp !== null) {
-        out.push(cp.cp > 0xffff ? '\\U' + hex(cp.cp, 8) : '\\u' + hex(cp.cp, 4));
+        out.push(cp.cp > 0xffff ? '\\U' + hex(cp.cp, 8).toUpperCase() : '\\u' + hex(cp.cp, 4).toUpperCase());
         i += cp.len - 1;
         continue;
       }

@@ -35,6 +35,32 @@ export interface TranslateOptions {
   defines?: Map<string, string>;
 }
 
+// ---- kernel probe layer hook (added by the probes engineer, issue 6; see src/probes/targets.ts)
+/** What the target-expression code generator may use while compiling one expression. */
+export interface TargetCodegenApi {
+  /** The derived probe being translated (null inside a function body). */
+  probe: A.DerivedProbe | null;
+  ex(e: A.Expr): string;
+  /** Compile an expression into a standalone arrow-function body `(c) => ...` (own temporaries). */
+  standalone(e: A.Expr): string;
+  loc(tok: A.Token): number;
+  builtin(name: string): string;
+  /** Hoist `const NAME = js;` to the module head; returns NAME. */
+  constant(js: string): string;
+  /** Emit a line after the current probe's handler function (e.g. `p_3.entry = ...`). */
+  afterProbe(line: string): void;
+  /** JS name of the current probe handler (`p_N`), or null inside functions. */
+  handlerName: string | null;
+  err(msg: string, tok?: A.Token): void;
+}
+export type TargetCodegen = (e: A.Target | A.Cast | A.AtVar | A.Autocast | A.Entry, api: TargetCodegenApi) => string;
+let targetCodegen: TargetCodegen | null = null;
+/** Installed by src/probes/setup.ts: compiles `$var`, `@cast`, `@var`, `@entry` and autocasts. */
+export function setTargetCodegen(f: TargetCodegen | null): void {
+  targetCodegen = f;
+}
+// ---- end of hook
+
 export interface Limits {
   /** Effective per-handler statement budget (MAXACTION_INTERRUPTIBLE unless INTERRUPTIBLE=0). */
   maxAction: number;
@@ -266,6 +292,11 @@ class Translator {
   private usesVariance = new Set<A.VarDecl>();
   private f!: FnCtx;
   private maxStr: number;
+  // target codegen hook state (issue 6)
+  private curProbe: A.DerivedProbe | null = null;
+  private curHandler: string | null = null;
+  private afterLines: string[] = [];
+  private nConsts = 0;
 
   constructor(private program: A.Program, private limits: Limits) {
     this.maxStr = limits.maxStringLen - 1;
@@ -510,6 +541,7 @@ class Translator {
 
   private genProbe(p: A.DerivedProbe, name: string): string[] {
     this.f = { kind: 'probe', loopDepth: 0, temps: 0, locals: new Map(), tryDepth: 0 };
+    this.curProbe = p; this.curHandler = name; this.afterLines = []; // target codegen hook (issue 6)
     const locals = this.collectLocals(p.body, p.locals, []);
     for (const d of locals) this.localName(d);
     const cond = p.condition ? this.ex(p.condition) : undefined;
@@ -523,6 +555,8 @@ class Translator {
     if (cond) o.push(`  if (${cond} === 0) return; // probe condition`);
     o.push(...bodyLines);
     o.push('}');
+    o.push(...this.afterLines); // target codegen hook (issue 6)
+    this.curProbe = null; this.curHandler = null; this.afterLines = [];
     return o;
   }
 
@@ -866,17 +900,16 @@ class Translator {
       case 'defined':
         return '0';
       case 'entry':
-        this.err('internal error: @entry is only valid in .return probes', e.tok);
-        return '0';
       case 'target':
-        this.err('unresolved target-symbol expression', e.tok);
-        return '0';
       case 'cast':
       case 'autocast':
-        this.err('type definition not available for @cast in this runtime', e.tok);
-        return '0';
       case 'atvar':
-        this.err('unresolved @var() expression', e.tok);
+        // kernel probe layer hook (issue 6): src/probes/targets.ts compiles these
+        if (targetCodegen) return targetCodegen(e, this.targetApi());
+        if (e.k === 'entry') this.err('internal error: @entry is only valid in .return probes', e.tok);
+        else if (e.k === 'atvar') this.err('unresolved @var() expression', e.tok);
+        else if (e.k === 'target') this.err('unresolved target-symbol expression', e.tok);
+        else this.err('type definition not available for @cast in this runtime', e.tok);
         return '0';
       case 'atop':
         this.err(`unsupported operator ${e.name} in this runtime`, e.tok);
@@ -1098,6 +1131,33 @@ class Translator {
     }
     this.err('operand of ++/-- must be an lvalue', t.tok);
     return '0';
+  }
+
+  /** The API handed to the target codegen hook (issue 6). */
+  private targetApi(): TargetCodegenApi {
+    return {
+      probe: this.f.kind === 'probe' ? this.curProbe : null,
+      ex: (x) => this.ex(x),
+      standalone: (x) => {
+        const saved = this.f.temps;
+        this.f.temps = 0;
+        const code = this.ex(x);
+        const n = this.f.temps;
+        this.f.temps = saved;
+        const decl = n ? `let ${range(n).map((i) => `t${i}`).join(', ')}; ` : '';
+        return `(c) => { ${decl}return ${code}; }`;
+      },
+      loc: (tok) => this.loc(tok),
+      builtin: (name) => this.useBuiltin(name),
+      constant: (js) => {
+        const name = `K_${this.nConsts++}`;
+        this.consts.push(`const ${name} = ${js};`);
+        return name;
+      },
+      afterProbe: (line) => this.afterLines.push(line),
+      handlerName: this.f.kind === 'probe' ? this.curHandler : null,
+      err: (msg, tok) => this.err(msg, tok),
+    };
   }
 
   private useBuiltin(name: string): string {

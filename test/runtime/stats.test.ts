@@ -25,11 +25,14 @@ describe('runtime/stats', () => {
       expect(f).to.throw(StapError, 'empty aggregate');
     }
   });
-  it('variance uses stap integer Welford (1..5 -> 12 / shift 1 -> 2)', () => {
+  it('variance uses stap integer Welford and the merge formula (1..5 -> 12 / shift 1 -> 2)', () => {
     const a = new Stat();
     const b = new Stat(new StatSpec({ varianceShift: 1 }));
     for (let i = 1; i <= 5; i++) a.add(i), b.add(i);
     expect(a.variance()).to.equal(12);
+    // an array element with one CPU's data reports that CPU's running M2/(n-1)
+    a.inMap = true;
+    expect(a.variance()).to.equal(7);
     expect(b.variance()).to.equal(2);
     const one = new Stat();
     one.add(42);

@@ -69,7 +69,7 @@ describe('runtime/strings', () => {
   });
   it('text_str / text_strn / string_quoted', () => {
     expect(S.textStr('a\tb"c\\\x01\x7f')).to.equal('a\\tb\\"c\\\\\\001\\177');
-    expect(S.textStr(S.toBinary('é€😀'))).to.equal('\\u00e9\\u20ac\\U0001f600');
+    expect(S.textStr(S.toBinary('é€😀'))).to.equal('\\u00E9\\u20AC\\U0001F600');
     expect(S.textStr('\xe9')).to.equal('\\351');
     expect(S.stringQuoted('hi\n')).to.equal('"hi\\n"');
     expect(S.stringQuoted('')).to.equal('""');

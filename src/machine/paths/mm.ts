@@ -142,7 +142,9 @@ wb_workfn
       writeback_sb_inodes
         __writeback_single_inode
           do_writepages
-            %writeback
+            ext4_writepages
+              mpage_prepare_extent_to_map
+              %writeback
   blk_finish_plug
     __blk_flush_plug
       blk_mq_flush_plug_list

@@ -62,7 +62,14 @@ __x64_sys_pwrite64
       %read_batches
       touch_atime
         atime_needs_update
-?!blkdev
+?ext4file
+  ext4_file_read_iter
+    generic_file_read_iter
+      filemap_read
+        %read_batches
+        touch_atime
+          atime_needs_update
+?othfile
   generic_file_read_iter
     filemap_read
       %read_batches
@@ -126,6 +133,14 @@ filemap_add_folio
 ?blkdev
   mpage_readahead
     do_mpage_readpage
+?ext4read
+  ext4_readahead
+    ext4_mpage_readpages
+      ext4_map_blocks
+        ext4_es_lookup_extent
+?ext4write
+  ext4_bio_write_page
+  ext4_io_submit
 submit_bio
   submit_bio_noacct
     submit_bio_noacct_nocheck
@@ -143,10 +158,20 @@ dd_insert_requests
 blk_mq_run_hw_queue
   blk_mq_sched_dispatch_requests
     __blk_mq_sched_dispatch_requests
+      scsi_mq_get_budget
       blk_mq_dispatch_rq_list
-        blk_mq_start_request
-          @block:block_rq_issue
-        %dev_issue
+        scsi_queue_rq
+          sd_init_command
+            scsi_alloc_sgtables
+          blk_mq_start_request
+            @block:block_rq_issue
+          ata_scsi_queuecmd
+            __ata_scsi_queuecmd
+              ata_scsi_rw_xlat
+              ata_qc_issue
+                ahci_qc_prep
+                ahci_qc_issue
+                  %dev_issue
 `,
   blk_irq: `
 asm_common_interrupt
@@ -155,23 +180,41 @@ asm_common_interrupt
       handle_edge_irq
         handle_irq_event
           @irq:irq_handler_entry
-          blk_mq_complete_request
-            %blk_irq
+          ahci_single_level_irq_intr
+            ahci_handle_port_intr
+              ahci_handle_port_interrupt
+                ata_qc_complete_multiple
+                  ata_qc_complete
+                    __ata_qc_complete
+                      ata_scsi_qc_complete
+                        scsi_done
+                          blk_mq_complete_request
+                            %blk_irq
           @irq:irq_handler_exit
     irq_exit_rcu
 `,
   blk_end_request: `
-blk_mq_end_request
-  blk_update_request
-    @block:block_rq_complete
-    bio_endio
-      ?swapio
-        end_swap_bio_read
-          %bio_done
-      ?!swapio
-        mpage_end_io
-          %bio_done
-  __blk_mq_free_request
+scsi_complete
+  scsi_decide_disposition
+  scsi_finish_command
+    sd_done
+    scsi_io_completion
+      scsi_end_request
+        blk_update_request
+          @block:block_rq_complete
+          bio_endio
+            ?swapio
+              end_swap_bio_read
+                %bio_done
+            ?ext4wbio
+              ext4_end_bio
+                ext4_finish_bio
+                  %bio_done
+            ?plainbio
+              mpage_end_io
+                %bio_done
+        __blk_mq_end_request
+          __blk_mq_free_request
 `,
   read_pipe: `
 pipe_read
@@ -194,13 +237,63 @@ seq_read
 `,
   // ----- write paths
   write_generic: `
-generic_perform_write
-  %write_pages
-  balance_dirty_pages_ratelimited
-file_update_time
-  generic_update_time
+?ext4file
+  ext4_file_write_iter
+    ext4_buffered_write_iter
+      file_modified
+        file_update_time
+          generic_update_time
+            __mark_inode_dirty
+              ext4_dirty_inode
+                *ext4_journal_start
+                __ext4_mark_inode_dirty
+                  ext4_reserve_inode_write
+                    __ext4_journal_get_write_access
+                      jbd2_journal_get_write_access
+                  ext4_mark_iloc_dirty
+                *ext4_journal_stop
+      generic_perform_write
+        %write_pages
+        balance_dirty_pages_ratelimited
+?othfile
+  generic_perform_write
+    %write_pages
+    balance_dirty_pages_ratelimited
+  file_update_time
+    generic_update_time
+`,
+  ext4_journal_start: `
+__ext4_journal_start_sb
+  jbd2__journal_start
+    start_this_handle
+`,
+  ext4_journal_stop: `
+__ext4_journal_stop
+  jbd2_journal_stop
 `,
   write_page: `
+?ext4file
+  ext4_da_write_begin
+    ext4_nonda_switch
+    __filemap_get_folio
+    __block_write_begin
+      ext4_da_get_block_prep
+        ext4_es_lookup_extent
+        ext4_da_reserve_space
+        ext4_es_insert_delayed_block
+  copy_page_from_iter_atomic
+  ext4_da_write_end
+    block_write_end
+      __block_commit_write.constprop.0.isra.0
+        mark_buffer_dirty
+          folio_mark_dirty
+            filemap_dirty_folio
+              __folio_mark_dirty
+              @writeback:writeback_dirty_folio
+?othfile
+  *write_page_simple
+`,
+  write_page_simple: `
 simple_write_begin
   pagecache_get_page
 copy_page_from_iter_atomic
@@ -329,17 +422,42 @@ __x64_sys_chdir
   sys_fsync: `
 __x64_sys_fsync
   vfs_fsync_range
-    file_write_and_wait_range
-      __filemap_fdatawrite_range
-        filemap_fdatawrite_wbc
-          do_writepages
-            %writeback
-          blk_finish_plug
-            __blk_flush_plug
-              blk_mq_flush_plug_list
-                *blk_dispatch
-          %wb_wait
-      file_check_and_advance_wb_err
+    ext4_sync_file
+      file_write_and_wait_range
+        __filemap_fdatawrite_range
+          filemap_fdatawrite_wbc
+            do_writepages
+              ext4_writepages
+                mpage_prepare_extent_to_map
+                  mpage_process_page_bufs
+                %writeback
+            blk_finish_plug
+              __blk_flush_plug
+                blk_mq_flush_plug_list
+                  *blk_dispatch
+            %wb_wait
+        file_check_and_advance_wb_err
+      jbd2_complete_transaction
+        jbd2_log_start_commit
+          %jbd2_kick
+`,
+  blk_plug_flush: `
+blk_finish_plug
+  __blk_flush_plug
+    blk_mq_flush_plug_list
+      *blk_dispatch
+`,
+  jbd2_commit: `
+kjournald2
+  jbd2_journal_commit_transaction
+    jbd2_journal_switch_revoke_table
+    jbd2_journal_get_descriptor_buffer
+    jbd2_journal_write_metadata_buffer
+    jbd2_descriptor_block_csum_set
+    %jbd2_commit
+    jbd2_journal_file_buffer
+    submit_bh
+  %jbd2_sleep
 `,
   sys_sync: `
 __x64_sys_sync
@@ -352,7 +470,9 @@ __x64_sys_sync
 `,
   writeback_issue: `
 do_writepages
-  %writeback
+  ext4_writepages
+    mpage_prepare_extent_to_map
+    %writeback
 blk_finish_plug
   __blk_flush_plug
     blk_mq_flush_plug_list

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Loadable modules of the simulated kernel: the modules a Debian 12 server (or VM) has loaded after
+boot, laid out in the module area as the 6.1 loader places them.
+
+Usage: modules.py WORKDIR OUTDIR   (run after gen.py; python3 standard library only)
+
+Inputs (see fetch.sh):
+  WORKDIR/img/lib/modules/<abi>/kernel/**.ko      the image package's modules: symtab, sections,
+                                                  __mcount_loc relocations, split .BTF
+  WORKDIR/dbgmod/usr/lib/debug/lib/modules/...     the -dbg package's modules (DWARF decl_file/line)
+  WORKDIR/vmlinux.btf                              base BTF (split module BTF refers to it)
+Outputs:
+  OUTDIR/modules.gz      one block per module, load order:
+                           M <name> <base hex> <core size hex> <text size hex>
+                           <offset hex> <type> <name>[\t<file>\t<line>]   text symbols (core text)
+                           @<offset hex>                                  dyn_ftrace sites
+  OUTDIR/modules.btf.gz  the modules' split BTF merged into one blob continuing vmlinux's ids and
+                         string offsets (ids/offsets below the base counts refer to vmlinux)
+
+Layout (kernel/module/main.c layout_sections() + module_alloc()): core sections grouped
+text (SHF_EXECINSTR) / rodata / ro_after_init / data, '.init*' sections excluded (freed after
+init), each section aligned to sh_addralign, text and rodata groups page aligned (STRICT_MODULE_RWX);
+modules are vmalloc'ed one after another from MODULES_VADDR + the KASLR module load offset
+(get_module_load_offset(): a random page count 1..1024 chosen once per boot; fixed here at 0x1a5 pages),
+each allocation followed by a guard page. Load order: initramfs storage drivers, the root
+filesystem stack, then udev's virtio/network drivers.
+"""
+import gzip, os, struct, subprocess, sys
+
+WORK, OUT = sys.argv[1], sys.argv[2]
+HERE = os.path.dirname(os.path.abspath(__file__))
+ABI = '6.1.0-56-amd64'
+KDIR = os.path.join(WORK, 'img/lib/modules', ABI, 'kernel')
+DDIR = os.path.join(WORK, 'dbgmod/usr/lib/debug/lib/modules', ABI, 'kernel')
+MODULES = [
+    'drivers/scsi/scsi_common', 'drivers/scsi/scsi_mod', 'drivers/ata/libata', 'drivers/ata/libahci',
+    'drivers/ata/ahci', 'lib/crc64', 'lib/crc64-rocksoft', 'crypto/crct10dif_common', 'lib/crc-t10dif',
+    'block/t10-pi', 'drivers/scsi/sd_mod', 'lib/crc16', 'fs/mbcache', 'fs/jbd2/jbd2', 'fs/ext4/ext4',
+    'drivers/virtio/virtio', 'drivers/virtio/virtio_ring', 'drivers/virtio/virtio_pci_legacy_dev',
+    'drivers/virtio/virtio_pci_modern_dev', 'drivers/virtio/virtio_pci', 'drivers/block/virtio_blk',
+    'net/core/failover', 'drivers/net/net_failover', 'drivers/net/virtio_net',
+    'drivers/net/ethernet/intel/e1000/e1000',
+]
+PAGE = 4096
+MODULES_VADDR = 0xffffffffc0000000
+LOAD_OFFSET = 0x1a5 * PAGE
+SHF_WRITE, SHF_ALLOC, SHF_EXEC = 1, 2, 4
+SHF_RO_AFTER_INIT = 0x00200000
+
+
+def align(v, a):
+    return (v + a - 1) // a * a if a > 1 else v
+
+
+class Elf:
+    def __init__(self, path):
+        self.d = d = open(path, 'rb').read()
+        shoff, = struct.unpack_from('<Q', d, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from('<HHH', d, 0x3a)
+        self.sh = []
+        for i in range(shnum):
+            nm, typ, flags, addr, off, size, link, info, al, ent = struct.unpack_from('<IIQQQQIIQQ', d, shoff + i * shentsize)
+            self.sh.append(dict(nm=nm, type=typ, flags=flags, off=off, size=size, link=link, info=info, align=al, ent=ent))
+        so = self.sh[shstrndx]['off']
+        for s in self.sh:
+            s['name'] = self.cstr(so + s['nm'])
+        self.byname = {s['name']: i for i, s in enumerate(self.sh)}
+
+    def cstr(self, o):
+        return self.d[o:self.d.index(b'\0', o)].decode('latin1')
+
+    def data(self, name):
+        s = self.sh[self.byname[name]]
+        return self.d[s['off']:s['off'] + s['size']]
+
+    def symbols(self):
+        st = self.sh[self.byname['.symtab']]
+        stro = self.sh[st['link']]['off']
+        out = []
+        for i in range(st['size'] // 24):
+            nm, info, other, shndx, val, size = struct.unpack_from('<IBBHQQ', self.d, st['off'] + i * 24)
+            out.append(dict(name=self.cstr(stro + nm), bind=info >> 4, type=info & 15, shndx=shndx, value=val, size=size))
+        return out
+
+
+def layout(elf):
+    """section index -> offset in the core layout; (text size, core size)"""
+    off = {}
+    size = 0
+    groups = [
+        lambda f: f & SHF_EXEC,
+        lambda f: not (f & (SHF_EXEC | SHF_WRITE)) and not (f & SHF_RO_AFTER_INIT),
+        lambda f: (f & SHF_RO_AFTER_INIT) and not (f & SHF_EXEC),
+        lambda f: (f & SHF_WRITE) and not (f & (SHF_EXEC | SHF_RO_AFTER_INIT)),
+    ]
+    text_size = 0
+    for g, pred in enumerate(groups):
+        for i, s in enumerate(elf.sh):
+            if i in off or not (s['flags'] & SHF_ALLOC) or s['name'].startswith('.init') or not pred(s['flags']):
+                continue
+            size = align(size, s['align'] or 1)
+            off[i] = size
+            size += s['size']
+        if g == 0:
+            text_size = size
+        if g < 2:
+            size = align(size, PAGE)
+    # the core copy of symtab/strtab (add_kallsyms) follows the data
+    size += elf.sh[elf.byname['.symtab']]['size'] // 3 + elf.sh[elf.byname['.strtab']]['size'] // 2
+    return off, text_size, align(size, PAGE)
+
+
+def dwarf_locs(dbg):
+    """function name -> [(file, line, low_pc)] for out-of-line bodies"""
+    if not os.path.exists(dbg):
+        return {}
+    p = subprocess.run(f"llvm-dwarfdump --debug-info -r 1 '{dbg}' 2>/dev/null | python3 '{HERE}/dwarf_funcs.py'",
+                       shell=True, capture_output=True, text=True, check=True)
+    rows = {}
+    for line in p.stdout.splitlines():
+        off, name, f, ln, inl, low, flags, origin = line.split('\t')
+        rows[off] = (name, f, ln, low, origin)
+    res = {}
+    for off, (name, f, ln, low, origin) in rows.items():
+        if not low:
+            continue
+        seen = 0
+        while (not name or not f) and origin and origin in rows and seen < 4:
+            o = rows[origin]
+            name, f, ln = name or o[0], f or o[1], ln or o[2]
+            origin = o[4]
+            seen += 1
+        if name:
+            res.setdefault(name, []).append((f, ln, int(low, 16)))
+    return res
+
+
+# ---------------------------------------------------------------- BTF merge
+KIND_REF = {2, 8, 9, 10, 11, 12, 13, 14, 17, 18}   # third word is a type id
+
+
+def btf_parse(b):
+    magic, ver, flags, hl, toff, tlen, soff, slen = struct.unpack_from('<HBBIIIII', b, 0)
+    assert magic == 0xeb9f
+    return b[hl + toff:hl + toff + tlen], b[hl + soff:hl + soff + slen]
+
+
+def btf_count(types):
+    n, p = 0, 0
+    while p < len(types):
+        p += 12 + btf_extra(types, p)
+        n += 1
+    return n
+
+
+def btf_extra(t, p):
+    info, = struct.unpack_from('<I', t, p + 4)
+    kind, vlen = (info >> 24) & 0x1f, info & 0xffff
+    return {1: 4, 3: 12, 4: 12 * vlen, 5: 12 * vlen, 6: 8 * vlen, 13: 8 * vlen, 14: 4, 15: 12 * vlen, 17: 4, 19: 12 * vlen}.get(kind, 0)
+
+
+def btf_remap(types, base_n, base_s, tshift, sshift):
+    out = bytearray(types)
+    T = lambda i: i if i < base_n else i - base_n + tshift
+    S = lambda o: o if o < base_s else o - base_s + sshift
+    p = 0
+    n = 0
+    while p < len(out):
+        nm, info, st = struct.unpack_from('<III', out, p)
+        kind, vlen = (info >> 24) & 0x1f, info & 0xffff
+        struct.pack_into('<I', out, p, S(nm))
+        if kind in KIND_REF:
+            struct.pack_into('<I', out, p + 8, T(st))
+        q = p + 12
+        if kind == 3:
+            a, b_, c = struct.unpack_from('<III', out, q)
+            struct.pack_into('<II', out, q, T(a), T(b_))
+        elif kind in (4, 5):
+            for k in range(vlen):
+                mn, mt, mo = struct.unpack_from('<III', out, q + 12 * k)
+                struct.pack_into('<II', out, q + 12 * k, S(mn), T(mt))
+        elif kind == 6:
+            for k in range(vlen):
+                mn, = struct.unpack_from('<I', out, q + 8 * k)
+                struct.pack_into('<I', out, q + 8 * k, S(mn))
+        elif kind == 19:
+            for k in range(vlen):
+                mn, = struct.unpack_from('<I', out, q + 12 * k)
+                struct.pack_into('<I', out, q + 12 * k, S(mn))
+        elif kind == 13:
+            for k in range(vlen):
+                mn, mt = struct.unpack_from('<II', out, q + 8 * k)
+                struct.pack_into('<II', out, q + 8 * k, S(mn), T(mt))
+        elif kind == 15:
+            for k in range(vlen):
+                mt, = struct.unpack_from('<I', out, q + 12 * k)
+                struct.pack_into('<I', out, q + 12 * k, T(mt))
+        p = q + btf_extra(out, p)
+        n += 1
+    return bytes(out), n
+
+
+def main():
+    base_types, base_strs = btf_parse(open(os.path.join(WORK, 'vmlinux.btf'), 'rb').read() if os.path.exists(os.path.join(WORK, 'vmlinux.btf')) else gzip.open(os.path.join(OUT, 'vmlinux.btf.gz')).read())
+    base_n = btf_count(base_types) + 1
+    base_s = len(base_strs)
+    tshift, sshift = base_n, base_s
+    btf_types, btf_strs = [], []
+    lines = []
+    addr = MODULES_VADDR + LOAD_OFFSET
+    nsyms = nsites = nlocs = 0
+    for rel in MODULES:
+        ko = os.path.join(KDIR, rel + '.ko')
+        name = os.path.basename(rel).replace('-', '_')
+        elf = Elf(ko)
+        off, text_size, core = layout(elf)
+        base = addr
+        addr += core + PAGE   # vmalloc guard page
+        lines.append(f'M {name} {base:x} {core:x} {text_size:x}')
+        locs = dwarf_locs(os.path.join(DDIR, rel + '.ko'))
+        syms = []
+        for s in elf.symbols():
+            if s['type'] != 2 or s['shndx'] not in off or not (elf.sh[s['shndx']]['flags'] & SHF_EXEC):
+                continue
+            o = off[s['shndx']] + s['value']
+            t = 'W' if s['bind'] == 2 else ('T' if s['bind'] == 1 else 't')
+            loc = ''
+            cands = locs.get(s['name']) or locs.get(s['name'].split('.')[0])
+            if cands:
+                pick = next((c for c in cands if c[2] == s['value']), cands[0])
+                if pick[0]:
+                    loc = f'\t{pick[0]}\t{pick[1]}'
+                    nlocs += 1
+            syms.append((o, t, s['name'], loc))
+        syms.sort(key=lambda x: (x[0], x[2]))
+        for o, t, n, loc in syms:
+            lines.append(f'{o:x} {t} {n}{loc}')
+        nsyms += len(syms)
+        # __mcount_loc: R_X86_64_64 relocations against text
+        symtab = elf.symbols()
+        sites = []
+        if '.rela__mcount_loc' in elf.byname:
+            r = elf.data('.rela__mcount_loc')
+            for k in range(len(r) // 24):
+                ro, info, add = struct.unpack_from('<QQq', r, k * 24)
+                s = symtab[info >> 32]
+                if s['shndx'] not in off:
+                    continue   # .init.text: freed after the module's init
+                sites.append(off[s['shndx']] + s['value'] + add)
+        for ip in sorted(set(sites)):
+            lines.append(f'@{ip:x}')
+        nsites += len(sites)
+        # split BTF
+        if '.BTF' in elf.byname:
+            t, st = btf_parse(elf.data('.BTF'))
+            rt, n = btf_remap(t, base_n, base_s, tshift, sshift)
+            btf_types.append(rt)
+            btf_strs.append(st)
+            tshift += n
+            sshift += len(st)
+        print(f'{name}: base {base:x} core {core:#x} text {text_size:#x} syms {len(syms)} sites {len(sites)}', file=sys.stderr)
+    with open(os.path.join(OUT, 'modules.gz'), 'wb') as f:
+        f.write(gzip.compress(('\n'.join(lines) + '\n').encode('latin1'), 9, mtime=0))
+    T, S = b''.join(btf_types), b''.join(btf_strs)
+    hdr = struct.pack('<HBBIIIII', 0xeb9f, 1, 0, 24, 0, len(T), len(T), len(S))
+    with open(os.path.join(OUT, 'modules.btf.gz'), 'wb') as f:
+        f.write(gzip.compress(hdr + T + S, 9, mtime=0))
+    print(f'modules: {len(MODULES)} modules, {nsyms} text symbols ({nlocs} with file:line), {nsites} mcount sites, '
+          f'BTF {tshift - base_n} types', file=sys.stderr)
+
+
+main()

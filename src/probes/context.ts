@@ -1,0 +1,459 @@
+/**
+ * Kernel-context tapset functions implemented in TypeScript (declared in stdlib/context-kernel.stp,
+ * stdlib/conversions.stp, stdlib/task.stp, stdlib/registers.stp): probe-point and symbol
+ * information, backtraces, task_* accessors over the simulated task_struct, memory conversions
+ * over the simulated address spaces, dwarfless argument access.
+ */
+import { Long, fromBigInt } from '../runtime/int64';
+import { StapError } from '../runtime/errors';
+import type { Builtin } from '../runtime/builtins';
+import type { ProbeContext, TaskInfo } from '../runtime/context';
+import { kmem, userSpace, KernelFault, AddressSpace } from '../kernel/memory';
+import { lookupAddr, symbolName, symbolAddr, lookupName, isFunction } from '../kernel/kallsyms';
+import type { CpuContext, TaskRef } from '../kernel/current';
+import { evalTarget, Plan } from './targets';
+import type { KHit } from './hit';
+const ERRNO = 'EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK EPIPE EDOM ERANGE EDEADLK ENAMETOOLONG ENOLCK ENOSYS ENOTEMPTY ELOOP - ENOMSG EIDRM ECHRNG EL2NSYNC EL3HLT EL3RST ELNRNG EUNATCH ENOCSI EL2HLT EBADE EBADR EXFULL ENOANO EBADRQC EBADSLT - EBFONT ENOSTR ENODATA ETIME ENOSR ENONET ENOPKG EREMOTE ENOLINK EADV ESRMNT ECOMM EPROTO EMULTIHOP EDOTDOT EBADMSG EOVERFLOW ENOTUNIQ EBADFD EREMCHG ELIBACC ELIBBAD ELIBSCN ELIBMAX ELIBEXEC EILSEQ ERESTART ESTRPIPE EUSERS ENOTSOCK EDESTADDRREQ EMSGSIZE EPROTOTYPE ENOPROTOOPT EPROTONOSUPPORT ESOCKTNOSUPPORT EOPNOTSUPP EPFNOSUPPORT EAFNOSUPPORT EADDRINUSE EADDRNOTAVAIL ENETDOWN ENETUNREACH ENETRESET ECONNABORTED ECONNRESET ENOBUFS EISCONN ENOTCONN ESHUTDOWN ETOOMANYREFS ETIMEDOUT ECONNREFUSED EHOSTDOWN EHOSTUNREACH EALREADY EINPROGRESS ESTALE EUCLEAN ENOTNAM ENAVAIL EISNAM EREMOTEIO EDQUOT ENOMEDIUM EMEDIUMTYPE ECANCELED ENOKEY EKEYEXPIRED EKEYREVOKED EKEYREJECTED EOWNERDEAD ENOTRECOVERABLE ERFKILL EHWPOISON'.split(' ');
+function errnoName(n: number): string {
+  const v = ERRNO[n - 1];
+  return v && v !== '-' ? v : '';
+}
+
+function hit(c: ProbeContext): KHit | null {
+  const d = c.data as KHit | undefined;
+  return d && d.regs ? d : null;
+}
+
+function num(v: Long): number {
+  return typeof v === 'bigint' ? Number(BigInt.asIntN(64, v)) : v;
+}
+
+function hexU(v: number | bigint): string {
+  return BigInt.asUintN(64, BigInt(v)).toString(16);
+}
+
+function canon(b: bigint): Long {
+  return fromBigInt(BigInt.asIntN(64, b));
+}
+
+// ---------------------------------------------------------------------------------------------
+// backtraces
+
+let backtraceSource: ((ctx: CpuContext) => number[]) | null = null;
+/** The machine installs a source of kernel return addresses (innermost caller first). */
+export function setBacktraceSource(f: ((ctx: CpuContext) => number[]) | null): void {
+  backtraceSource = f;
+}
+
+/** Probe address first, then callers. */
+function stack(c: ProbeContext): number[] {
+  const h = hit(c);
+  if (!h) return [];
+  const out: number[] = [];
+  const ip = h.addr || h.regs.ip;
+  if (ip) out.push(ip);
+  if (backtraceSource) out.push(...backtraceSource(h.cpuCtx));
+  else if (h.regs.parentIp) out.push(h.regs.parentIp);
+  return out;
+}
+
+function symOff(addr: number): string {
+  const p = lookupAddr(addr);
+  if (!p) return `0x${hexU(addr)}`;
+  return `${symbolName(p.id)}+0x${p.offset.toString(16)}/0x${p.size.toString(16)}`;
+}
+
+function symname(addr: number): string {
+  const p = lookupAddr(addr);
+  return p ? symbolName(p.id) : `0x${hexU(addr)}`;
+}
+
+function stackLine(addr: number): string {
+  return ` 0x${hexU(addr).padStart(16, '0')} : ${symOff(addr)} [kernel]\n`;
+}
+
+function parseStack(s: string): number[] {
+  return s.split(/\s+/).filter((x) => x).map((x) => Number(BigInt.asIntN(64, BigInt(x))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// tasks
+
+const infoTasks = new WeakMap<TaskInfo, TaskRef>();
+/** The TaskRef of the current context (kernel hit), or one standing for the context's TaskInfo. */
+function currentTaskRef(c: ProbeContext): TaskRef {
+  const h = hit(c);
+  if (h) return h.cpuCtx.task;
+  let t = infoTasks.get(c.task);
+  if (!t) {
+    const i = c.task;
+    t = { pid: i.pid, tid: i.tid, comm: i.execname, uid: i.uid, gid: i.gid, euid: i.euid, egid: i.egid } as TaskRef;
+    infoTasks.set(c.task, t);
+  }
+  return t;
+}
+
+const TS = 'struct task_struct';
+function taskField(task: Long, path: string, size: number, signed = true): Long {
+  const a = num(task);
+  try {
+    const f = kmem.fieldOf(TS, path);
+    const u = kmem.readUnsigned(a + f.offset, size);
+    return canon(signed ? BigInt.asIntN(size * 8, u) : u);
+  } catch (e) {
+    if (e instanceof KernelFault) throw new StapError(`read fault [man error::fault] at 0x${hexU(e.addr)}`);
+    throw e;
+  }
+}
+
+function taskPtr(task: Long, path: string): number {
+  return num(taskField(task, path, 8));
+}
+
+// ---------------------------------------------------------------------------------------------
+// memory conversions
+
+function kread(c: ProbeContext, what: string, addr: Long, size: number, signed: boolean): Long {
+  const a = num(addr);
+  try {
+    const u = kmem.readUnsigned(a, size);
+    return canon(signed ? BigInt.asIntN(size * 8, u) : u);
+  } catch (e) {
+    if (e instanceof KernelFault) throw new StapError(`kernel ${what} copy fault at 0x${hexU(a)} [man error::fault]`);
+    throw e;
+  }
+}
+
+function kstring(c: ProbeContext, addr: Long, max: number, errMsg?: string): string {
+  const a = num(addr);
+  try {
+    if (a === 0) throw new KernelFault(0);
+    return kmem.readString(a, max);
+  } catch (e) {
+    if (!(e instanceof KernelFault)) throw e;
+    if (errMsg !== undefined) return errMsg;
+    throw new StapError(`kernel string copy fault at 0x${hexU(a)} [man error::fault]`);
+  }
+}
+
+function uspace(c: ProbeContext): AddressSpace {
+  return userSpace(c.task.pid);
+}
+
+function ustring(c: ProbeContext, addr: Long, max: number, errMsg?: string): string {
+  const a = num(addr);
+  try {
+    if (a === 0) throw new KernelFault(0, true);
+    return uspace(c).readString(a, max);
+  } catch (e) {
+    if (!(e instanceof KernelFault)) throw e;
+    if (errMsg !== undefined) return errMsg;
+    throw new StapError(`user string copy fault -14 at 0x${hexU(a)} [man error::fault]`);
+  }
+}
+
+function uread(c: ProbeContext, addr: Long, size: number, signed: boolean, err?: string): Long {
+  const a = num(addr);
+  try {
+    const u = uspace(c).readUnsigned(a, size);
+    return canon(signed ? BigInt.asIntN(size * 8, u) : u);
+  } catch (e) {
+    if (!(e instanceof KernelFault)) throw e;
+    if (err) throw new StapError(`user ${err} copy fault 0x${hexU(a)} [man error::fault]`);
+    return 0;
+  }
+}
+
+function quote(s: string, max: number, truncated: boolean): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    const code = s.charCodeAt(i);
+    let piece: string;
+    if (ch === '"' || ch === '\\') piece = '\\' + ch;
+    else if (ch === '\n') piece = '\\n';
+    else if (ch === '\t') piece = '\\t';
+    else if (ch === '\r') piece = '\\r';
+    else if (ch === '\v') piece = '\\v';
+    else if (ch === '\f') piece = '\\f';
+    else if (ch === '\x07') piece = '\\a';
+    else if (ch === '\b') piece = '\\b';
+    else if (code < 32 || code >= 127) piece = '\\' + code.toString(8).padStart(3, '0');
+    else piece = ch;
+    if (out.length + piece.length + 1 > max - 3) {
+      return out + '"...';
+    }
+    out += piece;
+  }
+  return out + '"' + (truncated ? '...' : '');
+}
+
+// ---------------------------------------------------------------------------------------------
+// registers / arguments (x86_64 SysV: di si dx cx r8 r9)
+
+const REGS = ['rdi', 'rsi', 'rdx', 'rcx', 'r8', 'r9'];
+
+function arg(c: ProbeContext, n: Long, size: number, signed: boolean): Long {
+  const h = hit(c);
+  if (!h) throw new StapError('cannot access function args in this context');
+  const i = num(n);
+  if (i < 1 || i > 6) throw new StapError(`Cannot access arg(${i})`);
+  const args = h.entryArgs ?? h.args;
+  const v = args[i - 1];
+  const raw = typeof v === 'number' || typeof v === 'bigint' ? BigInt(typeof v === 'number' ? Math.trunc(v) : v) : BigInt(kmem.addrOf(v, null));
+  return canon(signed ? BigInt.asIntN(size * 8, raw) : BigInt.asUintN(size * 8, raw));
+}
+
+function retval(c: ProbeContext): Long {
+  const h = hit(c);
+  if (!h || !c.isReturn) throw new StapError('cannot access return value in this context');
+  const v = h.regs.retval;
+  if (typeof v === 'number') return Math.trunc(v);
+  if (typeof v === 'bigint') return canon(v);
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return kmem.addrOf(v, null);
+}
+
+function returnStr(ret: Long, fmt: Long): string {
+  const r = num(ret);
+  if (r < 0 && r >= -4095) {
+    const name = errnoName(-r);
+    if (name) return `${r} (${name})`;
+  }
+  const f = num(fmt);
+  if (f === 2) return '0x' + hexU(ret);
+  if (f === 3) return '0' + BigInt.asUintN(64, BigInt(ret)).toString(8);
+  return String(ret);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export const kernelBuiltins: Record<string, Builtin> = {
+  __tv: (c, plan: Plan, ...rest: unknown[]) => evalTarget(c, plan, ...rest) as Long | string,
+
+  // probe point / symbols
+  probefunc: (c) => {
+    const h = hit(c);
+    if (h && (h.addr || h.regs.ip)) return symname(h.addr || h.regs.ip);
+    const m = /(?:function|statement)\("([^"@]*)/.exec(c.pp);
+    return m ? m[1] : '';
+  },
+  probemod: (c) => {
+    const m = /^module\("([^"]*)"\)/.exec(c.pp);
+    if (m) return m[1];
+    if (hit(c) && (hit(c)!.addr || hit(c)!.regs.ip)) return 'kernel';
+    throw new StapError('Cannot determine kernel module name');
+  },
+  addr: (c) => {
+    const h = hit(c);
+    return h ? h.addr || h.regs.ip : 0;
+  },
+  uaddr: () => 0,
+  caller_addr: (c) => {
+    const s = stack(c);
+    return s.length > 1 ? s[1] : 0;
+  },
+  caller: (c) => {
+    const s = stack(c);
+    const a = s.length > 1 ? s[1] : 0;
+    return `${symname(a)} 0x${hexU(a)}`;
+  },
+  callers: (c, n: Long) => {
+    const s = stack(c).slice(1);
+    const k = num(n) < 0 ? s.length : Math.min(s.length, num(n));
+    return s.slice(0, k).map((a) => '0x' + hexU(a)).join(' ');
+  },
+  stack: (c, n: Long) => {
+    const s = stack(c);
+    const i = num(n);
+    if (i < 0 || i >= s.length) throw new StapError(`cannot find stack frame ${i}`);
+    return s[i];
+  },
+  backtrace: (c) => stack(c).map((a) => '0x' + hexU(a)).join(' '),
+  print_backtrace: (c) => {
+    let out = '';
+    const h = hit(c);
+    const s = stack(c);
+    if (c.isReturn && h) {
+      out += `Returning from: ${stackLine(h.addr).slice(1)}`;
+      out += `Returning to  : ${s.length > 1 ? stackLine(s[1]).slice(1) : '\n'}`;
+    }
+    for (const a of c.isReturn ? s.slice(1) : s) out += stackLine(a);
+    c.engine.out(out);
+  },
+  sprint_backtrace: (c) => stack(c).map((a) => `${symOff(a).replace(/\/0x[0-9a-f]+$/, '')} [kernel]\n`).join(''),
+  print_stack: (c, s: string) => {
+    c.engine.out(parseStack(s).map(stackLine).join(''));
+  },
+  sprint_stack: (c, s: string) => parseStack(s).map((a) => stackLine(a)).join(''),
+  symname: (c, a: Long) => symname(num(a)),
+  symdata: (c, a: Long) => `${symOff(num(a))} [kernel]`,
+  symfileline: () => '',
+  modname: (c, a: Long) => {
+    if (!lookupAddr(num(a))) throw new StapError(`No module found for address 0x${hexU(a)}`);
+    return 'kernel';
+  },
+  print_ubacktrace: () => undefined,
+  ubacktrace: () => '',
+  sprint_ubacktrace: () => '',
+  usymname: (c, a: Long) => `0x${hexU(a)}`,
+  usymdata: (c, a: Long) => `0x${hexU(a)}`,
+
+  // tasks
+  task_current: (c) => kmem.addrOf(currentTaskRef(c)),
+  task_parent: (c, t: Long) => taskPtr(t, 'real_parent'),
+  task_pid: (c, t: Long) => taskField(t, 'tgid', 4),
+  task_tgid: (c, t: Long) => taskField(t, 'tgid', 4),
+  task_tid: (c, t: Long) => taskField(t, 'pid', 4),
+  task_ns_pid: (c, t: Long) => taskField(t, 'tgid', 4),
+  task_ns_tid: (c, t: Long) => taskField(t, 'pid', 4),
+  task_execname: (c, t: Long) => {
+    const f = kmem.fieldOf(TS, 'comm');
+    return kstring(c, num(t) + f.offset, 15);
+  },
+  task_state: (c, t: Long) => taskField(t, '__state', 4, false),
+  task_prio: (c, t: Long) => num(taskField(t, 'prio', 4)) - 100,
+  task_nice: (c, t: Long) => num(taskField(t, 'static_prio', 4)) - 120,
+  task_cpu: (c, t: Long) => {
+    const p = kmem.boundAddr(currentTaskRef(c));
+    void p;
+    return taskField(t, 'recent_used_cpu', 4);
+  },
+  task_uid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'uid').offset, 4, false)),
+  task_gid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'gid').offset, 4, false)),
+  task_euid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'euid').offset, 4, false)),
+  task_egid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'egid').offset, 4, false)),
+
+  // conversions
+  kernel_string: (c, a: Long, err?: string) => kstring(c, a, c.engine.maxStringLen - 1, err),
+  kernel_string_n: (c, a: Long, n: Long) => kstring(c, a, Math.max(0, Math.min(num(n), c.engine.maxStringLen - 1))),
+  kernel_string_quoted: (c, a: Long) => {
+    try {
+      if (num(a) === 0) return '0x0';
+      const max = c.engine.maxStringLen - 1;
+      const s = kmem.readString(num(a), max + 1);
+      return quote(s.slice(0, max), c.engine.maxStringLen, s.length > max);
+    } catch (e) {
+      if (e instanceof KernelFault) return '0x' + hexU(a);
+      throw e;
+    }
+  },
+  kernel_long: (c, a: Long) => kread(c, 'long', a, 8, true),
+  kernel_int: (c, a: Long) => kread(c, 'int', a, 4, true),
+  kernel_short: (c, a: Long) => kread(c, 'short', a, 2, true),
+  kernel_char: (c, a: Long) => kread(c, 'char', a, 1, true),
+  kernel_pointer: (c, a: Long) => kread(c, 'pointer', a, 8, false),
+  user_string: (c, a: Long, err?: string) => ustring(c, a, c.engine.maxStringLen - 1, err),
+  user_string_n: (c, a: Long, n: Long, err?: string) => ustring(c, a, Math.max(0, Math.min(num(n), c.engine.maxStringLen - 1)), err),
+  user_string_nofault: (c, a: Long) => ustring(c, a, c.engine.maxStringLen - 1, ''),
+  user_string_warn: (c, a: Long) => {
+    try {
+      return ustring(c, a, c.engine.maxStringLen - 1);
+    } catch (e) {
+      if (e instanceof StapError) {
+        c.engine.warn(e.message);
+        return '';
+      }
+      throw e;
+    }
+  },
+  user_string_quoted: (c, a: Long) => {
+    if (num(a) === 0) return 'NULL';
+    try {
+      const max = c.engine.maxStringLen - 1;
+      const s = uspace(c).readString(num(a), max + 1);
+      return quote(s.slice(0, max), c.engine.maxStringLen, s.length > max);
+    } catch (e) {
+      if (e instanceof KernelFault) return `0x${hexU(a)}`;
+      throw e;
+    }
+  },
+  user_string_n_quoted: (c, a: Long, n: Long) => {
+    if (num(a) === 0) return 'NULL';
+    try {
+      const s = uspace(c).readString(num(a), Math.max(0, num(n)) + 1);
+      const k = Math.max(0, num(n));
+      return quote(s.slice(0, k), c.engine.maxStringLen, s.length > k);
+    } catch (e) {
+      if (e instanceof KernelFault) return `0x${hexU(a)}`;
+      throw e;
+    }
+  },
+  user_char: (c, a: Long) => uread(c, a, 1, true),
+  user_short: (c, a: Long) => uread(c, a, 2, true),
+  user_ushort: (c, a: Long) => uread(c, a, 2, false),
+  user_int: (c, a: Long) => uread(c, a, 4, true),
+  user_uint32: (c, a: Long) => uread(c, a, 4, false),
+  user_long: (c, a: Long) => uread(c, a, 8, true),
+  user_ulong: (c, a: Long) => uread(c, a, 8, false),
+  user_int8: (c, a: Long) => uread(c, a, 1, true),
+  user_uint8: (c, a: Long) => uread(c, a, 1, false),
+  user_int16: (c, a: Long) => uread(c, a, 2, true),
+  user_uint16: (c, a: Long) => uread(c, a, 2, false),
+  user_int32: (c, a: Long) => uread(c, a, 4, true),
+  user_int64: (c, a: Long) => uread(c, a, 8, true),
+  user_uint64: (c, a: Long) => uread(c, a, 8, false),
+  user_char_error: (c, a: Long) => uread(c, a, 1, true, 'char'),
+  user_short_error: (c, a: Long) => uread(c, a, 2, true, 'short'),
+  user_int_error: (c, a: Long) => uread(c, a, 4, true, 'int'),
+  user_long_error: (c, a: Long) => uread(c, a, 8, true, 'long'),
+
+  // registers / args
+  int_arg: (c, n: Long) => arg(c, n, 4, true),
+  uint_arg: (c, n: Long) => arg(c, n, 4, false),
+  long_arg: (c, n: Long) => arg(c, n, 8, true),
+  ulong_arg: (c, n: Long) => arg(c, n, 8, false),
+  longlong_arg: (c, n: Long) => arg(c, n, 8, true),
+  ulonglong_arg: (c, n: Long) => arg(c, n, 8, false),
+  pointer_arg: (c, n: Long) => arg(c, n, 8, false),
+  s32_arg: (c, n: Long) => arg(c, n, 4, true),
+  u32_arg: (c, n: Long) => arg(c, n, 4, false),
+  s64_arg: (c, n: Long) => arg(c, n, 8, true),
+  u64_arg: (c, n: Long) => arg(c, n, 8, false),
+  asmlinkage: () => undefined,
+  normal: () => undefined,
+  fastcall: () => undefined,
+  regparm: () => undefined,
+  register: (c, name: string) => {
+    const h = hit(c);
+    if (!h) throw new StapError('cannot access registers in this context');
+    const n = name.replace(/^%/, '');
+    const i = REGS.indexOf(n.length === 2 && !/^r\d/.test(n) ? 'r' + n : n);
+    if (i >= 0) return arg(c, i + 1, 8, true);
+    if (n === 'rax' || n === 'ax') return c.isReturn ? retval(c) : 0;
+    if (n === 'rip' || n === 'ip') return h.regs.ip;
+    throw new StapError(`Unknown register: ${name}`);
+  },
+  u_register: (c, name: string) => {
+    const v = kernelBuiltins.register(c, name) as Long;
+    return canon(BigInt.asUintN(64, BigInt(v)));
+  },
+  returnval: (c) => retval(c),
+  returnstr: (c, fmt: Long) => {
+    const h = hit(c);
+    if (!h || !c.isReturn) return 'N/A';
+    return returnStr(retval(c), fmt);
+  },
+  return_str: (c, fmt: Long, ret: Long) => returnStr(ret, fmt),
+  errno_str: (c, e: Long) => {
+    const n = Math.abs(num(e));
+    const name = errnoName(n);
+    return name || `E#${n}`;
+  },
+  // pid -> task
+  pid2task: (c, pid: Long) => {
+    const t = currentTaskRef(c);
+    return t.pid === num(pid) ? kmem.addrOf(t) : 0;
+  },
+  pid2execname: (c, pid: Long) => {
+    const t = currentTaskRef(c);
+    return t.pid === num(pid) ? t.comm : '';
+  },
+};
+
+/** kallsyms-based symbol address (for tests). */
+export function functionAddr(name: string): number {
+  const id = lookupName(name).find(isFunction);
+  return id === undefined ? 0 : symbolAddr(id);
+}

@@ -1,0 +1,485 @@
+/**
+ * `kernel.function("PAT[@FILE[:LINE]]")[.call|.exported|.inline|.return[.maxactive(N)]]`,
+ * `module("M").function(...)`, `kernel.statement("PAT")`, and the dwarfless
+ * `kprobe.function("F")[.call|.return[.maxactive(N)]]`, `kprobe.module("M").function("F")`,
+ * `kprobe.statement(ADDR).absolute`.
+ *
+ * Pass 2: resolution against kallsyms + DWARF locations (one ResolvedPoint per function, pp
+ * `kernel.function("vfs_read@fs/read_write.c:450")`), stap's `no match (similar functions: ...)`.
+ * Pass 5: registration the way stap's module does it — one kprobe per probe on the function
+ * entry (kprobes on ftrace: kprobe_ftrace_ops in the ftrace_ops list, entries in kprobe_table),
+ * kretprobes (maxactive, nmissed -> skipped probes) for `.return`.  A wildcard resolving to more
+ * than BULK_THRESHOLD addresses is armed like fprobe (register_fprobe_ips): ONE ftrace_ops whose
+ * filter hash holds every entry site, dispatching by ip through a Map (no per-function closures
+ * tested per call); functions without an fentry site still get int3 kprobes.
+ */
+import type * as A from '../ast';
+import { SemanticError } from '../diag';
+import type { BuildRequest, Provider } from '../elaborate/probes';
+import { suggest, renderComponents } from '../elaborate/util';
+import {
+  matchFunctions, functionLocation, symbolName, symbolAddr, lookupName, isFunction, isInitText,
+  withinKprobeBlacklist, isInlineOnly, hasGlob, parseFuncPattern, symbolCount, isTextType, symbolType, lookupAddr,
+  globToRegExp, kallsymsLookupName,
+} from '../kernel/kallsyms';
+import {
+  FtraceOps, FTRACE_OPS_FL_SAVE_REGS, registerFtraceFunction, unregisterFtraceFunction, recordOfFunction, isTraceable,
+  ftraceTestRecursionTrylock, ftraceTestRecursionUnlock, TRACE_FTRACE_START, pushReturnHook,
+} from '../kernel/ftrace';
+import {
+  Kprobe, Kretprobe, registerKprobe, unregisterKprobe, registerKretprobe, unregisterKretprobe, defaultMaxactive,
+  KretprobeInstance,
+} from '../kernel/kprobes';
+import type { CpuContext, PtRegs, RetFrame } from '../kernel/current';
+import type { Engine, ProbeFamilyRuntime, RegisteredProbe } from '../runtime/engine';
+import { Deliverer, entryValues, KHit } from './hit';
+import { targetType, targetDefined, envFor } from './targets';
+import { btfTypeName } from '../kernel/btf';
+
+export interface FuncPointData {
+  kind: 'entry' | 'return';
+  fn: number;
+  name: string;
+  addr: number;
+  file: string;
+  line: number;
+  maxactive: number;
+  /** 'dwarf' = kernel.function/module().function, 'kprobe' = kprobe.* */
+  via: 'dwarf' | 'kprobe' | 'statement';
+  module: string;
+  optional: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// resolution
+
+let allFunctionNames: string[] | null = null;
+function functionNames(): string[] {
+  if (allFunctionNames) return allFunctionNames;
+  const s = new Set<string>();
+  const n = symbolCount();
+  for (let i = 0; i < n; i++) if (isTextType(symbolType(i))) {
+    const nm = symbolName(i);
+    if (!nm.includes('.') && !nm.startsWith('__pfx_')) s.add(nm);
+  }
+  allFunctionNames = [...s];
+  return allFunctionNames;
+}
+
+function noMatch(what: string, name: string, names: () => string[]): SemanticError {
+  const sugg = name && !hasGlob(name) ? suggest(name, names()) : '';
+  return new SemanticError(sugg ? `no match (similar ${what}: ${sugg})` : 'no match', undefined, [], 'pp-no-match');
+}
+
+function isExported(name: string): boolean {
+  return lookupName('__ksymtab_' + name).length > 0;
+}
+
+/** Function ids a DWARF-style pattern resolves to (kernel.function). */
+export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean } = {}): number[] {
+  // `@file:*` = any line; `@file:A-B` = functions declared in that line range
+  let spec = spec0;
+  let range: [number, number] | null = null;
+  const lm = /^(.*@[^:]*):(\*|(\d+)-(\d+))$/.exec(spec0);
+  if (lm) {
+    spec = lm[1];
+    if (lm[3] !== undefined) range = [Number(lm[3]), Number(lm[4])];
+  }
+  const p = parseFuncPattern(spec);
+  const wild = hasGlob(p.func) || (p.file !== undefined && hasGlob(p.file));
+  let ids = matchFunctions(spec);
+  ids = ids.filter((id) => {
+    const name = symbolName(id);
+    if (name.includes('.')) return false; // .isra/.cold clones carry no DWARF subprogram of their own
+    if (name.startsWith('__pfx_') && !p.func.startsWith('__pfx_')) return false;
+    // no DWARF location: assembly (no fentry site either) — or a C function the data lacks the
+    // location of (it has an fentry site): keep those, listed without @file:line
+    if (functionLocation(id) === null && !isTraceable(id)) return false;
+    const a = symbolAddr(id);
+    if (isInitText(a)) return false; // freed after boot
+    if (wild && withinKprobeBlacklist(a)) return false; // stap skips blacklisted functions in wildcards
+    if (opts.exported && !isExported(name)) return false;
+    if (range) {
+      const l = functionLocation(id);
+      if (!l || l.line < range[0] || l.line > range[1]) return false;
+    }
+    return true;
+  });
+  // one probe per (name, file, line)
+  const seen = new Set<string>();
+  return ids.filter((id) => {
+    const l = functionLocation(id);
+    const k = l ? `${symbolName(id)}@${l.file}:${l.line}` : `${symbolName(id)}#${id}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function lit(s: string): string {
+  return JSON.stringify(s);
+}
+
+function suffixComponents(comps: A.ProbePointComponent[], from: number): string {
+  const rest = comps.slice(from);
+  return rest.length ? '.' + renderComponents(rest) : '';
+}
+
+function numArg(c: A.ProbePointComponent | undefined): number {
+  if (!c || !c.arg || c.arg.k !== 'num') return 0;
+  return Number(c.arg.value);
+}
+
+function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
+  return (req: BuildRequest): A.ResolvedPoint[] => {
+    const comps = req.components;
+    const modName = module ? String(comps[0].arg?.k === 'str' ? comps[0].arg.value : '') : 'kernel';
+    if (module && modName !== 'kernel') {
+      throw new SemanticError('no match', undefined, [], 'pp-no-match');
+    }
+    const fc = comps[prefixLen - 1];
+    const spec = fc.arg && fc.arg.k === 'str' ? fc.arg.value : '';
+    const suffixes = comps.slice(prefixLen).map((c) => c.name);
+    const isReturn = suffixes.includes('return');
+    const isInline = suffixes.includes('inline');
+    const exported = suffixes.includes('exported');
+    const maxactive = suffixes.includes('maxactive') ? numArg(comps[comps.length - 1]) : 0;
+    if (fc.arg && fc.arg.k === 'num') throw new SemanticError('no match', undefined, [], 'pp-no-match');
+    const p = parseFuncPattern(spec);
+    if (isInline) {
+      // the data has inline definitions but no inlined instances (call sites) to probe
+      throw noMatch('functions', p.func, functionNames);
+    }
+    const ids = resolveDwarfFunctions(spec, { exported });
+    if (!ids.length) {
+      if (!hasGlob(p.func) && isInlineOnly(p.func)) {
+        if (isReturn) throw new SemanticError(`cannot probe .return of inline function '${p.func}'`, undefined, [], 'pp-inline-return');
+        throw new SemanticError('no match', undefined, [], 'pp-no-match');
+      }
+      throw noMatch('functions', p.func, functionNames);
+    }
+    const prefix = module ? `module(${lit(modName)}).function` : 'kernel.function';
+    const suffix = suffixComponents(comps, prefixLen);
+    return ids.map((id) => {
+      const l = functionLocation(id);
+      const name = symbolName(id);
+      const data: FuncPointData = {
+        kind: isReturn ? 'return' : 'entry', fn: id, name, addr: symbolAddr(id), file: l?.file ?? '', line: l?.line ?? 0,
+        maxactive, via: 'dwarf', module: modName, optional: req.point.optional,
+      };
+      const where = l ? `${name}@${l.file}:${l.line}` : name;
+      return { family: 'kernel.function', pp: `${prefix}(${lit(where)})${suffix}`, data: data as unknown as Record<string, unknown> };
+    });
+  };
+}
+
+function statementBuilder(req: BuildRequest): A.ResolvedPoint[] {
+  const comps = req.components;
+  const c = comps[1];
+  if (!c.arg) throw new SemanticError('no match', undefined, [], 'pp-no-match');
+  if (c.arg.k === 'num') {
+    const addr = Number(BigInt.asIntN(64, BigInt(c.arg.value)));
+    const pos = lookupAddr(addr);
+    if (!pos || !comps.some((x) => x.name === 'absolute') && pos.offset !== 0) {
+      throw new SemanticError('no match', undefined, [], 'pp-no-match');
+    }
+    const data: FuncPointData = { kind: 'entry', fn: pos.offset === 0 ? pos.id : -1, name: symbolName(pos.id), addr, file: '', line: 0, maxactive: 0, via: 'statement', module: 'kernel', optional: req.point.optional };
+    return [{ family: 'kprobe', pp: renderComponents(comps), data: data as unknown as Record<string, unknown> }];
+  }
+  // "func@file:line": the data has function start lines only; a statement at the function's
+  // declaration line is its entry
+  const spec = c.arg.value;
+  const p = parseFuncPattern(spec);
+  const ids = resolveDwarfFunctions(p.line !== undefined || p.file === undefined ? spec : spec);
+  if (!ids.length) throw noMatch('functions', p.func, functionNames);
+  return ids.map((id) => {
+    const l = functionLocation(id);
+    const name = symbolName(id);
+    const data: FuncPointData = { kind: 'entry', fn: id, name, addr: symbolAddr(id), file: l?.file ?? '', line: l?.line ?? 0, maxactive: 0, via: 'dwarf', module: 'kernel', optional: req.point.optional };
+    const where = l ? `${name}@${l.file}:${l.line}` : name;
+    return { family: 'kernel.function', pp: `kernel.statement(${lit(where)})${suffixComponents(comps, 2)}`, data: data as unknown as Record<string, unknown> };
+  });
+}
+
+function kprobeBuilder(prefixLen: number): Provider['build'] {
+  return (req: BuildRequest): A.ResolvedPoint[] => {
+    const comps = req.components;
+    if (prefixLen === 3) {
+      const m = comps[1].arg && comps[1].arg.k === 'str' ? comps[1].arg.value : '';
+      if (m !== 'kernel') throw new SemanticError('no match', undefined, [], 'pp-no-match');
+    }
+    const fc = comps[prefixLen - 1];
+    const name = fc.arg && fc.arg.k === 'str' ? fc.arg.value : '';
+    const suffixes = comps.slice(prefixLen).map((c) => c.name);
+    const isReturn = suffixes.includes('return');
+    const maxactive = suffixes.includes('maxactive') ? numArg(comps[comps.length - 1]) : 0;
+    let ids: number[];
+    if (hasGlob(name)) {
+      const re = globToRegExp(name);
+      ids = functionNames().filter((n) => re.test(n)).map((n) => lookupName(n).find(isFunction)!).filter((x) => x !== undefined);
+      ids = ids.filter((id) => !isInitText(symbolAddr(id)) && !withinKprobeBlacklist(symbolAddr(id)));
+      ids.sort((a, b) => (symbolName(a) < symbolName(b) ? -1 : symbolName(a) > symbolName(b) ? 1 : 0));
+    } else {
+      const id = lookupName(name).find(isFunction);
+      ids = id === undefined ? [] : [id];
+    }
+    if (!ids.length) throw new SemanticError('no match', undefined, [], 'pp-no-match');
+    const prefix = renderComponents(comps.slice(0, prefixLen - 1));
+    const suffix = suffixComponents(comps, prefixLen);
+    return ids.map((id) => {
+      const nm = symbolName(id);
+      const l = functionLocation(id);
+      const data: FuncPointData = {
+        kind: isReturn ? 'return' : 'entry', fn: id, name: nm, addr: symbolAddr(id), file: l?.file ?? '', line: l?.line ?? 0,
+        maxactive, via: 'kprobe', module: 'kernel', optional: req.point.optional,
+      };
+      return { family: 'kprobe', pp: `${prefix}.function(${lit(nm)})${suffix}`, data: data as unknown as Record<string, unknown> };
+    });
+  };
+}
+
+function varsOf(rp: A.ResolvedPoint): { name: string; type: string }[] {
+  const env = envFor(rp);
+  if (!env) return [];
+  const out = env.vars.map((v) => ({ name: '$' + v.name, type: btfTypeName(v.type, 'stap') }));
+  if (env.isReturn && env.ret !== null) out.push({ name: '$return', type: btfTypeName(env.ret, 'stap') });
+  return out;
+}
+
+export const kernelFunctionProvider: Provider = { family: 'kernel.function', build: dwarfBuilder(2, false), vars: varsOf, targetType, targetDefined };
+export const moduleFunctionProvider: Provider = { family: 'kernel.function', build: dwarfBuilder(2, true), vars: varsOf, targetType, targetDefined };
+export const kernelStatementProvider: Provider = { family: 'kernel.function', build: statementBuilder, vars: varsOf, targetType, targetDefined };
+export const kprobeProvider: Provider = { family: 'kprobe', build: kprobeBuilder(2) };
+export const kprobeModuleProvider: Provider = { family: 'kprobe', build: kprobeBuilder(3) };
+export const kprobeStatementProvider: Provider = { family: 'kprobe', build: statementBuilder };
+
+/** Patterns registered for these families (as --dump-probe-types lists them). */
+export const FUNCTION_PATTERNS: [string, Provider][] = [];
+for (const base of ['kernel.function(string)', 'module(string).function(string)']) {
+  const prov = base.startsWith('module') ? moduleFunctionProvider : kernelFunctionProvider;
+  for (const suf of ['', '.call', '.exported', '.inline', '.return', '.return.maxactive(number)', '.exported.return', '.exported.return.maxactive(number)']) {
+    FUNCTION_PATTERNS.push([base + suf, prov]);
+  }
+}
+FUNCTION_PATTERNS.push(['kernel.statement(string)', kernelStatementProvider]);
+FUNCTION_PATTERNS.push(['kernel.statement(string).nearest', kernelStatementProvider]);
+FUNCTION_PATTERNS.push(['kernel.statement(number).absolute', kprobeStatementProvider]);
+FUNCTION_PATTERNS.push(['module(string).statement(string)', { family: 'kernel.function', build: () => { throw new SemanticError('no match', undefined, [], 'pp-no-match'); } }]);
+for (const suf of ['', '.call', '.return', '.return.maxactive(number)']) {
+  FUNCTION_PATTERNS.push(['kprobe.function(string)' + suf, kprobeProvider]);
+  FUNCTION_PATTERNS.push(['kprobe.module(string).function(string)' + suf, kprobeModuleProvider]);
+}
+FUNCTION_PATTERNS.push(['kprobe.statement(number).absolute', kprobeStatementProvider]);
+
+// ---------------------------------------------------------------------------------------------
+// runtime
+
+/** More resolved addresses than this in one session: one fprobe-style ftrace_ops for them. */
+export let BULK_THRESHOLD = 256;
+export function setBulkThreshold(n: number): void {
+  BULK_THRESHOLD = n;
+}
+
+interface FprobeEntry {
+  fn: number;
+  entries: Deliverer[];
+  returns: { p: RegisteredProbe; d: Deliverer; pool: { free: number; nmissed: number } }[];
+}
+
+/** What one kernel.function/kprobe session registered (for tests / introspection). */
+export interface FunctionRegistration {
+  kprobes: Kprobe[];
+  kretprobes: Kretprobe[];
+  fprobe: FtraceOps | null;
+  failed: { pp: string; rc: number }[];
+}
+
+class FprobeFrame implements RetFrame {
+  constructor(public fn: number, private run_: (regs: PtRegs, ctx: CpuContext) => void) {}
+  run(regs: PtRegs, ctx: CpuContext): void {
+    this.run_(regs, ctx);
+  }
+}
+
+export class KernelFunctionFamily implements ProbeFamilyRuntime {
+  reg: FunctionRegistration = { kprobes: [], kretprobes: [], fprobe: null, failed: [] };
+  private engine: Engine | null = null;
+  private armed = false;
+  constructor(public family: string) {}
+
+  register(probes0: RegisteredProbe[], engine: Engine): void {
+    this.engine = engine;
+    this.armed = true;
+    const probes = shareHandlers(probes0);
+    const addrs = new Set<number>();
+    for (const p of probes) addrs.add(Number((p.meta.data as unknown as FuncPointData).addr));
+    const bulk = addrs.size > BULK_THRESHOLD;
+    const byIp = new Map<number, FprobeEntry>();
+    for (const p of probes) {
+      const d = p.meta.data as unknown as FuncPointData;
+      if (bulk && d.fn >= 0) {
+        const rec = recordOfFunction(d.fn);
+        if (rec && rec.ip === d.addr) {
+          let e = byIp.get(d.addr);
+          if (!e) byIp.set(d.addr, (e = { fn: d.fn, entries: [], returns: [] }));
+          if (d.kind === 'return') {
+            e.returns.push({ p, d: new Deliverer(engine, p, 'kretprobe', true, d.fn, d.addr), pool: { free: d.maxactive > 0 ? d.maxactive : defaultMaxactive(), nmissed: 0 } });
+          } else e.entries.push(new Deliverer(engine, p, 'kprobe', false, d.fn, d.addr));
+          continue;
+        }
+      }
+      this.registerOne(p, d, engine);
+    }
+    if (byIp.size) this.registerFprobe(byIp, engine);
+  }
+
+  private warnFailed(engine: Engine, p: RegisteredProbe, d: FuncPointData, rc: number): void {
+    this.reg.failed.push({ pp: p.meta.pp, rc });
+    if (d.optional) return;
+    engine.warn(`probe ${p.meta.pp} (address 0x${BigInt.asUintN(64, BigInt(d.addr)).toString(16)}) registration error [man warning::pass5] (rc ${rc})`);
+  }
+
+  private registerOne(p: RegisteredProbe, d: FuncPointData, engine: Engine): void {
+    const fn = d.fn;
+    const addr = d.addr;
+    if (d.kind === 'entry') {
+      const kp = new Kprobe({ addr });
+      kp.preHandlerName = 'stapkp_probe_prehandler';
+      const dl = new Deliverer(engine, p, 'kprobe', false, fn, addr);
+      kp.preHandler = (_k, regs, ctx) => {
+        dl.fire(regs, ctx, regs.args);
+        return 0;
+      };
+      const rc = registerKprobe(kp);
+      if (rc) this.warnFailed(engine, p, d, rc);
+      else this.reg.kprobes.push(kp);
+      return;
+    }
+    const dlr = new Deliverer(engine, p, 'kretprobe', true, fn, addr);
+    const rp = new Kretprobe({
+      addr,
+      maxactive: d.maxactive > 0 ? d.maxactive : 0,
+      entryHandler: (ri: KretprobeInstance, regs, ctx) => {
+        ri.data.args = regs.args;
+        const hit: KHit = { regs, cpuCtx: ctx, args: regs.args, fn, addr };
+        ri.data.entry = entryValues(engine, p, hit);
+        return 0;
+      },
+      handler: (ri: KretprobeInstance, regs, ctx) => {
+        dlr.fire(regs, ctx, regs.args, ri.data.args as readonly unknown[], ri.data.entry as unknown[] | undefined);
+        return 0;
+      },
+    });
+    rp.handlerName = 'stapkp_probe_handler';
+    rp.entryHandlerName = 'stapkp_probe_entry_handler';
+    const rc = registerKretprobe(rp);
+    if (rc) this.warnFailed(engine, p, d, rc);
+    else this.reg.kretprobes.push(rp);
+  }
+
+  private registerFprobe(byIp: Map<number, FprobeEntry>, engine: Engine): void {
+    // dispatch table keyed by the small-integer offset of the site from _stext (a Smi key:
+    // no boxed-double hashing on the hit path)
+    const base = TEXT_BASE();
+    const byOff = new Map<number, FprobeEntry>();
+    for (const [ip, e] of byIp) byOff.set(ip - base, e);
+    const op = new FtraceOps('fprobe', (ip, parentIp, _op, regs, ctx) => {
+      const e = byOff.get(ip - base);
+      if (e === undefined) return;
+      const bit = ftraceTestRecursionTrylock(ctx, TRACE_FTRACE_START);
+      if (bit < 0) return;
+      try {
+        const ents = e.entries;
+        for (let i = 0; i < ents.length; i++) ents[i].fire(regs, ctx, regs.args);
+        const rets = e.returns;
+        for (let i = 0; i < rets.length; i++) {
+          const r = rets[i];
+          if (r.pool.free <= 0) {
+            r.pool.nmissed++;
+            continue;
+          }
+          r.pool.free--;
+          const args = regs.args;
+          const entry = entryValues(engine, r.p, { regs, cpuCtx: ctx, args, fn: e.fn, addr: ip });
+          pushReturnHook(ctx, new FprobeFrame(e.fn, (rregs, rctx) => {
+            r.pool.free++;
+            r.d.fire({ ip, parentIp, args: NO_ARGS, retval: rregs.retval }, rctx, NO_ARGS, args, entry);
+          }));
+        }
+      } finally {
+        ftraceTestRecursionUnlock(ctx, bit);
+      }
+    }, FTRACE_OPS_FL_SAVE_REGS, 'fprobe_handler');
+    for (const ip of byIp.keys()) op.filterHash.add(ip); // ftrace_set_filter_ips(): one batch
+    const rc = registerFtraceFunction(op);
+    if (rc) {
+      for (const e of byIp.values()) for (const r of e.returns) this.warnFailed(engine, r.p, r.p.meta.data as unknown as FuncPointData, rc);
+      return;
+    }
+    this.reg.fprobe = op;
+    this.fprobeEntries = byIp;
+  }
+
+  private fprobeEntries: Map<number, FprobeEntry> | null = null;
+
+  /** Kretprobe / fprobe-exit misses, added to the skipped-probe count at unregistration. */
+  missed(): number {
+    let n = 0;
+    for (const rp of this.reg.kretprobes) n += rp.nmissed + rp.kp.nmissed;
+    for (const kp of this.reg.kprobes) n += kp.nmissed;
+    if (this.fprobeEntries) for (const e of this.fprobeEntries.values()) for (const r of e.returns) n += r.pool.nmissed;
+    return n;
+  }
+
+  unregister(): void {
+    if (!this.armed) return;
+    this.armed = false;
+    const miss = this.missed();
+    if (this.engine && miss) this.engine.skippedCount += miss;
+    for (const kp of this.reg.kprobes) unregisterKprobe(kp);
+    for (const rp of this.reg.kretprobes) unregisterKretprobe(rp);
+    if (this.reg.fprobe) {
+      unregisterFtraceFunction(this.reg.fprobe);
+      this.reg.fprobe.filterHash.clear();
+    }
+  }
+}
+
+const NO_ARGS: readonly unknown[] = [];
+let textBase: number | null = null;
+function TEXT_BASE(): number {
+  if (textBase === null) textBase = kallsymsLookupName('_stext') ?? 0;
+  return textBase;
+}
+
+/**
+ * Wildcard probes derive one handler per function, but their generated code is usually the same
+ * text (pp()/pn() come from the context, not the code): share one JS function among handlers with
+ * identical source so a hot path over thousands of functions runs one optimized handler (stap's
+ * probe-handler combining, at the JS level).  Handlers with different code are kept apart.
+ */
+export function shareHandlers(probes: RegisteredProbe[]): RegisteredProbe[] {
+  if (probes.length < 2) return probes;
+  const canon = new Map<string, RegisteredProbe['handler']>();
+  return probes.map((p) => {
+    const src = p.handler.toString().replace(/^function\s+[\w$]+\s*\(/, 'function (');
+    const h = canon.get(src);
+    if (!h) {
+      canon.set(src, p.handler);
+      return p;
+    }
+    const entry = (p.handler as unknown as { entry?: unknown[] }).entry;
+    const hEntry = (h as unknown as { entry?: unknown[] }).entry;
+    if ((entry?.length ?? 0) !== (hEntry?.length ?? 0)) return p;
+    return { meta: p.meta, handler: h };
+  });
+}
+const fnByIp = new Map<number, number>();
+function lookupFn(ip: number): number {
+  let f = fnByIp.get(ip);
+  if (f === undefined) {
+    f = lookupAddr(ip)?.id ?? -1;
+    fnByIp.set(ip, f);
+  }
+  return f;
+}

@@ -1,0 +1,76 @@
+/**
+ * Wiring of the kernel probe layer (issue 6).
+ *
+ *   installKernelProbes()   // once, before elaboration: providers, $var codegen, builtins
+ *   kernelFamilies()        // RunOptions.families for runProgram(): the runtime families
+ *
+ * Elaborate side: kernel.function/module().function/kernel.statement, kprobe.*, kernel.trace
+ * providers (src/elaborate/probes.ts registry); the kernel-free providers (begin, end, timer...)
+ * are given a targetType/targetDefined that resolve `@cast`/`@var` (which need no probe context).
+ * Translate side: setTargetCodegen(compileTarget).  Runtime: the builtins of context.ts are
+ * added to the runtime builtin table.
+ */
+import type * as A from '../ast';
+import { SemanticError } from '../diag';
+import { addProviderSetup, ProbeRegistry, MatchNode } from '../elaborate/probes';
+import { setTargetCodegen } from '../translate';
+import { builtins } from '../runtime/builtins';
+import type { ProbeFamilyRuntime } from '../runtime/engine';
+import { FUNCTION_PATTERNS, KernelFunctionFamily } from './kernel_function';
+import { tracepointProvider, TracepointFamily } from './tracepoint';
+import { TimerProfileFamily } from './timer_profile';
+import { compileTarget, planFor } from './targets';
+import { kernelBuiltins } from './context';
+
+let installed = false;
+
+function castOnly(rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast): A.Type | SemanticError {
+  if (e.k !== 'cast' && e.k !== 'atvar') {
+    return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
+  }
+  const p = planFor(rp, e);
+  return p instanceof SemanticError ? p : p.type;
+}
+
+function patchProviders(r: ProbeRegistry): void {
+  const visit = (n: MatchNode): void => {
+    const p = n.provider;
+    if (p && !p.targetType) {
+      p.targetType = castOnly;
+      p.targetDefined = (rp, e) => !(castOnly(rp, e) instanceof SemanticError);
+    }
+    for (const c of n.children.values()) visit(c);
+  };
+  visit(r.root);
+}
+
+export function installKernelProbes(): void {
+  if (installed) return;
+  installed = true;
+  addProviderSetup((r) => {
+    patchProviders(r);
+    for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, prov);
+    r.register('kernel.trace(string)', tracepointProvider);
+    r.register('timer.profile.freq.hz(number)', {
+      family: 'timer.profile',
+      build: (req) => {
+        const a = req.components[3].arg;
+        const hz = a && a.k === 'num' ? Number(a.value) : 0;
+        if (hz <= 0) throw new SemanticError('frequency must be greater than 0', undefined, [], 'timer-hz');
+        return [{ family: 'timer.profile', pp: `timer.profile.freq.hz(${hz})`, data: { kind: 'profile', hz } }];
+      },
+    });
+  });
+  setTargetCodegen(compileTarget);
+  for (const [k, f] of Object.entries(kernelBuiltins)) builtins[k] = f;
+}
+
+/** Fresh runtime families for one run (pass as RunOptions.families). */
+export function kernelFamilies(): ProbeFamilyRuntime[] {
+  return [
+    new KernelFunctionFamily('kernel.function'),
+    new KernelFunctionFamily('kprobe'),
+    new TracepointFamily(),
+    new TimerProfileFamily(),
+  ];
+}

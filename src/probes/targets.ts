@@ -1,0 +1,635 @@
+/**
+ * Target expressions: `$param`, `$var->a->b[i]`, `&$x`, `$x$`/`$x$$`, `$$vars/$$parms/$$locals/
+ * $$return`, `$return`, `@entry(e)`, `@cast(p, "T"[, "M"])`, `@var("name[@file]")`, tracepoint
+ * `$args`, `$$name`, `$$system`.
+ *
+ * Pass 2 (types) and pass 3 (codegen) share one compilation: `planFor(rp, e)` resolves the
+ * expression against the probe point's context (BTF prototypes / TP_PROTO) and the BTF struct
+ * layouts into a Plan: a base value, a list of steps (dereference + offset, or a dynamic index)
+ * and a final read (integer of a size/sign, pointer, char array -> string, address, pretty text).
+ * At run time `__tv(c, plan, ...indexes)` walks the plan over the simulated kernel memory
+ * (src/kernel/memory.ts); faults become stap's `read fault` errors.
+ */
+import type * as A from '../ast';
+import { SemanticError } from '../diag';
+import {
+  btfFunc, btfType, btfResolve, btfSizeof, btfResolveChain, btfTypeName, btfIntInfo, btfArrayInfo,
+  btfMembers, btfLookupType, btfFindByName, BtfKind, BtfError, FieldStep,
+} from '../kernel/btf';
+import { tracepointProto } from '../kernel/tracepoint';
+import { kallsymsLookupName, addrHex } from '../kernel/kallsyms';
+import { kmem, KernelFault } from '../kernel/memory';
+import { StapError } from '../runtime/errors';
+import type { ProbeContext } from '../runtime/context';
+import type { TargetCodegenApi } from '../translate';
+import type { KHit } from './hit';
+
+// ---------------------------------------------------------------------------------------------
+// Context of a probe point
+
+export interface CtxVar {
+  name: string;
+  type: number;
+  base: Base;
+}
+
+export type Base =
+  | { k: 'arg'; i: number }
+  | { k: 'ret' }
+  | { k: 'addr'; addr: number }
+  | { k: 'operand' };
+
+export interface TargetEnv {
+  vars: CtxVar[];
+  /** return type id when $return exists (return probes of non-void functions) */
+  ret: number | null;
+  isReturn: boolean;
+  /** function name (for messages) */
+  where: string;
+  fnAddr: number;
+  file: string;
+  tracepoint?: { name: string; system: string };
+}
+
+const envCache = new WeakMap<A.ResolvedPoint, TargetEnv | null>();
+
+/** The target-variable environment of a resolved point (null: no `$` context). */
+export function envFor(rp: A.ResolvedPoint): TargetEnv | null {
+  if (envCache.has(rp)) return envCache.get(rp)!;
+  let env: TargetEnv | null = null;
+  const d = rp.data as Record<string, unknown>;
+  if (rp.family === 'kernel.function' && typeof d.name === 'string') {
+    const f = btfFunc(d.name);
+    const vars: CtxVar[] = f ? f.params.map((p, i) => ({ name: p.name, type: p.type, base: { k: 'arg', i } as Base })) : [];
+    const isReturn = d.kind === 'return';
+    const ret = isReturn && f && f.ret !== 0 ? f.ret : null;
+    env = { vars, ret, isReturn, where: d.name, fnAddr: Number(d.addr ?? 0), file: String(d.file ?? '') };
+  } else if (rp.family === 'kernel.trace' && typeof d.name === 'string') {
+    const proto = tracepointProto(d.name) ?? [];
+    env = {
+      vars: proto.map((a, i) => ({ name: a.name, type: a.btfType, base: { k: 'arg', i } as Base })),
+      ret: null, isReturn: false, where: d.name, fnAddr: 0, file: '',
+      tracepoint: { name: d.name, system: String(d.system ?? '') },
+    };
+  }
+  envCache.set(rp, env);
+  return env;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans
+
+export type Final =
+  | { k: 'int'; size: number; signed: boolean; bitSize: number; bitOffset: number }
+  | { k: 'ptr' }
+  | { k: 'chars'; len: number }
+  | { k: 'addr' }
+  | { k: 'pretty'; type: number; deep: boolean }
+  | { k: 'vars'; what: 'vars' | 'parms' | 'locals' | 'return'; deep: number }
+  | { k: 'tpname' } | { k: 'tpsystem' };
+
+export interface Step {
+  deref: boolean;
+  off: number;
+  /** dynamic index: element size (the index value is the next extra argument) */
+  dyn?: number;
+}
+
+export interface Plan {
+  base: Base;
+  /** BTF type of the base value */
+  baseType: number;
+  steps: Step[];
+  final: Final;
+  type: A.Type;
+  /** text for messages (`$file->f_path`) */
+  text: string;
+  /** for $$vars: the variables */
+  vars?: { name: string; type: number; base: Base }[];
+  retType?: number;
+}
+
+type TExpr = A.Target | A.Cast | A.AtVar | A.Autocast;
+
+function exprText(e: TExpr): string {
+  const comps = e.components.map((c) => (c.k === 'member' ? `->${c.name}` : '[...]')).join('');
+  if (e.k === 'target') return e.name + comps;
+  if (e.k === 'cast') return `@cast(..., "${e.typeName}")${comps}`;
+  if (e.k === 'atvar') return `@var("${e.varName}")${comps}`;
+  return comps;
+}
+
+function memberNames(id: number, out: string[] = []): string[] {
+  const r = btfResolve(id);
+  const t = btfType(r);
+  if (t.kind !== BtfKind.STRUCT && t.kind !== BtfKind.UNION) return out;
+  for (const m of btfMembers(r)) {
+    if (m.name) out.push(m.name);
+    else memberNames(m.type, out);
+  }
+  return out;
+}
+
+function structName(id: number): string {
+  let r = btfResolve(id);
+  let t = btfType(r);
+  if (t.kind === BtfKind.PTR) {
+    r = btfResolve(t.type);
+    t = btfType(r);
+  }
+  return btfTypeName(r, 'c');
+}
+
+/** Final read for a value of BTF type `id` (after all steps). */
+function finalFor(id: number, pretty: 0 | 1 | 2, addressOf: boolean, tok: A.Token, text: string, bit?: FieldStep): Final | SemanticError {
+  if (addressOf) return { k: 'addr' };
+  if (pretty) return { k: 'pretty', type: id, deep: pretty === 2 };
+  const r = btfResolve(id);
+  const t = btfType(r);
+  switch (t.kind) {
+    case BtfKind.INT: {
+      const info = btfIntInfo(r);
+      return { k: 'int', size: t.size, signed: info.signed, bitSize: bit?.bitSize ?? 0, bitOffset: bit?.bitOffset ?? 0 };
+    }
+    case BtfKind.ENUM: case BtfKind.ENUM64:
+      return { k: 'int', size: t.size || 4, signed: t.kflag, bitSize: bit?.bitSize ?? 0, bitOffset: bit?.bitOffset ?? 0 };
+    case BtfKind.PTR:
+      return { k: 'ptr' };
+    case BtfKind.ARRAY:
+      // arrays evaluate to their address (kernel_string($task->comm))
+      return { k: 'addr' };
+    case BtfKind.STRUCT: case BtfKind.UNION:
+      return new SemanticError(`struct/union '${t.name}' is being accessed instead of a member of the struct/union`, tok, [], 'target-struct');
+    case BtfKind.FLOAT:
+      return new SemanticError(`cannot access floating point value '${text}'`, tok, [], 'target-float');
+    default:
+      return new SemanticError(`unsupported type of '${text}'`, tok, [], 'target-type');
+  }
+}
+
+function stepsFor(startType: number, comps: A.TargetComponent[], text: string):
+  { steps: Step[]; type: number; last?: FieldStep } | SemanticError {
+  const steps: Step[] = [];
+  let cur = startType;
+  let last: FieldStep | undefined;
+  for (const c of comps) {
+    let name: string;
+    let dyn = false;
+    if (c.k === 'member') name = c.name;
+    else if (c.index.k === 'num') name = `[${String(c.index.value)}]`;
+    else {
+      name = '[0]';
+      dyn = true;
+    }
+    let fs: FieldStep[];
+    try {
+      fs = btfResolveChain(cur, [name]);
+    } catch (err) {
+      if (!(err instanceof BtfError)) throw err;
+      if (c.k === 'member') {
+        const r = btfResolve(cur);
+        const t = btfType(r);
+        const sid = t.kind === BtfKind.PTR ? btfResolve(t.type) : r;
+        const st = btfType(sid);
+        if (st.kind === BtfKind.STRUCT || st.kind === BtfKind.UNION) {
+          const alts = memberNames(sid);
+          return new SemanticError(`unable to find member '${c.name}' for ${structName(cur)}${alts.length ? ` (alternatives: ${alts.join(' ')})` : ''}`, c.tok, [], 'target-member');
+        }
+        return new SemanticError(`invalid access '->${c.name}' vs. ${btfTypeName(cur, 'c')}`, c.tok, [], 'target-member');
+      }
+      return new SemanticError(`invalid access '[...]' vs. ${btfTypeName(cur, 'c')}`, c.tok, [], 'target-index');
+    }
+    const s = fs[0];
+    if (dyn) steps.push({ deref: s.deref, off: 0, dyn: btfSizeof(s.type) });
+    else steps.push({ deref: s.deref, off: s.offset });
+    last = s;
+    cur = s.type;
+  }
+  void text;
+  return { steps, type: cur, last };
+}
+
+const planCache = new WeakMap<A.ResolvedPoint, Map<TExpr, Plan | SemanticError>>();
+
+/** Resolve a target expression at a probe point (cached per point and node). */
+export function planFor(rp: A.ResolvedPoint | null, e: TExpr): Plan | SemanticError {
+  if (!rp) return new SemanticError(e.k === 'atvar' ? 'unresolved @var() expression' : 'unresolved target-symbol expression', e.tok, [], 'unresolved-target');
+  let m = planCache.get(rp);
+  if (!m) planCache.set(rp, (m = new Map()));
+  let p = m.get(e);
+  if (!p) m.set(e, (p = makePlan(rp, e)));
+  return p;
+}
+
+function makePlan(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
+  try {
+    return makePlanInner(rp, e);
+  } catch (err) {
+    if (err instanceof BtfError) return new SemanticError(err.message, e.tok, [], 'target-btf');
+    throw err;
+  }
+}
+
+function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
+  const text = exprText(e);
+  const env = envFor(rp);
+  const pretty = e.k === 'autocast' ? 0 : e.pretty;
+  const addressOf = e.k === 'autocast' ? false : e.addressOf;
+  const build = (base: Base, baseType: number): Plan | SemanticError => {
+    const st = stepsFor(baseType, e.components, text);
+    if (st instanceof SemanticError) return st;
+    if (addressOf && st.steps.length === 0) return new SemanticError(`cannot take address of '${text}'`, e.tok, [], 'target-addressof');
+    const fin = finalFor(st.type, pretty, addressOf, e.tok, text, st.last);
+    if (fin instanceof SemanticError) return fin;
+    const type: A.Type = fin.k === 'chars' || fin.k === 'pretty' ? 'string' : 'long';
+    return { base, baseType, steps: st.steps, final: fin, type, text };
+  };
+
+  if (e.k === 'cast') {
+    const tname = e.typeName.replace(/^\s+|\s+$/g, '');
+    const mod = e.module ?? 'kernel';
+    let id = btfLookupType(tname);
+    if (id === null && !/^(struct|union|enum)\s/.test(tname) && !tname.endsWith('*')) id = btfLookupType('struct ' + tname) ?? btfLookupType('union ' + tname);
+    if (id === null) return new SemanticError(`type definition '${tname}' not found in '${mod}'`, e.tok, [], 'cast-type');
+    // @cast(p, "T") means p is a T*: the first member step dereferences p
+    const st = stepsForCast(id, e.components, text);
+    if (st instanceof SemanticError) return st;
+    // no member access: the (typed) pointer value itself
+    if (!e.components.length && !pretty) return { base: { k: 'operand' }, baseType: id, steps: [], final: { k: 'addr' }, type: 'long', text };
+    const fin = e.components.length || !pretty ? finalFor(st.type, pretty, addressOf, e.tok, text, st.last) : { k: 'pretty' as const, type: id, deep: pretty === 2 };
+    if (fin instanceof SemanticError) return fin;
+    const type: A.Type = fin.k === 'chars' || fin.k === 'pretty' ? 'string' : 'long';
+    return { base: { k: 'operand' }, baseType: id, steps: st.steps, final: fin, type, text };
+  }
+
+  if (e.k === 'atvar') {
+    const at = e.varName.indexOf('@');
+    const name = at >= 0 ? e.varName.slice(0, at) : e.varName;
+    const addr = kallsymsLookupName(name);
+    const vids = btfFindByName(name, BtfKind.VAR);
+    if (addr === null || !vids.length) {
+      return new SemanticError(`unable to find global '${name}' in kernel${at >= 0 ? `, in ${e.varName.slice(at + 1)}` : ''}`, e.tok, [], 'atvar-missing');
+    }
+    const vt = btfType(vids[0]).type;
+    kmem.map(addr, Math.max(8, safeSizeof(vt)));
+    return build({ k: 'addr', addr }, vt) as Plan | SemanticError;
+  }
+
+  if (e.k === 'autocast') return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
+
+  if (!env) return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
+  const name = e.name;
+  if (name === '$$vars' || name === '$$parms' || name === '$$locals' || name === '$$return' ||
+    name === '$$vars$' || name === '$$parms$' || name === '$$locals$' || name === '$$return$' ||
+    name === '$$vars$$' || name === '$$parms$$' || name === '$$locals$$') {
+    const m = /^\$\$(vars|parms|locals|return)(\$*)$/.exec(name)!;
+    const what = m[1] as 'vars' | 'parms' | 'locals' | 'return';
+    const extra = m[2].length + (e.pretty || 0);
+    if (what === 'return' && !env.isReturn) return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
+    return {
+      base: { k: 'arg', i: 0 }, baseType: 0, steps: [], final: { k: 'vars', what, deep: extra }, type: 'string', text,
+      vars: what === 'locals' ? [] : env.vars, retType: env.ret ?? undefined,
+    };
+  }
+  if (env.tracepoint && (name === '$$name' || name === '$$system')) {
+    return { base: { k: 'arg', i: 0 }, baseType: 0, steps: [], final: { k: name === '$$name' ? 'tpname' : 'tpsystem' }, type: 'string', text };
+  }
+  if (name === '$return') {
+    if (!env.isReturn || env.ret === null) return unableToFind(env, name, e.tok);
+    return build({ k: 'ret' }, env.ret);
+  }
+  const v = env.vars.find((x) => '$' + x.name === name);
+  if (!v) return unableToFind(env, name, e.tok);
+  return build(v.base, v.type);
+}
+
+function stepsForCast(id: number, comps: A.TargetComponent[], text: string): { steps: Step[]; type: number; last?: FieldStep } | SemanticError {
+  if (!comps.length) return { steps: [], type: id };
+  // the operand is a pointer to `id`: `[i]` indexes it, the first member access dereferences it
+  const first = comps[0];
+  if (first.k === 'index') {
+    const size = safeSizeof(id);
+    const step: Step = first.index.k === 'num' ? { deref: true, off: Number(first.index.value) * size } : { deref: true, off: 0, dyn: size };
+    const rest = stepsFor(id, comps.slice(1), text);
+    if (rest instanceof SemanticError) return rest;
+    return { steps: [step, ...rest.steps], type: rest.type, last: rest.last };
+  }
+  const st = stepsFor(id, comps, text);
+  if (st instanceof SemanticError) return st;
+  if (st.steps.length) st.steps[0] = { ...st.steps[0], deref: true };
+  return st;
+}
+
+function safeSizeof(t: number): number {
+  try {
+    return btfSizeof(t);
+  } catch {
+    return 8;
+  }
+}
+
+function unableToFind(env: TargetEnv, name: string, tok: A.Token): SemanticError {
+  const alts = env.vars.map((v) => '$' + v.name);
+  if (env.tracepoint) {
+    return new SemanticError(`unable to find tracepoint variable '${name}' (alternatives: ${alts.join(' ')})`, tok, [], 'target-missing');
+  }
+  if (env.isReturn && env.ret !== null) alts.push('$return');
+  const where = `${env.where} ${env.file}`.trim();
+  return new SemanticError(
+    `unable to find local '${name.slice(1)}', [man error::dwarf] in kernel, near pc 0x${addrHex(env.fnAddr)} in ${where} (alternatives: ${alts.join(' ')})`,
+    tok, [], 'target-missing');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider hooks (pass 2)
+
+export function targetType(rp: A.ResolvedPoint, e: TExpr): A.Type | SemanticError {
+  const p = planFor(rp, e);
+  return p instanceof SemanticError ? p : p.type;
+}
+
+export function targetDefined(rp: A.ResolvedPoint, e: TExpr): boolean {
+  return !(planFor(rp, e) instanceof SemanticError);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codegen (pass 3)
+
+const entryCounts = new WeakMap<object, number>();
+
+export function compileTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast | A.Entry, api: TargetCodegenApi): string {
+  const rp = api.probe?.point ?? null;
+  if (e.k === 'entry') {
+    if (!rp || !api.handlerName || !/\.return\b/.test(rp.pp)) {
+      api.err('internal error: @entry is only valid in .return probes', e.tok);
+      return '0';
+    }
+    const key = api.probe!;
+    const k = entryCounts.get(key) ?? 0;
+    entryCounts.set(key, k + 1);
+    api.afterProbe(`(${api.handlerName}.entry || (${api.handlerName}.entry = [])).push(${api.standalone(e.operand)});`);
+    const dflt = e.type === 'string' ? '""' : '0';
+    return `(c.data.entry ? c.data.entry[${k}] : ${dflt})`;
+  }
+  const p = planFor(rp, e);
+  if (p instanceof SemanticError) {
+    api.err(p.message, p.tok ?? e.tok);
+    return '0';
+  }
+  const K = api.constant(JSON.stringify(p));
+  const idx: string[] = [];
+  for (const c of e.components) if (c.k === 'index' && c.index.k !== 'num') idx.push(api.ex(c.index));
+  if (e.k === 'cast') idx.unshift(api.ex(e.operand));
+  const fn = api.builtin('__tv');
+  return `(L = ${api.loc(e.tok)}, ${fn}(c, ${K}${idx.map((x) => ', ' + x).join('')}))`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runtime
+
+export function readFault(addr: number): StapError {
+  return new StapError(`read fault [man error::fault] at 0x${BigInt.asUintN(64, BigInt(addr)).toString(16)}`);
+}
+
+/** A JS value (kcall arg / return) of a BTF type as a stap long or address. */
+export function valueOf(v: unknown, type: number): number | bigint {
+  const r = type ? btfResolve(type) : 0;
+  const t = r ? btfType(r) : null;
+  if (t && t.kind === BtfKind.PTR) return kmem.addrOf(v, t.type);
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number' || typeof v === 'bigint') {
+    if (t && (t.kind === BtfKind.INT || t.kind === BtfKind.ENUM)) {
+      const size = t.size || 8;
+      const signed = t.kind === BtfKind.INT ? btfIntInfo(r).signed : t.kflag;
+      if (size < 8 || !signed) {
+        const b = BigInt(typeof v === 'number' ? Math.trunc(v) : v);
+        const x = signed ? BigInt.asIntN(size * 8, b) : BigInt.asUintN(size * 8, b);
+        const y = BigInt.asIntN(64, x);
+        return y >= -9007199254740991n && y <= 9007199254740991n ? Number(y) : y;
+      }
+    }
+    return typeof v === 'number' ? Math.trunc(v) : BigInt.asIntN(64, v);
+  }
+  if (typeof v === 'object' || typeof v === 'function') return kmem.addrOf(v, null);
+  return 0;
+}
+
+function hitOf(c: ProbeContext): KHit {
+  return c.data as KHit;
+}
+
+function baseValue(c: ProbeContext, p: Plan, operand: unknown): number | bigint {
+  const b = p.base;
+  switch (b.k) {
+    case 'arg': {
+      const h = hitOf(c);
+      const args = h.entryArgs ?? h.args;
+      return valueOf(args[b.i], p.baseType);
+    }
+    case 'ret': return valueOf(hitOf(c).regs.retval, p.baseType);
+    case 'addr': return b.addr;
+    case 'operand': return typeof operand === 'bigint' ? Number(BigInt.asIntN(64, operand)) : Number(operand);
+  }
+}
+
+function toNum(v: number | bigint): number {
+  return typeof v === 'bigint' ? Number(BigInt.asIntN(64, v)) : v;
+}
+
+function readInt(addr: number, size: number, signed: boolean, bitSize: number, bitOffset: number): number | bigint {
+  let u = kmem.readUnsigned(addr, size);
+  if (bitSize) u = (u >> BigInt(bitOffset)) & ((1n << BigInt(bitSize)) - 1n);
+  const bits = bitSize || size * 8;
+  const x = signed ? BigInt.asIntN(bits, u) : u;
+  const y = BigInt.asIntN(64, x);
+  return y >= -9007199254740991n && y <= 9007199254740991n ? Number(y) : y;
+}
+
+/** `__tv(c, plan, [operand], ...indexes)`: evaluate a target expression. */
+export function evalTarget(c: ProbeContext, p: Plan, ...rest: unknown[]): number | bigint | string {
+  const fin = p.final;
+  if (fin.k === 'vars') return varsText(c, p, fin.what, fin.deep);
+  if (fin.k === 'tpname') return hitOf(c).tp?.name ?? '';
+  if (fin.k === 'tpsystem') return hitOf(c).tp?.system ?? '';
+  let ri = 0;
+  const operand = p.base.k === 'operand' ? rest[ri++] : undefined;
+  const base = baseValue(c, p, operand);
+  if (p.steps.length === 0) {
+    if (fin.k === 'pretty') {
+      if (p.base.k === 'operand') return prettyAt(toNum(base), fin.type, fin.deep, 0);
+      return prettyValue(base, fin.type, fin.deep);
+    }
+    return base;
+  }
+  let addr = 0;
+  let isValue = true;
+  let val = toNum(base);
+  let cur = 0;
+  try {
+    for (const s of p.steps) {
+      if (s.deref) {
+        cur = isValue ? val : kmem.readPtr(addr);
+        if (cur === 0 || !kmem.isMapped(cur)) throw new KernelFault(cur);
+        addr = cur;
+      } else if (isValue) {
+        addr = val;
+      }
+      isValue = false;
+      addr += s.dyn !== undefined ? Number(rest[ri++] as number) * s.dyn : s.off;
+    }
+    switch (fin.k) {
+      case 'addr': return addr;
+      case 'ptr': return kmem.readPtr(addr);
+      case 'int': return readInt(addr, fin.size, fin.signed, fin.bitSize, fin.bitOffset);
+      case 'chars': return kmem.readString(addr, Math.min(fin.len, c.engine.maxStringLen - 1));
+      case 'pretty': return prettyAt(addr, fin.type, fin.deep, 0);
+    }
+  } catch (e) {
+    if (e instanceof KernelFault) throw readFault(e.addr);
+    throw e;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pretty printing ($x$, $x$$, $$vars)
+
+function hex(v: number | bigint): string {
+  const b = BigInt.asUintN(64, BigInt(v));
+  return '0x' + b.toString(16);
+}
+
+function quoteChars(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const code = ch.charCodeAt(0);
+    if (ch === '"' || ch === '\\') out += '\\' + ch;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (code < 32 || code >= 127) out += '\\' + code.toString(8).padStart(3, '0');
+    else out += ch;
+  }
+  return out + '"';
+}
+
+function isCharType(id: number): boolean {
+  const t = btfType(btfResolve(id));
+  return t.kind === BtfKind.INT && t.size === 1;
+}
+
+/** A scalar value (not in memory) of a type, pretty. */
+function prettyValue(v: number | bigint, type: number, deep: boolean): string {
+  const r = btfResolve(type);
+  const t = btfType(r);
+  if (t.kind === BtfKind.PTR) {
+    if (isCharType(t.type) && v !== 0) {
+      try {
+        return quoteChars(kmem.readString(toNum(v), 200));
+      } catch {
+        return hex(v);
+      }
+    }
+    if (deep) {
+      const pt = btfType(btfResolve(t.type));
+      if ((pt.kind === BtfKind.STRUCT || pt.kind === BtfKind.UNION) && v !== 0) {
+        try {
+          return prettyAt(toNum(v), t.type, false, 1);
+        } catch {
+          return hex(v);
+        }
+      }
+    }
+    return hex(v);
+  }
+  if (t.kind === BtfKind.INT) {
+    const info = btfIntInfo(r);
+    if (info.bool) return String(v);
+    if (t.size === 1 && info.char) return `'${String.fromCharCode(Number(BigInt.asUintN(8, BigInt(v))))}'`;
+    return String(v);
+  }
+  return String(v);
+}
+
+/** Pretty text of an object in memory at addr. */
+function prettyAt(addr: number, type: number, deep: boolean, depth: number): string {
+  const r = btfResolve(type);
+  const t = btfType(r);
+  try {
+    switch (t.kind) {
+      case BtfKind.STRUCT: case BtfKind.UNION: {
+        if (depth > 0 && !deep) return '{...}';
+        if (depth > 4) return '{...}';
+        const parts: string[] = [];
+        for (const m of btfMembers(r)) {
+          const at = addr + Math.floor(m.bitOffset / 8);
+          const body = memberPretty(at, m.type, deep, depth + 1, m.bitSize, m.bitOffset % 8);
+          parts.push(m.name ? `.${m.name}=${body}` : body);
+        }
+        return `{${parts.join(', ')}}`;
+      }
+      default:
+        return memberPretty(addr, type, deep, depth, 0, 0);
+    }
+  } catch (e) {
+    if (e instanceof KernelFault) throw readFault(e.addr);
+    throw e;
+  }
+}
+
+function memberPretty(at: number, type: number, deep: boolean, depth: number, bitSize: number, bitOffset: number): string {
+  const r = btfResolve(type);
+  const t = btfType(r);
+  switch (t.kind) {
+    case BtfKind.STRUCT: case BtfKind.UNION:
+      return prettyAt(at, r, deep, depth);
+    case BtfKind.ARRAY: {
+      const a = btfArrayInfo(r);
+      if (isCharType(a.elemType)) return quoteChars(kmem.readString(at, a.nelems));
+      if (!deep && depth > 1) return '[...]';
+      const es = safeSizeof(a.elemType);
+      const items: string[] = [];
+      for (let i = 0; i < Math.min(a.nelems, 8); i++) items.push(memberPretty(at + i * es, a.elemType, deep, depth + 1, 0, 0));
+      if (a.nelems > 8) items.push('...');
+      return `[${items.join(', ')}]`;
+    }
+    case BtfKind.PTR:
+      return prettyValue(kmem.readPtr(at), r, false);
+    case BtfKind.INT: {
+      const info = btfIntInfo(r);
+      return prettyValue(readInt(at, t.size, info.signed, bitSize, bitOffset), r, false);
+    }
+    case BtfKind.ENUM: case BtfKind.ENUM64:
+      return String(readInt(at, t.size || 4, t.kflag, bitSize, bitOffset));
+    default:
+      return '?';
+  }
+}
+
+function varsText(c: ProbeContext, p: Plan, what: 'vars' | 'parms' | 'locals' | 'return', deep: number): string {
+  const h = hitOf(c);
+  const parts: string[] = [];
+  if (what === 'return') {
+    if (p.retType === undefined) return '';
+    const v = valueOf(h.regs.retval, p.retType);
+    return `return=${deep ? prettyValue(v, p.retType, deep > 1) : hex(v)}`;
+  }
+  const args = h.entryArgs ?? h.args;
+  for (const v of p.vars ?? []) {
+    if (v.base.k !== 'arg') continue;
+    const raw = args[v.base.i];
+    const t = btfType(btfResolve(v.type));
+    let text: string;
+    if (t.kind === BtfKind.STRUCT || t.kind === BtfKind.UNION) text = deep ? prettyAt(valueAddr(raw, v.type), v.type, deep > 1, 0) : '{...}';
+    else {
+      const val = valueOf(raw, v.type);
+      text = deep ? prettyValue(val, v.type, deep > 1) : hex(val);
+    }
+    parts.push(`${v.name}=${text}`);
+  }
+  return parts.join(' ');
+}
+
+function valueAddr(raw: unknown, type: number): number {
+  return kmem.addrOf(raw, type);
+}
