@@ -2,9 +2,10 @@
 /**
  * The `stap` command: parse options, run the passes (src/cli/passes.ts), report in SystemTap's
  * format.  User errors end with stap's messages and exit status 1; anything unexpected is
- * reported as an internal fault (with .ts locations, via source-map-support).
+ * reported as an internal fault with .ts locations: source-map-support is installed when the
+ * fault is caught, before its stack is first read (V8 formats stacks lazily), so normal runs
+ * don't pay for loading it.
  */
-import 'source-map-support/register';
 import { parseArgs, helpText, UsageError, VERSION_TEXT } from './options';
 import { runPasses, Output } from './passes';
 
@@ -51,6 +52,7 @@ function flushThenExit(code: number): void {
 }
 
 main().then(flushThenExit, (e: unknown) => {
+  require('source-map-support').install();
   const err = e instanceof Error ? e : new Error(String(e));
   process.stderr.write(`tapsim: internal error (this is a bug in tapsim, not in your script): ${err.message}\n${err.stack ?? ''}\n`);
   flushThenExit(70);

@@ -143,12 +143,47 @@ function splitPretty(name: string): { name: string; pretty: 0 | 1 | 2 } {
   return { name, pretty: 0 };
 }
 
-function binaryNode(left: ohm.Node, op: ohm.Node, right: ohm.Node): A.Expr {
-  const tok = tokOf(op);
-  const o = op.sourceString.trim();
-  const l = left.ast() as A.Expr;
-  const r = right.ast() as A.Expr;
+/** Binding strength of binary operators (stap's table: `in` between `&` and comparisons, `.` between shifts and `+ -`). */
+const BINARY_PRECEDENCE: Record<string, number> = {
+  '||': 3, '&&': 4, '|': 5, '^': 6, '&': 7, in: 8,
+  '<': 9, '>': 9, '<=': 9, '>=': 9, '==': 9, '!=': 9, '=~': 9, '!~': 9,
+  '<<': 10, '>>': 10, '>>>': 10, '.': 11, '+': 12, '-': 12, '*': 13, '/': 13, '%': 13,
+};
+
+/** Precedence climbing over `operand (op operand | in ARRAY | =~ "re")*`; all levels left-associative. */
+function buildBinary(first: A.Expr, tails: ohm.Node[]): A.Expr {
+  if (tails.length === 0) return first;
+  const operands: A.Expr[] = [first];
+  const ops: { op: string; tok: A.Token; prec: number }[] = [];
+  const reduce = () => {
+    const o = ops.pop()!;
+    const r = operands.pop()!;
+    const l = operands.pop()!;
+    operands.push(makeBinary(o.op, o.tok, l, r));
+  };
+  for (const t of tails) {
+    const alt = t.child(0);
+    if (alt.ctorName === 'BinTail_in') {
+      while (ops.length && ops[ops.length - 1].prec > 8) reduce();
+      const id = alt.child(1);
+      const l = operands.pop()!;
+      operands.push({ k: 'in', keys: [l], array: { k: 'sym', name: id.sourceString, tok: tokOf(id) }, tok: tokOf(alt.child(0)) });
+      continue;
+    }
+    const opNode = alt.child(0);
+    const op = opNode.sourceString;
+    const prec = BINARY_PRECEDENCE[op];
+    while (ops.length && ops[ops.length - 1].prec >= prec) reduce();
+    ops.push({ op, tok: tokOf(opNode), prec });
+    operands.push(alt.ctorName === 'BinTail_regex' ? strLit(alt.child(1)) : (alt.child(1).ast() as A.Expr));
+  }
+  while (ops.length) reduce();
+  return operands[0];
+}
+
+function makeBinary(o: string, tok: A.Token, l: A.Expr, r: A.Expr): A.Expr {
   switch (o) {
+    case '=~': case '!~': return { k: 'regex', op: o, left: l, right: r as A.StringLit, tok };
     case '&&': case '||': return { k: 'logical', op: o, left: l, right: r, tok };
     case '.': return { k: 'concat', left: l, right: r, tok };
     case '<': case '>': case '<=': case '>=': case '==': case '!=': return { k: 'compare', op: o, left: l, right: r, tok };
@@ -469,26 +504,7 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
       return { k: 'assign', op: o, target: t, value: value.ast(), tok: tokOf(op) } as A.Assign;
     },
     Ternary_cond(c, q, a, _colon, b) { return { k: 'ternary', cond: c.ast(), then: a.ast(), else: b.ast(), tok: tokOf(q) }; },
-    LogOr_or(l, op, r) { return binaryNode(l, op, r); },
-    LogAnd_and(l, op, r) { return binaryNode(l, op, r); },
-    BitOr_or(l, op, r) { return binaryNode(l, op, r); },
-    BitXor_xor(l, op, r) { return binaryNode(l, op, r); },
-    BitAnd_and(l, op, r) { return binaryNode(l, op, r); },
-    Membership_tuple(_l, keys, _r, kw, id) {
-      return { k: 'in', keys: keys.asIteration().children.map((c) => c.ast()), array: { k: 'sym', name: id.sourceString, tok: tokOf(id) }, tok: tokOf(kw) };
-    },
-    Membership_single(e, kw, id) {
-      return { k: 'in', keys: [e.ast()], array: { k: 'sym', name: id.sourceString, tok: tokOf(id) }, tok: tokOf(kw) };
-    },
-    Comparison_regex(l, op, strs) {
-      const right = strLit(strs);
-      return { k: 'regex', op: op.sourceString as '=~' | '!~', left: l.ast(), right, tok: tokOf(op) };
-    },
-    Comparison_compare(l, op, r) { return binaryNode(l, op, r); },
-    Shift_shift(l, op, r) { return binaryNode(l, op, r); },
-    Concat_concat(l, op, r) { return binaryNode(l, op, r); },
-    Additive_add(l, op, r) { return binaryNode(l, op, r); },
-    Multiplicative_mul(l, op, r) { return binaryNode(l, op, r); },
+    Binary(first, tails) { return buildBinary(first.ast() as A.Expr, tails.children); },
     Unary_preinc(op, e) { return incdec(op, e, true); },
     Unary_predec(op, e) { return incdec(op, e, true); },
     Unary_neg(op, e) { return unary(op, e); },
@@ -502,17 +518,25 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
     },
     Postfix_postinc(e, op) { return incdec(op, e, false); },
     Postfix_postdec(e, op) { return incdec(op, e, false); },
-    Suffixed_member(base, arrow, member) {
-      const mt = lastTokOf(member);
-      const sp = splitPretty(member.sourceString);
-      return targetWithComponents(base.ast(), { k: 'member', name: sp.name, tok: mt }, sp.pretty);
+    Suffixed(primary, tails) {
+      let e = primary.ast() as A.Expr;
+      for (const t of tails.children) {
+        const alt = t.child(0);
+        if (alt.ctorName === 'SuffixTail_member') {
+          const member = alt.child(1);
+          const sp = splitPretty(member.sourceString);
+          e = targetWithComponents(e, { k: 'member', name: sp.name, tok: lastTokOf(member) }, sp.pretty);
+        } else {
+          const idx = alt.child(1).ast() as A.Expr;
+          if (e.k === 'hist') e = { k: 'index', base: e, indexes: [idx], tok: e.tok };
+          else e = targetWithComponents(e, { k: 'index', index: idx, tok: tokOf(alt.child(0)) }, 0);
+        }
+      }
+      return e;
     },
-    Suffixed_index(base, l, idx, _r) {
-      const b = base.ast() as A.Expr;
-      if (b.k === 'hist') return { k: 'index', base: b, indexes: [idx.ast()], tok: b.tok } as A.Index;
-      return targetWithComponents(b, { k: 'index', index: idx.ast(), tok: tokOf(l) }, 0);
+    Primary_tuplein(_l, keys, _r, kw, id) {
+      return { k: 'in', keys: keys.asIteration().children.map((c) => c.ast()), array: { k: 'sym', name: id.sourceString, tok: tokOf(id) }, tok: tokOf(kw) };
     },
-
     Primary_paren(_l, e, _r) { return e.ast(); },
     Primary_number(n) { return { k: 'num', value: parseNumber(n.sourceString, tokOf(n)), tok: tokOf(n) }; },
     Primary_string(strs) { return strLit(strs); },
