@@ -20,7 +20,7 @@ function load(text: string): { mod: Module; engine: Engine; never: number } {
   const src: A.SourceFile = { name: '<bench>', text, isTapset: false };
   const f = parseFile(src, { args: [], guru: false }, diag);
   if (!f) throw new Error('bench script failed to parse');
-  const library = new TapsetLibrary({ dirs: [stdlibDir()], parse: { args: [], guru: false }, diag, cacheDir: null });
+  const library = new TapsetLibrary({ dirs: [stdlibDir()], parse: { args: [], guru: false }, diag });
   const prog = elaborate([f], { guru: false, args: [], library, unoptimized: true }, diag);
   if (!prog) throw new Error('bench script failed to elaborate');
   const tr = translate(prog, {});

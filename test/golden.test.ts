@@ -24,7 +24,7 @@ function words(file: string): string[] {
 }
 
 describe('golden tests (stap command output)', function () {
-  this.timeout(30000);
+  this.timeout(120000);
   for (const suite of fs.readdirSync(goldenDir).sort()) {
     const dir = path.join(goldenDir, suite);
     if (!fs.statSync(dir).isDirectory()) continue;
@@ -34,7 +34,7 @@ describe('golden tests (stap command output)', function () {
         if (!fs.existsSync(base + '.expected')) continue;
         it(f, () => {
           const argv = [cli, ...words(base + '.opts'), f, ...words(base + '.args')];
-          const r = spawnSync(process.execPath, argv, { cwd: dir, encoding: 'latin1', timeout: 20000 });
+          const r = spawnSync(process.execPath, argv, { cwd: dir, encoding: 'latin1', timeout: 90000 });
           expect(r.stdout, 'stdout').to.equal(fs.readFileSync(base + '.expected', 'latin1'));
           if (fs.existsSync(base + '.stderr')) expect(r.stderr, 'stderr').to.equal(fs.readFileSync(base + '.stderr', 'latin1'));
           const exit = fs.existsSync(base + '.exit') ? Number(fs.readFileSync(base + '.exit', 'utf8').trim()) : 0;

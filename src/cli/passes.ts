@@ -95,6 +95,8 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   const listing = opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
     || opts.dumpProbeAliases || opts.dumpFunctions;
   const timer = new PassTimer();
+  // -i: the interactive mode (src/repl), starting from the script if one is given
+  if (opts.interactive) return (await import('./interactive')).runInteractive(opts, io);
 
   // ---- pass 1
   let sources: A.SourceFile[] = [];

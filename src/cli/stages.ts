@@ -6,7 +6,8 @@ import { Diagnostics, PassFailed } from '../diag';
 import { elaborate, printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions, listProbes, TapsetLibrary } from '../elaborate';
 import type { ElabOptions } from '../elaborate';
 import { translate } from '../translate';
-import { runProgram } from '../runtime/engine';
+import { Engine, RunOptions } from '../runtime/engine';
+import { installKernelProbes, kernelFamilies } from '../probes/setup';
 import type { StapOptions } from './options';
 import type { Output, PassTimer } from './passes';
 
@@ -32,8 +33,11 @@ function semanticFailure(l: Later, pass: number): number {
   return 1;
 }
 
+const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'timer.profile']);
+
 export async function stage2(l: Later): Promise<number> {
   const { opts, io, diag, timer } = l;
+  installKernelProbes();
   const elabOpts: ElabOptions = {
     guru: opts.guru, unoptimized: opts.unoptimized, args: opts.args, usedArgs: l.usedArgs, library: l.library,
     verbose: opts.verbose, listing: l.listing, compatible: opts.compatible,
@@ -106,12 +110,24 @@ export async function stage2(l: Later): Promise<number> {
   diag.footer();
   timer.reset();
   if (pv[4] > 0) io.err('Pass 5: starting run.\n');
-  const status = await runProgram(translated, {
+  const runOpts: RunOptions = {
     stdout: io.out, stderr: io.err, outputFile: opts.outputFile, defines: opts.defines,
     globalsSet: [...opts.globalsSet.entries()], timeoutSec: opts.timeoutSec, seed: opts.seed, timing: opts.timing,
     stdoutIsTty: !!process.stdout.isTTY, noGlobalVarDisplay: opts.noGlobalVarDisplay,
     suppressHandlerErrors: opts.suppressHandlerErrors, verbose: opts.verbose, targetPid: opts.targetPid, ncpus: opts.cpus,
-  });
+    families: kernelFamilies(),
+  };
+  const engine = new Engine(translated, runOpts);
+  if (opts.command !== undefined || opts.targetPid !== undefined || translated.probes.some((p) => KERNEL_FAMILIES.has(p.family))) {
+    // The simulated machine runs alongside the session (src/probes/machine_glue.ts): its kernel
+    // function calls and tracepoints reach the script's probes; -c runs CMD in its shell.
+    const { Machine } = await import('../machine/machine');
+    const glue = await import('../probes/machine_glue');
+    const m = new Machine({ cpus: opts.cpus, seed: opts.seed });
+    glue.connectMachine(m);
+    glue.driveMachine(engine, m, { command: opts.command, targetPid: opts.targetPid, out: io.out });
+  }
+  const status = await engine.run();
   if (pv[4] > 0) io.err(`Pass 5: run completed ${timer.times()}\n`);
   if (status !== 0) {
     io.err('Pass 5: run failed.  [man error::pass5]\n');

@@ -41,7 +41,7 @@ interface FileIndex {
 interface IndexFile {
   version: string;
   key: string;
-  files: Record<string, { stamp: string; index: FileIndex }>;
+  files: Record<string, { stamp: string; index: FileIndex; usesArgs?: boolean }>;
 }
 
 const CACHE_VERSION = 'tapsim-tapset-cache-1';
@@ -163,6 +163,9 @@ export class TapsetLibrary {
   private rootMap = new Map<string, string[]>();
   private cacheDir: string | null;
   private optsKey: string;
+  private argsSuffix: string;
+  /** Files whose text pastes command-line arguments ($1, @1, $#). */
+  private argFiles = new Set<string>();
   private sourceFiles = new Map<string, A.SourceFile>();
   private macroCache?: Map<string, unknown>;
   private astText = new Map<string, string>();
@@ -176,8 +179,11 @@ export class TapsetLibrary {
     const p = opts.parse;
     const macroStamps = this.macroFiles.map((f) => `${f}=${stampOf(f)}`).join(';');
     this.optsKey = crypto.createHash('sha1')
-      .update([CACHE_VERSION, parserStamp(), p.guru, p.compatible ?? '', p.privilege ?? '', p.args.join('\0'), macroStamps].join('|'))
+      .update([CACHE_VERSION, parserStamp(), p.guru, p.compatible ?? '', p.privilege ?? 'stapdev', macroStamps].join('|'))
       .digest('hex');
+    // Script arguments only matter to the (rare) tapset files that paste $N/@N: theirs is the
+    // only cache entry keyed on them, so new arguments never re-parse the whole library.
+    this.argsSuffix = '|args:' + crypto.createHash('sha1').update(p.args.join('\0')).digest('hex').slice(0, 16);
     this.buildIndex();
   }
 
@@ -221,15 +227,19 @@ export class TapsetLibrary {
     const out: IndexFile = { version: CACHE_VERSION, key: this.optsKey, files: {} };
     let dirty = !cached;
     for (const f of this.files) {
-      const stamp = stampOf(f) ?? '';
+      const base = stampOf(f) ?? '';
       const hit = cached?.files[f];
+      let stamp = base + (hit?.usesArgs ? this.argsSuffix : '');
       let idx: FileIndex;
-      if (hit && hit.stamp === stamp && this.astCacheValid(f, stamp)) idx = hit.index;
-      else {
+      if (hit && hit.stamp === stamp && this.astCacheValid(f, stamp)) {
+        idx = hit.index;
+        if (hit.usesArgs) this.argFiles.add(f);
+      } else {
         dirty = true;
-        idx = this.parseAndCache(f, stamp);
+        idx = this.parseAndCache(f, base);
+        stamp = this.fullStamp(f, base);
       }
-      out.files[f] = { stamp, index: idx };
+      out.files[f] = { stamp, index: idx, usesArgs: this.argFiles.has(f) || undefined };
       this.addIndex(f, idx);
     }
     if (cached && Object.keys(cached.files).length !== this.files.length) dirty = true;
@@ -274,7 +284,13 @@ export class TapsetLibrary {
     return { args: p.args, guru: p.guru, compatible: p.compatible, privilege: p.privilege, libraryMacros: this.macros() as never };
   }
 
-  private parseAndCache(f: string, stamp: string): FileIndex {
+  private fullStamp(f: string, base: string): string {
+    return base + (this.argFiles.has(f) ? this.argsSuffix : '');
+  }
+
+  private parseAndCache(f: string, base: string): FileIndex {
+    if (/[$@](\d|#)/.test(this.sourceFile(f).text)) this.argFiles.add(f);
+    const stamp = this.fullStamp(f, base);
     const silent = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => {});
     let ast: A.StapFile | null = null;
     try {

@@ -105,9 +105,16 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean 
     }
     return true;
   });
-  // one probe per (name, file, line)
+  // one probe per (name, file, line); with wildcards, one per address (alias symbols of the same
+  // code have no DWARF subprogram of their own)
   const seen = new Set<string>();
+  const addrs = new Set<number>();
   return ids.filter((id) => {
+    if (wild) {
+      const a = symbolAddr(id);
+      if (addrs.has(a)) return false;
+      addrs.add(a);
+    }
     const l = functionLocation(id);
     const k = l ? `${symbolName(id)}@${l.file}:${l.line}` : `${symbolName(id)}#${id}`;
     if (seen.has(k)) return false;
@@ -380,11 +387,29 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
   private registerFprobe(byIp: Map<number, FprobeEntry>, engine: Engine): void {
     // dispatch table keyed by the small-integer offset of the site from _stext (a Smi key:
     // no boxed-double hashing on the hit path)
+    // a direct-mapped table over kernel text in 16-byte slots: slot -> entry index + 1
+    // (0 = none, -1 = several sites share the slot: the Map decides)
     const base = TEXT_BASE();
-    const byOff = new Map<number, FprobeEntry>();
-    for (const [ip, e] of byIp) byOff.set(ip - base, e);
+    let maxOff = 0;
+    for (const ip of byIp.keys()) maxOff = Math.max(maxOff, ip - base);
+    const slots = new Int32Array((maxOff >>> 4) + 1);
+    const list: FprobeEntry[] = [];
+    const ips: number[] = [];
+    for (const [ip, e] of byIp) {
+      const sl = (ip - base) >>> 4;
+      if (ip - base < 0) continue;
+      if (slots[sl] === 0) {
+        list.push(e);
+        ips.push(ip);
+        slots[sl] = list.length;
+      } else slots[sl] = -1;
+    }
     const op = new FtraceOps('fprobe', (ip, parentIp, _op, regs, ctx) => {
-      const e = byOff.get(ip - base);
+      const off = ip - base;
+      const k = off >= 0 && off <= maxOff ? slots[off >>> 4] : 0;
+      let e: FprobeEntry | undefined;
+      if (k > 0) e = ips[k - 1] === ip ? list[k - 1] : undefined;
+      else if (k < 0) e = byIp.get(ip);
       if (e === undefined) return;
       const bit = ftraceTestRecursionTrylock(ctx, TRACE_FTRACE_START);
       if (bit < 0) return;

@@ -104,3 +104,29 @@ export function disconnectMachine(): void {
   setCurrentCpuContext(null);
   setBacktraceSource(null);
 }
+
+/**
+ * Run the machine under a script session until the machine is integrated into the engine's
+ * clock (src/machine/README.md): the machine advances `sliceNs` of its time per `sliceNs` of the
+ * engine's virtual time.  `-c CMD`: the command is spawned before the begin probes (target() is
+ * its pid) and the session ends when it exits.  `-x PID`: target() = PID.
+ */
+export function driveMachine(engine: import('../runtime/engine').Engine, m: Machine,
+  opts: { command?: string; targetPid?: number; out?: (s: string) => void; sliceNs?: number } = {}): number {
+  const slice = opts.sliceNs ?? 1e6;
+  let proc: { exited: boolean; tgid: number } | null = null;
+  if (opts.command !== undefined) proc = m.spawnShell(opts.command, opts.out ?? (() => undefined));
+  const pid = proc ? proc.tgid : opts.targetPid ?? 0;
+  (engine as unknown as { targetPid: number }).targetPid = pid;
+  const step = (): void => {
+    if (engine.state !== 'RUNNING') return;
+    m.runUntil(m.now + slice);
+    if (proc && proc.exited) {
+      engine.exit();
+      return;
+    }
+    engine.schedule(engine.now + slice, step, Number.MAX_SAFE_INTEGER - 1);
+  };
+  engine.schedule(slice, step, Number.MAX_SAFE_INTEGER - 1);
+  return pid;
+}

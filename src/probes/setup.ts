@@ -63,6 +63,7 @@ export function installKernelProbes(): void {
   });
   setTargetCodegen(compileTarget);
   for (const [k, f] of Object.entries(kernelBuiltins)) builtins[k] = f;
+  require('./tapset_builtins').installTapsetBuiltins(builtins); // issue 7: tapset-library builtins (stdlib/aux_syscalls.stp ...)
 }
 
 /** Fresh runtime families for one run (pass as RunOptions.families). */

@@ -483,7 +483,11 @@ export function evalTarget(c: ProbeContext, p: Plan, ...rest: unknown[]): number
       case 'ptr': return kmem.readPtr(addr);
       case 'int': return readInt(addr, fin.size, fin.signed, fin.bitSize, fin.bitOffset);
       case 'chars': return kmem.readString(addr, Math.min(fin.len, c.engine.maxStringLen - 1));
-      case 'pretty': return prettyAt(addr, fin.type, fin.deep, 0);
+      case 'pretty': {
+        const pt = btfType(btfResolve(fin.type));
+        if (pt.kind === BtfKind.PTR) return prettyValue(kmem.readPtr(addr), fin.type, fin.deep, true);
+        return prettyAt(addr, fin.type, fin.deep, 0);
+      }
     }
   } catch (e) {
     if (e instanceof KernelFault) throw readFault(e.addr);
@@ -519,7 +523,7 @@ function isCharType(id: number): boolean {
 }
 
 /** A scalar value (not in memory) of a type, pretty. */
-function prettyValue(v: number | bigint, type: number, deep: boolean): string {
+function prettyValue(v: number | bigint, type: number, deep: boolean, top = true): string {
   const r = btfResolve(type);
   const t = btfType(r);
   if (t.kind === BtfKind.PTR) {
@@ -530,11 +534,12 @@ function prettyValue(v: number | bigint, type: number, deep: boolean): string {
         return hex(v);
       }
     }
-    if (deep) {
+    if (top) {
+      // `$ptr$` / `$ptr$$` show the pointed-to struct
       const pt = btfType(btfResolve(t.type));
       if ((pt.kind === BtfKind.STRUCT || pt.kind === BtfKind.UNION) && v !== 0) {
         try {
-          return prettyAt(toNum(v), t.type, false, 1);
+          return prettyAt(toNum(v), t.type, deep, 0);
         } catch {
           return hex(v);
         }
@@ -594,10 +599,10 @@ function memberPretty(at: number, type: number, deep: boolean, depth: number, bi
       return `[${items.join(', ')}]`;
     }
     case BtfKind.PTR:
-      return prettyValue(kmem.readPtr(at), r, false);
+      return prettyValue(kmem.readPtr(at), r, false, false);
     case BtfKind.INT: {
       const info = btfIntInfo(r);
-      return prettyValue(readInt(at, t.size, info.signed, bitSize, bitOffset), r, false);
+      return prettyValue(readInt(at, t.size, info.signed, bitSize, bitOffset), r, false, false);
     }
     case BtfKind.ENUM: case BtfKind.ENUM64:
       return String(readInt(at, t.size || 4, t.kflag, bitSize, bitOffset));

@@ -75,6 +75,17 @@ export interface RunOptions {
   handleSignals?: boolean;
   /** Kernel and other families to register in addition to the built-in ones. */
   families?: ProbeFamilyRuntime[];
+  /**
+   * Interactive sessions (src/repl): called once the generated module is loaded, before `-G`
+   * and the begin probes.  The REPL restores globals kept from earlier runs into the fresh
+   * module here, and keeps the module to read the globals after the run.
+   */
+  onModuleLoaded?: (mod: Module) => void;
+  /**
+   * Interactive runs (src/repl): pace virtual time to the wall clock (one simulated second per
+   * wall second), so a run without `-T` lasts until Ctrl-C the way a real one does.
+   */
+  pace?: boolean;
 }
 
 /** Receives system() commands (the simulated shell plugs in here). */
@@ -454,6 +465,7 @@ export class Engine implements EngineApi {
       this.stderrW(`ERROR: tapsim internal fault (this is a bug in tapsim, not in the script): generated module failed to load: ${(e as Error).message}\n`);
       return this.finishStatus(true);
     }
+    if (this.opts.onModuleLoaded) this.opts.onModuleLoaded(this.mod);
     // module initialisation checks: histogram descriptors
     for (const g of this.tr.globals) {
       for (const h of g.hists) {
@@ -545,12 +557,22 @@ export class Engine implements EngineApi {
   private async mainLoop(): Promise<void> {
     let lastYield = Date.now();
     let n = 0;
+    // RunOptions.pace: wall-clock ms at which virtual time `now` was reached
+    const paceWall0 = Date.now() - this.now / 1e6;
     while (this.state === 'RUNNING') {
       const ev = this.queue.peek();
       if (!ev) {
         await this.waitForWake();
         lastYield = Date.now();
         continue;
+      }
+      if (this.opts.pace) {
+        const ahead = paceWall0 + ev.t / 1e6 - Date.now();
+        if (ahead >= 2) {
+          await this.sleepOrWake(Math.min(ahead, 100));
+          lastYield = Date.now();
+          continue;
+        }
       }
       this.queue.pop();
       if (ev.t > this.now) this.now = ev.t;
@@ -560,6 +582,20 @@ export class Engine implements EngineApi {
         lastYield = Date.now();
       }
     }
+  }
+
+  /** RunOptions.pace: sleep `ms` of wall time, or less if exit()/a signal kicks the loop. */
+  private sleepOrWake(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
   }
 
   private waitForWake(): Promise<void> {

@@ -45,7 +45,7 @@ export function list(pattern: string, vars: boolean): string[] {
   const diag = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => undefined);
   const f = parseFile({ name: '<input>', text: `probe ${pattern} {}`, isTapset: false }, { args: [], guru: false } as never, diag);
   if (!f) return [];
-  const library = new TapsetLibrary({ dirs: [stdlibDir()], parse: { args: [], guru: false }, diag, cacheDir: null });
+  const library = new TapsetLibrary({ dirs: [stdlibDir()], parse: { args: [], guru: false }, diag });
   return listProbes([f], { guru: false, library }, diag, vars);
 }
 

@@ -18,7 +18,7 @@ export function compile(text: string, opts: { defines?: Map<string, string>; arg
   const args = opts.args ?? [];
   const f = parseFile(src, { args, guru: false, usedArgs: new Set() } as never, diag);
   if (!f || diag.errorCount) return { err };
-  const library = new TapsetLibrary({ dirs: [stdlibDir()], parse: { args, guru: false }, diag, cacheDir: null });
+  const library = new TapsetLibrary({ dirs: [stdlibDir()], parse: { args, guru: false }, diag });
   const prog = elaborate([f], { guru: false, args, library, unoptimized: opts.unoptimized }, diag);
   if (!prog || diag.errorCount) return { err };
   try {

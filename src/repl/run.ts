@@ -1,0 +1,158 @@
+/**
+ * The simulated system a REPL session explores, and runs of the session script on it.
+ *
+ * One Machine (src/machine: default system, its own clock and tasks) lives as long as the
+ * session or until `reset`/`seed`; it advances only while a script runs, 1 ms of machine time
+ * per 1 ms of the engine's virtual time.  Kernel probe families (src/probes) are attached to it.
+ * Runs are simulated time: `run 10s` takes as long as simulating 10 s takes; `run` without a
+ * duration is paced to the wall clock and lasts until Ctrl-C (or exit()).
+ */
+import { Engine, Module, RunOptions } from '../runtime/engine';
+import type { Translated } from '../translate';
+import { Machine } from '../machine/machine';
+import type { Process } from '../machine/machine';
+import { TASK_DEAD, TASK_INTERRUPTIBLE, TASK_UNINTERRUPTIBLE, TASK_STOPPED, TASK_TRACED, EXIT_ZOMBIE } from '../machine/task';
+import { kernelFamilies } from '../probes/setup';
+import { connectMachine, disconnectMachine } from '../probes/machine_glue';
+import { resetFtrace } from '../kernel/ftrace';
+import { resetKprobes } from '../kernel/kprobes';
+import { resetTracepoints } from '../kernel/tracepoint';
+import type { GlobalStore } from './session';
+
+type Writer = (s: string) => void;
+
+/** Machine time advanced per engine step (ns). */
+const SLICE_NS = 1e6;
+
+export interface RunRequest {
+  tr: Translated;
+  store: GlobalStore;
+  out: Writer;
+  err: Writer;
+  /** Simulated duration (ns); undefined = until exit(), Ctrl-C or the -c command's end. */
+  durationNs?: number;
+  /** `run -c CMD` */
+  command?: string;
+  /** Pace virtual time to the wall clock. */
+  pace: boolean;
+  /** Print write-only globals at the end (stap's display). */
+  display: boolean;
+  /** Evaluation: run the begin probes only (no time passes), then end. */
+  evalOnly?: boolean;
+  seed: number;
+  extra?: Partial<RunOptions>;
+  /** Called once the probes are registered and time starts (introspection snapshots). */
+  onArmed?: () => void;
+}
+
+export interface RunResult {
+  status: number;
+  interrupted: boolean;
+  /** Virtual time the run lasted (ns). */
+  elapsedNs: number;
+}
+
+export class SimSystem {
+  machine!: Machine;
+  /** Stops the run in progress (Ctrl-C); null when idle. */
+  private stopper: (() => void) | null = null;
+
+  constructor(public seed: number, readonly ncpus: number) {
+    this.reset(seed);
+  }
+
+  /** A fresh kernel (no probes registered) and machine. */
+  reset(seed = this.seed): void {
+    this.seed = seed;
+    disconnectMachine();
+    resetKprobes();
+    resetFtrace();
+    resetTracepoints();
+    this.machine = new Machine({ cpus: this.ncpus, seed });
+    connectMachine(this.machine);
+  }
+
+  get running(): boolean {
+    return this.stopper !== null;
+  }
+
+  /** Ctrl-C: stop the run in progress (end probes still run). Returns false when idle. */
+  interrupt(): boolean {
+    const s = this.stopper;
+    if (!s) return false;
+    s();
+    return true;
+  }
+
+  async run(req: RunRequest): Promise<RunResult> {
+    const m = this.machine;
+    let mod: Module | null = null;
+    let proc: Process | null = null;
+    if (req.command !== undefined) proc = m.spawnShell(req.command, req.out, req.err);
+    const engine = new Engine(req.tr, {
+      ...req.extra,
+      stdout: req.out,
+      stderr: req.err,
+      handleSignals: false,
+      families: kernelFamilies(),
+      ncpus: this.ncpus,
+      seed: req.seed,
+      timeoutSec: req.durationNs !== undefined ? req.durationNs / 1e9 : undefined,
+      pace: req.pace,
+      noGlobalVarDisplay: !req.display,
+      targetPid: proc ? proc.tgid : req.extra?.targetPid,
+      onModuleLoaded: (x) => {
+        mod = x;
+        req.store.restore(x, req.tr);
+      },
+    });
+    if (!req.evalOnly) {
+      let first = true;
+      const step = (): void => {
+        if (engine.state !== 'RUNNING') return;
+        if (first) {
+          first = false;
+          req.onArmed?.();
+        }
+        m.runUntil(m.now + SLICE_NS);
+        if (proc && proc.exited) {
+          engine.exit();
+          return;
+        }
+        engine.schedule(engine.now + SLICE_NS, step, Number.MAX_SAFE_INTEGER - 1);
+      };
+      engine.schedule(SLICE_NS, step, Number.MAX_SAFE_INTEGER - 1);
+    }
+    let interrupted = false;
+    this.stopper = () => {
+      interrupted = true;
+      engine.exit();
+    };
+    try {
+      const done = engine.run();
+      if (req.evalOnly) engine.exit();
+      const status = await done;
+      return { status, interrupted, elapsedNs: engine.now };
+    } finally {
+      this.stopper = null;
+      if (mod) req.store.save(mod, req.tr);
+    }
+  }
+
+  /** `kernel tasks`: the machine's task list, ps style. */
+  tasks(): string {
+    const m = this.machine;
+    const rows: string[] = [];
+    rows.push(`  PID   TID  PPID CPU S  COMM`);
+    for (const t of m.procs.list()) {
+      const st = t.state;
+      const s = st & EXIT_ZOMBIE ? 'Z' : st & TASK_DEAD ? 'X' : st & (TASK_STOPPED | TASK_TRACED) ? 'T'
+        : st & TASK_UNINTERRUPTIBLE ? 'D' : st & TASK_INTERRUPTIBLE ? 'S' : 'R';
+      const ppid = t.proc.parent ? t.proc.parent.tgid : 0;
+      const comm = t.kthread ? `[${t.comm}]` : t.comm;
+      rows.push(`${String(t.pid).padStart(5)} ${String(t.tid).padStart(5)} ${String(ppid).padStart(5)} ${String(t.cpu).padStart(3)} ${s}  ${comm}`);
+    }
+    const up = (m.now / 1e9).toFixed(3);
+    return rows.join('\n') + `\n(${rows.length - 1} tasks, uptime ${up} s, ${m.ncpus} CPUs, seed ${this.seed})\n`;
+  }
+}
