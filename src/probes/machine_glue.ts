@@ -7,7 +7,8 @@
  *
  * The second argument is needed because traceCall() does not pass the CPU: the machine knows
  * which CPU's step is executing (its interpreter loop); until it exposes that, the default is
- * the CPU whose kernel stack is deepest (the one inside a kernel path).
+ * the CPU whose kernel stack is deepest (the one inside a kernel path).  Kernel-memory layouts of
+ * the machine's files, inodes and dentries come from src/machine/args.ts (installMaterializers).
  */
 import type { Machine } from '../machine/machine';
 import type { CpuContext } from '../kernel/current';
@@ -15,72 +16,12 @@ import { symbolAddr } from '../kernel/kallsyms';
 import { setCurrentCpuContext } from './tracepoint';
 import { setCurrentTaskSource } from './timer_profile';
 import { setBacktraceSource } from './context';
-import { kmem, KernelMemory } from '../kernel/memory';
+import { installMaterializers } from '../machine/args';
 
-interface InodeLike { ino: number; mode: number; size: number; uid: number; gid: number; nlink: number; parent: InodeLike | null; children: Map<string, InodeLike> | null }
-interface FileLike { kind: string; inode: InodeLike | null; flags: number; pos: number }
-
-function isInode(o: object): o is InodeLike {
-  const x = o as Partial<InodeLike>;
-  return typeof x.ino === 'number' && typeof x.mode === 'number' && 'children' in x;
-}
-function isFile(o: object): o is FileLike {
-  const x = o as Partial<FileLike>;
-  return typeof x.kind === 'string' && 'inode' in x && typeof x.flags === 'number';
-}
-
-const dentries = new WeakMap<InodeLike, number>();
-/** A `struct dentry` for an inode: d_name from the parent directory's entry, d_parent, d_inode. */
-function dentryOf(mem: KernelMemory, ino: InodeLike): number {
-  let d = dentries.get(ino);
-  if (d !== undefined) return d;
-  const D = 'struct dentry';
-  d = mem.allocStruct(D);
-  dentries.set(ino, d);
-  let name = '/';
-  if (ino.parent && ino.parent.children) for (const [k, v] of ino.parent.children) if (v === ino) { name = k; break; }
-  mem.setField(d, D, 'd_name.name', mem.strdup(name));
-  mem.setField(d, D, 'd_name.len', name.length);
-  mem.setField(d, D, 'd_inode', mem.addrOf(ino));
-  mem.setField(d, D, 'd_parent', ino.parent && ino.parent !== ino ? dentryOf(mem, ino.parent) : d);
-  return d;
-}
-
-/** struct inode / struct file layouts for the machine's Inode and OpenFile objects (snapshots). */
-function fsMaterializer(o: object, mem: KernelMemory): number | null {
-  if (isInode(o)) {
-    const I = 'struct inode';
-    const a = mem.allocStruct(I);
-    mem.bind(o, a);
-    mem.setField(a, I, 'i_ino', o.ino);
-    mem.setField(a, I, 'i_mode', o.mode);
-    mem.setField(a, I, 'i_size', o.size);
-    mem.setField(a, I, 'i_uid.val', o.uid);
-    mem.setField(a, I, 'i_gid.val', o.gid);
-    mem.setField(a, I, '__i_nlink', o.nlink);
-    return a;
-  }
-  if (isFile(o)) {
-    const F = 'struct file';
-    const a = mem.allocStruct(F);
-    mem.bind(o, a);
-    mem.setField(a, F, 'f_flags', o.flags);
-    mem.setField(a, F, 'f_pos', o.pos);
-    if (o.inode) {
-      mem.setField(a, F, 'f_inode', mem.addrOf(o.inode));
-      mem.setField(a, F, 'f_path.dentry', dentryOf(mem, o.inode));
-    }
-    return a;
-  }
-  return null;
-}
-let fsInstalled = false;
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
-  if (!fsInstalled) {
-    kmem.addMaterializer(fsMaterializer);
-    fsInstalled = true;
-  }
+  // struct file / inode / dentry layouts of the machine's OpenFile and Inode objects
+  installMaterializers();
   setCurrentTaskSource((cpu) => m.current(cpu));
   setCurrentCpuContext(executing ?? (() => {
     let best = m.cpus[0];
