@@ -1,59 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `stap` command: parse options, run the passes (src/cli/passes.ts), report in SystemTap's
- * format.  User errors end with stap's messages and exit status 1; anything unexpected is
- * reported as an internal fault with .ts locations: source-map-support is installed when the
- * fault is caught, before its stack is first read (V8 formats stacks lazily), so normal runs
- * don't pay for loading it.
+ * The `stap` command's entry point: loads the command (src/cli/stap.ts, through the bundled and
+ * code-cached copy when the build made one: src/cli/launch.ts) and runs it on process.argv.
  */
-import { parseArgs, helpText, UsageError, VERSION_TEXT } from './options';
-import { runPasses, Output } from './passes';
+import { loadCli } from './launch';
 
-function makeOutput(): Output {
-  return {
-    out: (s: string) => { process.stdout.write(Buffer.from(s, 'latin1')); },
-    err: (s: string) => { process.stderr.write(Buffer.from(s, 'latin1')); },
-  };
-}
-
-async function main(): Promise<number> {
-  const io = makeOutput();
-  let opts;
-  try {
-    opts = parseArgs(process.argv.slice(2));
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(e.message + '\n');
-      if (e.hint) {
-        io.err("Try '--help' for more information. [man stap]\n");
-        io.err('A message like [man foo] means for more info, run % man foo\n');
-      }
-      return e.exitCode;
-    }
-    throw e;
-  }
-  if (opts === 'help') {
-    io.err(helpText());
-    return 0;
-  }
-  if (opts === 'version') {
-    io.err(VERSION_TEXT);
-    return 0;
-  }
-  return runPasses(opts, io);
-}
-
-function flushThenExit(code: number): void {
-  // Let stdout/stderr drain (pipes are asynchronous) before exiting.
-  let pending = 2;
-  const done = () => { if (--pending === 0) process.exit(code); };
-  process.stdout.write('', done);
-  process.stderr.write('', done);
-}
-
-main().then(flushThenExit, (e: unknown) => {
-  require('source-map-support').install();
-  const err = e instanceof Error ? e : new Error(String(e));
-  process.stderr.write(`tapsim: internal error (this is a bug in tapsim, not in your script): ${err.message}\n${err.stack ?? ''}\n`);
-  flushThenExit(70);
-});
+loadCli().runCli();

@@ -6,12 +6,11 @@
  * file and stats each tapset; only the files a script uses are deserialised.
  */
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import * as crypto from 'crypto';
 import type * as A from '../ast';
 import { Diagnostics } from '../diag';
 import { ARCH } from '../kernel/config';
+import { defaultCacheDir, writeAtomic, digestHex } from '../cachedir';
 
 export interface LibraryParseOptions {
   args: string[];
@@ -75,23 +74,6 @@ function stampOf(p: string): string | null {
     return `${st.mtimeMs}:${st.size}`;
   } catch {
     return null;
-  }
-}
-
-function defaultCacheDir(): string {
-  if (process.env.TAPSIM_CACHE_DIR) return process.env.TAPSIM_CACHE_DIR;
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  return path.join(os.tmpdir(), `tapsim-tapset-cache-${uid}`);
-}
-
-function writeAtomic(file: string, text: string): void {
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, file);
-  } catch {
-    // cache is best effort
   }
 }
 
@@ -178,12 +160,10 @@ export class TapsetLibrary {
     this.macroFiles = scanDirs(opts.dirs, '.stpm');
     const p = opts.parse;
     const macroStamps = this.macroFiles.map((f) => `${f}=${stampOf(f)}`).join(';');
-    this.optsKey = crypto.createHash('sha1')
-      .update([CACHE_VERSION, parserStamp(), p.guru, p.compatible ?? '', p.privilege ?? 'stapdev', macroStamps].join('|'))
-      .digest('hex');
+    this.optsKey = digestHex([CACHE_VERSION, parserStamp(), p.guru, p.compatible ?? '', p.privilege ?? 'stapdev', macroStamps].join('|'));
     // Script arguments only matter to the (rare) tapset files that paste $N/@N: theirs is the
     // only cache entry keyed on them, so new arguments never re-parse the whole library.
-    this.argsSuffix = '|args:' + crypto.createHash('sha1').update(p.args.join('\0')).digest('hex').slice(0, 16);
+    this.argsSuffix = '|args:' + digestHex(p.args.join('\0')).slice(0, 16);
     this.buildIndex();
   }
 
@@ -203,13 +183,13 @@ export class TapsetLibrary {
 
   private indexPath(): string | null {
     if (!this.cacheDir) return null;
-    const dirsKey = crypto.createHash('sha1').update(this.opts.dirs.map((d) => path.resolve(d)).join('\0')).digest('hex').slice(0, 16);
+    const dirsKey = digestHex(this.opts.dirs.map((d) => path.resolve(d)).join('\0')).slice(0, 16);
     return path.join(this.cacheDir, `index-${dirsKey}.json`);
   }
 
   private astPath(file: string): string | null {
     if (!this.cacheDir) return null;
-    const h = crypto.createHash('sha1').update(file).digest('hex').slice(0, 24);
+    const h = digestHex(file).slice(0, 24);
     return path.join(this.cacheDir, 'ast', `${h}.json`);
   }
 

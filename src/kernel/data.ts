@@ -5,7 +5,6 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import * as zlib from 'zlib';
 
 export class KernelDataError extends Error {
   constructor(message: string) {
@@ -40,7 +39,7 @@ export function readDataBuffer(name: string): Buffer {
   } catch {
     throw new KernelDataError(`kernel data file missing: ${name}`);
   }
-  if (name.endsWith('.gz')) buf = zlib.gunzipSync(buf);
+  if (name.endsWith('.gz')) buf = (require('zlib') as typeof import('zlib')).gunzipSync(buf); // loaded only when data is read
   stats.set(name, (stats.get(name) ?? 0) + Number(process.hrtime.bigint() - t0) / 1e6);
   return buf;
 }

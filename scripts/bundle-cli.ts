@@ -1,0 +1,69 @@
+/**
+ * Build step: bundle the compiled `stap` command (dist/src/cli/stap.js and its imports, ohm-js
+ * and commander included) into dist/src/cli/stap.bundle.js with a source map chained to the .ts
+ * sources, then run it once so src/cli/launch.ts stores its V8 code cache.  The bundle sits in
+ * the directory of the modules it replaces, so their `__dirname`-relative data paths
+ * (lang/, stdlib/, data/kernel/) resolve the same.  Without esbuild (an install without
+ * devDependencies) the step removes any stale bundle and the command loads its modules directly.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { execFileSync } from 'child_process';
+
+const cliDir = path.join(__dirname, '..', 'src', 'cli');
+const entry = path.join(cliDir, 'stap.js');
+const out = path.join(cliDir, 'stap.bundle.js');
+
+function removeStale(): void {
+  for (const f of [out, out + '.map']) fs.rmSync(f, { force: true });
+}
+
+/**
+ * commander requires node:child_process at load time (loading net, dgram and streams) only to
+ * run external subcommands, which stap never does: inside the bundle it gets a stand-in that
+ * requires the real module on first use.
+ */
+const lazyChildProcess: import('esbuild').Plugin = {
+  name: 'lazy-child-process',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.importer.includes(`${path.sep}commander${path.sep}`) ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined);
+    build.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_, k) => require('node:child_process')[k] });",
+      loader: 'js',
+    }));
+  },
+};
+
+async function main(): Promise<void> {
+  let esbuild: typeof import('esbuild');
+  try {
+    esbuild = require('esbuild') as typeof import('esbuild');
+  } catch {
+    removeStale();
+    process.stderr.write('bundle: esbuild not installed; stap will load its modules one by one (slower start)\n');
+    return;
+  }
+  const t0 = Date.now();
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    sourcemap: 'linked',
+    minifyWhitespace: true,
+    external: ['source-map-support'],
+    logLevel: 'warning',
+    plugins: [lazyChildProcess],
+  });
+  // Warm the code cache (written by the loader when the run ends).
+  execFileSync(process.execPath, [path.join(cliDir, 'main.js'), '-e', 'global n probe begin { n = strlen(sprintf("%d", 42)); println("hi") } probe timer.ms(1) { exit() }'], { stdio: 'ignore' });
+  process.stderr.write(`bundle: ${path.relative(process.cwd(), out)} (${Math.round(fs.statSync(out).size / 1024)} KB) in ${Date.now() - t0} ms\n`);
+}
+
+main().catch((e: unknown) => {
+  removeStale();
+  process.stderr.write(`bundle: failed (${e instanceof Error ? e.message : String(e)}); stap will load its modules one by one\n`);
+});

@@ -1,0 +1,65 @@
+/**
+ * Loading the `stap` command quickly.  The build bundles src/cli/stap.ts and everything it
+ * imports into one file (dist/src/cli/stap.bundle.js, scripts/bundle-cli.ts); this loader runs
+ * it with a V8 code cache kept in the tapsim cache directory, so a start neither resolves ~60
+ * modules nor compiles them again.  The cache is made after a run (so it holds the functions
+ * that run really compiled), keyed by Node's version and the bundle's size and time, and
+ * rewritten when V8 rejects it.  Without a bundle, or when the compiled modules are newer than
+ * the bundle (a `tsc` after the last full build), the modules are required directly.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vm from 'vm';
+import Module = require('module');
+import { defaultCacheDir, writeAtomic } from '../cachedir';
+
+type Cli = typeof import('./stap');
+
+export const BUNDLE = path.join(__dirname, 'stap.bundle.js');
+const CACHE_PREFIX = 'stap-bundle-';
+
+function direct(): Cli {
+  return require('./stap') as Cli;
+}
+
+export function cacheFileFor(st: fs.Stats): string {
+  return path.join(defaultCacheDir(), `${CACHE_PREFIX}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.v8`);
+}
+
+export function loadCli(): Cli {
+  if (process.env.TAPSIM_NO_BUNDLE) return direct();
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(BUNDLE);
+    if (fs.statSync(path.join(__dirname, 'stap.js')).mtimeMs > st.mtimeMs) return direct();
+  } catch {
+    return direct();
+  }
+  const code = fs.readFileSync(BUNDLE, 'utf8');
+  const cacheFile = cacheFileFor(st);
+  let cached: Buffer | undefined;
+  try {
+    cached = fs.readFileSync(cacheFile);
+  } catch {
+    cached = undefined;
+  }
+  const script = new vm.Script(Module.wrap(code), { filename: BUNDLE, cachedData: cached });
+  const fn = script.runInThisContext() as (...a: unknown[]) => void;
+  const mod = new Module(BUNDLE, module);
+  mod.filename = BUNDLE;
+  mod.loaded = true;
+  const req = Module.createRequire(BUNDLE);
+  fn.call(mod.exports, mod.exports, req, mod, BUNDLE, __dirname);
+  if (!cached || script.cachedDataRejected) {
+    process.once('exit', () => {
+      const dir = path.dirname(cacheFile);
+      try {
+        for (const f of fs.readdirSync(dir)) if (f.startsWith(CACHE_PREFIX)) fs.rmSync(path.join(dir, f), { force: true });
+      } catch {
+        // no cache directory yet
+      }
+      writeAtomic(cacheFile, script.createCachedData());
+    });
+  }
+  return mod.exports as Cli;
+}
