@@ -47,7 +47,19 @@ export class Diagnostics {
   errorCount = 0;
   warningCount = 0;
 
-  constructor(public opts: DiagOptions, private write: (s: string) => void) {}
+  /** Everything this object has printed or counted (to tell whether an operation was silent). */
+  get activity(): number {
+    return this.written + this.errorCount + this.warningCount + this.suppressedErrors + this.suppressedWarnings;
+  }
+  private written = 0;
+  private write: (s: string) => void;
+
+  constructor(public opts: DiagOptions, write: (s: string) => void) {
+    this.write = (s: string) => {
+      this.written++;
+      write(s);
+    };
+  }
 
   /** `identifier 'x' at file:1:5`, `keyword at :2:1`. */
   renderToken(tok: Token): string {

@@ -7,7 +7,6 @@
 import * as fs from 'fs';
 import type * as A from '../ast';
 import { Diagnostics } from '../diag';
-import { parseFile } from '../parse';
 import { printFile } from '../parse/print';
 import type { StapOptions } from './options';
 import { stage2, Later } from './stages';
@@ -124,7 +123,7 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   const usedArgs = new Set<number>();
   const files: A.StapFile[] = [];
   for (const src of sources) {
-    const f = parseFile(src, { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, usedArgs,
+    const f = library.parseUserFile(src, { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, usedArgs,
       libraryMacros: libraryMacros as never }, diag);
     if (f) files.push(f);
   }

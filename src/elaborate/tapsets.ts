@@ -53,19 +53,39 @@ function parser(): ParseModule {
   return parseModule;
 }
 
-/** Identifies the parser build, so a changed grammar or parser invalidates cached ASTs. */
-function parserStamp(): string {
-  const parts: string[] = [];
-  for (const f of ['../parse/index', '../parse/grammar', '../parse/preprocess', '../parse/lexer']) {
+/**
+ * Identifies the parser build by content, so a rebuild that changes nothing keeps the cache
+ * while a changed grammar or parser invalidates cached ASTs.  The content digest is memoised in
+ * the cache directory under the files' sizes and times, so a start normally costs five stats.
+ */
+function parserStamp(cacheDir: string | null): string {
+  const files = ['../parse/index', '../parse/grammar', '../parse/preprocess', '../parse/lexer'].map((f) => {
     try {
-      const p = require.resolve(f);
-      const st = fs.statSync(p);
-      parts.push(`${st.mtimeMs}:${st.size}`);
+      return require.resolve(f);
     } catch {
-      parts.push('-');
+      return f;
+    }
+  });
+  files.push(path.join(__dirname, '..', '..', 'lang', 'stap.recipe.json'));
+  const times = files.map((f) => stampOf(f) ?? '-').join(',');
+  const memo = cacheDir ? path.join(cacheDir, 'parser-stamp.json') : null;
+  if (memo) {
+    try {
+      const m = JSON.parse(fs.readFileSync(memo, 'utf8')) as { times: string; digest: string };
+      if (m.times === times) return m.digest;
+    } catch {
+      // no memo yet
     }
   }
-  return parts.join(',');
+  const digest = digestHex(files.map((f) => {
+    try {
+      return fs.readFileSync(f, 'latin1');
+    } catch {
+      return '-';
+    }
+  }).join('\0'));
+  if (memo) writeAtomic(memo, JSON.stringify({ times, digest }));
+  return digest;
 }
 
 function stampOf(p: string): string | null {
@@ -151,6 +171,8 @@ export class TapsetLibrary {
   private sourceFiles = new Map<string, A.SourceFile>();
   private macroCache?: Map<string, unknown>;
   private astText = new Map<string, string>();
+  /** Cache stamp of each indexed file (what its AST file's header must say). */
+  private stamps = new Map<string, string>();
   /** Parsed (and not yet cached) files of this run. */
   private fresh = new Map<string, A.StapFile | null>();
 
@@ -160,7 +182,7 @@ export class TapsetLibrary {
     this.macroFiles = scanDirs(opts.dirs, '.stpm');
     const p = opts.parse;
     const macroStamps = this.macroFiles.map((f) => `${f}=${stampOf(f)}`).join(';');
-    this.optsKey = digestHex([CACHE_VERSION, parserStamp(), p.guru, p.compatible ?? '', p.privilege ?? 'stapdev', macroStamps].join('|'));
+    this.optsKey = digestHex([CACHE_VERSION, parserStamp(this.cacheDir), p.guru, p.compatible ?? '', p.privilege ?? 'stapdev', macroStamps].join('|'));
     // Script arguments only matter to the (rare) tapset files that paste $N/@N: theirs is the
     // only cache entry keyed on them, so new arguments never re-parse the whole library.
     this.argsSuffix = '|args:' + digestHex(p.args.join('\0')).slice(0, 16);
@@ -211,7 +233,8 @@ export class TapsetLibrary {
       const hit = cached?.files[f];
       let stamp = base + (hit?.usesArgs ? this.argsSuffix : '');
       let idx: FileIndex;
-      if (hit && hit.stamp === stamp && this.astCacheValid(f, stamp)) {
+      // (the AST file itself is checked against stamp and key when it is loaded)
+      if (hit && hit.stamp === stamp) {
         idx = hit.index;
         if (hit.usesArgs) this.argFiles.add(f);
       } else {
@@ -220,31 +243,11 @@ export class TapsetLibrary {
         stamp = this.fullStamp(f, base);
       }
       out.files[f] = { stamp, index: idx, usesArgs: this.argFiles.has(f) || undefined };
+      this.stamps.set(f, stamp);
       this.addIndex(f, idx);
     }
     if (cached && Object.keys(cached.files).length !== this.files.length) dirty = true;
     if (dirty && ip) writeAtomic(ip, JSON.stringify(out));
-  }
-
-  private astCacheValid(f: string, stamp: string): boolean {
-    const ap = this.astPath(f);
-    if (!ap) return false;
-    try {
-      const fd = fs.openSync(ap, 'r');
-      try {
-        const buf = Buffer.alloc(256);
-        const n = fs.readSync(fd, buf, 0, 256, 0);
-        const head = buf.toString('utf8', 0, n);
-        const nl = head.indexOf('\n');
-        if (nl < 0) return false;
-        const h = JSON.parse(head.slice(0, nl)) as { stamp: string; key: string };
-        return h.stamp === stamp && h.key === this.optsKey;
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch {
-      return false;
-    }
   }
 
   private addIndex(f: string, idx: FileIndex): void {
@@ -326,6 +329,34 @@ export class TapsetLibrary {
     return [...this.rootMap.keys()];
   }
 
+  /**
+   * Parse a user script through the same AST cache as the tapsets: a script parsed before with
+   * the same name, text, arguments, options and library (macros, parser build) is read back
+   * instead of parsed again.  Only silent parses are stored, so no message is ever lost.
+   */
+  parseUserFile(src: A.SourceFile, opts: import('../parse/index').ParseOptions, diag: Diagnostics): A.StapFile | null {
+    const dir = this.cacheDir;
+    const file = dir ? path.join(dir, 'user', `${digestHex([this.optsKey, src.name, opts.args.join('\0'), src.text].join('\0'))}.json`) : null;
+    if (file) {
+      try {
+        const all = fs.readFileSync(file, 'latin1');
+        const nl = all.indexOf('\n');
+        const head = JSON.parse(all.slice(0, nl)) as { usedArgs: number[] };
+        const ast = deserialize<A.StapFile>(all.slice(nl + 1), (name, isTapset) => (!isTapset && name === src.name ? src : this.sourceFile(name)));
+        for (const n of head.usedArgs) opts.usedArgs?.add(n);
+        return ast;
+      } catch {
+        // not cached (or unreadable): parse
+      }
+    }
+    const before = diag.activity;
+    const used = new Set<number>();
+    const ast = parser().parseFile(src, { ...opts, usedArgs: used }, diag);
+    for (const n of used) opts.usedArgs?.add(n);
+    if (ast && file && diag.activity === before) writeAtomic(file, JSON.stringify({ usedArgs: [...used] }) + '\n' + serialize(ast));
+    return ast;
+  }
+
   /** A fresh AST of a tapset file (errors are reported through the session's diagnostics). */
   load(f: string): A.StapFile | null {
     let text = this.astText.get(f);
@@ -334,7 +365,10 @@ export class TapsetLibrary {
       if (ap) {
         try {
           const all = fs.readFileSync(ap, 'utf8');
-          text = all.slice(all.indexOf('\n') + 1);
+          const nl = all.indexOf('\n');
+          const h = JSON.parse(all.slice(0, nl)) as { stamp: string; key: string };
+          // another run (other options or arguments) may have rewritten it since the index was made
+          if (h.stamp === this.stamps.get(f) && h.key === this.optsKey) text = all.slice(nl + 1);
         } catch {
           text = undefined;
         }

@@ -5,7 +5,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import * as ohm from 'ohm-js';
+import type * as ohm from 'ohm-js';
+
+/** ohm-js itself is loaded on the first parse (scripts read back from the AST cache never need it). */
+function ohmLib(): typeof ohm {
+  return require('ohm-js') as typeof ohm;
+}
 
 let grammar: ohm.Grammar | null = null;
 
@@ -27,14 +32,14 @@ export function getGrammar(): ohm.Grammar {
     const rs = fs.statSync(rp);
     const ss = fs.existsSync(src) ? fs.statSync(src) : null;
     if (!ss || rs.mtimeMs >= ss.mtimeMs) {
-      const g = (ohm as unknown as { makeRecipe(r: string): ohm.Grammar }).makeRecipe(fs.readFileSync(rp, 'utf8'));
+      const g = (ohmLib() as unknown as { makeRecipe(r: string): ohm.Grammar }).makeRecipe(fs.readFileSync(rp, 'utf8'));
       grammar = g;
       return g;
     }
   } catch {
     // no recipe: compile the source below
   }
-  const g = ohm.grammar(fs.readFileSync(src, 'utf8'));
+  const g = ohmLib().grammar(fs.readFileSync(src, 'utf8'));
   grammar = g;
   return g;
 }
