@@ -20,7 +20,7 @@ import { CpuContext, PtRegs, RetFrame, taskState } from './current';
 import { readDataText, noteParseTime } from './data';
 import { EBUSY, EINVAL, ENODEV, ENOENT } from './errno';
 import {
-  addrHex, globToRegExp, kallsymsLookupName, lookupAddr, parseAddr, symbolAddr, symbolName, symbolCount,
+  addrHex as addrHex_, globToRegExp, kallsymsLookupName, lookupAddr, parseAddr, symbolAddr, symbolName, symbolCount,
   moduleMcountSites,
 } from './kallsyms';
 
@@ -214,7 +214,7 @@ export function ftraceRecursionMisses(): number {
 
 /** ftrace_ops_test(): filter (empty = all) and not in notrace. */
 export function ftraceOpsTest(op: FtraceOps, ip: number): boolean {
-  return (op.filterHash.size === 0 || op.filterHash.has(ip)) && !op.notraceHash.has(ip);
+  return (op.filterHash.size === 0 || op.filterHash.has(ip)) && (op.notraceHash.size === 0 || !op.notraceHash.has(ip));
 }
 
 function updateTraceFunction(): void {
@@ -413,7 +413,7 @@ function opsListFunc(ip: number, parentIp: number, regs: PtRegs, ctx: CpuContext
   if (bit < 0) return;
   try {
     for (let op: FtraceOps | null = S.opsList; op && op !== ftraceListEnd; op = op.next) {
-      if (!(op.flags & FTRACE_OPS_FL_ENABLED)) continue;
+      if (!(op.flags & OPS_ENABLED)) continue;
       if (!ftraceOpsTest(op, ip)) continue;
       callOps(op, ip, parentIp, regs, ctx);
     }
@@ -422,12 +422,16 @@ function opsListFunc(ip: number, parentIp: number, regs: PtRegs, ctx: CpuContext
   }
 }
 
+// flag values read on the hit path (module-local: no property loads on the exports object)
+const OPS_ENABLED = 1 << 0, OPS_RECURSION = 1 << 4, OPS_PID = 1 << 13;
+
 /** The ops the fentry trampoline calls directly when it is alone on the list (else null). */
 let directOps: FtraceOps | null = null;
 
 function callOps(op: FtraceOps, ip: number, parentIp: number, regs: PtRegs, ctx: CpuContext): void {
-  if ((op.flags & FTRACE_OPS_FL_PID) && !pidTraced(ctx)) return;
-  if (op.flags & FTRACE_OPS_FL_RECURSION) {
+  const fl = op.flags;
+  if ((fl & OPS_PID) && !pidTraced(ctx)) return;
+  if (fl & OPS_RECURSION) {
     // ftrace_ops_assist_func(): ftrace adds the recursion protection for this ops
     const bit = ftraceTestRecursionTrylock(ctx, TRACE_FTRACE_START);
     if (bit < 0) return;
@@ -438,15 +442,68 @@ function callOps(op: FtraceOps, ip: number, parentIp: number, regs: PtRegs, ctx:
   op.func(ip, parentIp, op, regs, ctx);
 }
 
+/** The function whose entry site is being handled right now (for handlers dispatching by id). */
+let hitFn = -1;
+/** Kallsyms id of the function whose fentry/int3 entry is being handled (-1 outside a hit). */
+export function ftraceHitFn(): number {
+  return hitFn;
+}
+
+/** Return-hook stack of the last task seen (the WeakMap lookup is paid once per task switch). */
+let lastTask: CpuContext['task'] | null = null;
+let lastRet: RetFrame[] = [];
+function retStackOf(t: CpuContext['task']): RetFrame[] {
+  if (t === lastTask) return lastRet;
+  const rs = taskState(t).retStack;
+  lastTask = t;
+  lastRet = rs;
+  return rs;
+}
+
+const NO_ARGS: readonly unknown[] = [];
+
+/**
+ * Registers handed to handlers are reused (handlers run to completion inside the entry or
+ * return and never re-enter the simulated kernel; a handler must not keep `regs` after it
+ * returns): one set per nesting level, so nothing is allocated per hit.
+ */
+const regsPool: PtRegs[] = [];
+let regsDepth = 0;
+function pooledRegs(): PtRegs {
+  let r = regsPool[regsDepth];
+  if (r === undefined) r = regsPool[regsDepth] = { ip: 0.5, parentIp: 0.5, args: NO_ARGS, retval: undefined };
+  regsDepth++;
+  return r;
+}
+
 function slowEnter(fn: number, ctx: CpuContext, args: readonly unknown[], parentIp: number, st: number): number {
-  const ts = taskState(ctx.task);
-  const mark = ts.retStack.length;
-  const ip = symbolAddr(fn);
-  const regs: PtRegs = { ip, parentIp, args, retval: undefined };
-  if (st & 2 && int3Handler) int3Handler(fn, regs, ctx);
-  if (st & 1) {
-    if (directOps) callOps(directOps, ip, parentIp, regs, ctx);
-    else opsListFunc(ip, parentIp, regs, ctx);
+  const regs = pooledRegs();
+  regs.ip = symbolAddr(fn);
+  regs.parentIp = parentIp;
+  regs.args = args;
+  regs.retval = undefined;
+  try {
+    return enterWith(fn, ctx, regs, st);
+  } finally {
+    regs.args = NO_ARGS;
+    regsDepth--;
+  }
+}
+
+function enterWith(fn: number, ctx: CpuContext, regs: PtRegs, st: number): number {
+  const mark = retStackOf(ctx.task).length;
+  const ip = regs.ip;
+  const parentIp = regs.parentIp;
+  const outer = hitFn;
+  hitFn = fn;
+  try {
+    if (st & 2 && int3Handler) int3Handler(fn, regs, ctx);
+    if (st & 1) {
+      if (directOps) callOps(directOps, ip, parentIp, regs, ctx);
+      else opsListFunc(ip, parentIp, regs, ctx);
+    }
+  } finally {
+    hitFn = outer;
   }
   return mark;
 }
@@ -461,13 +518,34 @@ export function kenter(fn: number, ctx: CpuContext, args: readonly unknown[], pa
   return slowEnter(fn, ctx, args, parentIp, st);
 }
 
+/**
+ * kenter() with registers the caller built: `regs.ip` must be the function's address and
+ * `regs.args` may be a lazy getter (the machine's executor builds arguments only when a handler
+ * reads them). Returns -1 (and touches nothing) when the site is a NOP.
+ */
+export function kenterRegs(fn: number, ctx: CpuContext, regs: PtRegs): number {
+  const st = sites[fn];
+  if (st === 0) return -1;
+  return enterWith(fn, ctx, regs, st);
+}
+
 /** Return path of `fn` with its return value: runs return hooks pushed since kenter(). */
 export function kleave(fn: number, ctx: CpuContext, retval: unknown, mark: number): void {
   if (mark < 0) return;
-  const rs = taskState(ctx.task).retStack;
+  const rs = retStackOf(ctx.task);
   while (rs.length > mark) {
     const fr = rs.pop() as RetFrame;
-    fr.run({ ip: symbolAddr(fr.fn), parentIp: 0, args: [], retval }, ctx);
+    const regs = pooledRegs();
+    regs.ip = symbolAddr(fr.fn);
+    regs.parentIp = 0;
+    regs.args = NO_ARGS;
+    regs.retval = retval;
+    try {
+      fr.run(regs, ctx);
+    } finally {
+      regs.retval = undefined;
+      regsDepth--;
+    }
   }
 }
 
@@ -475,6 +553,11 @@ export function kleave(fn: number, ctx: CpuContext, retval: unknown, mark: numbe
 export function kcall<R>(fn: number, ctx: CpuContext, args: readonly unknown[], body: () => R, parentIp = 0): R {
   const st = sites[fn];
   if (st === 0) return body();
+  return kcallLive(fn, ctx, args, body, parentIp, st);
+}
+
+/** kcall() of a live site (kept out of line so the NOP path stays small enough to inline) */
+function kcallLive<R>(fn: number, ctx: CpuContext, args: readonly unknown[], body: () => R, parentIp: number, st: number): R {
   const mark = slowEnter(fn, ctx, args, parentIp, st);
   const r = body();
   kleave(fn, ctx, r, mark);
@@ -483,7 +566,7 @@ export function kcall<R>(fn: number, ctx: CpuContext, args: readonly unknown[], 
 
 /** Push a return hook for the function being entered (used by rethook and fgraph). */
 export function pushReturnHook(ctx: CpuContext, frame: RetFrame): void {
-  taskState(ctx.task).retStack.push(frame);
+  retStackOf(ctx.task).push(frame);
 }
 
 /** Function id by name for the workload layer (first text symbol of that name), or -1. */
@@ -650,4 +733,5 @@ export function resetFtrace(): void {
   updateTraceFunction();
 }
 
-export { addrHex };
+/** re-exported as a value: an accessor re-export turns this module's exports into a dictionary */
+export const addrHex = addrHex_;

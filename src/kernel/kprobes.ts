@@ -25,10 +25,10 @@ import { E2BIG, EINVAL, EILSEQ, ENOENT } from './errno';
 import {
   FtraceOps, FTRACE_OPS_FL_IPMODIFY, FTRACE_OPS_FL_SAVE_REGS, MCOUNT_INSN_SIZE, ftraceLocation,
   ftraceSetFilterIp, registerFtraceFunction, unregisterFtraceFunction, setInt3Handler, siteState,
-  pushReturnHook, ftraceTestRecursionTrylock, TRACE_FTRACE_START, ftraceTestRecursionUnlock, recordOfFunction,
+  pushReturnHook, ftraceTestRecursionTrylock, ftraceHitFn, TRACE_FTRACE_START, ftraceTestRecursionUnlock, recordOfFunction,
 } from './ftrace';
 import {
-  addrToBigInt, isKernelText, kallsymsLookupName, lookupAddr, symbolAddr, withinKprobeBlacklist,
+  addrToBigInt, isKernelText, symbolCount, kallsymsLookupName, lookupAddr, symbolAddr, withinKprobeBlacklist,
 } from './kallsyms';
 
 export const KPROBE_HASH_BITS = 6;
@@ -84,6 +84,8 @@ export class Kprobe {
   armedOps: FtraceOps | null = null;
   /** hits seen (handlers run) — a simulation statistic, like trace_kprobe's nhit */
   nhit = 0;
+  /** the kretprobe embedding this kprobe (container_of), or null */
+  kret: Kretprobe | null = null;
   constructor(init?: Partial<Pick<Kprobe, 'addr' | 'symbolName' | 'offset' | 'preHandler' | 'postHandler' | 'flags' | 'faultHandler'>>) {
     Object.assign(this, init);
     this.objAddr = allocObjAddr(96);
@@ -98,6 +100,8 @@ export class KretprobeInstance implements RetFrame {
   /** regs->ip seen at entry */
   entryIp = 0;
   task: CpuContext['task'] | null = null;
+  /** on its kretprobe's in-use list */
+  hooked = false;
   /** the real return address saved by rethook_hook() */
   retAddr = 0;
   /** entry-to-return private data (data[]), data_size bytes in the kernel */
@@ -115,6 +119,23 @@ export class KretprobeInstance implements RetFrame {
   }
 }
 
+/** The in-use instances of a kretprobe: a flag on each instance and a count (no hashing per hit). */
+export class InstanceSet {
+  size = 0;
+  add(ri: KretprobeInstance): void {
+    if (!ri.hooked) { ri.hooked = true; this.size++; }
+  }
+  delete(ri: KretprobeInstance): boolean {
+    if (!ri.hooked) return false;
+    ri.hooked = false;
+    this.size--;
+    return true;
+  }
+  has(ri: KretprobeInstance): boolean {
+    return ri.hooked;
+  }
+}
+
 /** struct kretprobe. */
 export class Kretprobe {
   readonly kp: Kprobe;
@@ -126,7 +147,7 @@ export class Kretprobe {
   /** rethook pool: free instances */
   freeInstances: KretprobeInstance[] = [];
   /** instances hooked on a task's return path */
-  readonly inUse = new Set<KretprobeInstance>();
+  readonly inUse = new InstanceSet();
   handlerName = '';
   entryHandlerName = '';
   /** between a successful register_kretprobe() and unregister_kretprobe() */
@@ -139,6 +160,7 @@ export class Kretprobe {
     this.maxactive = init.maxactive ?? 0;
     this.dataSize = init.dataSize ?? 0;
     kretOf.set(this.kp, this);
+    this.kp.kret = this;
   }
 }
 
@@ -149,6 +171,22 @@ const kretOf = new WeakMap<Kprobe, Kretprobe>();
 const table: Kprobe[][] = Array.from({ length: KPROBE_TABLE_SIZE }, () => []);
 /** addr -> the probe in kprobe_table (same answer as walking the bucket; kept for hit-path speed) */
 const byAddr = new Map<number, Kprobe>();
+/**
+ * function id -> the probe at that function's entry address (byAddr for sym+0 addresses, indexed
+ * by the id the fentry site reports: addresses are not small integers, ids are)
+ */
+let byFn: (Kprobe | undefined)[] = [];
+
+function setByAddr(addr: number, p: Kprobe | null): void {
+  if (p) byAddr.set(addr, p); else byAddr.delete(addr);
+  const pos = lookupAddr(addr);
+  if (pos && pos.offset === 0) {
+    // packed (not sparse) so the hit path indexes an array, not a dictionary
+    if (byFn.length <= pos.id) byFn = byFn.concat(new Array<Kprobe | undefined>(Math.max(pos.id + 1, symbolCount()) - byFn.length).fill(undefined));
+    byFn[pos.id] = p ?? undefined;
+  }
+}
+
 /** per-CPU current_kprobe */
 const currentKprobe: (Kprobe | undefined)[] = [];
 let allDisarmed = false;
@@ -317,7 +355,7 @@ export function registerKprobe(p: Kprobe): number {
   const old = getKprobe(r.addr);
   if (old) return registerAggrKprobe(old, p);
   table[hashPtr(r.addr, KPROBE_HASH_BITS)].unshift(p);
-  byAddr.set(r.addr, p);
+  setByAddr(r.addr, p);
   if (!allDisarmed && !kprobeDisabled(p)) {
     const a = armKprobe(p);
     if (a) { removeFromBucket(p); return a; }
@@ -329,7 +367,7 @@ function removeFromBucket(p: Kprobe): void {
   const b = table[hashPtr(p.addr as number, KPROBE_HASH_BITS)];
   const i = b.indexOf(p);
   if (i >= 0) b.splice(i, 1);
-  if (byAddr.get(p.addr as number) === p) byAddr.delete(p.addr as number);
+  if (byAddr.get(p.addr as number) === p) setByAddr(p.addr as number, null);
 }
 
 function aggrPreHandler(ap: Kprobe, regs: PtRegs, ctx: CpuContext): number {
@@ -364,7 +402,7 @@ function registerAggrKprobe(orig: Kprobe, p: Kprobe): number {
     orig.armedOps = null;
     const b = table[hashPtr(orig.addr as number, KPROBE_HASH_BITS)];
     b[b.indexOf(orig)] = ap;
-    byAddr.set(orig.addr as number, ap);
+    setByAddr(orig.addr as number, ap);
   }
   // copy_kprobe + add_new_kprobe: list_add_rcu = insert at the head
   p.flags = (p.flags & ~KPROBE_FLAG_FTRACE) | (ap.flags & KPROBE_FLAG_FTRACE);
@@ -502,7 +540,9 @@ export function kprobeFtraceHandler(ip: number, _parentIp: number, _op: FtraceOp
   const bit = ftraceTestRecursionTrylock(ctx, TRACE_FTRACE_START);
   if (bit < 0) return;
   try {
-    const p = getKprobe(ip);
+    const fn = ftraceHitFn();
+    let p = fn >= 0 ? byFn[fn] : undefined;
+    if (p === undefined || p.addr !== ip) p = byAddr.get(ip);
     if (!p || kprobeDisabled(p)) return;
     runProbe(p, regs, ctx, true);
   } finally {
@@ -512,7 +552,8 @@ export function kprobeFtraceHandler(ip: number, _parentIp: number, _op: FtraceOp
 
 /** int3 path for probes not on an ftrace site: fn entry (from the seam) or kprobeHitAddress(). */
 function int3Handler(fn: number, regs: PtRegs, ctx: CpuContext): void {
-  const p = getKprobe(symbolAddr(fn));
+  let p = byFn[fn];
+  if (p === undefined || p.addr !== regs.ip) p = byAddr.get(symbolAddr(fn));
   if (!p || kprobeDisabled(p) || (p.flags & KPROBE_FLAG_FTRACE)) return;
   runProbe(p, regs, ctx, false);
 }
@@ -535,11 +576,11 @@ export const KRETPROBE_TRAMPOLINE = 'arch_rethook_trampoline';
 
 /** pre_handler_kretprobe(). */
 function preHandlerKretprobe(p: Kprobe, regs: PtRegs, ctx: CpuContext): number {
-  const rp = kretOf.get(p) as Kretprobe;
+  const rp = p.kret as Kretprobe;
   const ri = rp.freeInstances.pop();
   if (!ri) { rp.nmissed++; return 0; }
   ri.task = ctx.task;
-  ri.data = {};
+  // ri->data is per-instance scratch the entry handler fills (not cleared, as in the kernel)
   if (rp.entryHandler) {
     let skip: number | void = 0;
     try { skip = rp.entryHandler(ri, regs, ctx); } catch (e) { fault(p, e, ctx); skip = 1; }
@@ -626,6 +667,7 @@ export function resetKprobes(): void {
     b.length = 0;
   }
   byAddr.clear();
+  byFn = [];
   currentKprobe.length = 0;
   int3Sites.clear();
   allDisarmed = false;

@@ -308,6 +308,13 @@ export function syscallEventProbeUnregister(name: string, func: SyscallEventProb
 
 /** Drop all registered probes (test/session reset). */
 export function resetTracepoints(): void {
-  tps.clear();
+  // reset in place: a Tracepoint object stays the one of its name for the whole process (the
+  // machine's executor caches them per path node, as a static key's address is fixed)
+  for (const tp of tps.values()) {
+    tp.enabled = false;
+    tp.funcs = [];
+    tp.regfuncCalls = 0;
+    tp.unregfuncCalls = 0;
+  }
   sysProbes[0].clear(); sysProbes[1].clear(); sysRefs[0] = sysRefs[1] = 0;
 }

@@ -92,8 +92,10 @@ export class Inode {
   }
   truncate(n: number): void {
     if (this.gen && n === 0) this.gen = null;
+    const old = this.size;
     this.size = n;
-    if (this.data && this.data.length > n) this.data.fill(0, n);
+    // bytes at or beyond `size` are always zero: only the cut-off part needs clearing
+    if (this.data && this.data.length > n && old > n) this.data.fill(0, n, Math.min(old, this.data.length));
   }
 }
 
@@ -152,11 +154,19 @@ export class Fs {
 
   /** Split and normalise a path relative to cwd. */
   static parts(p: string, cwd: string): string[] {
-    const full = p.startsWith('/') ? p : `${cwd}/${p}`;
+    const full = p.charCodeAt(0) === 47 /* '/' */ ? p : `${cwd}/${p}`;
     const out: string[] = [];
-    for (const s of full.split('/')) {
-      if (!s || s === '.') continue;
-      if (s === '..') out.pop(); else out.push(s);
+    const n = full.length;
+    let i = 0;
+    while (i < n) {
+      let j = full.indexOf('/', i);
+      if (j < 0) j = n;
+      if (j > i) {
+        const s = full.slice(i, j);
+        if (s === '..') out.pop();
+        else if (s !== '.') out.push(s);
+      }
+      i = j + 1;
     }
     return out;
   }

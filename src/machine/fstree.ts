@@ -84,5 +84,9 @@ export function populate(m: Machine, fs: Fs): void {
   fs.devNode('/dev/sda2', 'sda2', true, 8, 2, 0o660).size = 2 * 1024 * 1024 * 1024;
   fs.symlink('/dev/md127', '/dev/sda');
   (require('./procfs') as typeof import('./procfs')).populateProc(m, fs);
+  // created last so that the inodes of everything above keep their numbers
+  fs.symlink('/usr/bin/gunzip', '/usr/bin/gzip');
+  fs.symlink('/usr/bin/zcat', '/usr/bin/gzip');
+  fs.symlink('/usr/bin/gcc', '/usr/bin/cc');
   void S_IFREG; void KERNEL_RELEASE;
 }

@@ -4,7 +4,7 @@ import {
   defineHook, defineCond, defineTpArgs, pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN,
 } from './kexec';
 import { pushWakeups } from './sched';
-import { pathNames } from './paths/dsl';
+import { pathNames, path, CompiledPath } from './paths/dsl';
 import {
   Task, Env, TASK_INTERRUPTIBLE, TASK_UNINTERRUPTIBLE, TASK_RUNNING, sigDefault, SIGPIPE, SIGKILL,
 } from './task';
@@ -15,6 +15,8 @@ import { P_PRESENT } from './mm';
 import { O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, StatInfo } from './user';
 import type { U } from './user';
 import type { Prog } from './task';
+// networking: sockets, the loopback device, NET_RX (paths/net.ts)
+import './nethooks';
 
 const ENOENT = 2, EBADF = 9, ECHILD = 10, EAGAIN = 11, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22,
   EPIPE = 32, ENOTEMPTY = 39, ESRCH = 3, EINTR = 4, EPERM = 1;
@@ -65,9 +67,16 @@ function resolvePathArg(e: Env): string {
 
 // ---------------------------------------------------------------- syscall wrapper
 
+/** syscall name -> its compiled path (sys_NAME, else sys_generic): resolved once per name */
+const sysPathOf = new Map<string, CompiledPath>();
 defineHook('sys', (m, c, t, e) => {
-  const p = `sys_${e.name}`;
-  pushPath(t.ks, hasPath(p) ? p : 'sys_generic', e);
+  let cp = sysPathOf.get(e.name);
+  if (cp === undefined) {
+    const p = `sys_${e.name}`;
+    cp = path(hasPath(p) ? p : 'sys_generic');
+    sysPathOf.set(e.name, cp);
+  }
+  pushPath(t.ks, cp, e);
   return H_PUSHED;
 });
 defineHook('sysret', (_m, _c, t, e) => {
@@ -143,6 +152,9 @@ defineHook('open', (m, c, t, e) => {
   }
   if (flags & O_APPEND) f.pos = ino.size;
   e.ret = installFd(t, f);
+  // the struct file and fd the rest of the open path sees (fd_install(fd, file), ...)
+  e.file = f;
+  e.fd = e.ret;
   return H_CONT;
 });
 
@@ -247,7 +259,7 @@ defineHook('read_dispatch', (m, c, t, e) => {
     }
     case 'pipe_r': pushPath(t.ks, 'read_pipe', e); return H_PUSHED;
     case 'proc': pushPath(t.ks, 'read_seq', e); return H_PUSHED;
-    case 'sock': pushPath(t.ks, 'read_pipe', e); return H_PUSHED;
+    case 'sock': e.sock = f.sock; e.sk = f.sock; pushPath(t.ks, 'sock_read', e); return H_PUSHED;
     default: pushPath(t.ks, 'read_simple', e); return H_PUSHED;
   }
 });
@@ -408,7 +420,7 @@ defineHook('bio_done', (m, c, _t, e) => {
 
 defineHook('pipe_read', (m, c, t, e) => {
   const f = e.file as OpenFile;
-  const p = f.pipe ?? f.sock?.rx ?? null;
+  const p = f.pipe;
   if (!p) { e.ret = -EBADF; return H_CONT; }
   if (p.bytes > 0) {
     const b = p.take(e.count as number);
@@ -416,7 +428,7 @@ defineHook('pipe_read', (m, c, t, e) => {
     const w = p.writeWait.splice(0);
     return pushWakeups(c, w);
   }
-  const writers = f.pipe ? p.writers : (f.sock?.peer && !f.sock.peer.closed ? 1 : 0);
+  const writers = p.writers;
   if (writers === 0) { e.data = new Uint8Array(0); e.ret = 0; return H_CONT; }
   if (t.sigPending & ~t.sigBlocked) { e.ret = -EINTR; return H_CONT; }
   p.readWait.push(t);
@@ -441,7 +453,7 @@ defineHook('write_dispatch', (m, c, t, e) => {
       return H_PUSHED;
     }
     case 'pipe_w': pushPath(t.ks, 'write_pipe', e); return H_PUSHED;
-    case 'sock': pushPath(t.ks, 'write_pipe', e); return H_PUSHED;
+    case 'sock': e.sock = f.sock; e.sk = f.sock; pushPath(t.ks, 'sock_write', e); return H_PUSHED;
     case 'console': pushPath(t.ks, 'write_tty', e); return H_PUSHED;
     case 'proc': {
       const ino = f.inode!;
@@ -487,9 +499,9 @@ defineHook('write_pages', (m, c, t, e) => {
 
 defineHook('pipe_write', (m, c, t, e) => {
   const f = e.file as OpenFile;
-  const p = f.pipe ?? f.sock?.peer?.rx ?? null;
+  const p = f.pipe;
   const b = e.buf as Uint8Array;
-  const readers = f.pipe ? f.pipe.readers : (f.sock?.peer && !f.sock.peer.closed ? 1 : 0);
+  const readers = p ? p.readers : 0;
   if (!p || readers === 0) {
     e.ret = -EPIPE;
     t.sigPending |= 1 << (SIGPIPE - 1);
@@ -498,7 +510,6 @@ defineHook('pipe_write', (m, c, t, e) => {
   const done = e.done as number;
   const n = p.push(b.subarray(done));
   e.done = done + n;
-  if (f.sock) { m.net.packets++; m.net.bytes += n; }
   const waiters = p.readWait.splice(0);
   if ((e.done as number) < b.length && n === 0) {
     if (waiters.length) { pushWakeups(c, waiters); return H_AGAIN; }
@@ -874,7 +885,6 @@ impls.swapoff = (m, _c, t, e) => {
 defineHook('kthread_park', () => H_CONT);
 defineHook('timers', () => H_CONT);
 defineHook('balance', () => H_CONT);
-defineHook('net_rx', () => H_CONT);
 defineHook('work', (m, c, t, e) => {
   const fn = e.work as ((m: Machine, c: Cpu, t: Task, e: Env) => number) | undefined;
   return fn ? fn(m, c, t, e) : H_CONT;

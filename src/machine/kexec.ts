@@ -10,14 +10,21 @@
  * Execution is resumable: a hook may put the task to sleep (the schedule path is pushed and the
  * hook re-runs after wakeup), switch CPUs to another task, or push another path.
  */
-import { kenter, kleave, siteState } from '../kernel/ftrace';
+import { kenterRegs, kleave, siteState } from '../kernel/ftrace';
+import type { PtRegs } from '../kernel/current';
 import { symbolAddr, symbolCount, symbolName } from '../kernel/kallsyms';
 import { tracepoint, traceCall, tracepointProto } from '../kernel/tracepoint';
 import { hash32 } from './prng';
 import { genericArgs } from './args';
 import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, path, tpNames, hookNames, condNames, CompiledPath } from './paths/dsl';
 import type { Machine, Cpu } from './machine';
-import { Env, KStack, Task, TASK_RUNNING } from './task';
+import { Env, KStack, Task, TASK_RUNNING as TASK_RUNNING_ } from './task';
+import type { Tracepoint } from '../kernel/tracepoint';
+
+// Module-private copies of what the interpreter reads per op: imported bindings compile to
+// property loads on the exporting module's object (a dictionary lookup for big modules).
+const sites = siteState;
+const P_RET = OP_RET, P_TP = OP_TP, P_HOOK = OP_HOOK, P_IF = OP_IF, P_IFNOT = OP_IFNOT, P_END = OP_END;
 
 export type Hook = (m: Machine, c: Cpu, t: Task, e: Env) => number;
 export type Cond = (m: Machine, c: Cpu, t: Task, e: Env) => boolean;
@@ -25,6 +32,8 @@ export type ArgBuilder = (m: Machine, c: Cpu, t: Task, e: Env) => unknown[];
 
 /** hook results */
 export const H_CONT = 0;
+const HK_CONT = 0, HK_SLEEP = 1, HK_PUSHED = 2, HK_SWITCHED = 3, HK_IDLE = 4, HK_AGAIN = 5;
+const RS_DONE = 0, RS_BUDGET = 1, RS_SWITCH = 2, RS_IDLE = 3;
 /** the task went to sleep: run schedule, then re-run this hook */
 export const H_SLEEP = 1;
 /** a frame was pushed: continue with it, then after this hook */
@@ -73,6 +82,28 @@ export function condDefined(name: string): boolean {
   return condByName.has(name);
 }
 
+/** What a function returns, from its path environment (only asked when its return is probed). */
+export type RetRule = (e: Env) => unknown;
+const retByName = new Map<string, RetRule>();
+let retById: Map<number, RetRule> | null = null;
+/** The return value of kernel function `fnName` (default: the environment's `rv`, usually 0). */
+export function defineFnRet(fnName: string, r: RetRule): void {
+  retByName.set(fnName, r);
+  retById = null;
+}
+function retOf(fn: number, e: Env): unknown {
+  if (!retById) {
+    retById = new Map();
+    const { functionId } = require('../kernel/ftrace') as typeof import('../kernel/ftrace');
+    for (const [n, r] of retByName) {
+      const id = functionId(n);
+      if (id >= 0) retById.set(id, r);
+    }
+  }
+  const r = retById.get(fn);
+  return r ? r(e) : e.rv;
+}
+
 function hookAt(i: number): Hook {
   let h = hooks[i];
   if (!h) {
@@ -114,23 +145,66 @@ function argsOf(m: Machine, c: Cpu, t: Task, e: Env, fn: number): unknown[] {
   return b ? b(m, c, t, e) : [];
 }
 
-const protoNames = new Map<string, string[]>();
-function fireTp(m: Machine, c: Cpu, t: Task, e: Env, idx: number): void {
-  const full = tpNames[idx];
-  const colon = full.indexOf(':');
-  const name = colon >= 0 ? full.slice(colon + 1) : full;
-  const tp = tracepoint(name);
-  if (!tp || !tp.enabled) return;
-  const b = tpArgs.get(name);
+/**
+ * pt_regs of a live function entry reached by a path: the arguments are built from the path
+ * environment only when a handler reads them (most handlers never do).
+ */
+class PathRegs implements PtRegs {
+  ip = 0.5;
+  parentIp = 0.5;
+  retval: unknown = undefined;
+  private a: readonly unknown[] | null = null;
+  constructor(private m: Machine, private c: Cpu, private t: Task, private e: Env, private fn: number) {}
+  /** refill for the next live entry on this CPU (handlers do not keep regs past the hit) */
+  set(ip: number, parentIp: number, m: Machine, c: Cpu, t: Task, e: Env, fn: number): this {
+    this.ip = ip;
+    this.parentIp = parentIp;
+    this.retval = undefined;
+    this.a = null;
+    this.m = m;
+    this.c = c;
+    this.t = t;
+    this.e = e;
+    this.fn = fn;
+    return this;
+  }
+  get args(): readonly unknown[] {
+    let a = this.a;
+    if (a === null) a = this.a = argsOf(this.m, this.c, this.t, this.e, this.fn);
+    return a;
+  }
+  set args(v: readonly unknown[]) {
+    this.a = v;
+  }
+}
+
+/** one reusable PathRegs per CPU id */
+const cpuRegs: PathRegs[] = [];
+
+/** Per tracepoint reference of the paths (tpNames index): the Tracepoint (its static key) and args. */
+interface TpRef { tp: Tracepoint | null; name: string; build: ArgBuilder | null; proto: string[] | null }
+const tpRefs: TpRef[] = [];
+function tpRef(idx: number): TpRef {
+  let r = tpRefs[idx];
+  if (r === undefined) {
+    const full = tpNames[idx];
+    const colon = full.indexOf(':');
+    const name = colon >= 0 ? full.slice(colon + 1) : full;
+    r = { tp: tracepoint(name), name, build: null, proto: null };
+    tpRefs[idx] = r;
+  }
+  return r;
+}
+function fireTp(m: Machine, c: Cpu, t: Task, e: Env, r: TpRef): void {
+  const tp = r.tp as Tracepoint;
+  let b = r.build;
+  if (b === null) b = r.build = tpArgs.get(r.name) ?? null;
   let args: unknown[];
   if (b) args = b(m, c, t, e);
   else {
     // generic: TP_PROTO parameter names looked up in the path environment
-    let names = protoNames.get(name);
-    if (!names) {
-      names = (tracepointProto(name) ?? []).map((p) => p.name);
-      protoNames.set(name, names);
-    }
+    let names = r.proto;
+    if (!names) names = r.proto = (tracepointProto(r.name) ?? []).map((p) => p.name);
     args = names.map((n) => (e[n] !== undefined ? e[n] : n === 'task' || n === 'p' || n === 'tsk' ? t : 0));
   }
   traceCall(tp, ...args);
@@ -161,88 +235,100 @@ export function newEnv(name: string, extra?: Record<string, unknown>): Env {
  */
 export function interp(m: Machine, c: Cpu, ks: KStack, t: Task, until: number, base = 0): number {
   const cost = costs ?? fnCosts();
+  const st = sites;
   const fnS = ks.fn;
   const mkS = ks.mark;
   const ctx = c.ctx;
   for (;;) {
     const frames = ks.frames;
-    if (frames.length <= base) return R_DONE;
+    if (frames.length <= base) return RS_DONE;
     const f = frames[frames.length - 1];
     const code = f.code;
+    const env = f.env;
     let pc = f.pc;
     let sp = ks.sp;
     let now = m.now;
+    let calls = 0;
     for (;;) {
       const op = code[pc++];
       if (op >= 0) {
         fnS[sp] = op;
-        if (siteState[op] === 0) mkS[sp] = -1;
+        if (st[op] === 0) mkS[sp] = -1;
         else {
           m.now = now;
+          ks.sp = sp; // backtraces of this hit: fnS[sp] is being entered, its callers below
           const parent = sp > 0 ? symbolAddr(fnS[sp - 1]) + 9 : 0;
-          mkS[sp] = kenter(op, ctx, argsOf(m, c, t, f.env, op), parent);
+          const regs = cpuRegs[c.id] ?? (cpuRegs[c.id] = new PathRegs(m, c, t, env, op));
+          mkS[sp] = kenterRegs(op, ctx, regs.set(symbolAddr(op), parent, m, c, t, env, op));
         }
         sp++;
-        m.kcalls++;
+        calls++;
         now += cost[op];
         if (now >= until) {
-          m.now = now; f.pc = pc; ks.sp = sp;
-          return R_BUDGET;
+          m.now = now; f.pc = pc; ks.sp = sp; m.kcalls += calls;
+          return RS_BUDGET;
         }
         continue;
       }
-      if (op === OP_RET) {
+      if (op === P_RET) {
         sp--;
         const mk = mkS[sp];
-        if (mk >= 0) { m.now = now; kleave(fnS[sp], ctx, f.env.rv, mk); }
+        if (mk >= 0) { m.now = now; ks.sp = sp; kleave(fnS[sp], ctx, retOf(fnS[sp], env), mk); }
+        continue;
+      }
+      if (op === P_TP) {
+        // a tracepoint's static key: one load and a branch while nothing is attached
+        const r = tpRefs[code[pc++]] ?? tpRef(code[pc - 1]);
+        if (r.tp === null || !r.tp.enabled) continue;
+        m.now = now; ks.sp = sp; m.kcalls += calls; calls = 0;
+        fireTp(m, c, t, env, r);
+        now = m.now;
         continue;
       }
       m.now = now;
       ks.sp = sp;
-      if (op === OP_TP) {
-        fireTp(m, c, t, f.env, code[pc++]);
-        now = m.now;
-        continue;
-      }
-      if (op === OP_IF || op === OP_IFNOT) {
+      m.kcalls += calls;
+      calls = 0;
+      if (op === P_IF || op === P_IFNOT) {
         const ci = code[pc++];
         const target = code[pc++];
-        const v = condAt(ci)(m, c, t, f.env);
-        if (v !== (op === OP_IF)) pc = target;
+        const v = (conds[ci] ?? condAt(ci))(m, c, t, env);
+        if (v !== (op === P_IF)) pc = target;
         continue;
       }
-      if (op === OP_HOOK) {
+      if (op === P_HOOK) {
         const at = pc - 1;
         const hi = code[pc++];
         f.pc = pc;
-        const r = hookAt(hi)(m, c, t, f.env);
+        const r = (hooks[hi] ?? hookAt(hi))(m, c, t, env);
         now = m.now;
-        if (r === H_CONT) continue;
-        if (r === H_PUSHED) break;
-        if (r === H_AGAIN) {
+        if (r === HK_CONT) continue;
+        if (r === HK_PUSHED) break;
+        if (r === HK_AGAIN) {
           // the pushed frames sit above this one; re-run the hook when they are done
           f.pc = at;
           break;
         }
-        if (r === H_SLEEP) {
+        if (r === HK_SLEEP) {
           f.pc = at; // re-run after wakeup
-          pushPath(ks, 'schedule', f.env);
+          pushPath(ks, schedulePath ?? (schedulePath = path('schedule')), env);
           break;
         }
-        if (r === H_SWITCHED) return R_SWITCH;
-        if (r === H_IDLE) { f.pc = at; return R_IDLE; }
+        if (r === HK_SWITCHED) return RS_SWITCH;
+        if (r === HK_IDLE) { f.pc = at; return RS_IDLE; }
         throw new Error(`hook %${hookNames[hi]} returned ${r}`);
       }
-      if (op === OP_END) {
+      if (op === P_END) {
         frames.pop();
         const parentEnv = frames.length ? frames[frames.length - 1].env : null;
-        if (parentEnv && parentEnv !== f.env) parentEnv.rv = f.env.rv;
+        if (parentEnv && parentEnv !== env) parentEnv.rv = env.rv;
         break;
       }
       throw new Error(`bad kernel path opcode ${op} in ${f.path.name}`);
     }
   }
 }
+let schedulePath: CompiledPath | null = null;
 
 /** Run a path to completion on an interrupt stack (no sleeping). */
 export function runSync(m: Machine, c: Cpu, ks: KStack, name: string, env: Env): void {
@@ -253,8 +339,8 @@ export function runSync(m: Machine, c: Cpu, ks: KStack, name: string, env: Env):
   c.ks = ks;
   while (ks.frames.length > base) {
     const r = interp(m, c, ks, t, Infinity, base);
-    if (r === R_DONE) break;
-    if (r !== R_BUDGET) throw new Error(`path ${name} tried to sleep in atomic context`);
+    if (r === RS_DONE) break;
+    if (r !== RS_BUDGET) throw new Error(`path ${name} tried to sleep in atomic context`);
   }
   c.ks = saved;
 }
@@ -266,4 +352,5 @@ export function stackNames(ks: KStack): string[] {
   return out;
 }
 
-export { TASK_RUNNING };
+/** re-exported as a value (an accessor re-export turns this module's exports into a dictionary) */
+export const TASK_RUNNING = TASK_RUNNING_;

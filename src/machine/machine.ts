@@ -23,6 +23,7 @@ import { Net } from './net';
 import { runUser } from './user';
 import './paths';
 import './hooks';
+import './retvals';
 
 export interface MachineOptions {
   /** number of CPUs (default 4) */
@@ -58,6 +59,8 @@ export class Cpu {
   /** the stack being executed right now (task or irq stack) */
   ks: KStack;
   stepEv: QEvent | null = null;
+  /** the step event's callback (one per CPU, not one closure per step) */
+  stepFn: (() => void) | null = null;
   stepAt = Infinity;
   /** statistics */
   idleNs = 0;
@@ -99,6 +102,12 @@ export class Machine {
   readonly clock = { now: (): number => this.now };
   /** kernel function calls executed (mcount sites reached) */
   kcalls = 0;
+  /**
+   * The CPU whose code is executing right now (a CPU step, an interrupt or softirq on it), or
+   * null between steps (queue events that are not CPU code).  Probe layers read it to know which
+   * CPU context a tracepoint or other hook fires in: `machine.executingCpu()`.
+   */
+  executing: Cpu | null = null;
   private stopped = false;
   /** called when a user process writes to the console (fd 1/2 of processes without redirection) */
   console: (s: string) => void = () => undefined;
@@ -216,7 +225,7 @@ export class Machine {
     if (c.stepEv && !c.stepEv.cancelled && c.stepAt <= at) return;
     if (c.stepEv) c.stepEv.cancelled = true;
     c.stepAt = at;
-    c.stepEv = this.queue.push(at, () => this.cpuStep(c), 1);
+    c.stepEv = this.queue.push(at, c.stepFn ?? (c.stepFn = () => this.cpuStep(c)), 1);
   }
 
   /** Run an interrupt path on CPU `c` now (hardirq context), then let the CPU reschedule. */
@@ -230,7 +239,13 @@ export class Machine {
     ctx.irqsOff = context === 2;
     ctx.preemptCount = (oldPc ?? 0) + (context === 2 ? 0x10000 : 0x100);
     c.irqs++;
-    runSync(this, c, c.irqStack, pathName, env);
+    const oldExec = this.executing;
+    this.executing = c;
+    try {
+      runSync(this, c, c.irqStack, pathName, env);
+    } finally {
+      this.executing = oldExec;
+    }
     ctx.context = oldCtx;
     ctx.irqsOff = oldIrq;
     ctx.preemptCount = oldPc;
@@ -248,13 +263,29 @@ export class Machine {
     ctx.context = 1;
     ctx.preemptCount = (oldPc ?? 0) + 0x100;
     c.softirqs++;
-    runSync(this, c, c.irqStack, 'softirq', newEnv('softirq', { pending: c.softirqPending }));
+    const oldExec = this.executing;
+    this.executing = c;
+    try {
+      runSync(this, c, c.irqStack, 'softirq', newEnv('softirq', { pending: c.softirqPending }));
+    } finally {
+      this.executing = oldExec;
+    }
     c.softirqPending = 0;
     ctx.context = oldCtx;
     ctx.preemptCount = oldPc;
   }
 
   private cpuStep(c: Cpu): void {
+    const oldExec = this.executing;
+    this.executing = c;
+    try {
+      this.cpuStepOn(c);
+    } finally {
+      this.executing = oldExec;
+    }
+  }
+
+  private cpuStepOn(c: Cpu): void {
     c.stepEv = null;
     c.stepAt = Infinity;
     const start = Math.max(this.now, c.now);
@@ -303,6 +334,11 @@ export class Machine {
   }
 
   // ------------------------------------------------------------------ convenience
+
+  /** The CPU executing right now (see `executing`), or null outside CPU code. */
+  executingCpu(): Cpu | null {
+    return this.executing;
+  }
 
   /** The task running on a CPU. */
   current(cpu: number): Task {

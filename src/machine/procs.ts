@@ -105,6 +105,26 @@ export class Procs {
     return this.spawn(parent ?? this.init, '/bin/sh', ['sh', '-c', cmd], [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
   }
 
+  /**
+   * `stap -c CMD` (stapio's start_cmd): a command line without shell syntax is split into words
+   * and spawned directly (posix_spawnp: the command's pid is target()); anything else, or a
+   * program not found on the PATH, runs as `/bin/sh -c CMD`.
+   */
+  spawnCommand(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
+    const words = cmd.trim().split(/\s+/).filter(Boolean);
+    if (words.length && /^[A-Za-z0-9_\-./=:,+@%\s]*$/.test(cmd)) {
+      const name = words[0];
+      const cands = name.includes('/') ? [name] : ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].map((d) => `${d}/${name}`);
+      const exe = cands.find((x) => this.programs.has(x));
+      if (exe) {
+        const con = new ConsoleFile(out);
+        const econ = err === out ? con : new ConsoleFile(err);
+        return this.spawn(parent ?? this.init, exe, words, [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
+      }
+    }
+    return this.spawnShell(cmd, out, err, parent);
+  }
+
   /** copy_process semantics: a new task (thread or process) for `parent` running `prog`. */
   fork(parent: Task, mkProg: (u: U) => Prog, thread: boolean, c: Cpu): Task {
     const pid = this.allocPid();

@@ -11,7 +11,7 @@ import { globToRegExp } from '../kernel/kallsyms';
 export interface Redir { fd: number; op: '<' | '>' | '>>' | '>&'; target: string }
 export interface SimpleCmd { words: string[]; redirs: Redir[] }
 export interface Pipeline { cmds: SimpleCmd[] }
-export interface AndOr { first: Pipeline; rest: { op: '&&' | '||'; p: Pipeline }[] }
+export interface AndOr { first: Pipeline; rest: { op: '&&' | '||'; p: Pipeline }[]; bg?: boolean }
 
 /** Tokenise and parse a command line into a list of and-or lists. */
 export function parseShell(src: string, vars: (name: string) => string): AndOr[] {
@@ -20,8 +20,15 @@ export function parseShell(src: string, vars: (name: string) => string): AndOr[]
   let i = 0;
   while (i < src.length) {
     const ch = src[i];
-    if (ch === ' ' || ch === '\t' || ch === '\n') { i++; continue; }
-    if (ch === '#') break;
+    if (ch === '\n') {
+      // a newline ends a command (scripts), except after an operator that continues the line
+      const last = toks[toks.length - 1];
+      if (last && !(last.t === 'op' && ['&&', '||', '|', ';', '&'].includes(last.v))) toks.push({ t: 'op', v: ';' });
+      i++;
+      continue;
+    }
+    if (ch === ' ' || ch === '\t') { i++; continue; }
+    if (ch === '#') { const nl = src.indexOf('\n', i); if (nl < 0) break; i = nl; continue; }
     const two = src.slice(i, i + 2);
     if (two === '&&' || two === '||' || two === '>>' || two === '2>' && src[i + 2] !== '&' || two === '>&') {
       if (two === '2>') { toks.push({ t: 'op', v: src[i + 2] === '>' ? '2>>' : '2>' }); i += src[i + 2] === '>' ? 3 : 2; continue; }
@@ -83,7 +90,9 @@ export function parseShell(src: string, vars: (name: string) => string): AndOr[]
       const op = toks[p++].v as '&&' | '||';
       rest.push({ op, p: pipeline() });
     }
-    lists.push({ first, rest });
+    const list: AndOr = { first, rest };
+    lists.push(list);
+    if (p < toks.length && toks[p].t === 'op' && toks[p].v === '&') list.bg = true;
     while (p < toks.length && toks[p].t === 'op' && (toks[p].v === ';' || toks[p].v === '&')) p++;
   }
   return lists;
@@ -100,31 +109,52 @@ function expandVar(src: string, i: number, vars: (n: string) => string): { v: st
 
 const SEARCH = ['/usr/bin', '/usr/sbin', '/bin', '/sbin'];
 
+/** Variable references are expanded when a command runs (so `$?` and `$!` see earlier commands). */
+const VAR_OPEN = '\u0001', VAR_CLOSE = '\u0002';
+const VAR_RE = /\u0001([^\u0002]*)\u0002/g;
+
+type Op = import('./task').Op;
+type SysResult = import('./task').SysResult;
+
 /** The shell program. */
 export function* sh(u: U, argv: string[]): Prog {
   const env: Record<string, string> = { PATH: SEARCH.join(':'), HOME: '/root' };
   let status = 0;
+  /** background jobs (`cmd &`): pids not yet waited for, and `$!` */
+  const jobs: number[] = [];
+  let lastBg = 0;
   const ci = argv.indexOf('-c');
-  const cmd = ci >= 0 ? argv[ci + 1] ?? '' : '';
-  const vars = (n: string) => n === '$' ? String(u.pid) : n === '?' ? String(status) : n === '#' ? '0' : env[n] ?? '';
+  let cmd = ci >= 0 ? argv[ci + 1] ?? '' : '';
+  if (ci < 0) {
+    // `sh FILE`: run a script; `sh`: commands from standard input
+    const file = argv[1];
+    const fd = file !== undefined ? yield* u.open(file) : 0;
+    if (fd < 0) { yield* u.err(`sh: 0: cannot open ${file}: No such file\n`); return 2; }
+    const b = yield* u.readAll(fd);
+    if (file !== undefined) yield* u.close(fd);
+    cmd = Buffer.from(b).toString('latin1');
+  }
+  const value = (n: string) => n === '$' ? String(u.pid) : n === '?' ? String(status) : n === '#' ? '0' : n === '!' ? (lastBg ? String(lastBg) : '') : env[n] ?? '';
+  const subst = (w: string) => (w.includes(VAR_OPEN) ? w.replace(VAR_RE, (_m, n: string) => value(n)) : w);
   let lists: AndOr[];
   try {
-    lists = parseShell(cmd, vars);
+    lists = parseShell(cmd, (n) => VAR_OPEN + n + VAR_CLOSE);
   } catch (e) {
     yield* u.err(`sh: 1: ${(e as Error).message}\n`);
     return 2;
   }
-  const expand = function* (words: string[]): Generator<import('./task').Op, string[], import('./task').SysResult> {
+  const expand = function* (uu: U, words0: string[]): Generator<Op, string[], SysResult> {
     const out: string[] = [];
-    for (const w of words) {
+    for (const w0 of words0) {
+      const w = subst(w0);
       if (!w.startsWith('\0')) { out.push(w); continue; }
       const pat = w.slice(1);
       const slash = pat.lastIndexOf('/');
       const dir = slash >= 0 ? pat.slice(0, slash) || '/' : '.';
       const base = slash >= 0 ? pat.slice(slash + 1) : pat;
-      const fd = yield* u.open(dir, 0o200000);
+      const fd = yield* uu.open(dir, 0o200000);
       let names: string[] = [];
-      if (fd >= 0) { const r = yield* u.getdents(fd); if (Array.isArray(r)) names = r; yield* u.close(fd); }
+      if (fd >= 0) { const r = yield* uu.getdents(fd); if (Array.isArray(r)) names = r; yield* uu.close(fd); }
       const re = globToRegExp(base);
       const hits = names.filter((n) => n !== '.' && n !== '..' && (!n.startsWith('.') || base.startsWith('.')) && re.test(n)).sort();
       if (!hits.length) out.push(pat);
@@ -132,26 +162,45 @@ export function* sh(u: U, argv: string[]): Prog {
     }
     return out;
   };
-  const find = function* (name: string): Generator<import('./task').Op, string | null, import('./task').SysResult> {
+  const find = function* (uu: U, name: string): Generator<Op, string | null, SysResult> {
     if (name.includes('/')) return name;
     for (const d of SEARCH) {
-      const st = yield* u.stat(`${d}/${name}`);
+      const st = yield* uu.stat(`${d}/${name}`);
       if (typeof st !== 'number' && st.isReg) return `${d}/${name}`;
     }
     return null;
   };
-  const runPipeline = function* (pl: Pipeline): Generator<import('./task').Op, number, import('./task').SysResult> {
+  const statusOf = (st: number) => (st & 0x7f ? 128 + (st & 0x7f) : (st >> 8) & 0xff);
+  const runPipeline = function* (uu: U, pl: Pipeline): Generator<Op, number, SysResult> {
     // builtins (single command)
     if (pl.cmds.length === 1) {
-      const words = yield* expand(pl.cmds[0].words);
+      const words = yield* expand(uu, pl.cmds[0].words);
       if (words[0] === 'cd') {
-        const r = yield* u.chdir(words[1] ?? '/root');
-        if (r < 0) { yield* u.err(`sh: 1: cd: can't cd to ${words[1]}\n`); return 2; }
+        const r = yield* uu.chdir(words[1] ?? '/root');
+        if (r < 0) { yield* uu.err(`sh: 1: cd: can't cd to ${words[1]}\n`); return 2; }
         return 0;
       }
       if (words[0] === 'exit') return -1000 - Number(words[1] ?? status);
       if (words[0] === 'export') { for (const w of words.slice(1)) { const [k, v] = w.split('='); env[k] = v ?? ''; } return 0; }
       if (words[0] === ':') return 0;
+      if (words[0] === 'wait') {
+        // wait [PID...]: the status of the last one waited for (127 for an unknown pid)
+        const want = words.slice(1);
+        let last = 0;
+        if (!want.length) {
+          while (jobs.length) { const pid = jobs.shift()!; yield* uu.wait(pid); }
+          return 0;
+        }
+        for (const w of want) {
+          const pid = Number(w.replace(/^%/, ''));
+          const i = jobs.indexOf(pid);
+          if (!(pid > 0) || i < 0) { last = 127; continue; }
+          jobs.splice(i, 1);
+          const [r, st] = yield* uu.wait(pid);
+          last = r === pid ? statusOf(st) : 127;
+        }
+        return last;
+      }
       if (words.length === 0) return 0;
     }
     const pids: number[] = [];
@@ -159,14 +208,15 @@ export function* sh(u: U, argv: string[]): Prog {
     for (let k = 0; k < pl.cmds.length; k++) {
       const c = pl.cmds[k];
       let pr = -1, pw = -1;
-      if (k < pl.cmds.length - 1) [pr, pw] = yield* u.pipe();
+      if (k < pl.cmds.length - 1) [pr, pw] = yield* uu.pipe();
       const inFd = prevRead;
-      const words = yield* expand(c.words);
-      const path = words.length ? yield* find(words[0]) : null;
-      const pid = yield* u.fork(function* (cu: U): Prog {
+      const words = yield* expand(uu, c.words);
+      const path = words.length ? yield* find(uu, words[0]) : null;
+      const redirs = c.redirs.map((r) => ({ ...r, target: subst(r.target) }));
+      const pid = yield* uu.fork(function* (cu: U): Prog {
         if (inFd >= 0) { yield* cu.dup2(inFd, 0); yield* cu.close(inFd); }
         if (pw >= 0) { yield* cu.dup2(pw, 1); yield* cu.close(pw); yield* cu.close(pr); }
-        for (const r of c.redirs) {
+        for (const r of redirs) {
           if (r.op === '>&') { yield* cu.dup2(Number(r.target), r.fd); continue; }
           const flags = r.op === '<' ? 0 : O_WRONLY | O_CREAT | (r.op === '>>' ? O_APPEND : O_TRUNC);
           const fd = yield* cu.open(r.target, flags, 0o644);
@@ -180,27 +230,43 @@ export function* sh(u: U, argv: string[]): Prog {
         yield* cu.err(`sh: 1: ${words[0]}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
         return r === -2 ? 127 : 126;
       });
-      if (inFd >= 0) yield* u.close(inFd);
-      if (pw >= 0) yield* u.close(pw);
+      if (inFd >= 0) yield* uu.close(inFd);
+      if (pw >= 0) yield* uu.close(pw);
       prevRead = pr;
       pids.push(pid);
     }
     let last = 0;
     for (const pid of pids) {
-      const [r, st] = yield* u.wait(pid);
-      if (r === pid && pid === pids[pids.length - 1]) last = st & 0x7f ? 128 + (st & 0x7f) : (st >> 8) & 0xff;
+      const [r, st] = yield* uu.wait(pid);
+      if (r === pid && pid === pids[pids.length - 1]) last = statusOf(st);
     }
     return last;
   };
-  for (const l of lists) {
-    let s = yield* runPipeline(l.first);
-    if (s <= -1000) return -1000 - s;
+  /** one and-or list; a negative result below -1000 is `exit N` */
+  const runAndOr = function* (uu: U, l: AndOr): Generator<Op, number, SysResult> {
+    let s = yield* runPipeline(uu, l.first);
+    if (s <= -1000) return s;
     for (const r of l.rest) {
       if ((r.op === '&&' && s === 0) || (r.op === '||' && s !== 0)) {
-        s = yield* runPipeline(r.p);
-        if (s <= -1000) return -1000 - s;
+        s = yield* runPipeline(uu, r.p);
+        if (s <= -1000) return s;
       }
     }
+    return s;
+  };
+  for (const l of lists) {
+    if (l.bg) {
+      // `list &`: a subshell runs it; the shell goes on at once
+      const pid = yield* u.fork(function* (cu: U): Prog {
+        const s = yield* runAndOr(cu, l);
+        return s <= -1000 ? -1000 - s : s;
+      });
+      if (pid > 0) { jobs.push(pid); lastBg = pid; }
+      status = 0;
+      continue;
+    }
+    const s = yield* runAndOr(u, l);
+    if (s <= -1000) return -1000 - s;
     status = s;
   }
   return status;

@@ -175,16 +175,53 @@ export class U {
   *sigaction(sig: number, h: 'default' | 'ignore' | ((sig: number) => void)): Generator<Op, number, SysResult> {
     return (yield* this.sys('rt_sigaction', [sig, 0, 0, 8], { handler: h })).ret;
   }
-  *socket(domain: number, type: number): Generator<Op, number, SysResult> { return (yield* this.sys('socket', [domain, type, 0])).ret; }
+  *socket(domain: number, type: number, protocol = 0): Generator<Op, number, SysResult> { return (yield* this.sys('socket', [domain, type, protocol])).ret; }
+  /** bind to 127.0.0.1:port (0: an ephemeral port) */
   *bind(fd: number, port: number): Generator<Op, number, SysResult> { return (yield* this.sys('bind', [fd, 0, 16], { port })).ret; }
-  *listen(fd: number): Generator<Op, number, SysResult> { return (yield* this.sys('listen', [fd, 128])).ret; }
-  *accept(fd: number): Generator<Op, number, SysResult> { return (yield* this.sys('accept4', [fd, 0, 0, 0])).ret; }
+  *listen(fd: number, backlog = 128): Generator<Op, number, SysResult> { return (yield* this.sys('listen', [fd, backlog])).ret; }
+  *accept(fd: number, flags = 0): Generator<Op, number, SysResult> { return (yield* this.sys('accept4', [fd, 0, 0, flags])).ret; }
+  /** connect to 127.0.0.1:port */
   *connect(fd: number, port: number): Generator<Op, number, SysResult> { return (yield* this.sys('connect', [fd, 0, 16], { port })).ret; }
-  *send(fd: number, data: Uint8Array | string): Generator<Op, number, SysResult> {
+  *send(fd: number, data: Uint8Array | string, flags = 0): Generator<Op, number, SysResult> {
     const b = toBytes(data);
-    return (yield* this.sys('sendto', [fd, 0, b.length, 0, 0, 0], { buf: b })).ret;
+    return (yield* this.sys('sendto', [fd, 0, b.length, flags, 0, 0], { buf: b })).ret;
   }
-  *recv(fd: number, n: number): Generator<Op, SysResult, SysResult> { return yield* this.sys('recvfrom', [fd, 0, n, 0, 0, 0]); }
+  /** sendto 127.0.0.1:port */
+  *sendto(fd: number, data: Uint8Array | string, port: number, flags = 0): Generator<Op, number, SysResult> {
+    const b = toBytes(data);
+    return (yield* this.sys('sendto', [fd, 0, b.length, flags, 0, 16], { buf: b, port })).ret;
+  }
+  *sendmsg(fd: number, data: Uint8Array | string, flags = 0): Generator<Op, number, SysResult> {
+    const b = toBytes(data);
+    return (yield* this.sys('sendmsg', [fd, 0, flags], { buf: b })).ret;
+  }
+  /** send all of data on a stream socket (looping over partial sends) */
+  *sendAll(fd: number, data: Uint8Array | string): Generator<Op, number, SysResult> {
+    let b = toBytes(data);
+    let total = 0;
+    while (b.length) {
+      const r = yield* this.send(fd, b);
+      if (r <= 0) return r < 0 ? r : total;
+      total += r;
+      b = b.subarray(r);
+    }
+    return total;
+  }
+  *recv(fd: number, n: number, flags = 0): Generator<Op, SysResult, SysResult> { return yield* this.sys('recvfrom', [fd, 0, n, flags, 0, 0]); }
+  *recvmsg(fd: number, n: number, flags = 0): Generator<Op, SysResult, SysResult> { return yield* this.sys('recvmsg', [fd, 0, flags], { count: n }); }
+  /** receive exactly n bytes from a stream socket (fewer at EOF) */
+  *recvAll(fd: number, n: number): Generator<Op, Uint8Array, SysResult> {
+    const parts: Uint8Array[] = [];
+    let got = 0;
+    while (got < n) {
+      const r = yield* this.recv(fd, n - got);
+      if (r.ret <= 0 || !r.data) break;
+      parts.push(r.data);
+      got += r.ret;
+    }
+    return Buffer.concat(parts, got);
+  }
+  *shutdown(fd: number, how: number): Generator<Op, number, SysResult> { return (yield* this.sys('shutdown', [fd, how])).ret; }
   *poll(fd: number, timeoutMs: number): Generator<Op, number, SysResult> { return (yield* this.sys('poll', [0, 1, timeoutMs], { pfd: fd })).ret; }
   *epollWait(timeoutMs: number): Generator<Op, number, SysResult> { return (yield* this.sys('epoll_wait', [3, 0, 16, timeoutMs])).ret; }
   *swapon(p: string): Generator<Op, number, SysResult> { return (yield* this.sys('swapon', [p, 0])).ret; }

@@ -11,11 +11,12 @@ import { pushPath, newEnv } from './kexec';
 import { timedWake } from './hooks';
 import { programs } from './programs/core';
 import { benchPrograms } from './programs/bench';
+import { toolPrograms } from './programs/tools';
 import { O_APPEND, O_CREAT, O_WRONLY } from './user';
 import { PROGRAM_NAMES } from './fstree';
 
 export function registerPrograms(m: Machine): void {
-  const all = { ...programs, ...benchPrograms, ...services };
+  const all = { ...programs, ...benchPrograms, ...toolPrograms, ...services };
   for (const name of PROGRAM_NAMES) {
     const main = all[name];
     if (main) m.procs.programs.set(`/usr/bin/${name}`, main);

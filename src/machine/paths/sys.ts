@@ -359,6 +359,9 @@ __x64_sys_close
 task_work_run
   ____fput
     __fput
+      ?sock_release
+        %sock_release_pop
+        *sock_close
       dput
       kmem_cache_free
         @kmem:kmem_cache_free
@@ -570,6 +573,8 @@ do_group_exit
       put_files_struct
         %exit_files
     %exit
+    ?sock_release
+      %sock_release_all
     do_notify_parent
       @signal:signal_generate
       %notify_parent
