@@ -6,7 +6,7 @@
  *   NAME.expected  exact stdout
  *   NAME.stderr    exact stderr (optional; when absent stderr is not checked)
  *   NAME.exit      expected exit status (optional; default 0)
- *   NAME.opts      stap options placed before the script, split on spaces (optional)
+ *   NAME.opts      stap options placed before the script, split on spaces, '...' quotes (optional)
  *   NAME.args      script arguments after the script, split on spaces (optional)
  */
 import { expect } from 'chai';
@@ -18,9 +18,14 @@ const root = path.join(__dirname, '..', '..');
 const goldenDir = path.join(root, 'test', 'golden');
 const cli = path.join(root, 'dist', 'src', 'cli', 'main.js');
 
+/** Words of an .opts/.args file: split on white space; '...' or "..." quote one word (`-c 'ls /tmp'`). */
 function words(file: string): string[] {
   if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean);
+  const out: string[] = [];
+  const re = /'([^']*)'|"([^"]*)"|(\S+)/g;
+  const text = fs.readFileSync(file, 'utf8');
+  for (let m = re.exec(text); m; m = re.exec(text)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
 }
 
 describe('golden tests (stap command output)', function () {

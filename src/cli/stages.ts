@@ -125,7 +125,7 @@ export async function stage2(l: Later): Promise<number> {
     const glue = await import('../probes/machine_glue');
     const m = new Machine({ cpus: opts.cpus, seed: opts.seed });
     glue.connectMachine(m);
-    glue.driveMachine(engine, m, { command: opts.command, targetPid: opts.targetPid, out: io.out });
+    glue.driveMachine(engine, m, { command: opts.command, targetPid: opts.targetPid, out: io.out, err: io.err });
   }
   const status = await engine.run();
   if (pv[4] > 0) io.err(`Pass 5: run completed ${timer.times()}\n`);

@@ -52,6 +52,13 @@ function flushThenExit(code: number): void {
 
 /** Runs the command on process.argv and exits with stap's status. */
 export function runCli(): void {
+  // A reader that goes away (`stap ... | head`) ends the run as SIGPIPE ends any Unix tool.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(141);
+      throw e;
+    });
+  }
   main().then(flushThenExit, (e: unknown) => {
     require('source-map-support').install();
     const err = e instanceof Error ? e : new Error(String(e));

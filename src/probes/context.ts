@@ -9,7 +9,7 @@ import { StapError } from '../runtime/errors';
 import type { Builtin } from '../runtime/builtins';
 import type { ProbeContext, TaskInfo } from '../runtime/context';
 import { kmem, userSpace, KernelFault, AddressSpace } from '../kernel/memory';
-import { lookupAddr, symbolName, symbolAddr, lookupName, isFunction } from '../kernel/kallsyms';
+import { lookupAddr, symbolName, symbolAddr, lookupName, isFunction, symbolModule } from '../kernel/kallsyms';
 import type { CpuContext, TaskRef } from '../kernel/current';
 import { evalTarget, Plan } from './targets';
 import type { KHit } from './hit';
@@ -68,8 +68,15 @@ function symname(addr: number): string {
   return p ? symbolName(p.id) : `0x${hexU(addr)}`;
 }
 
+/** `[kernel]` or `[MODULE]` of an address, as stap's backtraces show it. */
+function modTag(addr: number): string {
+  const p = lookupAddr(addr);
+  const mod = p ? symbolModule(p.id) : '';
+  return mod ? `[${mod}]` : '[kernel]';
+}
+
 function stackLine(addr: number): string {
-  return ` 0x${hexU(addr).padStart(16, '0')} : ${symOff(addr)} [kernel]\n`;
+  return ` 0x${hexU(addr).padStart(16, '0')} : ${symOff(addr)} ${modTag(addr)}\n`;
 }
 
 function parseStack(s: string): number[] {
@@ -282,13 +289,13 @@ export const kernelBuiltins: Record<string, Builtin> = {
     for (const a of c.isReturn ? s.slice(1) : s) out += stackLine(a);
     c.engine.out(out);
   },
-  sprint_backtrace: (c) => stack(c).map((a) => `${symOff(a).replace(/\/0x[0-9a-f]+$/, '')} [kernel]\n`).join(''),
+  sprint_backtrace: (c) => stack(c).map((a) => `${symOff(a).replace(/\/0x[0-9a-f]+$/, '')} ${modTag(a)}\n`).join(''),
   print_stack: (c, s: string) => {
     c.engine.out(parseStack(s).map(stackLine).join(''));
   },
   sprint_stack: (c, s: string) => parseStack(s).map((a) => stackLine(a)).join(''),
   symname: (c, a: Long) => symname(num(a)),
-  symdata: (c, a: Long) => `${symOff(num(a))} [kernel]`,
+  symdata: (c, a: Long) => `${symOff(num(a))} ${modTag(num(a))}`,
   symfileline: () => '',
   modname: (c, a: Long) => {
     if (!lookupAddr(num(a))) throw new StapError(`No module found for address 0x${hexU(a)}`);

@@ -82,16 +82,39 @@ export function deliver(engine: Engine, p: RegisteredProbe, probeType: string, i
 }
 
 /**
+ * The reusable hit record of a Deliverer: `args` is read through the registers on demand, so
+ * a hit whose handler never looks at arguments never builds them (the machine's executor gives
+ * registers with lazily-built arguments).
+ */
+class HitRec implements KHit {
+  regs: PtRegs = NO_REGS;
+  cpuCtx: CpuContext = NO_CPU;
+  /** explicit arguments (tracepoints), or null: the registers' */
+  argv: readonly unknown[] | null = null;
+  entryArgs: readonly unknown[] | undefined = undefined;
+  entry: unknown[] | undefined = undefined;
+  tp: { name: string; system: string } | undefined = undefined;
+  constructor(public fn: number, public addr: number) {}
+  get args(): readonly unknown[] {
+    const a = this.argv;
+    return a !== null ? a : this.regs.args;
+  }
+  set args(v: readonly unknown[]) {
+    this.argv = v;
+  }
+}
+
+/**
  * The hot path of one probe: a preallocated context and hit record refilled for each hit
  * (handlers do not nest — a handler never re-enters the simulated kernel — so nothing is
  * allocated per hit).
  */
 export class Deliverer {
   private readonly c: ProbeContext;
-  private readonly h: KHit;
+  private readonly h: HitRec;
   constructor(private readonly engine: Engine, private readonly p: RegisteredProbe, probeType: string, isReturn: boolean, fn: number, addr: number) {
     const m = p.meta;
-    this.h = { regs: NO_REGS, cpuCtx: NO_CPU, args: NO_ARGS, entryArgs: undefined, entry: undefined, tp: undefined, fn, addr };
+    this.h = new HitRec(fn, addr);
     this.c = {
       pp: m.pp, pn: m.pn, probeIndex: m.index, family: m.family, probeType,
       cpu: 0, task: NO_TASK, isReturn, userMode: false,
@@ -99,13 +122,14 @@ export class Deliverer {
     };
   }
 
-  fire(regs: PtRegs, cpuCtx: CpuContext, args: readonly unknown[], entryArgs?: readonly unknown[], entry?: unknown[]): void {
+  /** `args` undefined: the hit's arguments are `regs.args` (read only if a handler asks). */
+  fire(regs: PtRegs, cpuCtx: CpuContext, args?: readonly unknown[], entryArgs?: readonly unknown[], entry?: unknown[]): void {
     const engine = this.engine;
     if (engine.state !== 'RUNNING') return;
     const h = this.h;
     h.regs = regs;
     h.cpuCtx = cpuCtx;
-    h.args = args;
+    h.argv = args === undefined ? null : args;
     h.entryArgs = entryArgs;
     h.entry = entry;
     const c = this.c;
@@ -118,7 +142,6 @@ export class Deliverer {
 }
 
 const NO_REGS: PtRegs = { ip: 0, parentIp: 0, args: [], retval: undefined };
-const NO_ARGS: readonly unknown[] = [];
 const NO_CPU: CpuContext = { cpu: 0, task: { pid: 0, tid: 0, comm: 'swapper/0' } };
 const NO_TASK: TaskInfo = { pid: 0, tid: 0, ppid: 0, execname: 'swapper/0', uid: 0, gid: 0, euid: 0, egid: 0 };
 

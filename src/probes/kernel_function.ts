@@ -24,7 +24,7 @@ import {
 } from '../kernel/kallsyms';
 import {
   FtraceOps, FTRACE_OPS_FL_SAVE_REGS, registerFtraceFunction, unregisterFtraceFunction, recordOfFunction, isTraceable,
-  ftraceTestRecursionTrylock, ftraceTestRecursionUnlock, TRACE_FTRACE_START, pushReturnHook,
+  ftraceTestRecursionTrylock, ftraceTestRecursionUnlock, TRACE_FTRACE_START, pushReturnHook, ftraceHitFn,
 } from '../kernel/ftrace';
 import {
   Kprobe, Kretprobe, registerKprobe, unregisterKprobe, registerKretprobe, unregisterKretprobe, defaultMaxactive,
@@ -289,8 +289,9 @@ export function setBulkThreshold(n: number): void {
 
 interface FprobeEntry {
   fn: number;
+  ip: number;
   entries: Deliverer[];
-  returns: { p: RegisteredProbe; d: Deliverer; pool: { free: number; nmissed: number } }[];
+  returns: FprobeReturn[];
 }
 
 /** What one kernel.function/kprobe session registered (for tests / introspection). */
@@ -301,10 +302,42 @@ export interface FunctionRegistration {
   failed: { pp: string; rc: number }[];
 }
 
+interface FprobeReturn {
+  p: RegisteredProbe;
+  d: Deliverer;
+  pool: { free: number; nmissed: number };
+  withEntry: boolean;
+  /** the handler can read the entry arguments (see handlerUsesContext) */
+  withArgs: boolean;
+  /** preallocated return hooks (the rethook pool: `free` of them) */
+  frames: FprobeFrame[];
+}
+
+/** One fprobe exit hook (a rethook node): preallocated per return probe, refilled per entry. */
 class FprobeFrame implements RetFrame {
-  constructor(public fn: number, private run_: (regs: PtRegs, ctx: CpuContext) => void) {}
+  ip = 0.5;
+  parentIp = 0.5;
+  args: readonly unknown[] = NO_ARGS;
+  entry: unknown[] | undefined = undefined;
+  constructor(public fn: number, private readonly r: FprobeReturn) {}
   run(regs: PtRegs, ctx: CpuContext): void {
-    this.run_(regs, ctx);
+    const r = this.r;
+    const args = this.args, entry = this.entry;
+    this.args = NO_ARGS;
+    this.entry = undefined;
+    r.pool.free++;
+    r.frames.push(this);
+    // regs are the seam's transient return registers: show the entry's ip / return address
+    const ip = regs.ip, pip = regs.parentIp;
+    regs.ip = this.ip;
+    regs.parentIp = this.parentIp;
+    regs.args = NO_ARGS;
+    try {
+      r.d.fire(regs, ctx, NO_ARGS, args, entry);
+    } finally {
+      regs.ip = ip;
+      regs.parentIp = pip;
+    }
   }
 }
 
@@ -328,9 +361,13 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
         const rec = recordOfFunction(d.fn);
         if (rec && rec.ip === d.addr) {
           let e = byIp.get(d.addr);
-          if (!e) byIp.set(d.addr, (e = { fn: d.fn, entries: [], returns: [] }));
+          if (!e) byIp.set(d.addr, (e = { fn: d.fn, ip: d.addr, entries: [], returns: [] }));
           if (d.kind === 'return') {
-            e.returns.push({ p, d: new Deliverer(engine, p, 'kretprobe', true, d.fn, d.addr), pool: { free: d.maxactive > 0 ? d.maxactive : defaultMaxactive(), nmissed: 0 } });
+            const free = d.maxactive > 0 ? d.maxactive : defaultMaxactive();
+            const r: FprobeReturn = { p, d: new Deliverer(engine, p, 'kretprobe', true, d.fn, d.addr), pool: { free, nmissed: 0 },
+              withEntry: hasEntryValues(p), withArgs: handlerUsesContext(p), frames: [] };
+            for (let i = 0; i < free; i++) r.frames.push(new FprobeFrame(d.fn, r));
+            e.returns.push(r);
           } else e.entries.push(new Deliverer(engine, p, 'kprobe', false, d.fn, d.addr));
           continue;
         }
@@ -354,7 +391,7 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
       kp.preHandlerName = 'stapkp_probe_prehandler';
       const dl = new Deliverer(engine, p, 'kprobe', false, fn, addr);
       kp.preHandler = (_k, regs, ctx) => {
-        dl.fire(regs, ctx, regs.args);
+        dl.fire(regs, ctx); // arguments read from regs only if the handler asks
         return 0;
       };
       const rc = registerKprobe(kp);
@@ -363,13 +400,18 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
       return;
     }
     const dlr = new Deliverer(engine, p, 'kretprobe', true, fn, addr);
+    const withEntry = hasEntryValues(p);
+    const withArgs = withEntry || handlerUsesContext(p);
     const rp = new Kretprobe({
       addr,
       maxactive: d.maxactive > 0 ? d.maxactive : 0,
       entryHandler: (ri: KretprobeInstance, regs, ctx) => {
-        ri.data.args = regs.args;
-        const hit: KHit = { regs, cpuCtx: ctx, args: regs.args, fn, addr };
-        ri.data.entry = entryValues(engine, p, hit);
+        const args = withArgs ? regs.args : NO_ARGS;
+        ri.data.args = args;
+        if (withEntry) {
+          const hit: KHit = { regs, cpuCtx: ctx, args, fn, addr };
+          ri.data.entry = entryValues(engine, p, hit);
+        }
         return 0;
       },
       handler: (ri: KretprobeInstance, regs, ctx) => {
@@ -385,37 +427,20 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
   }
 
   private registerFprobe(byIp: Map<number, FprobeEntry>, engine: Engine): void {
-    // dispatch table keyed by the small-integer offset of the site from _stext (a Smi key:
-    // no boxed-double hashing on the hit path)
-    // a direct-mapped table over kernel text in 16-byte slots: slot -> entry index + 1
-    // (0 = none, -1 = several sites share the slot: the Map decides)
-    const base = TEXT_BASE();
-    let maxOff = 0;
-    for (const ip of byIp.keys()) maxOff = Math.max(maxOff, ip - base);
-    const slots = new Int32Array((maxOff >>> 4) + 1);
-    const list: FprobeEntry[] = [];
-    const ips: number[] = [];
-    for (const [ip, e] of byIp) {
-      const sl = (ip - base) >>> 4;
-      if (ip - base < 0) continue;
-      if (slots[sl] === 0) {
-        list.push(e);
-        ips.push(ip);
-        slots[sl] = list.length;
-      } else slots[sl] = -1;
-    }
+    // dispatch table indexed by the kallsyms id of the function whose fentry site fired (the
+    // ftrace seam reports it): a packed array load, no hashing of the (non-Smi) address
+    const byFnId: (FprobeEntry | undefined)[] = new Array<FprobeEntry | undefined>(symbolCount()).fill(undefined);
+    for (const e of byIp.values()) if (e.fn >= 0 && e.fn < byFnId.length) byFnId[e.fn] = e;
     const op = new FtraceOps('fprobe', (ip, parentIp, _op, regs, ctx) => {
-      const off = ip - base;
-      const k = off >= 0 && off <= maxOff ? slots[off >>> 4] : 0;
-      let e: FprobeEntry | undefined;
-      if (k > 0) e = ips[k - 1] === ip ? list[k - 1] : undefined;
-      else if (k < 0) e = byIp.get(ip);
+      const fn = ftraceHitFn();
+      let e = fn >= 0 ? byFnId[fn] : undefined;
+      if (e === undefined || e.ip !== ip) e = byIp.get(ip); // an alias of a probed function
       if (e === undefined) return;
       const bit = ftraceTestRecursionTrylock(ctx, TRACE_FTRACE_START);
       if (bit < 0) return;
       try {
         const ents = e.entries;
-        for (let i = 0; i < ents.length; i++) ents[i].fire(regs, ctx, regs.args);
+        for (let i = 0; i < ents.length; i++) ents[i].fire(regs, ctx);
         const rets = e.returns;
         for (let i = 0; i < rets.length; i++) {
           const r = rets[i];
@@ -424,12 +449,14 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
             continue;
           }
           r.pool.free--;
-          const args = regs.args;
-          const entry = entryValues(engine, r.p, { regs, cpuCtx: ctx, args, fn: e.fn, addr: ip });
-          pushReturnHook(ctx, new FprobeFrame(e.fn, (rregs, rctx) => {
-            r.pool.free++;
-            r.d.fire({ ip, parentIp, args: NO_ARGS, retval: rregs.retval }, rctx, NO_ARGS, args, entry);
-          }));
+          const fr = r.frames.pop() as FprobeFrame;
+          // entry arguments are saved only when the handler can read them (building them costs)
+          const args = r.withArgs || r.withEntry ? regs.args : NO_ARGS;
+          fr.ip = ip;
+          fr.parentIp = parentIp;
+          fr.args = args;
+          fr.entry = r.withEntry ? entryValues(engine, r.p, { regs, cpuCtx: ctx, args, fn: e.fn, addr: ip }) : undefined;
+          pushReturnHook(ctx, fr);
         }
       } finally {
         ftraceTestRecursionUnlock(ctx, bit);
@@ -471,10 +498,24 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
 }
 
 const NO_ARGS: readonly unknown[] = [];
-let textBase: number | null = null;
-function TEXT_BASE(): number {
-  if (textBase === null) textBase = kallsymsLookupName('_stext') ?? 0;
-  return textBase;
+
+/**
+ * The probe's handler may read its context (arguments, registers, task ...): the generated
+ * handler mentions its context parameter `c` anywhere (a call passing it, a builtin). A handler
+ * that never mentions it cannot read the entry arguments, so return probes need not save them.
+ */
+function handlerUsesContext(p: RegisteredProbe): boolean {
+  const src = p.handler.toString();
+  const m = /^[^(]*\(\s*([\w$]+)[^)]*\)\s*\{/.exec(src);
+  if (!m) return true;
+  const body = src.slice(m[0].length);
+  return new RegExp(`(^|[^\\w$.])${m[1].replace(/\$/g, '\\$')}([^\\w$]|$)`).test(body);
+}
+
+/** The probe's handler has @entry expressions to evaluate at function entry. */
+function hasEntryValues(p: RegisteredProbe): boolean {
+  const fns = (p.handler as unknown as { entry?: unknown[] }).entry;
+  return !!fns && fns.length > 0;
 }
 
 /**

@@ -5,9 +5,9 @@
  *
  *   connectMachine(machine, () => machine.cpus[executingCpuId].ctx)
  *
- * The second argument is needed because traceCall() does not pass the CPU: the machine knows
- * which CPU's step is executing (its interpreter loop); until it exposes that, the default is
- * the CPU whose kernel stack is deepest (the one inside a kernel path).  Kernel-memory layouts of
+ * traceCall() does not pass the CPU: by default the executing CPU is the machine's
+ * `executingCpu()` (the CPU whose step, interrupt or softirq is running); the optional second
+ * argument overrides it (tests).  Kernel-memory layouts of
  * the machine's files, inodes and dentries come from src/machine/args.ts (installMaterializers).
  */
 import type { Machine } from '../machine/machine';
@@ -17,17 +17,16 @@ import { setCurrentCpuContext } from './tracepoint';
 import { setCurrentTaskSource } from './timer_profile';
 import { setBacktraceSource } from './context';
 import { installMaterializers } from '../machine/args';
+import type { Process } from '../machine/task';
+import type { Engine } from '../runtime/engine';
+import { taskInfo } from './hit';
 
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   // struct file / inode / dentry layouts of the machine's OpenFile and Inode objects
   installMaterializers();
   setCurrentTaskSource((cpu) => m.current(cpu));
-  setCurrentCpuContext(executing ?? (() => {
-    let best = m.cpus[0];
-    for (const c of m.cpus) if (c.ks.sp > best.ks.sp) best = c;
-    return best.ctx;
-  }));
+  setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setBacktraceSource((ctx) => {
     const c = m.cpus[ctx.cpu];
     if (!c || c.ctx !== ctx) return [];
@@ -47,27 +46,30 @@ export function disconnectMachine(): void {
 }
 
 /**
- * Run the machine under a script session until the machine is integrated into the engine's
- * clock (src/machine/README.md): the machine advances `sliceNs` of its time per `sliceNs` of the
- * engine's virtual time.  `-c CMD`: the command is spawned before the begin probes (target() is
- * its pid) and the session ends when it exits.  `-x PID`: target() = PID.
+ * Run the machine under a script session: the engine adopts the machine's clock and event queue
+ * (Engine.attachHost), so probe handlers read the machine's virtual time and the engine's timers
+ * are events among the machine's.  `-c CMD`: the command is spawned before the begin probes
+ * (as stapio does: directly when it has no shell syntax, else through `/bin/sh -c`; target() is
+ * its pid) and the session ends when it exits.  `-x PID`: target() = PID.  Returns target().
  */
-export function driveMachine(engine: import('../runtime/engine').Engine, m: Machine,
-  opts: { command?: string; targetPid?: number; out?: (s: string) => void; sliceNs?: number } = {}): number {
-  const slice = opts.sliceNs ?? 1e6;
-  let proc: { exited: boolean; tgid: number } | null = null;
-  if (opts.command !== undefined) proc = m.spawnShell(opts.command, opts.out ?? (() => undefined));
+export function driveMachine(engine: Engine, m: Machine,
+  opts: { command?: string; proc?: Process | null; targetPid?: number; out?: (s: string) => void; err?: (s: string) => void } = {}): number {
+  let proc: Process | null = opts.proc ?? null;
+  if (!proc && opts.command !== undefined) {
+    const out = opts.out ?? (() => undefined);
+    proc = m.procs.spawnCommand(opts.command, out, opts.err ?? out);
+  }
   const pid = proc ? proc.tgid : opts.targetPid ?? 0;
-  (engine as unknown as { targetPid: number }).targetPid = pid;
-  const step = (): void => {
-    if (engine.state !== 'RUNNING') return;
-    m.runUntil(m.now + slice);
-    if (proc && proc.exited) {
-      engine.exit();
-      return;
-    }
-    engine.schedule(engine.now + slice, step, Number.MAX_SAFE_INTEGER - 1);
-  };
-  engine.schedule(slice, step, Number.MAX_SAFE_INTEGER - 1);
+  const p = proc;
+  engine.attachHost({
+    now: () => Math.floor(m.now),
+    schedule: (at, fire, prio) => { m.schedule(at, fire, prio); },
+    next: () => m.queue.peek()?.t,
+    step: () => { m.stepSlice(); },
+    ncpus: m.ncpus,
+    task: (cpu) => taskInfo(m.current(cpu)),
+    afterStep: p ? () => { if (p.exited) engine.exit(); } : undefined,
+    system: (cmd, out) => { m.spawnShell(cmd, out); },
+  }, pid);
   return pid;
 }

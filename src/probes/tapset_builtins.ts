@@ -20,6 +20,7 @@ import { kmem, userSpace, KernelFault, AddressSpace } from '../kernel/memory';
 import { syscallByNr } from '../kernel/syscalls';
 import { btfSizeof, btfIntInfo, btfResolve, btfType, BtfKind } from '../kernel/btf';
 import type { KHit } from './hit';
+import { hitTask } from './hit';
 
 /** stap's names where they differ from syscall_64.tbl (scripts/gen-syscall-tapsets.ts ALIAS_NAME). */
 const STAP_NAMES: Record<string, string> = { pread64: 'pread', pwrite64: 'pwrite' };
@@ -377,6 +378,20 @@ export const tapsetBuiltins: Record<string, Builtin> = {
   __file_dev: (c, f: Long) => kfield(kfield(kfield(f, 'struct file', 'f_inode'), 'struct inode', 'i_sb'), 'struct super_block', 's_dev'),
   __file_filename: (c, f: Long) => kstr(num(kfield(kfield(f, 'struct file', 'f_path.dentry'), 'struct dentry', 'd_name.name'))),
   __task_field: (c, t: Long, path: string) => kfield(t, 'struct task_struct', path),
+  /** Address of field PATH of the TYPE at addr (char arrays: for kernel_string); 0 for NULL. */
+  __kfield_addr: (c, addr: Long, type: string, path: string) => {
+    const a = num(addr);
+    if (!a) return 0;
+    const f = fieldInfo(type, path);
+    if (!f) throw new StapError(`unable to find member '${path}' of '${type}'`);
+    return a + f.offset;
+  },
+  /** The current process' command line (argv joined by spaces; "" when unknown). */
+  __cmdline_str: (c) => {
+    const t = hitTask(c) as { argv?: unknown } | null;
+    const argv = t && Array.isArray(t.argv) ? (t.argv as unknown[]) : [];
+    return argv.map(String).join(' ');
+  },
   __sc_nr: (c) => cur(c).nr,
   __sc_arg: (c, n: Long) => scArg(c, n),
   __sc_argu32: (c, n: Long) => {

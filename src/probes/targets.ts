@@ -357,8 +357,11 @@ export function targetDefined(rp: A.ResolvedPoint, e: TExpr): boolean {
 
 const entryCounts = new WeakMap<object, number>();
 
+/** The point @cast/@var are planned at in function bodies (they need no probe context). */
+const CONTEXT_FREE: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0 } };
+
 export function compileTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast | A.Entry, api: TargetCodegenApi): string {
-  const rp = api.probe?.point ?? null;
+  const rp = api.probe?.point ?? (e.k === 'cast' || e.k === 'atvar' ? CONTEXT_FREE : null);
   if (e.k === 'entry') {
     if (!rp || !api.handlerName || !/\.return\b/.test(rp.pp)) {
       api.err('internal error: @entry is only valid in .return probes', e.tok);

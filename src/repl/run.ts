@@ -2,8 +2,8 @@
  * The simulated system a REPL session explores, and runs of the session script on it.
  *
  * One Machine (src/machine: default system, its own clock and tasks) lives as long as the
- * session or until `reset`/`seed`; it advances only while a script runs, 1 ms of machine time
- * per 1 ms of the engine's virtual time.  Kernel probe families (src/probes) are attached to it.
+ * session or until `reset`/`seed`; it advances only while a script runs: the engine adopts its
+ * clock and event queue for the run.  Kernel probe families (src/probes) are attached to it.
  * Runs are simulated time: `run 10s` takes as long as simulating 10 s takes; `run` without a
  * duration is paced to the wall clock and lasts until Ctrl-C (or exit()).
  */
@@ -13,16 +13,13 @@ import { Machine } from '../machine/machine';
 import type { Process } from '../machine/machine';
 import { TASK_DEAD, TASK_INTERRUPTIBLE, TASK_UNINTERRUPTIBLE, TASK_STOPPED, TASK_TRACED, EXIT_ZOMBIE } from '../machine/task';
 import { kernelFamilies } from '../probes/setup';
-import { connectMachine, disconnectMachine } from '../probes/machine_glue';
+import { connectMachine, disconnectMachine, driveMachine } from '../probes/machine_glue';
 import { resetFtrace } from '../kernel/ftrace';
 import { resetKprobes } from '../kernel/kprobes';
 import { resetTracepoints } from '../kernel/tracepoint';
 import type { GlobalStore } from './session';
 
 type Writer = (s: string) => void;
-
-/** Machine time advanced per engine step (ns). */
-const SLICE_NS = 1e6;
 
 export interface RunRequest {
   tr: Translated;
@@ -88,7 +85,7 @@ export class SimSystem {
     const m = this.machine;
     let mod: Module | null = null;
     let proc: Process | null = null;
-    if (req.command !== undefined) proc = m.spawnShell(req.command, req.out, req.err);
+    if (req.command !== undefined) proc = m.procs.spawnCommand(req.command, req.out, req.err);
     const engine = new Engine(req.tr, {
       ...req.extra,
       stdout: req.out,
@@ -107,21 +104,12 @@ export class SimSystem {
       },
     });
     if (!req.evalOnly) {
-      let first = true;
-      const step = (): void => {
-        if (engine.state !== 'RUNNING') return;
-        if (first) {
-          first = false;
-          req.onArmed?.();
-        }
-        m.runUntil(m.now + SLICE_NS);
-        if (proc && proc.exited) {
-          engine.exit();
-          return;
-        }
-        engine.schedule(engine.now + SLICE_NS, step, Number.MAX_SAFE_INTEGER - 1);
-      };
-      engine.schedule(SLICE_NS, step, Number.MAX_SAFE_INTEGER - 1);
+      // the engine runs on the machine's clock and queue (src/probes/machine_glue.ts)
+      driveMachine(engine, m, { proc, targetPid: req.extra?.targetPid });
+      if (req.onArmed) {
+        const armed = req.onArmed;
+        engine.schedule(0, () => { if (engine.state === 'RUNNING') armed(); }, -1);
+      }
     }
     let interrupted = false;
     this.stopper = () => {

@@ -88,6 +88,32 @@ export interface RunOptions {
   pace?: boolean;
 }
 
+/**
+ * A simulated machine whose clock and event queue the engine adopts (Engine.attachHost; the
+ * glue in src/probes/machine_glue.ts adapts src/machine's Machine).  Engine time is then the
+ * machine's: `engine.now` = host.now() - (host time at attach), timers are events on the
+ * host's queue (interleaved deterministically with CPU steps, I/O completions ...), and
+ * monotonicNs() is the machine's uptime.
+ */
+export interface EngineHost {
+  /** Absolute virtual time, integer ns. */
+  now(): number;
+  /** Schedule `fire` at absolute time `atNs`; ties by `prio`, then FIFO. */
+  schedule(atNs: number, fire: () => void, prio: number): void;
+  /** Time of the next pending event, or undefined when the queue is empty. */
+  next(): number | undefined;
+  /** Run the next event (the clock moves to its time). */
+  step(): void;
+  /** Online CPUs. */
+  ncpus: number;
+  /** The task running on `cpu` (what a timer interrupt there hits). */
+  task(cpu: number): TaskInfo;
+  /** Called after every event while RUNNING (e.g. exit when the -c command ended). */
+  afterStep?: () => void;
+  /** system(): run `cmd` (asynchronously, as stapio does), output to the session's stdout. */
+  system?: (cmd: string, out: (s: string) => void) => void;
+}
+
 /** Receives system() commands (the simulated shell plugs in here). */
 export type ShellHook = (cmd: string, engine: Engine) => void;
 
@@ -198,13 +224,18 @@ class TimingStat {
 
 export class Engine implements EngineApi {
   state: SessionState = 'STARTING';
-  /** Virtual time since the session started, ns. */
-  now = 0;
+  /** Virtual time since the session started, ns (the host's time when one is attached). */
+  get now(): number {
+    return this.host ? this.host.now() - this.hostBase : this.ownNow;
+  }
+  private ownNow = 0;
+  private host: EngineHost | null = null;
+  private hostBase = 0;
   errorCount = 0;
   skippedCount = 0;
   readonly limits: Translated['limits'];
-  readonly ncpus: number;
-  readonly targetPid: number;
+  ncpus: number;
+  targetPid: number;
   readonly stapioPid: number;
   readonly moduleName: string;
   readonly maxStringLen: number;
@@ -271,7 +302,7 @@ export class Engine implements EngineApi {
   }
 
   monotonicNs(): Long {
-    return I.fromNumber(this.bootNs + this.now);
+    return I.fromNumber(this.host ? this.host.now() : this.bootNs + this.now);
   }
 
   random(n: number): number {
@@ -280,7 +311,13 @@ export class Engine implements EngineApi {
 
   system(cmd: string): void {
     if (this.opts.shell) this.opts.shell(cmd, this);
-    else this.warn('system(): no simulated shell is available to run: ' + cmd);
+    else if (this.host && this.host.system) {
+      const w = this.opts.stdout ?? fdWriter(1);
+      this.host.system(cmd, (s) => {
+        this.transport.flush();
+        w(s);
+      });
+    } else this.warn('system(): no simulated shell is available to run: ' + cmd);
   }
 
   // ------------------------------------------------------------------ family interface
@@ -295,7 +332,20 @@ export class Engine implements EngineApi {
    * same time run by ascending `prio` (timers use their probe index), then in scheduling order.
    */
   schedule(t: number, fire: () => void, prio = 0): void {
-    this.queue.push(Math.max(t, this.now), fire, prio);
+    const now = this.now;
+    if (this.host) this.host.schedule(this.hostBase + Math.max(t, now), fire, prio);
+    else this.queue.push(Math.max(t, now), fire, prio);
+  }
+
+  /**
+   * Adopt a machine's clock and event queue (before run(); see EngineHost).  `targetPid`:
+   * target() (the -c command's pid or -x PID).
+   */
+  attachHost(host: EngineHost, targetPid?: number): void {
+    this.host = host;
+    this.hostBase = host.now();
+    this.ncpus = host.ncpus;
+    if (targetPid !== undefined) this.targetPid = targetPid;
   }
 
   /** A CPU chosen deterministically for an event. */
@@ -303,8 +353,9 @@ export class Engine implements EngineApi {
     return Math.floor(this.rand() * this.ncpus);
   }
 
-  /** The idle task of a CPU (what a timer interrupts on a quiet machine). */
+  /** The task a timer interrupt on `cpu` hits: the host's current task there, else the idle task. */
   idleTask(cpu: number): TaskInfo {
+    if (this.host) return this.host.task(cpu);
     return { pid: 0, tid: 0, ppid: 0, execname: `swapper/${cpu}`, uid: 0, gid: 0, euid: 0, egid: 0 };
   }
 
@@ -531,7 +582,8 @@ export class Engine implements EngineApi {
       // STARTING
       for (const fn of this.phases.STARTING) fn();
       if (this.state === 'STARTING') this.state = 'RUNNING';
-      await this.mainLoop();
+      if (this.host) await this.hostLoop(this.host);
+      else await this.mainLoop();
       // shutdown
       for (const f of this.families) f.unregister();
       this.queue.clear();
@@ -558,7 +610,7 @@ export class Engine implements EngineApi {
     let lastYield = Date.now();
     let n = 0;
     // RunOptions.pace: wall-clock ms at which virtual time `now` was reached
-    const paceWall0 = Date.now() - this.now / 1e6;
+    const paceWall0 = Date.now() - this.ownNow / 1e6;
     while (this.state === 'RUNNING') {
       const ev = this.queue.peek();
       if (!ev) {
@@ -575,8 +627,38 @@ export class Engine implements EngineApi {
         }
       }
       this.queue.pop();
-      if (ev.t > this.now) this.now = ev.t;
+      if (ev.t > this.ownNow) this.ownNow = ev.t;
       ev.fire();
+      if ((++n & 63) === 0 && Date.now() - lastYield >= 5) {
+        await new Promise<void>((r) => setImmediate(r));
+        lastYield = Date.now();
+      }
+    }
+  }
+
+  /** mainLoop on a host's queue: its events (machine and engine timers) in time order. */
+  private async hostLoop(host: EngineHost): Promise<void> {
+    let lastYield = Date.now();
+    let n = 0;
+    const paceWall0 = Date.now() - this.now / 1e6;
+    const after = host.afterStep;
+    while (this.state === 'RUNNING') {
+      const t = host.next();
+      if (t === undefined) {
+        await this.waitForWake();
+        lastYield = Date.now();
+        continue;
+      }
+      if (this.opts.pace) {
+        const ahead = paceWall0 + (t - this.hostBase) / 1e6 - Date.now();
+        if (ahead >= 2) {
+          await this.sleepOrWake(Math.min(ahead, 100));
+          lastYield = Date.now();
+          continue;
+        }
+      }
+      host.step();
+      if (after && this.state === 'RUNNING') after();
       if ((++n & 63) === 0 && Date.now() - lastYield >= 5) {
         await new Promise<void>((r) => setImmediate(r));
         lastYield = Date.now();
@@ -605,7 +687,7 @@ export class Engine implements EngineApi {
         clearInterval(keepAlive);
         resolve();
       };
-      if (this.state !== 'RUNNING' || this.queue.size > 0) this.kick();
+      if (this.state !== 'RUNNING' || (this.host ? this.host.next() !== undefined : this.queue.size > 0)) this.kick();
     });
   }
 
@@ -741,14 +823,20 @@ class TimerFamily implements ProbeFamilyRuntime {
         const j = rand > 0 ? Math.floor(engine.random(2 * rand + 1)) - rand : 0;
         return Math.max(1, Math.round(period + j));
       };
+      // expiries advance from the previous expiry (hrtimer_forward), not from the time the
+      // handler ran: on a machine's clock an event may run a few µs after its time
+      let due = engine.now + next();
       const fire = () => {
         if (!this.armed || engine.state !== 'RUNNING') return;
         const cpu = engine.pickCpu();
         const c = engine.newContext(p.meta, { task: engine.idleTask(cpu), cpu, probeType });
         engine.hit(p, c, 'RUNNING');
-        if (this.armed) engine.schedule(engine.now + next(), fire, p.meta.index);
+        if (this.armed) {
+          due = Math.max(due + next(), engine.now);
+          engine.schedule(due, fire, p.meta.index);
+        }
       };
-      engine.schedule(engine.now + next(), fire, p.meta.index);
+      engine.schedule(due, fire, p.meta.index);
     }
   }
   unregister(): void {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Engine } from '../../src/runtime/engine';
 import { kernelFamilies } from '../../src/probes/setup';
-import { connectMachine, disconnectMachine } from '../../src/probes/machine_glue';
+import { connectMachine, disconnectMachine, driveMachine } from '../../src/probes/machine_glue';
 import { compile } from '../translate/pipeline';
 import { Machine } from '../../src/machine/machine';
 import { resetKernel } from './helpers';
@@ -26,6 +26,24 @@ async function onMachine(script: string, cmd: string): Promise<{ out: string; er
   await pr;
   disconnectMachine();
   return { out, err };
+}
+
+/** As `stap -c CMD --seed N`: the engine runs on the machine's clock; the run ends when CMD exits. */
+async function stapC(script: string, cmd: string, seed = 1): Promise<{ out: string; err: string; code: number }> {
+  const c = compile(script);
+  if (!c.tr) return { out: '', err: c.err, code: 1 };
+  let out = '';
+  let err = '';
+  const engine = new Engine(c.tr, { stdout: (s) => (out += s), stderr: (s) => (err += s), handleSignals: false, families: kernelFamilies(), seed });
+  const m = new Machine({ seed });
+  connectMachine(m);
+  try {
+    driveMachine(engine, m, { command: cmd, out: (s) => (out += s) });
+    const code = await engine.run();
+    return { out, err, code };
+  } finally {
+    disconnectMachine();
+  }
 }
 
 describe('probes on the simulated machine (golden one-liners)', () => {
@@ -54,5 +72,50 @@ describe('probes on the simulated machine (golden one-liners)', () => {
     const b = await onMachine('probe kernel.function("vfs_read") { print_backtrace(); exit() }', 'cat /etc/passwd');
     expect(b.out.split('\n')[0]).to.match(/^ 0xffffffff[0-9a-f]{8} : vfs_read\+0x0\/0x[0-9a-f]+ \[kernel\]$/);
     expect(b.out).to.contain('do_syscall_64+0x9/');
+  });
+
+  it('kernel.function == kprobe.function == function tracer, .return == entry (one seed, stap -c)', async () => {
+    const cmd = 'dd if=/root/YEYEYE.txt of=/dev/null bs=3000 count=300';
+    const r = await stapC(`global f, k, ret, tf, tr
+      probe kernel.function("vfs_read") { f++; if (pid() == target()) tf++ }
+      probe kprobe.function("vfs_read") { k++ }
+      probe kernel.function("vfs_read").return { ret++; if (pid() == target()) tr++ }
+      probe end { printf("%d %d %d %d %d\\n", f, k, ret, tf, tr) }`, cmd);
+    expect(r.err).to.equal('');
+    const [f, k, ret, tf, tr] = r.out.trim().split('\n').pop()!.split(' ').map(Number);
+    // the same seed and command through the kernel API's function tracer, without the engine
+    let traced = 0;
+    const sink: TraceSink = { write: (_c, _t, _x, p) => { if (p.ip === symbolAddr(functionId('vfs_read'))) traced++; return true; } };
+    const op = startFunctionTracer(sink);
+    ftraceSetFilter(op, 'vfs_read', true);
+    try {
+      const m = new Machine({ seed: 1 });
+      const p = m.procs.spawnCommand(cmd, () => undefined, () => undefined);
+      m.runUntil(() => p.exited, 600e9);
+    } finally {
+      unregisterFtraceFunction(op);
+    }
+    expect(tf).to.be.greaterThan(3);
+    expect(k).to.equal(f);
+    expect(tr).to.equal(tf);
+    // returns still pending at the end are reads blocked in other processes
+    expect(ret).to.be.at.most(f).and.at.least(f - 8);
+    expect(traced).to.equal(f);
+  });
+
+  it('the engine runs on the machine clock: timers, @entry latency, uptime, target()', async () => {
+    const r = await stapC(`global t0, lat, n
+      probe begin { t0 = gettimeofday_ns(); printf("up %d target %d\\n", ktime_get_ns() / 1000000000, target()) }
+      probe timer.us(500) { if (++n <= 2) printf("timer %d\\n", gettimeofday_ns() - t0) }
+      probe kernel.function("vfs_read").return { if (pid() == target()) lat <<< gettimeofday_ns() - @entry(gettimeofday_ns()) }
+      probe end { printf("reads %d min>0 %d\\n", @count(lat), @min(lat) > 0) }`, 'dd if=/root/YEYEYE.txt of=/dev/null bs=3000 count=300');
+    expect(r.err).to.equal('');
+    const lines = r.out.split('\n').filter((l) => /^(up|timer|reads) /.test(l));
+    expect(lines[0]).to.match(/^up 1089\d target \d+$/);
+    // timer events run at their time, or up to one CPU step (20 µs) later on the machine's clock
+    const ticks = lines.slice(1, 3).map((l) => Number(l.split(' ')[1]));
+    expect(ticks[0]).to.be.within(500000, 520000);
+    expect(ticks[1]).to.be.within(1000000, 1020000);
+    expect(lines[lines.length - 1]).to.match(/^reads [1-9]\d* min>0 1$/);
   });
 });
