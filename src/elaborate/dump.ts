@@ -189,20 +189,48 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
   const d = new Deriver(s.tree, diag, { ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots });
   const out = new Set<string>();
+  const pending: { x: Expansion; line: string }[] = [];
   for (const f of files) for (const p of f.probes) {
     const exps: Expansion[] = [];
     d.derive(p.points, p.body, false, false, exps);
-    for (const x of exps) {
-      let line = x.pn;
-      if (withVars) {
-        const prov = s.providerFor(x.rp.family);
-        const vars = prov?.vars?.(x.rp) ?? [];
-        if (vars.length) line += ' ' + vars.map((v) => `${v.name}:${v.type}`).join(' ');
-      }
-      out.add(line);
+    for (const x of exps) pending.push({ x, line: x.pn });
+  }
+  // -L on aliases: the alias's variables (locals its prologue/epilogue set), typed by a full
+  // (unoptimised) elaboration of the same probes, in order of first assignment
+  const aliasVars = withVars && pending.some((e) => e.x.chain.length > 0) ? aliasVariables(files, opts) : null;
+  for (const { x, line: pn } of pending) {
+    let line = pn;
+    if (withVars) {
+      const locals = x.chain.length > 0 ? aliasVars?.get(`${x.pn}\0${x.rp.pp}`) : undefined;
+      if (locals && locals.length) line += ' ' + locals.join(' ');
+      const prov = s.providerFor(x.rp.family);
+      const vars = prov?.vars?.(x.rp) ?? [];
+      if (vars.length) line += ' ' + vars.map((v) => `${v.name}:${v.type}`).join(' ');
     }
+    out.add(line);
   }
   return [...out].sort(cmpBytes);
+}
+
+/** `name:type` of the locals of each derived probe (key: pn NUL pp); null when elaboration fails. */
+function aliasVariables(files: A.StapFile[], opts: ElabOptions): Map<string, string[]> | null {
+  const quiet = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => {});
+  // index.ts imports this module: load it lazily
+  const { elaborate } = require('./index') as typeof import('./index');
+  let prog: A.Program | null = null;
+  try {
+    prog = elaborate(files, { ...opts, listing: true }, quiet);
+  } catch {
+    prog = null;
+  }
+  if (!prog) return null;
+  const m = new Map<string, string[]>();
+  for (const dp of prog.probes) {
+    const key = `${dp.pn}\0${dp.point.pp}`;
+    if (m.has(key)) continue;
+    m.set(key, dp.locals.filter((l) => l.type === 'long' || l.type === 'string').map((l) => `${l.name}:${l.type}`));
+  }
+  return m;
 }
 
 export { renderPoint };

@@ -185,6 +185,22 @@ export class Resolver {
         this.expr(t, scope);
         return;
       }
+      case 'if': {
+        // `if (@defined($x)) ... $x ...`: the dead branch is dropped before target expressions are
+        // typed (stap folds @defined and prunes constant conditions before reporting them)
+        const withDefined = containsDefined(s.cond);
+        this.expr(s.cond, scope);
+        const v = withDefined ? constTruth(s.cond) : undefined;
+        if (v === undefined) {
+          this.stmt(s.then, scope);
+          if (s.else) this.stmt(s.else, scope);
+          return;
+        }
+        const live = v ? s.then : s.else;
+        if (live) this.stmt(live, scope);
+        replaceNode(s, { k: 'block', stmts: live ? [live] : [], tok: s.tok });
+        return;
+      }
       case 'try':
         this.stmt(s.body, scope);
         if (s.catchVar) this.localSym(s.catchVar, scope);
@@ -251,6 +267,20 @@ export class Resolver {
         for (const a of e.args) this.expr(a, scope);
         this.call(e, scope);
         return;
+      case 'ternary': {
+        const withDefined = containsDefined(e.cond);
+        this.expr(e.cond, scope);
+        const v = withDefined ? constTruth(e.cond) : undefined;
+        if (v === undefined) {
+          this.expr(e.then, scope);
+          this.expr(e.else, scope);
+          return;
+        }
+        const live = v ? e.then : e.else;
+        this.expr(live, scope);
+        replaceNode(e, live);
+        return;
+      }
       case 'defined': {
         const v = this.definedValue(e.operand, scope);
         if (v) this.expr(e.operand, scope);
@@ -314,6 +344,44 @@ function linkChain(same: A.FunctionDecl[]): A.FunctionDecl {
 }
 
 /** Replace an expression node in place by a number literal. */
+function containsDefined(e: A.Expr): boolean {
+  let found = false;
+  const walk = (x: A.Expr): void => {
+    if (x.k === 'defined') found = true;
+    else exprChildren(x, walk);
+  };
+  walk(e);
+  return found;
+}
+
+/** Truth of a condition made of literals, `!`, `&&` and `||` (after @defined folding); undefined if not constant. */
+function constTruth(e: A.Expr): boolean | undefined {
+  switch (e.k) {
+    case 'num': return BigInt(e.value as unknown as bigint | number) !== 0n;
+    case 'unary': {
+      if (e.op !== '!') return undefined;
+      const v = constTruth(e.operand);
+      return v === undefined ? undefined : !v;
+    }
+    case 'logical': {
+      const l = constTruth(e.left);
+      const r = constTruth(e.right);
+      if (e.op === '&&') return l === false || r === false ? false : l && r ? true : undefined;
+      return l === true || r === true ? true : l === false && r === false ? false : undefined;
+    }
+    default: return undefined;
+  }
+}
+
+/** Make `node` become `by` in place (parents keep their reference). */
+function replaceNode(node: object, by: object): void {
+  if (node === by) return;
+  const n = node as Record<string, unknown>;
+  const copy = { ...(by as Record<string, unknown>) };
+  for (const k of Object.keys(n)) delete n[k];
+  Object.assign(n, copy);
+}
+
 export function fold(e: A.Expr, value: number): void {
   const n = e as unknown as Record<string, unknown>;
   for (const k of Object.keys(n)) if (k !== 'tok') delete n[k];

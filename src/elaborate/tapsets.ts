@@ -205,13 +205,14 @@ export class TapsetLibrary {
 
   private indexPath(): string | null {
     if (!this.cacheDir) return null;
-    const dirsKey = digestHex(this.opts.dirs.map((d) => path.resolve(d)).join('\0')).slice(0, 16);
+    // keyed on the parse options too: guru (-g) and plain runs must not evict each other's cache
+    const dirsKey = digestHex(this.opts.dirs.map((d) => path.resolve(d)).join('\0') + '\0' + this.optsKey).slice(0, 16);
     return path.join(this.cacheDir, `index-${dirsKey}.json`);
   }
 
   private astPath(file: string): string | null {
     if (!this.cacheDir) return null;
-    const h = digestHex(file).slice(0, 24);
+    const h = digestHex(file + '\0' + this.optsKey).slice(0, 24);
     return path.join(this.cacheDir, 'ast', `${h}.json`);
   }
 
@@ -339,7 +340,7 @@ export class TapsetLibrary {
     const file = dir ? path.join(dir, 'user', `${digestHex([this.optsKey, src.name, opts.args.join('\0'), src.text].join('\0'))}.json`) : null;
     if (file) {
       try {
-        const all = fs.readFileSync(file, 'latin1');
+        const all = fs.readFileSync(file, 'utf8'); // writeAtomic stores text as UTF-8
         const nl = all.indexOf('\n');
         const head = JSON.parse(all.slice(0, nl)) as { usedArgs: number[] };
         const ast = deserialize<A.StapFile>(all.slice(nl + 1), (name, isTapset) => (!isTapset && name === src.name ? src : this.sourceFile(name)));

@@ -10,6 +10,7 @@
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
 import { parseFormat, formatArgTypes } from '../runtime/format';
+import { defaultRegistry } from './probes';
 import type { Provider } from './probes';
 
 type Decl = A.VarDecl | A.FunctionDecl;
@@ -657,6 +658,16 @@ export class TypeResolver {
       if (r instanceof SemanticError) throw r;
       this.setType(e, r);
       return;
+    }
+    if (!u?.point && (e.k === 'cast' || e.k === 'atvar')) {
+      // @cast/@var in a function body need no probe context: type them as in a context-free probe
+      const bp = defaultRegistry().root.children.get('begin')?.provider;
+      if (bp?.targetType) {
+        const r = bp.targetType({ family: 'begin', pp: 'begin', data: { seq: 0 } }, e);
+        if (r instanceof SemanticError) throw r;
+        this.setType(e, r);
+        return;
+      }
     }
     const what = e.k === 'atvar' ? 'unresolved @var() expression' : 'unresolved target-symbol expression';
     this.still++;

@@ -163,3 +163,26 @@ describe('elaborate: listings', () => {
     expect(err).to.equal('');
   });
 });
+
+describe('elaborate: @defined pruning and alias variables', () => {
+  it('drops the branch an @defined condition rules out before typing target expressions', () => {
+    // begin has no context variables: $nosuch would be an unresolved target-symbol expression
+    const r = run('probe begin { if (@defined($nosuch)) println($nosuch) else println(1); x = @defined($nosuch) ? $nosuch : 2; println(x) }');
+    expect(r.err).to.equal('');
+    expect(r.out).to.contain('x:long');
+  });
+  it('keeps reporting target expressions in live code', () => {
+    const r = run('probe begin { if (!@defined($nosuch)) println($nosuch) }');
+    expect(r.prog).to.equal(null);
+    expect(r.err).to.contain('unresolved target-symbol expression');
+  });
+  it('-L lists the variables an alias sets, typed, in order of assignment', () => {
+    let err = '';
+    const diag = new Diagnostics({ verbose: 0, suppressWarnings: false }, (s) => { err += s; });
+    const src = 'probe myalias = timer.s(1) { name = "x"; n = 2 } probe myalias {}';
+    const f = parseFile({ name: '<input>', text: src, isTapset: false }, { args: [], guru: false }, diag)!;
+    const lines = listProbes([f], { guru: false }, diag, true);
+    expect(lines).to.include('myalias name:string n:long');
+    expect(err).to.equal('');
+  });
+});
