@@ -64,13 +64,13 @@ export async function stage2(l: Later): Promise<number> {
     return 0;
   }
 
-  const program = elaborate(l.files, elabOpts, diag);
   const pv = opts.passVerbose;
   if (pv[0] > 0) {
     io.err(`Pass 1: parsed user script and ${plural(l.library.allFiles().length, 'library script')} ${timer.usage()}, ${timer.times()}\n`);
   }
-  if (!program || (opts.warningsAreErrors && diag.warningCount > 0)) return semanticFailure(l, 2);
   timer.reset();
+  const program = elaborate(l.files, elabOpts, diag);
+  if (!program || (opts.warningsAreErrors && diag.warningCount > 0)) return semanticFailure(l, 2);
   if (opts.pass === 2) io.out(printProgram(program, { globalDisplay: !opts.noGlobalVarDisplay }));
   if (pv[1] > 0) {
     io.err(`Pass 2: analyzed script: ${plural(program.probes.length, 'probe')}, ${plural(program.functions.length, 'function')}, ` +

@@ -43,7 +43,7 @@ interface IndexFile {
   files: Record<string, { stamp: string; index: FileIndex; usesArgs?: boolean }>;
 }
 
-const CACHE_VERSION = 'tapsim-tapset-cache-1';
+const CACHE_VERSION = 'tapsim-tapset-cache-2';
 
 type ParseModule = typeof import('../parse/index');
 
@@ -127,31 +127,50 @@ function isSourceFile(v: unknown): v is A.SourceFile {
   return !!v && typeof v === 'object' && 'isTapset' in (v as object) && 'name' in (v as object) && !('k' in (v as object));
 }
 
+/**
+ * AST <-> text for the caches.  Format: a JSON array of the source files referenced, a newline,
+ * then the AST as JSON in which a token's `file` is "\0<index>" (other source-file references
+ * are {"$sf": index}, bigints {"$big": "digits"}).  Reading it is one plain JSON.parse and one
+ * walk (a JSON.parse reviver is several times slower on the large syscall tapsets).
+ */
 export function serialize(value: unknown): string {
   const files: A.SourceFile[] = [];
+  const fileIndex = (f: A.SourceFile): number => {
+    let i = files.indexOf(f);
+    if (i < 0) i = files.push(f) - 1;
+    return i;
+  };
   const json = JSON.stringify(value, function (key, v) {
     if (key === 'lines') return undefined;
     if (typeof v === 'bigint') return { $big: v.toString() };
-    if (isSourceFile(v)) {
-      let i = files.indexOf(v);
-      if (i < 0) i = files.push(v) - 1;
-      return { $sf: i };
-    }
+    if (isSourceFile(v)) return key === 'file' ? `\0${fileIndex(v)}` : { $sf: fileIndex(v) };
     return v;
   });
-  return JSON.stringify({ files: files.map((f) => ({ name: f.name, isTapset: f.isTapset })), json });
+  return JSON.stringify(files.map((f) => ({ name: f.name, isTapset: f.isTapset }))) + '\n' + json;
 }
 
 export function deserialize<T>(text: string, fileFor: (name: string, isTapset: boolean) => A.SourceFile): T {
-  const outer = JSON.parse(text) as { files: { name: string; isTapset: boolean }[]; json: string };
-  const files = outer.files.map((f) => fileFor(f.name, f.isTapset));
-  return JSON.parse(outer.json, (_k, v) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      if ('$big' in v && Object.keys(v).length === 1) return BigInt(v.$big);
-      if ('$sf' in v && Object.keys(v).length === 1) return files[v.$sf];
+  const nl = text.indexOf('\n');
+  const files = (JSON.parse(text.slice(0, nl)) as { name: string; isTapset: boolean }[]).map((f) => fileFor(f.name, f.isTapset));
+  const revive = (v: Record<string, unknown> | unknown[]): unknown => {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        if (x !== null && typeof x === 'object') v[i] = revive(x as Record<string, unknown>);
+      }
+      return v;
+    }
+    if ('$big' in v) return BigInt(v.$big as string);
+    if ('$sf' in v) return files[v.$sf as number];
+    for (const k in v) {
+      const x = v[k];
+      if (x !== null && typeof x === 'object') v[k] = revive(x as Record<string, unknown>);
+      else if (k === 'file' && typeof x === 'string' && x.charCodeAt(0) === 0) v[k] = files[+x.slice(1)];
     }
     return v;
-  }) as T;
+  };
+  const root = JSON.parse(text.slice(nl + 1)) as unknown;
+  return (root !== null && typeof root === 'object' ? revive(root as Record<string, unknown>) : root) as T;
 }
 
 // ---------------------------------------------------------------------------------------------
