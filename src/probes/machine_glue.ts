@@ -20,11 +20,13 @@ import { installMaterializers } from '../machine/args';
 import type { Process } from '../machine/task';
 import type { Engine } from '../runtime/engine';
 import { taskInfo } from './hit';
+import { setProcfsMachine } from './procfs';
 
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   // struct file / inode / dentry layouts of the machine's OpenFile and Inode objects
   installMaterializers();
+  setProcfsMachine(m);
   setCurrentTaskSource((cpu) => m.current(cpu));
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setBacktraceSource((ctx) => {
@@ -41,6 +43,7 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
 
 export function disconnectMachine(): void {
   setCurrentTaskSource(null);
+  setProcfsMachine(null);
   setCurrentCpuContext(null);
   setBacktraceSource(null);
 }

@@ -5,7 +5,7 @@
  *   kernelFamilies()        // RunOptions.families for runProgram(): the runtime families
  *
  * Elaborate side: kernel.function/module().function/kernel.statement, kprobe.*, kernel.trace
- * providers (src/elaborate/probes.ts registry); the kernel-free providers (begin, end, timer...)
+ * providers and procfs (src/elaborate/probes.ts registry); the kernel-free providers (begin, end, timer...)
  * are given a targetType/targetDefined that resolve `@cast`/`@var` (which need no probe context).
  * Translate side: setTargetCodegen(compileTarget).  Runtime: the builtins of context.ts are
  * added to the runtime builtin table.
@@ -13,7 +13,7 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { addProviderSetup, ProbeRegistry, MatchNode } from '../elaborate/probes';
-import { setTargetCodegen } from '../translate';
+import { setTargetCodegen, setTargetAssignCodegen } from '../translate';
 import { builtins } from '../runtime/builtins';
 import type { ProbeFamilyRuntime } from '../runtime/engine';
 import { FUNCTION_PATTERNS, KernelFunctionFamily } from './kernel_function';
@@ -21,6 +21,7 @@ import { tracepointProvider, TracepointFamily } from './tracepoint';
 import { TimerProfileFamily } from './timer_profile';
 import { compileTarget, planFor } from './targets';
 import { kernelBuiltins } from './context';
+import { registerProcfs, compileProcfsTarget, compileProcfsAssign, ProcfsFamily } from './procfs';
 
 let installed = false;
 
@@ -48,6 +49,7 @@ export function installKernelProbes(): void {
   if (installed) return;
   installed = true;
   addProviderSetup((r) => {
+    registerProcfs(r); // procfs("PATH").read/.write (src/probes/procfs.ts): its own $value typing
     patchProviders(r);
     for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, prov);
     r.register('kernel.trace(string)', tracepointProvider);
@@ -61,7 +63,8 @@ export function installKernelProbes(): void {
       },
     });
   });
-  setTargetCodegen(compileTarget);
+  setTargetCodegen((e, api) => compileProcfsTarget(e, api) ?? compileTarget(e, api));
+  setTargetAssignCodegen(compileProcfsAssign);
   for (const [k, f] of Object.entries(kernelBuiltins)) builtins[k] = f;
   require('./tapset_builtins').installTapsetBuiltins(builtins); // issue 7: tapset-library builtins (stdlib/aux_syscalls.stp ...)
 }
@@ -73,5 +76,6 @@ export function kernelFamilies(): ProbeFamilyRuntime[] {
     new KernelFunctionFamily('kprobe'),
     new TracepointFamily(),
     new TimerProfileFamily(),
+    new ProcfsFamily(),
   ];
 }

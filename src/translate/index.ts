@@ -59,6 +59,13 @@ let targetCodegen: TargetCodegen | null = null;
 export function setTargetCodegen(f: TargetCodegen | null): void {
   targetCodegen = f;
 }
+/** Assignment to a target expression (procfs `$value = ...`): JS, or null when not writable. */
+export type TargetAssignCodegen = (e: A.Assign, api: TargetCodegenApi) => string | null;
+let targetAssignCodegen: TargetAssignCodegen | null = null;
+/** Installed by src/probes/setup.ts (src/probes/procfs.ts). */
+export function setTargetAssignCodegen(f: TargetAssignCodegen | null): void {
+  targetAssignCodegen = f;
+}
 // ---- end of hook
 
 export interface Limits {
@@ -1106,6 +1113,10 @@ class Translator {
     if (t.k === 'index' && t.base.k === 'sym') {
       this.err(`unresolved arity-${t.indexes.length} global array ${t.base.name}, missing global declaration?`, t.base.tok);
       return '0';
+    }
+    if (t.k === 'target' && targetAssignCodegen) {
+      const js = targetAssignCodegen(e, this.targetApi());
+      if (js !== null) return js;
     }
     this.err('assignment to a non-lvalue', t.tok);
     return '0';
