@@ -71,7 +71,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
         x.chain.push(userEntry);
         const locals: A.VarDecl[] = [];
         const provider = s.providerFor(x.rp.family);
-        const scope: Scope = { file: pd.file, locals, localMap: new Map(), point: x.rp, provider };
+        const scope: Scope = { file: pd.file, locals, localMap: new Map(), point: x.rp, provider, pn: x.pn };
         const dp: A.DerivedProbe = {
           index: -1, point: x.rp, pn: x.pn, chain: x.chain, body: x.body, locals,
           condition: x.condition, tok: pd.tok, decl: pd,

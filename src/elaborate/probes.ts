@@ -41,6 +41,11 @@ export interface Provider {
    * to report.  Without it every target expression is `unresolved target-symbol expression`.
    */
   targetType?: (rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast) => A.Type | SemanticError;
+  /**
+   * Families whose return points are not spelled `.return` (tracepoint-based syscall returns):
+   * may a probe reached as `pn` (e.g. `syscall.read.return`) use `@entry` at this point?
+   */
+  entryValid?: (rp: A.ResolvedPoint, pn: string) => boolean;
 }
 
 export interface PatternPart { name: string; arg: ArgKind; }
@@ -227,7 +232,11 @@ export function defaultRegistry(): ProbeRegistry {
     r.register(f, seqBuilder(f));
     r.register(`${f}(number)`, seqBuilder(f));
   }
-  r.register('never', { family: 'never', build: (req) => [{ family: 'never', pp: 'never', data: {} }] });
+  r.register('never', {
+    family: 'never', build: (req) => [{ family: 'never', pp: 'never', data: {} }],
+    // `syscall.exit.return = never`: a return alias that never fires may still name @entry
+    entryValid: (rp, pn) => /\.return\b/.test(pn),
+  });
   for (const u of Object.keys(UNIT_SCALE)) {
     r.register(`timer.${u}(number)`, hrtimerBuilder(u));
     r.register(`timer.${u}(number).randomize(number)`, hrtimerBuilder(u));

@@ -8,7 +8,7 @@ import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { Session } from './session';
 import { suggest, withSimilar, stmtChildren, walkStmt, exprChildren } from './util';
-import type { Provider } from './probes';
+import { defaultRegistry, type Provider } from './probes';
 
 export interface Scope {
   file: A.SourceFile;
@@ -19,6 +19,8 @@ export interface Scope {
   /** The probe's resolved point and its provider (probe bodies only). */
   point?: A.ResolvedPoint;
   provider?: Provider;
+  /** The probe's pn() (alias name or wildcard expansion). */
+  pn?: string;
 }
 
 /** Arity bookkeeping the AST has no room for: where the arity was first inferred. */
@@ -288,7 +290,7 @@ export class Resolver {
         return;
       }
       case 'entry':
-        if (!scope.point || !/\.return\b/.test(scope.point.pp)) {
+        if (!scope.point || !(/\.return\b/.test(scope.point.pp) || scope.provider?.entryValid?.(scope.point, scope.pn ?? ''))) {
           const inner = new SemanticError('internal error: @entry is only valid in .return probes', e.tok, [], 'entry-not-return');
           if (scope.point) throw new SemanticError(`while processing probe ${scope.point.pp}`, undefined, [inner], 'while-processing|entry-not-return');
           throw inner;
@@ -306,8 +308,14 @@ export class Resolver {
     let ok = true;
     const check = (x: A.Expr): void => {
       if (x.k === 'target' || x.k === 'atvar' || x.k === 'cast' || x.k === 'autocast') {
-        const p = scope.provider;
-        if (!p?.targetDefined || !p.targetDefined(scope.point!, x)) ok = false;
+        let p = scope.provider;
+        let point = scope.point;
+        if ((!point || !p?.targetDefined) && (x.k === 'cast' || x.k === 'atvar')) {
+          // context-free: resolved as in a `begin` probe (see TypeResolver.targetExpr)
+          p = defaultRegistry().root.children.get('begin')?.provider;
+          point = { family: 'begin', pp: 'begin', data: { seq: 0 } };
+        }
+        if (!p?.targetDefined || !point || !p.targetDefined(point, x)) ok = false;
       }
       exprChildren(x, check);
     };

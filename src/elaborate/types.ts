@@ -659,8 +659,9 @@ export class TypeResolver {
       this.setType(e, r);
       return;
     }
-    if (!u?.point && (e.k === 'cast' || e.k === 'atvar')) {
-      // @cast/@var in a function body need no probe context: type them as in a context-free probe
+    if ((!u?.point || !p?.targetType) && (e.k === 'cast' || e.k === 'atvar')) {
+      // @cast/@var need no probe context (function bodies, dwarfless kprobe.function probes,
+      // families without context variables): type them as in a context-free probe
       const bp = defaultRegistry().root.children.get('begin')?.provider;
       if (bp?.targetType) {
         const r = bp.targetType({ family: 'begin', pp: 'begin', data: { seq: 0 } }, e);

@@ -348,7 +348,43 @@ function taskMaterializer(o: object, mem: KernelMemory): number | null {
   mem.setField(a, T, 'parent', pa);
   const leader = o.proc?.threads?.[0];
   mem.setField(a, T, 'group_leader', leader && leader !== o ? mem.addrOf(leader) : a);
+  // signal->rlim[]: the process' limits (`rlimits` as [cur, max] pairs when the object has them,
+  // else Debian 12's defaults for a login session); shared by the threads of a process
+  const leaderAddr = leader && leader !== o ? mem.boundAddr(leader) : undefined;
+  const sig = leaderAddr !== undefined
+    ? Number(BigInt.asIntN(64, mem.readUnsigned(leaderAddr + mem.fieldOf(T, 'signal').offset, 8)))
+    : 0;
+  mem.setField(a, T, 'signal', sig || materializeSignal(mem, (o as { rlimits?: [number, number][] }).rlimits));
+  taskObjects.set(a, new WeakRef(o));
   return a;
+}
+
+const RLIM_INFINITY = -1;
+/** RLIMIT_CPU .. RLIMIT_RTTIME: [soft, hard] as `ulimit -a` shows them on a Debian 12 login. */
+export const DEFAULT_RLIMITS: readonly [number, number][] = [
+  [RLIM_INFINITY, RLIM_INFINITY], [RLIM_INFINITY, RLIM_INFINITY], [RLIM_INFINITY, RLIM_INFINITY],
+  [8388608, RLIM_INFINITY], [0, RLIM_INFINITY], [RLIM_INFINITY, RLIM_INFINITY], [15497, 15497],
+  [1024, 524288], [8388608, 8388608], [RLIM_INFINITY, RLIM_INFINITY], [RLIM_INFINITY, RLIM_INFINITY],
+  [15497, 15497], [819200, 819200], [0, 0], [0, 0], [RLIM_INFINITY, RLIM_INFINITY],
+];
+
+function materializeSignal(mem: KernelMemory, rlimits: readonly [number, number][] | undefined): number {
+  const S = 'struct signal_struct';
+  const s = mem.allocStruct(S);
+  const base = s + mem.fieldOf(S, 'rlim').offset;
+  const lims = rlimits ?? DEFAULT_RLIMITS;
+  for (let i = 0; i < DEFAULT_RLIMITS.length; i++) {
+    const [cur, max] = lims[i] ?? DEFAULT_RLIMITS[i];
+    mem.writeUnsigned(base + 16 * i, 8, BigInt.asUintN(64, BigInt(cur)));
+    mem.writeUnsigned(base + 16 * i + 8, 8, BigInt.asUintN(64, BigInt(max)));
+  }
+  return s;
+}
+
+const taskObjects = new Map<number, WeakRef<object>>();
+/** The task-like object a materialized `struct task_struct` stands for (live data: fd table). */
+export function taskObjectAt(addr: number): object | undefined {
+  return taskObjects.get(addr)?.deref();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@
  *    for `struct file`, `Inode` for `struct inode`, ...) which src/kernel/memory.ts turns into
  *    kernel addresses on first use (`kmem.addrOf`) through the materializers installed here:
  *    a `struct file` gets `f_path.dentry` -> `struct dentry` (`d_name.name`, `d_name.len`,
- *    `d_inode`, `d_parent`), `f_inode`, `f_pos`, `f_flags`, `f_mode`; a `struct inode` gets
+ *    `d_inode`, `d_parent`), `f_inode`, `f_op` (the file kind's `struct file_operations`, members
+ *    pointing at 6.1's functions), `f_pos`, `f_flags`, `f_mode`; a `struct inode` gets
  *    `i_ino`, `i_mode`, `i_size`, `i_nlink`, `i_uid`, `i_gid`;
  *  - user pointers (`char __user *`) as addresses in the process' user space
  *    (`userSpace(tgid)`), holding the path string or the written data, so `user_string($filename)`
@@ -23,7 +24,7 @@
  * defineFnArgs(name, builder) (kexec.ts) still overrides the generic builder for one function.
  */
 import { btfFunc, btfResolve, btfType, btfTypeName, BtfKind } from '../kernel/btf';
-import { symbolName } from '../kernel/kallsyms';
+import { symbolName, symbolAddr, lookupName, isFunction } from '../kernel/kallsyms';
 import { syscallByName } from '../kernel/syscalls';
 import { kmem, userSpace, KernelMemory } from '../kernel/memory';
 import { Inode, OpenFile } from './fs';
@@ -76,6 +77,66 @@ function dentryAddr(mem: KernelMemory, ino: Inode): number {
   return a;
 }
 
+// struct file_operations of the file kinds the machine has (6.1's tables, members that scripts
+// test: read/read_iter/write/write_iter/llseek/open/release/fsync/mmap/iterate_shared)
+const FOPS: Record<string, Record<string, string>> = {
+  ext4_file_operations: {
+    llseek: 'ext4_llseek', read_iter: 'ext4_file_read_iter', write_iter: 'ext4_file_write_iter',
+    mmap: 'ext4_file_mmap', open: 'ext4_file_open', release: 'ext4_release_file', fsync: 'ext4_sync_file',
+  },
+  ext4_dir_operations: {
+    llseek: 'ext4_dir_llseek', read: 'generic_read_dir', iterate_shared: 'ext4_readdir',
+    release: 'ext4_release_dir', fsync: 'ext4_sync_file',
+  },
+  shmem_file_operations: {
+    llseek: 'shmem_file_llseek', read_iter: 'shmem_file_read_iter', write_iter: 'generic_file_write_iter', mmap: 'shmem_mmap',
+  },
+  proc_iter_file_ops: {
+    llseek: 'proc_reg_llseek', read_iter: 'proc_reg_read_iter', write: 'proc_reg_write',
+    open: 'proc_reg_open', release: 'proc_reg_release',
+  },
+  kernfs_file_fops: { read_iter: 'kernfs_fop_read_iter', write_iter: 'kernfs_fop_write_iter', open: 'kernfs_fop_open', llseek: 'generic_file_llseek' },
+  pipefifo_fops: { open: 'fifo_open', llseek: 'noop_llseek', read_iter: 'pipe_read', write_iter: 'pipe_write', release: 'pipe_release' },
+  socket_file_ops: { llseek: 'noop_llseek', read_iter: 'sock_read_iter', write_iter: 'sock_write_iter', release: 'sock_close' },
+  null_fops: { llseek: 'noop_llseek', read: 'read_null', write: 'write_null', read_iter: 'read_iter_null', write_iter: 'write_iter_null' },
+  zero_fops: { llseek: 'noop_llseek', write: 'write_null', read_iter: 'read_iter_zero', write_iter: 'write_iter_null' },
+  urandom_fops: { read_iter: 'urandom_read_iter', write_iter: 'random_write_iter', llseek: 'noop_llseek' },
+  random_fops: { read_iter: 'random_read_iter', write_iter: 'random_write_iter', llseek: 'noop_llseek' },
+  tty_fops: { llseek: 'noop_llseek', read_iter: 'tty_read', write_iter: 'tty_write', open: 'tty_open', release: 'tty_release' },
+  def_blk_fops: { open: 'blkdev_open', release: 'blkdev_close', read_iter: 'blkdev_read_iter', write_iter: 'blkdev_write_iter' },
+};
+
+function fopsName(ino: Inode): string {
+  if (ino.isBlk) return 'def_blk_fops';
+  if (ino.isChr) {
+    const d = ino.dev;
+    return d === 'null' ? 'null_fops' : d === 'zero' ? 'zero_fops' : d === 'urandom' ? 'urandom_fops'
+      : d === 'random' ? 'random_fops' : 'tty_fops';
+  }
+  switch (ino.fs) {
+    case 'proc': return 'proc_iter_file_ops';
+    case 'sysfs': return 'kernfs_file_fops';
+    case 'pipefs': return 'pipefifo_fops';
+    case 'sockfs': return 'socket_file_ops';
+    case 'tmpfs': case 'devtmpfs': return 'shmem_file_operations';
+    default: return ino.isDir ? 'ext4_dir_operations' : 'ext4_file_operations';
+  }
+}
+
+const fopsAddrs = new Map<string, number>();
+function fopsAddr(mem: KernelMemory, name: string): number {
+  let a = fopsAddrs.get(name);
+  if (a !== undefined) return a;
+  const T = 'struct file_operations';
+  a = mem.allocStruct(T);
+  for (const [member, fn] of Object.entries(FOPS[name])) {
+    const id = lookupName(fn).find(isFunction);
+    if (id !== undefined) mem.setField(a, T, member, symbolAddr(id));
+  }
+  fopsAddrs.set(name, a);
+  return a;
+}
+
 function fileAddr(mem: KernelMemory, f: OpenFile): number {
   const T = 'struct file';
   const a = mem.allocStruct(T);
@@ -87,6 +148,7 @@ function fileAddr(mem: KernelMemory, f: OpenFile): number {
   if (f.inode) {
     mem.setField(a, T, 'f_inode', mem.addrOf(f.inode));
     mem.setField(a, T, 'f_path.dentry', dentryAddr(mem, f.inode));
+    mem.setField(a, T, 'f_op', fopsAddr(mem, fopsName(f.inode)));
   }
   return a;
 }

@@ -55,7 +55,15 @@ export function mkPacket(p: Omit<Packet, 'skb'>): Packet {
   // the flow hash (skb->hash): a function of the 4-tuple, as the kernel's is
   const skbHash = hash32(((p.sport & 0xffff) << 16) ^ p.dport ^ (p.proto << 8));
   // skb->len at the device: IP header + transport header + payload; protocol ETH_P_IP (network order)
-  return { ...p, skb: { len: 20 + hdr + p.data.length + 14, data_len: 0, protocol: 0x0008, mark: 0, queue_mapping: 0, hash: skbHash } };
+  const pkt: Packet = { ...p, skb: { len: 20 + hdr + p.data.length + 14, data_len: 0, protocol: 0x0008, mark: 0, queue_mapping: 0, hash: skbHash } };
+  skbPackets.set(pkt.skb, pkt);
+  return pkt;
+}
+
+const skbPackets = new WeakMap<SkbView, Packet>();
+/** The packet an sk_buff view belongs to (for laying out its headers in kernel memory). */
+export function packetOfSkb(skb: object): Packet | undefined {
+  return skbPackets.get(skb as SkbView);
 }
 
 /** A byte or datagram receive queue. */

@@ -4,14 +4,14 @@
  * the softirq that drains it.
  */
 import type { Machine } from './machine';
-import { defineHook, defineCond, defineTpArgs, defineFnRet, pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from './kexec';
+import { defineHook, defineCond, defineTpArgs, defineFnArgs, defineFnRet, pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from './kexec';
 import { pushWakeups } from './sched';
 import { Task, Env, TASK_INTERRUPTIBLE, SIGPIPE } from './task';
 import { OpenFile } from './fs';
 import {
   Sock, Packet, mkPacket, AF_INET, SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP,
   TCP_ESTABLISHED, TCP_SYN_SENT, TCP_SYN_RECV, TCP_FIN_WAIT1, TCP_FIN_WAIT2, TCP_CLOSE, TCP_CLOSE_WAIT, TCP_LAST_ACK,
-  TCP_LISTEN, TCP_MSS, RCVBUF, LOOPBACK,
+  TCP_LISTEN, TCP_MSS, RCVBUF, LOOPBACK, SkbView, packetOfSkb,
 } from './net';
 import { kmem, KernelMemory } from '../kernel/memory';
 
@@ -50,6 +50,66 @@ function writeSock(mem: KernelMemory, a: number, s: Sock): void {
   set('sk_sndbuf', 16384 * 4);
 }
 kmem.addMaterializer((o, mem) => (o instanceof Sock ? sockAddr(mem, o) : null));
+
+// ---------------------------------------------------------------- struct sk_buff in kernel memory
+
+/**
+ * An sk_buff of a loopback packet: the SkbView's fields, and a head buffer holding the Ethernet,
+ * IPv4 (127.0.0.1 -> 127.0.0.1) and TCP/UDP/ICMP headers, with mac/network/transport_header
+ * offsets into it (data at the network header); the payload is not copied.
+ */
+function skbAddr(mem: KernelMemory, skb: SkbView, p: Packet): number {
+  const T = 'struct sk_buff';
+  const a = mem.allocStruct(T);
+  mem.bind(skb, a);
+  const set = (f: string, v: number) => { try { mem.setField(a, T, f, v); } catch { /* layout differs */ } };
+  set('len', skb.len);
+  set('data_len', skb.data_len);
+  set('protocol', skb.protocol);
+  set('mark', skb.mark);
+  set('queue_mapping', skb.queue_mapping);
+  set('hash', skb.hash);
+  const thLen = p.proto === IPPROTO_TCP ? 32 : 8;
+  const size = 14 + 20 + thLen;
+  const head = mem.alloc(size, 64);
+  const u8 = (at: number, v: number) => mem.writeUnsigned(head + at, 1, v & 0xff);
+  const be16 = (at: number, v: number) => { u8(at, v >> 8); u8(at + 1, v); };
+  const be32 = (at: number, v: number) => { be16(at, v >>> 16); be16(at + 2, v & 0xffff); };
+  be16(12, 0x0800); // ETH_P_IP
+  const ip = 14;
+  u8(ip, 0x45);
+  be16(ip + 2, 20 + thLen + p.data.length);
+  u8(ip + 8, 64);
+  u8(ip + 9, p.proto);
+  be32(ip + 12, LOOPBACK);
+  be32(ip + 16, LOOPBACK);
+  const th = ip + 20;
+  if (p.proto === IPPROTO_TCP) {
+    be16(th, p.sport);
+    be16(th + 2, p.dport);
+    u8(th + 12, (thLen / 4) << 4);
+    u8(th + 13, (p.fin ? 0x01 : 0) | (p.syn ? 0x02 : 0) | (p.rst ? 0x04 : 0) | (p.data.length ? 0x08 : 0) | (p.ack ? 0x10 : 0));
+    be16(th + 14, 65483);
+  } else if (p.proto === IPPROTO_UDP) {
+    be16(th, p.sport);
+    be16(th + 2, p.dport);
+    be16(th + 4, 8 + p.data.length);
+  } else {
+    u8(th, p.icmpType ?? 0);
+  }
+  set('head', head);
+  set('data', head + ip);
+  set('mac_header', 0);
+  set('network_header', ip);
+  set('transport_header', th);
+  set('end', size);
+  set('tail', size);
+  return a;
+}
+kmem.addMaterializer((o, mem) => {
+  const p = packetOfSkb(o);
+  return p ? skbAddr(mem, o as SkbView, p) : null;
+});
 /** keep an already-materialized struct sock in step with the machine's socket */
 function syncSock(s: Sock): void {
   const a = kmem.boundAddr(s);
@@ -232,8 +292,24 @@ defineHook('set_state', (_m, _c, _t, e) => {
   e.oldstate = st[1];
   e.newstate = st[2];
   e.state = st[2];
+  // tcp_set_state() sees the old sk_state and stores the new one (set_state_done)
+  writeSkState(st[0], st[1]);
   return H_CONT;
 });
+defineHook('set_state_done', (_m, _c, _t, e) => {
+  if (e.tpSk) writeSkState(e.tpSk as Sock, e.newstate as number);
+  return H_CONT;
+});
+function writeSkState(s: Sock, state: number): void {
+  const a = kmem.boundAddr(s);
+  if (a !== undefined) kmem.setField(a, 'struct sock', '__sk_common.skc_state', state);
+}
+// tcp_set_state(sk, state): the socket changing state (not necessarily the path's socket)
+defineFnArgs('tcp_set_state', (_m, _c, _t, e) => [e.tpSk ?? e.sk, e.state]);
+// the child socket a listener creates for a completed handshake
+for (const fn of ['tcp_v4_syn_recv_sock', 'tcp_create_openreq_child', 'inet_csk_clone_lock']) {
+  defineFnRet(fn, (e) => e.newsk ?? null);
+}
 defineTpArgs('inet_sock_set_state', (_m, _c, _t, e) => [e.tpSk ?? e.sk, e.oldstate ?? 0, e.newstate ?? 0]);
 
 // ---------------------------------------------------------------- accept(), connect()
@@ -508,7 +584,7 @@ defineHook('tcp_rcv', (m, c, _t, e) => {
     const child = lis.reqs.get(p.sport);
     if (child && p.ack && !p.syn) {
       lis.reqs.delete(p.sport);
-      const env: Env = newEnv('tcp_rcv', { pkt: p, skb: p.skb, sk: lis, sock: lis });
+      const env: Env = newEnv('tcp_rcv', { pkt: p, skb: p.skb, sk: lis, sock: lis, newsk: child });
       change(env, child, TCP_SYN_RECV);
       change(env, child, TCP_ESTABLISHED);
       net.conns.set(`${child.port}:${child.dport}`, child);

@@ -8,7 +8,7 @@ import { Long, fromBigInt } from '../runtime/int64';
 import { StapError } from '../runtime/errors';
 import type { Builtin } from '../runtime/builtins';
 import type { ProbeContext, TaskInfo } from '../runtime/context';
-import { kmem, userSpace, KernelFault, AddressSpace } from '../kernel/memory';
+import { kmem, userSpace, KernelFault, AddressSpace, taskObjectAt } from '../kernel/memory';
 import { lookupAddr, symbolName, symbolAddr, lookupName, isFunction, symbolModule } from '../kernel/kallsyms';
 import type { CpuContext, TaskRef } from '../kernel/current';
 import { evalTarget, Plan } from './targets';
@@ -115,6 +115,22 @@ function taskField(task: Long, path: string, size: number, signed = true): Long 
 
 function taskPtr(task: Long, path: string): number {
   return num(taskField(task, path, 8));
+}
+
+/** The fd table of the task at a task_struct address (the machine's process fds; [] if unknown). */
+function taskFds(task: Long): readonly unknown[] {
+  taskField(task, 'pid', 4); // faults like the kernel's task->files read on a bad pointer
+  const o = taskObjectAt(num(task)) as { proc?: { fds?: unknown[] } | null } | undefined;
+  return o?.proc?.fds ?? [];
+}
+
+/** signal->rlim[lim].rlim_cur or .rlim_max (RLIM_INFINITY reads as -1, as stap prints it). */
+function taskRlimit(c: ProbeContext, task: Long, lim: Long, max: boolean): Long {
+  const n = num(lim);
+  if (n < 0 || n >= 16) return -1;
+  const sig = taskPtr(task, 'signal');
+  if (!sig) return -1;
+  return kread(c, 'long', sig + kmem.fieldOf('struct signal_struct', 'rlim').offset + 16 * n + (max ? 8 : 0), 8, true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,6 +343,15 @@ export const kernelBuiltins: Record<string, Builtin> = {
     void p;
     return taskField(t, 'recent_used_cpu', 4);
   },
+  task_open_file_handles: (c, t: Long) => taskFds(t).reduce((n: number, f) => (f ? n + 1 : n), 0),
+  task_max_file_handles: (c, t: Long) => {
+    // fdtable max_fds: NR_OPEN_DEFAULT (64), grown to the next power of two (expand_fdtable)
+    let m = 64;
+    while (m < taskFds(t).length) m *= 2;
+    return m;
+  },
+  task_rlimit_cur: (c, t: Long, lim: Long) => taskRlimit(c, t, lim, false),
+  task_rlimit_max: (c, t: Long, lim: Long) => taskRlimit(c, t, lim, true),
   task_uid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'uid').offset, 4, false)),
   task_gid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'gid').offset, 4, false)),
   task_euid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'euid').offset, 4, false)),

@@ -357,13 +357,23 @@ export function targetDefined(rp: A.ResolvedPoint, e: TExpr): boolean {
 
 const entryCounts = new WeakMap<object, number>();
 
+/**
+ * `syscall.NAME.return` aliases sit on the raw_syscalls:sys_exit tracepoint (stap's own are
+ * kretprobes): `@entry` there is evaluated at the same task's sys_enter (src/probes/tracepoint.ts).
+ */
+export function syscallExitEntry(rp: A.ResolvedPoint, pn: string): boolean {
+  return rp.family === 'kernel.trace' && rp.data.name === 'sys_exit' && rp.data.system === 'raw_syscalls' &&
+    /\.return\b/.test(pn);
+}
+
 /** The point @cast/@var are planned at in function bodies (they need no probe context). */
 const CONTEXT_FREE: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0 } };
 
 export function compileTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast | A.Entry, api: TargetCodegenApi): string {
   const rp = api.probe?.point ?? (e.k === 'cast' || e.k === 'atvar' ? CONTEXT_FREE : null);
   if (e.k === 'entry') {
-    if (!rp || !api.handlerName || !/\.return\b/.test(rp.pp)) {
+    const pn = api.probe?.pn ?? '';
+    if (!rp || !api.handlerName || !(/\.return\b/.test(rp.pp) || syscallExitEntry(rp, pn) || (rp.family === 'never' && /\.return\b/.test(pn)))) {
       api.err('internal error: @entry is only valid in .return probes', e.tok);
       return '0';
     }

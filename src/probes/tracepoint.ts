@@ -9,10 +9,10 @@ import type { BuildRequest, Provider } from '../elaborate/probes';
 import { suggest, renderComponents } from '../elaborate/util';
 import { matchEvents, traceEvents, tracepointProbeRegister, tracepointProbeUnregister, tracepoint, TraceEvent } from '../kernel/tracepoint';
 import { hasGlob } from '../kernel/kallsyms';
-import { idleTask, CpuContext } from '../kernel/current';
+import { idleTask, CpuContext, TaskRef } from '../kernel/current';
 import type { Engine, ProbeFamilyRuntime, RegisteredProbe } from '../runtime/engine';
-import { deliver } from './hit';
-import { targetType, targetDefined, envFor } from './targets';
+import { deliver, entryValues } from './hit';
+import { targetType, targetDefined, envFor, syscallExitEntry } from './targets';
 import { btfTypeName } from '../kernel/btf';
 
 export interface TracePointData {
@@ -58,7 +58,15 @@ function vars(rp: A.ResolvedPoint): { name: string; type: string }[] {
   return env ? env.vars.map((v) => ({ name: '$' + v.name, type: btfTypeName(v.type, 'stap') })) : [];
 }
 
-export const tracepointProvider: Provider = { family: 'kernel.trace', build, vars, targetType, targetDefined };
+export const tracepointProvider: Provider = {
+  family: 'kernel.trace', build, vars, targetType, targetDefined, entryValid: syscallExitEntry,
+};
+
+/** The probe's handler has @entry expressions (only syscall return aliases on sys_exit can). */
+function entryFns(p: RegisteredProbe): boolean {
+  const fns = (p.handler as unknown as { entry?: unknown[] }).entry;
+  return !!fns && fns.length > 0;
+}
 
 /** Runtime: the tracepoint probe receives TP_PROTO args; the CPU context is the machine's current one. */
 export class TracepointFamily implements ProbeFamilyRuntime {
@@ -73,13 +81,35 @@ export class TracepointFamily implements ProbeFamilyRuntime {
     for (const p of probes) {
       const d = p.meta.data as unknown as TracePointData;
       const tp = { name: d.name, system: d.system };
+      // @entry in a sys_exit-based return alias: evaluated at the task's sys_enter, like a
+      // kretprobe's entry handler; a sys_exit without a recorded entry (the syscall was entered
+      // before registration) is not delivered, as a kretprobe would not fire for it.
+      const saved = d.name === 'sys_exit' && d.system === 'raw_syscalls' && entryFns(p)
+        ? new WeakMap<TaskRef, unknown[] | undefined>() : null;
       const fn = (_data: unknown, ...args: unknown[]): void => {
         if (!this.armed) return;
         const ctx = this.current();
+        let entry: unknown[] | undefined;
+        if (saved) {
+          if (!saved.has(ctx.task)) return;
+          entry = saved.get(ctx.task);
+          saved.delete(ctx.task);
+        }
         deliver(engine, p, 'kernel_tracepoint', false, {
-          regs: { ip: 0, parentIp: 0, args, retval: undefined }, cpuCtx: ctx, args, tp, fn: -1, addr: 0,
+          regs: { ip: 0, parentIp: 0, args, retval: undefined }, cpuCtx: ctx, args, tp, fn: -1, addr: 0, entry,
         });
       };
+      if (saved && tracepoint('sys_enter')) {
+        const enterTp = { name: 'sys_enter', system: 'raw_syscalls' };
+        const enter = (_data: unknown, ...args: unknown[]): void => {
+          if (!this.armed || engine.state !== 'RUNNING') return;
+          const ctx = this.current();
+          saved.set(ctx.task, entryValues(engine, p, {
+            regs: { ip: 0, parentIp: 0, args, retval: undefined }, cpuCtx: ctx, args, tp: enterTp, fn: -1, addr: 0,
+          }));
+        };
+        if (!tracepointProbeRegister('sys_enter', enter, saved)) this.regs.push({ name: 'sys_enter', fn: enter, data: saved });
+      }
       if (!tracepoint(d.name)) {
         engine.warn(`probe ${p.meta.pp} registration error [man warning::pass5] (rc -2)`);
         continue;

@@ -13,6 +13,9 @@ import type { CpuContext, TaskRef } from '../../src/kernel/current';
 import { resetFtrace } from '../../src/kernel/ftrace';
 import { resetKprobes } from '../../src/kernel/kprobes';
 import { resetTracepoints } from '../../src/kernel/tracepoint';
+import type { Translated } from '../../src/translate';
+import { Machine } from '../../src/machine/machine';
+import { connectMachine, disconnectMachine, driveMachine } from '../../src/probes/machine_glue';
 
 installKernelProbes();
 
@@ -35,6 +38,30 @@ export async function session(script: string, drive: (engine: Engine) => void, o
   }
   const code = await pr;
   return { out, err, code };
+}
+
+/**
+ * As `stap -c CMD --seed N`: a compiled script runs on a fresh machine's clock; the run ends
+ * when CMD exits.  `cmd` may depend on the module name (procfs paths); the command's own
+ * output goes to `out` unless `commandOutput` is false.
+ */
+export async function stapOnMachine(c: { tr?: Translated; err: string }, cmd: string | ((mod: string) => string),
+  opts: { seed?: number; commandOutput?: boolean } = {}): Promise<Session> {
+  if (!c.tr) return { out: '', err: c.err, code: 1 };
+  const seed = opts.seed ?? 1;
+  let out = '';
+  let err = '';
+  const engine = new Engine(c.tr, { stdout: (s) => (out += s), stderr: (s) => (err += s), handleSignals: false, families: kernelFamilies(), seed });
+  const m = new Machine({ seed });
+  connectMachine(m);
+  try {
+    const command = typeof cmd === 'string' ? cmd : cmd(engine.moduleName);
+    driveMachine(engine, m, { command, out: opts.commandOutput === false ? () => undefined : (s) => (out += s) });
+    const code = await engine.run();
+    return { out, err, code };
+  } finally {
+    disconnectMachine();
+  }
 }
 
 export function compileErr(script: string): string {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { Engine } from '../../src/runtime/engine';
 import { kernelFamilies } from '../../src/probes/setup';
-import { connectMachine, disconnectMachine, driveMachine } from '../../src/probes/machine_glue';
+import { connectMachine, disconnectMachine } from '../../src/probes/machine_glue';
 import { compile } from '../translate/pipeline';
 import { Machine } from '../../src/machine/machine';
-import { resetKernel } from './helpers';
+import { resetKernel, stapOnMachine, Session } from './helpers';
 import { startFunctionTracer, ftraceSetFilter, unregisterFtraceFunction, functionId, TraceSink } from '../../src/kernel/ftrace';
 import { symbolAddr } from '../../src/kernel/kallsyms';
 
@@ -29,22 +29,7 @@ async function onMachine(script: string, cmd: string): Promise<{ out: string; er
 }
 
 /** As `stap -c CMD --seed N`: the engine runs on the machine's clock; the run ends when CMD exits. */
-async function stapC(script: string, cmd: string, seed = 1): Promise<{ out: string; err: string; code: number }> {
-  const c = compile(script);
-  if (!c.tr) return { out: '', err: c.err, code: 1 };
-  let out = '';
-  let err = '';
-  const engine = new Engine(c.tr, { stdout: (s) => (out += s), stderr: (s) => (err += s), handleSignals: false, families: kernelFamilies(), seed });
-  const m = new Machine({ seed });
-  connectMachine(m);
-  try {
-    driveMachine(engine, m, { command: cmd, out: (s) => (out += s) });
-    const code = await engine.run();
-    return { out, err, code };
-  } finally {
-    disconnectMachine();
-  }
-}
+const stapC = (script: string, cmd: string, seed = 1): Promise<Session> => stapOnMachine(compile(script), cmd, { seed });
 
 describe('probes on the simulated machine (golden one-liners)', () => {
   afterEach(resetKernel);

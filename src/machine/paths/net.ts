@@ -306,6 +306,7 @@ sock_close
 %set_state
 tcp_set_state
   @sock:inet_sock_set_state
+%set_state_done
 `,
   tcp_push_segs: `
 tcp_push
