@@ -46,7 +46,14 @@ export interface Provider {
    * may a probe reached as `pn` (e.g. `syscall.read.return`) use `@entry` at this point?
    */
   entryValid?: (rp: A.ResolvedPoint, pn: string) => boolean;
+  /**
+   * May this target expression be read (`read`), assigned (`write`: `=`) or updated (`update`:
+   * `.=`, `+=` ...) here?  A SemanticError to report, or null (procfs `$value`).
+   */
+  targetAccess?: (rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast, access: TargetAccess) => SemanticError | null;
 }
+
+export type TargetAccess = 'read' | 'write' | 'update';
 
 export interface PatternPart { name: string; arg: ArgKind; }
 

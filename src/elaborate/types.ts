@@ -11,7 +11,7 @@ import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
 import { parseFormat, formatArgTypes } from '../runtime/format';
 import { defaultRegistry } from './probes';
-import type { Provider } from './probes';
+import type { Provider, TargetAccess } from './probes';
 
 type Decl = A.VarDecl | A.FunctionDecl;
 
@@ -37,6 +37,8 @@ export class TypeResolver {
   /** (decl, index) -> token where the type was first inferred. */
   private firstInferred = new Map<Decl, Map<number, A.Token>>();
   private current?: TypedUnit;
+  /** Target expressions that are assigned (`write`) or updated in place (`update`); others are read. */
+  private targetAccess = new WeakMap<A.Expr, TargetAccess>();
   /** Pseudo index-expressions for `in` (they have no node of their own to carry a type). */
   private inTypes = new WeakMap<A.In, HasType>();
   errors = 0;
@@ -506,6 +508,8 @@ export class TypeResolver {
 
   private assign(e: A.Assign): void {
     const t = this.t;
+    const tk = e.target.k;
+    if (tk === 'target' || tk === 'cast' || tk === 'atvar' || tk === 'autocast') this.targetAccess.set(e.target, e.op === '=' ? 'write' : 'update');
     if (t === 'stats') this.invalid(e.tok, t);
     if (e.op === '<<<') {
       if (t === 'string') this.invalid(e.tok, t);
@@ -653,6 +657,10 @@ export class TypeResolver {
     }
     const u = this.current;
     const p = u?.provider;
+    if (p?.targetAccess && u?.point) {
+      const err = p.targetAccess(u.point, e, this.targetAccess.get(e) ?? 'read');
+      if (err) throw err;
+    }
     if (p?.targetType && u?.point) {
       const r = p.targetType(u.point, e);
       if (r instanceof SemanticError) throw r;

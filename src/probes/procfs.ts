@@ -74,6 +74,13 @@ const provider: Provider = {
   },
   vars: () => [{ name: '$value', type: 'string' }],
   targetDefined: (rp, e) => isValue(e),
+  targetAccess: (rp, e, access) => {
+    if (!isValue(e)) return null;
+    const kind = (rp.data as unknown as ProcfsData).kind;
+    if (kind === 'write' && access !== 'read') return new SemanticError('procfs $value variable is read-only in a procfs write probe', e.tok, [], 'procfs-value');
+    if (kind === 'read' && access === 'read') return new SemanticError('procfs $value variable cannot be read in a procfs read probe', e.tok, [], 'procfs-value');
+    return null;
+  },
   targetType: (rp, e) => {
     if (isValue(e)) return 'string';
     return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
