@@ -190,9 +190,7 @@ export class Resolver {
       case 'if': {
         // `if (@defined($x)) ... $x ...`: the dead branch is dropped before target expressions are
         // typed (stap folds @defined and prunes constant conditions before reporting them)
-        const withDefined = containsDefined(s.cond);
-        this.expr(s.cond, scope);
-        const v = withDefined ? constTruth(s.cond) : undefined;
+        const v = this.branchCondition(s.cond, scope);
         if (v === undefined) {
           this.stmt(s.then, scope);
           if (s.else) this.stmt(s.else, scope);
@@ -246,6 +244,16 @@ export class Resolver {
     e.ref = d;
   }
 
+  /**
+   * Resolve an `if`/`?:` condition; its constant truth when it involves `@defined` and folds
+   * (the dead branch is then dropped before its target expressions are typed), else undefined.
+   */
+  private branchCondition(cond: A.Expr, scope: Scope): boolean | undefined {
+    const withDefined = containsDefined(cond);
+    this.expr(cond, scope);
+    return withDefined ? constTruth(cond) : undefined;
+  }
+
   private expr(e: A.Expr, scope: Scope): void {
     switch (e.k) {
       case 'sym':
@@ -270,9 +278,7 @@ export class Resolver {
         this.call(e, scope);
         return;
       case 'ternary': {
-        const withDefined = containsDefined(e.cond);
-        this.expr(e.cond, scope);
-        const v = withDefined ? constTruth(e.cond) : undefined;
+        const v = this.branchCondition(e.cond, scope);
         if (v === undefined) {
           this.expr(e.then, scope);
           this.expr(e.else, scope);

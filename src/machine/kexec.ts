@@ -210,12 +210,6 @@ function fireTp(m: Machine, c: Cpu, t: Task, e: Env, r: TpRef): void {
   traceCall(tp, ...args);
 }
 
-/** Fire a tracepoint from TS code (for events raised outside a template, e.g. by hooks). */
-export function fireTracepoint(name: string, args: unknown[]): void {
-  const tp = tracepoint(name);
-  if (tp && tp.enabled) traceCall(tp, ...args);
-}
-
 /** Push a path onto a kernel stack. */
 export function pushPath(ks: KStack, name: string | CompiledPath, env: Env): void {
   const p = typeof name === 'string' ? path(name) : name;
