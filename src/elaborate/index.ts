@@ -15,7 +15,7 @@ import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents } from './util';
 
 export type { ElabOptions } from './session';
-export { TapsetLibrary, stdlibDir } from './tapsets';
+export { TapsetLibrary, stdlibDir, builtCacheDir } from './tapsets';
 export { defaultRegistry, ProbeRegistry, addProviderSetup } from './probes';
 export type { Provider, ProbeBuilder, BuildRequest } from './probes';
 export { printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions, listProbes } from './dump';

@@ -26,6 +26,16 @@ export interface LibraryOptions {
   diag: Diagnostics;
   /** Cache directory; null disables caching; default: $TAPSIM_CACHE_DIR or <tmpdir>/tapsim-tapset-cache-<uid>. */
   cacheDir?: string | null;
+  /**
+   * A read-only cache made by the build (dist/tapset-cache, see builtCacheDir), consulted after
+   * cacheDir: a first run with an empty or unwritable cache directory does not parse the library.
+   */
+  builtCacheDir?: string | null;
+}
+
+/** The tapset cache `npm run build` fills (scripts/warm-tapsets.ts): dist/tapset-cache. */
+export function builtCacheDir(): string {
+  return path.join(__dirname, '..', '..', 'tapset-cache');
 }
 
 interface FileIndex {
@@ -58,7 +68,7 @@ function parser(): ParseModule {
  * while a changed grammar or parser invalidates cached ASTs.  The content digest is memoised in
  * the cache directory under the files' sizes and times, so a start normally costs five stats.
  */
-function parserStamp(cacheDir: string | null): string {
+function parserStamp(cacheDirs: string[]): string {
   const files = ['../parse/index', '../parse/grammar', '../parse/preprocess', '../parse/lexer'].map((f) => {
     try {
       return require.resolve(f);
@@ -68,13 +78,12 @@ function parserStamp(cacheDir: string | null): string {
   });
   files.push(path.join(__dirname, '..', '..', 'lang', 'stap.recipe.json'));
   const times = files.map((f) => stampOf(f) ?? '-').join(',');
-  const memo = cacheDir ? path.join(cacheDir, 'parser-stamp.json') : null;
-  if (memo) {
+  for (const dir of cacheDirs) {
     try {
-      const m = JSON.parse(fs.readFileSync(memo, 'utf8')) as { times: string; digest: string };
+      const m = JSON.parse(fs.readFileSync(path.join(dir, 'parser-stamp.json'), 'utf8')) as { times: string; digest: string };
       if (m.times === times) return m.digest;
     } catch {
-      // no memo yet
+      // no memo there
     }
   }
   const digest = digestHex(files.map((f) => {
@@ -84,7 +93,7 @@ function parserStamp(cacheDir: string | null): string {
       return '-';
     }
   }).join('\0'));
-  if (memo) writeAtomic(memo, JSON.stringify({ times, digest }));
+  if (cacheDirs.length) writeAtomic(path.join(cacheDirs[0], 'parser-stamp.json'), JSON.stringify({ times, digest }));
   return digest;
 }
 
@@ -183,6 +192,8 @@ export class TapsetLibrary {
   private globalMap = new Map<string, string[]>();
   private rootMap = new Map<string, string[]>();
   private cacheDir: string | null;
+  /** Where cached entries are looked for, in order: cacheDir (written), then the build's cache. */
+  private readDirs: string[];
   private optsKey: string;
   private argsSuffix: string;
   /** Files whose text pastes command-line arguments ($1, @1, $#). */
@@ -197,11 +208,14 @@ export class TapsetLibrary {
 
   constructor(private opts: LibraryOptions) {
     this.cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
+    const built = opts.builtCacheDir === undefined ? builtCacheDir() : opts.builtCacheDir;
+    this.readDirs = this.cacheDir === null ? [] : [this.cacheDir];
+    if (this.cacheDir !== null && built && path.resolve(built) !== path.resolve(this.cacheDir)) this.readDirs.push(built);
     this.files = scanDirs(opts.dirs, '.stp');
     this.macroFiles = scanDirs(opts.dirs, '.stpm');
     const p = opts.parse;
     const macroStamps = this.macroFiles.map((f) => `${f}=${stampOf(f)}`).join(';');
-    this.optsKey = digestHex([CACHE_VERSION, parserStamp(this.cacheDir), p.guru, p.compatible ?? '', p.privilege ?? 'stapdev', macroStamps].join('|'));
+    this.optsKey = digestHex([CACHE_VERSION, parserStamp(this.readDirs), p.guru, p.compatible ?? '', p.privilege ?? 'stapdev', macroStamps].join('|'));
     // Script arguments only matter to the (rare) tapset files that paste $N/@N: theirs is the
     // only cache entry keyed on them, so new arguments never re-parse the whole library.
     this.argsSuffix = '|args:' + digestHex(p.args.join('\0')).slice(0, 16);
@@ -222,29 +236,32 @@ export class TapsetLibrary {
     return sf;
   }
 
-  private indexPath(): string | null {
-    if (!this.cacheDir) return null;
+  /** Index file name in a cache directory (`dir` null: none). */
+  private indexPath(dir: string | null): string | null {
+    if (!dir) return null;
     // keyed on the parse options too: guru (-g) and plain runs must not evict each other's cache
     const dirsKey = digestHex(this.opts.dirs.map((d) => path.resolve(d)).join('\0') + '\0' + this.optsKey).slice(0, 16);
-    return path.join(this.cacheDir, `index-${dirsKey}.json`);
+    return path.join(dir, `index-${dirsKey}.json`);
   }
 
-  private astPath(file: string): string | null {
-    if (!this.cacheDir) return null;
+  /** AST file name of a tapset in a cache directory (`dir` null: none). */
+  private astPath(dir: string | null, file: string): string | null {
+    if (!dir) return null;
     const h = digestHex(file + '\0' + this.optsKey).slice(0, 24);
-    return path.join(this.cacheDir, 'ast', `${h}.json`);
+    return path.join(dir, 'ast', `${h}.json`);
   }
 
   private buildIndex(): void {
-    const ip = this.indexPath();
+    const ip = this.indexPath(this.cacheDir);
     let cached: IndexFile | null = null;
-    if (ip) {
+    for (const dir of this.readDirs) {
       try {
-        cached = JSON.parse(fs.readFileSync(ip, 'utf8')) as IndexFile;
+        cached = JSON.parse(fs.readFileSync(this.indexPath(dir)!, 'utf8')) as IndexFile;
         if (cached.version !== CACHE_VERSION || cached.key !== this.optsKey) cached = null;
       } catch {
         cached = null;
       }
+      if (cached) break;
     }
     const out: IndexFile = { version: CACHE_VERSION, key: this.optsKey, files: {} };
     let dirty = !cached;
@@ -302,7 +319,7 @@ export class TapsetLibrary {
       ast = null;
     }
     const idx: FileIndex = ast ? indexOf(ast) : { functions: [], globals: [], aliases: [], roots: [], failed: true };
-    const ap = this.astPath(f);
+    const ap = this.astPath(this.cacheDir, f);
     const text = ast ? serialize(ast) : 'null';
     if (ap) writeAtomic(ap, JSON.stringify({ stamp, key: this.optsKey }) + '\n' + text);
     this.astText.set(f, text);
@@ -380,18 +397,16 @@ export class TapsetLibrary {
   /** A fresh AST of a tapset file (errors are reported through the session's diagnostics). */
   load(f: string): A.StapFile | null {
     let text = this.astText.get(f);
-    if (text === undefined) {
-      const ap = this.astPath(f);
-      if (ap) {
-        try {
-          const all = fs.readFileSync(ap, 'utf8');
-          const nl = all.indexOf('\n');
-          const h = JSON.parse(all.slice(0, nl)) as { stamp: string; key: string };
-          // another run (other options or arguments) may have rewritten it since the index was made
-          if (h.stamp === this.stamps.get(f) && h.key === this.optsKey) text = all.slice(nl + 1);
-        } catch {
-          text = undefined;
-        }
+    for (const dir of this.readDirs) {
+      if (text !== undefined) break;
+      try {
+        const all = fs.readFileSync(this.astPath(dir, f)!, 'utf8');
+        const nl = all.indexOf('\n');
+        const h = JSON.parse(all.slice(0, nl)) as { stamp: string; key: string };
+        // another run (other options or arguments) may have rewritten it since the index was made
+        if (h.stamp === this.stamps.get(f) && h.key === this.optsKey) text = all.slice(nl + 1);
+      } catch {
+        text = undefined;
       }
     }
     if (text === undefined) {
