@@ -1,0 +1,348 @@
+/**
+ * The kernel symbol table's compact form: kallsyms.gz + modules.gz turned into one binary file of
+ * typed arrays that a start reads in one piece, with nothing parsed and no per-symbol object
+ * made.  `npm run build` writes it to dist/kernel-tables/ (scripts/build-kernel-tables.ts); a run
+ * without it (or with data newer than it) parses the text data and writes the same table to the
+ * cache directory, so only the first such run pays for the parse.
+ *
+ * Layout: a JSON header line (format, source stamp, section offsets), then 8-byte aligned
+ * sections: addresses (Float64, signed 64-bit values as numbers), nm type letters (Uint8),
+ * module index (Int16, -1 vmlinux), name offsets (Uint32, n+1) into a Latin-1 name blob, symbol
+ * ids sorted by (name, id) for binary search, and module data as JSON (parsed on first use).
+ * Names are decoded one by one as asked for; only globs decode them all (allNames()).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { kernelDataDir, readDataText } from './data';
+import { defaultCacheDir, writeAtomic } from '../cachedir';
+
+/** A loaded module (modules.gz): core layout in the module area, text first. */
+export interface KModule {
+  name: string;
+  base: number;
+  size: number;
+  textSize: number;
+  /** first symbol id and one past the last */
+  firstId: number;
+  endId: number;
+}
+
+export interface ModuleData {
+  modules: KModule[];
+  /** module dyn_ftrace sites (absolute ips, ascending) */
+  sites: number[];
+  /** [symbol id, file, line] of module functions with a source location */
+  locs: [number, string, number][];
+}
+
+/** The symbol table in its parsed (text) form. */
+export interface SymtabSource {
+  names: string[];
+  types: string[];
+  addrs: number[];
+  /** module index per symbol (-1 vmlinux) */
+  mods: number[];
+  moduleData: ModuleData;
+}
+
+const FORMAT = 'tapsim-ksymtab-1';
+const SOURCES = ['kallsyms.gz', 'modules.gz'];
+
+interface Header {
+  format: string;
+  stamp: string;
+  n: number;
+  /** [byte offset, byte length] of each section, from the start of the file */
+  sections: Record<'addrs' | 'types' | 'mods' | 'nameOff' | 'names' | 'byName' | 'modules', [number, number]>;
+}
+
+export class Symtab {
+  readonly n: number;
+  readonly addrs: Float64Array;
+  readonly types: Uint8Array;
+  readonly mods: Int16Array;
+  /** ids with a non-negative address come first in the file (unsigned order): this many */
+  private readonly nonNeg: number;
+  private sortedA?: Float64Array;
+  private readonly nameOff: Uint32Array;
+  private readonly blob: Buffer;
+  private readonly byName: Int32Array;
+  private readonly moduleText: string;
+  private moduleData?: ModuleData;
+  private names?: string[];
+
+  constructor(buf: Buffer, h: Header) {
+    const arr = <T>(ctor: { new (b: ArrayBufferLike, off: number, len: number): T; BYTES_PER_ELEMENT: number }, s: [number, number]): T =>
+      new ctor(buf.buffer, buf.byteOffset + s[0], s[1] / ctor.BYTES_PER_ELEMENT);
+    this.n = h.n;
+    this.addrs = arr(Float64Array, h.sections.addrs);
+    this.types = arr(Uint8Array, h.sections.types);
+    this.mods = arr(Int16Array, h.sections.mods);
+    this.nameOff = arr(Uint32Array, h.sections.nameOff);
+    this.byName = arr(Int32Array, h.sections.byName);
+    this.blob = buf.subarray(h.sections.names[0], h.sections.names[0] + h.sections.names[1]);
+    this.moduleText = buf.toString('latin1', h.sections.modules[0], h.sections.modules[0] + h.sections.modules[1]);
+    // file order is unsigned-ascending: the non-negative (per-cpu, absolute) addresses first
+    const addrs = this.addrs;
+    let lo = 0, hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (addrs[mid] >= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    this.nonNeg = lo;
+  }
+
+  /** Addresses in signed order (the negative, kernel half first). */
+  get sortedAddrs(): Float64Array {
+    if (!this.sortedA) {
+      const a = new Float64Array(this.n);
+      a.set(this.addrs.subarray(this.nonNeg));
+      a.set(this.addrs.subarray(0, this.nonNeg), this.n - this.nonNeg);
+      this.sortedA = a;
+    }
+    return this.sortedA;
+  }
+
+  /** Id of the k-th symbol in signed address order (stable). */
+  sortedId(k: number): number {
+    const neg = this.n - this.nonNeg;
+    return k < neg ? this.nonNeg + k : k - neg;
+  }
+
+  name(id: number): string {
+    if (this.names) return this.names[id];
+    return this.blob.toString('latin1', this.nameOff[id], this.nameOff[id + 1]);
+  }
+
+  /** nm type letter of a symbol. */
+  type(id: number): string {
+    return String.fromCharCode(this.types[id]);
+  }
+
+  /** Every name, in id order (decoded once, for globs and listings). */
+  allNames(): readonly string[] {
+    if (!this.names) {
+      const names = new Array<string>(this.n);
+      for (let i = 0; i < this.n; i++) names[i] = this.blob.toString('latin1', this.nameOff[i], this.nameOff[i + 1]);
+      this.names = names;
+    }
+    return this.names;
+  }
+
+  /** Compare `name` with symbol `id`'s name, in Latin-1 code order. */
+  private cmp(name: string, id: number): number {
+    const b = this.blob;
+    const s = this.nameOff[id], e = this.nameOff[id + 1];
+    const len = e - s;
+    const m = Math.min(len, name.length);
+    for (let i = 0; i < m; i++) {
+      const d = name.charCodeAt(i) - b[s + i];
+      if (d !== 0) return d;
+    }
+    return name.length - len;
+  }
+
+  /** Ids of every symbol with this exact name, ascending (address order). */
+  lookup(name: string): number[] {
+    const bn = this.byName;
+    let lo = 0, hi = bn.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.cmp(name, bn[mid]) > 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: number[] = [];
+    while (lo < bn.length && this.cmp(name, bn[lo]) === 0) out.push(bn[lo++]);
+    return out;
+  }
+
+  modules(): ModuleData {
+    if (!this.moduleData) this.moduleData = JSON.parse(this.moduleText) as ModuleData;
+    return this.moduleData;
+  }
+}
+
+// ------------------------------------------------------------------------- the text form
+
+/** signed 64-bit value of an unsigned hex string, as a number */
+function parseAddrHex(v: string): number {
+  return Number(BigInt.asIntN(64, BigInt(/^0x/i.test(v) ? v : '0x' + v)));
+}
+
+/** Parse kallsyms.gz (delta-encoded System.map) and modules.gz (null: no module data). */
+export function parseSymtabText(text: string, moduleText: string | null): SymtabSource {
+  const names: string[] = [];
+  const types: string[] = [];
+  const addrs: number[] = [];
+  const mods: number[] = [];
+  let curN = 0;
+  let pos = 0;
+  const len = text.length;
+  while (pos < len) {
+    const nl = text.indexOf('\n', pos);
+    const end = nl < 0 ? len : nl;
+    const sp1 = text.indexOf(' ', pos);
+    const d = text.slice(pos, sp1);
+    if (d.length > 12) curN = Number(BigInt.asIntN(64, BigInt.asUintN(64, BigInt(curN)) + BigInt('0x' + d)));
+    else curN += parseInt(d, 16);
+    names.push(text.slice(sp1 + 3, end));
+    types.push(text[sp1 + 1]);
+    addrs.push(curN);
+    mods.push(-1);
+    pos = end + 1;
+  }
+  const md: ModuleData = { modules: [], sites: [], locs: [] };
+  if (moduleText !== null) {
+    let cur: KModule | null = null;
+    for (const line of moduleText.split('\n')) {
+      if (!line) continue;
+      if (line.startsWith('M ')) {
+        const [, name, base, size, tsize] = line.split(' ');
+        if (cur) cur.endId = names.length;
+        cur = { name, base: parseAddrHex(base), size: parseInt(size, 16), textSize: parseInt(tsize, 16), firstId: names.length, endId: names.length };
+        md.modules.push(cur);
+        continue;
+      }
+      if (!cur) continue;
+      if (line[0] === '@') { md.sites.push(cur.base + parseInt(line.slice(1), 16)); continue; }
+      const tab = line.indexOf('\t');
+      const head = tab < 0 ? line : line.slice(0, tab);
+      const sp1 = head.indexOf(' ');
+      const id = names.length;
+      names.push(head.slice(sp1 + 3));
+      types.push(head[sp1 + 1]);
+      addrs.push(cur.base + parseInt(head.slice(0, sp1), 16));
+      mods.push(md.modules.length - 1);
+      if (tab >= 0) {
+        const [, file, ln] = line.split('\t');
+        md.locs.push([id, file, Number(ln)]);
+      }
+    }
+    if (cur) cur.endId = names.length;
+  }
+  return { names, types, addrs, mods, moduleData: md };
+}
+
+/** The binary form of a parsed table; `stamp` identifies the data it was made from. */
+export function encodeSymtab(src: SymtabSource, stamp: string): Buffer {
+  const n = src.names.length;
+  const byName = Int32Array.from({ length: n }, (_, i) => i);
+  const names = src.names;
+  byName.sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : a - b));
+  const nameBufs = names.map((s) => Buffer.from(s, 'latin1'));
+  const nameOff = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) nameOff[i + 1] = nameOff[i] + nameBufs[i].length;
+  const parts: [keyof Header['sections'], Buffer][] = [
+    ['addrs', Buffer.from(Float64Array.from(src.addrs).buffer)],
+    ['types', Buffer.from(src.types.join(''), 'latin1')],
+    ['mods', Buffer.from(Int16Array.from(src.mods).buffer)],
+    ['nameOff', Buffer.from(nameOff.buffer)],
+    ['names', Buffer.concat(nameBufs)],
+    ['byName', Buffer.from(byName.buffer)],
+    ['modules', Buffer.from(JSON.stringify(src.moduleData), 'latin1')],
+  ];
+  // header length is fixed before offsets are known: pad it to a 64-byte multiple with spaces
+  const sections = {} as Header['sections'];
+  const layout = (base: number): number => {
+    let off = base;
+    for (const [k, b] of parts) {
+      off = (off + 7) & ~7;
+      sections[k] = [off, b.length];
+      off += b.length;
+    }
+    return off;
+  };
+  let headLen = 0;
+  let head = '';
+  for (;;) {
+    layout(headLen);
+    head = JSON.stringify({ format: FORMAT, stamp, n, sections } satisfies Header);
+    const need = (head.length + 1 + 63) & ~63;
+    if (need <= headLen) break;
+    headLen = need;
+  }
+  const total = layout(headLen);
+  const out = Buffer.alloc(total, 0);
+  out.write(head.padEnd(headLen - 1, ' ') + '\n', 0, 'latin1');
+  for (const [k, b] of parts) b.copy(out, sections[k][0]);
+  return out;
+}
+
+/** The table in `buf` if it is one made from data with this stamp, else null. */
+export function decodeSymtab(buf: Buffer, stamp: string): Symtab | null {
+  const nl = buf.indexOf(10);
+  if (nl < 0) return null;
+  let h: Header;
+  try {
+    h = JSON.parse(buf.toString('latin1', 0, nl)) as Header;
+  } catch {
+    return null;
+  }
+  if (h.format !== FORMAT || h.stamp !== stamp) return null;
+  if (buf.byteOffset % 8 !== 0) buf = Buffer.from(buf); // typed views need aligned offsets
+  return new Symtab(buf, h);
+}
+
+// ------------------------------------------------------------------------- files
+
+/** Identity of the data files the table is made from (sizes and times). */
+export function sourceStamp(): string {
+  return SOURCES.map((f) => {
+    try {
+      const st = fs.statSync(path.join(kernelDataDir(), f));
+      return `${f}=${st.size}:${st.mtimeMs}`;
+    } catch {
+      return `${f}=-`;
+    }
+  }).join(';');
+}
+
+/** The table `npm run build` writes: dist/kernel-tables/ksymtab.bin. */
+export function builtSymtabFile(): string {
+  return path.join(__dirname, '..', '..', 'kernel-tables', 'ksymtab.bin');
+}
+
+function cachedSymtabFile(): string {
+  return path.join(defaultCacheDir(), 'ksymtab.bin');
+}
+
+/** Parse the text data into a table (the slow path). */
+export function parseSymtabData(): SymtabSource {
+  let moduleText: string | null;
+  try {
+    moduleText = readDataText('modules.gz');
+  } catch {
+    moduleText = null; // no module data
+  }
+  return parseSymtabText(readDataText('kallsyms.gz'), moduleText);
+}
+
+/**
+ * The symbol table: the build's (or a cached) binary form when it matches the data files,
+ * otherwise parsed from the text data (`parsed`), then cached.
+ */
+export function openSymtab(): { table: Symtab; parsed: boolean } {
+  const stamp = sourceStamp();
+  for (const f of [builtSymtabFile(), cachedSymtabFile()]) {
+    let buf: Buffer;
+    try {
+      buf = fs.readFileSync(f);
+    } catch {
+      continue;
+    }
+    const t = decodeSymtab(buf, stamp);
+    if (t) return { table: t, parsed: false };
+  }
+  const bin = encodeSymtab(parseSymtabData(), stamp);
+  writeAtomic(cachedSymtabFile(), bin);
+  return { table: decodeSymtab(bin, stamp)!, parsed: true };
+}
+
+/** Build step: write the table for the current data files to `file`. */
+export function writeSymtab(file: string): number {
+  const bin = encodeSymtab(parseSymtabData(), sourceStamp());
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, bin);
+  return bin.length;
+}
