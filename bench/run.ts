@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark suite, each figure a ratio or rate measured within one run.
  *
- *   node dist/bench/run.js [suite ...]      suites: frontend runtime translate kernel machine probes repl
+ *   node dist/bench/run.js [suite ...]      suites: frontend tapsets runtime translate kernel machine probes repl
  *
  * Prints a Markdown table per suite; with --write, also rewrites bench/RESULTS.md.
  */
@@ -13,6 +13,7 @@ type Suite = () => Promise<Record<string, string | number>>;
 
 const SUITES: Record<string, () => Suite | undefined> = {
   frontend: () => require('./frontend').benchFrontend,
+  tapsets: () => require('./tapsets').benchTapsets,
   runtime: () => require('./runtime').benchRuntime,
   translate: () => require('./translate').benchTranslate,
   kernel: () => require('./kernel').benchKernel,

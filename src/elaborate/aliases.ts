@@ -6,7 +6,8 @@
  */
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
-import { MatchNode, AliasEntry, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
+import { aliasNamePaths } from './tapset_ast';
+import { MatchNode, AliasEntry, ArgKind, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
 import { deepCopy, renderComponents, renderPoint, synthToken } from './util';
 
 /** One derived registration before symbol resolution. */
@@ -30,9 +31,11 @@ export interface DeriveHooks {
 }
 
 export function attachAlias(root: MatchNode, decl: A.AliasDecl): void {
-  decl.names.forEach((name, nameIndex) => {
+  // (a tapset alias not read from the cache yet comes with its names' summary)
+  const paths = aliasNamePaths(decl) ?? decl.names.map((name) => name.components.map((c): [string, ArgKind] => [c.name, argKind(c)]));
+  paths.forEach((comps, nameIndex) => {
     let n = root;
-    for (const c of name.components) n = n.child(c.name, argKind(c));
+    for (const [name, kind] of comps) n = n.child(name, kind);
     const entry: AliasEntry = { decl, nameIndex };
     n.aliases.push(entry);
   });

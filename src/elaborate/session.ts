@@ -7,6 +7,7 @@ import { Diagnostics } from '../diag';
 import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch } from './probes';
 import { attachAlias } from './aliases';
 import type { TapsetLibrary } from './tapsets';
+import { isDeferred } from './tapset_ast';
 
 export interface ElabOptions {
   guru: boolean;
@@ -79,7 +80,8 @@ export class Session {
       if (!list) m.set(fn.name, (list = []));
       list.push(fn);
       this.allFunctions.push(fn);
-      if (fn.body.k === 'embedded') {
+      // (a script body still in the tapset cache is not read here: it cannot be embedded code)
+      if (!isDeferred(fn, 'body') && fn.body.k === 'embedded') {
         fn.builtin = fn.name;
         fn.pragmas = pragmasOf(fn.body.code);
       }

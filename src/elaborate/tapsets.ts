@@ -11,6 +11,7 @@ import type * as A from '../ast';
 import { Diagnostics } from '../diag';
 import { ARCH } from '../kernel/config';
 import { defaultCacheDir, writeAtomic, digestHex } from '../cachedir';
+import { AstWriter, reviver, encodeTapsetAst, decodeTapsetAst, isFailedParse, inMemory, EncodedAst } from './tapset_ast';
 
 export interface LibraryParseOptions {
   args: string[];
@@ -53,7 +54,7 @@ interface IndexFile {
   files: Record<string, { stamp: string; index: FileIndex; usesArgs?: boolean }>;
 }
 
-const CACHE_VERSION = 'tapsim-tapset-cache-2';
+const CACHE_VERSION = 'tapsim-tapset-cache-7';
 
 type ParseModule = typeof import('../parse/index');
 
@@ -132,54 +133,23 @@ function lazySourceFile(name: string): A.SourceFile {
 // ---------------------------------------------------------------------------------------------
 // AST (de)serialisation: SourceFiles become table references, bigints tagged.
 
-function isSourceFile(v: unknown): v is A.SourceFile {
-  return !!v && typeof v === 'object' && 'isTapset' in (v as object) && 'name' in (v as object) && !('k' in (v as object));
-}
-
 /**
- * AST <-> text for the caches.  Format: a JSON array of the source files referenced, a newline,
- * then the AST as JSON in which a token's `file` is "\0<index>" (other source-file references
- * are {"$sf": index}, bigints {"$big": "digits"}).  Reading it is one plain JSON.parse and one
- * walk (a JSON.parse reviver is several times slower on the large syscall tapsets).
+ * AST <-> text for the user-script cache.  Format: a JSON array of the source files referenced,
+ * a newline, then the AST as JSON in which a token's `file` is "\0<index>" (other source-file
+ * references are {"$sf": index}, bigints {"$big": "digits"}).  Reading it is one plain
+ * JSON.parse and one walk (a JSON.parse reviver is several times slower on large ASTs).
+ * Tapset files use the per-declaration form of tapset_ast.ts instead.
  */
 export function serialize(value: unknown): string {
-  const files: A.SourceFile[] = [];
-  const fileIndex = (f: A.SourceFile): number => {
-    let i = files.indexOf(f);
-    if (i < 0) i = files.push(f) - 1;
-    return i;
-  };
-  const json = JSON.stringify(value, function (key, v) {
-    if (key === 'lines') return undefined;
-    if (typeof v === 'bigint') return { $big: v.toString() };
-    if (isSourceFile(v)) return key === 'file' ? `\0${fileIndex(v)}` : { $sf: fileIndex(v) };
-    return v;
-  });
-  return JSON.stringify(files.map((f) => ({ name: f.name, isTapset: f.isTapset }))) + '\n' + json;
+  const w = new AstWriter();
+  const json = w.stringify(value);
+  return w.fileTable() + '\n' + json;
 }
 
 export function deserialize<T>(text: string, fileFor: (name: string, isTapset: boolean) => A.SourceFile): T {
   const nl = text.indexOf('\n');
   const files = (JSON.parse(text.slice(0, nl)) as { name: string; isTapset: boolean }[]).map((f) => fileFor(f.name, f.isTapset));
-  const revive = (v: Record<string, unknown> | unknown[]): unknown => {
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const x = v[i];
-        if (x !== null && typeof x === 'object') v[i] = revive(x as Record<string, unknown>);
-      }
-      return v;
-    }
-    if ('$big' in v) return BigInt(v.$big as string);
-    if ('$sf' in v) return files[v.$sf as number];
-    for (const k in v) {
-      const x = v[k];
-      if (x !== null && typeof x === 'object') v[k] = revive(x as Record<string, unknown>);
-      else if (k === 'file' && typeof x === 'string' && x.charCodeAt(0) === 0) v[k] = files[+x.slice(1)];
-    }
-    return v;
-  };
-  const root = JSON.parse(text.slice(nl + 1)) as unknown;
-  return (root !== null && typeof root === 'object' ? revive(root as Record<string, unknown>) : root) as T;
+  return reviver(files)(JSON.parse(text.slice(nl + 1))) as T;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,7 +170,8 @@ export class TapsetLibrary {
   private argFiles = new Set<string>();
   private sourceFiles = new Map<string, A.SourceFile>();
   private macroCache?: Map<string, unknown>;
-  private astText = new Map<string, string>();
+  /** Encoded AST of each file loaded or parsed so far. */
+  private astData = new Map<string, EncodedAst>();
   /** Cache stamp of each indexed file (what its AST file's header must say). */
   private stamps = new Map<string, string>();
   /** Parsed (and not yet cached) files of this run. */
@@ -320,15 +291,34 @@ export class TapsetLibrary {
     }
     const idx: FileIndex = ast ? indexOf(ast) : { functions: [], globals: [], aliases: [], roots: [], failed: true };
     const ap = this.astPath(this.cacheDir, f);
-    const text = ast ? serialize(ast) : 'null';
+    const text = encodeTapsetAst(ast);
     if (ap) writeAtomic(ap, JSON.stringify({ stamp, key: this.optsKey }) + '\n' + text);
-    this.astText.set(f, text);
+    this.astData.set(f, inMemory(Buffer.from(text, 'utf8')));
     return idx;
   }
 
-  /** Library macros from the `.stpm` files (for parsing user scripts and tapsets). */
+  /**
+   * Library macros from the `.stpm` files (for parsing user scripts and tapsets), read back from
+   * the cache when the macro files, parser, options and arguments are those it was made with
+   * (the key), so a run whose script is cached too does not load the parser at all.
+   */
   macros(): Map<string, unknown> {
     if (this.macroCache) return this.macroCache;
+    const name = `macros-${digestHex(this.optsKey + '\0' + this.opts.parse.args.join('\0')).slice(0, 24)}.json`;
+    for (const dir of this.readDirs) {
+      try {
+        const entries = deserialize<[string, unknown][]>(fs.readFileSync(path.join(dir, name), 'utf8'), (n) => this.sourceFile(n));
+        return (this.macroCache = new Map(entries));
+      } catch {
+        // not cached there
+      }
+    }
+    const all = this.parseMacros();
+    if (this.cacheDir) writeAtomic(path.join(this.cacheDir, name), serialize([...all]));
+    return all;
+  }
+
+  private parseMacros(): Map<string, unknown> {
     const all = new Map<string, unknown>();
     this.macroCache = all;
     for (const f of this.macroFiles) {
@@ -394,33 +384,125 @@ export class TapsetLibrary {
     return ast;
   }
 
-  /** A fresh AST of a tapset file (errors are reported through the session's diagnostics). */
+  /** The encoded AST of a tapset parsed now, for a cache entry replaced while in use. */
+  private parseAgain(f: string): EncodedAst {
+    const stamp = this.stamps.get(f);
+    this.parseAndCache(f, stampOf(f) ?? '');
+    if (this.fullStamp(f, stampOf(f) ?? '') !== stamp) {
+      throw new Error(`tapset ${f} changed while stap was reading it; run again`);
+    }
+    return this.astData.get(f)!;
+  }
+
+  /**
+   * A fresh AST of a tapset file (errors are reported through the session's diagnostics).  Its
+   * function bodies and alias definitions are decoded when first used (tapset_ast.ts).
+   */
   load(f: string): A.StapFile | null {
-    let text = this.astText.get(f);
+    let data = this.astData.get(f);
     for (const dir of this.readDirs) {
-      if (text !== undefined) break;
-      try {
-        const all = fs.readFileSync(this.astPath(dir, f)!, 'utf8');
-        const nl = all.indexOf('\n');
-        const h = JSON.parse(all.slice(0, nl)) as { stamp: string; key: string };
-        // another run (other options or arguments) may have rewritten it since the index was made
-        if (h.stamp === this.stamps.get(f) && h.key === this.optsKey) text = all.slice(nl + 1);
-      } catch {
-        text = undefined;
-      }
+      if (data !== undefined) break;
+      data = readCachedAst(this.astPath(dir, f)!, (h) => h.stamp === this.stamps.get(f) && h.key === this.optsKey, () => this.parseAgain(f));
     }
-    if (text === undefined) {
+    if (data === undefined) {
       this.parseAndCache(f, stampOf(f) ?? '');
-      text = this.astText.get(f)!;
+      data = this.astData.get(f)!;
     }
-    if (text === 'null') {
+    if (isFailedParse(data)) {
       // report the parse errors now that the file is actually needed
       parser().parseFile(this.sourceFile(f), this.parseOpts(), this.opts.diag);
       return null;
     }
-    this.astText.set(f, text);
-    return deserialize<A.StapFile>(text, (name, isTapset) => (isTapset ? this.sourceFile(name) : lazySourceFile(name)));
+    this.astData.set(f, data);
+    return decodeTapsetAst(data, (name, isTapset) => (isTapset ? this.sourceFile(name) : lazySourceFile(name)));
   }
+}
+
+/**
+ * A cached tapset AST file: its header line checked by `valid` (another run with other options
+ * or arguments may have rewritten it since the index was made), then the encoded AST.  Only the
+ * head (header, file table, shell) is read now; deferred declarations are read from the file
+ * as they are used, the rest of the file at once after the first few.  The encoding is a
+ * function of the header (source stamp, options), so a later read that finds the same header
+ * and size finds the same bytes; if another run has rewritten the entry meanwhile, the parts
+ * come from `again()` (the tapset parsed anew, when it still has the same stamp).
+ */
+function readCachedAst(file: string, valid: (h: { stamp: string; key: string }) => boolean, again: () => EncodedAst): EncodedAst | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  let head: Buffer;
+  let size: number;
+  try {
+    size = fs.fstatSync(fd).size;
+    head = Buffer.allocUnsafe(Math.min(size, 1 << 16));
+    let got = fs.readSync(fd, head, 0, head.length, 0);
+    // the header line, then the file table, shell and deferred-part lines
+    const headRead = (): boolean => {
+      let at = -1;
+      for (let i = 0; i < 4; i++) if ((at = head.indexOf(10, at + 1)) < 0 || at >= got) return false;
+      return true;
+    };
+    while (!headRead() && got < size) {
+      const more = Buffer.allocUnsafe(Math.min(size, head.length * 4));
+      head.copy(more, 0, 0, got);
+      head = more;
+      const n = fs.readSync(fd, head, got, head.length - got, got);
+      if (n <= 0) break;
+      got += n;
+    }
+    head = head.subarray(0, got);
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+  const nl = head.indexOf(10);
+  if (nl < 0) return undefined;
+  try {
+    if (!valid(JSON.parse(head.toString('utf8', 0, nl)) as { stamp: string; key: string })) return undefined;
+  } catch {
+    return undefined;
+  }
+  const start = nl + 1;
+  const header = head.subarray(0, start);
+  let rest: EncodedAst | null = head.length === size ? inMemory(head, start) : null;
+  let reads = 0;
+  /** The bytes at [from, from + n) of the entry, if it is still the one the head came from. */
+  const readBack = (from: number, n: number): Buffer | null => {
+    try {
+      const b = fs.readFileSync(file);
+      return b.length === size && b.subarray(0, start).equals(header) ? b.subarray(from, from + n) : null;
+    } catch {
+      return null;
+    }
+  };
+  const part = (o: number, n: number): string => {
+    if (!rest && ++reads > 8) {
+      const all = readBack(0, size);
+      rest = all ? inMemory(all, start) : again();
+    }
+    if (rest) return rest.part(o, n);
+    let b: Buffer | null = Buffer.allocUnsafe(start + n);
+    try {
+      const pfd = fs.openSync(file, 'r');
+      try {
+        if (fs.fstatSync(pfd).size !== size || fs.readSync(pfd, b, 0, start, 0) !== start || !b.subarray(0, start).equals(header)
+          || fs.readSync(pfd, b, start, n, start + o) !== n) b = null;
+      } finally {
+        fs.closeSync(pfd);
+      }
+    } catch {
+      b = null;
+    }
+    if (b) return b.toString('utf8', start, start + n);
+    rest = again();
+    return rest.part(o, n);
+  };
+  return { head, start, part };
 }
 
 function indexOf(ast: A.StapFile): FileIndex {

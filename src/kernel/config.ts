@@ -13,7 +13,7 @@ export const KERNEL_RELEASE = '6.1.0-56-amd64';
 export const KERNEL_VERSION = '6.1.0';
 export const ARCH = 'x86_64';
 
-let configCache: Map<string, string> | null = null;
+const configCache = new Map<string, string>();
 
 function dataDir(): string {
   // dist/src/kernel -> repo root, or src/kernel when run from sources
@@ -34,28 +34,42 @@ const FALLBACK: Record<string, string> = {
   CONFIG_NR_CPUS: '8192', CONFIG_PREEMPT_VOLUNTARY: 'y', CONFIG_UTRACE: '', CONFIG_SWAP: 'y',
 };
 
-function loadConfig(): Map<string, string> {
-  if (configCache) return configCache;
-  const m = new Map<string, string>(Object.entries(FALLBACK));
-  const file = path.join(dataDir(), 'config.txt');
-  if (fs.existsSync(file)) {
-    m.clear();
-    for (const line of fs.readFileSync(file, 'latin1').split('\n')) {
-      const eq = line.indexOf('=');
-      if (line.startsWith('CONFIG_') && eq > 0) {
-        let v = line.slice(eq + 1);
-        if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
-        m.set(line.slice(0, eq), v);
-      }
+let configText: string | null = null;
+
+/**
+ * The .config text, with a newline in front so every option line starts with "\nCONFIG_".
+ * Options are looked up in it one by one (and remembered): a run asks for a handful of ~8000.
+ */
+function configFile(): string | null {
+  if (configText === null) {
+    try {
+      configText = '\n' + fs.readFileSync(path.join(dataDir(), 'config.txt'), 'latin1');
+    } catch {
+      configText = '';
     }
   }
-  configCache = m;
-  return m;
+  return configText || null;
+}
+
+function lookupConfig(name: string): string | undefined {
+  const text = configFile();
+  if (text === null) return Object.prototype.hasOwnProperty.call(FALLBACK, name) ? FALLBACK[name] : undefined;
+  if (!name.startsWith('CONFIG_')) return undefined;
+  const at = text.indexOf(`\n${name}=`);
+  if (at < 0) return undefined;
+  const start = at + name.length + 2;
+  let end = text.indexOf('\n', start);
+  if (end < 0) end = text.length;
+  let v = text.slice(start, end);
+  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
+  return v;
 }
 
 /** Value of a Kconfig option as the .config has it ("y", "m", a number, a string), or "" when unset. */
 export function kconfig(name: string): string {
-  return loadConfig().get(name) ?? '';
+  let v = configCache.get(name);
+  if (v === undefined) configCache.set(name, (v = lookupConfig(name) ?? ''));
+  return v;
 }
 
 export function kernelHz(): number {

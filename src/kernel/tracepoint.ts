@@ -13,36 +13,13 @@
  * Runtime: each tracepoint has a probe array (tracepoint_probe_register/unregister) with the
  * kernel's priority ordering and -EEXIST/-ENOENT results; traceCall() invokes the probes.
  */
-import { readDataText, noteParseTime } from './data';
+import { noteParseTime } from './data';
+import { openEventTable, TraceEvent, TraceEventField } from './event_table';
 import { btfFunc, btfTypeName, TypeStyle } from './btf';
 import { EEXIST, ENOENT, EINVAL } from './errno';
 import { globToRegExp } from './kallsyms';
 
-export interface TraceEventField {
-  type: string;
-  name: string;
-  offset: number;
-  size: number;
-  signed: boolean;
-  /** array length for "char[16]"-style fields (0 otherwise) */
-  len: number;
-}
-
-export interface TraceEvent {
-  id: number;
-  system: string;
-  name: string;
-  /** DECLARE_EVENT_CLASS template name (event_class_<class>) */
-  class: string;
-  fields: readonly TraceEventField[];
-  printFmt: string;
-  /** TRACE_EVENT_FL_* flags of the trace_event_call */
-  flags: number;
-  /** true when backed by a `struct tracepoint` of the same name (TRACE_EVENT_FL_TRACEPOINT) */
-  tracepoint: boolean;
-  /** syscall number for syscalls/sys_enter_* and sys_exit_* */
-  syscallNr?: number;
-}
+export type { TraceEventField, TraceEvent } from './event_table';
 
 export const TRACE_EVENT_FL_FILTERED = 1 << 0;
 export const TRACE_EVENT_FL_CAP_ANY = 1 << 1;
@@ -67,26 +44,17 @@ interface Loaded {
 }
 let L: Loaded | null = null;
 
-type RawField = [string, string, number, number, number, number];
-interface RawEvent { system: string; name: string; class: string; fields: RawField[]; fmt: string; flags: number; id: number; nr?: number }
-
 function load(): Loaded {
   if (L) return L;
-  const text = readDataText('events.json.gz');
-  const t0 = Date.now();
-  const raw = JSON.parse(text) as { events: RawEvent[]; tracepoints: string[] };
-  const all: TraceEvent[] = raw.events.map((e) => ({
-    id: e.id, system: e.system, name: e.name, class: e.class, printFmt: e.fmt, flags: e.flags,
-    tracepoint: (e.flags & TRACE_EVENT_FL_TRACEPOINT) !== 0,
-    fields: e.fields.map(([type, name, offset, size, signed, len]) => ({ type, name, offset, size, signed: signed !== 0, len })),
-    ...(e.nr !== undefined ? { syscallNr: e.nr } : {}),
-  }));
+  const t0 = process.hrtime.bigint();
+  const { table, parsed } = openEventTable();
+  const all = table.all;
   const events = all.filter((e) => e.id > 0);
   const byKey = new Map<string, TraceEvent>();
   const byId = new Map<number, TraceEvent>();
   for (const e of events) { byKey.set(`${e.system}:${e.name}`, e); byId.set(e.id, e); }
-  L = { events, all, byKey, byId, tracepoints: raw.tracepoints };
-  noteParseTime('events.json.gz', Date.now() - t0);
+  L = { events, all, byKey, byId, tracepoints: table.tracepoints };
+  noteParseTime(parsed ? 'events.json.gz' : 'events.tab', Number(process.hrtime.bigint() - t0) / 1e6);
   return L;
 }
 

@@ -124,13 +124,20 @@ function condAt(i: number): Cond {
 }
 
 let costs: Uint16Array | null = null;
-/** Simulated cost in ns of one function's own work (deterministic per function). */
+/**
+ * Simulated cost in ns of one function's own work (deterministic per function), by function
+ * id: 0 until first asked for (fnCost), so a start does not hash every kernel symbol.
+ */
 export function fnCosts(): Uint16Array {
   if (costs) return costs;
-  const n = symbolCount();
-  costs = new Uint16Array(n);
-  for (let i = 0; i < n; i++) costs[i] = 18 + (hash32(i + 7) % 110);
+  costs = new Uint16Array(symbolCount());
   return costs;
+}
+
+/** The cost of function `id`, filled into the table on first use. */
+export function fnCost(id: number): number {
+  const t = costs ?? fnCosts();
+  return t[id] || (t[id] = 18 + (hash32(id + 7) % 110));
 }
 
 function argsOf(m: Machine, c: Cpu, t: Task, e: Env, fn: number): unknown[] {
@@ -257,7 +264,7 @@ export function interp(m: Machine, c: Cpu, ks: KStack, t: Task, until: number, b
         }
         sp++;
         calls++;
-        now += cost[op];
+        now += cost[op] || fnCost(op);
         if (now >= until) {
           m.now = now; f.pc = pc; ks.sp = sp; m.kcalls += calls;
           return RS_BUDGET;

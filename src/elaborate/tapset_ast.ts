@@ -1,0 +1,264 @@
+/**
+ * Cached tapset ASTs with per-declaration lazy loading.  A tapset file's AST is stored as
+ *
+ *   <source files JSON>\n<shell JSON>\n<where the deferred parts are, JSON>\n<deferred parts>
+ *
+ * The shell is the whole StapFile except the bulky parts of its declarations: the body of a
+ * script function, and everything of a probe alias but a summary of its names (components and
+ * argument kinds, what attaching it to the probe-point tree needs: aliasNamePaths()).  Those
+ * parts are stored after it, each as its own JSON text, at byte offsets the third line gives.  Decoding builds the shell only
+ * (function names and parameters, globals, probes, embedded code, alias names): a deferred part
+ * is read and parsed the first time one of its keys is read or written, so a script using one
+ * alias of syscalls.stp deserialises that alias and the functions it reaches, not the file's
+ * 3 MB.  Semantics do not change: every declaration is there, with the same fields, whether it
+ * was touched or not.
+ *
+ * Token `file` fields are "\0<index>" into the source-file table, other source-file references
+ * {"$sf": index}, bigints {"$big": "digits"} (the same encoding as tapsets.ts's serialize()).
+ */
+import type * as A from '../ast';
+import { argKind, ArgKind } from './probes';
+
+function isSourceFile(v: unknown): v is A.SourceFile {
+  return !!v && typeof v === 'object' && 'isTapset' in (v as object) && 'name' in (v as object) && !('k' in (v as object));
+}
+
+/** JSON.stringify with the source-file table and bigint tags. */
+export class AstWriter {
+  readonly files: A.SourceFile[] = [];
+
+  private fileIndex(f: A.SourceFile): number {
+    let i = this.files.indexOf(f);
+    if (i < 0) i = this.files.push(f) - 1;
+    return i;
+  }
+
+  stringify(value: unknown): string {
+    const self = this;
+    return JSON.stringify(value, function (key, v) {
+      if (key === 'lines') return undefined;
+      if (typeof v === 'bigint') return { $big: v.toString() };
+      if (isSourceFile(v)) return key === 'file' ? `\0${self.fileIndex(v)}` : { $sf: self.fileIndex(v) };
+      return v;
+    });
+  }
+
+  fileTable(): string {
+    return JSON.stringify(this.files.map((f) => ({ name: f.name, isTapset: f.isTapset })));
+  }
+}
+
+/** Restores source files and bigints in parsed JSON, in place. */
+export function reviver(files: A.SourceFile[]): (v: unknown) => unknown {
+  const revive = (v: Record<string, unknown> | unknown[]): unknown => {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        if (x !== null && typeof x === 'object') v[i] = revive(x as Record<string, unknown>);
+      }
+      return v;
+    }
+    if ('$big' in v) return BigInt(v.$big as string);
+    if ('$sf' in v) return files[v.$sf as number];
+    for (const k in v) {
+      const x = v[k];
+      if (x !== null && typeof x === 'object') v[k] = revive(x as Record<string, unknown>);
+      else if (k === 'file' && typeof x === 'string' && x.charCodeAt(0) === 0) v[k] = files[+x.slice(1)];
+    }
+    return v;
+  };
+  return (v) => (v !== null && typeof v === 'object' ? revive(v as Record<string, unknown>) : v);
+}
+
+/** The keys of a declaration stored apart from the shell. */
+function deferredKeys(kind: 'function' | 'alias', d: Record<string, unknown>): string[] {
+  if (kind === 'function') return (d.body as { k?: string } | undefined)?.k === 'embedded' ? [] : ['body'];
+  return Object.keys(d);
+}
+
+/** Component names and argument kinds of each name of an alias. */
+export type AliasNamePaths = [string, ArgKind][][];
+
+/** Encoded names of decoded aliases (see DeferredRefs). */
+const namePaths = new WeakMap<object, string[]>();
+
+/** The names of a decoded alias whose declaration has not been read yet (else undefined). */
+export function aliasNamePaths(decl: A.AliasDecl): AliasNamePaths | undefined {
+  if (!isDeferred(decl, 'names')) return undefined;
+  return namePaths.get(decl)?.map((n) => n.split('\0').map((c): [string, ArgKind] => [c.slice(1), CHAR_KIND[c[0]]]));
+}
+
+/**
+ * Where the deferred parts are (the third line, not revived): key lists, then per function
+ * [index, byte offset, byte length, key list], per alias [byte offset, byte length, key list,
+ * names]; a name is its components joined by "\0", each prefixed by its argument kind.
+ */
+interface DeferredRefs {
+  keys: string[][];
+  functions: [number, number, number, number][];
+  aliases: [number, number, number, string[]][];
+}
+
+const KIND_CHAR: Record<ArgKind, string> = { none: '-', number: '#', string: '$' };
+const CHAR_KIND: Record<string, ArgKind> = { '-': 'none', '#': 'number', $: 'string' };
+
+/** Encode a tapset file's AST (null: the file failed to parse). */
+export function encodeTapsetAst(ast: A.StapFile | null): string {
+  if (!ast) return 'null';
+  const w = new AstWriter();
+  const parts: string[] = [];
+  const refs: DeferredRefs = { keys: [], functions: [], aliases: [] };
+  const keyList = (keys: string[]): number => {
+    const id = keys.join(',');
+    const i = refs.keys.findIndex((k) => k.join(',') === id);
+    return i >= 0 ? i : refs.keys.push(keys) - 1;
+  };
+  let offset = 0;
+  const store = (d: Record<string, unknown>, keys: string[]): [number, number] => {
+    const heavy: Record<string, unknown> = {};
+    for (const k of keys) heavy[k] = d[k];
+    const text = w.stringify(heavy);
+    const len = Buffer.byteLength(text, 'utf8');
+    parts.push(text);
+    offset += len;
+    return [offset - len, len];
+  };
+  const functions = ast.functions.map((f, index) => {
+    const rec = f as unknown as Record<string, unknown>;
+    const keys = deferredKeys('function', rec);
+    if (!keys.length) return f;
+    // a deferred key keeps its place in the shell (as 0), so the declaration's keys keep their order
+    const light: Record<string, unknown> = {};
+    for (const k of Object.keys(rec)) light[k] = keys.includes(k) ? 0 : rec[k];
+    refs.functions.push([index, ...store(rec, keys), keyList(keys)]);
+    return light;
+  });
+  for (const a of ast.aliases) {
+    const rec = a as unknown as Record<string, unknown>;
+    const keys = deferredKeys('alias', rec);
+    const names = a.names.map((n) => n.components.map((c) => KIND_CHAR[argKind(c)] + c.name).join('\0'));
+    refs.aliases.push([...store(rec, keys), keyList(keys), names]);
+  }
+  const shell = w.stringify({ ...ast, functions, aliases: [] });
+  return w.fileTable() + '\n' + shell + '\n' + JSON.stringify(refs) + '\n' + parts.join('');
+}
+
+/**
+ * An encoded AST in a file or in memory: `head` holds at least its first two lines from byte
+ * `start` on; `part(offset, length)` gives the text of bytes counted from `start`.
+ */
+export interface EncodedAst {
+  head: Buffer;
+  start: number;
+  part(offset: number, length: number): string;
+}
+
+/** An encoded AST held in memory. */
+export function inMemory(buf: Buffer, start = 0): EncodedAst {
+  return { head: buf, start, part: (o, n) => buf.toString('utf8', start + o, start + o + n) };
+}
+
+/** True when an encoded AST is a failed parse. */
+export function isFailedParse(e: EncodedAst): boolean {
+  return e.head.length - e.start === 4 && e.head.toString('latin1', e.start) === 'null';
+}
+
+/** Deferred keys of a decoded declaration not read yet, and how to read them. */
+interface Pending {
+  keys: string[];
+  load: () => Record<string, unknown>;
+}
+
+/** By the plain object behind each declaration's proxy. */
+const pending = new WeakMap<object, Pending>();
+const targetOf = new WeakMap<object, object>();
+
+function fill(target: Record<string, unknown>): void {
+  const p = pending.get(target);
+  if (!p) return;
+  const heavy = p.load();
+  pending.delete(target);
+  for (const k of p.keys) target[k] = heavy[k];
+}
+
+function fillFor(target: object, key: string | symbol): void {
+  const p = pending.get(target);
+  if (p && typeof key === 'string' && p.keys.includes(key)) fill(target as Record<string, unknown>);
+}
+
+/**
+ * Declarations are proxies over plain objects whose deferred keys hold 0 until one of them is
+ * used in any way (read, written, described, deleted, or all keys listed): then they are all
+ * filled in, and the proxy only forwards.  Defining accessors instead costs more per
+ * declaration than decoding the whole shell.
+ */
+const handler: ProxyHandler<Record<string, unknown>> = {
+  get(t, k, r) {
+    fillFor(t, k);
+    return Reflect.get(t, k, r);
+  },
+  set(t, k, v, r) {
+    fillFor(t, k);
+    return Reflect.set(t, k, v, r);
+  },
+  getOwnPropertyDescriptor(t, k) {
+    fillFor(t, k);
+    return Reflect.getOwnPropertyDescriptor(t, k);
+  },
+  defineProperty(t, k, d) {
+    fillFor(t, k);
+    return Reflect.defineProperty(t, k, d);
+  },
+  deleteProperty(t, k) {
+    fillFor(t, k);
+    return Reflect.deleteProperty(t, k);
+  },
+  ownKeys(t) {
+    fill(t);
+    return Reflect.ownKeys(t);
+  },
+};
+
+function defer(target: Record<string, unknown>, keys: string[], load: () => Record<string, unknown>): object {
+  pending.set(target, { keys, load });
+  const proxy = new Proxy(target, handler);
+  targetOf.set(proxy, target);
+  return proxy;
+}
+
+/** True while `key` of a decoded declaration has not been read yet. */
+export function isDeferred(obj: object, key: string): boolean {
+  const t = targetOf.get(obj);
+  return !!t && !!pending.get(t)?.keys.includes(key);
+}
+
+/** A fresh StapFile from an encoded AST (not a failed parse). */
+export function decodeTapsetAst(e: EncodedAst, fileFor: (name: string, isTapset: boolean) => A.SourceFile): A.StapFile {
+  const { head, start } = e;
+  const nl1 = head.indexOf(10, start);
+  const nl2 = head.indexOf(10, nl1 + 1);
+  const nl3 = head.indexOf(10, nl2 + 1);
+  const files = (JSON.parse(head.toString('utf8', start, nl1)) as { name: string; isTapset: boolean }[]).map((f) => fileFor(f.name, f.isTapset));
+  const revive = reviver(files);
+  const base = nl3 + 1 - start;
+  const ast = revive(JSON.parse(head.toString('utf8', nl1 + 1, nl2))) as A.StapFile;
+  const refs = JSON.parse(head.toString('utf8', nl2 + 1, nl3)) as DeferredRefs;
+  const loader = (off: number, len: number) => (): Record<string, unknown> => revive(JSON.parse(e.part(base + off, len))) as Record<string, unknown>;
+  // (plain indexing: destructuring runs the iterator protocol, slow in code run once)
+  const fns = ast.functions as unknown as object[];
+  for (let i = 0; i < refs.functions.length; i++) {
+    const r = refs.functions[i];
+    fns[r[0]] = defer(fns[r[0]] as Record<string, unknown>, refs.keys[r[3]], loader(r[1], r[2]));
+  }
+  const aliases = ast.aliases as unknown as object[];
+  for (let i = 0; i < refs.aliases.length; i++) {
+    const r = refs.aliases[i];
+    const keys = refs.keys[r[2]];
+    const t: Record<string, unknown> = {};
+    for (let j = 0; j < keys.length; j++) t[keys[j]] = 0;
+    const d = defer(t, keys, loader(r[0], r[1]));
+    namePaths.set(d, r[3]);
+    aliases.push(d);
+  }
+  return ast;
+}
