@@ -119,7 +119,7 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
     parse: { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege },
     diag,
   });
-  const libraryMacros = library.macros();
+  const libraryMacros = library.lazyMacros();
   const usedArgs = new Set<number>();
   const files: A.StapFile[] = [];
   for (const src of sources) {

@@ -318,6 +318,11 @@ export class TapsetLibrary {
     return all;
   }
 
+  /** macros() as a Map read on first use: a run whose script comes from the cache needs none. */
+  lazyMacros(): Map<string, unknown> {
+    return new LazyMap(() => this.macros());
+  }
+
   private parseMacros(): Map<string, unknown> {
     const all = new Map<string, unknown>();
     this.macroCache = all;
@@ -518,6 +523,35 @@ function indexOf(ast: A.StapFile): FileIndex {
     }
   }
   return { functions, globals, aliases, roots };
+}
+
+/** A read-only Map whose entries come from `source()` when first looked at. */
+class LazyMap<K, V> extends Map<K, V> {
+  private source: (() => Map<K, V>) | null;
+
+  constructor(source: () => Map<K, V>) {
+    super();
+    this.source = source;
+  }
+
+  private ready(): void {
+    const s = this.source;
+    if (!s) return;
+    this.source = null;
+    for (const [k, v] of s()) super.set(k, v);
+  }
+
+  override get(k: K): V | undefined { this.ready(); return super.get(k); }
+  override has(k: K): boolean { this.ready(); return super.has(k); }
+  override get size(): number { this.ready(); return super.size; }
+  override keys(): MapIterator<K> { this.ready(); return super.keys(); }
+  override values(): MapIterator<V> { this.ready(); return super.values(); }
+  override entries(): MapIterator<[K, V]> { this.ready(); return super.entries(); }
+  override [Symbol.iterator](): MapIterator<[K, V]> { this.ready(); return super[Symbol.iterator](); }
+  override forEach(f: (v: V, k: K, m: Map<K, V>) => void, self?: unknown): void { this.ready(); super.forEach(f, self); }
+  override set(k: K, v: V): this { this.ready(); return super.set(k, v); }
+  override delete(k: K): boolean { this.ready(); return super.delete(k); }
+  override clear(): void { this.source = null; super.clear(); }
 }
 
 /** `.stp`/`.stpm` files of each dir and its `linux/`, `ARCH/`, `linux/ARCH/` subdirectories, sorted per dir. */

@@ -84,18 +84,32 @@ export function condDefined(name: string): boolean {
 
 /** What a function returns, from its path environment (only asked when its return is probed). */
 export type RetRule = (e: Env) => unknown;
-const retByName = new Map<string, RetRule>();
+const retByName = new Map<string, { r: RetRule; seq: number }>();
 let retById: Map<number, RetRule> | null = null;
+let retSeq = 0;
+/** Rules made on first need; a later definition of the same function still wins. */
+const laterRets: { seq: number; rules: () => Iterable<[string, RetRule]> }[] = [];
 /** The return value of kernel function `fnName` (default: the environment's `rv`, usually 0). */
 export function defineFnRet(fnName: string, r: RetRule): void {
-  retByName.set(fnName, r);
+  retByName.set(fnName, { r, seq: retSeq++ });
+  retById = null;
+}
+/** defineFnRet for each rule `rules()` gives, called when a return value is first asked for. */
+export function defineFnRetsLater(rules: () => Iterable<[string, RetRule]>): void {
+  laterRets.push({ seq: retSeq++, rules });
   retById = null;
 }
 function retOf(fn: number, e: Env): unknown {
   if (!retById) {
+    for (const l of laterRets.splice(0)) {
+      for (const [n, r] of l.rules()) {
+        const cur = retByName.get(n);
+        if (!cur || cur.seq <= l.seq) retByName.set(n, { r, seq: l.seq });
+      }
+    }
     retById = new Map();
     const { functionId } = require('../kernel/ftrace') as typeof import('../kernel/ftrace');
-    for (const [n, r] of retByName) {
+    for (const [n, { r }] of retByName) {
       const id = functionId(n);
       if (id >= 0) retById.set(id, r);
     }

@@ -6,9 +6,10 @@
  * The syscall environment's `ret` is the syscall's result (bytes read/written, new fd, pid,
  * 0, or -errno), set by the hooks before the functions that compute it return: the
  * `__x64_sys_*` entry points, the `ksys_*`/`do_*` helpers and the VFS and file-operation
- * functions on the way (vfs_read, filemap_read, pipe_write ...).
+ * functions on the way (vfs_read, filemap_read, pipe_write ...).  The rules are made when a
+ * return value is first asked for (listing every path's syscall entry points parses them all).
  */
-import { defineFnRet } from './kexec';
+import { defineFnRetsLater, RetRule } from './kexec';
 import type { Env } from './task';
 import { pathNames, pathItems } from './paths/dsl';
 import './paths';
@@ -37,12 +38,16 @@ let installed = false;
 export function installReturnValues(): void {
   if (installed) return;
   installed = true;
-  const names = new Set(RESULT_FUNCTIONS);
-  // every syscall entry point that a path calls
-  for (const p of pathNames()) {
-    for (const it of pathItems(p)) if (it.startsWith('__x64_sys_')) names.add(it);
-  }
-  for (const n of names) defineFnRet(n, ret);
-  for (const n of ['vfs_open', 'do_dentry_open', 'security_file_open', 'rw_verify_area', 'security_file_permission']) defineFnRet(n, zeroOrErr);
+  defineFnRetsLater(() => {
+    const rules: [string, RetRule][] = [];
+    const names = new Set(RESULT_FUNCTIONS);
+    // every syscall entry point that a path calls
+    for (const p of pathNames()) {
+      for (const it of pathItems(p)) if (it.startsWith('__x64_sys_')) names.add(it);
+    }
+    for (const n of names) rules.push([n, ret]);
+    for (const n of ['vfs_open', 'do_dentry_open', 'security_file_open', 'rw_verify_area', 'security_file_permission']) rules.push([n, zeroOrErr]);
+    return rules;
+  });
 }
 installReturnValues();
