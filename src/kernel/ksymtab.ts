@@ -130,22 +130,30 @@ export class Symtab {
     return this.names;
   }
 
+  /** Compare `name` with symbol `id`'s name, in Latin-1 code order (faster than Buffer#compare). */
+  private cmp(name: string, id: number): number {
+    const b = this.blob;
+    const s = this.nameOff[id], e = this.nameOff[id + 1];
+    const len = e - s;
+    const m = Math.min(len, name.length);
+    for (let i = 0; i < m; i++) {
+      const d = name.charCodeAt(i) - b[s + i];
+      if (d !== 0) return d;
+    }
+    return name.length - len;
+  }
+
   /** Ids of every symbol with this exact name, ascending (address order). */
   lookup(name: string): number[] {
-    // names are Latin-1 bytes: compared natively against the query's bytes
-    if (/[^\x00-\xff]/.test(name)) return [];
-    const q = Buffer.from(name, 'latin1');
-    const qn = q.length;
-    const bn = this.byName, off = this.nameOff, blob = this.blob;
-    const cmp = (id: number): number => -blob.compare(q, 0, qn, off[id], off[id + 1]);
+    const bn = this.byName;
     let lo = 0, hi = bn.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmp(bn[mid]) > 0) lo = mid + 1;
+      if (this.cmp(name, bn[mid]) > 0) lo = mid + 1;
       else hi = mid;
     }
     const out: number[] = [];
-    while (lo < bn.length && cmp(bn[lo]) === 0) out.push(bn[lo++]);
+    while (lo < bn.length && this.cmp(name, bn[lo]) === 0) out.push(bn[lo++]);
     return out;
   }
 
