@@ -82,20 +82,29 @@ export class Inode {
       this.gen = null;
     }
     const end = off + b.length;
-    if (!this.data || this.data.length < end) {
-      const nb = Buffer.alloc(Math.max(end, this.data ? this.data.length * 2 : 256));
-      if (this.data) this.data.copy(nb);
-      this.data = nb;
+    let d = this.data;
+    const size = this.size;
+    if (!d || d.length < end) {
+      // grow: bytes past `size` are never read, so only [0, size) moves (no zero-filled copy)
+      const nb = Buffer.allocUnsafe(Math.max(end, d ? d.length * 2 : 256));
+      const keep = d ? Math.min(size, d.length) : 0;
+      if (keep > 0) (d as Buffer).copy(nb, 0, 0, keep);
+      if (size > keep) nb.fill(0, keep, Math.min(size, nb.length));
+      this.data = d = nb;
     }
-    this.data.set(b, off);
-    if (end > this.size) this.size = end;
+    // a hole between the old end of file and `off` reads as zeros
+    if (off > size) d.fill(0, size, off);
+    d.set(b, off);
+    if (end > size) this.size = end;
   }
   truncate(n: number): void {
     if (this.gen && n === 0) this.gen = null;
     const old = this.size;
     this.size = n;
-    // bytes at or beyond `size` are always zero: only the cut-off part needs clearing
-    if (this.data && this.data.length > n && old > n) this.data.fill(0, n, Math.min(old, this.data.length));
+    // bytes at or beyond `size` are never read (writeBytes zero-fills holes it opens): only a
+    // truncate that extends the file has bytes to clear
+    const d = this.data;
+    if (d && n > old && old < d.length) d.fill(0, old, Math.min(n, d.length));
   }
 }
 
