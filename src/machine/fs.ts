@@ -85,8 +85,11 @@ export class Inode {
     let d = this.data;
     const size = this.size;
     if (!d || d.length < end) {
-      // grow: bytes past `size` are never read, so only [0, size) moves (no zero-filled copy)
-      const nb = Buffer.allocUnsafe(Math.max(end, d ? d.length * 2 : 256));
+      // grow: bytes past `size` are never read, so only [0, size) moves (no zero-filled copy).
+      // Room for a few more writes of this size: a file written in big blocks (dbench's 16 KiB)
+      // is allocated once, not copied at every doubling.
+      const cur = d ? d.length : 0;
+      const nb = Buffer.allocUnsafe(Math.max(end, cur * 4, end >= 16384 ? end * 4 : 256));
       const keep = d ? Math.min(size, d.length) : 0;
       if (keep > 0) (d as Buffer).copy(nb, 0, 0, keep);
       if (size > keep) nb.fill(0, keep, Math.min(size, nb.length));
@@ -184,13 +187,18 @@ export class Fs {
   lookup(p: string, cwd = '/', nofollow = false, depth = 0): Inode | null {
     if (depth > 8) return null;
     const parts = Fs.parts(p, cwd);
+    return this.walkParts(parts, parts.length, nofollow, depth);
+  }
+
+  /** Resolve the first `n` components of a split absolute path (see lookup). */
+  private walkParts(parts: string[], n: number, nofollow: boolean, depth: number): Inode | null {
     let cur = this.root;
     let curPath = '';
-    for (let i = 0; i < parts.length; i++) {
+    for (let i = 0; i < n; i++) {
       if (!cur.isDir || !cur.children) return null;
       const nx = cur.children.get(parts[i]);
       if (!nx) return null;
-      if (nx.isLnk && (i < parts.length - 1 || !nofollow)) {
+      if (nx.isLnk && (i < n - 1 || !nofollow)) {
         const tgt = nx.target.startsWith('/') ? nx.target : `${curPath}/${nx.target}`;
         const r = this.lookup(tgt, '/', false, depth + 1);
         if (!r) return null;
@@ -208,8 +216,9 @@ export class Fs {
   lookupParent(p: string, cwd = '/'): { dir: Inode; name: string } | null {
     const parts = Fs.parts(p, cwd);
     if (!parts.length) return null;
-    const name = parts.pop() as string;
-    const dir = this.lookup('/' + parts.join('/'));
+    const name = parts[parts.length - 1];
+    // = lookup('/' + all but the last component)
+    const dir = this.walkParts(parts, parts.length - 1, false, 0);
     if (!dir || !dir.isDir) return null;
     return { dir, name };
   }
