@@ -482,12 +482,18 @@ function slowEnter(fn: number, ctx: CpuContext, args: readonly unknown[], parent
   regs.parentIp = parentIp;
   regs.args = args;
   regs.retval = undefined;
+  // try/catch, not finally: the hit path stays cheap (handlers' own errors never get here)
+  let mark: number;
   try {
-    return enterWith(fn, ctx, regs, st);
-  } finally {
+    mark = enterWith(fn, ctx, regs, st);
+  } catch (e) {
     regs.args = NO_ARGS;
     regsDepth--;
+    throw e;
   }
+  regs.args = NO_ARGS;
+  regsDepth--;
+  return mark;
 }
 
 function enterWith(fn: number, ctx: CpuContext, regs: PtRegs, st: number): number {
@@ -502,9 +508,11 @@ function enterWith(fn: number, ctx: CpuContext, regs: PtRegs, st: number): numbe
       if (directOps) callOps(directOps, ip, parentIp, regs, ctx);
       else opsListFunc(ip, parentIp, regs, ctx);
     }
-  } finally {
+  } catch (e) {
     hitFn = outer;
+    throw e;
   }
+  hitFn = outer;
   return mark;
 }
 
@@ -542,10 +550,13 @@ export function kleave(fn: number, ctx: CpuContext, retval: unknown, mark: numbe
     regs.retval = retval;
     try {
       fr.run(regs, ctx);
-    } finally {
+    } catch (e) {
       regs.retval = undefined;
       regsDepth--;
+      throw e;
     }
+    regs.retval = undefined;
+    regsDepth--;
   }
 }
 

@@ -523,6 +523,7 @@ function runProbe(p: Kprobe, regs: PtRegs, ctx: CpuContext, ftrace: boolean): vo
   const origIp = regs.ip;
   regs.ip = (p.addr as number) + 1; // as if the int3 just trapped
   currentKprobe[ctx.cpu] = p;
+  // try/catch rather than finally on the hit path (handler errors are caught by callPre/callPost)
   try {
     if (!p.isAggr) p.nhit++;
     if (!p.preHandler || !callPre(p, regs, ctx)) {
@@ -530,24 +531,33 @@ function runProbe(p: Kprobe, regs: PtRegs, ctx: CpuContext, ftrace: boolean): vo
       if (p.postHandler) callPost(p, regs, 0, ctx);
       regs.ip = origIp;
     }
-  } finally {
+  } catch (e) {
     currentKprobe[ctx.cpu] = undefined;
+    throw e;
   }
+  currentKprobe[ctx.cpu] = undefined;
 }
+
+// Module-local copies of the ftrace functions the hit path calls: imported bindings compile to
+// property loads on the exporting module's object.
+const recursionTrylock = ftraceTestRecursionTrylock, recursionUnlock = ftraceTestRecursionUnlock,
+  hitFnNow = ftraceHitFn;
+const FTRACE_START = TRACE_FTRACE_START;
 
 /** kprobe_ftrace_handler(ip, parent_ip, ops, fregs) — the func of kprobe_ftrace_ops. */
 export function kprobeFtraceHandler(ip: number, _parentIp: number, _op: FtraceOps, regs: PtRegs, ctx: CpuContext): void {
-  const bit = ftraceTestRecursionTrylock(ctx, TRACE_FTRACE_START);
+  const bit = recursionTrylock(ctx, FTRACE_START);
   if (bit < 0) return;
   try {
-    const fn = ftraceHitFn();
+    const fn = hitFnNow();
     let p = fn >= 0 ? byFn[fn] : undefined;
     if (p === undefined || p.addr !== ip) p = byAddr.get(ip);
-    if (!p || kprobeDisabled(p)) return;
-    runProbe(p, regs, ctx, true);
-  } finally {
-    ftraceTestRecursionUnlock(ctx, bit);
+    if (p && !kprobeDisabled(p)) runProbe(p, regs, ctx, true);
+  } catch (e) {
+    recursionUnlock(ctx, bit);
+    throw e;
   }
+  recursionUnlock(ctx, bit);
 }
 
 /** int3 path for probes not on an ftrace site: fn entry (from the seam) or kprobeHitAddress(). */
@@ -598,16 +608,25 @@ function preHandlerKretprobe(p: Kprobe, regs: PtRegs, ctx: CpuContext): number {
 function kretprobeRethookHandler(rp: Kretprobe, ri: KretprobeInstance, regs: PtRegs, ctx: CpuContext): void {
   rp.inUse.delete(ri);
   const registered = rp.registered;
-  try {
-    if (rp.handler && registered) {
-      currentKprobe[ctx.cpu] = rp.kp;
-      try { rp.handler(ri, regs, ctx); } catch (e) { fault(rp.kp, e, ctx); }
-    }
-  } finally {
-    if (currentKprobe[ctx.cpu] === rp.kp) currentKprobe[ctx.cpu] = undefined;
-    ri.task = null;
-    if (registered) rp.freeInstances.push(ri);
+  if (rp.handler && registered) {
+    currentKprobe[ctx.cpu] = rp.kp;
+    try { rp.handler(ri, regs, ctx); } catch (e) { rethookFault(rp, ri, registered, e, ctx); }
   }
+  rethookRecycle(rp, ri, registered, ctx);
+}
+/** a kretprobe handler threw: count it; recycle the instance even if the fault hook throws */
+function rethookFault(rp: Kretprobe, ri: KretprobeInstance, registered: boolean, e: unknown, ctx: CpuContext): void {
+  try {
+    fault(rp.kp, e, ctx);
+  } catch (e2) {
+    rethookRecycle(rp, ri, registered, ctx);
+    throw e2;
+  }
+}
+function rethookRecycle(rp: Kretprobe, ri: KretprobeInstance, registered: boolean, ctx: CpuContext): void {
+  if (currentKprobe[ctx.cpu] === rp.kp) currentKprobe[ctx.cpu] = undefined;
+  ri.task = null;
+  if (registered) rp.freeInstances.push(ri);
 }
 
 /** register_kretprobe(): 0 or negative errno. */

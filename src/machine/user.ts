@@ -3,8 +3,9 @@
  * to issue system calls (`yield* u.read(fd, n)`).
  */
 import type { Machine, Cpu } from './machine';
-import { Task, Op, Prog, SysResult } from './task';
-import { pushPath, newEnv } from './kexec';
+import { Task, Op, Prog, SysResult, Env } from './task';
+import { pushPath } from './kexec';
+import { path, CompiledPath } from './paths/dsl';
 import { syscallByName } from '../kernel/syscalls';
 
 export type ProgramMain = (u: U, argv: string[]) => Prog;
@@ -18,6 +19,8 @@ export function syscallNr(name: string): number {
   }
   return n;
 }
+
+let syscallPath: CompiledPath | null = null;
 
 /** Run user mode of `t` on `c` until `until` or until it enters the kernel. */
 export function runUser(m: Machine, c: Cpu, t: Task, until: number): void {
@@ -33,10 +36,11 @@ export function runUser(m: Machine, c: Cpu, t: Task, until: number): void {
   }
   const op = t.op as Op;
   if (op.k === 'sys') {
-    const env = newEnv(op.name, { nr: syscallNr(op.name), a: op.a });
+    // newEnv(name, { nr, a }) without the intermediate objects (same properties, same order)
+    const env: Env = { name: op.name, nr: syscallNr(op.name), a: op.a, ret: 0, rv: 0 };
     if (op.extra) Object.assign(env, op.extra);
     t.op = null;
-    pushPath(t.ks, 'syscall', env);
+    pushPath(t.ks, syscallPath ?? (syscallPath = path('syscall')), env);
     return;
   }
   if (op.k === 'cpu') {

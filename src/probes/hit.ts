@@ -139,6 +139,24 @@ export class Deliverer {
     c.tok = undefined;
     engine.hit(this.p, c, null);
   }
+
+  /** fire() of an entry hit: the arguments are `regs.args` (a fixed arity for the hot path) */
+  fireEntry(regs: PtRegs, cpuCtx: CpuContext): void {
+    const engine = this.engine;
+    if (engine.state !== 'RUNNING') return;
+    const h = this.h;
+    h.regs = regs;
+    h.cpuCtx = cpuCtx;
+    h.argv = null;
+    h.entryArgs = undefined;
+    h.entry = undefined;
+    const c = this.c;
+    c.cpu = cpuCtx.cpu;
+    c.task = taskInfo(cpuCtx.task);
+    c.match = undefined;
+    c.tok = undefined;
+    engine.hit(this.p, c, null);
+  }
 }
 
 const NO_REGS: PtRegs = { ip: 0, parentIp: 0, args: [], retval: undefined };

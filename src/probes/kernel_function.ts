@@ -334,10 +334,13 @@ class FprobeFrame implements RetFrame {
     regs.args = NO_ARGS;
     try {
       r.d.fire(regs, ctx, NO_ARGS, args, entry);
-    } finally {
+    } catch (e) {
       regs.ip = ip;
       regs.parentIp = pip;
+      throw e;
     }
+    regs.ip = ip;
+    regs.parentIp = pip;
   }
 }
 
@@ -391,7 +394,7 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
       kp.preHandlerName = 'stapkp_probe_prehandler';
       const dl = new Deliverer(engine, p, 'kprobe', false, fn, addr);
       kp.preHandler = (_k, regs, ctx) => {
-        dl.fire(regs, ctx); // arguments read from regs only if the handler asks
+        dl.fireEntry(regs, ctx); // arguments read from regs only if the handler asks
         return 0;
       };
       const rc = registerKprobe(kp);
@@ -431,16 +434,20 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
     // ftrace seam reports it): a packed array load, no hashing of the (non-Smi) address
     const byFnId: (FprobeEntry | undefined)[] = new Array<FprobeEntry | undefined>(symbolCount()).fill(undefined);
     for (const e of byIp.values()) if (e.fn >= 0 && e.fn < byFnId.length) byFnId[e.fn] = e;
+    // module-object loads hoisted out of the hit path
+    const hitFnNow = ftraceHitFn, trylock = ftraceTestRecursionTrylock, unlock = ftraceTestRecursionUnlock;
+    const pushRet = pushReturnHook, FTRACE_START = TRACE_FTRACE_START;
     const op = new FtraceOps('fprobe', (ip, parentIp, _op, regs, ctx) => {
-      const fn = ftraceHitFn();
+      const fn = hitFnNow();
       let e = fn >= 0 ? byFnId[fn] : undefined;
       if (e === undefined || e.ip !== ip) e = byIp.get(ip); // an alias of a probed function
       if (e === undefined) return;
-      const bit = ftraceTestRecursionTrylock(ctx, TRACE_FTRACE_START);
+      const bit = trylock(ctx, FTRACE_START);
       if (bit < 0) return;
+      // try/catch, not finally (cheaper on the hit path): handler errors never get here
       try {
         const ents = e.entries;
-        for (let i = 0; i < ents.length; i++) ents[i].fire(regs, ctx);
+        for (let i = 0; i < ents.length; i++) ents[i].fireEntry(regs, ctx);
         const rets = e.returns;
         for (let i = 0; i < rets.length; i++) {
           const r = rets[i];
@@ -456,11 +463,13 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
           fr.parentIp = parentIp;
           fr.args = args;
           fr.entry = r.withEntry ? entryValues(engine, r.p, { regs, cpuCtx: ctx, args, fn: e.fn, addr: ip }) : undefined;
-          pushReturnHook(ctx, fr);
+          pushRet(ctx, fr);
         }
-      } finally {
-        ftraceTestRecursionUnlock(ctx, bit);
+      } catch (err) {
+        unlock(ctx, bit);
+        throw err;
       }
+      unlock(ctx, bit);
     }, FTRACE_OPS_FL_SAVE_REGS, 'fprobe_handler');
     for (const ip of byIp.keys()) op.filterHash.add(ip); // ftrace_set_filter_ips(): one batch
     const rc = registerFtraceFunction(op);

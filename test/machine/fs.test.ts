@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { Inode, S_IFREG } from '../../src/machine/fs';
+import { Machine } from '../../src/machine/machine';
+
+const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
+const bytes = (s: string): Uint8Array => Buffer.from(s, 'latin1');
+
+describe('machine: file contents (Inode data)', () => {
+  const fresh = (): Inode => {
+    const ino = new Inode(100, S_IFREG | 0o644, 'ext4', 0);
+    ino.data = Buffer.alloc(0);
+    return ino;
+  };
+
+  it('keeps contents across growth (small and block-sized writes)', () => {
+    const ino = fresh();
+    ino.writeBytes(0, bytes('abc'));
+    ino.writeBytes(3, bytes('def'));
+    expect(text(ino.readBytes(0, 100))).to.equal('abcdef');
+    const big = new Uint8Array(16384).fill(0x41);
+    for (let k = 0; k < 5; k++) ino.writeBytes(6 + k * 16384, big);
+    expect(ino.size).to.equal(6 + 5 * 16384);
+    const all = ino.readBytes(0, ino.size);
+    expect(text(all.subarray(0, 6))).to.equal('abcdef');
+    expect(all.subarray(6).every((b) => b === 0x41)).to.equal(true);
+  });
+
+  it('old bytes past a truncation never show again: rewrites, holes, extending truncates', () => {
+    const ino = fresh();
+    ino.writeBytes(0, bytes('hello world'));
+    ino.truncate(0);
+    expect(ino.readBytes(0, 100).length).to.equal(0);
+    ino.writeBytes(0, bytes('hi'));
+    expect(text(ino.readBytes(0, 100))).to.equal('hi');
+    // a write past the end leaves a hole that reads as zeros (not the old "llo world")
+    ino.writeBytes(6, bytes('X'));
+    expect(Array.from(ino.readBytes(0, 100))).to.deep.equal([0x68, 0x69, 0, 0, 0, 0, 0x58]);
+    // shrinking then extending with truncate: the extension is zeros
+    ino.truncate(1);
+    ino.truncate(5);
+    expect(Array.from(ino.readBytes(0, 100))).to.deep.equal([0x68, 0, 0, 0, 0]);
+  });
+
+  it('a hole opened by growing the buffer reads as zeros', () => {
+    const ino = fresh();
+    ino.writeBytes(0, bytes('ab'));
+    ino.writeBytes(100000, bytes('z'));
+    const all = ino.readBytes(0, ino.size);
+    expect(all.length).to.equal(100001);
+    expect(text(all.subarray(0, 2))).to.equal('ab');
+    expect(all.subarray(2, 100000).every((b) => b === 0)).to.equal(true);
+    expect(text(all.subarray(100000))).to.equal('z');
+  });
+
+  it('a program rewriting a file with O_TRUNC reads back only the new contents', () => {
+    const m = new Machine({ seed: 3 });
+    const r = m.run('echo hello world > /tmp/t1; echo hi > /tmp/t1; cat /tmp/t1; wc /tmp/t1');
+    expect(r.status).to.equal(0);
+    expect(r.out).to.equal('hi\n      1       1       3 /tmp/t1\n');
+  });
+});
+
+describe('machine: path lookups', () => {
+  const m = new Machine({ seed: 3 });
+  it('lookupParent resolves the directory like lookup of the path without its last component', () => {
+    const fs = m.fs;
+    fs.mkdirp('/tmp/lp/a/b');
+    fs.symlink('/tmp/lp/ln', 'a/b');
+    fs.symlink('/tmp/lp/abs', '/tmp/lp/a');
+    const cases: [string, string][] = [
+      ['/tmp/lp/a/b/f', '/'], ['/tmp/lp/ln/f', '/'], ['/tmp/lp/abs/b/f', '/'], ['b/f', '/tmp/lp/a'],
+      ['../a/./b/f', '/tmp/lp/a'], ['/f', '/'], ['/tmp/lp/none/f', '/'], ['/tmp/lp/a/b', '/'],
+    ];
+    for (const [p, cwd] of cases) {
+      const got = fs.lookupParent(p, cwd);
+      const parts = p.split('/');
+      const name = parts.filter((s) => s && s !== '.').pop();
+      const dirPath = (p.startsWith('/') ? '' : cwd + '/') + parts.slice(0, -1).join('/');
+      const want = fs.lookup(dirPath || '/', '/');
+      if (!want) expect(got, p).to.equal(null);
+      else expect({ dir: got?.dir, name: got?.name }, p).to.deep.equal({ dir: want, name });
+    }
+    expect(fs.lookupParent('/', '/')).to.equal(null);
+    expect(fs.lookupParent('/tmp/lp/ln/f', '/')!.dir).to.equal(fs.lookup('/tmp/lp/a/b'));
+  });
+});
