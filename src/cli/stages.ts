@@ -93,7 +93,9 @@ export async function stage2(l: Later): Promise<number> {
   timer.reset();
   let translated;
   try {
-    translated = translate(program, { diag, defines: opts.defines });
+    // --skip-badvars compiles the module with -DSTP_SKIP_BADVARS (read by @const)
+    const defines = opts.skipBadvars && !opts.defines.has('STP_SKIP_BADVARS') ? new Map([...opts.defines, ['STP_SKIP_BADVARS', '1']]) : opts.defines;
+    translated = translate(program, { diag, defines });
   } catch (e) {
     if (e instanceof PassFailed) return semanticFailure(l, 3);
     throw e;

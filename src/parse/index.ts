@@ -235,6 +235,11 @@ function atOp(nameNode: ohm.Node, argsNode: ohm.Node | null): A.Expr {
     if (m && m.k !== 'str') throw new ParseError('expected literal string', m.tok, true);
     return { k: 'cast', operand: args[0]!, typeName: t.value, module: m && m.k === 'str' ? m.value : undefined, components: [], pretty: 0, addressOf: false, tok };
   }
+  if (name === '@task') {
+    // stap's parser: @task(p) is @cast(p, "task_struct", "kernel<linux/sched.h>")
+    need(1);
+    return { k: 'cast', operand: args[0]!, typeName: 'task_struct', module: 'kernel<linux/sched.h>', components: [], pretty: 0, addressOf: false, tok };
+  }
   if (name === '@var') {
     need(1, 2);
     const t = args[0]!;
@@ -247,7 +252,14 @@ function atOp(nameNode: ohm.Node, argsNode: ohm.Node | null): A.Expr {
     throw new ParseError('base histogram operator where expression expected', tok);
   }
   if (OTHER_AT_OPS.has(name)) {
+    // stap's parser: raw kernel access needs guru mode (outside tapsets)
+    if (name === '@kregister' || name === '@kderef' || name === '@const') guruOnlyOp(tok, name);
     if (args.some((a) => a === null)) throw new ParseError('wildcard not allowed in array index', tok);
+    if (name === '@perf' && args.length >= 1) {
+      const a = args[0]!;
+      if (a.k !== 'str') throw new ParseError('expected literal string', a.tok, true);
+      if (a.value === '') throw new ParseError('expected non-empty string', cur.toks[cur.toks.indexOf(a.tok) + 1] ?? a.tok, true);
+    }
     return { k: 'atop', name, args: args as A.Expr[], tok };
   }
   throw new ParseError(`unknown operator ${name}`, tok);
@@ -513,7 +525,7 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
     Unary_bitnot(op, e) { return unary(op, e); },
     Unary_addr(op, e) {
       const x = e.ast() as A.Expr;
-      if (x.k === 'target' || x.k === 'cast' || x.k === 'atvar') { x.addressOf = true; return x; }
+      if (x.k === 'target' || x.k === 'cast' || x.k === 'atvar' || x.k === 'autocast') { x.addressOf = true; return x; }
       throw new ParseError('expected @cast, @var or $var', x.tok, true);
     },
     Postfix_postinc(e, op) { return incdec(op, e, false); },
@@ -550,7 +562,7 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
     Primary_atbare(name) {
       const tok = tokOf(name);
       const n = name.sourceString;
-      if (STAT_OPS.has(n) || n === '@entry' || n === '@defined' || n === '@cast' || n === '@var' || OTHER_AT_OPS.has(n)) {
+      if (STAT_OPS.has(n) || n === '@entry' || n === '@defined' || n === '@cast' || n === '@task' || n === '@var' || OTHER_AT_OPS.has(n)) {
         throw new ParseError("expected '('", cur.toks[cur.toks.indexOf(tok) + 1] ?? tok, true);
       }
       throw new ParseError(`unknown operator ${n}`, tok);
@@ -646,6 +658,10 @@ function incdec(op: ohm.Node, e: ohm.Node, prefix: boolean): A.Expr {
   const x = e.ast() as A.Expr;
   if (!isLvalue(x)) throw new ParseError('expected lvalue', x.tok);
   return { k: 'incdec', op: op.sourceString as '++' | '--', prefix, operand: x, tok: tokOf(op) };
+}
+
+function guruOnlyOp(t: A.Token, name: string): void {
+  if (!curOpts.guru && !curFile.isTapset) throw new ParseError(`using ${name} operator not permitted; need stap -g`, t, true);
 }
 
 function guruOnly(t: A.Token, what: string): void {

@@ -27,6 +27,7 @@ import { SemanticError, PassFailed, Diagnostics } from '../diag';
 import { parseFormat, FormatConv } from '../runtime/format';
 import { compileEre } from '../runtime/strings';
 import { renderTokenFull, tokenWhere } from './tokens';
+import { constValue } from './consts';
 
 export interface TranslateOptions {
   /** Receives pass-3 semantic errors.  Without one, the first error is thrown as SemanticError. */
@@ -305,7 +306,7 @@ class Translator {
   private afterLines: string[] = [];
   private nConsts = 0;
 
-  constructor(private program: A.Program, private limits: Limits) {
+  constructor(private program: A.Program, private limits: Limits, private defines?: Map<string, string>) {
     this.maxStr = limits.maxStringLen - 1;
   }
 
@@ -919,6 +920,13 @@ class Translator {
         else this.err('type definition not available for @cast in this runtime', e.tok);
         return '0';
       case 'atop':
+        if (e.name === '@const') {
+          const a = e.args[0];
+          const v = a?.k === 'str' && e.args.length === 1 ? constValue(a.value, this.defines) : null;
+          if (v !== null) return jsLong(v);
+          this.err(a?.k === 'str' ? `@const("${a.value}"): constant not known to this kernel` : 'expected literal string', e.tok);
+          return '0';
+        }
         this.err(`unsupported operator ${e.name} in this runtime`, e.tok);
         return '0';
       case 'embedded':
@@ -1305,7 +1313,7 @@ export class TranslateErrors extends Error {
 export function translate(program: A.Program, opts: TranslateOptions = {}): Translated {
   const limits = computeLimits(program, opts.defines);
   try {
-    return new Translator(program, limits).run();
+    return new Translator(program, limits, opts.defines).run();
   } catch (e) {
     if (e instanceof TranslateErrors) {
       if (!opts.diag) throw e.errors[0];
