@@ -268,4 +268,19 @@ describe('pass 1: -p1 printer', () => {
     const r = parse('function f(a) { return a } probe begin { f(1) } global g');
     expect(printFile(r.file!)).to.equal('# file <input>\nglobal g\nprobe begin{\nf(1);\n}\nfunction f (a)\n{\nreturn a;\n}\n');
   });
+
+  it('@task is @cast(..., "task_struct"), & applies to autocasts', () => {
+    expect(canon('@task(p)->pid')).to.equal('@cast(p, "task_struct", "kernel<linux/sched.h>")->pid');
+    expect(canon('&x->mm->mm_mt')).to.equal('&x->mm->mm_mt');
+    expect(errorOf('probe begin { x = &(1 + 2) }')).to.equal('parse error: expected @cast, @var or $var');
+  });
+
+  it('@kregister, @kderef and @const need guru mode; @perf takes a non-empty literal string', () => {
+    expect(errorOf('probe begin { @kregister(0) }')).to.equal('parse error: using @kregister operator not permitted; need stap -g');
+    expect(errorOf('probe begin { x = @kderef(8, 0) }')).to.equal('parse error: using @kderef operator not permitted; need stap -g');
+    expect(errorOf('probe begin { println(@const("HZ")) }')).to.equal('parse error: using @const operator not permitted; need stap -g');
+    expect(parse('probe begin { println(@const("HZ")) }', [], true).file).to.not.equal(null);
+    expect(errorOf('probe begin { y = @perf(1) }')).to.equal('parse error: expected literal string');
+    expect(errorOf('probe begin { y = @perf("") }')).to.equal('parse error: expected non-empty string');
+  });
 });
