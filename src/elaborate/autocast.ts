@@ -16,11 +16,24 @@ export class PointeeTypes {
   private targets = new WeakMap<A.Expr, number>();
   /** a BTF type id, or null once two different types were assigned */
   private decls = new Map<Decl, number | null>();
+  /** where a type comes from: `@cast` modules are distinct type sources (as stap's cast modules) */
+  private origin = new WeakMap<A.Expr | Decl, string>();
 
   /** A resolved target expression's value points to `t` (undefined: it is not a typed pointer). */
   setTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast, t: number | undefined): void {
     if (t === undefined) this.targets.delete(e);
     else this.targets.set(e, t);
+    this.origin.set(e, e.k === 'cast' ? e.module ?? 'kernel' : e.k === 'autocast' ? this.originOf(e.operand) : 'kernel');
+  }
+
+  private originOf(e: A.Expr): string {
+    switch (e.k) {
+      case 'sym': return (e.ref && this.origin.get(e.ref)) ?? 'kernel';
+      case 'call': return (e.ref && this.origin.get(e.ref)) ?? 'kernel';
+      case 'assign': return this.originOf(e.value);
+      case 'ternary': return this.originOf(e.then);
+      default: return this.origin.get(e) ?? 'kernel';
+    }
   }
 
   /** The BTF type `e`'s value points to, when known. */
@@ -44,12 +57,14 @@ export class PointeeTypes {
   }
 
   /** Merge a value's type into a local or function; true when the declaration's type changed. */
-  mergeDecl(d: Decl, t: number | undefined): boolean {
+  mergeDecl(d: Decl, t: number | undefined, from?: A.Expr): boolean {
     if (t === undefined) return false;
     if ((d as A.VarDecl).kind === 'global') return false;
     const cur = this.decls.get(d);
-    if (cur === t || cur === null) return false;
+    const o = from ? this.originOf(from) : 'kernel';
+    if (cur === null || (cur === t && this.origin.get(d) === o)) return false;
     this.decls.set(d, cur === undefined ? t : null);
+    this.origin.set(d, o);
     return true;
   }
 }

@@ -125,7 +125,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const typeUnits: TypedUnit[] = live.map((u) => ({
     body: u.body, locals: u.locals, condition: u.condition, point: u.p.dp.point, provider: u.p.scope.provider,
   }));
-  const tr = new TypeResolver(diag);
+  const tr = new TypeResolver(diag, !!opts.guru);
   if (!tr.run(functions, typeUnits, usedGlobals)) return null;
   if (diag.errorCount > errors0) return null;
 

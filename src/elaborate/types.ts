@@ -48,7 +48,7 @@ export class TypeResolver {
   private pointees = new PointeeTypes();
   errors = 0;
 
-  constructor(private diag: Diagnostics) {}
+  constructor(private diag: Diagnostics, private guru = false) {}
 
   run(functions: A.FunctionDecl[], probes: TypedUnit[], globals: A.VarDecl[]): boolean {
     for (const f of functions) {
@@ -317,7 +317,7 @@ export class TypeResolver {
       return;
     }
     this.expr(s.value);
-    if (this.pointees.mergeDecl(fn, this.pointees.of(s.value))) this.newly++;
+    if (this.pointees.mergeDecl(fn, this.pointees.of(s.value), s.value)) this.newly++;
     const ft = fn.type ?? 'unknown';
     const vt = s.value.type ?? 'unknown';
     if (ft !== 'unknown' && vt !== 'unknown' && ft !== vt) this.mismatchDecl(s.value.tok, vt, fn);
@@ -598,7 +598,7 @@ export class TypeResolver {
     this.expr(e.target);
     this.t = sub !== 'unknown' ? sub : ty(e.target) !== 'unknown' ? ty(e.target) : ty(e.value);
     this.expr(e.value);
-    if (e.target.k === 'sym' && e.target.ref && this.pointees.mergeDecl(e.target.ref, this.pointees.of(e.value))) this.newly++;
+    if (e.target.k === 'sym' && e.target.ref && this.pointees.mergeDecl(e.target.ref, this.pointees.of(e.value), e.value)) this.newly++;
     if (sub !== 'unknown' && ty(e) === 'unknown') this.setType(e, sub);
     if (sub === 'unknown' && ty(e.target) !== 'unknown' && ty(e) === 'unknown') this.setType(e, ty(e.target));
     if (ty(e.target) !== 'unknown' && ty(e.value) !== 'unknown' && ty(e.target) !== ty(e.value)) {
@@ -785,6 +785,9 @@ export class TypeResolver {
         this.still++;
         return;
       }
+    }
+    if (e.k === 'autocast' && !this.guru && this.targetAccess.has(e)) {
+      throw new SemanticError('write not permitted; need stap -g', e.tok, [], 'autocast-write');
     }
     const u = this.current;
     const p = u?.provider;

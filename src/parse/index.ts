@@ -191,7 +191,7 @@ function makeBinary(o: string, tok: A.Token, l: A.Expr, r: A.Expr): A.Expr {
   }
 }
 
-function targetWithComponents(base: A.Expr, comp: A.TargetComponent, pretty: 0 | 1 | 2): A.Expr {
+function targetWithComponents(base: A.Expr, comp: A.TargetComponent, pretty: 0 | 1 | 2, opTok?: A.Token): A.Expr {
   if (base.k === 'target' || base.k === 'cast' || base.k === 'atvar') {
     if (base.pretty) throw new ParseError('-> and [ are not accepted for a pretty-printing variable', comp.tok);
     base.components.push(comp);
@@ -202,7 +202,8 @@ function targetWithComponents(base: A.Expr, comp: A.TargetComponent, pretty: 0 |
     base.components.push(comp);
     return base;
   }
-  return { k: 'autocast', operand: base, components: [comp], tok: comp.tok };
+  // stap locates an autocast at its first `->` (or `[`)
+  return { k: 'autocast', operand: base, components: [comp], tok: opTok ?? comp.tok };
 }
 
 function atOp(nameNode: ohm.Node, argsNode: ohm.Node | null): A.Expr {
@@ -537,7 +538,7 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
         if (alt.ctorName === 'SuffixTail_member') {
           const member = alt.child(1);
           const sp = splitPretty(member.sourceString);
-          e = targetWithComponents(e, { k: 'member', name: sp.name, tok: lastTokOf(member) }, sp.pretty);
+          e = targetWithComponents(e, { k: 'member', name: sp.name, tok: lastTokOf(member) }, sp.pretty, tokOf(alt.child(0)));
         } else {
           const idx = alt.child(1).ast() as A.Expr;
           if (e.k === 'hist') e = { k: 'index', base: e, indexes: [idx], tok: e.tok };

@@ -283,4 +283,10 @@ describe('pass 1: -p1 printer', () => {
     expect(errorOf('probe begin { y = @perf(1) }')).to.equal('parse error: expected literal string');
     expect(errorOf('probe begin { y = @perf("") }')).to.equal('parse error: expected non-empty string');
   });
+
+  it('a CONFIG_ option that is not set compares as the number 0', () => {
+    expect(parse('probe %( CONFIG_NO_SUCH_OPTION == 0 %? begin %: end %) {}').file!.probes[0].points[0].components[0].name).to.equal('begin');
+    expect(parse('probe %( CONFIG_NO_SUCH_OPTION == 1 %? begin %: end %) {}').file!.probes[0].points[0].components[0].name).to.equal('end');
+    expect(errorOf('probe %( CONFIG_X86_64 == 1 %? begin %: end %) {}')).to.equal('parse error: Config option value not a number');
+  });
 });

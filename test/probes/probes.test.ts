@@ -46,6 +46,18 @@ describe('probes: resolution and listing', () => {
     expect(compileErr('probe kernel.function("vfs_read") { f = $file; println(f->f_inode->i_ino, &f->f_pos) }')).to.equal('');
     expect(compileErr('probe begin { x = 0; println(x->foo) }')).to.contain('unresolved target-symbol expression');
     expect(compileErr('probe begin { x = & @cast(0, "sockaddr_un"); println(x->nope) }')).to.contain("unable to find member 'nope' for struct sockaddr_un");
+    // two @cast modules give distinct types: the local carries none
+    expect(compileErr(`probe begin {
+      if (randint(2)) s = & @cast(0, "sockaddr_un", "<sys/un.h>"); else s = & @cast(0, "sockaddr_un", "<sys/socket.h><sys/un.h>")
+      println(s->sun_family)
+    }`)).to.contain("unresolved target-symbol expression: operator '->'");
+    expect(compileErr(`probe begin {
+      if (randint(2)) s = & @cast(0, "sockaddr_un", "<sys/un.h>"); else s = & @cast(1, "sockaddr_un", "<sys/un.h>")
+      println(s->sun_family)
+    }`)).to.equal('');
+  });
+  it('autocast writes need guru mode', () => {
+    expect(compileErr('probe begin { s = & @cast(0, "sockaddr_un"); s->sun_path[0] = 0 }')).to.contain("write not permitted; need stap -g: operator '->'");
   });
   it('@defined of an autocast is decided once the operand type is known', () => {
     expect(compileErr(`probe begin {
