@@ -535,7 +535,13 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
       let e = primary.ast() as A.Expr;
       for (const t of tails.children) {
         const alt = t.child(0);
-        if (alt.ctorName === 'SuffixTail_member') {
+        if (alt.ctorName === 'SuffixTail_pretty') {
+          // `@cast(p, "T")$`, `$v[0]$$`: pretty-printing after `)` or `]`
+          const tok = tokOf(alt);
+          if (e.k !== 'target' && e.k !== 'cast' && e.k !== 'atvar') throw new ParseError('expected @cast, @var or $var', tok, true);
+          if (e.pretty) throw new ParseError('-> and [ are not accepted for a pretty-printing variable', tok);
+          e.pretty = alt.sourceString.trim() === '$$' ? 2 : 1;
+        } else if (alt.ctorName === 'SuffixTail_member') {
           const member = alt.child(1);
           const sp = splitPretty(member.sourceString);
           e = targetWithComponents(e, { k: 'member', name: sp.name, tok: lastTokOf(member) }, sp.pretty, tokOf(alt.child(0)));
@@ -576,7 +582,16 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
       for (const a of list) if (a.k === 'hist') throw new ParseError('base histogram operator where expression expected', a.tok);
       return { k: 'call', name, args: list, tok };
     },
-    Primary_index(id, _l, list, _r) {
+    Primary_index(id, l, list, _r) {
+      const items = list.asIteration().children;
+      if (id.sourceString.startsWith('$') && items.length === 1) {
+        // `$ptr[i]`: an index component of the target variable
+        const idx = items[0].ast() as A.Expr | null;
+        if (!idx) throw new ParseError('wildcard not allowed in array index', tokOf(l));
+        const sp = splitPretty(id.sourceString);
+        const base: A.Target = { k: 'target', name: sp.name, components: [], pretty: 0, addressOf: false, tok: tokOf(id) };
+        return targetWithComponents(base, { k: 'index', index: idx, tok: tokOf(l) }, 0);
+      }
       const base: A.Sym = { k: 'sym', name: id.sourceString, tok: tokOf(id) };
       return { k: 'index', base, indexes: list.asIteration().children.map((c) => c.ast()), tok: base.tok };
     },

@@ -289,4 +289,14 @@ describe('pass 1: -p1 printer', () => {
     expect(parse('probe %( CONFIG_NO_SUCH_OPTION == 1 %? begin %: end %) {}').file!.probes[0].points[0].components[0].name).to.equal('end');
     expect(errorOf('probe %( CONFIG_X86_64 == 1 %? begin %: end %) {}')).to.equal('parse error: Config option value not a number');
   });
+
+  it('pretty-printing after `)` and `]`, `$v[i]` targets, prefix ++/-- take a value', () => {
+    expect(canon('@cast(t, "task_struct")$$')).to.equal('@cast(t, "task_struct")->$$');
+    expect(canon('$x[1]$')).to.equal('$x[1]->$');
+    expect(canon('$filename[0]')).to.equal('$filename[0]');
+    expect(errorOf('probe begin { x = (a + 1)$ }')).to.equal('parse error: expected @cast, @var or $var');
+    const r = parse('probe begin { a --\n -- a\n ++ a }');
+    expect(r.errors).to.equal('');
+    expect(r.file!.probes[0].body.stmts.length).to.equal(3);
+  });
 });
