@@ -10,7 +10,7 @@ import { Session, ElabOptions } from './session';
 import { Resolver, Scope } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
-import { Optimizer, OptUnit, collectUse, VarUse } from './optimize';
+import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents } from './util';
 
@@ -100,6 +100,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }));
   const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body));
   if (!opts.unoptimized && !opts.listing) {
+    for (const d of derived) markUnresolvedTargets(d.dp.body, d.scope);
     new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals);
   }
   const live = units.filter((u) => !u.elided);
@@ -159,6 +160,14 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** Mark the `$var`s of a probe body that its point cannot resolve (see optimize.ts). */
+function markUnresolvedTargets(body: A.Block, scope: Scope): void {
+  const p = scope.provider;
+  walkStmt(body, (e) => {
+    if (e.k === 'target' && !(p?.targetDefined && scope.point && p.targetDefined(scope.point, e))) unresolvedTargets.add(e);
+  });
+}
 
 /** Functions reachable from the bodies (calls, and `next` into following overloads). */
 export function reachableFunctions(bodies: A.Stmt[]): A.FunctionDecl[] {
