@@ -44,6 +44,8 @@ export interface StapOptions {
   noGlobalVarDisplay: boolean;
   suppressHandlerErrors: boolean;
   skipBadvars: boolean;
+  /** --suppress-time-limits (guru): no MAXACTION limit */
+  suppressTimeLimits?: boolean;
   keepTmpdir: boolean;
   seed: number;
   cpus: number;
@@ -266,6 +268,10 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     const c = Number(o.cpus);
     if (!/^\d+$/.test(o.cpus) || c < 1 || c > 64) throw new UsageError(`Invalid --cpus value '${o.cpus}' (should be 1-64).`, false);
     opts.cpus = c;
+  }
+  if (o.suppressTimeLimits) {
+    if (!o.g) throw new UsageError('ERROR --suppress-time-limits requires guru mode (-g)', false);
+    opts.suppressTimeLimits = true;
   }
   if (o.m !== undefined) {
     if (o.m === '') throw new UsageError('Module name cannot be empty.', false);

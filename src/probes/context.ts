@@ -147,6 +147,19 @@ function kread(c: ProbeContext, what: string, addr: Long, size: number, signed: 
   }
 }
 
+/** A guru-mode store into kernel memory (set_kernel_*): a fault is a StapError as stap's kwrite. */
+function kwrite(addr: Long, store: () => void): undefined {
+  const a = num(addr);
+  try {
+    if (a === 0) throw new KernelFault(0);
+    store();
+  } catch (e) {
+    if (e instanceof KernelFault) throw new StapError(`kernel write fault at 0x${hexU(a)} [man error::fault]`);
+    throw e;
+  }
+  return undefined;
+}
+
 function kstring(c: ProbeContext, addr: Long, max: number, errMsg?: string): string {
   const a = num(addr);
   try {
@@ -371,6 +384,13 @@ export const kernelBuiltins: Record<string, Builtin> = {
       throw e;
     }
   },
+  set_kernel_string: (c, a: Long, v: string) => kwrite(a, () => kmem.writeBytes(num(a), v)),
+  set_kernel_string_n: (c, a: Long, n: Long, v: string) => kwrite(a, () => kmem.writeBytes(num(a), v.slice(0, Math.max(0, num(n))))),
+  set_kernel_long: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 8, v)),
+  set_kernel_int: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 4, v)),
+  set_kernel_short: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 2, v)),
+  set_kernel_char: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 1, v)),
+  set_kernel_pointer: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 8, v)),
   kernel_long: (c, a: Long) => kread(c, 'long', a, 8, true),
   kernel_int: (c, a: Long) => kread(c, 'int', a, 4, true),
   kernel_short: (c, a: Long) => kread(c, 'short', a, 2, true),
