@@ -927,6 +927,16 @@ class Translator {
           this.err(a?.k === 'str' ? `@const("${a.value}"): constant not known to this kernel` : 'expected literal string', e.tok);
           return '0';
         }
+        if ((e.name === '@kderef' || e.name === '@uderef') && e.args.length === 2) {
+          // raw memory reads of 1, 2, 4 or 8 bytes (guru; loc2c's kderef/uderef)
+          const size = e.args[0].k === 'num' ? Number(e.args[0].value) : 0;
+          if (![1, 2, 4, 8].includes(size)) {
+            this.err(`${e.name} size must be 1, 2, 4 or 8`, e.args[0].tok);
+            return '0';
+          }
+          const b = this.useBuiltin(e.name === '@kderef' ? '__kderef' : '__uderef');
+          return this.located(e.tok, [e.args[1]], (a) => `${b}(c, ${size}, ${a[0]})`);
+        }
         this.err(`unsupported operator ${e.name} in this runtime`, e.tok);
         return '0';
       case 'embedded':
