@@ -130,6 +130,9 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   if (!tr.run(functions, typeUnits, usedGlobals)) return null;
   if (diag.errorCount > errors0) return null;
 
+  checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);
+  if (diag.errorCount > errors0) return null;
+
   // ---- fill the program
   for (const g of usedGlobals) {
     g.read = use.read.has(g);
@@ -160,6 +163,25 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** Embedded C names globals with `/* pragma:read:NAME *\/` (or write): aggregates are not available there. */
+function checkEmbeddedGlobals(bodies: A.Block[], functions: A.FunctionDecl[], globals: A.VarDecl[], diag: Diagnostics): void {
+  const reported = new Set<A.VarDecl>();
+  const check = (code: string): void => {
+    for (const m of code.matchAll(/\/\*\s*pragma:(?:read|write):(\w+)\s*\*\//g)) {
+      const g = globals.find((x) => x.name === m[1]);
+      if (g && g.type === 'stats' && !reported.has(g)) {
+        reported.add(g);
+        diag.semanticError(new SemanticError('Aggregates not available in embedded-C', g.tok, [], 'embedded-aggregate'));
+      }
+    }
+  };
+  for (const b of bodies) walkStmt(b, (e) => { if (e.k === 'embedded') check(e.code); });
+  for (const f of functions) {
+    if (f.body.k === 'embedded') check(f.body.code);
+    else walkStmt(f.body, (e) => { if (e.k === 'embedded') check(e.code); });
+  }
+}
 
 /** Mark the `$var`s of a probe body that its point cannot resolve (see optimize.ts). */
 function markUnresolvedTargets(body: A.Block, scope: Scope): void {
