@@ -401,11 +401,10 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
         const alts = c.ast() as A.ProbePoint[] | A.ProbePointComponent;
         if (Array.isArray(alts)) {
           const next: A.ProbePointComponent[][] = [];
-          for (const v of variants) for (const a of alts) {
-            next.push([...v, ...a.components]);
-            if (a.optional) optional = true;
-            if (a.sufficient) sufficient = true;
+          for (const a of alts) {
+            if (a.optional || a.sufficient || a.condition) throw new ParseError("'?', '!' or condition must only be specified in suffix", a.tok);
           }
+          for (const v of variants) for (const a of alts) next.push([...v, ...a.components]);
           variants = next;
         } else variants = variants.map((v) => [...v, alts]);
       }

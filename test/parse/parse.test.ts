@@ -299,4 +299,10 @@ describe('pass 1: -p1 printer', () => {
     expect(r.errors).to.equal('');
     expect(r.file!.probes[0].body.stmts.length).to.equal(3);
   });
+
+  it("'?', '!' and conditions only apply to a whole brace-expanded point", () => {
+    expect(errorOf('probe {a!}.{b,c}? {}')).to.equal("parse error: '?', '!' or condition must only be specified in suffix");
+    expect(errorOf('probe {a if (1)}.{b,c} {}')).to.equal("parse error: '?', '!' or condition must only be specified in suffix");
+    expect(parse('probe {a,b}.{c,d}! {}').file!.probes[0].points.map((p) => p.sufficient)).to.deep.equal([true, true, true, true]);
+  });
 });
