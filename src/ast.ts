@@ -168,7 +168,18 @@ export interface AtVar extends ExprBase {
 }
 
 /** `->`/`[]` applied to an arbitrary expression (autocast). */
-export interface Autocast extends ExprBase { k: 'autocast'; operand: Expr; components: TargetComponent[]; }
+export interface Autocast extends ExprBase {
+  k: 'autocast';
+  operand: Expr;
+  components: TargetComponent[];
+  /** `&x->f` */
+  addressOf?: boolean;
+  /**
+   * Set by pass 2 once the operand's DWARF type is known: the BTF id of the type the operand
+   * points to (`x->f` is then `@cast(x, T)->f`).
+   */
+  operandType?: number;
+}
 
 export interface Entry extends ExprBase { k: 'entry'; operand: Expr; }
 export interface Defined extends ExprBase { k: 'defined'; operand: Expr; }

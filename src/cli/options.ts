@@ -44,6 +44,8 @@ export interface StapOptions {
   noGlobalVarDisplay: boolean;
   suppressHandlerErrors: boolean;
   skipBadvars: boolean;
+  /** --suppress-time-limits (guru): no MAXACTION limit */
+  suppressTimeLimits?: boolean;
   keepTmpdir: boolean;
   seed: number;
   cpus: number;
@@ -266,6 +268,21 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     const c = Number(o.cpus);
     if (!/^\d+$/.test(o.cpus) || c < 1 || c > 64) throw new UsageError(`Invalid --cpus value '${o.cpus}' (should be 1-64).`, false);
     opts.cpus = c;
+  }
+  if (o.suppressTimeLimits) {
+    if (!o.g) throw new UsageError('ERROR --suppress-time-limits requires guru mode (-g)', false);
+    opts.suppressTimeLimits = true;
+  }
+  if (o.m !== undefined) {
+    if (o.m === '') throw new UsageError('Module name cannot be empty.', false);
+    if (!/^[a-z0-9_]+$/i.test(o.m)) {
+      throw new UsageError(`ERROR: Safety pattern mismatch for -m parameter ('${o.m}' vs. '^[a-z0-9_]+$') rc=1`, false);
+    }
+  }
+  if (o.c !== undefined && o.x !== undefined) throw new UsageError("You can't specify -c and -x together.");
+  const tmpdir = process.env.TMPDIR;
+  if (tmpdir !== undefined && !/^[-/._0-9a-z]+$/i.test(tmpdir)) {
+    throw new UsageError(`ERROR: Safety pattern mismatch for TMPDIR ('${tmpdir}' vs. '^[-/._0-9a-z]+$') rc=1`, false);
   }
   if (o.c !== undefined) opts.command = o.c;
   if (o.o !== undefined) opts.outputFile = o.o;

@@ -93,7 +93,15 @@ export async function stage2(l: Later): Promise<number> {
   timer.reset();
   let translated;
   try {
-    translated = translate(program, { diag, defines: opts.defines });
+    // --skip-badvars compiles the module with -DSTP_SKIP_BADVARS (read by @const)
+    const defines = new Map(opts.defines);
+    if (opts.skipBadvars && !defines.has('STP_SKIP_BADVARS')) defines.set('STP_SKIP_BADVARS', '1');
+    if (opts.suppressTimeLimits) {
+      // STAP_SUPPRESS_TIME_LIMITS_ENABLE: the runtime lifts MAXACTION (LONG_MAX)
+      defines.set('MAXACTION', String(Number.MAX_SAFE_INTEGER));
+      defines.set('MAXACTION_INTERRUPTIBLE', String(Number.MAX_SAFE_INTEGER));
+    }
+    translated = translate(program, { diag, defines });
   } catch (e) {
     if (e instanceof PassFailed) return semanticFailure(l, 3);
     throw e;

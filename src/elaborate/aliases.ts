@@ -141,10 +141,20 @@ export class Deriver {
       for (const ch of kids) {
         this.match(ch, loc, i + 1, [...concrete, { ...c, name: ch.name }], body, out);
       }
-      if (c.name.includes('**')) {
-        for (const ch of node.children.values()) {
-          if (ch.arg === 'none' && globMatch(c.name.replace(/\*\*/g, '*'), ch.name)) {
-            this.match(ch, loc, i, [...concrete, { ...c, name: ch.name, arg: undefined }], body, out);
+      const dglob = c.name.indexOf('**');
+      if (dglob >= 0) {
+        // `pre**post` over `name.rest`: `pre*` matches a component name, `**post` goes on below it
+        const pre = c.name.slice(0, dglob) + '*';
+        const rest: A.ProbePointComponent = { ...c, name: '**' + c.name.slice(dglob + 2) };
+        const sub: A.ProbePoint = { ...loc, components: [...comps.slice(0, i), rest, ...comps.slice(i + 1)] };
+        const spans = [...node.children.values()].filter((ch) => ch.arg === 'none' && globMatch(pre, ch.name));
+        spans.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        for (const ch of spans) {
+          try {
+            this.match(ch, sub, i, [...concrete, { ...c, name: ch.name, arg: undefined }], body, out);
+          } catch (e) {
+            // a branch the double glob does not complete in
+            if (!(e instanceof SemanticError) || e instanceof RecursiveExpansionError) throw e;
           }
         }
       }

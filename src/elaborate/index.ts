@@ -10,7 +10,7 @@ import { Session, ElabOptions } from './session';
 import { Resolver, Scope } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
-import { Optimizer, OptUnit, collectUse, VarUse } from './optimize';
+import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents } from './util';
 
@@ -100,6 +100,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }));
   const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body));
   if (!opts.unoptimized && !opts.listing) {
+    for (const d of derived) markUnresolvedTargets(d.dp.body, d.scope);
     new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals);
   }
   const live = units.filter((u) => !u.elided);
@@ -125,8 +126,11 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const typeUnits: TypedUnit[] = live.map((u) => ({
     body: u.body, locals: u.locals, condition: u.condition, point: u.p.dp.point, provider: u.p.scope.provider,
   }));
-  const tr = new TypeResolver(diag);
+  const tr = new TypeResolver(diag, !!opts.guru);
   if (!tr.run(functions, typeUnits, usedGlobals)) return null;
+  if (diag.errorCount > errors0) return null;
+
+  checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);
   if (diag.errorCount > errors0) return null;
 
   // ---- fill the program
@@ -159,6 +163,33 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** Embedded C names globals with `/* pragma:read:NAME *\/` (or write): aggregates are not available there. */
+function checkEmbeddedGlobals(bodies: A.Block[], functions: A.FunctionDecl[], globals: A.VarDecl[], diag: Diagnostics): void {
+  const reported = new Set<A.VarDecl>();
+  const check = (code: string): void => {
+    for (const m of code.matchAll(/\/\*\s*pragma:(?:read|write):(\w+)\s*\*\//g)) {
+      const g = globals.find((x) => x.name === m[1]);
+      if (g && g.type === 'stats' && !reported.has(g)) {
+        reported.add(g);
+        diag.semanticError(new SemanticError('Aggregates not available in embedded-C', g.tok, [], 'embedded-aggregate'));
+      }
+    }
+  };
+  for (const b of bodies) walkStmt(b, (e) => { if (e.k === 'embedded') check(e.code); });
+  for (const f of functions) {
+    if (f.body.k === 'embedded') check(f.body.code);
+    else walkStmt(f.body, (e) => { if (e.k === 'embedded') check(e.code); });
+  }
+}
+
+/** Mark the `$var`s of a probe body that its point cannot resolve (see optimize.ts). */
+function markUnresolvedTargets(body: A.Block, scope: Scope): void {
+  const p = scope.provider;
+  walkStmt(body, (e) => {
+    if (e.k === 'target' && !(p?.targetDefined && scope.point && p.targetDefined(scope.point, e))) unresolvedTargets.add(e);
+  });
+}
 
 /** Functions reachable from the bodies (calls, and `next` into following overloads). */
 export function reachableFunctions(bodies: A.Stmt[]): A.FunctionDecl[] {

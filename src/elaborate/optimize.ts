@@ -328,10 +328,16 @@ export class Optimizer {
   }
 }
 
+/**
+ * `$var`s that do not resolve at their probe point (marked before optimisation): stap keeps the
+ * error with the node and reports it only if the node survives, so they do not pin a statement.
+ */
+export const unresolvedTargets = new WeakSet<A.Expr>();
+
 function hasTargets(e: A.Expr): boolean {
   let found = false;
   walkExpr(e, (x) => {
-    if (x.k === 'target' || x.k === 'cast' || x.k === 'atvar' || x.k === 'entry') found = true;
+    if ((x.k === 'target' && !unresolvedTargets.has(x)) || x.k === 'cast' || x.k === 'atvar' || x.k === 'entry') found = true;
   });
   return found;
 }
@@ -347,6 +353,7 @@ export function replaceNode(node: A.Expr, by: A.Expr): void {
   const src = { ...(by as unknown as Record<string, unknown>) };
   for (const k of Object.keys(n)) delete n[k];
   Object.assign(n, src);
+  if (unresolvedTargets.has(by)) unresolvedTargets.add(node);
 }
 
 /** The leftmost token of an expression (what stap's statement token is). */

@@ -42,6 +42,11 @@ export interface Provider {
    */
   targetType?: (rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast) => A.Type | SemanticError;
   /**
+   * Kernel families: the BTF type a resolvable target expression's value points to, if it is a
+   * typed pointer; locals, function returns and `->` on such values are then autocasts.
+   */
+  targetPointee?: (rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast) => number | undefined;
+  /**
    * Families whose return points are not spelled `.return` (tracepoint-based syscall returns):
    * may a probe reached as `pn` (e.g. `syscall.read.return`) use `@entry` at this point?
    */

@@ -149,7 +149,9 @@ export class Session {
     const key = first.name;
     if (this.loadedAliasRoots.has(key)) return;
     this.loadedAliasRoots.add(key);
-    for (const path of lib.filesDefiningAliasRoot(key, hasWildcard(key) ? globMatch : undefined)) this.includePath(path);
+    // `pre**post` may span components: its root is what `pre*` matches
+    const root = key.includes('**') ? key.slice(0, key.indexOf('**')) + '*' : key;
+    for (const path of lib.filesDefiningAliasRoot(root, hasWildcard(root) ? globMatch : undefined)) this.includePath(path);
   }
 
   aliasRootNames(): string[] {

@@ -290,8 +290,16 @@ export class Resolver {
         return;
       }
       case 'defined': {
+        if (containsAutocast(e.operand)) {
+          // `x->f` needs x's DWARF type, known only when pass 2 types the program: decided there
+          this.expr(e.operand, scope);
+          return;
+        }
+        // nested @defined (@choose_defined of @choose_defined) fold first
+        const nested = containsDefined(e.operand);
+        if (nested) this.expr(e.operand, scope);
         const v = this.definedValue(e.operand, scope);
-        if (v) this.expr(e.operand, scope);
+        if (v && !nested) this.expr(e.operand, scope);
         fold(e, v ? 1 : 0);
         return;
       }
@@ -357,8 +365,8 @@ function linkChain(same: A.FunctionDecl[]): A.FunctionDecl {
   return order[0];
 }
 
-/** Replace an expression node in place by a number literal. */
-function containsDefined(e: A.Expr): boolean {
+/** Does `e` contain `@defined`? */
+export function containsDefined(e: A.Expr): boolean {
   let found = false;
   const walk = (x: A.Expr): void => {
     if (x.k === 'defined') found = true;
@@ -368,8 +376,18 @@ function containsDefined(e: A.Expr): boolean {
   return found;
 }
 
+function containsAutocast(e: A.Expr): boolean {
+  let found = false;
+  const walk = (x: A.Expr): void => {
+    if (x.k === 'autocast') found = true;
+    else exprChildren(x, walk);
+  };
+  walk(e);
+  return found;
+}
+
 /** Truth of a condition made of literals, `!`, `&&` and `||` (after @defined folding); undefined if not constant. */
-function constTruth(e: A.Expr): boolean | undefined {
+export function constTruth(e: A.Expr): boolean | undefined {
   switch (e.k) {
     case 'num': return BigInt(e.value as unknown as bigint | number) !== 0n;
     case 'unary': {
@@ -388,7 +406,7 @@ function constTruth(e: A.Expr): boolean | undefined {
 }
 
 /** Make `node` become `by` in place (parents keep their reference). */
-function replaceNode(node: object, by: object): void {
+export function replaceNode(node: object, by: object): void {
   if (node === by) return;
   const n = node as Record<string, unknown>;
   const copy = { ...(by as Record<string, unknown>) };

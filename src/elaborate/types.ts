@@ -12,6 +12,9 @@ import { Diagnostics, SemanticError } from '../diag';
 import { parseFormat, formatArgTypes } from '../runtime/format';
 import { defaultRegistry } from './probes';
 import type { Provider, TargetAccess } from './probes';
+import { PointeeTypes } from './autocast';
+import { containsDefined, constTruth, replaceNode, fold } from './symbols';
+import { exprChildren } from './util';
 
 type Decl = A.VarDecl | A.FunctionDecl;
 
@@ -41,9 +44,11 @@ export class TypeResolver {
   private targetAccess = new WeakMap<A.Expr, TargetAccess>();
   /** Pseudo index-expressions for `in` (they have no node of their own to carry a type). */
   private inTypes = new WeakMap<A.In, HasType>();
+  /** DWARF types carried by values (autocast) */
+  private pointees = new PointeeTypes();
   errors = 0;
 
-  constructor(private diag: Diagnostics) {}
+  constructor(private diag: Diagnostics, private guru = false) {}
 
   run(functions: A.FunctionDecl[], probes: TypedUnit[], globals: A.VarDecl[]): boolean {
     for (const f of functions) {
@@ -53,6 +58,7 @@ export class TypeResolver {
       presetLiterals(p.body);
       if (p.condition) presetLiterals(p.condition);
     }
+    for (const f of functions) if (f.body.k === 'embedded') this.embeddedPointee(f, f.body.code);
     for (let iter = 0; iter < 1000; iter++) {
       this.newly = 0;
       this.still = 0;
@@ -76,6 +82,20 @@ export class TypeResolver {
       }
     }
     return this.errors === 0;
+  }
+
+  /**
+   * Tapset functions in embedded code that return a typed pointer say so with a
+   * `/* autocast: TYPE *\/` comment (stap's return `& @task(%{ current %})`): they carry the type.
+   */
+  private embeddedPointee(f: A.FunctionDecl, code: string): void {
+    const m = /\/\*\s*autocast:\s*([^*]+?)\s*\*\//.exec(code);
+    const bp = m && defaultRegistry().root.children.get('begin')?.provider;
+    if (!m || !bp?.targetPointee) return;
+    const cast: A.Cast = {
+      k: 'cast', operand: { k: 'num', value: 0, tok: f.tok }, typeName: m[1], components: [], pretty: 0, addressOf: false, tok: f.tok,
+    };
+    this.pointees.mergeDecl(f, bp.targetPointee({ family: 'begin', pp: 'begin', data: { seq: 0 } }, cast));
   }
 
   private unit(u: TypedUnit): void {
@@ -220,7 +240,14 @@ export class TypeResolver {
         this.t = 'unknown';
         this.expr(s.expr);
         return;
-      case 'if':
+      case 'if': {
+        const v = this.deferredCondition(s.cond);
+        if (v === null) return;
+        if (v !== undefined) {
+          replaceNode(s, v ? s.then : s.else ?? { k: 'null', tok: s.tok });
+          this.stmt(s);
+          return;
+        }
         this.t = 'long';
         this.expr(s.cond);
         this.t = 'unknown';
@@ -230,6 +257,7 @@ export class TypeResolver {
           this.stmt(s.else);
         }
         return;
+      }
       case 'while':
         this.t = 'long';
         this.expr(s.cond);
@@ -289,6 +317,7 @@ export class TypeResolver {
       return;
     }
     this.expr(s.value);
+    if (this.pointees.mergeDecl(fn, this.pointees.of(s.value), s.value)) this.newly++;
     const ft = fn.type ?? 'unknown';
     const vt = s.value.type ?? 'unknown';
     if (ft !== 'unknown' && vt !== 'unknown' && ft !== vt) this.mismatchDecl(s.value.tok, vt, fn);
@@ -456,8 +485,18 @@ export class TypeResolver {
         this.expr(e.operand);
         if (e.operand.type && e.operand.type !== 'unknown') this.setType(e, e.operand.type);
         return;
-      case 'defined':
-        throw new SemanticError('unexpected @defined', e.tok, [], 'unexpected-defined');
+      case 'defined': {
+        // left by symbol resolution: it involves autocasts
+        const v = this.definedNow(e.operand);
+        if (v === undefined) {
+          this.still++;
+          return;
+        }
+        fold(e, v ? 1 : 0);
+        this.newly++;
+        if (t === 'string' || t === 'stats') this.mismatchTypes(e.tok, t, 'long');
+        return;
+      }
       case 'atop':
         for (const a of e.args) {
           this.t = a.k === 'str' ? 'string' : 'long';
@@ -491,6 +530,15 @@ export class TypeResolver {
   }
 
   private ternary(e: A.Ternary): void {
+    const v = this.deferredCondition(e.cond);
+    if (v === null) return;
+    if (v !== undefined) {
+      const t = this.t;
+      replaceNode(e, v ? e.then : e.else);
+      this.t = t;
+      this.expr(e as A.Expr);
+      return;
+    }
     let sub = this.t;
     this.t = 'long';
     this.expr(e.cond);
@@ -550,6 +598,7 @@ export class TypeResolver {
     this.expr(e.target);
     this.t = sub !== 'unknown' ? sub : ty(e.target) !== 'unknown' ? ty(e.target) : ty(e.value);
     this.expr(e.value);
+    if (e.target.k === 'sym' && e.target.ref && this.pointees.mergeDecl(e.target.ref, this.pointees.of(e.value), e.value)) this.newly++;
     if (sub !== 'unknown' && ty(e) === 'unknown') this.setType(e, sub);
     if (sub === 'unknown' && ty(e.target) !== 'unknown' && ty(e) === 'unknown') this.setType(e, ty(e.target));
     if (ty(e.target) !== 'unknown' && ty(e.value) !== 'unknown' && ty(e.target) !== ty(e.value)) {
@@ -646,6 +695,79 @@ export class TypeResolver {
     this.setType(e, e.name.startsWith('s') ? 'string' : 'long');
   }
 
+  /**
+   * An `if`/`?:` condition with a `@defined` symbol resolution left for autocasts: fold those once
+   * decidable, then the constant truth (the dead branch is dropped before it is typed); null while
+   * undecided (the branches wait); undefined for other conditions.
+   */
+  private deferredCondition(cond: A.Expr): boolean | null | undefined {
+    if (!containsDefined(cond)) return undefined;
+    let pending = false;
+    const visit = (x: A.Expr): void => {
+      if (x.k !== 'defined') {
+        exprChildren(x, visit);
+        return;
+      }
+      const v = this.definedNow(x.operand);
+      if (v === undefined) pending = true;
+      else {
+        fold(x, v ? 1 : 0);
+        this.newly++;
+      }
+    };
+    visit(cond);
+    if (pending) {
+      this.still++;
+      return null;
+    }
+    return constTruth(cond);
+  }
+
+  /** `@defined(x)` of an expression with autocasts: undefined while an operand's type may still come. */
+  private definedNow(x: A.Expr): boolean | undefined {
+    let pending = false;
+    const check = (y: A.Expr): boolean => {
+      if (y.k === 'autocast') {
+        if (!check(y.operand)) return false;
+        const save = this.t;
+        try {
+          this.t = 'unknown';
+          this.expr(y.operand);
+        } catch (err) {
+          if (err instanceof SemanticError) return false;
+          throw err;
+        } finally {
+          this.t = save;
+        }
+        const ot = this.pointees.of(y.operand);
+        if (ot === undefined) {
+          if (!this.assert) pending = true;
+          return false;
+        }
+        y.operandType = ot;
+        for (const c of y.components) if (c.k === 'index' && !check(c.index)) return false;
+        return this.targetDefinedHere(y);
+      }
+      let ok = true;
+      exprChildren(y, (c) => { if (!check(c)) ok = false; });
+      if (ok && (y.k === 'target' || y.k === 'cast' || y.k === 'atvar')) ok = this.targetDefinedHere(y);
+      return ok;
+    };
+    const v = check(x);
+    return !v && pending ? undefined : v;
+  }
+
+  private targetDefinedHere(e: A.Target | A.Cast | A.AtVar | A.Autocast): boolean {
+    const u = this.current;
+    let p = u?.provider;
+    let point = u?.point;
+    if ((!point || !p?.targetDefined) && e.k !== 'target') {
+      p = defaultRegistry().root.children.get('begin')?.provider;
+      point = { family: 'begin', pp: 'begin', data: { seq: 0 } };
+    }
+    return !!(p?.targetDefined && point && p.targetDefined(point, e));
+  }
+
   private targetExpr(e: A.Target | A.Cast | A.AtVar | A.Autocast): void {
     for (const c of e.components) if (c.k === 'index') {
       this.t = 'long';
@@ -654,6 +776,18 @@ export class TypeResolver {
     if (e.k === 'cast' || e.k === 'autocast') {
       this.t = 'long';
       this.expr(e.operand);
+    }
+    if (e.k === 'autocast') {
+      const ot = this.pointees.of(e.operand);
+      if (ot !== undefined) e.operandType = ot;
+      else if (!this.assert) {
+        // the operand's type may come from a later assignment or function: wait
+        this.still++;
+        return;
+      }
+    }
+    if (e.k === 'autocast' && !this.guru && this.targetAccess.has(e)) {
+      throw new SemanticError('write not permitted; need stap -g', e.tok, [], 'autocast-write');
     }
     const u = this.current;
     const p = u?.provider;
@@ -665,16 +799,19 @@ export class TypeResolver {
       const r = p.targetType(u.point, e);
       if (r instanceof SemanticError) throw r;
       this.setType(e, r);
+      this.pointees.setTarget(e, p.targetPointee?.(u.point, e));
       return;
     }
-    if ((!u?.point || !p?.targetType) && (e.k === 'cast' || e.k === 'atvar')) {
+    if ((!u?.point || !p?.targetType) && (e.k === 'cast' || e.k === 'atvar' || e.k === 'autocast')) {
       // @cast/@var need no probe context (function bodies, dwarfless kprobe.function probes,
       // families without context variables): type them as in a context-free probe
       const bp = defaultRegistry().root.children.get('begin')?.provider;
       if (bp?.targetType) {
-        const r = bp.targetType({ family: 'begin', pp: 'begin', data: { seq: 0 } }, e);
+        const point: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0 } };
+        const r = bp.targetType(point, e);
         if (r instanceof SemanticError) throw r;
         this.setType(e, r);
+        this.pointees.setTarget(e, bp.targetPointee?.(point, e));
         return;
       }
     }

@@ -191,7 +191,7 @@ function makeBinary(o: string, tok: A.Token, l: A.Expr, r: A.Expr): A.Expr {
   }
 }
 
-function targetWithComponents(base: A.Expr, comp: A.TargetComponent, pretty: 0 | 1 | 2): A.Expr {
+function targetWithComponents(base: A.Expr, comp: A.TargetComponent, pretty: 0 | 1 | 2, opTok?: A.Token): A.Expr {
   if (base.k === 'target' || base.k === 'cast' || base.k === 'atvar') {
     if (base.pretty) throw new ParseError('-> and [ are not accepted for a pretty-printing variable', comp.tok);
     base.components.push(comp);
@@ -202,7 +202,8 @@ function targetWithComponents(base: A.Expr, comp: A.TargetComponent, pretty: 0 |
     base.components.push(comp);
     return base;
   }
-  return { k: 'autocast', operand: base, components: [comp], tok: comp.tok };
+  // stap locates an autocast at its first `->` (or `[`)
+  return { k: 'autocast', operand: base, components: [comp], tok: opTok ?? comp.tok };
 }
 
 function atOp(nameNode: ohm.Node, argsNode: ohm.Node | null): A.Expr {
@@ -235,6 +236,11 @@ function atOp(nameNode: ohm.Node, argsNode: ohm.Node | null): A.Expr {
     if (m && m.k !== 'str') throw new ParseError('expected literal string', m.tok, true);
     return { k: 'cast', operand: args[0]!, typeName: t.value, module: m && m.k === 'str' ? m.value : undefined, components: [], pretty: 0, addressOf: false, tok };
   }
+  if (name === '@task') {
+    // stap's parser: @task(p) is @cast(p, "task_struct", "kernel<linux/sched.h>")
+    need(1);
+    return { k: 'cast', operand: args[0]!, typeName: 'task_struct', module: 'kernel<linux/sched.h>', components: [], pretty: 0, addressOf: false, tok };
+  }
   if (name === '@var') {
     need(1, 2);
     const t = args[0]!;
@@ -247,7 +253,14 @@ function atOp(nameNode: ohm.Node, argsNode: ohm.Node | null): A.Expr {
     throw new ParseError('base histogram operator where expression expected', tok);
   }
   if (OTHER_AT_OPS.has(name)) {
+    // stap's parser: raw kernel access needs guru mode (outside tapsets)
+    if (name === '@kregister' || name === '@kderef' || name === '@const') guruOnlyOp(tok, name);
     if (args.some((a) => a === null)) throw new ParseError('wildcard not allowed in array index', tok);
+    if (name === '@perf' && args.length >= 1) {
+      const a = args[0]!;
+      if (a.k !== 'str') throw new ParseError('expected literal string', a.tok, true);
+      if (a.value === '') throw new ParseError('expected non-empty string', cur.toks[cur.toks.indexOf(a.tok) + 1] ?? a.tok, true);
+    }
     return { k: 'atop', name, args: args as A.Expr[], tok };
   }
   throw new ParseError(`unknown operator ${name}`, tok);
@@ -388,11 +401,10 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
         const alts = c.ast() as A.ProbePoint[] | A.ProbePointComponent;
         if (Array.isArray(alts)) {
           const next: A.ProbePointComponent[][] = [];
-          for (const v of variants) for (const a of alts) {
-            next.push([...v, ...a.components]);
-            if (a.optional) optional = true;
-            if (a.sufficient) sufficient = true;
+          for (const a of alts) {
+            if (a.optional || a.sufficient || a.condition) throw new ParseError("'?', '!' or condition must only be specified in suffix", a.tok);
           }
+          for (const v of variants) for (const a of alts) next.push([...v, ...a.components]);
           variants = next;
         } else variants = variants.map((v) => [...v, alts]);
       }
@@ -513,7 +525,7 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
     Unary_bitnot(op, e) { return unary(op, e); },
     Unary_addr(op, e) {
       const x = e.ast() as A.Expr;
-      if (x.k === 'target' || x.k === 'cast' || x.k === 'atvar') { x.addressOf = true; return x; }
+      if (x.k === 'target' || x.k === 'cast' || x.k === 'atvar' || x.k === 'autocast') { x.addressOf = true; return x; }
       throw new ParseError('expected @cast, @var or $var', x.tok, true);
     },
     Postfix_postinc(e, op) { return incdec(op, e, false); },
@@ -522,10 +534,16 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
       let e = primary.ast() as A.Expr;
       for (const t of tails.children) {
         const alt = t.child(0);
-        if (alt.ctorName === 'SuffixTail_member') {
+        if (alt.ctorName === 'SuffixTail_pretty') {
+          // `@cast(p, "T")$`, `$v[0]$$`: pretty-printing after `)` or `]`
+          const tok = tokOf(alt);
+          if (e.k !== 'target' && e.k !== 'cast' && e.k !== 'atvar') throw new ParseError('expected @cast, @var or $var', tok, true);
+          if (e.pretty) throw new ParseError('-> and [ are not accepted for a pretty-printing variable', tok);
+          e.pretty = alt.sourceString.trim() === '$$' ? 2 : 1;
+        } else if (alt.ctorName === 'SuffixTail_member') {
           const member = alt.child(1);
           const sp = splitPretty(member.sourceString);
-          e = targetWithComponents(e, { k: 'member', name: sp.name, tok: lastTokOf(member) }, sp.pretty);
+          e = targetWithComponents(e, { k: 'member', name: sp.name, tok: lastTokOf(member) }, sp.pretty, tokOf(alt.child(0)));
         } else {
           const idx = alt.child(1).ast() as A.Expr;
           if (e.k === 'hist') e = { k: 'index', base: e, indexes: [idx], tok: e.tok };
@@ -550,7 +568,7 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
     Primary_atbare(name) {
       const tok = tokOf(name);
       const n = name.sourceString;
-      if (STAT_OPS.has(n) || n === '@entry' || n === '@defined' || n === '@cast' || n === '@var' || OTHER_AT_OPS.has(n)) {
+      if (STAT_OPS.has(n) || n === '@entry' || n === '@defined' || n === '@cast' || n === '@task' || n === '@var' || OTHER_AT_OPS.has(n)) {
         throw new ParseError("expected '('", cur.toks[cur.toks.indexOf(tok) + 1] ?? tok, true);
       }
       throw new ParseError(`unknown operator ${n}`, tok);
@@ -563,7 +581,16 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
       for (const a of list) if (a.k === 'hist') throw new ParseError('base histogram operator where expression expected', a.tok);
       return { k: 'call', name, args: list, tok };
     },
-    Primary_index(id, _l, list, _r) {
+    Primary_index(id, l, list, _r) {
+      const items = list.asIteration().children;
+      if (id.sourceString.startsWith('$') && items.length === 1) {
+        // `$ptr[i]`: an index component of the target variable
+        const idx = items[0].ast() as A.Expr | null;
+        if (!idx) throw new ParseError('wildcard not allowed in array index', tokOf(l));
+        const sp = splitPretty(id.sourceString);
+        const base: A.Target = { k: 'target', name: sp.name, components: [], pretty: 0, addressOf: false, tok: tokOf(id) };
+        return targetWithComponents(base, { k: 'index', index: idx, tok: tokOf(l) }, 0);
+      }
       const base: A.Sym = { k: 'sym', name: id.sourceString, tok: tokOf(id) };
       return { k: 'index', base, indexes: list.asIteration().children.map((c) => c.ast()), tok: base.tok };
     },
@@ -646,6 +673,10 @@ function incdec(op: ohm.Node, e: ohm.Node, prefix: boolean): A.Expr {
   const x = e.ast() as A.Expr;
   if (!isLvalue(x)) throw new ParseError('expected lvalue', x.tok);
   return { k: 'incdec', op: op.sourceString as '++' | '--', prefix, operand: x, tok: tokOf(op) };
+}
+
+function guruOnlyOp(t: A.Token, name: string): void {
+  if (!curOpts.guru && !curFile.isTapset) throw new ParseError(`using ${name} operator not permitted; need stap -g`, t, true);
 }
 
 function guruOnly(t: A.Token, what: string): void {

@@ -377,8 +377,9 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
         return fnmatch(unescapeRaw(r.text), have) === (op.text === '==');
       }
       if (r.kind === 'number') {
-        if (!/^-?\d+$/.test(have) && !/^0x[0-9a-f]+$/i.test(have)) throw new ParseError('Config option value not a number', l);
-        return cmp(op.text, Math.sign(Number(have) - Number(r.text)));
+        // an option that is not set compares as 0 (stap); a set non-numeric one is an error
+        if (have !== '' && !/^-?\d+$/.test(have) && !/^0x[0-9a-f]+$/i.test(have)) throw new ParseError('Config option value not a number', l);
+        return cmp(op.text, Math.sign(Number(have === '' ? '0' : have) - Number(r.text)));
       }
       if (r.kind === 'identifier' && r.text.startsWith('CONFIG_')) {
         eqOnly();

@@ -11,7 +11,7 @@ import type { ProbeContext, TaskInfo } from '../runtime/context';
 import { kmem, userSpace, KernelFault, AddressSpace, taskObjectAt } from '../kernel/memory';
 import { lookupAddr, symbolName, symbolAddr, lookupName, isFunction, symbolModule } from '../kernel/kallsyms';
 import type { CpuContext, TaskRef } from '../kernel/current';
-import { evalTarget, Plan } from './targets';
+import { evalTarget, Plan, readFault } from './targets';
 import type { KHit } from './hit';
 const ERRNO = 'EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK EPIPE EDOM ERANGE EDEADLK ENAMETOOLONG ENOLCK ENOSYS ENOTEMPTY ELOOP - ENOMSG EIDRM ECHRNG EL2NSYNC EL3HLT EL3RST ELNRNG EUNATCH ENOCSI EL2HLT EBADE EBADR EXFULL ENOANO EBADRQC EBADSLT - EBFONT ENOSTR ENODATA ETIME ENOSR ENONET ENOPKG EREMOTE ENOLINK EADV ESRMNT ECOMM EPROTO EMULTIHOP EDOTDOT EBADMSG EOVERFLOW ENOTUNIQ EBADFD EREMCHG ELIBACC ELIBBAD ELIBSCN ELIBMAX ELIBEXEC EILSEQ ERESTART ESTRPIPE EUSERS ENOTSOCK EDESTADDRREQ EMSGSIZE EPROTOTYPE ENOPROTOOPT EPROTONOSUPPORT ESOCKTNOSUPPORT EOPNOTSUPP EPFNOSUPPORT EAFNOSUPPORT EADDRINUSE EADDRNOTAVAIL ENETDOWN ENETUNREACH ENETRESET ECONNABORTED ECONNRESET ENOBUFS EISCONN ENOTCONN ESHUTDOWN ETOOMANYREFS ETIMEDOUT ECONNREFUSED EHOSTDOWN EHOSTUNREACH EALREADY EINPROGRESS ESTALE EUCLEAN ENOTNAM ENAVAIL EISNAM EREMOTEIO EDQUOT ENOMEDIUM EMEDIUMTYPE ECANCELED ENOKEY EKEYEXPIRED EKEYREVOKED EKEYREJECTED EOWNERDEAD ENOTRECOVERABLE ERFKILL EHWPOISON'.split(' ');
 function errnoName(n: number): string {
@@ -145,6 +145,29 @@ function kread(c: ProbeContext, what: string, addr: Long, size: number, signed: 
     if (e instanceof KernelFault) throw new StapError(`kernel ${what} copy fault at 0x${hexU(a)} [man error::fault]`);
     throw e;
   }
+}
+
+function derefRead(space: AddressSpace, size: number, addr: Long): Long {
+  const a = num(addr);
+  try {
+    return canon(space.readUnsigned(a, size));
+  } catch (e) {
+    if (e instanceof KernelFault) throw readFault(a);
+    throw e;
+  }
+}
+
+/** A guru-mode store into kernel memory (set_kernel_*): a fault is a StapError as stap's kwrite. */
+function kwrite(addr: Long, store: () => void): undefined {
+  const a = num(addr);
+  try {
+    if (a === 0) throw new KernelFault(0);
+    store();
+  } catch (e) {
+    if (e instanceof KernelFault) throw new StapError(`kernel write fault at 0x${hexU(a)} [man error::fault]`);
+    throw e;
+  }
+  return undefined;
 }
 
 function kstring(c: ProbeContext, addr: Long, max: number, errMsg?: string): string {
@@ -371,6 +394,16 @@ export const kernelBuiltins: Record<string, Builtin> = {
       throw e;
     }
   },
+  /** @kderef(size, addr) / @uderef(size, addr): unsigned reads; a fault is loc2c's read fault */
+  __kderef: (c, size: Long, a: Long) => derefRead(kmem, num(size), a),
+  __uderef: (c, size: Long, a: Long) => derefRead(uspace(c), num(size), a),
+  set_kernel_string: (c, a: Long, v: string) => kwrite(a, () => kmem.writeBytes(num(a), v)),
+  set_kernel_string_n: (c, a: Long, n: Long, v: string) => kwrite(a, () => kmem.writeBytes(num(a), v.slice(0, Math.max(0, num(n))))),
+  set_kernel_long: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 8, v)),
+  set_kernel_int: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 4, v)),
+  set_kernel_short: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 2, v)),
+  set_kernel_char: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 1, v)),
+  set_kernel_pointer: (c, a: Long, v: Long) => kwrite(a, () => kmem.writeUnsigned(num(a), 8, v)),
   kernel_long: (c, a: Long) => kread(c, 'long', a, 8, true),
   kernel_int: (c, a: Long) => kread(c, 'int', a, 4, true),
   kernel_short: (c, a: Long) => kread(c, 'short', a, 2, true),

@@ -19,14 +19,14 @@ import type { ProbeFamilyRuntime } from '../runtime/engine';
 import { FUNCTION_PATTERNS, KernelFunctionFamily } from './kernel_function';
 import { tracepointProvider, TracepointFamily } from './tracepoint';
 import { TimerProfileFamily } from './timer_profile';
-import { compileTarget, planFor } from './targets';
+import { compileTarget, planFor, targetPointee } from './targets';
 import { kernelBuiltins } from './context';
 import { registerProcfs, compileProcfsTarget, compileProcfsAssign, ProcfsFamily } from './procfs';
 
 let installed = false;
 
 function castOnly(rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast): A.Type | SemanticError {
-  if (e.k !== 'cast' && e.k !== 'atvar') {
+  if (e.k !== 'cast' && e.k !== 'atvar' && e.k !== 'autocast') {
     return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
   }
   const p = planFor(rp, e);
@@ -39,6 +39,7 @@ function patchProviders(r: ProbeRegistry): void {
     if (p && !p.targetType) {
       p.targetType = castOnly;
       p.targetDefined = (rp, e) => !(castOnly(rp, e) instanceof SemanticError);
+      p.targetPointee = (rp, e) => (castOnly(rp, e) instanceof SemanticError ? undefined : targetPointee(rp, e));
     }
     for (const c of n.children.values()) visit(c);
   };

@@ -388,8 +388,9 @@ export const tapsetBuiltins: Record<string, Builtin> = {
   },
   /** The current process' command line (argv joined by spaces; "" when unknown). */
   __cmdline_str: (c) => {
-    const t = hitTask(c) as { argv?: unknown } | null;
-    const argv = t && Array.isArray(t.argv) ? (t.argv as unknown[]) : [];
+    // the argv of the task's process (TaskRef does not expose the machine's Process)
+    const t = hitTask(c) as { proc?: { argv?: unknown } } | null;
+    const argv = t && t.proc && Array.isArray(t.proc.argv) ? (t.proc.argv as unknown[]) : [];
     return argv.map(String).join(' ');
   },
   __sc_nr: (c) => cur(c).nr,

@@ -107,6 +107,8 @@ export interface Plan {
   /** for $$vars: the variables */
   vars?: { name: string; type: number; base: Base }[];
   retType?: number;
+  /** the value is a pointer to this BTF type (it carries that type into autocasts `x->f`) */
+  pointee?: number;
 }
 
 type TExpr = A.Target | A.Cast | A.AtVar | A.Autocast;
@@ -167,6 +169,16 @@ function finalFor(id: number, pretty: 0 | 1 | 2, addressOf: boolean, tok: A.Toke
   }
 }
 
+/** The BTF type a value of `final` points to, if it is a typed pointer (arrays decay to their element). */
+function pointeeOf(fin: Final, type: number, addressOf: boolean): number | undefined {
+  if (addressOf) return type;
+  const r = btfResolve(type);
+  const t = btfType(r);
+  if (fin.k === 'ptr' && t.kind === BtfKind.PTR) return t.type;
+  if (fin.k === 'addr' && t.kind === BtfKind.ARRAY) return btfArrayInfo(r).elemType;
+  return undefined;
+}
+
 function stepsFor(startType: number, comps: A.TargetComponent[], text: string):
   { steps: Step[]; type: number; last?: FieldStep } | SemanticError {
   const steps: Step[] = [];
@@ -217,7 +229,11 @@ export function planFor(rp: A.ResolvedPoint | null, e: TExpr): Plan | SemanticEr
   let m = planCache.get(rp);
   if (!m) planCache.set(rp, (m = new Map()));
   let p = m.get(e);
-  if (!p) m.set(e, (p = makePlan(rp, e)));
+  // an autocast is planned once its operand's type is known
+  if (!p) {
+    p = makePlan(rp, e);
+    if (e.k !== 'autocast' || e.operandType !== undefined) m.set(e, p);
+  }
   return p;
 }
 
@@ -234,7 +250,7 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
   const text = exprText(e);
   const env = envFor(rp);
   const pretty = e.k === 'autocast' ? 0 : e.pretty;
-  const addressOf = e.k === 'autocast' ? false : e.addressOf;
+  const addressOf = !!e.addressOf;
   const build = (base: Base, baseType: number): Plan | SemanticError => {
     const st = stepsFor(baseType, e.components, text);
     if (st instanceof SemanticError) return st;
@@ -242,7 +258,7 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
     const fin = finalFor(st.type, pretty, addressOf, e.tok, text, st.last);
     if (fin instanceof SemanticError) return fin;
     const type: A.Type = fin.k === 'chars' || fin.k === 'pretty' ? 'string' : 'long';
-    return { base, baseType, steps: st.steps, final: fin, type, text };
+    return { base, baseType, steps: st.steps, final: fin, type, text, pointee: pointeeOf(fin, st.type, addressOf) };
   };
 
   if (e.k === 'cast') {
@@ -255,11 +271,20 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
     const st = stepsForCast(id, e.components, text);
     if (st instanceof SemanticError) return st;
     // no member access: the (typed) pointer value itself
-    if (!e.components.length && !pretty) return { base: { k: 'operand' }, baseType: id, steps: [], final: { k: 'addr' }, type: 'long', text };
+    if (!e.components.length && !pretty) return { base: { k: 'operand' }, baseType: id, steps: [], final: { k: 'addr' }, type: 'long', text, pointee: id };
     const fin = e.components.length || !pretty ? finalFor(st.type, pretty, addressOf, e.tok, text, st.last) : { k: 'pretty' as const, type: id, deep: pretty === 2 };
     if (fin instanceof SemanticError) return fin;
     const type: A.Type = fin.k === 'chars' || fin.k === 'pretty' ? 'string' : 'long';
-    return { base: { k: 'operand' }, baseType: id, steps: st.steps, final: fin, type, text };
+    return { base: { k: 'operand' }, baseType: id, steps: st.steps, final: fin, type, text, pointee: e.components.length ? pointeeOf(fin, st.type, addressOf) : undefined };
+  }
+
+  if (e.k === 'autocast' && e.operandType !== undefined) {
+    // the operand carries a DWARF type: `x->f` is `@cast(x, T)->f` (stap's autocast)
+    const st = stepsForCast(e.operandType, e.components, text);
+    if (st instanceof SemanticError) return st;
+    const fin = finalFor(st.type, 0, addressOf, e.tok, text, st.last);
+    if (fin instanceof SemanticError) return fin;
+    return { base: { k: 'operand' }, baseType: e.operandType, steps: st.steps, final: fin, type: 'long', text, pointee: pointeeOf(fin, st.type, addressOf) };
   }
 
   if (e.k === 'atvar') {
@@ -348,6 +373,12 @@ export function targetType(rp: A.ResolvedPoint, e: TExpr): A.Type | SemanticErro
   return p instanceof SemanticError ? p : p.type;
 }
 
+/** The BTF type a target expression's value points to (autocast propagation), if any. */
+export function targetPointee(rp: A.ResolvedPoint, e: TExpr): number | undefined {
+  const p = planFor(rp, e);
+  return p instanceof SemanticError ? undefined : p.pointee;
+}
+
 export function targetDefined(rp: A.ResolvedPoint, e: TExpr): boolean {
   return !(planFor(rp, e) instanceof SemanticError);
 }
@@ -370,7 +401,7 @@ export function syscallExitEntry(rp: A.ResolvedPoint, pn: string): boolean {
 const CONTEXT_FREE: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0 } };
 
 export function compileTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast | A.Entry, api: TargetCodegenApi): string {
-  const rp = api.probe?.point ?? (e.k === 'cast' || e.k === 'atvar' ? CONTEXT_FREE : null);
+  const rp = api.probe?.point ?? (e.k === 'cast' || e.k === 'atvar' || e.k === 'autocast' ? CONTEXT_FREE : null);
   if (e.k === 'entry') {
     const pn = api.probe?.pn ?? '';
     if (!rp || !api.handlerName || !(/\.return\b/.test(rp.pp) || syscallExitEntry(rp, pn) || (rp.family === 'never' && /\.return\b/.test(pn)))) {
@@ -392,7 +423,7 @@ export function compileTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast | A.En
   const K = api.constant(JSON.stringify(p));
   const idx: string[] = [];
   for (const c of e.components) if (c.k === 'index' && c.index.k !== 'num') idx.push(api.ex(c.index));
-  if (e.k === 'cast') idx.unshift(api.ex(e.operand));
+  if (e.k === 'cast' || e.k === 'autocast') idx.unshift(api.ex(e.operand));
   const fn = api.builtin('__tv');
   return `(L = ${api.loc(e.tok)}, ${fn}(c, ${K}${idx.map((x) => ', ' + x).join('')}))`;
 }

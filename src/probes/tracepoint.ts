@@ -12,7 +12,7 @@ import { hasGlob } from '../kernel/kallsyms';
 import { idleTask, CpuContext, TaskRef } from '../kernel/current';
 import type { Engine, ProbeFamilyRuntime, RegisteredProbe } from '../runtime/engine';
 import { deliver, entryValues } from './hit';
-import { targetType, targetDefined, envFor, syscallExitEntry } from './targets';
+import { targetType, targetDefined, targetPointee, envFor, syscallExitEntry } from './targets';
 import { btfTypeName } from '../kernel/btf';
 
 export interface TracePointData {
@@ -59,7 +59,7 @@ function vars(rp: A.ResolvedPoint): { name: string; type: string }[] {
 }
 
 export const tracepointProvider: Provider = {
-  family: 'kernel.trace', build, vars, targetType, targetDefined, entryValid: syscallExitEntry,
+  family: 'kernel.trace', build, vars, targetType, targetDefined, targetPointee, entryValid: syscallExitEntry,
 };
 
 /** The probe's handler has @entry expressions (only syscall return aliases on sys_exit can). */

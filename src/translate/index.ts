@@ -27,6 +27,7 @@ import { SemanticError, PassFailed, Diagnostics } from '../diag';
 import { parseFormat, FormatConv } from '../runtime/format';
 import { compileEre } from '../runtime/strings';
 import { renderTokenFull, tokenWhere } from './tokens';
+import { constValue } from './consts';
 
 export interface TranslateOptions {
   /** Receives pass-3 semantic errors.  Without one, the first error is thrown as SemanticError. */
@@ -305,7 +306,7 @@ class Translator {
   private afterLines: string[] = [];
   private nConsts = 0;
 
-  constructor(private program: A.Program, private limits: Limits) {
+  constructor(private program: A.Program, private limits: Limits, private defines?: Map<string, string>) {
     this.maxStr = limits.maxStringLen - 1;
   }
 
@@ -919,6 +920,23 @@ class Translator {
         else this.err('type definition not available for @cast in this runtime', e.tok);
         return '0';
       case 'atop':
+        if (e.name === '@const') {
+          const a = e.args[0];
+          const v = a?.k === 'str' && e.args.length === 1 ? constValue(a.value, this.defines) : null;
+          if (v !== null) return jsLong(v);
+          this.err(a?.k === 'str' ? `@const("${a.value}"): constant not known to this kernel` : 'expected literal string', e.tok);
+          return '0';
+        }
+        if ((e.name === '@kderef' || e.name === '@uderef') && e.args.length === 2) {
+          // raw memory reads of 1, 2, 4 or 8 bytes (guru; loc2c's kderef/uderef)
+          const size = e.args[0].k === 'num' ? Number(e.args[0].value) : 0;
+          if (![1, 2, 4, 8].includes(size)) {
+            this.err(`${e.name} size must be 1, 2, 4 or 8`, e.args[0].tok);
+            return '0';
+          }
+          const b = this.useBuiltin(e.name === '@kderef' ? '__kderef' : '__uderef');
+          return this.located(e.tok, [e.args[1]], (a) => `${b}(c, ${size}, ${a[0]})`);
+        }
         this.err(`unsupported operator ${e.name} in this runtime`, e.tok);
         return '0';
       case 'embedded':
@@ -1305,7 +1323,7 @@ export class TranslateErrors extends Error {
 export function translate(program: A.Program, opts: TranslateOptions = {}): Translated {
   const limits = computeLimits(program, opts.defines);
   try {
-    return new Translator(program, limits).run();
+    return new Translator(program, limits, opts.defines).run();
   } catch (e) {
     if (e instanceof TranslateErrors) {
       if (!opts.diag) throw e.errors[0];

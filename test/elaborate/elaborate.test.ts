@@ -122,6 +122,22 @@ describe('elaborate: optimisation', () => {
   });
 });
 
+describe('elaborate: double globs', () => {
+  it('`**` spans components, in tapset alias roots too', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'elab-'));
+    fs.writeFileSync(path.join(tmp, 'a.stp'), 'probe mysys.open = begin {}\nprobe mysys.creat = end {}\nprobe nd_mysys.mq_open = timer.ms(5) {}\n');
+    const r = run('probe *sys**pen {} probe ti**es(3) {}', { dirs: [tmp], u: true });
+    expect(r.err).to.equal('');
+    expect(r.out).to.equal([
+      '# probes',
+      'begin /* <- mysys.open = begin <- *sys**pen */',
+      'timer.ms(5) /* <- nd_mysys.mq_open = timer.ms(5) <- *sys**pen */',
+      'timer.jiffies(3) /* <- ti**es(3) */', '',
+    ].join('\n'));
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+});
+
 describe('elaborate: tapsets', () => {
   it('loads only the tapset files a script needs, through a cache that tracks content', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'elab-'));

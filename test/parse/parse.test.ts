@@ -268,4 +268,41 @@ describe('pass 1: -p1 printer', () => {
     const r = parse('function f(a) { return a } probe begin { f(1) } global g');
     expect(printFile(r.file!)).to.equal('# file <input>\nglobal g\nprobe begin{\nf(1);\n}\nfunction f (a)\n{\nreturn a;\n}\n');
   });
+
+  it('@task is @cast(..., "task_struct"), & applies to autocasts', () => {
+    expect(canon('@task(p)->pid')).to.equal('@cast(p, "task_struct", "kernel<linux/sched.h>")->pid');
+    expect(canon('&x->mm->mm_mt')).to.equal('&x->mm->mm_mt');
+    expect(errorOf('probe begin { x = &(1 + 2) }')).to.equal('parse error: expected @cast, @var or $var');
+  });
+
+  it('@kregister, @kderef and @const need guru mode; @perf takes a non-empty literal string', () => {
+    expect(errorOf('probe begin { @kregister(0) }')).to.equal('parse error: using @kregister operator not permitted; need stap -g');
+    expect(errorOf('probe begin { x = @kderef(8, 0) }')).to.equal('parse error: using @kderef operator not permitted; need stap -g');
+    expect(errorOf('probe begin { println(@const("HZ")) }')).to.equal('parse error: using @const operator not permitted; need stap -g');
+    expect(parse('probe begin { println(@const("HZ")) }', [], true).file).to.not.equal(null);
+    expect(errorOf('probe begin { y = @perf(1) }')).to.equal('parse error: expected literal string');
+    expect(errorOf('probe begin { y = @perf("") }')).to.equal('parse error: expected non-empty string');
+  });
+
+  it('a CONFIG_ option that is not set compares as the number 0', () => {
+    expect(parse('probe %( CONFIG_NO_SUCH_OPTION == 0 %? begin %: end %) {}').file!.probes[0].points[0].components[0].name).to.equal('begin');
+    expect(parse('probe %( CONFIG_NO_SUCH_OPTION == 1 %? begin %: end %) {}').file!.probes[0].points[0].components[0].name).to.equal('end');
+    expect(errorOf('probe %( CONFIG_X86_64 == 1 %? begin %: end %) {}')).to.equal('parse error: Config option value not a number');
+  });
+
+  it('pretty-printing after `)` and `]`, `$v[i]` targets, prefix ++/-- take a value', () => {
+    expect(canon('@cast(t, "task_struct")$$')).to.equal('@cast(t, "task_struct")->$$');
+    expect(canon('$x[1]$')).to.equal('$x[1]->$');
+    expect(canon('$filename[0]')).to.equal('$filename[0]');
+    expect(errorOf('probe begin { x = (a + 1)$ }')).to.equal('parse error: expected @cast, @var or $var');
+    const r = parse('probe begin { a --\n -- a\n ++ a }');
+    expect(r.errors).to.equal('');
+    expect(r.file!.probes[0].body.stmts.length).to.equal(3);
+  });
+
+  it("'?', '!' and conditions only apply to a whole brace-expanded point", () => {
+    expect(errorOf('probe {a!}.{b,c}? {}')).to.equal("parse error: '?', '!' or condition must only be specified in suffix");
+    expect(errorOf('probe {a if (1)}.{b,c} {}')).to.equal("parse error: '?', '!' or condition must only be specified in suffix");
+    expect(parse('probe {a,b}.{c,d}! {}').file!.probes[0].points.map((p) => p.sufficient)).to.deep.equal([true, true, true, true]);
+  });
 });

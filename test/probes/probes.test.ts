@@ -40,6 +40,33 @@ describe('probes: resolution and listing', () => {
     expect(compileErr('probe kernel.function("vfs_read") { println($return) }')).to.contain("unable to find local 'return'");
     expect(compileErr('probe begin { println($x) }')).to.contain('unresolved target-symbol expression');
   });
+  it('autocast: typed values carry their type through locals, returns, = and ?:', () => {
+    expect(compileErr('probe begin { s = (x = & @cast(0, "sockaddr_un")) -> sun_family; println(s, x->sun_path[0]) }')).to.equal('');
+    expect(compileErr('function f(p) { return & @cast(p, "task_struct") } probe begin { println(f(0)->pid, @task(0)->tgid, task_current()->mm->map_count) }')).to.equal('');
+    expect(compileErr('probe kernel.function("vfs_read") { f = $file; println(f->f_inode->i_ino, &f->f_pos) }')).to.equal('');
+    expect(compileErr('probe begin { x = 0; println(x->foo) }')).to.contain('unresolved target-symbol expression');
+    expect(compileErr('probe begin { x = & @cast(0, "sockaddr_un"); println(x->nope) }')).to.contain("unable to find member 'nope' for struct sockaddr_un");
+    // two @cast modules give distinct types: the local carries none
+    expect(compileErr(`probe begin {
+      if (randint(2)) s = & @cast(0, "sockaddr_un", "<sys/un.h>"); else s = & @cast(0, "sockaddr_un", "<sys/socket.h><sys/un.h>")
+      println(s->sun_family)
+    }`)).to.contain("unresolved target-symbol expression: operator '->'");
+    expect(compileErr(`probe begin {
+      if (randint(2)) s = & @cast(0, "sockaddr_un", "<sys/un.h>"); else s = & @cast(1, "sockaddr_un", "<sys/un.h>")
+      println(s->sun_family)
+    }`)).to.equal('');
+  });
+  it('autocast writes need guru mode', () => {
+    expect(compileErr('probe begin { s = & @cast(0, "sockaddr_un"); s->sun_path[0] = 0 }')).to.contain("write not permitted; need stap -g: operator '->'");
+  });
+  it('@defined of an autocast is decided once the operand type is known', () => {
+    expect(compileErr(`probe begin {
+      x = & @cast(0, "struct block_device")
+      if (@defined(x->bd_dev)) println(x->bd_dev) else println($no_such_var)
+      if (!@defined(x->__bd_flags)) println(1) else println($no_such_var)
+      println(@defined(task_current()->mm) ? 1 : $no_such_var)
+    }`)).to.equal('');
+  });
   it('@defined folds on target availability', () => {
     expect(compileErr('probe kernel.function("vfs_read") { println(@defined($count) ? 1 : 0, @defined($zz) ? 1 : 0) }')).to.equal('');
   });
@@ -150,6 +177,17 @@ describe('probes: registration and hits', () => {
     expect(lines[2]).to.match(/^ 0xffffffff[0-9a-f]{8} : vfs_read\+0x0\/0x[0-9a-f]+ \[kernel\]$/);
     expect(lines[3]).to.match(/^ 0xffffffff[0-9a-f]{8} : ksys_read\+0x5d\/0x[0-9a-f]+ \[kernel\]$/);
     expect(r.err).to.contain('ERROR: kernel long copy fault at 0x0 [man error::fault]');
+  });
+
+  it('autocast reads through a local and a function return', async () => {
+    const r = await session(`function cur() { return & @cast(task_current(), "task_struct") }
+    probe begin {
+      t = task_current()
+      printf("%d %d %s\\n", t->tgid == pid(), cur()->pid == tid(), kernel_string(t->comm))
+      exit()
+    }`, () => undefined);
+    expect(r.err).to.equal('');
+    expect(r.out).to.equal('1 1 stapio\n');
   });
 
   it('@cast and task_current() in a begin probe', async () => {
