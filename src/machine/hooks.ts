@@ -10,7 +10,7 @@ import {
 } from './task';
 import { Fs, Inode, OpenFile, ConsoleFile, PAGE, S_IFDIR, S_IFREG } from './fs';
 import { Pipe } from './pipe';
-import { BlkRequest } from './block';
+import { BlkRequest, requestAddr, bioAddr } from './block';
 import { P_PRESENT } from './mm';
 import { O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, StatInfo } from './user';
 import type { U } from './user';
@@ -364,15 +364,25 @@ defineHook('bio_queued', (m, c, _t, e) => {
   m.blk.queue(c, e.req as BlkRequest);
   return H_CONT;
 });
-defineHook('dev_issue', (m, c) => {
-  m.blk.issue(c);
+defineHook('rq_insert_each', (m, c, t, e) => {
+  const list = m.blk.plugs[c.id];
+  for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_insert', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
+  return list.length ? H_PUSHED : H_CONT;
+});
+defineHook('rq_dispatch_each', (m, c, t, e) => {
+  const list = m.blk.takePlug(c);
+  for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_queue', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
+  return list.length ? H_PUSHED : H_CONT;
+});
+defineHook('dev_issue', (m, _c, _t, e) => {
+  m.blk.issue(e.req as BlkRequest);
   return H_CONT;
 });
-defineTpArgs('block_rq_issue', (_m, _c, _t, e) => [e.rq ?? e.req]);
-defineTpArgs('block_rq_insert', (_m, _c, _t, e) => [e.rq ?? e.req]);
-defineTpArgs('block_rq_complete', (_m, _c, _t, e) => [e.req, 0, (e.req as BlkRequest | undefined)?.bytes ?? 0]);
-defineTpArgs('block_bio_queue', (_m, _c, _t, e) => [e.bio]);
-defineTpArgs('block_getrq', (_m, _c, _t, e) => [e.bio]);
+defineTpArgs('block_rq_issue', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
+defineTpArgs('block_rq_insert', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
+defineTpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest), 0, (e.req as BlkRequest | undefined)?.bytes ?? 0]);
+defineTpArgs('block_bio_queue', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
+defineTpArgs('block_getrq', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 
 defineHook('wait_io', (m, c, t, e) => {
   const ino = e.ino as Inode;
@@ -649,7 +659,7 @@ impls.sync = (m, c, t, e) => {
   return H_CONT;
 };
 defineHook('flush_plug', (m, c) => {
-  m.blk.issue(c);
+  for (const r of m.blk.takePlug(c)) m.blk.issue(r);
   return H_CONT;
 });
 defineHook('wb_wait', (m, c, t, e) => {

@@ -154,24 +154,32 @@ submit_bio
 `,
   blk_dispatch: `
 dd_insert_requests
-  @block:block_rq_insert
+  %rq_insert_each
 blk_mq_run_hw_queue
   blk_mq_sched_dispatch_requests
     __blk_mq_sched_dispatch_requests
       scsi_mq_get_budget
       blk_mq_dispatch_rq_list
-        scsi_queue_rq
-          sd_init_command
-            scsi_alloc_sgtables
-          blk_mq_start_request
-            @block:block_rq_issue
-          ata_scsi_queuecmd
-            __ata_scsi_queuecmd
-              ata_scsi_rw_xlat
-              ata_qc_issue
-                ahci_qc_prep
-                ahci_qc_issue
-                  %dev_issue
+        %rq_dispatch_each
+`,
+  // one plugged request entering the scheduler (dd_insert_request, inlined in dd_insert_requests)
+  blk_rq_insert: `
+@block:block_rq_insert
+`,
+  // one request handed to the driver by blk_mq_dispatch_rq_list's loop
+  blk_rq_queue: `
+scsi_queue_rq
+  sd_init_command
+    scsi_alloc_sgtables
+  blk_mq_start_request
+    @block:block_rq_issue
+  ata_scsi_queuecmd
+    __ata_scsi_queuecmd
+      ata_scsi_rw_xlat
+      ata_qc_issue
+        ahci_qc_prep
+        ahci_qc_issue
+          %dev_issue
 `,
   blk_irq: `
 asm_common_interrupt
