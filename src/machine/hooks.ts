@@ -16,7 +16,9 @@ import { O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, StatInfo } from './use
 import type { U } from './user';
 import type { Prog } from './task';
 // networking: sockets, the loopback device, NET_RX (paths/net.ts)
+import { kmem } from '../kernel/memory';
 import './nethooks';
+import './sighooks';
 
 const ENOENT = 2, EBADF = 9, ECHILD = 10, EAGAIN = 11, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22,
   EPIPE = 32, ENOTEMPTY = 39, ESRCH = 3, EINTR = 4, EPERM = 1;
@@ -84,23 +86,8 @@ defineHook('sysret', (_m, _c, t, e) => {
   return H_CONT;
 });
 defineCond('sigpending', (_m, _c, t) => (t.sigPending & ~t.sigBlocked) !== 0);
-defineHook('signal', (m, c, t) => {
-  const pend = t.sigPending & ~t.sigBlocked;
-  let sig = 0;
-  for (let i = 0; i < 32; i++) if (pend & (1 << i)) { sig = i + 1; break; }
-  if (!sig) return H_CONT;
-  t.sigPending &= ~(1 << (sig - 1));
-  const h = m.procs.sigHandler(t.proc, sig);
-  const act = sig === SIGKILL ? 'term' : sigDefault(sig);
-  if (typeof h === 'function' && sig !== SIGKILL) { h(sig); return H_CONT; }
-  if (h === 'ignore' || act === 'ign' || act === 'cont' || act === 'stop') return H_CONT;
-  pushPath(t.ks, 'sig_exit', newEnv('exit_group', { a: [128 + sig], sig, signaled: true }));
-  return H_PUSHED;
-});
 defineTpArgs('sys_enter', (_m, _c, t, e) => [{ ip: 0, args: e.a, orig_ax: e.nr, task: t }, e.nr]);
 defineTpArgs('sys_exit', (_m, _c, t, e) => [{ ip: 0, args: e.a, ax: e.ret, orig_ax: e.nr, task: t }, e.ret]);
-defineTpArgs('signal_generate', (_m, _c, t, e) => [e.sig ?? 17, { si_signo: e.sig ?? 17 }, e.target ?? t, 0, 0]);
-defineTpArgs('signal_deliver', (_m, _c, _t, e) => [e.sig ?? 0, {}, {}]);
 
 defineHook('impl', (m, c, t, e) => {
   const f = impls[e.name];
@@ -714,6 +701,11 @@ defineHook('wake_new', (m, c, _t, e) => {
 });
 defineTpArgs('sched_process_fork', (_m, _c, t, e) => [t, e.childTask]);
 defineTpArgs('task_newtask', (_m, _c, _t, e) => [e.childTask ?? null, e.a[0]]);
+/** the execve will succeed (bprm_execve reaches the binary loader and sched_process_exec) */
+defineCond('execok', (m, _c, t, e) => {
+  const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);
+  return !!ino && ino.isReg && m.procs.programs.has(m.fs.pathOf(ino));
+});
 impls.execve = (m, _c, t, e) => {
   const p = String(e.a[0]);
   const ino = m.fs.lookup(p, t.proc.cwd);
@@ -724,6 +716,13 @@ impls.execve = (m, _c, t, e) => {
   e.ret = 0;
   return H_CONT;
 };
+// __set_task_comm: the task_struct a probe may already have seen gets its new comm
+defineTpArgs('task_rename', (_m, _c, t) => [t, t.comm]);
+defineHook('set_comm', (_m, _c, t) => {
+  const a = kmem.boundAddr(t);
+  if (a !== undefined) kmem.setField(a, 'struct task_struct', 'comm', t.comm);
+  return H_CONT;
+});
 defineTpArgs('sched_process_exec', (_m, _c, t, e) => [t, e.oldPid ?? t.pid, { filename: e.a[0] }]);
 
 defineHook('wait', (m, c, t, e) => {
@@ -759,23 +758,6 @@ defineHook('exit', (m, c, t, e) => {
   if (e.signaled) (t.proc as unknown as { signaled?: boolean }).signaled = true;
   return drain(c);
 });
-defineHook('notify_parent', (m, c, t, e) => {
-  if (!t.proc.exited || t.tid !== t.proc.tgid && t.proc.threads.some((x) => x !== t && !(x.state & 0x80))) return H_CONT;
-  e.sig = 17;
-  e.target = t.proc.parent?.threads[0] ?? t;
-  const w = m.procs.notifyParent(t.proc);
-  return pushWakeups(c, w);
-});
-
-impls.kill = (m, c, t, e) => {
-  const pid = Number(e.a[0]);
-  const sig = Number(e.a[1]);
-  const r = m.procs.signal(pid, sig);
-  if (typeof r === 'number') { e.ret = r === -3 ? -ESRCH : r; return H_CONT; }
-  e.sig = sig;
-  e.ret = 0;
-  return pushWakeups(c, r);
-};
 impls.rt_sigaction = (_m, _c, t, e) => {
   const sig = Number(e.a[0]);
   if (sig === SIGKILL || sig === 19 || sig < 1 || sig > 64) { e.ret = -EINVAL; return H_CONT; }
