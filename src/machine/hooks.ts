@@ -711,14 +711,18 @@ impls.execve = (m, _c, t, e) => {
   const ino = m.fs.lookup(p, t.proc.cwd);
   if (!ino || !ino.isReg) { e.ret = -ENOENT; return H_CONT; }
   const exe = m.fs.pathOf(ino);
+  const oldComm = t.comm;
   if (!m.procs.exec(t, exe, e.a[1] as string[])) { e.ret = -8; return H_CONT; } // ENOEXEC
   e.oldPid = t.pid;
+  // the comm changes in __set_task_comm, after task_rename has seen the old one
+  e.newComm = t.comm;
+  t.comm = oldComm;
   e.ret = 0;
   return H_CONT;
 };
-// __set_task_comm: the task_struct a probe may already have seen gets its new comm
-defineTpArgs('task_rename', (_m, _c, t) => [t, t.comm]);
-defineHook('set_comm', (_m, _c, t) => {
+defineTpArgs('task_rename', (_m, _c, t, e) => [t, e.newComm ?? t.comm]);
+defineHook('set_comm', (_m, _c, t, e) => {
+  if (typeof e.newComm === 'string') t.comm = e.newComm;
   const a = kmem.boundAddr(t);
   if (a !== undefined) kmem.setField(a, 'struct task_struct', 'comm', t.comm);
   return H_CONT;

@@ -99,6 +99,32 @@ export class Procs {
     return p;
   }
 
+  /**
+   * A process that was already asleep when the machine was handed over (stap's stapio, blocked
+   * in ppoll): it gets `pid`, costs no CPU time and draws no random numbers; woken (a signal), it
+   * returns to user mode and runs `main`.
+   */
+  adoptSleeper(pid: number, comm: string, exe: string, argv: string[], main: ProgramMain, wchan: string): Process {
+    const p = new Process(pid, this.init);
+    this.init.children.push(p);
+    p.fds = [this.m.fs.devNullFile(), this.m.fs.devNullFile(), this.m.fs.devNullFile()];
+    p.cwd = '/root';
+    p.argv = argv;
+    p.exe = exe;
+    p.mm = this.m.mm.newMm(p, exe);
+    const t = new Task(pid, pid, comm, p, false);
+    t.startTime = this.m.now;
+    p.threads.push(t);
+    this.tasks.set(pid, t);
+    this.procs.set(pid, p);
+    t.prog = main(new U(this.m, t), argv);
+    t.state = TASK_INTERRUPTIBLE;
+    t.wchan = wchan;
+    t.cpu = 0;
+    pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
+    return p;
+  }
+
   spawnShell(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
     const con = new ConsoleFile(out);
     const econ = err === out ? con : new ConsoleFile(err);
