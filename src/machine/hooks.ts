@@ -856,6 +856,8 @@ defineHook('kswapd_sleep', (m, _c, t, e) => {
   return H_CONT;
 });
 defineTpArgs('mm_vmscan_kswapd_wake', () => [0, 0, 0]);
+// pageout(): the folio handed to ->writepage (swap_writepage for anon folios)
+defineTpArgs('mm_vmscan_write_folio', () => [{}]);
 
 impls.swapon = (m, _c, t, e) => {
   const p = String(e.a[0]);
