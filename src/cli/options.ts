@@ -30,6 +30,7 @@ export interface StapOptions {
   timing: boolean;              // -t
   timeoutSec?: number;          // -T
   outputFile?: string;          // -o
+  outputRotation?: { sizeMax: number; maxFiles: number };  // -S size[,N] (MB)
   command?: string;             // -c
   targetPid?: number;           // -x
   listProbes?: string;          // -l
@@ -286,6 +287,12 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
   }
   if (o.c !== undefined) opts.command = o.c;
   if (o.o !== undefined) opts.outputFile = o.o;
+  if (o.S !== undefined) {
+    // stap passes -S on to staprun, which reads "size[,N]" with strtoul (size in MB)
+    const m = /^\s*(\d*)(?:,\s*(\d*))?$/.exec(o.S);
+    if (!m || o.S.startsWith('-')) throw new UsageError(`Invalid file size option '${o.S}'.`, false);
+    opts.outputRotation = { sizeMax: Number(m[1] || 0) * 1048576, maxFiles: Number(m[2] || 0) };
+  }
   const listing = [o.l !== undefined, o.L !== undefined, opts.dumpProbeTypes, opts.dumpProbeAliases, opts.dumpFunctions].filter(Boolean).length;
   if (listing > 1) throw new UsageError('ERROR: only one of the -l/-L/--dump-* switches may be specified', false);
   if (o.l !== undefined) opts.listProbes = o.l;

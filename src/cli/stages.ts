@@ -119,7 +119,7 @@ export async function stage2(l: Later): Promise<number> {
   timer.reset();
   if (pv[4] > 0) io.err('Pass 5: starting run.\n');
   const runOpts: RunOptions = {
-    stdout: io.out, stderr: io.err, outputFile: opts.outputFile, defines: opts.defines,
+    stdout: io.out, stderr: io.err, outputFile: opts.outputFile, outputRotation: opts.outputRotation, defines: opts.defines,
     globalsSet: [...opts.globalsSet.entries()], timeoutSec: opts.timeoutSec, seed: opts.seed, timing: opts.timing,
     stdoutIsTty: !!process.stdout.isTTY, noGlobalVarDisplay: opts.noGlobalVarDisplay,
     suppressHandlerErrors: opts.suppressHandlerErrors, verbose: opts.verbose, targetPid: opts.targetPid, ncpus: opts.cpus,

@@ -123,7 +123,7 @@ export class Deriver {
         return;
       }
       if (node.provider) {
-        const rps = node.provider.build({ components: concrete, point: loc, guru: this.hooks.guru });
+        const rps = node.provider.build({ components: concrete, point: loc, guru: this.hooks.guru, warn: (m) => this.diag.warning(m) });
         for (const rp of rps) {
           out.push({ rp, pn: rp.pp, chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });
         }

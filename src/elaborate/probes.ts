@@ -18,6 +18,8 @@ export interface BuildRequest {
   components: A.ProbePointComponent[];
   point: A.ProbePoint;
   guru: boolean;
+  /** print a pass-2 warning (e.g. `cannot probe .return of N inlined functions ...`) */
+  warn?: (msg: string) => void;
 }
 
 /** A builder returns one or more registrations, or throws SemanticError (`throw new SemanticError(msg, tok?)`). */

@@ -7,6 +7,7 @@ import type { Machine, Cpu } from './machine';
 import type { Inode } from './fs';
 import type { Task } from './task';
 import { newEnv } from './kexec';
+import { kmem } from '../kernel/memory';
 
 export interface BlkRequest {
   ino: Inode | null;
@@ -39,24 +40,67 @@ export class BlockLayer {
     this.plugs[c.id].push(r);
   }
 
-  /** Issue all plugged requests of CPU c to the device. */
-  issue(c: Cpu): void {
+  /** Take CPU c's plugged requests (blk_mq_flush_plug_list): they go to the device one by one. */
+  takePlug(c: Cpu): BlkRequest[] {
     const list = this.plugs[c.id];
     this.plugs[c.id] = [];
-    for (const r of list) {
-      const start = Math.max(this.m.now, this.busyUntil);
-      const seq = this.lastSector === r.sector ? 0.25 : 1;
-      const done = start + this.latencyNs * seq + r.bytes / this.bytesPerNs;
-      this.busyUntil = done;
-      this.lastSector = r.sector + r.bytes / 512;
-      this.stats.inflight++;
-      if (r.write) { this.stats.writes++; this.stats.sectorsWritten += r.bytes / 512; } else { this.stats.reads++; this.stats.sectorsRead += r.bytes / 512; }
-      this.m.schedule(done, () => {
-        this.stats.inflight--;
-        const cpu = this.m.cpus[r.cpu];
-        this.m.irq(cpu, 'blk_irq', newEnv('blk_irq', { req: r, irq: 16 }));
-      });
-    }
+    return list;
+  }
+
+  /** The driver issues request r to the device (ahci_qc_issue). */
+  issue(r: BlkRequest): void {
+    const start = Math.max(this.m.now, this.busyUntil);
+    const seq = this.lastSector === r.sector ? 0.25 : 1;
+    const done = start + this.latencyNs * seq + r.bytes / this.bytesPerNs;
+    this.busyUntil = done;
+    this.lastSector = r.sector + r.bytes / 512;
+    this.stats.inflight++;
+    if (r.write) { this.stats.writes++; this.stats.sectorsWritten += r.bytes / 512; } else { this.stats.reads++; this.stats.sectorsRead += r.bytes / 512; }
+    this.m.schedule(done, () => {
+      this.stats.inflight--;
+      const cpu = this.m.cpus[r.cpu];
+      this.m.irq(cpu, 'blk_irq', newEnv('blk_irq', { req: r, irq: 16 }));
+    });
   }
   private lastSector = -1;
+}
+
+// ---------------------------------------------------------------- struct request / struct bio
+
+const REQ_OP_READ = 0;
+const REQ_OP_WRITE = 1;
+const requests = new WeakMap<BlkRequest, number>();
+const bios = new WeakMap<BlkRequest, number>();
+
+/** The `struct bio *` a request was built from (what block_bio_queue / block_getrq see). */
+export function bioAddr(r: BlkRequest | undefined): number {
+  if (!r) return 0;
+  let a = bios.get(r);
+  if (a !== undefined) return a;
+  const T = 'struct bio';
+  a = kmem.allocStruct(T);
+  bios.set(r, a);
+  kmem.setField(a, T, 'bi_opf', r.write ? REQ_OP_WRITE : REQ_OP_READ);
+  kmem.setField(a, T, 'bi_iter.bi_sector', r.sector);
+  kmem.setField(a, T, 'bi_iter.bi_size', r.bytes);
+  kmem.setField(a, T, 'bi_vcnt', r.pages.length || Math.ceil(r.bytes / 4096));
+  return a;
+}
+
+/** The `struct request *` of a block request (block_rq_insert/issue/complete's `rq`). */
+export function requestAddr(r: BlkRequest | undefined): number {
+  if (!r) return 0;
+  let a = requests.get(r);
+  if (a !== undefined) return a;
+  const T = 'struct request';
+  a = kmem.allocStruct(T);
+  requests.set(r, a);
+  kmem.setField(a, T, 'cmd_flags', r.write ? REQ_OP_WRITE : REQ_OP_READ);
+  kmem.setField(a, T, '__data_len', r.bytes);
+  kmem.setField(a, T, '__sector', r.sector);
+  kmem.setField(a, T, 'bio', bioAddr(r));
+  kmem.setField(a, T, 'biotail', bioAddr(r));
+  kmem.setField(a, T, 'tag', -1);
+  kmem.setField(a, T, 'internal_tag', -1);
+  return a;
 }

@@ -10,13 +10,15 @@ import {
 } from './task';
 import { Fs, Inode, OpenFile, ConsoleFile, PAGE, S_IFDIR, S_IFREG } from './fs';
 import { Pipe } from './pipe';
-import { BlkRequest } from './block';
+import { BlkRequest, requestAddr, bioAddr } from './block';
 import { P_PRESENT } from './mm';
 import { O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, StatInfo } from './user';
 import type { U } from './user';
 import type { Prog } from './task';
 // networking: sockets, the loopback device, NET_RX (paths/net.ts)
+import { kmem } from '../kernel/memory';
 import './nethooks';
+import './sighooks';
 
 const ENOENT = 2, EBADF = 9, ECHILD = 10, EAGAIN = 11, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22,
   EPIPE = 32, ENOTEMPTY = 39, ESRCH = 3, EINTR = 4, EPERM = 1;
@@ -84,23 +86,8 @@ defineHook('sysret', (_m, _c, t, e) => {
   return H_CONT;
 });
 defineCond('sigpending', (_m, _c, t) => (t.sigPending & ~t.sigBlocked) !== 0);
-defineHook('signal', (m, c, t) => {
-  const pend = t.sigPending & ~t.sigBlocked;
-  let sig = 0;
-  for (let i = 0; i < 32; i++) if (pend & (1 << i)) { sig = i + 1; break; }
-  if (!sig) return H_CONT;
-  t.sigPending &= ~(1 << (sig - 1));
-  const h = m.procs.sigHandler(t.proc, sig);
-  const act = sig === SIGKILL ? 'term' : sigDefault(sig);
-  if (typeof h === 'function' && sig !== SIGKILL) { h(sig); return H_CONT; }
-  if (h === 'ignore' || act === 'ign' || act === 'cont' || act === 'stop') return H_CONT;
-  pushPath(t.ks, 'sig_exit', newEnv('exit_group', { a: [128 + sig], sig, signaled: true }));
-  return H_PUSHED;
-});
 defineTpArgs('sys_enter', (_m, _c, t, e) => [{ ip: 0, args: e.a, orig_ax: e.nr, task: t }, e.nr]);
 defineTpArgs('sys_exit', (_m, _c, t, e) => [{ ip: 0, args: e.a, ax: e.ret, orig_ax: e.nr, task: t }, e.ret]);
-defineTpArgs('signal_generate', (_m, _c, t, e) => [e.sig ?? 17, { si_signo: e.sig ?? 17 }, e.target ?? t, 0, 0]);
-defineTpArgs('signal_deliver', (_m, _c, _t, e) => [e.sig ?? 0, {}, {}]);
 
 defineHook('impl', (m, c, t, e) => {
   const f = impls[e.name];
@@ -364,15 +351,25 @@ defineHook('bio_queued', (m, c, _t, e) => {
   m.blk.queue(c, e.req as BlkRequest);
   return H_CONT;
 });
-defineHook('dev_issue', (m, c) => {
-  m.blk.issue(c);
+defineHook('rq_insert_each', (m, c, t, e) => {
+  const list = m.blk.plugs[c.id];
+  for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_insert', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
+  return list.length ? H_PUSHED : H_CONT;
+});
+defineHook('rq_dispatch_each', (m, c, t, e) => {
+  const list = m.blk.takePlug(c);
+  for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_queue', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
+  return list.length ? H_PUSHED : H_CONT;
+});
+defineHook('dev_issue', (m, _c, _t, e) => {
+  m.blk.issue(e.req as BlkRequest);
   return H_CONT;
 });
-defineTpArgs('block_rq_issue', (_m, _c, _t, e) => [e.rq ?? e.req]);
-defineTpArgs('block_rq_insert', (_m, _c, _t, e) => [e.rq ?? e.req]);
-defineTpArgs('block_rq_complete', (_m, _c, _t, e) => [e.req, 0, (e.req as BlkRequest | undefined)?.bytes ?? 0]);
-defineTpArgs('block_bio_queue', (_m, _c, _t, e) => [e.bio]);
-defineTpArgs('block_getrq', (_m, _c, _t, e) => [e.bio]);
+defineTpArgs('block_rq_issue', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
+defineTpArgs('block_rq_insert', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
+defineTpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest), 0, (e.req as BlkRequest | undefined)?.bytes ?? 0]);
+defineTpArgs('block_bio_queue', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
+defineTpArgs('block_getrq', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 
 defineHook('wait_io', (m, c, t, e) => {
   const ino = e.ino as Inode;
@@ -649,7 +646,7 @@ impls.sync = (m, c, t, e) => {
   return H_CONT;
 };
 defineHook('flush_plug', (m, c) => {
-  m.blk.issue(c);
+  for (const r of m.blk.takePlug(c)) m.blk.issue(r);
   return H_CONT;
 });
 defineHook('wb_wait', (m, c, t, e) => {
@@ -704,16 +701,32 @@ defineHook('wake_new', (m, c, _t, e) => {
 });
 defineTpArgs('sched_process_fork', (_m, _c, t, e) => [t, e.childTask]);
 defineTpArgs('task_newtask', (_m, _c, _t, e) => [e.childTask ?? null, e.a[0]]);
+/** the execve will succeed (bprm_execve reaches the binary loader and sched_process_exec) */
+defineCond('execok', (m, _c, t, e) => {
+  const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);
+  return !!ino && ino.isReg && m.procs.programs.has(m.fs.pathOf(ino));
+});
 impls.execve = (m, _c, t, e) => {
   const p = String(e.a[0]);
   const ino = m.fs.lookup(p, t.proc.cwd);
   if (!ino || !ino.isReg) { e.ret = -ENOENT; return H_CONT; }
   const exe = m.fs.pathOf(ino);
+  const oldComm = t.comm;
   if (!m.procs.exec(t, exe, e.a[1] as string[])) { e.ret = -8; return H_CONT; } // ENOEXEC
   e.oldPid = t.pid;
+  // the comm changes in __set_task_comm, after task_rename has seen the old one
+  e.newComm = t.comm;
+  t.comm = oldComm;
   e.ret = 0;
   return H_CONT;
 };
+defineTpArgs('task_rename', (_m, _c, t, e) => [t, e.newComm ?? t.comm]);
+defineHook('set_comm', (_m, _c, t, e) => {
+  if (typeof e.newComm === 'string') t.comm = e.newComm;
+  const a = kmem.boundAddr(t);
+  if (a !== undefined) kmem.setField(a, 'struct task_struct', 'comm', t.comm);
+  return H_CONT;
+});
 defineTpArgs('sched_process_exec', (_m, _c, t, e) => [t, e.oldPid ?? t.pid, { filename: e.a[0] }]);
 
 defineHook('wait', (m, c, t, e) => {
@@ -749,23 +762,6 @@ defineHook('exit', (m, c, t, e) => {
   if (e.signaled) (t.proc as unknown as { signaled?: boolean }).signaled = true;
   return drain(c);
 });
-defineHook('notify_parent', (m, c, t, e) => {
-  if (!t.proc.exited || t.tid !== t.proc.tgid && t.proc.threads.some((x) => x !== t && !(x.state & 0x80))) return H_CONT;
-  e.sig = 17;
-  e.target = t.proc.parent?.threads[0] ?? t;
-  const w = m.procs.notifyParent(t.proc);
-  return pushWakeups(c, w);
-});
-
-impls.kill = (m, c, t, e) => {
-  const pid = Number(e.a[0]);
-  const sig = Number(e.a[1]);
-  const r = m.procs.signal(pid, sig);
-  if (typeof r === 'number') { e.ret = r === -3 ? -ESRCH : r; return H_CONT; }
-  e.sig = sig;
-  e.ret = 0;
-  return pushWakeups(c, r);
-};
 impls.rt_sigaction = (_m, _c, t, e) => {
   const sig = Number(e.a[0]);
   if (sig === SIGKILL || sig === 19 || sig < 1 || sig > 64) { e.ret = -EINVAL; return H_CONT; }
@@ -860,6 +856,8 @@ defineHook('kswapd_sleep', (m, _c, t, e) => {
   return H_CONT;
 });
 defineTpArgs('mm_vmscan_kswapd_wake', () => [0, 0, 0]);
+// pageout(): the folio handed to ->writepage (swap_writepage for anon folios)
+defineTpArgs('mm_vmscan_write_folio', () => [{}]);
 
 impls.swapon = (m, _c, t, e) => {
   const p = String(e.a[0]);

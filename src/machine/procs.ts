@@ -99,6 +99,32 @@ export class Procs {
     return p;
   }
 
+  /**
+   * A process that was already asleep when the machine was handed over (stap's stapio, blocked
+   * in ppoll): it gets `pid`, costs no CPU time and draws no random numbers; woken (a signal), it
+   * returns to user mode and runs `main`.
+   */
+  adoptSleeper(pid: number, comm: string, exe: string, argv: string[], main: ProgramMain, wchan: string): Process {
+    const p = new Process(pid, this.init);
+    this.init.children.push(p);
+    p.fds = [this.m.fs.devNullFile(), this.m.fs.devNullFile(), this.m.fs.devNullFile()];
+    p.cwd = '/root';
+    p.argv = argv;
+    p.exe = exe;
+    p.mm = this.m.mm.newMm(p, exe);
+    const t = new Task(pid, pid, comm, p, false);
+    t.startTime = this.m.now;
+    p.threads.push(t);
+    this.tasks.set(pid, t);
+    this.procs.set(pid, p);
+    t.prog = main(new U(this.m, t), argv);
+    t.state = TASK_INTERRUPTIBLE;
+    t.wchan = wchan;
+    t.cpu = 0;
+    pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
+    return p;
+  }
+
   spawnShell(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
     const con = new ConsoleFile(out);
     const econ = err === out ? con : new ConsoleFile(err);
@@ -111,8 +137,8 @@ export class Procs {
    * program not found on the PATH, runs as `/bin/sh -c CMD`.
    */
   spawnCommand(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
-    const words = cmd.trim().split(/\s+/).filter(Boolean);
-    if (words.length && /^[A-Za-z0-9_\-./=:,+@%\s]*$/.test(cmd)) {
+    const words = wordexpPlain(cmd);
+    if (words && words.length) {
       const name = words[0];
       const cands = name.includes('/') ? [name] : ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].map((d) => `${d}/${name}`);
       const exe = cands.find((x) => this.programs.has(x));
@@ -211,8 +237,6 @@ export class Procs {
     if (h === 'ignore') { this.reap(p); return []; }
     const w = par.waitq.slice();
     par.waitq.length = 0;
-    const leader = par.threads[0];
-    if (leader && typeof h === 'function') leader.sigPending |= 1 << (SIGCHLD - 1);
     return w;
   }
 
@@ -238,18 +262,34 @@ export class Procs {
     const p = this.procs.get(pid);
     if (!p || p.exited) return -3; // ESRCH
     if (sig === 0) return [];
+    return this.sendSignal(p, sig).wake;
+  }
+
+  /**
+   * __send_signal_locked for a process-directed signal (PIDTYPE_TGID): the thread it is queued
+   * on, the signal_generate result (TRACE_SIGNAL_DELIVERED 0, IGNORED 1, ALREADY_PENDING 2) and
+   * the tasks complete_signal wakes.
+   */
+  sendSignal(p: Process, sig: number): { target: Task | null; result: number; wake: Task[] } {
+    const target = p.threads.find((x) => !(x.state & TASK_DEAD)) ?? p.threads[0] ?? null;
+    const wake: Task[] = [];
+    if (!target) return { target, result: 1, wake };
+    const bit = 1 << (sig - 1);
     const h = p.sigHandlers.get(sig) ?? 'default';
     const act = sigDefault(sig);
-    if (sig !== SIGKILL && (h === 'ignore' || (h === 'default' && act === 'ign'))) return [];
-    const wake: Task[] = [];
-    for (const t of p.threads) {
-      if (t.state & TASK_DEAD) continue;
-      t.sigPending |= 1 << (sig - 1);
-      if (sig === SIGCONT && t.state & TASK_STOPPED) { t.state = TASK_INTERRUPTIBLE; wake.push(t); continue; }
-      if (t.state & TASK_INTERRUPTIBLE || sig === SIGKILL) { t.sigWoken = true; wake.push(t); }
-      break;
+    // prepare_signal: SIGCONT resumes a stopped group whatever its disposition
+    if (sig === SIGCONT) {
+      for (const t of p.threads) if (t.state & TASK_STOPPED) { t.state = TASK_INTERRUPTIBLE; wake.push(t); }
     }
-    return wake;
+    // sig_ignored(): a blocked signal is never ignored (it may be unblocked later)
+    if (sig !== SIGKILL && !(target.sigBlocked & bit) && (h === 'ignore' || (h === 'default' && act === 'ign'))) {
+      return { target, result: 1, wake };
+    }
+    // legacy_queue(): a non-RT signal already pending is not queued twice
+    if (sig < 32 && target.sigPending & bit) return { target, result: 2, wake };
+    target.sigPending |= bit;
+    if (!wake.includes(target) && (target.state & TASK_INTERRUPTIBLE || sig === SIGKILL)) { target.sigWoken = true; wake.push(target); }
+    return { target, result: 0, wake };
   }
 
   sigHandler(p: Process, sig: number): SigHandler {
@@ -264,4 +304,44 @@ export class Procs {
   running(t: Task): boolean {
     return t.state === TASK_RUNNING;
   }
+}
+
+/**
+ * stapio's wordexp(3) of a `-c` command (WRDE_NOCMD | WRDE_UNDEF) when it needs no expansion:
+ * blanks separate words, quotes and backslashes quote. Null when the shell is needed instead:
+ * an unquoted `| & ; < > ( ) { }` or newline (WRDE_BADCHAR: stapio falls back to /bin/sh -c), or a
+ * `$`, backquote or glob character whose expansion the shell performs the same way.
+ */
+export function wordexpPlain(cmd: string): string[] | null {
+  const words: string[] = [];
+  let w: string | null = null;
+  for (let i = 0; i < cmd.length; i++) {
+    const ch = cmd[i];
+    if (ch === ' ' || ch === '\t') { if (w !== null) { words.push(w); w = null; } continue; }
+    if ('|&;<>(){}\n$`*?['.includes(ch)) return null;
+    if (ch === "'") {
+      const j = cmd.indexOf("'", i + 1);
+      if (j < 0) return null;
+      w = (w ?? '') + cmd.slice(i + 1, j);
+      i = j;
+      continue;
+    }
+    if (ch === '"') {
+      let v = '';
+      let j = i + 1;
+      for (; j < cmd.length && cmd[j] !== '"'; j++) {
+        if (cmd[j] === '$' || cmd[j] === '`') return null;
+        if (cmd[j] === '\\' && '$`"\\\n'.includes(cmd[j + 1] ?? '')) j++;
+        v += cmd[j];
+      }
+      if (j >= cmd.length) return null;
+      w = (w ?? '') + v;
+      i = j;
+      continue;
+    }
+    if (ch === '\\') { if (i + 1 >= cmd.length) return null; w = (w ?? '') + cmd[++i]; continue; }
+    w = (w ?? '') + ch;
+  }
+  if (w !== null) words.push(w);
+  return words;
 }

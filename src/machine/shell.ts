@@ -1,7 +1,8 @@
 /**
  * A small POSIX-ish shell for `-c 'CMD'`: `;` `&&` `||` `|`, redirections (`<` `>` `>>` `2>` `2>&1`),
- * globs (`*` `?` `[..]`), quotes, `$$` `$?` `$VAR`, builtins cd/exit/export. Commands are found on
- * /usr/bin, /usr/sbin, /bin, /sbin and run with fork + execve + wait4.
+ * globs (`*` `?` `[..]`), quotes, `$$` `$?` `$VAR`, builtins cd/exit/export/kill/wait. Commands are found on
+ * /usr/bin, /usr/sbin, /bin, /sbin and run with fork + execve + wait4; as dash, the last command
+ * of `sh -c` and a lone background command are exec'd without a fork.
  */
 import type { U } from './user';
 import type { Prog } from './task';
@@ -171,7 +172,12 @@ export function* sh(u: U, argv: string[]): Prog {
     return null;
   };
   const statusOf = (st: number) => (st & 0x7f ? 128 + (st & 0x7f) : (st >> 8) & 0xff);
-  const runPipeline = function* (uu: U, pl: Pipeline): Generator<Op, number, SysResult> {
+  /**
+   * `direct`: the shell has nothing left to do after this pipeline (dash's EV_EXIT: the last
+   * command of `sh -c`, or a background job's subshell), so a lone external command is exec'd
+   * in this process instead of fork + exec + wait.
+   */
+  const runPipeline = function* (uu: U, pl: Pipeline, direct = false): Generator<Op, number, SysResult> {
     // builtins (single command)
     if (pl.cmds.length === 1) {
       const words = yield* expand(uu, pl.cmds[0].words);
@@ -183,6 +189,7 @@ export function* sh(u: U, argv: string[]): Prog {
       if (words[0] === 'exit') return -1000 - Number(words[1] ?? status);
       if (words[0] === 'export') { for (const w of words.slice(1)) { const [k, v] = w.split('='); env[k] = v ?? ''; } return 0; }
       if (words[0] === ':') return 0;
+      if (words[0] === 'kill') return yield* killBuiltin(uu, words);
       if (words[0] === 'wait') {
         // wait [PID...]: the status of the last one waited for (127 for an unknown pid)
         const want = words.slice(1);
@@ -213,7 +220,7 @@ export function* sh(u: U, argv: string[]): Prog {
       const words = yield* expand(uu, c.words);
       const path = words.length ? yield* find(uu, words[0]) : null;
       const redirs = c.redirs.map((r) => ({ ...r, target: subst(r.target) }));
-      const pid = yield* uu.fork(function* (cu: U): Prog {
+      const child = function* (cu: U): Prog {
         if (inFd >= 0) { yield* cu.dup2(inFd, 0); yield* cu.close(inFd); }
         if (pw >= 0) { yield* cu.dup2(pw, 1); yield* cu.close(pw); yield* cu.close(pr); }
         for (const r of redirs) {
@@ -229,7 +236,9 @@ export function* sh(u: U, argv: string[]): Prog {
         const r = yield* cu.exec(path, words);
         yield* cu.err(`sh: 1: ${words[0]}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
         return r === -2 ? 127 : 126;
-      });
+      };
+      if (direct && pl.cmds.length === 1) return -1000 - (yield* child(uu));
+      const pid = yield* uu.fork(child);
       if (inFd >= 0) yield* uu.close(inFd);
       if (pw >= 0) yield* uu.close(pw);
       prevRead = pr;
@@ -243,8 +252,8 @@ export function* sh(u: U, argv: string[]): Prog {
     return last;
   };
   /** one and-or list; a negative result below -1000 is `exit N` */
-  const runAndOr = function* (uu: U, l: AndOr): Generator<Op, number, SysResult> {
-    let s = yield* runPipeline(uu, l.first);
+  const runAndOr = function* (uu: U, l: AndOr, direct = false): Generator<Op, number, SysResult> {
+    let s = yield* runPipeline(uu, l.first, direct && !l.rest.length);
     if (s <= -1000) return s;
     for (const r of l.rest) {
       if ((r.op === '&&' && s === 0) || (r.op === '||' && s !== 0)) {
@@ -254,20 +263,46 @@ export function* sh(u: U, argv: string[]): Prog {
     }
     return s;
   };
-  for (const l of lists) {
+  for (let li = 0; li < lists.length; li++) {
+    const l = lists[li];
     if (l.bg) {
       // `list &`: a subshell runs it; the shell goes on at once
       const pid = yield* u.fork(function* (cu: U): Prog {
-        const s = yield* runAndOr(cu, l);
+        const s = yield* runAndOr(cu, l, true);
         return s <= -1000 ? -1000 - s : s;
       });
       if (pid > 0) { jobs.push(pid); lastBg = pid; }
       status = 0;
       continue;
     }
-    const s = yield* runAndOr(u, l);
+    // dash runs `sh -c`'s last command with EV_EXIT (no trap can be set here)
+    const s = yield* runAndOr(u, l, ci >= 0 && li === lists.length - 1);
     if (s <= -1000) return -1000 - s;
     status = s;
   }
   return status;
+}
+
+const SIGNALS: Record<string, number> = {
+  HUP: 1, INT: 2, QUIT: 3, ILL: 4, TRAP: 5, ABRT: 6, BUS: 7, FPE: 8, KILL: 9, USR1: 10, SEGV: 11, USR2: 12,
+  PIPE: 13, ALRM: 14, TERM: 15, STKFLT: 16, CHLD: 17, CONT: 18, STOP: 19, TSTP: 20, TTIN: 21, TTOU: 22,
+};
+
+/** dash's kill builtin: `kill [-s SIG | -SIG | -N] PID...` (no fork: the shell calls kill(2)). */
+function* killBuiltin(u: U, words: string[]): Generator<Op, number, SysResult> {
+  const a = words.slice(1);
+  let sig = 15;
+  const named = (n: string) => (/^\d+$/.test(n) ? Number(n) : SIGNALS[n.toUpperCase().replace(/^SIG/, '')]);
+  if (a[0] === '-s') { a.shift(); sig = named(a.shift() ?? '') ?? -1; }
+  else if (a[0]?.startsWith('-') && a[0] !== '--') sig = named(a.shift()!.slice(1)) ?? -1;
+  if (a[0] === '--') a.shift();
+  if (sig < 0) { yield* u.err('sh: 1: kill: invalid signal number or name\n'); return 2; }
+  if (!a.length) { yield* u.err('kill: usage: kill [-s sigspec | -signum | -sigspec] [pid | job]... or\nkill -l [exitstatus]\n'); return 2; }
+  let st = 0;
+  for (const p of a) {
+    if (!/^-?\d+$/.test(p)) { yield* u.err(`sh: 1: kill: Illegal number: ${p}\n`); st = 2; continue; }
+    const r = yield* u.kill(Number(p), sig);
+    if (r < 0) { yield* u.err(`sh: 1: kill: ${r === -3 ? 'No such process' : r === -1 ? 'Operation not permitted' : 'Invalid argument'}\n`); st = 1; }
+  }
+  return st;
 }

@@ -20,7 +20,7 @@ import { suggest, renderComponents } from '../elaborate/util';
 import {
   matchFunctions, functionLocation, symbolName, symbolAddr, lookupName, isFunction, isInitText,
   withinKprobeBlacklist, isInlineOnly, hasGlob, parseFuncPattern, symbolCount, isTextType, symbolType, lookupAddr,
-  globToRegExp, kallsymsLookupName,
+  globToRegExp, kallsymsLookupName, inlineFunctions,
 } from '../kernel/kallsyms';
 import {
   FtraceOps, FTRACE_OPS_FL_SAVE_REGS, registerFtraceFunction, unregisterFtraceFunction, recordOfFunction, isTraceable,
@@ -69,6 +69,14 @@ function functionNames(): string[] {
 function noMatch(what: string, name: string, names: () => string[]): SemanticError {
   const sugg = name && !hasGlob(name) ? suggest(name, names()) : '';
   return new SemanticError(sugg ? `no match (similar ${what}: ${sugg})` : 'no match', undefined, [], 'pp-no-match');
+}
+
+/** Names of inline-only functions (no out-of-line copy) matching a glob, sorted. */
+function inlineOnlyMatching(glob: string): string[] {
+  const re = globToRegExp(glob);
+  const names = new Set<string>();
+  for (const f of inlineFunctions()) if (re.test(f.name) && !lookupName(f.name).some(isFunction)) names.add(f.name);
+  return [...names].sort();
 }
 
 function isExported(name: string): boolean {
@@ -159,8 +167,20 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
     }
     const ids = resolveDwarfFunctions(spec, { exported });
     if (!ids.length) {
-      if (!hasGlob(p.func) && isInlineOnly(p.func)) {
-        if (isReturn) throw new SemanticError(`cannot probe .return of inline function '${p.func}'`, undefined, [], 'pp-inline-return');
+      if (isReturn) {
+        // dwarf_builder: a .return probe skips inlined functions, says so, then finds no match
+        const inl = hasGlob(p.func)
+          ? inlineOnlyMatching(p.func)
+          : isInlineOnly(p.func) ? [p.func] : [];
+        if (inl.length) {
+          let quick = '';
+          for (const n of inl) {
+            quick += ' ' + n;
+            if (quick.length > 80) { quick += ' ...'; break; }
+          }
+          req.warn?.(`cannot probe .return of ${inl.length} inlined functions ${quick}`);
+        }
+      } else if (!hasGlob(p.func) && isInlineOnly(p.func)) {
         throw new SemanticError('no match', undefined, [], 'pp-no-match');
       }
       throw noMatch('functions', p.func, functionNames);

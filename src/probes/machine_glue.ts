@@ -21,6 +21,7 @@ import type { Process } from '../machine/task';
 import type { Engine } from '../runtime/engine';
 import { taskInfo } from './hit';
 import { setProcfsMachine } from './procfs';
+import { adoptStapio } from './stapio';
 
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
@@ -58,9 +59,10 @@ export function disconnectMachine(): void {
 export function driveMachine(engine: Engine, m: Machine,
   opts: { command?: string; proc?: Process | null; targetPid?: number; out?: (s: string) => void; err?: (s: string) => void } = {}): number {
   let proc: Process | null = opts.proc ?? null;
+  const stapio = adoptStapio(m, engine.stapioPid, engine.moduleName);
   if (!proc && opts.command !== undefined) {
     const out = opts.out ?? (() => undefined);
-    proc = m.procs.spawnCommand(opts.command, out, opts.err ?? out);
+    proc = m.procs.spawnCommand(opts.command, out, opts.err ?? out, stapio ?? undefined);
   }
   const pid = proc ? proc.tgid : opts.targetPid ?? 0;
   const p = proc;

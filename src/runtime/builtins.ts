@@ -81,6 +81,9 @@ export const builtins: Record<string, Builtin> = {
   system: (c, cmd: string) => {
     c.engine.system(cmd);
   },
+  switch_file: (c) => {
+    c.engine.switchFile();
+  },
   print_char: (c, ch: Long) => {
     c.engine.out(String.fromCharCode(typeof ch === 'number' ? ch & 255 : Number(toBigInt(ch) & 255n)));
   },

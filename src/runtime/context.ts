@@ -31,6 +31,8 @@ export interface EngineApi {
   /** Seeded PRNG, uniform in [0, n). */
   random(n: number): number;
   system(cmd: string): void;
+  /** switch_file(): rotate the -o output file */
+  switchFile(): void;
   targetPid: number;
   moduleName: string;
   stapioPid: number;

@@ -32,7 +32,7 @@ import { logHist, linearHist, histSpecWarnings, HistSpec } from './histogram';
 import { formatInteger, formatString, formatChar, formatBinary, formatMemory } from './format';
 import { compileEre, ereMatch, newMatchState, CompiledEre } from './strings';
 import { builtins, AbortSignal, Builtin } from './builtins';
-import { Transport, Writer, fdWriter } from './transport';
+import { Transport, Writer, fdWriter, OutputRotation } from './transport';
 import { ProbeContext, TaskInfo, EngineApi, makeContext } from './context';
 import type { Translated, ProbeMeta } from '../translate';
 import { kernelHz } from '../kernel/config';
@@ -46,6 +46,8 @@ export interface RunOptions {
   stderr?: Writer;
   /** `-o FILE` */
   outputFile?: string;
+  /** -S size[,N] (bytes, file count; 0 = unlimited) */
+  outputRotation?: OutputRotation;
   /** `-D` definitions (limits were fixed by translate(); STP_FORCE_STDOUT_TTY etc. read here). */
   defines?: Map<string, string>;
   /** `-G name=value` in command-line order. */
@@ -266,7 +268,7 @@ export class Engine implements EngineApi {
     this.maxStringLen = tr.limits.maxStringLen;
     this.stapioTask = { pid: this.stapioPid, tid: this.stapioPid, ppid: this.stapioPid - 1, execname: 'stapio', uid: 0, gid: 0, euid: 0, egid: 0 };
     this.stderrW = opts.stderr ?? fdWriter(2);
-    this.transport = new Transport(opts.stdout ?? fdWriter(1), opts.outputFile);
+    this.transport = new Transport(opts.stdout ?? fdWriter(1), opts.outputFile, opts.outputRotation);
     this.epochNs = opts.epochNs ?? BigInt(Date.now()) * 1000000n;
   }
 
@@ -307,6 +309,11 @@ export class Engine implements EngineApi {
 
   random(n: number): number {
     return Math.floor(this.rand() * n);
+  }
+
+  /** switch_file(): the next output file (what stapio does on the SIGUSR2 the tapset sends it). */
+  switchFile(): void {
+    this.transport.requestSwitch();
   }
 
   system(cmd: string): void {

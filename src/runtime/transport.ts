@@ -34,15 +34,34 @@ export function fdWriter(fd: number): Writer {
   };
 }
 
+/** `-S size[,N]`: switch to the next output file past `sizeMax` bytes, keep at most `maxFiles`. */
+export interface OutputRotation {
+  sizeMax: number;
+  maxFiles: number;
+}
+
+/**
+ * Script output, to stdout or to the `-o FILE` as stapio writes it (stream mode): FILE, or with
+ * `-S` FILE.0; each switch (switch_file(), i.e. stapio's SIGUSR2, or the -S size reached) closes
+ * the file and opens FILE.<n+1>, removing FILE.<n+1-N> when `-S size,N` limits the count.
+ */
 export class Transport {
   private buf = '';
   private fileFd: number | undefined;
   private readonly sink: Writer;
+  private fnum = 0;
+  private written = 0;
+  private switchPending = false;
 
-  constructor(stdout: Writer, outputFile?: string) {
+  constructor(stdout: Writer, private readonly outputFile?: string, private readonly rotation?: OutputRotation) {
     if (outputFile !== undefined) {
-      this.fileFd = fs.openSync(outputFile, 'w');
-      this.sink = fdWriter(this.fileFd);
+      this.fileFd = fs.openSync(rotation && rotation.sizeMax > 0 ? `${outputFile}.0` : outputFile, 'w');
+      this.sink = (s: string) => {
+        if (this.fileFd === undefined) return;
+        if (this.rotation && this.rotation.sizeMax > 0 && this.written > 0 && this.written + s.length > this.rotation.sizeMax) this.nextFile();
+        fdWriter(this.fileFd)(s);
+        this.written += s.length;
+      };
     } else this.sink = stdout;
   }
 
@@ -51,16 +70,42 @@ export class Transport {
     this.buf += s;
   }
 
-  /** Write out everything buffered so far. */
+  /** Write out everything buffered so far (then switch files when one was requested). */
   flush(): void {
     if (this.buf.length) {
       const b = this.buf;
       this.buf = '';
       this.sink(b);
     }
+    if (this.switchPending) {
+      this.switchPending = false;
+      this.nextFile();
+    }
+  }
+
+  /**
+   * switch_file(): stapio rotates once the signal reaches it, after the output the handler
+   * produced so far. Without -o there is no file to switch.
+   */
+  requestSwitch(): void {
+    if (this.fileFd !== undefined) this.switchPending = true;
+  }
+
+  private nextFile(): void {
+    if (this.fileFd === undefined || this.outputFile === undefined) return;
+    fs.closeSync(this.fileFd);
+    this.fileFd = undefined;
+    this.fnum++;
+    const keep = this.rotation?.maxFiles ?? 0;
+    if (keep > 0 && this.fnum - keep >= 0) {
+      try { fs.unlinkSync(`${this.outputFile}.${this.fnum - keep}`); } catch { /* already gone */ }
+    }
+    this.fileFd = fs.openSync(`${this.outputFile}.${this.fnum}`, 'w');
+    this.written = 0;
   }
 
   close(): void {
+    this.switchPending = false;
     this.flush();
     if (this.fileFd !== undefined) {
       fs.closeSync(this.fileFd);

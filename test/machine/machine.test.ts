@@ -77,6 +77,24 @@ describe('machine: scheduler, processes, determinism', () => {
     const run = () => { const m = new Machine({ seed: 11 }); const r = m.run('ls /etc; sleep 0.1; ps -e | wc -l'); return `${r.out}|${m.now}|${m.cpus.map((c) => c.switches).join(',')}`; };
     expect(run()).to.equal(run());
   });
+  it('kswapd swapping anon pages out: pageout fires mm_vmscan_write_folio after swap_writepage', () => {
+    const m = new Machine({ seed: 9, memMB: 96 });
+    let written = 0;
+    const wf = () => { written++; };
+    const op = new FtraceOps('pageout_ops', () => { pageouts++; });
+    let pageouts = 0;
+    ftraceSetFilter(op, 'swap_writepage', false);
+    registerFtraceFunction(op);
+    tracepointProbeRegister('mm_vmscan_write_folio', wf, null);
+    m.procs.programs.set('/usr/bin/hog', function* (u) { yield* u.touch('heap', 0, 30000, true); yield* u.nanosleep(30e9); return 0; });
+    m.fs.createFile('/usr/bin/hog', 'ELF', 0o755);
+    m.run('swapon -a');
+    m.spawnShell('hog', () => undefined);
+    m.runFor(1e9);
+    tracepointProbeUnregister('mm_vmscan_write_folio', wf, null);
+    unregisterFtraceFunction(op);
+    expect(written).to.be.greaterThan(100).and.to.equal(pageouts);
+  });
   it('context switches fire sched_switch through the probe array', () => {
     const m = new Machine({ seed: 2 });
     let n = 0;

@@ -94,6 +94,7 @@ pageout
       swap_page_sector
       submit_bio
         submit_bio_noacct
+  @vmscan:mm_vmscan_write_folio
 `,
   kworker_work: `
 worker_thread

@@ -154,24 +154,32 @@ submit_bio
 `,
   blk_dispatch: `
 dd_insert_requests
-  @block:block_rq_insert
+  %rq_insert_each
 blk_mq_run_hw_queue
   blk_mq_sched_dispatch_requests
     __blk_mq_sched_dispatch_requests
       scsi_mq_get_budget
       blk_mq_dispatch_rq_list
-        scsi_queue_rq
-          sd_init_command
-            scsi_alloc_sgtables
-          blk_mq_start_request
-            @block:block_rq_issue
-          ata_scsi_queuecmd
-            __ata_scsi_queuecmd
-              ata_scsi_rw_xlat
-              ata_qc_issue
-                ahci_qc_prep
-                ahci_qc_issue
-                  %dev_issue
+        %rq_dispatch_each
+`,
+  // one plugged request entering the scheduler (dd_insert_request, inlined in dd_insert_requests)
+  blk_rq_insert: `
+@block:block_rq_insert
+`,
+  // one request handed to the driver by blk_mq_dispatch_rq_list's loop
+  blk_rq_queue: `
+scsi_queue_rq
+  sd_init_command
+    scsi_alloc_sgtables
+  blk_mq_start_request
+    @block:block_rq_issue
+  ata_scsi_queuecmd
+    __ata_scsi_queuecmd
+      ata_scsi_rw_xlat
+      ata_qc_issue
+        ahci_qc_prep
+        ahci_qc_issue
+          %dev_issue
 `,
   blk_irq: `
 asm_common_interrupt
@@ -525,14 +533,20 @@ __x64_sys_execve
   getname_flags
   bprm_execve
     %walk
-    load_elf_binary
-      begin_new_exec
-        mmput
-          exit_mmap
-            *unmap_pages
+    ?!execok
       %impl
-      setup_new_exec
-    @sched:sched_process_exec
+    ?execok
+      load_elf_binary
+        begin_new_exec
+          mmput
+            exit_mmap
+              *unmap_pages
+          %impl
+          __set_task_comm
+            @task:task_rename
+            %set_comm
+        setup_new_exec
+      @sched:sched_process_exec
 `,
   unmap_pages: `
 unmap_vmas
@@ -576,21 +590,37 @@ do_group_exit
     ?sock_release
       %sock_release_all
     do_notify_parent
-      @signal:signal_generate
-      %notify_parent
+      %notify_prep
+      ?sigtarget
+        __send_signal_locked
+          %sig_send
+          @signal:signal_generate
+          ?sigqueued
+            complete_signal
+              signal_wake_up_state
+                %sig_wake
+      __wake_up_parent
+        %notify_parent
     do_task_dead
       *__schedule
 `,
   sys_kill: `
 __x64_sys_kill
-  kill_pid_info
-    group_send_sig_info
-      send_signal_locked
-        __send_signal_locked
-          @signal:signal_generate
-          %impl
-          complete_signal
-            signal_wake_up_state
+  kill_something_info
+    %kill_find
+    ?sigtarget
+      kill_pid_info
+        group_send_sig_info
+          check_kill_permission
+          do_send_sig_info
+            send_signal_locked
+              __send_signal_locked
+                %sig_send
+                @signal:signal_generate
+                ?sigqueued
+                  complete_signal
+                    signal_wake_up_state
+                      %sig_wake
 `,
   sys_pipe2: `
 __x64_sys_pipe2

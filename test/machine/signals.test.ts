@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { Machine } from '../../src/machine/machine';
+import { wordexpPlain } from '../../src/machine/procs';
+import { compile } from '../translate/pipeline';
+import { resetKernel, stapOnMachine } from '../probes/helpers';
+
+const stapC = (script: string, cmd: string, seed = 1) => stapOnMachine(compile(script), cmd, { seed });
+
+describe('processes and signals as on 6.1 with dash as /bin/sh', () => {
+  afterEach(resetKernel);
+
+  it('kill(2): signal_generate with the target thread, group 1, result; SIGCHLD to the parent; signal_deliver', async () => {
+    const r = await stapC(`
+      probe kernel.trace("signal_generate") {
+        printf("gen %s %s->%s res %d group %d code %d\\n", execname(), _signal_name($sig), task_execname($task), $result, $group,
+               @cast($info, "struct kernel_siginfo")->si_code)
+      }
+      probe kernel.trace("signal_deliver") { printf("deliver %s %s dfl %d\\n", execname(), _signal_name($sig), $ka->sa->sa_handler == 0) }
+      probe kernel.function("do_exit") { printf("exit %s %d\\n", execname(), $code) }`,
+    "sh -c 'sleep 5 & sleep 0.1; kill $!; wait'");
+    expect(r.err).to.equal('');
+    const lines = r.out.trim().split('\n');
+    // sleep 0.1 exits normally: SIGCHLD (CLD_EXITED) to sh, whose SIGCHLD disposition is SIG_DFL: ignored
+    expect(lines.slice(0, 2)).to.deep.equal(['exit sleep 0', 'gen sleep SIGCHLD->sh res 1 group 1 code 1']);
+    // the kill builtin: SI_USER, queued on the sleeping `sleep 5`, delivered, fatal (code = signal)
+    expect(lines.slice(2, 6)).to.deep.equal([
+      'gen sh SIGTERM->sleep res 0 group 1 code 0',
+      'deliver sleep SIGTERM dfl 1',
+      'exit sleep 15',
+      'gen sleep SIGCHLD->sh res 1 group 1 code 2',
+    ]);
+    // sh -c's last command ran in sh itself; its exit goes to stapio, which catches SIGCHLD
+    expect(lines.slice(6)).to.deep.equal(['exit sh 0', 'gen sh SIGCHLD->stapio res 0 group 1 code 1']);
+  });
+
+  it('fork/exec: one fork per background command, no fork for kill or the last command, exec events only on success', async () => {
+    const r = await stapC(`
+      probe kernel.trace("sched_process_fork") { printf("fork %s\\n", execname()) }
+      probe kernel.trace("sched_process_exec") { printf("exec %s\\n", kernel_string(@cast($bprm, "struct linux_binprm")->filename)) }
+      probe kernel.trace("task_rename") { printf("rename %s %s\\n", kernel_string($task->comm), kernel_string($comm)) }
+      probe kernel.function("bprm_execve").return { if ($return) printf("failed %d\\n", $return) }`,
+    "sh -c 'sleep 1 & kill $!; /nonexistent; true'");
+    expect(r.out.split('\n').filter((l) => l.startsWith('fork')).length).to.equal(2);
+    expect(r.out).to.not.contain('exec /usr/bin/kill');
+    expect(r.out).to.contain('exec /usr/bin/true\n');
+    expect(r.out).to.contain('rename sh true\n');
+    expect(r.out).to.not.contain('exec /nonexistent');
+  });
+
+  it('dash builtins: kill errors, exit statuses', () => {
+    const m = new Machine({ seed: 1 });
+    expect(m.run('kill 99999 2>&1; echo $?').out).to.equal('sh: 1: kill: No such process\n1\n');
+    expect(m.run('kill -s NOPE 1 2>&1; echo $?').out).to.equal('sh: 1: kill: invalid signal number or name\n2\n');
+    expect(m.run('sleep 10 & kill -9 $!; wait $!; echo $?').out).to.equal('137\n');
+    expect(m.run('sh -c "sleep 10 & kill -TERM \\$!; wait \\$!; echo \\$?"').out).to.equal('143\n');
+  });
+
+  it('stap -c words as wordexp(3) splits them; shell syntax falls back to /bin/sh -c', () => {
+    expect(wordexpPlain("sh -c 'sleep 1 & kill $!; wait'")).to.deep.equal(['sh', '-c', 'sleep 1 & kill $!; wait']);
+    expect(wordexpPlain('cat "a b" c\\ d')).to.deep.equal(['cat', 'a b', 'c d']);
+    for (const c of ['a; b', 'a | b', 'ls *', 'echo $HOME', 'echo "$HOME"', 'a > f', "echo 'x"]) expect(wordexpPlain(c), c).to.equal(null);
+  });
+
+  it('block requests: one block_rq_insert/issue/complete per request with the request size in $rq->__data_len', async () => {
+    const r = await stapC(`global n, bytes
+      probe kernel.trace("block_rq_insert"), kernel.trace("block_rq_issue"), kernel.trace("block_rq_complete") {
+        n[$$name]++; bytes[$$name] += $rq->__data_len
+        if ($rq->__data_len % 4096 || $rq->__data_len == 0) printf("bad %d\\n", $rq->__data_len)
+      }
+      probe kernel.trace("block_bio_queue") { n["bio"]++; bytes["bio"] += $bio->bi_iter->bi_size }
+      probe end { foreach (k+ in n) printf("%s %d %d\\n", k, n[k], bytes[k]) }`,
+    'dd if=/root/YEYEYE.txt of=/dev/null bs=3000 count=300');
+    expect(r.out).to.not.contain('bad');
+    const rows = Object.fromEntries(r.out.trim().split('\n').map((l) => { const [k, c, b] = l.split(' '); return [k, [Number(c), Number(b)]]; }));
+    expect(rows.bio[0]).to.be.greaterThan(0);
+    expect(rows.block_rq_insert).to.deep.equal(rows.bio);
+    expect(rows.block_rq_issue).to.deep.equal(rows.bio);
+  });
+});
