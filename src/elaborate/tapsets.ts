@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type * as A from '../ast';
-import { Diagnostics } from '../diag';
+import { Diagnostics, PassFailed } from '../diag';
 import { ARCH } from '../kernel/config';
 import { defaultCacheDir, writeAtomic, digestHex } from '../cachedir';
 import { AstWriter, reviver, encodeTapsetAst, decodeTapsetAst, isFailedParse, inMemory, EncodedAst } from './tapset_ast';
@@ -394,7 +394,9 @@ export class TapsetLibrary {
     const stamp = this.stamps.get(f);
     this.parseAndCache(f, stampOf(f) ?? '');
     if (this.fullStamp(f, stampOf(f) ?? '') !== stamp) {
-      throw new Error(`tapset ${f} changed while stap was reading it; run again`);
+      // a user-visible condition, not an internal fault: stap's layout, pass 2 fails
+      this.opts.diag.plain(`ERROR: tapset ${f} changed while stap was reading it; run again\n`);
+      throw new PassFailed(2);
     }
     return this.astData.get(f)!;
   }
