@@ -17,6 +17,7 @@ import type { U } from './user';
 import type { Prog } from './task';
 // networking: sockets, the loopback device, NET_RX (paths/net.ts)
 import './nethooks';
+import './netfilter';
 
 const ENOENT = 2, EBADF = 9, ECHILD = 10, EAGAIN = 11, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22,
   EPIPE = 32, ENOTEMPTY = 39, ESRCH = 3, EINTR = 4, EPERM = 1;

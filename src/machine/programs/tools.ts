@@ -264,6 +264,8 @@ const tar: ProgramMain = function* (u, argv) {
 
 // ---------------------------------------------------------------- ping
 
+const SEND_ERRORS: Record<number, string> = { 1: 'Operation not permitted', 22: 'Invalid argument', 105: 'No buffer space available' };
+
 const ping: ProgramMain = function* (u, argv) {
   let count = Infinity, interval = 1, quiet = false, size = 56;
   let host = '';
@@ -306,9 +308,10 @@ const ping: ProgramMain = function* (u, argv) {
     pkt[2] = sum >> 8; pkt[3] = sum & 0xff;
     const t0 = u.m.now;
     const r = yield* u.sendto(fd, pkt, 0);
-    if (r < 0) { yield* u.err(`ping: sendmsg: ${r}\n`); break; }
     sent++;
-    for (;;) {
+    // a refused send (a netfilter hook dropped the echo request: EPERM) is reported and counted
+    if (r < 0) yield* u.err(`ping: sendmsg: ${SEND_ERRORS[-r] ?? `Unknown error ${-r}`}\n`);
+    else for (;;) {
       const x = yield* u.recv(fd, 192);
       if (x.ret < 0 || !x.data) break;
       const b = x.data;

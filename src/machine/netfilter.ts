@@ -1,0 +1,267 @@
+/**
+ * Netfilter hooks of the simulated network stack (net/netfilter/core.c of Linux 6.1).
+ *
+ * Each network namespace (the machine has one: `m.net`, init_net) keeps, per protocol family and
+ * hook, an `nf_hook_entries` array sorted by priority.  `nfRegisterNetHook()` inserts an entry as
+ * nf_hook_entries_grow() does (before the first entry of equal or higher priority, so among equal
+ * priorities the last registered runs first); `nfUnregisterNetHook()` removes it.
+ *
+ * The packet paths (paths/net.ts) reach the NF_HOOK sites of 6.1 — ip_rcv (NF_INET_PRE_ROUTING),
+ * ip_local_deliver (NF_INET_LOCAL_IN), __ip_local_out (NF_INET_LOCAL_OUT), ip_output
+ * (NF_INET_POST_ROUTING) — through a `?nf_*` condition that holds only while that hook has
+ * entries (the static key nf_hooks_needed[pf][hook]): without registered hooks nothing more runs
+ * and nf_hook_slow is never called.  With entries, `nf_hook_slow` runs them in order
+ * (`%nf_*` hooks below); the verdicts act as in 6.1:
+ *   NF_ACCEPT  next entry, then the okfn (the rest of the path);
+ *   NF_DROP    kfree_skb_reason(SKB_DROP_REASON_NETFILTER_DROP), the caller gets -EPERM (or the
+ *              errno of NF_DROP_ERR) — a UDP/raw sendmsg returns it;
+ *   NF_QUEUE   no queue handler is bound: the packet is freed (continues with QUEUE_BYPASS);
+ *   other (NF_STOLEN, NF_REPEAT, NF_STOP ...) the hook owns the packet: it goes no further.
+ * While a hook runs, the packet's struct sk_buff is linear (headers and payload) and skb->len
+ * is the IP datagram's length (no link-layer header yet / any more).
+ */
+import type { Machine } from './machine';
+import type { Cpu } from './machine';
+import type { Task, Env } from './task';
+import type { Net, Packet, SkbView, Sock } from './net';
+import { IPPROTO_TCP } from './net';
+import { defineCond, defineHook, H_CONT } from './kexec';
+import { kmem } from '../kernel/memory';
+import { btfLookupType } from '../kernel/btf';
+import { loDev } from './nethooks';
+
+export const NFPROTO_UNSPEC = 0, NFPROTO_INET = 1, NFPROTO_IPV4 = 2, NFPROTO_ARP = 3, NFPROTO_NETDEV = 5,
+  NFPROTO_BRIDGE = 7, NFPROTO_IPV6 = 10;
+export const NF_INET_PRE_ROUTING = 0, NF_INET_LOCAL_IN = 1, NF_INET_FORWARD = 2, NF_INET_LOCAL_OUT = 3,
+  NF_INET_POST_ROUTING = 4, NF_INET_NUMHOOKS = 5;
+export const NF_ARP_IN = 0, NF_ARP_OUT = 1, NF_ARP_FORWARD = 2, NF_ARP_NUMHOOKS = 3;
+export const NF_BR_PRE_ROUTING = 0, NF_BR_LOCAL_IN = 1, NF_BR_FORWARD = 2, NF_BR_LOCAL_OUT = 3,
+  NF_BR_POST_ROUTING = 4, NF_BR_BROUTING = 5, NF_BR_NUMHOOKS = 6;
+/** verdicts (include/uapi/linux/netfilter.h) */
+export const NF_DROP = 0, NF_ACCEPT = 1, NF_STOLEN = 2, NF_QUEUE = 3, NF_REPEAT = 4, NF_STOP = 5;
+export const NF_VERDICT_MASK = 0xff;
+export const NF_VERDICT_FLAG_QUEUE_BYPASS = 0x8000;
+
+const EPERM = 1, EINVAL = 22, ENOENT = 2;
+const IPPROTO_UDP = 17;
+/** enum skb_drop_reason */
+const SKB_DROP_REASON_NOT_SPECIFIED = 1, SKB_DROP_REASON_NETFILTER_DROP = 7;
+
+/** The network device the packet is on (struct net_device *): the loopback. */
+export type NetDev = typeof loDev;
+
+/** struct nf_hook_state, as the hook functions see it. */
+export interface NfHookState {
+  hook: number;
+  pf: number;
+  in: NetDev | null;
+  out: NetDev | null;
+  /** the okfn: name of the function the packet continues to when accepted */
+  okfn: string;
+  /** the sending socket (NULL on receive) */
+  sk: Sock | null;
+  pkt: Packet;
+  cpu: Cpu;
+  task: Task;
+}
+
+/** nf_hookfn: returns a verdict. */
+export type NfHookFn = (priv: unknown, skb: SkbView, state: NfHookState) => number;
+
+/** struct nf_hook_ops */
+export interface NfHookOps {
+  hook: NfHookFn;
+  priv?: unknown;
+  pf: number;
+  hooknum: number;
+  priority: number;
+}
+
+/** Per-namespace hook lists: `${pf}:${hook}` -> entries sorted by priority. */
+export class NfNet {
+  private readonly lists = new Map<number, NfHookOps[]>();
+  /** the static keys: number of entries per (pf, hook) */
+  readonly needed = new Int32Array(16 * 8);
+
+  private static key(pf: number, hook: number): number {
+    return pf * 8 + hook;
+  }
+
+  entries(pf: number, hook: number): readonly NfHookOps[] {
+    return this.lists.get(NfNet.key(pf, hook)) ?? [];
+  }
+
+  register(ops: NfHookOps): number {
+    const max = numHooks(ops.pf);
+    if (max === 0) return -ENOENT;
+    if (ops.hooknum < 0 || ops.hooknum >= max || !Number.isInteger(ops.hooknum)) return -EINVAL;
+    const k = NfNet.key(ops.pf, ops.hooknum);
+    const list = this.lists.get(k) ?? [];
+    // nf_hook_entries_grow: the new entry goes before the first one whose priority is >= its own
+    let i = 0;
+    while (i < list.length && ops.priority > list[i].priority) i++;
+    const next = list.slice();
+    next.splice(i, 0, ops);
+    this.lists.set(k, next);
+    this.needed[k] = next.length;
+    return 0;
+  }
+
+  unregister(ops: NfHookOps): void {
+    const k = NfNet.key(ops.pf, ops.hooknum);
+    const list = this.lists.get(k);
+    if (!list) return;
+    const next = list.filter((o) => o !== ops);
+    if (next.length) this.lists.set(k, next); else this.lists.delete(k);
+    this.needed[k] = next.length;
+  }
+}
+
+/** Number of hooks of a protocol family (0: the family has no hooks in this kernel). */
+export function numHooks(pf: number): number {
+  switch (pf) {
+    case NFPROTO_IPV4: case NFPROTO_IPV6: case NFPROTO_INET: return NF_INET_NUMHOOKS;
+    case NFPROTO_ARP: return NF_ARP_NUMHOOKS;
+    case NFPROTO_BRIDGE: return NF_BR_NUMHOOKS;
+    default: return 0;
+  }
+}
+
+const nets = new WeakMap<Net, NfNet>();
+/** The netfilter state of a namespace (created on first use). */
+export function nfNet(net: Net): NfNet {
+  let n = nets.get(net);
+  if (!n) nets.set(net, (n = new NfNet()));
+  return n;
+}
+
+/** nf_register_net_hook(net, ops): 0 or -errno. */
+export function nfRegisterNetHook(net: Net, ops: NfHookOps): number {
+  return nfNet(net).register(ops);
+}
+/** nf_unregister_net_hook(net, ops) */
+export function nfUnregisterNetHook(net: Net, ops: NfHookOps): void {
+  nets.get(net)?.unregister(ops);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the struct sk_buff a hook sees
+
+const linear = new WeakSet<SkbView>();
+let skbType: number | null = null;
+/** IP datagram length of a packet (skb->len without the link-layer header) */
+function ipLen(skb: SkbView): number {
+  return skb.len - 14;
+}
+/**
+ * Lay the packet out linearly in kernel memory (headers then payload) the first time a hook
+ * sees it, and set skb->len to the datagram's length while the hooks run; returns the restore.
+ */
+function hookSkb(p: Packet): () => void {
+  const skb = p.skb;
+  const T = 'struct sk_buff';
+  const a = kmem.addrOf(skb, skbType ?? (skbType = btfLookupType(T)));
+  const lenAt = a + kmem.fieldOf(T, 'len').offset;
+  if (!linear.has(skb)) {
+    linear.add(skb);
+    const headAt = a + kmem.fieldOf(T, 'head').offset;
+    const oldHead = Number(BigInt.asIntN(64, kmem.readUnsigned(headAt, 8)));
+    const size = 14 + ipLen(skb);
+    const hdrs = 14 + 20 + (p.proto === IPPROTO_TCP ? 32 : 8);
+    const head = kmem.alloc(size, 64);
+    if (oldHead) for (let i = 0; i < Math.min(hdrs, size); i++) kmem.writeU8(head + i, kmem.readU8(oldHead + i));
+    // ICMP data starts with its own header
+    const at = p.proto === IPPROTO_TCP || p.proto === IPPROTO_UDP ? hdrs : 14 + 20;
+    for (let i = 0; i < p.data.length && at + i < size; i++) kmem.writeU8(head + at + i, p.data[i]);
+    // the IP header's total length
+    kmem.writeU8(head + 16, (size - 14) >> 8);
+    kmem.writeU8(head + 17, size - 14);
+    kmem.setField(a, T, 'head', head);
+    kmem.setField(a, T, 'data', head + 14);
+    kmem.setField(a, T, 'end', size);
+    kmem.setField(a, T, 'tail', size);
+  }
+  const saved = kmem.readUnsigned(lenAt, 4);
+  kmem.writeUnsigned(lenAt, 4, ipLen(skb));
+  return () => kmem.writeUnsigned(lenAt, 4, saved);
+}
+
+/**
+ * nf_hook_slow(): run the entries of (pf, hook) on a packet.  `rc` is 1 (accepted: the okfn
+ * runs), 0 (stolen / queued: the packet goes no further, the caller sees success) or -errno
+ * (dropped); `freed`: the packet was freed (dropped, or queued with no listener).
+ */
+export function nfHookSlow(m: Machine, c: Cpu, t: Task, pf: number, hook: number, p: Packet,
+  dev: { in: NetDev | null; out: NetDev | null }, okfn: string, sk: Sock | null): { rc: number; freed: boolean } {
+  const entries = nfNet(m.net).entries(pf, hook);
+  if (!entries.length) return { rc: 1, freed: false };
+  const state: NfHookState = { hook, pf, in: dev.in, out: dev.out, okfn, sk, pkt: p, cpu: c, task: t };
+  const restore = hookSkb(p);
+  try {
+    for (let s = 0; s < entries.length; s++) {
+      const verdict = entries[s].hook(entries[s].priv, p.skb, state) >>> 0;
+      switch (verdict & NF_VERDICT_MASK) {
+        case NF_ACCEPT: break;
+        case NF_DROP: {
+          const err = -(verdict >>> 16);
+          return { rc: err === 0 ? -EPERM : err, freed: true };
+        }
+        case NF_QUEUE:
+          // no nfnetlink_queue listener: __nf_queue() fails with -ESRCH
+          if (verdict & NF_VERDICT_FLAG_QUEUE_BYPASS) break;
+          return { rc: 0, freed: true };
+        default:
+          return { rc: 0, freed: false };
+      }
+    }
+    return { rc: 1, freed: false };
+  } finally {
+    restore();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the NF_HOOK sites of the IPv4 paths
+
+/** static key test: does (NFPROTO_IPV4, hook) have entries?  A stale result of an earlier site is cleared. */
+function site(hook: number) {
+  return (m: Machine, _c: Cpu, _t: Task, e: Env): boolean => {
+    const n = nets.get(m.net);
+    if (n !== undefined && n.needed[NFPROTO_IPV4 * 8 + hook] > 0) return true;
+    if (e.nfRc !== undefined) { e.nfRc = undefined; e.nfFreed = undefined; e.dropReason = undefined; }
+    return false;
+  };
+}
+defineCond('nf_pre_routing', site(NF_INET_PRE_ROUTING));
+defineCond('nf_local_in', site(NF_INET_LOCAL_IN));
+defineCond('nf_local_out', site(NF_INET_LOCAL_OUT));
+defineCond('nf_post_routing', site(NF_INET_POST_ROUTING));
+/** the packet went on past the hook (no hooks, or all accepted) */
+defineCond('nf_pass', (_m, _c, _t, e) => e.nfRc === undefined || e.nfRc === 1);
+/** the hooks freed the packet (kfree_skb_reason follows) */
+defineCond('nf_freed', (_m, _c, _t, e) => e.nfFreed === true);
+
+function run(hook: number, okfn: string, rx: boolean) {
+  return (m: Machine, c: Cpu, t: Task, e: Env): number => {
+    const p = (rx ? e.pkt : e.out) as Packet;
+    const sk = rx ? null : ((e.sock as Sock | undefined) ?? null);
+    const dev = rx ? { in: loDev, out: null } : { in: null, out: loDev };
+    const { rc, freed } = nfHookSlow(m, c, t, NFPROTO_IPV4, hook, p, dev, okfn, sk);
+    e.nfRc = rc;
+    e.nfFreed = freed;
+    if (freed) {
+      e.skb = p.skb;
+      e.dropReason = rc < 0 ? SKB_DROP_REASON_NETFILTER_DROP : SKB_DROP_REASON_NOT_SPECIFIED;
+    }
+    // a dropped datagram: udp_send_skb / ip_push_pending_frames return the error to sendmsg
+    if (rc < 0 && sk && !sk.isTcp && (e.ret as number) >= 0) {
+      e.ret = rc;
+      e.err = -rc;
+    }
+    return H_CONT;
+  };
+}
+defineHook('nf_run_pre_routing', run(NF_INET_PRE_ROUTING, 'ip_rcv_finish', true));
+defineHook('nf_run_local_in', run(NF_INET_LOCAL_IN, 'ip_local_deliver_finish', true));
+defineHook('nf_run_local_out', run(NF_INET_LOCAL_OUT, 'dst_output', false));
+defineHook('nf_run_post_routing', run(NF_INET_POST_ROUTING, 'ip_finish_output', false));
