@@ -136,11 +136,14 @@ export class Deriver {
       kids.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       // `**` also spans components
       for (const ch of kids) {
+        // `**` as the last component: an inner node (netfilter.ip of netfilter.ip.local_out) is no match itself
+        if (i + 1 === comps.length && c.name.includes('**') && !ch.aliases.length && !ch.provider) continue;
         this.match(ch, loc, i + 1, [...concrete, { ...c, name: ch.name }], body, out);
       }
       if (c.name.includes('**')) {
         for (const ch of node.children.values()) {
-          if (ch.arg === 'none' && globMatch(c.name.replace(/\*\*/g, '*'), ch.name)) {
+          // (spanning needs a deeper component: a leaf was matched by the loop above)
+          if (ch.arg === 'none' && ch.children.size > 0 && globMatch(c.name.replace(/\*\*/g, '*'), ch.name)) {
             this.match(ch, loc, i, [...concrete, { ...c, name: ch.name, arg: undefined }], body, out);
           }
         }
