@@ -283,7 +283,9 @@ const ping: ProgramMain = function* (u, argv) {
   if (!(count > 0)) { yield* u.err(`ping: invalid argument: '${count}': out of range: 1 <= value <= 9223372036854775807\n`); return 1; }
   const names: Record<string, string> = { localhost: '127.0.0.1', 'ip6-localhost': '127.0.0.1', [u.m.hostname]: '127.0.1.1' };
   const addr = names[host] ?? host;
-  if (!/^\d+\.\d+\.\d+\.\d+$/.test(addr)) { yield* u.err(`ping: ${host}: Name or service not known\n`); return 2; }
+  // other names go to DNS: the nameserver of /etc/resolv.conf is off the loopback-only machine, so
+  // the resolver's connect() fails (ENETUNREACH) before any packet leaves, and getaddrinfo gives EAI_AGAIN
+  if (!/^\d+\.\d+\.\d+\.\d+$/.test(addr)) { yield* u.err(`ping: ${host}: Temporary failure in name resolution\n`); return 2; }
   if (!addr.startsWith('127.')) { yield* u.err('ping: connect: Network is unreachable\n'); return 2; }
   let fd = yield* u.socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
   if (fd < 0) fd = yield* u.socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
