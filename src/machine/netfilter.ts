@@ -25,9 +25,10 @@ import type { Cpu } from './machine';
 import type { Task, Env } from './task';
 import type { Net, Packet, SkbView, Sock } from './net';
 import { IPPROTO_TCP } from './net';
-import { defineCond, defineHook, H_CONT } from './kexec';
+import { defineCond, defineHook, defineFnArgs, H_CONT } from './kexec';
 import { kmem } from '../kernel/memory';
 import { btfLookupType } from '../kernel/btf';
+import { kallsymsLookupName } from '../kernel/kallsyms';
 import { loDev } from './nethooks';
 
 export const NFPROTO_UNSPEC = 0, NFPROTO_INET = 1, NFPROTO_IPV4 = 2, NFPROTO_ARP = 3, NFPROTO_NETDEV = 5,
@@ -187,66 +188,99 @@ function hookSkb(p: Packet): () => void {
 }
 
 /**
- * nf_hook_slow(): run the entries of (pf, hook) on a packet.  `rc` is 1 (accepted: the okfn
- * runs), 0 (stolen / queued: the packet goes no further, the caller sees success) or -errno
- * (dropped); `freed`: the packet was freed (dropped, or queued with no listener).
+ * nf_hook_slow()'s loop: run the entries of (pf, hook) on a packet (its sk_buff laid out for the
+ * hooks).  `rc` is 1 (accepted: the okfn runs), 0 (stolen / queued: the packet goes no further,
+ * the caller sees success) or -errno (dropped); `freed`: the packet was freed (dropped, or queued
+ * with no listener).
  */
-export function nfHookSlow(m: Machine, c: Cpu, t: Task, pf: number, hook: number, p: Packet,
+function runEntries(m: Machine, c: Cpu, t: Task, pf: number, hook: number, p: Packet,
   dev: { in: NetDev | null; out: NetDev | null }, okfn: string, sk: Sock | null): { rc: number; freed: boolean } {
   const entries = nfNet(m.net).entries(pf, hook);
-  if (!entries.length) return { rc: 1, freed: false };
   const state: NfHookState = { hook, pf, in: dev.in, out: dev.out, okfn, sk, pkt: p, cpu: c, task: t };
-  const restore = hookSkb(p);
-  try {
-    for (let s = 0; s < entries.length; s++) {
-      const verdict = entries[s].hook(entries[s].priv, p.skb, state) >>> 0;
-      switch (verdict & NF_VERDICT_MASK) {
-        case NF_ACCEPT: break;
-        case NF_DROP: {
-          const err = -(verdict >>> 16);
-          return { rc: err === 0 ? -EPERM : err, freed: true };
-        }
-        case NF_QUEUE:
-          // no nfnetlink_queue listener: __nf_queue() fails with -ESRCH
-          if (verdict & NF_VERDICT_FLAG_QUEUE_BYPASS) break;
-          return { rc: 0, freed: true };
-        default:
-          return { rc: 0, freed: false };
+  for (let s = 0; s < entries.length; s++) {
+    const verdict = entries[s].hook(entries[s].priv, p.skb, state) >>> 0;
+    switch (verdict & NF_VERDICT_MASK) {
+      case NF_ACCEPT: break;
+      case NF_DROP: {
+        const err = -(verdict >>> 16);
+        return { rc: err === 0 ? -EPERM : err, freed: true };
       }
+      case NF_QUEUE:
+        // no nfnetlink_queue listener: __nf_queue() fails with -ESRCH
+        if (verdict & NF_VERDICT_FLAG_QUEUE_BYPASS) break;
+        return { rc: 0, freed: true };
+      default:
+        return { rc: 0, freed: false };
     }
-    return { rc: 1, freed: false };
-  } finally {
-    restore();
   }
+  return { rc: 1, freed: false };
 }
 
 // ---------------------------------------------------------------------------------------------
 // the NF_HOOK sites of the IPv4 paths
 
+/** The arguments of nf_hook_slow(skb, state, e, s) at a hook site (kernel memory on first use). */
+class NfSlowArgs {
+  /** undoes the hook-time skb->len */
+  restore: () => void;
+  constructor(readonly hook: number, readonly rx: boolean, readonly okfn: string, readonly p: Packet,
+    readonly sk: Sock | null, readonly entries: number) {
+    this.restore = hookSkb(p);
+  }
+}
+kmem.addMaterializer((o, mem) => {
+  if (!(o instanceof NfSlowArgs)) return null;
+  const T = 'struct nf_hook_state';
+  const a = mem.allocStruct(T);
+  mem.bind(o, a);
+  const dev = mem.addrOf(loDev, btfLookupType('struct net_device'));
+  mem.setField(a, T, 'hook', o.hook);
+  mem.setField(a, T, 'pf', NFPROTO_IPV4);
+  mem.setField(a, T, o.rx ? 'in' : 'out', dev);
+  if (o.sk) mem.setField(a, T, 'sk', mem.addrOf(o.sk, btfLookupType('struct sock')));
+  mem.setField(a, T, 'okfn', kallsymsLookupName(o.okfn) ?? 0);
+  return a;
+});
+defineFnArgs('nf_hook_slow', (m, _c, _t, e) => {
+  const s = e.nfSlow as NfSlowArgs | undefined;
+  if (!s) return [null, null, null, 0];
+  return [s.p.skb, s, { num_hook_entries: s.entries }, 0];
+});
+
 /** static key test: does (NFPROTO_IPV4, hook) have entries?  A stale result of an earlier site is cleared. */
-function site(hook: number) {
+function site(hook: number, rx: boolean, okfn: string) {
   return (m: Machine, _c: Cpu, _t: Task, e: Env): boolean => {
     const n = nets.get(m.net);
-    if (n !== undefined && n.needed[NFPROTO_IPV4 * 8 + hook] > 0) return true;
+    if (n !== undefined && n.needed[NFPROTO_IPV4 * 8 + hook] > 0) {
+      e.nfSlow = new NfSlowArgs(hook, rx, okfn, (rx ? e.pkt : e.out) as Packet, rx ? null : ((e.sock as Sock | undefined) ?? null),
+        n.needed[NFPROTO_IPV4 * 8 + hook]);
+      return true;
+    }
     if (e.nfRc !== undefined) { e.nfRc = undefined; e.nfFreed = undefined; e.dropReason = undefined; }
     return false;
   };
 }
-defineCond('nf_pre_routing', site(NF_INET_PRE_ROUTING));
-defineCond('nf_local_in', site(NF_INET_LOCAL_IN));
-defineCond('nf_local_out', site(NF_INET_LOCAL_OUT));
-defineCond('nf_post_routing', site(NF_INET_POST_ROUTING));
+defineCond('nf_pre_routing', site(NF_INET_PRE_ROUTING, true, 'ip_rcv_finish'));
+defineCond('nf_local_in', site(NF_INET_LOCAL_IN, true, 'ip_local_deliver_finish'));
+defineCond('nf_local_out', site(NF_INET_LOCAL_OUT, false, 'dst_output'));
+defineCond('nf_post_routing', site(NF_INET_POST_ROUTING, false, 'ip_finish_output'));
 /** the packet went on past the hook (no hooks, or all accepted) */
 defineCond('nf_pass', (_m, _c, _t, e) => e.nfRc === undefined || e.nfRc === 1);
 /** the hooks freed the packet (kfree_skb_reason follows) */
 defineCond('nf_freed', (_m, _c, _t, e) => e.nfFreed === true);
 
-function run(hook: number, okfn: string, rx: boolean) {
+function run() {
   return (m: Machine, c: Cpu, t: Task, e: Env): number => {
-    const p = (rx ? e.pkt : e.out) as Packet;
-    const sk = rx ? null : ((e.sock as Sock | undefined) ?? null);
+    const a = e.nfSlow as NfSlowArgs;
+    const { hook, okfn, rx, p, sk } = a;
     const dev = rx ? { in: loDev, out: null } : { in: null, out: loDev };
-    const { rc, freed } = nfHookSlow(m, c, t, NFPROTO_IPV4, hook, p, dev, okfn, sk);
+    let r: { rc: number; freed: boolean };
+    try {
+      r = runEntries(m, c, t, NFPROTO_IPV4, hook, p, dev, okfn, sk);
+    } finally {
+      a.restore();
+    }
+    const { rc, freed } = r;
     e.nfRc = rc;
     e.nfFreed = freed;
     if (freed) {
@@ -261,7 +295,4 @@ function run(hook: number, okfn: string, rx: boolean) {
     return H_CONT;
   };
 }
-defineHook('nf_run_pre_routing', run(NF_INET_PRE_ROUTING, 'ip_rcv_finish', true));
-defineHook('nf_run_local_in', run(NF_INET_LOCAL_IN, 'ip_local_deliver_finish', true));
-defineHook('nf_run_local_out', run(NF_INET_LOCAL_OUT, 'dst_output', false));
-defineHook('nf_run_post_routing', run(NF_INET_POST_ROUTING, 'ip_finish_output', false));
+for (const h of ['pre_routing', 'local_in', 'local_out', 'post_routing']) defineHook(`nf_run_${h}`, run());
