@@ -17,8 +17,9 @@
  *              errno of NF_DROP_ERR) — a UDP/raw sendmsg returns it;
  *   NF_QUEUE   no queue handler is bound: the packet is freed (continues with QUEUE_BYPASS);
  *   other (NF_STOLEN, NF_REPEAT, NF_STOP ...) the hook owns the packet: it goes no further.
- * While a hook runs, the packet's struct sk_buff is linear (headers and payload) and skb->len
- * is the IP datagram's length (no link-layer header yet / any more).
+ * While a hook runs, the packet's struct sk_buff holds its headers and the first 512 payload bytes
+ * in the linear part (data_len: the rest) and skb->len is the IP datagram's length (no link-layer
+ * header yet / any more).
  */
 import type { Machine } from './machine';
 import type { Cpu } from './machine';
@@ -149,42 +150,54 @@ export function nfUnregisterNetHook(net: Net, ops: NfHookOps): void {
 // the struct sk_buff a hook sees
 
 const linear = new WeakSet<SkbView>();
-let skbType: number | null = null;
+/** payload bytes kept in an sk_buff's linear part (as skb_headlen); the rest counts as paged data */
+const LINEAR_PAYLOAD = 512;
 /** IP datagram length of a packet (skb->len without the link-layer header) */
 function ipLen(skb: SkbView): number {
   return skb.len - 14;
 }
 /**
- * Lay the packet out linearly in kernel memory (headers then payload) the first time a hook
- * sees it, and set skb->len to the datagram's length while the hooks run; returns the restore.
+ * Lay the packet out in kernel memory the first time a hook sees it (headers and the start of
+ * the payload linear, the rest paged: data_len), and set skb->len to the datagram's length while
+ * the hooks run; returns the restore.
  */
 function hookSkb(p: Packet): () => void {
   const skb = p.skb;
-  const T = 'struct sk_buff';
-  const a = kmem.addrOf(skb, skbType ?? (skbType = btfLookupType(T)));
-  const lenAt = a + kmem.fieldOf(T, 'len').offset;
+  const f = skbFields ?? (skbFields = fields());
+  const a = kmem.addrOf(skb, f.type);
+  const lenAt = a + f.len;
   if (!linear.has(skb)) {
     linear.add(skb);
-    const headAt = a + kmem.fieldOf(T, 'head').offset;
-    const oldHead = Number(BigInt.asIntN(64, kmem.readUnsigned(headAt, 8)));
-    const size = 14 + ipLen(skb);
+    const oldHead = Number(BigInt.asIntN(64, kmem.readUnsigned(a + f.head, 8)));
+    const total = 14 + ipLen(skb);
     const hdrs = 14 + 20 + (p.proto === IPPROTO_TCP ? 32 : 8);
-    const head = kmem.alloc(size, 64);
-    if (oldHead) for (let i = 0; i < Math.min(hdrs, size); i++) kmem.writeU8(head + i, kmem.readU8(oldHead + i));
     // ICMP data starts with its own header
     const at = p.proto === IPPROTO_TCP || p.proto === IPPROTO_UDP ? hdrs : 14 + 20;
+    // the linear part: headers and up to LINEAR_PAYLOAD bytes of payload; the rest is paged (data_len)
+    const size = Math.min(total, at + LINEAR_PAYLOAD);
+    const head = kmem.alloc(size, 64);
+    if (oldHead) for (let i = 0; i < Math.min(hdrs, size); i++) kmem.writeU8(head + i, kmem.readU8(oldHead + i));
     for (let i = 0; i < p.data.length && at + i < size; i++) kmem.writeU8(head + at + i, p.data[i]);
     // the IP header's total length
-    kmem.writeU8(head + 16, (size - 14) >> 8);
-    kmem.writeU8(head + 17, size - 14);
-    kmem.setField(a, T, 'head', head);
-    kmem.setField(a, T, 'data', head + 14);
-    kmem.setField(a, T, 'end', size);
-    kmem.setField(a, T, 'tail', size);
+    kmem.writeU8(head + 16, (total - 14) >> 8);
+    kmem.writeU8(head + 17, total - 14);
+    kmem.writeUnsigned(a + f.head, 8, head);
+    kmem.writeUnsigned(a + f.data, 8, head + 14);
+    kmem.writeUnsigned(a + f.end, 4, size);
+    kmem.writeUnsigned(a + f.tail, 4, size);
+    kmem.writeUnsigned(a + f.dataLen, 4, total - size);
   }
   const saved = kmem.readUnsigned(lenAt, 4);
   kmem.writeUnsigned(lenAt, 4, ipLen(skb));
   return () => kmem.writeUnsigned(lenAt, 4, saved);
+}
+/** offsets of the struct sk_buff fields a hook site writes (head/data pointers; len, end, tail, data_len 4 bytes) */
+interface SkbFields { type: number | null; len: number; head: number; data: number; end: number; tail: number; dataLen: number }
+let skbFields: SkbFields | null = null;
+function fields(): SkbFields {
+  const T = 'struct sk_buff';
+  const o = (n: string) => kmem.fieldOf(T, n).offset;
+  return { type: btfLookupType(T), len: o('len'), head: o('head'), data: o('data'), end: o('end'), tail: o('tail'), dataLen: o('data_len') };
 }
 
 /**

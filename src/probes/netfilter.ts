@@ -226,6 +226,7 @@ class NfHit implements KHit {
   }
 }
 
+const okfnAddrs = new Map<string, number>();
 let machine: Machine | null = null;
 /** The machine whose network namespace gets the hooks (null: none; the probes never fire). */
 export function setNetfilterMachine(m: Machine | null): void {
@@ -257,7 +258,8 @@ export class NetfilterFamily implements ProbeFamilyRuntime {
     if (!this.armed || engine.state !== 'RUNNING') return NF_ACCEPT;
     const ctx = st.cpu.ctx;
     const hit = new NfHit(ctx);
-    const okfn = kallsymsLookupName(st.okfn) ?? 0;
+    let okfn = okfnAddrs.get(st.okfn);
+    if (okfn === undefined) okfnAddrs.set(st.okfn, (okfn = kallsymsLookupName(st.okfn) ?? 0));
     hit.args = [st.hook, skb, st.in, st.out, okfn];
     hit.regs.args = hit.args;
     const m = p.meta;
