@@ -139,6 +139,8 @@ export class Deriver {
       kids.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       // `**` also spans components
       for (const ch of kids) {
+        // `**` as the last component: an inner node (netfilter.ip of netfilter.ip.local_out) is no match itself
+        if (i + 1 === comps.length && c.name.includes('**') && !ch.aliases.length && !ch.provider) continue;
         this.match(ch, loc, i + 1, [...concrete, { ...c, name: ch.name }], body, out);
       }
       const dglob = c.name.indexOf('**');
@@ -147,7 +149,8 @@ export class Deriver {
         const pre = c.name.slice(0, dglob) + '*';
         const rest: A.ProbePointComponent = { ...c, name: '**' + c.name.slice(dglob + 2) };
         const sub: A.ProbePoint = { ...loc, components: [...comps.slice(0, i), rest, ...comps.slice(i + 1)] };
-        const spans = [...node.children.values()].filter((ch) => ch.arg === 'none' && globMatch(pre, ch.name));
+        // (spanning needs a deeper component: a leaf was matched by the loop above)
+        const spans = [...node.children.values()].filter((ch) => ch.arg === 'none' && ch.children.size > 0 && globMatch(pre, ch.name));
         spans.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         for (const ch of spans) {
           try {

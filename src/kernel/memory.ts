@@ -186,6 +186,16 @@ export class KernelMemory extends AddressSpace {
   /** Address and type of a (dotted, embedded) member path inside an object: 'f_path.dentry'. */
   fieldOf(type: string | number, path: string): { offset: number; type: number; bitSize: number; bitOffset: number } {
     const id = typeof type === 'number' ? type : this.typeId(type);
+    // memoized per (type, path): materializers lay out the same members for every object
+    const key = `${id}:${path}`;
+    const hit = this.fieldCache.get(key);
+    if (hit) return hit;
+    const f = this.resolveField(id, path);
+    this.fieldCache.set(key, f);
+    return f;
+  }
+  private readonly fieldCache = new Map<string, Readonly<{ offset: number; type: number; bitSize: number; bitOffset: number }>>();
+  private resolveField(id: number, path: string): { offset: number; type: number; bitSize: number; bitOffset: number } {
     const steps = btfResolveChain(id, path.split('.').map((s) => (/^\d+$/.test(s) ? `[${s}]` : s)));
     let off = 0;
     for (const s of steps) {

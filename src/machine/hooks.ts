@@ -19,6 +19,7 @@ import type { Prog } from './task';
 import { kmem } from '../kernel/memory';
 import './nethooks';
 import './sighooks';
+import './netfilter';
 
 const ENOENT = 2, EBADF = 9, ECHILD = 10, EAGAIN = 11, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22,
   EPIPE = 32, ENOTEMPTY = 39, ESRCH = 3, EINTR = 4, EPERM = 1;

@@ -448,7 +448,7 @@ defineHook('raw_send', (_m, _c, _t, e) => {
 
 // ---------------------------------------------------------------- the device and the backlog
 
-const loDev = { name: 'lo', mtu: 65536, ifindex: 1, type: 772, flags: 0x49 };
+export const loDev = { name: 'lo', mtu: 65536, ifindex: 1, type: 772, flags: 0x49 };
 defineHook('lo_xmit', (m, _c, _t, e) => {
   const p = e.out as Packet;
   e.skb = p.skb;
@@ -821,7 +821,7 @@ defineTpArgs('netif_receive_skb', (_m, _c, _t, e) => [e.skb]);
 defineTpArgs('netif_receive_skb_entry', (_m, _c, _t, e) => [e.skb]);
 defineTpArgs('netif_receive_skb_exit', () => [0]);
 defineTpArgs('consume_skb', (_m, _c, _t, e) => [e.skb ?? null]);
-defineTpArgs('kfree_skb', (_m, _c, _t, e) => [e.skb ?? null, 0, 2]);
+defineTpArgs('kfree_skb', (_m, _c, _t, e) => [e.skb ?? null, 0, e.dropReason ?? 2]);
 defineTpArgs('skb_copy_datagram_iovec', (_m, _c, _t, e) => [e.skb ?? null, e.copied ?? 0]);
 defineTpArgs('tcp_probe', (_m, _c, _t, e) => [e.sk, e.skb]);
 defineTpArgs('tcp_rcv_space_adjust', (_m, _c, _t, e) => [e.sk]);

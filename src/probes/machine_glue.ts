@@ -22,12 +22,14 @@ import type { Engine } from '../runtime/engine';
 import { taskInfo } from './hit';
 import { setProcfsMachine } from './procfs';
 import { adoptStapio } from './stapio';
+import { setNetfilterMachine } from './netfilter';
 
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   // struct file / inode / dentry layouts of the machine's OpenFile and Inode objects
   installMaterializers();
   setProcfsMachine(m);
+  setNetfilterMachine(m);
   setCurrentTaskSource((cpu) => m.current(cpu));
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setBacktraceSource((ctx) => {
@@ -45,6 +47,7 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
 export function disconnectMachine(): void {
   setCurrentTaskSource(null);
   setProcfsMachine(null);
+  setNetfilterMachine(null);
   setCurrentCpuContext(null);
   setBacktraceSource(null);
 }

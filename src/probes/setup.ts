@@ -22,6 +22,7 @@ import { TimerProfileFamily } from './timer_profile';
 import { compileTarget, planFor, targetPointee } from './targets';
 import { kernelBuiltins } from './context';
 import { registerProcfs, compileProcfsTarget, compileProcfsAssign, ProcfsFamily } from './procfs';
+import { registerNetfilter, compileNetfilterTarget, compileNetfilterAssign, NetfilterFamily } from './netfilter';
 
 let installed = false;
 
@@ -51,6 +52,7 @@ export function installKernelProbes(): void {
   installed = true;
   addProviderSetup((r) => {
     registerProcfs(r); // procfs("PATH").read/.write (src/probes/procfs.ts): its own $value typing
+    registerNetfilter(r); // netfilter.hook(..).pf(..) (src/probes/netfilter.ts): $verdict, parameters
     patchProviders(r);
     for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, prov);
     r.register('kernel.trace(string)', tracepointProvider);
@@ -64,8 +66,8 @@ export function installKernelProbes(): void {
       },
     });
   });
-  setTargetCodegen((e, api) => compileProcfsTarget(e, api) ?? compileTarget(e, api));
-  setTargetAssignCodegen(compileProcfsAssign);
+  setTargetCodegen((e, api) => compileProcfsTarget(e, api) ?? compileNetfilterTarget(e, api) ?? compileTarget(e, api));
+  setTargetAssignCodegen((e, api) => compileProcfsAssign(e, api) ?? compileNetfilterAssign(e, api));
   for (const [k, f] of Object.entries(kernelBuiltins)) builtins[k] = f;
   require('./tapset_builtins').installTapsetBuiltins(builtins); // issue 7: tapset-library builtins (stdlib/aux_syscalls.stp ...)
 }
@@ -78,5 +80,6 @@ export function kernelFamilies(): ProbeFamilyRuntime[] {
     new TracepointFamily(),
     new TimerProfileFamily(),
     new ProcfsFamily(),
+    new NetfilterFamily(),
   ];
 }

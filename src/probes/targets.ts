@@ -52,6 +52,11 @@ export interface TargetEnv {
 }
 
 const envCache = new WeakMap<A.ResolvedPoint, TargetEnv | null>();
+const familyEnvs = new Map<string, (rp: A.ResolvedPoint) => TargetEnv | null>();
+/** Other families with `$` context variables (netfilter): their environment, KHit.args-based. */
+export function defineFamilyEnv(family: string, f: (rp: A.ResolvedPoint) => TargetEnv | null): void {
+  familyEnvs.set(family, f);
+}
 
 /** The target-variable environment of a resolved point (null: no `$` context). */
 export function envFor(rp: A.ResolvedPoint): TargetEnv | null {
@@ -71,6 +76,9 @@ export function envFor(rp: A.ResolvedPoint): TargetEnv | null {
       ret: null, isReturn: false, where: d.name, fnAddr: 0, file: '',
       tracepoint: { name: d.name, system: String(d.system ?? '') },
     };
+  } else {
+    const f = familyEnvs.get(rp.family);
+    if (f) env = f(rp);
   }
   envCache.set(rp, env);
   return env;

@@ -264,6 +264,8 @@ const tar: ProgramMain = function* (u, argv) {
 
 // ---------------------------------------------------------------- ping
 
+const SEND_ERRORS: Record<number, string> = { 1: 'Operation not permitted', 22: 'Invalid argument', 105: 'No buffer space available' };
+
 const ping: ProgramMain = function* (u, argv) {
   let count = Infinity, interval = 1, quiet = false, size = 56;
   let host = '';
@@ -281,7 +283,9 @@ const ping: ProgramMain = function* (u, argv) {
   if (!(count > 0)) { yield* u.err(`ping: invalid argument: '${count}': out of range: 1 <= value <= 9223372036854775807\n`); return 1; }
   const names: Record<string, string> = { localhost: '127.0.0.1', 'ip6-localhost': '127.0.0.1', [u.m.hostname]: '127.0.1.1' };
   const addr = names[host] ?? host;
-  if (!/^\d+\.\d+\.\d+\.\d+$/.test(addr)) { yield* u.err(`ping: ${host}: Name or service not known\n`); return 2; }
+  // other names go to DNS: the nameserver of /etc/resolv.conf is off the loopback-only machine, so
+  // the resolver's connect() fails (ENETUNREACH) before any packet leaves, and getaddrinfo gives EAI_AGAIN
+  if (!/^\d+\.\d+\.\d+\.\d+$/.test(addr)) { yield* u.err(`ping: ${host}: Temporary failure in name resolution\n`); return 2; }
   if (!addr.startsWith('127.')) { yield* u.err('ping: connect: Network is unreachable\n'); return 2; }
   let fd = yield* u.socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
   if (fd < 0) fd = yield* u.socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
@@ -306,9 +310,10 @@ const ping: ProgramMain = function* (u, argv) {
     pkt[2] = sum >> 8; pkt[3] = sum & 0xff;
     const t0 = u.m.now;
     const r = yield* u.sendto(fd, pkt, 0);
-    if (r < 0) { yield* u.err(`ping: sendmsg: ${r}\n`); break; }
     sent++;
-    for (;;) {
+    // a refused send (a netfilter hook dropped the echo request: EPERM) is reported and counted
+    if (r < 0) yield* u.err(`ping: sendmsg: ${SEND_ERRORS[-r] ?? `Unknown error ${-r}`}\n`);
+    else for (;;) {
       const x = yield* u.recv(fd, 192);
       if (x.ret < 0 || !x.data) break;
       const b = x.data;
