@@ -15,7 +15,8 @@
  *  - `&`, `|`, `^`, `~`, `<<`: JS int32 operators are exact on int32 operands; ToInt32 of a
  *    safe integer is its low 32 bits, so `x & m` with 0 <= m < 2^31 is exact for any safe x
  *    (and for any tree of `& | ^ ~` over safe integers below such a mask);
- *  - `>>` by a constant k: `a >> k` for int32 a and k < 32, else `Math.floor(a / 2^k)`.
+ *  - `>>` by a count known to be k in [0, 63]: `a >> k` for int32 a and k < 32, else
+ *    `Math.floor(a / 2^k)` (exact: division by a power of two).
  * A division or remainder whose divisor range excludes 0 cannot fail: no error location.
  */
 import type * as A from '../ast';
@@ -67,15 +68,16 @@ export function fastBinary(op: A.BinaryOp, ra: Range, rb: Range, rr: Range): Emi
 function fastShift(op: '<<' | '>>' | '>>>', ra: Range, rb: Range, rr: Range): Emit | null {
   const k = constCount(rb);
   if (k === null) return null;
-  if (k === 0) return (a) => a;
+  // the count's code is always evaluated (it may have effects); a literal is used as is
+  const pow = (b: string) => (/^[0-9]+$/.test(b) ? `${2 ** k}` : `2 ** ${b}`);
   if (op === '<<') {
-    if (within(ra, INT32) && within(rr, INT32) && k < 32) return (a) => `(${a} << ${k})`;
-    if (within(rr, SAFE)) return (a) => `(${a} * ${2 ** k})`;
+    if (within(ra, INT32) && within(rr, INT32) && k < 32) return (a, b) => `(${a} << ${b})`;
+    if (within(rr, SAFE)) return (a, b) => `(${a} * ${pow(b)})`;
     return null;
   }
   if (op === '>>>' && ra.lo < 0n) return null;
-  if (within(ra, INT32) && k < 32) return (a) => `(${a} >> ${k})`;
-  return (a) => `Math.floor(${a} / ${2 ** k})`;
+  if (within(ra, INT32) && k < 32) return (a, b) => `(${a} >> ${b})`;
+  return (a, b) => `Math.floor(${a} / ${pow(b)})`;
 }
 
 /** Plain JS for unary `-a` / `~a`; null: use the helper. */

@@ -1216,7 +1216,12 @@ class Translator {
       if (e.op === '.=') return `(${x} = T(${x} + ${this.ex(e.value)}))`;
       const bop = assignBinaryOp(e.op);
       const fast = bop && fastBinary(bop, this.rng(t), this.rng(e.value), this.rng(e));
-      if (fast) return `(${x} = ${fast(x, this.ex(e.value))})`;
+      if (fast) {
+        if (!isDiv || !this.mayThrow(e.value)) return `(${x} = ${fast(x, this.ex(e.value))})`;
+        // `/=` `%=` read the target after the value (as the helper form below does)
+        const v = this.temp();
+        return `(${v} = ${this.ex(e.value)}, ${x} = ${fast(x, v)})`;
+      }
       if (isDiv) {
         const v = this.temp();
         return `(${v} = ${this.ex(e.value)}, L = ${this.loc(e.tok)}, ${x} = ${fn}(${x}, ${v}))`;
