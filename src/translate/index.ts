@@ -10,7 +10,12 @@
  * comment pointing back at the .stp source.  Nothing walks the AST at run time.
  *
  * Conventions of the generated code (the runtime object `R` is built by the engine):
- *  - longs are canonical `number | bigint` operated on through src/runtime/int64.ts;
+ *  - longs are canonical `number | bigint` operated on through src/runtime/int64.ts, or by
+ *    plain JS operators where the range analysis (ranges.ts, arith.ts) proves them exact;
+ *  - a handler or function whose code gets faster when some long globals/parameters are known
+ *    small on entry comes in two versions: `p_N` / `f_NAME` checks those values first (the
+ *    `// fast version: ...` comment says which ranges) and otherwise calls the generic
+ *    `p_N$generic` / `f_NAME$generic`, compiled for any int64 values;
  *    strings are latin1 JS strings truncated to MAXSTRINGLEN-1 (`T(s)`);
  *  - `c` is the probe context (pp, pn, cpu, task, regex/tokenize state) passed to every
  *    stap function and builtin;
@@ -27,7 +32,7 @@ import { SemanticError, PassFailed, Diagnostics } from '../diag';
 import { parseFormat, FormatConv } from '../runtime/format';
 import { compileEre } from '../runtime/strings';
 import { renderTokenFull, tokenWhere } from './tokens';
-import { analyzeHandler, assignBinaryOp, RangeMap, Range, TOP, INT32, SAFE, exact, addR, subR, tracked, within } from './ranges';
+import { analyzeHandler, assignBinaryOp, RangeMap, Range, TOP, INT32, SAFE, exact, addR, subR, tracked, within, hasZero } from './ranges';
 import { fastBinary, fastUnary, low32Able } from './arith';
 
 export interface TranslateOptions {
@@ -939,7 +944,7 @@ class Translator {
     let r = false;
     walk(e, (x) => {
       if (x.k === 'call' || x.k === 'print' || x.k === 'statop' || x.k === 'hist' || x.k === 'regex' ||
-        (x.k === 'binary' && (x.op === '/' || x.op === '%')) || (x.k === 'index' && x.base.k === 'hist') ||
+        (x.k === 'binary' && (x.op === '/' || x.op === '%') && hasZero(this.rng(x.right))) || (x.k === 'index' && x.base.k === 'hist') ||
         (x.k === 'assign') || x.k === 'incdec') r = true;
     });
     return r;
@@ -1065,8 +1070,8 @@ class Translator {
     }
     const fast = fastBinary(e.op, ra, rb, this.rng(e));
     if (fast) return fast(this.ex(e.left), this.ex(e.right));
-    if (e.op === '/' || e.op === '%') return this.located(e.tok, [e.left, e.right], (a) => `${f}(${a[0]}, ${a[1]})`);
-    return `${f}(${this.ex(e.left)}, ${this.ex(e.right)})`;
+    if ((e.op === '/' || e.op === '%') && hasZero(rb)) return this.located(e.tok, [e.left, e.right], (a) => `${f}(${a[0]}, ${a[1]})`);
+    return `${f}(${this.ex(e.left)}, ${this.ex(e.right)})`; // (a nonzero divisor cannot fail: no location)
   }
 
   private rng(e: A.Expr): Range {
