@@ -612,8 +612,8 @@ class Translator {
   }
 
   /**
-   * The generic body (locals start at 0, everything else unknown) and, when it makes a
-   * difference, a fast body compiled assuming some long globals/parameters lie in given
+   * The generic body (locals start at 0, everything else unknown) and, when it saves at
+   * least two int64 helper calls, a fast body compiled assuming some long globals/parameters lie in given
    * ranges on entry (`guards`, checked at run time).  The guards are those whose assumption
    * changes the code (each one dropped in turn while the fast code stays the same).  They
    * assume int32 values, except for a global the body may move out of int32 (a growing
@@ -656,7 +656,8 @@ class Translator {
       });
     }
     this.errors.length = nErr; // extra versions report the same errors again
-    if (fk === key(generic)) return { generic, guards: [] };
+    // the guards cost about one helper call: not worth a second version for less than two
+    if (fk === key(generic) || helperCalls(key(generic)) - helperCalls(fk) < 2) return { generic, guards: [] };
     return { generic, fast, guards };
   }
 
@@ -1455,6 +1456,12 @@ class Translator {
 
 const withinSafe = (r: Range) => r.lo >= -9007199254740991n && r.hi <= 9007199254740991n;
 const within31 = (r: Range) => r.lo >= 0n && r.hi <= 2147483647n;
+
+const HELPER_CALL = /\b(?:add|sub|mul|div|mod|neg|bitAnd|bitOr|bitXor|bitNot|shlS|shrS|ushrS)\(/g;
+/** Number of int64 helper calls in generated code. */
+function helperCalls(js: string): number {
+  return js.match(HELPER_CALL)?.length ?? 0;
+}
 
 function sameParams(a: A.Long[], b: A.Long[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
