@@ -638,26 +638,34 @@ class Translator {
     const fast = assuming(guards);
     const fk = key(fast);
     const exit = this.exitRanges;
-    if (fk !== key(generic) && cands.length <= 12) {
+    // the guards cost about one helper call: not worth a second version for less than two
+    if (helperCalls(key(generic)) - helperCalls(fk) < 2) {
+      this.errors.length = nErr; // extra versions report the same errors again
+      return { generic, guards: [] };
+    }
+    if (cands.length <= 12) {
       if (cands.length > 1) {
         for (const d of cands) {
           const fewer = guards.filter((x) => x.decl !== d);
           if (key(assuming(fewer)) === fk) guards = fewer;
         }
       }
-      guards = guards.map((g, i) => {
-        if (g.decl.kind !== 'global' || within(exit.get(g.decl) ?? TOP, INT32)) return g;
+      // one guard at a time, each trial with the widenings already accepted: the fast code is
+      // proven for the final set of guards as a whole
+      for (let i = 0; i < guards.length; i++) {
+        const g = guards[i];
+        if (g.decl.kind !== 'global' || within(exit.get(g.decl) ?? TOP, INT32)) continue;
         for (const r of GUARD_RANGES) {
           const wider = guards.slice();
           wider[i] = { decl: g.decl, range: r };
-          if (key(assuming(wider)) === fk) return wider[i];
+          if (key(assuming(wider)) === fk) {
+            guards = wider;
+            break;
+          }
         }
-        return g;
-      });
+      }
     }
-    this.errors.length = nErr; // extra versions report the same errors again
-    // the guards cost about one helper call: not worth a second version for less than two
-    if (fk === key(generic) || helperCalls(key(generic)) - helperCalls(fk) < 2) return { generic, guards: [] };
+    this.errors.length = nErr;
     return { generic, fast, guards };
   }
 
