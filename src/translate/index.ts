@@ -10,7 +10,12 @@
  * comment pointing back at the .stp source.  Nothing walks the AST at run time.
  *
  * Conventions of the generated code (the runtime object `R` is built by the engine):
- *  - longs are canonical `number | bigint` operated on through src/runtime/int64.ts;
+ *  - longs are canonical `number | bigint` operated on through src/runtime/int64.ts, or by
+ *    plain JS operators where the range analysis (ranges.ts, arith.ts) proves them exact;
+ *  - a handler or function whose code gets faster when some long globals/parameters are known
+ *    small on entry comes in two versions: `p_N` / `f_NAME` checks those values first (the
+ *    `// fast version: ...` comment says which ranges) and otherwise calls the generic
+ *    `p_N$generic` / `f_NAME$generic`, compiled for any int64 values;
  *    strings are latin1 JS strings truncated to MAXSTRINGLEN-1 (`T(s)`);
  *  - `c` is the probe context (pp, pn, cpu, task, regex/tokenize state) passed to every
  *    stap function and builtin;
@@ -28,6 +33,8 @@ import { parseFormat, FormatConv } from '../runtime/format';
 import { compileEre } from '../runtime/strings';
 import { renderTokenFull, tokenWhere } from './tokens';
 import { constValue } from './consts';
+import { analyzeHandler, assignBinaryOp, RangeMap, Range, TOP, INT32, SAFE, exact, addR, subR, tracked, within, hasZero } from './ranges';
+import { fastBinary, fastUnary, low32Able } from './arith';
 
 export interface TranslateOptions {
   /** Receives pass-3 semantic errors.  Without one, the first error is thrown as SemanticError. */
@@ -274,6 +281,12 @@ const WHERE = (tok: A.Token) => `${tok.file.name}:${tok.line}`;
 // ---------------------------------------------------------------------------------------------
 
 type HistRef = { decl: A.VarDecl; h: number };
+type BodyVersion = { cond?: string; lines: string[]; temps: number };
+/** A run-time entry assumption of a specialised body: `decl` holds a value in `range`. */
+type Guard = { decl: A.VarDecl; range: Range };
+/** Entry assumptions tried for a guard, widest first (then int32). */
+const GUARD_RANGES: Range[] = [SAFE, ...[50, 44, 36].map((k) => ({ lo: -(2n ** BigInt(k)), hi: 2n ** BigInt(k) }))];
+const bitLength = (x: bigint) => x.toString(2).length - 1;
 
 interface FnCtx {
   kind: 'probe' | 'function';
@@ -305,6 +318,10 @@ class Translator {
   private curHandler: string | null = null;
   private afterLines: string[] = [];
   private nConsts = 0;
+  /** Ranges of the long expressions of the body being generated (src/translate/ranges.ts). */
+  private rm: RangeMap = new Map();
+  /** Variable ranges at the end of the last body generated. */
+  private exitRanges = new Map<A.VarDecl, Range>();
 
   constructor(private program: A.Program, private limits: Limits, private defines?: Map<string, string>) {
     this.maxStr = limits.maxStringLen - 1;
@@ -526,24 +543,29 @@ class Translator {
     const pnames = params.map((p) => this.localName(p));
     const locals = this.collectLocals(fn.body as A.Block, fn.locals, params);
     for (const d of locals) this.localName(d);
-    const bodyLines = this.block(fn.body as A.Block, '    ');
+    const v = this.specialise({ body: fn.body as A.Block }, locals, params, '    ');
     const o: string[] = [];
     const sig = `${fn.name}:${fn.type ?? 'unknown'} (${params.map((p) => `${p.name}:${p.type ?? 'unknown'}`).join(', ')})`;
     o.push(`// function ${sig}  ${tokenWhere(fn.tok)}`);
-    o.push(`function ${name}(c${pnames.map((p) => ', ' + p).join('')}, site) {`);
-    o.push('  if (depth >= MAXNEST) nestErr(site);');
-    o.push('  depth++;');
-    if (locals.length) o.push(`  let ${locals.map((d) => `${this.localName(d)} = ${this.localInit(d)}`).join(', ')};`);
-    if (this.f.temps) o.push(`  let ${range(this.f.temps).map((i) => `t${i}`).join(', ')};`);
-    o.push('  try {');
-    o.push(...bodyLines);
-    o.push(`    return ${fn.type === 'string' ? '""' : '0'};`);
-    o.push('  } catch (e) {');
-    o.push('    throw frame(e, L, site);');
-    o.push('  } finally {');
-    o.push('    depth--;');
-    o.push('  }');
-    o.push('}');
+    const args = `c${pnames.map((p) => ', ' + p).join('')}, site`;
+    const ret = `return ${fn.type === 'string' ? '""' : '0'};`;
+    const one = (fname: string, ver: BodyVersion, guard?: string) => {
+      const f = [`function ${fname}(${args}) {`];
+      if (guard) f.push(guard);
+      f.push('  if (depth >= MAXNEST) nestErr(site);');
+      f.push('  depth++;');
+      if (locals.length) f.push(`  let ${locals.map((x) => `${this.localName(x)} = ${this.localInit(x)}`).join(', ')};`);
+      if (ver.temps) f.push(`  let ${range(ver.temps).map((i) => `t${i}`).join(', ')};`);
+      f.push('  try {', ...ver.lines, `    ${ret}`);
+      f.push('  } catch (e) {', '    throw frame(e, L, site);', '  } finally {', '    depth--;', '  }', '}');
+      return f;
+    };
+    if (v.fast) {
+      o.push(`// fast version: ${this.guardNote(v.guards)}`);
+      o.push(...one(name, v.fast, `  if (!(${this.guardSrc(v.guards)})) return ${name}$generic(${args});`));
+      o.push(`// generic version of ${name} (any int64 values)`);
+      o.push(...one(`${name}$generic`, v.generic));
+    } else o.push(...one(name, v.generic));
     return o;
   }
 
@@ -552,20 +574,129 @@ class Translator {
     this.curProbe = p; this.curHandler = name; this.afterLines = []; // target codegen hook (issue 6)
     const locals = this.collectLocals(p.body, p.locals, []);
     for (const d of locals) this.localName(d);
-    const cond = p.condition ? this.ex(p.condition) : undefined;
-    const bodyLines = this.block(p.body, '  ');
+    const v = this.specialise({ cond: p.condition, body: p.body }, locals, [], '  ');
     const o: string[] = [];
     o.push(`// probe ${p.point.pp}${p.chain.length ? ' /* <- ' + p.chain.join(' <- ') + ' */' : ''}  ${tokenWhere(p.tok)}`);
-    o.push(`function ${name}(c) {`);
-    o.push('  act = MAXACT; depth = 0; L = 0;');
-    if (locals.length) o.push(`  let ${locals.map((d) => `${this.localName(d)} = ${this.localInit(d)}`).join(', ')};`);
-    if (this.f.temps) o.push(`  let ${range(this.f.temps).map((i) => `t${i}`).join(', ')};`);
-    if (cond) o.push(`  if (${cond} === 0) return; // probe condition`);
-    o.push(...bodyLines);
-    o.push('}');
+    const one = (fname: string, ver: BodyVersion, guard?: string) => {
+      const f = [`function ${fname}(c) {`];
+      if (guard) f.push(guard);
+      f.push('  act = MAXACT; depth = 0; L = 0;');
+      if (locals.length) f.push(`  let ${locals.map((d) => `${this.localName(d)} = ${this.localInit(d)}`).join(', ')};`);
+      if (ver.temps) f.push(`  let ${range(ver.temps).map((i) => `t${i}`).join(', ')};`);
+      if (ver.cond) f.push(`  if (${ver.cond} === 0) return; // probe condition`);
+      f.push(...ver.lines, '}');
+      return f;
+    };
+    if (v.fast) {
+      o.push(`// fast version: ${this.guardNote(v.guards)}`);
+      o.push(...one(name, v.fast, `  if (!(${this.guardSrc(v.guards)})) return ${name}$generic(c);`));
+      o.push(`// generic version of ${name} (any int64 values)`);
+      o.push(...one(`${name}$generic`, v.generic));
+    } else o.push(...one(name, v.generic));
     o.push(...this.afterLines); // target codegen hook (issue 6)
     this.curProbe = null; this.curHandler = null; this.afterLines = [];
     return o;
+  }
+
+  // ------------------------------------------------------------------ range-specialised bodies
+
+  /** One generated body: probe condition (JS), lines, number of temporaries. */
+  private bodyVersion(roots: { cond?: A.Expr; body: A.Block }, init: Map<A.VarDecl, Range>, ind: string): BodyVersion {
+    const an = analyzeHandler(roots, init);
+    this.rm = an.ranges;
+    this.exitRanges = an.exit;
+    this.f.temps = 0;
+    const cond = roots.cond ? this.ex(roots.cond) : undefined;
+    const lines = this.block(roots.body, ind);
+    this.rm = new Map();
+    return { cond, lines, temps: this.f.temps };
+  }
+
+  /**
+   * The generic body (locals start at 0, everything else unknown) and, when it saves at
+   * least two int64 helper calls, a fast body compiled assuming some long globals/parameters lie in given
+   * ranges on entry (`guards`, checked at run time).  The guards are those whose assumption
+   * changes the code (each one dropped in turn while the fast code stays the same).  They
+   * assume int32 values, except for a global the body may move out of int32 (a growing
+   * total): its guard is widened as far as the fast code stays the same, so that the fast
+   * version keeps running as long as it can.
+   */
+  private specialise(roots: { cond?: A.Expr; body: A.Block }, locals: A.VarDecl[], params: A.VarDecl[], ind: string):
+    { generic: BodyVersion; fast?: BodyVersion; guards: Guard[] } {
+    const base = new Map<A.VarDecl, Range>();
+    for (const d of locals) if (tracked(d)) base.set(d, exact(0n));
+    const generic = this.bodyVersion(roots, base, ind);
+    const cands = this.guardCandidates(roots, params);
+    if (!cands || !cands.length || this.errors.length) return { generic, guards: [] };
+    const nErr = this.errors.length;
+    const assuming = (gs: Guard[]) => {
+      const m = new Map(base);
+      for (const g of gs) m.set(g.decl, g.range);
+      return this.bodyVersion(roots, m, ind);
+    };
+    const key = (v: BodyVersion) => `${v.cond ?? ''}\n${v.lines.join('\n')}`;
+    let guards: Guard[] = cands.map((d) => ({ decl: d, range: INT32 }));
+    const fast = assuming(guards);
+    const fk = key(fast);
+    const exit = this.exitRanges;
+    // the guards cost about one helper call: not worth a second version for less than two
+    if (helperCalls(key(generic)) - helperCalls(fk) < 2) {
+      this.errors.length = nErr; // extra versions report the same errors again
+      return { generic, guards: [] };
+    }
+    if (cands.length <= 12) {
+      if (cands.length > 1) {
+        for (const d of cands) {
+          const fewer = guards.filter((x) => x.decl !== d);
+          if (key(assuming(fewer)) === fk) guards = fewer;
+        }
+      }
+      // one guard at a time, each trial with the widenings already accepted: the fast code is
+      // proven for the final set of guards as a whole
+      for (let i = 0; i < guards.length; i++) {
+        const g = guards[i];
+        if (g.decl.kind !== 'global' || within(exit.get(g.decl) ?? TOP, INT32)) continue;
+        for (const r of GUARD_RANGES) {
+          const wider = guards.slice();
+          wider[i] = { decl: g.decl, range: r };
+          if (key(assuming(wider)) === fk) {
+            guards = wider;
+            break;
+          }
+        }
+      }
+    }
+    this.errors.length = nErr;
+    return { generic, fast, guards };
+  }
+
+  /**
+   * Long scalar globals and long parameters a body reads (first-use order), or null when the
+   * body must be generated once only (target expressions register per-compile state).
+   */
+  private guardCandidates(roots: { cond?: A.Expr; body: A.Block }, params: A.VarDecl[]): A.VarDecl[] | null {
+    const out: A.VarDecl[] = [];
+    let once = false;
+    const visit = (e: A.Expr) => {
+      if (e.k === 'target' || e.k === 'cast' || e.k === 'atvar' || e.k === 'autocast' || e.k === 'entry') once = true;
+      if (e.k === 'sym' && tracked(e.ref) && (e.ref.kind === 'global' || params.includes(e.ref)) && !out.includes(e.ref)) out.push(e.ref);
+    };
+    if (roots.cond) walk(roots.cond, visit);
+    walk(roots.body, visit);
+    return once ? null : out;
+  }
+
+  private guardSrc(gs: Guard[]): string {
+    return gs.map((g) => {
+      const x = g.decl.kind === 'global' ? this.globalNames.get(g.decl)! : this.localName(g.decl);
+      const t = `typeof ${x} === "number"`;
+      return g.range === SAFE ? t : `${t} && ${x} >= ${g.range.lo} && ${x} <= ${g.range.hi}`;
+    }).join(' && ');
+  }
+
+  private guardNote(gs: Guard[]): string {
+    const say = (r: Range) => (r === SAFE ? 'a number (safe integer)' : r === INT32 ? 'int32' : `within +-2^${bitLength(r.hi)}`);
+    return `when on entry ${gs.map((g) => `${g.decl.name} is ${say(g.range)}`).join(', ')} (plain JS arithmetic where proven exact), else the generic version`;
   }
 
   // ------------------------------------------------------------------ statements
@@ -823,7 +954,7 @@ class Translator {
     let r = false;
     walk(e, (x) => {
       if (x.k === 'call' || x.k === 'print' || x.k === 'statop' || x.k === 'hist' || x.k === 'regex' ||
-        (x.k === 'binary' && (x.op === '/' || x.op === '%')) || (x.k === 'index' && x.base.k === 'hist') ||
+        (x.k === 'binary' && (x.op === '/' || x.op === '%') && hasZero(this.rng(x.right))) || (x.k === 'index' && x.base.k === 'hist') ||
         (x.k === 'assign') || x.k === 'incdec') r = true;
     });
     return r;
@@ -861,7 +992,9 @@ class Translator {
         return e.op === '=~' ? m : `(1 - ${m})`;
       }
       case 'unary': {
+        const fast = e.op === '-' || e.op === '~' ? fastUnary(e.op, this.rng(e.operand), this.rng(e)) : null;
         const v = this.ex(e.operand);
+        if (fast) return fast(v);
         switch (e.op) {
           case '-': return `neg(${v})`;
           case '+': return v;
@@ -953,8 +1086,33 @@ class Translator {
       '<<': 'shlS', '>>': 'shrS', '>>>': 'ushrS',
     };
     const f = fn[e.op];
-    if (e.op === '/' || e.op === '%') return this.located(e.tok, [e.left, e.right], (a) => `${f}(${a[0]}, ${a[1]})`);
-    return `${f}(${this.ex(e.left)}, ${this.ex(e.right)})`;
+    const ra = this.rng(e.left);
+    const rb = this.rng(e.right);
+    if (e.op === '&') {
+      // a 31-bit mask: only the low 32 bits of the other operand matter
+      const rangeOf = (x: A.Expr) => this.rng(x);
+      if ((within31(rb) && low32Able(e.left, rangeOf)) || (within31(ra) && low32Able(e.right, rangeOf))) {
+        return `(${this.low32(e.left)} & ${this.low32(e.right)})`;
+      }
+    }
+    const fast = fastBinary(e.op, ra, rb, this.rng(e));
+    if (fast) return fast(this.ex(e.left), this.ex(e.right));
+    if ((e.op === '/' || e.op === '%') && hasZero(rb)) return this.located(e.tok, [e.left, e.right], (a) => `${f}(${a[0]}, ${a[1]})`);
+    return `${f}(${this.ex(e.left)}, ${this.ex(e.right)})`; // (a nonzero divisor cannot fail: no location)
+  }
+
+  private rng(e: A.Expr): Range {
+    return this.rm.get(e) ?? TOP;
+  }
+
+  /** JS int32 code for `e` whose low 32 bits are right (see arith.ts low32Able). */
+  private low32(e: A.Expr): string {
+    const rangeOf = (x: A.Expr) => this.rng(x);
+    if (e.k === 'binary' && (e.op === '&' || e.op === '|' || e.op === '^') && low32Able(e.left, rangeOf) && low32Able(e.right, rangeOf)) {
+      return `(${this.low32(e.left)} ${e.op} ${this.low32(e.right)})`;
+    }
+    if (e.k === 'unary' && e.op === '~' && low32Able(e.operand, rangeOf)) return `(~${this.low32(e.operand)})`;
+    return this.ex(e); // a safe integer (a JS number)
   }
 
   private regex(pat: string, tok: A.Token): string {
@@ -1088,6 +1246,14 @@ class Translator {
       const x = this.symLhs(t);
       if (e.op === '=') return `(${x} = ${this.ex(e.value)})`;
       if (e.op === '.=') return `(${x} = T(${x} + ${this.ex(e.value)}))`;
+      const bop = assignBinaryOp(e.op);
+      const fast = bop && fastBinary(bop, this.rng(t), this.rng(e.value), this.rng(e));
+      if (fast) {
+        if (!isDiv || !this.mayThrow(e.value)) return `(${x} = ${fast(x, this.ex(e.value))})`;
+        // `/=` `%=` read the target after the value (as the helper form below does)
+        const v = this.temp();
+        return `(${v} = ${this.ex(e.value)}, ${x} = ${fast(x, v)})`;
+      }
       if (isDiv) {
         const v = this.temp();
         return `(${v} = ${this.ex(e.value)}, L = ${this.loc(e.tok)}, ${x} = ${fn}(${x}, ${v}))`;
@@ -1146,6 +1312,14 @@ class Translator {
     const back = e.op === '++' ? 'sub' : 'add';
     if (t.k === 'sym') {
       const x = this.symLhs(t);
+      const old = this.rng(t);
+      const nw = e.op === '++' ? addR(old, exact(1n)) : subR(old, exact(1n));
+      if (tracked(t.ref) && withinSafe(old) && withinSafe(nw)) {
+        // plain JS: both the old and the new value are safe integers
+        const upd = `${x} = ${x} ${e.op === '++' ? '+' : '-'} 1`;
+        if (discard || e.prefix) return `(${upd})`;
+        return `(${upd}, ${x} ${e.op === '++' ? '-' : '+'} 1)`;
+      }
       const upd = `${x} = ${e.op === '++' ? 'add' : 'sub'}(${x}, 1)`;
       if (discard || e.prefix) return `(${upd})`;
       return `(${upd}, ${back}(${x}, 1))`;
@@ -1304,6 +1478,15 @@ class Translator {
         return `fI(${jsStr(p.conv)}, ${isStr ? 0 : v}, ${jsStr(p.flag)}, ${w}, ${pr})`;
     }
   }
+}
+
+const withinSafe = (r: Range) => r.lo >= -9007199254740991n && r.hi <= 9007199254740991n;
+const within31 = (r: Range) => r.lo >= 0n && r.hi <= 2147483647n;
+
+const HELPER_CALL = /\b(?:add|sub|mul|div|mod|neg|bitAnd|bitOr|bitXor|bitNot|shlS|shrS|ushrS)\(/g;
+/** Number of int64 helper calls in generated code. */
+function helperCalls(js: string): number {
+  return js.match(HELPER_CALL)?.length ?? 0;
 }
 
 function sameParams(a: A.Long[], b: A.Long[]): boolean {
