@@ -24,6 +24,7 @@ import { runUser } from './user';
 import './paths';
 import './hooks';
 import './retvals';
+import './profile';
 
 export interface MachineOptions {
   /** number of CPUs (default 4) */
