@@ -25,6 +25,8 @@ import './paths';
 import './hooks';
 import './retvals';
 import './profile';
+import { installKobjectHooks } from './kobjects';
+installKobjectHooks();
 
 export interface MachineOptions {
   /** number of CPUs (default 4) */
