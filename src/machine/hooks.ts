@@ -112,6 +112,30 @@ defineHook('walk', (m, _c, t, e) => {
 
 // ---------------------------------------------------------------- open / close
 
+/**
+ * The error of an open found before the file is opened (lookup: ENOENT; do_open: EEXIST,
+ * ENOTDIR, EISDIR), 0 when path_openat goes on to vfs_open.
+ */
+function openError(m: Machine, t: Task, e: Env): number {
+  const p = String(e.a[1]);
+  const flags = Number(e.a[2]);
+  const ino = m.fs.lookup(p, t.proc.cwd);
+  if (!ino) {
+    if (!(flags & O_CREAT)) return -ENOENT;
+    return m.fs.lookupParent(p, t.proc.cwd) ? 0 : -ENOENT;
+  }
+  if (flags & O_CREAT && flags & O_EXCL) return -EEXIST;
+  if (flags & O_DIRECTORY && !ino.isDir) return -ENOTDIR;
+  if (ino.isDir && (flags & 3)) return -EISDIR;
+  return 0;
+}
+defineCond('opened', (_m, _c, _t, e) => typeof e.ret === 'number' && e.ret >= 0);
+defineCond('open_ok', (m, _c, t, e) => openError(m, t, e) === 0);
+defineHook('open_error', (m, _c, t, e) => {
+  e.ret = openError(m, t, e);
+  return H_CONT;
+});
+
 defineHook('open', (m, c, t, e) => {
   const p = String(e.a[1]);
   const flags = Number(e.a[2]);

@@ -344,12 +344,18 @@ __x64_sys_openat
             %slab_filp
             @kmem:kmem_cache_alloc
         %walk
-        vfs_open
-          do_dentry_open
-            security_file_open
-              apparmor_file_open
-            %open
-    fd_install
+        ?open_ok
+          vfs_open
+            do_dentry_open
+              security_file_open
+                apparmor_file_open
+              %open
+        ?!open_ok
+          %open_error
+    ?opened
+      fd_install
+    ?!opened
+      put_unused_fd
     putname
       kmem_cache_free
         @kmem:kmem_cache_free
