@@ -133,8 +133,10 @@ export class Procs {
 
   /**
    * `stap -c CMD` (stapio's start_cmd): a command line without shell syntax is split into words
-   * and spawned directly (posix_spawnp: the command's pid is target()); anything else, or a
-   * program not found on the PATH, runs as `/bin/sh -c CMD`.
+   * and spawned directly (posix_spawnp: a child of `parent`, stapio, that execve()s the program
+   * found on the PATH — execve, sched_process_exec and the comm change happen on the machine; the
+   * command's pid is target()); anything else, or a program not found on the PATH, runs as
+   * `/bin/sh -c CMD`.
    */
   spawnCommand(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
     const words = wordexpPlain(cmd);
