@@ -30,6 +30,7 @@ import { kmem, userSpace, KernelMemory } from '../kernel/memory';
 import { Inode, OpenFile } from './fs';
 import type { Machine, Cpu } from './machine';
 import type { Env, Task } from './task';
+import { openingFile, setFilenameSource } from './kobjects';
 
 type Getter = (m: Machine, c: Cpu, t: Task, e: Env) => unknown;
 
@@ -138,9 +139,15 @@ function fopsAddr(mem: KernelMemory, name: string): number {
 }
 
 function fileAddr(mem: KernelMemory, f: OpenFile): number {
-  const T = 'struct file';
-  const a = mem.allocStruct(T);
+  const a = mem.allocStruct('struct file');
   mem.bind(f, a);
+  fillFile(mem, a, f);
+  return a;
+}
+
+/** Lay out the struct file at `a` for the machine's open file `f` (do_dentry_open's result). */
+export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
+  const T = 'struct file';
   mem.setField(a, T, 'f_flags', f.flags);
   mem.setField(a, T, 'f_mode', ((f.flags & 3) === 0 ? 1 : (f.flags & 3) === 1 ? 2 : 3) | 0x18);
   mem.setField(a, T, 'f_pos', f.pos);
@@ -150,7 +157,6 @@ function fileAddr(mem: KernelMemory, f: OpenFile): number {
     mem.setField(a, T, 'f_path.dentry', dentryAddr(mem, f.inode));
     mem.setField(a, T, 'f_op', fopsAddr(mem, fopsName(f.inode)));
   }
-  return a;
 }
 
 let installed = false;
@@ -222,6 +228,67 @@ function filenameStruct(e: Env, path: string): number {
   return a;
 }
 
+/** getname()'s struct filename of the environment's path (0: the syscall has none). */
+export function filenameAddr(e: Env): number {
+  const p = pathOfEnv(e);
+  return p === undefined ? 0 : filenameStruct(e, p);
+}
+setFilenameSource(filenameAddr);
+
+/** The inode an open in progress resolves to (the walk's result), before its OpenFile exists. */
+function openingInode(m: Machine, t: Task, e: Env): Inode | undefined {
+  if (e.filpFlags === undefined) return undefined;
+  const p = pathOfEnv(e);
+  return p === undefined ? undefined : m.fs.lookup(p, t.proc.cwd) ?? undefined;
+}
+
+/**
+ * The struct file of an open in progress (alloc_empty_file's; src/machine/kobjects.ts).  From
+ * do_dentry_open on, vfs_open has set f_path; security_file_open and later also see f_inode.
+ */
+function openingFileArg(m: Machine, t: Task, e: Env, fnName: string): number {
+  const a = openingFile(e);
+  if (!a || fnName === 'vfs_open') return a;
+  const ino = openingInode(m, t, e);
+  if (ino) {
+    kmem.setField(a, 'struct file', 'f_path.dentry', dentryAddr(kmem, ino));
+    if (fnName !== 'do_dentry_open') kmem.setField(a, 'struct file', 'f_inode', kmem.addrOf(ino));
+  }
+  return a;
+}
+
+const pathStructs = new WeakMap<Env, number>();
+/** The struct path the walk found (nd->path / file->f_path): its dentry. */
+function pathStruct(e: Env, ino: Inode): number {
+  let a = pathStructs.get(e);
+  if (a === undefined) {
+    a = kmem.allocStruct('struct path');
+    pathStructs.set(e, a);
+  }
+  kmem.setField(a, 'struct path', 'dentry', dentryAddr(kmem, ino));
+  return a;
+}
+
+const openFlagsStructs = new WeakMap<Env, number>();
+/** build_open_flags()'s struct open_flags for open(2)'s flags and mode. */
+function openFlagsStruct(e: Env): number {
+  let a = openFlagsStructs.get(e);
+  if (a !== undefined) return a;
+  const T = 'struct open_flags';
+  a = kmem.allocStruct(T);
+  const flags = Number(syscallArg(e, 'flags') ?? e.filpFlags ?? 0);
+  const mode = Number(syscallArg(e, 'mode') ?? 0);
+  // O_CREAT / __O_TMPFILE keep the mode (S_IFREG added), else 0; acc_mode MAY_OPEN | MAY_READ/WRITE
+  kmem.setField(a, T, 'open_flag', flags);
+  kmem.setField(a, T, 'mode', flags & 0o100 ? (mode & 0o7777) | 0o100000 : 0);
+  const acc = (flags & 3) === 0 ? 4 : (flags & 3) === 1 ? 2 : 6;
+  kmem.setField(a, T, 'acc_mode', 0x20 | acc | (flags & 0o1000 ? 2 : 0) | (flags & 0o2000 ? 8 : 0));
+  kmem.setField(a, T, 'intent', 0x100 | (flags & 0o100 ? 0x200 : 0));
+  kmem.setField(a, T, 'lookup_flags', flags & 0o400000 ? 0 : 1);
+  openFlagsStructs.set(e, a);
+  return a;
+}
+
 function structName(type: number): string {
   const r = btfResolve(type);
   const t = btfType(r);
@@ -251,9 +318,16 @@ function getterFor(fnName: string, pname: string, type: number): Getter {
     case 'task_struct':
       return (_m, _c, t, e) => (e.p as Task | undefined) ?? (pname === 'prev' || pname === 'curr' || pname === 'current' ? t : (e.childTask as Task | undefined) ?? t);
     case 'file':
-      return (_m, _c, t, e) => fileOf(t, e) ?? 0;
+      return (m, _c, t, e) => fileOf(t, e) ?? openingFileArg(m, t, e, fnName);
     case 'inode':
-      return (_m, _c, t, e) => (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode ?? 0;
+      return (m, _c, t, e) => (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode ?? openingInode(m, t, e) ?? 0;
+    case 'path':
+      return (m, _c, t, e) => {
+        const ino = (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode ?? openingInode(m, t, e);
+        return ino ? pathStruct(e, ino) : 0;
+      };
+    case 'open_flags':
+      return (_m, _c, _t, e) => (syscallArg(e, 'flags') === undefined ? 0 : openFlagsStruct(e));
     case 'dentry':
       return (_m, _c, t, e) => {
         const ino = (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode;

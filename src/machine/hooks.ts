@@ -17,6 +17,7 @@ import type { U } from './user';
 import type { Prog } from './task';
 // networking: sockets, the loopback device, NET_RX (paths/net.ts)
 import { kmem } from '../kernel/memory';
+import { fillFile } from './args';
 import './nethooks';
 import './sighooks';
 import './netfilter';
@@ -111,6 +112,30 @@ defineHook('walk', (m, _c, t, e) => {
 
 // ---------------------------------------------------------------- open / close
 
+/**
+ * The error of an open found before the file is opened (lookup: ENOENT; do_open: EEXIST,
+ * ENOTDIR, EISDIR), 0 when path_openat goes on to vfs_open.
+ */
+function openError(m: Machine, t: Task, e: Env): number {
+  const p = String(e.a[1]);
+  const flags = Number(e.a[2]);
+  const ino = m.fs.lookup(p, t.proc.cwd);
+  if (!ino) {
+    if (!(flags & O_CREAT)) return -ENOENT;
+    return m.fs.lookupParent(p, t.proc.cwd) ? 0 : -ENOENT;
+  }
+  if (flags & O_CREAT && flags & O_EXCL) return -EEXIST;
+  if (flags & O_DIRECTORY && !ino.isDir) return -ENOTDIR;
+  if (ino.isDir && (flags & 3)) return -EISDIR;
+  return 0;
+}
+defineCond('opened', (_m, _c, _t, e) => typeof e.ret === 'number' && e.ret >= 0);
+defineCond('open_ok', (m, _c, t, e) => openError(m, t, e) === 0);
+defineHook('open_error', (m, _c, t, e) => {
+  e.ret = openError(m, t, e);
+  return H_CONT;
+});
+
 defineHook('open', (m, c, t, e) => {
   const p = String(e.a[1]);
   const flags = Number(e.a[2]);
@@ -139,6 +164,8 @@ defineHook('open', (m, c, t, e) => {
     ino.truncate(0);
   }
   if (flags & O_APPEND) f.pos = ino.size;
+  // the struct file path_openat allocated, when a probe has seen its address
+  if (typeof e.filpAddr === 'number') { kmem.bind(f, e.filpAddr); fillFile(kmem, e.filpAddr, f); }
   e.ret = installFd(t, f);
   // the struct file and fd the rest of the open path sees (fd_install(fd, file), ...)
   e.file = f;
@@ -902,9 +929,7 @@ defineTpArgs('local_timer_entry', () => [236]);
 defineTpArgs('local_timer_exit', () => [236]);
 defineTpArgs('hrtimer_expire_entry', (m) => [{ function: 'tick_sched_timer' }, m.now]);
 defineTpArgs('hrtimer_expire_exit', () => [{ function: 'tick_sched_timer' }]);
-defineTpArgs('kmem_cache_alloc', (m) => [0, 0, { name: 'kmalloc-256', size: 256 }, 0x400cc0, -1]);
 defineTpArgs('kmem_cache_free', () => [0, 0, 'kmalloc-256']);
-defineTpArgs('mm_page_alloc', () => [{ pfn: 0 }, 0, 0x100cca, 1]);
 defineTpArgs('mm_filemap_add_to_page_cache', (_m, _c, _t, e) => [{ mapping: e.ino, index: e.first ?? 0 }]);
 
 void EAGAIN;

@@ -24,6 +24,9 @@ import { runUser } from './user';
 import './paths';
 import './hooks';
 import './retvals';
+import './profile';
+import { installKobjectHooks } from './kobjects';
+installKobjectHooks();
 
 export interface MachineOptions {
   /** number of CPUs (default 4) */

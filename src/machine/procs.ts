@@ -70,8 +70,8 @@ export class Procs {
   }
 
   /** Create a user process from outside (boot services, stap -c): parent, program, argv, fds. */
-  spawn(parent: Process | null, exe: string, argv: string[], fds: (OpenFile | null)[], opts: { uid?: number; cwd?: string; comm?: string } = {}): Process {
-    const main = this.programs.get(exe);
+  spawn(parent: Process | null, exe: string, argv: string[], fds: (OpenFile | null)[], opts: { uid?: number; cwd?: string; comm?: string; main?: ProgramMain } = {}): Process {
+    const main = opts.main ?? this.programs.get(exe);
     if (!main) throw new Error(`no program ${exe}`);
     const pid = this.allocPid();
     const p = new Process(pid, parent);
@@ -133,8 +133,10 @@ export class Procs {
 
   /**
    * `stap -c CMD` (stapio's start_cmd): a command line without shell syntax is split into words
-   * and spawned directly (posix_spawnp: the command's pid is target()); anything else, or a
-   * program not found on the PATH, runs as `/bin/sh -c CMD`.
+   * and spawned directly (posix_spawnp: a child of `parent`, stapio, that execve()s the program
+   * found on the PATH — execve, sched_process_exec and the comm change happen on the machine; the
+   * command's pid is target()); anything else, or a program not found on the PATH, runs as
+   * `/bin/sh -c CMD`.
    */
   spawnCommand(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
     const words = wordexpPlain(cmd);
@@ -145,7 +147,16 @@ export class Procs {
       if (exe) {
         const con = new ConsoleFile(out);
         const econ = err === out ? con : new ConsoleFile(err);
-        return this.spawn(parent ?? this.init, exe, words, [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
+        // stapio forks, and the child execs the command (execve: sched_process_exec, comm
+        // changes): the forked child starts as a copy of its parent
+        const par = parent ?? this.init;
+        const pexe = par.exe || exe;
+        const comm = par.threads[0]?.comm ?? pexe.slice(pexe.lastIndexOf('/') + 1).slice(0, 15);
+        const execMain: ProgramMain = function* (u) {
+          yield* u.exec(exe, words);
+          return yield* u.exit(127);
+        };
+        return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], [this.m.fs.devNullFile(), con, econ], { cwd: '/root', comm, main: execMain });
       }
     }
     return this.spawnShell(cmd, out, err, parent);

@@ -13,10 +13,28 @@ import { defineFnRetsLater, RetRule } from './kexec';
 import type { Env } from './task';
 import { pathNames, pathItems } from './paths/dsl';
 import './paths';
+import { kmem } from '../kernel/memory';
+import { openingFile, slabObject, kmallocObject, pageOf } from './kobjects';
+import { filenameAddr } from './args';
+import { OpenFile } from './fs';
 
 const ret = (e: Env): unknown => e.ret;
 /** int-returning helpers that succeed with 0 (the syscall's positive result is computed later) */
 const zeroOrErr = (e: Env): unknown => (typeof e.ret === 'number' && e.ret < 0 ? e.ret : 0);
+
+/** struct file * of path_openat / do_filp_open: the opened file, or ERR_PTR(-errno) */
+const openedFile = (e: Env): unknown => {
+  if (typeof e.ret === 'number' && e.ret < 0) return e.ret;
+  if (e.file instanceof OpenFile) return kmem.addrOf(e.file);
+  return openingFile(e);
+};
+
+/** Functions returning pointers to the objects the paths create (src/machine/kobjects.ts). */
+const POINTER_RULES: [string, RetRule][] = [
+  ['getname', filenameAddr], ['getname_flags', filenameAddr],
+  ['alloc_empty_file', openingFile], ['path_openat', openedFile], ['do_filp_open', openedFile],
+  ['kmem_cache_alloc', slabObject], ['__kmalloc', kmallocObject], ['__alloc_pages', pageOf],
+];
 
 const RESULT_FUNCTIONS = [
   // read / write
@@ -47,6 +65,7 @@ export function installReturnValues(): void {
     }
     for (const n of names) rules.push([n, ret]);
     for (const n of ['vfs_open', 'do_dentry_open', 'security_file_open', 'rw_verify_area', 'security_file_permission']) rules.push([n, zeroOrErr]);
+    rules.push(...POINTER_RULES);
     return rules;
   });
 }

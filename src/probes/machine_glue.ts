@@ -14,7 +14,8 @@ import type { Machine } from '../machine/machine';
 import type { CpuContext } from '../kernel/current';
 import { symbolAddr } from '../kernel/kallsyms';
 import { setCurrentCpuContext } from './tracepoint';
-import { setCurrentTaskSource } from './timer_profile';
+import { setCurrentTaskSource, setProfileTickSource } from './timer_profile';
+import { setProfileTickListener } from '../machine/profile';
 import { setBacktraceSource } from './context';
 import { installMaterializers } from '../machine/args';
 import type { Process } from '../machine/task';
@@ -31,6 +32,7 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   setProcfsMachine(m);
   setNetfilterMachine(m);
   setCurrentTaskSource((cpu) => m.current(cpu));
+  setProfileTickSource(setProfileTickListener);
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setBacktraceSource((ctx) => {
     const c = m.cpus[ctx.cpu];
@@ -46,6 +48,8 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
 
 export function disconnectMachine(): void {
   setCurrentTaskSource(null);
+  setProfileTickListener(null);
+  setProfileTickSource(null);
   setProcfsMachine(null);
   setNetfilterMachine(null);
   setCurrentCpuContext(null);

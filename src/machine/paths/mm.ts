@@ -13,6 +13,7 @@ asm_exc_page_fault
           ?fault_anon
             __pte_alloc
             __alloc_pages
+              %new_page
               get_page_from_freelist
               @kmem:mm_page_alloc
             clear_page_erms
@@ -34,6 +35,7 @@ asm_exc_page_fault
                       free_swap_slot
               wp_page_copy
                 __alloc_pages
+                  %new_page
                   get_page_from_freelist
                   @kmem:mm_page_alloc
                 copy_mc_enhanced_fast_string

@@ -122,6 +122,7 @@ filemap_alloc_folio
   folio_alloc
     __folio_alloc
       __alloc_pages
+        %new_page
         get_page_from_freelist
         @kmem:mm_page_alloc
 filemap_add_folio
@@ -332,6 +333,7 @@ __x64_sys_openat
     getname
       getname_flags
         kmem_cache_alloc
+          %slab_names_cache
           @kmem:kmem_cache_alloc
     get_unused_fd_flags
       alloc_fd
@@ -339,14 +341,21 @@ __x64_sys_openat
       path_openat
         alloc_empty_file
           kmem_cache_alloc
+            %slab_filp
             @kmem:kmem_cache_alloc
         %walk
-        vfs_open
-          do_dentry_open
-            security_file_open
-              apparmor_file_open
-            %open
-    fd_install
+        ?open_ok
+          vfs_open
+            do_dentry_open
+              security_file_open
+                apparmor_file_open
+              %open
+        ?!open_ok
+          %open_error
+    ?opened
+      fd_install
+    ?!opened
+      put_unused_fd
     putname
       kmem_cache_free
         @kmem:kmem_cache_free
@@ -511,6 +520,7 @@ __x64_sys_clone
     copy_process
       @task:task_newtask
       kmem_cache_alloc
+        %slab_task_struct
         @kmem:kmem_cache_alloc
       ?!thread
         dup_fd
@@ -537,6 +547,19 @@ __x64_sys_execve
       %impl
     ?execok
       load_elf_binary
+        load_elf_phdrs
+          __kmalloc
+            %kmalloc_elf_phdrs
+            @kmem:kmalloc
+        __kmalloc
+          %kmalloc_elf_interp
+          @kmem:kmalloc
+        kfree
+          @kmem:kfree
+        load_elf_phdrs
+          __kmalloc
+            %kmalloc_elf_phdrs
+            @kmem:kmalloc
         begin_new_exec
           mmput
             exit_mmap

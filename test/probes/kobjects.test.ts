@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { compile } from '../translate/pipeline';
+import { resetKernel, stapOnMachine, Session } from './helpers';
+
+/** As `stap --seed N -c CMD SCRIPT`, without the command's own output. */
+const stapC = (script: string, cmd: string, seed = 1): Promise<Session> => stapOnMachine(compile(script), cmd, { seed, commandOutput: false });
+
+describe('probes: objects the kernel paths create (issue 6)', () => {
+  afterEach(resetKernel);
+
+  it('vfs_open gets the struct file alloc_empty_file returned; fd_install gets the same file', async () => {
+    const r = await stapC(`
+global alloc, opened
+probe kernel.function("alloc_empty_file").return { if (pid() == target()) alloc = $return }
+probe kernel.function("vfs_open") {
+  if (pid() == target()) {
+    opened = $file
+    printf("vfs_open same=%d flags=%x mode=%d path=%s\\n", $file == alloc, $file->f_flags, $file->f_mode, kernel_string($path->dentry->d_name->name))
+  }
+}
+probe kernel.function("do_dentry_open") {
+  if (pid() == target()) printf("do_dentry_open same=%d f_path=%s ino=%d\\n", $f == opened, kernel_string($f->f_path->dentry->d_name->name), $inode->i_ino)
+}
+probe kernel.function("fd_install") {
+  if (pid() == target()) printf("fd_install %d same=%d %s\\n", $fd, $file == opened, kernel_string($file->f_path->dentry->d_name->name))
+}
+probe kernel.function("do_filp_open").return { if (pid() == target()) printf("do_filp_open same=%d\\n", $return == opened) }
+`, 'cat /etc/hostname');
+    expect(r.err).to.equal('');
+    const lines = r.out.trim().split('\n');
+    expect(lines[0]).to.equal('vfs_open same=1 flags=0 mode=1 path=hostname');
+    expect(lines[1]).to.match(/^do_dentry_open same=1 f_path=hostname ino=\d+$/);
+    expect(lines[1]).to.not.match(/ino=0$/);
+    expect(lines[2]).to.equal('do_filp_open same=1');
+    expect(lines[3]).to.equal('fd_install 3 same=1 hostname');
+  });
+
+  it('a failed open: do_filp_open returns ERR_PTR(-ENOENT), vfs_open is not called', async () => {
+    const r = await stapC(`
+probe kernel.function("do_filp_open").return { if (pid() == target()) printf("ret %d\\n", $return) }
+probe kernel.function("vfs_open") { if (pid() == target()) println("vfs_open") }
+`, 'cat /nonexistent');
+    expect(r.out).to.equal('ret -2\n');
+  });
+
+  it('getname and kmem_cache_alloc return the struct filename; the tracepoint sees the same object', async () => {
+    const r = await stapC(`
+global tp
+probe kernel.trace("kmem_cache_alloc") { if (pid() == target()) tp[kernel_string($s->name)] = $ptr }
+probe kernel.function("kmem_cache_alloc").return { if (pid() == target()) printf("kmem_cache_alloc %d\\n", $return != 0) }
+probe kernel.function("getname").return {
+  if (pid() == target()) printf("getname %s same=%d\\n", kernel_string($return->name), $return == tp["names_cache"])
+}
+probe kernel.function("alloc_empty_file").return { if (pid() == target()) printf("filp same=%d\\n", $return == tp["filp"]) }
+`, 'cat /etc/hostname');
+    expect(r.err).to.equal('');
+    expect(r.out).to.equal('kmem_cache_alloc 1\ngetname /etc/hostname same=1\nkmem_cache_alloc 1\nfilp same=1\n');
+  });
+
+  it('__kmalloc: load_elf_binary\'s kmalloc users on exec, kmem:kmalloc with the same buffers', async () => {
+    const r = await stapC(`
+global ptrs
+probe kernel.trace("kmalloc") { if (pid() == target()) { ptrs[$ptr] = 1; printf("kmalloc %d %d %s\\n", $bytes_req, $bytes_alloc, symname($call_site)) } }
+probe kernel.function("__kmalloc").return { if (pid() == target()) printf("ret known=%d caller=%s\\n", $return in ptrs, symname(caller_addr())) }
+`, 'ls /');
+    expect(r.err).to.equal('');
+    expect(r.out).to.equal([
+      'kmalloc 728 1024 load_elf_phdrs', 'ret known=1 caller=load_elf_phdrs',
+      'kmalloc 28 32 load_elf_binary', 'ret known=1 caller=load_elf_binary',
+      'kmalloc 616 1024 load_elf_phdrs', 'ret known=1 caller=load_elf_phdrs', '',
+    ].join('\n'));
+  });
+
+  it('__alloc_pages returns the struct page the mm_page_alloc tracepoint reports', async () => {
+    const r = await stapC(`
+global tp, n, same
+probe kernel.trace("mm_page_alloc") { tp = $page }
+probe kernel.function("__alloc_pages").return { n++; same += ($return == tp && $return != 0 && $return->_refcount->counter == 1) }
+probe end { printf("%d %d\\n", n > 0, n == same) }
+`, 'cat /usr/bin/ls');
+    expect(r.err).to.equal('');
+    expect(r.out.slice(-4)).to.equal('1 1\n');
+  });
+
+  it('-c CMD without shell syntax: stapio forks and the child execs CMD (execve, sched_process_exec)', async () => {
+    const r = await stapC(`
+probe syscall.execve { if (pid() == target()) printf("execve %s %s\\n", execname(), filename) }
+probe kprocess.exec { if (pid() == target()) printf("kprocess.exec %s\\n", filename) }
+probe kernel.trace("sched_process_exec") { if (pid() == target()) printf("sched_process_exec %s pid=%d\\n", execname(), $p->pid == target()) }
+probe kprocess.exec_complete { if (pid() == target()) printf("exec_complete %s %d\\n", execname(), success) }
+`, 'ls /');
+    expect(r.err).to.equal('');
+    expect(r.out).to.equal('execve stapio "/usr/bin/ls"\nkprocess.exec /usr/bin/ls\nsched_process_exec ls pid=1\nexec_complete ls 1\n');
+  });
+
+  it('timer.profile fires from each CPU\'s profile_tick, in the interrupted task\'s context', async () => {
+    const r = await stapC(`
+global ticks, prof
+probe kernel.function("profile_tick") { ticks[cpu(), execname()]++ }
+probe timer.profile { prof[cpu(), execname()]++ }
+probe end {
+  n = 0; same = 1; dd = 0
+  foreach ([c, e] in ticks) { n += ticks[c, e]; if (prof[c, e] != ticks[c, e]) same = 0 }
+  foreach ([c, e] in prof) { if (prof[c, e] != ticks[c, e]) same = 0; if (e == "dd") dd = 1 }
+  printf("%d %d %d\\n", n > 0, same, dd)
+}
+`, 'dd if=/dev/zero of=/tmp/x bs=4096 count=20000');
+    expect(r.err).to.equal('');
+    expect(r.out.trim().split('\n').pop()).to.equal('1 1 1');
+  });
+});
