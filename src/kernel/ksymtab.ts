@@ -8,11 +8,12 @@
  * Layout: a JSON header line (format, source stamp, section offsets), then 8-byte aligned
  * sections: addresses (Float64, signed 64-bit values as numbers), nm type letters (Uint8),
  * module index (Int16, -1 vmlinux), name offsets (Uint32, n+1) into a Latin-1 name blob, symbol
- * ids sorted by (name, id), a hash index of names (open addressing, linear probing: per slot the
- * position in that sorted list of a name's first id, or -1; FNV-1a of the Latin-1 bytes), and
- * module data as JSON (parsed on first use).  A name lookup hashes the name and compares it with
- * one or two symbols instead of the ~17 of a binary search (a start looks up a few hundred
- * names, in code not yet optimized).
+ * ids grouped by the hash of their name (FNV-1a of the Latin-1 bytes, masked to a power-of-two
+ * bucket count about n/2; sorted by (bucket, name, id) so a name's ids are neighbours), the
+ * start of each bucket in that list (Uint32, buckets+1), and module data as JSON (parsed on
+ * first use).  A name lookup hashes the name and compares it with the one or two symbols of its
+ * bucket instead of the ~17 of a binary search (a start looks up a few hundred names, in code
+ * not yet optimized); the index adds 256 KB to the file, which a start reads whole.
  * Names are decoded one by one as asked for; only globs decode them all (allNames()).
  */
 import * as fs from 'fs';
@@ -49,7 +50,7 @@ export interface SymtabSource {
   moduleData: ModuleData;
 }
 
-const FORMAT = 'tapsim-ksymtab-2';
+const FORMAT = 'tapsim-ksymtab-3';
 const SOURCES = ['kallsyms.gz', 'modules.gz'];
 
 interface Header {
@@ -57,7 +58,7 @@ interface Header {
   stamp: string;
   n: number;
   /** [byte offset, byte length] of each section, from the start of the file */
-  sections: Record<'addrs' | 'types' | 'mods' | 'nameOff' | 'names' | 'byName' | 'nameHash' | 'modules', [number, number]>;
+  sections: Record<'addrs' | 'types' | 'mods' | 'nameOff' | 'names' | 'byName' | 'nameBuckets' | 'modules', [number, number]>;
 }
 
 export class Symtab {
@@ -71,7 +72,7 @@ export class Symtab {
   private readonly nameOff: Uint32Array;
   private readonly blob: Buffer;
   private readonly byName: Int32Array;
-  private readonly nameHash: Int32Array;
+  private readonly nameBuckets: Uint32Array;
   private readonly moduleText: string;
   private moduleData?: ModuleData;
   private names?: string[];
@@ -85,7 +86,7 @@ export class Symtab {
     this.mods = arr(Int16Array, h.sections.mods);
     this.nameOff = arr(Uint32Array, h.sections.nameOff);
     this.byName = arr(Int32Array, h.sections.byName);
-    this.nameHash = arr(Int32Array, h.sections.nameHash);
+    this.nameBuckets = arr(Uint32Array, h.sections.nameBuckets);
     this.blob = buf.subarray(h.sections.names[0], h.sections.names[0] + h.sections.names[1]);
     this.moduleText = buf.toString('latin1', h.sections.modules[0], h.sections.modules[0] + h.sections.modules[1]);
     // file order is unsigned-ascending: the non-negative (per-cpu, absolute) addresses first
@@ -152,17 +153,14 @@ export class Symtab {
   /** Ids of every symbol with this exact name, ascending (address order). */
   lookup(name: string): number[] {
     const bn = this.byName;
-    const table = this.nameHash;
-    const mask = table.length - 1;
+    const buckets = this.nameBuckets;
+    const b = nameHashOf(name) & (buckets.length - 2);
+    const end = buckets[b + 1];
     const out: number[] = [];
-    for (let slot = nameHashOf(name) & mask; ; slot = (slot + 1) & mask) {
-      let k = table[slot];
-      if (k < 0) return out;
-      if (this.cmp(name, bn[k]) !== 0) continue;
-      do out.push(bn[k++]);
-      while (k < bn.length && this.cmp(name, bn[k]) === 0);
-      return out;
-    }
+    let k = buckets[b];
+    while (k < end && this.cmp(name, bn[k]) > 0) k++;
+    while (k < end && this.cmp(name, bn[k]) === 0) out.push(bn[k++]);
+    return out;
   }
 
   modules(): ModuleData {
@@ -178,20 +176,11 @@ export function nameHashOf(name: string): number {
   return h >>> 0;
 }
 
-/** The hash index of `byName`: a power-of-two table at most 3/8 full. */
-export function buildNameHash(names: readonly string[], byName: Int32Array): Int32Array {
-  let size = 1024;
-  while (size * 3 < names.length * 8) size *= 2;
-  const table = new Int32Array(size).fill(-1);
-  const mask = size - 1;
-  for (let k = 0; k < byName.length; k++) {
-    const name = names[byName[k]];
-    if (k > 0 && names[byName[k - 1]] === name) continue;
-    let slot = nameHashOf(name) & mask;
-    while (table[slot] >= 0) slot = (slot + 1) & mask;
-    table[slot] = k;
-  }
-  return table;
+/** Bucket count of the name index for n symbols: a power of two, at least n/2. */
+export function nameBucketCount(n: number): number {
+  let b = 1024;
+  while (b * 2 < n) b *= 2;
+  return b;
 }
 
 // ------------------------------------------------------------------------- the text form
@@ -258,9 +247,14 @@ export function parseSymtabText(text: string, moduleText: string | null): Symtab
 /** The binary form of a parsed table; `stamp` identifies the data it was made from. */
 export function encodeSymtab(src: SymtabSource, stamp: string): Buffer {
   const n = src.names.length;
-  const byName = Int32Array.from({ length: n }, (_, i) => i);
   const names = src.names;
-  byName.sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : a - b));
+  const nb = nameBucketCount(n);
+  const bucket = Uint32Array.from(names, (s) => nameHashOf(s) & (nb - 1));
+  const byName = Int32Array.from({ length: n }, (_, i) => i);
+  byName.sort((a, b) => bucket[a] - bucket[b] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : a - b));
+  const nameBuckets = new Uint32Array(nb + 1);
+  for (let i = 0; i < n; i++) nameBuckets[bucket[i] + 1]++;
+  for (let b = 0; b < nb; b++) nameBuckets[b + 1] += nameBuckets[b];
   const nameBufs = names.map((s) => Buffer.from(s, 'latin1'));
   const nameOff = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) nameOff[i + 1] = nameOff[i] + nameBufs[i].length;
@@ -271,7 +265,7 @@ export function encodeSymtab(src: SymtabSource, stamp: string): Buffer {
     ['nameOff', Buffer.from(nameOff.buffer)],
     ['names', Buffer.concat(nameBufs)],
     ['byName', Buffer.from(byName.buffer)],
-    ['nameHash', Buffer.from(buildNameHash(names, byName).buffer)],
+    ['nameBuckets', Buffer.from(nameBuckets.buffer)],
     ['modules', Buffer.from(JSON.stringify(src.moduleData), 'latin1')],
   ];
   // header length is fixed before offsets are known: pad it to a 64-byte multiple with spaces
