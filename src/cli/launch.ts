@@ -10,7 +10,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vm from 'vm';
-import { setFlagsFromString } from 'v8';
 import Module = require('module');
 import { defaultCacheDir, writeAtomic } from '../cachedir';
 
@@ -34,7 +33,7 @@ export function cacheFileFor(st: fs.Stats): string {
  * limit after one or two; the limit and the old generation are unchanged.  No effect on output.
  */
 export function growYoungGenerationFast(): void {
-  setFlagsFromString('--semi-space-growth-factor=8');
+  (require('v8') as typeof import('v8')).setFlagsFromString('--semi-space-growth-factor=8');
 }
 
 export function loadCli(): Cli {
