@@ -26,6 +26,16 @@ export function cacheFileFor(st: fs.Stats): string {
   return path.join(defaultCacheDir(), `${CACHE_PREFIX}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.v8`);
 }
 
+/**
+ * V8 starts with a 1 MB young generation and doubles it after each scavenge that finds it too
+ * small; a start allocates ~15 MB (bundle, tables, ASTs, the machine's boot) and so paid ~5
+ * scavenges, each copying the survivors again.  Growing 8x at a time reaches the same 16 MB
+ * limit after one or two; the limit and the old generation are unchanged.  No effect on output.
+ */
+export function growYoungGenerationFast(): void {
+  (require('v8') as typeof import('v8')).setFlagsFromString('--semi-space-growth-factor=8');
+}
+
 export function loadCli(): Cli {
   if (process.env.TAPSIM_NO_BUNDLE) return direct();
   let st: fs.Stats;

@@ -3,6 +3,7 @@
  * The `stap` command's entry point: loads the command (src/cli/stap.ts, through the bundled and
  * code-cached copy when the build made one: src/cli/launch.ts) and runs it on process.argv.
  */
-import { loadCli } from './launch';
+import { growYoungGenerationFast, loadCli } from './launch';
 
+growYoungGenerationFast();
 loadCli().runCli();

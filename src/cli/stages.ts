@@ -10,6 +10,7 @@ import { Engine, RunOptions } from '../runtime/engine';
 import { installKernelProbes, kernelFamilies } from '../probes/setup';
 import type { StapOptions } from './options';
 import type { Output, PassTimer } from './passes';
+import { stdoutIsTty } from './stdio';
 
 export interface Later {
   opts: StapOptions;
@@ -121,7 +122,9 @@ export async function stage2(l: Later): Promise<number> {
   const runOpts: RunOptions = {
     stdout: io.out, stderr: io.err, outputFile: opts.outputFile, outputRotation: opts.outputRotation, defines: opts.defines,
     globalsSet: [...opts.globalsSet.entries()], timeoutSec: opts.timeoutSec, seed: opts.seed, timing: opts.timing,
-    stdoutIsTty: !!process.stdout.isTTY, noGlobalVarDisplay: opts.noGlobalVarDisplay,
+    noGlobalVarDisplay: opts.noGlobalVarDisplay,
+    // asked only for -t's report (isatty loads the tty and net modules: a few ms)
+    get stdoutIsTty() { return stdoutIsTty(); },
     suppressHandlerErrors: opts.suppressHandlerErrors, verbose: opts.verbose, targetPid: opts.targetPid, ncpus: opts.cpus,
     families: kernelFamilies(),
   };

@@ -7,11 +7,12 @@
  */
 import { parseArgs, helpText, UsageError, VERSION_TEXT } from './options';
 import { runPasses, Output } from './passes';
+import { stdout, stderr, flushThenExit } from './stdio';
 
 function makeOutput(): Output {
   return {
-    out: (s: string) => { process.stdout.write(Buffer.from(s, 'latin1')); },
-    err: (s: string) => { process.stderr.write(Buffer.from(s, 'latin1')); },
+    out: (s: string) => { stdout.write(Buffer.from(s, 'latin1')); },
+    err: (s: string) => { stderr.write(Buffer.from(s, 'latin1')); },
   };
 }
 
@@ -42,27 +43,14 @@ async function main(): Promise<number> {
   return runPasses(opts, io);
 }
 
-function flushThenExit(code: number): void {
-  // Let stdout/stderr drain (pipes are asynchronous) before exiting.
-  let pending = 2;
-  const done = () => { if (--pending === 0) process.exit(code); };
-  process.stdout.write('', done);
-  process.stderr.write('', done);
-}
-
 /** Runs the command on process.argv and exits with stap's status. */
 export function runCli(): void {
-  // A reader that goes away (`stap ... | head`) ends the run as SIGPIPE ends any Unix tool.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(141);
-      throw e;
-    });
-  }
+  // Output goes to fds 1 and 2 directly (src/cli/stdio.ts: a reader that goes away ends the
+  // run with SIGPIPE's status).
   main().then(flushThenExit, (e: unknown) => {
     require('source-map-support').install();
     const err = e instanceof Error ? e : new Error(String(e));
-    process.stderr.write(`tapsim: internal error (this is a bug in tapsim, not in your script): ${err.message}\n${err.stack ?? ''}\n`);
+    stderr.write(Buffer.from(`tapsim: internal error (this is a bug in tapsim, not in your script): ${err.message}\n${err.stack ?? ''}\n`));
     flushThenExit(70);
   });
 }

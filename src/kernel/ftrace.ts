@@ -21,7 +21,7 @@ import { readDataText, noteParseTime } from './data';
 import { EBUSY, EINVAL, ENODEV, ENOENT } from './errno';
 import {
   addrHex as addrHex_, globToRegExp, kallsymsLookupName, lookupAddr, parseAddr, symbolAddr, symbolName, symbolCount,
-  moduleMcountSites,
+  moduleMcountSites, firstAliasOf,
 } from './kallsyms';
 
 // ---------------------------------------------------------------- flags (include/linux/ftrace.h, 6.1)
@@ -582,10 +582,7 @@ export function pushReturnHook(ctx: CpuContext, frame: RetFrame): void {
 
 /** Function id by name for the workload layer (first text symbol of that name), or -1. */
 export function functionId(name: string): number {
-  const a = kallsymsLookupName(name);
-  if (a === null) return -1;
-  const p = lookupAddr(a);
-  return p ? p.id : -1;
+  return firstAliasOf(name);
 }
 
 // ---------------------------------------------------------------- function tracer

@@ -118,6 +118,22 @@ export function kallsymsLookupName(name: string): number | null {
   return ids.length ? load().addrs[ids[0]] : null;
 }
 
+/**
+ * The symbol lookupAddr(kallsymsLookupName(name)) names (the first alias at that address), or
+ * -1 when there is no such symbol or its address is outside the kernel image and module text;
+ * without the address search (aliases are neighbours in the table).
+ */
+export function firstAliasOf(name: string): number {
+  const t = load();
+  const ids = t.lookup(name);
+  if (ids.length === 0) return -1;
+  let id = ids[0];
+  const addr = t.addrs[id];
+  if (!(addr < textBounds().end) && moduleTextOf(addr) === null) return -1;
+  while (id > 0 && t.addrs[id - 1] === addr) id--;
+  return id;
+}
+
 export function isTextType(type: string): boolean {
   return type === 'T' || type === 't' || type === 'W' || type === 'w';
 }

@@ -42,11 +42,33 @@ export interface Frame {
   path: CompiledPath;
 }
 
+/** Depth of a kernel stack's function/mark stacks. */
+export const KSTACK_DEPTH = 256;
+
+/**
+ * Function/mark stacks are views into shared slabs: a boot makes a few hundred tasks, and a
+ * typed array of its own (an off-heap backing store the GC tracks) for each of two stacks per
+ * task cost more than the rest of making the task.  Views never overlap; a slab is dropped by
+ * the GC with its last stack.
+ */
+const SLAB_STACKS = 64;
+let slab: Int32Array | null = null;
+let slabNext = SLAB_STACKS;
+
+function stackView(): Int32Array {
+  if (slabNext === SLAB_STACKS) {
+    slab = new Int32Array(SLAB_STACKS * KSTACK_DEPTH);
+    slabNext = 0;
+  }
+  const off = KSTACK_DEPTH * slabNext++;
+  return slab!.subarray(off, off + KSTACK_DEPTH);
+}
+
 /** Execution stack of kernel code: frames plus the function/mark stacks (per task, per CPU irq). */
 export class KStack {
   frames: Frame[] = [];
-  fn = new Int32Array(256);
-  mark = new Int32Array(256);
+  fn = stackView();
+  mark = stackView();
   sp = 0;
 }
 

@@ -9,7 +9,7 @@ import {
 } from '../../src/kernel/ftrace';
 import { CpuContext, TaskRef } from '../../src/kernel/current';
 import { EBUSY, EINVAL } from '../../src/kernel/errno';
-import { symbolAddr } from '../../src/kernel/kallsyms';
+import { symbolAddr, symbolCount, symbolName, kallsymsLookupName, lookupAddr } from '../../src/kernel/kallsyms';
 import { RingBuffer } from '../../src/kernel/ring_buffer';
 
 const task: TaskRef = { pid: 100, tid: 100, comm: 'cat' };
@@ -19,6 +19,26 @@ describe('dynamic ftrace', () => {
   const vfsRead = functionId('vfs_read');
   const ksysRead = functionId('ksys_read');
   afterEach(() => resetFtrace());
+
+  it('functionId is the first alias at the address of the first symbol of that name', () => {
+    const viaAddress = (name: string): number => {
+      const a = kallsymsLookupName(name);
+      const p = a === null ? null : lookupAddr(a);
+      return p ? p.id : -1;
+    };
+    const n = symbolCount();
+    let aliases = 0, outside = 0;
+    for (let i = 0; i < n; i += 37) {
+      const name = symbolName(i);
+      const id = functionId(name);
+      expect(id, name).to.equal(viaAddress(name));
+      if (id >= 0 && symbolName(id) !== name) aliases++;
+      if (id < 0) outside++;
+    }
+    expect(aliases, 'names that are not the first alias').to.be.greaterThan(0);
+    expect(outside, 'per-cpu and module data symbols').to.be.greaterThan(0);
+    expect(functionId('no_such_function_xyz')).to.equal(-1);
+  });
 
   it('has one record per traceable function and costs nothing with no ops', () => {
     expect(ftraceRecords().length).to.be.greaterThan(30000);

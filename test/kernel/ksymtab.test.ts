@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as fs from 'fs';
-import { decodeSymtab, encodeSymtab, parseSymtabData, parseSymtabText, sourceStamp, builtSymtabFile, SymtabSource } from '../../src/kernel/ksymtab';
+import { decodeSymtab, encodeSymtab, parseSymtabData, parseSymtabText, sourceStamp, builtSymtabFile, SymtabSource, nameBucketCount, nameHashOf } from '../../src/kernel/ksymtab';
 
 describe('kernel data: compact symbol table', () => {
   const small = (): SymtabSource => parseSymtabText(
@@ -32,6 +32,21 @@ describe('kernel data: compact symbol table', () => {
     const order = Array.from({ length: t.n }, (_, k) => t.sortedId(k));
     expect(order).to.deep.equal([2, 3, 4, 5, 6, 7, 8, 0, 1]);
     expect([...t.sortedAddrs]).to.deep.equal(order.map((i) => t.addrs[i]));
+  });
+
+  it('finds names through the hash buckets (several names to a bucket, repeated names)', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 3000; i++) lines.push(`10 t f${i % 1000}_${(i * 7919) % 3000}`, '10 t rep');
+    const src = parseSymtabText(lines.join('\n'), null);
+    const t = decodeSymtab(encodeSymtab(src, 'x'), 'x')!;
+    const nb = nameBucketCount(src.names.length);
+    expect(nb).to.equal(4096);
+    const perBucket = new Map<number, number>();
+    for (const n of new Set(src.names)) perBucket.set(nameHashOf(n) & (nb - 1), (perBucket.get(nameHashOf(n) & (nb - 1)) ?? 0) + 1);
+    expect([...perBucket.values()].some((c) => c > 2), 'some buckets hold several names').to.equal(true);
+    for (let i = 0; i < src.names.length; i += 2) expect(t.lookup(src.names[i])).to.deep.equal([i]);
+    expect(t.lookup('rep')).to.deep.equal(Array.from({ length: 3000 }, (_, i) => 2 * i + 1));
+    for (const miss of ['f1', 'f0_', 're', 'repp', 'f1000_0']) expect(t.lookup(miss)).to.deep.equal([]);
   });
 
   it('is not used when made from other data', () => {
