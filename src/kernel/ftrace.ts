@@ -478,29 +478,19 @@ function pooledRegs(): PtRegs {
 
 function slowEnter(fn: number, ctx: CpuContext, args: readonly unknown[], parentIp: number, st: number): number {
   const regs = pooledRegs();
-  const ip = symbolAddr(fn);
-  regs.ip = ip;
+  regs.ip = symbolAddr(fn);
   regs.parentIp = parentIp;
   regs.args = args;
   regs.retval = undefined;
-  // enterWith() inlined by hand (one try/catch restores the registers and hitFn): try/catch,
-  // not finally, so the hit path stays cheap (handlers' own errors never get here)
-  const mark = retStackOf(ctx.task).length;
-  const outer = hitFn;
-  hitFn = fn;
+  // try/catch, not finally: the hit path stays cheap (handlers' own errors never get here)
+  let mark: number;
   try {
-    if (st & 2 && int3Handler) int3Handler(fn, regs, ctx);
-    if (st & 1) {
-      if (directOps) callOps(directOps, ip, parentIp, regs, ctx);
-      else opsListFunc(ip, parentIp, regs, ctx);
-    }
+    mark = enterWith(fn, ctx, regs, st);
   } catch (e) {
-    hitFn = outer;
     regs.args = NO_ARGS;
     regsDepth--;
     throw e;
   }
-  hitFn = outer;
   regs.args = NO_ARGS;
   regsDepth--;
   return mark;
