@@ -144,6 +144,27 @@ export interface FsStat {
   files: number;
 }
 
+/** Full path -> its normalised components (Fs.parts), bounded */
+const partsMemo = new Map<string, readonly string[]>();
+const PARTS_MEMO_MAX = 4096;
+
+function splitPath(full: string): string[] {
+  const out: string[] = [];
+  const n = full.length;
+  let i = 0;
+  while (i < n) {
+    let j = full.indexOf('/', i);
+    if (j < 0) j = n;
+    if (j > i) {
+      const s = full.slice(i, j);
+      if (s === '..') out.pop();
+      else if (s !== '.') out.push(s);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
 export class Fs {
   readonly root: Inode;
   private nextIno = 2;
@@ -164,22 +185,17 @@ export class Fs {
     return new Inode(ino, mode, fs, this.m.now);
   }
 
-  /** Split and normalise a path relative to cwd. */
-  static parts(p: string, cwd: string): string[] {
+  /**
+   * Split and normalise a path relative to cwd. The result is shared (memoized per full path:
+   * workloads resolve the same few paths over and over): callers must not modify it.
+   */
+  static parts(p: string, cwd: string): readonly string[] {
     const full = p.charCodeAt(0) === 47 /* '/' */ ? p : `${cwd}/${p}`;
-    const out: string[] = [];
-    const n = full.length;
-    let i = 0;
-    while (i < n) {
-      let j = full.indexOf('/', i);
-      if (j < 0) j = n;
-      if (j > i) {
-        const s = full.slice(i, j);
-        if (s === '..') out.pop();
-        else if (s !== '.') out.push(s);
-      }
-      i = j + 1;
-    }
+    let out = partsMemo.get(full);
+    if (out !== undefined) return out;
+    out = splitPath(full);
+    if (partsMemo.size >= PARTS_MEMO_MAX) partsMemo.clear();
+    partsMemo.set(full, out);
     return out;
   }
 
@@ -191,23 +207,28 @@ export class Fs {
   }
 
   /** Resolve the first `n` components of a split absolute path (see lookup). */
-  private walkParts(parts: string[], n: number, nofollow: boolean, depth: number): Inode | null {
+  private walkParts(parts: readonly string[], n: number, nofollow: boolean, depth: number): Inode | null {
     let cur = this.root;
-    let curPath = '';
+    // the path walked so far (needed only to resolve a relative symlink): `base` followed by
+    // '/' + parts[k] for each k in [from, i), built only when a symlink is met
+    let base = '';
+    let from = 0;
     for (let i = 0; i < n; i++) {
       if (!cur.isDir || !cur.children) return null;
       const nx = cur.children.get(parts[i]);
       if (!nx) return null;
       if (nx.isLnk && (i < n - 1 || !nofollow)) {
+        let curPath = base;
+        for (let k = from; k < i; k++) curPath += '/' + parts[k];
         const tgt = nx.target.startsWith('/') ? nx.target : `${curPath}/${nx.target}`;
         const r = this.lookup(tgt, '/', false, depth + 1);
         if (!r) return null;
         cur = r;
-        curPath = '/' + Fs.parts(tgt, '/').join('/');
+        base = '/' + Fs.parts(tgt, '/').join('/');
+        from = i + 1;
         continue;
       }
       cur = nx;
-      curPath += '/' + parts[i];
     }
     return cur;
   }

@@ -49,21 +49,41 @@ export interface SkbView {
   hash: number;
 }
 
+/**
+ * The sk_buff view of a packet: a class with a back-reference to its packet (packetOfSkb() is a
+ * field load, not a WeakMap entry per packet; `pkt` is not a scalar, so it never lands in the
+ * materialized struct).
+ */
+class Skb implements SkbView {
+  len: number;
+  data_len = 0;
+  protocol = 0x0008;
+  mark = 0;
+  queue_mapping = 0;
+  hash: number;
+  readonly pkt: Packet;
+  constructor(pkt: Packet, len: number, hash: number) {
+    this.len = len;
+    this.hash = hash;
+    this.pkt = pkt;
+  }
+}
+
+/** Make a packet of `p`, which the packet takes over (callers pass a fresh object literal). */
 export function mkPacket(p: Omit<Packet, 'skb'>): Packet {
   // ICMP data already starts with its 8-byte header
   const hdr = p.proto === IPPROTO_TCP ? 32 : p.proto === IPPROTO_UDP ? 8 : 0;
   // the flow hash (skb->hash): a function of the 4-tuple, as the kernel's is
   const skbHash = hash32(((p.sport & 0xffff) << 16) ^ p.dport ^ (p.proto << 8));
   // skb->len at the device: IP header + transport header + payload; protocol ETH_P_IP (network order)
-  const pkt: Packet = { ...p, skb: { len: 20 + hdr + p.data.length + 14, data_len: 0, protocol: 0x0008, mark: 0, queue_mapping: 0, hash: skbHash } };
-  skbPackets.set(pkt.skb, pkt);
+  const pkt = p as Packet;
+  pkt.skb = new Skb(pkt, 20 + hdr + p.data.length + 14, skbHash);
   return pkt;
 }
 
-const skbPackets = new WeakMap<SkbView, Packet>();
 /** The packet an sk_buff view belongs to (for laying out its headers in kernel memory). */
 export function packetOfSkb(skb: object): Packet | undefined {
-  return skbPackets.get(skb as SkbView);
+  return skb instanceof Skb ? skb.pkt : undefined;
 }
 
 /** A byte or datagram receive queue. */

@@ -223,6 +223,11 @@ export class U {
       parts.push(r.data);
       got += r.ret;
     }
+    // one part (the common case): a Buffer over the fresh array recv returned, not a copy
+    if (parts.length === 1 && parts[0].length === got) {
+      const p = parts[0];
+      return Buffer.isBuffer(p) ? p : Buffer.from(p.buffer, p.byteOffset, p.length);
+    }
     return Buffer.concat(parts, got);
   }
   *shutdown(fd: number, how: number): Generator<Op, number, SysResult> { return (yield* this.sys('shutdown', [fd, how])).ret; }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Inode, S_IFREG } from '../../src/machine/fs';
+import { Fs, Inode, S_IFREG } from '../../src/machine/fs';
 import { Machine } from '../../src/machine/machine';
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
@@ -82,5 +82,36 @@ describe('machine: path lookups', () => {
     }
     expect(fs.lookupParent('/', '/')).to.equal(null);
     expect(fs.lookupParent('/tmp/lp/ln/f', '/')!.dir).to.equal(fs.lookup('/tmp/lp/a/b'));
+  });
+
+  it('relative symlinks resolve against the walked path, also after an earlier symlink', () => {
+    const fs = m.fs;
+    fs.mkdirp('/tmp/rs/real/sub/deep');
+    fs.mkdirp('/tmp/rs/other');
+    fs.symlink('/tmp/rs/hop', 'real');           // relative, in /tmp/rs
+    fs.symlink('/tmp/rs/real/rel', 'sub/deep');  // relative, in /tmp/rs/real
+    fs.symlink('/tmp/rs/real/up', '../other');   // relative with '..'
+    fs.symlink('/tmp/rs/real/sub/deep/back', '../../sub'); // relative, two levels down
+    const deep = fs.lookup('/tmp/rs/real/sub/deep');
+    expect(deep).to.not.equal(null);
+    // hop -> real, then rel is resolved in real (the path through the first link's target)
+    expect(fs.lookup('/tmp/rs/hop/rel')).to.equal(deep);
+    expect(fs.lookup('/tmp/rs/hop/up')).to.equal(fs.lookup('/tmp/rs/other'));
+    expect(fs.lookup('/tmp/rs/hop/rel/back/deep')).to.equal(deep);
+    expect(fs.lookup('rel/back', '/tmp/rs/hop')).to.equal(fs.lookup('/tmp/rs/real/sub'));
+    // nofollow keeps the final link itself
+    expect(fs.lookup('/tmp/rs/hop/rel', '/', true)!.isLnk).to.equal(true);
+  });
+
+  it('path components: normalised, the same for the same full path, whatever the cwd spelling', () => {
+    expect(Fs.parts('/a/./b/../c//d/', '/')).to.deep.equal(['a', 'c', 'd']);
+    expect(Fs.parts('x/../..', '/a/b')).to.deep.equal(['a']);
+    expect(Fs.parts('/..', '/')).to.deep.equal([]);
+    // memoized: asking again gives the same components (and the shared array is not changed by lookups)
+    const once = Fs.parts('/tmp/rs/hop/rel', '/');
+    m.fs.lookup('/tmp/rs/hop/rel');
+    m.fs.lookupParent('/tmp/rs/hop/rel');
+    expect(Fs.parts('/tmp/rs/hop/rel', '/')).to.deep.equal(['tmp', 'rs', 'hop', 'rel']);
+    expect(Fs.parts('hop/rel', '/tmp/rs')).to.equal(once);
   });
 });

@@ -6,6 +6,7 @@ import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceSetF
 import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
 import { symbolName, lookupAddr } from '../../src/kernel/kallsyms';
 import { parseShell } from '../../src/machine/shell';
+import { mkPacket, packetOfSkb } from '../../src/machine/net';
 
 const AF_INET = 2, SOCK_STREAM = 1, SOCK_DGRAM = 2;
 
@@ -160,6 +161,48 @@ describe('machine: loopback networking', () => {
     expect(m.now - t0).to.be.greaterThan(2e9);
     expect(Object.fromEntries(fns)).to.deep.equal({ raw_sendmsg: 3, icmp_rcv: 6, icmp_echo: 3, raw_rcv: 3, raw_recvmsg: 3 });
     expect(m.run('ping -c 1 10.0.0.1').status).to.equal(2);
+  });
+
+  it('recvAll: a Buffer of exactly the bytes asked for, whether they came in one receive or several', () => {
+    const m = new Machine({ seed: 22 });
+    const res: Record<string, unknown> = {};
+    install(m, 'recvall', (u) => (function* (): Prog {
+      const l = yield* u.socket(AF_INET, SOCK_STREAM);
+      yield* u.bind(l, 5003);
+      yield* u.listen(l);
+      const pid = yield* u.fork(function* (cu: U): Prog {
+        const s = yield* cu.socket(AF_INET, SOCK_STREAM);
+        yield* cu.connect(s, 5003);
+        yield* cu.sendAll(s, 'hello');
+        yield* cu.nanosleep(1e6);
+        yield* cu.sendAll(s, 'abc');
+        yield* cu.nanosleep(1e6);
+        yield* cu.sendAll(s, 'defgh');
+        yield* cu.close(s);
+        return 0;
+      });
+      const c = yield* u.accept(l);
+      const one = yield* u.recvAll(c, 5);
+      const two = yield* u.recvAll(c, 8);
+      const eof = yield* u.recvAll(c, 4);
+      res.one = [Buffer.isBuffer(one), (one as Buffer).toString('latin1')];
+      res.two = [Buffer.isBuffer(two), (two as Buffer).toString('latin1')];
+      res.eof = [Buffer.isBuffer(eof), eof.length];
+      yield* u.close(c);
+      yield* u.wait(pid);
+      return 0;
+    })());
+    expect(m.run('recvall').status).to.equal(0);
+    expect(res).to.deep.equal({ one: [true, 'hello'], two: [true, 'abcdefgh'], eof: [true, 0] });
+  });
+
+  it('packets: the sk_buff view leads back to its packet; other objects have no packet', () => {
+    const p = mkPacket({ proto: 6, sport: 40000, dport: 5001, ack: true, data: new Uint8Array(10) });
+    expect(packetOfSkb(p.skb)).to.equal(p);
+    expect(p.skb.len).to.equal(20 + 32 + 10 + 14);
+    expect(Object.keys(p)).to.deep.equal(['proto', 'sport', 'dport', 'ack', 'data', 'skb']);
+    expect(packetOfSkb({ ...p.skb })).to.equal(undefined);
+    expect(packetOfSkb({})).to.equal(undefined);
   });
 
   it('tbench: loopback client/server load, byte-identical for a seed', () => {
