@@ -208,10 +208,10 @@ export class TapsetLibrary {
   }
 
   /** Index file name in a cache directory (`dir` null: none). */
-  private indexPath(dir: string | null): string | null {
+  private indexPath(dir: string | null, dirs = this.opts.dirs): string | null {
     if (!dir) return null;
     // keyed on the parse options too: guru (-g) and plain runs must not evict each other's cache
-    const dirsKey = digestHex(this.opts.dirs.map((d) => path.resolve(d)).join('\0') + '\0' + this.optsKey).slice(0, 16);
+    const dirsKey = digestHex(dirs.map((d) => path.resolve(d)).join('\0') + '\0' + this.optsKey).slice(0, 16);
     return path.join(dir, `index-${dirsKey}.json`);
   }
 
@@ -234,11 +234,25 @@ export class TapsetLibrary {
       }
       if (cached) break;
     }
+    // a file's entry does not depend on the other directories: with -I DIR and no index for this
+    // set of directories yet, the stdlib's entries come from the stdlib-only index (no reparse)
+    let stdlibOnly: IndexFile | null = null;
+    if (!cached && this.opts.dirs.length > 1) {
+      for (const dir of this.readDirs) {
+        try {
+          stdlibOnly = JSON.parse(fs.readFileSync(this.indexPath(dir, this.opts.dirs.slice(0, 1))!, 'utf8')) as IndexFile;
+          if (stdlibOnly.version !== CACHE_VERSION || stdlibOnly.key !== this.optsKey) stdlibOnly = null;
+        } catch {
+          stdlibOnly = null;
+        }
+        if (stdlibOnly) break;
+      }
+    }
     const out: IndexFile = { version: CACHE_VERSION, key: this.optsKey, files: {} };
     let dirty = !cached;
     for (const f of this.files) {
       const base = stampOf(f) ?? '';
-      const hit = cached?.files[f];
+      const hit = cached?.files[f] ?? stdlibOnly?.files[f];
       let stamp = base + (hit?.usesArgs ? this.argsSuffix : '');
       let idx: FileIndex;
       // (the AST file itself is checked against stamp and key when it is loaded)

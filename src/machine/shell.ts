@@ -1,6 +1,7 @@
 /**
  * A small POSIX-ish shell for `-c 'CMD'`: `;` `&&` `||` `|`, redirections (`<` `>` `>>` `2>` `2>&1`),
- * globs (`*` `?` `[..]`), quotes, `$$` `$?` `$VAR`, builtins cd/exit/export/kill/wait. Commands are found on
+ * globs (`*` `?` `[..]`), quotes, `$$` `$?` `$VAR`, builtins cd/exit/export/kill/wait and (builtins.ts)
+ * echo/printf/test/[, which run in the shell's process. Other commands are found on
  * /usr/bin, /usr/sbin, /bin, /sbin and run with fork + execve + wait4; as dash, the last command
  * of `sh -c` and a lone background command are exec'd without a fork.
  */
@@ -8,6 +9,7 @@ import type { U } from './user';
 import type { Prog } from './task';
 import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY } from './user';
 import { globToRegExp } from '../kernel/kallsyms';
+import { SHELL_BUILTINS } from './builtins';
 
 export interface Redir { fd: number; op: '<' | '>' | '>>' | '>&'; target: string }
 export interface SimpleCmd { words: string[]; redirs: Redir[] }
@@ -45,7 +47,8 @@ export function parseShell(src: string, vars: (name: string) => string): AndOr[]
       if (c === '"') {
         i++;
         while (i < src.length && src[i] !== '"') {
-          if (src[i] === '\\' && i + 1 < src.length) { w += src[i + 1]; i += 2; continue; }
+          // in double quotes a backslash escapes only $ ` " \ and newline; elsewhere it stays
+          if (src[i] === '\\' && i + 1 < src.length) { w += '$`"\\\n'.includes(src[i + 1]) ? src[i + 1] : src.slice(i, i + 2); i += 2; continue; }
           if (src[i] === '$') { const r = expandVar(src, i, vars); w += r.v; i = r.next; continue; }
           w += src[i++];
         }
@@ -171,6 +174,18 @@ export function* sh(u: U, argv: string[]): Prog {
     }
     return null;
   };
+  /** open the redirections of a command in `cu` (false, with dash's message, when one fails) */
+  const applyRedirs = function* (cu: U, redirs: Redir[]): Generator<Op, boolean, SysResult> {
+    for (const r of redirs) {
+      if (r.op === '>&') { yield* cu.dup2(Number(r.target), r.fd); continue; }
+      const flags = r.op === '<' ? 0 : O_WRONLY | O_CREAT | (r.op === '>>' ? O_APPEND : O_TRUNC);
+      const fd = yield* cu.open(r.target, flags, 0o644);
+      if (fd < 0) { yield* cu.err(`sh: 1: cannot ${r.op === '<' ? 'open' : 'create'} ${r.target}: ${fd === -2 ? 'No such file' : 'Directory nonexistent'}\n`); return false; }
+      yield* cu.dup2(fd, r.fd);
+      yield* cu.close(fd);
+    }
+    return true;
+  };
   const statusOf = (st: number) => (st & 0x7f ? 128 + (st & 0x7f) : (st >> 8) & 0xff);
   /**
    * `direct`: the shell has nothing left to do after this pipeline (dash's EV_EXIT: the last
@@ -209,6 +224,24 @@ export function* sh(u: U, argv: string[]): Prog {
         return last;
       }
       if (words.length === 0) return 0;
+      const bi = SHELL_BUILTINS[words[0]];
+      if (bi && !direct) {
+        // a builtin in the shell itself: its redirections are undone afterwards (saved fds from 10 up)
+        const redirs = pl.cmds[0].redirs.map((r) => ({ ...r, target: subst(r.target) }));
+        const saved: { fd: number; copy: number }[] = [];
+        for (const r of redirs) {
+          if (saved.some((x) => x.fd === r.fd)) continue;
+          const copy = 10 + saved.length;
+          saved.push({ fd: r.fd, copy: (yield* uu.dup2(r.fd, copy)) < 0 ? -1 : copy });
+        }
+        const s = (yield* applyRedirs(uu, redirs)) ? yield* bi(uu, words) : 2;
+        for (const x of saved.reverse()) {
+          if (x.copy < 0) { yield* uu.close(x.fd); continue; }
+          yield* uu.dup2(x.copy, x.fd);
+          yield* uu.close(x.copy);
+        }
+        return s;
+      }
     }
     const pids: number[] = [];
     let prevRead = -1;
@@ -218,20 +251,15 @@ export function* sh(u: U, argv: string[]): Prog {
       if (k < pl.cmds.length - 1) [pr, pw] = yield* uu.pipe();
       const inFd = prevRead;
       const words = yield* expand(uu, c.words);
-      const path = words.length ? yield* find(uu, words[0]) : null;
+      const builtin = words.length ? SHELL_BUILTINS[words[0]] : undefined;
+      const path = words.length && !builtin ? yield* find(uu, words[0]) : null;
       const redirs = c.redirs.map((r) => ({ ...r, target: subst(r.target) }));
       const child = function* (cu: U): Prog {
         if (inFd >= 0) { yield* cu.dup2(inFd, 0); yield* cu.close(inFd); }
         if (pw >= 0) { yield* cu.dup2(pw, 1); yield* cu.close(pw); yield* cu.close(pr); }
-        for (const r of redirs) {
-          if (r.op === '>&') { yield* cu.dup2(Number(r.target), r.fd); continue; }
-          const flags = r.op === '<' ? 0 : O_WRONLY | O_CREAT | (r.op === '>>' ? O_APPEND : O_TRUNC);
-          const fd = yield* cu.open(r.target, flags, 0o644);
-          if (fd < 0) { yield* cu.err(`sh: 1: cannot ${r.op === '<' ? 'open' : 'create'} ${r.target}: ${fd === -2 ? 'No such file' : 'Directory nonexistent'}\n`); return 2; }
-          yield* cu.dup2(fd, r.fd);
-          yield* cu.close(fd);
-        }
+        if (!(yield* applyRedirs(cu, redirs))) return 2;
         if (!words.length) return 0;
+        if (builtin) return yield* builtin(cu, words);
         if (!path) { yield* cu.err(`sh: 1: ${words[0]}: not found\n`); return 127; }
         const r = yield* cu.exec(path, words);
         yield* cu.err(`sh: 1: ${words[0]}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);

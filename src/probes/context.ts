@@ -437,9 +437,10 @@ export const kernelBuiltins: Record<string, Builtin> = {
   user_string_n_quoted: (c, a: Long, n: Long) => {
     if (num(a) === 0) return 'NULL';
     try {
-      const s = uspace(c).readString(num(a), Math.max(0, num(n)) + 1);
+      // as _stp_text_str: a cut by the input length n gets no "..." (only a cut by MAXSTRINGLEN does)
       const k = Math.max(0, num(n));
-      return quote(s.slice(0, k), c.engine.maxStringLen, s.length > k);
+      const s = uspace(c).readString(num(a), k);
+      return quote(s.slice(0, k), c.engine.maxStringLen, false);
     } catch (e) {
       if (e instanceof KernelFault) return `0x${hexU(a)}`;
       throw e;

@@ -140,7 +140,7 @@ function scArg(c: ProbeContext, n: Long): Long {
   const i = num(n);
   if (i < 0 || i >= cu.args.length) return 0;
   const v = cu.args[i];
-  if (typeof v === 'number') return Number.isInteger(v) ? v : Math.trunc(v);
+  if (typeof v === 'number' && v !== 0) return Number.isInteger(v) ? v : Math.trunc(v);
   if (typeof v === 'bigint') return BigInt.asIntN(64, v);
   if (typeof v === 'boolean') return v ? 1 : 0;
   let memo = laidOut.get(cu.args as unknown[]);

@@ -110,4 +110,27 @@ describe('tapset AST cache: per-declaration loading', () => {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
   });
+  it('with an extra -I directory, reuses the library-only index instead of reparsing the library', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tapset-ast-'));
+    try {
+      const lib = path.join(tmp, 'lib');
+      const inc = path.join(tmp, 'inc');
+      fs.mkdirSync(lib);
+      fs.mkdirSync(inc);
+      fs.writeFileSync(path.join(lib, 't.stp'), TAPSET);
+      fs.writeFileSync(path.join(inc, 'g.stp'), 'global test_global = 1\n');
+      const cache = path.join(tmp, 'cache');
+      const diag = new Diagnostics({ verbose: 0, suppressWarnings: false }, () => {});
+      const open = (dirs: string[]) => new TapsetLibrary({ dirs, parse: { args: [], guru: false }, diag, cacheDir: cache, builtCacheDir: null });
+      open([lib]);
+      const astDir = path.join(cache, 'ast');
+      for (const n of fs.readdirSync(astDir)) fs.rmSync(path.join(astDir, n));
+      const both = open([lib, inc]);
+      // only the -I file was parsed (and its AST written); the library's entries came from its index
+      expect(fs.readdirSync(astDir)).to.have.length(1);
+      expect(both.allFiles().map((f) => path.basename(f)).sort()).to.deep.equal(['g.stp', 't.stp']);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
 });
