@@ -12,6 +12,7 @@
  * figures show what a one-off run of each workload costs.
  */
 import { Machine } from '../src/machine/machine';
+import { calibrate, CALIBRATION_LABEL } from './calibrate';
 
 interface Run { calls: number; cpuNs: number; wallNs: number }
 
@@ -38,24 +39,6 @@ function best(n: number, fn: (m: Machine) => void, warmup = 0): Run {
 
 const rate = (r: Run): number => Math.round(r.calls / (r.cpuNs / 1e9));
 
-/**
- * Host calibration: CPU ns per iteration of a trivial integer loop (about 0.3 ns on an idle
- * modern core). On a shared host CPU time is inflated too; divide the rates' host factor out
- * with this figure when comparing runs made under different load.
- */
-function calibrate(): number {
-  let best = Infinity;
-  for (let r = 0; r < 5; r++) {
-    const u0 = process.cpuUsage();
-    let s = 0;
-    for (let i = 0; i < 2e7; i++) s = (s + i) | 0;
-    const u = process.cpuUsage(u0);
-    if (s === 1) console.log(s);
-    best = Math.min(best, ((u.user + u.system) * 1000) / 2e7);
-  }
-  return +best.toFixed(2);
-}
-
 export async function benchMachine(): Promise<Record<string, string | number>> {
   const h0 = process.memoryUsage().heapUsed;
   // cold: the first machine pays for loading kernel data and compiling the paths
@@ -70,7 +53,7 @@ export async function benchMachine(): Promise<Record<string, string | number>> {
   const db = best(9, (m) => m.run('dbench 4 200'), 6);
   const tb = best(7, (m) => m.run('tbench 4 100'), 4);
   return {
-    'host calibration: CPU ns per trivial loop iteration (~0.3 on an idle core)': calibrate(),
+    [CALIBRATION_LABEL]: calibrate(),
     'first run of each workload: default 300 s / dbench / tbench, CPU ms': `${Math.round(idle1.cpuNs / 1e6)} / ${Math.round(db1.cpuNs / 1e6)} / ${Math.round(tb1.cpuNs / 1e6)}`,
     'default system, cold (incl. data load): 10 s simulated, wall ms': Math.round(cold.wallNs / 1e6),
     'default system, cold: kernel calls/s': rate(cold),

@@ -15,6 +15,7 @@ import { compile } from '../test/translate/pipeline';
 import { kcall, functionId } from '../src/kernel/ftrace';
 import { resolveDwarfFunctions } from '../src/probes/kernel_function';
 import type { CpuContext } from '../src/kernel/current';
+import { calibrate, CALIBRATION_LABEL } from './calibrate';
 
 installKernelProbes();
 
@@ -68,26 +69,9 @@ async function withProbes(script: string, fn: () => void): Promise<string> {
 const r1 = (x: number): number => +x.toFixed(1);
 const r2 = (x: number): number => +x.toFixed(2);
 
-/**
- * Host calibration: CPU ns per iteration of a trivial integer loop (about 0.3 ns on an idle
- * core; more when the host is shared). Compare per-hit figures of runs made at a similar figure.
- */
-function calibrate(): number {
-  let best = Infinity;
-  for (let r = 0; r < 5; r++) {
-    const u0 = process.cpuUsage();
-    let s = 0;
-    for (let i = 0; i < 2e7; i++) s = (s + i) | 0;
-    const u = process.cpuUsage(u0);
-    if (s === 1) console.log(s);
-    best = Math.min(best, ((u.user + u.system) * 1000) / 2e7);
-  }
-  return +best.toFixed(2);
-}
-
 export async function benchProbes(): Promise<Record<string, string | number>> {
   const r: Record<string, string | number> = {};
-  r['host calibration: CPU ns per trivial loop iteration (~0.3 on an idle core)'] = calibrate();
+  r[CALIBRATION_LABEL] = calibrate();
   const VFS_READ = functionId('vfs_read');
   const IT = 100_000, REPS = 30;
   const base = nsPerCall([VFS_READ], IT, REPS);

@@ -5,6 +5,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { writeAtomic } from '../cachedir';
 
 export class KernelDataError extends Error {
   constructor(message: string) {
@@ -56,4 +57,32 @@ export function noteParseTime(name: string, ms: number): void {
 /** Files loaded so far with the milliseconds spent reading + parsing each. */
 export function loadStats(): Record<string, number> {
   return Object.fromEntries(stats);
+}
+
+/**
+ * A binary table derived from the data files (symbol table, trace events): the first of `files`
+ * (the build's, then the user cache's) that `decode` accepts as current, else one encoded now
+ * from the text data (`parsed`), written to the cache file `files[files.length - 1]`.
+ */
+export function openDerivedTable<T>(files: string[], decode: (buf: Buffer) => T | null, encode: () => Buffer): { table: T; parsed: boolean } {
+  for (const f of files) {
+    let buf: Buffer;
+    try {
+      buf = fs.readFileSync(f);
+    } catch {
+      continue;
+    }
+    const t = decode(buf);
+    if (t) return { table: t, parsed: false };
+  }
+  const bin = encode();
+  writeAtomic(files[files.length - 1], bin);
+  return { table: decode(bin)!, parsed: true };
+}
+
+/** Build step: write a derived table to `file`; returns its size. */
+export function writeDerivedTable(file: string, bin: Buffer): number {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, bin);
+  return bin.length;
 }

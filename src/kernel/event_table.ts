@@ -9,8 +9,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { kernelDataDir, readDataText } from './data';
-import { defaultCacheDir, writeAtomic } from '../cachedir';
+import { kernelDataDir, readDataText, openDerivedTable, writeDerivedTable } from './data';
+import { defaultCacheDir } from '../cachedir';
 
 export interface TraceEventField {
   type: string;
@@ -163,28 +163,13 @@ function parseEventData(): { events: RawEvent[]; tracepoints: string[] } {
   return JSON.parse(readDataText('events.json.gz')) as { events: RawEvent[]; tracepoints: string[] };
 }
 
-/** The event table: the build's (or a cached) one when current, else parsed (`parsed`) and cached. */
+/** The table: the build's (or a cached) one when current, else parsed from the text data (`parsed`) and cached. */
 export function openEventTable(): { table: EventTable; parsed: boolean } {
   const stamp = eventSourceStamp();
-  for (const f of [builtEventTableFile(), cachedEventTableFile()]) {
-    let buf: Buffer;
-    try {
-      buf = fs.readFileSync(f);
-    } catch {
-      continue;
-    }
-    const t = decodeEventTable(buf, stamp);
-    if (t) return { table: t, parsed: false };
-  }
-  const bin = encodeEventTable(parseEventData(), stamp);
-  writeAtomic(cachedEventTableFile(), bin);
-  return { table: decodeEventTable(bin, stamp)!, parsed: true };
+  return openDerivedTable([builtEventTableFile(), cachedEventTableFile()], (buf) => decodeEventTable(buf, stamp), () => encodeEventTable(parseEventData(), stamp));
 }
 
-/** Build step: write the table for the current data to `file`. */
+/** Build step: write the table for the current data files to `file`. */
 export function writeEventTable(file: string): number {
-  const bin = encodeEventTable(parseEventData(), eventSourceStamp());
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, bin);
-  return bin.length;
+  return writeDerivedTable(file, encodeEventTable(parseEventData(), eventSourceStamp()));
 }

@@ -18,8 +18,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { kernelDataDir, readDataText } from './data';
-import { defaultCacheDir, writeAtomic } from '../cachedir';
+import { kernelDataDir, readDataText, openDerivedTable, writeDerivedTable } from './data';
+import { defaultCacheDir } from '../cachedir';
 
 /** A loaded module (modules.gz): core layout in the module area, text first. */
 export interface KModule {
@@ -344,31 +344,13 @@ export function parseSymtabData(): SymtabSource {
   return parseSymtabText(readDataText('kallsyms.gz'), moduleText);
 }
 
-/**
- * The symbol table: the build's (or a cached) binary form when it matches the data files,
- * otherwise parsed from the text data (`parsed`), then cached.
- */
+/** The table: the build's (or a cached) one when current, else parsed from the text data (`parsed`) and cached. */
 export function openSymtab(): { table: Symtab; parsed: boolean } {
   const stamp = sourceStamp();
-  for (const f of [builtSymtabFile(), cachedSymtabFile()]) {
-    let buf: Buffer;
-    try {
-      buf = fs.readFileSync(f);
-    } catch {
-      continue;
-    }
-    const t = decodeSymtab(buf, stamp);
-    if (t) return { table: t, parsed: false };
-  }
-  const bin = encodeSymtab(parseSymtabData(), stamp);
-  writeAtomic(cachedSymtabFile(), bin);
-  return { table: decodeSymtab(bin, stamp)!, parsed: true };
+  return openDerivedTable([builtSymtabFile(), cachedSymtabFile()], (buf) => decodeSymtab(buf, stamp), () => encodeSymtab(parseSymtabData(), stamp));
 }
 
 /** Build step: write the table for the current data files to `file`. */
 export function writeSymtab(file: string): number {
-  const bin = encodeSymtab(parseSymtabData(), sourceStamp());
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, bin);
-  return bin.length;
+  return writeDerivedTable(file, encodeSymtab(parseSymtabData(), sourceStamp()));
 }
