@@ -16,28 +16,14 @@ import { binaryR, negR, notR, Range, TOP, analyzeRanges, within, INT32 } from '.
 import { Engine } from '../../src/runtime/engine';
 import { fromBigInt } from '../../src/runtime/int64';
 import * as B from './ast-builders';
+import { int64Ref } from './int64-ref';
 
 const MIN = -(2n ** 63n);
 const MAX = 2n ** 63n - 1n;
 const w = (x: bigint) => BigInt.asIntN(64, x);
 const OPS: A.BinaryOp[] = ['+', '-', '*', '/', '%', '&', '|', '^', '<<', '>>', '>>>'];
 
-/** C int64 semantics of the generated code (shift counts: negative = unchanged, else & 63). */
-function cOp(op: A.BinaryOp, a: bigint, b: bigint): bigint | 'div0' {
-  switch (op) {
-    case '+': return w(a + b);
-    case '-': return w(a - b);
-    case '*': return w(a * b);
-    case '/': return b === 0n ? 'div0' : w(a / b);
-    case '%': return b === 0n ? 'div0' : w(a % b);
-    case '&': return a & b;
-    case '|': return a | b;
-    case '^': return a ^ b;
-    case '<<': return b < 0n ? a : w(a << (b & 63n));
-    case '>>': return b < 0n ? a : a >> (b & 63n);
-    case '>>>': return b < 0n ? a : w(BigInt.asUintN(64, a) >> (b & 63n));
-  }
-}
+const cOp = int64Ref;
 
 const EDGES = [0n, 1n, -1n, 2n, 3n, 5n, 7n, -7n, 13n, 31n, 32n, 63n, 64n, 255n, 1023n, 65535n,
   2n ** 31n - 1n, 2n ** 31n, -(2n ** 31n), -(2n ** 31n) - 1n, 2n ** 32n, 2n ** 52n, 2n ** 53n - 1n, 2n ** 53n,
