@@ -36,6 +36,29 @@ export interface PtRegs {
   retval: unknown;
 }
 
+/**
+ * A return value computed only when a handler reads it (`retvalOf`): a path's pointer results
+ * lay out kernel objects, which return probes that never read `$return` must not pay for.
+ */
+export class LazyRet {
+  private done = false;
+  private v: unknown = undefined;
+  constructor(private get: () => unknown) {}
+  value(): unknown {
+    if (!this.done) {
+      this.v = this.get();
+      this.done = true;
+    }
+    return this.v;
+  }
+}
+
+/** The return value in `regs` (ax), resolving a LazyRet. */
+export function retvalOf(regs: PtRegs): unknown {
+  const v = regs.retval;
+  return v instanceof LazyRet ? v.value() : v;
+}
+
 /** The kernel's own per-task bookkeeping. */
 export interface TaskKernelState {
   /** set_ftrace_pid: task->trace_recursion TRACE_IGNORE_PID inverted: true = traced */

@@ -11,6 +11,7 @@
  * hook re-runs after wakeup), switch CPUs to another task, or push another path.
  */
 import { kenterRegs, kleave, siteState } from '../kernel/ftrace';
+import { LazyRet } from '../kernel/current';
 import type { PtRegs } from '../kernel/current';
 import { symbolAddr, symbolCount, symbolName } from '../kernel/kallsyms';
 import { tracepoint, traceCall, tracepointProto } from '../kernel/tracepoint';
@@ -288,7 +289,7 @@ export function interp(m: Machine, c: Cpu, ks: KStack, t: Task, until: number, b
       if (op === P_RET) {
         sp--;
         const mk = mkS[sp];
-        if (mk >= 0) { m.now = now; ks.sp = sp; kleave(fnS[sp], ctx, retOf(fnS[sp], env), mk); }
+        if (mk >= 0) { m.now = now; ks.sp = sp; const fn = fnS[sp], e = env; kleave(fn, ctx, new LazyRet(() => retOf(fn, e)), mk); }
         continue;
       }
       if (op === P_TP) {

@@ -10,7 +10,7 @@ import type { Builtin } from '../runtime/builtins';
 import type { ProbeContext, TaskInfo } from '../runtime/context';
 import { kmem, userSpace, KernelFault, AddressSpace, taskObjectAt } from '../kernel/memory';
 import { lookupAddr, symbolName, symbolAddr, lookupName, isFunction, symbolModule } from '../kernel/kallsyms';
-import type { CpuContext, TaskRef } from '../kernel/current';
+import { retvalOf, type CpuContext, type TaskRef } from '../kernel/current';
 import { evalTarget, Plan, readFault } from './targets';
 import type { KHit } from './hit';
 const ERRNO = 'EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK EPIPE EDOM ERANGE EDEADLK ENAMETOOLONG ENOLCK ENOSYS ENOTEMPTY ELOOP - ENOMSG EIDRM ECHRNG EL2NSYNC EL3HLT EL3RST ELNRNG EUNATCH ENOCSI EL2HLT EBADE EBADR EXFULL ENOANO EBADRQC EBADSLT - EBFONT ENOSTR ENODATA ETIME ENOSR ENONET ENOPKG EREMOTE ENOLINK EADV ESRMNT ECOMM EPROTO EMULTIHOP EDOTDOT EBADMSG EOVERFLOW ENOTUNIQ EBADFD EREMCHG ELIBACC ELIBBAD ELIBSCN ELIBMAX ELIBEXEC EILSEQ ERESTART ESTRPIPE EUSERS ENOTSOCK EDESTADDRREQ EMSGSIZE EPROTOTYPE ENOPROTOOPT EPROTONOSUPPORT ESOCKTNOSUPPORT EOPNOTSUPP EPFNOSUPPORT EAFNOSUPPORT EADDRINUSE EADDRNOTAVAIL ENETDOWN ENETUNREACH ENETRESET ECONNABORTED ECONNRESET ENOBUFS EISCONN ENOTCONN ESHUTDOWN ETOOMANYREFS ETIMEDOUT ECONNREFUSED EHOSTDOWN EHOSTUNREACH EALREADY EINPROGRESS ESTALE EUCLEAN ENOTNAM ENAVAIL EISNAM EREMOTEIO EDQUOT ENOMEDIUM EMEDIUMTYPE ECANCELED ENOKEY EKEYEXPIRED EKEYREVOKED EKEYREJECTED EOWNERDEAD ENOTRECOVERABLE ERFKILL EHWPOISON'.split(' ');
@@ -253,7 +253,7 @@ function arg(c: ProbeContext, n: Long, size: number, signed: boolean): Long {
 function retval(c: ProbeContext): Long {
   const h = hit(c);
   if (!h || !c.isReturn) throw new StapError('cannot access return value in this context');
-  const v = h.regs.retval;
+  const v = retvalOf(h.regs);
   if (typeof v === 'number') return Math.trunc(v);
   if (typeof v === 'bigint') return canon(v);
   if (v === undefined || v === null) return 0;

@@ -21,6 +21,7 @@ import { syscallByNr } from '../kernel/syscalls';
 import { btfSizeof, btfIntInfo, btfResolve, btfType, BtfKind } from '../kernel/btf';
 import type { KHit } from './hit';
 import { hitTask } from './hit';
+import { retvalOf } from '../kernel/current';
 
 /** stap's names where they differ from syscall_64.tbl (scripts/gen-syscall-tapsets.ts ALIAS_NAME). */
 const STAP_NAMES: Record<string, string> = { pread64: 'pread', pwrite64: 'pwrite' };
@@ -76,7 +77,7 @@ function cur(c: ProbeContext): Cur {
   } else {
     const task = h.cpuCtx.task as unknown as TaskLike;
     const env = taskSysEnv(task);
-    const rv = h.regs.retval;
+    const rv = retvalOf(h.regs);
     if (env) r = { nr: env.nr, args: env.a, task, env, ret: typeof rv === 'number' ? rv : typeof rv === 'bigint' ? Number(rv) : undefined };
   }
   lastHit = h;

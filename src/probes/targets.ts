@@ -23,6 +23,7 @@ import { StapError } from '../runtime/errors';
 import type { ProbeContext } from '../runtime/context';
 import type { TargetCodegenApi } from '../translate';
 import type { KHit } from './hit';
+import { retvalOf } from '../kernel/current';
 
 // ---------------------------------------------------------------------------------------------
 // Context of a probe point
@@ -479,7 +480,7 @@ function baseValue(c: ProbeContext, p: Plan, operand: unknown): number | bigint 
       const args = h.entryArgs ?? h.args;
       return valueOf(args[b.i], p.baseType);
     }
-    case 'ret': return valueOf(hitOf(c).regs.retval, p.baseType);
+    case 'ret': return valueOf(retvalOf(hitOf(c).regs), p.baseType);
     case 'addr': return b.addr;
     case 'operand': return typeof operand === 'bigint' ? Number(BigInt.asIntN(64, operand)) : Number(operand);
   }
@@ -668,7 +669,7 @@ function varsText(c: ProbeContext, p: Plan, what: 'vars' | 'parms' | 'locals' | 
   const parts: string[] = [];
   if (what === 'return') {
     if (p.retType === undefined) return '';
-    const v = valueOf(h.regs.retval, p.retType);
+    const v = valueOf(retvalOf(h.regs), p.retType);
     return `return=${deep ? prettyValue(v, p.retType, deep > 1) : hex(v)}`;
   }
   const args = h.entryArgs ?? h.args;
