@@ -393,31 +393,46 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
 
     ProbePointList(list) { return list.asIteration().children.flatMap((c) => c.ast()); },
     ProbePoint(comps, suffixes, cond) {
-      // brace expansion: cartesian product of component alternatives
-      let variants: A.ProbePointComponent[][] = [[]];
-      let optional = false;
-      let sufficient = false;
-      for (const c of comps.asIteration().children) {
+      // brace expansion: cartesian product of component alternatives; an alternative may carry
+      // its own `?`/`!`/condition only when its group is the last component (stap's rule)
+      interface Variant { components: A.ProbePointComponent[]; optional: boolean; sufficient: boolean; condition?: A.Expr }
+      let variants: Variant[] = [{ components: [], optional: false, sufficient: false }];
+      const parts = comps.asIteration().children;
+      parts.forEach((c, i) => {
         const alts = c.ast() as A.ProbePoint[] | A.ProbePointComponent;
         if (Array.isArray(alts)) {
-          const next: A.ProbePointComponent[][] = [];
+          const next: Variant[] = [];
           for (const a of alts) {
-            if (a.optional || a.sufficient || a.condition) throw new ParseError("'?', '!' or condition must only be specified in suffix", a.tok);
+            if ((a.optional || a.sufficient || a.condition) && i !== parts.length - 1) {
+              throw new ParseError("'?', '!' or condition must only be specified in suffix", tokOf(comps));
+            }
           }
-          for (const v of variants) for (const a of alts) next.push([...v, ...a.components]);
+          for (const v of variants) {
+            for (const a of alts) {
+              next.push({
+                components: [...v.components, ...a.components],
+                optional: v.optional || a.optional, sufficient: v.sufficient || a.sufficient, condition: a.condition ?? v.condition,
+              });
+            }
+          }
           variants = next;
-        } else variants = variants.map((v) => [...v, alts]);
-      }
+        } else variants = variants.map((v) => ({ ...v, components: [...v.components, alts] }));
+      });
+      let optional = false;
+      let sufficient = false;
       let seenSuffix = false;
       for (const sfx of suffixes.children) {
-        if (seenSuffix) throw new ParseError("'?' or '!' respecified", tokOf(sfx));
+        if (seenSuffix || variants.some((v) => v.optional)) throw new ParseError("'?' or '!' respecified", tokOf(sfx), true);
         seenSuffix = true;
         if (sfx.sourceString === '?') optional = true;
         else { optional = true; sufficient = true; }
       }
       const condition = cond.children.length ? (cond.child(0).child(2).ast() as A.Expr) : undefined;
       const tok = tokOf(comps);
-      return variants.map((components) => ({ components, optional, sufficient, condition, tok }));
+      return variants.map((v) => ({
+        components: v.components, optional: optional || v.optional, sufficient: sufficient || v.sufficient,
+        condition: condition ?? v.condition, tok,
+      }));
     },
     PPComponent_braces(_l, list, _r) { return list.ast(); },
     PPComponent_name(name, arg) {

@@ -304,5 +304,11 @@ describe('pass 1: -p1 printer', () => {
     expect(errorOf('probe {a!}.{b,c}? {}')).to.equal("parse error: '?', '!' or condition must only be specified in suffix");
     expect(errorOf('probe {a if (1)}.{b,c} {}')).to.equal("parse error: '?', '!' or condition must only be specified in suffix");
     expect(parse('probe {a,b}.{c,d}! {}').file!.probes[0].points.map((p) => p.sufficient)).to.deep.equal([true, true, true, true]);
+    // in the last group each alternative keeps its own suffix or condition (examples' cycle_thief.stp)
+    const pts = parse('probe kernel.{trace("x")!, trace("y")} {}').file!.probes[0].points;
+    expect(pts.map((p) => [p.optional, p.sufficient])).to.deep.equal([[true, true], [false, false]]);
+    expect(parse('probe a.{b if (1), c} {}').file!.probes[0].points.map((p) => !!p.condition)).to.deep.equal([true, false]);
+    expect(errorOf('probe a.{b!, c}.d {}')).to.equal("parse error: '?', '!' or condition must only be specified in suffix");
+    expect(errorOf('probe a.{b!, c}? {}')).to.equal("parse error: '?' or '!' respecified");
   });
 });
