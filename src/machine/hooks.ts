@@ -130,11 +130,13 @@ function openError(m: Machine, t: Task, e: Env): number {
   return 0;
 }
 defineCond('opened', (_m, _c, _t, e) => typeof e.ret === 'number' && e.ret >= 0);
-defineCond('open_ok', (m, _c, t, e) => openError(m, t, e) === 0);
-defineHook('open_error', (m, _c, t, e) => {
+// the checks run once: e.ret is the open's error (0: path_openat goes on to vfs_open, whose
+// %open then sets the fd)
+defineHook('open_check', (m, _c, t, e) => {
   e.ret = openError(m, t, e);
   return H_CONT;
 });
+defineCond('open_ok', (_m, _c, _t, e) => e.ret === 0);
 
 defineHook('open', (m, c, t, e) => {
   const p = String(e.a[1]);

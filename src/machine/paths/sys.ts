@@ -344,14 +344,13 @@ __x64_sys_openat
             %slab_filp
             @kmem:kmem_cache_alloc
         %walk
+        %open_check
         ?open_ok
           vfs_open
             do_dentry_open
               security_file_open
                 apparmor_file_open
               %open
-        ?!open_ok
-          %open_error
     ?opened
       fd_install
     ?!opened
@@ -615,13 +614,7 @@ do_group_exit
     do_notify_parent
       %notify_prep
       ?sigtarget
-        __send_signal_locked
-          %sig_send
-          @signal:signal_generate
-          ?sigqueued
-            complete_signal
-              signal_wake_up_state
-                %sig_wake
+        *send_signal_locked
       __wake_up_parent
         %notify_parent
     do_task_dead
@@ -637,13 +630,17 @@ __x64_sys_kill
           check_kill_permission
           do_send_sig_info
             send_signal_locked
-              __send_signal_locked
-                %sig_send
-                @signal:signal_generate
-                ?sigqueued
-                  complete_signal
-                    signal_wake_up_state
-                      %sig_wake
+              *send_signal_locked
+`,
+  // the signal queued on its target (kill(2), do_notify_parent's SIGCHLD)
+  send_signal_locked: `
+__send_signal_locked
+  %sig_send
+  @signal:signal_generate
+  ?sigqueued
+    complete_signal
+      signal_wake_up_state
+        %sig_wake
 `,
   sys_pipe2: `
 __x64_sys_pipe2
