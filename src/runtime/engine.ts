@@ -268,8 +268,9 @@ export class Engine implements EngineApi {
     this.maxStringLen = tr.limits.maxStringLen;
     this.stapioTask = { pid: this.stapioPid, tid: this.stapioPid, ppid: this.stapioPid - 1, execname: 'stapio', uid: 0, gid: 0, euid: 0, egid: 0 };
     this.stderrW = opts.stderr ?? fdWriter(2);
-    this.transport = new Transport(opts.stdout ?? fdWriter(1), opts.outputFile, opts.outputRotation);
     this.epochNs = opts.epochNs ?? BigInt(Date.now()) * 1000000n;
+    this.transport = new Transport(opts.stdout ?? fdWriter(1), opts.outputFile, opts.outputRotation,
+      () => Number((this.epochNs + BigInt(this.now)) / 1000000000n));
   }
 
   // ------------------------------------------------------------------ EngineApi (builtins)
@@ -536,6 +537,12 @@ export class Engine implements EngineApi {
       return this.finishStatus(true);
     }
     if (this.opts.onModuleLoaded) this.opts.onModuleLoaded(this.mod);
+    // stapio opens the -o file before the module starts
+    const openErr = this.transport.open();
+    if (openErr) {
+      this.stderrW(`${openErr}\n`);
+      return this.finishStatus(true);
+    }
     // module initialisation checks: histogram descriptors
     for (const g of this.tr.globals) {
       for (const h of g.hists) {

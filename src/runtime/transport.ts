@@ -4,6 +4,7 @@
  * `-o FILE`.  Writes are synchronous so nothing is lost on exit, error, SIGINT or SIGTERM.
  */
 import * as fs from 'fs';
+import { strftimeLocal } from './strftime';
 
 /** A byte sink for latin1 strings (one char = one byte). */
 export type Writer = (s: string) => void;
@@ -44,6 +45,8 @@ export interface OutputRotation {
  * Script output, to stdout or to the `-o FILE` as stapio writes it (stream mode): FILE, or with
  * `-S` FILE.0; each switch (switch_file(), i.e. stapio's SIGUSR2, or the -S size reached) closes
  * the file and opens FILE.<n+1>, removing FILE.<n+1-N> when `-S size,N` limits the count.
+ * FILE may hold strftime(3) conversions, expanded in local time at each open (stapio's
+ * make_outfile_name), with the session's clock (`nowSec`).
  */
 export class Transport {
   private buf = '';
@@ -52,17 +55,50 @@ export class Transport {
   private fnum = 0;
   private written = 0;
   private switchPending = false;
+  private names: string[] = [];
 
-  constructor(stdout: Writer, private readonly outputFile?: string, private readonly rotation?: OutputRotation) {
+  constructor(stdout: Writer, private readonly outputFile?: string, private readonly rotation?: OutputRotation,
+    private readonly nowSec: () => number = () => Math.floor(Date.now() / 1000)) {
     if (outputFile !== undefined) {
-      this.fileFd = fs.openSync(rotation && rotation.sizeMax > 0 ? `${outputFile}.0` : outputFile, 'w');
       this.sink = (s: string) => {
+        if (this.fileFd === undefined && this.fnum === 0 && this.names.length === 0) {
+          const err = this.open();
+          if (err) throw new Error(err);
+        }
         if (this.fileFd === undefined) return;
         if (this.rotation && this.rotation.sizeMax > 0 && this.written > 0 && this.written + s.length > this.rotation.sizeMax) this.nextFile();
         fdWriter(this.fileFd)(s);
         this.written += s.length;
       };
     } else this.sink = stdout;
+  }
+
+  /**
+   * Open the first output file (stapio does it before the module starts). Returns stapio's
+   * error message when the file cannot be created, undefined otherwise (and without -o).
+   */
+  open(): string | undefined {
+    if (this.outputFile === undefined || this.names.length > 0) return undefined;
+    return this.openNumbered(this.rotation && this.rotation.sizeMax > 0 ? 0 : -1);
+  }
+
+  /** The files opened so far, in order (the expanded names). */
+  openedFiles(): readonly string[] {
+    return this.names;
+  }
+
+  private openNumbered(fnum: number): string | undefined {
+    const template = this.outputFile as string;
+    const base = template === '/dev/null' ? template : strftimeLocal(template, this.nowSec());
+    if (base === '') return 'ERROR: Invalid FILE name format';
+    const name = fnum < 0 || template === '/dev/null' ? base : `${base}.${fnum}`;
+    try {
+      this.fileFd = fs.openSync(name, 'w');
+    } catch (e) {
+      return `ERROR: Couldn't open output file ${name}: ${errnoText(e as NodeJS.ErrnoException)}`;
+    }
+    this.names.push(name);
+    return undefined;
   }
 
   /** Append script output (print family, log()). */
@@ -88,7 +124,7 @@ export class Transport {
    * produced so far. Without -o there is no file to switch.
    */
   requestSwitch(): void {
-    if (this.fileFd !== undefined) this.switchPending = true;
+    if (this.outputFile !== undefined) this.switchPending = true;
   }
 
   private nextFile(): void {
@@ -97,10 +133,12 @@ export class Transport {
     this.fileFd = undefined;
     this.fnum++;
     const keep = this.rotation?.maxFiles ?? 0;
-    if (keep > 0 && this.fnum - keep >= 0) {
-      try { fs.unlinkSync(`${this.outputFile}.${this.fnum - keep}`); } catch { /* already gone */ }
+    if (keep > 0 && this.names.length >= keep) {
+      const old = this.names[this.names.length - keep];
+      try { fs.unlinkSync(old); } catch { /* already gone */ }
     }
-    this.fileFd = fs.openSync(`${this.outputFile}.${this.fnum}`, 'w');
+    const err = this.openNumbered(this.fnum);
+    if (err) throw new Error(err);
     this.written = 0;
   }
 
@@ -112,4 +150,14 @@ export class Transport {
       this.fileFd = undefined;
     }
   }
+}
+
+const ERRNO_TEXT: Record<string, string> = {
+  ENOENT: 'No such file or directory', EACCES: 'Permission denied', EISDIR: 'Is a directory',
+  ENOTDIR: 'Not a directory', EROFS: 'Read-only file system', ENOSPC: 'No space left on device',
+  ENAMETOOLONG: 'File name too long', ELOOP: 'Too many levels of symbolic links', EPERM: 'Operation not permitted',
+};
+
+function errnoText(e: NodeJS.ErrnoException): string {
+  return (e.code && ERRNO_TEXT[e.code]) || e.message;
 }
