@@ -261,7 +261,10 @@ export interface VarDecl {
   arity?: number;
   /** pass 2: the file that declared it. */
   file?: SourceFile;
-  /** pass 2: written / read anywhere (for auto-printing and elision). */
+  /**
+   * pass 2: written / read anywhere, as stap's varuse counts them for the end-of-run display of
+   * globals written but never read (a discarded `n++;` or `n += x;` is a write only).
+   */
   written?: boolean;
   read?: boolean;
   /** pass 2: histogram and variance uses of a stats global (the runtime sizes its aggregates from these). */

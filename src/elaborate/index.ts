@@ -117,6 +117,13 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     if (u.condition) collectUse(u.condition, use);
   }
   for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
+  // stap's display of globals written but never read counts `n++;` and `n += x;` as writes only
+  const displayUse: VarUse = { read: new Set(), written: new Set() };
+  for (const u of live) {
+    collectUse(u.body, displayUse, true);
+    if (u.condition) collectUse(u.condition, displayUse, true);
+  }
+  for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, displayUse, true);
   const usedGlobals = s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || (opts.unoptimized && userFiles.has(g.file!))));
   for (const g of usedGlobals) {
     if (g.init && (g.type ?? 'unknown') === 'unknown') g.type = g.init.k === 'num' ? 'long' : 'string';
@@ -135,7 +142,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 
   // ---- fill the program
   for (const g of usedGlobals) {
-    g.read = use.read.has(g);
+    g.read = displayUse.read.has(g);
     g.written = use.written.has(g) || !!g.init;
     if ((g.arity ?? -1) < 0) g.arity = 0;
   }

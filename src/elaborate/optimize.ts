@@ -25,8 +25,19 @@ export interface VarUse {
   written: Set<A.VarDecl>;
 }
 
-/** Collect reads and writes of variables in a statement/expression. */
-export function collectUse(root: A.Stmt | A.Expr, use: VarUse): void {
+/**
+ * Collect reads and writes of variables in a statement/expression. With `discardedIsWrite`
+ * (stap's varuse for the end-of-run global display), an increment or compound assignment whose
+ * value is discarded (an expression statement, a `for` init/increment) is a pure write.
+ */
+export function collectUse(root: A.Stmt | A.Expr, use: VarUse, discardedIsWrite = false): void {
+  const discarded = (e: A.Expr): void => {
+    if (discardedIsWrite && e.k === 'incdec') lvalue(e.operand, false);
+    else if (discardedIsWrite && e.k === 'assign' && e.op !== '=' && e.op !== '<<<') {
+      lvalue(e.target, false);
+      expr(e.value);
+    } else expr(e);
+  };
   const lvalue = (t: A.Expr, alsoRead: boolean): void => {
     if (t.k === 'sym' && t.ref) {
       use.written.add(t.ref);
@@ -78,6 +89,15 @@ export function collectUse(root: A.Stmt | A.Expr, use: VarUse): void {
         stmt(s.body);
         if (s.catchVar?.ref) use.written.add(s.catchVar.ref);
         stmt(s.handler);
+        return;
+      case 'expr':
+        discarded(s.expr);
+        return;
+      case 'for':
+        if (s.init) discarded(s.init);
+        if (s.cond) expr(s.cond);
+        if (s.incr) discarded(s.incr);
+        stmt(s.body);
         return;
       default:
         stmtChildren(s, expr, stmt);
