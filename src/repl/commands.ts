@@ -26,6 +26,7 @@ import { SimSystem } from './run';
 import { evaluate } from './eval';
 import { COMMANDS, KERNEL_VIEWS, Completer } from './complete';
 import { isDeclaration } from './scan';
+import { hostErrorText } from '../runtime/host_errors';
 
 type Writer = (s: string) => void;
 
@@ -271,7 +272,7 @@ export class Repl {
         try {
           io.out(io.note(this.session.save(expandHome(w[0]))));
         } catch (e) {
-          io.err(`save: cannot write ${w[0]}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+          io.err(`save: cannot write ${w[0]}: ${hostErrorText(e)}\n`);
         }
         return;
       }
@@ -550,7 +551,7 @@ export class Repl {
     try {
       fs.writeFileSync(file, this.session.script(), 'latin1');
     } catch (e) {
-      io.err(`edit: cannot write ${file}: ${(e as Error).message}\n`);
+      io.err(`edit: cannot write ${file}: ${hostErrorText(e)}\n`);
       return;
     }
     const editor = process.env.VISUAL || process.env.EDITOR || 'vi';

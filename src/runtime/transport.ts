@@ -5,6 +5,7 @@
  */
 import * as fs from 'fs';
 import { strftimeLocal } from './strftime';
+import { hostErrorText } from './host_errors';
 
 /** A byte sink for latin1 strings (one char = one byte). */
 export type Writer = (s: string) => void;
@@ -95,7 +96,7 @@ export class Transport {
     try {
       this.fileFd = fs.openSync(name, 'w');
     } catch (e) {
-      return `ERROR: Couldn't open output file ${name}: ${errnoText(e as NodeJS.ErrnoException)}`;
+      return `ERROR: Couldn't open output file ${name}: ${hostErrorText(e)}`;
     }
     this.names.push(name);
     return undefined;
@@ -150,14 +151,4 @@ export class Transport {
       this.fileFd = undefined;
     }
   }
-}
-
-const ERRNO_TEXT: Record<string, string> = {
-  ENOENT: 'No such file or directory', EACCES: 'Permission denied', EISDIR: 'Is a directory',
-  ENOTDIR: 'Not a directory', EROFS: 'Read-only file system', ENOSPC: 'No space left on device',
-  ENAMETOOLONG: 'File name too long', ELOOP: 'Too many levels of symbolic links', EPERM: 'Operation not permitted',
-};
-
-function errnoText(e: NodeJS.ErrnoException): string {
-  return (e.code && ERRNO_TEXT[e.code]) || e.message;
 }
