@@ -31,6 +31,7 @@ import { Inode, OpenFile } from './fs';
 import type { Machine, Cpu } from './machine';
 import type { Env, Task } from './task';
 import { openingFile, setFilenameSource } from './kobjects';
+import { InlinedFunction, inlineParamBtf } from '../kernel/inline_sites';
 
 type Getter = (m: Machine, c: Cpu, t: Task, e: Env) => unknown;
 
@@ -359,6 +360,9 @@ function getterFor(fnName: string, pname: string, type: number): Getter {
       return (_m, _c, _t, e) => ({ name: String(e.cache ?? (e.name === 'openat' ? 'filp' : 'kmalloc-256')), object_size: 256, size: 256 });
     case 'rq':
       return (_m, c) => ({ cpu: c.id, nr_running: 1 });
+    case 'sk_buff':
+      // the packet being sent (e.out) before the device path names its skb
+      return (_m, _c, _t, e) => (e[pname] ?? e.skb ?? (e.out as { skb?: unknown } | undefined)?.skb ?? 0);
     default: break;
   }
   if (pname === 'buf' || pname === 'ubuf' || isUser) {
@@ -410,5 +414,26 @@ export function genericArgs(fn: number): ((m: Machine, c: Cpu, t: Task, e: Env) 
     };
   }
   builders.set(fn, b);
+  return b;
+}
+
+const inlineBuilders = new Map<InlinedFunction, (m: Machine, c: Cpu, t: Task, e: Env) => unknown[]>();
+/**
+ * Arguments of an inline instance: its abstract definition's formal parameters (DWARF type
+ * names mapped to BTF), built from the path environment by name as for out-of-line functions.
+ */
+export function inlineArgs(f: InlinedFunction): (m: Machine, c: Cpu, t: Task, e: Env) => unknown[] {
+  let b = inlineBuilders.get(f);
+  if (b !== undefined) return b;
+  installMaterializers();
+  const gs = f.params.map((p) => getterFor(f.name, p.name, inlineParamBtf(p.dwarfType)));
+  b = (m, c, t, e) => {
+    const out = new Array(gs.length);
+    for (let i = 0; i < gs.length; i++) {
+      try { out[i] = gs[i](m, c, t, e); } catch { out[i] = 0; }
+    }
+    return out;
+  };
+  inlineBuilders.set(f, b);
   return b;
 }
