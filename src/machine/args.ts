@@ -28,6 +28,7 @@ import { symbolName, symbolAddr, lookupName, isFunction } from '../kernel/kallsy
 import { syscallByName } from '../kernel/syscalls';
 import { kmem, userSpace, KernelMemory } from '../kernel/memory';
 import { Inode, OpenFile } from './fs';
+import { Sock, SocketView, socketView } from './net';
 import type { Machine, Cpu } from './machine';
 import type { Env, Task } from './task';
 import { openingFile, setFilenameSource } from './kobjects';
@@ -158,6 +159,19 @@ export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
     mem.setField(a, T, 'f_path.dentry', dentryAddr(mem, f.inode));
     mem.setField(a, T, 'f_op', fopsAddr(mem, fopsName(f.inode)));
   }
+  if (f.sock) mem.setField(a, T, 'private_data', socketView(f.sock));
+}
+
+/** struct socket: state, type, flags, sk (the struct sock), file left 0 */
+function socketAddr(mem: KernelMemory, v: SocketView): number {
+  const T = 'struct socket';
+  const a = mem.allocStruct(T);
+  mem.bind(v, a);
+  mem.setField(a, T, 'state', v.ssState);
+  mem.setField(a, T, 'type', v.sk.type);
+  mem.setField(a, T, 'flags', 0);
+  mem.setField(a, T, 'sk', v.sk);
+  return a;
 }
 
 let installed = false;
@@ -168,6 +182,7 @@ export function installMaterializers(): void {
   kmem.addMaterializer((o, mem) => {
     if (o instanceof OpenFile) return fileAddr(mem, o);
     if (o instanceof Inode) return inodeAddr(mem, o);
+    if (o instanceof SocketView) return socketAddr(mem, o);
     return null;
   });
 }
@@ -208,6 +223,7 @@ function syscallArg(e: Env, name: string): unknown {
 }
 
 const posSlots = new WeakMap<Task, number>();
+const msgSlots = new WeakMap<Env, number>();
 function posPtr(t: Task, pos: number): number {
   let a = posSlots.get(t);
   if (a === undefined) { a = kmem.alloc(8, 8); posSlots.set(t, a); }
@@ -358,6 +374,25 @@ function getterFor(fnName: string, pname: string, type: number): Getter {
       return (_m, _c, t) => t.proc.mm ?? 0;
     case 'kmem_cache':
       return (_m, _c, _t, e) => ({ name: String(e.cache ?? (e.name === 'openat' ? 'filp' : 'kmalloc-256')), object_size: 256, size: 256 });
+    case 'msghdr':
+      // sendmsg/recvmsg's message: the data left to copy (msg_iter.count) and msg_flags
+      return (_m, _c, _t, e) => {
+        let a = msgSlots.get(e);
+        if (a === undefined) {
+          a = kmem.allocStruct('struct msghdr');
+          msgSlots.set(e, a);
+        }
+        const v = syscallArg(e, 'len') ?? syscallArg(e, 'size') ?? e.count ?? e.len;
+        const n = typeof v === 'number' ? v : v instanceof Uint8Array ? v.length : typeof v === 'string' ? v.length : 0;
+        kmem.setField(a, 'struct msghdr', 'msg_iter.count', n);
+        kmem.setField(a, 'struct msghdr', 'msg_flags', Number(syscallArg(e, 'flags') ?? 0));
+        return a;
+      };
+    case 'socket':
+      return (_m, _c, t, e) => {
+        const s = (e.sock as Sock | undefined) ?? fileOf(t, e)?.sock;
+        return s instanceof Sock ? socketView(s) : 0;
+      };
     case 'rq':
       return (_m, c) => ({ cpu: c.id, nr_running: 1 });
     case 'sk_buff':
