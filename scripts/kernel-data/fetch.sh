@@ -29,4 +29,7 @@ ln -sfn src/usr/src/linux-source-6.1 linux-source
 llvm-dwarfdump --debug-info -r 1 vmlinux 2>/dev/null | python3 "$HERE/dwarf_funcs.py" > dwarf_funcs.tsv
 python3 "$HERE/gen.py" "$WORK" "$OUT"
 python3 "$HERE/modules.py" "$WORK" "$OUT"
+# inline instances inside the functions the machine model runs (needs a built tree: npm run build)
+node "$HERE/../../dist/scripts/model-functions.js" > model_funcs.txt
+python3 "$HERE/inline_sites.py" "$WORK" "$OUT" model_funcs.txt
 du -sh "$OUT"

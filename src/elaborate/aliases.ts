@@ -139,8 +139,9 @@ export class Deriver {
       kids.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       // `**` also spans components
       for (const ch of kids) {
-        // `**` as the last component: an inner node (netfilter.ip of netfilter.ip.local_out) is no match itself
-        if (i + 1 === comps.length && c.name.includes('**') && !ch.aliases.length && !ch.provider) continue;
+        // a wildcard last component never matches an inner node (netfilter.ip of netfilter.ip.local_out,
+        // generic of generic.fop.open): stap reports no wildcard match rather than a truncated point
+        if (i + 1 === comps.length && !ch.aliases.length && !ch.provider) continue;
         this.match(ch, loc, i + 1, [...concrete, { ...c, name: ch.name }], body, out);
       }
       const dglob = c.name.indexOf('**');

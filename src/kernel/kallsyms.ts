@@ -336,7 +336,7 @@ export function parseFuncPattern(spec: string): FuncPattern {
   return { func, file, line };
 }
 
-function fileMatches(fileGlob: string, path: string): boolean {
+export function fileMatches(fileGlob: string, path: string): boolean {
   const re = globToRegExp(fileGlob);
   if (re.test(path)) return true;
   // suffix match on path components: "read_write.c" or "fs/read_write.c" or "*/read_write.c"

@@ -573,6 +573,16 @@ setInt3Handler(int3Handler);
  * The workload reached an instruction inside a function body (addr = sym+off). Triggers an
  * armed int3 kprobe there, if any. Costs one Map lookup when no probe is armed at addr.
  */
+/** Addresses with an armed int3 (mid-function) kprobe: 0 lets callers skip building registers. */
+export function int3SiteCount(): number {
+  return int3Sites.size;
+}
+
+/** An int3 kprobe is armed at `addr`. */
+export function int3SiteArmed(addr: number): boolean {
+  return int3Sites.has(addr);
+}
+
 export function kprobeHitAddress(addr: number, ctx: CpuContext, regs: PtRegs): void {
   if (!int3Sites.has(addr)) return;
   const p = getKprobe(addr);

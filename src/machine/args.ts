@@ -28,9 +28,11 @@ import { symbolName, symbolAddr, lookupName, isFunction } from '../kernel/kallsy
 import { syscallByName } from '../kernel/syscalls';
 import { kmem, userSpace, KernelMemory } from '../kernel/memory';
 import { Inode, OpenFile } from './fs';
+import { Sock, SocketView, socketView } from './net';
 import type { Machine, Cpu } from './machine';
 import type { Env, Task } from './task';
 import { openingFile, setFilenameSource } from './kobjects';
+import { InlinedFunction, inlineParamBtf } from '../kernel/inline_sites';
 
 type Getter = (m: Machine, c: Cpu, t: Task, e: Env) => unknown;
 
@@ -157,6 +159,19 @@ export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
     mem.setField(a, T, 'f_path.dentry', dentryAddr(mem, f.inode));
     mem.setField(a, T, 'f_op', fopsAddr(mem, fopsName(f.inode)));
   }
+  if (f.sock) mem.setField(a, T, 'private_data', socketView(f.sock));
+}
+
+/** struct socket: state, type, flags, sk (the struct sock), file left 0 */
+function socketAddr(mem: KernelMemory, v: SocketView): number {
+  const T = 'struct socket';
+  const a = mem.allocStruct(T);
+  mem.bind(v, a);
+  mem.setField(a, T, 'state', v.ssState);
+  mem.setField(a, T, 'type', v.sk.type);
+  mem.setField(a, T, 'flags', 0);
+  mem.setField(a, T, 'sk', v.sk);
+  return a;
 }
 
 let installed = false;
@@ -167,6 +182,7 @@ export function installMaterializers(): void {
   kmem.addMaterializer((o, mem) => {
     if (o instanceof OpenFile) return fileAddr(mem, o);
     if (o instanceof Inode) return inodeAddr(mem, o);
+    if (o instanceof SocketView) return socketAddr(mem, o);
     return null;
   });
 }
@@ -207,6 +223,7 @@ function syscallArg(e: Env, name: string): unknown {
 }
 
 const posSlots = new WeakMap<Task, number>();
+const msgSlots = new WeakMap<Env, number>();
 function posPtr(t: Task, pos: number): number {
   let a = posSlots.get(t);
   if (a === undefined) { a = kmem.alloc(8, 8); posSlots.set(t, a); }
@@ -357,8 +374,30 @@ function getterFor(fnName: string, pname: string, type: number): Getter {
       return (_m, _c, t) => t.proc.mm ?? 0;
     case 'kmem_cache':
       return (_m, _c, _t, e) => ({ name: String(e.cache ?? (e.name === 'openat' ? 'filp' : 'kmalloc-256')), object_size: 256, size: 256 });
+    case 'msghdr':
+      // sendmsg/recvmsg's message: the data left to copy (msg_iter.count) and msg_flags
+      return (_m, _c, _t, e) => {
+        let a = msgSlots.get(e);
+        if (a === undefined) {
+          a = kmem.allocStruct('struct msghdr');
+          msgSlots.set(e, a);
+        }
+        const v = syscallArg(e, 'len') ?? syscallArg(e, 'size') ?? e.count ?? e.len;
+        const n = typeof v === 'number' ? v : v instanceof Uint8Array ? v.length : typeof v === 'string' ? v.length : 0;
+        kmem.setField(a, 'struct msghdr', 'msg_iter.count', n);
+        kmem.setField(a, 'struct msghdr', 'msg_flags', Number(syscallArg(e, 'flags') ?? 0));
+        return a;
+      };
+    case 'socket':
+      return (_m, _c, t, e) => {
+        const s = (e.sock as Sock | undefined) ?? fileOf(t, e)?.sock;
+        return s instanceof Sock ? socketView(s) : 0;
+      };
     case 'rq':
       return (_m, c) => ({ cpu: c.id, nr_running: 1 });
+    case 'sk_buff':
+      // the packet being sent (e.out) before the device path names its skb
+      return (_m, _c, _t, e) => (e[pname] ?? e.skb ?? (e.out as { skb?: unknown } | undefined)?.skb ?? 0);
     default: break;
   }
   if (pname === 'buf' || pname === 'ubuf' || isUser) {
@@ -410,5 +449,26 @@ export function genericArgs(fn: number): ((m: Machine, c: Cpu, t: Task, e: Env) 
     };
   }
   builders.set(fn, b);
+  return b;
+}
+
+const inlineBuilders = new Map<InlinedFunction, (m: Machine, c: Cpu, t: Task, e: Env) => unknown[]>();
+/**
+ * Arguments of an inline instance: its abstract definition's formal parameters (DWARF type
+ * names mapped to BTF), built from the path environment by name as for out-of-line functions.
+ */
+export function inlineArgs(f: InlinedFunction): (m: Machine, c: Cpu, t: Task, e: Env) => unknown[] {
+  let b = inlineBuilders.get(f);
+  if (b !== undefined) return b;
+  installMaterializers();
+  const gs = f.params.map((p) => getterFor(f.name, p.name, inlineParamBtf(p.dwarfType)));
+  b = (m, c, t, e) => {
+    const out = new Array(gs.length);
+    for (let i = 0; i < gs.length; i++) {
+      try { out[i] = gs[i](m, c, t, e); } catch { out[i] = 0; }
+    }
+    return out;
+  };
+  inlineBuilders.set(f, b);
   return b;
 }

@@ -17,7 +17,9 @@ import { symbolAddr, symbolCount, symbolName } from '../kernel/kallsyms';
 import { tracepoint, traceCall, tracepointProto } from '../kernel/tracepoint';
 import { hash32 } from './prng';
 import { genericArgs } from './args';
-import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, path, tpNames, hookNames, condNames, CompiledPath } from './paths/dsl';
+import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, path, tpNames, hookNames, condNames, CompiledPath } from './paths/dsl';
+import { fireInline } from './inline';
+import { int3SiteCount } from '../kernel/kprobes';
 import type { Machine, Cpu } from './machine';
 import { Env, KStack, Task, TASK_RUNNING as TASK_RUNNING_ } from './task';
 import type { Tracepoint } from '../kernel/tracepoint';
@@ -25,7 +27,8 @@ import type { Tracepoint } from '../kernel/tracepoint';
 // Module-private copies of what the interpreter reads per op: imported bindings compile to
 // property loads on the exporting module's object (a dictionary lookup for big modules).
 const sites = siteState;
-const P_RET = OP_RET, P_TP = OP_TP, P_HOOK = OP_HOOK, P_IF = OP_IF, P_IFNOT = OP_IFNOT, P_END = OP_END;
+const P_RET = OP_RET, P_TP = OP_TP, P_HOOK = OP_HOOK, P_IF = OP_IF, P_IFNOT = OP_IFNOT, P_END = OP_END, P_INLINE = OP_INLINE;
+const int3Armed = int3SiteCount;
 
 export type Hook = (m: Machine, c: Cpu, t: Task, e: Env) => number;
 export type Cond = (m: Machine, c: Cpu, t: Task, e: Env) => boolean;
@@ -298,6 +301,15 @@ export function interp(m: Machine, c: Cpu, ks: KStack, t: Task, until: number, b
         if (r.tp === null || !r.tp.enabled) continue;
         m.now = now; ks.sp = sp; m.kcalls += calls; calls = 0;
         fireTp(m, c, t, env, r);
+        now = m.now;
+        continue;
+      }
+      if (op === P_INLINE) {
+        // an inline instance's entry: only int3 kprobes can see it
+        const ri = code[pc++];
+        if (sp === 0 || int3Armed() === 0) continue;
+        m.now = now; ks.sp = sp; m.kcalls += calls; calls = 0;
+        fireInline(m, c, ks, t, env, ri, sp);
         now = m.now;
         continue;
       }

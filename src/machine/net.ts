@@ -189,3 +189,25 @@ export class Net {
 
 export const TCP_STATE_NAMES = ['', 'ESTABLISHED', 'SYN_SENT', 'SYN_RECV', 'FIN_WAIT1', 'FIN_WAIT2', 'TIME_WAIT', 'CLOSE',
   'CLOSE_WAIT', 'LAST_ACK', 'LISTEN', 'CLOSING'];
+
+/**
+ * The BSD-layer `struct socket` of a Sock (what sock_sendmsg/sock_recvmsg/sock_*_iter take and
+ * a socket file's private_data points to): laid out by args.ts when a probe reads it.
+ */
+export class SocketView {
+  constructor(readonly sk: Sock) {}
+  /** socket_state: SS_UNCONNECTED 1, SS_CONNECTING 2, SS_CONNECTED 3, SS_DISCONNECTING 4 */
+  get ssState(): number {
+    const s = this.sk;
+    if (s.type !== 1) return s.dport ? 3 : 1;
+    if (s.state === TCP_SYN_SENT) return 2;
+    if (s.state === TCP_CLOSE || s.listening) return 1;
+    return s.finSent ? 4 : 3;
+  }
+}
+const socketViews = new WeakMap<Sock, SocketView>();
+export function socketView(s: Sock): SocketView {
+  let v = socketViews.get(s);
+  if (!v) socketViews.set(s, (v = new SocketView(s)));
+  return v;
+}

@@ -11,6 +11,7 @@ import type { ProbeContext, TaskInfo } from '../runtime/context';
 import { kmem, userSpace, KernelFault, AddressSpace, taskObjectAt } from '../kernel/memory';
 import { lookupAddr, symbolName, symbolAddr, lookupName, isFunction, symbolModule } from '../kernel/kallsyms';
 import { retvalOf, type CpuContext, type TaskRef } from '../kernel/current';
+import { INLINE_FN } from '../kernel/inline_sites';
 import { evalTarget, Plan, readFault } from './targets';
 import type { KHit } from './hit';
 const ERRNO = 'EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK EPIPE EDOM ERANGE EDEADLK ENAMETOOLONG ENOLCK ENOSYS ENOTEMPTY ELOOP - ENOMSG EIDRM ECHRNG EL2NSYNC EL3HLT EL3RST ELNRNG EUNATCH ENOCSI EL2HLT EBADE EBADR EXFULL ENOANO EBADRQC EBADSLT - EBFONT ENOSTR ENODATA ETIME ENOSR ENONET ENOPKG EREMOTE ENOLINK EADV ESRMNT ECOMM EPROTO EMULTIHOP EDOTDOT EBADMSG EOVERFLOW ENOTUNIQ EBADFD EREMCHG ELIBACC ELIBBAD ELIBSCN ELIBMAX ELIBEXEC EILSEQ ERESTART ESTRPIPE EUSERS ENOTSOCK EDESTADDRREQ EMSGSIZE EPROTOTYPE ENOPROTOOPT EPROTONOSUPPORT ESOCKTNOSUPPORT EOPNOTSUPP EPFNOSUPPORT EAFNOSUPPORT EADDRINUSE EADDRNOTAVAIL ENETDOWN ENETUNREACH ENETRESET ECONNABORTED ECONNRESET ENOBUFS EISCONN ENOTCONN ESHUTDOWN ETOOMANYREFS ETIMEDOUT ECONNREFUSED EHOSTDOWN EHOSTUNREACH EALREADY EINPROGRESS ESTALE EUCLEAN ENOTNAM ENAVAIL EISNAM EREMOTEIO EDQUOT ENOMEDIUM EMEDIUMTYPE ECANCELED ENOKEY EKEYEXPIRED EKEYREVOKED EKEYREJECTED EOWNERDEAD ENOTRECOVERABLE ERFKILL EHWPOISON'.split(' ');
@@ -281,7 +282,8 @@ export const kernelBuiltins: Record<string, Builtin> = {
   // probe point / symbols
   probefunc: (c) => {
     const h = hit(c);
-    if (h && (h.addr || h.regs.ip)) return symname(h.addr || h.regs.ip);
+    // an inline instance runs inside its caller's symbol: stap reads the name from the probe point
+    if (h && h.fn !== INLINE_FN && (h.addr || h.regs.ip)) return symname(h.addr || h.regs.ip);
     const m = /(?:function|statement)\("([^"@]*)/.exec(c.pp);
     return m ? m[1] : '';
   },

@@ -35,6 +35,7 @@ import type { Engine, ProbeFamilyRuntime, RegisteredProbe } from '../runtime/eng
 import { Deliverer, entryValues, KHit } from './hit';
 import { targetType, targetDefined, targetPointee, envFor } from './targets';
 import { btfTypeName } from '../kernel/btf';
+import { matchInlined, InlineInstance, INLINE_FN } from '../kernel/inline_sites';
 
 export interface FuncPointData {
   kind: 'entry' | 'return';
@@ -48,6 +49,9 @@ export interface FuncPointData {
   via: 'dwarf' | 'kprobe' | 'statement';
   module: string;
   optional: boolean;
+  /** an inline instance (fn = INLINE_FN): `addr` is its entry pc inside the `caller` symbol */
+  inline?: boolean;
+  caller?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,6 +135,31 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean 
   });
 }
 
+/**
+ * Inline instances (DW_TAG_inlined_subroutine) a DWARF-style pattern resolves to, by function
+ * (name, file, line) then address: stap's dwarf_query probes each instance of an inlined
+ * function at its entry pc. Blacklisted / init-text instances are skipped as functions are.
+ */
+export function resolveInlineInstances(spec0: string): InlineInstance[] {
+  let spec = spec0;
+  let range: [number, number] | null = null;
+  const lm = /^(.*@[^:]*):(\*|(\d+)-(\d+))$/.exec(spec0);
+  if (lm) {
+    spec = lm[1];
+    if (lm[3] !== undefined) range = [Number(lm[3]), Number(lm[4])];
+  }
+  const p = parseFuncPattern(spec);
+  const out: InlineInstance[] = [];
+  for (const f of matchInlined(p)) {
+    if (range && (f.line < range[0] || f.line > range[1])) continue;
+    for (const inst of f.instances) {
+      if (isInitText(inst.addr) || withinKprobeBlacklist(inst.addr)) continue;
+      out.push(inst);
+    }
+  }
+  return out;
+}
+
 function lit(s: string): string {
   return JSON.stringify(s);
 }
@@ -157,16 +186,16 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
     const suffixes = comps.slice(prefixLen).map((c) => c.name);
     const isReturn = suffixes.includes('return');
     const isInline = suffixes.includes('inline');
+    const isCall = suffixes.includes('call');
     const exported = suffixes.includes('exported');
     const maxactive = suffixes.includes('maxactive') ? numArg(comps[comps.length - 1]) : 0;
     if (fc.arg && fc.arg.k === 'num') throw new SemanticError('no match', undefined, [], 'pp-no-match');
     const p = parseFuncPattern(spec);
-    if (isInline) {
-      // the data has inline definitions but no inlined instances (call sites) to probe
-      throw noMatch('functions', p.func, functionNames);
-    }
-    const ids = resolveDwarfFunctions(spec, { exported });
-    if (!ids.length) {
+    // .call: out-of-line bodies only; .return / .exported never match inline instances
+    const insts = isCall || isReturn || exported || module ? [] : resolveInlineInstances(spec);
+    const ids = isInline ? [] : resolveDwarfFunctions(spec, { exported });
+    if (isInline && !insts.length) throw noMatch('functions', p.func, functionNames);
+    if (!ids.length && !insts.length) {
       if (isReturn) {
         // dwarf_builder: a .return probe skips inlined functions, says so, then finds no match
         const inl = hasGlob(p.func)
@@ -187,7 +216,7 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
     }
     const prefix = module ? `module(${lit(modName)}).function` : 'kernel.function';
     const suffix = suffixComponents(comps, prefixLen);
-    return ids.map((id) => {
+    const out = ids.map((id) => {
       const l = functionLocation(id);
       const name = symbolName(id);
       const data: FuncPointData = {
@@ -197,6 +226,15 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
       const where = l ? `${name}@${l.file}:${l.line}` : name;
       return { family: 'kernel.function', pp: `${prefix}(${lit(where)})${suffix}`, data: data as unknown as Record<string, unknown> };
     });
+    for (const inst of insts) {
+      const f = inst.fn;
+      const data: FuncPointData = {
+        kind: 'entry', fn: INLINE_FN, name: f.name, addr: inst.addr, file: f.file, line: f.line,
+        maxactive: 0, via: 'dwarf', module: modName, optional: req.point.optional, inline: true, caller: inst.caller,
+      };
+      out.push({ family: 'kernel.function', pp: `${prefix}(${lit(`${f.name}@${f.file}:${f.line}`)})${suffix}`, data: data as unknown as Record<string, unknown> });
+    }
+    return out;
   };
 }
 

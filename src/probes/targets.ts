@@ -18,6 +18,7 @@ import {
 } from '../kernel/btf';
 import { tracepointProto } from '../kernel/tracepoint';
 import { kallsymsLookupName, addrHex } from '../kernel/kallsyms';
+import { inlinedFunction, inlineParamBtf } from '../kernel/inline_sites';
 import { kmem, KernelFault } from '../kernel/memory';
 import { StapError } from '../runtime/errors';
 import type { ProbeContext } from '../runtime/context';
@@ -64,7 +65,12 @@ export function envFor(rp: A.ResolvedPoint): TargetEnv | null {
   if (envCache.has(rp)) return envCache.get(rp)!;
   let env: TargetEnv | null = null;
   const d = rp.data as Record<string, unknown>;
-  if (rp.family === 'kernel.function' && typeof d.name === 'string') {
+  if (rp.family === 'kernel.function' && d.inline === true) {
+    // an inline instance: the abstract definition's formal parameters (DWARF types mapped to BTF)
+    const f = inlinedFunction(String(d.name), String(d.file ?? ''), Number(d.line ?? 0));
+    const vars: CtxVar[] = f ? f.params.map((p, i) => ({ name: p.name, type: inlineParamBtf(p.dwarfType), base: { k: 'arg', i } as Base })) : [];
+    env = { vars, ret: null, isReturn: false, where: String(d.name), fnAddr: Number(d.addr ?? 0), file: String(d.file ?? '') };
+  } else if (rp.family === 'kernel.function' && typeof d.name === 'string') {
     const f = btfFunc(d.name);
     const vars: CtxVar[] = f ? f.params.map((p, i) => ({ name: p.name, type: p.type, base: { k: 'arg', i } as Base })) : [];
     const isReturn = d.kind === 'return';

@@ -88,6 +88,13 @@ describe('elaborate: errors', () => {
     fails('probe timer.hz(1).randomize(2) { println(1) }', "invalid suffix for probe: identifier 'randomize'");
     fails('probe timer { println(1) }', 'probe point truncated (follow:  hz(number) jiffies(number) ms(number)');
   });
+  it('a wildcard last component never matches an inner node of the alias tree', () => {
+    // gen is only the first component of gen.fop (as generic of generic.fop.*): no wildcard match
+    fails('probe gen.fop = begin { } probe ge* { println(1) }', "probe point mismatch: didn't find any wildcard matches");
+    const r = run('probe abc = begin { } probe xc.fop = begin { } probe *c { println(1) }');
+    expect(r.err).to.not.contain('truncated');
+    expect(r.out).to.contain('begin /* <- abc = begin <- *c */');
+  });
   it('probe point mismatch and no match', () => {
     fails('probe timerx.s(1) { println(1) }', 'probe point mismatch (similar: timer');
     fails('probe foo = begin.bar { } probe foo { println(1) }', 'invalid suffix for probe', 'no match');

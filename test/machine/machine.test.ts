@@ -7,6 +7,7 @@ import { symbolName, lookupAddr, isFunction } from '../../src/kernel/kallsyms';
 import { parseShell } from '../../src/machine/shell';
 import '../../src/machine/hooks';
 import { hookDefined, condDefined } from '../../src/machine/kexec';
+import { matchInlined } from '../../src/kernel/inline_sites';
 
 describe('machine: path data', () => {
   it('every function in every path is a 6.1 text symbol and every tracepoint exists', () => {
@@ -18,6 +19,15 @@ describe('machine: path data', () => {
           if (!(ev ? findEvent(sys, ev) : tracepoint(sys))) bad.push(`${p}: ${it}`);
         } else if (it.startsWith('%')) { if (!hookDefined(it.slice(1))) bad.push(`${p}: hook ${it}`); }
         else if (it.startsWith('?')) { if (!condDefined(it.slice(it[1] === '!' ? 2 : 1))) bad.push(`${p}: cond ${it}`); }
+        else if (it.startsWith('+')) {
+          // an inline instance: the function has DWARF instances, one called from each line given
+          const [name, lines] = it.slice(1).split(':');
+          const insts = matchInlined({ func: name }).flatMap((f) => f.instances);
+          if (!insts.length) bad.push(`${p}: inline ${it}`);
+          for (const l of lines ? lines.split(',').map(Number) : []) {
+            if (!insts.some((i) => i.callLine === l)) bad.push(`${p}: inline ${it} line ${l}`);
+          }
+        }
         else { const id = functionId(it); if (id < 0 || !isFunction(id)) bad.push(`${p}: ${it}`); }
       }
     }

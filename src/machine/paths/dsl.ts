@@ -8,6 +8,11 @@
  *                        DECLARE_TRACE-only tracepoints)
  *   %hook                run a TS hook (semantics: page cache lookup, block, wake up ...)
  *   ?cond / ?!cond       children run only when the condition (a TS predicate) holds / fails
+ *   +name[:L1,L2]        the entry of an inline instance of `name` (a function inlined into the
+ *                        enclosing function at run time, see kernel/inline_sites.ts): its int3
+ *                        site fires here: the enclosing function's instance called from one of
+ *                        the call lines given, else its first instance (none: nothing fires).
+ *                        Children are the inline body
  *   *path                expand another template here (compile-time include)
  *   # ...                comment
  *
@@ -23,6 +28,7 @@ export const OP_HOOK = -3;
 export const OP_IF = -4;
 export const OP_IFNOT = -5;
 export const OP_END = -6;
+export const OP_INLINE = -7;
 
 export interface CompiledPath {
   name: string;
@@ -35,6 +41,9 @@ const compiled = new Map<string, CompiledPath>();
 /** Tracepoint references: index -> "system:name" (system may be ''). */
 export const tpNames: string[] = [];
 const tpIndex = new Map<string, number>();
+/** Inline instance references: index -> { name, call lines (empty: any) }. */
+export const inlineRefs: { name: string; lines: number[] }[] = [];
+const inlineIndex = new Map<string, number>();
 /** Hook and condition names, indexed. */
 export const hookNames: string[] = [];
 const hookIndex = new Map<string, number>();
@@ -114,6 +123,17 @@ export function path(name: string): CompiledPath {
         if (n.kids.length) throw new Error(`path ${name}: tracepoint ${t} cannot have children`);
       } else if (c0 === '%') {
         code.push(OP_HOOK, intern(hookNames, hookIndex, t.slice(1)));
+        emit(n.kids);
+      } else if (c0 === '+') {
+        const m = /^\+([A-Za-z_]\w*)(?::(\d+(?:,\d+)*))?$/.exec(t);
+        if (!m) throw new Error(`path ${name}: bad inline node ${t}`);
+        let i = inlineIndex.get(t);
+        if (i === undefined) {
+          i = inlineRefs.length;
+          inlineRefs.push({ name: m[1], lines: m[2] ? m[2].split(',').map(Number) : [] });
+          inlineIndex.set(t, i);
+        }
+        code.push(OP_INLINE, i);
         emit(n.kids);
       } else if (c0 === '?') {
         const neg = t[1] === '!';

@@ -335,7 +335,10 @@ tcp_send_ack
     *tcp_xmit_one
 `,
   // one TCP segment (data, SYN, FIN, ACK, RST); e.out is the packet
+  // tcp_transmit_skb() is inlined into tcp_write_xmit (line 2722), tcp_connect (3946: the SYN) ...;
+  // __tcp_send_ack calls __tcp_transmit_skb directly
   tcp_xmit_one: `
++tcp_transmit_skb:2722,3946
 __tcp_transmit_skb
   skb_clone
   tcp_v4_send_check

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Inline instances (DW_TAG_inlined_subroutine) of the simulated kernel's functions.
+
+Usage: inline_sites.py WORKDIR OUTDIR MODEL_FUNCS
+  WORKDIR      fetch.sh's work directory (vmlinux = the -dbg package's vmlinux, System.map)
+  OUTDIR       data/kernel
+  MODEL_FUNCS  the functions the machine model runs, one per line
+               (node dist/scripts/model-functions.js > MODEL_FUNCS)
+
+Scanning every compile unit of vmlinux for inline instances means dumping all of its DWARF
+(hundreds of millions of lines); the model only runs a few hundred functions, so only the
+compile units containing them are dumped (`llvm-dwarfdump --debug-info=CU_OFFSET -c`, ~2 s
+each, ~3.5 min for all) and the inline instances whose containing symbol is a model function
+are kept (the instances the model can reach).
+
+Writes OUTDIR/inline_sites.gz (deterministic, gzip mtime 0), two kinds of lines:
+  F  name  decl_file  decl_line  params       an inlined function; params = name:type;... (the
+                                               abstract DW_TAG_subprogram's formal parameters,
+                                               type as DWARF names it, e.g. 'sock *')
+  S  caller_symbol  offset  call_file  call_line
+                                               one inline instance of the last F: its entry pc
+                                               (DW_AT_entry_pc, else low_pc / first range) as
+                                               System.map symbol + hex offset; DW_AT_call_file/line
+F lines are sorted by (name, file, line), S lines by address. Module DWARF is not scanned.
+"""
+import gzip, io, os, re, subprocess, sys
+from bisect import bisect_right
+
+PREFIXES = ('/build/reproducible-path/linux-6.1.192/debian/build/build_amd64_none_amd64/',
+            'debian/build/build_amd64_none_amd64/', '/build/reproducible-path/linux-6.1.192/')
+
+
+def norm(p):
+    for pre in PREFIXES:
+        if p.startswith(pre):
+            return p[len(pre):]
+    return p
+
+
+def load_sysmap(path):
+    syms = []
+    for line in open(path):
+        a, t, n = line.split()[:3]
+        if t in 'tTwW':
+            syms.append((int(a, 16), n))
+    syms.sort()
+    return syms
+
+
+die_re = re.compile(r'^0x([0-9a-f]+):(\s+)(DW_TAG_\w+|NULL)')
+attr_re = re.compile(r'^\s+(DW_AT_\w+)\s+\((.*?)\)?\s*$')
+range_re = re.compile(r'\[0x([0-9a-f]+), 0x([0-9a-f]+)\)')
+
+
+def cu_table(vmlinux):
+    """[(cu_offset, name, [(lo, hi), ...])] from the unit DIEs only."""
+    out = subprocess.run(['llvm-dwarfdump', '--debug-info', '-r', '0', vmlinux],
+                         capture_output=True, text=True).stdout
+    cus = []
+    cur = None
+    in_ranges = False
+    for line in out.splitlines():
+        m = die_re.match(line)
+        if m:
+            if m.group(3) == 'DW_TAG_compile_unit':
+                cur = [m.group(1), '', []]
+                cus.append(cur)
+            in_ranges = False
+            continue
+        if cur is None:
+            continue
+        m = attr_re.match(line)
+        if m:
+            k, v = m.group(1), m.group(2) or ''
+            in_ranges = k == 'DW_AT_ranges'
+            if k == 'DW_AT_name':
+                cur[1] = v.strip('"')
+            elif k == 'DW_AT_low_pc':
+                cur.append(('low', int(v, 16)))
+            elif k == 'DW_AT_high_pc':
+                cur.append(('high', v))
+        if in_ranges:
+            for lo, hi in range_re.findall(line):
+                cur[2].append((int(lo, 16), int(hi, 16)))
+    res = []
+    for c in cus:
+        off, name, ranges = c[0], c[1], c[2]
+        low = [x[1] for x in c[3:] if x[0] == 'low']
+        high = [x[1] for x in c[3:] if x[0] == 'high']
+        if low and high and not ranges:
+            h = high[0]
+            hi = low[0] + int(h, 16) if not h.startswith('0xffff') else int(h, 16)
+            ranges = [(low[0], hi)]
+        res.append((off, name, ranges))
+    return res
+
+
+def scan_cu(vmlinux, off, funcs, sites):
+    """Parse one unit's DIE tree: abstract inline subprograms and inlined_subroutine DIEs."""
+    p = subprocess.Popen(['llvm-dwarfdump', '--debug-info=0x' + off, '-c', vmlinux],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    dies = {}          # offset -> dict(tag, attrs, params)
+    stack = []         # (indent, die)
+    cur = None
+    cur_attr = None
+    for line in p.stdout:
+        m = die_re.match(line)
+        if m:
+            ind = len(m.group(2))
+            while stack and stack[-1][0] >= ind:
+                stack.pop()
+            if m.group(3) == 'NULL':
+                cur = None
+                continue
+            cur = {'off': m.group(1), 'tag': m.group(3), 'a': {}, 'kids': []}
+            if stack:
+                stack[-1][1]['kids'].append(cur)
+            dies[cur['off']] = cur
+            stack.append((ind, cur))
+            cur_attr = None
+            continue
+        if cur is None:
+            continue
+        m = attr_re.match(line)
+        if m:
+            cur_attr = m.group(1)
+            cur['a'][cur_attr] = m.group(2) or ''
+            if cur_attr == 'DW_AT_ranges':
+                cur['ranges'] = [(int(a, 16), int(b, 16)) for a, b in range_re.findall(line)]
+        elif cur_attr == 'DW_AT_ranges':
+            cur.setdefault('ranges', []).extend((int(a, 16), int(b, 16)) for a, b in range_re.findall(line))
+    p.wait()
+
+    def ref(v):
+        m = re.match(r'0x([0-9a-f]+)', v)
+        return m.group(1) if m else None
+
+    def sval(v):
+        m = re.search(r'"(.*)"', v)
+        return m.group(1) if m else v
+
+    def abstract(d):
+        seen = 0
+        while d is not None and 'DW_AT_name' not in d['a'] and seen < 4:
+            o = d['a'].get('DW_AT_abstract_origin') or d['a'].get('DW_AT_specification')
+            d = dies.get(ref(o)) if o else None
+            seen += 1
+        return d
+
+    for d in dies.values():
+        if d['tag'] != 'DW_TAG_inlined_subroutine':
+            continue
+        a = d['a']
+        origin = abstract(dies.get(ref(a.get('DW_AT_abstract_origin', ''))))
+        if origin is None:
+            continue
+        if 'DW_AT_entry_pc' in a:
+            pc = int(ref(a['DW_AT_entry_pc']), 16)
+        elif 'DW_AT_low_pc' in a:
+            pc = int(ref(a['DW_AT_low_pc']), 16)
+        elif d.get('ranges'):
+            pc = d['ranges'][0][0]
+        else:
+            continue
+        oa = origin['a']
+        name = sval(oa['DW_AT_name'])
+        key = (name, norm(sval(oa.get('DW_AT_decl_file', ''))), int(oa.get('DW_AT_decl_line', '0'), 0))
+        if key not in funcs:
+            params = []
+            for c in origin['kids']:
+                if c['tag'] == 'DW_TAG_formal_parameter' and 'DW_AT_name' in c['a']:
+                    params.append(sval(c['a']['DW_AT_name']) + ':' + sval(c['a'].get('DW_AT_type', '"void"')))
+            funcs[key] = params
+        sites.setdefault(key, set()).add((pc, norm(sval(a.get('DW_AT_call_file', ''))),
+                                          int(a.get('DW_AT_call_line', '0'), 0)))
+
+
+def main():
+    work, outdir, model = sys.argv[1:4]
+    vmlinux = os.path.join(work, 'vmlinux')
+    syms = load_sysmap(os.path.join(work, 'System.map'))
+    addrs = [s[0] for s in syms]
+    by_name = {}
+    for a, n in syms:
+        by_name.setdefault(n, a)
+    model_names = set(open(model).read().split())
+    wanted = [by_name[n] for n in model_names if n in by_name]
+    cus = cu_table(vmlinux)
+    chosen = []
+    for off, name, ranges in cus:
+        if any(lo <= w < hi for w in wanted for lo, hi in ranges):
+            chosen.append((off, name))
+    sys.stderr.write(f'{len(wanted)} model functions in {len(chosen)} compile units\n')
+    funcs, sites = {}, {}
+    for off, name in chosen:
+        scan_cu(vmlinux, off, funcs, sites)
+    buf = io.StringIO()
+    n = 0
+    for key in sorted(funcs):
+        rows = []
+        for pc, cf, cl in sorted(sites[key]):
+            i = bisect_right(addrs, pc) - 1
+            if i < 0 or syms[i][1] not in model_names:
+                continue
+            rows.append(f'S\t{syms[i][1]}\t{pc - syms[i][0]:x}\t{cf}\t{cl}\n')
+        if not rows:
+            continue
+        buf.write(f'F\t{key[0]}\t{key[1]}\t{key[2]}\t{";".join(funcs[key])}\n')
+        buf.writelines(rows)
+        n += len(rows)
+    data = buf.getvalue().encode()
+    with open(os.path.join(outdir, 'inline_sites.gz'), 'wb') as f:
+        with gzip.GzipFile(fileobj=f, mode='wb', mtime=0, filename='') as g:
+            g.write(data)
+    sys.stderr.write(f'{len(funcs)} inlined functions, {n} inline instances\n')
+
+
+if __name__ == '__main__':
+    main()
