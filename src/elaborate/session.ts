@@ -5,7 +5,7 @@
 import type * as A from '../ast';
 import { Diagnostics } from '../diag';
 import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch } from './probes';
-import { attachAlias } from './aliases';
+import { attachAliases } from './aliases';
 import type { TapsetLibrary } from './tapsets';
 import { isDeferred } from './tapset_ast';
 
@@ -86,7 +86,7 @@ export class Session {
         fn.pragmas = pragmasOf(fn.body.code);
       }
     }
-    for (const a of f.aliases) attachAlias(this.tree, a);
+    attachAliases(this.tree, f);
     this.embeds.push(...f.embeds);
     this.pendingProbes.push(...f.probes);
   }
