@@ -9,7 +9,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { kernelDataDir, readDataText, openDerivedTable, writeDerivedTable } from './data';
+import { kernelDataDir, readDataText, openDerivedTable, wholeFile, writeDerivedTable } from './data';
 import { defaultCacheDir } from '../cachedir';
 
 export interface TraceEventField {
@@ -166,7 +166,8 @@ function parseEventData(): { events: RawEvent[]; tracepoints: string[] } {
 /** The table: the build's (or a cached) one when current, else parsed from the text data (`parsed`) and cached. */
 export function openEventTable(): { table: EventTable; parsed: boolean } {
   const stamp = eventSourceStamp();
-  return openDerivedTable([builtEventTableFile(), cachedEventTableFile()], (buf) => decodeEventTable(buf, stamp), () => encodeEventTable(parseEventData(), stamp));
+  const decode = (buf: Buffer) => decodeEventTable(buf, stamp);
+  return openDerivedTable([builtEventTableFile(), cachedEventTableFile()], wholeFile(decode), decode, () => encodeEventTable(parseEventData(), stamp));
 }
 
 /** Build step: write the table for the current data files to `file`. */
