@@ -12,6 +12,7 @@
  */
 import { readDataText, noteParseTime } from './data';
 import { openSymtab, Symtab, KModule } from './ksymtab';
+import { knownFirstAlias } from './known_symbols';
 
 export type { KModule } from './ksymtab';
 
@@ -121,6 +122,12 @@ export function kallsymsLookupName(name: string): number | null {
  * without the address search (aliases are neighbours in the table).
  */
 export function firstAliasOf(name: string): number {
+  const k = knownFirstAlias(name);
+  return k !== undefined ? k : resolveFirstAlias(name);
+}
+
+/** firstAliasOf() worked out from the symbol table (not from the build's known-symbols table). */
+export function resolveFirstAlias(name: string): number {
   const t = load();
   const ids = t.lookup(name);
   if (ids.length === 0) return -1;

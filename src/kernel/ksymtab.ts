@@ -69,7 +69,7 @@ interface Header {
  * they are first used (a start that looks up a few hundred names reads about 2 of its 4.4 MB).
  */
 export interface SectionSource {
-  bytes(off: number, len: number): Uint8Array;
+  bytes(off: number, len: number): Buffer;
 }
 
 /** Sections of a table held in one buffer. */
@@ -82,7 +82,8 @@ export function bufferSource(buf: Buffer): SectionSource {
 function fileSource(fd: number): SectionSource {
   return {
     bytes(off, len) {
-      const b = new Uint8Array(len);
+      // (not from the pool: its own aligned memory, every byte read below)
+      const b = Buffer.allocUnsafeSlow(len);
       let got = 0;
       while (got < len) {
         const k = fs.readSync(fd, b, got, len - got, off + got);
@@ -108,7 +109,7 @@ export class Symtab {
   private nonNegCount = -1;
   private sortedA?: Float64Array;
   private nameOffA?: Uint32Array;
-  private readonly namePages: (Uint8Array | undefined)[];
+  private readonly namePages: (Buffer | undefined)[];
   private byNameA?: Int32Array;
   private nameBucketsA?: Uint32Array;
   private moduleParts?: string[];
@@ -119,7 +120,7 @@ export class Symtab {
 
   constructor(private readonly src: SectionSource, private readonly h: Header) {
     this.n = h.n;
-    this.namePages = new Array<Uint8Array | undefined>(Math.ceil(h.sections.names[1] / NAME_PAGE));
+    this.namePages = new Array<Buffer | undefined>(Math.ceil(h.sections.names[1] / NAME_PAGE));
   }
 
   private section<T>(ctor: { new (b: ArrayBufferLike, off: number, len: number): T; BYTES_PER_ELEMENT: number }, key: keyof Header['sections']): T {
@@ -156,7 +157,7 @@ export class Symtab {
   }
 
   /** The page of the name blob holding the name that starts at blob offset `s`. */
-  private namePage(s: number): Uint8Array {
+  private namePage(s: number): Buffer {
     const k = s >>> 16;
     let p = this.namePages[k];
     if (!p) {
@@ -167,18 +168,26 @@ export class Symtab {
     return p;
   }
 
-  /** Bytes of symbol `id`'s name: [buffer, start, end]. */
-  private nameAt(id: number): [Uint8Array, number, number] {
+  /**
+   * The buffer holding symbol `id`'s name, its start in `nameS` and end in `nameE` (fields, not
+   * a returned tuple: destructuring runs the iterator protocol, slow in code not yet optimized).
+   */
+  private nameS = 0;
+  private nameE = 0;
+  private nameBuf(id: number): Buffer {
     const off = this.nameOff;
     const s = off[id], e = off[id + 1];
     const base = s - (s % NAME_PAGE);
-    let p = this.namePage(s);
+    const p = this.namePage(s);
     if (e - base > p.length) {
       // (longer than KSYM_NAME_LEN: not in kallsyms data, read on its own)
-      p = this.src.bytes(this.h.sections.names[0] + s, e - s);
-      return [p, 0, e - s];
+      this.nameS = 0;
+      this.nameE = e - s;
+      return this.src.bytes(this.h.sections.names[0] + s, e - s);
     }
-    return [p, s - base, e - base];
+    this.nameS = s - base;
+    this.nameE = e - base;
+    return p;
   }
 
   private get nonNeg(): number {
@@ -215,8 +224,7 @@ export class Symtab {
 
   name(id: number): string {
     if (this.names) return this.names[id];
-    const [b, s, e] = this.nameAt(id);
-    return latin1(b, s, e);
+    return this.nameBuf(id).toString('latin1', this.nameS, this.nameE);
   }
 
   /** nm type letter of a symbol. */
@@ -236,8 +244,9 @@ export class Symtab {
 
   /** Compare `name` with symbol `id`'s name, in Latin-1 code order (faster than Buffer#compare). */
   private cmp(name: string, id: number): number {
-    const [b, s, e] = this.nameAt(id);
-    const len = e - s;
+    const b = this.nameBuf(id);
+    const s = this.nameS;
+    const len = this.nameE - s;
     const m = Math.min(len, name.length);
     for (let i = 0; i < m; i++) {
       const d = name.charCodeAt(i) - b[s + i];
@@ -263,7 +272,7 @@ export class Symtab {
   private modulePart(i: number): string {
     if (!this.moduleParts) {
       const [off, len] = this.h.sections.modules;
-      this.moduleParts = latin1(this.src.bytes(off, len), 0, len).split('\n');
+      this.moduleParts = this.src.bytes(off, len).toString('latin1').split('\n');
     }
     return this.moduleParts[i];
   }
@@ -286,10 +295,6 @@ export class Symtab {
   modules(): ModuleData {
     return { modules: this.moduleList(), sites: this.moduleSites(), locs: this.moduleLocs() };
   }
-}
-
-function latin1(b: Uint8Array, s: number, e: number): string {
-  return Buffer.from(b.buffer, b.byteOffset + s, e - s).toString('latin1');
 }
 
 /** FNV-1a over a name's character codes (its Latin-1 bytes). */

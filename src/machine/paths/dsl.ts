@@ -100,6 +100,11 @@ export function pathItems(name: string): string[] {
   return out;
 }
 
+/** The kernel function names a template calls (includes expanded), in order, repeated. */
+export function pathFunctionNames(name: string): string[] {
+  return pathItems(name).filter((t) => t[0] !== '@' && t[0] !== '%' && t[0] !== '?');
+}
+
 /** Compile (once) and return a path. */
 export function path(name: string): CompiledPath {
   let c = compiled.get(name);
