@@ -67,7 +67,18 @@ export function pathSource(name: string): string {
 
 interface Node { text: string; kids: Node[] }
 
+/** Parsed templates (read-only trees; an include shares its nodes with every includer). */
+const trees = new Map<string, Node[]>();
+
 function parseTree(name: string, src: string, seen: string[]): Node[] {
+  let t = trees.get(name);
+  if (t && sources.get(name) === src) return t;
+  t = parseText(name, src, seen);
+  trees.set(name, t);
+  return t;
+}
+
+function parseText(name: string, src: string, seen: string[]): Node[] {
   const root: Node = { text: '', kids: [] };
   const stack: { ind: number; node: Node }[] = [{ ind: -1, node: root }];
   for (const raw of src.split('\n')) {
