@@ -43,6 +43,7 @@ export class Session {
   registry: ProbeRegistry;
   libraryFileCount = 0;
   private loadedAliasRoots = new Set<string>();
+  private providers = new Map<string, Provider | undefined>();
   failed = false;
 
   constructor(public opts: ElabOptions, public diag: Diagnostics) {
@@ -163,7 +164,12 @@ export class Session {
     return [...s];
   }
 
+  /**
+   * The provider of a family: the first in the registry's tree (the session's tree is a copy of
+   * it plus aliases, which have no providers), once per family.
+   */
   providerFor(family: string): Provider | undefined {
+    if (this.providers.has(family)) return this.providers.get(family);
     const find = (n: MatchNode): Provider | undefined => {
       if (n.provider && n.provider.family === family) return n.provider;
       for (const c of n.children.values()) {
@@ -172,7 +178,9 @@ export class Session {
       }
       return undefined;
     };
-    return find(this.tree);
+    const p = find(this.registry.root);
+    this.providers.set(family, p);
+    return p;
   }
 }
 
