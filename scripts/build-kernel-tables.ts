@@ -2,12 +2,19 @@
  * Build step: the kernel symbol table (data/kernel/kallsyms.gz + modules.gz) in its compact
  * binary form, dist/kernel-tables/ksymtab.bin (see src/kernel/ksymtab.ts), so a run reads typed
  * arrays instead of parsing ~94k text lines; and the trace event table with per-event details
- * read on demand, dist/kernel-tables/events.tab (src/kernel/event_table.ts).  The tables record
- * the data files' sizes and times; a stale one is only unused.
+ * read on demand, dist/kernel-tables/events.tab (src/kernel/event_table.ts); and the function
+ * ids of the names in the machine's call paths, dist/kernel-tables/known-symbols.json
+ * (src/kernel/known_symbols.ts).  The tables record the data files' sizes and times; a stale one
+ * is only unused.
  */
 import { writeSymtab, builtSymtabFile } from '../src/kernel/ksymtab';
 import { writeEventTable, builtEventTableFile } from '../src/kernel/event_table';
+import { writeKnownSymbols, builtKnownSymbolsFile } from '../src/kernel/known_symbols';
+import { resolveFirstAlias } from '../src/kernel/kallsyms';
+import '../src/machine/paths';
+import { pathNames, pathFunctionNames } from '../src/machine/paths/dsl';
 
 const t0 = Date.now();
-const bytes = writeSymtab(builtSymtabFile()) + writeEventTable(builtEventTableFile());
+let bytes = writeSymtab(builtSymtabFile()) + writeEventTable(builtEventTableFile());
+bytes += writeKnownSymbols(builtKnownSymbolsFile(), pathNames().flatMap(pathFunctionNames), resolveFirstAlias);
 process.stderr.write(`kernel tables: ${Math.round(bytes / 1024)} KB in ${Date.now() - t0} ms\n`);

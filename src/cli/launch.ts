@@ -31,9 +31,32 @@ export function cacheFileFor(st: fs.Stats): string {
  * small; a start allocates ~15 MB (bundle, tables, ASTs, the machine's boot) and so paid ~5
  * scavenges, each copying the survivors again.  Growing 8x at a time reaches the same 16 MB
  * limit after one or two; the limit and the old generation are unchanged.  No effect on output.
+ *
+ * The flag is set through the v8 binding itself: the public `v8` module loads Node's whole
+ * stream library at require time (for heap snapshots), ~20 modules a start never otherwise
+ * uses.  process.binding('v8') warns that it is deprecated; that one warning is silenced, and
+ * a Node without the binding gets the public module.
  */
 export function growYoungGenerationFast(): void {
-  (require('v8') as typeof import('v8')).setFlagsFromString('--semi-space-growth-factor=8');
+  const flag = '--semi-space-growth-factor=8';
+  const p = process as unknown as { binding?: (name: string) => { setFlagsFromString?: (f: string) => void }; noDeprecation?: boolean };
+  // (--no-deprecation makes the property read-only and true: nothing to silence then)
+  const had = Object.prototype.hasOwnProperty.call(p, 'noDeprecation');
+  const before = p.noDeprecation;
+  let set: ((f: string) => void) | undefined;
+  try {
+    if (!before) p.noDeprecation = true;
+    const b = p.binding?.('v8');
+    if (typeof b?.setFlagsFromString === 'function') set = b.setFlagsFromString.bind(b);
+  } catch {
+    set = undefined;
+  } finally {
+    if (!before) {
+      if (had) p.noDeprecation = before;
+      else delete p.noDeprecation;
+    }
+  }
+  (set ?? (require('v8') as typeof import('v8')).setFlagsFromString)(flag);
 }
 
 export function loadCli(): Cli {

@@ -6,8 +6,8 @@
  */
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
-import { aliasNamePaths } from './tapset_ast';
-import { MatchNode, AliasEntry, ArgKind, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
+import { aliasTrieOf } from './tapset_ast';
+import { MatchNode, AliasEntry, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
 import { deepCopy, renderComponents, renderPoint, synthToken } from './util';
 
 /** One derived registration before symbol resolution. */
@@ -31,14 +31,22 @@ export interface DeriveHooks {
 }
 
 export function attachAlias(root: MatchNode, decl: A.AliasDecl): void {
-  // (a tapset alias not read from the cache yet comes with its names' summary)
-  const paths = aliasNamePaths(decl) ?? decl.names.map((name) => name.components.map((c): [string, ArgKind] => [c.name, argKind(c)]));
-  paths.forEach((comps, nameIndex) => {
+  decl.names.forEach((name, nameIndex) => {
     let n = root;
-    for (const [name, kind] of comps) n = n.child(name, kind);
+    for (const c of name.components) n = n.child(c.name, argKind(c));
     const entry: AliasEntry = { decl, nameIndex };
     n.aliases.push(entry);
   });
+}
+
+/**
+ * Attach a file's aliases: a tapset read from the cache through its name trie, a level at a time
+ * as matching reaches it (its declarations stay unread until expanded); others name by name.
+ */
+export function attachAliases(root: MatchNode, f: A.StapFile): void {
+  const trie = aliasTrieOf(f);
+  if (trie) root.addAliasLevel(trie, f.aliases);
+  else for (const a of f.aliases) attachAlias(root, a);
 }
 
 /** Text of an alias definition in a derivation chain: `foo = begin, end(1)`, `bar += foo`. */

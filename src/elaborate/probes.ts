@@ -10,6 +10,7 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { suggest, withSimilar, renderComponents, longValue } from './util';
+import type { AliasTrieLevel } from './tapset_ast';
 
 export type ArgKind = 'none' | 'number' | 'string';
 
@@ -71,12 +72,70 @@ export interface AliasEntry {
   nameIndex: number;
 }
 
+/** Alias names of a tapset file waiting to be spread into a node's children (tapset_ast.ts). */
+interface PendingLevel {
+  level: AliasTrieLevel;
+  decls: readonly A.AliasDecl[];
+}
+
+/** Aliases of a tapset file named by the path ending at a node, not yet made entries. */
+interface PendingEntries {
+  pairs: number[];
+  decls: readonly A.AliasDecl[];
+}
+
+const TRIE_KIND: Record<string, ArgKind> = { '-': 'none', '#': 'number', $: 'string' };
+
 export class MatchNode {
-  children = new Map<string, MatchNode>();
+  private kids = new Map<string, MatchNode>();
+  private own: AliasEntry[] = [];
+  /** Alias-name tries attached here whose first level is not in `kids` yet, in attach order. */
+  private pendingLevels: PendingLevel[] | null = null;
+  private pendingEntries: PendingEntries[] | null = null;
   provider?: Provider;
   pattern?: string;
-  aliases: AliasEntry[] = [];
   constructor(public name: string, public arg: ArgKind) {}
+
+  /**
+   * The child nodes.  A level of attached alias tries is spread here on first use, whole and in
+   * attach order, so the tree (with its insertion orders) is the one attaching every name at
+   * once would build.
+   */
+  get children(): Map<string, MatchNode> {
+    if (this.pendingLevels) this.spread();
+    return this.kids;
+  }
+
+  /** The aliases whose name ends here, in attach order. */
+  get aliases(): AliasEntry[] {
+    const pend = this.pendingEntries;
+    if (pend) {
+      this.pendingEntries = null;
+      for (const { pairs, decls } of pend) {
+        for (let i = 0; i < pairs.length; i += 2) this.own.push({ decl: decls[pairs[i]], nameIndex: pairs[i + 1] });
+      }
+    }
+    return this.own;
+  }
+
+  /** Attach the aliases of a trie (names relative to this node) without walking it yet. */
+  addAliasLevel(level: AliasTrieLevel, decls: readonly A.AliasDecl[]): void {
+    (this.pendingLevels ??= []).push({ level, decls });
+  }
+
+  private spread(): void {
+    const levels = this.pendingLevels!;
+    this.pendingLevels = null;
+    for (const { level, decls } of levels) {
+      for (let i = 0; i < level.length; i++) {
+        const e = level[i];
+        const c = this.child(e[0], TRIE_KIND[e[1]]);
+        // (entries after any pushed to `own` already: those were attached earlier)
+        if (e[2].length) (c.pendingEntries ??= []).push({ pairs: e[2], decls });
+        if (e[3]) c.addAliasLevel(e[3], decls);
+      }
+    }
+  }
 
   static key(name: string, arg: ArgKind): string {
     return arg === 'none' ? name : `${name}(${arg})`;
@@ -84,10 +143,11 @@ export class MatchNode {
 
   child(name: string, arg: ArgKind): MatchNode {
     const k = MatchNode.key(name, arg);
-    let c = this.children.get(k);
+    const kids = this.children;
+    let c = kids.get(k);
     if (!c) {
       c = new MatchNode(name, arg);
-      this.children.set(k, c);
+      kids.set(k, c);
     }
     return c;
   }

@@ -5,7 +5,7 @@
 import type * as A from '../ast';
 import { Diagnostics } from '../diag';
 import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch } from './probes';
-import { attachAlias } from './aliases';
+import { attachAliases } from './aliases';
 import type { TapsetLibrary } from './tapsets';
 import { isDeferred } from './tapset_ast';
 
@@ -43,6 +43,7 @@ export class Session {
   registry: ProbeRegistry;
   libraryFileCount = 0;
   private loadedAliasRoots = new Set<string>();
+  private providers = new Map<string, Provider | undefined>();
   failed = false;
 
   constructor(public opts: ElabOptions, public diag: Diagnostics) {
@@ -86,7 +87,7 @@ export class Session {
         fn.pragmas = pragmasOf(fn.body.code);
       }
     }
-    for (const a of f.aliases) attachAlias(this.tree, a);
+    attachAliases(this.tree, f);
     this.embeds.push(...f.embeds);
     this.pendingProbes.push(...f.probes);
   }
@@ -163,7 +164,12 @@ export class Session {
     return [...s];
   }
 
+  /**
+   * The provider of a family: the first in the registry's tree (the session's tree is a copy of
+   * it plus aliases, which have no providers), once per family.
+   */
   providerFor(family: string): Provider | undefined {
+    if (this.providers.has(family)) return this.providers.get(family);
     const find = (n: MatchNode): Provider | undefined => {
       if (n.provider && n.provider.family === family) return n.provider;
       for (const c of n.children.values()) {
@@ -172,7 +178,9 @@ export class Session {
       }
       return undefined;
     };
-    return find(this.tree);
+    const p = find(this.registry.root);
+    this.providers.set(family, p);
+    return p;
   }
 }
 

@@ -4,10 +4,11 @@
  *   <source files JSON>\n<shell JSON>\n<where the deferred parts are, JSON>\n<deferred parts>
  *
  * The shell is the whole StapFile except the bulky parts of its declarations: the body of a
- * script function, and everything of a probe alias but a summary of its names (components and
- * argument kinds, what attaching it to the probe-point tree needs: aliasNamePaths()).  Those
- * parts are stored after it, each as its own JSON text, at byte offsets the third line gives.  Decoding builds the shell only
- * (function names and parameters, globals, probes, embedded code, alias names): a deferred part
+ * script function, and everything of a probe alias (the file's alias names are summarised in a
+ * trie, what attaching them to the probe-point tree needs: aliasTrie()).  Those parts are stored
+ * after it, each as its own JSON text, at byte offsets the third line gives.  Decoding builds the
+ * shell only (function names and parameters, globals, probes, embedded code, the alias-name
+ * trie): a deferred part
  * is read and parsed the first time one of its keys is read or written, so a script using one
  * alias of syscalls.stp deserialises that alias and the functions it reaches, not the file's
  * 3 MB.  Semantics do not change: every declaration is there, with the same fields, whether it
@@ -76,38 +77,63 @@ function deferredKeys(kind: 'function' | 'alias', d: Record<string, unknown>): s
   return Object.keys(d);
 }
 
-/** Component names and argument kinds of each name of an alias. */
-export type AliasNamePaths = [string, ArgKind][][];
+/**
+ * The names of a file's aliases as a trie, for attaching them to the probe-point tree one level
+ * at a time (MatchNode.addAliasLevel): per level, in order of first appearance, entries
+ * [component name, argument kind (KIND_CHAR), the aliases named by the path ending here as
+ * (alias index, name index) pairs, the next level or 0].  A script using syscall.read then
+ * spreads the `syscall` level of syscalls.stp and the `read` level, not all 686 names.
+ */
+export type AliasTrieLevel = AliasTrieEntry[];
+export type AliasTrieEntry = [string, string, number[], AliasTrieLevel | 0];
 
-/** Encoded names of decoded aliases (see DeferredRefs). */
-const namePaths = new WeakMap<object, string[]>();
+/** The alias-name trie of `aliases` (as decodeTapsetAst gives it for a cached file). */
+export function aliasTrie(aliases: readonly A.AliasDecl[]): AliasTrieLevel {
+  const top: AliasTrieLevel = [];
+  aliases.forEach((a, ai) => a.names.forEach((n, ni) => {
+    let level = top;
+    let entry: AliasTrieEntry | undefined;
+    for (const c of n.components) {
+      const kind = KIND_CHAR[argKind(c)];
+      if (entry) level = entry[3] || (entry[3] = []);
+      entry = level.find((e) => e[0] === c.name && e[1] === kind);
+      if (!entry) level.push((entry = [c.name, kind, [], 0]));
+    }
+    entry![2].push(ai, ni);
+  }));
+  return top;
+}
 
-/** The names of a decoded alias whose declaration has not been read yet (else undefined). */
-export function aliasNamePaths(decl: A.AliasDecl): AliasNamePaths | undefined {
-  if (!isDeferred(decl, 'names')) return undefined;
-  return namePaths.get(decl)?.map((n) => n.split('\0').map((c): [string, ArgKind] => [c.slice(1), CHAR_KIND[c[0]]]));
+/** Decoded files and the trie of their aliases' names (see aliasTrieOf). */
+const tries = new WeakMap<A.StapFile, AliasTrieLevel>();
+
+/** The alias-name trie of a file from decodeTapsetAst (undefined for any other). */
+export function aliasTrieOf(f: A.StapFile): AliasTrieLevel | undefined {
+  return tries.get(f);
 }
 
 /**
  * Where the deferred parts are (the third line, not revived): key lists, then per function
- * [index, byte offset, byte length, key list], per alias [byte offset, byte length, key list,
- * names]; a name is its components joined by "\0", each prefixed by its argument kind.
+ * [index, byte offset, byte length, key list], per alias [byte offset, byte length, key list],
+ * and the aliases' name trie.
  */
 interface DeferredRefs {
   keys: string[][];
   functions: [number, number, number, number][];
-  aliases: [number, number, number, string[]][];
+  aliases: [number, number, number][];
+  trie: AliasTrieLevel;
 }
 
 const KIND_CHAR: Record<ArgKind, string> = { none: '-', number: '#', string: '$' };
-const CHAR_KIND: Record<string, ArgKind> = { '-': 'none', '#': 'number', $: 'string' };
+/** Argument kinds of probe-point components as the trie writes them. */
+export const TRIE_KINDS: Record<string, ArgKind> = { '-': 'none', '#': 'number', $: 'string' };
 
 /** Encode a tapset file's AST (null: the file failed to parse). */
 export function encodeTapsetAst(ast: A.StapFile | null): string {
   if (!ast) return 'null';
   const w = new AstWriter();
   const parts: string[] = [];
-  const refs: DeferredRefs = { keys: [], functions: [], aliases: [] };
+  const refs: DeferredRefs = { keys: [], functions: [], aliases: [], trie: aliasTrie(ast.aliases) };
   const keyList = (keys: string[]): number => {
     const id = keys.join(',');
     const i = refs.keys.findIndex((k) => k.join(',') === id);
@@ -136,8 +162,7 @@ export function encodeTapsetAst(ast: A.StapFile | null): string {
   for (const a of ast.aliases) {
     const rec = a as unknown as Record<string, unknown>;
     const keys = deferredKeys('alias', rec);
-    const names = a.names.map((n) => n.components.map((c) => KIND_CHAR[argKind(c)] + c.name).join('\0'));
-    refs.aliases.push([...store(rec, keys), keyList(keys), names]);
+    refs.aliases.push([...store(rec, keys), keyList(keys)]);
   }
   const shell = w.stringify({ ...ast, functions, aliases: [] });
   return w.fileTable() + '\n' + shell + '\n' + JSON.stringify(refs) + '\n' + parts.join('');
@@ -256,9 +281,8 @@ export function decodeTapsetAst(e: EncodedAst, fileFor: (name: string, isTapset:
     const keys = refs.keys[r[2]];
     const t: Record<string, unknown> = {};
     for (let j = 0; j < keys.length; j++) t[keys[j]] = 0;
-    const d = defer(t, keys, loader(r[0], r[1]));
-    namePaths.set(d, r[3]);
-    aliases.push(d);
+    aliases.push(defer(t, keys, loader(r[0], r[1])));
   }
+  tries.set(ast, refs.trie);
   return ast;
 }

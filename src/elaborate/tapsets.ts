@@ -54,7 +54,7 @@ interface IndexFile {
   files: Record<string, { stamp: string; index: FileIndex; usesArgs?: boolean }>;
 }
 
-const CACHE_VERSION = 'tapsim-tapset-cache-7';
+const CACHE_VERSION = 'tapsim-tapset-cache-8';
 
 type ParseModule = typeof import('../parse/index');
 

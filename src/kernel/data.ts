@@ -61,23 +61,32 @@ export function loadStats(): Record<string, number> {
 
 /**
  * A binary table derived from the data files (symbol table, trace events): the first of `files`
- * (the build's, then the user cache's) that `decode` accepts as current, else one encoded now
- * from the text data (`parsed`), written to the cache file `files[files.length - 1]`.
+ * (the build's, then the user cache's) that `open` accepts as current, else one encoded now from
+ * the text data (`parsed`), written to the cache file `files[files.length - 1]` and decoded from
+ * memory.
  */
-export function openDerivedTable<T>(files: string[], decode: (buf: Buffer) => T | null, encode: () => Buffer): { table: T; parsed: boolean } {
+export function openDerivedTable<T>(files: string[], open: (file: string) => T | null, decode: (buf: Buffer) => T | null,
+  encode: () => Buffer): { table: T; parsed: boolean } {
   for (const f of files) {
-    let buf: Buffer;
-    try {
-      buf = fs.readFileSync(f);
-    } catch {
-      continue;
-    }
-    const t = decode(buf);
+    const t = open(f);
     if (t) return { table: t, parsed: false };
   }
   const bin = encode();
   writeAtomic(files[files.length - 1], bin);
   return { table: decode(bin)!, parsed: true };
+}
+
+/** An `open` for openDerivedTable: read the whole file and decode it (null when missing). */
+export function wholeFile<T>(decode: (buf: Buffer) => T | null): (file: string) => T | null {
+  return (file) => {
+    let buf: Buffer;
+    try {
+      buf = fs.readFileSync(file);
+    } catch {
+      return null;
+    }
+    return decode(buf);
+  };
 }
 
 /** Build step: write a derived table to `file`; returns its size. */

@@ -2,14 +2,15 @@
  * The trace event table's compact form: data/kernel/events.json.gz rewritten as one header line
  * (tracepoint names; per event its system, name, id, flags and where its details are) followed
  * by each event's details (class, fields, print format, syscall number) as its own JSON text.
- * A start reads the header only; an event's details are parsed when one of them is first used
- * (TraceEvent objects from here have them as getters).  `npm run build` writes it to
+ * A start reads the header only; an event's object is made when it is first asked for (exact
+ * system:name lookups binary-search an index in the header), its details parsed when one of
+ * them is first used (TraceEvent objects from here have them as getters).  `npm run build` writes it to
  * dist/kernel-tables/ (scripts/build-kernel-tables.ts); without it (or with data newer than
  * it) the gzipped JSON is parsed and the table written to the cache directory.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { kernelDataDir, readDataText, openDerivedTable, writeDerivedTable } from './data';
+import { kernelDataDir, readDataText, openDerivedTable, wholeFile, writeDerivedTable } from './data';
 import { defaultCacheDir } from '../cachedir';
 
 export interface TraceEventField {
@@ -46,14 +47,18 @@ type RawField = [string, string, number, number, number, number];
 export interface RawEvent { system: string; name: string; class: string; fields: RawField[]; fmt: string; flags: number; id: number; nr?: number }
 type Details = [string, RawField[], string] | [string, RawField[], string, number];
 
-const FORMAT = 'tapsim-events-1';
+const FORMAT = 'tapsim-events-2';
+
+type HeaderEvent = [string, string, number, number, number, number];
 
 interface Header {
   format: string;
   stamp: string;
   tracepoints: string[];
   /** system, name, id, flags, byte offset and length of the details after the header line */
-  events: [string, string, number, number, number, number][];
+  events: HeaderEvent[];
+  /** event indices ordered by "system:name", then index (for exact lookups without a map) */
+  byKey: number[];
 }
 
 interface DetailSource {
@@ -99,10 +104,18 @@ class TableEvent implements TraceEvent {
 }
 
 export interface EventTable {
-  /** every event in section order (those without an id too) */
-  all: TraceEvent[];
+  /** number of events (those without an id too) */
+  count: number;
+  /** event i in section order (its object made on first use) */
+  event(i: number): TraceEvent;
+  /** indices of the events with this system and name, ascending */
+  find(system: string, name: string): number[];
   /** names of every `struct tracepoint`, sorted */
   tracepoints: string[];
+}
+
+function keyCmp(a: HeaderEvent, system: string, name: string): number {
+  return a[0] < system ? -1 : a[0] > system ? 1 : a[1] < name ? -1 : a[1] > name ? 1 : 0;
 }
 
 export function encodeEventTable(raw: { events: RawEvent[]; tracepoints: string[] }, stamp: string): Buffer {
@@ -115,7 +128,8 @@ export function encodeEventTable(raw: { events: RawEvent[]; tracepoints: string[
     off += b.length;
     return [e.system, e.name, e.id, e.flags, off - b.length, b.length];
   });
-  const head = JSON.stringify({ format: FORMAT, stamp, tracepoints: raw.tracepoints, events } satisfies Header);
+  const byKey = events.map((_, i) => i).sort((a, b) => keyCmp(events[a], events[b][0], events[b][1]) || a - b);
+  const head = JSON.stringify({ format: FORMAT, stamp, tracepoints: raw.tracepoints, events, byKey } satisfies Header);
   return Buffer.concat([Buffer.from(head + '\n', 'utf8'), ...parts]);
 }
 
@@ -132,13 +146,29 @@ export function decodeEventTable(buf: Buffer, stamp: string): EventTable | null 
   if (h.format !== FORMAT || h.stamp !== stamp) return null;
   const src: DetailSource = { buf, base: nl + 1 };
   const evs = h.events;
-  const all = new Array<TraceEvent>(evs.length);
-  // (plain indexing: destructuring runs the iterator protocol, slow in code run once)
-  for (let i = 0; i < evs.length; i++) {
-    const e = evs[i];
-    all[i] = new TableEvent(e[2], e[0], e[1], e[3], src, e[4], e[5]);
-  }
-  return { all, tracepoints: h.tracepoints };
+  const made = new Array<TraceEvent | undefined>(evs.length);
+  const byKey = h.byKey;
+  // (events are made as asked for: a start looks up one or two of ~1500)
+  const event = (i: number): TraceEvent => {
+    let ev = made[i];
+    if (!ev) {
+      const e = evs[i];
+      ev = made[i] = new TableEvent(e[2], e[0], e[1], e[3], src, e[4], e[5]);
+    }
+    return ev;
+  };
+  const find = (system: string, name: string): number[] => {
+    let lo = 0, hi = byKey.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keyCmp(evs[byKey[mid]], system, name) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: number[] = [];
+    while (lo < byKey.length && keyCmp(evs[byKey[lo]], system, name) === 0) out.push(byKey[lo++]);
+    return out;
+  };
+  return { count: evs.length, event, find, tracepoints: h.tracepoints };
 }
 
 export function eventSourceStamp(): string {
@@ -166,7 +196,8 @@ function parseEventData(): { events: RawEvent[]; tracepoints: string[] } {
 /** The table: the build's (or a cached) one when current, else parsed from the text data (`parsed`) and cached. */
 export function openEventTable(): { table: EventTable; parsed: boolean } {
   const stamp = eventSourceStamp();
-  return openDerivedTable([builtEventTableFile(), cachedEventTableFile()], (buf) => decodeEventTable(buf, stamp), () => encodeEventTable(parseEventData(), stamp));
+  const decode = (buf: Buffer) => decodeEventTable(buf, stamp);
+  return openDerivedTable([builtEventTableFile(), cachedEventTableFile()], wholeFile(decode), decode, () => encodeEventTable(parseEventData(), stamp));
 }
 
 /** Build step: write the table for the current data files to `file`. */

@@ -11,7 +11,8 @@
  * do 64-bit arithmetic.
  */
 import { readDataText, noteParseTime } from './data';
-import { openSymtab, Symtab, ModuleData, KModule } from './ksymtab';
+import { openSymtab, Symtab, KModule } from './ksymtab';
+import { knownFirstAlias } from './known_symbols';
 
 export type { KModule } from './ksymtab';
 
@@ -53,36 +54,33 @@ function load(): Symtab {
   return table;
 }
 
-function moduleData(): ModuleData {
-  return load().modules();
-}
 
 let moduleLocs: Map<number, { file: string; line: number }> | null = null;
 function moduleLocations(): Map<number, { file: string; line: number }> {
-  if (!moduleLocs) moduleLocs = new Map(moduleData().locs.map(([id, file, line]) => [id, { file, line }]));
+  if (!moduleLocs) moduleLocs = new Map(load().moduleLocs().map(([id, file, line]) => [id, { file, line }]));
   return moduleLocs;
 }
 
 /** Loaded modules in load order (lsmod lists them newest first). */
 export function loadedModules(): readonly KModule[] {
-  return moduleData().modules;
+  return load().moduleList();
 }
 
 /** Module name of a symbol ('' for vmlinux), as /proc/kallsyms shows it in brackets. */
 export function symbolModule(id: number): string {
   const k = load().mods[id];
-  return k >= 0 ? moduleData().modules[k].name : '';
+  return k >= 0 ? load().moduleList()[k].name : '';
 }
 
 /** The module whose core text contains addr (is_module_text_address()), or null. */
 export function moduleTextOf(addr: number): KModule | null {
-  for (const m of moduleData().modules) if (addr >= m.base && addr < m.base + m.textSize) return m;
+  for (const m of load().moduleList()) if (addr >= m.base && addr < m.base + m.textSize) return m;
   return null;
 }
 
 /** dyn_ftrace sites of module text (absolute ips, ascending). */
 export function moduleMcountSites(): readonly number[] {
-  return moduleData().sites;
+  return load().moduleSites();
 }
 
 export function symbolCount(): number {
@@ -92,7 +90,7 @@ export function symbolCount(): number {
 export function symbol(id: number): KSym {
   const t = load();
   if (!(id >= 0 && id < t.n)) throw new RangeError(`no symbol with id ${id}`);
-  return { id, name: t.name(id), addr: t.addrs[id], type: t.type(id), module: t.mods[id] >= 0 ? moduleData().modules[t.mods[id]].name : '' };
+  return { id, name: t.name(id), addr: t.addrs[id], type: t.type(id), module: t.mods[id] >= 0 ? load().moduleList()[t.mods[id]].name : '' };
 }
 
 export function symbolName(id: number): string {
@@ -124,6 +122,12 @@ export function kallsymsLookupName(name: string): number | null {
  * without the address search (aliases are neighbours in the table).
  */
 export function firstAliasOf(name: string): number {
+  const k = knownFirstAlias(name);
+  return k !== undefined ? k : resolveFirstAlias(name);
+}
+
+/** firstAliasOf() worked out from the symbol table (not from the build's known-symbols table). */
+export function resolveFirstAlias(name: string): number {
   const t = load();
   const ids = t.lookup(name);
   if (ids.length === 0) return -1;

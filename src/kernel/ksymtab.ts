@@ -1,20 +1,22 @@
 /**
  * The kernel symbol table's compact form: kallsyms.gz + modules.gz turned into one binary file of
- * typed arrays that a start reads in one piece, with nothing parsed and no per-symbol object
- * made.  `npm run build` writes it to dist/kernel-tables/ (scripts/build-kernel-tables.ts); a run
- * without it (or with data newer than it) parses the text data and writes the same table to the
- * cache directory, so only the first such run pays for the parse.
+ * typed arrays, with nothing parsed and no per-symbol object made.  `npm run build` writes it to
+ * dist/kernel-tables/ (scripts/build-kernel-tables.ts); a run without it (or with data newer than
+ * it) parses the text data and writes the same table to the cache directory, so only the first
+ * such run pays for the parse.
  *
  * Layout: a JSON header line (format, source stamp, section offsets), then 8-byte aligned
  * sections: addresses (Float64, signed 64-bit values as numbers), nm type letters (Uint8),
  * module index (Int16, -1 vmlinux), name offsets (Uint32, n+1) into a Latin-1 name blob, symbol
  * ids grouped by the hash of their name (FNV-1a of the Latin-1 bytes, masked to a power-of-two
  * bucket count about n/2; sorted by (bucket, name, id) so a name's ids are neighbours), the
- * start of each bucket in that list (Uint32, buckets+1), and module data as JSON (parsed on
- * first use).  A name lookup hashes the name and compares it with the one or two symbols of its
- * bucket instead of the ~17 of a binary search (a start looks up a few hundred names, in code
- * not yet optimized); the index adds 256 KB to the file, which a start reads whole.
- * Names are decoded one by one as asked for; only globs decode them all (allNames()).
+ * start of each bucket in that list (Uint32, buckets+1), and module data as three JSON lines
+ * (module list, ftrace sites, source locations; each parsed on first use).  A name lookup
+ * hashes the name and compares it with the one or two symbols of its bucket instead of the ~17
+ * of a binary search (a start looks up a few hundred names, in code not yet optimized).
+ * The file is read a section at a time as they are first used, and the 2 MB name blob in 64 KB
+ * pages: a start reads the header, the name index and the pages its names fall in, not the
+ * whole 4.4 MB.  Names are decoded one by one as asked for; only globs decode them all (allNames()).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -50,7 +52,7 @@ export interface SymtabSource {
   moduleData: ModuleData;
 }
 
-const FORMAT = 'tapsim-ksymtab-3';
+const FORMAT = 'tapsim-ksymtab-4';
 const SOURCES = ['kallsyms.gz', 'modules.gz'];
 
 interface Header {
@@ -61,43 +63,146 @@ interface Header {
   sections: Record<'addrs' | 'types' | 'mods' | 'nameOff' | 'names' | 'byName' | 'nameBuckets' | 'modules', [number, number]>;
 }
 
+/**
+ * Where a table's sections come from: the bytes of `len` at file offset `off`, in memory that a
+ * typed array of any element size can view (8-aligned).  A file is read section by section as
+ * they are first used (a start that looks up a few hundred names reads about 2 of its 4.4 MB).
+ */
+export interface SectionSource {
+  bytes(off: number, len: number): Buffer;
+}
+
+/** Sections of a table held in one buffer. */
+export function bufferSource(buf: Buffer): SectionSource {
+  if (buf.byteOffset % 8 !== 0) buf = Buffer.from(buf); // typed views need aligned offsets
+  return { bytes: (off, len) => buf.subarray(off, off + len) };
+}
+
+/** Sections of a table file, read when asked for (the descriptor stays open). */
+function fileSource(fd: number): SectionSource {
+  return {
+    bytes(off, len) {
+      // (not from the pool: its own aligned memory, every byte read below)
+      const b = Buffer.allocUnsafeSlow(len);
+      let got = 0;
+      while (got < len) {
+        const k = fs.readSync(fd, b, got, len - got, off + got);
+        if (k <= 0) throw new Error('kernel symbol table file is shorter than its header says');
+        got += k;
+      }
+      return b;
+    },
+  };
+}
+
+/** The name blob is read in pages of this many bytes (plus NAME_MAX, so a name never straddles two). */
+const NAME_PAGE = 1 << 16;
+/** KSYM_NAME_LEN */
+const NAME_MAX = 512;
+
 export class Symtab {
   readonly n: number;
-  readonly addrs: Float64Array;
-  readonly types: Uint8Array;
-  readonly mods: Int16Array;
+  private addrsA?: Float64Array;
+  private typesA?: Uint8Array;
+  private modsA?: Int16Array;
   /** ids with a non-negative address come first in the file (unsigned order): this many */
-  private readonly nonNeg: number;
+  private nonNegCount = -1;
   private sortedA?: Float64Array;
-  private readonly nameOff: Uint32Array;
-  private readonly blob: Buffer;
-  private readonly byName: Int32Array;
-  private readonly nameBuckets: Uint32Array;
-  private readonly moduleText: string;
-  private moduleData?: ModuleData;
+  private nameOffA?: Uint32Array;
+  private readonly namePages: (Buffer | undefined)[];
+  private byNameA?: Int32Array;
+  private nameBucketsA?: Uint32Array;
+  private moduleParts?: string[];
+  private moduleListA?: KModule[];
+  private sites?: number[];
+  private locs?: ModuleData['locs'];
   private names?: string[];
 
-  constructor(buf: Buffer, h: Header) {
-    const arr = <T>(ctor: { new (b: ArrayBufferLike, off: number, len: number): T; BYTES_PER_ELEMENT: number }, s: [number, number]): T =>
-      new ctor(buf.buffer, buf.byteOffset + s[0], s[1] / ctor.BYTES_PER_ELEMENT);
+  constructor(private readonly src: SectionSource, private readonly h: Header) {
     this.n = h.n;
-    this.addrs = arr(Float64Array, h.sections.addrs);
-    this.types = arr(Uint8Array, h.sections.types);
-    this.mods = arr(Int16Array, h.sections.mods);
-    this.nameOff = arr(Uint32Array, h.sections.nameOff);
-    this.byName = arr(Int32Array, h.sections.byName);
-    this.nameBuckets = arr(Uint32Array, h.sections.nameBuckets);
-    this.blob = buf.subarray(h.sections.names[0], h.sections.names[0] + h.sections.names[1]);
-    this.moduleText = buf.toString('latin1', h.sections.modules[0], h.sections.modules[0] + h.sections.modules[1]);
-    // file order is unsigned-ascending: the non-negative (per-cpu, absolute) addresses first
-    const addrs = this.addrs;
-    let lo = 0, hi = this.n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (addrs[mid] >= 0) lo = mid + 1;
-      else hi = mid;
+    this.namePages = new Array<Buffer | undefined>(Math.ceil(h.sections.names[1] / NAME_PAGE));
+  }
+
+  private section<T>(ctor: { new (b: ArrayBufferLike, off: number, len: number): T; BYTES_PER_ELEMENT: number }, key: keyof Header['sections']): T {
+    const [off, len] = this.h.sections[key];
+    const b = this.src.bytes(off, len);
+    return new ctor(b.buffer, b.byteOffset, len / ctor.BYTES_PER_ELEMENT);
+  }
+
+  /** Signed 64-bit addresses as numbers, by id. */
+  get addrs(): Float64Array {
+    return (this.addrsA ??= this.section(Float64Array, 'addrs'));
+  }
+
+  /** nm type letters (character codes), by id. */
+  get types(): Uint8Array {
+    return (this.typesA ??= this.section(Uint8Array, 'types'));
+  }
+
+  /** Module index (-1 vmlinux), by id. */
+  get mods(): Int16Array {
+    return (this.modsA ??= this.section(Int16Array, 'mods'));
+  }
+
+  private get nameOff(): Uint32Array {
+    return (this.nameOffA ??= this.section(Uint32Array, 'nameOff'));
+  }
+
+  private get byName(): Int32Array {
+    return (this.byNameA ??= this.section(Int32Array, 'byName'));
+  }
+
+  private get nameBuckets(): Uint32Array {
+    return (this.nameBucketsA ??= this.section(Uint32Array, 'nameBuckets'));
+  }
+
+  /** The page of the name blob holding the name that starts at blob offset `s`. */
+  private namePage(s: number): Buffer {
+    const k = s >>> 16;
+    let p = this.namePages[k];
+    if (!p) {
+      const [off, len] = this.h.sections.names;
+      const start = k * NAME_PAGE;
+      p = this.namePages[k] = this.src.bytes(off + start, Math.min(NAME_PAGE + NAME_MAX, len - start));
     }
-    this.nonNeg = lo;
+    return p;
+  }
+
+  /**
+   * The buffer holding symbol `id`'s name, its start in `nameS` and end in `nameE` (fields, not
+   * a returned tuple: destructuring runs the iterator protocol, slow in code not yet optimized).
+   */
+  private nameS = 0;
+  private nameE = 0;
+  private nameBuf(id: number): Buffer {
+    const off = this.nameOff;
+    const s = off[id], e = off[id + 1];
+    const base = s - (s % NAME_PAGE);
+    const p = this.namePage(s);
+    if (e - base > p.length) {
+      // (longer than KSYM_NAME_LEN: not in kallsyms data, read on its own)
+      this.nameS = 0;
+      this.nameE = e - s;
+      return this.src.bytes(this.h.sections.names[0] + s, e - s);
+    }
+    this.nameS = s - base;
+    this.nameE = e - base;
+    return p;
+  }
+
+  private get nonNeg(): number {
+    if (this.nonNegCount < 0) {
+      // file order is unsigned-ascending: the non-negative (per-cpu, absolute) addresses first
+      const addrs = this.addrs;
+      let lo = 0, hi = this.n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (addrs[mid] >= 0) lo = mid + 1;
+        else hi = mid;
+      }
+      this.nonNegCount = lo;
+    }
+    return this.nonNegCount;
   }
 
   /** Addresses in signed order (the negative, kernel half first). */
@@ -119,7 +224,7 @@ export class Symtab {
 
   name(id: number): string {
     if (this.names) return this.names[id];
-    return this.blob.toString('latin1', this.nameOff[id], this.nameOff[id + 1]);
+    return this.nameBuf(id).toString('latin1', this.nameS, this.nameE);
   }
 
   /** nm type letter of a symbol. */
@@ -131,7 +236,7 @@ export class Symtab {
   allNames(): readonly string[] {
     if (!this.names) {
       const names = new Array<string>(this.n);
-      for (let i = 0; i < this.n; i++) names[i] = this.blob.toString('latin1', this.nameOff[i], this.nameOff[i + 1]);
+      for (let i = 0; i < this.n; i++) names[i] = this.name(i);
       this.names = names;
     }
     return this.names;
@@ -139,9 +244,9 @@ export class Symtab {
 
   /** Compare `name` with symbol `id`'s name, in Latin-1 code order (faster than Buffer#compare). */
   private cmp(name: string, id: number): number {
-    const b = this.blob;
-    const s = this.nameOff[id], e = this.nameOff[id + 1];
-    const len = e - s;
+    const b = this.nameBuf(id);
+    const s = this.nameS;
+    const len = this.nameE - s;
     const m = Math.min(len, name.length);
     for (let i = 0; i < m; i++) {
       const d = name.charCodeAt(i) - b[s + i];
@@ -163,9 +268,32 @@ export class Symtab {
     return out;
   }
 
+  /** The modules section's three JSON lines (list, ftrace sites, source locations). */
+  private modulePart(i: number): string {
+    if (!this.moduleParts) {
+      const [off, len] = this.h.sections.modules;
+      this.moduleParts = this.src.bytes(off, len).toString('latin1').split('\n');
+    }
+    return this.moduleParts[i];
+  }
+
+  /** Loaded modules, in load order. */
+  moduleList(): KModule[] {
+    return (this.moduleListA ??= JSON.parse(this.modulePart(0)) as KModule[]);
+  }
+
+  /** Module dyn_ftrace sites (absolute ips, ascending). */
+  moduleSites(): number[] {
+    return (this.sites ??= JSON.parse(this.modulePart(1)) as number[]);
+  }
+
+  /** [symbol id, file, line] of module functions with a source location. */
+  moduleLocs(): ModuleData['locs'] {
+    return (this.locs ??= JSON.parse(this.modulePart(2)) as ModuleData['locs']);
+  }
+
   modules(): ModuleData {
-    if (!this.moduleData) this.moduleData = JSON.parse(this.moduleText) as ModuleData;
-    return this.moduleData;
+    return { modules: this.moduleList(), sites: this.moduleSites(), locs: this.moduleLocs() };
   }
 }
 
@@ -266,7 +394,7 @@ export function encodeSymtab(src: SymtabSource, stamp: string): Buffer {
     ['names', Buffer.concat(nameBufs)],
     ['byName', Buffer.from(byName.buffer)],
     ['nameBuckets', Buffer.from(nameBuckets.buffer)],
-    ['modules', Buffer.from(JSON.stringify(src.moduleData), 'latin1')],
+    ['modules', Buffer.from([src.moduleData.modules, src.moduleData.sites, src.moduleData.locs].map((x) => JSON.stringify(x)).join('\n'), 'latin1')],
   ];
   // header length is fixed before offsets are known: pad it to a 64-byte multiple with spaces
   const sections = {} as Header['sections'];
@@ -295,19 +423,42 @@ export function encodeSymtab(src: SymtabSource, stamp: string): Buffer {
   return out;
 }
 
+function parseHeader(text: string, stamp: string): Header | null {
+  let h: Header;
+  try {
+    h = JSON.parse(text) as Header;
+  } catch {
+    return null;
+  }
+  return h.format === FORMAT && h.stamp === stamp ? h : null;
+}
+
 /** The table in `buf` if it is one made from data with this stamp, else null. */
 export function decodeSymtab(buf: Buffer, stamp: string): Symtab | null {
   const nl = buf.indexOf(10);
   if (nl < 0) return null;
-  let h: Header;
+  const h = parseHeader(buf.toString('latin1', 0, nl), stamp);
+  return h && new Symtab(bufferSource(buf), h);
+}
+
+/** The table in file `file` if it is one made from data with this stamp (read as used), else null. */
+export function openSymtabFile(file: string, stamp: string): Symtab | null {
+  let fd: number;
   try {
-    h = JSON.parse(buf.toString('latin1', 0, nl)) as Header;
+    fd = fs.openSync(file, 'r');
   } catch {
     return null;
   }
-  if (h.format !== FORMAT || h.stamp !== stamp) return null;
-  if (buf.byteOffset % 8 !== 0) buf = Buffer.from(buf); // typed views need aligned offsets
-  return new Symtab(buf, h);
+  // the header line is padded to a multiple of 64 bytes
+  const head = Buffer.alloc(4096);
+  const got = fs.readSync(fd, head, 0, head.length, 0);
+  const nl = head.subarray(0, got).indexOf(10);
+  const h = nl < 0 ? null : parseHeader(head.toString('latin1', 0, nl), stamp);
+  if (!h) {
+    fs.closeSync(fd);
+    return null;
+  }
+  return new Symtab(fileSource(fd), h);
 }
 
 // ------------------------------------------------------------------------- files
@@ -347,7 +498,8 @@ export function parseSymtabData(): SymtabSource {
 /** The table: the build's (or a cached) one when current, else parsed from the text data (`parsed`) and cached. */
 export function openSymtab(): { table: Symtab; parsed: boolean } {
   const stamp = sourceStamp();
-  return openDerivedTable([builtSymtabFile(), cachedSymtabFile()], (buf) => decodeSymtab(buf, stamp), () => encodeSymtab(parseSymtabData(), stamp));
+  return openDerivedTable([builtSymtabFile(), cachedSymtabFile()], (f) => openSymtabFile(f, stamp), (buf) => decodeSymtab(buf, stamp),
+    () => encodeSymtab(parseSymtabData(), stamp));
 }
 
 /** Build step: write the table for the current data files to `file`. */

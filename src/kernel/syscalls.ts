@@ -18,24 +18,45 @@ export interface Syscall {
   args: { type: string; name: string }[] | null;
 }
 
+/** A row whose argument list is split when first read (a start looks up a few syscalls by name). */
+class Row implements Syscall {
+  private parsed: Syscall['args'] | undefined;
+  constructor(readonly nr: number, readonly abi: string, readonly name: string, readonly entry: string,
+    readonly tableSymbol: string, private readonly nb: string, private readonly rawArgs: string | undefined) {}
+
+  get args(): Syscall['args'] {
+    if (this.parsed === undefined) {
+      this.parsed = this.nb === '' ? null : (this.rawArgs ? this.rawArgs.split(',').map((a) => {
+        const i = a.lastIndexOf(':');
+        return { type: a.slice(0, i), name: a.slice(i + 1) };
+      }) : []);
+    }
+    return this.parsed;
+  }
+}
+
 let rows: Syscall[] | null = null;
 let nrSyscalls = 0;
+/** Native (abi common/64) rows by name and by number, the first of each in file order. */
+const byName = new Map<string, Syscall>();
+const byNr = new Map<number, Syscall>();
 
 function load(): Syscall[] {
   if (rows) return rows;
   rows = [];
-  for (const line of readDataText('syscalls.tsv').split('\n')) {
+  const lines = readDataText('syscalls.tsv').split('\n');
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k];
     if (!line) continue;
     if (line.startsWith('# NR_syscalls ')) { nrSyscalls = Number(line.slice(14)); continue; }
     if (line.startsWith('#')) continue;
-    const [nr, abi, name, entry, tsym, nb, args] = line.split('\t');
-    rows.push({
-      nr: Number(nr), abi, name, entry, tableSymbol: tsym,
-      args: nb === '' ? null : (args ? args.split(',').map((a) => {
-        const i = a.lastIndexOf(':');
-        return { type: a.slice(0, i), name: a.slice(i + 1) };
-      }) : []),
-    });
+    const f = line.split('\t');
+    const row = new Row(Number(f[0]), f[1], f[2], f[3], f[4], f[5], f[6]);
+    rows.push(row);
+    if (row.abi !== 'x32') {
+      if (!byName.has(row.name)) byName.set(row.name, row);
+      if (!byNr.has(row.nr)) byNr.set(row.nr, row);
+    }
   }
   return rows;
 }
@@ -53,10 +74,12 @@ export function syscalls(): readonly Syscall[] {
 
 /** The native 64-bit syscall with this number (abi common/64), or null. */
 export function syscallByNr(nr: number): Syscall | null {
-  return load().find((s) => s.nr === nr && s.abi !== 'x32') ?? null;
+  load();
+  return byNr.get(nr) ?? null;
 }
 
 /** The native 64-bit syscall with this name ("read", "openat"), or null. */
 export function syscallByName(name: string): Syscall | null {
-  return load().find((s) => s.name === name && s.abi !== 'x32') ?? null;
+  load();
+  return byName.get(name) ?? null;
 }

@@ -14,7 +14,7 @@
  * kernel's priority ordering and -EEXIST/-ENOENT results; traceCall() invokes the probes.
  */
 import { noteParseTime } from './data';
-import { openEventTable, TraceEvent, TraceEventField } from './event_table';
+import { openEventTable, EventTable, TraceEvent, TraceEventField } from './event_table';
 import { btfFunc, btfTypeName, TypeStyle } from './btf';
 import { EEXIST, ENOENT, EINVAL } from './errno';
 import { globToRegExp } from './kallsyms';
@@ -36,47 +36,80 @@ export const COMMON_FIELDS: readonly TraceEventField[] = [
 ];
 
 interface Loaded {
-  events: TraceEvent[];
-  all: TraceEvent[];
-  byKey: Map<string, TraceEvent>;
-  byId: Map<number, TraceEvent>;
+  table: EventTable;
+  /** every event, those with an id, and the maps: made on first use */
+  all?: TraceEvent[];
+  events?: TraceEvent[];
+  byKey?: Map<string, TraceEvent>;
+  byId?: Map<number, TraceEvent>;
   tracepoints: string[];
 }
+
 let L: Loaded | null = null;
 
 function load(): Loaded {
   if (L) return L;
   const t0 = process.hrtime.bigint();
   const { table, parsed } = openEventTable();
-  const all = table.all;
-  const events = all.filter((e) => e.id > 0);
-  const byKey = new Map<string, TraceEvent>();
-  const byId = new Map<number, TraceEvent>();
-  for (const e of events) { byKey.set(`${e.system}:${e.name}`, e); byId.set(e.id, e); }
-  L = { events, all, byKey, byId, tracepoints: table.tracepoints };
+  L = { table, tracepoints: table.tracepoints };
   noteParseTime(parsed ? 'events.json.gz' : 'events.tab', Number(process.hrtime.bigint() - t0) / 1e6);
   return L;
 }
 
+/** Every event in section order (those without an id too). */
+function allEvents(): TraceEvent[] {
+  const l = load();
+  if (!l.all) l.all = Array.from({ length: l.table.count }, (_, i) => l.table.event(i));
+  return l.all;
+}
+
+function registered(): Loaded & { events: TraceEvent[]; byKey: Map<string, TraceEvent>; byId: Map<number, TraceEvent> } {
+  const l = load();
+  if (!l.events) {
+    const events = allEvents().filter((e) => e.id > 0);
+    const byKey = new Map<string, TraceEvent>();
+    const byId = new Map<number, TraceEvent>();
+    for (const e of events) { byKey.set(`${e.system}:${e.name}`, e); byId.set(e.id, e); }
+    l.events = events;
+    l.byKey = byKey;
+    l.byId = byId;
+  }
+  return l as ReturnType<typeof registered>;
+}
+
+/** Registered events (with an id) of this exact system and name, in registration order. */
+function exact(system: string, name: string): TraceEvent[] {
+  const t = load().table;
+  const out: TraceEvent[] = [];
+  for (const i of t.find(system, name)) {
+    const e = t.event(i);
+    if (e.id > 0) out.push(e);
+  }
+  return out;
+}
+
 /** Every registered trace event (those with an id), in boot registration order. */
 export function traceEvents(): readonly TraceEvent[] {
-  return load().events;
+  return registered().events;
 }
 
 export function findEvent(system: string, name: string): TraceEvent | null {
-  return load().byKey.get(`${system}:${name}`) ?? null;
+  const evs = exact(system, name);
+  // (the last of a repeated key, as a map filled in order keeps)
+  return evs.length ? evs[evs.length - 1] : null;
 }
 
 export function eventById(id: number): TraceEvent | null {
-  return load().byId.get(id) ?? null;
+  return registered().byId.get(id) ?? null;
 }
 
 /** Events matching "system-glob:name-glob" or just "name-glob" (any system). */
 export function matchEvents(pattern: string): TraceEvent[] {
   const c = pattern.indexOf(':');
+  if (c >= 0 && !/[*?[\\]/.test(pattern)) return exact(pattern.slice(0, c), pattern.slice(c + 1));
   const sys = c >= 0 ? globToRegExp(pattern.slice(0, c)) : null;
   const nm = globToRegExp(c >= 0 ? pattern.slice(c + 1) : pattern);
-  return load().events.filter((e) => (sys === null || sys.test(e.system)) && nm.test(e.name));
+  return registered().events.filter((e) => (sys === null || sys.test(e.system)) && nm.test(e.name));
 }
 
 /** The events/<system>/<name>/format file, byte for byte as f_show() prints it. */
@@ -120,7 +153,7 @@ export interface TpArg {
  * (BTF carries their names and types). Null when BTF has no such function.
  */
 export function tracepointProto(name: string, style: TypeStyle = 'c'): TpArg[] | null {
-  const ev = load().all.find((e) => e.name === name && e.tracepoint);
+  const ev = allEvents().find((e) => e.name === name && e.tracepoint);
   const cands = ev ? [`__bpf_trace_${ev.class}`, `__bpf_trace_${name}`] : [`__bpf_trace_${name}`];
   for (const c of cands) {
     const f = btfFunc(c);
@@ -238,7 +271,9 @@ const sysShared: TracepointProbe[] = [
 ];
 
 function syscallEvent(name: string): { exit: number; nr: number } | null {
-  const ev = load().all.find((e) => e.system === 'syscalls' && e.name === name);
+  const t = load().table;
+  const first = t.find('syscalls', name)[0];
+  const ev = first === undefined ? undefined : t.event(first);
   if (!ev || ev.syscallNr === undefined || !/^sys_(enter|exit)_/.test(name)) return null;
   return { exit: name.startsWith('sys_exit_') ? 1 : 0, nr: ev.syscallNr };
 }

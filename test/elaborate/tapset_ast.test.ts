@@ -5,7 +5,9 @@ import * as path from 'path';
 import { Diagnostics } from '../../src/diag';
 import { parseFile } from '../../src/parse';
 import type * as A from '../../src/ast';
-import { encodeTapsetAst, decodeTapsetAst, inMemory, isDeferred, aliasNamePaths, isFailedParse } from '../../src/elaborate/tapset_ast';
+import { encodeTapsetAst, decodeTapsetAst, inMemory, isDeferred, aliasTrieOf, isFailedParse } from '../../src/elaborate/tapset_ast';
+import { MatchNode } from '../../src/elaborate/probes';
+import { attachAlias, attachAliases } from '../../src/elaborate/aliases';
 import { serialize, deserialize, TapsetLibrary } from '../../src/elaborate/tapsets';
 import { elaborate, printProgram } from '../../src/elaborate';
 
@@ -55,18 +57,47 @@ describe('tapset AST cache: per-declaration loading', () => {
     expect(isDeferred(raw, 'body')).to.equal(false); // embedded code is in the shell
     expect(raw.body.k).to.equal('embedded');
     expect(d.aliases.every((a) => isDeferred(a, 'names'))).to.equal(true);
-    expect(aliasNamePaths(d.aliases[1])).to.deep.equal([[['lib', 'none'], ['named', 'none']]]);
-    expect(aliasNamePaths(d.aliases[2])).to.deep.equal([[['lib', 'none'], ['num', 'none']], [['lib', 'none'], ['other', 'none']]]);
-    expect(aliasNamePaths(d.aliases[3])).to.deep.equal([[['lib', 'none'], ['*', 'none'], ['deep', 'none']]]);
+    // the names' trie: per level [name, kind, (alias, name index) pairs, next level]
+    expect(aliasTrieOf(d)).to.deep.equal([['lib', '-', [], [
+      ['tick', '-', [0, 0], 0], ['named', '-', [1, 0], 0], ['num', '-', [2, 0], 0], ['other', '-', [2, 1], 0],
+      ['*', '-', [], [['deep', '-', [3, 0], 0]]],
+    ]]]);
+    expect(aliasTrieOf(ast)).to.equal(undefined);
     expect(helper.body.k).to.equal('block');
     expect(isDeferred(helper, 'body')).to.equal(false);
     expect(isDeferred(d.aliases[0], 'names')).to.equal(true);
     // writing a deferred key first reads the others
     (d.aliases[0] as { prologue?: A.Block }).prologue = undefined;
     expect(d.aliases[0].points.length).to.equal(1);
-    expect(aliasNamePaths(d.aliases[0])).to.equal(undefined);
     expect('names' in d.aliases[1] && Object.keys(d.aliases[1])).to.include.members(['names', 'points', 'epilogue', 'tok', 'file']);
     expect(isDeferred(d.aliases[1], 'names')).to.equal(false);
+  });
+
+  it('attaches a decoded file\'s aliases a level at a time, to the tree attaching each name builds', () => {
+    const other = parseTapset('probe lib.other.more = begin {}\nprobe lib.tick = end {}\nprobe zz.top = never {}\n');
+    const build = (lazy: boolean): MatchNode => {
+      const root = new MatchNode('', 'none');
+      const first = decodeTapsetAst(inMemory(Buffer.from(encodeTapsetAst(parseTapset(TAPSET)), 'utf8')), fileFor);
+      if (lazy) attachAliases(root, first);
+      else for (const a of first.aliases) attachAlias(root, a);
+      // a parsed (not decoded) file after it attaches name by name
+      attachAliases(root, other);
+      return root;
+    };
+    const lazy = build(true);
+    const shape = (n: MatchNode): unknown => [n.name, n.arg, n.aliases.map((e) => `${e.decl.names[e.nameIndex].components.map((c) => c.name).join('.')}`),
+      [...n.children.entries()].map(([k, c]) => [k, shape(c)])];
+    expect(shape(lazy)).to.deep.equal(shape(build(false)));
+    expect(lazy.children.get('lib')!.children.get('tick')!.aliases.map((e) => e.decl.points[0].components[0].name)).to.deep.equal(['timer', 'end']);
+    // unread declarations are read when a node's aliases are expanded, not when attached
+    const d = decodeTapsetAst(inMemory(Buffer.from(encodeTapsetAst(parseTapset(TAPSET)), 'utf8')), fileFor);
+    const root = new MatchNode('', 'none');
+    attachAliases(root, d);
+    const lib = root.children.get('lib')!;
+    // reaching `lib` spread the top level only: the next one waits
+    expect((lib as unknown as { pendingLevels: unknown }).pendingLevels).to.not.equal(null);
+    lib.children.get('num')!.aliases.forEach(() => undefined);
+    expect(d.aliases.map((a) => isDeferred(a, 'names'))).to.deep.equal([true, true, true, true]);
   });
 
   it('keeps non-Latin-1-safe offsets right (UTF-8 bytes, not characters)', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as fs from 'fs';
-import { decodeSymtab, encodeSymtab, parseSymtabData, parseSymtabText, sourceStamp, builtSymtabFile, SymtabSource, nameBucketCount, nameHashOf } from '../../src/kernel/ksymtab';
+import { decodeSymtab, openSymtabFile, encodeSymtab, parseSymtabData, parseSymtabText, sourceStamp, builtSymtabFile, SymtabSource, nameBucketCount, nameHashOf } from '../../src/kernel/ksymtab';
 
 describe('kernel data: compact symbol table', () => {
   const small = (): SymtabSource => parseSymtabText(
@@ -70,5 +70,18 @@ describe('kernel data: compact symbol table', () => {
       expect(t!.lookup(src.names[i])).to.deep.equal(byName.get(src.names[i]));
     }
     expect(t!.modules()).to.deep.equal(src.moduleData);
+    // read from the file as used: the same answers, names from every page of the blob
+    const f = openSymtabFile(builtSymtabFile(), sourceStamp())!;
+    expect(f.n).to.equal(src.names.length);
+    for (let i = src.names.length - 1; i >= 0; i -= 89) {
+      expect(f.lookup(src.names[i])).to.deep.equal(byName.get(src.names[i]));
+      expect(f.name(i)).to.equal(src.names[i]);
+      expect(f.addrs[i]).to.equal(src.addrs[i]);
+    }
+    expect(f.allNames()).to.deep.equal(src.names);
+    expect(f.moduleList()).to.deep.equal(src.moduleData.modules);
+    expect(f.moduleLocs()).to.deep.equal(src.moduleData.locs);
+    expect(openSymtabFile(builtSymtabFile(), 'other data')).to.equal(null);
+    expect(openSymtabFile('/nonexistent/ksymtab.bin', sourceStamp())).to.equal(null);
   });
 });

@@ -76,7 +76,18 @@ export function pathSource(name: string): string {
 
 interface Node { text: string; kids: Node[] }
 
+/** Parsed templates (read-only trees; an include shares its nodes with every includer). */
+const trees = new Map<string, Node[]>();
+
 function parseTree(name: string, src: string, seen: string[]): Node[] {
+  let t = trees.get(name);
+  if (t && sources.get(name) === src) return t;
+  t = parseText(name, src, seen);
+  trees.set(name, t);
+  return t;
+}
+
+function parseText(name: string, src: string, seen: string[]): Node[] {
   const root: Node = { text: '', kids: [] };
   const stack: { ind: number; node: Node }[] = [{ ind: -1, node: root }];
   for (const raw of src.split('\n')) {
@@ -107,6 +118,11 @@ export function pathItems(name: string): string[] {
   const walk = (ns: Node[]) => { for (const n of ns) { out.push(n.text); walk(n.kids); } };
   walk(parseTree(name, pathSource(name), [name]));
   return out;
+}
+
+/** The kernel function names a template calls (includes expanded), in order, repeated. */
+export function pathFunctionNames(name: string): string[] {
+  return pathItems(name).filter((t) => t[0] !== '@' && t[0] !== '%' && t[0] !== '?');
 }
 
 /** Compile (once) and return a path. */

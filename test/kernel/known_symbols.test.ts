@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { builtKnownSymbolsFile, readKnownSymbols, knownFirstAlias } from '../../src/kernel/known_symbols';
+import { sourceStamp } from '../../src/kernel/ksymtab';
+import { resolveFirstAlias, firstAliasOf } from '../../src/kernel/kallsyms';
+import '../../src/machine/paths';
+import { pathNames, pathFunctionNames } from '../../src/machine/paths/dsl';
+
+describe('kernel data: function ids the build works out for the call paths', () => {
+  it('has, for the current symbol table, every name of every path with the answer a lookup gives', () => {
+    const known = readKnownSymbols(builtKnownSymbolsFile(), sourceStamp());
+    expect(known, 'dist/kernel-tables/known-symbols.json is current').to.not.equal(null);
+    const names = new Set(pathNames().flatMap(pathFunctionNames));
+    expect(names.size).to.be.greaterThan(300);
+    expect([...known!.keys()].sort()).to.deep.equal([...names].sort());
+    for (const [name, id] of known!) {
+      expect(id, name).to.equal(resolveFirstAlias(name));
+      expect(id, name).to.be.at.least(0);
+    }
+  });
+
+  it('is used for those names only, and not when made from other data', () => {
+    expect(knownFirstAlias('vfs_read')).to.equal(resolveFirstAlias('vfs_read'));
+    expect(knownFirstAlias('not_a_kernel_function')).to.equal(undefined);
+    expect(firstAliasOf('not_a_kernel_function')).to.equal(-1);
+    expect(readKnownSymbols(builtKnownSymbolsFile(), 'kallsyms.gz=1:2')).to.equal(null);
+    expect(readKnownSymbols('/nonexistent/known-symbols.json', sourceStamp())).to.equal(null);
+  });
+});
