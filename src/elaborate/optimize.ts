@@ -307,8 +307,25 @@ export class Optimizer {
         return { keep: true, changed };
       }
       case 'foreach': case 'while': case 'for': {
+        let loopChanged = false;
+        if (s.k === 'for') {
+          // side-effect-free init and increment expressions are dropped (silently, as stap does)
+          for (const part of ['init', 'incr'] as const) {
+            const x = s[part];
+            if (x && !this.effects.exprHasEffects(x, null) && !hasTargets(x)) {
+              s[part] = undefined;
+              loopChanged = true;
+            }
+          }
+        }
         const r = this.reduceStmt(s.body, own);
         if (!r.keep) s.body = { k: 'null', tok: s.body.tok };
+        if (s.k !== 'foreach' && !r.keep && !(s.k === 'for' && (s.init || s.incr))) {
+          // an empty loop whose condition has no effects is dropped (stap: void_statement_reducer)
+          const cond = s.cond;
+          if (!cond || (!this.effects.exprHasEffects(cond, null) && !hasTargets(cond))) return { keep: false, changed: true };
+        }
+        if (loopChanged) r.changed = true;
         if (s.k === 'foreach' && !r.keep) {
           // an empty foreach over locals' keys has no effect
           const ownVars = s.keys.every((k) => k.ref && own.has(k.ref)) && (!s.value || (!!s.value.ref && own.has(s.value.ref)));

@@ -218,6 +218,23 @@ describe('elaborate: listings', () => {
   });
 });
 
+describe('elaborate: optimiser on loops', () => {
+  it('drops side-effect-free for init/increment silently, and empty loops with pure conditions', () => {
+    // $i is unresolvable at begin: its error goes with the dropped init (stap's optimize.stp)
+    const r = run('function zoo(x) { return x } probe begin { for (2<$i; zoo(333); poo) ; } probe begin { while (24) ; } probe begin { for (;;) ; println(1) }');
+    expect(r.prog).to.not.equal(null);
+    expect(r.err).to.not.contain('unresolved target-symbol');
+    expect(r.err).to.not.contain('Eliding side-effect-free');
+    expect(r.out.match(/^begin /gm)).to.have.length(1);
+    expect(r.out).to.not.contain('zoo');
+  });
+  it('keeps loops whose condition or body has effects', () => {
+    const r = run('global g probe begin { while (g++ < 3) ; for (i = 0; i < 2; i++) ; println(g) }');
+    expect(r.err).to.not.contain('elided');
+    expect(r.out).to.contain('i:long');
+  });
+});
+
 describe('elaborate: @defined pruning and alias variables', () => {
   it('drops the branch an @defined condition rules out before typing target expressions', () => {
     // begin has no context variables: $nosuch would be an unresolved target-symbol expression
