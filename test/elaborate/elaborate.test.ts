@@ -235,6 +235,33 @@ describe('elaborate: optimiser on loops', () => {
   });
 });
 
+describe('elaborate: optimiser warnings as stap prints them', () => {
+  it('never-assigned first (suggesting live names at any distance), then dead assignments; one warning per text', () => {
+    const r = run([
+      'global unused_g',
+      'function foo:long () { dead3 = 1 }',
+      'function bar() { print(elide) }',
+      'probe begin { dead4 = 1; print(elide); bar(); print(foo()) }',
+      'function funca(a:long) { a = b; dead7 = 1; return a }',
+      'probe end { println(funca(1), var) }',
+    ].join('\n'));
+    const warnings = r.err.split('\n').filter((l) => l.startsWith('WARNING')).map((l) => l.replace(/: (identifier|operator|number) .*/, ''));
+    expect(warnings).to.deep.equal([
+      // (checked against stap 4.8 -p2)
+      "WARNING: never-assigned local variable 'elide' (similar: dead4)",
+      "WARNING: never-assigned local variable 'var'",
+      "WARNING: never-assigned local variable 'elide'",
+      "WARNING: never-assigned local variable 'b' (similar: a, dead7)",
+      "WARNING: Eliding assignment to 'dead4'",
+      "WARNING: Eliding assignment to 'dead3'",
+      "WARNING: Eliding assignment to 'dead7'",
+      'WARNING: Eliding side-effect-free expression ',
+      "WARNING: side-effect-free function 'foo'",
+    ]);
+    expect(r.err).to.contain('Number of similar warning messages suppressed: 2.');
+  });
+});
+
 describe('elaborate: @defined pruning and alias variables', () => {
   it('drops the branch an @defined condition rules out before typing target expressions', () => {
     // begin has no context variables: $nosuch would be an unresolved target-symbol expression
