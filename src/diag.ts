@@ -121,7 +121,8 @@ export class Diagnostics {
   warning(message: string, tok?: Token): void {
     if (this.opts.suppressWarnings) return;
     let text = `WARNING: ${message}`;
-    let key = text + (tok ? `@${tok.file.name}:${tok.line}:${tok.col}` : '');
+    // stap de-duplicates on the message alone: the same warning at another place is suppressed
+    const key = text;
     if (tok) text += `: ${this.renderTokenPure(tok)}\n` + this.sourceBlock(tok, 1).replace(/\n$/, '') + '\n';
     else text += '\n';
     if (this.opts.verbose < 1 && this.seenWarnings.has(key)) {

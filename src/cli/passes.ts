@@ -94,8 +94,9 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   const listing = opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
     || opts.dumpProbeAliases || opts.dumpFunctions;
   const timer = new PassTimer();
-  // -i: the interactive mode (src/repl), starting from the script if one is given
-  if (opts.interactive) return (await import('./interactive')).runInteractive(opts, io);
+  // -i: the interactive mode (src/repl), starting from the script if one is given; with
+  // -l/-L/--dump-* stap 4.8 lists and exits instead
+  if (opts.interactive && !listing) return (await import('./interactive')).runInteractive(opts, io);
 
   // ---- pass 1
   let sources: A.SourceFile[] = [];

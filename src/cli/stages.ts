@@ -42,6 +42,7 @@ export async function stage2(l: Later): Promise<number> {
   const elabOpts: ElabOptions = {
     guru: opts.guru, unoptimized: opts.unoptimized, args: opts.args, usedArgs: l.usedArgs, library: l.library,
     verbose: opts.verbose, listing: l.listing, compatible: opts.compatible,
+    target: { command: opts.command, pid: opts.targetPid },
   };
 
   if (l.listing) {
@@ -102,7 +103,7 @@ export async function stage2(l: Later): Promise<number> {
       defines.set('MAXACTION', String(Number.MAX_SAFE_INTEGER));
       defines.set('MAXACTION_INTERRUPTIBLE', String(Number.MAX_SAFE_INTEGER));
     }
-    translated = translate(program, { diag, defines });
+    translated = translate(program, { diag, defines, compatible: opts.compatible });
   } catch (e) {
     if (e instanceof PassFailed) return semanticFailure(l, 3);
     throw e;

@@ -4,6 +4,7 @@
  * aliases and families, suffix propagation (`alias.return`), `?`/`!`, ANDed conditions and the
  * recursion check, and hands low-level points to the family providers of probes.ts.
  */
+import { checkUnspecifiedProcess, TargetSpec } from './process_target';
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
 import { aliasTrieOf } from './tapset_ast';
@@ -28,6 +29,8 @@ export interface DeriveHooks {
   ensureAliases(first: A.ProbePointComponent): void;
   guru: boolean;
   suggestionRoots: Iterable<string>;
+  /** -c / -x: what an unspecified `process` point means. */
+  target?: TargetSpec;
 }
 
 export function attachAlias(root: MatchNode, decl: A.AliasDecl): void {
@@ -120,6 +123,7 @@ export class Deriver {
 
   private findAndBuild(loc: A.ProbePoint, body: A.Block, out: Expansion[]): void {
     this.hooks.ensureAliases(loc.components[0]);
+    if (!this.root.children.has('process')) checkUnspecifiedProcess(loc.components[0], this.hooks.target ?? {});
     this.match(this.root, loc, 0, [], body, out);
   }
 

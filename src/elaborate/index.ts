@@ -59,7 +59,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   // ---- derive probes and resolve symbols
   const resolver = new Resolver(s);
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
-  const deriver = new Deriver(s.tree, diag, { ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots });
+  const deriver = new Deriver(s.tree, diag, { ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target });
   const derived: Pending[] = [];
   while (s.pendingProbes.length) {
     while (s.pendingProbes.length) {

@@ -223,9 +223,14 @@ export class Optimizer {
       // locals of probes and functions
       const scopes: { locals: A.VarDecl[]; body: A.Block }[] = [
         ...units.filter((u) => !u.elided),
-        ...fns.filter((f) => f.body.k !== 'embedded').map((f) => ({ locals: f.locals ?? [], body: f.body as A.Block })),
+        ...fns.filter((f) => f.body.k !== 'embedded').map((f) => ({ locals: f.locals ?? [], body: f.body as A.Block, paramDecls: f.paramDecls })),
       ];
+      // as stap: unused and never-assigned variables of every scope first (semantic_pass_opt2),
+      // then dead assignments (opt4); suggestions come from the scope's variables and the
+      // globals still live, however distant
+      const liveNames = this.globals.filter((g) => liveGlobals.has(g)).map((g) => g.name);
       for (const sc of scopes) {
+        const params = 'paramDecls' in sc ? ((sc as { paramDecls?: A.VarDecl[] }).paramDecls ?? []) : [];
         for (let i = 0; i < sc.locals.length; i++) {
           const l = sc.locals[i];
           const r = use.read.has(l);
@@ -234,12 +239,16 @@ export class Optimizer {
             if (first) this.warn(`Eliding unused variable '${l.name}'`, l.tok);
             sc.locals.splice(i--, 1);
             changed = true;
-          } else if (w && !r) {
-            if (this.removeDeadAssignments(sc.body, l)) changed = true;
-          } else if (r && !w) {
-            const cands = [...sc.locals.filter((o) => o !== l).map((o) => o.name), ...globalNames];
-            this.warn(withSimilar(`never-assigned local variable '${l.name}'`, suggest(l.name, cands)), l.tok);
+          } else if (r && !w && first) {
+            // reported on the first iteration only (later ones would suggest from fewer names)
+            const cands = [...sc.locals.filter((o) => o !== l).map((o) => o.name), ...params.map((p) => p.name), ...liveNames];
+            this.warn(withSimilar(`never-assigned local variable '${l.name}'`, suggest(l.name, cands, 5, Infinity)), l.tok);
           }
+        }
+      }
+      for (const sc of scopes) {
+        for (const l of sc.locals) {
+          if (use.written.has(l) && !use.read.has(l) && this.removeDeadAssignments(sc.body, l)) changed = true;
         }
       }
       // side-effect-free statements and empty probes
@@ -254,11 +263,20 @@ export class Optimizer {
       }
       for (const f of fns) if (f.body.k !== 'embedded') {
         const own = new Set([...(f.locals ?? []), ...(f.paramDecls ?? [])]);
+        const had = f.body.stmts.length > 0;
         if (this.reduceBlock(f.body, own)) changed = true;
+        // a function whose body reduces to nothing (or was empty)
+        if (f.body.stmts.length === 0 && !this.sideEffectFree.has(f) && (had || first)) {
+          this.sideEffectFree.add(f);
+          this.warn(`side-effect-free function '${f.name}'`, f.tok);
+        }
       }
       if (!changed) return;
     }
   }
+
+  /** Functions already reported as side-effect-free. */
+  private sideEffectFree = new WeakSet<A.FunctionDecl>();
 
   /** The first token of each expression statement, before rewriting changes it. */
   private stmtTok = new WeakMap<A.Stmt, A.Token>();
@@ -327,8 +345,25 @@ export class Optimizer {
         return { keep: true, changed };
       }
       case 'foreach': case 'while': case 'for': {
+        let loopChanged = false;
+        if (s.k === 'for') {
+          // side-effect-free init and increment expressions are dropped (silently, as stap does)
+          for (const part of ['init', 'incr'] as const) {
+            const x = s[part];
+            if (x && !this.effects.exprHasEffects(x, null) && !hasTargets(x)) {
+              s[part] = undefined;
+              loopChanged = true;
+            }
+          }
+        }
         const r = this.reduceStmt(s.body, own);
         if (!r.keep) s.body = { k: 'null', tok: s.body.tok };
+        if (s.k !== 'foreach' && !r.keep && !(s.k === 'for' && (s.init || s.incr))) {
+          // an empty loop whose condition has no effects is dropped (stap: void_statement_reducer)
+          const cond = s.cond;
+          if (!cond || (!this.effects.exprHasEffects(cond, null) && !hasTargets(cond))) return { keep: false, changed: true };
+        }
+        if (loopChanged) r.changed = true;
         if (s.k === 'foreach' && !r.keep) {
           // an empty foreach over locals' keys has no effect
           const ownVars = s.keys.every((k) => k.ref && own.has(k.ref)) && (!s.value || (!!s.value.ref && own.has(s.value.ref)));

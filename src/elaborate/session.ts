@@ -7,6 +7,7 @@ import { Diagnostics } from '../diag';
 import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch } from './probes';
 import { attachAliases } from './aliases';
 import type { TapsetLibrary } from './tapsets';
+import type { TargetSpec } from './process_target';
 import { isDeferred } from './tapset_ast';
 
 export interface ElabOptions {
@@ -24,6 +25,8 @@ export interface ElabOptions {
   /** Listing mode (-l/-L/dumps): no `no probes found`, no elision. */
   listing?: boolean;
   compatible?: string;
+  /** -c COMMAND / -x PID (unspecified `process` probe points need one). */
+  target?: TargetSpec;
 }
 
 export class Session {

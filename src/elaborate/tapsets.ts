@@ -1,9 +1,12 @@
 /**
  * The tapset library: `.stp` files under stdlib/ and -I directories, loaded only when a script
  * needs them.  An index (function, global and probe-alias names -> file) and every file's parsed
- * AST are kept in a content-checked cache (keyed by path, mtime, size, parser build and parse
- * options), so startup does not grow with the size of the library: a warm start reads one index
- * file and stats each tapset; only the files a script uses are deserialised.
+ * AST are kept in a content-checked cache (keyed by path, mtime, size and parser build), so
+ * startup does not grow with the size of the library: a warm start reads one index file and
+ * stats each tapset; only the files a script uses are deserialised.  Session options (-g,
+ * --compatible, --privilege) and script arguments enter a file's key only when its parse
+ * consulted them (a `%( systemtap_v ... %)` condition, a pasted `$1`): a run with new options
+ * re-parses those few files and shares every other entry with the default run.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -11,6 +14,7 @@ import type * as A from '../ast';
 import { Diagnostics, PassFailed } from '../diag';
 import { ARCH } from '../kernel/config';
 import { defaultCacheDir, writeAtomic, digestHex } from '../cachedir';
+import type { SessionOption } from '../parse/preprocess';
 import { AstWriter, reviver, encodeTapsetAst, decodeTapsetAst, isFailedParse, inMemory, EncodedAst } from './tapset_ast';
 
 export interface LibraryParseOptions {
@@ -48,13 +52,30 @@ interface FileIndex {
   failed?: boolean;
 }
 
-interface IndexFile {
-  version: string;
-  key: string;
-  files: Record<string, { stamp: string; index: FileIndex; usesArgs?: boolean }>;
+interface IndexEntry {
+  stamp: string;
+  index: FileIndex;
+  usesArgs?: boolean;
+  /** Session options the file's conditions consulted (its stamp carries their values). */
+  usesOptions?: SessionOption[];
 }
 
-const CACHE_VERSION = 'tapsim-tapset-cache-8';
+interface IndexFile {
+  version: string;
+  /** Options-independent key (parser build, macro files): entries are shared across indexes with the same base. */
+  base: string;
+  key: string;
+  files: Record<string, IndexEntry>;
+}
+
+const CACHE_VERSION = 'tapsim-tapset-cache-9';
+
+/** The session options of a library parse, as the preprocessor sees them. */
+function optionValues(p: LibraryParseOptions): Record<SessionOption, string> {
+  return { guru: p.guru ? '1' : '0', compatible: p.compatible ?? '', privilege: p.privilege ?? 'stapdev' };
+}
+
+const DEFAULT_OPTIONS: LibraryParseOptions = { args: [], guru: false };
 
 type ParseModule = typeof import('../parse/index');
 
@@ -164,10 +185,15 @@ export class TapsetLibrary {
   private cacheDir: string | null;
   /** Where cached entries are looked for, in order: cacheDir (written), then the build's cache. */
   private readDirs: string[];
+  /** Key of everything but the session options: parser build, macro files. */
+  private baseKey: string;
+  /** baseKey plus the session options (index, macro and user-script entries). */
   private optsKey: string;
   private argsSuffix: string;
   /** Files whose text pastes command-line arguments ($1, @1, $#). */
   private argFiles = new Set<string>();
+  /** Files whose conditions consulted session options, and which. */
+  private optionFiles = new Map<string, SessionOption[]>();
   private sourceFiles = new Map<string, A.SourceFile>();
   private macroCache?: Map<string, unknown>;
   /** Encoded AST of each file loaded or parsed so far. */
@@ -186,7 +212,8 @@ export class TapsetLibrary {
     this.macroFiles = scanDirs(opts.dirs, '.stpm');
     const p = opts.parse;
     const macroStamps = this.macroFiles.map((f) => `${f}=${stampOf(f)}`).join(';');
-    this.optsKey = digestHex([CACHE_VERSION, parserStamp(this.readDirs), p.guru, p.compatible ?? '', p.privilege ?? 'stapdev', macroStamps].join('|'));
+    this.baseKey = digestHex([CACHE_VERSION, parserStamp(this.readDirs), macroStamps].join('|'));
+    this.optsKey = this.keyFor(p);
     // Script arguments only matter to the (rare) tapset files that paste $N/@N: theirs is the
     // only cache entry keyed on them, so new arguments never re-parse the whole library.
     this.argsSuffix = '|args:' + digestHex(p.args.join('\0')).slice(0, 16);
@@ -207,64 +234,96 @@ export class TapsetLibrary {
     return sf;
   }
 
-  /** Index file name in a cache directory (`dir` null: none). */
-  private indexPath(dir: string | null, dirs = this.opts.dirs): string | null {
+  /** The key of a set of session options (an index's `key`). */
+  private keyFor(p: LibraryParseOptions): string {
+    const v = optionValues(p);
+    return digestHex([this.baseKey, v.guru, v.compatible, v.privilege].join('|'));
+  }
+
+  /** The part of a file's stamp that carries the values of the session options it consulted. */
+  private optionsSuffix(used: readonly SessionOption[]): string {
+    if (!used.length) return '';
+    const v = optionValues(this.opts.parse);
+    return '|opts:' + digestHex(used.map((o) => `${o}=${v[o]}`).join('\0')).slice(0, 16);
+  }
+
+  /**
+   * Index file name in a cache directory (`dir` null: none), for a set of directories and
+   * options: guru (-g) and plain runs keep their own index and do not evict each other's.
+   */
+  private indexPath(dir: string | null, dirs = this.opts.dirs, key = this.optsKey): string | null {
     if (!dir) return null;
-    // keyed on the parse options too: guru (-g) and plain runs must not evict each other's cache
-    const dirsKey = digestHex(dirs.map((d) => path.resolve(d)).join('\0') + '\0' + this.optsKey).slice(0, 16);
+    const dirsKey = digestHex(dirs.map((d) => path.resolve(d)).join('\0') + '\0' + key).slice(0, 16);
     return path.join(dir, `index-${dirsKey}.json`);
   }
 
-  /** AST file name of a tapset in a cache directory (`dir` null: none). */
+  /**
+   * AST file name of a tapset in a cache directory (`dir` null: none): shared by every set of
+   * options unless the file's conditions consulted some, then one per value of those.
+   */
   private astPath(dir: string | null, file: string): string | null {
     if (!dir) return null;
-    const h = digestHex(file + '\0' + this.optsKey).slice(0, 24);
+    const h = digestHex(file + '\0' + this.baseKey + this.optionsSuffix(this.optionFiles.get(file) ?? [])).slice(0, 24);
     return path.join(dir, 'ast', `${h}.json`);
+  }
+
+  private readIndex(dirs: string[], key: string): IndexFile | null {
+    for (const dir of this.readDirs) {
+      try {
+        const idx = JSON.parse(fs.readFileSync(this.indexPath(dir, dirs, key)!, 'utf8')) as IndexFile;
+        if (idx.version === CACHE_VERSION && idx.base === this.baseKey) return idx;
+      } catch {
+        // none there
+      }
+    }
+    return null;
   }
 
   private buildIndex(): void {
     const ip = this.indexPath(this.cacheDir);
-    let cached: IndexFile | null = null;
-    for (const dir of this.readDirs) {
-      try {
-        cached = JSON.parse(fs.readFileSync(this.indexPath(dir)!, 'utf8')) as IndexFile;
-        if (cached.version !== CACHE_VERSION || cached.key !== this.optsKey) cached = null;
-      } catch {
-        cached = null;
-      }
-      if (cached) break;
-    }
-    // a file's entry does not depend on the other directories: with -I DIR and no index for this
-    // set of directories yet, the stdlib's entries come from the stdlib-only index (no reparse)
-    let stdlibOnly: IndexFile | null = null;
-    if (!cached && this.opts.dirs.length > 1) {
-      for (const dir of this.readDirs) {
-        try {
-          stdlibOnly = JSON.parse(fs.readFileSync(this.indexPath(dir, this.opts.dirs.slice(0, 1))!, 'utf8')) as IndexFile;
-          if (stdlibOnly.version !== CACHE_VERSION || stdlibOnly.key !== this.optsKey) stdlibOnly = null;
-        } catch {
-          stdlibOnly = null;
-        }
-        if (stdlibOnly) break;
+    const cached = this.readIndex(this.opts.dirs, this.optsKey);
+    // A file's entry depends neither on the other directories nor, unless its conditions
+    // consulted them, on the session options: with no index for these directories and options
+    // yet, entries come from the default options' index and the stdlib-only ones (no reparse;
+    // each entry's stamp is checked against this run's values below).
+    const fallbacks: IndexFile[] = [];
+    if (!cached) {
+      const defaultKey = this.keyFor(DEFAULT_OPTIONS);
+      const stdlib = this.opts.dirs.slice(0, 1);
+      const tries: [string[], string][] = [[this.opts.dirs, defaultKey]];
+      if (this.opts.dirs.length > 1) tries.push([stdlib, this.optsKey], [stdlib, defaultKey]);
+      for (const [dirs, key] of tries) {
+        if (key === this.optsKey && dirs === this.opts.dirs) continue;
+        const idx = this.readIndex(dirs, key);
+        if (idx) fallbacks.push(idx);
       }
     }
-    const out: IndexFile = { version: CACHE_VERSION, key: this.optsKey, files: {} };
+    const out: IndexFile = { version: CACHE_VERSION, base: this.baseKey, key: this.optsKey, files: {} };
     let dirty = !cached;
     for (const f of this.files) {
       const base = stampOf(f) ?? '';
-      const hit = cached?.files[f] ?? stdlibOnly?.files[f];
-      let stamp = base + (hit?.usesArgs ? this.argsSuffix : '');
+      const expected = (e: IndexEntry): string => base + (e.usesArgs ? this.argsSuffix : '') + this.optionsSuffix(e.usesOptions ?? []);
+      let hit = cached?.files[f];
+      if (hit && hit.stamp !== expected(hit)) hit = undefined;
+      for (const fb of fallbacks) {
+        if (hit) break;
+        const e = fb.files[f];
+        if (e && e.stamp === expected(e)) hit = e;
+      }
+      let stamp: string;
       let idx: FileIndex;
       // (the AST file itself is checked against stamp and key when it is loaded)
-      if (hit && hit.stamp === stamp) {
+      if (hit) {
         idx = hit.index;
+        stamp = hit.stamp;
         if (hit.usesArgs) this.argFiles.add(f);
+        if (hit.usesOptions?.length) this.optionFiles.set(f, hit.usesOptions);
       } else {
         dirty = true;
         idx = this.parseAndCache(f, base);
         stamp = this.fullStamp(f, base);
       }
-      out.files[f] = { stamp, index: idx, usesArgs: this.argFiles.has(f) || undefined };
+      out.files[f] = { stamp, index: idx, usesArgs: this.argFiles.has(f) || undefined, usesOptions: this.optionFiles.get(f) };
       this.stamps.set(f, stamp);
       this.addIndex(f, idx);
     }
@@ -284,29 +343,32 @@ export class TapsetLibrary {
     for (const n of idx.roots) add(this.rootMap, n);
   }
 
-  private parseOpts(): import('../parse/index').ParseOptions {
+  private parseOpts(usedOptions?: Set<SessionOption>): import('../parse/index').ParseOptions {
     const p = this.opts.parse;
-    return { args: p.args, guru: p.guru, compatible: p.compatible, privilege: p.privilege, libraryMacros: this.macros() as never };
+    return { args: p.args, guru: p.guru, compatible: p.compatible, privilege: p.privilege, libraryMacros: this.macros() as never, usedOptions };
   }
 
   private fullStamp(f: string, base: string): string {
-    return base + (this.argFiles.has(f) ? this.argsSuffix : '');
+    return base + (this.argFiles.has(f) ? this.argsSuffix : '') + this.optionsSuffix(this.optionFiles.get(f) ?? []);
   }
 
   private parseAndCache(f: string, base: string): FileIndex {
     if (/[$@](\d|#)/.test(this.sourceFile(f).text)) this.argFiles.add(f);
-    const stamp = this.fullStamp(f, base);
     const silent = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => {});
     let ast: A.StapFile | null = null;
+    const used = new Set<SessionOption>();
     try {
-      ast = parser().parseFile(this.sourceFile(f), this.parseOpts(), silent);
+      ast = parser().parseFile(this.sourceFile(f), this.parseOpts(used), silent);
     } catch {
       ast = null;
     }
+    if (used.size) this.optionFiles.set(f, [...used].sort());
+    else this.optionFiles.delete(f);
+    const stamp = this.fullStamp(f, base);
     const idx: FileIndex = ast ? indexOf(ast) : { functions: [], globals: [], aliases: [], roots: [], failed: true };
     const ap = this.astPath(this.cacheDir, f);
     const text = encodeTapsetAst(ast);
-    if (ap) writeAtomic(ap, JSON.stringify({ stamp, key: this.optsKey }) + '\n' + text);
+    if (ap) writeAtomic(ap, JSON.stringify({ stamp, key: this.baseKey }) + '\n' + text);
     this.astData.set(f, inMemory(Buffer.from(text, 'utf8')));
     return idx;
   }
@@ -423,7 +485,7 @@ export class TapsetLibrary {
     let data = this.astData.get(f);
     for (const dir of this.readDirs) {
       if (data !== undefined) break;
-      data = readCachedAst(this.astPath(dir, f)!, (h) => h.stamp === this.stamps.get(f) && h.key === this.optsKey, () => this.parseAgain(f));
+      data = readCachedAst(this.astPath(dir, f)!, (h) => h.stamp === this.stamps.get(f) && h.key === this.baseKey, () => this.parseAgain(f));
     }
     if (data === undefined) {
       this.parseAndCache(f, stampOf(f) ?? '');

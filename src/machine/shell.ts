@@ -10,6 +10,7 @@ import type { Prog } from './task';
 import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY } from './user';
 import { globToRegExp } from '../kernel/kallsyms';
 import { SHELL_BUILTINS } from './builtins';
+import { defaultEnvironment, COMMAND_SEARCH_PATH } from './environment';
 
 export interface Redir { fd: number; op: '<' | '>' | '>>' | '>&'; target: string }
 export interface SimpleCmd { words: string[]; redirs: Redir[] }
@@ -111,7 +112,7 @@ function expandVar(src: string, i: number, vars: (n: string) => string): { v: st
   return { v: vars(m[0]), next: i + 1 + m[0].length };
 }
 
-const SEARCH = ['/usr/bin', '/usr/sbin', '/bin', '/sbin'];
+const SEARCH = COMMAND_SEARCH_PATH;
 
 /** Variable references are expanded when a command runs (so `$?` and `$!` see earlier commands). */
 const VAR_OPEN = '\u0001', VAR_CLOSE = '\u0002';
@@ -122,7 +123,7 @@ type SysResult = import('./task').SysResult;
 
 /** The shell program. */
 export function* sh(u: U, argv: string[]): Prog {
-  const env: Record<string, string> = { PATH: SEARCH.join(':'), HOME: '/root' };
+  const env: Record<string, string> = defaultEnvironment();
   let status = 0;
   /** background jobs (`cmd &`): pids not yet waited for, and `$!` */
   const jobs: number[] = [];

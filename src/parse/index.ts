@@ -12,7 +12,7 @@ import type * as ohm from 'ohm-js';
 import type * as A from '../ast';
 import { Diagnostics, ParseError } from '../diag';
 import { tokenize, KEYWORDS, pendingErrors } from './lexer';
-import { expandMacros, resolveConditionals, unescapeRaw, Macro } from './preprocess';
+import { expandMacros, resolveConditionals, unescapeRaw, Macro, SessionOption } from './preprocess';
 import { getGrammar } from './grammar';
 
 export interface ParseOptions {
@@ -24,6 +24,8 @@ export interface ParseOptions {
   libraryMacros?: Map<string, Macro>;
   /** Filled with the argument numbers the script referenced ($N/@N). */
   usedArgs?: Set<number>;
+  /** Filled with the session options its `%( %)` conditions consulted. */
+  usedOptions?: Set<SessionOption>;
 }
 
 export type { Macro };
@@ -708,7 +710,7 @@ const TOP_KEYWORDS = new Set(['probe', 'global', 'function', 'private']);
 /** Lex and preprocess a file: the token stream the grammar sees. */
 export function preprocessFile(file: A.SourceFile, opts: ParseOptions, errors: ParseError[]): A.Token[] {
   const toks = tokenize(file, { args: opts.args, usedArgs: opts.usedArgs, errors });
-  const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, errors };
+  const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
   const expanded = expandMacros(toks, popts);
   return resolveConditionals(expanded, popts, opts.args);
 }
@@ -733,7 +735,7 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
     diag.plain(`Input file '${file.name}' is empty.\n`);
     return null;
   }
-  const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, errors };
+  const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
   const toks = resolveConditionals(expandMacros(lexed, popts), popts, opts.args);
   for (const t of toks) {
     const pending = pendingErrors.get(t);

@@ -24,8 +24,13 @@ export interface PreprocessOptions {
   runtime?: string;
   /** Library macros from .stpm files on the tapset path. */
   libraryMacros?: Map<string, Macro>;
+  /** Filled with the session options a condition consulted (the tapset cache keys on them). */
+  usedOptions?: Set<SessionOption>;
   errors: ParseError[];
 }
+
+/** Session options a `%( %)` condition can test: --compatible, --privilege, -g. */
+export type SessionOption = 'compatible' | 'privilege' | 'guru';
 
 const BUILTIN_AT_OPS = new Set(['@cast', '@var', '@entry', '@defined', '@count', '@sum', '@min', '@max', '@avg',
   '@variance', '@hist_log', '@hist_linear', '@kderef', '@uderef', '@kregister', '@uregister', '@perf',
@@ -342,6 +347,7 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
   if (l.kind === 'identifier') {
     const name = l.text;
     if (name === 'kernel_v' || name === 'kernel_vr' || name === 'systemtap_v') {
+      if (name === 'systemtap_v') opts.usedOptions?.add('compatible');
       const target = strLit(r);
       const have = name === 'kernel_v' ? KERNEL_VERSION : name === 'kernel_vr' ? KERNEL_RELEASE
         : (opts.compatible ?? STAP_VERSION);
@@ -362,10 +368,12 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
       return fnmatch(strLit(r), opts.runtime ?? 'kernel') === (op.text === '==');
     }
     if (name === 'systemtap_privilege') {
+      opts.usedOptions?.add('privilege');
       eqOnly();
       return fnmatch(strLit(r), opts.privilege ?? 'stapdev') === (op.text === '==');
     }
     if (name === 'guru_mode') {
+      opts.usedOptions?.add('guru');
       eqOnly();
       if (r.kind !== 'number' || (r.text !== '0' && r.text !== '1')) throw new ParseError('expected 0 or 1', r, true);
       return (Number(r.text) === (opts.guru ? 1 : 0)) === (op.text === '==');

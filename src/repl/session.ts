@@ -119,7 +119,7 @@ export class Compiler {
     }
     if (upTo < 3) return { program };
     try {
-      const tr = translate(program, { diag, defines: s.defines });
+      const tr = translate(program, { diag, defines: s.defines, compatible: s.compatible });
       return { program, tr };
     } catch (e) {
       if (!(e instanceof PassFailed)) throw e;

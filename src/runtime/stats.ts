@@ -229,6 +229,12 @@ export class Stat extends StatPart {
     return s;
   }
 
+  /** @sum under --compatible < 1.5: an empty aggregate is an error. */
+  sumNonEmpty(): Long {
+    if (this.count() === 0) emptyAggregate();
+    return this.sum();
+  }
+
   min(): Long {
     if (this.others === null) {
       if (this.n === 0) emptyAggregate();

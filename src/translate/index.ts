@@ -28,6 +28,7 @@
  * reported through opts.diag as semantic errors, then PassFailed(3) is thrown.
  */
 import type * as A from '../ast';
+import { strverscmp } from '../parse/preprocess';
 import { SemanticError, PassFailed, Diagnostics } from '../diag';
 import { parseFormat, FormatConv } from '../runtime/format';
 import { compileEre } from '../runtime/strings';
@@ -41,6 +42,8 @@ export interface TranslateOptions {
   diag?: Diagnostics;
   /** `-D NAME[=VALUE]` definitions (limits are fixed at translation, as stap fixes them in C). */
   defines?: Map<string, string>;
+  /** `--compatible` version: older semantics where translation differs (@sum of an empty aggregate). */
+  compatible?: string;
 }
 
 // ---- kernel probe layer hook (added by the probes engineer, issue 6; see src/probes/targets.ts)
@@ -323,7 +326,7 @@ class Translator {
   /** Variable ranges at the end of the last body generated. */
   private exitRanges = new Map<A.VarDecl, Range>();
 
-  constructor(private program: A.Program, private limits: Limits, private defines?: Map<string, string>) {
+  constructor(private program: A.Program, private limits: Limits, private defines?: Map<string, string>, private compatible?: string) {
     this.maxStr = limits.maxStringLen - 1;
   }
 
@@ -1194,6 +1197,8 @@ class Translator {
   private statop(e: A.StatOp): string {
     const s = this.statExpr(e.operand);
     const method = e.op === 'variance' ? 'variance' : e.op;
+    // before 1.5, stap's @sum of an empty aggregate was an error like @min's (PR10822 made it 0)
+    if (e.op === 'sum' && this.compatible !== undefined && strverscmp(this.compatible, '1.5') < 0) return `(L = ${this.loc(e.tok)}, ${s}.sumNonEmpty())`;
     if (e.op === 'count' || e.op === 'sum') return `${s}.${method}()`;
     return `(L = ${this.loc(e.tok)}, ${s}.${method}())`;
   }
@@ -1506,7 +1511,7 @@ export class TranslateErrors extends Error {
 export function translate(program: A.Program, opts: TranslateOptions = {}): Translated {
   const limits = computeLimits(program, opts.defines);
   try {
-    return new Translator(program, limits, opts.defines).run();
+    return new Translator(program, limits, opts.defines, opts.compatible).run();
   } catch (e) {
     if (e instanceof TranslateErrors) {
       if (!opts.diag) throw e.errors[0];

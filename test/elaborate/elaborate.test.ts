@@ -11,11 +11,12 @@ const FIX = path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'tapset-e
 
 interface Run { prog: A.Program | null; out: string; err: string; }
 
-function run(text: string, opts: { u?: boolean; dirs?: string[]; cacheDir?: string | null } = {}): Run {
+function run(text: string, opts: { u?: boolean; dirs?: string[]; cacheDir?: string | null; compatible?: string; guru?: boolean } = {}): Run {
   let err = '';
   const diag = new Diagnostics({ verbose: 0, suppressWarnings: false }, (s) => { err += s; });
-  const library = new TapsetLibrary({ dirs: opts.dirs ?? [], parse: { args: [], guru: false }, diag, cacheDir: opts.cacheDir ?? null });
-  const f = parseFile({ name: '<input>', text, isTapset: false }, { args: [], guru: false, libraryMacros: library.macros() as never }, diag);
+  const guru = opts.guru ?? false;
+  const library = new TapsetLibrary({ dirs: opts.dirs ?? [], parse: { args: [], guru, compatible: opts.compatible }, diag, cacheDir: opts.cacheDir ?? null, builtCacheDir: null });
+  const f = parseFile({ name: '<input>', text, isTapset: false }, { args: [], guru, compatible: opts.compatible, libraryMacros: library.macros() as never }, diag);
   if (!f) return { prog: null, out: '', err };
   const prog = elaborate([f], { guru: false, unoptimized: opts.u, library }, diag);
   return { prog, out: prog ? printProgram(prog) : '', err };
@@ -169,6 +170,43 @@ describe('elaborate: tapsets', () => {
     expect(r4.err).to.contain('unresolved function other_fn');
     fs.rmSync(tmp, { recursive: true, force: true });
   });
+
+  it('keys a cached tapset on --compatible/-g only when its conditions test them', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'elab-'));
+    const lib = path.join(tmp, 'lib');
+    fs.mkdirSync(lib);
+    fs.writeFileSync(path.join(lib, 'plain.stp'), 'function plain_fn() { return 1 }\n');
+    fs.writeFileSync(path.join(lib, 'versioned.stp'),
+      '%( systemtap_v >= "4.0" %? function new_fn() { return 4 } %: function old_fn() { return 3 } %)\n');
+    const cache = path.join(tmp, 'cache');
+    const astFiles = () => fs.readdirSync(path.join(cache, 'ast')).length;
+    const r1 = run('probe begin { println(new_fn() + plain_fn()) }', { dirs: [lib], cacheDir: cache });
+    expect(r1.err).to.equal('');
+    expect(astFiles()).to.equal(2);
+    // another version: only the file whose condition tests it gets an entry of its own
+    const r2 = run('probe begin { println(old_fn() + plain_fn()) }', { dirs: [lib], cacheDir: cache, compatible: '3.0' });
+    expect(r2.err).to.equal('');
+    expect(astFiles()).to.equal(3);
+    const r3 = run('probe begin { println(new_fn()) }', { dirs: [lib], cacheDir: cache, compatible: '3.0' });
+    expect(r3.err).to.contain('unresolved function new_fn');
+    // guru mode is tested by no condition: no new entry
+    const r4 = run('probe begin { println(new_fn() + plain_fn()) }', { dirs: [lib], cacheDir: cache, guru: true });
+    expect(r4.err).to.equal('');
+    expect(astFiles()).to.equal(3);
+    // the default run still sees its own variant
+    const r5 = run('probe begin { println(old_fn()) }', { dirs: [lib], cacheDir: cache });
+    expect(r5.err).to.contain('unresolved function old_fn');
+    // content changes are seen under both option sets, and a file that starts testing an option is keyed on it
+    fs.writeFileSync(path.join(lib, 'plain.stp'),
+      '%( guru_mode == 1 %? function guru_fn() { return 1 } %: function plain_fn2() { return 2 } %)\n');
+    const r6 = run('probe begin { println(plain_fn2() + old_fn()) }', { dirs: [lib], cacheDir: cache, compatible: '3.0' });
+    expect(r6.err).to.equal('');
+    const r7 = run('probe begin { println(guru_fn() + new_fn()) }', { dirs: [lib], cacheDir: cache, guru: true });
+    expect(r7.err).to.equal('');
+    const r8 = run('probe begin { println(guru_fn()) }', { dirs: [lib], cacheDir: cache });
+    expect(r8.err).to.contain('unresolved function guru_fn');
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
 });
 
 describe('elaborate: listings', () => {
@@ -184,6 +222,49 @@ describe('elaborate: listings', () => {
     const f = parseFile({ name: '<input>', text: 'probe timer.s(1), b*, e* {}', isTapset: false }, { args: [], guru: false }, diag)!;
     expect(listProbes([f], { guru: false }, diag, false)).to.deep.equal(['begin', 'end', 'error', 'timer.s(1)']);
     expect(err).to.equal('');
+  });
+});
+
+describe('elaborate: optimiser on loops', () => {
+  it('drops side-effect-free for init/increment silently, and empty loops with pure conditions', () => {
+    // $i is unresolvable at begin: its error goes with the dropped init (stap's optimize.stp)
+    const r = run('function zoo(x) { return x } probe begin { for (2<$i; zoo(333); poo) ; } probe begin { while (24) ; } probe begin { for (;;) ; println(1) }');
+    expect(r.prog).to.not.equal(null);
+    expect(r.err).to.not.contain('unresolved target-symbol');
+    expect(r.err).to.not.contain('Eliding side-effect-free');
+    expect(r.out.match(/^begin /gm)).to.have.length(1);
+    expect(r.out).to.not.contain('zoo');
+  });
+  it('keeps loops whose condition or body has effects', () => {
+    const r = run('global g probe begin { while (g++ < 3) ; for (i = 0; i < 2; i++) ; println(g) }');
+    expect(r.err).to.not.contain('elided');
+    expect(r.out).to.contain('i:long');
+  });
+});
+
+describe('elaborate: optimiser warnings as stap prints them', () => {
+  it('never-assigned first (suggesting live names at any distance), then dead assignments; one warning per text', () => {
+    const r = run([
+      'global unused_g',
+      'function foo:long () { dead3 = 1 }',
+      'function bar() { print(elide) }',
+      'probe begin { dead4 = 1; print(elide); bar(); print(foo()) }',
+      'function funca(a:long) { a = b; dead7 = 1; return a }',
+      'probe end { println(funca(1), var) }',
+    ].join('\n'));
+    const warnings = r.err.split('\n').filter((l) => l.startsWith('WARNING')).map((l) => l.replace(/: (identifier|operator|number) .*/, ''));
+    expect(warnings).to.deep.equal([
+      // (checked against stap 4.8 -p2)
+      "WARNING: never-assigned local variable 'elide' (similar: dead4)",
+      "WARNING: never-assigned local variable 'var'",
+      "WARNING: never-assigned local variable 'elide'",
+      "WARNING: never-assigned local variable 'b' (similar: a, dead7)",
+      "WARNING: Eliding assignment to 'dead4'",
+      "WARNING: Eliding assignment to 'dead3'",
+      "WARNING: Eliding assignment to 'dead7'",
+      'WARNING: Eliding side-effect-free expression ',
+      "WARNING: side-effect-free function 'foo'",
+    ]);
   });
 });
 

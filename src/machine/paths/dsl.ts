@@ -122,7 +122,7 @@ export function pathItems(name: string): string[] {
 
 /** The kernel function names a template calls (includes expanded), in order, repeated. */
 export function pathFunctionNames(name: string): string[] {
-  return pathItems(name).filter((t) => t[0] !== '@' && t[0] !== '%' && t[0] !== '?');
+  return pathItems(name).filter((t) => t[0] !== '@' && t[0] !== '%' && t[0] !== '?' && t[0] !== '+');
 }
 
 /** Compile (once) and return a path. */
