@@ -438,7 +438,11 @@ function makeSemantics(g: ohm.Grammar): ohm.Semantics {
     },
     PPComponent_braces(_l, list, _r) { return list.ast(); },
     PPComponent_name(name, arg) {
-      const c: A.ProbePointComponent = { name: name.sourceString, tok: tokOf(name) };
+      // stap glues a component written as several tokens (`sys**open`, `*xyz`) into one token
+      // whose text is the whole name (messages quote it: identifier 'sys**open')
+      const first = tokOf(name);
+      const tok = first.text === name.sourceString ? first : { ...first, text: name.sourceString, length: name.sourceString.length };
+      const c: A.ProbePointComponent = { name: name.sourceString, tok };
       if (arg.children.length) c.arg = arg.child(0).child(1).ast();
       return c;
     },
