@@ -46,6 +46,19 @@ export function setBacktraceSource(f: ((ctx: CpuContext) => number[]) | null): v
   backtraceSource = f;
 }
 
+let taskLookup: ((tid: number) => TaskRef | undefined) | null = null;
+/** The machine installs its task table (pid2task(): find_vpid + pid_task); null without a machine. */
+export function setTaskLookup(f: ((tid: number) => TaskRef | undefined) | null): void {
+  taskLookup = f;
+}
+
+/** The task with kernel pid (thread id) `pid`: from the machine, else only the current task. */
+function taskByPid(c: ProbeContext, pid: number): TaskRef | undefined {
+  if (taskLookup) return pid > 0 ? taskLookup(pid) : undefined;
+  const t = currentTaskRef(c);
+  return t.pid === pid ? t : undefined;
+}
+
 /** Probe address first, then callers. */
 function stack(c: ProbeContext): number[] {
   const h = hit(c);
@@ -116,6 +129,13 @@ function taskField(task: Long, path: string, size: number, signed = true): Long 
 
 function taskPtr(task: Long, path: string): number {
   return num(taskField(task, path, 8));
+}
+
+/** task->utime or ->stime (u64 nanoseconds in 6.1) of the task at a task_struct address, live. */
+function taskCputime(task: Long, which: 'utime' | 'stime'): number {
+  taskField(task, 'pid', 4); // faults on a bad pointer as the kernel's read would
+  const o = taskObjectAt(num(task)) as { utime?: number; stime?: number } | undefined;
+  return Math.floor(o?.[which] ?? 0);
 }
 
 /** The fd table of the task at a task_struct address (the machine's process fds; [] if unknown). */
@@ -368,6 +388,8 @@ export const kernelBuiltins: Record<string, Builtin> = {
     void p;
     return taskField(t, 'recent_used_cpu', 4);
   },
+  __task_utime: (c, t: Long) => taskCputime(t, 'utime'),
+  __task_stime: (c, t: Long) => taskCputime(t, 'stime'),
   task_open_file_handles: (c, t: Long) => taskFds(t).reduce((n: number, f) => (f ? n + 1 : n), 0),
   task_max_file_handles: (c, t: Long) => {
     // fdtable max_fds: NR_OPEN_DEFAULT (64), grown to the next power of two (expand_fdtable)
@@ -511,13 +533,10 @@ export const kernelBuiltins: Record<string, Builtin> = {
   },
   // pid -> task
   pid2task: (c, pid: Long) => {
-    const t = currentTaskRef(c);
-    return t.pid === num(pid) ? kmem.addrOf(t) : 0;
+    const t = taskByPid(c, num(pid));
+    return t ? kmem.addrOf(t) : 0;
   },
-  pid2execname: (c, pid: Long) => {
-    const t = currentTaskRef(c);
-    return t.pid === num(pid) ? t.comm : '';
-  },
+  pid2execname: (c, pid: Long) => taskByPid(c, num(pid))?.comm ?? '',
 };
 
 /** kallsyms-based symbol address (for tests). */

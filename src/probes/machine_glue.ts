@@ -16,7 +16,7 @@ import { symbolAddr } from '../kernel/kallsyms';
 import { setCurrentCpuContext } from './tracepoint';
 import { setCurrentTaskSource, setProfileTickSource } from './timer_profile';
 import { setProfileTickListener } from '../machine/profile';
-import { setBacktraceSource } from './context';
+import { setBacktraceSource, setTaskLookup } from './context';
 import { installMaterializers } from '../machine/args';
 import type { Process } from '../machine/task';
 import type { Engine } from '../runtime/engine';
@@ -34,6 +34,7 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   setCurrentTaskSource((cpu) => m.current(cpu));
   setProfileTickSource(setProfileTickListener);
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
+  setTaskLookup((tid) => m.task(tid));
   setBacktraceSource((ctx) => {
     const c = m.cpus[ctx.cpu];
     if (!c || c.ctx !== ctx) return [];
@@ -54,6 +55,7 @@ export function disconnectMachine(): void {
   setNetfilterMachine(null);
   setCurrentCpuContext(null);
   setBacktraceSource(null);
+  setTaskLookup(null);
 }
 
 /**
