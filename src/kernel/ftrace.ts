@@ -20,8 +20,8 @@ import { CpuContext, PtRegs, RetFrame, taskState } from './current';
 import { readDataText, noteParseTime } from './data';
 import { EBUSY, EINVAL, ENODEV, ENOENT } from './errno';
 import {
-  addrHex as addrHex_, globToRegExp, kallsymsLookupName, lookupAddr, parseAddr, symbolAddr, symbolName, symbolCount,
-  moduleMcountSites, firstAliasOf,
+  addrHex as addrHex_, globToRegExp, kallsymsLookupName, lookupAddr, parseAddr, symbolName, symbolCount,
+  moduleMcountSites, firstAliasOf, symbolAddrTable,
 } from './kallsyms';
 
 // ---------------------------------------------------------------- flags (include/linux/ftrace.h, 6.1)
@@ -99,10 +99,14 @@ export interface DynFtrace {
 const CAP = 1 << 17; // > symbol count; sized without loading any data
 /**
  * Hot-path state per function id: bit 0 = the fentry site calls into ftrace (FL_ENABLED),
- * bit 1 = an int3 kprobe sits on the function entry. 0 = the site is a NOP.
+ * bit 1 = an int3 kprobe sits on the function entry, bit 2 = the site is live and its owner
+ * installed a site call (see FtraceSiteCall). 0 = the site is a NOP.
  */
 const sites = new Uint8Array(CAP);
 export { sites as siteState };
+const SITE_FTRACE = 1, SITE_INT3 = 2, SITE_CALL = 4;
+/** st of a site reached through ftrace only, with a site call: the direct path */
+const SITE_DIRECT = SITE_FTRACE | SITE_CALL;
 
 let records: DynFtrace[] | null = null;
 let recByFn: Int32Array | null = null;
@@ -185,15 +189,13 @@ interface State {
   enabled: boolean;
   /** set_ftrace_pid non-empty */
   pidFiltering: boolean;
-  /** per CPU recursion bits (one per context) */
-  recursion: number[];
   recursionMisses: number;
   /** what the trampoline calls: 'ftrace_stub', 'ftrace_ops_list_func' or an ops func name */
   traceFunction: string;
 }
 
 const S: State = {
-  opsList: ftraceListEnd, enabled: true, pidFiltering: false, recursion: [], recursionMisses: 0,
+  opsList: ftraceListEnd, enabled: true, pidFiltering: false, recursionMisses: 0,
   traceFunction: 'ftrace_stub',
 };
 
@@ -220,10 +222,13 @@ export function ftraceOpsTest(op: FtraceOps, ip: number): boolean {
 function updateTraceFunction(): void {
   const first = S.opsList;
   directOps = null;
+  directFunc = null;
   if (first === ftraceListEnd) S.traceFunction = 'ftrace_stub';
   else if (first.next === ftraceListEnd && !(first.flags & FTRACE_OPS_FL_DYNAMIC)) {
     S.traceFunction = first.flags & FTRACE_OPS_FL_RECURSION ? 'ftrace_ops_assist_func' : first.funcName;
     directOps = first;
+    // what callOps() calls unwrapped: no PID check, no assist recursion guard
+    if (!(first.flags & (FTRACE_OPS_FL_PID | FTRACE_OPS_FL_RECURSION))) directFunc = first.func;
   } else S.traceFunction = 'ftrace_ops_list_func';
 }
 
@@ -250,7 +255,7 @@ function recompute(only: Iterable<number> | null): void {
       if (f & FTRACE_FL_TRAMP) f |= FTRACE_FL_TRAMP_EN;
     }
     r.flags = f >>> 0;
-    if (r.fn >= 0) sites[r.fn] = (sites[r.fn] & ~1) | (ref > 0 && S.enabled ? 1 : 0);
+    if (r.fn >= 0) setSiteLive(r.fn, ref > 0 && S.enabled);
   };
   if (only === null) { for (const r of recs) update(r); return; }
   for (const ip of only) {
@@ -259,6 +264,46 @@ function recompute(only: Iterable<number> | null): void {
     const r = recordOfFunction(p.id);
     if (r) update(r);
   }
+}
+
+/** bit 0 of a site, and bit 2 with it while a site call is installed */
+function setSiteLive(fn: number, live: boolean): void {
+  sites[fn] = (sites[fn] & SITE_INT3) | (live ? SITE_FTRACE | (siteCalls[fn] !== undefined ? SITE_CALL : 0) : 0);
+}
+
+// ---------------------------------------------------------------- site calls
+
+/**
+ * A site call: the specialisation, for ONE fentry site, of an ops func — what the func would do
+ * for that ip, with the per-ip lookups already done (kprobes: the kprobe at that address). The
+ * seam calls it instead of `op.func` only while the fentry trampoline would call that func
+ * directly: its ops alone on the list (update_ftrace_function() points ftrace_caller at it),
+ * without PID filtering or ftrace-provided recursion protection (ftrace_ops_assist_func). The
+ * registration model is unchanged: the ops stays in the list with the ip in its filter hash,
+ * records keep their ref counts, `hits` counts the call; any other configuration takes the
+ * generic dispatch (list walk, callOps).
+ * The owner keeps it equal to what `func` would do at that site, and removes it (null) when it
+ * no longer is.
+ */
+export interface FtraceSiteCall {
+  /** the ops func this call stands for at its site */
+  readonly func: FtraceFunc;
+  call(ip: number, parentIp: number, regs: PtRegs, ctx: CpuContext): void;
+}
+
+/** site calls by function id (packed: the hit path indexes an array, not a dictionary) */
+const siteCalls: (FtraceSiteCall | undefined)[] = new Array<FtraceSiteCall | undefined>(CAP).fill(undefined);
+
+/** Install (or remove, with null) the site call of function `fn`'s fentry site. */
+export function ftraceSetSiteCall(fn: number, sc: FtraceSiteCall | null): void {
+  if (fn < 0 || fn >= CAP) return;
+  siteCalls[fn] = sc ?? undefined;
+  setSiteLive(fn, (sites[fn] & SITE_FTRACE) !== 0);
+}
+
+/** The site call installed for `fn`, or null (tests / introspection). */
+export function ftraceSiteCall(fn: number): FtraceSiteCall | null {
+  return siteCalls[fn] ?? null;
 }
 
 function opsIps(op: FtraceOps): Iterable<number> | null {
@@ -392,24 +437,34 @@ export function setInt3Handler(h: ((fn: number, regs: PtRegs, ctx: CpuContext) =
  */
 export const TRACE_LIST_START = 0;
 export const TRACE_FTRACE_START = 5;
-export function ftraceTestRecursionTrylock(ctx: CpuContext, base = TRACE_LIST_START): number {
-  const cur = S.recursion[ctx.cpu] | 0;
-  let bit = 1 << (base + (ctx.context ?? 0));
-  if (cur & bit) {
-    bit = 1 << (base + 4);
-    if (cur & bit) { S.recursionMisses++; return -1; }
-  }
-  S.recursion[ctx.cpu] = cur | bit;
+export function ftraceTestRecursionTrylock(ctx: CpuContext, base: number): number {
+  const cpu = ctx.cpu;
+  const cur = recursionBits[cpu];
+  const bit = 1 << (base + (ctx.context ?? 0));
+  if ((cur & bit) !== 0) return recursionTransition(cpu, cur, base);
+  recursionBits[cpu] = cur | bit;
+  return bit;
+}
+
+/** the context's bit is taken: the TRANSITION bit lets one nested entry through (small trylock: inlined) */
+function recursionTransition(cpu: number, cur: number, base: number): number {
+  const bit = 1 << (base + 4);
+  if (cur & bit) { S.recursionMisses++; return -1; }
+  recursionBits[cpu] = cur | bit;
   return bit;
 }
 
 export function ftraceTestRecursionUnlock(ctx: CpuContext, bit: number): void {
-  S.recursion[ctx.cpu] = (S.recursion[ctx.cpu] | 0) & ~bit;
+  const cpu = ctx.cpu;
+  recursionBits[cpu] = recursionBits[cpu] & ~bit;
 }
+
+/** per CPU recursion bits (current->trace_recursion; one group per context), NR_CPUS of them */
+const recursionBits = new Int32Array(8192);
 
 /** ftrace_ops_list_func(): walk the list calling every ops whose hashes accept ip. */
 function opsListFunc(ip: number, parentIp: number, regs: PtRegs, ctx: CpuContext): void {
-  const bit = ftraceTestRecursionTrylock(ctx);
+  const bit = ftraceTestRecursionTrylock(ctx, TRACE_LIST_START);
   if (bit < 0) return;
   try {
     for (let op: FtraceOps | null = S.opsList; op && op !== ftraceListEnd; op = op.next) {
@@ -427,6 +482,8 @@ const OPS_ENABLED = 1 << 0, OPS_RECURSION = 1 << 4, OPS_PID = 1 << 13;
 
 /** The ops the fentry trampoline calls directly when it is alone on the list (else null). */
 let directOps: FtraceOps | null = null;
+/** directOps.func when callOps() would call it without a wrapper (site calls stand for it), else null */
+let directFunc: FtraceFunc | null = null;
 
 function callOps(op: FtraceOps, ip: number, parentIp: number, regs: PtRegs, ctx: CpuContext): void {
   const fl = op.flags;
@@ -467,58 +524,85 @@ const NO_ARGS: readonly unknown[] = [];
  * return and never re-enter the simulated kernel; a handler must not keep `regs` after it
  * returns): one set per nesting level, so nothing is allocated per hit.
  */
-const regsPool: PtRegs[] = [];
+function newRegs(): PtRegs {
+  return { ip: 0.5, parentIp: 0.5, args: NO_ARGS, retval: undefined };
+}
+// made with the module (long-lived like the code using them), deeper levels on demand
+const regsPool: PtRegs[] = [newRegs(), newRegs(), newRegs(), newRegs(), newRegs(), newRegs(), newRegs(), newRegs()];
 let regsDepth = 0;
 function pooledRegs(): PtRegs {
   let r = regsPool[regsDepth];
-  if (r === undefined) r = regsPool[regsDepth] = { ip: 0.5, parentIp: 0.5, args: NO_ARGS, retval: undefined };
+  if (r === undefined) r = regsPool[regsDepth] = newRegs();
   regsDepth++;
   return r;
 }
 
+/** kallsyms addresses by id, fetched on the first live hit (no call into kallsyms per hit) */
+let addrTable: Float64Array | null = null;
+function fnAddr(fn: number): number {
+  const t = addrTable;
+  return t !== null ? t[fn] : (addrTable = symbolAddrTable())[fn];
+}
+
 function slowEnter(fn: number, ctx: CpuContext, args: readonly unknown[], parentIp: number, st: number): number {
   const regs = pooledRegs();
-  regs.ip = symbolAddr(fn);
+  regs.ip = fnAddr(fn);
   regs.parentIp = parentIp;
-  regs.args = args;
+  // the arguments stay referenced until the level is reused: a pointer store (and its write
+  // barrier) only when the caller passes another array
+  if (regs.args !== args) regs.args = args;
   regs.retval = undefined;
   // try/catch, not finally: the hit path stays cheap (handlers' own errors never get here)
   let mark: number;
   try {
     mark = enterWith(fn, ctx, regs, st);
   } catch (e) {
-    regs.args = NO_ARGS;
     regsDepth--;
     throw e;
   }
-  regs.args = NO_ARGS;
   regsDepth--;
   return mark;
 }
 
+/**
+ * The entry of a live site. Returns the kleave() mark — the task's return-stack depth below the
+ * hooks this entry pushed — or -1 when it pushed none (nothing to run on the return path).
+ */
 function enterWith(fn: number, ctx: CpuContext, regs: PtRegs, st: number): number {
-  const mark = retStackOf(ctx.task).length;
-  const ip = regs.ip;
-  const parentIp = regs.parentIp;
+  const seq = pushSeq;
   const outer = hitFn;
   hitFn = fn;
   try {
-    if (st & 2 && int3Handler) int3Handler(fn, regs, ctx);
-    if (st & 1) {
-      if (directOps) callOps(directOps, ip, parentIp, regs, ctx);
-      else opsListFunc(ip, parentIp, regs, ctx);
-    }
+    if (st === SITE_DIRECT) {
+      // one ops owns the trampoline and this site has a call standing for its func here
+      const sc = siteCalls[fn] as FtraceSiteCall;
+      if (sc.func === directFunc) {
+        (directOps as FtraceOps).hits++;
+        sc.call(regs.ip, regs.parentIp, regs, ctx);
+      } else dispatch(fn, ctx, regs, st);
+    } else dispatch(fn, ctx, regs, st);
   } catch (e) {
     hitFn = outer;
     throw e;
   }
   hitFn = outer;
-  return mark;
+  if (pushSeq === seq) return -1;
+  // hooks pushed by this entry's handlers (they run to completion on this task's stack)
+  return retStackOf(ctx.task).length - (pushSeq - seq);
+}
+
+/** The generic entry: the int3 probe on the entry, then ftrace_caller's target. */
+function dispatch(fn: number, ctx: CpuContext, regs: PtRegs, st: number): void {
+  if (st & SITE_INT3 && int3Handler) int3Handler(fn, regs, ctx);
+  if (st & SITE_FTRACE) {
+    if (directOps) callOps(directOps, regs.ip, regs.parentIp, regs, ctx);
+    else opsListFunc(regs.ip, regs.parentIp, regs, ctx);
+  }
 }
 
 /**
  * Reach the entry (fentry site) of kernel function `fn` on `ctx`. Returns a mark to hand to
- * kleave(), or -1 when nothing is attached (the site is a NOP).
+ * kleave(), or -1 when nothing is attached (the site is a NOP) or the entry hooked no return.
  */
 export function kenter(fn: number, ctx: CpuContext, args: readonly unknown[], parentIp = 0): number {
   const st = sites[fn];
@@ -544,7 +628,7 @@ export function kleave(fn: number, ctx: CpuContext, retval: unknown, mark: numbe
   while (rs.length > mark) {
     const fr = rs.pop() as RetFrame;
     const regs = pooledRegs();
-    regs.ip = symbolAddr(fr.fn);
+    regs.ip = fnAddr(fr.fn);
     regs.parentIp = 0;
     regs.args = NO_ARGS;
     regs.retval = retval;
@@ -570,14 +654,19 @@ export function kcall<R>(fn: number, ctx: CpuContext, args: readonly unknown[], 
 /** kcall() of a live site (kept out of line so the NOP path stays small enough to inline) */
 function kcallLive<R>(fn: number, ctx: CpuContext, args: readonly unknown[], body: () => R, parentIp: number, st: number): R {
   const mark = slowEnter(fn, ctx, args, parentIp, st);
+  if (mark < 0) return body();
   const r = body();
   kleave(fn, ctx, r, mark);
   return r;
 }
 
-/** Push a return hook for the function being entered (used by rethook and fgraph). */
+/** Return hooks pushed so far (an entry that pushed none needs no return path). */
+let pushSeq = 0;
+
+/** Push a return hook for the function being entered (used by rethook, fprobe and fgraph). */
 export function pushReturnHook(ctx: CpuContext, frame: RetFrame): void {
   retStackOf(ctx.task).push(frame);
+  pushSeq++;
 }
 
 /** Function id by name for the workload layer (first text symbol of that name), or -1. */
@@ -629,7 +718,7 @@ export function registerFtraceGraph(entry: (e: GraphEnt, ctx: CpuContext) => boo
     if (!entry(ent, ctx)) return;
     const calltime = clock();
     ts.graphDepth = depth;
-    ts.retStack.push({
+    pushReturnHook(ctx, {
       fn,
       run: (_regs, c) => {
         ts.graphDepth = depth - 1;
@@ -731,12 +820,13 @@ export function resetFtrace(): void {
   S.opsList = ftraceListEnd;
   ftraceListEnd.next = null;
   S.enabled = true;
-  S.recursion.length = 0;
+  recursionBits.fill(0);
   S.recursionMisses = 0;
   pidSet.clear();
   S.pidFiltering = false;
   graphActive = null;
   sites.fill(0);
+  siteCalls.fill(undefined);
   if (records) for (const r of records) r.flags &= FTRACE_FL_DISABLED;
   updateTraceFunction();
 }

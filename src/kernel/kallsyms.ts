@@ -101,6 +101,11 @@ export function symbolAddr(id: number): number {
   return load().addrs[id];
 }
 
+/** Every symbol's address by id (the table itself: hot paths index it instead of calling symbolAddr). */
+export function symbolAddrTable(): Float64Array {
+  return load().addrs;
+}
+
 export function symbolType(id: number): string {
   return load().type(id);
 }

@@ -26,6 +26,7 @@ import {
   FtraceOps, FTRACE_OPS_FL_IPMODIFY, FTRACE_OPS_FL_SAVE_REGS, MCOUNT_INSN_SIZE, ftraceLocation,
   ftraceSetFilterIp, registerFtraceFunction, unregisterFtraceFunction, setInt3Handler, siteState,
   pushReturnHook, ftraceTestRecursionTrylock, ftraceHitFn, TRACE_FTRACE_START, ftraceTestRecursionUnlock, recordOfFunction,
+  ftraceSetSiteCall, FtraceSiteCall,
 } from './ftrace';
 import {
   addrToBigInt, isKernelText, symbolCount, kallsymsLookupName, lookupAddr, symbolAddr, withinKprobeBlacklist,
@@ -52,6 +53,7 @@ export type KprobePreHandler = (p: Kprobe, regs: PtRegs, ctx: CpuContext) => num
 export type KprobePostHandler = (p: Kprobe, regs: PtRegs, flags: number, ctx: CpuContext) => void;
 export type KretprobeHandler = (ri: KretprobeInstance, regs: PtRegs, ctx: CpuContext) => number | void;
 
+let kprobeNums = 0;
 let nextObjAddr = 0xffffffffc0a00000n; // module-space addresses for probe objects (introspection)
 function allocObjAddr(size: number): bigint {
   const a = nextObjAddr;
@@ -86,9 +88,12 @@ export class Kprobe {
   nhit = 0;
   /** the kretprobe embedding this kprobe (container_of), or null */
   kret: Kretprobe | null = null;
+  /** number of this probe (> 0) for the per-CPU current_kprobe slots */
+  readonly num: number;
   constructor(init?: Partial<Pick<Kprobe, 'addr' | 'symbolName' | 'offset' | 'preHandler' | 'postHandler' | 'flags' | 'faultHandler'>>) {
     Object.assign(this, init);
     this.objAddr = allocObjAddr(96);
+    this.num = ++kprobeNums;
   }
 }
 
@@ -184,11 +189,18 @@ function setByAddr(addr: number, p: Kprobe | null): void {
     // packed (not sparse) so the hit path indexes an array, not a dictionary
     if (byFn.length <= pos.id) byFn = byFn.concat(new Array<Kprobe | undefined>(Math.max(pos.id + 1, symbolCount()) - byFn.length).fill(undefined));
     byFn[pos.id] = p ?? undefined;
+    // the fentry site's call: kprobe_ftrace_handler with this lookup done
+    ftraceSetSiteCall(pos.id, p ? new KprobeSiteCall(p) : null);
   }
 }
 
-/** per-CPU current_kprobe */
-const currentKprobe: (Kprobe | undefined)[] = [];
+/**
+ * per-CPU current_kprobe, NR_CPUS slots holding the running probe's `num` (0: none): numbers,
+ * so setting and clearing it on every hit stores no pointer; `live` maps numbers back to the
+ * probes that can be running (registered probes, their aggregators and kretprobes' kprobes)
+ */
+const currentKprobe = new Int32Array(8192);
+const live = new Map<number, Kprobe>();
 let allDisarmed = false;
 let numPossibleCpus = 2;
 
@@ -214,7 +226,8 @@ export function kprobeTable(): readonly (readonly Kprobe[])[] {
 }
 
 export function kprobeRunning(cpu: number): Kprobe | null {
-  return currentKprobe[cpu] ?? null;
+  const n = currentKprobe[cpu];
+  return n ? live.get(n) ?? null : null;
 }
 
 export function isAggrKprobe(p: Kprobe): boolean {
@@ -353,13 +366,18 @@ export function registerKprobe(p: Kprobe): number {
   void symbolName;
   if (r.onFuncEntry) p.flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
   const old = getKprobe(r.addr);
-  if (old) return registerAggrKprobe(old, p);
+  if (old) {
+    const ra = registerAggrKprobe(old, p);
+    if (ra === 0) live.set(p.num, p);
+    return ra;
+  }
   table[hashPtr(r.addr, KPROBE_HASH_BITS)].unshift(p);
   setByAddr(r.addr, p);
   if (!allDisarmed && !kprobeDisabled(p)) {
     const a = armKprobe(p);
     if (a) { removeFromBucket(p); return a; }
   }
+  live.set(p.num, p);
   return 0;
 }
 
@@ -368,6 +386,7 @@ function removeFromBucket(p: Kprobe): void {
   const i = b.indexOf(p);
   if (i >= 0) b.splice(i, 1);
   if (byAddr.get(p.addr as number) === p) setByAddr(p.addr as number, null);
+  live.delete(p.num);
 }
 
 function aggrPreHandler(ap: Kprobe, regs: PtRegs, ctx: CpuContext): number {
@@ -403,6 +422,7 @@ function registerAggrKprobe(orig: Kprobe, p: Kprobe): number {
     const b = table[hashPtr(orig.addr as number, KPROBE_HASH_BITS)];
     b[b.indexOf(orig)] = ap;
     setByAddr(orig.addr as number, ap);
+    live.set(ap.num, ap);
   }
   // copy_kprobe + add_new_kprobe: list_add_rcu = insert at the head
   p.flags = (p.flags & ~KPROBE_FLAG_FTRACE) | (ap.flags & KPROBE_FLAG_FTRACE);
@@ -443,6 +463,7 @@ export function unregisterKprobe(p: Kprobe): number {
     }
   }
   p.flags &= ~(KPROBE_FLAG_FTRACE | KPROBE_FLAG_ON_FUNC_ENTRY);
+  live.delete(p.num);
   return 0;
 }
 
@@ -519,29 +540,35 @@ function callPost(p: Kprobe, regs: PtRegs, flags: number, ctx: CpuContext): void
 }
 
 function runProbe(p: Kprobe, regs: PtRegs, ctx: CpuContext, ftrace: boolean): void {
-  if (currentKprobe[ctx.cpu] !== undefined) { incNmissed(p); return; }
+  const cpu = ctx.cpu;
+  if (currentKprobe[cpu] !== 0) { incNmissed(p); return; }
   const origIp = regs.ip;
   regs.ip = (p.addr as number) + 1; // as if the int3 just trapped
-  currentKprobe[ctx.cpu] = p;
+  currentKprobe[cpu] = p.num;
   // try/catch rather than finally on the hit path (handler errors are caught by callPre/callPost)
   try {
     if (!p.isAggr) p.nhit++;
-    if (!p.preHandler || !callPre(p, regs, ctx)) {
-      regs.ip = (p.addr as number) + (ftrace ? INSN_SIZE_FENTRY : 1);
-      if (p.postHandler) callPost(p, regs, 0, ctx);
+    if (p.preHandler === null || callPre(p, regs, ctx) === 0) {
+      // past the probed instruction (the post handler sees it), then back
+      if (p.postHandler !== null) runPost(p, regs, ctx, ftrace);
       regs.ip = origIp;
     }
   } catch (e) {
-    currentKprobe[ctx.cpu] = undefined;
+    currentKprobe[cpu] = 0;
     throw e;
   }
-  currentKprobe[ctx.cpu] = undefined;
+  currentKprobe[cpu] = 0;
+}
+
+function runPost(p: Kprobe, regs: PtRegs, ctx: CpuContext, ftrace: boolean): void {
+  regs.ip = (p.addr as number) + (ftrace ? INSN_SIZE_FENTRY : 1);
+  callPost(p, regs, 0, ctx);
 }
 
 // Module-local copies of the ftrace functions the hit path calls: imported bindings compile to
 // property loads on the exporting module's object.
 const recursionTrylock = ftraceTestRecursionTrylock, recursionUnlock = ftraceTestRecursionUnlock,
-  hitFnNow = ftraceHitFn;
+  hitFnNow = ftraceHitFn, pushRetHook = pushReturnHook, addrOf = symbolAddr;
 const FTRACE_START = TRACE_FTRACE_START;
 
 /** kprobe_ftrace_handler(ip, parent_ip, ops, fregs) — the func of kprobe_ftrace_ops. */
@@ -560,10 +587,34 @@ export function kprobeFtraceHandler(ip: number, _parentIp: number, _op: FtraceOp
   recursionUnlock(ctx, bit);
 }
 
+/**
+ * kprobe_ftrace_handler() at one function entry: the probe (or aggregator) registered at that
+ * address, looked up once when it was put in kprobe_table (setByAddr keeps it current). The
+ * ftrace seam calls it instead of the ops func while kprobe_ftrace_ops (or kprobe_ipmodify_ops)
+ * is the only ops (see FtraceSiteCall): same recursion guard, disabled check, current_kprobe and
+ * nmissed accounting, handlers, ip adjustments as the generic handler.
+ */
+class KprobeSiteCall implements FtraceSiteCall {
+  readonly func = kprobeFtraceHandler;
+  constructor(readonly p: Kprobe) {}
+  call(_ip: number, _parentIp: number, regs: PtRegs, ctx: CpuContext): void {
+    const bit = recursionTrylock(ctx, FTRACE_START);
+    if (bit < 0) return;
+    const p = this.p;
+    try {
+      if (!(p.flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE))) runProbe(p, regs, ctx, true);
+    } catch (e) {
+      recursionUnlock(ctx, bit);
+      throw e;
+    }
+    recursionUnlock(ctx, bit);
+  }
+}
+
 /** int3 path for probes not on an ftrace site: fn entry (from the seam) or kprobeHitAddress(). */
 function int3Handler(fn: number, regs: PtRegs, ctx: CpuContext): void {
   let p = byFn[fn];
-  if (p === undefined || p.addr !== regs.ip) p = byAddr.get(symbolAddr(fn));
+  if (p === undefined || p.addr !== regs.ip) p = byAddr.get(addrOf(fn));
   if (!p || kprobeDisabled(p) || (p.flags & KPROBE_FLAG_FTRACE)) return;
   runProbe(p, regs, ctx, false);
 }
@@ -610,7 +661,7 @@ function preHandlerKretprobe(p: Kprobe, regs: PtRegs, ctx: CpuContext): number {
   ri.retAddr = regs.parentIp;
   rp.inUse.add(ri);
   ri.entryIp = regs.ip;
-  pushReturnHook(ctx, ri);
+  pushRetHook(ctx, ri);
   return 0;
 }
 
@@ -619,7 +670,7 @@ function kretprobeRethookHandler(rp: Kretprobe, ri: KretprobeInstance, regs: PtR
   rp.inUse.delete(ri);
   const registered = rp.registered;
   if (rp.handler && registered) {
-    currentKprobe[ctx.cpu] = rp.kp;
+    currentKprobe[ctx.cpu] = rp.kp.num;
     try { rp.handler(ri, regs, ctx); } catch (e) { rethookFault(rp, ri, registered, e, ctx); }
   }
   rethookRecycle(rp, ri, registered, ctx);
@@ -634,7 +685,7 @@ function rethookFault(rp: Kretprobe, ri: KretprobeInstance, registered: boolean,
   }
 }
 function rethookRecycle(rp: Kretprobe, ri: KretprobeInstance, registered: boolean, ctx: CpuContext): void {
-  if (currentKprobe[ctx.cpu] === rp.kp) currentKprobe[ctx.cpu] = undefined;
+  if (currentKprobe[ctx.cpu] === rp.kp.num) currentKprobe[ctx.cpu] = 0;
   ri.task = null;
   if (registered) rp.freeInstances.push(ri);
 }
@@ -697,7 +748,8 @@ export function resetKprobes(): void {
   }
   byAddr.clear();
   byFn = [];
-  currentKprobe.length = 0;
+  currentKprobe.fill(0);
+  live.clear();
   int3Sites.clear();
   allDisarmed = false;
   for (const ops of armedCount.keys()) { if (armedCount.get(ops)) unregisterFtraceFunction(ops); armedCount.set(ops, 0); ops.filterHash.clear(); }

@@ -127,14 +127,17 @@ export class Deliverer {
     const engine = this.engine;
     if (engine.state !== 'RUNNING') return;
     const h = this.h;
-    h.regs = regs;
-    h.cpuCtx = cpuCtx;
-    h.argv = args === undefined ? null : args;
-    h.entryArgs = entryArgs;
+    // (pointers stored only when they change: see fireEntry)
+    if (h.regs !== regs) h.regs = regs;
+    if (h.cpuCtx !== cpuCtx) h.cpuCtx = cpuCtx;
+    const argv = args === undefined ? null : args;
+    if (h.argv !== argv) h.argv = argv;
+    if (h.entryArgs !== entryArgs) h.entryArgs = entryArgs;
     h.entry = entry;
     const c = this.c;
     c.cpu = cpuCtx.cpu;
-    c.task = taskInfo(cpuCtx.task);
+    const task = taskInfo(cpuCtx.task);
+    if (c.task !== task) c.task = task;
     c.match = undefined;
     c.tok = undefined;
     engine.hit(this.p, c, null);
@@ -145,14 +148,17 @@ export class Deliverer {
     const engine = this.engine;
     if (engine.state !== 'RUNNING') return;
     const h = this.h;
-    h.regs = regs;
-    h.cpuCtx = cpuCtx;
+    // pointers are stored only when they change (the same registers, CPU and task hit after
+    // hit): a store may cost a write barrier's slow path, a compare does not
+    if (h.regs !== regs) h.regs = regs;
+    if (h.cpuCtx !== cpuCtx) h.cpuCtx = cpuCtx;
     h.argv = null;
     h.entryArgs = undefined;
     h.entry = undefined;
     const c = this.c;
     c.cpu = cpuCtx.cpu;
-    c.task = taskInfo(cpuCtx.task);
+    const task = taskInfo(cpuCtx.task);
+    if (c.task !== task) c.task = task;
     c.match = undefined;
     c.tok = undefined;
     engine.hit(this.p, c, null);

@@ -468,7 +468,7 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
       maxactive: d.maxactive > 0 ? d.maxactive : 0,
       entryHandler: (ri: KretprobeInstance, regs, ctx) => {
         const args = withArgs ? regs.args : NO_ARGS;
-        ri.data.args = args;
+        if (ri.data.args !== args) ri.data.args = args;
         if (withEntry) {
           const hit: KHit = { regs, cpuCtx: ctx, args, fn, addr };
           ri.data.entry = entryValues(engine, p, hit);

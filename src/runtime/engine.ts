@@ -256,7 +256,8 @@ export class Engine implements EngineApi {
   private warned = new Set<string>();
   private wake: (() => void) | null = null;
   private interrupted = false;
-  private currentProbe: ProbeMeta | null = null;
+  /** -t: handler times go into the timing statistics (read once: hit() is the hot path) */
+  private readonly timed: boolean;
 
   constructor(private tr: Translated, private opts: RunOptions) {
     this.limits = tr.limits;
@@ -271,6 +272,7 @@ export class Engine implements EngineApi {
     this.epochNs = opts.epochNs ?? BigInt(Date.now()) * 1000000n;
     this.transport = new Transport(opts.stdout ?? fdWriter(1), opts.outputFile, opts.outputRotation,
       () => Number((this.epochNs + BigInt(this.now)) / 1000000000n));
+    this.timed = !!opts.timing;
   }
 
   // ------------------------------------------------------------------ EngineApi (builtins)
@@ -378,29 +380,25 @@ export class Engine implements EngineApi {
    */
   hit(p: RegisteredProbe, c: ProbeContext, required: SessionState | null = 'RUNNING'): void {
     if (required !== null && this.state !== required) return;
-    if (this.opts.timing) { this.hitTimed(p, c); return; }
+    if (this.timed) { this.hitTimed(p, c); return; }
     // the hot path (kernel probes fire millions of times): try/catch, no finally — handlerError
     // reports every error and does not throw
-    this.currentProbe = p.meta;
     try {
       p.handler(c);
     } catch (e) {
       this.handlerError(e, p.meta);
     }
-    this.currentProbe = null;
     this.transport.flush();
   }
 
   /** hit() under -t: the handler's time goes into the probe's timing statistics */
   private hitTimed(p: RegisteredProbe, c: ProbeContext): void {
     const t0 = process.hrtime.bigint();
-    this.currentProbe = p.meta;
     try {
       p.handler(c);
     } catch (e) {
       this.handlerError(e, p.meta);
     } finally {
-      this.currentProbe = null;
       this.transport.flush();
     }
     const dt = Number(process.hrtime.bigint() - t0);
