@@ -230,6 +230,7 @@ pipe_read
   _raw_spin_lock_irq
   %pipe_read
   __wake_up_common_lock
+    __wake_up_common
 `,
   pipe_wait: `
 prepare_to_wait_event
@@ -317,6 +318,7 @@ simple_write_end
 pipe_write
   %pipe_write
   __wake_up_common_lock
+    __wake_up_common
 `,
   write_tty: `
 file_tty_write.constprop.0
@@ -616,7 +618,10 @@ do_group_exit
       ?sigtarget
         *send_signal_locked
       __wake_up_parent
-        %notify_parent
+        __wake_up_sync_key
+          __wake_up_common_lock
+            __wake_up_common
+              %notify_parent
     do_task_dead
       *__schedule
 `,
