@@ -14,8 +14,7 @@ import type { Machine } from '../machine/machine';
 import type { CpuContext } from '../kernel/current';
 import { symbolAddr } from '../kernel/kallsyms';
 import { setCurrentCpuContext } from './tracepoint';
-import { setCurrentTaskSource, setProfileTickSource } from './timer_profile';
-import { setProfileTickListener } from '../machine/profile';
+import { setCurrentTaskSource } from './timer_profile';
 import { setBacktraceSource } from './context';
 import { installMaterializers } from '../machine/args';
 import type { Process } from '../machine/task';
@@ -24,6 +23,7 @@ import { taskInfo } from './hit';
 import { setProcfsMachine } from './procfs';
 import { adoptStapio } from './stapio';
 import { setNetfilterMachine } from './netfilter';
+import { setPerfMachine } from './perf';
 
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
@@ -31,8 +31,8 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   installMaterializers();
   setProcfsMachine(m);
   setNetfilterMachine(m);
+  setPerfMachine(m);
   setCurrentTaskSource((cpu) => m.current(cpu));
-  setProfileTickSource(setProfileTickListener);
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setBacktraceSource((ctx) => {
     const c = m.cpus[ctx.cpu];
@@ -48,10 +48,9 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
 
 export function disconnectMachine(): void {
   setCurrentTaskSource(null);
-  setProfileTickListener(null);
-  setProfileTickSource(null);
   setProcfsMachine(null);
   setNetfilterMachine(null);
+  setPerfMachine(null);
   setCurrentCpuContext(null);
   setBacktraceSource(null);
 }

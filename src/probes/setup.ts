@@ -19,6 +19,7 @@ import type { ProbeFamilyRuntime } from '../runtime/engine';
 import { FUNCTION_PATTERNS, KernelFunctionFamily } from './kernel_function';
 import { tracepointProvider, TracepointFamily } from './tracepoint';
 import { TimerProfileFamily } from './timer_profile';
+import { registerPerf, PerfFamily } from './perf';
 import { compileTarget, planFor, targetPointee } from './targets';
 import { kernelBuiltins } from './context';
 import { registerProcfs, compileProcfsTarget, compileProcfsAssign, ProcfsFamily } from './procfs';
@@ -53,6 +54,7 @@ export function installKernelProbes(): void {
   addProviderSetup((r) => {
     registerProcfs(r); // procfs("PATH").read/.write (src/probes/procfs.ts): its own $value typing
     registerNetfilter(r); // netfilter.hook(..).pf(..) (src/probes/netfilter.ts): $verdict, parameters
+    registerPerf(r); // perf.type(N).config(M)[.sample(N)|.hz(N)] (src/probes/perf.ts)
     patchProviders(r);
     for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, prov);
     r.register('kernel.trace(string)', tracepointProvider);
@@ -81,5 +83,6 @@ export function kernelFamilies(): ProbeFamilyRuntime[] {
     new TimerProfileFamily(),
     new ProcfsFamily(),
     new NetfilterFamily(),
+    new PerfFamily(),
   ];
 }
