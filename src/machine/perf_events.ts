@@ -117,13 +117,18 @@ export const perfSw = new SwEvents();
 function startClock(m: Machine, c: PerfCounter): () => void {
   let live = true;
   const task = c.attr.config === PERF_COUNT_SW_TASK_CLOCK;
+  // the hit contexts, one per CPU, refilled at each expiry (a handler runs to completion)
+  const ctxs: CpuContext[] = [];
+  for (let cpu = 0; cpu < m.ncpus; cpu++) ctxs.push({ cpu, task: m.current(cpu), context: 2 });
   const fire = (): void => {
     if (!live) return;
     // each CPU's perf_swevent_hrtimer: hardirq on that CPU, the interrupted task current
     for (let cpu = 0; cpu < m.ncpus; cpu++) {
       const t: TaskRef = m.current(cpu);
       if (task && (t as Task).idle) continue;
-      c.add({ cpu, task: t, context: 2 }, c.period);
+      const ctx = ctxs[cpu];
+      ctx.task = t;
+      c.add(ctx, c.period);
       if (!live) return;
     }
     m.schedule(m.now + c.period, fire, 0);
