@@ -1,6 +1,6 @@
 /**
- * Connecting the probe layer to the simulated machine (src/machine): which task runs on a CPU
- * (timer.profile), which CPU context is executing when a tracepoint fires (kernel.trace), and
+ * Connecting the probe layer to the simulated machine (src/machine): the kernel perf events count
+ * in (perf, timer.profile), which CPU context is executing when a tracepoint fires (kernel.trace), and
  * the kernel stack of a CPU for backtraces (print_backtrace, caller, callers, stack).
  *
  *   connectMachine(machine, () => machine.cpus[executingCpuId].ctx)
@@ -14,7 +14,6 @@ import type { Machine } from '../machine/machine';
 import type { CpuContext } from '../kernel/current';
 import { symbolAddr } from '../kernel/kallsyms';
 import { setCurrentCpuContext } from './tracepoint';
-import { setCurrentTaskSource } from './timer_profile';
 import { setBacktraceSource } from './context';
 import { installMaterializers } from '../machine/args';
 import type { Process } from '../machine/task';
@@ -32,7 +31,6 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   setProcfsMachine(m);
   setNetfilterMachine(m);
   setPerfMachine(m);
-  setCurrentTaskSource((cpu) => m.current(cpu));
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setBacktraceSource((ctx) => {
     const c = m.cpus[ctx.cpu];
@@ -47,7 +45,6 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
 }
 
 export function disconnectMachine(): void {
-  setCurrentTaskSource(null);
   setProcfsMachine(null);
   setNetfilterMachine(null);
   setPerfMachine(null);

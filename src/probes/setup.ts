@@ -18,7 +18,6 @@ import { builtins } from '../runtime/builtins';
 import type { ProbeFamilyRuntime } from '../runtime/engine';
 import { FUNCTION_PATTERNS, KernelFunctionFamily } from './kernel_function';
 import { tracepointProvider, TracepointFamily } from './tracepoint';
-import { TimerProfileFamily } from './timer_profile';
 import { registerPerf, PerfFamily } from './perf';
 import { compileTarget, planFor, targetPointee } from './targets';
 import { kernelBuiltins } from './context';
@@ -58,15 +57,6 @@ export function installKernelProbes(): void {
     patchProviders(r);
     for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, prov);
     r.register('kernel.trace(string)', tracepointProvider);
-    r.register('timer.profile.freq.hz(number)', {
-      family: 'timer.profile',
-      build: (req) => {
-        const a = req.components[3].arg;
-        const hz = a && a.k === 'num' ? Number(a.value) : 0;
-        if (hz <= 0) throw new SemanticError('frequency must be greater than 0', undefined, [], 'timer-hz');
-        return [{ family: 'timer.profile', pp: `timer.profile.freq.hz(${hz})`, data: { kind: 'profile', hz } }];
-      },
-    });
   });
   setTargetCodegen((e, api) => compileProcfsTarget(e, api) ?? compileNetfilterTarget(e, api) ?? compileTarget(e, api));
   setTargetAssignCodegen((e, api) => compileProcfsAssign(e, api) ?? compileNetfilterAssign(e, api));
@@ -80,7 +70,6 @@ export function kernelFamilies(): ProbeFamilyRuntime[] {
     new KernelFunctionFamily('kernel.function'),
     new KernelFunctionFamily('kprobe'),
     new TracepointFamily(),
-    new TimerProfileFamily(),
     new ProcfsFamily(),
     new NetfilterFamily(),
     new PerfFamily(),
