@@ -34,7 +34,9 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setBacktraceSource((ctx) => {
     const c = m.cpus[ctx.cpu];
-    if (!c || c.ctx !== ctx) return [];
+    // the CPU's own context, or a hit context naming that CPU's current task (perf overflow
+    // hits: the interrupted kernel stack)
+    if (!c || (c.ctx !== ctx && ctx.task !== c.curr)) return [];
     const ks = c.ks;
     const out: number[] = [];
     // ks.fn[ks.sp] is the function being entered; its callers are below it (return address = +9,
