@@ -34,7 +34,7 @@ function semanticFailure(l: Later, pass: number): number {
   return 1;
 }
 
-const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'timer.profile']);
+const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'perf']);
 
 export async function stage2(l: Later): Promise<number> {
   const { opts, io, diag, timer } = l;

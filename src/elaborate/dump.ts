@@ -109,7 +109,10 @@ export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } 
     for (const p of prog.probes) {
       let pp = p.point.pp;
       if (p.condition) pp += ` if (${exprText(p.condition, true)})`;
-      out += `${pp} /* <- ${p.chain.join(' <- ')} */\n`;
+      // a family may name its own origin (perf: the alias-expanded point as written, as stap 4.8
+      // prints perf derived probes)
+      const origin = p.point.data && typeof p.point.data.dumpOrigin === 'string' ? p.point.data.dumpOrigin : p.chain.join(' <- ');
+      out += `${pp} /* <- ${origin} */\n`;
       out += localsBlock(p.locals);
     }
     out += extra.join('');

@@ -277,10 +277,15 @@ const hzBuilder: Provider = {
   },
 };
 
+/**
+ * timer.profile.tick needs register_timer_hook(), removed from Linux in 3.4: on the 6.1 kernel
+ * stap refuses it in pass 2, and the tapset alias timer.profile resolves to its perf alternative
+ * (perf.sw.cpu_clock.sample(1000000), src/probes/perf.ts).
+ */
 const profileBuilder: Provider = {
   family: 'timer.profile',
-  build(req) {
-    return [{ family: 'timer.profile', pp: renderComponents(req.components), data: { kind: 'profile' } }];
+  build() {
+    throw new SemanticError('profiling timer support (register_timer_hook) not found in kernel!', undefined, [], 'timer-profile-tick');
   },
 };
 

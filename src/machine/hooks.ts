@@ -21,6 +21,7 @@ import { fillFile } from './args';
 import './nethooks';
 import './sighooks';
 import './netfilter';
+import { perfSw, PERF_COUNT_SW_PAGE_FAULTS_MAJ, PERF_COUNT_SW_PAGE_FAULTS_MIN } from './perf_events';
 
 const ENOENT = 2, EBADF = 9, ECHILD = 10, EAGAIN = 11, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22,
   EPIPE = 32, ENOTEMPTY = 39, ESRCH = 3, EINTR = 4, EPERM = 1;
@@ -851,8 +852,10 @@ defineCond('fault_swap', (_m, _c, _t, e) => e.kind === 'swap');
 defineCond('wp_swapcache', (_m, _c, _t, e) => e.swapcache === true);
 defineCond('swapin_io', () => true);
 defineCond('reclaim', (_m, _c, _t, e) => e.reclaim === true);
-defineHook('fault', (m, _c, _t, e) => {
+defineHook('fault', (m, c, _t, e) => {
   m.mm.faultDone(e.kind as string, e.region as import('./mm').Region, e.idx as number, e.mm as import('./mm').Mm);
+  // mm_account_fault(): a swap-in is a major fault (as pgmajfault), the others minor
+  if (perfSw.active) perfSw.event(e.kind === 'swap' ? PERF_COUNT_SW_PAGE_FAULTS_MAJ : PERF_COUNT_SW_PAGE_FAULTS_MIN, c.ctx);
   return H_CONT;
 });
 defineTpArgs('page_fault_user', (_m, _c, _t, e) => [0x7f0000000000 + (e.idx as number) * PAGE, { ip: 0 }, e.kind === 'wp' ? 7 : 6]);

@@ -24,7 +24,6 @@ import { runUser } from './user';
 import './paths';
 import './hooks';
 import './retvals';
-import './profile';
 import { installKobjectHooks } from './kobjects';
 installKobjectHooks();
 

@@ -4,6 +4,7 @@
  * (per-inode page states, see fs.ts), reclaim by kswapd (file pages dropped, anon pages swapped
  * out when swap is on, by swappiness), swap devices and /proc/sys/vm tunables.
  */
+import { perfSw, PERF_COUNT_SW_PAGE_FAULTS } from './perf_events';
 import type { Machine, Cpu } from './machine';
 import type { Process, Task, TouchOp } from './task';
 import type { Inode } from './fs';
@@ -197,6 +198,7 @@ export class MemSys {
       else { this.m.now += 3; continue; }
       t.scratch.touchI = i + 1;
       this.pgfault++;
+      if (perfSw.active) perfSw.event(PERF_COUNT_SW_PAGE_FAULTS, c.ctx);
       const low = this.freePages < this.minPages;
       pushPath(t.ks, 'page_fault', newEnv('page_fault', { kind, region: r, idx: i, mm, reclaim: low }));
       return false;

@@ -4,6 +4,7 @@
  * schedule path (sched_switch fires in the path), wakeups with CPU selection and migration
  * (sched_migrate_task), idle balancing, scheduler_tick on the HZ timer interrupt.
  */
+import { perfSw } from './perf_events';
 import type { Machine, Cpu } from './machine';
 import {
   Task, TASK_RUNNING, TASK_DEAD, EXIT_ZOMBIE, PRIO_TO_WEIGHT,
@@ -236,6 +237,7 @@ defineHook('switch', (m, c, _t, _e) => {
   if (next === prev) return H_CONT;
   c.switches++;
   m.sched.rqs[c.id].nrSwitches++;
+  if (perfSw.active) perfSw.switched(c.id, prev, next);
   if (prev.state === TASK_RUNNING) prev.nivcsw++; else prev.nvcsw++;
   prev.onCpu = false;
   prev.lastSwitchOut = m.now;

@@ -1,6 +1,6 @@
 /**
- * Connecting the probe layer to the simulated machine (src/machine): which task runs on a CPU
- * (timer.profile), which CPU context is executing when a tracepoint fires (kernel.trace), and
+ * Connecting the probe layer to the simulated machine (src/machine): the kernel perf events count
+ * in (perf, timer.profile), which CPU context is executing when a tracepoint fires (kernel.trace), and
  * the kernel stack of a CPU for backtraces (print_backtrace, caller, callers, stack).
  *
  *   connectMachine(machine, () => machine.cpus[executingCpuId].ctx)
@@ -14,8 +14,6 @@ import type { Machine } from '../machine/machine';
 import type { CpuContext } from '../kernel/current';
 import { symbolAddr } from '../kernel/kallsyms';
 import { setCurrentCpuContext } from './tracepoint';
-import { setCurrentTaskSource, setProfileTickSource } from './timer_profile';
-import { setProfileTickListener } from '../machine/profile';
 import { setBacktraceSource, setTaskLookup } from './context';
 import { installMaterializers } from '../machine/args';
 import type { Process } from '../machine/task';
@@ -24,6 +22,7 @@ import { taskInfo } from './hit';
 import { setProcfsMachine } from './procfs';
 import { adoptStapio } from './stapio';
 import { setNetfilterMachine } from './netfilter';
+import { setPerfMachine } from './perf';
 
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
@@ -31,13 +30,14 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   installMaterializers();
   setProcfsMachine(m);
   setNetfilterMachine(m);
-  setCurrentTaskSource((cpu) => m.current(cpu));
-  setProfileTickSource(setProfileTickListener);
+  setPerfMachine(m);
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setTaskLookup((tid) => m.task(tid));
   setBacktraceSource((ctx) => {
     const c = m.cpus[ctx.cpu];
-    if (!c || c.ctx !== ctx) return [];
+    // the CPU's own context, or a hit context naming that CPU's current task (perf overflow
+    // hits: the interrupted kernel stack)
+    if (!c || (c.ctx !== ctx && ctx.task !== c.curr)) return [];
     const ks = c.ks;
     const out: number[] = [];
     // ks.fn[ks.sp] is the function being entered; its callers are below it (return address = +9,
@@ -48,11 +48,9 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
 }
 
 export function disconnectMachine(): void {
-  setCurrentTaskSource(null);
-  setProfileTickListener(null);
-  setProfileTickSource(null);
   setProcfsMachine(null);
   setNetfilterMachine(null);
+  setPerfMachine(null);
   setCurrentCpuContext(null);
   setBacktraceSource(null);
   setTaskLookup(null);

@@ -18,7 +18,7 @@ import { builtins } from '../runtime/builtins';
 import type { ProbeFamilyRuntime } from '../runtime/engine';
 import { FUNCTION_PATTERNS, KernelFunctionFamily } from './kernel_function';
 import { tracepointProvider, TracepointFamily } from './tracepoint';
-import { TimerProfileFamily } from './timer_profile';
+import { registerPerf, PerfFamily } from './perf';
 import { compileTarget, planFor, targetPointee } from './targets';
 import { kernelBuiltins } from './context';
 import { registerProcfs, compileProcfsTarget, compileProcfsAssign, ProcfsFamily } from './procfs';
@@ -53,18 +53,10 @@ export function installKernelProbes(): void {
   addProviderSetup((r) => {
     registerProcfs(r); // procfs("PATH").read/.write (src/probes/procfs.ts): its own $value typing
     registerNetfilter(r); // netfilter.hook(..).pf(..) (src/probes/netfilter.ts): $verdict, parameters
+    registerPerf(r); // perf.type(N).config(M)[.sample(N)|.hz(N)] (src/probes/perf.ts)
     patchProviders(r);
     for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, prov);
     r.register('kernel.trace(string)', tracepointProvider);
-    r.register('timer.profile.freq.hz(number)', {
-      family: 'timer.profile',
-      build: (req) => {
-        const a = req.components[3].arg;
-        const hz = a && a.k === 'num' ? Number(a.value) : 0;
-        if (hz <= 0) throw new SemanticError('frequency must be greater than 0', undefined, [], 'timer-hz');
-        return [{ family: 'timer.profile', pp: `timer.profile.freq.hz(${hz})`, data: { kind: 'profile', hz } }];
-      },
-    });
   });
   setTargetCodegen((e, api) => compileProcfsTarget(e, api) ?? compileNetfilterTarget(e, api) ?? compileTarget(e, api));
   setTargetAssignCodegen((e, api) => compileProcfsAssign(e, api) ?? compileNetfilterAssign(e, api));
@@ -78,8 +70,8 @@ export function kernelFamilies(): ProbeFamilyRuntime[] {
     new KernelFunctionFamily('kernel.function'),
     new KernelFunctionFamily('kprobe'),
     new TracepointFamily(),
-    new TimerProfileFamily(),
     new ProcfsFamily(),
     new NetfilterFamily(),
+    new PerfFamily(),
   ];
 }

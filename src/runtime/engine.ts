@@ -288,6 +288,15 @@ export class Engine implements EngineApi {
     throw new AbortSignal();
   }
 
+  /**
+   * A probe family's registration failed in a way that aborts module start-up (stap's
+   * systemtap_module_init: `_stp_error("probe %s registration error ...")`, then no probe runs).
+   */
+  failStart(msg: string): void {
+    if (this.startFailure === null) this.startFailure = msg;
+  }
+  private startFailure: string | null = null;
+
   warn(msg: string): void {
     const line = `WARNING: ${msg}\n`;
     if ((this.opts.verbose ?? 0) < 1) {
@@ -587,6 +596,14 @@ export class Engine implements EngineApi {
         return this.finishStatus(true);
       }
       f.register(list, this);
+      if (this.startFailure !== null) {
+        // a registration that fails module start-up (perf: _stp_perf_init): the session ends
+        // before the begin probes, the families registered so far are torn down
+        for (const g of this.families) g.unregister();
+        this.queue.clear();
+        this.stderrW(`ERROR: ${this.startFailure}\n`);
+        return this.finishStatus(true);
+      }
     }
     if (this.opts.timeoutSec !== undefined) {
       this.schedule(Math.round(this.opts.timeoutSec * NS), () => this.exit(), Number.MAX_SAFE_INTEGER);

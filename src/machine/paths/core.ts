@@ -159,7 +159,6 @@ asm_sysvec_apic_timer_interrupt
                 trigger_load_balance
               run_posix_cpu_timers
             profile_tick
-              %profile
             hrtimer_forward
           @timer:hrtimer_expire_exit
         hrtimer_update_next_event
