@@ -88,15 +88,15 @@ function isExported(name: string): boolean {
 }
 
 /** Function ids a DWARF-style pattern resolves to (kernel.function). */
-export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean } = {}): number[] {
-  // `@file:*` = any line; `@file:A-B` = functions declared in that line range
-  let spec = spec0;
-  let range: [number, number] | null = null;
+/** `func@file:*` (any line) and `func@file:A-B` (declared in that line range): the pattern without it, and the range. */
+function splitLineRange(spec0: string): { spec: string; range: [number, number] | null } {
   const lm = /^(.*@[^:]*):(\*|(\d+)-(\d+))$/.exec(spec0);
-  if (lm) {
-    spec = lm[1];
-    if (lm[3] !== undefined) range = [Number(lm[3]), Number(lm[4])];
-  }
+  if (!lm) return { spec: spec0, range: null };
+  return { spec: lm[1], range: lm[3] !== undefined ? [Number(lm[3]), Number(lm[4])] : null };
+}
+
+export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean } = {}): number[] {
+  const { spec, range } = splitLineRange(spec0);
   const p = parseFuncPattern(spec);
   const wild = hasGlob(p.func) || (p.file !== undefined && hasGlob(p.file));
   let ids = matchFunctions(spec);
@@ -141,13 +141,7 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean 
  * function at its entry pc. Blacklisted / init-text instances are skipped as functions are.
  */
 export function resolveInlineInstances(spec0: string): InlineInstance[] {
-  let spec = spec0;
-  let range: [number, number] | null = null;
-  const lm = /^(.*@[^:]*):(\*|(\d+)-(\d+))$/.exec(spec0);
-  if (lm) {
-    spec = lm[1];
-    if (lm[3] !== undefined) range = [Number(lm[3]), Number(lm[4])];
-  }
+  const { spec, range } = splitLineRange(spec0);
   const p = parseFuncPattern(spec);
   const out: InlineInstance[] = [];
   for (const f of matchInlined(p)) {
