@@ -12,22 +12,30 @@ import {
 const VFS_READ = functionId('vfs_read');
 const KSYS_READ = functionId('ksys_read');
 
-/** run `script` over `n` probed reads; `generic`: another ftrace ops is on the list meanwhile */
-async function run(script: string, n: number, generic: boolean): Promise<{ out: string; err: string; trampoline: string }> {
-  resetKernel();
+/** Another ftrace ops on the list while `body` runs (`generic`), so sites take the generic path. */
+async function onPath<T>(generic: boolean, body: () => Promise<T>): Promise<T> {
   let other: FtraceOps | null = null;
   if (generic) {
     other = new FtraceOps('other', () => undefined);
     ftraceSetFilter(other, 'do_sys_openat2', true);
     registerFtraceFunction(other);
   }
+  try {
+    return await body();
+  } finally {
+    if (other) unregisterFtraceFunction(other);
+  }
+}
+
+/** run `script` over `n` probed reads; `generic`: another ftrace ops is on the list meanwhile */
+async function run(script: string, n: number, generic: boolean): Promise<{ out: string; err: string; trampoline: string }> {
+  resetKernel();
   let trampoline = '';
   const ctx = cpu(task(300, 'reader'));
-  const r = await session(script, () => {
+  const r = await onPath(generic, () => session(script, () => {
     trampoline = ftraceTraceFunction();
     for (let i = 0; i < n; i++) kcall(KSYS_READ, ctx, [3, 0, 64], () => kcall(VFS_READ, ctx, [0, 0, 64, 0], () => 64 - i));
-  });
-  if (other) unregisterFtraceFunction(other);
+  }));
   resetKernel();
   return { out: r.out, err: r.err, trampoline };
 }
@@ -54,21 +62,14 @@ describe('probes: the direct path of kernel.function probes', () => {
   it('missed kretprobe hits are skipped probes on both paths', async () => {
     const script = `
       global n
-      probe kernel.function("vfs_read").maxactive(1).return { n++ }
-      probe end { println(n) }`.replace('.maxactive(1).return', '.return.maxactive(1)');
+      probe kernel.function("vfs_read").return.maxactive(1) { n++ }
+      probe end { println(n) }`;
     const nested = async (generic: boolean): Promise<string> => {
       resetKernel();
-      let other: FtraceOps | null = null;
-      if (generic) {
-        other = new FtraceOps('other', () => undefined);
-        ftraceSetFilter(other, 'do_sys_openat2', true);
-        registerFtraceFunction(other);
-      }
       const ctx = cpu(task(301, 'nest'));
-      const r = await session(script, () => {
+      const r = await onPath(generic, () => session(script, () => {
         for (let i = 0; i < 3; i++) kcall(VFS_READ, ctx, [], () => kcall(VFS_READ, ctx, [], () => 1));
-      });
-      if (other) unregisterFtraceFunction(other);
+      }));
       return r.out + r.err;
     };
     const direct = await nested(false);
