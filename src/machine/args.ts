@@ -439,17 +439,21 @@ export function genericArgs(fn: number): ((m: Machine, c: Cpu, t: Task, e: Env) 
   const f = btfFunc(name) ?? btfFunc(name.split('.')[0]);
   if (!f || !f.params.length) b = null;
   else {
-    const gs = f.params.map((p) => getterFor(name, p.name, p.type));
-    b = (m, c, t, e) => {
-      const out = new Array(gs.length);
-      for (let i = 0; i < gs.length; i++) {
-        try { out[i] = gs[i](m, c, t, e); } catch { out[i] = 0; }
-      }
-      return out;
-    };
+    b = argVector(f.params.map((p) => getterFor(name, p.name, p.type)));
   }
   builders.set(fn, b);
   return b;
+}
+
+/** The argument vector of a call from one getter per parameter (a getter that throws reads 0). */
+function argVector(gs: Getter[]): (m: Machine, c: Cpu, t: Task, e: Env) => unknown[] {
+  return (m, c, t, e) => {
+    const out = new Array(gs.length);
+    for (let i = 0; i < gs.length; i++) {
+      try { out[i] = gs[i](m, c, t, e); } catch { out[i] = 0; }
+    }
+    return out;
+  };
 }
 
 const inlineBuilders = new Map<InlinedFunction, (m: Machine, c: Cpu, t: Task, e: Env) => unknown[]>();
@@ -461,14 +465,7 @@ export function inlineArgs(f: InlinedFunction): (m: Machine, c: Cpu, t: Task, e:
   let b = inlineBuilders.get(f);
   if (b !== undefined) return b;
   installMaterializers();
-  const gs = f.params.map((p) => getterFor(f.name, p.name, inlineParamBtf(p.dwarfType)));
-  b = (m, c, t, e) => {
-    const out = new Array(gs.length);
-    for (let i = 0; i < gs.length; i++) {
-      try { out[i] = gs[i](m, c, t, e); } catch { out[i] = 0; }
-    }
-    return out;
-  };
+  b = argVector(f.params.map((p) => getterFor(f.name, p.name, inlineParamBtf(p.dwarfType))));
   inlineBuilders.set(f, b);
   return b;
 }
