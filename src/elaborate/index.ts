@@ -111,19 +111,14 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 
   // ---- types
   const functions = reachable();
-  const use: VarUse = { read: new Set(), written: new Set() };
+  // valueRead: stap's display of globals written but never read counts `n++;` and `n += x;` as writes only
+  const valueRead = new Set<A.VarDecl>();
+  const use: VarUse = { read: new Set(), written: new Set(), valueRead };
   for (const u of live) {
     collectUse(u.body, use);
     if (u.condition) collectUse(u.condition, use);
   }
   for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
-  // stap's display of globals written but never read counts `n++;` and `n += x;` as writes only
-  const displayUse: VarUse = { read: new Set(), written: new Set() };
-  for (const u of live) {
-    collectUse(u.body, displayUse, true);
-    if (u.condition) collectUse(u.condition, displayUse, true);
-  }
-  for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, displayUse, true);
   const usedGlobals = s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || (opts.unoptimized && userFiles.has(g.file!))));
   for (const g of usedGlobals) {
     if (g.init && (g.type ?? 'unknown') === 'unknown') g.type = g.init.k === 'num' ? 'long' : 'string';
@@ -142,7 +137,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 
   // ---- fill the program
   for (const g of usedGlobals) {
-    g.read = displayUse.read.has(g);
+    g.read = valueRead.has(g);
     g.written = use.written.has(g) || !!g.init;
     if ((g.arity ?? -1) < 0) g.arity = 0;
   }

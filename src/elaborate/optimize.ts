@@ -23,29 +23,36 @@ export interface OptUnit {
 export interface VarUse {
   read: Set<A.VarDecl>;
   written: Set<A.VarDecl>;
+  /**
+   * Optional: the reads whose value is used, as stap's varuse counts them for the end-of-run
+   * global display: every read except the read half of an increment or compound assignment
+   * whose value is discarded (an expression statement, a `for` init/increment).
+   */
+  valueRead?: Set<A.VarDecl>;
 }
 
-/**
- * Collect reads and writes of variables in a statement/expression. With `discardedIsWrite`
- * (stap's varuse for the end-of-run global display), an increment or compound assignment whose
- * value is discarded (an expression statement, a `for` init/increment) is a pure write.
- */
-export function collectUse(root: A.Stmt | A.Expr, use: VarUse, discardedIsWrite = false): void {
+/** Collect reads and writes of variables in a statement/expression. */
+export function collectUse(root: A.Stmt | A.Expr, use: VarUse): void {
+  const valueRead = use.valueRead;
+  const read = (v: A.VarDecl, valueUsed: boolean): void => {
+    use.read.add(v);
+    if (valueUsed && valueRead) valueRead.add(v);
+  };
   const discarded = (e: A.Expr): void => {
-    if (discardedIsWrite && e.k === 'incdec') lvalue(e.operand, false);
-    else if (discardedIsWrite && e.k === 'assign' && e.op !== '=' && e.op !== '<<<') {
-      lvalue(e.target, false);
+    if (e.k === 'incdec') lvalue(e.operand, true, false);
+    else if (e.k === 'assign' && e.op !== '=' && e.op !== '<<<') {
+      lvalue(e.target, true, false);
       expr(e.value);
     } else expr(e);
   };
-  const lvalue = (t: A.Expr, alsoRead: boolean): void => {
+  const lvalue = (t: A.Expr, alsoRead: boolean, valueUsed = true): void => {
     if (t.k === 'sym' && t.ref) {
       use.written.add(t.ref);
-      if (alsoRead) use.read.add(t.ref);
+      if (alsoRead) read(t.ref, valueUsed);
     } else if (t.k === 'index') {
       if (t.base.k === 'sym' && t.base.ref) {
         use.written.add(t.base.ref);
-        if (alsoRead) use.read.add(t.base.ref);
+        if (alsoRead) read(t.base.ref, valueUsed);
       }
       for (const i of t.indexes) if (i) expr(i);
     } else expr(t);
@@ -53,7 +60,7 @@ export function collectUse(root: A.Stmt | A.Expr, use: VarUse, discardedIsWrite 
   const expr = (e: A.Expr): void => {
     switch (e.k) {
       case 'sym':
-        if (e.ref) use.read.add(e.ref);
+        if (e.ref) read(e.ref, true);
         return;
       case 'assign':
         lvalue(e.target, e.op !== '=' && e.op !== '<<<');
@@ -64,7 +71,7 @@ export function collectUse(root: A.Stmt | A.Expr, use: VarUse, discardedIsWrite 
         return;
       case 'index':
         if (e.base.k === 'sym') {
-          if (e.base.ref) use.read.add(e.base.ref);
+          if (e.base.ref) read(e.base.ref, true);
         } else expr(e.base);
         for (const i of e.indexes) if (i) expr(i);
         return;
