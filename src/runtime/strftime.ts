@@ -21,7 +21,6 @@ function tzOffset(d: Date): string {
 }
 
 function tzName(d: Date): string {
-  if (d.getTimezoneOffset() === 0 && !process.env.TZ) return 'UTC';
   const part = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(d).find((p) => p.type === 'timeZoneName');
   return part ? part.value : tzOffset(d);
 }

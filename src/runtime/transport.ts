@@ -52,6 +52,7 @@ export interface OutputRotation {
 export class Transport {
   private buf = '';
   private fileFd: number | undefined;
+  private fileWrite: Writer | undefined;
   private readonly sink: Writer;
   private fnum = 0;
   private written = 0;
@@ -62,13 +63,13 @@ export class Transport {
     private readonly nowSec: () => number = () => Math.floor(Date.now() / 1000)) {
     if (outputFile !== undefined) {
       this.sink = (s: string) => {
-        if (this.fileFd === undefined && this.fnum === 0 && this.names.length === 0) {
+        if (this.names.length === 0) {
           const err = this.open();
           if (err) throw new Error(err);
         }
         if (this.fileFd === undefined) return;
         if (this.rotation && this.rotation.sizeMax > 0 && this.written > 0 && this.written + s.length > this.rotation.sizeMax) this.nextFile();
-        fdWriter(this.fileFd)(s);
+        this.fileWrite!(s);
         this.written += s.length;
       };
     } else this.sink = stdout;
@@ -95,6 +96,7 @@ export class Transport {
     const name = fnum < 0 || template === '/dev/null' ? base : `${base}.${fnum}`;
     try {
       this.fileFd = fs.openSync(name, 'w');
+      this.fileWrite = fdWriter(this.fileFd);
     } catch (e) {
       return `ERROR: Couldn't open output file ${name}: ${hostErrorText(e)}`;
     }
