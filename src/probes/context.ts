@@ -131,18 +131,23 @@ function taskPtr(task: Long, path: string): number {
   return num(taskField(task, path, 8));
 }
 
+/**
+ * The live task object a task_struct address stands for (its fd table and CPU times change after
+ * the struct was laid out); a bad pointer faults as the kernel's field read would.
+ */
+function liveTask(task: Long): { utime?: number; stime?: number; proc?: { fds?: unknown[] } | null } | undefined {
+  taskField(task, 'pid', 4);
+  return taskObjectAt(num(task)) as { utime?: number; stime?: number; proc?: { fds?: unknown[] } | null } | undefined;
+}
+
 /** task->utime or ->stime (u64 nanoseconds in 6.1) of the task at a task_struct address, live. */
 function taskCputime(task: Long, which: 'utime' | 'stime'): number {
-  taskField(task, 'pid', 4); // faults on a bad pointer as the kernel's read would
-  const o = taskObjectAt(num(task)) as { utime?: number; stime?: number } | undefined;
-  return Math.floor(o?.[which] ?? 0);
+  return Math.floor(liveTask(task)?.[which] ?? 0);
 }
 
 /** The fd table of the task at a task_struct address (the machine's process fds; [] if unknown). */
 function taskFds(task: Long): readonly unknown[] {
-  taskField(task, 'pid', 4); // faults like the kernel's task->files read on a bad pointer
-  const o = taskObjectAt(num(task)) as { proc?: { fds?: unknown[] } | null } | undefined;
-  return o?.proc?.fds ?? [];
+  return liveTask(task)?.proc?.fds ?? [];
 }
 
 /** signal->rlim[lim].rlim_cur or .rlim_max (RLIM_INFINITY reads as -1, as stap prints it). */
