@@ -72,35 +72,38 @@ const REQ_OP_WRITE = 1;
 const requests = new WeakMap<BlkRequest, number>();
 const bios = new WeakMap<BlkRequest, number>();
 
+/** The kernel object of type `T` standing for `r`, laid out (by `fill`) when first asked for. */
+function objectFor(memo: WeakMap<BlkRequest, number>, r: BlkRequest | undefined, T: string, fill: (a: number, r: BlkRequest) => void): number {
+  if (!r) return 0;
+  let a = memo.get(r);
+  if (a !== undefined) return a;
+  a = kmem.allocStruct(T);
+  memo.set(r, a);
+  fill(a, r);
+  return a;
+}
+
 /** The `struct bio *` a request was built from (what block_bio_queue / block_getrq see). */
 export function bioAddr(r: BlkRequest | undefined): number {
-  if (!r) return 0;
-  let a = bios.get(r);
-  if (a !== undefined) return a;
   const T = 'struct bio';
-  a = kmem.allocStruct(T);
-  bios.set(r, a);
-  kmem.setField(a, T, 'bi_opf', r.write ? REQ_OP_WRITE : REQ_OP_READ);
-  kmem.setField(a, T, 'bi_iter.bi_sector', r.sector);
-  kmem.setField(a, T, 'bi_iter.bi_size', r.bytes);
-  kmem.setField(a, T, 'bi_vcnt', r.pages.length || Math.ceil(r.bytes / 4096));
-  return a;
+  return objectFor(bios, r, T, (a, q) => {
+    kmem.setField(a, T, 'bi_opf', q.write ? REQ_OP_WRITE : REQ_OP_READ);
+    kmem.setField(a, T, 'bi_iter.bi_sector', q.sector);
+    kmem.setField(a, T, 'bi_iter.bi_size', q.bytes);
+    kmem.setField(a, T, 'bi_vcnt', q.pages.length || Math.ceil(q.bytes / 4096));
+  });
 }
 
 /** The `struct request *` of a block request (block_rq_insert/issue/complete's `rq`). */
 export function requestAddr(r: BlkRequest | undefined): number {
-  if (!r) return 0;
-  let a = requests.get(r);
-  if (a !== undefined) return a;
   const T = 'struct request';
-  a = kmem.allocStruct(T);
-  requests.set(r, a);
-  kmem.setField(a, T, 'cmd_flags', r.write ? REQ_OP_WRITE : REQ_OP_READ);
-  kmem.setField(a, T, '__data_len', r.bytes);
-  kmem.setField(a, T, '__sector', r.sector);
-  kmem.setField(a, T, 'bio', bioAddr(r));
-  kmem.setField(a, T, 'biotail', bioAddr(r));
-  kmem.setField(a, T, 'tag', -1);
-  kmem.setField(a, T, 'internal_tag', -1);
-  return a;
+  return objectFor(requests, r, T, (a, q) => {
+    kmem.setField(a, T, 'cmd_flags', q.write ? REQ_OP_WRITE : REQ_OP_READ);
+    kmem.setField(a, T, '__data_len', q.bytes);
+    kmem.setField(a, T, '__sector', q.sector);
+    kmem.setField(a, T, 'bio', bioAddr(q));
+    kmem.setField(a, T, 'biotail', bioAddr(q));
+    kmem.setField(a, T, 'tag', -1);
+    kmem.setField(a, T, 'internal_tag', -1);
+  });
 }
