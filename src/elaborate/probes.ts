@@ -10,7 +10,7 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { suggest, withSimilar, renderComponents, longValue } from './util';
-import type { AliasTrieLevel } from './tapset_ast';
+import type { AliasTrieLevel } from './alias_trie';
 
 export type ArgKind = 'none' | 'number' | 'string';
 
