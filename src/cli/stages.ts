@@ -5,11 +5,11 @@ import type * as A from '../ast';
 import { Diagnostics, PassFailed } from '../diag';
 import { elaborate, printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions, listProbes, TapsetLibrary } from '../elaborate';
 import type { ElabOptions } from '../elaborate';
-import { translate } from '../translate';
+import { translate, limitDefineErrors } from '../translate';
 import { Engine, RunOptions } from '../runtime/engine';
 import { installKernelProbes, kernelFamilies } from '../probes/setup';
 import type { StapOptions } from './options';
-import type { Output, PassTimer } from './passes';
+import type { Output, PassTimer } from './output';
 import { stdoutIsTty } from './stdio';
 
 export interface Later {
@@ -41,7 +41,7 @@ export async function stage2(l: Later): Promise<number> {
   installKernelProbes();
   const elabOpts: ElabOptions = {
     guru: opts.guru, unoptimized: opts.unoptimized, args: opts.args, usedArgs: l.usedArgs, library: l.library,
-    verbose: opts.verbose, listing: l.listing, compatible: opts.compatible,
+    verbose: opts.verbose, listing: l.listing, compatible: opts.compatible, privilege: opts.privilege,
     target: { command: opts.command, pid: opts.targetPid },
   };
 
@@ -110,6 +110,15 @@ export async function stage2(l: Later): Promise<number> {
   }
   if (opts.pass === 3) io.out(translated.source);
   if (pv[2] > 0) io.err(`Pass 3: translated to JavaScript ${timer.usage()}, ${timer.times()}\n`);
+  if (opts.pass >= 4) {
+    // stap pastes -D values into the module's C source: a limit that is not an integer
+    // constant fails to compile (pass 4), though -p3 shows the translation
+    const bad = limitDefineErrors(opts.defines);
+    if (bad.length) {
+      for (const d of bad) io.err(`ERROR: -D ${d}: not an integer constant (the module's C code would not compile)\n`);
+      return semanticFailure(l, 4);
+    }
+  }
   if (opts.pass <= 4) {
     if (opts.pass === 4 && pv[3] > 0) io.err(`Pass 4: compiled JavaScript handlers in 0usr/0sys/0real ms.\n`);
     diag.footer();
