@@ -15,6 +15,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { quietBinding } from './binding';
 
 /** The configured cache directory (not yet checked). */
 export function configuredCacheDir(): string {
@@ -27,65 +28,65 @@ export function configuredCacheDir(): string {
 
 const uid = (): number => (typeof process.getuid === 'function' ? process.getuid() : -1);
 
-/** Why `dir` may not serve as the cache (null: it may). */
-export function unsafeCacheDir(dir: string): string | null {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(dir);
-  } catch {
-    return 'cannot be read';
-  }
+/** Why `dir` (whose stat is `st`) may not serve as the cache (null: it may). */
+export function unsafeCacheDir(dir: string, st: fs.Stats): string | null {
   const me = uid();
   if (!st.isDirectory()) return 'is not a directory';
   if (me >= 0 && st.uid !== me) return `is owned by uid ${st.uid}, not by you (uid ${me})`;
   if (st.mode & 0o022) return 'may be written by other users';
   try {
     const parent = fs.statSync(path.dirname(dir));
-    if (parent.mode & 0o002 && !(parent.mode & 0o1000)) {
-      return 'is in a directory other users may write';
-    }
+    if (parent.mode & 0o002 && !(parent.mode & 0o1000)) return 'is in a directory other users may write';
   } catch {
     // the root
   }
   return null;
 }
 
-let checked: { dir: string | null; why: string | null } | undefined;
-let warned = false;
+/** The directory configured (`of`), the one to use (null: none) and why not (a warning line). */
+type Verdict = { of: string; dir: string | null; why: string | null };
+
+/**
+ * The verdict on the directory, shared by every copy of this module in the process (the
+ * launcher's and the bundled command's): checked once.
+ */
+const VERDICT = Symbol.for('tapsim.cacheDir');
+const shared = globalThis as unknown as { [VERDICT]?: Verdict & { warned?: boolean } };
+
+function check(dir: string): Verdict {
+  let why: string | null;
+  try {
+    why = unsafeCacheDir(dir, fs.statSync(dir));
+  } catch {
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      why = unsafeCacheDir(dir, fs.statSync(dir));
+    } catch {
+      return { of: dir, dir: null, why: null }; // (no cache where none can be made: nothing to warn about)
+    }
+  }
+  return why ? { of: dir, dir: null, why: `WARNING: cache directory '${dir}' ${why}: running without a cache\n` } : { of: dir, dir, why: null };
+}
 
 /**
  * The cache directory, created (0700) and checked once per process; null when there is none
  * (it cannot be created, or it is refused: then `warn` receives the one-line reason, once).
  */
 export function cacheDir(warn?: (line: string) => void): string | null {
-  if (!checked) {
-    const dir = configuredCacheDir();
-    let why: string | null = null;
-    try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      why = unsafeCacheDir(dir);
-    } catch {
-      checked = { dir: null, why: null }; // (no cache where none can be made: nothing to warn about)
-    }
-    if (!checked) checked = why ? { dir: null, why: `WARNING: cache directory '${dir}' ${why}: running without a cache\n` } : { dir, why: null };
+  const dir = configuredCacheDir();
+  let v = shared[VERDICT];
+  if (!v || v.of !== dir) v = shared[VERDICT] = check(dir);
+  if (v.why && warn && !v.warned) {
+    v.warned = true;
+    warn(v.why);
   }
-  if (checked.why && warn && !warned) {
-    warned = true;
-    warn(checked.why);
-  }
-  return checked.dir;
+  return v.dir;
 }
 
 /** A file in the cache directory, or null without one. */
 export function cacheFile(name: string): string | null {
   const dir = cacheDir();
   return dir === null ? null : path.join(dir, name);
-}
-
-/** Forget the checked directory (tests that change the environment). */
-export function resetCacheDir(): void {
-  checked = undefined;
-  warned = false;
 }
 
 /**
@@ -118,21 +119,9 @@ let nativeCrc: ((b: Uint8Array, v: number) => number) | null | undefined;
 
 /** The zlib binding's crc32 (native; loading the zlib module would cost a start ~2 ms). */
 function native(): ((b: Uint8Array, v: number) => number) | null {
-  if (nativeCrc !== undefined) return nativeCrc;
-  const p = process as unknown as { binding?: (name: string) => { crc32?: (b: Uint8Array, v: number) => number }; noDeprecation?: boolean };
-  const had = Object.prototype.hasOwnProperty.call(p, 'noDeprecation');
-  const before = p.noDeprecation;
-  try {
-    if (!before) p.noDeprecation = true; // (process.binding's deprecation warning)
-    const f = p.binding?.('zlib')?.crc32;
-    nativeCrc = typeof f === 'function' ? f : null;
-  } catch {
-    nativeCrc = null;
-  } finally {
-    if (!before) {
-      if (had) p.noDeprecation = before;
-      else delete p.noDeprecation;
-    }
+  if (nativeCrc === undefined) {
+    const f = quietBinding('zlib')?.crc32;
+    nativeCrc = typeof f === 'function' ? (f as (b: Uint8Array, v: number) => number) : null;
   }
   return nativeCrc;
 }

@@ -14,6 +14,7 @@ import * as path from 'path';
 import * as vm from 'vm';
 import Module = require('module');
 import { cacheDir, readSealed, writeSealed } from '../cachedir';
+import { quietBinding } from '../binding';
 
 type Cli = typeof import('./stap');
 
@@ -38,28 +39,12 @@ export function cacheFileFor(st: fs.Stats): string | null {
  *
  * The flag is set through the v8 binding itself: the public `v8` module loads Node's whole
  * stream library at require time (for heap snapshots), ~20 modules a start never otherwise
- * uses.  process.binding('v8') warns that it is deprecated; that one warning is silenced, and
- * a Node without the binding gets the public module.
+ * uses (src/binding.ts); a Node without the binding gets the public module.
  */
 export function growYoungGenerationFast(): void {
   const flag = '--semi-space-growth-factor=8';
-  const p = process as unknown as { binding?: (name: string) => { setFlagsFromString?: (f: string) => void }; noDeprecation?: boolean };
-  // (--no-deprecation makes the property read-only and true: nothing to silence then)
-  const had = Object.prototype.hasOwnProperty.call(p, 'noDeprecation');
-  const before = p.noDeprecation;
-  let set: ((f: string) => void) | undefined;
-  try {
-    if (!before) p.noDeprecation = true;
-    const b = p.binding?.('v8');
-    if (typeof b?.setFlagsFromString === 'function') set = b.setFlagsFromString.bind(b);
-  } catch {
-    set = undefined;
-  } finally {
-    if (!before) {
-      if (had) p.noDeprecation = before;
-      else delete p.noDeprecation;
-    }
-  }
+  const b = quietBinding('v8');
+  const set = typeof b?.setFlagsFromString === 'function' ? (b.setFlagsFromString as (f: string) => void).bind(b) : undefined;
   (set ?? (require('v8') as typeof import('v8')).setFlagsFromString)(flag);
 }
 

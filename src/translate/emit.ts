@@ -14,7 +14,6 @@
  * tampered cache entry — stops translation with MalformedTree instead of being pasted.
  */
 import type * as A from '../ast';
-import { walk } from './walk';
 
 /** A syntax-tree field that no parse produces (a damaged or forged cache entry). */
 export class MalformedTree extends Error {
@@ -23,9 +22,14 @@ export class MalformedTree extends Error {
   }
 }
 
+/** Text that needs no escaping (the common case: no per-character work, no rope of pieces). */
+const NEEDS_ESCAPE_STR = /[^\x20-\x7e]|["\\]/;
+const NEEDS_ESCAPE_COMMENT = /[^\x20-\x7e]|\*\/|\\/;
+
 /** A JS string literal for a string (characters outside printable ASCII escaped). */
 export function jsStr(s: string): string {
   if (typeof s !== 'string') throw new MalformedTree('string expected');
+  if (!NEEDS_ESCAPE_STR.test(s)) return `"${s}"`;
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -46,8 +50,9 @@ export function jsStr(s: string): string {
  * broken up), anything else is written as `\xNN` / `\uNNNN`.
  */
 export function jsComment(s: string): string {
-  let out = '';
   const t = String(s);
+  if (!NEEDS_ESCAPE_COMMENT.test(t)) return t;
+  let out = '';
   for (let i = 0; i < t.length; i++) {
     const c = t.charCodeAt(i);
     if (c === 92) out += '\\\\';
@@ -104,20 +109,17 @@ const OPS: Record<string, ReadonlySet<string>> = {
 };
 
 /**
- * Check the fields of every expression below `roots` that code generation and range analysis
- * read as numbers or operators: literals of the right JS type, operators from the grammar.
+ * Check the fields of an expression that code generation and range analysis read as numbers or
+ * operators: literals of the right JS type, operators from the grammar (the translator calls it
+ * on every expression it will generate code for).
  */
-export function checkTree(roots: Iterable<A.Stmt | A.Expr>): void {
-  for (const root of roots) {
-    walk(root, (e) => {
-      if (e.k === 'num') {
-        if (!(typeof e.value === 'bigint' || (typeof e.value === 'number' && Number.isSafeInteger(e.value)))) throw new MalformedTree('number literal');
-      } else if (e.k === 'str') {
-        if (typeof e.value !== 'string') throw new MalformedTree('string literal');
-      } else {
-        const ops = Object.prototype.hasOwnProperty.call(OPS, e.k) ? OPS[e.k] : undefined;
-        if (ops && !ops.has((e as { op?: unknown }).op as string)) throw new MalformedTree(`${e.k} operator`);
-      }
-    });
+export function checkNode(e: A.Expr): void {
+  if (e.k === 'num') {
+    if (!(typeof e.value === 'bigint' || (typeof e.value === 'number' && Number.isSafeInteger(e.value)))) throw new MalformedTree('number literal');
+  } else if (e.k === 'str') {
+    if (typeof e.value !== 'string') throw new MalformedTree('string literal');
+  } else {
+    const ops = Object.prototype.hasOwnProperty.call(OPS, e.k) ? OPS[e.k] : undefined;
+    if (ops && !ops.has((e as { op?: unknown }).op as string)) throw new MalformedTree(`${e.k} operator`);
   }
 }

@@ -155,9 +155,7 @@ export abstract class StmtGen extends PrintGen {
       this.f.loopDepth++;
       const body = this.sub(s.body, ind + '    ');
       this.f.loopDepth--;
-      o.push(`${ind}  for (let ${ix} = 0; ; ${ix}++) {`);
-      o.push(`${ind}    if (--act <= 0) maxact(${this.loc(s.tok)});`);
-      o.push(`${ind}    if (${ix} >= ${it}.length) break;`);
+      o.push(...this.iterate(ind, ix, it, s.tok));
       if (keyVars[0]) o.push(`${ind}    ${keyVars[0]} = ${it}[${ix}];`);
       if (valVar) o.push(`${ind}    ${valVar} = hc[${it}[${ix}]];`);
       o.push(...body, `${ind}  }`, `${ind}}`);
@@ -194,9 +192,7 @@ export abstract class StmtGen extends PrintGen {
     this.f.loopDepth++;
     const body = this.sub(s.body, ind + '    ');
     this.f.loopDepth--;
-    o.push(`${ind}  for (let ${ix} = 0; ; ${ix}++) {`);
-    o.push(`${ind}    if (--act <= 0) maxact(${this.loc(s.tok)});`);
-    o.push(`${ind}    if (${ix} >= ${it}.length) break;`);
+    o.push(...this.iterate(ind, ix, it, s.tok));
     if (simple) {
       if (keyVars[0]) o.push(`${ind}    ${keyVars[0]} = ${it}[${ix}];`);
     } else {
@@ -208,6 +204,11 @@ export abstract class StmtGen extends PrintGen {
     }
     o.push(...body, `${ind}  }`, `${ind}}`);
     return o;
+  }
+
+  /** The head of a foreach loop over the array `it` (each iteration one action). */
+  private iterate(ind: string, ix: string, it: string, tok: A.Token): string[] {
+    return [`${ind}  for (let ${ix} = 0; ; ${ix}++) {`, `${ind}    if (--act <= 0) maxact(${this.loc(tok)});`, `${ind}    if (${ix} >= ${it}.length) break;`];
   }
 
   protected del(s: A.Delete): string {

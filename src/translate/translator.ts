@@ -9,7 +9,7 @@ import type * as A from '../ast';
 import { builtinExists } from '../runtime/builtins';
 import { tokenWhere } from './tokens';
 import { analyzeHandler, RangeMap, Range, TOP, INT32, SAFE, exact, tracked, within } from './ranges';
-import { jsStr, jsLong, jsInt, jsIdent, jsComment, whereComment, checkTree } from './emit';
+import { jsStr, jsLong, jsInt, jsIdent, jsComment, whereComment, checkNode } from './emit';
 import { walk } from './walk';
 import { sameParams, range } from './gen_base';
 import { StmtGen } from './stmts';
@@ -34,8 +34,6 @@ export class Translator extends StmtGen {
 
   run(): Translated {
     const P = this.program;
-    checkTree([...P.probes.flatMap((p) => (p.condition ? [p.body, p.condition] : [p.body])),
-      ...P.functions.flatMap((f) => (f.body.k === 'block' ? [f.body] : []))]);
     this.scanStats();
     // names
     const used = new Set<string>();
@@ -136,6 +134,7 @@ export class Translator extends StmtGen {
     };
   }
 
+  /** Histograms and variance shifts of the stats globals; every node's fields checked (emit.ts checkNode). */
   protected scanStats(): void {
     const roots: (A.Stmt | A.Expr)[] = [];
     for (const p of this.program.probes) {
@@ -145,6 +144,7 @@ export class Translator extends StmtGen {
     for (const fn of this.program.functions) if (fn.body.k === 'block') roots.push(fn.body);
     for (const r of roots) {
       walk(r, (e) => {
+        checkNode(e); // (the one walk over everything before code is generated)
         if (e.k === 'hist') {
           const d = this.statDecl(e.operand);
           if (!d) return;
