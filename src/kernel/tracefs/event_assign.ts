@@ -146,6 +146,18 @@ function toNum(v: unknown): number | bigint {
   return kmem.addrOf(v);
 }
 
+/**
+ * The context of a tracepoint's call site where the machine's CPU context does not show it:
+ * __schedule() and try_to_wake_up() run with interrupts off holding the run-queue (and pi)
+ * locks, so their events show "d..2." (tracing_gen_ctx_dec() has taken the tracepoint's own
+ * preempt_disable off already).
+ */
+export const CALL_SITE_CONTEXT: Record<string, { irqsOff: boolean; preempt: number }> = {
+  sched_switch: { irqsOff: true, preempt: 2 }, sched_wakeup: { irqsOff: true, preempt: 2 },
+  sched_wakeup_new: { irqsOff: true, preempt: 2 }, sched_waking: { irqsOff: true, preempt: 1 },
+  sched_migrate_task: { irqsOff: true, preempt: 2 }, sched_stat_runtime: { irqsOff: true, preempt: 2 },
+};
+
 /** The getters of an event's fields, in field order (cached per event). */
 const cache = new Map<TraceEvent, FieldGetter[]>();
 

@@ -17,7 +17,8 @@ export const TRIGGER_CMDS = ['traceon', 'traceoff', 'snapshot', 'stacktrace', 'e
 /** What triggers act on. */
 export interface TriggerActions {
   findEvent(file: EventFile, sys: string, name: string): EventFile | null;
-  stack(ctx: CpuContext): void;
+  /** a kernel_stack record; `from` is the event's probe (trace_event_raw_event_<class>) */
+  stack(ctx: CpuContext, from?: string): void;
   snapshot(): void;
 }
 
@@ -103,7 +104,7 @@ export function runTriggers(f: EventFile, rec: RecView | null, ctx: CpuContext, 
     switch (t.cmd) {
       case 'traceon': acted = !f.tr.tracingOn; if (acted) f.tr.tracingOn = true; break;
       case 'traceoff': acted = f.tr.tracingOn; if (acted) f.tr.tracingOn = false; break;
-      case 'stacktrace': act.stack(ctx); break;
+      case 'stacktrace': act.stack(ctx, f.ev.tracepoint ? `trace_event_raw_event_${f.ev.class}` : undefined); break;
       case 'snapshot': act.snapshot(); break;
       case 'enable_event': case 'disable_event':
         if (t.target) {

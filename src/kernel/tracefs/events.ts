@@ -13,7 +13,7 @@ import {
   syscallEventProbeUnregister, eventRecordSize, COMMON_FIELDS,
 } from '../tracepoint';
 import { EventFilter, FilterField, FilterRec, parseFilter, filterErrorText } from './event_filter';
-import { fieldGetters, FieldValue } from './event_assign';
+import { fieldGetters, FieldValue, CALL_SITE_CONTEXT } from './event_assign';
 import { parsePrintFmt, ParsedPrintFmt, renderPrintFmt, kernelSym, Rec, Val, PrintEnv } from './print_fmt';
 import { TraceArray } from './trace_array';
 import { RecView, RecordPrinter, OutIter, hexU } from './trace_output';
@@ -273,7 +273,10 @@ export class EventFile {
     const rec = b.view();
     if (this.filter && !this.filter.match(filterRec(rec, ctx))) return;
     const len = b.length();
-    const dv = tr.reserve(ctx, this.ev.id, len);
+    // syscall events are recorded under the raw_syscalls tracepoint's preempt_disable (no _dec)
+    const site = CALL_SITE_CONTEXT[this.ev.name];
+    const rctx = site ? { ...ctx, irqsOff: ctx.irqsOff || site.irqsOff, preemptCount: (ctx.preemptCount ?? 0) + site.preempt } : ctx;
+    const dv = tr.reserve(rctx, this.ev.id, len, this.ev.system === 'syscalls' ? 1 : 0);
     if (dv !== null) {
       const off = tr.buffer.off;
       new Uint8Array(dv.buffer).set(b.bytes.subarray(8, len), off + 8);

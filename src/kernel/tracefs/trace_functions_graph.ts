@@ -109,7 +109,8 @@ export class GraphTracer implements FgraphOps {
     // ftrace_graph_ignore_irqs(): funcgraph-irqs off drops hardirq entries
     if (!g.opts.get('funcgraph-irqs') && !st.irqBit && (ctx.context ?? 0) >= 2) return false;
     if (g.thresh) return true;
-    const dv = tr.reserve(ctx, TRACE_GRAPH_ENT, 24, 0, true);
+    // prepare_ftrace_return()'s recursion lock disabled preemption; irqs-off is the saved state
+    const dv = tr.reserve(ctx, TRACE_GRAPH_ENT, 24, 1, false);
     if (dv === null) return true;
     const off = tr.buffer.off;
     putI64(dv, off + 8, e.func);
@@ -127,7 +128,7 @@ export class GraphTracer implements FgraphOps {
     }
     if (this.g.thresh && r.rettime - r.calltime < this.g.thresh) return;
     const tr = this.tr;
-    const dv = tr.reserve(ctx, TRACE_GRAPH_RET, 40, 0, true);
+    const dv = tr.reserve(ctx, TRACE_GRAPH_RET, 40, 0, false);
     if (dv === null) return;
     const off = tr.buffer.off;
     putI64(dv, off + 8, r.func);

@@ -258,7 +258,7 @@ export function latencyHeader(tr: TraceArray, cpus?: readonly number[]): string 
   const tot = tr.buffer.totals(cpus);
   return `# ${tr.tracerName} latency trace v1.1.5 on ${KERNEL_RELEASE}\n` +
     '# --------------------------------------------------------------------\n' +
-    `# latency: ${Math.floor(tr.maxLatency / 1000)} us, #${tot.entries}/${tot.written}, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:${tr.host.ncpus})\n` +
+    `# latency: ${Math.floor(tr.maxLatency / 1000)} us, #${tot.entries}/${tot.written}, CPU#0 | (M:desktop VP:0, KP:0, SP:0 HP:0 #P:${tr.host.ncpus})\n` +
     '#    -----------------\n' +
     '#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n' +
     '#    -----------------\n' +

@@ -112,7 +112,7 @@ export class Tracefs implements InstanceEnv {
         const ev = findEvent(sys, name) ?? this.dynamic.find(sys, name);
         return ev ? inst.file(ev) : null;
       },
-      stack: (ctx) => this.stackRecord(inst.tr, ctx),
+      stack: (ctx, from) => this.stackRecord(inst.tr, ctx, from),
       snapshot: () => this.snapshot(inst),
     };
   }
@@ -135,8 +135,10 @@ export class Tracefs implements InstanceEnv {
   }
 
   /** A kernel_stack record of the context's current stack (trace_dump_stack()). */
-  stackRecord(tr: TraceArray, ctx: CpuContext): void {
-    tr.traceStack(ctx, this.host.kernelStack(ctx).slice(0, 8));
+  stackRecord(tr: TraceArray, ctx: CpuContext, from?: string): void {
+    const first = from ? kallsymsLookupName(from) : null;
+    const frames = this.host.kernelStack(ctx);
+    tr.traceStack(ctx, (first !== null ? [first + 0x9b, ...frames] : frames).slice(0, 8));
     this.committed(ctx.cpu);
   }
 
