@@ -8,12 +8,13 @@
 import type { Machine } from './machine';
 import type { Pipe } from './pipe';
 import type { Sock } from './net';
+import type { PseudoNode, PseudoOpen } from '../kernel/tracefs/vfs';
 
 export const S_IFMT = 0o170000, S_IFREG = 0o100000, S_IFDIR = 0o040000, S_IFLNK = 0o120000,
   S_IFCHR = 0o020000, S_IFBLK = 0o060000, S_IFIFO = 0o010000;
 export const PAGE = 4096;
 
-export type FsType = 'ext4' | 'proc' | 'devtmpfs' | 'sysfs' | 'tmpfs' | 'pipefs' | 'sockfs';
+export type FsType = 'ext4' | 'proc' | 'devtmpfs' | 'sysfs' | 'tmpfs' | 'pipefs' | 'sockfs' | 'tracefs' | 'debugfs';
 
 export class Inode {
   ino: number;
@@ -29,6 +30,10 @@ export class Inode {
   data: Buffer | null = null;
   /** synthetic content generator */
   gen: ((off: number, len: number) => Uint8Array) | null = null;
+  /** a file or directory of a kernel pseudo filesystem (tracefs, debugfs): the VFS calls into it */
+  pseudo: PseudoNode | null = null;
+  /** a filesystem mounted on this directory: walks continue in its root */
+  mounted: Inode | null = null;
   /** procfs/sysfs content producer and writer */
   show: (() => string) | null = null;
   store: ((s: string) => number) | null = null;
@@ -119,6 +124,8 @@ export class OpenFile {
     readonly inode: Inode | null, public flags: number) {}
   pipe: Pipe | null = null;
   sock: Sock | null = null;
+  /** an open pseudo filesystem file (tracefs): reads, writes and release go to it */
+  pseudo: PseudoOpen | null = null;
   /** snapshot of a proc file's text at open */
   text: Buffer | null = null;
   /** directory listing cursor */
@@ -214,8 +221,9 @@ export class Fs {
     let base = '';
     let from = 0;
     for (let i = 0; i < n; i++) {
+      if (cur.mounted) cur = cur.mounted;
       if (!cur.isDir || !cur.children) return null;
-      const nx = cur.children.get(parts[i]);
+      const nx = cur.pseudo ? this.pseudoChild(cur, parts[i]) : cur.children.get(parts[i]);
       if (!nx) return null;
       if (nx.isLnk && (i < n - 1 || !nofollow)) {
         let curPath = base;
@@ -230,8 +238,41 @@ export class Fs {
       }
       cur = nx;
     }
-    return cur;
+    return cur.mounted ?? cur;
   }
+
+  /** The inode standing for a pseudo filesystem node (made once per node). */
+  pseudoInode(node: PseudoNode, fs: FsType): Inode {
+    let ino = this.pseudoInodes.get(node);
+    if (!ino) {
+      ino = this.mk((node.kind === 'dir' ? S_IFDIR : S_IFREG) | node.mode, fs);
+      ino.pseudo = node;
+      ino.size = node.size ?? 0;
+      this.pseudoInodes.set(node, ino);
+    }
+    return ino;
+  }
+  private readonly pseudoInodes = new WeakMap<PseudoNode, Inode>();
+
+  private pseudoChild(dir: Inode, name: string): Inode | null {
+    if (name === '..') return dir.parent;
+    const n = dir.pseudo!.child?.(name) ?? null;
+    if (!n) return null;
+    const ino = this.pseudoInode(n, dir.fs);
+    if (!ino.parent) ino.parent = dir;
+    return ino;
+  }
+
+  /** mount a pseudo filesystem root on a directory (mount -t tracefs / debugfs) */
+  mountPseudo(dir: Inode, root: PseudoNode, fs: FsType): void {
+    const r = this.pseudoInode(root, fs);
+    r.parent = dir.parent;
+    dir.mounted = r;
+    this.mounts.push({ dir, fs, at: this.pathOf(dir) });
+  }
+
+  /** pseudo filesystems mounted, for /proc/mounts */
+  readonly mounts: { dir: Inode; fs: FsType; at: string }[] = [];
 
   /** The parent directory inode and final name of a path. */
   lookupParent(p: string, cwd = '/'): { dir: Inode; name: string } | null {

@@ -7,7 +7,7 @@ import { hash32 } from './prng';
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
   'block_hasher', 'dbench', 'tbench', 'tbench_srv', 'pwd', 'uname', 'stat', 'systemd', 'systemd-journald', 'sshd', 'cron',
-  'rsyslogd', 'nginx', 'postgres', 'cc'];
+  'rsyslogd', 'nginx', 'postgres', 'cc', 'mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk', 'timeout'];
 
 /** deterministic pseudo-random bytes for synthetic files/devices */
 export function synthBytes(seed: number, off: number, len: number): Uint8Array {
@@ -27,7 +27,8 @@ export function populate(m: Machine, fs: Fs): void {
     fs.mkdirp(d);
   fs.mkdirp('/tmp', 'tmpfs', 0o1777);
   fs.mkdirp('/proc', 'proc', 0o555);
-  fs.mkdirp('/sys/kernel/debug/tracing', 'sysfs');
+  fs.mkdirp('/sys/kernel/debug', 'sysfs');
+  fs.mkdirp('/sys/kernel/tracing', 'sysfs');
   fs.mkdirp('/dev', 'devtmpfs');
   fs.lookup('/home/user')!.uid = 1000;
   // programs (ELF-sized synthetic binaries)
@@ -37,7 +38,7 @@ export function populate(m: Machine, fs: Fs): void {
   }
   fs.symlink('/bin/sh', '/usr/bin/sh');
   fs.symlink('/bin/bash', '/usr/bin/bash');
-  for (const p of ['swapon', 'swapoff']) fs.symlink(`/sbin/${p}`, `/usr/bin/${p}`);
+  for (const p of ['swapon', 'swapoff', 'mkswap']) fs.symlink(`/sbin/${p}`, `/usr/bin/${p}`);
   fs.symlink('/sbin/init', '/usr/bin/systemd');
   // /etc
   const etc: Record<string, string> = {

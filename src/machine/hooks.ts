@@ -123,7 +123,8 @@ function openError(m: Machine, t: Task, e: Env): number {
   const ino = m.fs.lookup(p, t.proc.cwd);
   if (!ino) {
     if (!(flags & O_CREAT)) return -ENOENT;
-    return m.fs.lookupParent(p, t.proc.cwd) ? 0 : -ENOENT;
+    const pp = m.fs.lookupParent(p, t.proc.cwd);
+    return pp ? (pp.dir.pseudo ? -13 : 0) : -ENOENT;
   }
   if (flags & O_CREAT && flags & O_EXCL) return -EEXIST;
   if (flags & O_DIRECTORY && !ino.isDir) return -ENOTDIR;
@@ -148,6 +149,8 @@ defineHook('open', (m, c, t, e) => {
     if (!(flags & O_CREAT)) { e.ret = -ENOENT; return H_CONT; }
     const pp = fs.lookupParent(p, t.proc.cwd);
     if (!pp) { e.ret = -ENOENT; return H_CONT; }
+    // tracefs / debugfs: no files are created by open
+    if (pp.dir.pseudo || pp.dir.mounted?.pseudo) { e.ret = -13; return H_CONT; }
     ino = fs.mk(S_IFREG | (Number(e.a[3]) & 0o777), pp.dir.fs === 'proc' ? 'ext4' : pp.dir.fs);
     ino.data = Buffer.alloc(0);
     ino.uid = t.euid;
@@ -157,7 +160,14 @@ defineHook('open', (m, c, t, e) => {
   if (flags & O_DIRECTORY && !ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
   if (ino.isDir && (flags & 3)) { e.ret = -EISDIR; return H_CONT; }
   let f: OpenFile;
-  if (ino.isDir) f = new OpenFile('dir', ino, flags);
+  if (ino.pseudo && !ino.isDir) {
+    // a tracefs/debugfs file: its file_operations' open (which may refuse: EBUSY, EPERM ...)
+    const h = ino.pseudo.open ? ino.pseudo.open(flags, { ctx: c.ctx }) : -EINVAL;
+    if (typeof h === 'number') { e.ret = h; return H_CONT; }
+    f = new OpenFile('proc', ino, flags);
+    f.pseudo = h;
+    f.onClose = () => { h.release(); };
+  } else if (ino.isDir) f = new OpenFile('dir', ino, flags);
   else if (ino.show) { f = new OpenFile('proc', ino, flags); f.text = Buffer.from(ino.show(), 'latin1'); }
   else if (ino.dev && ino.dev !== 'sda' && ino.dev !== 'sda1' && ino.dev !== 'sda2') f = new OpenFile('dev', ino, flags);
   else f = new OpenFile('file', ino, flags);
@@ -285,6 +295,20 @@ defineHook('read_dispatch', (m, c, t, e) => {
 defineHook('simple_read', (m, _c, t, e) => {
   const f = e.file as OpenFile;
   const n = e.count as number;
+  if (f.pseudo) {
+    const b = f.pseudo.read(n, f.pos);
+    if (b === null) {
+      // nothing to read yet (trace_pipe): sleep until the producer wakes us, or a signal
+      if (t.sigPending & ~t.sigBlocked) { e.ret = -EINTR; return H_CONT; }
+      const cancel = f.pseudo.waitReadable ? f.pseudo.waitReadable(() => { cancel?.(); if (t.state !== TASK_RUNNING) timedWake(m, t, 1000); }) : null;
+      t.state = TASK_INTERRUPTIBLE;
+      t.wchan = 'wait_on_pipe';
+      return H_SLEEP;
+    }
+    e.data = b; e.ret = b.length;
+    if (e.name !== 'pread64') f.pos += b.length;
+    return H_CONT;
+  }
   if (f.kind === 'proc') {
     const b = f.text!.subarray(f.pos, f.pos + n);
     e.data = b; e.ret = b.length;
@@ -485,6 +509,7 @@ defineHook('write_dispatch', (m, c, t, e) => {
     case 'console': pushPath(t.ks, 'write_tty', e); return H_PUSHED;
     case 'proc': {
       const ino = f.inode!;
+      if (f.pseudo) { e.ret = f.pseudo.write(e.buf as Uint8Array, c.ctx); return H_CONT; }
       if (!ino.store) { e.ret = -EPERM; return H_CONT; }
       e.ret = ino.store(Buffer.from(e.buf as Uint8Array).toString('latin1'));
       return H_CONT;
@@ -573,7 +598,7 @@ impls.getdents64 = (m, _c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f || !f.inode) { e.ret = -EBADF; return H_CONT; }
   if (!f.inode.isDir) { e.ret = -ENOTDIR; return H_CONT; }
-  if (!f.dirNames) f.dirNames = ['.', '..', ...f.inode.children!.keys()];
+  if (!f.dirNames) f.dirNames = ['.', '..', ...(f.inode.pseudo?.list ? f.inode.pseudo.list() : f.inode.children!.keys())];
   const names = f.dirNames.slice(f.pos, f.pos + 512);
   f.pos += names.length;
   e.info = { names };
@@ -595,6 +620,7 @@ impls.mkdirat = (m, _c, t, e) => {
   if (m.fs.lookup(p, t.proc.cwd, true)) { e.ret = -EEXIST; return H_CONT; }
   const pp = m.fs.lookupParent(p, t.proc.cwd);
   if (!pp) { e.ret = -ENOENT; return H_CONT; }
+  if (pp.dir.pseudo) { e.ret = pp.dir.pseudo.mkdir ? pp.dir.pseudo.mkdir(pp.name) : -EPERM; return H_CONT; }
   const ino = m.fs.mk(S_IFDIR | (Number(e.a[2]) & 0o777), pp.dir.fs);
   ino.uid = t.euid;
   m.fs.link(pp.dir, pp.name, ino);
@@ -604,6 +630,11 @@ impls.mkdirat = (m, _c, t, e) => {
 impls.unlinkat = (m, _c, t, e) => {
   const p = String(e.a[1]);
   const pp = m.fs.lookupParent(p, t.proc.cwd);
+  if (pp && pp.dir.pseudo) {
+    const rmdir = (Number(e.a[2]) & 0x200) !== 0;
+    e.ret = rmdir && pp.dir.pseudo.rmdir ? pp.dir.pseudo.rmdir(pp.name) : -EPERM;
+    return H_CONT;
+  }
   const ino = pp ? pp.dir.children!.get(pp.name) : undefined;
   if (!pp || !ino) { e.ret = -ENOENT; return H_CONT; }
   const rmdir = (Number(e.a[2]) & 0x200) !== 0;

@@ -21,6 +21,8 @@ import { Fs } from './fs';
 import { BlockLayer } from './block';
 import { Net } from './net';
 import { runUser } from './user';
+import { attachTracefs } from './tracing';
+import type { Tracefs } from '../kernel/tracefs/tracefs';
 import './paths';
 import './hooks';
 import './retvals';
@@ -42,6 +44,8 @@ export interface MachineOptions {
   maxStepNs?: number;
   /** hostname */
   hostname?: string;
+  /** a kernel built with CONFIG_FUNCTION_PROFILER (Debian's 6.1 is not) */
+  functionProfiler?: boolean;
 }
 
 export class Cpu {
@@ -100,6 +104,8 @@ export class Machine {
   readonly fs: Fs;
   readonly blk: BlockLayer;
   readonly net: Net;
+  /** tracefs / debugfs (mounted at boot as Debian's systemd does) */
+  readonly tracefs: Tracefs;
   /** the clock API for the engine and probe layers */
   readonly clock = { now: (): number => this.now };
   /** kernel function calls executed (mcount sites reached) */
@@ -134,6 +140,7 @@ export class Machine {
     this.blk = new BlockLayer(this);
     this.fs = new Fs(this);
     this.net = new Net(this);
+    this.tracefs = attachTracefs(this, { functionProfiler: opts.functionProfiler });
     this.procs.boot();
     if (opts.defaultSystem ?? true) {
       // eslint-disable-next-line @typescript-eslint/no-var-requires

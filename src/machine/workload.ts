@@ -4,7 +4,7 @@
  * sshd, cron, rsyslogd, nginx-like server) with periodic activity so probes see a live machine.
  */
 import type { Machine } from './machine';
-import type { U } from './user';
+import type { U, ProgramMain } from './user';
 import type { Prog, Task } from './task';
 import { TASK_INTERRUPTIBLE } from './task';
 import { pushPath, newEnv } from './kexec';
@@ -12,16 +12,18 @@ import { timedWake } from './hooks';
 import { programs } from './programs/core';
 import { benchPrograms } from './programs/bench';
 import { toolPrograms } from './programs/tools';
+import { seedTools } from './programs/seed_tools';
+import { shMain } from './userland/sh/exec';
 import { O_APPEND, O_CREAT, O_WRONLY } from './user';
 import { PROGRAM_NAMES } from './fstree';
 
 export function registerPrograms(m: Machine): void {
-  const all = { ...programs, ...benchPrograms, ...toolPrograms, ...services };
+  const all: Record<string, ProgramMain> = { ...programs, ...benchPrograms, ...toolPrograms, ...seedTools, ...services, sh: shMain, bash: shMain };
   for (const name of PROGRAM_NAMES) {
     const main = all[name];
     if (main) m.procs.programs.set(`/usr/bin/${name}`, main);
   }
-  m.procs.programs.set('/bin/sh', programs.sh);
+  m.procs.programs.set('/bin/sh', shMain);
 }
 
 /** A periodically-waking kernel thread running `pathName` every `period` ns (± jitter). */

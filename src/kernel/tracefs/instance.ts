@@ -71,6 +71,7 @@ export class Instance {
     this.graphOut = top ? new GraphOutput(env.graph.opts) : null;
     this.probes = new FunctionProbes(this.tr, env.probeActions(this));
     this.tr.buffer.onWrite = null;
+    this.tr.onCommit = (cpu) => env.committed(cpu);
   }
 
   /** ring buffer expanded to its default size on first use (ring_buffer_expanded) */

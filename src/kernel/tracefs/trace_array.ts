@@ -80,6 +80,8 @@ export class TraceArray {
   expanded: boolean;
   /** called when the tracer changes, before the new one starts (tracers reset their state) */
   readonly tracerHooks: { stop: (() => void) | null } = { stop: null };
+  /** a record was committed on a CPU (trace_taskinfo_save for saved_cmdlines) */
+  onCommit: ((cpu: number) => void) | null = null;
   /** the snapshot (max) buffer, when allocated */
   snapshot: RingBuffer | null = null;
 
@@ -148,6 +150,7 @@ export class TraceArray {
     dv.setUint8(off + 2, traceFlags(ctx, irqsOff, this.host));
     dv.setUint8(off + 3, Math.min(((ctx.preemptCount ?? 0) & 0xff) + pcAdd, 0xf));
     dv.setInt32(off + 4, ctx.task.tid, true);
+    if (this.onCommit !== null) this.onCommit(ctx.cpu);
     return dv;
   }
 

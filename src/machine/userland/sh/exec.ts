@@ -436,7 +436,7 @@ export class Shell implements ExpandHost {
     const own = BUILTINS[name];
     if (own) return own;
     const ext = SHELL_BUILTINS[name];
-    if (ext) return function (u: U, w: string[]) { return ext(u, w); };
+    if (ext) return function (this: Shell, u: U, w: string[]) { return ext(u, w, this.prefix()); };
     return null;
   }
 
