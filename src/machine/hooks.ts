@@ -315,6 +315,19 @@ defineHook('simple_read', (m, _c, t, e) => {
     if (e.name !== 'pread64') f.pos += b.length;
     return H_CONT;
   }
+  if ('ttyRead' in f) {
+    // an interactive terminal (tty.ts): a typed line, EOF, or sleep until one comes
+    const r = (f as unknown as { ttyRead(t: Task, n: number): Uint8Array | number | null }).ttyRead(t, n);
+    if (r === null) {
+      if (t.sigPending & ~t.sigBlocked) { e.ret = -EINTR; return H_CONT; }
+      t.state = TASK_INTERRUPTIBLE;
+      t.wchan = 'n_tty_read';
+      return H_SLEEP;
+    }
+    if (typeof r === 'number') { e.ret = r; return H_CONT; }
+    e.data = r; e.ret = r.length;
+    return H_CONT;
+  }
   const dev = f.inode?.dev ?? '';
   if (dev === 'zero') { e.data = new Uint8Array(n); e.ret = n; m.now += n / 8; return H_CONT; }
   if (dev === 'urandom' || dev === 'random') {

@@ -81,7 +81,9 @@ export class DynEvent {
   /** the kprobe_events / dynamic_events line */
   line(): string {
     let s = this.ret ? 'r' : 'p';
-    if (this.ret && this.maxactive) s += this.maxactive;
+    // register_kretprobe() fills in the default maxactive, which the listing shows
+    const maxactive = this.rp ? this.rp.maxactive : this.maxactive;
+    if (this.ret && maxactive) s += maxactive;
     s += `:${this.group}/${this.name} ${this.where}`;
     for (const a of this.args) s += ` ${a.name}=${a.comm}`;
     return s + '\n';
@@ -118,7 +120,8 @@ export class DynEvent {
     const head = ret ? 3 : 2;
     for (const file of this.files) {
       file.commit(ctx, (b: RecordBuilder) => {
-        if (ret) { b.put(lay[4], regs.ip); b.put(lay[5], regs.parentIp); } else b.put(lay[4], regs.ip);
+        // __probe_ip / __probe_func is the probed address (tk->rp.kp.addr), __probe_ret_ip the return address
+        if (ret) { b.put(lay[4], this.addr); b.put(lay[5], regs.parentIp); } else b.put(lay[4], this.addr);
         this.args.forEach((a, i) => {
           const fl = lay[4 + head - 1 + i];
           const vs = values[i];

@@ -16,6 +16,7 @@ import { EventFilter, FilterField, FilterRec, parseFilter, filterErrorText } fro
 import { fieldGetters, FieldValue, CALL_SITE_CONTEXT } from './event_assign';
 import { parsePrintFmt, ParsedPrintFmt, renderPrintFmt, kernelSym, Rec, Val, PrintEnv } from './print_fmt';
 import { TraceArray } from './trace_array';
+import { kmem } from '../memory';
 import { RecView, RecordPrinter, OutIter, hexU } from './trace_output';
 
 export const EVENT_FILE_FL_ENABLED = 1, EVENT_FILE_FL_SOFT_MODE = 2, EVENT_FILE_FL_SOFT_DISABLED = 4,
@@ -255,7 +256,8 @@ export class EventFile {
     this.commit(ctx, (b) => {
       b.put(lay[n], this.ev.syscallNr ?? 0);
       if (exit) b.put(lay[n + 1], v);
-      else for (let i = n + 1; i < lay.length; i++) b.put(lay[i], argNum(regs.args[i - n - 1]));
+      // the registers hold what the caller passed: 32-bit C types zero-extended
+      else for (let i = n + 1; i < lay.length; i++) b.put(lay[i], regArg(regs.args[i - n - 1], lay[i].type));
     });
   }
 
@@ -286,10 +288,17 @@ export class EventFile {
   }
 }
 
-function argNum(v: unknown): number | bigint {
-  if (typeof v === 'number' || typeof v === 'bigint') return v;
-  if (typeof v === 'boolean') return v ? 1 : 0;
-  return 0;
+const INT32_TYPES = /^(int|unsigned int|unsigned|u32|s32|__u32|__s32|pid_t|uid_t|gid_t|key_t|mqd_t|clockid_t|timer_t|qid_t|key_serial_t|rwf_t|umode_t|mode_t)$/;
+
+/** A syscall argument as the register holds it. */
+function regArg(v: unknown, type: string): number | bigint {
+  let x: bigint;
+  if (typeof v === 'number') x = BigInt(Math.trunc(v));
+  else if (typeof v === 'bigint') x = v;
+  else if (typeof v === 'boolean') x = v ? 1n : 0n;
+  else if (v === null || v === undefined) x = 0n;
+  else x = BigInt(kmem.addrOf(v));
+  return INT32_TYPES.test(type) ? BigInt.asUintN(32, x) : BigInt.asUintN(64, x);
 }
 
 /** Common fields a filter may name besides the event's own (CPU / COMM). */

@@ -140,8 +140,8 @@ export function ipSym(ip: number, it: { symOffset: boolean; symAddr: boolean }):
   else {
     const mod = symbolModule(p.id);
     s = symbolName(p.id);
-    if (it.symOffset) s += `+0x${p.offset.toString(16)}/0x${p.size.toString(16)}`;
-    if (mod) s += ` [${mod}]`;
+    // sprint_symbol() (sym-offset) appends the module; kallsyms_lookup()'s name alone does not
+    if (it.symOffset) s += `+0x${p.offset.toString(16)}/0x${p.size.toString(16)}` + (mod ? ` [${mod}]` : '');
   }
   if (it.symAddr) s += ` <${hexU(ip).padStart(16, '0')}>`;
   return s;

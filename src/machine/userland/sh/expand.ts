@@ -82,7 +82,13 @@ function* paramValue(h: ExpandHost, u: U, p: Extract<WordPart, { k: 'param' }>):
 
 function* segments(h: ExpandHost, u: U, w: Word): G<(Seg | { fields: string[] })[]> {
   const out: (Seg | { fields: string[] })[] = [];
-  for (const p of w.parts) {
+  for (let pi = 0; pi < w.parts.length; pi++) {
+    let p = w.parts[pi];
+    // tilde expansion: an unquoted ~ or ~/ at the start of the word is $HOME
+    if (pi === 0 && p.k === 'lit' && !p.q && /^~(\/|$)/.test(p.s)) {
+      out.push({ s: h.get('HOME') ?? '/root', quoted: true, split: false });
+      p = { ...p, s: p.s.slice(1) };
+    }
     switch (p.k) {
       case 'lit': out.push({ s: p.s, quoted: p.q, split: false }); break;
       case 'param': {
