@@ -141,7 +141,8 @@ export class GraphConverter {
   private activate(t: TaskState, ts: number): void {
     t.active = true;
     this.activePids.add(t.pid);
-    this.t0 = ts; this.res.startTs = ts;
+    // the workload starts with the kernel entry of its execve (the syscall's first traced call)
+    this.t0 = t.stack.length ? t.stack[0].ts : ts; this.res.startTs = this.t0;
     this.res.calls.clear(); this.res.timeNs.clear(); this.res.shapeUses.clear();
     // what the root did before its execve (the launcher's fifo read) is not the workload's
     t.top = this.frame(-1, ''); t.topTimes = []; t.topCpus = []; t.entries = [];

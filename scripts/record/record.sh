@@ -8,7 +8,7 @@
 # Options: --setup 'SH' (untraced setup before each ad-hoc command), --name NAME (for one ad-hoc command),
 #          --no-convert (keep the raw traces only), --convert-only (re-run the converter on the raw traces)
 # Env: REC_WORK (guest image and raw traces, default /tmp/tapsim-record), SMP (default 4), MEM (MiB, 2048),
-#      IDLE_S (idle-system seconds, 5), BUF_KB (ring buffer per CPU, 40960)
+#      IDLE_S (idle-system seconds, 5), BUF_KB (ring buffer per CPU, 40960), BATCH (workloads per boot)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd)
 WORK=${REC_WORK:-/tmp/tapsim-record}; export WORK
@@ -45,14 +45,14 @@ else
 fi
 names=$(cut -f1 "$cat_run" | tr '\n' ' ')
 
-if [ $convert_only = 0 ]; then
-  start=$(date +%s)
-  bash "$here/image.sh"
+# one boot: record the workloads of catalogue file $1 (and the system snapshot unless $2 = nosystem),
+# pull the raw traces out of the guest disk into $raw
+boot_batch() {
   cd "$WORK"
-  # the guest disk: a fresh copy of the image each run (2 GiB used of 6), the catalogue and recorder
   mkdir -p rootfs/root/rec
   cp "$here/guest/recorder.sh" rootfs/root/rec/recorder.sh
-  cp "$cat_run" rootfs/root/rec/catalogue
+  cp "$1" rootfs/root/rec/catalogue
+  rm -f rootfs/root/rec/nosystem; [ "${2:-}" = nosystem ] && touch rootfs/root/rec/nosystem
   cat > rootfs/sbin/recorder-run <<RUN
 #!/bin/sh
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
@@ -60,33 +60,50 @@ rm -rf /var/tmp/rec
 # the 1 GiB /swapfile of /etc/fstab (made here: a file copied in by mke2fs -d may have holes)
 grep -q swapfile /proc/swaps || { rm -f /swapfile; fallocate -l 1G /swapfile; chmod 600 /swapfile; mkswap /swapfile >/dev/null; swapon /swapfile; }
 # a clean environment for the recorder and its workloads (no LANG: the C locale, as the model has)
-env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=vt220 \
+env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=vt220 \\
   sh /root/rec/recorder.sh /root/rec/catalogue /var/tmp/rec ${IDLE_S:-5} ${BUF_KB:-40960}
 sync; echo o > /proc/sysrq-trigger
 RUN
   chmod +x rootfs/sbin/recorder-run
   rm -f disk.img && truncate -s 6G disk.img && echo 'start=2048, type=83' | sfdisk -q disk.img
   mke2fs -q -F -t ext4 -E offset=1048576 -d rootfs -L root disk.img 6290432k
-  echo "record: booting the guest (SMP=${SMP:-4}, MEM=${MEM:-2048}) for: $names" >&2
+  echo "record: booting the guest (SMP=${SMP:-4}, MEM=${MEM:-2048}) for: $(cut -f1 "$1" | tr '\n' ' ')" >&2
+  : > "$WORK/console.log"
   timeout 14400 qemu-system-x86_64 -m "${MEM:-2048}" -smp "${SMP:-4}" -kernel img/boot/vmlinuz-6.1.0-56-amd64 -initrd initrd.gz \
     -drive file=disk.img,if=none,id=d0,format=raw -device ahci,id=ahci -device ide-hd,drive=d0,bus=ahci.0 \
     -append "console=ttyS0 quiet panic=-1 nokaslr tsc=reliable systemd.show_status=0" \
     -display none -monitor none -serial "file:$WORK/console.log" -no-reboot &
   qpid=$!
   # progress lines of the recorder
-  sleep 1; tail -n +1 -f "$WORK/console.log" --pid=$qpid 2>/dev/null | grep --line-buffered '^== rec' >&2 || true
+  tail -n +1 -f "$WORK/console.log" --pid=$qpid 2>/dev/null | grep --line-buffered '^== rec' >&2 || true
   wait $qpid || true
+  cat "$WORK/console.log" >> "$WORK/console.all.log"
   # pull the raw traces out of the guest disk (no mount needed)
   mkdir -p "$raw"
   rm -rf "$WORK/pull" && mkdir -p "$WORK/pull"
   debugfs -R "rdump /var/tmp/rec $WORK/pull" "disk.img?offset=1048576" >/dev/null 2>&1
-  [ -d "$WORK/pull/rec" ] || { echo "record: the guest left no recordings (see $WORK/console.log)" >&2; exit 1; }
+  [ -d "$WORK/pull/rec" ] || { echo "record: the guest left no recordings (see $WORK/console.log)" >&2; return 1; }
   for d in "$WORK"/pull/rec/*; do rm -rf "$raw/$(basename "$d")"; mv "$d" "$raw/"; done
-  echo "record: guest run took $(( $(date +%s) - start )) s; raw traces in $raw" >&2
-fi
+}
 
-if [ $convert = 1 ]; then
-  cd "$repo"
-  [ -f dist/scripts/record/convert.js ] || npx tsc -p .
-  node dist/scripts/record/convert.js --raw "$raw" --out "$repo/data/recordings" $names
+convert_names() {
+  [ $convert = 1 ] || return 0
+  (cd "$repo" && { [ -f dist/scripts/record/convert.js ] || npx tsc -p .; } && node dist/scripts/record/convert.js --raw "$raw" --out "$repo/data/recordings" "$@")
+}
+
+if [ $convert_only = 0 ]; then
+  start=$(date +%s)
+  bash "$here/image.sh"
+  # BATCH workloads per boot (default all): each boot's recordings are pulled and converted before
+  # the next, so a long catalogue yields data as it goes; the system snapshot is taken in the first
+  n=$(wc -l < "$cat_run"); per=${BATCH:-$n}; i=0; sys=
+  while [ $i -lt "$n" ]; do
+    sed -n "$((i + 1)),$((i + per))p" "$cat_run" > "$WORK/catalogue.batch"
+    boot_batch "$WORK/catalogue.batch" $sys || exit 1
+    convert_names $(cut -f1 "$WORK/catalogue.batch")
+    i=$((i + per)); sys=nosystem
+  done
+  echo "record: took $(( $(date +%s) - start )) s; raw traces in $raw" >&2
+else
+  convert_names $names
 fi

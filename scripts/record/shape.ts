@@ -95,3 +95,9 @@ export function countShapeCalls(shapes: readonly string[], id: number, times: nu
   };
   walk(nodes, times);
 }
+
+/** A shape with names for ids (for reading and tests): `x64_sys_call(__x64_sys_close) @3 !sched_process_exit`. */
+export function shapeWithNames(text: string, functions: readonly string[], events: readonly string[] = []): string {
+  return text.replace(/(^|[ (])([@!]?)(\d+)/g, (_m, pre: string, sigil: string, d: string) =>
+    `${pre}${sigil}${sigil === '@' ? d : sigil === '!' ? (events[Number(d)] ?? d) : (functions[Number(d)] ?? d)}`);
+}

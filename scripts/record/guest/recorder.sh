@@ -5,7 +5,8 @@
 # CATALOGUE lines: NAME<TAB>FLAGS<TAB>SETUP<TAB>COMMAND ('-' for an empty field; FLAGS: comma list,
 # 'nograph' skips the function_graph run, 'nostrace' the strace run).
 # Per workload, three runs of COMMAND (after SETUP, untraced, each time):
-#   graph/   function_graph, system-wide, funcgraph-proc/-abstime/-tail/-irqs, with only the
+#   graph/   function_graph following the launcher and its descendants (set_ftrace_pid, function-fork;
+#            system-wide for 'background' workloads), funcgraph-proc/-abstime/-tail/-irqs, with only the
 #            sched_process_fork/exec/exit events (to know the workload's task tree); no other events,
 #            so the counted functions are not inflated by tracepoint machinery (__traceiter_*, ...)
 #   events/  every tracepoint event (events/enable) system-wide with its fields, /proc/vmstat
@@ -17,6 +18,7 @@ CAT=$1; OUT=$2; IDLE_S=${3:-5}; BUF_KB=${4:-40960}
 T=/sys/kernel/tracing
 mkdir -p "$OUT"
 log() { echo "== rec $(date +%T) $*" > /dev/ttyS0; }
+logrun() { echo "== rec $(date +%T)   $NAME: $1 run done" > /dev/ttyS0; }
 now() { date +%s.%N; }
 
 tr_reset() {
@@ -25,12 +27,13 @@ tr_reset() {
   echo 0 > $T/events/enable
   echo > $T/set_ftrace_pid; echo > $T/set_event_pid; echo > $T/set_ftrace_filter
   echo 0 > $T/options/overwrite
+  echo 0 > $T/options/function-fork; echo 0 > $T/options/event-fork; PIDFILTER=
   echo > $T/trace
 }
 
-# ps of every process with its parent (to find the workload's descendants)
+# the descendants of a process, from /proc/PID/task/*/children (cheap under TCG, unlike ps)
 descendants() {
-  ps -e -o pid=,ppid= | awk -v root="$1" '{p[$1]=$2} END {n=1; s[root]=1; ch=1; while (ch) {ch=0; for (k in p) if (!(k in s) && (p[k] in s)) {s[k]=1; ch=1}} for (k in s) if (k != root) print k}'
+  for c in $(cat /proc/$1/task/*/children 2>/dev/null); do echo $c; descendants $c; done
 }
 
 # the workload runs with stdin /dev/null, stdout/stderr the serial console (a tty, as a user at a
@@ -52,6 +55,9 @@ launch() {
   # tracing starts once the launcher waits in the fifo's open (its own exec of sh is over): the
   # first execve the traces show is the workload's
   n=0; until grep -q fifo_open /proc/$PID/wchan 2>/dev/null || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done
+  # the graph run follows the launcher and its descendants only (function-fork, event-fork): far less
+  # to trace and read back under TCG than the whole system
+  [ -n "$PIDFILTER" ] && { echo $PID > $T/set_ftrace_pid; echo $PID > $T/set_event_pid; }
   echo 1 > $T/tracing_on
   T0=$(now)
   echo go > /tmp/rec-go
@@ -80,10 +86,11 @@ run_graph() {
   echo function_graph > $T/current_tracer
   for o in funcgraph-proc funcgraph-abstime funcgraph-tail funcgraph-irqs funcgraph-cpu funcgraph-duration; do echo 1 > $T/options/$o; done
   for e in sched_process_fork sched_process_exec sched_process_exit; do echo 1 > $T/events/sched/$e/enable; done
+  case ",$FLAGS," in *,background,*) PIDFILTER=;; *) PIDFILTER=1; echo 1 > $T/options/function-fork; echo 1 > $T/options/event-fork;; esac
   launch
   save_stats "$d"; meta "$d"
   cat $T/trace | gzip -1 > "$d/trace.gz"
-  tr_reset
+  tr_reset; logrun graph
 }
 
 run_events() {
@@ -97,7 +104,7 @@ run_events() {
   echo 0 > $T/events/enable
   save_stats "$d"; meta "$d"
   cat $T/trace | gzip -1 > "$d/trace.gz"
-  tr_reset
+  tr_reset; logrun events
 }
 
 run_strace() {
@@ -119,7 +126,7 @@ run_strace() {
   wait $PID; STATUS=$?
   T1=$(now)
   rm -f "$d"/maps/*.tmp
-  meta "$d"
+  meta "$d"; logrun strace
 }
 
 snapshot_system() {
@@ -155,7 +162,7 @@ snapshot_idle() {
 
 log "recorder start: $(nproc) CPUs, $(uname -r)"
 sleep 3
-if [ ! -s "$OUT/system/kallsyms" ]; then snapshot_system; snapshot_idle; log "system snapshot done"; fi
+if [ ! -e /root/rec/nosystem ]; then snapshot_system; snapshot_idle; log "system snapshot done"; fi
 tab=$(printf '\t')
 while IFS="$tab" read -r NAME FLAGS SETUP CMD; do
   case "$NAME" in ''|\#*) continue;; esac
