@@ -8,7 +8,8 @@
 # Options: --setup 'SH' (untraced setup before each ad-hoc command), --name NAME (for one ad-hoc command),
 #          --no-convert (keep the raw traces only), --convert-only (re-run the converter on the raw traces)
 # Env: REC_WORK (guest image and raw traces, default /tmp/tapsim-record), SMP (default 4), MEM (MiB, 2048),
-#      IDLE_S (idle-system seconds, 5), BUF_KB (ring buffer per CPU, 40960), BATCH (workloads per boot)
+#      IDLE_S (idle-system seconds, 5), BUF_KB (ring buffer per CPU, 40960), BATCH (workloads per boot),
+#      REC_NOSYSTEM=1 (skip the system snapshot and idle rates)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd)
 WORK=${REC_WORK:-/tmp/tapsim-record}; export WORK
@@ -38,7 +39,8 @@ if [ ${#cmds[@]} -gt 0 ]; then
     printf '%s\t-\t%s\t%s\n' "$n" "$setup" "$c" >> "$cat_run"
   done
 elif [ -n "$only" ]; then
-  awk -F'\t' -v only=",$only," 'index(only, "," $1 ",")' "$here/catalogue.tsv" > "$cat_run"
+  : > "$cat_run"   # in the order given
+  for w in $(echo "$only" | tr ',' ' '); do awk -F'\t' -v w="$w" '$1 == w' "$here/catalogue.tsv" >> "$cat_run"; done
   [ -s "$cat_run" ] || { echo "record: no catalogue workload named $only" >&2; exit 2; }
 else
   grep -v '^#' "$here/catalogue.tsv" | grep -v '^$' > "$cat_run"
@@ -71,7 +73,7 @@ RUN
   : > "$WORK/console.log"
   timeout 14400 qemu-system-x86_64 -m "${MEM:-2048}" -smp "${SMP:-4}" -kernel img/boot/vmlinuz-6.1.0-56-amd64 -initrd initrd.gz \
     -drive file=disk.img,if=none,id=d0,format=raw -device ahci,id=ahci -device ide-hd,drive=d0,bus=ahci.0 \
-    -append "console=ttyS0 quiet panic=-1 nokaslr tsc=reliable systemd.show_status=0" \
+    -append "console=ttyS0 quiet panic=-1 nokaslr tsc=reliable no_timer_check systemd.show_status=0" \
     -display none -monitor none -serial "file:$WORK/console.log" -no-reboot &
   qpid=$!
   # progress lines of the recorder
@@ -96,7 +98,7 @@ if [ $convert_only = 0 ]; then
   bash "$here/image.sh"
   # BATCH workloads per boot (default all): each boot's recordings are pulled and converted before
   # the next, so a long catalogue yields data as it goes; the system snapshot is taken in the first
-  n=$(wc -l < "$cat_run"); per=${BATCH:-$n}; i=0; sys=
+  n=$(wc -l < "$cat_run"); per=${BATCH:-$n}; i=0; sys=; [ "${REC_NOSYSTEM:-}" = 1 ] && sys=nosystem
   while [ $i -lt "$n" ]; do
     sed -n "$((i + 1)),$((i + per))p" "$cat_run" > "$WORK/catalogue.batch"
     boot_batch "$WORK/catalogue.batch" $sys || exit 1
