@@ -69,8 +69,25 @@ export interface FidelityRow {
 const sum = (m: ReadonlyMap<string, number>): number => { let s = 0; for (const v of m.values()) s += v; return s; };
 const distinct = (m: ReadonlyMap<string, number>): number => { let n = 0; for (const v of m.values()) if (v > 0) n++; return n; };
 
+/**
+ * Functions that run only because a tracer attached to a tracepoint (`__traceiter_X` calls X's probes):
+ * the recorder's own (pid filters probe sched_switch/sched_wakeup; the graph run enables the
+ * sched_process_* events) and the simulated side's counting probes. Left out on both sides.
+ */
+export function isTracerArtifact(fn: string): boolean {
+  return fn.startsWith('__traceiter_');
+}
+
+function withoutArtifacts(m: ReadonlyMap<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of m) if (!isTracerArtifact(k)) out.set(k, v);
+  return out;
+}
+
 /** Compare a simulated run with the real recording. */
-export function compareSides(sim: FidelitySide, real: FidelitySide, top = 10): FidelityRow {
+export function compareSides(simSide: FidelitySide, realSide: FidelitySide, top = 10): FidelityRow {
+  const sim = { ...simSide, functions: withoutArtifacts(simSide.functions) };
+  const real = { ...realSide, functions: withoutArtifacts(realSide.functions) };
   const diff: [string, number][] = [];
   for (const [k, v] of real.functions) diff.push([k, v - (sim.functions.get(k) ?? 0)]);
   for (const [k, v] of sim.functions) if (!real.functions.has(k)) diff.push([k, -v]);

@@ -27,7 +27,7 @@ describe('fidelity: arithmetic', () => {
     expect(editSimilarity([], [])).to.equal(1);
   });
   it('compares two sides: distinct functions, calls, faults and the largest differences', () => {
-    const real = { functions: M({ f: 10, handle_mm_fault: 5, g: 1 }), events: M({ sched_switch: 2 }), syscalls: ['execve', 'brk', 'exit_group'] };
+    const real = { functions: M({ f: 10, handle_mm_fault: 5, g: 1, __traceiter_sched_switch: 7 }), events: M({ sched_switch: 2 }), syscalls: ['execve', 'brk', 'exit_group'] };
     const sim = { functions: M({ f: 4, h: 2 }), events: M({ sched_switch: 2 }), syscalls: ['execve', 'exit_group'] };
     const row = compareSides(sim, real);
     expect(row.functionJaccard).to.equal(4 / 18);
