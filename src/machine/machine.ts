@@ -10,21 +10,21 @@
  */
 import type { CpuContext } from '../kernel/current';
 import { kernelHz } from '../kernel/config';
-import { EventQueue, QEvent } from './events';
-import { Prng } from './prng';
-import { KStack, Task, Process, Env, TASK_RUNNING, SysResult } from './task';
-import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH } from './kexec';
-import { Sched } from './sched';
-import { Procs } from './procs';
-import { MemSys } from './mm';
-import { Fs } from './fs';
-import { BlockLayer } from './block';
-import { Net } from './net';
-import { runUser } from './user';
-import './paths';
-import './hooks';
-import './retvals';
-import { installKobjectHooks } from './kobjects';
+import { EventQueue, QEvent } from './core/events';
+import { Prng } from './core/prng';
+import { KStack, Task, Process, Env, TASK_RUNNING, SysResult } from './include/sched';
+import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH } from './paths/kexec';
+import { Sched } from './kernel/sched/fair';
+import { Procs } from './process/procs';
+import { MemSys } from './mm/mm';
+import { Fs } from './include/fs';
+import { BlockLayer } from './block/core';
+import { Net } from './include/net';
+import { runUser } from './process/user';
+import './paths/templates';
+import './fs/read_write';
+import './paths/retvals';
+import { installKobjectHooks } from './paths/kobjects';
 installKobjectHooks();
 
 export interface MachineOptions {
@@ -137,7 +137,7 @@ export class Machine {
     this.procs.boot();
     if (opts.defaultSystem ?? true) {
       // eslint-disable-next-line @typescript-eslint/no-var-requires
-      (require('./workload') as typeof import('./workload')).startDefaultSystem(this);
+      (require('./userland/workload') as typeof import('./userland/workload')).startDefaultSystem(this);
     }
   }
 

@@ -4,9 +4,9 @@ import { pathNames, pathItems } from '../../src/machine/paths/dsl';
 import { functionId, FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceSetFilter, resetFtrace } from '../../src/kernel/ftrace';
 import { findEvent, tracepoint, tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
 import { symbolName, lookupAddr, isFunction } from '../../src/kernel/kallsyms';
-import { parseShell } from '../../src/machine/shell';
-import '../../src/machine/hooks';
-import { hookDefined, condDefined } from '../../src/machine/kexec';
+import { parseShell } from '../../src/machine/userland/shell';
+import '../../src/machine/fs/read_write';
+import { hookDefined, condDefined } from '../../src/machine/paths/kexec';
 import { matchInlined } from '../../src/kernel/inline_sites';
 
 describe('machine: path data', () => {

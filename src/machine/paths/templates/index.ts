@@ -1,0 +1,5 @@
+import './core';
+import './sys';
+import './mm';
+import './net';
+export * from '../dsl';
