@@ -9,7 +9,7 @@
 import type { Machine } from '../machine/machine';
 import type { Process } from '../machine/include/sched';
 import type { U } from '../machine/process/user';
-import { SIGCHLD } from '../machine/include/sched';
+import { SIGCHLD } from '../machine/include/signal';
 
 const STAPIO = '/usr/libexec/systemtap/stapio';
 

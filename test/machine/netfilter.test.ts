@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
-import '../../src/machine/fs/read_write';
 import {
   NfNet, NfHookOps, NfHookFn, nfRegisterNetHook, nfUnregisterNetHook,
   NFPROTO_IPV4, NFPROTO_ARP, NFPROTO_BRIDGE, NF_INET_PRE_ROUTING, NF_INET_LOCAL_IN, NF_INET_LOCAL_OUT,

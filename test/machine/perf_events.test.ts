@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
-import '../../src/machine/fs/read_write';
 import type { CpuContext } from '../../src/kernel/current';
 import type { Task } from '../../src/machine/include/sched';
 import {

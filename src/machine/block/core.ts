@@ -1,24 +1,27 @@
 /**
- * The block layer and the disk behind /dev/sda: bios become requests on the submitting CPU's
- * plug, are dispatched to the device (mq-deadline insert, issue), served in order with a
- * latency + bandwidth model, and complete through the disk interrupt and BLOCK_SOFTIRQ.
+ * The block layer (block/blk-core.c, blk-mq.c): bios become requests on the submitting CPU's
+ * plug, are inserted and dispatched to the device one by one (the disk driver,
+ * drivers/disk.ts, serves them), and complete through the disk interrupt and BLOCK_SOFTIRQ,
+ * waking the waiters and marking the page-cache pages up to date; the `struct request` /
+ * `struct bio` the block tracepoints see.
  */
-import type { Machine, Cpu } from '../machine';
-import type { Inode } from '../include/fs';
-import type { Task } from '../include/sched';
-import { newEnv } from '../paths/kexec';
+import type { CpuMachine, Cpu } from '../include/cpu';
+import type { BlkRequest } from '../include/blkdev';
+import { Semantics } from '../paths/semantics';
+import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
+import { pushWakeups } from '../kernel/sched/core';
 import { kmem } from '../../kernel/memory';
 
-export interface BlkRequest {
-  ino: Inode | null;
-  pages: number[];
-  write: boolean;
-  swap: boolean;
-  sector: number;
-  bytes: number;
-  cpu: number;
-  /** tasks to wake at completion */
-  waiters: Task[];
+/** A block device as the block layer drives it: its driver takes a request (ahci_qc_issue). */
+export interface BlockDevice {
+  issue(r: BlkRequest): void;
+  /** time to serve a request, ns (the swap-in wait uses it) */
+  readonly latencyNs: number;
+}
+
+/** The machine as the block layer uses it. */
+export interface BlockMachine extends CpuMachine {
+  readonly blk: BlockLayer;
 }
 
 export class BlockLayer {
@@ -26,12 +29,8 @@ export class BlockLayer {
   readonly plugs: BlkRequest[][];
   /** completed requests waiting for BLOCK_SOFTIRQ per CPU */
   readonly done: BlkRequest[][];
-  busyUntil = 0;
-  /** device latency and bandwidth */
-  latencyNs = 90000;
-  bytesPerNs = 0.5; // 500 MB/s
-  readonly stats = { reads: 0, writes: 0, sectorsRead: 0, sectorsWritten: 0, inflight: 0 };
-  constructor(private m: Machine) {
+  /** @param disk the device behind /dev/sda (drivers/disk.ts) */
+  constructor(m: CpuMachine, readonly disk: BlockDevice) {
     this.plugs = m.cpus.map(() => []);
     this.done = m.cpus.map(() => []);
   }
@@ -49,20 +48,8 @@ export class BlockLayer {
 
   /** The driver issues request r to the device (ahci_qc_issue). */
   issue(r: BlkRequest): void {
-    const start = Math.max(this.m.now, this.busyUntil);
-    const seq = this.lastSector === r.sector ? 0.25 : 1;
-    const done = start + this.latencyNs * seq + r.bytes / this.bytesPerNs;
-    this.busyUntil = done;
-    this.lastSector = r.sector + r.bytes / 512;
-    this.stats.inflight++;
-    if (r.write) { this.stats.writes++; this.stats.sectorsWritten += r.bytes / 512; } else { this.stats.reads++; this.stats.sectorsRead += r.bytes / 512; }
-    this.m.schedule(done, () => {
-      this.stats.inflight--;
-      const cpu = this.m.cpus[r.cpu];
-      this.m.irq(cpu, 'blk_irq', newEnv('blk_irq', { req: r, irq: 16 }));
-    });
+    this.disk.issue(r);
   }
-  private lastSector = -1;
 }
 
 // ---------------------------------------------------------------- struct request / struct bio
@@ -107,3 +94,56 @@ export function requestAddr(r: BlkRequest | undefined): number {
     kmem.setField(a, T, 'internal_tag', -1);
   });
 }
+
+// ---------------------------------------------------------------- the paths' hooks
+
+export const block = new Semantics<BlockMachine>('block/core');
+
+block.hook('bio_queued', (m, c, _t, e) => {
+  m.blk.queue(c, e.req as BlkRequest);
+  return H_CONT;
+});
+block.hook('rq_insert_each', (m, c, t, e) => {
+  const list = m.blk.plugs[c.id];
+  for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_insert', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
+  return list.length ? H_PUSHED : H_CONT;
+});
+block.hook('rq_dispatch_each', (m, c, t, e) => {
+  const list = m.blk.takePlug(c);
+  for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_queue', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
+  return list.length ? H_PUSHED : H_CONT;
+});
+block.hook('dev_issue', (m, _c, _t, e) => {
+  m.blk.issue(e.req as BlkRequest);
+  return H_CONT;
+});
+block.tpArgs('block_rq_issue', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
+block.tpArgs('block_rq_insert', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
+block.tpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest), 0, (e.req as BlkRequest | undefined)?.bytes ?? 0]);
+block.tpArgs('block_bio_queue', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
+block.tpArgs('block_getrq', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
+block.hook('blk_irq', (m, c, _t, e) => {
+  m.blk.done[c.id].push(e.req as BlkRequest);
+  c.softirqPending |= 1 << 4; // BLOCK_SOFTIRQ
+  return H_CONT;
+});
+block.hook('blk_done', (m, c, t, e) => {
+  const list = m.blk.done[c.id].splice(0);
+  for (const req of list) pushPath(c.ks, 'blk_end_request', newEnv('blk_end', { req, swapio: req.swap }));
+  return list.length ? H_PUSHED : H_CONT;
+});
+block.cond('swapio', (_m, _c, _t, e) => e.swapio === true);
+block.hook('bio_done', (m, c, _t, e) => {
+  const req = e.req as BlkRequest;
+  const ino = req.ino;
+  const wake = [...req.waiters];
+  if (ino) {
+    for (const i of req.pages) if (ino.pc[i] === 3) ino.pc[i] = 1; else if (ino.pc[i] === 4) ino.pc[i] = 1;
+    wake.push(...ino.waiters.splice(0));
+  }
+  return pushWakeups(c, wake);
+});
+block.hook('flush_plug', (m, c) => {
+  for (const r of m.blk.takePlug(c)) m.blk.issue(r);
+  return H_CONT;
+});

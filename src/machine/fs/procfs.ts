@@ -1,9 +1,9 @@
 /** /proc and /proc/sys/vm: generated from the machine's live state. */
-import type { Machine } from '../machine';
-import type { Fs } from '../include/fs';
+import type { Fs, FsMachine } from './namei';
+import type { Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 
-export function populateProc(m: Machine, fs: Fs): void {
+export function populateProc(m: FsMachine, fs: Fs): void {
   fs.mkdirp('/proc/sys/vm', 'proc');
   fs.mkdirp('/proc/sys/kernel', 'proc');
   const up = () => (m.now / 1e9);
@@ -43,8 +43,8 @@ export function populateProc(m: Machine, fs: Fs): void {
   fs.procFile('/proc/sys/kernel/pid_max', () => '4194304\n');
 }
 
-function dropCaches(m: Machine, fs: Fs): void {
-  const walk = (d: import('../include/fs').Inode) => {
+function dropCaches(m: FsMachine, fs: Fs): void {
+  const walk = (d: Inode) => {
     if (!d.children) return;
     for (const c of d.children.values()) {
       if (c.isDir && c !== d) walk(c);

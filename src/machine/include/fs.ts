@@ -1,13 +1,13 @@
 /**
- * The simulated filesystem: one tree (ext4 root on /dev/sda1, procfs at /proc, devtmpfs at
- * /dev, sysfs at /sys, tmpfs at /tmp), inodes with contents, directories, symlinks, device
- * nodes, and open file descriptions. Regular files on the ext4 root live on /dev/sda (each file
- * has a disk extent) and are read through the page cache (mm.ts) and the block layer.
- * Synthetic files (`gen`) produce deterministic content without storing it.
+ * Files (include/linux/fs.h): inodes with contents, directories, symlinks and device nodes, and
+ * open file descriptions (struct file).  Regular files on the ext4 root live on /dev/sda (each
+ * file has a disk extent) and are read through the page cache (mm/filemap.ts, whose per-page
+ * state is `Inode.pc`) and the block layer.  Synthetic files (`gen`) produce deterministic
+ * content without storing it.  The tree and its lookups are fs/namei.ts.
  */
-import type { Machine } from '../machine';
 import type { Pipe } from './pipe_fs_i';
 import type { Sock } from './net';
+import type { WaitQueue } from './wait';
 
 export const S_IFMT = 0o170000, S_IFREG = 0o100000, S_IFDIR = 0o040000, S_IFLNK = 0o120000,
   S_IFCHR = 0o020000, S_IFBLK = 0o060000, S_IFIFO = 0o010000;
@@ -45,7 +45,7 @@ export class Inode {
   cachedPages = 0;
   dirtyPages = 0;
   /** tasks waiting for I/O on this inode's pages */
-  waiters: import('./sched').Task[] = [];
+  waiters: WaitQueue = [];
   constructor(ino: number, mode: number, fs: FsType, now: number) {
     this.ino = ino;
     this.mode = mode;
@@ -140,193 +140,12 @@ export class ConsoleFile extends OpenFile {
   }
 }
 
-export interface FsStat {
-  files: number;
-}
+/** open(2) flags (include/uapi/asm-generic/fcntl.h). */
+export const O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0o100, O_EXCL = 0o200, O_TRUNC = 0o1000,
+  O_APPEND = 0o2000, O_DIRECTORY = 0o200000, O_DIRECT = 0o40000;
 
-/** Full path -> its normalised components (Fs.parts), bounded */
-const partsMemo = new Map<string, readonly string[]>();
-const PARTS_MEMO_MAX = 4096;
-
-function splitPath(full: string): string[] {
-  const out: string[] = [];
-  const n = full.length;
-  let i = 0;
-  while (i < n) {
-    let j = full.indexOf('/', i);
-    if (j < 0) j = n;
-    if (j > i) {
-      const s = full.slice(i, j);
-      if (s === '..') out.pop();
-      else if (s !== '.') out.push(s);
-    }
-    i = j + 1;
-  }
-  return out;
-}
-
-export class Fs {
-  readonly root: Inode;
-  private nextIno = 2;
-  /** next free disk block on /dev/sda1 for file extents */
-  nextBlock = 1 << 16;
-  readonly sdaBlocks = 64 * 1024 * 1024 / 4; // 64 GiB disk
-  /** inodes with dirty page-cache pages */
-  readonly dirty = new Set<Inode>();
-  constructor(private m: Machine) {
-    this.root = this.mk(S_IFDIR | 0o755, 'ext4');
-    this.root.parent = this.root;
-    (require('../userland/fstree') as typeof import('../userland/fstree')).populate(m, this);
-  }
-
-  mk(mode: number, fs: FsType): Inode {
-    const ino = (fs === 'ext4' && this.nextIno === 2) ? 2 : this.nextIno;
-    this.nextIno = Math.max(this.nextIno, ino) + 1;
-    return new Inode(ino, mode, fs, this.m.now);
-  }
-
-  /**
-   * Split and normalise a path relative to cwd. The result is shared (memoized per full path:
-   * workloads resolve the same few paths over and over): callers must not modify it.
-   */
-  static parts(p: string, cwd: string): readonly string[] {
-    const full = p.charCodeAt(0) === 47 /* '/' */ ? p : `${cwd}/${p}`;
-    let out = partsMemo.get(full);
-    if (out !== undefined) return out;
-    out = splitPath(full);
-    if (partsMemo.size >= PARTS_MEMO_MAX) partsMemo.clear();
-    partsMemo.set(full, out);
-    return out;
-  }
-
-  /** Resolve a path to an inode (following symlinks, except a final one when nofollow). */
-  lookup(p: string, cwd = '/', nofollow = false, depth = 0): Inode | null {
-    if (depth > 8) return null;
-    const parts = Fs.parts(p, cwd);
-    return this.walkParts(parts, parts.length, nofollow, depth);
-  }
-
-  /** Resolve the first `n` components of a split absolute path (see lookup). */
-  private walkParts(parts: readonly string[], n: number, nofollow: boolean, depth: number): Inode | null {
-    let cur = this.root;
-    // the path walked so far (needed only to resolve a relative symlink): `base` followed by
-    // '/' + parts[k] for each k in [from, i), built only when a symlink is met
-    let base = '';
-    let from = 0;
-    for (let i = 0; i < n; i++) {
-      if (!cur.isDir || !cur.children) return null;
-      const nx = cur.children.get(parts[i]);
-      if (!nx) return null;
-      if (nx.isLnk && (i < n - 1 || !nofollow)) {
-        let curPath = base;
-        for (let k = from; k < i; k++) curPath += '/' + parts[k];
-        const tgt = nx.target.startsWith('/') ? nx.target : `${curPath}/${nx.target}`;
-        const r = this.lookup(tgt, '/', false, depth + 1);
-        if (!r) return null;
-        cur = r;
-        base = '/' + Fs.parts(tgt, '/').join('/');
-        from = i + 1;
-        continue;
-      }
-      cur = nx;
-    }
-    return cur;
-  }
-
-  /** The parent directory inode and final name of a path. */
-  lookupParent(p: string, cwd = '/'): { dir: Inode; name: string } | null {
-    const parts = Fs.parts(p, cwd);
-    if (!parts.length) return null;
-    const name = parts[parts.length - 1];
-    // = lookup('/' + all but the last component)
-    const dir = this.walkParts(parts, parts.length - 1, false, 0);
-    if (!dir || !dir.isDir) return null;
-    return { dir, name };
-  }
-
-  /** Create (or return) a node under dir. */
-  link(dir: Inode, name: string, ino: Inode): Inode {
-    dir.children!.set(name, ino);
-    if (ino.parent === null) ino.parent = dir;
-    if (ino.isDir) dir.nlink++;
-    dir.mtime = this.m.now;
-    return ino;
-  }
-
-  /** mkdir -p style helper for building the tree. */
-  mkdirp(p: string, fs: FsType = 'ext4', mode = 0o755): Inode {
-    let cur = this.root;
-    for (const s of Fs.parts(p, '/')) {
-      let nx = cur.children!.get(s);
-      if (!nx) nx = this.link(cur, s, this.mk(S_IFDIR | mode, fs === 'ext4' ? cur.fs : fs));
-      cur = nx;
-    }
-    if (fs !== 'ext4') cur.fs = fs;
-    return cur;
-  }
-
-  /** Create a regular file with contents (string, bytes, or synthetic generator + size). */
-  createFile(p: string, content: string | Uint8Array | { size: number; gen: (off: number, len: number) => Uint8Array }, mode = 0o644, fs?: FsType): Inode {
-    const pp = this.lookupParent(p)!;
-    const ino = this.mk(S_IFREG | mode, fs ?? pp.dir.fs);
-    if (typeof content === 'string' || content instanceof Uint8Array) {
-      const b = typeof content === 'string' ? Buffer.from(content, 'latin1') : Buffer.from(content);
-      ino.data = b;
-      ino.size = b.length;
-    } else {
-      ino.gen = content.gen;
-      ino.size = content.size;
-    }
-    this.allocExtent(ino);
-    this.link(pp.dir, pp.name, ino);
-    return ino;
-  }
-
-  allocExtent(ino: Inode): void {
-    if (ino.fs !== 'ext4') return;
-    ino.diskBlock = this.nextBlock;
-    this.nextBlock += Math.max(16, Math.ceil(ino.size / PAGE) + 64);
-  }
-
-  symlink(p: string, target: string): Inode {
-    const pp = this.lookupParent(p)!;
-    const ino = this.mk(S_IFLNK | 0o777, pp.dir.fs);
-    ino.target = target;
-    ino.size = target.length;
-    return this.link(pp.dir, pp.name, ino);
-  }
-
-  procFile(p: string, show: () => string, store?: (s: string) => number, mode = 0o444): Inode {
-    const pp = this.lookupParent(p)!;
-    const ino = this.mk(S_IFREG | mode, pp.dir.fs);
-    ino.show = show;
-    ino.store = store ?? null;
-    return this.link(pp.dir, pp.name, ino);
-  }
-
-  devNode(p: string, dev: string, blk: boolean, major: number, minor: number, mode = 0o666): Inode {
-    const pp = this.lookupParent(p)!;
-    const ino = this.mk((blk ? S_IFBLK : S_IFCHR) | mode, 'devtmpfs');
-    ino.dev = dev;
-    ino.rdev = (major << 8) | minor;
-    return this.link(pp.dir, pp.name, ino);
-  }
-
-  devNullFile(): OpenFile {
-    return new OpenFile('dev', this.lookup('/dev/null'), 2);
-  }
-
-  /** Absolute path of an inode (for /proc/PID/cwd and pwd). */
-  pathOf(ino: Inode): string {
-    const parts: string[] = [];
-    let cur = ino;
-    for (let i = 0; i < 64 && cur !== this.root; i++) {
-      const par = cur.parent!;
-      let name = '?';
-      for (const [k, v] of par.children!) if (v === cur) { name = k; break; }
-      parts.unshift(name);
-      cur = par;
-    }
-    return '/' + parts.join('/');
-  }
+/** What stat(2) returns (struct stat's fields the programs use). */
+export interface StatInfo {
+  ino: number; mode: number; nlink: number; uid: number; gid: number; size: number;
+  mtime: number; isDir: boolean; isReg: boolean; isLnk: boolean; isChr: boolean; isBlk: boolean; rdev: number;
 }

@@ -1,11 +1,11 @@
 /**
- * Loopback networking (127.0.0.1 only): AF_INET stream (TCP), datagram (UDP) and raw ICMP
- * sockets, the packets that travel through `lo`, and the per-CPU receive backlog that
- * NET_RX_SOFTIRQ drains (process_backlog).  The call paths are in paths/net.ts, the semantics
- * (TCP state machine, queues, wakeups) in nethooks.ts.
+ * Networking objects (include/net/sock.h, include/linux/skbuff.h, include/linux/net.h) of the
+ * loopback network (127.0.0.1 only): AF_INET stream (TCP), datagram (UDP) and raw ICMP sockets
+ * (`Sock`, and `SocketView`, their BSD-layer struct socket), the packets that travel through
+ * `lo` (`Packet` and its sk_buff view) and receive queues.  The call paths are in
+ * paths/templates/net.ts, the semantics (TCP state machine, queues, wakeups) in net/.
  */
-import type { Machine } from '../machine';
-import type { Task } from './sched';
+import type { WaitQueue } from './wait';
 import { hash32 } from '../core/prng';
 
 export const AF_INET = 2;
@@ -141,8 +141,8 @@ export class Sock {
   /** shutdown(SHUT_WR) done or FIN sent */
   finSent = false;
   /** tasks waiting for data / connection / accept / buffer space */
-  readWait: Task[] = [];
-  writeWait: Task[] = [];
+  readWait: WaitQueue = [];
+  writeWait: WaitQueue = [];
   /** statistics */
   bytesSent = 0;
   bytesRecv = 0;
@@ -154,45 +154,12 @@ export class Sock {
   get isIcmp(): boolean { return this.protocol === IPPROTO_ICMP; }
 }
 
-export class Net {
-  readonly listeners = new Map<number, Sock>();
-  /** established / connecting TCP sockets by "localPort:remotePort" */
-  readonly conns = new Map<string, Sock>();
-  readonly udp = new Map<number, Sock>();
-  readonly raw: Sock[] = [];
-  /** per-CPU receive backlog (softnet_data.input_pkt_queue) */
-  readonly backlog: Packet[][];
-  /** sockets closed by their last fd, waiting for the sock_close path */
-  readonly toRelease: Sock[] = [];
-  /** lo statistics (/proc/net/dev) */
-  packets = 0;
-  bytes = 0;
-  /** next ephemeral port; chosen on first use so machines that never network draw nothing from the PRNG */
-  private nextEphemeral = 0;
-  constructor(readonly m: Machine) {
-    this.backlog = m.cpus.map(() => []);
-  }
-  ephemeralPort(): number {
-    if (!this.nextEphemeral) this.nextEphemeral = 32768 + this.m.rand.int(28000);
-    for (let i = 0; i < 28232; i++) {
-      const p = this.nextEphemeral;
-      this.nextEphemeral = p >= 60999 ? 32768 : p + 1;
-      if (!this.listeners.has(p) && !this.udp.has(p) && ![...this.conns.keys()].some((k) => k.startsWith(`${p}:`))) return p;
-    }
-    return 0;
-  }
-  portInUse(p: number, type: number): boolean {
-    if (type === SOCK_DGRAM) return this.udp.has(p);
-    return this.listeners.has(p) || [...this.conns.keys()].some((k) => k.startsWith(`${p}:`));
-  }
-}
-
 export const TCP_STATE_NAMES = ['', 'ESTABLISHED', 'SYN_SENT', 'SYN_RECV', 'FIN_WAIT1', 'FIN_WAIT2', 'TIME_WAIT', 'CLOSE',
   'CLOSE_WAIT', 'LAST_ACK', 'LISTEN', 'CLOSING'];
 
 /**
  * The BSD-layer `struct socket` of a Sock (what sock_sendmsg/sock_recvmsg/sock_*_iter take and
- * a socket file's private_data points to): laid out by args.ts when a probe reads it.
+ * a socket file's private_data points to): laid out by net/layout.ts when a probe reads it.
  */
 export class SocketView {
   constructor(readonly sk: Sock) {}

@@ -1,5 +1,5 @@
-/** Pipes: a 64 KiB buffer with reader/writer counts and wait queues. */
-import type { Task } from './sched';
+/** Pipes (include/linux/pipe_fs_i.h): a 64 KiB buffer with reader/writer counts and wait queues; fs/pipe.ts has their semantics. */
+import type { WaitQueue } from './wait';
 
 export const PIPE_BUF_SIZE = 65536;
 
@@ -8,8 +8,8 @@ export class Pipe {
   bytes = 0;
   readers = 1;
   writers = 1;
-  readWait: Task[] = [];
-  writeWait: Task[] = [];
+  readWait: WaitQueue = [];
+  writeWait: WaitQueue = [];
   push(b: Uint8Array): number {
     const n = Math.min(b.length, PIPE_BUF_SIZE - this.bytes);
     if (n <= 0) return 0;

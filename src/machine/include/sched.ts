@@ -1,12 +1,13 @@
 /**
- * Tasks and processes: task_struct essentials (pid/tid/ppid/uid/gid/comm, scheduler entity,
- * state), the thread group (fds, cwd, mm, children, signals, exit status) and the execution
- * state the kernel executor keeps per task (kernel frames, function stack, user program).
+ * Tasks and processes (include/linux/sched.h): task_struct essentials (pid/tid/ppid/uid/gid/comm,
+ * scheduler entity, state), the thread group (fds, cwd, mm, children, signals, exit status), the
+ * execution state the kernel executor keeps per task (its kernel stack, include/kstack.ts) and the
+ * program it runs in user mode (a generator of `Op`s: system calls, CPU time, memory touches).
  */
 import type { TaskRef } from '../../kernel/current';
-import type { CompiledPath } from '../paths/dsl';
-import type { Mm } from '../mm/mm';
+import type { Mm } from './mm_types';
 import type { OpenFile } from './fs';
+import { KStack } from './kstack';
 
 /** Linux task states (include/linux/sched.h) as __schedule sees prev->__state. */
 export const TASK_RUNNING = 0x0;
@@ -18,59 +19,6 @@ export const EXIT_DEAD = 0x10;
 export const EXIT_ZOMBIE = 0x20;
 export const TASK_DEAD = 0x80;
 export const TASK_NEW = 0x800;
-
-/** Environment of one kernel path execution (syscall arguments, results, hook data). */
-export interface Env {
-  /** syscall name or kernel path name */
-  name: string;
-  /** syscall number (-1 for non-syscall paths) */
-  nr: number;
-  /** syscall arguments */
-  a: unknown[];
-  /** syscall return value */
-  ret: number;
-  /** last return value (kretprobe retval of functions returning in this path) */
-  rv: unknown;
-  /** free-form per-path data used by hooks and conditions */
-  [k: string]: unknown;
-}
-
-export interface Frame {
-  code: Int32Array;
-  pc: number;
-  env: Env;
-  path: CompiledPath;
-}
-
-/** Depth of a kernel stack's function/mark stacks. */
-export const KSTACK_DEPTH = 256;
-
-/**
- * Function/mark stacks are views into shared slabs: a boot makes a few hundred tasks, and a
- * typed array of its own (an off-heap backing store the GC tracks) for each of two stacks per
- * task cost more than the rest of making the task.  Views never overlap; a slab is dropped by
- * the GC with its last stack.
- */
-const SLAB_STACKS = 64;
-let slab: Int32Array | null = null;
-let slabNext = SLAB_STACKS;
-
-function stackView(): Int32Array {
-  if (slabNext === SLAB_STACKS) {
-    slab = new Int32Array(SLAB_STACKS * KSTACK_DEPTH);
-    slabNext = 0;
-  }
-  const off = KSTACK_DEPTH * slabNext++;
-  return slab!.subarray(off, off + KSTACK_DEPTH);
-}
-
-/** Execution stack of kernel code: frames plus the function/mark stacks (per task, per CPU irq). */
-export class KStack {
-  frames: Frame[] = [];
-  fn = stackView();
-  mark = stackView();
-  sp = 0;
-}
 
 /** What a user program yields. */
 export type Op = SysOp | CpuOp | TouchOp;
@@ -210,22 +158,3 @@ export const PRIO_TO_WEIGHT = [
   1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
   110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
 ];
-
-export const SIGHUP = 1, SIGINT = 2, SIGQUIT = 3, SIGKILL = 9, SIGUSR1 = 10, SIGSEGV = 11, SIGUSR2 = 12,
-  SIGPIPE = 13, SIGALRM = 14, SIGTERM = 15, SIGCHLD = 17, SIGCONT = 18, SIGSTOP = 19, SIGTSTP = 20;
-
-export const SIGNAL_NAMES: Record<number, string> = {
-  1: 'HUP', 2: 'INT', 3: 'QUIT', 4: 'ILL', 5: 'TRAP', 6: 'ABRT', 7: 'BUS', 8: 'FPE', 9: 'KILL', 10: 'USR1',
-  11: 'SEGV', 12: 'USR2', 13: 'PIPE', 14: 'ALRM', 15: 'TERM', 16: 'STKFLT', 17: 'CHLD', 18: 'CONT', 19: 'STOP',
-  20: 'TSTP', 21: 'TTIN', 22: 'TTOU', 23: 'URG', 24: 'XCPU', 25: 'XFSZ', 26: 'VTALRM', 27: 'PROF', 28: 'WINCH',
-  29: 'IO', 30: 'PWR', 31: 'SYS',
-};
-
-/** default action: 'term' | 'ign' | 'stop' | 'cont' | 'core' */
-export function sigDefault(sig: number): string {
-  if (sig === SIGCHLD || sig === 23 || sig === 28) return 'ign';
-  if (sig === SIGSTOP || sig === SIGTSTP || sig === 21 || sig === 22) return 'stop';
-  if (sig === SIGCONT) return 'cont';
-  if ([3, 4, 5, 6, 7, 8, 11, 24, 25, 31].includes(sig)) return 'core';
-  return 'term';
-}

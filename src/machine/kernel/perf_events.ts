@@ -10,7 +10,7 @@
  *   cpu_clock (0): a per-CPU hrtimer every `period` ns of time, idle CPUs included (the hrtimer
  *     interrupt wakes a NO_HZ idle CPU): hardirq context, the interrupted task (swapper/N idle)
  *   task_clock (1): the same timer, counting only while a non-idle task runs on the CPU
- *   page_faults (2) / page_faults_min (5) / page_faults_maj (6): the fault path (mm.ts: at
+ *   page_faults (2) / page_faults_min (5) / page_faults_maj (6): the fault path (mm/mm.ts, mm/fault.ts: at
  *     do_user_addr_fault, then mm_account_fault after the fault is resolved; major = swap-in)
  *   context_switches (3): perf_event_task_sched_out (current = the task switched out)
  *   cpu_migrations (4): perf_event_task_sched_in of a task that changed CPU since it last ran
@@ -19,7 +19,7 @@
  * Call sites check `perfSw.active` first, so a machine with no counter pays one load.
  */
 import type { CpuContext, TaskRef } from '../../kernel/current';
-import type { Machine } from '../machine';
+import type { CpuMachine } from '../include/cpu';
 import type { Task } from '../include/sched';
 
 export const PERF_TYPE_HARDWARE = 0;
@@ -114,7 +114,7 @@ class SwEvents {
 export const perfSw = new SwEvents();
 
 /** hrtimer-driven clock events (cpu_clock / task_clock): one timer per period, every CPU. */
-function startClock(m: Machine, c: PerfCounter): () => void {
+function startClock(m: CpuMachine, c: PerfCounter): () => void {
   let live = true;
   const task = c.attr.config === PERF_COUNT_SW_TASK_CLOCK;
   // the hit contexts, one per CPU, refilled at each expiry (a handler runs to completion)
@@ -146,7 +146,7 @@ export interface PerfEvent {
  * perf_event_create_kernel_counter() for every CPU of `m`: the event, or -errno (-ENOENT: no
  * PMU for this type/config; -EINVAL: a negative period or frequency).
  */
-export function perfEventCreateKernelCounter(m: Machine, attr: PerfAttr, handler: OverflowHandler | null): PerfEvent | number {
+export function perfEventCreateKernelCounter(m: CpuMachine, attr: PerfAttr, handler: OverflowHandler | null): PerfEvent | number {
   if (attr.type !== PERF_TYPE_SOFTWARE) return -ENOENT;
   if (attr.config < 0 || attr.config >= PERF_COUNT_SW_MAX) return -ENOENT;
   if (attr.sample < 0) return -EINVAL;

@@ -13,11 +13,22 @@
  *    struct k_sigaction in force (sa_handler 0 = SIG_DFL, 1 = SIG_IGN, else the handler);
  *  - do_exit/do_group_exit's `code`: the wait status (status << 8, or the signal number).
  */
-import type { Task, Env, Process } from '../include/sched';
-import { defineHook, defineCond, defineTpArgs, defineFnArgs, pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
-import { pushWakeups } from './sched/fair';
-import { sigDefault, SIGKILL, SIGCHLD } from '../include/sched';
+import type { CpuMachine } from '../include/cpu';
+import { Task, Process, SigHandler, TASK_INTERRUPTIBLE, TASK_STOPPED, TASK_DEAD } from '../include/sched';
+import type { Env } from '../include/kstack';
+import { Semantics } from '../paths/semantics';
+import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
+import { pushWakeups } from './sched/core';
+import { sigDefault, SIGKILL, SIGCHLD, SIGCONT } from '../include/signal';
 import { kmem } from '../../kernel/memory';
+
+/** The machine as signals use it: the process table of the layer above (lookup by pid, do_notify_parent's waiters). */
+export interface SignalMachine extends CpuMachine {
+  readonly procs: {
+    readonly procs: Map<number, Process>;
+    notifyParent(p: Process): Task[];
+  };
+}
 
 const EINVAL = 22, ESRCH = 3;
 const SI_USER = 0, CLD_EXITED = 1, CLD_KILLED = 2;
@@ -53,10 +64,44 @@ function sigactionAddr(p: Process | undefined, sig: number): number {
   return a;
 }
 
+export const signals = new Semantics<SignalMachine>('kernel/signal');
+
 // ---------------------------------------------------------------- generation
 
+/**
+ * __send_signal_locked for a process-directed signal (PIDTYPE_TGID): the thread it is queued
+ * on, the signal_generate result (TRACE_SIGNAL_DELIVERED 0, IGNORED 1, ALREADY_PENDING 2) and
+ * the tasks complete_signal wakes.
+ */
+export function sendSignal(p: Process, sig: number): { target: Task | null; result: number; wake: Task[] } {
+  const target = p.threads.find((x) => !(x.state & TASK_DEAD)) ?? p.threads[0] ?? null;
+  const wake: Task[] = [];
+  if (!target) return { target, result: 1, wake };
+  const bit = 1 << (sig - 1);
+  const h = p.sigHandlers.get(sig) ?? 'default';
+  const act = sigDefault(sig);
+  // prepare_signal: SIGCONT resumes a stopped group whatever its disposition
+  if (sig === SIGCONT) {
+    for (const t of p.threads) if (t.state & TASK_STOPPED) { t.state = TASK_INTERRUPTIBLE; wake.push(t); }
+  }
+  // sig_ignored(): a blocked signal is never ignored (it may be unblocked later)
+  if (sig !== SIGKILL && !(target.sigBlocked & bit) && (h === 'ignore' || (h === 'default' && act === 'ign'))) {
+    return { target, result: 1, wake };
+  }
+  // legacy_queue(): a non-RT signal already pending is not queued twice
+  if (sig < 32 && target.sigPending & bit) return { target, result: 2, wake };
+  target.sigPending |= bit;
+  if (!wake.includes(target) && (target.state & TASK_INTERRUPTIBLE || sig === SIGKILL)) { target.sigWoken = true; wake.push(target); }
+  return { target, result: 0, wake };
+}
+
+/** The disposition of `sig` in process `p`. */
+export function sigHandler(p: Process, sig: number): SigHandler {
+  return p.sigHandlers.get(sig) ?? 'default';
+}
+
 /** kill(pid, sig): find the target (kill_something_info / kill_pid_info); 0, -ESRCH or -EINVAL. */
-defineHook('kill_find', (m, _c, t, e) => {
+signals.hook('kill_find', (m, _c, t, e) => {
   const pid = Number(e.a[0]);
   const sig = Number(e.a[1]);
   e.sgProc = null;
@@ -70,11 +115,11 @@ defineHook('kill_find', (m, _c, t, e) => {
   e.sgInfo = { signo: sig, code: SI_USER, pid: t.proc.tgid, uid: t.uid } satisfies SigInfo;
   return H_CONT;
 });
-defineCond('sigtarget', (_m, _c, _t, e) => e.sgProc != null);
+signals.cond('sigtarget', (_m, _c, _t, e) => e.sgProc != null);
 
 /** __send_signal_locked: queue the signal (or not) and note whom complete_signal wakes. */
-defineHook('sig_send', (m, _c, _t, e) => {
-  const r = m.procs.sendSignal(e.sgProc as Process, e.sgSig as number);
+signals.hook('sig_send', (m, _c, _t, e) => {
+  const r = sendSignal(e.sgProc as Process, e.sgSig as number);
   e.sgTarget = r.target;
   e.sgResult = r.result;
   e.sgWake = r.wake;
@@ -85,10 +130,10 @@ defineHook('sig_send', (m, _c, _t, e) => {
   }
   return H_CONT;
 });
-defineCond('sigqueued', (_m, _c, _t, e) => e.sgResult === 0);
-defineHook('sig_wake', (_m, c, _t, e) => pushWakeups(c, (e.sgWake as Task[] | undefined) ?? []));
+signals.cond('sigqueued', (_m, _c, _t, e) => e.sgResult === 0);
+signals.hook('sig_wake', (_m, c, _t, e) => pushWakeups(c, (e.sgWake as Task[] | undefined) ?? []));
 
-defineTpArgs('signal_generate', (_m, _c, t, e) => {
+signals.tpArgs('signal_generate', (_m, _c, t, e) => {
   const sig = (e.sgSig as number | undefined) ?? 0;
   return [sig, siginfoAddr(e.sgInfo as SigInfo | undefined, sig), e.sgTarget ?? t, 1, (e.sgResult as number | undefined) ?? 0];
 });
@@ -97,7 +142,7 @@ defineTpArgs('signal_generate', (_m, _c, t, e) => {
  * do_notify_parent: SIGCHLD for the parent of an exiting process (none when the parent's
  * SIGCHLD disposition is SIG_IGN: the child is reaped at once, see %notify_parent).
  */
-defineHook('notify_prep', (_m, _c, t, e) => {
+signals.hook('notify_prep', (_m, _c, t, e) => {
   e.sgProc = null;
   const p = t.proc;
   const par = p.parent;
@@ -116,7 +161,7 @@ defineHook('notify_prep', (_m, _c, t, e) => {
 });
 
 /** __wake_up_parent: wake the parent's wait4 sleepers (not those the signal already woke). */
-defineHook('notify_parent', (m, c, t, e) => {
+signals.hook('notify_parent', (m, c, t, e) => {
   if (!t.proc.exited || t.tid !== t.proc.tgid && t.proc.threads.some((x) => x !== t && !(x.state & 0x80))) return H_CONT;
   const woken = (e.sgWake as Task[] | undefined) ?? [];
   const w = m.procs.notifyParent(t.proc).filter((x) => !woken.includes(x));
@@ -126,7 +171,7 @@ defineHook('notify_parent', (m, c, t, e) => {
 // ---------------------------------------------------------------- delivery
 
 /** get_signal: dequeue one signal; signal_deliver, then the handler, nothing, or do_group_exit. */
-defineHook('signal', (m, c, t) => {
+signals.hook('signal', (m, c, t) => {
   const pend = t.sigPending & ~t.sigBlocked;
   let sig = 0;
   for (let i = 0; i < 32; i++) if (pend & (1 << i)) { sig = i + 1; break; }
@@ -135,7 +180,7 @@ defineHook('signal', (m, c, t) => {
   const q = queued.get(t);
   const info = q?.[sig - 1];
   if (q) q[sig - 1] = undefined;
-  const h = m.procs.sigHandler(t.proc, sig);
+  const h = sigHandler(t.proc, sig);
   const act = sig === SIGKILL ? 'term' : sigDefault(sig);
   const fatal = !(typeof h === 'function' && sig !== SIGKILL) && !(h === 'ignore' || act === 'ign' || act === 'cont' || act === 'stop');
   if (typeof h === 'function' && sig !== SIGKILL) h(sig);
@@ -145,7 +190,7 @@ defineHook('signal', (m, c, t) => {
   return H_PUSHED;
 });
 
-defineTpArgs('signal_deliver', (_m, _c, t, e) => {
+signals.tpArgs('signal_deliver', (_m, _c, t, e) => {
   const sig = (e.sig as number | undefined) ?? 0;
   return [sig, siginfoAddr(e.sgInfo as SigInfo | undefined, sig), sigactionAddr(t.proc, sig)];
 });
@@ -156,5 +201,15 @@ defineTpArgs('signal_deliver', (_m, _c, t, e) => {
 function exitCode(e: Env): number {
   return e.signaled === true ? Number(e.sig ?? 0) : (Number(e.a[0] ?? 0) & 0xff) << 8;
 }
-defineFnArgs('do_group_exit', (_m, _c, _t, e) => [exitCode(e)]);
-defineFnArgs('do_exit', (_m, _c, _t, e) => [exitCode(e)]);
+signals.fnArgs('do_group_exit', (_m, _c, _t, e) => [exitCode(e)]);
+signals.fnArgs('do_exit', (_m, _c, _t, e) => [exitCode(e)]);
+
+// ---------------------------------------------------------------- rt_sigaction
+
+signals.syscall('rt_sigaction', (_m, _c, t, e) => {
+  const sig = Number(e.a[0]);
+  if (sig === SIGKILL || sig === 19 || sig < 1 || sig > 64) { e.ret = -EINVAL; return H_CONT; }
+  if (e.handler !== undefined) t.proc.sigHandlers.set(sig, e.handler as 'default');
+  e.ret = 0;
+  return H_CONT;
+});

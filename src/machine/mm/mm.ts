@@ -1,47 +1,28 @@
 /**
  * Memory: physical page accounting with watermarks, per-process address spaces made of regions
- * (page state per page: absent, present, COW-shared after fork, swapped out), the page cache
- * (per-inode page states, see fs.ts), reclaim by kswapd (file pages dropped, anon pages swapped
- * out when swap is on, by swappiness), swap devices and /proc/sys/vm tunables.
+ * (include/mm_types.ts; page state per page: absent, present, COW-shared after fork, swapped
+ * out), the page cache's accounting (per-inode page states are `Inode.pc`, mm/filemap.ts),
+ * reclaim by kswapd (file pages dropped, anon pages swapped out when swap is on, by
+ * swappiness), swap devices and /proc/sys/vm tunables; faults of a program touching memory.
  */
 import { perfSw, PERF_COUNT_SW_PAGE_FAULTS } from '../kernel/perf_events';
-import type { Machine, Cpu } from '../machine';
+import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Process, Task, TouchOp } from '../include/sched';
 import type { Inode } from '../include/fs';
+import { Mm, Region, SwapDev, P_NONE, P_PRESENT, P_COW, P_SWAPPED } from '../include/mm_types';
 import { pushPath, newEnv } from '../paths/kexec';
+import type { Sched } from '../kernel/sched/fair';
+import type { BlockLayer } from '../block/core';
 
-export const P_NONE = 0, P_PRESENT = 1, P_COW = 2, P_SWAPPED = 3;
-
-export class Region {
-  pages: Uint8Array;
-  constructor(readonly name: string, n: number, readonly file: Inode | null, readonly fileOff = 0) {
-    this.pages = new Uint8Array(n);
-  }
-}
-
-export class Mm {
-  regions = new Map<string, Region>();
-  rss = 0;
-  swapents = 0;
-  users = 1;
-  constructor(readonly owner: Process) {}
-  region(name: string, n: number, file: Inode | null = null, off = 0): Region {
-    let r = this.regions.get(name);
-    if (!r || r.pages.length < n) {
-      const nr = new Region(name, n, file, off);
-      if (r) nr.pages.set(r.pages);
-      this.regions.set(name, nr);
-      r = nr;
-    }
-    return r;
-  }
-}
-
-export interface SwapDev {
-  path: string;
-  slots: number;
-  used: number;
-  prio: number;
+/**
+ * The machine as memory management uses it: memory itself, the scheduler (waking kswapd), the
+ * block layer, and from the filesystem above, path lookup and the inodes with dirty pages.
+ */
+export interface MmMachine extends CpuMachine {
+  readonly mm: MemSys;
+  readonly sched: Sched;
+  readonly blk: BlockLayer;
+  readonly fs: { lookup(p: string, cwd?: string, nofollow?: boolean): Inode | null; readonly dirty: Set<Inode> };
 }
 
 export class MemSys {
@@ -68,7 +49,7 @@ export class MemSys {
   pswpout = 0;
   pgsteal = 0;
   cowFaults = 0;
-  constructor(private m: Machine, memMB: number) {
+  constructor(private m: MmMachine, memMB: number) {
     this.totalPages = memMB * 256;
     this.kernelPages = Math.floor(this.totalPages * 0.06);
     this.freePages = this.totalPages - this.kernelPages;
@@ -81,7 +62,7 @@ export class MemSys {
   get swapUsed(): number { return this.swaps.reduce((a, s) => a + s.used, 0); }
 
   newMm(p: Process, exe: string): Mm {
-    const mm = new Mm(p);
+    const mm = new Mm();
     const exeIno = this.m.fs.lookup(exe);
     mm.region('text', 64, exeIno);
     mm.region('heap', 64);
@@ -90,7 +71,7 @@ export class MemSys {
   }
 
   dupMm(src: Mm, p: Process): Mm {
-    const mm = new Mm(p);
+    const mm = new Mm();
     for (const [k, r] of src.regions) {
       const nr = new Region(k, r.pages.length, r.file, r.fileOff);
       for (let i = 0; i < r.pages.length; i++) {

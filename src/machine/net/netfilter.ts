@@ -6,7 +6,7 @@
  * nf_hook_entries_grow() does (before the first entry of equal or higher priority, so among equal
  * priorities the last registered runs first); `nfUnregisterNetHook()` removes it.
  *
- * The packet paths (paths/net.ts) reach the NF_HOOK sites of 6.1 — ip_rcv (NF_INET_PRE_ROUTING),
+ * The packet paths (paths/templates/net.ts) reach the NF_HOOK sites of 6.1 — ip_rcv (NF_INET_PRE_ROUTING),
  * ip_local_deliver (NF_INET_LOCAL_IN), __ip_local_out (NF_INET_LOCAL_OUT), ip_output
  * (NF_INET_POST_ROUTING) — through a `?nf_*` condition that holds only while that hook has
  * entries (the static key nf_hooks_needed[pf][hook]): without registered hooks nothing more runs
@@ -21,16 +21,18 @@
  * in the linear part (data_len: the rest) and skb->len is the IP datagram's length (no link-layer
  * header yet / any more).
  */
-import type { Machine } from '../machine';
-import type { Cpu } from '../machine';
-import type { Task, Env } from '../include/sched';
-import type { Net, Packet, SkbView, Sock } from '../include/net';
+import type { Cpu } from '../include/cpu';
+import type { Task } from '../include/sched';
+import type { Env } from '../include/kstack';
+import type { Packet, SkbView, Sock } from '../include/net';
 import { IPPROTO_TCP } from '../include/net';
-import { defineCond, defineHook, defineFnArgs, H_CONT } from '../paths/kexec';
+import { H_CONT } from '../paths/kexec';
+import { Semantics } from '../paths/semantics';
 import { kmem } from '../../kernel/memory';
 import { btfLookupType } from '../../kernel/btf';
 import { kallsymsLookupName } from '../../kernel/kallsyms';
-import { loDev } from './tcp';
+import { loDev } from './core';
+import type { Net, NetMachine } from './core';
 
 export const NFPROTO_UNSPEC = 0, NFPROTO_INET = 1, NFPROTO_IPV4 = 2, NFPROTO_ARP = 3, NFPROTO_NETDEV = 5,
   NFPROTO_BRIDGE = 7, NFPROTO_IPV6 = 10;
@@ -206,7 +208,7 @@ function fields(): SkbFields {
  * the caller sees success) or -errno (dropped); `freed`: the packet was freed (dropped, or queued
  * with no listener).
  */
-function runEntries(m: Machine, c: Cpu, t: Task, pf: number, hook: number, p: Packet,
+function runEntries(m: NetMachine, c: Cpu, t: Task, pf: number, hook: number, p: Packet,
   dev: { in: NetDev | null; out: NetDev | null }, okfn: string, sk: Sock | null): { rc: number; freed: boolean } {
   const entries = nfNet(m.net).entries(pf, hook);
   const state: NfHookState = { hook, pf, in: dev.in, out: dev.out, okfn, sk, pkt: p, cpu: c, task: t };
@@ -241,7 +243,9 @@ class NfSlowArgs {
     this.restore = hookSkb(p);
   }
 }
-kmem.addMaterializer((o, mem) => {
+export const netfilter = new Semantics<NetMachine>('net/netfilter');
+// the struct nf_hook_state of a hook site, laid out when a probe reads it
+netfilter.setup(() => kmem.addMaterializer((o, mem) => {
   if (!(o instanceof NfSlowArgs)) return null;
   const T = 'struct nf_hook_state';
   const a = mem.allocStruct(T);
@@ -253,8 +257,8 @@ kmem.addMaterializer((o, mem) => {
   if (o.sk) mem.setField(a, T, 'sk', mem.addrOf(o.sk, btfLookupType('struct sock')));
   mem.setField(a, T, 'okfn', kallsymsLookupName(o.okfn) ?? 0);
   return a;
-});
-defineFnArgs('nf_hook_slow', (m, _c, _t, e) => {
+}));
+netfilter.fnArgs('nf_hook_slow', (m, _c, _t, e) => {
   const s = e.nfSlow as NfSlowArgs | undefined;
   if (!s) return [null, null, null, 0];
   return [s.p.skb, s, { num_hook_entries: s.entries }, 0];
@@ -262,7 +266,7 @@ defineFnArgs('nf_hook_slow', (m, _c, _t, e) => {
 
 /** static key test: does (NFPROTO_IPV4, hook) have entries?  A stale result of an earlier site is cleared. */
 function site(hook: number, rx: boolean, okfn: string) {
-  return (m: Machine, _c: Cpu, _t: Task, e: Env): boolean => {
+  return (m: NetMachine, _c: Cpu, _t: Task, e: Env): boolean => {
     const n = nets.get(m.net);
     if (n !== undefined && n.needed[NFPROTO_IPV4 * 8 + hook] > 0) {
       e.nfSlow = new NfSlowArgs(hook, rx, okfn, (rx ? e.pkt : e.out) as Packet, rx ? null : ((e.sock as Sock | undefined) ?? null),
@@ -273,17 +277,17 @@ function site(hook: number, rx: boolean, okfn: string) {
     return false;
   };
 }
-defineCond('nf_pre_routing', site(NF_INET_PRE_ROUTING, true, 'ip_rcv_finish'));
-defineCond('nf_local_in', site(NF_INET_LOCAL_IN, true, 'ip_local_deliver_finish'));
-defineCond('nf_local_out', site(NF_INET_LOCAL_OUT, false, 'dst_output'));
-defineCond('nf_post_routing', site(NF_INET_POST_ROUTING, false, 'ip_finish_output'));
+netfilter.cond('nf_pre_routing', site(NF_INET_PRE_ROUTING, true, 'ip_rcv_finish'));
+netfilter.cond('nf_local_in', site(NF_INET_LOCAL_IN, true, 'ip_local_deliver_finish'));
+netfilter.cond('nf_local_out', site(NF_INET_LOCAL_OUT, false, 'dst_output'));
+netfilter.cond('nf_post_routing', site(NF_INET_POST_ROUTING, false, 'ip_finish_output'));
 /** the packet went on past the hook (no hooks, or all accepted) */
-defineCond('nf_pass', (_m, _c, _t, e) => e.nfRc === undefined || e.nfRc === 1);
+netfilter.cond('nf_pass', (_m, _c, _t, e) => e.nfRc === undefined || e.nfRc === 1);
 /** the hooks freed the packet (kfree_skb_reason follows) */
-defineCond('nf_freed', (_m, _c, _t, e) => e.nfFreed === true);
+netfilter.cond('nf_freed', (_m, _c, _t, e) => e.nfFreed === true);
 
 function run() {
-  return (m: Machine, c: Cpu, t: Task, e: Env): number => {
+  return (m: NetMachine, c: Cpu, t: Task, e: Env): number => {
     const a = e.nfSlow as NfSlowArgs;
     const { hook, okfn, rx, p, sk } = a;
     const dev = rx ? { in: loDev, out: null } : { in: null, out: loDev };
@@ -308,4 +312,4 @@ function run() {
     return H_CONT;
   };
 }
-for (const h of ['pre_routing', 'local_in', 'local_out', 'post_routing']) defineHook(`nf_run_${h}`, run());
+for (const h of ['pre_routing', 'local_in', 'local_out', 'post_routing']) netfilter.hook(`nf_run_${h}`, run());

@@ -14,8 +14,10 @@ import { symbolAddr } from '../../kernel/kallsyms';
 import type { PtRegs } from '../../kernel/current';
 import { inlineRefs } from './dsl';
 import { inlineArgs } from './args';
-import type { Machine, Cpu } from '../machine';
-import type { Env, KStack, Task } from '../include/sched';
+import type { MachineCore } from '../core/machine';
+import type { Cpu } from '../include/cpu';
+import type { Task } from '../include/sched';
+import type { Env, KStack } from '../include/kstack';
 
 /** (ref index, caller id) -> the instance, or null */
 const chosen = new Map<number, InlineInstance | null>();
@@ -50,7 +52,7 @@ class InlineRegs implements PtRegs {
 }
 
 /** Fire the int3 site of inline reference `ref` inside the function at stack slot sp-1. */
-export function fireInline(m: Machine, c: Cpu, ks: KStack, t: Task, e: Env, ref: number, sp: number): void {
+export function fireInline(m: MachineCore, c: Cpu, ks: KStack, t: Task, e: Env, ref: number, sp: number): void {
   const caller = ks.fn[sp - 1];
   const inst = inlineInstanceFor(ref, caller);
   if (inst === null || !int3SiteArmed(inst.addr)) return;

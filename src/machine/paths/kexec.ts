@@ -17,22 +17,22 @@ import { symbolAddr, symbolCount, symbolName } from '../../kernel/kallsyms';
 import { tracepoint, traceCall, tracepointProto } from '../../kernel/tracepoint';
 import { hash32 } from '../core/prng';
 import { genericArgs } from './args';
-import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, path, tpNames, hookNames, condNames, CompiledPath } from './dsl';
+import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, path, tpNames, hookNames, condNames } from './dsl';
 import { fireInline } from './inline';
 import { int3SiteCount } from '../../kernel/kprobes';
-import type { Machine, Cpu } from '../machine';
-import { Env, KStack, Task, TASK_RUNNING as TASK_RUNNING_ } from '../include/sched';
+import type { MachineCore } from '../core/machine';
+import type { Cpu } from '../include/cpu';
+import type { Task } from '../include/sched';
+import type { Env, KStack, CompiledPath } from '../include/kstack';
 import type { Tracepoint } from '../../kernel/tracepoint';
+import { hookNamed, condNamed, tpArgsNamed, fnArgsOf, retOf } from './semantics';
+import type { Hook, Cond, ArgBuilder } from './semantics';
 
 // Module-private copies of what the interpreter reads per op: imported bindings compile to
 // property loads on the exporting module's object (a dictionary lookup for big modules).
 const sites = siteState;
 const P_RET = OP_RET, P_TP = OP_TP, P_HOOK = OP_HOOK, P_IF = OP_IF, P_IFNOT = OP_IFNOT, P_END = OP_END, P_INLINE = OP_INLINE;
 const int3Armed = int3SiteCount;
-
-export type Hook = (m: Machine, c: Cpu, t: Task, e: Env) => number;
-export type Cond = (m: Machine, c: Cpu, t: Task, e: Env) => boolean;
-export type ArgBuilder = (m: Machine, c: Cpu, t: Task, e: Env) => unknown[];
 
 /** hook results */
 export const H_CONT = 0;
@@ -58,74 +58,11 @@ export const R_IDLE = 3;
 
 const hooks: (Hook | undefined)[] = [];
 const conds: (Cond | undefined)[] = [];
-const hookByName = new Map<string, Hook>();
-const condByName = new Map<string, Cond>();
-const tpArgs = new Map<string, ArgBuilder>();
-const fnArgsByName = new Map<string, ArgBuilder>();
-let fnArgs: Map<number, ArgBuilder> | null = null;
-
-export function defineHook(name: string, h: Hook): void {
-  hookByName.set(name, h);
-}
-export function defineCond(name: string, c: Cond): void {
-  condByName.set(name, c);
-}
-/** Argument builder for a tracepoint (TP_PROTO order). */
-export function defineTpArgs(name: string, b: ArgBuilder): void {
-  tpArgs.set(name, b);
-}
-/** Argument builder for a kernel function (for probes reading $args). */
-export function defineFnArgs(fnName: string, b: ArgBuilder): void {
-  fnArgsByName.set(fnName, b);
-  fnArgs = null;
-}
-export function hookDefined(name: string): boolean {
-  return hookByName.has(name);
-}
-export function condDefined(name: string): boolean {
-  return condByName.has(name);
-}
-
-/** What a function returns, from its path environment (only asked when its return is probed). */
-export type RetRule = (e: Env) => unknown;
-const retByName = new Map<string, { r: RetRule; seq: number }>();
-let retById: Map<number, RetRule> | null = null;
-let retSeq = 0;
-/** Rules made on first need; a later definition of the same function still wins. */
-const laterRets: { seq: number; rules: () => Iterable<[string, RetRule]> }[] = [];
-/** The return value of kernel function `fnName` (default: the environment's `rv`, usually 0). */
-export function defineFnRet(fnName: string, r: RetRule): void {
-  retByName.set(fnName, { r, seq: retSeq++ });
-  retById = null;
-}
-/** defineFnRet for each rule `rules()` gives, called when a return value is first asked for. */
-export function defineFnRetsLater(rules: () => Iterable<[string, RetRule]>): void {
-  laterRets.push({ seq: retSeq++, rules });
-  retById = null;
-}
-function retOf(fn: number, e: Env): unknown {
-  if (!retById) {
-    for (const l of laterRets.splice(0)) {
-      for (const [n, r] of l.rules()) {
-        const cur = retByName.get(n);
-        if (!cur || cur.seq <= l.seq) retByName.set(n, { r, seq: l.seq });
-      }
-    }
-    retById = new Map();
-    const { functionId } = require('../../kernel/ftrace') as typeof import('../../kernel/ftrace');
-    for (const [n, { r }] of retByName) {
-      const id = functionId(n);
-      if (id >= 0) retById.set(id, r);
-    }
-  }
-  const r = retById.get(fn);
-  return r ? r(e) : e.rv;
-}
 
 function hookAt(i: number): Hook {
   let h = hooks[i];
   if (!h) {
-    h = hookByName.get(hookNames[i]);
+    h = hookNamed(hookNames[i]);
     if (!h) throw new Error(`kernel path hook %${hookNames[i]} is not defined`);
     hooks[i] = h;
   }
@@ -134,7 +71,7 @@ function hookAt(i: number): Hook {
 function condAt(i: number): Cond {
   let c = conds[i];
   if (!c) {
-    c = condByName.get(condNames[i]);
+    c = condNamed(condNames[i]);
     if (!c) throw new Error(`kernel path condition ?${condNames[i]} is not defined`);
     conds[i] = c;
   }
@@ -158,15 +95,8 @@ export function fnCost(id: number): number {
   return t[id] || (t[id] = 18 + (hash32(id + 7) % 110));
 }
 
-function argsOf(m: Machine, c: Cpu, t: Task, e: Env, fn: number): unknown[] {
-  if (!fnArgs) {
-    fnArgs = new Map();
-    for (const [n, b] of fnArgsByName) {
-      const id = (require('../../kernel/ftrace') as typeof import('../../kernel/ftrace')).functionId(n);
-      if (id >= 0) fnArgs.set(id, b);
-    }
-  }
-  const b = fnArgs.get(fn) ?? genericArgs(fn);
+function argsOf(m: MachineCore, c: Cpu, t: Task, e: Env, fn: number): unknown[] {
+  const b = fnArgsOf(fn) ?? genericArgs(fn);
   return b ? b(m, c, t, e) : [];
 }
 
@@ -179,9 +109,9 @@ class PathRegs implements PtRegs {
   parentIp = 0.5;
   retval: unknown = undefined;
   private a: readonly unknown[] | null = null;
-  constructor(private m: Machine, private c: Cpu, private t: Task, private e: Env, private fn: number) {}
+  constructor(private m: MachineCore, private c: Cpu, private t: Task, private e: Env, private fn: number) {}
   /** refill for the next live entry on this CPU (handlers do not keep regs past the hit) */
-  set(ip: number, parentIp: number, m: Machine, c: Cpu, t: Task, e: Env, fn: number): this {
+  set(ip: number, parentIp: number, m: MachineCore, c: Cpu, t: Task, e: Env, fn: number): this {
     this.ip = ip;
     this.parentIp = parentIp;
     this.retval = undefined;
@@ -220,10 +150,10 @@ function tpRef(idx: number): TpRef {
   }
   return r;
 }
-function fireTp(m: Machine, c: Cpu, t: Task, e: Env, r: TpRef): void {
+function fireTp(m: MachineCore, c: Cpu, t: Task, e: Env, r: TpRef): void {
   const tp = r.tp as Tracepoint;
   let b = r.build;
-  if (b === null) b = r.build = tpArgs.get(r.name) ?? null;
+  if (b === null) b = r.build = tpArgsNamed(r.name) ?? null;
   let args: unknown[];
   if (b) args = b(m, c, t, e);
   else {
@@ -252,7 +182,7 @@ export function newEnv(name: string, extra?: Record<string, unknown>): Env {
  * the CPU's time reaches `until` (R_BUDGET), the CPU switched to another task (R_SWITCH) or
  * went idle (R_IDLE).
  */
-export function interp(m: Machine, c: Cpu, ks: KStack, t: Task, until: number, base = 0): number {
+export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: number, base = 0): number {
   const cost = costs ?? fnCosts();
   const st = sites;
   const fnS = ks.fn;
@@ -359,7 +289,7 @@ export function interp(m: Machine, c: Cpu, ks: KStack, t: Task, until: number, b
 let schedulePath: CompiledPath | null = null;
 
 /** Run a path to completion on an interrupt stack (no sleeping). */
-export function runSync(m: Machine, c: Cpu, ks: KStack, name: string, env: Env): void {
+export function runSync(m: MachineCore, c: Cpu, ks: KStack, name: string, env: Env): void {
   const base = ks.frames.length;
   pushPath(ks, name, env);
   const t = c.ctx.task as Task;
@@ -379,6 +309,3 @@ export function stackNames(ks: KStack): string[] {
   for (let i = 0; i < ks.sp; i++) out.push(symbolName(ks.fn[i]));
   return out;
 }
-
-/** re-exported as a value (an accessor re-export turns this module's exports into a dictionary) */
-export const TASK_RUNNING = TASK_RUNNING_;

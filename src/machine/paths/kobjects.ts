@@ -8,7 +8,7 @@
  *  - the struct file of an open: path_openat allocates it (alloc_empty_file: f_flags, f_mode =
  *    OPEN_FMODE(flags), f_count 1) before the walk and vfs_open(path, file); its `%slab_filp`
  *    marks the environment, `openingFile(e)` gives its address (allocated on first need only), and
- *    `%open` binds the OpenFile it creates to that address (src/machine/args.ts fills it);
+ *    `%open` binds the OpenFile it creates to that address (fs/layout.ts fillFile lays it out);
  *  - slab objects: `%slab_<cache>` before a kmem_cache_alloc's tracepoint names the cache the
  *    call allocates from (names_cache: getname's struct filename; filp: the struct file;
  *    task_struct ...); `slabObject(e)` is the object's address for $return and the tracepoint;
@@ -21,9 +21,11 @@
  */
 import { kmem } from '../../kernel/memory';
 import { lookupName, isFunction, symbolAddr } from '../../kernel/kallsyms';
-import type * as Kexec from './kexec';
-import type { Env } from '../include/sched';
-import type { Machine } from '../machine';
+import type { Env } from '../include/kstack';
+import type { MachineCore } from '../core/machine';
+import { Semantics } from './semantics';
+import { H_CONT } from './kexec';
+import { filenameAddr } from './args';
 
 // ---------------------------------------------------------------- struct file of an open
 
@@ -53,16 +55,10 @@ const CACHE_SIZES: Record<string, number> = {
   names_cache: 4096, filp: 256, task_struct: 9792, vm_area_struct: 200, mm_struct: 1088,
 };
 
-let filenameOf: ((e: Env) => number) | null = null;
-/** args.ts installs how getname's struct filename of an environment is laid out. */
-export function setFilenameSource(f: (e: Env) => number): void {
-  filenameOf = f;
-}
-
 /** The object the latest kmem_cache_alloc of the environment returned. */
 export function slabObject(e: Env): number {
   const cache = typeof e.slab === 'string' ? e.slab : 'kmalloc-256';
-  if (cache === 'names_cache' && filenameOf) return filenameOf(e);
+  if (cache === 'names_cache') return filenameAddr(e);
   if (cache === 'filp') return openingFile(e);
   if (typeof e.slabObj === 'number') return e.slabObj;
   const a = kmem.alloc(CACHE_SIZES[cache] ?? 256);
@@ -111,7 +107,7 @@ export function kmallocObject(e: Env): number {
 
 const VMEMMAP = Number(BigInt.asIntN(64, 0xffffea0000000000n));
 const STRUCT_PAGE = 64;
-const nextPfn = new WeakMap<Machine, number>();
+const nextPfn = new WeakMap<MachineCore, number>();
 
 /** The page frame the latest __alloc_pages of the environment returned. */
 export function pfnOf(e: Env): number {
@@ -130,58 +126,59 @@ export function pageOf(e: Env): number {
   return a;
 }
 
-let installed = false;
-/** Register the hooks and tracepoint arguments above (machine.ts; kexec loads after this module). */
-export function installKobjectHooks(): void {
-  if (installed) return;
-  installed = true;
-  const { defineHook, defineTpArgs, H_CONT } = require('./kexec') as typeof Kexec;
-  for (const cache of Object.keys(CACHE_SIZES)) {
-    defineHook(`slab_${cache}`, (_m, _c, _t, e) => {
-      e.slab = cache;
-      e.slabObj = undefined;
-      // alloc_empty_file(open_flag): the struct file of the open in progress
-      if (cache === 'filp') { e.filpFlags = Number(e.a[2] ?? 0); e.filpAddr = undefined; }
-      return H_CONT;
-    });
-  }
+// ---------------------------------------------------------------- hooks and tracepoint arguments
 
-  // kmem_cache_alloc(call_site, ptr, s, gfp_flags, node)
-  defineTpArgs('kmem_cache_alloc', (_m, _c, _t, e) => {
-    const cache = typeof e.slab === 'string' ? e.slab : 'kmalloc-256';
-    const size = CACHE_SIZES[cache] ?? 256;
-    const [fn, off] = SLAB_CALLERS[cache] ?? ['', 0];
-    return [fn ? callSite(fn, off) : 0, slabObject(e), { name: cache, size, object_size: size }, 0xcc0, -1];
-  });
+export const kobjects = new Semantics<MachineCore>('paths/kobjects');
 
-  for (const [site, info] of Object.entries(KMALLOC_SITES)) {
-    defineHook(`kmalloc_${site}`, (_m, _c, _t, e) => {
-      e.kmSite = site;
-      e.kmObj = undefined;
-      e.kmSize = info.size(e);
-      if (site === 'elf_phdrs') e.phdrsLoaded = true;
-      return H_CONT;
-    });
-  }
-
-  // kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node)
-  defineTpArgs('kmalloc', (_m, _c, _t, e) => {
-    const info = KMALLOC_SITES[String(e.kmSite)];
-    const n = Number(e.kmSize ?? 8);
-    return [info ? callSite(info.caller[0], info.caller[1]) : 0, kmallocObject(e), n, kmallocSize(n), 0xcc0, -1];
-  });
-
-  // kfree(call_site, ptr): the buffer kmalloc'ed last on this path
-  defineTpArgs('kfree', (_m, _c, _t, e) => [callSite('load_elf_binary', 0x2b0), typeof e.kmObj === 'number' ? e.kmObj : 0]);
-
-  // page frames handed out in allocation order, per machine (deterministic whatever is probed)
-  defineHook('new_page', (m, _c, _t, e) => {
-    const p = nextPfn.get(m) ?? 0x10a000;
-    nextPfn.set(m, p + 1);
-    e.pfn = p;
+for (const cache of Object.keys(CACHE_SIZES)) {
+  kobjects.hook(`slab_${cache}`, (_m, _c, _t, e) => {
+    e.slab = cache;
+    e.slabObj = undefined;
+    // alloc_empty_file(open_flag): the struct file of the open in progress
+    if (cache === 'filp') { e.filpFlags = Number(e.a[2] ?? 0); e.filpAddr = undefined; }
     return H_CONT;
   });
-
-  // mm_page_alloc(page, order, gfp_flags, migratetype)
-  defineTpArgs('mm_page_alloc', (_m, _c, _t, e) => [pageOf(e), 0, 0x100cca, 1]);
 }
+
+// kmem_cache_alloc(call_site, ptr, s, gfp_flags, node)
+kobjects.tpArgs('kmem_cache_alloc', (_m, _c, _t, e) => {
+  const cache = typeof e.slab === 'string' ? e.slab : 'kmalloc-256';
+  const size = CACHE_SIZES[cache] ?? 256;
+  const [fn, off] = SLAB_CALLERS[cache] ?? ['', 0];
+  return [fn ? callSite(fn, off) : 0, slabObject(e), { name: cache, size, object_size: size }, 0xcc0, -1];
+});
+
+for (const [site, info] of Object.entries(KMALLOC_SITES)) {
+  kobjects.hook(`kmalloc_${site}`, (_m, _c, _t, e) => {
+    e.kmSite = site;
+    e.kmObj = undefined;
+    e.kmSize = info.size(e);
+    if (site === 'elf_phdrs') e.phdrsLoaded = true;
+    return H_CONT;
+  });
+}
+
+// kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node)
+kobjects.tpArgs('kmalloc', (_m, _c, _t, e) => {
+  const info = KMALLOC_SITES[String(e.kmSite)];
+  const n = Number(e.kmSize ?? 8);
+  return [info ? callSite(info.caller[0], info.caller[1]) : 0, kmallocObject(e), n, kmallocSize(n), 0xcc0, -1];
+});
+
+// kfree(call_site, ptr): the buffer kmalloc'ed last on this path
+kobjects.tpArgs('kfree', (_m, _c, _t, e) => [callSite('load_elf_binary', 0x2b0), typeof e.kmObj === 'number' ? e.kmObj : 0]);
+
+// page frames handed out in allocation order, per machine (deterministic whatever is probed)
+kobjects.hook('new_page', (m, _c, _t, e) => {
+  const p = nextPfn.get(m) ?? 0x10a000;
+  nextPfn.set(m, p + 1);
+  e.pfn = p;
+  return H_CONT;
+});
+
+// mm_page_alloc(page, order, gfp_flags, migratetype)
+kobjects.tpArgs('mm_page_alloc', (_m, _c, _t, e) => [pageOf(e), 0, 0x100cca, 1]);
+kobjects.tpArgs('kmem_cache_free', () => [0, 0, 'kmalloc-256']);
+
+// arguments of type struct kmem_cache *: the cache the environment allocates from
+kobjects.structArg('kmem_cache', () => (_m, _c, _t, e) => ({ name: String(e.cache ?? (e.name === 'openat' ? 'filp' : 'kmalloc-256')), object_size: 256, size: 256 }));

@@ -1,6 +1,6 @@
 /**
  * Return values of the kernel functions on the syscall paths, for `.return` probes
- * (`$return`, returnval(), returnstr()).  kexec.ts asks `defineFnRet` rules only when a
+ * (`$return`, returnval(), returnstr()).  kexec.ts asks these rules (semantics.ts retOf) only when a
  * function's return is probed; functions without a rule return their environment's `rv` (0).
  *
  * The syscall environment's `ret` is the syscall's result (bytes read/written, new fd, pid,
@@ -9,10 +9,11 @@
  * functions on the way (vfs_read, filemap_read, pipe_write ...).  The rules are made when a
  * return value is first asked for (listing every path's syscall entry points parses them all).
  */
-import { defineFnRetsLater, RetRule } from './kexec';
-import type { Env } from '../include/sched';
+import { Semantics } from './semantics';
+import type { RetRule } from './semantics';
+import type { MachineCore } from '../core/machine';
+import type { Env } from '../include/kstack';
 import { pathNames, pathItems } from './dsl';
-import './templates';
 import { kmem } from '../../kernel/memory';
 import { openingFile, slabObject, kmallocObject, pageOf } from './kobjects';
 import { filenameAddr } from './args';
@@ -29,7 +30,7 @@ const openedFile = (e: Env): unknown => {
   return openingFile(e);
 };
 
-/** Functions returning pointers to the objects the paths create (src/machine/kobjects.ts). */
+/** Functions returning pointers to the objects the paths create (kobjects.ts). */
 const POINTER_RULES: [string, RetRule][] = [
   ['getname', filenameAddr], ['getname_flags', filenameAddr],
   ['alloc_empty_file', openingFile], ['path_openat', openedFile], ['do_filp_open', openedFile],
@@ -52,21 +53,16 @@ const RESULT_FUNCTIONS = [
   'kill_pid_info', 'do_pipe2', 'ksys_mmap_pgoff', 'vm_mmap_pgoff', 'do_mmap', 'bprm_execve',
 ];
 
-let installed = false;
-export function installReturnValues(): void {
-  if (installed) return;
-  installed = true;
-  defineFnRetsLater(() => {
-    const rules: [string, RetRule][] = [];
-    const names = new Set(RESULT_FUNCTIONS);
-    // every syscall entry point that a path calls
-    for (const p of pathNames()) {
-      for (const it of pathItems(p)) if (it.startsWith('__x64_sys_')) names.add(it);
-    }
-    for (const n of names) rules.push([n, ret]);
-    for (const n of ['vfs_open', 'do_dentry_open', 'security_file_open', 'rw_verify_area', 'security_file_permission']) rules.push([n, zeroOrErr]);
-    rules.push(...POINTER_RULES);
-    return rules;
-  });
-}
-installReturnValues();
+export const returnValues = new Semantics<MachineCore>('paths/retvals');
+returnValues.fnRetsLater(() => {
+  const rules: [string, RetRule][] = [];
+  const names = new Set(RESULT_FUNCTIONS);
+  // every syscall entry point that a path calls
+  for (const p of pathNames()) {
+    for (const it of pathItems(p)) if (it.startsWith('__x64_sys_')) names.add(it);
+  }
+  for (const n of names) rules.push([n, ret]);
+  for (const n of ['vfs_open', 'do_dentry_open', 'security_file_open', 'rw_verify_area', 'security_file_permission']) rules.push([n, zeroOrErr]);
+  rules.push(...POINTER_RULES);
+  return rules;
+});

@@ -1,15 +1,23 @@
 /**
  * The process table: pid allocation, boot (idle tasks, init, kthreadd, per-CPU kthreads),
- * fork/clone, exec, exit, wait, signals, and spawning shell commands from outside.
+ * fork/clone, exec, exit, wait, and spawning shell commands from outside; the programs
+ * installed (`programs`: path -> the program's main, run with its libc `U` of user.ts).
  */
-import type { Machine, Cpu } from '../machine';
+import type { Cpu } from '../include/cpu';
 import {
-  Task, Process, Prog, TASK_RUNNING, TASK_NEW, TASK_DEAD, EXIT_ZOMBIE, TASK_INTERRUPTIBLE, SigHandler,
-  sigDefault, SIGKILL, SIGCHLD, SIGCONT, TASK_STOPPED,
+  Task, Process, Prog, TASK_RUNNING, TASK_NEW, TASK_DEAD, EXIT_ZOMBIE, TASK_INTERRUPTIBLE,
 } from '../include/sched';
+import { SIGCHLD } from '../include/signal';
 import { pushPath, newEnv } from '../paths/kexec';
 import { U, ProgramMain } from './user';
 import { OpenFile, ConsoleFile } from '../include/fs';
+import type { FsMachine } from '../fs/namei';
+import { sendSignal } from '../kernel/signal';
+
+/** The machine as the process layer uses it: everything below, and its process table. */
+export interface ProcMachine extends FsMachine {
+  readonly procs: Procs;
+}
 
 export class Procs {
   readonly tasks = new Map<number, Task>();
@@ -22,7 +30,7 @@ export class Procs {
   readonly idleProc = new Process(0, null);
   /** program registry: absolute path -> main */
   readonly programs = new Map<string, ProgramMain>();
-  constructor(private m: Machine) {}
+  constructor(private m: ProcMachine) {}
 
   allocPid(): number {
     let p = this.nextPid++;
@@ -273,38 +281,7 @@ export class Procs {
     const p = this.procs.get(pid);
     if (!p || p.exited) return -3; // ESRCH
     if (sig === 0) return [];
-    return this.sendSignal(p, sig).wake;
-  }
-
-  /**
-   * __send_signal_locked for a process-directed signal (PIDTYPE_TGID): the thread it is queued
-   * on, the signal_generate result (TRACE_SIGNAL_DELIVERED 0, IGNORED 1, ALREADY_PENDING 2) and
-   * the tasks complete_signal wakes.
-   */
-  sendSignal(p: Process, sig: number): { target: Task | null; result: number; wake: Task[] } {
-    const target = p.threads.find((x) => !(x.state & TASK_DEAD)) ?? p.threads[0] ?? null;
-    const wake: Task[] = [];
-    if (!target) return { target, result: 1, wake };
-    const bit = 1 << (sig - 1);
-    const h = p.sigHandlers.get(sig) ?? 'default';
-    const act = sigDefault(sig);
-    // prepare_signal: SIGCONT resumes a stopped group whatever its disposition
-    if (sig === SIGCONT) {
-      for (const t of p.threads) if (t.state & TASK_STOPPED) { t.state = TASK_INTERRUPTIBLE; wake.push(t); }
-    }
-    // sig_ignored(): a blocked signal is never ignored (it may be unblocked later)
-    if (sig !== SIGKILL && !(target.sigBlocked & bit) && (h === 'ignore' || (h === 'default' && act === 'ign'))) {
-      return { target, result: 1, wake };
-    }
-    // legacy_queue(): a non-RT signal already pending is not queued twice
-    if (sig < 32 && target.sigPending & bit) return { target, result: 2, wake };
-    target.sigPending |= bit;
-    if (!wake.includes(target) && (target.state & TASK_INTERRUPTIBLE || sig === SIGKILL)) { target.sigWoken = true; wake.push(target); }
-    return { target, result: 0, wake };
-  }
-
-  sigHandler(p: Process, sig: number): SigHandler {
-    return p.sigHandlers.get(sig) ?? 'default';
+    return sendSignal(p, sig).wake;
   }
 
   /** Tasks sorted by pid (ps, /proc). */

@@ -2,11 +2,29 @@
  * User mode: running a task's program (a generator of ops) and the small "libc" programs use
  * to issue system calls (`yield* u.read(fd, n)`).
  */
-import type { Machine, Cpu } from '../machine';
-import { Task, Op, Prog, SysResult, Env } from '../include/sched';
+import type { Cpu } from '../include/cpu';
+import type { Task, Op, Prog, SysResult } from '../include/sched';
+import type { Env, CompiledPath } from '../include/kstack';
+import type { SwapDev } from '../include/mm_types';
+import { O_RDONLY } from '../include/fs';
+import type { StatInfo } from '../include/fs';
+import type { MmMachine } from '../mm/mm';
 import { pushPath } from '../paths/kexec';
-import { path, CompiledPath } from '../paths/dsl';
+import { path } from '../paths/dsl';
 import { syscallByName } from '../../kernel/syscalls';
+
+/**
+ * What programs read of the machine directly instead of through system calls: the clock, the
+ * host name, the boot time, the swap devices (swapon -a) and the task list (ps).  To be replaced
+ * by reads of /proc.
+ */
+export interface UserMachine {
+  readonly now: number;
+  readonly hostname: string;
+  readonly bootNs: number;
+  readonly mm: { readonly swaps: readonly SwapDev[] };
+  readonly procs: { list(): Task[] };
+}
 
 export type ProgramMain = (u: U, argv: string[]) => Prog;
 
@@ -23,7 +41,7 @@ export function syscallNr(name: string): number {
 let syscallPath: CompiledPath | null = null;
 
 /** Run user mode of `t` on `c` until `until` or until it enters the kernel. */
-export function runUser(m: Machine, c: Cpu, t: Task, until: number): void {
+export function runUser(m: MmMachine, c: Cpu, t: Task, until: number): void {
   if (t.op === null) {
     const prog = t.prog;
     if (!prog) throw new Error(`task ${t.tid} has no program`);
@@ -64,17 +82,9 @@ export function bytesToString(b: Uint8Array | undefined): string {
 }
 void enc; void dec;
 
-export interface StatInfo {
-  ino: number; mode: number; nlink: number; uid: number; gid: number; size: number;
-  mtime: number; isDir: boolean; isReg: boolean; isLnk: boolean; isChr: boolean; isBlk: boolean; rdev: number;
-}
-
-export const O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0o100, O_EXCL = 0o200, O_TRUNC = 0o1000,
-  O_APPEND = 0o2000, O_DIRECTORY = 0o200000, O_DIRECT = 0o40000;
-
 /** The per-process "libc": generator helpers issuing system calls. */
 export class U {
-  constructor(readonly m: Machine, readonly t: Task) {}
+  constructor(readonly m: UserMachine, readonly t: Task) {}
   get pid(): number { return this.t.pid; }
   get argv(): string[] { return this.t.proc.argv; }
   *sys(name: string, a: unknown[], extra?: Record<string, unknown>): Generator<Op, SysResult, SysResult> {

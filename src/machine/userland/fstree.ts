@@ -1,8 +1,9 @@
 /** The initial filesystem tree: /etc, /proc, /dev, /usr/bin, /home, /root, /tmp, /var/log. */
-import type { Machine } from '../machine';
-import { Fs, S_IFREG } from '../include/fs';
+import type { Fs, FsMachine } from '../fs/namei';
+import { S_IFREG } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
+import { populateProc } from '../fs/procfs';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
@@ -21,7 +22,8 @@ export function synthBytes(seed: number, off: number, len: number): Uint8Array {
   return b;
 }
 
-export function populate(m: Machine, fs: Fs): void {
+/** Fill an empty tree with a Debian install's files (and procfs, fs/procfs.ts, at its place in inode order). */
+export function populate(m: FsMachine, fs: Fs): void {
   for (const d of ['/bin', '/sbin', '/usr/bin', '/usr/sbin', '/usr/lib', '/etc/cron.d', '/etc/ssh', '/etc/systemd/system',
     '/home/user', '/root', '/var/log/journal', '/var/lib', '/var/www/html', '/opt', '/mnt', '/srv', '/boot', '/usr/src/app'])
     fs.mkdirp(d);
@@ -83,7 +85,7 @@ export function populate(m: Machine, fs: Fs): void {
   sda1.gen = (o, l) => synthBytes(0xd15d, o, l);
   fs.devNode('/dev/sda2', 'sda2', true, 8, 2, 0o660).size = 2 * 1024 * 1024 * 1024;
   fs.symlink('/dev/md127', '/dev/sda');
-  (require('../fs/procfs') as typeof import('../fs/procfs')).populateProc(m, fs);
+  populateProc(m, fs);
   // created last so that the inodes of everything above keep their numbers
   fs.symlink('/usr/bin/gunzip', '/usr/bin/gzip');
   fs.symlink('/usr/bin/zcat', '/usr/bin/gzip');

@@ -7,7 +7,7 @@
  */
 import type { U } from '../process/user';
 import type { Prog } from '../include/sched';
-import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY } from '../process/user';
+import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY } from '../include/fs';
 import { globToRegExp } from '../../kernel/kallsyms';
 import { SHELL_BUILTINS } from './builtins';
 import { defaultEnvironment, COMMAND_SEARCH_PATH } from './environment';

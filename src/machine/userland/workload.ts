@@ -3,19 +3,18 @@
  * kworker/N:M), rcu_sched, kswapd0, jbd2/sda1-8, writeback flusher, and services (journald,
  * sshd, cron, rsyslogd, nginx-like server) with periodic activity so probes see a live machine.
  */
-import type { Machine } from '../machine';
-import type { U } from '../process/user';
-import type { Prog, Task } from '../include/sched';
+import type { ProcMachine } from '../process/procs';
+import type { Task } from '../include/sched';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
 import { pushPath, newEnv } from '../paths/kexec';
-import { timedWake } from '../fs/read_write';
+import { timedWake } from '../kernel/time';
 import { programs } from './programs/core';
 import { benchPrograms } from './programs/bench';
 import { toolPrograms } from './programs/tools';
-import { O_APPEND, O_CREAT, O_WRONLY } from '../process/user';
+import { services } from './programs/services';
 import { PROGRAM_NAMES } from './fstree';
 
-export function registerPrograms(m: Machine): void {
+export function registerPrograms(m: ProcMachine): void {
   const all = { ...programs, ...benchPrograms, ...toolPrograms, ...services };
   for (const name of PROGRAM_NAMES) {
     const main = all[name];
@@ -25,7 +24,7 @@ export function registerPrograms(m: Machine): void {
 }
 
 /** A periodically-waking kernel thread running `pathName` every `period` ns (± jitter). */
-function periodic(m: Machine, pathName: string, period: number): (t: Task) => void {
+function periodic(m: ProcMachine, pathName: string, period: number): (t: Task) => void {
   return (t) => {
     if (t.scratch.due) {
       t.scratch.due = false;
@@ -40,7 +39,7 @@ function periodic(m: Machine, pathName: string, period: number): (t: Task) => vo
   };
 }
 
-function sleeper(m: Machine): (t: Task) => void {
+function sleeper(m: ProcMachine): (t: Task) => void {
   return (t) => {
     t.state = TASK_INTERRUPTIBLE;
     t.wchan = 'smpboot_thread_fn';
@@ -48,48 +47,7 @@ function sleeper(m: Machine): (t: Task) => void {
   };
 }
 
-const services: Record<string, (u: U, argv: string[]) => Prog> = {
-  systemd: function* (u) {
-    for (;;) {
-      const [r] = yield* u.wait(-1);
-      if (r < 0) yield* u.nanosleep(5e9);
-    }
-  },
-  'systemd-journald': function* (u) {
-    const fd = yield* u.open('/var/log/syslog', O_WRONLY | O_CREAT | O_APPEND);
-    for (let i = 0; ; i++) {
-      yield* u.epollWait(0);
-      yield* u.nanosleep(400e6 + (i % 7) * 100e6);
-      yield* u.write(fd, `Jan  1 00:00:${String(i % 60).padStart(2, '0')} debian systemd-journald[${u.pid}]: message ${i}\n`);
-      yield* u.cpu(30000);
-    }
-  },
-  sshd: function* (u) {
-    for (;;) { yield* u.nanosleep(2e9); yield* u.cpu(5000); }
-  },
-  cron: function* (u) {
-    for (;;) {
-      yield* u.nanosleep(60e9);
-      const fd = yield* u.open('/etc/crontab');
-      yield* u.read(fd, 4096);
-      yield* u.close(fd);
-    }
-  },
-  rsyslogd: function* (u) {
-    for (;;) { yield* u.nanosleep(1e9); yield* u.cpu(8000); }
-  },
-  nginx: function* (u) {
-    for (let i = 0; ; i++) {
-      yield* u.nanosleep(50e6 + (i % 5) * 20e6);
-      const fd = yield* u.open('/var/www/html/index.html');
-      yield* u.read(fd, 4096);
-      yield* u.close(fd);
-      yield* u.cpu(40000);
-    }
-  },
-};
-
-export function startDefaultSystem(m: Machine): void {
+export function startDefaultSystem(m: ProcMachine): void {
   registerPrograms(m);
   const init = m.procs.spawn(null, '/usr/bin/systemd', ['/sbin/init'], [null, null, null], { comm: 'systemd' });
   m.procs.init = init;

@@ -1,15 +1,12 @@
 /**
- * The scheduler: per-CPU CFS-like run queues (vruntime order, load weights, sched_latency /
- * min_granularity slices, wakeup preemption granularity), context switches through the
- * schedule path (sched_switch fires in the path), wakeups with CPU selection and migration
- * (sched_migrate_task), idle balancing, scheduler_tick on the HZ timer interrupt.
+ * The CFS-like scheduling class (kernel/sched/fair.c): per-CPU run queues in vruntime order,
+ * load weights, sched_latency / min_granularity slices, wakeup preemption granularity, CPU
+ * selection for wakeups (select_task_rq_fair) and forks, newidle balancing, check_preempt_tick.
+ * The switch itself, wakeups and the tick as the paths run them are core.ts.
  */
-import { perfSw } from '../perf_events';
-import type { Machine, Cpu } from '../../machine';
-import {
-  Task, TASK_RUNNING, TASK_DEAD, EXIT_ZOMBIE, PRIO_TO_WEIGHT,
-} from '../../include/sched';
-import { defineHook, defineCond, defineTpArgs, H_CONT, H_SWITCHED, H_IDLE, H_PUSHED, pushPath, newEnv } from '../../paths/kexec';
+import type { CpuMachine, Cpu } from '../../include/cpu';
+import { Task, TASK_RUNNING, TASK_DEAD, EXIT_ZOMBIE, PRIO_TO_WEIGHT } from '../../include/sched';
+import { newEnv } from '../../paths/kexec';
 
 export const SCHED_LATENCY_BASE = 6e6;
 export const SCHED_MIN_GRAN_BASE = 0.75e6;
@@ -40,7 +37,7 @@ export class Sched {
   readonly latency: number;
   readonly minGran: number;
   readonly wakeupGran: number;
-  constructor(private m: Machine) {
+  constructor(private m: CpuMachine) {
     this.rqs = m.cpus.map((c) => new RunQueue(c.id));
     const factor = 1 + Math.floor(Math.log2(Math.min(m.ncpus, 8)));
     this.latency = SCHED_LATENCY_BASE * factor;
@@ -206,110 +203,3 @@ export class Sched {
     if (t.vruntime - rq.q[0].vruntime > this.slice(c, t) * 1024 / t.weight) c.needResched = true;
   }
 }
-
-// ---------------------------------------------------------------- path hooks
-
-defineCond('prev_sleeping', (_m, c) => c.curr.state !== TASK_RUNNING);
-defineCond('switching', (_m, c) => c.next !== null && c.next !== c.curr);
-defineCond('need_resched', (_m, c) => c.needResched);
-defineCond('pulled', (_m, _c, _t, e) => (e.pulledFrom as number) >= 0);
-defineCond('next_is_idle', (_m, c) => c.next !== null && c.next.idle);
-
-defineHook('pick', (m, c, _t, e) => {
-  const prev = c.curr;
-  m.sched.updateCurr(c);
-  if (!prev.idle) {
-    if (prev.state !== TASK_RUNNING) m.sched.dequeue(prev);
-    else { prev.onRq = true; m.sched.rqs[c.id].insert(prev); }
-  }
-  const { next, pulledFrom } = m.sched.pick(c);
-  e.pulledFrom = pulledFrom;
-  c.next = next;
-  c.needResched = false;
-  if (next === prev && !prev.idle) m.sched.rqs[c.id].remove(prev);
-  return H_CONT;
-});
-
-defineHook('switch', (m, c, _t, _e) => {
-  const prev = c.curr;
-  const next = c.next as Task;
-  c.next = null;
-  if (next === prev) return H_CONT;
-  c.switches++;
-  m.sched.rqs[c.id].nrSwitches++;
-  if (perfSw.active) perfSw.switched(c.id, prev, next);
-  if (prev.state === TASK_RUNNING) prev.nivcsw++; else prev.nvcsw++;
-  prev.onCpu = false;
-  prev.lastSwitchOut = m.now;
-  if (!prev.idle && prev.state === TASK_RUNNING && !prev.onRq) {
-    // woken by another CPU after %pick dequeued it, while still switching out (ttwu's on_cpu
-    // wait): queue it now that it is off the CPU
-    m.sched.enqueue(prev, c, true);
-  }
-  if (prev.state & TASK_DEAD) {
-    prev.ks.frames.length = 0;
-    prev.ks.sp = 0;
-    m.procs.taskDead(prev);
-  }
-  next.onCpu = true;
-  next.onRq = !next.idle;
-  next.cpu = c.id;
-  next.execStart = m.now;
-  next.prevSumExecRuntime = next.sumExecRuntime;
-  c.curr = next;
-  c.ctx.task = next;
-  c.ks = next.ks;
-  return H_SWITCHED;
-});
-
-defineHook('idle_wait', (m, c) => {
-  if (m.sched.hasRunnable(c) || c.needResched) return H_CONT;
-  return H_IDLE;
-});
-
-defineHook('tick', (m, c) => {
-  const t = c.curr;
-  const d = m.sched.updateCurr(c);
-  if (!t.idle) {
-    if (t.ks.frames.length) t.stime += d; else t.utime += d;
-  }
-  m.sched.checkPreemptTick(c);
-  c.softirqPending |= 1 << 1; // TIMER_SOFTIRQ
-  if ((c.ticks & 3) === 0) c.softirqPending |= 1 << 7; // SCHED_SOFTIRQ: periodic rebalance
-  c.softirqPending |= 1 << 9; // RCU_SOFTIRQ
-  m.mm.tick(c);
-  return H_CONT;
-});
-
-/** try_to_wake_up semantics for env.p (pushed as the 'ttwu' path by wakers). */
-defineHook('ttwu', (m, _c, _t, e) => {
-  const p = e.p as Task;
-  const r = m.sched.wake(p);
-  e.woke = r !== null;
-  e.migrated = r !== null && r.migrated;
-  e.target_cpu = r ? r.target.id : p.cpu;
-  e.orig_cpu = r ? r.from : p.cpu;
-  e.dest_cpu = e.target_cpu;
-  return H_CONT;
-});
-defineCond('woke', (_m, _c, _t, e) => e.woke === true);
-defineCond('migrated', (_m, _c, _t, e) => e.migrated === true);
-
-/** Helper for hooks: wake `tasks` through the try_to_wake_up path on the current stack. */
-export function pushWakeups(c: Cpu, tasks: Task[]): number {
-  let n = 0;
-  for (const p of tasks) {
-    if (p.state === TASK_RUNNING) continue;
-    pushPath(c.ks, 'ttwu', newEnv('ttwu', { p }));
-    n++;
-  }
-  return n ? H_PUSHED : H_CONT;
-}
-
-// tracepoint arguments (TP_PROTO order)
-defineTpArgs('sched_switch', (_m, c) => [c.curr.state === TASK_RUNNING, c.curr, c.next, c.curr.state]);
-defineTpArgs('sched_waking', (_m, _c, _t, e) => [e.p]);
-defineTpArgs('sched_wakeup', (_m, _c, _t, e) => [e.p]);
-defineTpArgs('sched_wakeup_new', (_m, _c, _t, e) => [e.p]);
-defineTpArgs('sched_migrate_task', (_m, _c, _t, e) => [e.p, e.dest_cpu]);
-defineTpArgs('sched_stat_runtime', (m, c) => [c.curr, Math.max(0, m.now - c.curr.execStart), c.curr.vruntime]);

@@ -1,7 +1,6 @@
 /** Core kernel paths: syscall entry/exit, scheduling, wakeups, idle, timer interrupt, softirqs, fork/exit. */
-import { definePaths } from '../dsl';
 
-definePaths({
+export const corePaths: Record<string, string> = {
   syscall: `
 entry_SYSCALL_64
   do_syscall_64
@@ -255,4 +254,4 @@ ret_from_fork
 schedule
   *__schedule
 `,
-});
+};

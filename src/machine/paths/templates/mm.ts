@@ -1,7 +1,6 @@
 /** Memory management paths: page faults (anon, file, COW, swap-in), reclaim (kswapd), swap out, swapon. */
-import { definePaths } from '../dsl';
 
-definePaths({
+export const mmPaths: Record<string, string> = {
   page_fault: `
 asm_exc_page_fault
   exc_page_fault
@@ -154,4 +153,4 @@ wb_workfn
         *blk_dispatch
   @writeback:writeback_written
 `,
-});
+};

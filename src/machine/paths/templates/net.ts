@@ -11,9 +11,8 @@
  * Packets sent from softirq context (ACKs, SYN-ACKs, ICMP replies) are only queued; the same
  * process_backlog loop delivers them.
  */
-import { definePaths } from '../dsl';
 
-definePaths({
+export const netPaths: Record<string, string> = {
   // ---------------------------------------------------------------- socket syscalls
   sys_socket: `
 __x64_sys_socket
@@ -588,4 +587,4 @@ tcp_v4_do_rcv
 kfree_skb_reason
   @skb:kfree_skb
 `,
-});
+};

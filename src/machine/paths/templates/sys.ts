@@ -1,12 +1,11 @@
 /** System call bodies (entered from the `syscall` wrapper's %sys hook) and the I/O paths they use. */
-import { definePaths } from '../dsl';
 
 const fdget = `
 __fdget_pos
   __fget_light
 `;
 
-definePaths({
+export const sysPaths: Record<string, string> = {
   sys_read: `
 __x64_sys_read
   ksys_read
@@ -696,4 +695,4 @@ __x64_sys_newuname
   signal_deliver: `
 @signal:signal_deliver
 `,
-});
+};

@@ -1,7 +1,7 @@
 /** Benchmark programs from the seeds: block_hasher (pread), dbench-like file load. */
 import type { U, ProgramMain } from '../../process/user';
 import type { Prog } from '../../include/sched';
-import { O_CREAT, O_TRUNC, O_WRONLY } from '../../process/user';
+import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 
 const TBENCH_PORT = 7003;
 const AF_INET = 2, SOCK_STREAM = 1, ECONNREFUSED = 111;

@@ -2,7 +2,8 @@
 import type { U } from '../../process/user';
 import type { Prog } from '../../include/sched';
 import type { ProgramMain } from '../../process/user';
-import { O_CREAT, O_TRUNC, O_WRONLY, bytesToString } from '../../process/user';
+import { bytesToString } from '../../process/user';
+import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 import { sh } from '../shell';
 
 function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {

@@ -1,7 +1,8 @@
 /** More userland: ping (ICMP echo over the loopback), tar, gzip/gunzip, make, cc. */
 import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
-import { O_CREAT, O_TRUNC, O_WRONLY, bytesToString, toBytes } from '../../process/user';
+import { bytesToString, toBytes } from '../../process/user';
+import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 import { hash32 } from '../../core/prng';
 
 type G<T> = Generator<Op, T, SysResult>;
