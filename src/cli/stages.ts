@@ -9,7 +9,7 @@ import { translate } from '../translate';
 import { Engine, RunOptions } from '../runtime/engine';
 import { installKernelProbes, kernelFamilies } from '../probes/setup';
 import type { StapOptions } from './options';
-import type { Output, PassTimer } from './passes';
+import type { Output, PassTimer } from './output';
 import { stdoutIsTty } from './stdio';
 
 export interface Later {

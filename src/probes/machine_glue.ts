@@ -8,15 +8,15 @@
  * traceCall() does not pass the CPU: by default the executing CPU is the machine's
  * `executingCpu()` (the CPU whose step, interrupt or softirq is running); the optional second
  * argument overrides it (tests).  Kernel-memory layouts of
- * the machine's files, inodes and dentries come from src/machine/args.ts (installMaterializers).
+ * the machine's files, inodes and dentries come from src/machine/fs/layout.ts (installed by src/machine/paths/args.ts installMaterializers).
  */
 import type { Machine } from '../machine/machine';
 import type { CpuContext } from '../kernel/current';
 import { symbolAddr } from '../kernel/kallsyms';
 import { setCurrentCpuContext } from './tracepoint';
 import { setBacktraceSource, setTaskLookup } from './context';
-import { installMaterializers } from '../machine/args';
-import type { Process } from '../machine/task';
+import { installMaterializers } from '../machine/paths/args';
+import type { Process } from '../machine/include/sched';
 import type { Engine } from '../runtime/engine';
 import { taskInfo } from './hit';
 import { setProcfsMachine } from './procfs';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
-import { wordexpPlain } from '../../src/machine/procs';
+import { wordexpPlain } from '../../src/machine/process/procs';
 import { compile } from '../translate/pipeline';
 import { resetKernel, stapOnMachine } from '../probes/helpers';
 
