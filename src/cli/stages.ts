@@ -28,7 +28,6 @@ function plural(n: number, word: string): string {
 }
 
 function semanticFailure(l: Later, pass: number): number {
-  l.diag.footer();
   const what = pass === 2 ? 'analysis' : pass === 3 ? 'translation' : 'compilation';
   l.io.err(`Pass ${pass}: ${what} failed.  [man error::pass${pass}]\n`);
   return 1;
@@ -78,10 +77,7 @@ export async function stage2(l: Later): Promise<number> {
     io.err(`Pass 2: analyzed script: ${plural(program.probes.length, 'probe')}, ${plural(program.functions.length, 'function')}, ` +
       `${plural(program.embeds.length, 'embed')}, ${plural(program.globals.length, 'global')} ${timer.usage()}, ${timer.times()}\n`);
   }
-  if (opts.pass === 2) {
-    diag.footer();
-    return 0;
-  }
+  if (opts.pass === 2) return 0;
 
   // ---- pass 3
   if (pv[1] > 1) {
@@ -112,12 +108,10 @@ export async function stage2(l: Later): Promise<number> {
   if (pv[2] > 0) io.err(`Pass 3: translated to JavaScript ${timer.usage()}, ${timer.times()}\n`);
   if (opts.pass <= 4) {
     if (opts.pass === 4 && pv[3] > 0) io.err(`Pass 4: compiled JavaScript handlers in 0usr/0sys/0real ms.\n`);
-    diag.footer();
     return 0;
   }
 
   // ---- pass 5
-  diag.footer();
   timer.reset();
   if (pv[4] > 0) io.err('Pass 5: starting run.\n');
   const runOpts: RunOptions = {
