@@ -33,6 +33,17 @@ function semanticFailure(l: Later, pass: number): number {
   return 1;
 }
 
+/**
+ * Simulated time is the only clock.  A run that ends by itself (-T, the -c command's exit, or
+ * exit() somewhere in the script) goes as fast as the simulation can; one that only a signal
+ * ends follows the wall clock, so Ctrl-C after 3 s has seen 3 simulated seconds.
+ * --realtime / --no-realtime choose explicitly.
+ */
+function paced(opts: StapOptions, callsExit: boolean): boolean {
+  if (opts.realtime !== undefined) return opts.realtime;
+  return opts.timeoutSec === undefined && opts.command === undefined && !callsExit;
+}
+
 const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'perf']);
 
 export async function stage2(l: Later): Promise<number> {
@@ -122,6 +133,7 @@ export async function stage2(l: Later): Promise<number> {
     get stdoutIsTty() { return stdoutIsTty(); },
     suppressHandlerErrors: opts.suppressHandlerErrors, verbose: opts.verbose, targetPid: opts.targetPid, ncpus: opts.cpus,
     families: kernelFamilies(),
+    pace: paced(opts, program.functions.some((f) => f.name === 'exit')),
   };
   const engine = new Engine(translated, runOpts);
   if (opts.command !== undefined || opts.targetPid !== undefined || translated.probes.some((p) => KERNEL_FAMILIES.has(p.family))) {

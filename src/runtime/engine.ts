@@ -36,6 +36,7 @@ import { Transport, Writer, fdWriter, OutputRotation } from './transport';
 import { ProbeContext, TaskInfo, EngineApi, makeContext } from './context';
 import type { Translated, ProbeMeta } from '../translate';
 import { kernelHz } from '../kernel/config';
+import { SESSION_START_REALTIME_NS } from '../kernel/timekeeping';
 
 export { fdWriter } from './transport';
 export type { Writer } from './transport';
@@ -69,7 +70,7 @@ export interface RunOptions {
   targetPid?: number;
   /** Number of online CPUs of the simulated machine (default 2). */
   ncpus?: number;
-  /** Wall-clock epoch of the simulated clock in ns (default: the real time at start). */
+  /** CLOCK_REALTIME of the simulated clock at the session start, ns (default: the simulated kernel's). */
   epochNs?: bigint;
   /** system(): commands are handed to this hook (default: a warning that no shell exists). */
   shell?: ShellHook;
@@ -84,8 +85,9 @@ export interface RunOptions {
    */
   onModuleLoaded?: (mod: Module) => void;
   /**
-   * Interactive runs (src/repl): pace virtual time to the wall clock (one simulated second per
-   * wall second), so a run without `-T` lasts until Ctrl-C the way a real one does.
+   * Pace virtual time to the wall clock (one simulated second per wall second), so a run that
+   * only a signal ends lasts until Ctrl-C the way a real one does (src/cli/stages.ts decides
+   * when; the REPL paces runs without a duration).
    */
   pace?: boolean;
 }
@@ -269,7 +271,7 @@ export class Engine implements EngineApi {
     this.maxStringLen = tr.limits.maxStringLen;
     this.stapioTask = { pid: this.stapioPid, tid: this.stapioPid, ppid: this.stapioPid - 1, execname: 'stapio', uid: 0, gid: 0, euid: 0, egid: 0 };
     this.stderrW = opts.stderr ?? fdWriter(2);
-    this.epochNs = opts.epochNs ?? BigInt(Date.now()) * 1000000n;
+    this.epochNs = opts.epochNs ?? SESSION_START_REALTIME_NS;
     this.transport = new Transport(opts.stdout ?? fdWriter(1), opts.outputFile, opts.outputRotation,
       () => Number((this.epochNs + BigInt(this.now)) / 1000000000n));
     this.timed = !!opts.timing;
