@@ -37,6 +37,7 @@ import { ProbeContext, TaskInfo, EngineApi, makeContext } from './context';
 import type { Translated, ProbeMeta } from '../translate';
 import { kernelHz } from '../kernel/config';
 import { SESSION_START_REALTIME_NS } from '../kernel/timekeeping';
+import { moduleName as moduleNameOf } from './module';
 
 export { fdWriter } from './transport';
 export type { Writer } from './transport';
@@ -51,6 +52,8 @@ export interface RunOptions {
   outputRotation?: OutputRotation;
   /** `-D` definitions (limits were fixed by translate(); STP_FORCE_STDOUT_TTY etc. read here). */
   defines?: Map<string, string>;
+  /** The module's name (`-m NAME`, or stap_<hash>_<n> from src/runtime/module.ts; default: from the generated source). */
+  moduleName?: string;
   /** `-G name=value` in command-line order. */
   globalsSet?: [string, string][];
   /** `-T SECS`: stop after this much simulated time. */
@@ -267,7 +270,7 @@ export class Engine implements EngineApi {
     this.targetPid = opts.targetPid ?? 0;
     this.rand = prng(opts.seed ?? 0x5eed);
     this.stapioPid = 4000 + Math.floor(this.rand() * 1000);
-    this.moduleName = `stap_${hashHex(tr.source)}_${this.stapioPid - 1}`;
+    this.moduleName = opts.moduleName ?? moduleNameOf(tr.source);
     this.maxStringLen = tr.limits.maxStringLen;
     this.stapioTask = { pid: this.stapioPid, tid: this.stapioPid, ppid: this.stapioPid - 1, execname: 'stapio', uid: 0, gid: 0, euid: 0, egid: 0 };
     this.stderrW = opts.stderr ?? fdWriter(2);
@@ -783,16 +786,6 @@ function parseGlobalLong(s: string): Long | null {
   return null;
 }
 
-function hashHex(s: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 16777619) >>> 0;
-    h2 = Math.imul(h2 + c, 2246822519) >>> 0;
-  }
-  return h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
-}
 
 // ---------------------------------------------------------------------------------------------
 // Built-in families
