@@ -57,6 +57,16 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   const diag = new Diagnostics(
     { verbose: opts.verbose, suppressWarnings: opts.suppressWarnings, warningsAreErrors: opts.warningsAreErrors },
     io.err);
+  // stap reports suppressed duplicate messages once, when the passes are over (after a
+  // `Pass N: ... failed.` line)
+  try {
+    return await passes(opts, io, diag);
+  } finally {
+    diag.footer();
+  }
+}
+
+async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise<number> {
   const listing = opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
     || opts.dumpProbeAliases || opts.dumpFunctions;
   const timer = new PassTimer();
@@ -96,7 +106,6 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   }
   if (diag.errorCount > 0 || files.length < sources.length) {
     if (diag.errorCount > 0) io.err(`${diag.errorCount} parse error${diag.errorCount === 1 ? '' : 's'}.\n`);
-    diag.footer();
     io.err('Pass 1: parse failed.  [man error::pass1]\n');
     return 1;
   }

@@ -23,11 +23,13 @@ import { setProcfsMachine } from './procfs';
 import { adoptStapio } from './stapio';
 import { setNetfilterMachine } from './netfilter';
 import { setPerfMachine } from './perf';
+import { installTaskObjects } from './task_objects';
 
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   // struct file / inode / dentry layouts of the machine's OpenFile and Inode objects
   installMaterializers();
+  installTaskObjects(m); // task_struct fs/mm/flags of the machine's tasks (src/probes/task_objects.ts)
   setProcfsMachine(m);
   setNetfilterMachine(m);
   setPerfMachine(m);
@@ -48,6 +50,7 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
 }
 
 export function disconnectMachine(): void {
+  installTaskObjects(null);
   setProcfsMachine(null);
   setNetfilterMachine(null);
   setPerfMachine(null);
