@@ -90,7 +90,7 @@ async function drive(m: Machine, done: () => boolean, paced: boolean): Promise<v
 
 async function run(a: ShellArgs): Promise<number> {
   const { Machine } = await import('../machine/machine');
-  const { installMaterializers } = await import('../machine/args');
+  const { installMaterializers } = await import('../machine/paths/args');
   const m = new Machine({ seed: a.seed, cpus: a.cpus, functionProfiler: a.functionProfiler });
   installMaterializers();
   const out = (s: string) => { stdout.write(Buffer.from(s, 'latin1')); };
@@ -119,7 +119,7 @@ async function run(a: ShellArgs): Promise<number> {
 }
 
 async function interactive(m: Machine, out: (s: string) => void, err: (s: string) => void): Promise<number> {
-  const { TtyFile, signalFromOutside } = await import('../machine/tty');
+  const { TtyFile, signalFromOutside } = await import('../machine/drivers/tty');
   const { foregroundJobs } = await import('../machine/userland/sh/exec');
   const tty = new TtyFile(m, (s) => out(s));
   const p = m.procs.spawnShellTty(tty);

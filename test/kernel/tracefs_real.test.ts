@@ -11,7 +11,7 @@ import { Tracefs } from '../../src/kernel/tracefs/tracefs';
 import { walk, readAll, writeFile, PseudoNode } from '../../src/kernel/tracefs/vfs';
 import { CpuContext } from '../../src/kernel/current';
 import { resetFtrace } from '../../src/kernel/ftrace';
-import { resetKprobes } from '../../src/kernel/kprobes';
+import { resetKprobes, setNumPossibleCpus } from '../../src/kernel/kprobes';
 import { resetTracepoints } from '../../src/kernel/tracepoint';
 
 const real = (name: string) => fs.readFileSync(path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'tracefs-real', name), 'latin1');
@@ -23,6 +23,8 @@ describe('tracefs files as the real 6.1 shows them', () => {
   const who = { ctx };
   const cat = (p: string) => readAll(walk(root, p.split('/'))!, who) as string;
   const echo = (p: string, t: string, append = false) => writeFile(walk(root, p.split('/'))!, t, who, append);
+  // the real guest: 4 CPUs (kretprobes' default maxactive max(10, 2 * cpus) = 10)
+  before(() => { resetKprobes(); resetFtrace(); resetTracepoints(); setNumPossibleCpus(4); });
   beforeEach(() => {
     tfs = new Tracefs({ clock: () => 65048381000, ncpus: 2, current: () => ctx, kernelStack: () => [], task: () => undefined });
     root = tfs.root();
@@ -48,7 +50,9 @@ describe('tracefs files as the real 6.1 shows them', () => {
       'events/sched/filter', 'events/sched/sched_switch/enable', 'events/sched/sched_switch/filter', 'events/sched/sched_switch/trigger',
       'events/sched/sched_switch/format', 'events/kmem/kmalloc/format', 'events/ftrace/function/format', 'trace', 'per_cpu/cpu0/trace',
       'README']) {
-      expect(cat(f), f).to.equal(real(`cat:${f.replace(/\//g, '__')}`));
+      // event ids apart: the real kernel numbers its modules' events too
+      const id = (t: string) => t.replace(/^ID: \d+$/m, 'ID: X');
+      expect(id(cat(f)), f).to.equal(id(real(`cat:${f.replace(/\//g, '__')}`)));
     }
   });
 
@@ -82,6 +86,10 @@ describe('tracefs files as the real 6.1 shows them', () => {
     echo('set_ftrace_filter', 'vfs_write:traceoff:4\n', true);
     echo('set_ftrace_filter', 'do_sys_openat2:stacktrace\n', true);
     expect(cat('set_ftrace_filter')).to.equal(want.slice(17, 27).join('\n') + '\n');
+    echo('set_ftrace_filter', '!vfs_read:traceoff\n', true);
+    echo('set_ftrace_filter', '!vfs_write:traceoff:0\n', true);
+    echo('set_ftrace_filter', '!do_sys_openat2:stacktrace\n', true);
+    expect(cat('set_ftrace_filter')).to.equal(want.slice(27, 34).join('\n') + '\n');
     echo('set_ftrace_filter', '\n');
     expect(cat('set_ftrace_filter')).to.equal('#### all functions enabled ####\n');
     echo('set_graph_function', 'vfs_read\n');
@@ -96,12 +104,11 @@ describe('tracefs files as the real 6.1 shows them', () => {
     expect(echo('kprobe_events', 'p vfs_write\n', true)).to.equal(0);
     expect(echo('kprobe_events', 'r:kprobes/wret vfs_write ret=$retval:s64\n', true)).to.equal(0);
     const want = real('kp_define');
-    expect(want.startsWith('rc=0\n' + cat('kprobe_events'))).to.equal(true);
+    expect('rc=0\n' + cat('kprobe_events')).to.equal(want.slice(0, ('rc=0\n' + cat('kprobe_events')).length));
     // the formats, ids apart (the real kernel's modules registered events before these)
     const fmt = cat('events/kprobes/myprobe/format').replace(/^ID: \d+$/m, 'ID: X');
     expect(want.replace(/^ID: \d+$/gm, 'ID: X')).to.contain(fmt);
     expect(want.replace(/^ID: \d+$/gm, 'ID: X')).to.contain(cat('events/kprobes/vfsr/format').replace(/^ID: \d+$/m, 'ID: X'));
-    expect(want).to.contain(cat('/sys/kernel/debug'.length ? 'kprobe_profile' : '').length ? '' : '');
     const list = readAll(walk(tfs.debugfs(), ['kprobes', 'list'])!, who) as string;
     for (const l of list.split('\n').filter(Boolean)) expect(want).to.contain(l.replace(/^[0-9a-f]{16}/, (a) => a));
   });

@@ -6,11 +6,11 @@
  * `list &` forks a subshell and records a job (`jobs`, `fg`, `wait`, `$!`); command substitution
  * reads a forked subshell's output through a pipe.
  */
-import type { U } from '../../user';
-import type { Op, Prog, SysResult } from '../../task';
-import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY, O_RDWR } from '../../user';
-import { SHELL_BUILTINS } from '../../builtins';
-import { defaultEnvironment } from '../../environment';
+import type { U } from '../../process/user';
+import type { Op, Prog, SysResult } from '../../include/sched';
+import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY, O_RDWR } from '../../include/fs';
+import { SHELL_BUILTINS } from '../builtins';
+import { defaultEnvironment } from '../environment';
 import { Command, List, AndOr, Pipeline, Redir, Word, parseScript, ShSyntaxError } from './parse';
 import { ExpandHost, expandWords, expandToString, hereParts } from './expand';
 import { globMatch } from '../../../kernel/ftrace_regex';

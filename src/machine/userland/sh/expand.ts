@@ -4,8 +4,8 @@
  * a pipe, trailing newlines removed), arithmetic expansion, then field splitting on IFS of the
  * unquoted expansion results and pathname expansion of words with unquoted glob characters.
  */
-import type { U } from '../../user';
-import type { Op, SysResult } from '../../task';
+import type { U } from '../../process/user';
+import type { Op, SysResult } from '../../include/sched';
 import { Word, WordPart } from './parse';
 import { arith, ArithError } from './arith';
 import { globMatch } from '../../../kernel/ftrace_regex';
