@@ -1,7 +1,4 @@
-/**
- * What the passes of one `stap` invocation write to (stdout and stderr as byte strings) and the
- * resource figures of its `-v` pass lines.
- */
+/** What the passes write to (`Output`: stdout and stderr) and the resource figures of `-v` pass lines (`PassTimer`). */
 import * as fs from 'fs';
 
 export interface Output {

@@ -11,8 +11,6 @@ import { printFile } from '../parse/print';
 import type { StapOptions } from './options';
 import { stage2, Later } from './stages';
 import { Output, PassTimer } from './output';
-
-export type { Output } from './output';
 import { TapsetLibrary, stdlibDir } from '../elaborate';
 import { toBinary } from '../runtime/strings';
 
@@ -60,6 +58,16 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   const diag = new Diagnostics(
     { verbose: opts.verbose, suppressWarnings: opts.suppressWarnings, warningsAreErrors: opts.warningsAreErrors },
     io.err);
+  // stap reports suppressed duplicate messages once, when the passes are over (after a
+  // `Pass N: ... failed.` line)
+  try {
+    return await passes(opts, io, diag);
+  } finally {
+    diag.footer();
+  }
+}
+
+async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise<number> {
   const listing = opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
     || opts.dumpProbeAliases || opts.dumpFunctions;
   const timer = new PassTimer();
@@ -100,7 +108,6 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   }
   if (diag.errorCount > 0 || files.length < sources.length) {
     if (diag.errorCount > 0) io.err(`${diag.errorCount} parse error${diag.errorCount === 1 ? '' : 's'}.\n`);
-    diag.footer();
     io.err('Pass 1: parse failed.  [man error::pass1]\n');
     return 1;
   }

@@ -21,9 +21,7 @@
  */
 import type * as A from '../ast';
 import { argKind, ArgKind } from './probes';
-import type { AliasTrieLevel, AliasTrieEntry } from './alias_trie';
-
-export type { AliasTrieLevel, AliasTrieEntry } from './alias_trie';
+import type { AliasTrieLevel, AliasTrieEntry } from './probes';
 import { crc32 } from '../cachedir';
 
 /** A cache entry that is not what this module writes. */
@@ -86,8 +84,6 @@ function deferredKeys(kind: 'function' | 'alias', d: Record<string, unknown>): s
   if (kind === 'function') return (d.body as { k?: string } | undefined)?.k === 'embedded' ? [] : ['body'];
   return Object.keys(d);
 }
-
-
 
 /** The alias-name trie of `aliases` (as decodeTapsetAst gives it for a cached file). */
 export function aliasTrie(aliases: readonly A.AliasDecl[]): AliasTrieLevel {
