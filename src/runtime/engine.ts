@@ -32,7 +32,7 @@ import { Stat, StatSpec } from './stats';
 import { logHist, linearHist, histSpecWarnings, HistSpec } from './histogram';
 import { AbortSignal } from './builtins';
 import { Module, ErrLoc, loadModule, MAX_STRINGLEN } from './loader';
-import { EventQueue } from './event_queue';
+import { EventQueue } from '../machine/core/events'; // (the same binary heap the machine's clock uses)
 import { Transport, Writer, fdWriter, OutputRotation } from './transport';
 import { ProbeContext, TaskInfo, EngineApi, makeContext } from './context';
 import type { Translated, ProbeMeta } from '../translate';
