@@ -68,7 +68,7 @@ interface IndexFile {
   files: Record<string, IndexEntry>;
 }
 
-const CACHE_VERSION = 'tapsim-tapset-cache-9';
+const CACHE_VERSION = 'tapsim-tapset-cache-10';
 
 /** The session options of a library parse, as the preprocessor sees them. */
 function optionValues(p: LibraryParseOptions): Record<SessionOption, string> {
