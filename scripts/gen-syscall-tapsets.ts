@@ -208,16 +208,20 @@ function hasFunction(name: string): boolean {
   return lookupName(name).some(isFunction);
 }
 
-/** `kprobe.function("__{ia32,x64}_sys_x")?` -> the symbols the kernel has, keeping stap's ?/! meaning. */
+/**
+ * `kprobe.function("__{ia32,x64}_sys_x")?` (stap's @arch_syscall_prefix): the x86_64 entry point
+ * only. stap 4.8 also puts a kprobe on the ia32 entry (__ia32_sys_x), which only 32-bit tasks
+ * reach; the simulated machine runs none, and the second probe of every syscall would double the
+ * elaboration of `probe syscall.*` (the -p2 listing shows one kprobe per syscall where stap shows two);
+ * a syscall only ia32 has (chown16, the compat_* ones) keeps its ia32 entry.
+ */
 function expandBraces(p: string): string[] {
   const m = /^(.*")([^"]*)\{([^}]*)\}([^"]*)(".*?)([?!]*)$/.exec(p);
   if (!m) return [p];
   const [, pre, a, alts, b, post, flags] = m;
   const names = alts.split(',').map((x) => `${a}${x}${b}`);
-  const have = names.filter(hasFunction);
-  const use = have.length ? have : names.slice(-1);
-  // several symbols: all but the last are plain (or optional) points, the last keeps a `!`
-  return use.map((n, k) => `${pre}${n}${post}${k === use.length - 1 ? flags : flags.replace(/!/g, '')}`);
+  const x64 = names.find((n) => n.startsWith('__x64_') && hasFunction(n)) ?? names.find(hasFunction);
+  return [`${pre}${x64 ?? names[names.length - 1]}${post}${flags}`];
 }
 
 interface Def { name: string; compat: boolean; args: { type: string; name: string }[] | null; nr: number | null }

@@ -212,11 +212,12 @@ export class Deriver {
     }
     // New body: { prologue; body } / { body; epilogue }, made when a derived probe copies it: an
     // alias whose points resolve nothing never reads its bodies (tapset_ast.ts stores them apart)
+    // (the alias's own blocks are not copied here: every derived probe deep-copies its whole body)
     const newBody = lazyBlock(() => {
       const stmts: A.Stmt[] = [];
-      if (d.prologue) stmts.push(deepCopy(d.prologue));
+      if (d.prologue) stmts.push(d.prologue);
       stmts.push(body);
-      if (d.epilogue) stmts.push(deepCopy(d.epilogue));
+      if (d.epilogue) stmts.push(d.epilogue);
       return stmts.length === 1 ? body : { k: 'block', stmts, tok: (d.prologue ?? d.epilogue ?? body).tok };
     });
     // Locations: the alias's points with the suffix appended, the use's optionality and condition.
@@ -237,6 +238,7 @@ export class Deriver {
     } finally {
       this.stack.pop();
     }
+    if (!sub.length) return; // (an optional alias that resolved nothing: no chain text to make)
     const name = renderComponents([...concrete, ...suffix]);
     const chainEntry = aliasChainText(entry);
     for (const x of sub) {
