@@ -93,6 +93,7 @@ async function run(a: ShellArgs): Promise<number> {
   const { installMaterializers } = await import('../machine/paths/args');
   const m = new Machine({ seed: a.seed, cpus: a.cpus, functionProfiler: a.functionProfiler });
   installMaterializers();
+  (await import('./stap_program')).installStap(m);
   const out = (s: string) => { stdout.write(Buffer.from(s, 'latin1')); };
   const err = (s: string) => { stderr.write(Buffer.from(s, 'latin1')); };
   if (a.command !== undefined || a.file !== undefined) {
