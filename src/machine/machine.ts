@@ -21,6 +21,7 @@ import type { Env } from './include/kstack';
 import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH } from './paths/kexec';
 import { SemanticsOf, installSemantics } from './paths/semantics';
 import { syscallEntry } from './paths/syscall';
+import { modelEntry } from './paths/entry';
 import { kobjects } from './paths/kobjects';
 import { returnValues } from './paths/retvals';
 import { Sched } from './kernel/sched/fair';
@@ -70,7 +71,7 @@ import { startDefaultSystem } from './userland/workload';
  * same function wins, and retvals' rules are made on first use).
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
-  syscallEntry, kobjects,
+  syscallEntry, modelEntry, kobjects,
   schedCore, time, softirq, workqueue, sys, signals,
   block,
   fault, vmscan, swapfile, mmap, filemap, pageWriteback,
@@ -107,6 +108,7 @@ export class Machine {
   readonly ncpus: number;
   readonly cpus: Cpu[] = [];
   readonly rand: Prng;
+  readonly pathRand: Prng;
   readonly hz: number;
   readonly tickNs: number;
   readonly maxStepNs: number;
@@ -139,6 +141,7 @@ export class Machine {
     installKernelSemantics();
     this.ncpus = opts.cpus ?? 4;
     this.rand = new Prng(opts.seed ?? 1);
+    this.pathRand = new Prng(((opts.seed ?? 1) ^ 0x5bd1e995) >>> 0);
     this.hz = kernelHz();
     this.tickNs = Math.round(1e9 / this.hz);
     this.maxStepNs = opts.maxStepNs ?? 20000;

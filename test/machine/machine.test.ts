@@ -158,7 +158,7 @@ describe('machine: seeds through the tracing machinery', () => {
     unregisterFtraceFunction(op);
     expect(r.out).to.match(/\/swapfile\s+file/);
     const keys = [...hits.keys()];
-    expect(keys).to.include('__x64_sys_swapon <-do_syscall_64');
+    expect(keys).to.include('__x64_sys_swapon <-x64_sys_call');
     expect(keys).to.include('free_pages_and_swap_cache <-tlb_batch_pages_flush');
     expect(keys.some((k) => k.startsWith('free_swap_cache <-free_pages_and_swap_cache'))).to.equal(true);
   });

@@ -33,6 +33,10 @@ export const OP_IF = -4;
 export const OP_IFNOT = -5;
 export const OP_END = -6;
 export const OP_INLINE = -7;
+/** OP_REPEAT rule n end: run the body up to the matching OP_LOOP as often as count rule `rule` says (-1: n times) */
+export const OP_REPEAT = -8;
+/** OP_LOOP start: the end of a repeated body */
+export const OP_LOOP = -9;
 
 const sources = new Map<string, string>();
 let templatesLoaded = false;
@@ -49,19 +53,39 @@ const compiled = new Map<string, CompiledPath>();
 
 /** Tracepoint references: index -> "system:name" (system may be ''). */
 export const tpNames: string[] = [];
-const tpIndex = new Map<string, number>();
+const tpIndex_ = new Map<string, number>();
 /** Inline instance references: index -> { name, call lines (empty: any) }. */
 export const inlineRefs: { name: string; lines: number[] }[] = [];
 const inlineIndex = new Map<string, number>();
 /** Hook and condition names, indexed. */
 export const hookNames: string[] = [];
-const hookIndex = new Map<string, number>();
+const hookIndex_ = new Map<string, number>();
 export const condNames: string[] = [];
 const condIndex = new Map<string, number>();
 
 function intern(list: string[], idx: Map<string, number>, name: string): number {
   let i = idx.get(name);
   if (i === undefined) { i = list.length; list.push(name); idx.set(name, i); }
+  return i;
+}
+
+/** The index of hook `name` in the programs (OP_HOOK operand). */
+export function hookIndex(name: string): number {
+  return intern(hookNames, hookIndex_, name);
+}
+/** The index of tracepoint `system:name` (or `name`) in the programs (OP_TP operand). */
+export function tpIndex(name: string): number {
+  return intern(tpNames, tpIndex_, name);
+}
+/** The index of an inline reference (`+name[:lines]`; OP_INLINE operand). */
+export function inlineRefIndex(name: string, lines: readonly number[]): number {
+  const t = lines.length ? `+${name}:${lines.join(',')}` : `+${name}`;
+  let i = inlineIndex.get(t);
+  if (i === undefined) {
+    i = inlineRefs.length;
+    inlineRefs.push({ name, lines: [...lines] });
+    inlineIndex.set(t, i);
+  }
   return i;
 }
 
@@ -145,21 +169,15 @@ export function path(name: string): CompiledPath {
       const t = n.text;
       const c0 = t[0];
       if (c0 === '@') {
-        code.push(OP_TP, intern(tpNames, tpIndex, t.slice(1)));
+        code.push(OP_TP, tpIndex(t.slice(1)));
         if (n.kids.length) throw new Error(`path ${name}: tracepoint ${t} cannot have children`);
       } else if (c0 === '%') {
-        code.push(OP_HOOK, intern(hookNames, hookIndex, t.slice(1)));
+        code.push(OP_HOOK, hookIndex(t.slice(1)));
         emit(n.kids);
       } else if (c0 === '+') {
         const m = /^\+([A-Za-z_]\w*)(?::(\d+(?:,\d+)*))?$/.exec(t);
         if (!m) throw new Error(`path ${name}: bad inline node ${t}`);
-        let i = inlineIndex.get(t);
-        if (i === undefined) {
-          i = inlineRefs.length;
-          inlineRefs.push({ name: m[1], lines: m[2] ? m[2].split(',').map(Number) : [] });
-          inlineIndex.set(t, i);
-        }
-        code.push(OP_INLINE, i);
+        code.push(OP_INLINE, inlineRefIndex(m[1], m[2] ? m[2].split(',').map(Number) : []));
         emit(n.kids);
       } else if (c0 === '?') {
         const neg = t[1] === '!';

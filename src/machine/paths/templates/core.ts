@@ -1,20 +1,27 @@
 /** Core kernel paths: syscall entry/exit, scheduling, wakeups, idle, timer interrupt, softirqs, fork/exit. */
 
 export const corePaths: Record<string, string> = {
+  // arch/x86/entry/common.c do_syscall_64 (noinstr), x64_sys_call, kernel/entry/common.c
+  // syscall_exit_to_user_mode: syscall_exit_to_user_mode_prepare (syscall_exit_work -> sys_exit),
+  // exit_to_user_mode_prepare (exit_to_user_mode_loop: schedule, signals)
   syscall: `
 entry_SYSCALL_64
   do_syscall_64
     syscall_enter_from_user_mode
       @raw_syscalls:sys_enter
-    %sys
+    x64_sys_call
+      %sys
     syscall_exit_to_user_mode
-      @raw_syscalls:sys_exit
-      ?need_resched
-        *schedule
-      ?sigpending
-        arch_do_signal_or_restart
-          get_signal
-            %signal
+      syscall_exit_to_user_mode_prepare
+        @raw_syscalls:sys_exit
+      exit_to_user_mode_prepare
+        ?need_resched
+          *schedule
+        ?sigpending
+          arch_do_signal_or_restart
+            get_signal
+              %signal
+        fpregs_assert_state_consistent
     %sysret
 `,
   preempt_user: `

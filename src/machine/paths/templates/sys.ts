@@ -685,7 +685,7 @@ __x64_sys_brk
   do_brk_flags
   %impl
 `,
-  sys_newuname: `
+  sys_uname: `
 __x64_sys_newuname
   %impl
 `,
