@@ -12,6 +12,7 @@ import type { StapOptions } from './options';
 import { stage2, Later } from './stages';
 import { Output, PassTimer } from './output';
 import { TapsetLibrary, stdlibDir } from '../elaborate';
+import { toBinary } from '../runtime/strings';
 
 function readStdin(): string {
   try {
@@ -32,15 +33,15 @@ function loadUserSources(opts: StapOptions, io: Output): A.SourceFile[] | null {
       try {
         const st = fs.statSync(opts.scriptFile);
         if (st.isDirectory()) {
-          io.err(`Input file '${opts.scriptFile}' is a directory.\n`);
+          io.err(`Input file '${toBinary(opts.scriptFile)}' is a directory.\n`);
           return null;
         }
         text = fs.readFileSync(opts.scriptFile, 'latin1');
       } catch {
-        io.err(`Input file '${opts.scriptFile}' is missing.\n`);
+        io.err(`Input file '${toBinary(opts.scriptFile)}' is missing.\n`);
         return null;
       }
-      files.push({ name: opts.scriptFile, text, isTapset: false });
+      files.push({ name: toBinary(opts.scriptFile), text, isTapset: false }); // (a name shown as stap shows its bytes)
     }
   }
   opts.extraScripts.forEach((t, i) => files.push({ name: `<input${i + 1}>`, text: t, isTapset: false }));
@@ -57,6 +58,16 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   const diag = new Diagnostics(
     { verbose: opts.verbose, suppressWarnings: opts.suppressWarnings, warningsAreErrors: opts.warningsAreErrors },
     io.err);
+  // stap reports suppressed duplicate messages once, when the passes are over (after a
+  // `Pass N: ... failed.` line)
+  try {
+    return await passes(opts, io, diag);
+  } finally {
+    diag.footer();
+  }
+}
+
+async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise<number> {
   const listing = opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
     || opts.dumpProbeAliases || opts.dumpFunctions;
   const timer = new PassTimer();
@@ -85,6 +96,7 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
     dirs: [stdlibDir(), ...opts.includeDirs],
     parse: { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege },
     diag,
+    warn: io.err,
   });
   const libraryMacros = library.lazyMacros();
   const usedArgs = new Set<number>();
@@ -96,7 +108,6 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   }
   if (diag.errorCount > 0 || files.length < sources.length) {
     if (diag.errorCount > 0) io.err(`${diag.errorCount} parse error${diag.errorCount === 1 ? '' : 's'}.\n`);
-    diag.footer();
     io.err('Pass 1: parse failed.  [man error::pass1]\n');
     return 1;
   }

@@ -63,6 +63,8 @@ import { exit } from './process/exit';
 import { runUser } from './process/user';
 import { populate } from './userland/fstree';
 import { startDefaultSystem } from './userland/workload';
+import { attachTracefs } from './fs/tracing';
+import type { Tracefs } from '../kernel/tracefs/tracefs';
 
 /**
  * Everything the kernel's subsystems attach to the call paths (paths/semantics.ts), layer by
@@ -102,6 +104,8 @@ export interface MachineOptions {
   maxStepNs?: number;
   /** hostname */
   hostname?: string;
+  /** a kernel built with CONFIG_FUNCTION_PROFILER (Debian's 6.1 is not) */
+  functionProfiler?: boolean;
 }
 
 export class Machine {
@@ -123,6 +127,8 @@ export class Machine {
   readonly fs: Fs;
   readonly blk: BlockLayer;
   readonly net: Net;
+  /** tracefs / debugfs (mounted at boot as Debian's systemd does) */
+  readonly tracefs: Tracefs;
   /** the clock API for the engine and probe layers */
   readonly clock = { now: (): number => this.now };
   /** kernel function calls executed (mcount sites reached) */
@@ -160,6 +166,7 @@ export class Machine {
     this.fs = new Fs(this);
     populate(this, this.fs);
     this.net = new Net(this);
+    this.tracefs = attachTracefs(this, { functionProfiler: opts.functionProfiler });
     this.procs.boot();
     if (opts.defaultSystem ?? true) startDefaultSystem(this);
   }

@@ -43,7 +43,8 @@ function inodeAddr(mem: KernelMemory, ino: Inode): number {
 }
 
 const dentries = new WeakMap<Inode, number>();
-function dentryAddr(mem: KernelMemory, ino: Inode): number {
+/** The struct dentry of an inode (one per inode: the machine has no hard-link aliases). */
+export function dentryAddr(mem: KernelMemory, ino: Inode): number {
   let a = dentries.get(ino);
   if (a !== undefined) return a;
   const T = 'struct dentry';
@@ -59,6 +60,32 @@ function dentryAddr(mem: KernelMemory, ino: Inode): number {
   mem.setField(a, T, 'd_name.len', name.length);
   mem.setField(a, T, 'd_inode', mem.addrOf(ino));
   mem.setField(a, T, 'd_parent', ino.parent && ino.parent !== ino ? dentryAddr(mem, ino.parent) : a);
+  return a;
+}
+
+/**
+ * The struct vfsmount of the machine's mount of an inode's tree: one struct mount for the root
+ * filesystem (ext4 on /dev/sda1, whose tree also holds /proc, /dev and /sys), its own parent,
+ * mnt_root and mnt_mountpoint the root dentry (as a namespace's root mount is).
+ */
+const mounts = new WeakMap<Inode, number>();
+export function vfsmountOf(mem: KernelMemory, ino: Inode): number {
+  let root = ino;
+  for (let i = 0; i < 4096 && root.parent && root.parent !== root; i++) root = root.parent;
+  let a = mounts.get(root);
+  if (a !== undefined) return a;
+  const M = 'struct mount';
+  const m = mem.allocStruct(M);
+  const sb = mem.allocStruct('struct super_block');
+  mem.setField(sb, 'struct super_block', 's_magic', 0xef53); // EXT4_SUPER_MAGIC
+  mem.setField(sb, 'struct super_block', 's_dev', (8 << 20) | 1); // sda1
+  const d = dentryAddr(mem, root);
+  a = m + mem.fieldOf(M, 'mnt').offset;
+  mem.setField(m, M, 'mnt.mnt_root', d);
+  mem.setField(m, M, 'mnt.mnt_sb', sb);
+  mem.setField(m, M, 'mnt_parent', m);
+  mem.setField(m, M, 'mnt_mountpoint', d);
+  mounts.set(root, a);
   return a;
 }
 
@@ -139,6 +166,7 @@ export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
   if (f.inode) {
     mem.setField(a, T, 'f_inode', mem.addrOf(f.inode));
     mem.setField(a, T, 'f_path.dentry', dentryAddr(mem, f.inode));
+    mem.setField(a, T, 'f_path.mnt', vfsmountOf(mem, f.inode));
     mem.setField(a, T, 'f_op', fopsAddr(mem, fopsName(f.inode)));
   }
   if (f.sock) mem.setField(a, T, 'private_data', socketView(f.sock));
@@ -163,6 +191,7 @@ function openingFileArg(m: FsMachine, t: Task, e: Env, fnName: string): number {
   const ino = openingInode(m, t, e);
   if (ino) {
     kmem.setField(a, 'struct file', 'f_path.dentry', dentryAddr(kmem, ino));
+    kmem.setField(a, 'struct file', 'f_path.mnt', vfsmountOf(kmem, ino));
     if (fnName !== 'do_dentry_open') kmem.setField(a, 'struct file', 'f_inode', kmem.addrOf(ino));
   }
   return a;
@@ -177,6 +206,7 @@ function pathStruct(e: Env, ino: Inode): number {
     pathStructs.set(e, a);
   }
   kmem.setField(a, 'struct path', 'dentry', dentryAddr(kmem, ino));
+  kmem.setField(a, 'struct path', 'mnt', vfsmountOf(kmem, ino));
   return a;
 }
 

@@ -12,6 +12,7 @@ import { Inode, OpenFile, FsType, PAGE, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IF
 import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
 import type { MmMachine } from '../mm/mm';
+import type { PseudoNode } from '../../kernel/tracefs/vfs';
 
 /**
  * The machine as the filesystem uses it: its tree, memory (page-cache accounting, /proc/meminfo)
@@ -98,8 +99,9 @@ export class Fs {
     let base = '';
     let from = 0;
     for (let i = 0; i < n; i++) {
+      if (cur.mounted) cur = cur.mounted;
       if (!cur.isDir || !cur.children) return null;
-      const nx = cur.children.get(parts[i]);
+      const nx = cur.pseudo ? this.pseudoChild(cur, parts[i]) : cur.children.get(parts[i]);
       if (!nx) return null;
       if (nx.isLnk && (i < n - 1 || !nofollow)) {
         let curPath = base;
@@ -114,8 +116,41 @@ export class Fs {
       }
       cur = nx;
     }
-    return cur;
+    return cur.mounted ?? cur;
   }
+
+  /** The inode standing for a pseudo filesystem node (made once per node). */
+  pseudoInode(node: PseudoNode, fs: FsType): Inode {
+    let ino = this.pseudoInodes.get(node);
+    if (!ino) {
+      ino = this.mk((node.kind === 'dir' ? S_IFDIR : S_IFREG) | node.mode, fs);
+      ino.pseudo = node;
+      ino.size = node.size ?? 0;
+      this.pseudoInodes.set(node, ino);
+    }
+    return ino;
+  }
+  private readonly pseudoInodes = new WeakMap<PseudoNode, Inode>();
+
+  private pseudoChild(dir: Inode, name: string): Inode | null {
+    if (name === '..') return dir.parent;
+    const n = dir.pseudo!.child?.(name) ?? null;
+    if (!n) return null;
+    const ino = this.pseudoInode(n, dir.fs);
+    if (!ino.parent) ino.parent = dir;
+    return ino;
+  }
+
+  /** mount a pseudo filesystem root on a directory (mount -t tracefs / debugfs) */
+  mountPseudo(dir: Inode, root: PseudoNode, fs: FsType): void {
+    const r = this.pseudoInode(root, fs);
+    r.parent = dir.parent;
+    dir.mounted = r;
+    this.mounts.push({ dir, fs, at: this.pathOf(dir) });
+  }
+
+  /** pseudo filesystems mounted, for /proc/mounts */
+  readonly mounts: { dir: Inode; fs: FsType; at: string }[] = [];
 
   /** The parent directory inode and final name of a path. */
   lookupParent(p: string, cwd = '/'): { dir: Inode; name: string } | null {
@@ -237,6 +272,7 @@ namei.syscall('mkdirat', (m, _c, t, e) => {
   if (m.fs.lookup(p, t.proc.cwd, true)) { e.ret = -EEXIST; return H_CONT; }
   const pp = m.fs.lookupParent(p, t.proc.cwd);
   if (!pp) { e.ret = -ENOENT; return H_CONT; }
+  if (pp.dir.pseudo) { e.ret = pp.dir.pseudo.mkdir ? pp.dir.pseudo.mkdir(pp.name) : -1; return H_CONT; }
   const ino = m.fs.mk(S_IFDIR | (Number(e.a[2]) & 0o777), pp.dir.fs);
   ino.uid = t.euid;
   m.fs.link(pp.dir, pp.name, ino);
@@ -246,6 +282,11 @@ namei.syscall('mkdirat', (m, _c, t, e) => {
 namei.syscall('unlinkat', (m, _c, t, e) => {
   const p = String(e.a[1]);
   const pp = m.fs.lookupParent(p, t.proc.cwd);
+  if (pp && pp.dir.pseudo) {
+    const rmdir = (Number(e.a[2]) & 0x200) !== 0;
+    e.ret = rmdir && pp.dir.pseudo.rmdir ? pp.dir.pseudo.rmdir(pp.name) : -1;
+    return H_CONT;
+  }
   const ino = pp ? pp.dir.children!.get(pp.name) : undefined;
   if (!pp || !ino) { e.ret = -ENOENT; return H_CONT; }
   const rmdir = (Number(e.a[2]) & 0x200) !== 0;

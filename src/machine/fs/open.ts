@@ -30,7 +30,8 @@ function openError(m: FsMachine, t: Task, e: Env): number {
   const ino = m.fs.lookup(p, t.proc.cwd);
   if (!ino) {
     if (!(flags & O_CREAT)) return -ENOENT;
-    return m.fs.lookupParent(p, t.proc.cwd) ? 0 : -ENOENT;
+    const pp = m.fs.lookupParent(p, t.proc.cwd);
+    return pp ? (pp.dir.pseudo ? -13 : 0) : -ENOENT;
   }
   if (flags & O_CREAT && flags & O_EXCL) return -EEXIST;
   if (flags & O_DIRECTORY && !ino.isDir) return -ENOTDIR;
@@ -54,6 +55,8 @@ fsOpen.hook('open', (m, c, t, e) => {
     if (!(flags & O_CREAT)) { e.ret = -ENOENT; return H_CONT; }
     const pp = fs.lookupParent(p, t.proc.cwd);
     if (!pp) { e.ret = -ENOENT; return H_CONT; }
+    // tracefs / debugfs: no files are created by open
+    if (pp.dir.pseudo || pp.dir.mounted?.pseudo) { e.ret = -13; return H_CONT; }
     ino = fs.mk(S_IFREG | (Number(e.a[3]) & 0o777), pp.dir.fs === 'proc' ? 'ext4' : pp.dir.fs);
     ino.data = Buffer.alloc(0);
     ino.uid = t.euid;
@@ -63,7 +66,14 @@ fsOpen.hook('open', (m, c, t, e) => {
   if (flags & O_DIRECTORY && !ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
   if (ino.isDir && (flags & 3)) { e.ret = -EISDIR; return H_CONT; }
   let f: OpenFile;
-  if (ino.isDir) f = new OpenFile('dir', ino, flags);
+  if (ino.pseudo && !ino.isDir) {
+    // a tracefs/debugfs file: its file_operations' open (which may refuse: EBUSY, EPERM ...)
+    const h = ino.pseudo.open ? ino.pseudo.open(flags, { ctx: c.ctx }) : -22;
+    if (typeof h === 'number') { e.ret = h; return H_CONT; }
+    f = new OpenFile('proc', ino, flags);
+    f.pseudo = h;
+    f.onClose = () => { h.release(); };
+  } else if (ino.isDir) f = new OpenFile('dir', ino, flags);
   else if (ino.show) { f = new OpenFile('proc', ino, flags); f.text = Buffer.from(ino.show(), 'latin1'); }
   else if (ino.dev && ino.dev !== 'sda' && ino.dev !== 'sda1' && ino.dev !== 'sda2') f = new OpenFile('dev', ino, flags);
   else f = new OpenFile('file', ino, flags);

@@ -20,7 +20,8 @@ export function populateProc(m: FsMachine, fs: Fs): void {
   fs.procFile('/proc/cpuinfo', () => m.cpus.map((c) => `processor\t: ${c.id}\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz\ncpu MHz\t\t: 2399.998\ncache size\t: 35840 KB\ncore id\t\t: ${c.id}\ncpu cores\t: ${m.ncpus}\n\n`).join(''));
   fs.procFile('/proc/swaps', () => 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' +
     m.mm.swaps.map((s) => `${s.path.padEnd(40)}${(s.path.startsWith('/dev') ? 'partition' : 'file').padEnd(16)}${String(s.slots * 4).padEnd(16)}${String(s.used * 4).padEnd(16)}${s.prio}\n`).join(''));
-  fs.procFile('/proc/mounts', () => '/dev/sda1 / ext4 rw,relatime,errors=remount-ro 0 0\nproc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\nsysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\nudev /dev devtmpfs rw,nosuid,relatime 0 0\ntmpfs /tmp tmpfs rw,nosuid,nodev 0 0\ndebugfs /sys/kernel/debug debugfs rw,nosuid,nodev,noexec,relatime 0 0\n');
+  fs.procFile('/proc/mounts', () => '/dev/sda1 / ext4 rw,relatime,errors=remount-ro 0 0\nproc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\nsysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\nudev /dev devtmpfs rw,nosuid,relatime 0 0\ntmpfs /tmp tmpfs rw,nosuid,nodev 0 0\n' +
+    fs.mounts.map((x, i) => (i < 2 ? `${x.fs} ${x.at} ${x.fs} rw,nosuid,nodev,noexec,relatime 0 0\n` : `nodev ${x.at} ${x.fs} rw,relatime 0 0\n`)).join(''));
   fs.procFile('/proc/stat', () => {
     const line = (n: string, busy: number, idle: number) => `${n} ${Math.round(busy / 1e7)} 0 0 ${Math.round(idle / 1e7)} 0 0 0 0 0 0\n`;
     let s = line('cpu ', m.cpus.reduce((a, c) => a + c.busyNs, 0), m.cpus.reduce((a, c) => a + c.idleNs, 0));

@@ -5,12 +5,15 @@
  */
 import type { FsMachine } from './namei';
 import { Semantics } from '../paths/semantics';
-import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
+import { pushPath, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
+import type { Task } from '../include/sched';
+import { TASK_INTERRUPTIBLE, TASK_RUNNING } from '../include/sched';
+import { timedWake } from '../kernel/time';
 import { OpenFile, ConsoleFile } from '../include/fs';
 import { fdOf } from '../include/fdtable';
 import { O_APPEND } from '../include/fs';
 
-const EBADF = 9, EISDIR = 21, EINVAL = 22, EPERM = 1;
+const EBADF = 9, EISDIR = 21, EINVAL = 22, EPERM = 1, EINTR = 4;
 
 export const fsReadWrite = new Semantics<FsMachine>('fs/read_write');
 
@@ -43,6 +46,33 @@ fsReadWrite.hook('read_dispatch', (m, c, t, e) => {
 fsReadWrite.hook('simple_read', (m, _c, t, e) => {
   const f = e.file as OpenFile;
   const n = e.count as number;
+  if (f.pseudo) {
+    const b = f.pseudo.read(n, f.pos);
+    if (b === null) {
+      // nothing to read yet (trace_pipe): sleep until the producer wakes us, or a signal
+      if (t.sigPending & ~t.sigBlocked) { e.ret = -EINTR; return H_CONT; }
+      const cancel = f.pseudo.waitReadable ? f.pseudo.waitReadable(() => { cancel?.(); if (t.state !== TASK_RUNNING) timedWake(m, t, 1000); }) : null;
+      t.state = TASK_INTERRUPTIBLE;
+      t.wchan = 'wait_on_pipe';
+      return H_SLEEP;
+    }
+    e.data = b; e.ret = b.length;
+    if (e.name !== 'pread64') f.pos += b.length;
+    return H_CONT;
+  }
+  if ('ttyRead' in f) {
+    // an interactive terminal (tty.ts): a typed line, EOF, or sleep until one comes
+    const r = (f as unknown as { ttyRead(t: Task, n: number): Uint8Array | number | null }).ttyRead(t, n);
+    if (r === null) {
+      if (t.sigPending & ~t.sigBlocked) { e.ret = -EINTR; return H_CONT; }
+      t.state = TASK_INTERRUPTIBLE;
+      t.wchan = 'n_tty_read';
+      return H_SLEEP;
+    }
+    if (typeof r === 'number') { e.ret = r; return H_CONT; }
+    e.data = r; e.ret = r.length;
+    return H_CONT;
+  }
   if (f.kind === 'proc') {
     const b = f.text!.subarray(f.pos, f.pos + n);
     e.data = b; e.ret = b.length;
@@ -79,6 +109,7 @@ fsReadWrite.hook('write_dispatch', (m, c, t, e) => {
     case 'console': pushPath(t.ks, 'write_tty', e); return H_PUSHED;
     case 'proc': {
       const ino = f.inode!;
+      if (f.pseudo) { e.ret = f.pseudo.write(e.buf as Uint8Array, c.ctx); return H_CONT; }
       if (!ino.store) { e.ret = -EPERM; return H_CONT; }
       e.ret = ino.store(Buffer.from(e.buf as Uint8Array).toString('latin1'));
       return H_CONT;

@@ -8,12 +8,13 @@
 import type { Pipe } from './pipe_fs_i';
 import type { Sock } from './net';
 import type { WaitQueue } from './wait';
+import type { PseudoNode, PseudoOpen } from '../../kernel/tracefs/vfs';
 
 export const S_IFMT = 0o170000, S_IFREG = 0o100000, S_IFDIR = 0o040000, S_IFLNK = 0o120000,
   S_IFCHR = 0o020000, S_IFBLK = 0o060000, S_IFIFO = 0o010000;
 export const PAGE = 4096;
 
-export type FsType = 'ext4' | 'proc' | 'devtmpfs' | 'sysfs' | 'tmpfs' | 'pipefs' | 'sockfs';
+export type FsType = 'ext4' | 'proc' | 'devtmpfs' | 'sysfs' | 'tmpfs' | 'pipefs' | 'sockfs' | 'tracefs' | 'debugfs';
 
 export class Inode {
   ino: number;
@@ -29,6 +30,10 @@ export class Inode {
   data: Buffer | null = null;
   /** synthetic content generator */
   gen: ((off: number, len: number) => Uint8Array) | null = null;
+  /** a file or directory of a kernel pseudo filesystem (tracefs, debugfs): the VFS calls into it */
+  pseudo: PseudoNode | null = null;
+  /** a filesystem mounted on this directory: walks continue in its root */
+  mounted: Inode | null = null;
   /** procfs/sysfs content producer and writer */
   show: (() => string) | null = null;
   store: ((s: string) => number) | null = null;
@@ -119,6 +124,8 @@ export class OpenFile {
     readonly inode: Inode | null, public flags: number) {}
   pipe: Pipe | null = null;
   sock: Sock | null = null;
+  /** an open pseudo filesystem file (tracefs): reads, writes and release go to it */
+  pseudo: PseudoOpen | null = null;
   /** snapshot of a proc file's text at open */
   text: Buffer | null = null;
   /** directory listing cursor */

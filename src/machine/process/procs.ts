@@ -139,6 +139,18 @@ export class Procs {
     return this.spawn(parent ?? this.init, '/bin/sh', ['sh', '-c', cmd], [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
   }
 
+  /** `sh ARGS...` as a child of init in /root (tapsim shell -c / FILE) */
+  spawnShellArgv(argv: string[], out: (s: string) => void, err: (s: string) => void): Process {
+    const con = new ConsoleFile(out);
+    const econ = err === out ? con : new ConsoleFile(err);
+    return this.spawn(this.init, '/bin/sh', argv, [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
+  }
+
+  /** an interactive `sh -i` on a terminal file (fds 0, 1, 2) */
+  spawnShellTty(tty: OpenFile): Process {
+    return this.spawn(this.init, '/bin/sh', ['sh', '-i'], [tty, tty, tty], { cwd: '/root' });
+  }
+
   /**
    * `stap -c CMD` (stapio's start_cmd): a command line without shell syntax is split into words
    * and spawned directly (posix_spawnp: a child of `parent`, stapio, that execve()s the program

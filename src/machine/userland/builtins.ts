@@ -6,7 +6,8 @@ import type { U } from '../process/user';
 
 type Op = import('../include/sched').Op;
 type SysResult = import('../include/sched').SysResult;
-type Builtin = (u: U, words: string[]) => Generator<Op, number, SysResult>;
+/** `prefix`: the shell's message prefix ("sh: LINE: ") for dash's write error report */
+type Builtin = (u: U, words: string[], prefix?: string) => Generator<Op, number, SysResult>;
 
 const ESC: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\' };
 
@@ -35,7 +36,7 @@ export function unescape(s: string, octalNeedsZero: boolean): { text: string; st
 }
 
 /** dash's echo: `-n` as the first argument; escapes always interpreted. */
-function* echo(u: U, words: string[]): Generator<Op, number, SysResult> {
+function* echo(u: U, words: string[], prefix = 'sh: 1: '): Generator<Op, number, SysResult> {
   let a = words.slice(1);
   let nl = true;
   if (a[0] === '-n') { nl = false; a = a.slice(1); }
@@ -46,7 +47,8 @@ function* echo(u: U, words: string[]): Generator<Op, number, SysResult> {
     if (r.stop) { nl = false; break; }
   }
   if (nl) out += '\n';
-  if (out) yield* u.out(out);
+  // dash flushes its output buffer and reports a failed write(2) as EIO, whatever the errno
+  if (out && (yield* u.out(out)) < 0) { yield* u.err(`${prefix}echo: echo: I/O error\n`); return 1; }
   return 0;
 }
 

@@ -9,6 +9,8 @@ export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'to
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
   'block_hasher', 'dbench', 'tbench', 'tbench_srv', 'pwd', 'uname', 'stat', 'systemd', 'systemd-journald', 'sshd', 'cron',
   'rsyslogd', 'nginx', 'postgres', 'cc'];
+/** the seed experiments' tools (programs/seed_tools.ts), created last (inode numbers above unchanged) */
+export const SEED_TOOL_NAMES = ['mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk', 'timeout'];
 
 /** deterministic pseudo-random bytes for synthetic files/devices */
 export function synthBytes(seed: number, off: number, len: number): Uint8Array {
@@ -29,7 +31,8 @@ export function populate(m: FsMachine, fs: Fs): void {
     fs.mkdirp(d);
   fs.mkdirp('/tmp', 'tmpfs', 0o1777);
   fs.mkdirp('/proc', 'proc', 0o555);
-  fs.mkdirp('/sys/kernel/debug/tracing', 'sysfs');
+  fs.mkdirp('/sys/kernel/debug', 'sysfs');
+  fs.mkdirp('/sys/kernel/tracing', 'sysfs');
   fs.mkdirp('/dev', 'devtmpfs');
   fs.lookup('/home/user')!.uid = 1000;
   // programs (ELF-sized synthetic binaries)
@@ -90,5 +93,10 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.symlink('/usr/bin/gunzip', '/usr/bin/gzip');
   fs.symlink('/usr/bin/zcat', '/usr/bin/gzip');
   fs.symlink('/usr/bin/gcc', '/usr/bin/cc');
+  for (const p of SEED_TOOL_NAMES) {
+    const size = 40000 + (hash32(p.length * 7919 + p.charCodeAt(0)) % 200000);
+    fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
+  }
+  fs.symlink('/sbin/mkswap', '/usr/bin/mkswap');
   void S_IFREG; void KERNEL_RELEASE;
 }

@@ -4,6 +4,7 @@
  * sshd, cron, rsyslogd, nginx-like server) with periodic activity so probes see a live machine.
  */
 import type { ProcMachine } from '../process/procs';
+import type { ProgramMain } from '../process/user';
 import type { Task } from '../include/sched';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
 import { pushPath, newEnv } from '../paths/kexec';
@@ -12,15 +13,17 @@ import { programs } from './programs/core';
 import { benchPrograms } from './programs/bench';
 import { toolPrograms } from './programs/tools';
 import { services } from './programs/services';
-import { PROGRAM_NAMES } from './fstree';
+import { seedTools } from './programs/seed_tools';
+import { shMain } from './sh/exec';
+import { PROGRAM_NAMES, SEED_TOOL_NAMES } from './fstree';
 
 export function registerPrograms(m: ProcMachine): void {
-  const all = { ...programs, ...benchPrograms, ...toolPrograms, ...services };
-  for (const name of PROGRAM_NAMES) {
+  const all: Record<string, ProgramMain> = { ...programs, ...benchPrograms, ...toolPrograms, ...seedTools, ...services, sh: shMain, bash: shMain };
+  for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES]) {
     const main = all[name];
     if (main) m.procs.programs.set(`/usr/bin/${name}`, main);
   }
-  m.procs.programs.set('/bin/sh', programs.sh);
+  m.procs.programs.set('/bin/sh', shMain);
 }
 
 /** A periodically-waking kernel thread running `pathName` every `period` ns (± jitter). */
