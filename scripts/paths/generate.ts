@@ -20,7 +20,7 @@ import * as path from 'path';
 import * as zlib from 'zlib';
 import { loadIndex, loadRecording, RECORDINGS_DIR, Recording } from '../record/recording';
 import { syscalls } from '../../src/kernel/syscalls';
-import { TNode, shapeTree, cutTree, newCuts, Cuts, treeKey, Names, modelShape } from './tree';
+import { TNode, shapeTree, cutTree, newCuts, Cuts, treeKey, Names, modelShape, markSwitch } from './tree';
 import { alignNames, mapTasks, straceByPid, retClass, splitArgs, straceNumber, StraceCall } from './strace';
 
 export const MODEL_FORMAT = 1;
@@ -88,9 +88,10 @@ export function generate(recDir = RECORDINGS_DIR): Model {
   const recs = loadIndex(recDir).recordings.filter((e) => e.file !== 'system.json.gz');
   recs.sort((a, b) => (a.name < b.name ? -1 : 1));
   const addCuts = (c: Cuts, ri: number, k = 1): void => {
-    for (const s of c.schedules) key('schedule').add(s.body, s.caller, k, ri);
+    for (const s of c.schedules) key('schedule').add(markSwitch(s.body), s.caller, k, ri);
     for (const f of c.faults) key('fault').add(f, 'kernel', k, ri);
     for (const s of c.softirqs) addSoftirq(s, ri, k);
+    for (const w of c.wakeups) key('ttwu').add(w.body, w.caller, k, ri);
   };
   const addSoftirq = (kids: TNode[], ri: number, k: number): void => {
     for (const a of kids) if (a.kind === 'call' && ACTION.test(a.fn)) key(`softirq:${a.fn}`).add([a], '', k * a.rep, ri);
@@ -103,7 +104,7 @@ export function generate(recDir = RECORDINGS_DIR): Model {
       const kind = r.shapeKinds[id];
       if (kind !== 'irq' && kind !== 'softirq') return;
       const cuts = newCuts();
-      const t = cutTree(shapeTree(s, F), cuts, true);
+      const t = cutTree(shapeTree(s, F, r.events), cuts, true);
       const n = r.shapeCounts[id];
       if (kind === 'irq') {
         const h = t.find((x) => x.kind === 'call' && x.fn !== 'irq_enter_rcu' && x.fn !== 'irq_exit_rcu');
@@ -118,7 +119,7 @@ export function generate(recDir = RECORDINGS_DIR): Model {
       const e = task.entries;
       const trees: { nodes: TNode[]; sys: string }[] = [];
       for (let i = 0; i < e.length; i += 3) {
-        const nodes = shapeTree(r.shapes[e[i + 2]], F);
+        const nodes = shapeTree(r.shapes[e[i + 2]], F, r.events);
         const top = nodes[0];
         let sys = '';
         if (top && top.kind === 'call' && top.fn === 'x64_sys_call' && top.kids[0]?.kind === 'call') {
@@ -136,22 +137,29 @@ export function generate(recDir = RECORDINGS_DIR): Model {
         const ti = nodes.findIndex((n) => n.kind === 'call' && (n.fn === 'syscall_exit_to_user_mode_prepare' || n.fn === 'exit_to_user_mode_prepare'));
         const body = cutTree(ti < 0 ? nodes : nodes.slice(0, ti), cuts, true);
         const tail = ti < 0 ? [] : nodes.slice(ti);
-        for (const t of tail) {
-          if (t.kind !== 'call' || t.fn !== 'exit_to_user_mode_prepare') continue;
-          for (const p of cutTree(t.kids, cuts)) {
-            if (p.kind === 'call' && p.kids.length && p.fn !== 'schedule') key(`tail:${p.fn}`).add(p.kids, '', p.rep, ri);
-          }
-        }
         const top = body[0];
+        let label = '';
         if (sys) {
           const sc = al[i] >= 0 ? scalls[al[i]] : null;
           const km = key(`sys:${sys}`);
-          km.add(body, sc ? sc.feat : '?', 1, ri);
+          label = sc ? sc.feat : '?';
+          km.add(body, label, 1, ri);
           if (sc) km.outcomes.push(sc);
+          label = `sys:${sys}|${label}`;
         } else if (top && top.kind === 'call' && (top.fn === 'lock_mm_and_find_vma' || top.fn === 'do_user_addr_fault')) {
           key('fault').add(body, 'user', 1, ri);
+          label = 'fault';
         } else if (top && top.kind === 'call' && top.fn === 'schedule_tail') {
           key('fork_return').add(body, '', 1, ri);
+          label = 'fork_return';
+        }
+        // the parts of the return to user mode, each as often as it ran with callees or without;
+        // task_work (the fput of a close) labelled with the entry that queued it
+        for (const t of tail) {
+          if (t.kind !== 'call' || t.fn !== 'exit_to_user_mode_prepare') continue;
+          for (const p of cutTree(t.kids, cuts)) {
+            if (p.kind === 'call' && p.fn !== 'schedule') key(`tail:${p.fn}`).add(p.kids, p.fn === 'task_work_run' ? label : '', p.rep, ri);
+          }
         }
         addCuts(cuts, ri);
       });

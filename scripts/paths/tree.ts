@@ -9,24 +9,37 @@ import { parseShape, ShapeNode, callToken } from '../record/shape';
 /** A call with its callees, or a cut point the machine fills in at run time. */
 export type TNode =
   | { kind: 'call'; fn: string; kids: TNode[]; rep: number }
-  | { kind: 'mark'; mark: Mark; rep: number };
+  | { kind: 'mark'; mark: Mark; rep: number }
+  | { kind: 'event'; event: string; rep: number };
 
 /**
  * Cut points (src/machine/paths/model.ts compiles each to a hook):
  *   '^'  a schedule point: the body of schedule() ran here (the task slept); the machine decides
  *   '~'  a page fault on user memory taken in kernel mode (copy to/from user)
  *   '&'  pending softirqs ran here (handle_softirqs / __do_softirq)
+ *   'w'  the body of try_to_wake_up: whom it wakes, and how, is the machine's
+ *   'S'  (in schedule bodies) the context switch: the next task runs from here, finish_task_switch
+ *        follows when this task runs again
+ * and events ('!sched_process_exec'): the tracepoints the graph run enabled, where they fired.
  */
-export type Mark = '^' | '~' | '&';
+export type Mark = '^' | '~' | '&' | 'w' | 'S';
 
-/** A shape of a recording as a tree over names; `@` references and `!` events are dropped. */
-export function shapeTree(text: string, functions: readonly string[]): TNode[] {
+/**
+ * A shape of a recording as a tree over names; `@` references are dropped, and the tracers' own calls
+ * (`__traceiter_X`, which run only because the recorder probed X) with their callees.
+ */
+export function shapeTree(text: string, functions: readonly string[], events: readonly string[] = []): TNode[] {
   const conv = (ns: ShapeNode[]): TNode[] => {
     const out: TNode[] = [];
     for (const n of ns) {
-      if (n.kind === 'call') out.push({ kind: 'call', fn: functions[n.fn], kids: conv(n.children), rep: n.repeat });
+      if (n.kind === 'call') {
+        const fn = functions[n.fn];
+        if (!fn.startsWith('__traceiter_')) out.push({ kind: 'call', fn, kids: conv(n.children), rep: n.repeat });
+        // the event the tracer's call was for stays where it fired
+        else for (const k of conv(n.children)) if (k.kind === 'event') out.push(k);
+      } else if (n.kind === 'event' && events[n.event]) out.push({ kind: 'event', event: events[n.event], rep: n.repeat });
     }
-    return out;
+    return refold(out);
   };
   return conv(parseShape(text));
 }
@@ -61,10 +74,12 @@ export interface Cuts {
   faults: TNode[][];
   /** softirq runs: the callees of handle_softirqs */
   softirqs: TNode[][];
+  /** bodies of try_to_wake_up and the function that called it */
+  wakeups: { body: TNode[]; caller: string }[];
 }
 
 export function newCuts(): Cuts {
-  return { schedules: [], faults: [], softirqs: [] };
+  return { schedules: [], faults: [], softirqs: [], wakeups: [] };
 }
 
 /** Index of the end (exclusive) of a page fault sequence starting at kids[i] (lock_mm_and_find_vma), or -1. */
@@ -89,15 +104,15 @@ export function faultEnd(kids: readonly TNode[], i: number): number {
  * caller (at preemption points the callee list is dropped: the machine checks need_resched at every
  * one), kernel-mode faults become '~', softirq runs become '&'.  The cut parts go to `cuts`.
  */
-export function cutTree(nodes: readonly TNode[], cuts: Cuts, top = false): TNode[] {
+export function cutTree(nodes: readonly TNode[], cuts: Cuts, top = false, caller = ''): TNode[] {
   const out: TNode[] = [];
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i];
-    if (n.kind === 'mark') { out.push(n); continue; }
+    if (n.kind !== 'call') { out.push(n); continue; }
     if (!top) {
       const e = faultEnd(nodes, i);
       if (e > i + 1) {
-        const seq = nodes.slice(i, e).map((x) => cutOne(x, cuts));
+        const seq = nodes.slice(i, e).map((x) => cutOne(x, cuts, caller));
         for (let r = 0; r < (n.rep || 1); r++) cuts.faults.push(seq);
         out.push({ kind: 'mark', mark: '~', rep: 1 });
         i = e - 1;
@@ -110,13 +125,18 @@ export function cutTree(nodes: readonly TNode[], cuts: Cuts, top = false): TNode
       out.push({ kind: 'mark', mark: '&', rep: 1 });
       continue;
     }
-    out.push(cutOne(n, cuts));
+    out.push(cutOne(n, cuts, caller));
   }
   return refold(out);
 }
 
-function cutOne(n: TNode, cuts: Cuts): TNode {
-  if (n.kind === 'mark') return n;
+function cutOne(n: TNode, cuts: Cuts, caller = ''): TNode {
+  if (n.kind !== 'call') return n;
+  if (n.fn === 'try_to_wake_up') {
+    const body = cutTree(n.kids, cuts);
+    for (let r = 0; r < n.rep; r++) cuts.wakeups.push({ body, caller });
+    return { kind: 'call', fn: n.fn, kids: [{ kind: 'mark', mark: 'w', rep: 1 }], rep: n.rep };
+  }
   if (SCHEDULE_CALLERS.has(n.fn) || n.fn === '__cond_resched') {
     if (n.kids.length) {
       const body = cutTree(n.kids, cuts);
@@ -125,7 +145,14 @@ function cutOne(n: TNode, cuts: Cuts): TNode {
     if (PREEMPT_POINTS.has(n.fn)) return { kind: 'call', fn: n.fn, kids: [], rep: n.rep };
     return { kind: 'call', fn: n.fn, kids: n.kids.length ? [{ kind: 'mark', mark: '^', rep: 1 }] : [], rep: n.rep };
   }
-  return { kind: 'call', fn: n.fn, kids: cutTree(n.kids, cuts), rep: n.rep };
+  return { kind: 'call', fn: n.fn, kids: cutTree(n.kids, cuts, false, n.fn), rep: n.rep };
+}
+
+/** A schedule body with its switch point marked (before finish_task_switch; none when it did not switch). */
+export function markSwitch(body: readonly TNode[]): TNode[] {
+  const i = body.findIndex((n) => n.kind === 'call' && n.fn.startsWith('finish_task_switch'));
+  if (i < 0) return [...body];
+  return [...body.slice(0, i), { kind: 'mark', mark: 'S', rep: 1 }, ...body.slice(i)];
 }
 
 /** Merge runs of identical siblings into one node with a repeat count. */
@@ -145,7 +172,7 @@ export function refold(nodes: TNode[]): TNode[] {
 /** A tree's text over names (identity of trees; also readable). */
 export function treeKey(nodes: readonly TNode[]): string {
   return nodes.map((n) => {
-    const base = n.kind === 'mark' ? n.mark : n.kids.length ? `${n.fn}(${treeKey(n.kids)})` : n.fn;
+    const base = n.kind === 'mark' ? n.mark : n.kind === 'event' ? `!${n.event}` : n.kids.length ? `${n.fn}(${treeKey(n.kids)})` : n.fn;
     return n.rep > 1 ? `${base}*${n.rep}` : base;
   }).join(' ');
 }
@@ -165,6 +192,7 @@ export class Names {
 export function modelShape(nodes: readonly TNode[], names: Names): string {
   const toks = nodes.map((n) => {
     if (n.kind === 'mark') return n.rep > 1 ? `${n.mark}*${n.rep}` : n.mark;
+    if (n.kind === 'event') return n.rep > 1 ? `!${n.event}*${n.rep}` : `!${n.event}`;
     const t = callToken(names.id(n.fn), n.kids.length ? [modelShape(n.kids, names)] : []);
     return n.rep > 1 ? `${t}*${n.rep}` : t;
   });

@@ -391,7 +391,7 @@ export class Machine {
   run(cmd: string, maxNs = 600e9): { status: number; out: string; pid: number } {
     let out = '';
     const p = this.spawnShell(cmd, (s) => { out += s; });
-    this.runUntil(() => p.exited, maxNs);
+    this.runUntil(() => p.finished, maxNs);
     return { status: p.exited ? p.exitCode : -1, out, pid: p.tgid };
   }
 }

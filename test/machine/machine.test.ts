@@ -7,6 +7,7 @@ import { symbolName, lookupAddr, isFunction } from '../../src/kernel/kallsyms';
 import { parseShell } from '../../src/machine/userland/shell';
 import { hookDefined, condDefined } from '../../src/machine/paths/semantics';
 import { matchInlined } from '../../src/kernel/inline_sites';
+import { modelKey } from '../../src/machine/paths/model';
 
 // the kernel's semantics (hooks, conditions) as a Machine installs them
 installKernelSemantics();
@@ -21,6 +22,7 @@ describe('machine: path data', () => {
           if (!(ev ? findEvent(sys, ev) : tracepoint(sys))) bad.push(`${p}: ${it}`);
         } else if (it.startsWith('%')) { if (!hookDefined(it.slice(1))) bad.push(`${p}: hook ${it}`); }
         else if (it.startsWith('?')) { if (!condDefined(it.slice(it[1] === '!' ? 2 : 1))) bad.push(`${p}: cond ${it}`); }
+        else if (it.startsWith('&')) { if (!modelKey(it.slice(1))) bad.push(`${p}: no recording has ${it}`); }
         else if (it.startsWith('+')) {
           // an inline instance: the function has DWARF instances, one called from each line given
           const [name, lines] = it.slice(1).split(':');

@@ -150,7 +150,7 @@ describe('entry model: generator', () => {
     fs.writeFileSync(path.join(dir, 'index.json'), JSON.stringify({ format: 1, recordings: [{ name: 't', command: 'cat', setup: '', file: 't.json.gz', summary: {} }] }));
     const m = generate(dir);
     const name = (s: string): string => s.replace(/\d+/g, (d) => m.functions[Number(d)]);
-    expect(Object.keys(m.keys).sort()).to.deep.equal(['fault', 'irq:__sysvec_apic_timer_interrupt', 'schedule', 'sys:read']);
+    expect(Object.keys(m.keys).sort()).to.deep.equal(['fault', 'irq:__sysvec_apic_timer_interrupt', 'schedule', 'sys:read', 'tail:fpregs_assert_state_consistent']);
     expect(name(m.keys['sys:read'].v[0][0])).to.equal('x64_sys_call(__x64_sys_read(ksys_read schedule(^)))');
     expect(m.keys['sys:read'].v[0][2]).to.equal('0|null|0');
     expect(name(m.keys.schedule.v[0][0])).to.equal('rcu_note_context_switch');

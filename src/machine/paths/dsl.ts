@@ -14,6 +14,7 @@
  *                        the call lines given, else its first instance (none: nothing fires).
  *                        Children are the inline body
  *   *path                expand another template here (compile-time include)
+ *   &key                 run a recorded variant of entry-model key `key` here (paths/model.ts)
  *   # ...                comment
  *
  * Templates compile to an Int32Array program run by kexec.ts (see OP_* below). Function names
@@ -37,6 +38,8 @@ export const OP_INLINE = -7;
 export const OP_REPEAT = -8;
 /** OP_LOOP start: the end of a repeated body */
 export const OP_LOOP = -9;
+/** OP_MODEL key: run a variant of entry-model key `modelKeyNames[key]` here (paths/model.ts) */
+export const OP_MODEL = -10;
 
 const sources = new Map<string, string>();
 let templatesLoaded = false;
@@ -61,6 +64,9 @@ const inlineIndex = new Map<string, number>();
 export const hookNames: string[] = [];
 const hookIndex_ = new Map<string, number>();
 export const condNames: string[] = [];
+/** Entry-model keys the templates run (`&key`), indexed. */
+export const modelKeyNames: string[] = [];
+const modelKeyIndex = new Map<string, number>();
 const condIndex = new Map<string, number>();
 
 function intern(list: string[], idx: Map<string, number>, name: string): number {
@@ -156,7 +162,7 @@ export function pathItems(name: string): string[] {
 
 /** The kernel function names a template calls (includes expanded), in order, repeated. */
 export function pathFunctionNames(name: string): string[] {
-  return pathItems(name).filter((t) => t[0] !== '@' && t[0] !== '%' && t[0] !== '?' && t[0] !== '+');
+  return pathItems(name).filter((t) => t[0] !== '@' && t[0] !== '%' && t[0] !== '?' && t[0] !== '+' && t[0] !== '&');
 }
 
 /** Compile (once) and return a path. */
@@ -179,6 +185,9 @@ export function path(name: string): CompiledPath {
         if (!m) throw new Error(`path ${name}: bad inline node ${t}`);
         code.push(OP_INLINE, inlineRefIndex(m[1], m[2] ? m[2].split(',').map(Number) : []));
         emit(n.kids);
+      } else if (c0 === '&') {
+        code.push(OP_MODEL, intern(modelKeyNames, modelKeyIndex, t.slice(1)));
+        if (n.kids.length) throw new Error(`path ${name}: model node ${t} cannot have children`);
       } else if (c0 === '?') {
         const neg = t[1] === '!';
         code.push(neg ? OP_IFNOT : OP_IF, intern(condNames, condIndex, t.slice(neg ? 2 : 1)), 0);

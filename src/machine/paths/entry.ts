@@ -9,15 +9,16 @@
  */
 import type { MachineCore } from '../core/machine';
 import type { Cpu } from '../include/cpu';
-import type { Task } from '../include/sched';
 import type { Env, CompiledPath } from '../include/kstack';
 import type { OpenFile } from '../include/fs';
 import { fdOf } from '../include/fdtable';
 import { syscallByNr } from '../../kernel/syscalls';
-import { Semantics, syscallImpl, featuresOf } from './semantics';
+import { Semantics, syscallImpl } from './semantics';
 import { pushPath, H_CONT, H_PUSHED } from './kexec';
-import { OP_HOOK, OP_RET, OP_END, hookIndex } from './dsl';
-import { modelKey, chooseVariant, syscallInner, variantCode, ModelKey } from './model';
+import { OP_HOOK, OP_RET, OP_END, hookIndex, path } from './dsl';
+import { TASK_RUNNING } from '../include/sched';
+import type { Task } from '../include/sched';
+import { modelKey, chooseVariant, syscallInner, failingInner, modelPath, ModelKey } from './model';
 import { argFeatures, withOutcome, FdKind } from './features';
 
 export const modelEntry = new Semantics<MachineCore>('paths/entry');
@@ -71,7 +72,8 @@ export function syscallModelPath(e: Env): { path: CompiledPath; key: ModelKey } 
     if (key && key.variants.length) {
       const fn = syscallInner(key, key.variants[0]).fn;
       if (fn >= 0) {
-        sm = { key, prefix: { name: `sys:${name}`, code: Int32Array.from([fn, OP_HOOK, hookIndex('sys_impl'), OP_HOOK, hookIndex('sys_body'), OP_RET, OP_END]) } };
+        const code = [fn, OP_HOOK, hookIndex('sys_impl'), OP_HOOK, hookIndex('sys_body'), OP_HOOK, hookIndex('flush_wakes'), OP_RET, OP_END];
+        sm = { key, prefix: { name: `sys:${name}`, code: Int32Array.from(code) } };
       }
     }
     sysModels.set(name, sm);
@@ -94,30 +96,46 @@ const ERRNO: Record<string, number> = {};
 }
 
 modelEntry.hook('sys_impl', (m, c, t, e) => {
+  e.recorded = true;
   if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)));
   const f = syscallImpl(e.name);
   if (!f) { e.ret = ruleResult((e.model as ModelKey).rule, e); return H_CONT; }
   return f(m, c, t, e);
 });
+/**
+ * Failures no recording shows, by syscall and outcome: the recorded tree of a success cut short where
+ * the failure returns ([the function that fails, the one returning the error]; truncateAtFailure).
+ * A shell's exec of a missing file: do_open_execat fails, bprm_execve returns -ENOENT.
+ */
+const FAILS: Record<string, [string, string]> = {
+  'sys:execve|E:ENOENT': ['do_open_execat', 'bprm_execve'],
+  'sys:execve|E:ENOEXEC': ['load_elf_binary', 'bprm_execve'],
+};
+
 modelEntry.hook('sys_body', (m, _c, t, e) => {
   const k = e.model as ModelKey;
   const feat = withOutcome(tableName(e), e.fargs as string, typeof e.ret === 'number' ? e.ret : null);
   const v = chooseVariant(k, feat, e.slept === true, m.pathRand.next());
-  pushPath(t.ks, syscallInner(k, v).code, e);
+  const out = feat.slice(0, feat.indexOf('|') >>> 0);
+  const fail = v.feat[0] !== out ? FAILS[`${k.name}|${out}`] : undefined;
+  pushPath(t.ks, fail ? failingInner(k, v, fail[0], fail[1]) : syscallInner(k, v).code, e);
   return H_PUSHED;
 });
 
-/** Run a variant of model key `key` (features from the key's feature function, else ''), pushed on `ks`. */
+/** Run a variant of model key `key` (features from the key's feature function, else ''), pushed on `c.ks`. */
 export function pushModel(m: MachineCore, c: Cpu, t: Task, e: Env, key: string, feat?: string): boolean {
-  const k = modelKey(key);
-  if (!k || !k.variants.length) return false;
-  const ff = feat ?? featuresOf(key)?.(m, c, t, e) ?? '';
-  const v = chooseVariant(k, ff, false, m.pathRand.next());
-  pushPath(c.ks, variantCode(k, v), e);
-  return true;
+  const p = modelPath(m, c, t, e, key, feat);
+  if (p) pushPath(c.ks, p, e);
+  return p !== null;
 }
 
 // cut points of recorded trees
-modelEntry.hook('sched_point', () => H_CONT);
+/** A recorded schedule() ('^'): the task sleeps here when its state says so (the path set it, or it is dying). */
+modelEntry.hook('sched_point', (_m, c, t, e) => {
+  if (t.state === TASK_RUNNING || c.ctx.context !== 0) return H_CONT;
+  pushPath(c.ks, schedulePath ?? (schedulePath = path('__schedule')), e);
+  return H_PUSHED;
+});
+let schedulePath: CompiledPath | null = null;
 modelEntry.hook('softirq_point', () => H_CONT);
 modelEntry.hook('kfault_point', (m, c, t, e) => (pushModel(m, c, t, e, 'fault', 'kernel') ? H_PUSHED : H_CONT));

@@ -52,7 +52,7 @@ export function sizeClass(n: number): string {
   return `p${Math.ceil(Math.log2(pages))}`;
 }
 
-type ArgRole = 'fd' | 'path' | 'flag' | '';
+type ArgRole = 'fd' | 'path' | 'flag' | 'pid' | '';
 const FD_ARGS = new Set(['fd', 'fildes', 'oldfd', 'ufd', 'fd_in', 'fd_out', 'out_fd', 'in_fd', 'dfd', 'olddfd', 'newdfd', 'epfd']);
 const PATH_ARGS = new Set(['filename', 'pathname', 'path', 'oldname', 'newname', 'specialfile', 'library', 'oldpath', 'newpath']);
 const FLAG_ARGS = new Set(['flags', 'flag', 'cmd', 'prot', 'options', 'how', 'advice', 'resource', 'which', 'option', 'op',
@@ -72,6 +72,8 @@ export function argRoles(name: string): ArgRole[] {
     if (FD_ARGS.has(n)) return 'fd';
     if (PATH_ARGS.has(n) && /char\s*\*/.test(a.type)) return 'path';
     if (FLAG_ARGS.has(n) && !/\*/.test(a.type)) return 'flag';
+    // kill(2), wait4(2) ...: one process, the caller's group, every process, or a group
+    if (n === 'pid' && !/\*/.test(a.type)) return 'pid';
     return '';
   });
   roles.set(name, r);
@@ -99,9 +101,12 @@ export function argFeatures(name: string, args: readonly unknown[], fdKind: (fd:
       case 'fd': out.push(typeof a === 'number' ? (a === -100 ? 'cwd' : fdKind(a)) : '?'); break;
       case 'path': out.push(typeof a === 'string' ? pathClass(a) : '?'); break;
       case 'flag': out.push(typeof a === 'number' ? String(a) : '?'); break;
+      case 'pid': out.push(typeof a === 'number' ? (a > 0 ? 'pid' : a === 0 ? 'pgrp0' : a === -1 ? 'all' : 'pgrp') : '?'); break;
       default: break;
     }
   }
+  // the program an exec loads (its ELF, its libraries: the tree of the exec)
+  if (name === 'execve' && typeof args[0] === 'string') out.push(`exe:${args[0].slice(args[0].lastIndexOf('/') + 1)}`);
   return out.join('|');
 }
 

@@ -7,8 +7,10 @@
  * v: [[shape, count, features, recordings bitmask]]}}}`.  A shape is a call tree over `functions` ids:
  *
  *   node := ID ['(' seq ')'] ['*' N]     a call with its callees, N identical calls in a row
- *         | '^' | '~' | '&'              cut points: a schedule (the task slept), a page fault taken in
- *                                        kernel mode, pending softirqs run (scripts/paths/tree.ts)
+ *         | '^' | '~' | '&' | 'w'        cut points: a schedule (the task slept), a page fault taken in
+ *                                        kernel mode, pending softirqs run, a wakeup's body (scripts/paths/tree.ts)
+ *         | 'S'                          (schedule bodies) the context switch, before finish_task_switch
+ *         | '!' NAME                     the sched event NAME fired here (the graph runs' sched_process_*)
  *   seq  := node (' ' node)*
  *
  * Keys: `sys:NAME` (its trees start `x64_sys_call(SYSFN(...))`), `fault`, `fork_return`, `schedule`,
@@ -25,10 +27,15 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { functionId } from '../../kernel/ftrace';
+import { symbolName } from '../../kernel/kallsyms';
 import { inlineInstancesIn } from '../../kernel/inline_sites';
 import type { CompiledPath } from '../include/kstack';
 import { OP_HOOK, OP_RET, OP_TP, OP_INLINE, OP_END, OP_REPEAT, OP_LOOP, hookIndex, tpIndex, inlineRefIndex } from './dsl';
-import { anchorsOf, countRuleIndex } from './semantics';
+import { anchorsOf, countRuleIndex, featuresOf } from './semantics';
+import type { MachineCore } from '../core/machine';
+import type { Cpu } from '../include/cpu';
+import type { Task } from '../include/sched';
+import type { Env } from '../include/kstack';
 import { tracepointSitesOf } from './tpsites';
 import { featureWeight } from './features';
 
@@ -42,6 +49,8 @@ export interface ModelVariant {
   /** recordings (bit i: recordings[i]) that ran it */
   readonly recs: number;
   code: CompiledPath | null;
+  /** programs of this variant cut short at a failure (failingInner), by failing function */
+  failCode?: Map<string, CompiledPath>;
 }
 
 export interface ModelKey {
@@ -102,6 +111,33 @@ export function modelFunctions(): readonly string[] {
   return load().functions;
 }
 
+/**
+ * Features read off a variant's tree (before its recorded label): for each, the function whose presence
+ * says yes.  The machine computes the same from its state (the key's `Semantics.features`).
+ */
+const TREE_FEATURES: Record<string, [string, string][]> = {
+  // __schedule: switched to another task, the next is the idle task, the previous was dequeued (slept)
+  schedule: [['sw', 'finish_task_switch.isra.0'], ['idle', 'pick_next_task_idle'], ['deq', 'dequeue_task_fair']],
+  // try_to_wake_up: activated the task here (it was asleep: ttwu_do_activate, where sched_wakeup fires),
+  // queued it for its CPU's IPI instead (the machine activates locally: never asked for), moved it to
+  // another CPU, the task is a per-CPU kernel thread
+  ttwu: [['woke', 'ttwu_do_activate'], ['ipi', '__smp_call_single_queue'], ['mig', 'set_task_cpu'], ['kt', 'kthread_is_per_cpu']],
+};
+
+/** The function a key's trees are the callees of (its tracepoint sites apply: sched_waking in try_to_wake_up ...). */
+const KEY_PARENT: Record<string, string> = { ttwu: 'try_to_wake_up', schedule: '__schedule' };
+
+/** The tree features of a shape ('-' where absent). */
+function treeFeatures(key: string, shape: string): string[] {
+  const tf = TREE_FEATURES[key];
+  if (!tf) return [];
+  const names = load().functions;
+  return tf.map(([f, fn]) => {
+    const i = names.indexOf(fn);
+    return i >= 0 && new RegExp(`(^|[ (])${i}([ ()*]|$)`).test(shape) ? f : '-';
+  });
+}
+
 /** A key of the model, or null when no recording has it. */
 export function modelKey(name: string): ModelKey | null {
   let k = keys.get(name);
@@ -111,7 +147,7 @@ export function modelKey(name: string): ModelKey | null {
     name,
     rule: d.rule,
     variants: d.v.map(([shape, count, feat, recs]) => ({
-      shape, count, feat: feat.split('|'), blocked: shape.includes('^'), recs, code: null,
+      shape, count, feat: [...treeFeatures(name, shape), ...feat.split('|')], blocked: shape.includes('^'), recs, code: null,
     })),
     cache: new Map(),
   } : null;
@@ -160,8 +196,10 @@ export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: nu
 
 // ------------------------------------------------------------------ shapes
 
-/** A parsed model shape: call nodes (fn = model function index) and cut marks. */
-export type MNode = { fn: number; kids: MNode[]; rep: number; mark: '' } | { fn: -1; kids: MNode[]; rep: number; mark: '^' | '~' | '&' };
+/** A parsed model shape: call nodes (fn = model function index), cut marks and events ('!', `event` its name). */
+export type Mark = '^' | '~' | '&' | 'w' | 'S';
+export type MNode = { fn: number; kids: MNode[]; rep: number; mark: ''; event?: undefined }
+  | { fn: -1; kids: MNode[]; rep: number; mark: Mark | '!'; event?: string };
 
 export function parseModelShape(text: string): MNode[] {
   let i = 0;
@@ -176,7 +214,12 @@ export function parseModelShape(text: string): MNode[] {
     for (;;) {
       const ch = text[i];
       let n: MNode;
-      if (ch === '^' || ch === '~' || ch === '&') { i++; n = { fn: -1, kids: [], rep: 1, mark: ch }; }
+      if (ch === '^' || ch === '~' || ch === '&' || ch === 'w' || ch === 'S') { i++; n = { fn: -1, kids: [], rep: 1, mark: ch }; }
+      else if (ch === '!') {
+        const s = ++i;
+        while (i < text.length && /[a-z0-9_]/.test(text[i])) i++;
+        n = { fn: -1, kids: [], rep: 1, mark: '!', event: text.slice(s, i) };
+      }
       else {
         n = { fn: num(), kids: [], rep: 1, mark: '' };
         if (text[i] === '(') { i++; n.kids = seq(); if (text[i] !== ')') throw new Error('entry model: ) expected'); i++; }
@@ -200,7 +243,7 @@ export function modelFnId(f: number): number {
 }
 
 /** Hooks run at the cut points (installed by the subsystems that decide them). */
-export const MARK_HOOKS: Record<'^' | '~' | '&', string> = { '^': 'sched_point', '~': 'kfault_point', '&': 'softirq_point' };
+export const MARK_HOOKS: Record<Mark, string> = { '^': 'sched_point', '~': 'kfault_point', '&': 'softirq_point', 'w': 'ttwu_point', 'S': 'switch' };
 
 /** Tracepoints that fire right after a callee returns: callee kallsyms id -> OP_TP operands. */
 type AfterSites = Map<number, number[]> | null;
@@ -222,7 +265,14 @@ function afterSitesOf(fn: number): AfterSites {
 /** Opcodes for `nodes` appended to `code`: calls with their anchors, tracepoints and inline instances. */
 export function emitNodes(nodes: readonly MNode[], code: number[], after: AfterSites = null): void {
   for (const n of nodes) {
+    if (n.mark === '!') {
+      // the events the graph runs recorded (sched_process_fork/exec/exit), where they fired
+      for (let r = 0; r < n.rep; r++) code.push(OP_TP, tpIndex(`sched:${n.event}`));
+      continue;
+    }
     if (n.mark) {
+      // the context switch: sched_switch fires in __schedule right before it (trace_sched_switch)
+      if (n.mark === 'S') code.push(OP_TP, tpIndex('sched:sched_switch'));
       for (let r = 0; r < n.rep; r++) code.push(OP_HOOK, hookIndex(MARK_HOOKS[n.mark]));
       continue;
     }
@@ -254,7 +304,16 @@ function emitCall(id: number, kids: readonly MNode[], code: number[]): void {
   const tps = tracepointSitesOf(id);
   for (const t of tps) if (t.where === 'entry') code.push(OP_TP, tpIndex(t.event));
   for (const a of anchors) if (a.where === 'entry') code.push(OP_HOOK, hookIndex(a.hook));
-  for (const inst of inlineInstancesIn(id)) code.push(OP_INLINE, inlineRefIndex(inst.fn.name, [inst.callLine]));
+  // one int3 site per address (instances nested at one pc: the outermost); DWARF also lists a few
+  // functions as inlined into their own out-of-line copy (check_kill_permission in 6.1): the call
+  // itself is that function's entry, so no second hit is made there
+  const self = symbolName(id);
+  const seen = new Set<number>();
+  for (const inst of inlineInstancesIn(id)) {
+    if (seen.has(inst.addr)) continue;
+    seen.add(inst.addr);
+    if (inst.fn.name !== self) code.push(OP_INLINE, inlineRefIndex(inst.fn.name, [inst.callLine]));
+  }
   emitNodes(kids, code, tps.length ? afterSitesOf(id) : null);
   for (const a of anchors) if (a.where === 'exit') code.push(OP_HOOK, hookIndex(a.hook));
   for (const t of tps) if (t.where === 'exit') code.push(OP_TP, tpIndex(t.event));
@@ -269,9 +328,20 @@ export function compileNodes(name: string, nodes: readonly MNode[], parent = '')
   return { name, code: Int32Array.from(code) };
 }
 
+/**
+ * A variant of key `key` for an entry of the machine (features from the key's `Semantics.features`,
+ * else none), compiled; null when no recording has the key.
+ */
+export function modelPath(m: MachineCore, c: Cpu, t: Task, e: Env, key: string, feat?: string): CompiledPath | null {
+  const k = modelKey(key);
+  if (!k || !k.variants.length) return null;
+  const f = feat ?? featuresOf(key)?.(m, c, t, e) ?? '';
+  return variantCode(k, chooseVariant(k, f, false, m.pathRand.next()));
+}
+
 /** The compiled program of a variant (the whole tree), made on first use. */
 export function variantCode(k: ModelKey, v: ModelVariant): CompiledPath {
-  return v.code ?? (v.code = compileNodes(k.name, parseModelShape(v.shape)));
+  return v.code ?? (v.code = compileNodes(k.name, parseModelShape(v.shape), KEY_PARENT[k.name] ?? ''));
 }
 
 /**
@@ -284,4 +354,41 @@ export function syscallInner(k: ModelKey, v: ModelVariant): { fn: number; code: 
   const sysfn = top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
   if (!v.code) v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? load().functions[sysfn.fn] : '');
   return { fn: sysfn ? modelFnId(sysfn.fn) : -1, code: v.code };
+}
+
+/**
+ * A call that fails where no recording failed: the recorded tree cut short where the failure returns
+ * (the callees of `upTo` end with the one that holds `fail`, the function whose error ends the call;
+ * what follows `upTo` runs, as the error unwinds through its callers' cleanup).
+ */
+export function truncateAtFailure(nodes: readonly MNode[], fail: number, upTo: number): MNode[] {
+  const has = (n: MNode): boolean => (n.fn >= 0 && modelFnId(n.fn) === fail) || n.kids.some(has);
+  const walk = (ns: readonly MNode[], below: boolean): MNode[] => {
+    const out: MNode[] = [];
+    for (const n of ns) {
+      if (n.fn >= 0 && modelFnId(n.fn) === fail) { out.push(n); if (below) return out; continue; }
+      if (has(n)) {
+        out.push({ ...n, rep: 1, kids: walk(n.kids, below || (n.fn >= 0 && modelFnId(n.fn) === upTo)) } as MNode);
+        if (below) return out;
+        continue;
+      }
+      out.push(n);
+    }
+    return out;
+  };
+  return walk(nodes, false);
+}
+
+/** syscallInner of a variant cut short at `fail` (truncateAtFailure), compiled once. */
+export function failingInner(k: ModelKey, v: ModelVariant, fail: string, upTo: string): CompiledPath {
+  const key = `${fail}<${upTo}`;
+  let c = v.failCode?.get(key);
+  if (c) return c;
+  const nodes = parseModelShape(v.shape);
+  const top = nodes[0];
+  const sysfn = top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
+  const kids = sysfn ? truncateAtFailure(sysfn.kids, functionId(fail), functionId(upTo)) : [];
+  c = compileNodes(k.name, kids, sysfn ? load().functions[sysfn.fn] : '');
+  (v.failCode ?? (v.failCode = new Map())).set(key, c);
+  return c;
 }

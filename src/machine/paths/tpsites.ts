@@ -36,9 +36,17 @@ const SITES: Record<string, [string, string][]> = {
   __alloc_pages: [['kmem:mm_page_alloc', 'exit']],
   free_unref_page: [['kmem:mm_page_free', 'entry']],
   __free_pages_ok: [['kmem:mm_page_free', 'entry']],
+  // kernel/sched/core.c: try_to_wake_up (ttwu_state_match under p->pi_lock, then trace_sched_waking),
+  // ttwu_do_activate (ttwu_do_wakeup inlined: check_preempt_curr, then trace_sched_wakeup),
+  // wake_up_new_task (activate_task, then trace_sched_wakeup_new)
+  try_to_wake_up: [['sched:sched_waking', 'after:_raw_spin_lock_irqsave']],
+  ttwu_do_activate: [['sched:sched_wakeup', 'exit']],
+  wake_up_new_task: [['sched:sched_wakeup_new', 'after:enqueue_task_fair']],
   // kernel/fork.c, kernel/exit.c, fs/exec.c
-  kernel_clone: [['sched:sched_process_fork', 'after:copy_process']],
   __set_task_comm: [['task:task_rename', 'entry']],
+  copy_process: [['task:task_newtask', 'exit']],
+  // kernel/signal.c: __send_signal_locked traces the signal it queued (or not) last
+  __send_signal_locked: [['signal:signal_generate', 'exit']],
   delayed_put_task_struct: [['sched:sched_process_free', 'entry']],
 };
 
