@@ -5,6 +5,7 @@
 # environment).
 # CATALOGUE lines: NAME<TAB>FLAGS<TAB>SETUP<TAB>COMMAND ('-' for an empty field; FLAGS: comma list,
 # 'nograph' skips the function_graph run, 'nostrace' the strace run, 'background' traces every task,
+# 'cold' skips the untraced warm-up run before each traced run (see run_setup),
 # 'buf=KB' sets the ring buffer per CPU for this workload, 'memcg=SIZE' runs it in a memory cgroup
 # limited to SIZE (memory.max: reclaim and swap-out inside the workload), 'timeout=S' kills a run after
 # S guest seconds (default RUN_TIMEOUT, 300)).
@@ -118,7 +119,20 @@ meta() {  # $1 dir
     "$NAME" "$CMD" "$SETUP" "$FLAGS" "$PID" "$STATUS" "$T0" "$T1" > "$1/meta"
 }
 
-run_setup() { cleanup; [ -n "$SETUP" ] && (cd /root && sh -c "$SETUP") < /dev/null > /dev/null 2>&1; sync; sleep 0.5; }
+# Before each traced run: SETUP, then (unless the workload is flagged 'cold' or 'background') one untraced
+# run of COMMAND and SETUP again, so the traced run finds its programs, libraries and files in the page
+# cache as on a running system, whatever ran before it in this boot (a fresh boot, pagecache-miss's
+# drop_caches): without it a graph run read its program from disk (ext4_readahead, submit_bio) while
+# the events and strace runs of the same workload did not
+run_setup() {
+  cleanup; setup_only
+  if ! has cold && ! has background; then
+    (cd /root && timeout "$RUN_TIMEOUT" sh -c "$CMD") < /dev/null > /dev/null 2>&1
+    cleanup; setup_only
+  fi
+  sync; sleep 0.5
+}
+setup_only() { [ -n "$SETUP" ] && (cd /root && sh -c "$SETUP") < /dev/null > /dev/null 2>&1; true; }
 # what a setup may leave behind (the swap workload's memory filler) is undone before the next run
 cleanup() { umount /mnt/fill 2>/dev/null; true; }
 
