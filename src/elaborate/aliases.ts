@@ -10,7 +10,7 @@ import { Diagnostics, SemanticError } from '../diag';
 import { aliasTrieOf } from './tapset_ast';
 import { MatchNode, AliasEntry, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
 import { probePointError } from './privilege';
-import { deepCopy, renderComponents, renderPoint, synthToken } from './util';
+import { deepCopy, renderComponents, renderPoint, synthToken, walkStmt, fold } from './util';
 
 /** One derived registration before symbol resolution. */
 export interface Expansion {
@@ -219,7 +219,7 @@ export class Deriver {
     const stmts: A.Stmt[] = [];
     if (d.prologue) stmts.push(deepCopy(d.prologue));
     stmts.push(body);
-    if (d.epilogue) stmts.push(deepCopy(d.epilogue));
+    if (d.epilogue) stmts.push(resolveProbewrite(deepCopy(d.epilogue), body));
     const newBody: A.Block = stmts.length === 1 ? body : { k: 'block', stmts, tok: (d.prologue ?? d.epilogue ?? body).tok };
     // Locations: the alias's points with the suffix appended, the use's optionality and condition.
     const locs: A.ProbePoint[] = d.points.map((p) => ({
@@ -244,6 +244,38 @@ export class Deriver {
       out.push(x);
     }
   }
+}
+
+/**
+ * `@probewrite(var)` in an alias epilogue: 1 if the probe handler body (what the alias wraps)
+ * writes `var` (assignment of any kind, ++/--, delete), else 0 (stap(1), "probe aliases").
+ * Anywhere else pass 2 refuses it (symbols.ts).
+ */
+function resolveProbewrite(epilogue: A.Block, body: A.Block): A.Block {
+  let written: Set<string> | null = null;
+  const writes = (): Set<string> => {
+    if (written) return written;
+    const w = new Set<string>();
+    const nameOf = (x: A.Expr): string | null =>
+      x.k === 'sym' ? x.name : x.k === 'index' ? nameOf(x.base) : x.k === 'target' ? x.name : null;
+    walkStmt(body, (e) => {
+      const t = e.k === 'assign' ? e.target : e.k === 'incdec' ? e.operand : null;
+      const n = t && nameOf(t);
+      if (n) w.add(n);
+    }, (st) => {
+      const n = st.k === 'delete' ? nameOf(st.target) : null;
+      if (n) w.add(n);
+    });
+    return (written = w);
+  };
+  walkStmt(epilogue, (e) => {
+    if (e.k === 'atop' && e.name === '@probewrite') {
+      const a = e.args[0];
+      const n = a && (a.k === 'sym' || a.k === 'target') ? a.name : '';
+      fold(e, writes().has(n) ? 1 : 0);
+    }
+  });
+  return epilogue;
 }
 
 export class RecursiveExpansionError extends SemanticError {

@@ -11,6 +11,7 @@ import { Resolver } from './symbols';
 import { TypeResolver } from './types';
 import { quoteString, renderPoint, cmpBytes } from './util';
 import type { TapsetLibrary } from './tapsets';
+import { programInfo } from './program_info';
 
 // ---------------------------------------------------------------------------------------------
 // Expressions as stap's -p1/-p2 printer writes them (binary operands parenthesised)
@@ -72,8 +73,7 @@ function localsBlock(locals: A.VarDecl[]): string {
 
 /** The `-p2` text for an elaborated program. */
 export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } = {}): string {
-  // imported lazily: index.ts imports this module
-  const info = (require('./index') as typeof import('./index')).programInfo.get(prog);
+  const info = programInfo.get(prog);
   let out = '';
   if (prog.embeds.length) {
     out += '# global embedded code\n';
@@ -94,11 +94,13 @@ export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } 
   const extra: string[] = [];
   if (info?.hasConditions) extra.push('begin /* <- begin */\n');
   if (info && info.displayGlobals.length && opts.globalDisplay !== false) {
-    // stap's global-var display: one end probe for the scalars, one per array (with its loop locals)
-    const scalars = info.displayGlobals.filter((g) => (g.arity ?? 0) === 0);
-    if (scalars.length) extra.push('end /* <- end */\n');
+    // stap's global-var display: one end probe per global, in the globals' order (arrays with
+    // their loop locals)
     for (const g of info.displayGlobals) {
-      if ((g.arity ?? 0) === 0) continue;
+      if ((g.arity ?? 0) === 0) {
+        extra.push('end /* <- end */\n');
+        continue;
+      }
       const locals: A.VarDecl[] = (g.indexTypes ?? []).map((t, i) => ({ name: `__idx${i}`, type: t, tok: g.tok, kind: 'local' as const }));
       if (g.type !== 'stats') locals.push({ name: '__val', type: g.type, tok: g.tok, kind: 'local' });
       extra.push('end /* <- end */\n' + localsBlock(locals));

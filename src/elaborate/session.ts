@@ -3,7 +3,7 @@
  * scoping), and on-demand inclusion of tapset files through the library index.
  */
 import type * as A from '../ast';
-import { Diagnostics } from '../diag';
+import { Diagnostics, SemanticError } from '../diag';
 import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch } from './probes';
 import { attachAliases } from './aliases';
 import type { TapsetLibrary } from './tapsets';
@@ -91,6 +91,16 @@ export class Session {
         fn.builtin = fn.name;
         fn.pragmas = pragmasOf(fn.body.code);
       }
+    }
+    if (!f.file.isTapset) {
+      // stap registers a user alias in pass 2 and refuses one whose name has a parameter
+      const bad = f.aliases.filter((a) => a.names.some((n) => n.components.some((c) => c.arg)));
+      for (const a of bad) {
+        const c = a.names.flatMap((n) => n.components).find((x) => x.arg)!;
+        this.diag.semanticError(new SemanticError('while registering probe alias', a.tok,
+          [new SemanticError(`alias component ${c.name} contains illegal parameter`)], `alias-param:${c.name}`));
+      }
+      if (bad.length) f = { ...f, aliases: f.aliases.filter((a) => !bad.includes(a)) };
     }
     attachAliases(this.tree, f);
     this.embeds.push(...f.embeds);

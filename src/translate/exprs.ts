@@ -398,7 +398,7 @@ export abstract class ExprGen extends GenBase {
       if (discard || e.prefix) return r;
       return `${back}(${r}, 1)`;
     }
-    this.err('operand of ++/-- must be an lvalue', t.tok);
+    this.err('invalid lvalue type', t.tok);
     return '0';
   }
 
