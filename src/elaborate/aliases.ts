@@ -126,7 +126,7 @@ export class Deriver {
 
   private findAndBuild(loc: A.ProbePoint, body: A.Block, out: Expansion[]): void {
     this.hooks.ensureAliases(loc.components[0]);
-    if (!this.root.children.has('process')) checkUnspecifiedProcess(loc.components[0], this.hooks.target ?? {});
+    checkUnspecifiedProcess(loc.components[0], this.hooks.target ?? {}, loc.components[1]);
     this.match(this.root, loc, 0, [], body, out);
   }
 
@@ -142,7 +142,8 @@ export class Deriver {
         if (denied) throw denied;
         const rps = node.provider.build({ components: concrete, point: loc, guru: this.hooks.guru, warn: (m) => this.diag.warning(m) });
         for (const rp of rps) {
-          out.push({ rp, pn: rp.pp, chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });
+          // (a provider may name the point as written: kernel.data's pp adds .length(1))
+          out.push({ rp, pn: typeof rp.data?.pn === 'string' ? rp.data.pn : rp.pp, chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });
         }
         return;
       }

@@ -188,7 +188,10 @@ function resolveAll(r: Resolver, fns: A.FunctionDecl[]): void {
  * Expand one probe point (the parsed `probe PP {}` of `stap -l PP`) and list the script-level
  * points, sorted and unique.  `withVars` adds the -L variable list where the family provides one.
  */
-export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics, withVars: boolean): string[] {
+/** Pass 2 as a function (index.ts's elaborate; passed in so that this module does not import index.ts). */
+export type ElaborateFn = (files: A.StapFile[], opts: ElabOptions, diag: Diagnostics) => A.Program | null;
+
+export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics, withVars: boolean, elaborate: ElaborateFn): string[] {
   const s = new Session({ ...opts, registry: opts.registry ?? defaultRegistry(), listing: true }, diag);
   for (const f of files) s.include(f);
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
@@ -202,7 +205,7 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
   }
   // -L on aliases: the alias's variables (locals its prologue/epilogue set), typed by a full
   // (unoptimised) elaboration of the same probes, in order of first assignment
-  const aliasVars = withVars && pending.some((e) => e.x.chain.length > 0) ? aliasVariables(files, opts) : null;
+  const aliasVars = withVars && pending.some((e) => e.x.chain.length > 0) ? aliasVariables(files, opts, elaborate) : null;
   for (const { x, line: pn } of pending) {
     let line = pn;
     if (withVars) {
@@ -218,10 +221,8 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
 }
 
 /** `name:type` of the locals of each derived probe (key: pn NUL pp); null when elaboration fails. */
-function aliasVariables(files: A.StapFile[], opts: ElabOptions): Map<string, string[]> | null {
+function aliasVariables(files: A.StapFile[], opts: ElabOptions, elaborate: ElaborateFn): Map<string, string[]> | null {
   const quiet = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => {});
-  // index.ts imports this module: load it lazily
-  const { elaborate } = require('./index') as typeof import('./index');
   let prog: A.Program | null = null;
   try {
     prog = elaborate(files, { ...opts, listing: true }, quiet);

@@ -20,7 +20,8 @@ export type { ElabOptions } from './session';
 export { TapsetLibrary, stdlibDir, builtCacheDir } from './tapsets';
 export { defaultRegistry, ProbeRegistry, addProviderSetup } from './probes';
 export type { Provider, ProbeBuilder, BuildRequest } from './probes';
-export { printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions, listProbes } from './dump';
+export { printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions } from './dump';
+import { listProbes as listDerived } from './dump';
 
 /** Extra facts about a derived probe the AST has no field for. */
 export interface ProbeInfo {
@@ -30,6 +31,11 @@ export interface ProbeInfo {
 export const probeInfo = new WeakMap<A.DerivedProbe, ProbeInfo>();
 
 export { programInfo } from './program_info';
+
+/** -l / -L: the probe points (and with `withVars` their variables) the scripts' probes derive. */
+export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics, withVars: boolean): string[] {
+  return listDerived(files, opts, diag, withVars, elaborate);
+}
 
 export function elaborate(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics): A.Program | null {
   try {

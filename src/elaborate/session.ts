@@ -117,9 +117,13 @@ export class Session {
     return f;
   }
 
-  /** Global lookup: private of `from`, then public, then the tapset library. */
-  findGlobal(name: string, from: A.SourceFile): A.VarDecl | undefined {
-    const p = this.privGlobals.get(from)?.get(name);
+  /**
+   * Global lookup: private of `from`, then public, then the tapset library.  `at`: the token
+   * that names it; a private of the file the token comes from wins (an alias body expanded into
+   * a user probe names its own file's privates, which stap mangles per file when parsing).
+   */
+  findGlobal(name: string, from: A.SourceFile, at?: A.Token): A.VarDecl | undefined {
+    const p = (at && at.file !== from ? this.privGlobals.get(at.file)?.get(name) : undefined) ?? this.privGlobals.get(from)?.get(name);
     if (p) return p;
     const g = this.globals.get(name);
     if (g) return g;
@@ -133,9 +137,10 @@ export class Session {
     return undefined;
   }
 
-  /** Functions of a name visible from `from` (private first), loading tapsets if needed. */
-  findFunctions(name: string, from: A.SourceFile): A.FunctionDecl[] {
-    const priv = this.privFunctions.get(from)?.get(name) ?? [];
+  /** Functions of a name visible from `from` (private first; `at` as for findGlobal), loading tapsets if needed. */
+  findFunctions(name: string, from: A.SourceFile, at?: A.Token): A.FunctionDecl[] {
+    const own = at && at.file !== from ? this.privFunctions.get(at.file)?.get(name) : undefined;
+    const priv = own ?? this.privFunctions.get(from)?.get(name) ?? [];
     let pub = this.functions.get(name) ?? [];
     if (priv.length === 0 && pub.length === 0) {
       const lib = this.library;

@@ -137,7 +137,7 @@ export class Resolver {
       if (x.k === 'call') throw new SemanticError('probe condition must not reference function', x.tok, [], 'cond-func');
       if (x.k === 'assign' || x.k === 'incdec') throw new SemanticError('probe condition must not modify any variables', x.tok, [], 'cond-modify');
       if (x.k === 'sym') {
-        const g = this.s.findGlobal(x.name, scope.file);
+        const g = this.s.findGlobal(x.name, scope.file, x.tok);
         if (!g) throw new SemanticError('probe condition must not reference undeclared global', x.tok, [], 'cond-global');
       }
     };
@@ -175,7 +175,7 @@ export class Resolver {
       case 'delete': {
         const t = s.target;
         if (t.k === 'sym') {
-          const d = this.lookup(t.name, scope);
+          const d = this.lookup(t.name, scope, t.tok);
           if (!d) throw new SemanticError('unresolved array in delete statement', t.tok, [], 'delete-unresolved');
           t.ref = d;
           return;
@@ -215,13 +215,13 @@ export class Resolver {
     }
   }
 
-  private lookup(name: string, scope: Scope): A.VarDecl | undefined {
-    return scope.localMap.get(name) ?? scope.params?.get(name) ?? this.s.findGlobal(name, scope.file);
+  private lookup(name: string, scope: Scope, at?: A.Token): A.VarDecl | undefined {
+    return scope.localMap.get(name) ?? scope.params?.get(name) ?? this.s.findGlobal(name, scope.file, at);
   }
 
   /** A scalar use (creates a local when nothing else matches). */
   private scalarSym(e: A.Sym, scope: Scope): void {
-    let d = this.lookup(e.name, scope);
+    let d = this.lookup(e.name, scope, e.tok);
     if (!d) {
       d = newLocal(e.name, e.tok, scope.file);
       scope.localMap.set(e.name, d);
@@ -238,7 +238,7 @@ export class Resolver {
 
   private arraySym(e: A.Sym, arity: number, scope: Scope): void {
     const local = scope.localMap.get(e.name) ?? scope.params?.get(e.name);
-    const d = local ?? this.s.findGlobal(e.name, scope.file);
+    const d = local ?? this.s.findGlobal(e.name, scope.file, e.tok);
     if (!d || d.kind !== 'global') {
       if (arity > 0 || !d) {
         throw new SemanticError(`unresolved arity-${arity} global array ${e.name}, missing global declaration?`, e.tok, [], 'unresolved-array');
@@ -356,7 +356,7 @@ export class Resolver {
   }
 
   private call(e: A.Call, scope: Scope): void {
-    const cands = this.s.findFunctions(e.name, scope.file);
+    const cands = this.s.findFunctions(e.name, scope.file, e.tok);
     if (cands.length === 0) {
       const sugg = suggest(e.name, this.s.functionNames());
       throw new SemanticError(withSimilar(`unresolved function ${e.name}`, sugg), e.tok, [], 'unresolved-function');

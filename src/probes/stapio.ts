@@ -14,6 +14,7 @@ import type { Process, Op, SysResult } from '../machine/include/sched';
 import type { U } from '../machine/process/user';
 import { O_WRONLY } from '../machine/include/fs';
 import { SIGCHLD } from '../machine/include/signal';
+import { wakeLater } from '../machine/kernel/sched/core';
 import * as fs from 'fs';
 
 const STAPIO = '/usr/libexec/systemtap/stapio';
@@ -56,6 +57,8 @@ export function adoptStapio(m: Machine, pid: number, moduleName: string, stdin?:
   const p = m.procs.adoptSleeper(pid, 'stapio', STAPIO, [STAPIO, '-R', moduleName, '-F3'], stapioMain(moduleName, stdin), 'do_sys_poll');
   // stapio catches SIGCHLD (its chld_proc handler notices the -c command's exit)
   p.sigHandlers.set(SIGCHLD, () => undefined);
+  // its stdin thread starts copying at once (the poll loop sleeps until then)
+  if (stdin) wakeLater(p.threads[0]);
   return p;
 }
 
