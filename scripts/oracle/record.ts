@@ -27,6 +27,8 @@ const ORACLE_ENVIRONMENT = new RegExp([
   'System\\.map', 'symbol table missing', 'kbuild exited', 'typequery', 'type definition .* not found',
   // kernel symbols, tracepoints and perf events the fake build tree lacks
   "identifier '(kprobe|kernel)' at", 'tracepoint', 'no match',
+  // perf probes need the kernel to export perf_event_create_kernel_counter (Debian's does)
+  'perf probes not available',
 ].join('|'));
 
 function oracleTree(): string {
@@ -36,7 +38,9 @@ function oracleTree(): string {
   fs.writeFileSync(path.join(dir, 'Makefile'), 'VERSION = 6\nPATCHLEVEL = 1\n');
   fs.writeFileSync(path.join(dir, 'Module.symvers'), '');
   fs.writeFileSync(path.join(dir, '.config'),
-    'CONFIG_X86_64=y\nCONFIG_64BIT=y\nCONFIG_HZ=250\nCONFIG_MODULES=y\nCONFIG_KPROBES=y\nCONFIG_DEBUG_INFO=y\n');
+    'CONFIG_X86_64=y\nCONFIG_64BIT=y\nCONFIG_HZ=250\nCONFIG_MODULES=y\nCONFIG_KPROBES=y\nCONFIG_DEBUG_INFO=y\n' +
+    // as Debian's 6.1 config (data/kernel/config.txt): perf events and hardware breakpoints (kernel.data)
+    'CONFIG_PERF_EVENTS=y\nCONFIG_HAVE_HW_BREAKPOINT=y\n');
   fs.writeFileSync(path.join(dir, 'include', 'generated', 'utsrelease.h'), '#define UTS_RELEASE "6.1.0-fake"\n');
   fs.writeFileSync(path.join(dir, 'include', 'config', 'kernel.release'), '6.1.0-fake\n');
   fs.writeFileSync(path.join(dir, 'System.map'),

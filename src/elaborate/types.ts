@@ -32,6 +32,9 @@ interface HasType { type?: A.Type; tok: A.Token; }
 
 const INT_TYPE: Record<string, A.Type> = { long: 'long', string: 'string' };
 
+/** Sites of the errors stap's type resolution raises on every iteration. */
+const REPEATING = /^(mismatch-|unresolved-type$|invalid-type$)/;
+
 export class TypeResolver {
   private t: A.Type = 'unknown';
   private assert = false;
@@ -117,11 +120,16 @@ export class TypeResolver {
   private reported = new Set<string>();
 
   private report(e: SemanticError): void {
-    // the fixed-point loop may raise the same error on every iteration: report it once
-    const key = `${e.message}@${e.tok ? `${e.tok.file.name}:${e.tok.line}:${e.tok.col}` : ''}`;
     this.errors++;
-    if (this.reported.has(key)) return;
-    this.reported.add(key);
+    // Type mismatches and unresolved/invalid types are raised again on each iteration of the
+    // fixed-point loop, as stap's are: its print_error shows one and counts the repeats
+    // (`Number of similar error messages suppressed`), and so does Diagnostics.  The other
+    // checks stap makes once: report those once.
+    if (!REPEATING.test(e.site)) {
+      const key = `${e.message}@${e.tok ? `${e.tok.file.name}:${e.tok.line}:${e.tok.col}` : ''}`;
+      if (this.reported.has(key)) return;
+      this.reported.add(key);
+    }
     this.diag.semanticError(e);
   }
 

@@ -39,12 +39,14 @@ function build(req: BuildRequest): A.ResolvedPoint[] {
   const rw = cs[cs.length - 1].name === 'rw';
   const symbol = arg.k === 'str' ? arg.value : null;
   const address = arg.k === 'num' ? BigInt.asUintN(64, BigInt(arg.value)) : 0n;
-  const where = symbol !== null ? `"${symbol}"` : `0x${address.toString(16)}`;
+  const where = symbol !== null ? `"${symbol}"` : address === 0n ? '0' : `0x${address.toString(16)}`;
   const written = `kernel.data(${where})${lenC ? `.length(${length})` : ''}.${rw ? 'rw' : 'write'}`;
   const data: HwbkptData = { dumpOrigin: written, pn: written, symbol, address, length, rw };
+  // (stap 4.8 takes address 0 for "no address": its pp then names neither, real-stap -p2)
+  const what = symbol === null && address === 0n ? '' : `.data(${where})`;
   return [{
     family: 'kernel.data',
-    pp: `kernel.data(${where}).length(${length}).${rw ? 'rw' : 'write'}`,
+    pp: `kernel${what}.length(${length}).${rw ? 'rw' : 'write'}`,
     data: data as unknown as Record<string, unknown>,
   }];
 }
