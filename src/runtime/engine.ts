@@ -30,7 +30,7 @@ import { StapMap, autoPrintMap, scalarLine, MapOptions } from './maps';
 import { Stat, StatSpec, StatOptions, EMPTY_STAT } from './stats';
 import { logHist, linearHist, histSpecWarnings, HistSpec } from './histogram';
 import { formatInteger, formatString, formatChar, formatBinary, formatMemory } from './format';
-import { compileEre, ereMatch, newMatchState, CompiledEre } from './strings';
+import { compileEre, ereMatch, newMatchState, regexErrorText, CompiledEre } from './regex';
 import { builtins, AbortSignal, Builtin } from './builtins';
 import { Transport, Writer, fdWriter, OutputRotation } from './transport';
 import { ProbeContext, TaskInfo, EngineApi, makeContext } from './context';
@@ -507,7 +507,7 @@ export class Engine implements EngineApi {
       EMPTY_STAT,
       ere: (pat: string): CompiledEre => {
         const r = compileEre(pat);
-        if ('error' in r) throw new StapError(`regex compilation error: ${r.error}`);
+        if ('error' in r) throw new StapError(regexErrorText(r));
         return r;
       },
       ereMatch: (re: CompiledEre, s: string, c: ProbeContext) => ereMatch(re, s, c.match ?? (c.match = newMatchState())),

@@ -31,7 +31,7 @@ import type * as A from '../ast';
 import { strverscmp } from '../parse/preprocess';
 import { SemanticError, PassFailed, Diagnostics } from '../diag';
 import { parseFormat, FormatConv } from '../runtime/format';
-import { compileEre } from '../runtime/strings';
+import { compileEre, regexErrorText, rawOfValue } from '../runtime/regex';
 import { renderTokenFull, tokenWhere } from './tokens';
 import { constValue } from './consts';
 import { analyzeHandler, assignBinaryOp, RangeMap, Range, TOP, INT32, SAFE, exact, addR, subR, tracked, within, hasZero } from './ranges';
@@ -990,7 +990,7 @@ class Translator {
       case 'concat':
         return `T(${this.ex(e.left)} + ${this.ex(e.right)})`;
       case 'regex': {
-        const re = this.regex(e.right.value, e.right.tok);
+        const re = this.regex(e.right.raw ?? rawOfValue(e.right.value), e.right.tok);
         const m = `R.ereMatch(${re}, ${this.ex(e.left)}, c)`;
         return e.op === '=~' ? m : `(1 - ${m})`;
       }
@@ -1122,7 +1122,7 @@ class Translator {
     let id = this.regexIds.get(pat);
     if (!id) {
       const r = compileEre(pat);
-      if ('error' in r) this.err(`regex compilation error: ${r.error}`, tok);
+      if ('error' in r) this.err(regexErrorText(r), tok);
       id = `RE${this.regexIds.size}`;
       this.regexIds.set(pat, id);
       this.consts.push(`const ${id} = R.ere(${jsStr(pat)});`);
