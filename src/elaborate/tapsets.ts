@@ -15,6 +15,7 @@ import { Diagnostics, PassFailed } from '../diag';
 import { ARCH } from '../kernel/config';
 import { defaultCacheDir, writeAtomic, digestHex } from '../cachedir';
 import type { SessionOption } from '../parse/preprocess';
+import { parserFiles } from '../parse/files';
 import { AstWriter, reviver, encodeTapsetAst, decodeTapsetAst, isFailedParse, inMemory, EncodedAst } from './tapset_ast';
 
 export interface LibraryParseOptions {
@@ -91,14 +92,7 @@ function parser(): ParseModule {
  * the cache directory under the files' sizes and times, so a start normally costs five stats.
  */
 function parserStamp(cacheDirs: string[]): string {
-  const files = ['../parse/index', '../parse/grammar', '../parse/preprocess', '../parse/lexer'].map((f) => {
-    try {
-      return require.resolve(f);
-    } catch {
-      return f;
-    }
-  });
-  files.push(path.join(__dirname, '..', '..', 'lang', 'stap.recipe.json'));
+  const files = parserFiles();
   const times = files.map((f) => stampOf(f) ?? '-').join(',');
   for (const dir of cacheDirs) {
     try {
