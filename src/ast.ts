@@ -33,9 +33,6 @@ export interface Token {
   /** 1-based line and byte column. */
   line: number;
   col: number;
-  /** Byte offset in file.text, and length of the lexeme there (for preserving adjacency). */
-  offset: number;
-  length: number;
   /** Set on tokens produced by macro expansion or $N/@N pasting: the invocation token. */
   chain?: Token;
 }

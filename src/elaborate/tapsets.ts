@@ -169,6 +169,9 @@ export function deserialize<T>(text: string, fileFor: (name: string, isTapset: b
 
 // ---------------------------------------------------------------------------------------------
 
+/** Largest user script whose AST is cached (the parser does 2+ MB/s; JSON.parse of the AST less). */
+const USER_CACHE_MAX_SOURCE = 64 * 1024;
+
 export class TapsetLibrary {
   private files: string[] = [];
   private macroFiles: string[] = [];
@@ -437,7 +440,8 @@ export class TapsetLibrary {
    * instead of parsed again.  Only silent parses are stored, so no message is ever lost.
    */
   parseUserFile(src: A.SourceFile, opts: import('../parse/index').ParseOptions, diag: Diagnostics): A.StapFile | null {
-    const dir = this.cacheDir;
+    // a big script parses faster than its cached AST (~35 bytes of JSON per source byte) reads back
+    const dir = src.text.length <= USER_CACHE_MAX_SOURCE ? this.cacheDir : null;
     const file = dir ? path.join(dir, 'user', `${digestHex([this.optsKey, src.name, opts.args.join('\0'), src.text].join('\0'))}.json`) : null;
     if (file) {
       try {

@@ -20,67 +20,103 @@ function weight(s: A.Stmt, body = false): number {
   return s.k === 'foreach' ? 3 : s.k === 'while' || s.k === 'for' ? 2 : 1;
 }
 
-type Item = { s: A.Stmt; d: number } | { e: A.Expr | null | undefined; d: number; hist?: boolean };
+type Node = A.Stmt | A.Expr | null | undefined;
 
+const STMT_KINDS = new Set(['block', 'expr', 'if', 'while', 'for', 'foreach', 'return', 'next', 'break', 'continue', 'delete', 'try', 'null']);
+
+/** Walk a body: nodes and their weighed depths on two stacks, children pushed in reverse. */
 export function checkBody(c: Cursor, body: A.Stmt): void {
   void c;
-  const stack: Item[] = [{ s: body, d: weight(body) }];
-  const push = (items: Item[]): void => {
-    for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
+  const nodes: Node[] = [body];
+  const depths: number[] = [weight(body)];
+  // pushes in reverse source order, so that the walk meets nodes (and errors) in source order
+  let mark = 0;
+  const begin = (): void => {
+    mark = nodes.length;
   };
-  while (stack.length) {
-    const it = stack.pop()!;
-    if (it.d > MAX_WEIGHT) {
-      const tok = 's' in it ? it.s.tok : it.e?.tok;
-      throw new ParseError(`statements and expressions nested too deeply (the limit is about ${MAX_WEIGHT / 2} levels)`, tok);
+  const end = (): void => {
+    for (let i = mark, j = nodes.length - 1; i < j; i++, j--) {
+      const n = nodes[i];
+      nodes[i] = nodes[j];
+      nodes[j] = n;
+      const d = depths[i];
+      depths[i] = depths[j];
+      depths[j] = d;
     }
-    if ('s' in it) {
-      const s = it.s;
-      const d = it.d + 2; // an expression
-      const st = (x: A.Stmt): Item => ({ s: x, d: it.d + weight(x, s.k !== 'block') });
+  };
+  let exprDepth = 0;
+  let stmtDepth = 0;
+  let inBody = false;
+  const ex = (x: A.Expr | null | undefined): void => {
+    nodes.push(x);
+    depths.push(exprDepth);
+  };
+  const st = (x: A.Stmt | undefined): void => {
+    if (!x) return;
+    nodes.push(x);
+    depths.push(stmtDepth + weight(x, inBody));
+  };
+  while (nodes.length) {
+    const node = nodes.pop();
+    const at = depths.pop()!;
+    if (!node) continue;
+    if (at > MAX_WEIGHT) {
+      throw new ParseError(`statements and expressions nested too deeply (the limit is about ${MAX_WEIGHT / 2} levels)`, node.tok);
+    }
+    exprDepth = at + 2; // an expression below
+    if (STMT_KINDS.has(node.k)) {
+      const s = node as A.Stmt;
+      stmtDepth = at;
+      inBody = s.k !== 'block';
+      begin();
       switch (s.k) {
-        case 'block': push(s.stmts.map(st)); break;
-        case 'expr': stack.push({ e: s.expr, d }); break;
-        case 'if': push([{ e: s.cond, d }, st(s.then), ...(s.else ? [st(s.else)] : [])]); break;
-        case 'while': push([{ e: s.cond, d }, st(s.body)]); break;
-        case 'for': push([{ e: s.init, d }, { e: s.cond, d }, { e: s.incr, d }, st(s.body)]); break;
-        case 'foreach': {
-          const items: Item[] = [];
-          if (s.array.k === 'hist') items.push({ e: s.array.operand, d });
-          for (const x of s.slice ?? []) items.push({ e: x, d });
-          items.push({ e: s.limit, d }, st(s.body));
-          push(items);
+        case 'block': for (const x of s.stmts) st(x); break;
+        case 'expr': ex(s.expr); break;
+        case 'if': ex(s.cond); st(s.then); st(s.else); break;
+        case 'while': ex(s.cond); st(s.body); break;
+        case 'for': ex(s.init); ex(s.cond); ex(s.incr); st(s.body); break;
+        case 'foreach':
+          if (s.array.k === 'hist') ex(s.array.operand);
+          for (const x of s.slice ?? []) ex(x);
+          ex(s.limit);
+          st(s.body);
           break;
-        }
-        case 'return': stack.push({ e: s.value, d }); break;
-        case 'delete': stack.push({ e: s.target, d }); break;
-        case 'try': push([st(s.body), st(s.handler)]); break;
+        case 'return': ex(s.value); break;
+        case 'delete': ex(s.target); break;
+        case 'try': st(s.body); st(s.handler); break;
         default: break;
       }
+      end();
       continue;
     }
-    const d = it.d + 2;
-    const e = it.e;
-    if (!e) continue;
-    const sub = (first: (A.Expr | null | undefined)[], rest: (A.Expr | null | undefined)[] = []): void => {
-      for (let i = rest.length - 1; i >= 0; i--) stack.push({ e: rest[i], d });
-      for (let i = first.length - 1; i >= 0; i--) stack.push({ e: first[i], d });
-    };
-    const comps = (cs: A.TargetComponent[]): (A.Expr | null)[] => cs.map((x) => (x.k === 'index' ? x.index : null));
+    const e = node as A.Expr;
+    begin();
     switch (e.k) {
       case 'hist': throw new ParseError('base histogram operator where expression expected', e.tok);
-      case 'index': sub(e.base.k === 'hist' ? [e.base.operand] : [], e.indexes); break;
-      case 'print': sub(e.hist ? [e.hist.operand] : [], e.args); break;
-      case 'binary': case 'logical': case 'compare': case 'concat': sub([e.left, e.right]); break;
-      case 'regex': sub([e.left]); break;
-      case 'unary': case 'incdec': case 'entry': case 'defined': case 'statop': sub([e.operand]); break;
-      case 'ternary': sub([e.cond, e.then, e.else]); break;
-      case 'assign': sub([e.target, e.value]); break;
-      case 'call': case 'atop': sub(e.args); break;
-      case 'in': sub(e.keys); break;
-      case 'cast': case 'autocast': sub([e.operand], comps(e.components)); break;
-      case 'target': case 'atvar': sub(comps(e.components)); break;
+      case 'index':
+        if (e.base.k === 'hist') ex(e.base.operand);
+        for (const x of e.indexes) ex(x);
+        break;
+      case 'print':
+        if (e.hist) ex(e.hist.operand);
+        for (const x of e.args) ex(x);
+        break;
+      case 'binary': case 'logical': case 'compare': case 'concat': ex(e.left); ex(e.right); break;
+      case 'regex': ex(e.left); break;
+      case 'unary': case 'incdec': case 'entry': case 'defined': case 'statop': ex(e.operand); break;
+      case 'ternary': ex(e.cond); ex(e.then); ex(e.else); break;
+      case 'assign': ex(e.target); ex(e.value); break;
+      case 'call': case 'atop': for (const x of e.args) ex(x); break;
+      case 'in': for (const x of e.keys) ex(x); break;
+      case 'cast': case 'autocast':
+        ex(e.operand);
+        for (const x of e.components) if (x.k === 'index') ex(x.index);
+        break;
+      case 'target': case 'atvar':
+        for (const x of e.components) if (x.k === 'index') ex(x.index);
+        break;
       default: break;
     }
+    end();
   }
 }

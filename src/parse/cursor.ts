@@ -7,6 +7,7 @@
 import type * as A from '../ast';
 import { ParseError } from '../diag';
 import type { ParseOptions } from './options';
+import type { TokenSource } from './tokens';
 
 /** Deepest nesting of statements and expressions accepted (far beyond hand-written scripts). */
 export const MAX_NESTING = 1000;
@@ -20,22 +21,40 @@ export class Cursor {
   inFunction = false;
   /** next id for a rebalanced operator chain */
   chainIds = 0;
+  /** the two tokens made last (a token source may make a new object per call) */
+  private at0 = -1;
+  private tok0: A.Token | undefined;
+  private at1 = -1;
+  private tok1: A.Token | undefined;
 
-  constructor(readonly toks: A.Token[], readonly file: A.SourceFile, readonly opts: ParseOptions) {}
+  constructor(readonly toks: TokenSource, readonly file: A.SourceFile, readonly opts: ParseOptions) {}
+
+  /** The token at index i (the same object while the parser is near it), or undefined. */
+  tokAt(i: number): A.Token | undefined {
+    if (i === this.at0) return this.tok0;
+    if (i === this.at1) return this.tok1;
+    if (i >= this.toks.length) return undefined;
+    const t = this.toks.get(i);
+    this.at1 = this.at0;
+    this.tok1 = this.tok0;
+    this.at0 = i;
+    this.tok0 = t;
+    return t;
+  }
 
   peek(): A.Token | undefined {
-    const t = this.toks[this.pos];
+    const t = this.tokAt(this.pos);
     this.last = t;
     return t;
   }
 
   /** The token after the next one (no effect on `last`). */
   peek2(): A.Token | undefined {
-    return this.toks[this.pos + 1];
+    return this.tokAt(this.pos + 1);
   }
 
   next(): A.Token {
-    const t = this.toks[this.pos];
+    const t = this.tokAt(this.pos);
     if (!t) throw this.error('unexpected end-of-file');
     this.pos++;
     this.last = t;

@@ -199,8 +199,9 @@ function glues(t: A.Token): boolean {
   return t.kind === 'identifier' || t.kind === 'keyword' || (t.kind === 'operator' && t.text === '*');
 }
 
+/** Written with nothing between them (the text of a name token is its source text). */
 function adjacent(p: A.Token, t: A.Token): boolean {
-  return p.file === t.file && !p.chain && !t.chain && p.offset + p.length === t.offset;
+  return p.file === t.file && !p.chain && !t.chain && p.line === t.line && p.col + p.text.length === t.col;
 }
 
 function component(c: Cursor): A.ProbePointComponent {
@@ -209,13 +210,13 @@ function component(c: Cursor): A.ProbePointComponent {
   let name = first.text;
   let prev = first;
   if (glues(first)) {
-    for (let t = c.toks[c.pos]; t && glues(t) && adjacent(prev, t); t = c.toks[c.pos]) {
+    for (let t = c.tokAt(c.pos); t && glues(t) && adjacent(prev, t); t = c.tokAt(c.pos)) {
       c.next();
       name += t.text;
       prev = t;
     }
   }
-  const tok = name === first.text ? first : { ...first, text: name, length: name.length };
+  const tok = name === first.text ? first : { ...first, text: name };
   const comp: A.ProbePointComponent = { name, tok };
   if (c.peekOp('(')) {
     c.next();

@@ -43,11 +43,25 @@ const OTHER_AT_OPS = new Set(['@kderef', '@uderef', '@kregister', '@uregister', 
 
 export function parseExpression(c: Cursor): A.Expr {
   c.enter(c.last);
-  // ternaries: `a ? b : c ? d : e` nests to the right; conditions and branches collected first
+  let e = parseBinary(c, 0);
+  let t = c.peek();
+  if (t && t.kind === 'operator' && t.text === '?') e = ternaries(c, e);
+  t = c.peek();
+  if (t && t.kind === 'operator' && ASSIGN_OPS.has(t.text)) {
+    c.next();
+    if (!isLvalue(e)) throw new ParseError('expected lvalue', e.tok);
+    e = { k: 'assign', op: t.text as A.AssignOp, target: e, value: parseExpression(c), tok: t };
+  }
+  c.leave();
+  return e;
+}
+
+/** `a ? b : c ? d : e` nests to the right: conditions and branches are collected first. */
+function ternaries(c: Cursor, first: A.Expr): A.Expr {
   const conds: A.Expr[] = [];
   const thens: A.Expr[] = [];
   const marks: A.Token[] = [];
-  let e = parseBinary(c, 0);
+  let e = first;
   for (let q = c.peek(); q && q.kind === 'operator' && q.text === '?'; q = c.peek()) {
     c.next();
     const then = parseExpression(c);
@@ -57,16 +71,7 @@ export function parseExpression(c: Cursor): A.Expr {
     marks.push(q);
     e = parseBinary(c, 0);
   }
-  for (let i = conds.length - 1; i >= 0; i--) {
-    e = { k: 'ternary', cond: conds[i], then: thens[i], else: e, tok: marks[i] };
-  }
-  const t = c.peek();
-  if (t && t.kind === 'operator' && ASSIGN_OPS.has(t.text)) {
-    c.next();
-    if (!isLvalue(e)) throw new ParseError('expected lvalue', e.tok);
-    e = { k: 'assign', op: t.text as A.AssignOp, target: e, value: parseExpression(c), tok: t };
-  }
-  c.leave();
+  for (let i = conds.length - 1; i >= 0; i--) e = { k: 'ternary', cond: conds[i], then: thens[i], else: e, tok: marks[i] };
   return e;
 }
 
@@ -86,7 +91,13 @@ export function parseBinary(c: Cursor, minPrec: number): A.Expr {
   if (minPrec <= IN_PREC && t && t.kind === 'operator' && t.text === '[') {
     operands.push(parseTuple(c, t));
     tupleLevel = true;
-  } else operands.push(parseUnary(c));
+  } else {
+    const first = parseUnary(c);
+    // most expressions are one operand: no operator stack then
+    const n = c.peek();
+    if (!n || (n.kind === 'operator' ? PREC[n.text] === undefined : !(n.kind === 'keyword' && n.text === 'in'))) return first;
+    operands.push(first);
+  }
   for (t = c.peek(); t; t = c.peek()) {
     let prec: number | undefined;
     if (t.kind === 'keyword' && t.text === 'in') prec = IN_PREC;
@@ -404,6 +415,7 @@ export function parseAtOperator(c: Cursor): A.Expr {
   }
   c.next();
   const args: (A.Expr | null)[] = [];
+  let afterFirst: A.Token | undefined; // (for @perf's message)
   if (c.peekOp(')')) c.next();
   else {
     for (;;) {
@@ -411,15 +423,16 @@ export function parseAtOperator(c: Cursor): A.Expr {
         c.next();
         args.push(null);
       } else args.push(parseExpression(c));
+      if (args.length === 1) afterFirst = c.tokAt(c.pos);
       const s = c.next();
       if (c.isOp(s, ')')) break;
       if (!c.isOp(s, ',')) throw c.error("expected ',' or ')'");
     }
   }
-  return atOp(c, tok, name, args);
+  return atOp(c, tok, name, args, afterFirst);
 }
 
-function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[]): A.Expr {
+function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[], afterFirst?: A.Token): A.Expr {
   const need = (n: number, m = n): void => {
     if (args.length < n || args.length > m || args.some((a) => a === null)) {
       throw new ParseError(`expected ${args.length < n ? "','" : "')'"}`, tok, true);
@@ -465,7 +478,7 @@ function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[]): A
   if (name === '@perf' && args.length >= 1) {
     const a = args[0]!;
     if (a.k !== 'str') throw new ParseError('expected literal string', a.tok, true);
-    if (a.value === '') throw new ParseError('expected non-empty string', c.toks[c.toks.indexOf(a.tok) + 1] ?? a.tok, true);
+    if (a.value === '') throw new ParseError('expected non-empty string', afterFirst ?? a.tok, true);
   }
   return { k: 'atop', name, args: args as A.Expr[], tok };
 }

@@ -12,7 +12,8 @@
  */
 import type * as A from '../ast';
 import { Diagnostics, ParseError } from '../diag';
-import { tokenize, KEYWORDS, pendingErrors } from './lexer';
+import { tokenize, lex, KEYWORDS, pendingErrors } from './lexer';
+import { TokenArray, TokenSource, TokenTable } from './tokens';
 import { expandMacros, resolveConditionals, Macro } from './preprocess';
 import { Cursor } from './cursor';
 import { parseDecl, Declared } from './decl';
@@ -47,15 +48,19 @@ export function parseMacroFile(file: A.SourceFile, opts: ParseOptions, diag: Dia
  */
 export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnostics): A.StapFile | null {
   const errors: ParseError[] = [];
-  const lexed = tokenize(file, { args: opts.args, usedArgs: opts.usedArgs, errors });
+  const lexed = lex(file, { args: opts.args, usedArgs: opts.usedArgs, errors });
   if (lexed.length === 0 && errors.length === 0 && !file.isTapset) {
     diag.plain(`Input file '${file.name}' is empty.\n`);
     return null;
   }
-  const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
-  const toks = resolveConditionals(expandMacros(lexed, popts), popts, opts.args);
-  for (const t of toks) {
-    const pending = pendingErrors.get(t);
+  let toks: TokenSource = lexed;
+  if (needsPreprocessing(lexed, opts)) {
+    const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
+    toks = new TokenArray(resolveConditionals(expandMacros(lexed.toArray(), popts), popts, opts.args));
+  }
+  for (let i = 0; i < toks.length; i++) {
+    // the lexer leaves a junk token where an error counts only if the token survives
+    const pending = toks.kind(i) === 'junk' ? pendingErrors.get(toks.get(i)) : undefined;
     if (pending) { errors.push(pending); break; }
   }
   if (errors.length) {
@@ -81,9 +86,20 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
       failed = true;
       // resynchronise at the next top-level keyword (or embedded code) from the failure point
       let k = Math.max(c.pos, start + 1);
-      while (k < toks.length && !(toks[k].kind === 'keyword' && TOP_KEYWORDS.has(toks[k].text)) && toks[k].kind !== 'embedded') k++;
+      while (k < toks.length && !(toks.kind(k) === 'keyword' && TOP_KEYWORDS.has(toks.text(k))) && toks.kind(k) !== 'embedded') k++;
       c.pos = k;
     }
   }
   return failed ? null : result;
+}
+
+/** Macro definitions or uses, or conditionals: the preprocessor has work (on token objects). */
+function needsPreprocessing(t: TokenTable, opts: ParseOptions): boolean {
+  for (let i = 0; i < t.length; i++) {
+    if (t.kind(i) !== 'operator') continue;
+    const s = t.text(i);
+    if (s.charCodeAt(0) === 37 /* % */ && (s === '%(' || s === '%?' || s === '%:' || s === '%)')) return true;
+    if (s.charCodeAt(0) === 64 /* @ */ && (s === '@define' || opts.libraryMacros?.has(s.slice(1)))) return true;
+  }
+  return false;
 }
