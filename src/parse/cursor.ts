@@ -94,10 +94,12 @@ export class Cursor {
 
   /** One level deeper (a nested statement or expression); refuses past MAX_NESTING. */
   enter(tok: A.Token | undefined): void {
-    if (++this.depth > MAX_NESTING) {
-      this.depth = 0;
-      throw new ParseError(`statements and expressions nested more than ${MAX_NESTING} levels deep`, tok ?? this.last, false, this.file);
-    }
+    if (++this.depth > MAX_NESTING) throw this.tooDeep(tok);
+  }
+
+  tooDeep(tok = this.last): ParseError {
+    this.depth = 0;
+    return new ParseError(`statements and expressions nested more than ${MAX_NESTING} levels deep`, tok, false, this.file);
   }
 
   leave(): void {

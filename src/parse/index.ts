@@ -81,8 +81,12 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
     try {
       parseDecl(c, result, declared);
     } catch (e) {
-      if (!(e instanceof ParseError)) throw e;
-      diag.parseError(e);
+      let err = e;
+      // the nesting bound is meant to come first; a caller deep in its own stack may run out
+      // before it (a worker thread, the REPL): the same error then, not an internal fault
+      if (e instanceof RangeError && /call stack/.test(e.message)) err = c.tooDeep();
+      if (!(err instanceof ParseError)) throw e;
+      diag.parseError(err);
       failed = true;
       // resynchronise at the next top-level keyword (or embedded code) from the failure point
       let k = Math.max(c.pos, start + 1);
