@@ -23,7 +23,7 @@ init), each section aligned to sh_addralign, text and rodata groups page aligned
 modules are vmalloc'ed one after another from MODULES_VADDR + the KASLR module load offset
 (get_module_load_offset(): a random page count 1..1024 chosen once per boot; fixed here at 0x1a5 pages),
 each allocation followed by a guard page. Load order: initramfs storage drivers, the root
-filesystem stack, then udev's virtio/network drivers.
+filesystem stack, then udev's virtio/network drivers, then the NFS client and server modules.
 """
 import gzip, os, struct, subprocess, sys
 
@@ -40,6 +40,11 @@ MODULES = [
     'drivers/virtio/virtio_pci_modern_dev', 'drivers/virtio/virtio_pci', 'drivers/block/virtio_blk',
     'net/core/failover', 'drivers/net/net_failover', 'drivers/net/virtio_net',
     'drivers/net/ethernet/intel/e1000/e1000',
+    # the NFS client and server stacks (what the nfs, nfsd and sunrpc tapsets probe), loaded in
+    # dependency order as mounting an NFS share and starting nfs-kernel-server load them
+    'fs/netfs/netfs', 'fs/fscache/fscache', 'net/sunrpc/sunrpc', 'fs/nfs_common/grace', 'fs/lockd/lockd',
+    'fs/nfs_common/nfs_acl', 'net/sunrpc/auth_gss/auth_rpcgss', 'fs/nfs/nfs', 'fs/nfs/nfsv2', 'fs/nfs/nfsv3',
+    'net/dns_resolver/dns_resolver', 'fs/nfs/nfsv4', 'fs/nfsd/nfsd',
 ]
 PAGE = 4096
 MODULES_VADDR = 0xffffffffc0000000

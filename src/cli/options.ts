@@ -3,6 +3,7 @@
  * Produces a StapOptions record; src/cli/main.ts runs the passes with it.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { toBinary } from '../runtime/strings';
 
 export const VERSION_TEXT =
   'Systemtap translator/driver (version 4.8/0.188, tapsim 0.1.0)\n' +
@@ -48,9 +49,12 @@ export interface StapOptions {
   /** --suppress-time-limits (guru): no MAXACTION limit */
   suppressTimeLimits?: boolean;
   keepTmpdir: boolean;
+  /** -m NAME: the module's name (also copied to NAME.ko in the current directory) */
+  moduleName?: string;
   seed: number;
   cpus: number;
-  realtime: boolean;
+  /** --realtime (true) / --no-realtime (false): pace simulated time to the wall clock or not; undefined: decide (src/cli/stages.ts). */
+  realtime?: boolean;
 }
 
 export class UsageError extends Error {
@@ -113,7 +117,10 @@ Options (on the command line):
               don't display unread global variables at the end of a run
    --seed=N   seed of the simulated machine (default 1): same seed, same output
    --cpus=N   number of simulated CPUs (default 4)
-   --realtime pace simulated time to the wall clock
+   --realtime pace simulated time to the wall clock (the default when only a
+              signal ends the run: no -T, -c or exit())
+   --no-realtime
+              run simulated time as fast as possible (the default with -T, -c or exit())
 `;
 
 function collect(value: string, prev: string[]): string[] {
@@ -175,8 +182,8 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     .option('--all-modules')
     .option('--compatible <version>')
     .option('--check-version')
-    .option('--privilege <level>')
-    .option('--unprivileged')
+    .option('--privilege <level>', '', collect, [])
+    .option('--unprivileged', '', countUp, 0)
     .option('--runtime <mode>')
     .option('--bpf')
     .option('--dyninst')
@@ -188,6 +195,7 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     .option('--seed <n>')
     .option('--cpus <n>')
     .option('--realtime')
+    .option('--no-realtime')
     .addOption(new Option('--disable-cache').hideHelp())
     .addOption(new Option('--poison-cache').hideHelp())
     .addOption(new Option('--clean-cache').hideHelp());
@@ -219,10 +227,10 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     pass: 5, verbose: o.v ?? 0, passVerbose: [0, 1, 2, 3, 4].map(() => o.v ?? 0), extraScripts: o.E, args: [], includeDirs: o.I, defines: new Map(), globalsSet: new Map(),
     guru: !!o.g, suppressWarnings: !!o.w, warningsAreErrors: !!o.W, unoptimized: !!o.u, timing: !!o.t,
     dumpProbeTypes: !!o.dumpProbeTypes, dumpProbeAliases: !!o.dumpProbeAliases, dumpFunctions: !!o.dumpFunctions,
-    interactive: !!o.interactive, compatible: o.compatible, privilege: o.unprivileged ? 'stapusr' : (o.privilege ?? 'stapdev'),
-    runtime: o.bpf ? 'bpf' : o.dyninst ? 'dyninst' : (o.runtime ?? 'kernel'), noGlobalVarDisplay: o.globalVarDisplay === false,
+    interactive: !!o.interactive, compatible: o.compatible, privilege: privilegeOf(o),
+    runtime: runtimeOf(o), noGlobalVarDisplay: o.globalVarDisplay === false,
     suppressHandlerErrors: !!o.suppressHandlerErrors, skipBadvars: !!o.skipBadvars, keepTmpdir: !!o.k,
-    seed: 1, cpus: 4, realtime: !!o.realtime,
+    seed: 1, cpus: 4, realtime: o.realtime as boolean | undefined,
   };
   if (o.vp !== undefined) {
     if (!/^\d{1,5}$/.test(o.vp)) throw new UsageError('Invalid --vp argument: it takes 1 to 5 digits.', false);
@@ -258,8 +266,12 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     opts.timeoutSec = t;
   }
   if (o.x !== undefined) {
-    if (!/^\d+$/.test(o.x)) throw new UsageError('Invalid target process ID number.', false);
-    opts.targetPid = Number(o.x);
+    // (pid_t) strtoul(optarg, &end, 10), the whole argument consumed: 32-bit wrap-around
+    const m = /^[ \t\n\v\f\r]*([+-]?)(\d*)$/.exec(o.x);
+    if (!m || (m[2] === '' && o.x !== '')) throw new UsageError('Invalid target process ID number.', false);
+    const v = m[2] === '' ? 0n : BigInt(m[2]);
+    const ul = v > 2n ** 64n - 1n ? 2n ** 64n - 1n : v; // (strtoul saturates)
+    opts.targetPid = Number(BigInt.asIntN(32, m[1] === '-' ? -ul : ul));
   }
   if (o.seed !== undefined) {
     if (!/^\d+$/.test(o.seed)) throw new UsageError(`Invalid --seed value '${o.seed}' (should be a non-negative integer).`, false);
@@ -270,6 +282,9 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     if (!/^\d+$/.test(o.cpus) || c < 1 || c > 64) throw new UsageError(`Invalid --cpus value '${o.cpus}' (should be 1-64).`, false);
     opts.cpus = c;
   }
+  if (opts.guru && opts.privilege !== 'stapdev') {
+    throw new UsageError(`You can't specify -g and --privilege=${opts.privilege} together.`);
+  }
   if (o.suppressTimeLimits) {
     if (!o.g) throw new UsageError('ERROR --suppress-time-limits requires guru mode (-g)', false);
     opts.suppressTimeLimits = true;
@@ -279,6 +294,7 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     if (!/^[a-z0-9_]+$/i.test(o.m)) {
       throw new UsageError(`ERROR: Safety pattern mismatch for -m parameter ('${o.m}' vs. '^[a-z0-9_]+$') rc=1`, false);
     }
+    opts.moduleName = o.m;
   }
   if (o.c !== undefined && o.x !== undefined) throw new UsageError("You can't specify -c and -x together.");
   const tmpdir = process.env.TMPDIR;
@@ -309,7 +325,33 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     opts.scriptFile = rest[0];
     opts.args = rest.slice(1);
   }
+  // stap sees the bytes of its arguments: script text and script arguments become byte strings
+  // (one char per UTF-8 byte), as file contents are read (paths stay as the system names them)
+  if (opts.scriptText !== undefined) opts.scriptText = toBinary(opts.scriptText);
+  opts.extraScripts = opts.extraScripts.map(toBinary);
+  opts.args = opts.args.map(toBinary);
   return opts;
+}
+
+const PRIVILEGE_LEVELS = ['stapusr', 'stapsys', 'stapdev'];
+
+/**
+ * The privilege level of `--privilege=LEVEL` / `--unprivileged` (= stapusr): an unknown level,
+ * or a second different one, is an error, as stap reads them.
+ */
+function privilegeOf(o: Record<string, unknown>): string {
+  const levels = [...(o.unprivileged ? ['stapusr'] : []), ...(o.privilege as string[])];
+  for (const v of o.privilege as string[]) if (!PRIVILEGE_LEVELS.includes(v)) throw new UsageError(`Invalid argument '${v}' for --privilege.`, false);
+  if (new Set(levels).size > 1) throw new UsageError('Privilege level may be set only once.', false);
+  return levels[0] ?? 'stapdev';
+}
+
+/** `--runtime=MODE` (and `--bpf`, `--dyninst`): kernel or bpf; dyninst is not part of this build. */
+function runtimeOf(o: Record<string, unknown>): string {
+  const mode = o.bpf ? 'bpf' : o.dyninst ? 'dyninst' : typeof o.runtime === 'string' ? o.runtime : 'kernel';
+  if (mode === 'dyninst') throw new UsageError('ERROR: --runtime=dyninst unavailable; this build lacks DYNINST feature', false);
+  if (mode !== 'kernel' && mode !== 'bpf') throw new UsageError(`ERROR: ${mode} is an invalid argument for --runtime`, false);
+  return mode;
 }
 
 export function helpText(): string {

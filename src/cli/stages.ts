@@ -5,12 +5,17 @@ import type * as A from '../ast';
 import { Diagnostics, PassFailed } from '../diag';
 import { elaborate, printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions, listProbes, TapsetLibrary } from '../elaborate';
 import type { ElabOptions } from '../elaborate';
-import { translate } from '../translate';
+import { translate, limitDefineErrors } from '../translate';
 import { Engine, RunOptions } from '../runtime/engine';
 import { installKernelProbes, kernelFamilies } from '../probes/setup';
 import type { StapOptions } from './options';
-import type { Output, PassTimer } from './passes';
+import type { Output, PassTimer } from './output';
 import { stdoutIsTty } from './stdio';
+import { moduleName, moduleFile } from '../runtime/module';
+import { cacheDir } from '../cachedir';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 
 export interface Later {
   opts: StapOptions;
@@ -28,20 +33,54 @@ function plural(n: number, word: string): string {
 }
 
 function semanticFailure(l: Later, pass: number): number {
-  l.diag.footer();
   const what = pass === 2 ? 'analysis' : pass === 3 ? 'translation' : 'compilation';
   l.io.err(`Pass ${pass}: ${what} failed.  [man error::pass${pass}]\n`);
   return 1;
 }
 
-const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'perf']);
+/**
+ * Simulated time is the only clock.  A run that ends by itself (-T, the -c command's exit, or
+ * exit() somewhere in the script) goes as fast as the simulation can; one that only a signal
+ * ends follows the wall clock, so Ctrl-C after 3 s has seen 3 simulated seconds.
+ * --realtime / --no-realtime choose explicitly.
+ */
+function paced(opts: StapOptions, callsExit: boolean): boolean {
+  if (opts.realtime !== undefined) return opts.realtime;
+  return opts.timeoutSec === undefined && opts.command === undefined && !callsExit;
+}
+
+/** The options that change what a script compiles to (part of the module's hash, as in stap). */
+function buildOptionsKey(opts: StapOptions): string {
+  return JSON.stringify([[...opts.defines].sort(), opts.guru, opts.compatible ?? '', opts.privilege, opts.unoptimized,
+    opts.timing, opts.skipBadvars, opts.suppressHandlerErrors]);
+}
+
+/** Write the module file (owner-only, replacing what is there); an error message or ''. */
+function writeModule(file: string, source: string): string {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    const fd = fs.openSync(tmp, 'wx', 0o600); // (a new file: nothing planted there is followed)
+    try {
+      fs.writeFileSync(fd, source);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+    return '';
+  } catch (e) {
+    return `ERROR: Copying module to '${file}' failed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  }
+}
+
+const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'perf', 'procfs']);
 
 export async function stage2(l: Later): Promise<number> {
   const { opts, io, diag, timer } = l;
   installKernelProbes();
   const elabOpts: ElabOptions = {
     guru: opts.guru, unoptimized: opts.unoptimized, args: opts.args, usedArgs: l.usedArgs, library: l.library,
-    verbose: opts.verbose, listing: l.listing, compatible: opts.compatible,
+    verbose: opts.verbose, listing: l.listing, compatible: opts.compatible, privilege: opts.privilege,
     target: { command: opts.command, pid: opts.targetPid },
   };
 
@@ -78,10 +117,7 @@ export async function stage2(l: Later): Promise<number> {
     io.err(`Pass 2: analyzed script: ${plural(program.probes.length, 'probe')}, ${plural(program.functions.length, 'function')}, ` +
       `${plural(program.embeds.length, 'embed')}, ${plural(program.globals.length, 'global')} ${timer.usage()}, ${timer.times()}\n`);
   }
-  if (opts.pass === 2) {
-    diag.footer();
-    return 0;
-  }
+  if (opts.pass === 2) return 0;
 
   // ---- pass 3
   if (pv[1] > 1) {
@@ -110,14 +146,36 @@ export async function stage2(l: Later): Promise<number> {
   }
   if (opts.pass === 3) io.out(translated.source);
   if (pv[2] > 0) io.err(`Pass 3: translated to JavaScript ${timer.usage()}, ${timer.times()}\n`);
-  if (opts.pass <= 4) {
-    if (opts.pass === 4 && pv[3] > 0) io.err(`Pass 4: compiled JavaScript handlers in 0usr/0sys/0real ms.\n`);
-    diag.footer();
+  if (opts.pass === 3) return 0;
+  // stap pastes -D values into the module's C source: a limit that is not an integer constant
+  // fails to compile (pass 4), though -p3 shows the translation
+  const bad = limitDefineErrors(opts.defines);
+  if (bad.length) {
+    for (const d of bad) io.err(`ERROR: -D ${d}: not an integer constant (the module's C code would not compile)\n`);
+    return semanticFailure(l, 4);
+  }
+
+  // ---- pass 4: the module file (the generated JavaScript) under its stap-style name
+  timer.reset();
+  const name = opts.moduleName ?? moduleName(translated.source, buildOptionsKey(opts));
+  let file = `${name}.ko`;
+  if (opts.pass === 4 || opts.moduleName !== undefined) {
+    // (in the checked cache directory; without one, in a private temporary directory as stap
+    // leaves a module it could not copy into its cache)
+    file = moduleFile(name, opts.moduleName !== undefined, cacheDir() ?? fs.mkdtempSync(path.join(os.tmpdir(), 'stap')));
+    const err = writeModule(file, translated.source);
+    if (err) {
+      io.err(`${err}\n`);
+      return semanticFailure(l, 4);
+    }
+  }
+  if (pv[3] > 0) io.err(`Pass 4: compiled C into "${path.basename(file)}" in ${timer.times().replace(/^in /, '')}\n`);
+  if (opts.pass === 4) {
+    io.out(file + '\n');
     return 0;
   }
 
   // ---- pass 5
-  diag.footer();
   timer.reset();
   if (pv[4] > 0) io.err('Pass 5: starting run.\n');
   const runOpts: RunOptions = {
@@ -128,9 +186,13 @@ export async function stage2(l: Later): Promise<number> {
     get stdoutIsTty() { return stdoutIsTty(); },
     suppressHandlerErrors: opts.suppressHandlerErrors, verbose: opts.verbose, targetPid: opts.targetPid, ncpus: opts.cpus,
     families: kernelFamilies(),
+    pace: paced(opts, program.functions.some((f) => f.name === 'exit')),
+    moduleName: name,
   };
   const engine = new Engine(translated, runOpts);
-  if (opts.command !== undefined || opts.targetPid !== undefined || translated.probes.some((p) => KERNEL_FAMILIES.has(p.family))) {
+  // (also when the script's procfs files or system() commands need its /proc and shell)
+  if (opts.command !== undefined || opts.targetPid !== undefined || translated.probes.some((p) => KERNEL_FAMILIES.has(p.family))
+    || program.functions.some((f) => f.name === 'system')) {
     // The simulated machine runs alongside the session (src/probes/machine_glue.ts): its kernel
     // function calls and tracepoints reach the script's probes; -c runs CMD in its shell.
     const { Machine } = await import('../machine/machine');

@@ -14,6 +14,7 @@ import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets } from './opt
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents } from './util';
 import { preorder } from './callgraph';
+import { checkPrivilege } from './privilege';
 
 export type { ElabOptions } from './session';
 export { TapsetLibrary, stdlibDir, builtCacheDir } from './tapsets';
@@ -60,7 +61,9 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   // ---- derive probes and resolve symbols
   const resolver = new Resolver(s);
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
-  const deriver = new Deriver(s.tree, diag, { ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target });
+  const deriver = new Deriver(s.tree, diag, {
+    ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target, privilege: opts.privilege,
+  });
   const derived: Pending[] = [];
   while (s.pendingProbes.length) {
     while (s.pendingProbes.length) {
@@ -134,6 +137,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   if (diag.errorCount > errors0) return null;
 
   checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);
+  checkPrivilege(live.map((u) => u.body), functions, opts.privilege, diag);
   if (diag.errorCount > errors0) return null;
 
   // ---- fill the program

@@ -435,7 +435,7 @@ export function compileTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast | A.En
     api.err(p.message, p.tok ?? e.tok);
     return '0';
   }
-  const K = api.constant(JSON.stringify(p));
+  const K = api.data(p);
   const idx: string[] = [];
   for (const c of e.components) if (c.k === 'index' && c.index.k !== 'num') idx.push(api.ex(c.index));
   if (e.k === 'cast' || e.k === 'autocast') idx.unshift(api.ex(e.operand));
@@ -529,7 +529,8 @@ export function evalTarget(c: ProbeContext, p: Plan, ...rest: unknown[]): number
     for (const s of p.steps) {
       if (s.deref) {
         cur = isValue ? val : kmem.readPtr(addr);
-        if (cur === 0 || !kmem.isMapped(cur)) throw new KernelFault(cur);
+        // `&@cast(P, "T")->m` computes an address without reading at P (@offsetof, @container_of)
+        if ((cur === 0 || !kmem.isMapped(cur)) && !(isValue && fin.k === 'addr')) throw new KernelFault(cur);
         addr = cur;
       } else if (isValue) {
         addr = val;

@@ -126,7 +126,13 @@ function runChild(argv: string[], sb: Sandbox, dir: string, timeoutMs: number): 
         // nothing written
       }
       // anything in the case directory besides the script, -o output and the log
-      for (const f of fs.readdirSync(dir)) {
+      let left: string[] = [];
+      try {
+        left = fs.readdirSync(dir);
+      } catch {
+        // the campaign was closed meanwhile
+      }
+      for (const f of left) {
         if (!['script.stp', 'writes.log'].includes(f) && !/^out\.txt/.test(f)) writes.push(`left ${path.join(dir, f)}`);
       }
       resolve({ r: { id: 0, code: signal ? 128 : code, out, err, writes: [], ms: Date.now() - t0, heapMb: 0, hang }, writes });
@@ -138,12 +144,19 @@ export class Campaign {
   readonly sandbox = new Sandbox();
   readonly pool: Pool;
   private ids = 0;
+  private inFlight = new Set<Promise<Judged>>();
 
   constructor(workers: number, readonly timeoutMs = 60000) {
     this.pool = new Pool(workers);
   }
 
-  async run(c: Case): Promise<Judged> {
+  run(c: Case): Promise<Judged> {
+    const p = this.runCase(c);
+    this.inFlight.add(p);
+    return p.finally(() => this.inFlight.delete(p));
+  }
+
+  private async runCase(c: Case): Promise<Judged> {
     const dir = this.sandbox.caseDir();
     const argv = argvOf(c, dir);
     if (c.child) {
@@ -154,7 +167,9 @@ export class Campaign {
     return { problems: judge(r), code: r.code, ms: r.ms };
   }
 
+  /** Waits for the cases still running, then removes the sandbox. */
   async close(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
     await this.pool.close();
     this.sandbox.remove();
   }

@@ -364,7 +364,7 @@ class Parser {
           }
           name += charName(d);
         }
-        const add = CLASSES[name];
+        const add = Object.prototype.hasOwnProperty.call(CLASSES, name) ? CLASSES[name] : undefined;
         if (!add) throw new Fail(`unknown character class '${name}'`);
         add(set);
         lastNamed = name;
