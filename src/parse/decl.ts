@@ -259,9 +259,12 @@ function parseProbePoint(c: Cursor): A.ProbePoint[] {
   let condition: A.Expr | undefined;
   if (c.peekKw('if')) {
     c.next();
-    if (!c.isOp(c.next(), '(')) throw c.error("expected '('");
+    // (looked at, not taken: at the end of the file stap says "expected '('", not end-of-file)
+    if (!c.isOp(c.peek(), '(')) throw c.error("expected '('");
+    c.next();
     condition = parseExpression(c);
-    if (!c.isOp(c.next(), ')')) throw c.error("expected ')'");
+    if (!c.isOp(c.peek(), ')')) throw c.error("expected ')'");
+    c.next();
   }
   let variants: Variant[] = [{ components: [], optional: false, sufficient: false }];
   parts.forEach((alts, i) => {

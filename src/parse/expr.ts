@@ -289,7 +289,7 @@ function parseDwarfValue(c: Cursor): A.Expr {
   // the value (inline, not a call: one stack frame less per nested parenthesis)
   let e: A.Expr;
   const t = c.peek();
-  if (!t) throw c.error('expected literal string or number');
+  if (!t) throw c.error('expected value');
   if (t.kind === 'number') {
     c.next();
     e = { k: 'num', value: parseNumber(t.text, t), tok: t };

@@ -206,7 +206,7 @@ function parseForeach(c: Cursor): A.Foreach {
   if (agg && agg.kind === 'operator' && STAT_SORT.has(agg.text)) {
     c.next();
     const s = sortMark(c);
-    if (!s) throw c.error("expected '+' or '-'");
+    if (!s) throw c.error('expected sort directive');
     mark(0, s);
     st.sortAggregate = agg.text.slice(1) as A.StatOpName;
   } else {

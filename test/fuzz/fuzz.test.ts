@@ -1,5 +1,5 @@
 /**
- * Continuous fuzzing in `npm test`: for a bounded time (FUZZ_SECONDS, default 40) generated and
+ * Continuous fuzzing in `npm test`: for a bounded time (FUZZ_SECONDS, default 8) generated and
  * mutated scripts go through `stap` (every pass, pass 5 on the simulated machine with -T, some as
  * child processes of the built command); none may print a JavaScript stack trace or an internal
  * fault, exit with a status other than 0 or 1, hang, exhaust memory or write outside the cache,
@@ -22,7 +22,7 @@ describe('fuzz: generated and mutated scripts through every pass', function () {
 
   it('no stack trace, internal fault, other exit status, hang, memory blow-up or host write', async () => {
     const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1e9);
-    const budget = Number(process.env.FUZZ_SECONDS ?? 40) * 1000;
+    const budget = Number(process.env.FUZZ_SECONDS ?? 8) * 1000;
     let n = 0;
     await fc.assert(fc.asyncProperty(cases(50), async (c) => {
       n++;

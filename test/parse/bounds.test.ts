@@ -48,6 +48,29 @@ describe('pass 1: bounded nesting and chains (issue 18)', function () {
     expect(r.out).to.equal('10000\n');
   });
 
+  it('runs a 3,000-deep chain of function calls (each function calling the next)', async () => {
+    // the call graph is walked without recursion at pass 2 and 3 (elaborate/callgraph.ts); the
+    // default MAXNESTING is the chain's depth, as the program is not recursive
+    const fns = Array.from({ length: 3000 }, (_, i) => `function f${i}() { return f${i + 1}() + 1 }`).join('\n');
+    expect((await runScript(`${fns}\nfunction f3000() { return 0 }\nprobe begin { println(f0()); exit() }`)).out).to.equal('3000\n');
+  });
+
+  it('matches "aaaa...!" =~ "^(a|a)*$" in linear time, with leftmost-longest matched()', async () => {
+    // backtracking engines take ~2^46 steps on the first; stap's automata are linear
+    const t0 = Date.now();
+    const r = await runScript(`probe begin {
+      s = "${'a'.repeat(46)}!"
+      println(s =~ "^(a|a)*$")
+      t = "${'a'.repeat(3000)}"
+      if (t =~ "^(a|a)*$") printf("%d %d %s\\n", strlen(matched(0)), strlen(matched(1)), matched(1))
+      if ("xabcdy" =~ "(a|ab)(c|bcd)(d*)") printf("%s|%s|%s|%s\\n", matched(0), matched(1), matched(2), matched(3))
+      exit()
+    }`, { defines: new Map([['MAXSTRINGLEN', '4096']]) });
+    // POSIX: the longest match, then each subexpression in turn as long as it can be (JS: a|bcd|)
+    expect(r.out).to.equal('0\n3000 1 a\nabcd|ab|c|d\n');
+    expect(Date.now() - t0).to.be.below(20000);
+  });
+
   it('runs 900 nested blocks, else-if chains, parentheses, function calls and foreach loops', async () => {
     expect((await runScript(`probe begin { ${'{'.repeat(900)} println(1) ${'}'.repeat(900)} exit() }`)).out).to.equal('1\n');
     const elseIf = Array.from({ length: 900 }, (_, i) => `if (x == ${i}) println(${i})`).join(' else ');
