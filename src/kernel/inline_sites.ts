@@ -43,9 +43,16 @@ let funcs: InlinedFunction[] | null = null;
 let byName: Map<string, InlinedFunction[]> | null = null;
 let byCaller: Map<number, InlineInstance[]> | null = null;
 
+let raw: string | null = null;
+function rawText(): string {
+  if (raw === null) raw = readDataText('inline_sites.gz');
+  return raw;
+}
+
 function load(): InlinedFunction[] {
   if (funcs) return funcs;
-  const text = readDataText('inline_sites.gz');
+  const text = rawText();
+  raw = null;
   const t0 = Date.now();
   funcs = [];
   byName = new Map();
@@ -81,6 +88,8 @@ function load(): InlinedFunction[] {
 
 /** Inlined functions (with instances) matching a `name[@file[:line]]` pattern, sorted by name, file, line. */
 export function matchInlined(p: FuncPattern): InlinedFunction[] {
+  // a plain name: when the data has no such inlined function, no need to parse it all
+  if (!funcs && !hasGlob(p.func) && !rawText().includes(`\nF\t${p.func}\t`) && !rawText().startsWith(`F\t${p.func}\t`)) return [];
   const all = load();
   let cands: InlinedFunction[];
   if (!hasGlob(p.func)) cands = byName!.get(p.func) ?? [];

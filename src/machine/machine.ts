@@ -246,6 +246,28 @@ export class Machine {
     }
   }
 
+  /**
+   * Run until `done()` holds (or nothing is left to run), letting Node's event loop (a terminal,
+   * timers, a program's session ending in a microtask after stop()) run between slices of 50 ms
+   * of virtual time; paced: no faster than wall time (interactive shells).
+   */
+  async runAsync(done: () => boolean, paced = false): Promise<void> {
+    const wall0 = Date.now();
+    const v0 = this.now;
+    while (!done()) {
+      if (paced) {
+        const target = v0 + (Date.now() - wall0) * 1e6 + 20e6;
+        this.runUntil(() => done() || this.now >= target, 1e9);
+        await new Promise<void>((r) => setTimeout(r, 10));
+      } else {
+        const until = this.now + 50e6;
+        this.runUntil(() => done() || this.now >= until, 1e9);
+        if (!this.queue.peek()) break;
+        await new Promise<void>((r) => setImmediate(r));
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ CPUs
 
   /** Make CPU `c` run a step at time `at` (or earlier if one is pending later). */
