@@ -11,6 +11,7 @@ import { Task, TASK_RUNNING, TASK_DEAD } from '../../include/sched';
 import { Semantics } from '../../paths/semantics';
 import { H_CONT, H_SWITCHED, H_IDLE, H_PUSHED, pushPath, newEnv } from '../../paths/kexec';
 import { perfSw } from '../perf_events';
+import { perfClockEvents, perfEventSwitch } from '../perf_event_open';
 import type { Sched } from './fair';
 
 /**
@@ -54,6 +55,7 @@ schedCore.hook('switch', (m, c, _t, _e) => {
   c.switches++;
   m.sched.rqs[c.id].nrSwitches++;
   if (perfSw.active) perfSw.switched(c.id, prev, next);
+  if (perfClockEvents()) perfEventSwitch(c.id, prev, next, m.now);
   if (prev.state === TASK_RUNNING) prev.nivcsw++; else prev.nvcsw++;
   prev.onCpu = false;
   prev.lastSwitchOut = m.now;

@@ -689,6 +689,14 @@ __x64_sys_brk
 __x64_sys_newuname
   %impl
 `,
+  sys_perf_event_open: `
+__x64_sys_perf_event_open
+  %impl
+`,
+  sys_ioctl: `
+__x64_sys_ioctl
+  %impl
+`,
   sys_generic: `
 %impl
 `,
