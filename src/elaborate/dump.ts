@@ -3,6 +3,7 @@
  * modes `-l`/`-L`, `--dump-probe-types`, `--dump-probe-aliases`, `--dump-functions`.
  */
 import type * as A from '../ast';
+import { chainOperands, chainText } from '../parse/chains';
 import { Diagnostics } from '../diag';
 import { ProbeRegistry, defaultRegistry } from './probes';
 import { setConditionPrinter, aliasChainText, Deriver, Expansion } from './aliases';
@@ -21,8 +22,12 @@ export function exprText(e: A.Expr, mangleGlobals = false): string {
     case 'num': return String(e.value);
     case 'str': return quoteString(e.value);
     case 'sym': return mangleGlobals && e.ref?.kind === 'global' ? `__global_${e.name}` : e.name;
-    case 'binary': case 'logical': case 'compare': return `${p(e.left)} ${e.op} ${p(e.right)}`;
-    case 'concat': return `${p(e.left)} . ${p(e.right)}`;
+    case 'binary': case 'logical': case 'concat': {
+      const chain = chainOperands(e);
+      if (chain) return chainText(e, chain, (x) => exprText(x, mangleGlobals));
+      return `${p(e.left)} ${e.k === 'concat' ? '.' : e.op} ${p(e.right)}`;
+    }
+    case 'compare': return `${p(e.left)} ${e.op} ${p(e.right)}`;
     case 'regex': return `${p(e.left)} ${e.op} ${p(e.right)}`;
     case 'unary': return `${e.op}${p(e.operand)}`;
     case 'incdec': return e.prefix ? `${e.op}${p(e.operand)}` : `${p(e.operand)}${e.op}`;

@@ -13,6 +13,7 @@ import { defaultRegistry, ProbeRegistry } from './probes';
 import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents } from './util';
+import { preorder } from './callgraph';
 import { checkPrivilege } from './privilege';
 
 export type { ElabOptions } from './session';
@@ -199,24 +200,26 @@ function markUnresolvedTargets(body: A.Block, scope: Scope): void {
 
 /** Functions reachable from the bodies (calls, and `next` into following overloads). */
 export function reachableFunctions(bodies: A.Stmt[]): A.FunctionDecl[] {
-  const seen = new Set<A.FunctionDecl>();
   const order: A.FunctionDecl[] = [];
-  const visitFn = (f: A.FunctionDecl): void => {
-    if (seen.has(f)) return;
-    seen.add(f);
-    order.push(f);
-    if (f.body.k !== 'embedded') {
-      let hasNext = false;
-      walkStmt(f.body, onExpr, (st) => {
-        if (st.k === 'next') hasNext = true;
-      });
-      if (hasNext && f.nextOverload) visitFn(f.nextOverload);
-    } else if (/STAP_NEXT/.test(f.body.code) && f.nextOverload) visitFn(f.nextOverload);
+  const calls = (root: A.Stmt, onStmt?: (s: A.Stmt) => void): A.FunctionDecl[] => {
+    const out: A.FunctionDecl[] = [];
+    walkStmt(root, (e) => {
+      if (e.k === 'call' && e.ref) out.push(e.ref);
+    }, onStmt);
+    return out;
   };
-  const onExpr = (e: A.Expr): void => {
-    if (e.k === 'call' && e.ref) visitFn(e.ref);
+  // what a function reaches: its calls in order, then the overload its `next` goes on to
+  const succ = (f: A.FunctionDecl): A.FunctionDecl[] => {
+    if (f.body.k === 'embedded') return /STAP_NEXT/.test(f.body.code) && f.nextOverload ? [f.nextOverload] : [];
+    let hasNext = false;
+    const out = calls(f.body, (st) => {
+      if (st.k === 'next') hasNext = true;
+    });
+    if (hasNext && f.nextOverload) out.push(f.nextOverload);
+    return out;
   };
-  for (const b of bodies) walkStmt(b, onExpr);
+  const seen = new Set<A.FunctionDecl>();
+  for (const b of bodies) preorder(calls(b), succ, (f) => order.push(f), seen);
   return order;
 }
 
@@ -226,20 +229,25 @@ function targetDecl(t: A.Expr): { decl?: A.VarDecl; tok: A.Token } {
   return { tok: t.tok };
 }
 
-/** Globals a function writes, transitively. */
+/** Globals a function writes, transitively (through the functions it calls). */
 function functionWrites(f: A.FunctionDecl, memo: Map<A.FunctionDecl, Set<A.VarDecl>>): Set<A.VarDecl> {
   const m = memo.get(f);
   if (m) return m;
   const out = new Set<A.VarDecl>();
+  const succ = (g: A.FunctionDecl): A.FunctionDecl[] => {
+    const next: A.FunctionDecl[] = [];
+    if (g.body.k === 'embedded') return next;
+    walkStmt(g.body, (e) => {
+      if (e.k === 'assign') { const d = targetDecl(e.target).decl; if (d?.kind === 'global') out.add(d); }
+      if (e.k === 'incdec') { const d = targetDecl(e.operand).decl; if (d?.kind === 'global') out.add(d); }
+      if (e.k === 'call' && e.ref) for (let h = e.ref as A.FunctionDecl | undefined; h; h = h.nextOverload) next.push(h);
+    }, (st) => {
+      if (st.k === 'delete') { const d = targetDecl(st.target).decl; if (d?.kind === 'global') out.add(d); }
+    });
+    return next;
+  };
+  preorder([f], succ, () => {});
   memo.set(f, out);
-  if (f.body.k === 'embedded') return out;
-  walkStmt(f.body, (e) => {
-    if (e.k === 'assign') { const d = targetDecl(e.target).decl; if (d?.kind === 'global') out.add(d); }
-    if (e.k === 'incdec') { const d = targetDecl(e.operand).decl; if (d?.kind === 'global') out.add(d); }
-    if (e.k === 'call' && e.ref) for (let g = e.ref as A.FunctionDecl | undefined; g; g = g.nextOverload) for (const d of functionWrites(g, memo)) out.add(d);
-  }, (st) => {
-    if (st.k === 'delete') { const d = targetDecl(st.target).decl; if (d?.kind === 'global') out.add(d); }
-  });
   return out;
 }
 

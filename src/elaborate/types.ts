@@ -9,6 +9,7 @@
  */
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
+import { regexCompileError, rawOfValue } from '../runtime/regex';
 import { parseFormat, formatArgTypes } from '../runtime/format';
 import { defaultRegistry } from './probes';
 import type { Provider, TargetAccess } from './probes';
@@ -429,14 +430,18 @@ export class TypeResolver {
         this.expr(e.right);
         this.setType(e, 'string');
         return;
-      case 'regex':
+      case 'regex': {
         if (t === 'stats' || t === 'string') this.invalid(e.tok, t);
         this.t = 'string';
         this.expr(e.left);
         this.t = 'string';
         this.expr(e.right);
         this.setType(e, 'long');
+        // stap compiles the pattern (a literal) in pass 2
+        const bad = regexCompileError(e.right.raw ?? rawOfValue(e.right.value));
+        if (bad) this.report(new SemanticError(bad, e.right.tok, [], `regex:${bad}:${e.right.tok.line}:${e.right.tok.col}`));
         return;
+      }
       case 'unary':
       case 'incdec':
         if (t === 'stats' || t === 'string') this.invalid(e.tok, t);

@@ -21,6 +21,7 @@ import type { Env } from './include/kstack';
 import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH } from './paths/kexec';
 import { SemanticsOf, installSemantics } from './paths/semantics';
 import { syscallEntry } from './paths/syscall';
+import { modelEntry } from './paths/entry';
 import { kobjects } from './paths/kobjects';
 import { returnValues } from './paths/retvals';
 import { Sched } from './kernel/sched/fair';
@@ -73,7 +74,7 @@ import type { Tracefs } from '../kernel/tracefs/tracefs';
  * same function wins, and retvals' rules are made on first use).
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
-  syscallEntry, kobjects,
+  syscallEntry, modelEntry, kobjects,
   schedCore, time, softirq, workqueue, sys, signals, perfEventOpen,
   block,
   fault, vmscan, swapfile, mmap, filemap, pageWriteback,
@@ -112,6 +113,7 @@ export class Machine {
   readonly ncpus: number;
   readonly cpus: Cpu[] = [];
   readonly rand: Prng;
+  readonly pathRand: Prng;
   readonly hz: number;
   readonly tickNs: number;
   readonly maxStepNs: number;
@@ -146,6 +148,7 @@ export class Machine {
     installKernelSemantics();
     this.ncpus = opts.cpus ?? 4;
     this.rand = new Prng(opts.seed ?? 1);
+    this.pathRand = new Prng(((opts.seed ?? 1) ^ 0x5bd1e995) >>> 0);
     this.hz = kernelHz();
     this.tickNs = Math.round(1e9 / this.hz);
     this.maxStepNs = opts.maxStepNs ?? 20000;
@@ -411,7 +414,7 @@ export class Machine {
   run(cmd: string, maxNs = 600e9): { status: number; out: string; pid: number } {
     let out = '';
     const p = this.spawnShell(cmd, (s) => { out += s; });
-    this.runUntil(() => p.exited, maxNs);
+    this.runUntil(() => p.finished, maxNs);
     return { status: p.exited ? p.exitCode : -1, out, pid: p.tgid };
   }
 }

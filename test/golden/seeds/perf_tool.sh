@@ -14,11 +14,11 @@ perf stat -e sched:sched_switch,syscalls:sys_enter_openat,raw_syscalls:sys_enter
 perf stat ls / 2>&1 >/dev/null
 perf stat -x, -e task-clock,page-faults ls / 2>&1 >/dev/null
 perf stat -e nosuch true 2>&1; echo rc=$?
-# the same events counted by stap and by perf: openat and context switches of one command
+# the same events counted by stap and by perf: openat of cat, read and write of tar
 stap -c 'cat /etc/hostname' -e 'global n; probe syscall.openat { if (pid() == target()) n++ } probe end { printf("stap: openat %d\n", n) }'
 perf stat -e 'syscalls:sys_enter_openat' cat /etc/hostname 2>&1
-stap -c 'tar czf /tmp/v.tgz /usr' -e 'global n; probe scheduler.cpu_off { if (pid() == target()) n++ } probe end { printf("stap: context switches %d\n", n) }' 2>/dev/null
-perf stat -e cs tar czf /tmp/v.tgz /usr 2>&1 >/dev/null
+stap -c 'tar czf /tmp/v.tgz /usr' -e 'global r, w; probe syscall.read { if (pid() == target()) r++ } probe syscall.write { if (pid() == target()) w++ } probe end { printf("stap: read %d write %d\n", r, w) }' 2>/dev/null
+perf stat -e 'syscalls:sys_enter_read,syscalls:sys_enter_write' tar czf /tmp/v.tgz /usr 2>&1 >/dev/null
 # perf itself, seen by a stap probe on the system call
 stap -e 'probe syscall.perf_event_open { printf("%s: %s(%s)\n", execname(), name, argstr) }' -c 'perf stat -e page-faults,sched:sched_switch true' 2>&1
 perf record -e sched:sched_switch -a -o /tmp/perf.data sleep 0.2 2>&1

@@ -7,30 +7,13 @@
 import type { U } from '../../process/user';
 import type { Op, Prog, SysResult } from '../../include/sched';
 import type { PerfEventAttr } from '../../kernel/perf_event_open';
-import { bytesToString } from '../../process/user';
-import { O_DIRECTORY } from '../../include/fs';
+import { readText, listDir, which } from '../libfs';
 import { PERF_FORMAT_TOTAL_TIME_ENABLED, PERF_FORMAT_TOTAL_TIME_RUNNING } from '../../kernel/perf_event_open';
 import { parseEventName, splitEvents, globRe, EventSpec } from './events';
 
 type G<T> = Generator<Op, T, SysResult>;
 
 export const T = '/sys/kernel/tracing';
-
-export function* readText(u: U, p: string): G<string | null> {
-  const fd = yield* u.open(p);
-  if (fd < 0) return null;
-  const t = bytesToString(yield* u.readAll(fd));
-  yield* u.close(fd);
-  return t;
-}
-
-export function* listDir(u: U, p: string): G<string[]> {
-  const fd = yield* u.open(p, O_DIRECTORY);
-  if (fd < 0) return [];
-  const r = yield* u.getdents(fd);
-  yield* u.close(fd);
-  return (Array.isArray(r) ? r : []).filter((n) => n !== '.' && n !== '..').sort();
-}
 
 /** Every tracepoint as "system:event", sorted as perf list sorts them. */
 export function* allTracepoints(u: U): G<string[]> {
@@ -89,15 +72,6 @@ export function* ioctl(u: U, fd: number, cmd: number): G<number> {
   return (yield* u.sys('ioctl', [fd, cmd, 0])).ret;
 }
 
-const PATHS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
-export function* which(u: U, cmd: string): G<string | null> {
-  if (cmd.includes('/')) return cmd;
-  for (const d of PATHS) {
-    const st = yield* u.stat(`${d}/${cmd}`);
-    if (typeof st !== 'number' && !st.isDir) return `${d}/${cmd}`;
-  }
-  return null;
-}
 
 /** A forked child blocked until `go()`, then exec'ing the command (evlist__prepare_workload). */
 export interface Workload { pid: number; go(): G<void> }
