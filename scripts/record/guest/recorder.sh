@@ -127,7 +127,9 @@ meta() {  # $1 dir
 run_setup() {
   cleanup; setup_only
   if ! has cold && ! has background; then
-    (cd /root && timeout "$RUN_TIMEOUT" sh -c "$CMD") < /dev/null > /dev/null 2>&1
+    # (in the traced run's form: `echo hello` runs /usr/bin/echo, not the shell's builtin)
+    if has_shell_syntax "$CMD"; then (cd /root && timeout "$RUN_TIMEOUT" sh -c "$CMD") < /dev/null > /dev/null 2>&1
+    else (set -f; cd /root && timeout "$RUN_TIMEOUT" $CMD) < /dev/null > /dev/null 2>&1; fi
     cleanup; setup_only
   fi
   sync; sleep 0.5
