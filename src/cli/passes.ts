@@ -75,13 +75,15 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   }
 }
 
-async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise<number> {
-  const listing = opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
+/** -l/-L/--dump-*: list and exit (with -i too, as stap 4.8 does). */
+export function isListing(opts: StapOptions): boolean {
+  return opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
     || opts.dumpProbeAliases || opts.dumpFunctions;
+}
+
+async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise<number> {
+  const listing = isListing(opts);
   const timer = new PassTimer();
-  // -i: the interactive mode (src/repl), starting from the script if one is given; with
-  // -l/-L/--dump-* stap 4.8 lists and exits instead
-  if (opts.interactive && !listing) return (await import('./interactive')).runInteractive(opts, io);
 
   // ---- pass 1
   let sources: A.SourceFile[] = [];

@@ -95,7 +95,7 @@ function parseGlobals(c: Cursor, out: A.StapFile, declared: Declared, isPrivate:
 function typeAnnotation(c: Cursor): A.Type {
   c.next(); // ':'
   const t = c.next();
-  if (!c.isKw(t, 'long') && !c.isKw(t, 'string')) throw c.error("expected 'long' or 'string'");
+  if (!c.isKw(t, 'long') && !c.isKw(t, 'string')) throw c.error("expected 'string' or 'long'");
   return t.text as A.Type;
 }
 

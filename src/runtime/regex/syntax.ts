@@ -252,12 +252,22 @@ class Parser {
       case 46: node = { t: 'set', set: anyByte() }; break; // .
       case 91: node = { t: 'set', set: this.bracket() }; break; // [
       case 40: { // (
+        // `(?:...)` groups without capturing (not counted by matched(n)); any other `(?` is refused
+        // as stap refuses it ("unexpected '(?a'", at the character after the `?`)
+        let capture = true;
+        if (cur.cur === 63) {
+          cur.next();
+          const q = cur.cur as number;
+          if (q !== 58) throw new Fail(`unexpected '(?${q === END ? '' : charName(q)}'`, cur.curStart);
+          cur.next();
+          capture = false;
+        }
         this.enter();
-        const index = this.groups++;
+        const index = capture ? this.groups++ : -1;
         const body = this.expr();
         this.expect(41);
         this.depth--;
-        node = { t: 'group', body, index };
+        node = capture ? { t: 'group', body, index } : body;
         break;
       }
       case 92: // \ (a backslash left after the C escapes): the next character, literally
