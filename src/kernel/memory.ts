@@ -96,7 +96,7 @@ export class AddressSpace {
   }
 
   writeUnsigned(addr: number, size: number, v: bigint | number): void {
-    let x = BigInt.asUintN(size * 8, BigInt(v));
+    let x = BigInt.asUintN(size * 8, intOf(v));
     for (let i = 0; i < size; i++) {
       this.writeU8(addr + i, Number(x & 255n));
       x >>= 8n;
@@ -138,6 +138,15 @@ export class AddressSpace {
 export type Materializer = (obj: object, mem: KernelMemory, btfType: number | null) => number | null;
 
 /** The kernel address space with a bump allocator (direct map) and object bindings. */
+/**
+ * A machine value as the integer a kernel field holds: the machine's clocks advance by
+ * fractional nanoseconds (costs scaled per CPU), a task's start_time or a timestamp stored from
+ * them keeps the whole nanoseconds, as the kernel's u64 would.
+ */
+function intOf(v: bigint | number): bigint {
+  return typeof v === 'bigint' ? v : BigInt(Number.isInteger(v) ? v : Number.isFinite(v) ? Math.floor(v) : 0);
+}
+
 export class KernelMemory extends AddressSpace {
   /** next free address in the direct map (page_offset_base + 4 GiB) */
   private brk = Number(BigInt.asIntN(64, 0xffff888100000000n));
@@ -233,12 +242,12 @@ export class KernelMemory extends AddressSpace {
       const size = btfSizeof(r);
       const old = this.readUnsigned(at, size);
       const mask = ((1n << BigInt(f.bitSize)) - 1n) << BigInt(f.bitOffset);
-      const v = (old & ~mask) | ((BigInt(value) << BigInt(f.bitOffset)) & mask);
+      const v = (old & ~mask) | ((intOf(value) << BigInt(f.bitOffset)) & mask);
       this.writeUnsigned(at, size, v);
       return;
     }
     const size = t.kind === BtfKind.PTR ? 8 : btfSizeof(r);
-    this.writeUnsigned(at, size, BigInt.asUintN(size * 8, BigInt(value)));
+    this.writeUnsigned(at, size, BigInt.asUintN(size * 8, intOf(value)));
   }
 
   /** Make `obj` stand for the object at `addr` (future addrOf(obj) returns addr). */
