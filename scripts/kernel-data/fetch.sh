@@ -15,10 +15,11 @@ apt-get download "linux-image-$ABI-amd64-unsigned=$VER" "linux-image-$ABI-amd64-
 mkdir -p img dbg src
 dpkg-deb -x linux-image-$ABI-amd64-unsigned_${VER}_amd64.deb img
 dpkg-deb --fsys-tarfile linux-image-$ABI-amd64-dbg_${VER}_amd64.deb | tar -x -C dbg ./usr/lib/debug/boot/
-# DWARF of the modules modules.py models (see MODULES there)
+# DWARF of the modules the guest loads (data/kernel/modules.snapshot.gz, see snapshot.sh)
 mkdir -p dbgmod
 dpkg-deb --fsys-tarfile linux-image-$ABI-amd64-dbg_${VER}_amd64.deb | tar -x -C dbgmod --wildcards \
-  $(python3 -c "import re;s=open('$HERE/modules.py').read();print(' '.join('./usr/lib/debug/lib/modules/*/kernel/'+m+'.ko' for m in re.findall(r\"'((?:drivers|fs|lib|block|crypto|net)/[^']+)'\", s)))")
+  $(gzip -dc "$OUT/modules.snapshot.gz" | sed -n '/^=== modules/,/^===/{/^===/d;s/ .*//;p}' | \
+    sed 's/_/[-_]/g; s|.*|./usr/lib/debug/lib/modules/*/kernel/*/&.ko|' | sed 's|kernel/\*/|kernel/*|')
 dpkg-deb -x linux-source-6.1_${VER}_all.deb src
 (cd src/usr/src && tar xf linux-source-6.1.tar.xz)
 ln -sf dbg/usr/lib/debug/boot/vmlinux-$ABI-amd64 vmlinux
@@ -29,6 +30,7 @@ ln -sfn src/usr/src/linux-source-6.1 linux-source
 llvm-dwarfdump --debug-info -r 1 vmlinux 2>/dev/null | python3 "$HERE/dwarf_funcs.py" > dwarf_funcs.tsv
 python3 "$HERE/gen.py" "$WORK" "$OUT"
 python3 "$HERE/modules.py" "$WORK" "$OUT"
+KDATA_WORK="$WORK" python3 "$HERE/module_inlines.py" "$WORK" "$OUT"
 # inline instances inside the functions the machine model runs (needs a built tree: npm run build)
 node "$HERE/../../dist/scripts/model-functions.js" > model_funcs.txt
 python3 "$HERE/inline_sites.py" "$WORK" "$OUT" model_funcs.txt

@@ -95,10 +95,10 @@ def cu_table(vmlinux):
     return res
 
 
-def scan_cu(vmlinux, off, funcs, sites):
-    """Parse one unit's DIE tree: abstract inline subprograms and inlined_subroutine DIEs."""
-    p = subprocess.Popen(['llvm-dwarfdump', '--debug-info=0x' + off, '-c', vmlinux],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def parse_dies(cmd):
+    """The DIE tree llvm-dwarfdump prints for `cmd`: offset -> dict(off, tag, a (attrs), kids,
+    parent, ranges)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     dies = {}          # offset -> dict(tag, attrs, params)
     stack = []         # (indent, die)
     cur = None
@@ -112,7 +112,7 @@ def scan_cu(vmlinux, off, funcs, sites):
             if m.group(3) == 'NULL':
                 cur = None
                 continue
-            cur = {'off': m.group(1), 'tag': m.group(3), 'a': {}, 'kids': []}
+            cur = {'off': m.group(1), 'tag': m.group(3), 'a': {}, 'kids': [], 'parent': stack[-1][1] if stack else None}
             if stack:
                 stack[-1][1]['kids'].append(cur)
             dies[cur['off']] = cur
@@ -130,28 +130,37 @@ def scan_cu(vmlinux, off, funcs, sites):
         elif cur_attr == 'DW_AT_ranges':
             cur.setdefault('ranges', []).extend((int(a, 16), int(b, 16)) for a, b in range_re.findall(line))
     p.wait()
+    return dies
 
-    def ref(v):
-        m = re.match(r'0x([0-9a-f]+)', v)
-        return m.group(1) if m else None
 
-    def sval(v):
-        m = re.search(r'"(.*)"', v)
-        return m.group(1) if m else v
+def ref(v):
+    m = re.match(r'0x([0-9a-f]+)', v)
+    return m.group(1) if m else None
 
-    def abstract(d):
-        seen = 0
-        while d is not None and 'DW_AT_name' not in d['a'] and seen < 4:
-            o = d['a'].get('DW_AT_abstract_origin') or d['a'].get('DW_AT_specification')
-            d = dies.get(ref(o)) if o else None
-            seen += 1
-        return d
 
+def sval(v):
+    m = re.search(r'"(.*)"', v)
+    return m.group(1) if m else v
+
+
+def abstract(dies, d):
+    """The DIE holding a function's name and declaration (following abstract_origin/specification)."""
+    seen = 0
+    while d is not None and 'DW_AT_name' not in d['a'] and seen < 4:
+        o = d['a'].get('DW_AT_abstract_origin') or d['a'].get('DW_AT_specification')
+        d = dies.get(ref(o)) if o else None
+        seen += 1
+    return d
+
+
+def scan_instances(dies, funcs, sites, where=None):
+    """Add the inlined functions (funcs: key -> params) and their instances (sites: key ->
+    {(pc, call file, call line[, where(die, pc)])}) of a parsed DIE tree."""
     for d in dies.values():
         if d['tag'] != 'DW_TAG_inlined_subroutine':
             continue
         a = d['a']
-        origin = abstract(dies.get(ref(a.get('DW_AT_abstract_origin', ''))))
+        origin = abstract(dies, dies.get(ref(a.get('DW_AT_abstract_origin', ''))))
         if origin is None:
             continue
         if 'DW_AT_entry_pc' in a:
@@ -166,13 +175,28 @@ def scan_cu(vmlinux, off, funcs, sites):
         name = sval(oa['DW_AT_name'])
         key = (name, norm(sval(oa.get('DW_AT_decl_file', ''))), int(oa.get('DW_AT_decl_line', '0'), 0))
         if key not in funcs:
-            params = []
-            for c in origin['kids']:
-                if c['tag'] == 'DW_TAG_formal_parameter' and 'DW_AT_name' in c['a']:
-                    params.append(sval(c['a']['DW_AT_name']) + ':' + sval(c['a'].get('DW_AT_type', '"void"')))
-            funcs[key] = params
-        sites.setdefault(key, set()).add((pc, norm(sval(a.get('DW_AT_call_file', ''))),
-                                          int(a.get('DW_AT_call_line', '0'), 0)))
+            funcs[key] = params_of(origin)
+        site = (pc, norm(sval(a.get('DW_AT_call_file', ''))), int(a.get('DW_AT_call_line', '0'), 0))
+        if where is not None:
+            w = where(d, pc)
+            if w is None:
+                continue
+            site = site + (w,)
+        sites.setdefault(key, set()).add(site)
+
+
+def params_of(fn):
+    """name:type of a subprogram DIE's formal parameters (type as DWARF names it)."""
+    params = []
+    for c in fn['kids']:
+        if c['tag'] == 'DW_TAG_formal_parameter' and 'DW_AT_name' in c['a']:
+            params.append(sval(c['a']['DW_AT_name']) + ':' + sval(c['a'].get('DW_AT_type', '"void"')))
+    return params
+
+
+def scan_cu(vmlinux, off, funcs, sites):
+    """Parse one unit's DIE tree: abstract inline subprograms and inlined_subroutine DIEs."""
+    scan_instances(parse_dies(['llvm-dwarfdump', '--debug-info=0x' + off, '-c', vmlinux]), funcs, sites)
 
 
 def main():

@@ -1,51 +1,45 @@
 #!/usr/bin/env python3
-"""Loadable modules of the simulated kernel: the modules a Debian 12 server (or VM) has loaded after
-boot, laid out in the module area as the 6.1 loader places them.
+"""Loadable modules of the simulated kernel: the modules the real Debian 12 guest has loaded, at the
+addresses that guest's kernel gave them.
 
 Usage: modules.py WORKDIR OUTDIR   (run after gen.py; python3 standard library only)
 
-Inputs (see fetch.sh):
-  WORKDIR/img/lib/modules/<abi>/kernel/**.ko      the image package's modules: symtab, sections,
-                                                  __mcount_loc relocations, split .BTF
+Inputs (see fetch.sh, snapshot.sh):
+  OUTDIR/modules.snapshot.gz                      the guest's /proc/modules, /sys/module/M/sections/*,
+                                                  /sys/module/M/{coresize,refcnt,...}, holders, the
+                                                  module lines of /proc/kallsyms, `ls /sys/module`
+                                                  (recorded by snapshot.sh with guest-modules.sh)
+  WORKDIR/img/lib/modules/<abi>/kernel/**.ko      the image package's modules: section sizes and
+                                                  flags, __mcount_loc relocations, split .BTF
   WORKDIR/dbgmod/usr/lib/debug/lib/modules/...     the -dbg package's modules (DWARF decl_file/line)
-  WORKDIR/vmlinux.btf                              base BTF (split module BTF refers to it)
+  WORKDIR/vmlinux.btf (or OUTDIR/vmlinux.btf.gz)   base BTF (split module BTF refers to it)
 Outputs:
-  OUTDIR/modules.gz      one block per module, load order:
-                           M <name> <base hex> <core size hex> <text size hex>
-                           <offset hex> <type> <name>[\t<file>\t<line>]   text symbols (core text)
+  OUTDIR/modules.gz      one block per module, load order (the reverse of /proc/modules):
+                           M <name> <base hex> <core size hex> <text size hex> <refcnt> <used-by,...|->
+                           <offset hex> <type> <name>[\t<file>\t<line>]   every core symbol /proc/kallsyms
+                                                                         lists, by address (kallsyms
+                                                                         order among equal addresses)
                            @<offset hex>                                  dyn_ftrace sites
+                         then one line `S <name> <name> ...`: every directory of /sys/module
   OUTDIR/modules.btf.gz  the modules' split BTF merged into one blob continuing vmlinux's ids and
                          string offsets (ids/offsets below the base counts refer to vmlinux)
 
-Layout (kernel/module/main.c layout_sections() + module_alloc()): core sections grouped
-text (SHF_EXECINSTR) / rodata / ro_after_init / data, '.init*' sections excluded (freed after
-init), each section aligned to sh_addralign, text and rodata groups page aligned (STRICT_MODULE_RWX);
-modules are vmalloc'ed one after another from MODULES_VADDR + the KASLR module load offset
-(get_module_load_offset(): a random page count 1..1024 chosen once per boot; fixed here at 0x1a5 pages),
-each allocation followed by a guard page. Load order: initramfs storage drivers, the root
-filesystem stack, then udev's virtio/network drivers.
+Addresses, core sizes and symbol types are the guest's own (its module area is vmalloc'ed, init
+sections freed asynchronously, so bases move by a few pages between boots: the snapshot keeps one).
+Text size (core_layout.text_size, what is_module_text_address() tests) is the page-aligned end of
+the last SHF_EXECINSTR core section, as layout_sections() makes it with STRICT_MODULE_RWX. ftrace
+sites are the __mcount_loc relocations resolved against the real section addresses (sites in
+.init.text are gone: freed after the module's init).
 """
 import gzip, os, struct, subprocess, sys
 
-WORK, OUT = sys.argv[1], sys.argv[2]
+WORK, OUT = (sys.argv[1], sys.argv[2]) if __name__ == '__main__' else (os.environ.get('KDATA_WORK', '/tmp/kernel-data-work'), '')
 HERE = os.path.dirname(os.path.abspath(__file__))
 ABI = '6.1.0-56-amd64'
 KDIR = os.path.join(WORK, 'img/lib/modules', ABI, 'kernel')
 DDIR = os.path.join(WORK, 'dbgmod/usr/lib/debug/lib/modules', ABI, 'kernel')
-MODULES = [
-    'drivers/scsi/scsi_common', 'drivers/scsi/scsi_mod', 'drivers/ata/libata', 'drivers/ata/libahci',
-    'drivers/ata/ahci', 'lib/crc64', 'lib/crc64-rocksoft', 'crypto/crct10dif_common', 'lib/crc-t10dif',
-    'block/t10-pi', 'drivers/scsi/sd_mod', 'lib/crc16', 'fs/mbcache', 'fs/jbd2/jbd2', 'fs/ext4/ext4',
-    'drivers/virtio/virtio', 'drivers/virtio/virtio_ring', 'drivers/virtio/virtio_pci_legacy_dev',
-    'drivers/virtio/virtio_pci_modern_dev', 'drivers/virtio/virtio_pci', 'drivers/block/virtio_blk',
-    'net/core/failover', 'drivers/net/net_failover', 'drivers/net/virtio_net',
-    'drivers/net/ethernet/intel/e1000/e1000',
-]
 PAGE = 4096
-MODULES_VADDR = 0xffffffffc0000000
-LOAD_OFFSET = 0x1a5 * PAGE
 SHF_WRITE, SHF_ALLOC, SHF_EXEC = 1, 2, 4
-SHF_RO_AFTER_INIT = 0x00200000
 
 
 def align(v, a):
@@ -81,33 +75,6 @@ class Elf:
             nm, info, other, shndx, val, size = struct.unpack_from('<IBBHQQ', self.d, st['off'] + i * 24)
             out.append(dict(name=self.cstr(stro + nm), bind=info >> 4, type=info & 15, shndx=shndx, value=val, size=size))
         return out
-
-
-def layout(elf):
-    """section index -> offset in the core layout; (text size, core size)"""
-    off = {}
-    size = 0
-    groups = [
-        lambda f: f & SHF_EXEC,
-        lambda f: not (f & (SHF_EXEC | SHF_WRITE)) and not (f & SHF_RO_AFTER_INIT),
-        lambda f: (f & SHF_RO_AFTER_INIT) and not (f & SHF_EXEC),
-        lambda f: (f & SHF_WRITE) and not (f & (SHF_EXEC | SHF_RO_AFTER_INIT)),
-    ]
-    text_size = 0
-    for g, pred in enumerate(groups):
-        for i, s in enumerate(elf.sh):
-            if i in off or not (s['flags'] & SHF_ALLOC) or s['name'].startswith('.init') or not pred(s['flags']):
-                continue
-            size = align(size, s['align'] or 1)
-            off[i] = size
-            size += s['size']
-        if g == 0:
-            text_size = size
-        if g < 2:
-            size = align(size, PAGE)
-    # the core copy of symtab/strtab (add_kallsyms) follows the data
-    size += elf.sh[elf.byname['.symtab']]['size'] // 3 + elf.sh[elf.byname['.strtab']]['size'] // 2
-    return off, text_size, align(size, PAGE)
 
 
 def dwarf_locs(dbg):
@@ -200,6 +167,50 @@ def btf_remap(types, base_n, base_s, tshift, sshift):
     return bytes(out), n
 
 
+def read_snapshot(path):
+    """-> (modules in /proc/modules order, sections, attrs, kallsyms lines per module, /sys/module)"""
+    mods, secs, attrs, ksyms, sysmod = [], {}, {}, {}, []
+    part = None
+    for line in gzip.open(path, 'rt', encoding='latin1').read().splitlines():
+        if line.startswith('=== '):
+            part = line[4:].split(' ')
+            if part[0] == 'sections':
+                secs[part[1]] = {}
+            elif part[0] == 'attrs':
+                attrs[part[1]] = {}
+            continue
+        if not line or part is None:
+            continue
+        if part[0] == 'modules':
+            name, size, refcnt, usedby, state, addr = line.split(' ')[:6]
+            mods.append(dict(name=name, size=int(size), refcnt=int(refcnt),
+                             usedby=usedby.rstrip(',') if usedby != '-' else '-', base=int(addr, 16)))
+        elif part[0] == 'sections':
+            n, a = line.split(' ')
+            secs[part[1]][n] = int(a, 16)
+        elif part[0] == 'attrs':
+            k, _, v = line.partition(' ')
+            attrs[part[1]][k] = v
+        elif part[0] == 'sys_module':
+            sysmod.append(line)
+        elif part[0] == 'kallsyms':
+            addr, typ, rest = line.split(' ', 2)
+            name, mod = rest.split('\t')
+            ksyms.setdefault(mod.strip('[]'), []).append((int(addr, 16), typ, name))
+    return mods, secs, attrs, ksyms, sysmod
+
+
+def ko_paths():
+    """module name -> path of its .ko under KDIR (relative, without .ko)"""
+    out = {}
+    for root, _, files in os.walk(KDIR):
+        for f in files:
+            if f.endswith('.ko'):
+                rel = os.path.relpath(os.path.join(root, f[:-3]), KDIR)
+                out[f[:-3].replace('-', '_')] = rel
+    return out
+
+
 def main():
     base_types, base_strs = btf_parse(open(os.path.join(WORK, 'vmlinux.btf'), 'rb').read() if os.path.exists(os.path.join(WORK, 'vmlinux.btf')) else gzip.open(os.path.join(OUT, 'vmlinux.btf.gz')).read())
     base_n = btf_count(base_types) + 1
@@ -207,36 +218,45 @@ def main():
     tshift, sshift = base_n, base_s
     btf_types, btf_strs = [], []
     lines = []
-    addr = MODULES_VADDR + LOAD_OFFSET
+    mods, secs, attrs, ksyms, sysmod = read_snapshot(os.path.join(OUT, 'modules.snapshot.gz'))
+    paths = ko_paths()
     nsyms = nsites = nlocs = 0
-    for rel in MODULES:
-        ko = os.path.join(KDIR, rel + '.ko')
-        name = os.path.basename(rel).replace('-', '_')
-        elf = Elf(ko)
-        off, text_size, core = layout(elf)
-        base = addr
-        addr += core + PAGE   # vmalloc guard page
-        lines.append(f'M {name} {base:x} {core:x} {text_size:x}')
+    for m in reversed(mods):   # load order
+        name, base = m['name'], m['base']
+        rel = paths[name]
+        elf = Elf(os.path.join(KDIR, rel + '.ko'))
+        saddr = secs[name]
+        # core text: the executable sections the loader kept (init text is freed)
+        text_end = base
+        for s in elf.sh:
+            if s['flags'] & SHF_EXEC and s['flags'] & SHF_ALLOC and s['name'] in saddr and not s['name'].startswith('.init'):
+                text_end = max(text_end, saddr[s['name']] + s['size'])
+        text_size = align(text_end - base, PAGE)
+        core = int(attrs[name].get('coresize', m['size']))
+        lines.append(f"M {name} {base:x} {core:x} {text_size:x} {m['refcnt']} {m['usedby']}")
         locs = dwarf_locs(os.path.join(DDIR, rel + '.ko'))
-        syms = []
+        # function offsets inside their section (DWARF low_pc of a relocatable object is section-relative)
+        sec_of = {}
         for s in elf.symbols():
-            if s['type'] != 2 or s['shndx'] not in off or not (elf.sh[s['shndx']]['flags'] & SHF_EXEC):
-                continue
-            o = off[s['shndx']] + s['value']
-            t = 'W' if s['bind'] == 2 else ('T' if s['bind'] == 1 else 't')
+            if s['type'] == 2 and 0 < s['shndx'] < len(elf.sh):
+                sec_of.setdefault(s['name'], (elf.sh[s['shndx']]['name'], s['value']))
+        syms = []
+        for k, (a, t, n) in enumerate(ksyms.get(name, [])):
             loc = ''
-            cands = locs.get(s['name']) or locs.get(s['name'].split('.')[0])
-            if cands:
-                pick = next((c for c in cands if c[2] == s['value']), cands[0])
-                if pick[0]:
-                    loc = f'\t{pick[0]}\t{pick[1]}'
-                    nlocs += 1
-            syms.append((o, t, s['name'], loc))
-        syms.sort(key=lambda x: (x[0], x[2]))
-        for o, t, n, loc in syms:
+            if t in 'tTwW':
+                cands = locs.get(n) or locs.get(n.split('.')[0])
+                if cands:
+                    sv = sec_of.get(n, (None, None))[1]
+                    pick = next((c for c in cands if c[2] == sv), cands[0])
+                    if pick[0]:
+                        loc = f'\t{pick[0]}\t{pick[1]}'
+                        nlocs += 1
+            syms.append((a - base, k, t, n, loc))
+        syms.sort(key=lambda x: (x[0], x[1]))
+        for o, _, t, n, loc in syms:
             lines.append(f'{o:x} {t} {n}{loc}')
         nsyms += len(syms)
-        # __mcount_loc: R_X86_64_64 relocations against text
+        # __mcount_loc: R_X86_64_64 relocations against text, at the sections' real addresses
         symtab = elf.symbols()
         sites = []
         if '.rela__mcount_loc' in elf.byname:
@@ -244,9 +264,10 @@ def main():
             for k in range(len(r) // 24):
                 ro, info, add = struct.unpack_from('<QQq', r, k * 24)
                 s = symtab[info >> 32]
-                if s['shndx'] not in off:
+                sec = elf.sh[s['shndx']]['name'] if 0 < s['shndx'] < len(elf.sh) else ''
+                if sec not in saddr or sec.startswith('.init'):
                     continue   # .init.text: freed after the module's init
-                sites.append(off[s['shndx']] + s['value'] + add)
+                sites.append(saddr[sec] + s['value'] + add - base)
         for ip in sorted(set(sites)):
             lines.append(f'@{ip:x}')
         nsites += len(sites)
@@ -259,14 +280,16 @@ def main():
             tshift += n
             sshift += len(st)
         print(f'{name}: base {base:x} core {core:#x} text {text_size:#x} syms {len(syms)} sites {len(sites)}', file=sys.stderr)
+    lines.append('S ' + ' '.join(sysmod))
     with open(os.path.join(OUT, 'modules.gz'), 'wb') as f:
         f.write(gzip.compress(('\n'.join(lines) + '\n').encode('latin1'), 9, mtime=0))
     T, S = b''.join(btf_types), b''.join(btf_strs)
     hdr = struct.pack('<HBBIIIII', 0xeb9f, 1, 0, 24, 0, len(T), len(T), len(S))
     with open(os.path.join(OUT, 'modules.btf.gz'), 'wb') as f:
         f.write(gzip.compress(hdr + T + S, 9, mtime=0))
-    print(f'modules: {len(MODULES)} modules, {nsyms} text symbols ({nlocs} with file:line), {nsites} mcount sites, '
+    print(f'modules: {len(mods)} modules, {nsyms} symbols ({nlocs} with file:line), {nsites} mcount sites, '
           f'BTF {tshift - base_n} types', file=sys.stderr)
 
 
-main()
+if __name__ == '__main__':
+    main()

@@ -123,7 +123,7 @@ export function kallsymsLookupName(name: string): number | null {
 
 /**
  * The symbol lookupAddr(kallsymsLookupName(name)) names (the first alias at that address), or
- * -1 when there is no such symbol or its address is outside the kernel image and module text;
+ * -1 when there is no such symbol or its address is outside the kernel image and the modules;
  * without the address search (aliases are neighbours in the table).
  */
 export function firstAliasOf(name: string): number {
@@ -138,7 +138,7 @@ export function resolveFirstAlias(name: string): number {
   if (ids.length === 0) return -1;
   let id = ids[0];
   const addr = t.addrs[id];
-  if (!(addr < textBounds().end) && moduleTextOf(addr) === null) return -1;
+  if (!(addr < textBounds().end) && moduleAt(addr) === null) return -1;
   while (id > 0 && t.addrs[id - 1] === addr) id--;
   return id;
 }
@@ -192,13 +192,18 @@ export interface SymPos {
   size: number;
 }
 
-/** kallsyms_lookup_size_offset(): the symbol containing addr, or null outside kernel image. */
+/**
+ * kallsyms_lookup_size_offset(): the symbol containing addr, or null outside the kernel image and
+ * the loaded modules. Inside a module's core (module_address_lookup() -> find_kallsyms_symbol()):
+ * the closest preceding symbol of that module; the size runs to the next symbol of the module or
+ * at most to the end of its core text.
+ */
 export function lookupAddr(addr: number): SymPos | null {
   const t = load();
   const b = textBounds();
-  let mod: KModule | null = null;
   if (!(addr >= t.sortedAddrs[0] && addr < b.end)) {
-    if (!(addr >= b.end && (mod = moduleTextOf(addr)))) return null;
+    const mod = addr >= b.end ? moduleAt(addr) : null;
+    return mod ? lookupInModule(t, mod, addr) : null;
   }
   const sa = t.sortedAddrs;
   let lo = 0, hi = sa.length - 1;
@@ -212,9 +217,34 @@ export function lookupAddr(addr: number): SymPos | null {
   while (first > 0 && sa[first - 1] === start) first--;
   let next = lo + 1;
   while (next < sa.length && sa[next] === start) next++;
-  let size = next < sa.length ? sa[next] - start : 0;
-  if (mod && (next >= sa.length || sa[next] > mod.base + mod.textSize)) size = mod.base + mod.textSize - start;
+  const size = next < sa.length ? sa[next] - start : 0;
   return { id: t.sortedId(first), addr: start, offset: addr - start, size };
+}
+
+/** The module whose core [base, base + size) holds addr (__module_address()), or null. */
+export function moduleAt(addr: number): KModule | null {
+  for (const m of load().moduleList()) if (addr >= m.base && addr < m.base + m.size) return m;
+  return null;
+}
+
+/** find_kallsyms_symbol(): a module's symbols are consecutive ids in address order. */
+function lookupInModule(t: Symtab, mod: KModule, addr: number): SymPos | null {
+  const a = t.addrs;
+  let lo = mod.firstId, hi = mod.endId - 1;
+  if (hi < lo || a[lo] > addr) return null;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (a[mid] <= addr) lo = mid; else hi = mid - 1;
+  }
+  const start = a[lo];
+  let first = lo;
+  while (first > mod.firstId && a[first - 1] === start) first--;
+  let next = lo + 1;
+  while (next < mod.endId && a[next] === start) next++;
+  let nextval = mod.base + mod.textSize;
+  if (next < mod.endId && a[next] < nextval) nextval = a[next];
+  // past the core text the kernel's size is nextval - bestval as an unsigned long (wraps): 0 here
+  return { id: first, addr: start, offset: addr - start, size: nextval > start ? nextval - start : 0 };
 }
 
 /** %pS style: "name+0xoff/0xsize", or the hex address when no symbol contains it. */
@@ -358,10 +388,32 @@ export function fileMatches(fileGlob: string, path: string): boolean {
 }
 
 /**
+ * Which symbols a pattern searches: 'kernel' = vmlinux only (kernel.function, kprobe.function),
+ * a module name or a glob of module names (module("M").function), undefined = every symbol.
+ */
+export type SymbolScope = string | undefined;
+
+/** Is symbol `id` in scope (see SymbolScope)? */
+export function inScope(id: number, scope: SymbolScope): boolean {
+  if (scope === undefined) return true;
+  const k = load().mods[id];
+  if (scope === 'kernel') return k < 0;
+  if (k < 0) return false;
+  const name = load().moduleList()[k].name;
+  return hasGlob(scope) ? globToRegExp(scope).test(name) : name === scope;
+}
+
+/** Loaded modules whose name matches a module("M") argument (a name or a glob), load order. */
+export function modulesMatching(scope: string): KModule[] {
+  const re = hasGlob(scope) ? globToRegExp(scope) : null;
+  return loadedModules().filter((m) => (re ? re.test(m.name) : m.name === scope));
+}
+
+/**
  * Resolve "name-glob[@file-glob[:line]]" to function symbol ids (text symbols), address order.
  * A file part matches the whole source path or any trailing run of path components.
  */
-export function matchFunctions(spec: string): number[] {
+export function matchFunctions(spec: string, scope?: SymbolScope): number[] {
   const p = parseFuncPattern(spec);
   const t = load();
   let ids: number[];
@@ -370,8 +422,14 @@ export function matchFunctions(spec: string): number[] {
     const re = globToRegExp(p.func);
     const names = t.allNames();
     ids = [];
-    for (let i = 0; i < t.n; i++) if (isTextCode(t.types[i]) && re.test(names[i])) ids.push(i);
+    // a module scope searches only its modules' consecutive ids
+    const ranges: [number, number][] = scope === undefined ? [[0, t.n]]
+      : scope === 'kernel' ? [[0, vmlinuxCount(t)]]
+      : modulesMatching(scope).map((m) => [m.firstId, m.endId]);
+    for (const [a, b] of ranges) for (let i = a; i < b; i++) if (isTextCode(t.types[i]) && re.test(names[i])) ids.push(i);
+    ids.sort((a, b) => a - b);
   }
+  if (scope !== undefined) ids = ids.filter((id) => inScope(id, scope));
   if (p.file !== undefined) {
     const fg = p.file;
     ids = ids.filter((id) => {
@@ -380,6 +438,12 @@ export function matchFunctions(spec: string): number[] {
     });
   }
   return ids;
+}
+
+/** Number of vmlinux symbols (module symbols have the ids after them). */
+function vmlinuxCount(t: Symtab): number {
+  const mods = t.moduleList();
+  return mods.length ? Math.min(...mods.map((m) => m.firstId)) : t.n;
 }
 
 /** Symbols of any type whose name matches a glob. */

@@ -364,8 +364,9 @@ export const kernelBuiltins: Record<string, Builtin> = {
   symdata: (c, a: Long) => `${symOff(num(a))} ${modTag(num(a))}`,
   symfileline: () => '',
   modname: (c, a: Long) => {
-    if (!lookupAddr(num(a))) throw new StapError(`No module found for address 0x${hexU(a)}`);
-    return 'kernel';
+    const p = lookupAddr(num(a));
+    if (!p) throw new StapError(`No module found for address 0x${hexU(a)}`);
+    return symbolModule(p.id) || 'kernel';
   },
   print_ubacktrace: () => undefined,
   ubacktrace: () => '',

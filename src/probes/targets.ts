@@ -67,7 +67,7 @@ export function envFor(rp: A.ResolvedPoint): TargetEnv | null {
   const d = rp.data as Record<string, unknown>;
   if (rp.family === 'kernel.function' && d.inline === true) {
     // an inline instance: the abstract definition's formal parameters (DWARF types mapped to BTF)
-    const f = inlinedFunction(String(d.name), String(d.file ?? ''), Number(d.line ?? 0));
+    const f = inlinedFunction(String(d.name), String(d.file ?? ''), Number(d.line ?? 0), String(d.module ?? ''));
     const vars: CtxVar[] = f ? f.params.map((p, i) => ({ name: p.name, type: inlineParamBtf(p.dwarfType), base: { k: 'arg', i } as Base })) : [];
     env = { vars, ret: null, isReturn: false, where: String(d.name), fnAddr: Number(d.addr ?? 0), file: String(d.file ?? '') };
   } else if (rp.family === 'kernel.function' && typeof d.name === 'string') {
