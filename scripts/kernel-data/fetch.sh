@@ -26,9 +26,10 @@ ln -sf dbg/usr/lib/debug/boot/vmlinux-$ABI-amd64 vmlinux
 ln -sf dbg/usr/lib/debug/boot/System.map-$ABI-amd64 System.map
 ln -sf img/boot/config-$ABI-amd64 config
 ln -sfn src/usr/src/linux-source-6.1 linux-source
-# top-level DW_TAG_subprogram DIEs only (-r 1): ~35 s
-llvm-dwarfdump --debug-info -r 1 vmlinux 2>/dev/null | python3 "$HERE/dwarf_funcs.py" > dwarf_funcs.tsv
+# top-level DW_TAG_subprogram and DW_TAG_variable DIEs only (-r 1): ~35 s
+llvm-dwarfdump --debug-info -r 1 vmlinux 2>/dev/null | python3 "$HERE/dwarf_funcs.py" dwarf_vars.tsv > dwarf_funcs.tsv
 python3 "$HERE/gen.py" "$WORK" "$OUT"
+python3 "$HERE/globals.py" "$WORK" "$OUT"
 python3 "$HERE/modules.py" "$WORK" "$OUT"
 KDATA_WORK="$WORK" python3 "$HERE/module_inlines.py" "$WORK" "$OUT"
 # inline instances inside the functions the machine model runs (needs a built tree: npm run build)

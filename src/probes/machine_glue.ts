@@ -23,6 +23,7 @@ import { setProcfsMachine } from './procfs';
 import { adoptStapio } from './stapio';
 import { setNetfilterMachine } from './netfilter';
 import { setPerfMachine } from './perf';
+import { installKernelGlobals } from '../kernel/globals';
 
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
@@ -33,6 +34,10 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   setPerfMachine(m);
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setTaskLookup((tid) => m.task(tid));
+  installKernelGlobals({
+    uptimeNs: () => m.now, ncpus: m.ncpus, nrThreads: () => m.procs.tasks.size, totalPages: m.mm.totalPages,
+    freePagesAtBoot: m.mm.freePages, idleTask: m.cpus[0].idleTask, pidMax: 4194304,
+  });
   setBacktraceSource((ctx) => {
     const c = m.cpus[ctx.cpu];
     // the CPU's own context, or a hit context naming that CPU's current task (perf overflow

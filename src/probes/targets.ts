@@ -17,7 +17,8 @@ import {
   btfMembers, btfLookupType, btfFindByName, BtfKind, BtfError, FieldStep,
 } from '../kernel/btf';
 import { tracepointProto } from '../kernel/tracepoint';
-import { kallsymsLookupName, addrHex } from '../kernel/kallsyms';
+import { addrHex } from '../kernel/kallsyms';
+import { findGlobal, globalBtfType } from '../kernel/globals';
 import { inlinedFunction, inlineParamBtf } from '../kernel/inline_sites';
 import { kmem, KernelFault } from '../kernel/memory';
 import { StapError } from '../runtime/errors';
@@ -269,7 +270,7 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
   const build = (base: Base, baseType: number): Plan | SemanticError => {
     const st = stepsFor(baseType, e.components, text);
     if (st instanceof SemanticError) return st;
-    if (addressOf && st.steps.length === 0) return new SemanticError(`cannot take address of '${text}'`, e.tok, [], 'target-addressof');
+    if (addressOf && st.steps.length === 0 && base.k !== 'addr') return new SemanticError(`cannot take address of '${text}'`, e.tok, [], 'target-addressof');
     const fin = finalFor(st.type, pretty, addressOf, e.tok, text, st.last);
     if (fin instanceof SemanticError) return fin;
     const type: A.Type = fin.k === 'chars' || fin.k === 'pretty' ? 'string' : 'long';
@@ -302,18 +303,7 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
     return { base: { k: 'operand' }, baseType: e.operandType, steps: st.steps, final: fin, type: 'long', text, pointee: pointeeOf(fin, st.type, addressOf) };
   }
 
-  if (e.k === 'atvar') {
-    const at = e.varName.indexOf('@');
-    const name = at >= 0 ? e.varName.slice(0, at) : e.varName;
-    const addr = kallsymsLookupName(name);
-    const vids = btfFindByName(name, BtfKind.VAR);
-    if (addr === null || !vids.length) {
-      return new SemanticError(`unable to find global '${name}' in kernel${at >= 0 ? `, in ${e.varName.slice(at + 1)}` : ''}`, e.tok, [], 'atvar-missing');
-    }
-    const vt = btfType(vids[0]).type;
-    kmem.map(addr, Math.max(8, safeSizeof(vt)));
-    return build({ k: 'addr', addr }, vt) as Plan | SemanticError;
-  }
+  if (e.k === 'atvar') return planGlobal(rp, e, build);
 
   if (e.k === 'autocast') return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
 
@@ -341,6 +331,31 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
   const v = env.vars.find((x) => '$' + x.name === name);
   if (!v) return unableToFind(env, name, e.tok);
   return build(v.base, v.type);
+}
+
+/**
+ * `@var("name[@cu]"[, "module"])` as stap 4.8 resolves it: in the module given, else in the probe
+ * point's own module (kernel.function -> the kernel, module("M").function -> M); elsewhere (begin,
+ * timer, dwarfless probes) it is unresolved. Function bodies look in the kernel. Without `@cu`
+ * the first definition in compile-unit order; a struct accessed whole then reads as "unable to
+ * find global" (stap tries the other units and reports that), with `@cu` the struct error shows.
+ */
+function planGlobal(rp: A.ResolvedPoint, e: A.AtVar, build: (base: Base, baseType: number) => Plan | SemanticError): Plan | SemanticError {
+  const at = e.varName.indexOf('@');
+  const name = at >= 0 ? e.varName.slice(0, at) : e.varName;
+  const cu = at >= 0 ? e.varName.slice(at + 1) : undefined;
+  const d = rp.data as Record<string, unknown>;
+  const module = e.module ?? (rp.family === 'kernel.function' ? String(d.module || 'kernel')
+    : d.contextFree === true ? 'kernel' : null);
+  if (module === null) return new SemanticError('unresolved @var() expression', e.tok, [], 'unresolved-target');
+  const missing = () => new SemanticError(`unable to find global '${name}' in ${module}${cu !== undefined ? `, in ${cu}` : ''}`, e.tok, [], 'atvar-missing');
+  // module variables are not modelled: their DWARF is not part of the data
+  const g = module === 'kernel' ? findGlobal(name, cu) : null;
+  const type = g ? globalBtfType(g) : null;
+  if (!g || type === null) return missing();
+  kmem.map(g.addr, Math.max(8, safeSizeof(type)));
+  const plan = build({ k: 'addr', addr: g.addr }, type);
+  return plan instanceof SemanticError && cu === undefined && plan.site === 'target-struct' ? missing() : plan;
 }
 
 function stepsForCast(id: number, comps: A.TargetComponent[], text: string): { steps: Step[]; type: number; last?: FieldStep } | SemanticError {
@@ -413,7 +428,7 @@ export function syscallExitEntry(rp: A.ResolvedPoint, pn: string): boolean {
 }
 
 /** The point @cast/@var are planned at in function bodies (they need no probe context). */
-const CONTEXT_FREE: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0 } };
+const CONTEXT_FREE: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0, contextFree: true } };
 
 export function compileTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast | A.Entry, api: TargetCodegenApi): string {
   const rp = api.probe?.point ?? (e.k === 'cast' || e.k === 'atvar' || e.k === 'autocast' ? CONTEXT_FREE : null);
@@ -514,16 +529,18 @@ export function evalTarget(c: ProbeContext, p: Plan, ...rest: unknown[]): number
   let ri = 0;
   const operand = p.base.k === 'operand' ? rest[ri++] : undefined;
   const base = baseValue(c, p, operand);
-  if (p.steps.length === 0) {
+  // a global: the base is the variable in memory (an lvalue), not a value
+  const inMemory = p.base.k === 'addr';
+  if (p.steps.length === 0 && !inMemory) {
     if (fin.k === 'pretty') {
       if (p.base.k === 'operand') return prettyAt(toNum(base), fin.type, fin.deep, 0);
       return prettyValue(base, fin.type, fin.deep);
     }
     return base;
   }
-  let addr = 0;
-  let isValue = true;
-  let val = toNum(base);
+  let addr = inMemory ? toNum(base) : 0;
+  let isValue = !inMemory;
+  const val = toNum(base);
   let cur = 0;
   try {
     for (const s of p.steps) {
