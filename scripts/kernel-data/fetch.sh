@@ -32,7 +32,8 @@ python3 "$HERE/gen.py" "$WORK" "$OUT"
 python3 "$HERE/globals.py" "$WORK" "$OUT"
 python3 "$HERE/modules.py" "$WORK" "$OUT"
 KDATA_WORK="$WORK" python3 "$HERE/module_inlines.py" "$WORK" "$OUT"
-# inline instances inside the functions the machine model runs (needs a built tree: npm run build)
+# inline instances, locals and call sites of the functions the machine model runs (needs a built tree: npm run build)
 node "$HERE/../../dist/scripts/model-functions.js" > model_funcs.txt
 python3 "$HERE/inline_sites.py" "$WORK" "$OUT" model_funcs.txt
+KDATA_WORK="$WORK" python3 "$HERE/callsites.py" "$WORK" "$OUT" model_funcs.txt
 du -sh "$OUT"

@@ -247,8 +247,9 @@ def main():
                 cands = locs.get(n) or locs.get(n.split('.')[0])
                 if cands:
                     sv = sec_of.get(n, (None, None))[1]
-                    pick = next((c for c in cands if c[2] == sv), cands[0])
-                    if pick[0]:
+                    # the DWARF body starting at this symbol (a foo.cold part has none)
+                    pick = next((c for c in cands if c[2] == sv), None)
+                    if pick and pick[0]:
                         loc = f'\t{pick[0]}\t{pick[1]}'
                         nlocs += 1
             syms.append((a - base, k, t, n, loc))

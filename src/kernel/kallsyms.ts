@@ -417,8 +417,11 @@ export function matchFunctions(spec: string, scope?: SymbolScope): number[] {
   const p = parseFuncPattern(spec);
   const t = load();
   let ids: number[];
-  if (!hasGlob(p.func)) ids = lookupName(p.func).filter(isFunction);
-  else {
+  if (!hasGlob(p.func)) {
+    ids = lookupName(p.func).filter(isFunction);
+    const cl = clones().get(p.func);
+    if (cl) ids = [...ids, ...cl].sort((a, b) => a - b);
+  } else {
     const re = globToRegExp(p.func);
     const names = t.allNames();
     ids = [];
@@ -427,7 +430,9 @@ export function matchFunctions(spec: string, scope?: SymbolScope): number[] {
       : scope === 'kernel' ? [[0, vmlinuxCount(t)]]
       : modulesMatching(scope).map((m) => [m.firstId, m.endId]);
     for (const [a, b] of ranges) for (let i = a; i < b; i++) if (isTextCode(t.types[i]) && re.test(names[i])) ids.push(i);
-    ids.sort((a, b) => a - b);
+    // a compiler clone (foo.isra.0) is the DWARF function foo
+    for (const [base, cl] of clones()) if (re.test(base)) ids.push(...cl);
+    ids = [...new Set(ids)].sort((a, b) => a - b);
   }
   if (scope !== undefined) ids = ids.filter((id) => inScope(id, scope));
   if (p.file !== undefined) {
@@ -438,6 +443,39 @@ export function matchFunctions(spec: string, scope?: SymbolScope): number[] {
     });
   }
   return ids;
+}
+
+let cloneIndex: Map<string, number[]> | null = null;
+/**
+ * Compiler clones with a DWARF body (foo.isra.0, foo.constprop.0, foo.part.0: GCC emits a concrete
+ * subprogram for them whose name is foo's), by DWARF name. `.cold` parts have no DWARF entry.
+ */
+function clones(): Map<string, number[]> {
+  if (cloneIndex) return cloneIndex;
+  cloneIndex = new Map();
+  const t = load();
+  const add = (id: number) => {
+    const n = t.name(id);
+    const dot = n.indexOf('.');
+    if (dot <= 0 || !isTextCode(t.types[id])) return;
+    const base = n.slice(0, dot);
+    let l = cloneIndex!.get(base);
+    if (!l) cloneIndex!.set(base, (l = []));
+    l.push(id);
+  };
+  for (const id of loadLocs().keys()) add(id);
+  for (const [id] of t.moduleLocs()) add(id);
+  return cloneIndex;
+}
+
+/**
+ * The name DWARF gives a function symbol: foo for a compiler clone foo.isra.0 that has its own
+ * DWARF body (what stap's probe points name), else the symbol name.
+ */
+export function dwarfName(id: number): string {
+  const n = symbolName(id);
+  const dot = n.indexOf('.');
+  return dot > 0 && functionLocation(id) !== null ? n.slice(0, dot) : n;
 }
 
 /** Number of vmlinux symbols (module symbols have the ids after them). */

@@ -402,6 +402,7 @@ function layoutTask(mem: KernelMemory, o: TaskLike, a: number): number {
   mem.setField(a, T, 'static_prio', o.prio ?? 120);
   mem.setField(a, T, 'normal_prio', o.prio ?? 120);
   mem.setField(a, T, '__state', o.state ?? 0);
+  mem.setField(a, T, 'stack', kernelStack(o));
   const cred = mem.allocStruct('struct cred');
   for (const [f, v] of [['uid', o.uid], ['gid', o.gid], ['euid', o.euid], ['egid', o.egid],
     ['suid', o.uid], ['sgid', o.gid], ['fsuid', o.euid], ['fsgid', o.egid]] as [string, number | undefined][]) {
@@ -444,6 +445,24 @@ function materializeSignal(mem: KernelMemory, rlimits: readonly [number, number]
     const [cur, max] = lims[i] ?? DEFAULT_RLIMITS[i];
     mem.writeUnsigned(base + 16 * i, 8, BigInt.asUintN(64, BigInt(cur)));
     mem.writeUnsigned(base + 16 * i + 8, 8, BigInt.asUintN(64, BigInt(max)));
+  }
+  return s;
+}
+
+/** THREAD_SIZE: x86_64 kernel stacks are 16 KiB (4 pages), vmalloc'ed with a guard page (VMAP_STACK). */
+export const THREAD_SIZE = 16384;
+const STACKS_START = Number(BigInt.asIntN(64, 0xffffc90000010000n));
+let nextStack = STACKS_START;
+const stacks = new WeakMap<object, number>();
+
+/** The kernel stack (task->stack, its lowest address) of a task object: 16 KiB, zeroed, mapped on first use. */
+export function kernelStack(task: object): number {
+  let s = stacks.get(task);
+  if (s === undefined) {
+    s = nextStack;
+    nextStack += THREAD_SIZE + 4096;
+    kmem.map(s, THREAD_SIZE);
+    stacks.set(task, s);
   }
   return s;
 }

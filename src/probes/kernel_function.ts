@@ -20,7 +20,7 @@ import { suggest, renderComponents } from '../elaborate/util';
 import {
   matchFunctions, functionLocation, symbolName, symbolAddr, lookupName, isFunction, isInitText,
   withinKprobeBlacklist, isInlineOnly, hasGlob, parseFuncPattern, symbolCount, isTextType, symbolType, lookupAddr,
-  globToRegExp, kallsymsLookupName, inlineFunctions, inScope, symbolModule, SymbolScope, modulesMatching,
+  globToRegExp, kallsymsLookupName, inlineFunctions, inScope, symbolModule, SymbolScope, modulesMatching, dwarfName,
 } from '../kernel/kallsyms';
 import {
   FtraceOps, FTRACE_OPS_FL_SAVE_REGS, registerFtraceFunction, unregisterFtraceFunction, recordOfFunction, isTraceable,
@@ -33,7 +33,7 @@ import {
 import type { CpuContext, PtRegs, RetFrame } from '../kernel/current';
 import type { Engine, ProbeFamilyRuntime, RegisteredProbe } from '../runtime/engine';
 import { Deliverer, entryValues, KHit } from './hit';
-import { targetType, targetDefined, targetPointee, envFor } from './targets';
+import { targetType, targetDefined, targetPointee, envFor, availableLocals } from './targets';
 import { btfTypeName } from '../kernel/btf';
 import { matchInlined, InlineInstance, INLINE_FN } from '../kernel/inline_sites';
 
@@ -105,7 +105,8 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean;
   let ids = matchFunctions(spec, opts.scope ?? 'kernel');
   ids = ids.filter((id) => {
     const name = symbolName(id);
-    if (name.includes('.')) return false; // .isra/.cold clones carry no DWARF subprogram of their own
+    // a clone (foo.isra.0) with its own DWARF body is the function foo; .cold parts have none
+    if (name.includes('.') && dwarfName(id) === name) return false;
     if (name.startsWith('__pfx_') && !p.func.startsWith('__pfx_')) return false;
     // no DWARF location: assembly (no fentry site either) — or a C function the data lacks the
     // location of (it has an fentry site): keep those, listed without @file:line
@@ -121,21 +122,23 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean;
     return true;
   });
   // one probe per (name, file, line); with wildcards, one per address (alias symbols of the same
-  // code have no DWARF subprogram of their own)
+  // code have no DWARF subprogram of their own); the body named as the function wins over a clone
   const seen = new Set<string>();
   const addrs = new Set<number>();
-  return ids.filter((id) => {
+  const preferred = [...ids].sort((a, b) => Number(dwarfName(a) !== symbolName(a)) - Number(dwarfName(b) !== symbolName(b)) || a - b);
+  const keep = new Set(preferred.filter((id) => {
     if (wild) {
       const a = symbolAddr(id);
       if (addrs.has(a)) return false;
       addrs.add(a);
     }
     const l = functionLocation(id);
-    const k = l ? `${symbolName(id)}@${l.file}:${l.line}` : `${symbolName(id)}#${id}`;
+    const k = l ? `${dwarfName(id)}@${l.file}:${l.line}` : `${symbolName(id)}#${id}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
-  });
+  }));
+  return ids.filter((id) => keep.has(id));
 }
 
 /**
@@ -216,7 +219,7 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
     const suffix = suffixComponents(comps, prefixLen);
     const out = ids.map((id) => {
       const l = functionLocation(id);
-      const name = symbolName(id);
+      const name = dwarfName(id);
       const modName = module ? symbolModule(id) : 'kernel';
       const prefix = module ? `module(${lit(modName)}).function` : 'kernel.function';
       const data: FuncPointData = {
@@ -261,7 +264,7 @@ function statementBuilder(req: BuildRequest): A.ResolvedPoint[] {
   if (!ids.length) throw noMatch('functions', p.func, functionNames);
   return ids.map((id) => {
     const l = functionLocation(id);
-    const name = symbolName(id);
+    const name = dwarfName(id);
     const data: FuncPointData = { kind: 'entry', fn: id, name, addr: symbolAddr(id), file: l?.file ?? '', line: l?.line ?? 0, maxactive: 0, via: 'dwarf', module: 'kernel', optional: req.point.optional };
     const where = l ? `${name}@${l.file}:${l.line}` : name;
     return { family: 'kernel.function', pp: `kernel.statement(${lit(where)})${suffixComponents(comps, 2)}`, data: data as unknown as Record<string, unknown> };
@@ -323,8 +326,9 @@ function kprobeModulePoint(req: BuildRequest, name: string, isReturn: boolean, m
 function varsOf(rp: A.ResolvedPoint): { name: string; type: string }[] {
   const env = envFor(rp);
   if (!env) return [];
-  const out = env.vars.map((v) => ({ name: '$' + v.name, type: btfTypeName(v.type, 'stap') }));
-  if (env.isReturn && env.ret !== null) out.push({ name: '$return', type: btfTypeName(env.ret, 'stap') });
+  // as stap -L: $return first, then the parameters, then (entry probes) the locals readable at the entry pc
+  const out = env.isReturn && env.ret !== null ? [{ name: '$return', type: btfTypeName(env.ret, 'stap') }] : [];
+  for (const v of env.isReturn ? env.vars : [...env.vars, ...availableLocals(env)]) out.push({ name: '$' + v.name, type: btfTypeName(v.type, 'stap') });
   return out;
 }
 

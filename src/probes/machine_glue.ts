@@ -12,7 +12,7 @@
  */
 import type { Machine } from '../machine/machine';
 import type { CpuContext } from '../kernel/current';
-import { symbolAddr } from '../kernel/kallsyms';
+import { returnAddress } from '../kernel/callsites';
 import { setCurrentCpuContext } from './tracepoint';
 import { setBacktraceSource, setTaskLookup } from './context';
 import { installMaterializers } from '../machine/args';
@@ -45,9 +45,9 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
     if (!c || (c.ctx !== ctx && ctx.task !== c.curr)) return [];
     const ks = c.ks;
     const out: number[] = [];
-    // ks.fn[ks.sp] is the function being entered; its callers are below it (return address = +9,
-    // as the machine's interpreter passes parentIp)
-    for (let i = ks.sp - 1; i >= 0; i--) out.push(symbolAddr(ks.fn[i]) + 9);
+    // ks.fn[ks.sp] is the function being entered; each caller below it shows the return
+    // address of its call (src/kernel/callsites.ts, from the disassembly)
+    for (let i = ks.sp - 1; i >= 0; i--) out.push(returnAddress(ks.fn[i], ks.fn[i + 1]));
     return out;
   });
 }
