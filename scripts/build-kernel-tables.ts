@@ -11,7 +11,6 @@ import { writeSymtab, builtSymtabFile } from '../src/kernel/ksymtab';
 import { writeEventTable, builtEventTableFile } from '../src/kernel/event_table';
 import { writeKnownSymbols, builtKnownSymbolsFile } from '../src/kernel/known_symbols';
 import { resolveFirstAlias } from '../src/kernel/kallsyms';
-import '../src/machine/paths';
 import { pathNames, pathFunctionNames } from '../src/machine/paths/dsl';
 
 const t0 = Date.now();

@@ -4,7 +4,6 @@
  * scripts/kernel-data/inline_sites.py (which DWARF compile units to scan for inline instances).
  * Usage: node dist/scripts/model-functions.js > WORK/model_funcs.txt
  */
-import '../src/machine/paths/index';
 import { pathNames, pathItems } from '../src/machine/paths/dsl';
 
 const names = new Set<string>();

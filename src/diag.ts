@@ -39,9 +39,14 @@ export interface DiagOptions {
 }
 
 export class Diagnostics {
-  /** Files whose name has been printed once (later tokens print `at :L:C`). */
-  private namedFiles = new Set<SourceFile>();
+  /**
+   * The file of the last token a semantic error or warning named: stap (session.cxx
+   * print_token) drops the file name from a token of the same file as the previous one
+   * (`at :2:1`); parse errors always name it and do not count.
+   */
+  private lastTokenFile: SourceFile | null = null;
   private seenErrorSites = new Set<string>();
+  private seenParseErrors = new Set<string>();
   private seenWarnings = new Set<string>();
   suppressedErrors = 0;
   suppressedWarnings = 0;
@@ -62,16 +67,17 @@ export class Diagnostics {
     };
   }
 
-  /** `identifier 'x' at file:1:5`, `keyword at :2:1`. */
+  /**
+   * `identifier 'x' at file:1:5`; `keyword at :2:1` after a token of the same file (stap
+   * removes the first occurrence of the file name from the rendered token).
+   */
   renderToken(tok: Token): string {
-    let fname = tok.file.name;
-    if (this.namedFiles.has(tok.file)) fname = '';
-    else this.namedFiles.add(tok.file);
-    let what: string;
-    if (tok.kind === 'keyword') what = 'keyword';
-    else if (tok.kind === 'embedded') what = 'embedded-code';
-    else what = `${tok.kind} '${printable(tok.text)}'`;
-    let s = `${what} at ${fname}:${tok.line}:${tok.col}`;
+    let s = renderTokenText(tok);
+    if (this.lastTokenFile === tok.file && tok.file.name) {
+      const i = s.indexOf(tok.file.name);
+      if (i >= 0) s = s.slice(0, i) + s.slice(i + tok.file.name.length);
+    }
+    this.lastTokenFile = tok.file;
     return s;
   }
 
@@ -84,11 +90,22 @@ export class Diagnostics {
     return `${pad}source: ${line}\n${pad}        ${caret}^\n`;
   }
 
+  /**
+   * A parse error.  Without -v, one whose message was printed before is counted (`N parse
+   * errors.`) but not shown (`Number of similar error messages suppressed`).
+   */
   parseError(e: ParseError): void {
     this.errorCount++;
+    if (this.opts.verbose < 1) {
+      if (this.seenParseErrors.has(e.message)) {
+        this.suppressedErrors++;
+        return;
+      }
+      this.seenParseErrors.add(e.message);
+    }
     let out = `parse error: ${e.message}\n`;
     if (e.tok) {
-      out += `${e.saw ? '        saw:' : '         at:'} ${this.renderToken(e.tok)}\n`;
+      out += `${e.saw ? '        saw:' : '         at:'} ${renderTokenText(e.tok)}\n`;
       out += this.sourceBlock(e.tok, 5);
     } else if (e.eof) {
       out += `        saw: ${e.eof.name} EOF\n`;
@@ -125,21 +142,15 @@ export class Diagnostics {
     let text = `WARNING: ${message}`;
     // stap de-duplicates on the message alone: the same warning at another place is suppressed
     const key = text;
-    if (tok) text += `: ${this.renderTokenPure(tok)}\n` + this.sourceBlock(tok, 1).replace(/\n$/, '') + '\n';
-    else text += '\n';
     if (this.opts.verbose < 1 && this.seenWarnings.has(key)) {
       this.suppressedWarnings++;
       return;
     }
+    if (tok) text += `: ${this.renderToken(tok)}\n` + this.sourceBlock(tok, 1).replace(/\n$/, '') + '\n';
+    else text += '\n';
     this.seenWarnings.add(key);
     this.warningCount++;
-    if (tok) this.namedFiles.add(tok.file);
     this.write(text);
-  }
-
-  /** Token rendering that honours the file-name-once rule without consuming it twice. */
-  private renderTokenPure(tok: Token): string {
-    return this.renderToken(tok);
   }
 
   /** A message printed as is (e.g. `Input file 'x' is empty.`): a failure without an error count. */
@@ -164,6 +175,15 @@ export class Diagnostics {
     }
     if (any) this.write('Rerun with -v to see them.\n');
   }
+}
+
+/** `identifier 'x' at file:1:5` with the file name. */
+export function renderTokenText(tok: Token): string {
+  let what: string;
+  if (tok.kind === 'keyword') what = 'keyword';
+  else if (tok.kind === 'embedded') what = 'embedded-code';
+  else what = `${tok.kind} '${printable(tok.text)}'`;
+  return `${what} at ${tok.file.name}:${tok.line}:${tok.col}`;
 }
 
 function isSpace(c: string): boolean {

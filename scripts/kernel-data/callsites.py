@@ -81,8 +81,8 @@ def main():
     rows = {}
     scan(['objdump', '-d', '--no-show-raw-insn', os.path.join(work, 'vmlinux')], names, rows)
     mods = {}
-    from modules import read_snapshot, ko_paths, KDIR
-    snap, _s, _a, _k, _m = read_snapshot(os.path.join(outdir, 'modules.snapshot.gz'))
+    from modules import read_snapshot, ko_paths, KDIR, SNAPSHOT
+    snap, _k, _m = read_snapshot(SNAPSHOT)
     paths = ko_paths()
     for m in reversed(snap):
         r = {}

@@ -15,11 +15,13 @@ apt-get download "linux-image-$ABI-amd64-unsigned=$VER" "linux-image-$ABI-amd64-
 mkdir -p img dbg src
 dpkg-deb -x linux-image-$ABI-amd64-unsigned_${VER}_amd64.deb img
 dpkg-deb --fsys-tarfile linux-image-$ABI-amd64-dbg_${VER}_amd64.deb | tar -x -C dbg ./usr/lib/debug/boot/
-# DWARF of the modules the guest loads (data/kernel/modules.snapshot.gz, see snapshot.sh)
+# DWARF of the modules the guest loads (the recorder's data/recordings/system.json.gz) and of the
+# installed-but-not-loaded ones modules.py lists (UNLOADED)
 mkdir -p dbgmod
 dpkg-deb --fsys-tarfile linux-image-$ABI-amd64-dbg_${VER}_amd64.deb | tar -x -C dbgmod --wildcards \
-  $(gzip -dc "$OUT/modules.snapshot.gz" | sed -n '/^=== modules/,/^===/{/^===/d;s/ .*//;p}' | \
-    sed 's/_/[-_]/g; s|.*|./usr/lib/debug/lib/modules/*/kernel/*/&.ko|' | sed 's|kernel/\*/|kernel/*|')
+  $(python3 -c "import gzip,json,re;d=json.load(gzip.open('$OUT/../recordings/system.json.gz'));s=open('$HERE/modules.py').read();\
+mods=[l.split()[0] for l in d['modules'].splitlines() if l.strip()]+[m.split('/')[-1] for m in re.findall(r\"'((?:fs|net)/[^']+)'\", s)];\
+print(' '.join('./usr/lib/debug/lib/modules/*/kernel/*'+m.replace('_','[-_]')+'.ko' for m in mods))")
 dpkg-deb -x linux-source-6.1_${VER}_all.deb src
 (cd src/usr/src && tar xf linux-source-6.1.tar.xz)
 ln -sf dbg/usr/lib/debug/boot/vmlinux-$ABI-amd64 vmlinux

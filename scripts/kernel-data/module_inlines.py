@@ -4,8 +4,8 @@
 Usage: module_inlines.py WORKDIR OUTDIR   (after modules.py; python3 standard library only)
   WORKDIR  fetch.sh's work directory: the image package's .ko files (symbol tables) and the -dbg
            package's .ko files (DWARF)
-  OUTDIR   data/kernel: reads modules.snapshot.gz (which modules, their kallsyms), writes
-           module_inlines.gz
+  OUTDIR   data/kernel: writes module_inlines.gz (which modules and their kallsyms: the
+           recorder's data/recordings/system.json.gz)
 
 Every module's whole DWARF is dumped (`llvm-dwarfdump --debug-info`, ext4.ko: ~2.6 M lines,
 ~1 min for all of them). A relocatable object's DWARF addresses are section offsets, so an
@@ -24,7 +24,7 @@ import gzip, io, os, struct, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from inline_sites import parse_dies, scan_instances, abstract, sval, ref  # noqa: E402
-from modules import Elf, read_snapshot, ko_paths, KDIR, DDIR  # noqa: E402
+from modules import Elf, read_snapshot, ko_paths, KDIR, DDIR, SNAPSHOT  # noqa: E402
 
 
 def concrete_ranges(d):
@@ -41,7 +41,7 @@ def concrete_ranges(d):
 
 def main():
     work, outdir = sys.argv[1], sys.argv[2]
-    mods, _secs, _attrs, ksyms, _sysmod = read_snapshot(os.path.join(outdir, 'modules.snapshot.gz'))
+    mods, ksyms, _sysmod = read_snapshot(SNAPSHOT)
     paths = ko_paths()
     buf = io.StringIO()
     total = 0

@@ -4,18 +4,18 @@ addresses that guest's kernel gave them.
 
 Usage: modules.py WORKDIR OUTDIR   (run after gen.py; python3 standard library only)
 
-Inputs (see fetch.sh, snapshot.sh):
-  OUTDIR/modules.snapshot.gz                      the guest's /proc/modules, /sys/module/M/sections/*,
-                                                  /sys/module/M/{coresize,refcnt,...}, holders, the
-                                                  module lines of /proc/kallsyms, `ls /sys/module`
-                                                  (recorded by snapshot.sh with guest-modules.sh)
+Inputs (see fetch.sh):
+  data/recordings/system.json.gz                  the recorder's snapshot of the real guest (systemd
+                                                  and the model's services running): its /proc/modules,
+                                                  the module lines of /proc/kallsyms, `ls /sys/module`
+                                                  (scripts/record/, FORMAT.md)
   WORKDIR/img/lib/modules/<abi>/kernel/**.ko      the image package's modules: section sizes and
                                                   flags, __mcount_loc relocations, split .BTF
   WORKDIR/dbgmod/usr/lib/debug/lib/modules/...     the -dbg package's modules (DWARF decl_file/line)
   WORKDIR/vmlinux.btf (or OUTDIR/vmlinux.btf.gz)   base BTF (split module BTF refers to it)
 Outputs:
   OUTDIR/modules.gz      one block per module, load order (the reverse of /proc/modules):
-                           M <name> <base hex> <core size hex> <text size hex> <refcnt> <used-by,...|->
+                           M <name> <base hex> <core size hex> <text size hex> <refcnt> <used-by,...|-> <Live|Unloaded>
                            <offset hex> <type> <name>[\t<file>\t<line>]   every core symbol /proc/kallsyms
                                                                          lists, by address (kallsyms
                                                                          order among equal addresses)
@@ -24,12 +24,15 @@ Outputs:
   OUTDIR/modules.btf.gz  the modules' split BTF merged into one blob continuing vmlinux's ids and
                          string offsets (ids/offsets below the base counts refer to vmlinux)
 
+After them the installed modules that are not loaded (UNLOADED: NFS), with their text symbols
+laid out where the loader would place them next, no ftrace sites (not loaded, not traceable).
+
 Addresses, core sizes and symbol types are the guest's own (its module area is vmalloc'ed, init
 sections freed asynchronously, so bases move by a few pages between boots: the snapshot keeps one).
-Text size (core_layout.text_size, what is_module_text_address() tests) is the page-aligned end of
-the last SHF_EXECINSTR core section, as layout_sections() makes it with STRICT_MODULE_RWX. ftrace
-sites are the __mcount_loc relocations resolved against the real section addresses (sites in
-.init.text are gone: freed after the module's init).
+Text sections are placed as layout_sections() places them (checked against kallsyms); text size
+(core_layout.text_size, what is_module_text_address() tests) is the page-aligned end of the text
+group with STRICT_MODULE_RWX. ftrace sites are the __mcount_loc relocations at those addresses
+(sites in .init.text are gone: freed after the module's init).
 """
 import gzip, os, struct, subprocess, sys
 
@@ -40,6 +43,16 @@ KDIR = os.path.join(WORK, 'img/lib/modules', ABI, 'kernel')
 DDIR = os.path.join(WORK, 'dbgmod/usr/lib/debug/lib/modules', ABI, 'kernel')
 PAGE = 4096
 SHF_WRITE, SHF_ALLOC, SHF_EXEC = 1, 2, 4
+SHF_RO_AFTER_INIT = 0x00200000
+# Installed but not loaded: the NFS client and server stacks (what the nfs, nfsd and sunrpc tapsets
+# probe), in the dependency order mounting an NFS share and starting nfs-kernel-server would load
+# them. stap resolves module("nfs").function(...) from the -dbg .ko whether or not it is loaded;
+# their probes register only once the module is loaded, which the machine never does.
+UNLOADED = [
+    'fs/netfs/netfs', 'fs/fscache/fscache', 'net/sunrpc/sunrpc', 'fs/nfs_common/grace', 'fs/lockd/lockd',
+    'fs/nfs_common/nfs_acl', 'net/sunrpc/auth_gss/auth_rpcgss', 'fs/nfs/nfs', 'fs/nfs/nfsv2', 'fs/nfs/nfsv3',
+    'net/dns_resolver/dns_resolver', 'fs/nfs/nfsv4', 'fs/nfsd/nfsd',
+]
 
 
 def align(v, a):
@@ -75,6 +88,33 @@ class Elf:
             nm, info, other, shndx, val, size = struct.unpack_from('<IBBHQQ', self.d, st['off'] + i * 24)
             out.append(dict(name=self.cstr(stro + nm), bind=info >> 4, type=info & 15, shndx=shndx, value=val, size=size))
         return out
+
+
+def layout(elf):
+    """section index -> offset in the core layout; (text size, core size)"""
+    off = {}
+    size = 0
+    groups = [
+        lambda f: f & SHF_EXEC,
+        lambda f: not (f & (SHF_EXEC | SHF_WRITE)) and not (f & SHF_RO_AFTER_INIT),
+        lambda f: (f & SHF_RO_AFTER_INIT) and not (f & SHF_EXEC),
+        lambda f: (f & SHF_WRITE) and not (f & (SHF_EXEC | SHF_RO_AFTER_INIT)),
+    ]
+    text_size = 0
+    for g, pred in enumerate(groups):
+        for i, s in enumerate(elf.sh):
+            if i in off or not (s['flags'] & SHF_ALLOC) or s['name'].startswith('.init') or not pred(s['flags']):
+                continue
+            size = align(size, s['align'] or 1)
+            off[i] = size
+            size += s['size']
+        if g == 0:
+            text_size = align(size, PAGE)   # debug_align(): STRICT_MODULE_RWX
+        if g < 2:
+            size = align(size, PAGE)
+    # the core copy of symtab/strtab (add_kallsyms) follows the data
+    size += elf.sh[elf.byname['.symtab']]['size'] // 3 + elf.sh[elf.byname['.strtab']]['size'] // 2
+    return off, text_size, align(size, PAGE)
 
 
 def dwarf_locs(dbg):
@@ -168,36 +208,29 @@ def btf_remap(types, base_n, base_s, tshift, sshift):
 
 
 def read_snapshot(path):
-    """-> (modules in /proc/modules order, sections, attrs, kallsyms lines per module, /sys/module)"""
-    mods, secs, attrs, ksyms, sysmod = [], {}, {}, {}, []
-    part = None
-    for line in gzip.open(path, 'rt', encoding='latin1').read().splitlines():
-        if line.startswith('=== '):
-            part = line[4:].split(' ')
-            if part[0] == 'sections':
-                secs[part[1]] = {}
-            elif part[0] == 'attrs':
-                attrs[part[1]] = {}
+    """The guest's modules from the recorder's system snapshot (data/recordings/system.json.gz,
+    scripts/record/FORMAT.md): -> (modules in /proc/modules order, kallsyms lines per module,
+    the /sys/module directories)"""
+    import json
+    d = json.load(gzip.open(path, 'rt', encoding='latin1'))
+    mods, ksyms = [], {}
+    for line in d['modules'].splitlines():
+        if not line.strip():
             continue
-        if not line or part is None:
+        name, size, refcnt, usedby, state, addr = line.split(' ')[:6]
+        mods.append(dict(name=name, size=int(size), refcnt=int(refcnt),
+                         usedby=usedby.rstrip(',') if usedby != '-' else '-', base=int(addr, 16)))
+    for line in d['kallsyms']['modules'].splitlines():
+        if not line.strip():
             continue
-        if part[0] == 'modules':
-            name, size, refcnt, usedby, state, addr = line.split(' ')[:6]
-            mods.append(dict(name=name, size=int(size), refcnt=int(refcnt),
-                             usedby=usedby.rstrip(',') if usedby != '-' else '-', base=int(addr, 16)))
-        elif part[0] == 'sections':
-            n, a = line.split(' ')
-            secs[part[1]][n] = int(a, 16)
-        elif part[0] == 'attrs':
-            k, _, v = line.partition(' ')
-            attrs[part[1]][k] = v
-        elif part[0] == 'sys_module':
-            sysmod.append(line)
-        elif part[0] == 'kallsyms':
-            addr, typ, rest = line.split(' ', 2)
-            name, mod = rest.split('\t')
-            ksyms.setdefault(mod.strip('[]'), []).append((int(addr, 16), typ, name))
-    return mods, secs, attrs, ksyms, sysmod
+        addr, typ, rest = line.split(' ', 2)
+        name, mod = rest.split('\t')
+        ksyms.setdefault(mod.strip('[]'), []).append((int(addr, 16), typ, name))
+    sysmod = d['sysModule'] if isinstance(d['sysModule'], list) else d['sysModule'].split()
+    return mods, ksyms, sysmod
+
+
+SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data', 'recordings', 'system.json.gz')
 
 
 def ko_paths():
@@ -218,22 +251,23 @@ def main():
     tshift, sshift = base_n, base_s
     btf_types, btf_strs = [], []
     lines = []
-    mods, secs, attrs, ksyms, sysmod = read_snapshot(os.path.join(OUT, 'modules.snapshot.gz'))
+    mods, ksyms, sysmod = read_snapshot(SNAPSHOT)
     paths = ko_paths()
     nsyms = nsites = nlocs = 0
     for m in reversed(mods):   # load order
         name, base = m['name'], m['base']
         rel = paths[name]
         elf = Elf(os.path.join(KDIR, rel + '.ko'))
-        saddr = secs[name]
-        # core text: the executable sections the loader kept (init text is freed)
-        text_end = base
-        for s in elf.sh:
-            if s['flags'] & SHF_EXEC and s['flags'] & SHF_ALLOC and s['name'] in saddr and not s['name'].startswith('.init'):
-                text_end = max(text_end, saddr[s['name']] + s['size'])
-        text_size = align(text_end - base, PAGE)
-        core = int(attrs[name].get('coresize', m['size']))
-        lines.append(f"M {name} {base:x} {core:x} {text_size:x} {m['refcnt']} {m['usedby']}")
+        # core layout offsets (layout_sections(): the text group comes first and its offsets agree
+        # with /sys/module/M/sections of the real guest); the base is the guest's
+        off, text_size, _core = layout(elf)
+        core = m['size']
+        saddr = {elf.sh[i]['name']: base + o for i, o in off.items()}
+        fn = next((sy for sy in elf.symbols() if sy['type'] == 2 and sy['shndx'] in off and elf.sh[sy['shndx']]['name'] == '.text'), None)
+        real = {n: a for a, _t, n in ksyms.get(name, [])}
+        if fn and fn['name'] in real and real[fn['name']] != saddr['.text'] + fn['value']:
+            raise SystemExit(f'{name}: .text at {saddr[".text"]:x} does not match kallsyms {fn["name"]} {real[fn["name"]]:x}')
+        lines.append(f"M {name} {base:x} {core:x} {text_size:x} {m['refcnt']} {m['usedby']} Live")
         locs = dwarf_locs(os.path.join(DDIR, rel + '.ko'))
         # function offsets inside their section (DWARF low_pc of a relocatable object is section-relative)
         sec_of = {}
@@ -281,6 +315,41 @@ def main():
             tshift += n
             sshift += len(st)
         print(f'{name}: base {base:x} core {core:#x} text {text_size:#x} syms {len(syms)} sites {len(sites)}', file=sys.stderr)
+    # the installed-but-unloaded modules: where the loader would put them next (layout_sections())
+    addr = max(m['base'] + m['size'] for m in mods) + PAGE
+    for rel in UNLOADED:
+        name = os.path.basename(rel).replace('-', '_')
+        elf = Elf(os.path.join(KDIR, rel + '.ko'))
+        off, text_size, core = layout(elf)
+        base = addr
+        addr += core + PAGE
+        lines.append(f'M {name} {base:x} {core:x} {text_size:x} 0 - Unloaded')
+        locs = dwarf_locs(os.path.join(DDIR, rel + '.ko'))
+        syms = []
+        for sy in elf.symbols():
+            if sy['type'] != 2 or sy['shndx'] not in off or not (elf.sh[sy['shndx']]['flags'] & SHF_EXEC):
+                continue
+            o = off[sy['shndx']] + sy['value']
+            t = 'W' if sy['bind'] == 2 else ('T' if sy['bind'] == 1 else 't')
+            loc = ''
+            cands = locs.get(sy['name']) or locs.get(sy['name'].split('.')[0])
+            pick = next((c for c in cands or () if c[2] == sy['value']), None)
+            if pick and pick[0]:
+                loc = f'\t{pick[0]}\t{pick[1]}'
+                nlocs += 1
+            syms.append((o, t, sy['name'], loc))
+        syms.sort(key=lambda x: (x[0], x[2]))
+        for o, t, n, loc in syms:
+            lines.append(f'{o:x} {t} {n}{loc}')
+        nsyms += len(syms)
+        if '.BTF' in elf.byname:
+            t, st = btf_parse(elf.data('.BTF'))
+            rt, n = btf_remap(t, base_n, base_s, tshift, sshift)
+            btf_types.append(rt)
+            btf_strs.append(st)
+            tshift += n
+            sshift += len(st)
+        print(f'{name} (not loaded): base {base:x} core {core:#x} text {text_size:#x} syms {len(syms)}', file=sys.stderr)
     lines.append('S ' + ' '.join(sysmod))
     with open(os.path.join(OUT, 'modules.gz'), 'wb') as f:
         f.write(gzip.compress(('\n'.join(lines) + '\n').encode('latin1'), 9, mtime=0))
@@ -288,7 +357,7 @@ def main():
     hdr = struct.pack('<HBBIIIII', 0xeb9f, 1, 0, 24, 0, len(T), len(T), len(S))
     with open(os.path.join(OUT, 'modules.btf.gz'), 'wb') as f:
         f.write(gzip.compress(hdr + T + S, 9, mtime=0))
-    print(f'modules: {len(mods)} modules, {nsyms} symbols ({nlocs} with file:line), {nsites} mcount sites, '
+    print(f'modules: {len(mods)} loaded + {len(UNLOADED)} not loaded, {nsyms} symbols ({nlocs} with file:line), {nsites} mcount sites, '
           f'BTF {tshift - base_n} types', file=sys.stderr)
 
 

@@ -20,7 +20,7 @@ echo "$REL" > "$TREE/include/config/kernel.release"
 ln -sf "$(readlink -f "$WORK/vmlinux")" "$TREE/vmlinux"
 ln -sf "$(readlink -f "$WORK/System.map")" "$TREE/System.map"
 D=$(readlink -f "$WORK/dbgmod")/usr/lib/debug/lib/modules/$REL/kernel
-for m in $(gzip -dc "$OUT/modules.snapshot.gz" | sed -n '/^=== modules/,/^===/{/^===/d;s/ .*//;p}'); do
+for m in $(python3 -c "import gzip,json;print(' '.join(l.split()[0] for l in json.load(gzip.open('$OUT/../recordings/system.json.gz'))['modules'].splitlines() if l.strip()))"); do
   f=$(cd "$D" && find . -name "$(echo "$m" | sed 's/_/[-_]/g').ko" | head -1)
   [ -n "$f" ] || { echo "no -dbg module for $m" >&2; continue; }
   mkdir -p "$TREE/$(dirname "$f")" && ln -sf "$D/$f" "$TREE/$f"

@@ -13,7 +13,7 @@
  */
 import * as readline from 'readline';
 import type { StapOptions } from './options';
-import type { Output } from './passes';
+import type { Output } from './output';
 import { installKernelProbes } from '../probes/setup';
 import { Repl, ReplIO } from '../repl/commands';
 import { History } from '../repl/history';

@@ -48,9 +48,12 @@ export interface StapOptions {
   /** --suppress-time-limits (guru): no MAXACTION limit */
   suppressTimeLimits?: boolean;
   keepTmpdir: boolean;
+  /** -m NAME: the module's name (also copied to NAME.ko in the current directory) */
+  moduleName?: string;
   seed: number;
   cpus: number;
-  realtime: boolean;
+  /** --realtime (true) / --no-realtime (false): pace simulated time to the wall clock or not; undefined: decide (src/cli/stages.ts). */
+  realtime?: boolean;
 }
 
 export class UsageError extends Error {
@@ -113,7 +116,10 @@ Options (on the command line):
               don't display unread global variables at the end of a run
    --seed=N   seed of the simulated machine (default 1): same seed, same output
    --cpus=N   number of simulated CPUs (default 4)
-   --realtime pace simulated time to the wall clock
+   --realtime pace simulated time to the wall clock (the default when only a
+              signal ends the run: no -T, -c or exit())
+   --no-realtime
+              run simulated time as fast as possible (the default with -T, -c or exit())
 `;
 
 function collect(value: string, prev: string[]): string[] {
@@ -188,6 +194,7 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     .option('--seed <n>')
     .option('--cpus <n>')
     .option('--realtime')
+    .option('--no-realtime')
     .addOption(new Option('--disable-cache').hideHelp())
     .addOption(new Option('--poison-cache').hideHelp())
     .addOption(new Option('--clean-cache').hideHelp());
@@ -222,7 +229,7 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     interactive: !!o.interactive, compatible: o.compatible, privilege: o.unprivileged ? 'stapusr' : (o.privilege ?? 'stapdev'),
     runtime: o.bpf ? 'bpf' : o.dyninst ? 'dyninst' : (o.runtime ?? 'kernel'), noGlobalVarDisplay: o.globalVarDisplay === false,
     suppressHandlerErrors: !!o.suppressHandlerErrors, skipBadvars: !!o.skipBadvars, keepTmpdir: !!o.k,
-    seed: 1, cpus: 4, realtime: !!o.realtime,
+    seed: 1, cpus: 4, realtime: o.realtime as boolean | undefined,
   };
   if (o.vp !== undefined) {
     if (!/^\d{1,5}$/.test(o.vp)) throw new UsageError('Invalid --vp argument: it takes 1 to 5 digits.', false);
@@ -279,6 +286,7 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     if (!/^[a-z0-9_]+$/i.test(o.m)) {
       throw new UsageError(`ERROR: Safety pattern mismatch for -m parameter ('${o.m}' vs. '^[a-z0-9_]+$') rc=1`, false);
     }
+    opts.moduleName = o.m;
   }
   if (o.c !== undefined && o.x !== undefined) throw new UsageError("You can't specify -c and -x together.");
   const tmpdir = process.env.TMPDIR;

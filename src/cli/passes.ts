@@ -10,42 +10,8 @@ import { Diagnostics } from '../diag';
 import { printFile } from '../parse/print';
 import type { StapOptions } from './options';
 import { stage2, Later } from './stages';
+import { Output, PassTimer } from './output';
 import { TapsetLibrary, stdlibDir } from '../elaborate';
-
-export interface Output {
-  out(s: string): void;
-  err(s: string): void;
-}
-
-/** Resource figures for `-v` pass lines, in stap's layout. */
-export class PassTimer {
-  private cpu = process.cpuUsage();
-  private t0 = process.hrtime.bigint();
-
-  usage(): string {
-    let virt = 0, res = 0, shr = 0, data = 0;
-    try {
-      const st = fs.readFileSync('/proc/self/status', 'latin1');
-      const get = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(st)?.[1] ?? 0);
-      virt = get('VmSize'); res = get('VmRSS'); shr = get('RssFile') + get('RssShmem'); data = get('VmData');
-    } catch {
-      const m = process.memoryUsage();
-      res = Math.round(m.rss / 1024); virt = res; data = Math.round(m.heapTotal / 1024);
-    }
-    return `using ${virt}virt/${res}res/${shr}shr/${data}data kb`;
-  }
-
-  times(): string {
-    const c = process.cpuUsage(this.cpu);
-    const real = Number(process.hrtime.bigint() - this.t0) / 1e6;
-    return `in ${Math.round(c.user / 1000)}usr/${Math.round(c.system / 1000)}sys/${Math.round(real)}real ms.`;
-  }
-
-  reset(): void {
-    this.cpu = process.cpuUsage();
-    this.t0 = process.hrtime.bigint();
-  }
-}
 
 function readStdin(): string {
   try {
@@ -91,6 +57,16 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   const diag = new Diagnostics(
     { verbose: opts.verbose, suppressWarnings: opts.suppressWarnings, warningsAreErrors: opts.warningsAreErrors },
     io.err);
+  // stap reports suppressed duplicate messages once, when the passes are over (after a
+  // `Pass N: ... failed.` line)
+  try {
+    return await passes(opts, io, diag);
+  } finally {
+    diag.footer();
+  }
+}
+
+async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise<number> {
   const listing = opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
     || opts.dumpProbeAliases || opts.dumpFunctions;
   const timer = new PassTimer();
@@ -130,7 +106,6 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   }
   if (diag.errorCount > 0 || files.length < sources.length) {
     if (diag.errorCount > 0) io.err(`${diag.errorCount} parse error${diag.errorCount === 1 ? '' : 's'}.\n`);
-    diag.footer();
     io.err('Pass 1: parse failed.  [man error::pass1]\n');
     return 1;
   }

@@ -9,8 +9,12 @@ import { translate } from '../translate';
 import { Engine, RunOptions } from '../runtime/engine';
 import { installKernelProbes, kernelFamilies } from '../probes/setup';
 import type { StapOptions } from './options';
-import type { Output, PassTimer } from './passes';
+import type { Output, PassTimer } from './output';
 import { stdoutIsTty } from './stdio';
+import { moduleName, moduleFile } from '../runtime/module';
+import { defaultCacheDir } from '../cachedir';
+import * as fs from 'fs';
+import * as path from 'path';
 
 export interface Later {
   opts: StapOptions;
@@ -28,13 +32,42 @@ function plural(n: number, word: string): string {
 }
 
 function semanticFailure(l: Later, pass: number): number {
-  l.diag.footer();
   const what = pass === 2 ? 'analysis' : pass === 3 ? 'translation' : 'compilation';
   l.io.err(`Pass ${pass}: ${what} failed.  [man error::pass${pass}]\n`);
   return 1;
 }
 
-const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'perf']);
+/**
+ * Simulated time is the only clock.  A run that ends by itself (-T, the -c command's exit, or
+ * exit() somewhere in the script) goes as fast as the simulation can; one that only a signal
+ * ends follows the wall clock, so Ctrl-C after 3 s has seen 3 simulated seconds.
+ * --realtime / --no-realtime choose explicitly.
+ */
+function paced(opts: StapOptions, callsExit: boolean): boolean {
+  if (opts.realtime !== undefined) return opts.realtime;
+  return opts.timeoutSec === undefined && opts.command === undefined && !callsExit;
+}
+
+/** The options that change what a script compiles to (part of the module's hash, as in stap). */
+function buildOptionsKey(opts: StapOptions): string {
+  return JSON.stringify([[...opts.defines].sort(), opts.guru, opts.compatible ?? '', opts.privilege, opts.unoptimized,
+    opts.timing, opts.skipBadvars, opts.suppressHandlerErrors]);
+}
+
+/** Write the module file (owner-only, replacing what is there); an error message or ''. */
+function writeModule(file: string, source: string): string {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, source, { mode: 0o600 });
+    fs.renameSync(tmp, file);
+    return '';
+  } catch (e) {
+    return `ERROR: Copying module to '${file}' failed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  }
+}
+
+const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'perf', 'procfs']);
 
 export async function stage2(l: Later): Promise<number> {
   const { opts, io, diag, timer } = l;
@@ -78,10 +111,7 @@ export async function stage2(l: Later): Promise<number> {
     io.err(`Pass 2: analyzed script: ${plural(program.probes.length, 'probe')}, ${plural(program.functions.length, 'function')}, ` +
       `${plural(program.embeds.length, 'embed')}, ${plural(program.globals.length, 'global')} ${timer.usage()}, ${timer.times()}\n`);
   }
-  if (opts.pass === 2) {
-    diag.footer();
-    return 0;
-  }
+  if (opts.pass === 2) return 0;
 
   // ---- pass 3
   if (pv[1] > 1) {
@@ -110,14 +140,26 @@ export async function stage2(l: Later): Promise<number> {
   }
   if (opts.pass === 3) io.out(translated.source);
   if (pv[2] > 0) io.err(`Pass 3: translated to JavaScript ${timer.usage()}, ${timer.times()}\n`);
-  if (opts.pass <= 4) {
-    if (opts.pass === 4 && pv[3] > 0) io.err(`Pass 4: compiled JavaScript handlers in 0usr/0sys/0real ms.\n`);
-    diag.footer();
+  if (opts.pass === 3) return 0;
+
+  // ---- pass 4: the module file (the generated JavaScript) under its stap-style name
+  timer.reset();
+  const name = opts.moduleName ?? moduleName(translated.source, buildOptionsKey(opts));
+  const file = moduleFile(name, opts.moduleName !== undefined, defaultCacheDir());
+  if (opts.pass === 4 || opts.moduleName !== undefined) {
+    const err = writeModule(file, translated.source);
+    if (err) {
+      io.err(`${err}\n`);
+      return semanticFailure(l, 4);
+    }
+  }
+  if (pv[3] > 0) io.err(`Pass 4: compiled C into "${path.basename(file)}" in ${timer.times().replace(/^in /, '')}\n`);
+  if (opts.pass === 4) {
+    io.out(file + '\n');
     return 0;
   }
 
   // ---- pass 5
-  diag.footer();
   timer.reset();
   if (pv[4] > 0) io.err('Pass 5: starting run.\n');
   const runOpts: RunOptions = {
@@ -128,9 +170,13 @@ export async function stage2(l: Later): Promise<number> {
     get stdoutIsTty() { return stdoutIsTty(); },
     suppressHandlerErrors: opts.suppressHandlerErrors, verbose: opts.verbose, targetPid: opts.targetPid, ncpus: opts.cpus,
     families: kernelFamilies(),
+    pace: paced(opts, program.functions.some((f) => f.name === 'exit')),
+    moduleName: name,
   };
   const engine = new Engine(translated, runOpts);
-  if (opts.command !== undefined || opts.targetPid !== undefined || translated.probes.some((p) => KERNEL_FAMILIES.has(p.family))) {
+  // (also when the script's procfs files or system() commands need its /proc and shell)
+  if (opts.command !== undefined || opts.targetPid !== undefined || translated.probes.some((p) => KERNEL_FAMILIES.has(p.family))
+    || program.functions.some((f) => f.name === 'system')) {
     // The simulated machine runs alongside the session (src/probes/machine_glue.ts): its kernel
     // function calls and tracepoints reach the script's probes; -c runs CMD in its shell.
     const { Machine } = await import('../machine/machine');

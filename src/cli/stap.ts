@@ -6,7 +6,8 @@
  * don't pay for loading it.
  */
 import { parseArgs, helpText, UsageError, VERSION_TEXT } from './options';
-import { runPasses, Output } from './passes';
+import { runPasses } from './passes';
+import type { Output } from './output';
 import { stdout, stderr, flushThenExit } from './stdio';
 
 function makeOutput(): Output {

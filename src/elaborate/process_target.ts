@@ -6,7 +6,7 @@
  */
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
-import { defaultEnvironment } from '../machine/environment';
+import { defaultEnvironment } from '../machine/userland/environment';
 import { wordexp, WORDEXP_MESSAGES } from './wordexp';
 
 /** What `-c` / `-x` gave the session. */

@@ -19,6 +19,7 @@
  */
 import type * as A from '../ast';
 import { argKind, ArgKind } from './probes';
+import type { AliasTrieLevel, AliasTrieEntry } from './probes';
 
 function isSourceFile(v: unknown): v is A.SourceFile {
   return !!v && typeof v === 'object' && 'isTapset' in (v as object) && 'name' in (v as object) && !('k' in (v as object));
@@ -76,16 +77,6 @@ function deferredKeys(kind: 'function' | 'alias', d: Record<string, unknown>): s
   if (kind === 'function') return (d.body as { k?: string } | undefined)?.k === 'embedded' ? [] : ['body'];
   return Object.keys(d);
 }
-
-/**
- * The names of a file's aliases as a trie, for attaching them to the probe-point tree one level
- * at a time (MatchNode.addAliasLevel): per level, in order of first appearance, entries
- * [component name, argument kind (KIND_CHAR), the aliases named by the path ending here as
- * (alias index, name index) pairs, the next level or 0].  A script using syscall.read then
- * spreads the `syscall` level of syscalls.stp and the `read` level, not all 686 names.
- */
-export type AliasTrieLevel = AliasTrieEntry[];
-export type AliasTrieEntry = [string, string, number[], AliasTrieLevel | 0];
 
 /** The alias-name trie of `aliases` (as decodeTapsetAst gives it for a cached file). */
 export function aliasTrie(aliases: readonly A.AliasDecl[]): AliasTrieLevel {

@@ -7,7 +7,7 @@
  *   returnAddress(callerId, calleeId)   // kallsyms ids -> absolute return address in the caller
  */
 import { readDataText, noteParseTime } from './data';
-import { lookupName, isFunction, symbolAddr, symbolName, symbolModule, dwarfName } from './kallsyms';
+import { lookupName, isFunction, symbolAddr, symbolName, symbolModule, dwarfName, symbolCount } from './kallsyms';
 
 /** caller id -> [return offset, call target name ('*' indirect)] in address order */
 let table: Map<number, [number, string][]> | null = null;
@@ -35,6 +35,9 @@ function load(): Map<number, [number, string][]> {
 }
 
 const cache = new Map<number, number>();
+/** per callee: the caller last asked for and its answer (hot paths call from one caller mostly) */
+let lastCaller: Int32Array | null = null;
+let lastRet: Float64Array | null = null;
 
 /**
  * The return address of `caller`'s call of `callee`: the first call of it (by symbol or DWARF
@@ -43,6 +46,21 @@ const cache = new Map<number, number>();
  * call) when the data has no calls for it.
  */
 export function returnAddress(caller: number, callee: number): number {
+  const lc = lastCaller;
+  if (lc !== null && callee >= 0 && lc[callee] === caller) return lastRet![callee];
+  const a = lookupReturnAddress(caller, callee);
+  if (callee >= 0) {
+    if (lc === null) {
+      lastCaller = new Int32Array(symbolCount()).fill(-1);
+      lastRet = new Float64Array(symbolCount());
+    }
+    lastCaller![callee] = caller;
+    lastRet![callee] = a;
+  }
+  return a;
+}
+
+function lookupReturnAddress(caller: number, callee: number): number {
   const key = caller * 0x40000 + callee;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;

@@ -20,9 +20,10 @@ import { CpuContext, PtRegs, RetFrame, taskState } from './current';
 import { readDataText, noteParseTime } from './data';
 import { EBUSY, EINVAL, ENODEV, ENOENT } from './errno';
 import {
-  addrHex as addrHex_, globToRegExp, kallsymsLookupName, lookupAddr, parseAddr, symbolName, symbolCount,
+  addrHex as addrHex_, lookupAddr, parseAddr, symbolName, symbolCount, symbolModule,
   moduleMcountSites, firstAliasOf, symbolAddrTable,
 } from './kallsyms';
+import { filterParseRegex, regexMatch, MATCH_FULL, MATCH_INDEX } from './ftrace_regex';
 
 // ---------------------------------------------------------------- flags (include/linux/ftrace.h, 6.1)
 export const FTRACE_OPS_FL_ENABLED = 1 << 0;
@@ -68,19 +69,21 @@ export class FtraceOps {
   funcName: string;
   flags: number;
   next: FtraceOps | null = null;
-  /** filter hash: record ips; empty = every function */
-  readonly filterHash = new Set<number>();
+  /** filter hash: record ips; empty = every function (may be shared: graph_ops uses global_ops') */
+  readonly filterHash: Set<number>;
   /** notrace hash: record ips never traced by this ops */
-  readonly notraceHash = new Set<number>();
+  readonly notraceHash: Set<number>;
   /** ops->private */
   private_: unknown = null;
   /** calls made through this ops (simulation statistic) */
   hits = 0;
-  constructor(name: string, func: FtraceFunc, flags = 0, funcName = '') {
+  constructor(name: string, func: FtraceFunc, flags = 0, funcName = '', hashes?: { filterHash: Set<number>; notraceHash: Set<number> }) {
     this.name = name;
     this.func = func;
     this.flags = flags;
     this.funcName = funcName || name;
+    this.filterHash = hashes ? hashes.filterHash : new Set<number>();
+    this.notraceHash = hashes ? hashes.notraceHash : new Set<number>();
   }
 }
 
@@ -358,21 +361,61 @@ export function ftraceSetFilterIp(op: FtraceOps, ip: number, remove: boolean, re
   return 0;
 }
 
+/** The module a record's function belongs to ('' for vmlinux). */
+export function recordModule(r: DynFtrace): string {
+  return r.fn >= 0 ? symbolModule(r.fn) : '';
+}
+
+/**
+ * match_records(): add (or with a leading `!` remove) every enabled record whose function matches
+ * `func` (filter_parse_regex() rules; null or '' = every function of the module) and, with `mod`,
+ * whose module matches (`mod` may start with `!`: every module but that one; '' = the core
+ * kernel). Returns the number of records matched (0: the write fails with -EINVAL).
+ */
+export function ftraceMatchRecords(hash: Set<number>, func: string | null, mod: string | null): number {
+  const recs = loadRecords();
+  const fr = func ? filterParseRegex(func) : { type: MATCH_FULL, search: '', not: false };
+  if (fr.type === MATCH_INDEX) {
+    // add_rec_by_index(): the Nth enabled record (1-based), as available_filter_functions lists them
+    const want = Number(fr.search);
+    let i = 0;
+    for (const r of recs) {
+      if (r.flags & FTRACE_FL_DISABLED) continue;
+      if (++i === want) { if (fr.not) hash.delete(r.ip); else hash.add(r.ip); return 1; }
+    }
+    return 0;
+  }
+  const mr = mod !== null ? filterParseRegex(mod) : null;
+  let found = 0;
+  for (const r of recs) {
+    if (r.flags & FTRACE_FL_DISABLED) continue;
+    const name = symbolName(r.fn);
+    if (mr) {
+      const modname = symbolModule(r.fn);
+      if (!mr.search) {
+        // blank module: the core kernel (or, with !, every module)
+        if (!mr.not === !modname) { if (fr.search && !regexMatch(fr, name)) continue; } else continue;
+      } else {
+        if (!(modname ? regexMatch(mr, modname) : false) === !mr.not) continue;
+        if (fr.search && !regexMatch(fr, name)) continue;
+      }
+    } else if (!regexMatch(fr, name)) continue;
+    if (fr.not) hash.delete(r.ip); else hash.add(r.ip);
+    found++;
+  }
+  return found;
+}
+
+/** Re-account every record after a (possibly shared) filter/notrace hash changed. */
+export function ftraceUpdateHashes(): void {
+  recompute(null);
+}
+
 function applyGlob(op: FtraceOps, hash: Set<number>, pattern: string, reset: boolean): number {
   const before = new Set<number>(hash);
   if (reset) hash.clear();
-  let neg = false;
-  let glob = pattern;
-  if (glob.startsWith('!')) { neg = true; glob = glob.slice(1); }
-  const re = globToRegExp(glob);
-  let n = 0;
-  for (const r of loadRecords()) {
-    if (r.flags & FTRACE_FL_DISABLED) continue;
-    if (!re.test(symbolName(r.fn))) continue;
-    n++;
-    if (neg) hash.delete(r.ip); else hash.add(r.ip);
-  }
-  if (n === 0 && glob !== '') { hash.clear(); for (const ip of before) hash.add(ip); return -EINVAL; }
+  const n = pattern === '' ? 1 : ftraceMatchRecords(hash, pattern, null);
+  if (n === 0) { hash.clear(); for (const ip of before) hash.add(ip); return -EINVAL; }
   if (op.flags & FTRACE_OPS_FL_ENABLED) recompute(null);
   return 0;
 }
@@ -674,134 +717,6 @@ export function functionId(name: string): number {
   return firstAliasOf(name);
 }
 
-// ---------------------------------------------------------------- function tracer
-
-/** Sink for trace records (a ring buffer); see ring_buffer.ts. */
-export interface TraceSink {
-  write(cpu: number, type: number, ctx: CpuContext, payload: Record<string, unknown>): boolean;
-}
-
-export const TRACE_FN = 1;
-export const TRACE_GRAPH_RET = 10;
-export const TRACE_GRAPH_ENT = 11;
-
-/** The function tracer: tr->ops (function_trace_call), flags PID, honouring the ops' hashes. */
-export function startFunctionTracer(sink: TraceSink): FtraceOps {
-  const op = new FtraceOps('global_ops', (ip, parentIp, _op, _regs, ctx) => {
-    sink.write(ctx.cpu, TRACE_FN, ctx, { ip, parent_ip: parentIp });
-  }, FTRACE_OPS_FL_PID | FTRACE_OPS_FL_INITIALIZED, 'function_trace_call');
-  const r = registerFtraceFunction(op);
-  if (r < 0) throw new Error(`register_ftrace_function failed: ${r}`);
-  return op;
-}
-
-// ---------------------------------------------------------------- function_graph
-
-export interface GraphEnt { func: number; depth: number }
-export interface GraphRet { func: number; depth: number; calltime: number; rettime: number; overrun: number }
-
-let graphActive: FtraceOps | null = null;
-
-/**
- * register_ftrace_graph(): one graph user at a time (-EBUSY otherwise). `entry` returns false to
- * not trace this call (and its return). Times come from `clock()` (simulated ns).
- */
-export function registerFtraceGraph(entry: (e: GraphEnt, ctx: CpuContext) => boolean,
-  ret: (r: GraphRet, ctx: CpuContext) => void, clock: () => number, filter?: (op: FtraceOps) => void): FtraceOps | number {
-  if (graphActive) return -EBUSY;
-  const op = new FtraceOps('graph_ops', (ip, _parentIp, _op, _regs, ctx) => {
-    const ts = taskState(ctx.task);
-    const fn = lookupAddr(ip)?.id ?? -1;
-    const depth = ts.graphDepth + 1;
-    if (depth >= FTRACE_RETFUNC_DEPTH) { ts.graphOverrun++; return; }
-    const ent = { func: ip, depth };
-    if (!entry(ent, ctx)) return;
-    const calltime = clock();
-    ts.graphDepth = depth;
-    pushReturnHook(ctx, {
-      fn,
-      run: (_regs, c) => {
-        ts.graphDepth = depth - 1;
-        ret({ func: ip, depth, calltime, rettime: clock(), overrun: ts.graphOverrun }, c);
-      },
-    });
-  }, FTRACE_OPS_FL_PID | FTRACE_OPS_FL_INITIALIZED | FTRACE_OPS_FL_STUB, 'ftrace_graph_func');
-  if (filter) filter(op);
-  const r = registerFtraceFunction(op);
-  if (r < 0) return r;
-  graphActive = op;
-  return op;
-}
-
-export function unregisterFtraceGraph(): void {
-  if (!graphActive) return;
-  unregisterFtraceFunction(graphActive);
-  graphActive = null;
-}
-
-/** function_graph tracer writing TRACE_GRAPH_ENT / TRACE_GRAPH_RET records. */
-export function startGraphTracer(sink: TraceSink, clock: () => number, maxDepth = 0): FtraceOps | number {
-  return registerFtraceGraph(
-    (e, ctx) => {
-      if (maxDepth && e.depth >= maxDepth) return false;
-      sink.write(ctx.cpu, TRACE_GRAPH_ENT, ctx, { func: e.func, depth: e.depth });
-      return true;
-    },
-    (r, ctx) => { sink.write(ctx.cpu, TRACE_GRAPH_RET, ctx, { ...r }); },
-    clock,
-  );
-}
-
-// ---------------------------------------------------------------- function profiler
-
-export interface ProfileRec { ip: number; counter: number; time: number; timeSquared: number }
-
-/** function_profile_enabled: per-CPU {hit, time, time²} per function via the graph hooks. */
-export class FunctionProfiler {
-  readonly stats = new Map<number, Map<number, ProfileRec>>();
-  private op: FtraceOps | null = null;
-  /** enable (resets stats as writing 1 after 0 does); returns 0 or -EBUSY when a graph user exists */
-  start(clock: () => number, graphTime = true): number {
-    this.stats.clear();
-    const sub = new Map<string, number[]>();
-    const r = registerFtraceGraph(
-      (e, ctx) => {
-        const m = this.cpu(ctx.cpu);
-        let rec = m.get(e.func);
-        if (!rec) { rec = { ip: e.func, counter: 0, time: 0, timeSquared: 0 }; m.set(e.func, rec); }
-        rec.counter++;
-        const k = `${ctx.cpu}/${ctx.task.tid}`;
-        const st = sub.get(k) ?? [];
-        st.push(0);
-        sub.set(k, st);
-        return true;
-      },
-      (g, ctx) => {
-        const rec = this.cpu(ctx.cpu).get(g.func);
-        const k = `${ctx.cpu}/${ctx.task.tid}`;
-        const st = sub.get(k) ?? [0];
-        const childTime = st.pop() ?? 0;
-        let t = g.rettime - g.calltime;
-        if (st.length) st[st.length - 1] += t;
-        if (!graphTime) t -= childTime;
-        if (rec) { rec.time += t; rec.timeSquared += t * t; }
-      },
-      clock,
-    );
-    if (typeof r === 'number') return r;
-    this.op = r;
-    return 0;
-  }
-  stop(): void {
-    if (this.op) { unregisterFtraceGraph(); this.op = null; }
-  }
-  private cpu(c: number): Map<number, ProfileRec> {
-    let m = this.stats.get(c);
-    if (!m) { m = new Map(); this.stats.set(c, m); }
-    return m;
-  }
-}
-
 // ---------------------------------------------------------------- tracefs-style views
 
 /** enabled_functions lines (6.1 format without trampoline details): "name (ref) R I". */
@@ -824,7 +739,6 @@ export function resetFtrace(): void {
   S.recursionMisses = 0;
   pidSet.clear();
   S.pidFiltering = false;
-  graphActive = null;
   sites.fill(0);
   siteCalls.fill(undefined);
   if (records) for (const r of records) r.flags &= FTRACE_FL_DISABLED;

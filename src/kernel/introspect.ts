@@ -10,7 +10,7 @@
  */
 import { FtraceOps, ftraceOpsList } from './ftrace';
 import { Kprobe, Kretprobe, kprobeTable, kretprobeOf, KPROBE_TABLE_SIZE } from './kprobes';
-import { addrHex, addrToBigInt, kallsymsLookupName, lookupAddr, symbolName as symName } from './kallsyms';
+import { addrHex, addrToBigInt, kallsymsLookupName, lookupAddr, symbolName as symName, symbolModule } from './kallsyms';
 
 const dynAddr = new WeakMap<object, bigint>();
 let nextDyn = 0xffff8881c0000000n;
@@ -129,13 +129,15 @@ export function kprobesList(): string[] {
       for (const p of ap.list ?? [ap]) {
         const type = kretprobeOf(p) ? 'r' : 'k';
         const pos = lookupAddr(p.addr as number);
-        const where = pos ? `${symName(pos.id)}+0x${pos.offset.toString(16)}` : addrHex(p.addr as number);
+        // report_probe(): "%px  %s  %s+0x%x  %s " (module name or a space), or "%px  %s  %pS "
+        const mod = pos ? symbolModule(pos.id) : '';
+        const where = pos ? `${symName(pos.id)}+0x${pos.offset.toString(16)}  ${mod || ' '}` : addrHex(p.addr as number);
         let tags = '';
         if (p.flags & 1) tags += '[GONE]';
         else if (p.flags & 2) tags += '[DISABLED]';
         if (ap.flags & 4) tags += '[OPTIMIZED]';
         if (ap.flags & 8) tags += '[FTRACE]';
-        out.push(`${addrHex(p.addr as number)}  ${type}  ${where}    ${tags}`);
+        out.push(`${addrHex(p.addr as number)}  ${type}  ${where} ${tags}`);
       }
     }
   }

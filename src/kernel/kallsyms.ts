@@ -63,6 +63,12 @@ function moduleLocations(): Map<number, { file: string; line: number }> {
 
 /** Loaded modules in load order (lsmod lists them newest first). */
 export function loadedModules(): readonly KModule[] {
+  return (loadedList ??= load().moduleList().filter((m) => m.loaded));
+}
+let loadedList: KModule[] | null = null;
+
+/** Every module the data knows: the loaded ones, then those installed but not loaded (NFS). */
+export function knownModules(): readonly KModule[] {
   return load().moduleList();
 }
 
@@ -74,7 +80,7 @@ export function symbolModule(id: number): string {
 
 /** The module whose core text contains addr (is_module_text_address()), or null. */
 export function moduleTextOf(addr: number): KModule | null {
-  for (const m of load().moduleList()) if (addr >= m.base && addr < m.base + m.textSize) return m;
+  for (const m of loadedModules()) if (addr >= m.base && addr < m.base + m.textSize) return m;
   return null;
 }
 
@@ -223,7 +229,7 @@ export function lookupAddr(addr: number): SymPos | null {
 
 /** The module whose core [base, base + size) holds addr (__module_address()), or null. */
 export function moduleAt(addr: number): KModule | null {
-  for (const m of load().moduleList()) if (addr >= m.base && addr < m.base + m.size) return m;
+  for (const m of loadedModules()) if (addr >= m.base && addr < m.base + m.size) return m;
   return null;
 }
 
@@ -403,10 +409,13 @@ export function inScope(id: number, scope: SymbolScope): boolean {
   return hasGlob(scope) ? globToRegExp(scope).test(name) : name === scope;
 }
 
-/** Loaded modules whose name matches a module("M") argument (a name or a glob), load order. */
+/**
+ * Modules whose name matches a module("M") argument (a name or a glob), load order: loaded or
+ * only installed, as stap resolves module probes from the debuginfo either way.
+ */
 export function modulesMatching(scope: string): KModule[] {
   const re = hasGlob(scope) ? globToRegExp(scope) : null;
-  return loadedModules().filter((m) => (re ? re.test(m.name) : m.name === scope));
+  return knownModules().filter((m) => (re ? re.test(m.name) : m.name === scope));
 }
 
 /**

@@ -33,6 +33,8 @@ export interface KModule {
   /** reference count and the modules using this one, as /proc/modules shows them */
   refcnt: number;
   usedBy: string[];
+  /** in memory (/proc/modules 'Live'); false: installed with debuginfo but not loaded (probes resolve, never register) */
+  loaded: boolean;
   /** first symbol id and one past the last */
   firstId: number;
   endId: number;
@@ -58,7 +60,7 @@ export interface SymtabSource {
   moduleData: ModuleData;
 }
 
-const FORMAT = 'tapsim-ksymtab-5';
+const FORMAT = 'tapsim-ksymtab-6';
 const SOURCES = ['kallsyms.gz', 'modules.gz'];
 
 interface Header {
@@ -361,11 +363,11 @@ export function parseSymtabText(text: string, moduleText: string | null): Symtab
         continue;
       }
       if (line.startsWith('M ')) {
-        const [, name, base, size, tsize, refcnt, usedBy] = line.split(' ');
+        const [, name, base, size, tsize, refcnt, usedBy, state] = line.split(' ');
         if (cur) cur.endId = names.length;
         cur = {
           name, base: parseAddrHex(base), size: parseInt(size, 16), textSize: parseInt(tsize, 16),
-          refcnt: Number(refcnt ?? 0), usedBy: usedBy && usedBy !== '-' ? usedBy.split(',') : [],
+          refcnt: Number(refcnt ?? 0), usedBy: usedBy && usedBy !== '-' ? usedBy.split(',') : [], loaded: state !== 'Unloaded',
           firstId: names.length, endId: names.length,
         };
         md.modules.push(cur);

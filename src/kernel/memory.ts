@@ -424,7 +424,14 @@ function layoutTask(mem: KernelMemory, o: TaskLike, a: number): number {
     : 0;
   mem.setField(a, T, 'signal', sig || materializeSignal(mem, (o as { rlimits?: [number, number][] }).rlimits));
   taskObjects.set(a, new WeakRef(o));
+  for (const f of taskLayouts) f(o, a, mem);
   return a;
+}
+
+/** Further task_struct fields laid out by other layers (fs, mm, files: src/probes/task_objects.ts). */
+const taskLayouts: ((task: object, addr: number, mem: KernelMemory) => void)[] = [];
+export function addTaskLayout(f: (task: object, addr: number, mem: KernelMemory) => void): void {
+  if (!taskLayouts.includes(f)) taskLayouts.push(f);
 }
 
 const RLIM_INFINITY = -1;

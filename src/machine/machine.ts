@@ -1,31 +1,92 @@
 /**
  * The simulated machine: N CPUs, ONE virtual nanosecond clock and ONE event queue for
- * everything (scheduler, timers, I/O completions, and later the script engine's timers), a
- * seeded PRNG, and the subsystems (scheduler, processes, memory, filesystem, block, net).
+ * everything (scheduler, timers, I/O completions, and the script engine's timers), a seeded
+ * PRNG, and the subsystems (scheduler, processes, memory, filesystem, block, net), assembled
+ * here: the top of src/machine/ (README.md has the layers), the one module that imports them
+ * all.  It implements every layer's machine interface (core/machine.ts `MachineCore`,
+ * include/cpu.ts `CpuMachine`, `SchedMachine`, `MmMachine`, `FsMachine` ...), and installs the
+ * kernel's semantics into the paths (`KERNEL_SEMANTICS`).
  *
  * Time: `now` is the time of whatever is executing. Each CPU keeps its own local time `c.now`
  * and runs in steps (events on the queue) of at most `maxStepNs`, so CPUs interleave in virtual
  * time the way they run in parallel on hardware; per-CPU time is monotonic, the global clock
  * may differ between CPUs by at most one step (a few µs).
  */
-import type { CpuContext } from '../kernel/current';
 import { kernelHz } from '../kernel/config';
-import { EventQueue, QEvent } from './events';
-import { Prng } from './prng';
-import { KStack, Task, Process, Env, TASK_RUNNING, SysResult } from './task';
-import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH } from './kexec';
-import { Sched } from './sched';
-import { Procs } from './procs';
-import { MemSys } from './mm';
-import { Fs } from './fs';
-import { BlockLayer } from './block';
-import { Net } from './net';
-import { runUser } from './user';
-import './paths';
-import './hooks';
-import './retvals';
-import { installKobjectHooks } from './kobjects';
-installKobjectHooks();
+import { EventQueue, QEvent } from './core/events';
+import { Prng } from './core/prng';
+import { Cpu } from './include/cpu';
+import { Task, Process, TASK_RUNNING, SysResult } from './include/sched';
+import type { Env } from './include/kstack';
+import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH } from './paths/kexec';
+import { SemanticsOf, installSemantics } from './paths/semantics';
+import { syscallEntry } from './paths/syscall';
+import { kobjects } from './paths/kobjects';
+import { returnValues } from './paths/retvals';
+import { Sched } from './kernel/sched/fair';
+import { schedCore } from './kernel/sched/core';
+import { time } from './kernel/time';
+import { softirq } from './kernel/softirq';
+import { workqueue } from './kernel/workqueue';
+import { sys } from './kernel/sys';
+import { signals } from './kernel/signal';
+import { BlockLayer, block } from './block/core';
+import { MemSys } from './mm/mm';
+import { fault } from './mm/fault';
+import { vmscan } from './mm/vmscan';
+import { swapfile } from './mm/swapfile';
+import { mmap } from './mm/mmap';
+import { filemap } from './mm/filemap';
+import { pageWriteback } from './mm/page_writeback';
+import { Fs, namei } from './fs/namei';
+import { fsLayout } from './fs/layout';
+import { fsOpen } from './fs/open';
+import { fsReadWrite } from './fs/read_write';
+import { fsPipe } from './fs/pipe';
+import { fsStat } from './fs/stat';
+import { fsSync } from './fs/sync';
+import { ext4 } from './fs/ext4';
+import { Net, netCore } from './net/core';
+import { netLayout } from './net/layout';
+import { netSock } from './net/sock';
+import { netSocket } from './net/socket';
+import { netTcp } from './net/tcp';
+import { netUdp } from './net/udp';
+import { netfilter } from './net/netfilter';
+import { Disk } from './drivers/disk';
+import { loopback } from './drivers/loopback';
+import { Procs } from './process/procs';
+import { fork } from './process/fork';
+import { exec } from './process/exec';
+import { exit } from './process/exit';
+import { runUser } from './process/user';
+import { populate } from './userland/fstree';
+import { startDefaultSystem } from './userland/workload';
+import { attachTracefs } from './fs/tracing';
+import type { Tracefs } from '../kernel/tracefs/tracefs';
+
+/**
+ * Everything the kernel's subsystems attach to the call paths (paths/semantics.ts), layer by
+ * layer.  The element type checks that a Machine gives each subsystem what its `Semantics<M>`
+ * needs.  Names are unique across subsystems; return-value rules last (a later rule for the
+ * same function wins, and retvals' rules are made on first use).
+ */
+const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
+  syscallEntry, kobjects,
+  schedCore, time, softirq, workqueue, sys, signals,
+  block,
+  fault, vmscan, swapfile, mmap, filemap, pageWriteback,
+  fsLayout, namei, fsOpen, fsReadWrite, fsPipe, fsStat, fsSync, ext4,
+  netLayout, netCore, netSock, netSocket, netTcp, netUdp, netfilter,
+  loopback,
+  fork, exec, exit,
+  returnValues,
+];
+
+/** Attach the kernel's semantics to the paths (once per process; every Machine does it first). */
+export function installKernelSemantics(): void {
+  for (const s of KERNEL_SEMANTICS) installSemantics(s);
+}
 
 export interface MachineOptions {
   /** number of CPUs (default 4) */
@@ -42,44 +103,8 @@ export interface MachineOptions {
   maxStepNs?: number;
   /** hostname */
   hostname?: string;
-}
-
-export class Cpu {
-  readonly id: number;
-  readonly ctx: CpuContext;
-  curr!: Task;
-  idleTask!: Task;
-  /** next task chosen by pick (between %pick and %switch) */
-  next: Task | null = null;
-  /** local time of this CPU */
-  now = 0;
-  nextTick = 0;
-  ticking = false;
-  needResched = false;
-  idling = false;
-  readonly irqStack = new KStack();
-  /** the stack being executed right now (task or irq stack) */
-  ks: KStack;
-  stepEv: QEvent | null = null;
-  /** the step event's callback (one per CPU, not one closure per step) */
-  stepFn: (() => void) | null = null;
-  stepAt = Infinity;
-  /** statistics */
-  idleNs = 0;
-  busyNs = 0;
-  ticks = 0;
-  irqs = 0;
-  softirqs = 0;
-  switches = 0;
-  /** pending softirq bits (1 << vec) */
-  softirqPending = 0;
-  /** virtual time the CPU went idle */
-  idleSince = 0;
-  constructor(id: number) {
-    this.id = id;
-    this.ctx = { cpu: id, task: null as unknown as Task, context: 0, preemptCount: 0, irqsOff: false };
-    this.ks = this.irqStack;
-  }
+  /** a kernel built with CONFIG_FUNCTION_PROFILER (Debian's 6.1 is not) */
+  functionProfiler?: boolean;
 }
 
 export class Machine {
@@ -100,6 +125,8 @@ export class Machine {
   readonly fs: Fs;
   readonly blk: BlockLayer;
   readonly net: Net;
+  /** tracefs / debugfs (mounted at boot as Debian's systemd does) */
+  readonly tracefs: Tracefs;
   /** the clock API for the engine and probe layers */
   readonly clock = { now: (): number => this.now };
   /** kernel function calls executed (mcount sites reached) */
@@ -115,6 +142,7 @@ export class Machine {
   console: (s: string) => void = () => undefined;
 
   constructor(opts: MachineOptions = {}) {
+    installKernelSemantics();
     this.ncpus = opts.cpus ?? 4;
     this.rand = new Prng(opts.seed ?? 1);
     this.hz = kernelHz();
@@ -131,14 +159,13 @@ export class Machine {
     this.sched = new Sched(this);
     this.procs = new Procs(this);
     this.mm = new MemSys(this, opts.memMB ?? 2048);
-    this.blk = new BlockLayer(this);
+    this.blk = new BlockLayer(this, new Disk(this));
     this.fs = new Fs(this);
+    populate(this, this.fs);
     this.net = new Net(this);
+    this.tracefs = attachTracefs(this, { functionProfiler: opts.functionProfiler });
     this.procs.boot();
-    if (opts.defaultSystem ?? true) {
-      // eslint-disable-next-line @typescript-eslint/no-var-requires
-      (require('./workload') as typeof import('./workload')).startDefaultSystem(this);
-    }
+    if (opts.defaultSystem ?? true) startDefaultSystem(this);
   }
 
   // ------------------------------------------------------------------ clock and events

@@ -14,22 +14,23 @@ import { retvalOf, type CpuContext, type TaskRef } from '../kernel/current';
 import { INLINE_FN } from '../kernel/inline_sites';
 import { evalTarget, Plan, readFault } from './targets';
 import type { KHit } from './hit';
-const ERRNO = 'EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK EPIPE EDOM ERANGE EDEADLK ENAMETOOLONG ENOLCK ENOSYS ENOTEMPTY ELOOP - ENOMSG EIDRM ECHRNG EL2NSYNC EL3HLT EL3RST ELNRNG EUNATCH ENOCSI EL2HLT EBADE EBADR EXFULL ENOANO EBADRQC EBADSLT - EBFONT ENOSTR ENODATA ETIME ENOSR ENONET ENOPKG EREMOTE ENOLINK EADV ESRMNT ECOMM EPROTO EMULTIHOP EDOTDOT EBADMSG EOVERFLOW ENOTUNIQ EBADFD EREMCHG ELIBACC ELIBBAD ELIBSCN ELIBMAX ELIBEXEC EILSEQ ERESTART ESTRPIPE EUSERS ENOTSOCK EDESTADDRREQ EMSGSIZE EPROTOTYPE ENOPROTOOPT EPROTONOSUPPORT ESOCKTNOSUPPORT EOPNOTSUPP EPFNOSUPPORT EAFNOSUPPORT EADDRINUSE EADDRNOTAVAIL ENETDOWN ENETUNREACH ENETRESET ECONNABORTED ECONNRESET ENOBUFS EISCONN ENOTCONN ESHUTDOWN ETOOMANYREFS ETIMEDOUT ECONNREFUSED EHOSTDOWN EHOSTUNREACH EALREADY EINPROGRESS ESTALE EUCLEAN ENOTNAM ENAVAIL EISNAM EREMOTEIO EDQUOT ENOMEDIUM EMEDIUMTYPE ECANCELED ENOKEY EKEYEXPIRED EKEYREVOKED EKEYREJECTED EOWNERDEAD ENOTRECOVERABLE ERFKILL EHWPOISON'.split(' ');
-function errnoName(n: number): string {
+const ERRNO = 'EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK EPIPE EDOM ERANGE EDEADLK ENAMETOOLONG ENOLCK ENOSYS ENOTEMPTY ELOOP - ENOMSG EIDRM ECHRNG EL2NSYNC EL3HLT EL3RST ELNRNG EUNATCH ENOCSI EL2HLT EBADE EBADR EXFULL ENOANO EBADRQC EBADSLT - EBFONT ENOSTR ENODATA ETIME ENOSR ENONET ENOPKG EREMOTE ENOLINK EADV ESRMNT ECOMM EPROTO EMULTIHOP EDOTDOT EBADMSG EOVERFLOW ENOTUNIQ EBADFD EREMCHG ELIBACC ELIBBAD ELIBSCN ELIBMAX ELIBEXEC EILSEQ ERESTART ESTRPIPE EUSERS ENOTSOCK EDESTADDRREQ EMSGSIZE EPROTOTYPE ENOPROTOOPT EPROTONOSUPPORT ESOCKTNOSUPPORT EOPNOTSUPP EPFNOSUPPORT EAFNOSUPPORT EADDRINUSE EADDRNOTAVAIL ENETDOWN ENETUNREACH ENETRESET ECONNABORTED ECONNRESET ENOBUFS EISCONN ENOTCONN ESHUTDOWN ETOOMANYREFS ETIMEDOUT ECONNREFUSED EHOSTDOWN EHOSTUNREACH EALREADY EINPROGRESS ESTALE EUCLEAN ENOTNAM ENAVAIL EISNAM EREMOTEIO EDQUOT ENOMEDIUM EMEDIUMTYPE ECANCELED ENOKEY EKEYEXPIRED EKEYREVOKED EKEYREJECTED EOWNERDEAD ENOTRECOVERABLE'.split(' ');
+/** errno name of n as stap 4.8's errlist (EPERM .. ENOTRECOVERABLE); '' when it has none. */
+export function errnoName(n: number): string {
   const v = ERRNO[n - 1];
   return v && v !== '-' ? v : '';
 }
 
-function hit(c: ProbeContext): KHit | null {
+export function hit(c: ProbeContext): KHit | null {
   const d = c.data as KHit | undefined;
   return d && d.regs ? d : null;
 }
 
-function num(v: Long): number {
+export function num(v: Long): number {
   return typeof v === 'bigint' ? Number(BigInt.asIntN(64, v)) : v;
 }
 
-function hexU(v: number | bigint): string {
+export function hexU(v: number | bigint): string {
   return BigInt.asUintN(64, BigInt(v)).toString(16);
 }
 
@@ -60,7 +61,7 @@ function taskByPid(c: ProbeContext, pid: number): TaskRef | undefined {
 }
 
 /** Probe address first, then callers. */
-function stack(c: ProbeContext): number[] {
+export function stack(c: ProbeContext): number[] {
   const h = hit(c);
   if (!h) return [];
   const out: number[] = [];
@@ -71,7 +72,7 @@ function stack(c: ProbeContext): number[] {
   return out;
 }
 
-function symOff(addr: number): string {
+export function symOff(addr: number): string {
   const p = lookupAddr(addr);
   if (!p) return `0x${hexU(addr)}`;
   return `${symbolName(p.id)}+0x${p.offset.toString(16)}/0x${p.size.toString(16)}`;
@@ -125,6 +126,10 @@ function taskField(task: Long, path: string, size: number, signed = true): Long 
     if (e instanceof KernelFault) throw new StapError(`read fault [man error::fault] at 0x${hexU(e.addr)}`);
     throw e;
   }
+}
+
+function credId(c: ProbeContext, t: Long, id: string): number {
+  return num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', id).offset, 4, false));
 }
 
 function taskPtr(task: Long, path: string): number {
@@ -196,7 +201,7 @@ function kwrite(addr: Long, store: () => void): undefined {
   return undefined;
 }
 
-function kstring(c: ProbeContext, addr: Long, max: number, errMsg?: string): string {
+export function kstring(c: ProbeContext, addr: Long, max: number, errMsg?: string): string {
   const a = num(addr);
   try {
     if (a === 0) throw new KernelFault(0);
@@ -208,11 +213,11 @@ function kstring(c: ProbeContext, addr: Long, max: number, errMsg?: string): str
   }
 }
 
-function uspace(c: ProbeContext): AddressSpace {
+export function uspace(c: ProbeContext): AddressSpace {
   return userSpace(c.task.pid);
 }
 
-function ustring(c: ProbeContext, addr: Long, max: number, errMsg?: string): string {
+export function ustring(c: ProbeContext, addr: Long, max: number, errMsg?: string): string {
   const a = num(addr);
   try {
     if (a === 0) throw new KernelFault(0, true);
@@ -224,7 +229,7 @@ function ustring(c: ProbeContext, addr: Long, max: number, errMsg?: string): str
   }
 }
 
-function uread(c: ProbeContext, addr: Long, size: number, signed: boolean, err?: string): Long {
+export function uread(c: ProbeContext, addr: Long, size: number, signed: boolean, err?: string): Long {
   const a = num(addr);
   try {
     const u = uspace(c).readUnsigned(a, size);
@@ -236,7 +241,7 @@ function uread(c: ProbeContext, addr: Long, size: number, signed: boolean, err?:
   }
 }
 
-function quote(s: string, max: number, truncated: boolean): string {
+export function quote(s: string, max: number, truncated: boolean): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const ch = s[i];
@@ -362,7 +367,6 @@ export const kernelBuiltins: Record<string, Builtin> = {
   sprint_stack: (c, s: string) => parseStack(s).map((a) => stackLine(a)).join(''),
   symname: (c, a: Long) => symname(num(a)),
   symdata: (c, a: Long) => `${symOff(num(a))} ${modTag(num(a))}`,
-  symfileline: () => '',
   modname: (c, a: Long) => {
     const p = lookupAddr(num(a));
     if (!p) throw new StapError(`No module found for address 0x${hexU(a)}`);
@@ -407,10 +411,16 @@ export const kernelBuiltins: Record<string, Builtin> = {
   },
   task_rlimit_cur: (c, t: Long, lim: Long) => taskRlimit(c, t, lim, false),
   task_rlimit_max: (c, t: Long, lim: Long) => taskRlimit(c, t, lim, true),
-  task_uid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'uid').offset, 4, false)),
-  task_gid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'gid').offset, 4, false)),
-  task_euid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'euid').offset, 4, false)),
-  task_egid: (c, t: Long) => num(kread(c, 'int', taskPtr(t, 'cred') + kmem.fieldOf('struct cred', 'egid').offset, 4, false)),
+  task_uid: (c, t: Long) => credId(c, t, 'uid'),
+  task_gid: (c, t: Long) => credId(c, t, 'gid'),
+  task_euid: (c, t: Long) => credId(c, t, 'euid'),
+  task_egid: (c, t: Long) => credId(c, t, 'egid'),
+  // task.stp reads these of `current` (from_target_user_ns(current, ...)), whatever task is given;
+  // the simulated machine has the initial user namespace only
+  task_ns_uid: (c) => credId(c, kmem.addrOf(currentTaskRef(c)), 'uid'),
+  task_ns_gid: (c) => credId(c, kmem.addrOf(currentTaskRef(c)), 'gid'),
+  task_ns_euid: (c) => credId(c, kmem.addrOf(currentTaskRef(c)), 'euid'),
+  task_ns_egid: (c) => credId(c, kmem.addrOf(currentTaskRef(c)), 'egid'),
 
   // conversions
   kernel_string: (c, a: Long, err?: string) => kstring(c, a, c.engine.maxStringLen - 1, err),
@@ -536,8 +546,8 @@ export const kernelBuiltins: Record<string, Builtin> = {
   return_str: (c, fmt: Long, ret: Long) => returnStr(ret, fmt),
   errno_str: (c, e: Long) => {
     const n = Math.abs(num(e));
-    const name = errnoName(n);
-    return name || `E#${n}`;
+    // errno.stp copies the name when errlist has one (nothing otherwise)
+    return errnoName(n);
   },
   // pid -> task
   pid2task: (c, pid: Long) => {

@@ -437,6 +437,11 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
     for (const p of probes) addrs.add(Number((p.meta.data as unknown as FuncPointData).addr));
     const bulk = addrs.size > BULK_THRESHOLD;
     const byIp = new Map<number, FprobeEntry>();
+    // stap emits its kprobe array (stap_kprobe_probes[]) in reverse script order and registers
+    // it in array order; the kernel runs the probes sharing an address newest first (aggregate
+    // probe list), so entry probes run in script order and .return probes in reverse (kretprobe
+    // instances are popped last-in first-out).  The fprobe-style bulk path keeps that order too.
+    const single: RegisteredProbe[] = [];
     for (const p of probes) {
       const d = p.meta.data as unknown as FuncPointData;
       if (bulk && d.fn >= 0) {
@@ -454,8 +459,9 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
           continue;
         }
       }
-      this.registerOne(p, d, engine);
+      single.push(p);
     }
+    for (let i = single.length - 1; i >= 0; i--) this.registerOne(single[i], single[i].meta.data as unknown as FuncPointData, engine);
     if (byIp.size) this.registerFprobe(byIp, engine);
   }
 

@@ -8,15 +8,15 @@
  * traceCall() does not pass the CPU: by default the executing CPU is the machine's
  * `executingCpu()` (the CPU whose step, interrupt or softirq is running); the optional second
  * argument overrides it (tests).  Kernel-memory layouts of
- * the machine's files, inodes and dentries come from src/machine/args.ts (installMaterializers).
+ * the machine's files, inodes and dentries come from src/machine/fs/layout.ts (installed by src/machine/paths/args.ts installMaterializers).
  */
 import type { Machine } from '../machine/machine';
 import type { CpuContext } from '../kernel/current';
-import { returnAddress } from '../kernel/callsites';
+import { machineKernelStack } from '../machine/fs/tracing';
 import { setCurrentCpuContext } from './tracepoint';
 import { setBacktraceSource, setTaskLookup } from './context';
-import { installMaterializers } from '../machine/args';
-import type { Process } from '../machine/task';
+import { installMaterializers } from '../machine/paths/args';
+import type { Process } from '../machine/include/sched';
 import type { Engine } from '../runtime/engine';
 import { taskInfo } from './hit';
 import { setProcfsMachine } from './procfs';
@@ -24,11 +24,13 @@ import { adoptStapio } from './stapio';
 import { setNetfilterMachine } from './netfilter';
 import { setPerfMachine } from './perf';
 import { installKernelGlobals } from '../kernel/globals';
+import { installTaskObjects } from './task_objects';
 
 
 export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   // struct file / inode / dentry layouts of the machine's OpenFile and Inode objects
   installMaterializers();
+  installTaskObjects(m); // task_struct fs/mm/flags of the machine's tasks (src/probes/task_objects.ts)
   setProcfsMachine(m);
   setNetfilterMachine(m);
   setPerfMachine(m);
@@ -38,21 +40,13 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
     uptimeNs: () => m.now, ncpus: m.ncpus, nrThreads: () => m.procs.tasks.size, totalPages: m.mm.totalPages,
     freePagesAtBoot: m.mm.freePages, idleTask: m.cpus[0].idleTask, pidMax: 4194304,
   });
-  setBacktraceSource((ctx) => {
-    const c = m.cpus[ctx.cpu];
-    // the CPU's own context, or a hit context naming that CPU's current task (perf overflow
-    // hits: the interrupted kernel stack)
-    if (!c || (c.ctx !== ctx && ctx.task !== c.curr)) return [];
-    const ks = c.ks;
-    const out: number[] = [];
-    // ks.fn[ks.sp] is the function being entered; each caller below it shows the return
-    // address of its call (src/kernel/callsites.ts, from the disassembly)
-    for (let i = ks.sp - 1; i >= 0; i--) out.push(returnAddress(ks.fn[i], ks.fn[i + 1]));
-    return out;
-  });
+  // the CPU's own context, or a hit context naming that CPU's current task (perf overflow hits:
+  // the interrupted kernel stack)
+  setBacktraceSource((ctx) => machineKernelStack(m, ctx));
 }
 
 export function disconnectMachine(): void {
+  installTaskObjects(null);
   setProcfsMachine(null);
   setNetfilterMachine(null);
   setPerfMachine(null);

@@ -27,8 +27,8 @@ import { kallsymsLookupName } from '../kernel/kallsyms';
 import {
   NfHookOps, NfHookState, nfRegisterNetHook, nfUnregisterNetHook, NF_ACCEPT,
   NFPROTO_IPV4, NFPROTO_IPV6, NFPROTO_ARP, NFPROTO_BRIDGE,
-} from '../machine/netfilter';
-import type { SkbView } from '../machine/net';
+} from '../machine/net/netfilter';
+import type { SkbView } from '../machine/include/net';
 import { taskInfo, KHit } from './hit';
 import { defineFamilyEnv, targetType as kernelTargetType, targetDefined as kernelTargetDefined, TargetEnv } from './targets';
 

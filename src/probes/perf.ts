@@ -17,7 +17,7 @@ import type { BuildRequest, ProbeRegistry } from '../elaborate/probes';
 import type * as A from '../ast';
 import type { Engine, ProbeFamilyRuntime, RegisteredProbe } from '../runtime/engine';
 import type { Machine } from '../machine/machine';
-import { perfEventCreateKernelCounter, PerfEvent, PerfAttr } from '../machine/perf_events';
+import { perfEventCreateKernelCounter, PerfEvent, PerfAttr } from '../machine/kernel/perf_events';
 import { Deliverer } from './hit';
 
 let machine: Machine | null = null;

@@ -61,7 +61,7 @@ export function installKernelProbes(): void {
   setTargetCodegen((e, api) => compileProcfsTarget(e, api) ?? compileNetfilterTarget(e, api) ?? compileTarget(e, api));
   setTargetAssignCodegen((e, api) => compileProcfsAssign(e, api) ?? compileNetfilterAssign(e, api));
   for (const [k, f] of Object.entries(kernelBuiltins)) builtins[k] = f;
-  require('./tapset_builtins').installTapsetBuiltins(builtins); // issue 7: tapset-library builtins (stdlib/aux_syscalls.stp ...)
+  require('./library_builtins').installLibraryBuiltins(builtins); // tapset-library builtins (stdlib/aux_syscalls.stp, floatingpoint.stp, ...)
 }
 
 /** Fresh runtime families for one run (pass as RunOptions.families). */

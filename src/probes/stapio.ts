@@ -7,13 +7,13 @@
  * it, it goes back to polling every 200 ms.
  */
 import type { Machine } from '../machine/machine';
-import type { Process } from '../machine/task';
-import type { U } from '../machine/user';
-import { SIGCHLD } from '../machine/task';
+import type { Process } from '../machine/include/sched';
+import type { U } from '../machine/process/user';
+import { SIGCHLD } from '../machine/include/signal';
 
 const STAPIO = '/usr/libexec/systemtap/stapio';
 
-function* stapioMain(u: U): Generator<import('../machine/task').Op, number, import('../machine/task').SysResult> {
+function* stapioMain(u: U): Generator<import('../machine/include/sched').Op, number, import('../machine/include/sched').SysResult> {
   for (;;) yield* u.nanosleep(200000000);
 }
 

@@ -187,7 +187,7 @@ function quoteBytes(s: string, max: number, truncated: boolean): string {
   return out;
 }
 
-function bufferQuoted(space: AddressSpace, addr: Long, inlen: Long, outlen: Long | undefined, maxStr: number): string {
+export function bufferQuoted(space: AddressSpace, addr: Long, inlen: Long, outlen: Long | undefined, maxStr: number): string {
   const a = num(addr);
   const len = Math.max(0, num(inlen));
   const lim = Math.min(outlen === undefined ? maxStr - 5 : Math.max(0, num(outlen)), maxStr - 5);
@@ -206,9 +206,9 @@ function bufferQuoted(space: AddressSpace, addr: Long, inlen: Long, outlen: Long
 // ---------------------------------------------------------------------------------------------
 // flag and enum formatting (aux_syscalls)
 
-type Flags = [number, string][];
+export type Flags = [number, string][];
 
-function flagStr(v: number, table: Flags, zero = '0x0'): string {
+export function flagStr(v: number, table: Flags, zero = '0x0'): string {
   const parts: string[] = [];
   let rest = v;
   for (const [bit, name] of table) {
@@ -257,7 +257,7 @@ function mmapFlags(f: number): string {
 const SIGNALS = ['', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGILL', 'SIGTRAP', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGKILL', 'SIGUSR1',
   'SIGSEGV', 'SIGUSR2', 'SIGPIPE', 'SIGALRM', 'SIGTERM', 'SIGSTKFLT', 'SIGCHLD', 'SIGCONT', 'SIGSTOP', 'SIGTSTP', 'SIGTTIN',
   'SIGTTOU', 'SIGURG', 'SIGXCPU', 'SIGXFSZ', 'SIGVTALRM', 'SIGPROF', 'SIGWINCH', 'SIGIO', 'SIGPWR', 'SIGSYS'];
-function signalName(s: number): string {
+export function signalName(s: number): string {
   if (s > 0 && s < 32) return SIGNALS[s];
   if (s === 32) return 'SIGRTMIN';
   if (s > 32 && s <= 64) return `SIGRTMIN+${s - 32}`;

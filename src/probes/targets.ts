@@ -613,7 +613,8 @@ export function evalTarget(c: ProbeContext, p: Plan, ...rest: unknown[]): number
     for (const s of p.steps) {
       if (s.deref) {
         cur = isValue ? val : kmem.readPtr(addr);
-        if (cur === 0 || !kmem.isMapped(cur)) throw new KernelFault(cur);
+        // `&@cast(P, "T")->m` computes an address without reading at P (@offsetof, @container_of)
+        if ((cur === 0 || !kmem.isMapped(cur)) && !(isValue && fin.k === 'addr')) throw new KernelFault(cur);
         addr = cur;
       } else if (isValue) {
         addr = val;

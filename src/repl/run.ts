@@ -11,7 +11,7 @@ import { Engine, Module, RunOptions } from '../runtime/engine';
 import type { Translated } from '../translate';
 import { Machine } from '../machine/machine';
 import type { Process } from '../machine/machine';
-import { TASK_DEAD, TASK_INTERRUPTIBLE, TASK_UNINTERRUPTIBLE, TASK_STOPPED, TASK_TRACED, EXIT_ZOMBIE } from '../machine/task';
+import { TASK_DEAD, TASK_INTERRUPTIBLE, TASK_UNINTERRUPTIBLE, TASK_STOPPED, TASK_TRACED, EXIT_ZOMBIE } from '../machine/include/sched';
 import { kernelFamilies } from '../probes/setup';
 import { connectMachine, disconnectMachine, driveMachine } from '../probes/machine_glue';
 import { resetFtrace } from '../kernel/ftrace';

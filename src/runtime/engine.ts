@@ -36,6 +36,8 @@ import { Transport, Writer, fdWriter, OutputRotation } from './transport';
 import { ProbeContext, TaskInfo, EngineApi, makeContext } from './context';
 import type { Translated, ProbeMeta } from '../translate';
 import { kernelHz } from '../kernel/config';
+import { SESSION_START_REALTIME_NS } from '../kernel/timekeeping';
+import { moduleName as moduleNameOf } from './module';
 
 export { fdWriter } from './transport';
 export type { Writer } from './transport';
@@ -50,6 +52,8 @@ export interface RunOptions {
   outputRotation?: OutputRotation;
   /** `-D` definitions (limits were fixed by translate(); STP_FORCE_STDOUT_TTY etc. read here). */
   defines?: Map<string, string>;
+  /** The module's name (`-m NAME`, or stap_<hash>_<n> from src/runtime/module.ts; default: from the generated source). */
+  moduleName?: string;
   /** `-G name=value` in command-line order. */
   globalsSet?: [string, string][];
   /** `-T SECS`: stop after this much simulated time. */
@@ -69,7 +73,7 @@ export interface RunOptions {
   targetPid?: number;
   /** Number of online CPUs of the simulated machine (default 2). */
   ncpus?: number;
-  /** Wall-clock epoch of the simulated clock in ns (default: the real time at start). */
+  /** CLOCK_REALTIME of the simulated clock at the session start, ns (default: the simulated kernel's). */
   epochNs?: bigint;
   /** system(): commands are handed to this hook (default: a warning that no shell exists). */
   shell?: ShellHook;
@@ -84,8 +88,9 @@ export interface RunOptions {
    */
   onModuleLoaded?: (mod: Module) => void;
   /**
-   * Interactive runs (src/repl): pace virtual time to the wall clock (one simulated second per
-   * wall second), so a run without `-T` lasts until Ctrl-C the way a real one does.
+   * Pace virtual time to the wall clock (one simulated second per wall second), so a run that
+   * only a signal ends lasts until Ctrl-C the way a real one does (src/cli/stages.ts decides
+   * when; the REPL paces runs without a duration).
    */
   pace?: boolean;
 }
@@ -265,11 +270,11 @@ export class Engine implements EngineApi {
     this.targetPid = opts.targetPid ?? 0;
     this.rand = prng(opts.seed ?? 0x5eed);
     this.stapioPid = 4000 + Math.floor(this.rand() * 1000);
-    this.moduleName = `stap_${hashHex(tr.source)}_${this.stapioPid - 1}`;
+    this.moduleName = opts.moduleName ?? moduleNameOf(tr.source);
     this.maxStringLen = tr.limits.maxStringLen;
     this.stapioTask = { pid: this.stapioPid, tid: this.stapioPid, ppid: this.stapioPid - 1, execname: 'stapio', uid: 0, gid: 0, euid: 0, egid: 0 };
     this.stderrW = opts.stderr ?? fdWriter(2);
-    this.epochNs = opts.epochNs ?? BigInt(Date.now()) * 1000000n;
+    this.epochNs = opts.epochNs ?? SESSION_START_REALTIME_NS;
     this.transport = new Transport(opts.stdout ?? fdWriter(1), opts.outputFile, opts.outputRotation,
       () => Number((this.epochNs + BigInt(this.now)) / 1000000000n));
     this.timed = !!opts.timing;
@@ -781,16 +786,6 @@ function parseGlobalLong(s: string): Long | null {
   return null;
 }
 
-function hashHex(s: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 16777619) >>> 0;
-    h2 = Math.imul(h2 + c, 2246822519) >>> 0;
-  }
-  return h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
-}
 
 // ---------------------------------------------------------------------------------------------
 // Built-in families

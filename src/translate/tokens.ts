@@ -3,18 +3,10 @@
  * always print the full file name (unlike pass-1/2 diagnostics, which shorten repeats).
  */
 import type { Token } from '../ast';
-import { printable } from '../diag';
+import { renderTokenText } from '../diag';
 
 export function renderTokenFull(tok: Token): string {
-  const where = `${tok.file.name}:${tok.line}:${tok.col}`;
-  switch (tok.kind) {
-    case 'keyword':
-      return `keyword at ${where}`;
-    case 'embedded':
-      return `embedded-code at ${where}`;
-    default:
-      return `${tok.kind} '${printable(tok.text)}' at ${where}`;
-  }
+  return renderTokenText(tok);
 }
 
 /** `file:line:col` of a token (for -t reports and -p3 comments). */

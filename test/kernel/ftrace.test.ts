@@ -3,14 +3,14 @@ import {
   FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceSetFilter, ftraceSetNotrace, kcall, kenter,
   kleave, functionId, resetFtrace, ftraceOpsList, ftraceListEnd, ftraceTraceFunction, recordOfFunction,
   FTRACE_FL_ENABLED, FTRACE_FL_REGS, FTRACE_OPS_FL_SAVE_REGS, FTRACE_OPS_FL_RECURSION, FTRACE_OPS_FL_IPMODIFY, FTRACE_OPS_FL_PID,
-  recordRefCount, ftraceRecursionMisses, setFtracePids, registerFtraceGraph, unregisterFtraceGraph,
-  FunctionProfiler, ftraceOpsTest, ftraceRecords, recordName, isTraceable, enabledFunctions, siteState,
-  startFunctionTracer, startGraphTracer, TRACE_FN, TRACE_GRAPH_ENT, TRACE_GRAPH_RET, setFtraceEnabled,
+  recordRefCount, ftraceRecursionMisses, setFtracePids,
+  ftraceOpsTest, ftraceRecords, recordName, isTraceable, enabledFunctions, siteState, setFtraceEnabled,
 } from '../../src/kernel/ftrace';
+import { registerFtraceGraph, unregisterFtraceGraph, FgraphOps } from '../../src/kernel/fgraph';
+import { FunctionProfiler, graphDuration } from '../../src/kernel/ftrace_profile';
 import { CpuContext, TaskRef } from '../../src/kernel/current';
 import { EBUSY, EINVAL } from '../../src/kernel/errno';
 import { symbolAddr, symbolCount, symbolName, kallsymsLookupName, lookupAddr } from '../../src/kernel/kallsyms';
-import { RingBuffer } from '../../src/kernel/ring_buffer';
 
 const task: TaskRef = { pid: 100, tid: 100, comm: 'cat' };
 const ctx: CpuContext = { cpu: 0, task };
@@ -151,49 +151,58 @@ describe('dynamic ftrace', () => {
     expect(n).to.equal(1);
   });
 
-  it('runs function_graph entry/return with depth and allows one graph user', () => {
+  it('runs function_graph entry/return with depth through graph_ops and allows one graph user', () => {
     let now = 0;
     const clock = () => now;
     const log: string[] = [];
-    const r = registerFtraceGraph((e) => { log.push(`ent ${e.depth}`); return true; },
-      (g) => { log.push(`ret ${g.depth} ${g.rettime - g.calltime}`); }, clock, (op) => { ftraceSetFilter(op, 'vfs_read', true); ftraceSetFilter(op, 'ksys_read', false); });
-    expect(r).to.be.instanceOf(FtraceOps);
-    expect(registerFtraceGraph(() => true, () => undefined, clock)).to.equal(-EBUSY);
+    const hashes = { filterHash: new Set<number>(), notraceHash: new Set<number>() };
+    const user: FgraphOps = {
+      entryfunc: (e) => { log.push(`ent ${e.depth}`); return true; },
+      retfunc: (g) => { log.push(`ret ${g.depth} ${g.rettime - g.calltime}`); },
+    };
+    expect(registerFtraceGraph(user, clock, hashes)).to.equal(0);
+    const other: FgraphOps = { entryfunc: () => true, retfunc: () => undefined };
+    expect(registerFtraceGraph(other, clock)).to.equal(-EBUSY);
+    // graph_ops shares the hashes given (global_ops': set_ftrace_filter)
+    const op = ftraceOpsList().find((o) => o.name === 'graph_ops')!;
+    expect(ftraceSetFilter(op, 'vfs_read', true)).to.equal(0);
+    expect(ftraceSetFilter(op, 'ksys_read', false)).to.equal(0);
+    expect(hashes.filterHash.size).to.equal(2);
     kcall(ksysRead, ctx, [], () => { now += 10; kcall(vfsRead, ctx, [], () => { now += 5; }); now += 1; });
     expect(log).to.deep.equal(['ent 0', 'ent 1', 'ret 1 5', 'ret 0 16']);
-    unregisterFtraceGraph();
-    // kenter/kleave form
+    unregisterFtraceGraph(user);
     const m = kenter(vfsRead, ctx, []);
     kleave(vfsRead, ctx, 0, m);
   });
 
-  it('profiles hits and times per CPU', () => {
+  it('profiles hits and times per CPU, reset by a new start, graph-time off subtracting children', () => {
     let now = 0;
-    const prof = new FunctionProfiler();
-    expect(prof.start(() => now)).to.equal(0);
+    const prof = new FunctionProfiler(() => now);
+    expect(prof.start(2)).to.equal(0);
     for (let i = 0; i < 3; i++) kcall(vfsRead, ctx, [], () => { now += 100; });
     prof.stop();
-    const rec = prof.stats.get(0)!.get(symbolAddr(vfsRead))!;
+    const rec = prof.stats[0].get(symbolAddr(vfsRead))!;
     expect(rec.counter).to.equal(3);
     expect(rec.time).to.equal(300);
-    expect(rec.timeSquared).to.equal(30000);
+    expect(rec.timeSquared).to.equal(30000n);
+    // trace_stat/function0: 6.1's header and row layout (ftrace.c function_stat_show)
+    const text = prof.statText(0).split('\n');
+    expect(text[0]).to.equal('  Function                               Hit    Time            Avg             s^2');
+    expect(text[2]).to.equal(`  ${'vfs_read'.padEnd(30)}  ${'3'.padStart(10)}    0.300 us        0.100 us        0.000 us    `);
+    prof.graphTime = false;
+    expect(prof.start(2)).to.equal(0);
+    expect(prof.stats[0].size).to.equal(0);
+    kcall(ksysRead, ctx, [], () => { now += 10; kcall(vfsRead, ctx, [], () => { now += 5; }); });
+    prof.stop();
+    expect(prof.stats[0].get(symbolAddr(ksysRead))!.time).to.equal(10);
   });
 
-  it('feeds the function and function_graph tracers into a ring buffer', () => {
-    let now = 1000;
-    const rb = new RingBuffer({ clock: () => now, sizeKb: 8 });
-    const op = startFunctionTracer(rb);
-    ftraceSetFilter(op, 'vfs_read', true);
-    kcall(vfsRead, ctx, [], () => 0, symbolAddr(ksysRead) + 0x50);
-    unregisterFtraceFunction(op);
-    const g = startGraphTracer(rb, () => now++);
-    expect(g).to.be.instanceOf(FtraceOps);
-    ftraceSetFilter(g as FtraceOps, 'vfs_read', true);
-    kcall(vfsRead, ctx, [], () => 0);
-    unregisterFtraceGraph();
-    const evs = rb.peekAll();
-    expect(evs.map((e) => e.type)).to.deep.equal([TRACE_FN, TRACE_GRAPH_ENT, TRACE_GRAPH_RET]);
-    expect(evs[0].payload).to.deep.equal({ ip: symbolAddr(vfsRead), parent_ip: symbolAddr(ksysRead) + 0x50 });
-    expect(evs[0].pid).to.equal(100);
+  it('prints durations as trace_print_graph_duration() does', () => {
+    // 7 digits at most, " us " and padding to 8 (trace_functions_graph.c)
+    expect(graphDuration(386)).to.equal('0.386 us    ');
+    expect(graphDuration(14748)).to.equal('14.748 us   ');
+    expect(graphDuration(246835458000)).to.equal('246835458 us ');
+    expect(graphDuration(389883500)).to.equal('389883.5 us ');
+    expect(graphDuration(88436650)).to.equal('88436.65 us ');
   });
 });

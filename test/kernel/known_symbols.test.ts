@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { builtKnownSymbolsFile, readKnownSymbols, knownFirstAlias } from '../../src/kernel/known_symbols';
 import { sourceStamp } from '../../src/kernel/ksymtab';
 import { resolveFirstAlias, firstAliasOf } from '../../src/kernel/kallsyms';
-import '../../src/machine/paths';
 import { pathNames, pathFunctionNames } from '../../src/machine/paths/dsl';
 
 describe('kernel data: function ids the build works out for the call paths', () => {

@@ -5,7 +5,6 @@ import { symbolName, lookupAddr, symbol, lookupName } from '../../src/kernel/kal
 import { kmem, userSpace } from '../../src/kernel/memory';
 import { btfFunc, btfResolveChain } from '../../src/kernel/btf';
 import { syscallEventProbeRegister, syscallEventProbeUnregister } from '../../src/kernel/tracepoint';
-import '../../src/machine/hooks';
 
 /** Follow a $a->b->c chain through kernel memory the way a probe reads it. */
 function chain(addr: number, fn: string, param: number, path: string[]): number {

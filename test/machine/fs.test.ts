@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { Fs, Inode, S_IFREG } from '../../src/machine/fs';
+import { Inode, S_IFREG } from '../../src/machine/include/fs';
+import { Fs } from '../../src/machine/fs/namei';
 import { Machine } from '../../src/machine/machine';
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1');

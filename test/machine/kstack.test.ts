@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { KStack, KSTACK_DEPTH } from '../../src/machine/task';
+import { KStack, KSTACK_DEPTH } from '../../src/machine/include/kstack';
 
 describe('machine/task: kernel stacks from shared slabs', () => {
   it('gives every stack its own full-depth function and mark stacks', () => {

@@ -1,13 +1,15 @@
 import { expect } from 'chai';
-import { Machine } from '../../src/machine/machine';
+import { Machine, installKernelSemantics } from '../../src/machine/machine';
 import { pathNames, pathItems } from '../../src/machine/paths/dsl';
 import { functionId, FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceSetFilter, resetFtrace } from '../../src/kernel/ftrace';
 import { findEvent, tracepoint, tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
 import { symbolName, lookupAddr, isFunction } from '../../src/kernel/kallsyms';
-import { parseShell } from '../../src/machine/shell';
-import '../../src/machine/hooks';
-import { hookDefined, condDefined } from '../../src/machine/kexec';
+import { parseShell } from '../../src/machine/userland/shell';
+import { hookDefined, condDefined } from '../../src/machine/paths/semantics';
 import { matchInlined } from '../../src/kernel/inline_sites';
+
+// the kernel's semantics (hooks, conditions) as a Machine installs them
+installKernelSemantics();
 
 describe('machine: path data', () => {
   it('every function in every path is a 6.1 text symbol and every tracepoint exists', () => {

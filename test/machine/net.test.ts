@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
-import type { U } from '../../src/machine/user';
-import type { Prog } from '../../src/machine/task';
+import type { U } from '../../src/machine/process/user';
+import type { Prog } from '../../src/machine/include/sched';
 import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceSetFilter, resetFtrace } from '../../src/kernel/ftrace';
 import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
 import { symbolName, lookupAddr } from '../../src/kernel/kallsyms';
-import { parseShell } from '../../src/machine/shell';
-import { mkPacket, packetOfSkb } from '../../src/machine/net';
+import { parseShell } from '../../src/machine/userland/shell';
+import { mkPacket, packetOfSkb } from '../../src/machine/include/net';
 
 const AF_INET = 2, SOCK_STREAM = 1, SOCK_DGRAM = 2;
 

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
-import '../../src/machine/hooks';
 import {
   NfNet, NfHookOps, NfHookFn, nfRegisterNetHook, nfUnregisterNetHook,
   NFPROTO_IPV4, NFPROTO_ARP, NFPROTO_BRIDGE, NF_INET_PRE_ROUTING, NF_INET_LOCAL_IN, NF_INET_LOCAL_OUT,
   NF_INET_POST_ROUTING, NF_ACCEPT, NF_DROP, NF_STOLEN, NF_QUEUE,
-} from '../../src/machine/netfilter';
-import { IPPROTO_ICMP } from '../../src/machine/net';
+} from '../../src/machine/net/netfilter';
+import { IPPROTO_ICMP } from '../../src/machine/include/net';
 
 const accept: NfHookFn = () => NF_ACCEPT;
 const ops = (hooknum: number, priority: number, hook: NfHookFn = accept, pf = NFPROTO_IPV4): NfHookOps => ({ pf, hooknum, priority, hook });

@@ -1,13 +1,12 @@
 import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
-import '../../src/machine/hooks';
 import type { CpuContext } from '../../src/kernel/current';
-import type { Task } from '../../src/machine/task';
+import type { Task } from '../../src/machine/include/sched';
 import {
   perfEventCreateKernelCounter, perfSw, PerfEvent, PERF_TYPE_SOFTWARE, PERF_TYPE_HARDWARE,
   PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_PAGE_FAULTS_MIN,
   PERF_COUNT_SW_PAGE_FAULTS_MAJ, PERF_COUNT_SW_CONTEXT_SWITCHES,
-} from '../../src/machine/perf_events';
+} from '../../src/machine/kernel/perf_events';
 
 function sw(m: Machine, config: number, sample: number, f: (ctx: CpuContext) => void): PerfEvent {
   const ev = perfEventCreateKernelCounter(m, { type: PERF_TYPE_SOFTWARE, config, sample, freq: false }, f);

@@ -185,17 +185,19 @@ describe('pass 1: statements and declarations', () => {
   });
 
   it('reports errors in stap layout and resynchronises at the next declaration', () => {
-    const r = parse('probe begin { x = }\nprobe end { y = = }\nprobe begin { ok = 1 }');
+    // stap 4.8 (-p1 of the same text) prints both errors with the file name on each; a second
+    // error with the same message would be counted as a "similar error message suppressed"
+    const r = parse('probe begin { x = }\nprobe end { if }\nprobe begin { ok = 1 }');
     expect(r.file).to.equal(null);
     expect(r.errors).to.equal(
       'parse error: expected literal string or number\n' +
       "        saw: operator '}' at <input>:1:19\n" +
       '     source: probe begin { x = }\n' +
       '                               ^\n\n' +
-      'parse error: expected literal string or number\n' +
-      "        saw: operator '=' at :2:17\n" +
-      '     source: probe end { y = = }\n' +
-      '                             ^\n\n');
+      "parse error: expected '('\n" +
+      "        saw: operator '}' at <input>:2:16\n" +
+      '     source: probe end { if }\n' +
+      '                            ^\n\n');
   });
 });
 

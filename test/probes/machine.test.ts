@@ -5,7 +5,7 @@ import { connectMachine, disconnectMachine } from '../../src/probes/machine_glue
 import { compile } from '../translate/pipeline';
 import { Machine } from '../../src/machine/machine';
 import { resetKernel, stapOnMachine, Session } from './helpers';
-import { startFunctionTracer, ftraceSetFilter, unregisterFtraceFunction, functionId, TraceSink } from '../../src/kernel/ftrace';
+import { functionTracerCount } from '../helpers/function_tracer';
 import { symbolAddr } from '../../src/kernel/kallsyms';
 
 /** Run `cmd` on a fresh machine with `script` attached; returns the script output. */
@@ -42,12 +42,7 @@ describe('probes on the simulated machine (golden one-liners)', () => {
 
   it('vfs_read count equals the function tracer count on the same workload', async () => {
     const r = await onMachine('global n probe kernel.function("vfs_read") { n++ } probe end { println(n) }', 'cat /etc/passwd; cat /etc/hostname');
-    let traced = 0;
-    const sink: TraceSink = { write: (_c, _t, _x, p) => { if (p.ip === symbolAddr(functionId('vfs_read'))) traced++; return true; } };
-    const op = startFunctionTracer(sink);
-    ftraceSetFilter(op, 'vfs_read', true);
-    new Machine({ seed: 1 }).run('cat /etc/passwd; cat /etc/hostname');
-    unregisterFtraceFunction(op);
+    const traced = functionTracerCount('vfs_read', () => { new Machine({ seed: 1 }).run('cat /etc/passwd; cat /etc/hostname'); });
     expect(Number(r.out.trim())).to.equal(traced).and.to.be.greaterThan(0);
   });
 
@@ -71,17 +66,11 @@ describe('probes on the simulated machine (golden one-liners)', () => {
     expect(r.err).to.equal('');
     const [f, k, ret, tf, tr] = r.out.trim().split('\n').pop()!.split(' ').map(Number);
     // the same seed and command through the kernel API's function tracer, without the engine
-    let traced = 0;
-    const sink: TraceSink = { write: (_c, _t, _x, p) => { if (p.ip === symbolAddr(functionId('vfs_read'))) traced++; return true; } };
-    const op = startFunctionTracer(sink);
-    ftraceSetFilter(op, 'vfs_read', true);
-    try {
+    const traced = functionTracerCount('vfs_read', () => {
       const m = new Machine({ seed: 1 });
       const p = m.procs.spawnCommand(cmd, () => undefined, () => undefined);
       m.runUntil(() => p.exited, 600e9);
-    } finally {
-      unregisterFtraceFunction(op);
-    }
+    });
     expect(tf).to.be.greaterThan(3);
     expect(k).to.equal(f);
     expect(tr).to.equal(tf);

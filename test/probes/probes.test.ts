@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { session, compileErr, list, task, cpu, fileNamed, resetKernel } from './helpers';
-import { kcall, functionId, ftraceOpsList, startFunctionTracer, ftraceSetFilter, unregisterFtraceFunction, TraceSink } from '../../src/kernel/ftrace';
+import { kcall, functionId, ftraceOpsList } from '../../src/kernel/ftrace';
+import { functionTracerCount } from '../helpers/function_tracer';
 import { kprobeTable } from '../../src/kernel/kprobes';
 import { symbolAddr } from '../../src/kernel/kallsyms';
 import { tracepoint, traceCall } from '../../src/kernel/tracepoint';
@@ -116,12 +117,7 @@ describe('probes: registration and hits', () => {
     const a = await session('global n probe kernel.function("vfs_read") { n++ } probe end { println(n) }', drive);
     const b = await session('global n probe kprobe.function("vfs_read") { n++ } probe end { println(n) }', drive);
     const c = await session('global n probe kernel.function("vfs_read").return { n++ } probe end { println(n) }', drive);
-    let traced = 0;
-    const sink: TraceSink = { write: (_cpu, _type, _ctx, payload) => { if (payload.ip === symbolAddr(VFS_READ)) traced++; return true; } };
-    const op = startFunctionTracer(sink);
-    ftraceSetFilter(op, 'vfs_read', true);
-    drive();
-    unregisterFtraceFunction(op);
+    const traced = functionTracerCount('vfs_read', drive);
     expect([a.out, b.out, c.out]).to.deep.equal([`${N}\n`, `${N}\n`, `${N}\n`]);
     expect(traced).to.equal(N);
   });

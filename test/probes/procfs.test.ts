@@ -48,7 +48,7 @@ describe('procfs probes', () => {
     const r = await stapC(`global a
       probe begin { a[1, "x\\"y"] = 5; a[2, "z"] = 7 }
       probe prometheus { @prometheus_dump_array2(a, "m", "k1", "k2") }`,
-    (mod) => `cat /proc/systemtap/${mod}/metrics`);
+    (mod) => `cat /proc/systemtap/${mod}/__prometheus`);
     expect(r.out).to.equal('m{k1="1",k2="x\\"y"} 5\nm{k1="2",k2="z"} 7\n');
   });
 

@@ -17,10 +17,14 @@
  *   # ...                comment
  *
  * Templates compile to an Int32Array program run by kexec.ts (see OP_* below). Function names
- * are resolved to kallsyms ids; the test in test/machine/paths.test.ts checks that every name in
+ * are resolved to kallsyms ids; the test in test/machine/machine.test.ts checks that every name in
  * every template is a 6.1 text symbol and every tracepoint exists.
  */
 import { functionId } from '../../kernel/ftrace';
+import type { CompiledPath } from '../include/kstack';
+import { TEMPLATES } from './templates';
+
+export type { CompiledPath };
 
 export const OP_RET = -1;
 export const OP_TP = -2;
@@ -30,12 +34,17 @@ export const OP_IFNOT = -5;
 export const OP_END = -6;
 export const OP_INLINE = -7;
 
-export interface CompiledPath {
-  name: string;
-  code: Int32Array;
-}
-
 const sources = new Map<string, string>();
+let templatesLoaded = false;
+
+/** The template sources, the hand-written templates (./templates) added on first use. */
+function allSources(): Map<string, string> {
+  if (!templatesLoaded) {
+    templatesLoaded = true;
+    for (const t of TEMPLATES) definePaths(t);
+  }
+  return sources;
+}
 const compiled = new Map<string, CompiledPath>();
 
 /** Tracepoint references: index -> "system:name" (system may be ''). */
@@ -58,18 +67,19 @@ function intern(list: string[], idx: Map<string, number>, name: string): number 
 
 /** Register templates: a record of name -> template text. */
 export function definePaths(defs: Record<string, string>): void {
+  const all = allSources();
   for (const [k, v] of Object.entries(defs)) {
-    if (sources.has(k)) throw new Error(`path ${k} defined twice`);
-    sources.set(k, v);
+    if (all.has(k)) throw new Error(`path ${k} defined twice`);
+    all.set(k, v);
   }
 }
 
 export function pathNames(): string[] {
-  return [...sources.keys()];
+  return [...allSources().keys()];
 }
 
 export function pathSource(name: string): string {
-  const s = sources.get(name);
+  const s = allSources().get(name);
   if (s === undefined) throw new Error(`no kernel path '${name}'`);
   return s;
 }
@@ -81,7 +91,7 @@ const trees = new Map<string, Node[]>();
 
 function parseTree(name: string, src: string, seen: string[]): Node[] {
   let t = trees.get(name);
-  if (t && sources.get(name) === src) return t;
+  if (t && allSources().get(name) === src) return t;
   t = parseText(name, src, seen);
   trees.set(name, t);
   return t;

@@ -1,0 +1,106 @@
+/**
+ * The simulated side of the fidelity measure: run a workload command on tapsim's machine (the default
+ * 4-CPU system, as `stap -c` does: `procs.spawnCommand`) and count, for the workload's tasks, every
+ * kernel function entered (an ftrace_ops on every function, as set_ftrace_pid + function tracing on the
+ * real box), every tracepoint event (a probe on each tracepoint; syscalls:sys_enter_X/sys_exit_X from the
+ * raw syscall tracepoints as trace_syscalls.c does) and the syscall-name sequence.
+ * Counting starts at the root task's execve, as in the recordings (scripts/record/FORMAT.md).
+ * Uses src/kernel's ftrace and tracepoint machinery and the Machine's public API only.
+ */
+import { FtraceOps, FTRACE_OPS_FL_INITIALIZED, ftraceHitFn, registerFtraceFunction, unregisterFtraceFunction } from '../src/kernel/ftrace';
+import { symbolName } from '../src/kernel/kallsyms';
+import { syscallByNr } from '../src/kernel/syscalls';
+import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } from '../src/kernel/tracepoint';
+import { Machine } from '../src/machine/machine';
+import type { FidelitySide } from './fidelity_measure';
+
+export interface SimOptions {
+  setup?: string;
+  seed?: number;
+  /** virtual-time limit of the workload, ns */
+  maxNs?: number;
+  /** count every task (the `background` recordings: the idle system) */
+  allTasks?: boolean;
+}
+
+export interface SimResult extends FidelitySide { status: number; exited: boolean; virtualNs: number; output: string }
+
+interface TaskLike { tid: number }
+const tidOf = (t: unknown): number => (t && typeof t === 'object' && 'tid' in t ? (t as TaskLike).tid : -1);
+
+export function runSimulated(command: string, o: SimOptions = {}): SimResult {
+  const m = new Machine({ cpus: 4, seed: o.seed ?? 1, memMB: 2048 });
+  if (o.setup) m.run(o.setup);
+  const tids = new Set<number>();
+  let root = -1;
+  let started = !!o.allTasks;
+  const fnCalls = new Map<number, number>();
+  const events = new Map<string, number>();
+  const syscalls: string[] = [];
+  const EXECVE_NR = 59;
+  const reset = (): void => { fnCalls.clear(); events.clear(); syscalls.length = 0; };
+  const counted = (tid: number): boolean => o.allTasks || tids.has(tid);
+  const currentTid = (): number => {
+    const c = m.executingCpu();
+    return c ? tidOf(c.ctx.task) : -1;
+  };
+  const execveFn = new Set(['__x64_sys_execve', '__x64_sys_execveat']);
+  const op = new FtraceOps('fidelity_ops', (_ip, _pip, _op, _regs, ctx) => {
+    const tid = tidOf(ctx.task);
+    if (!counted(tid)) return;
+    const fn = ftraceHitFn();
+    if (!started && tid === root && execveFn.has(symbolName(fn))) { started = true; reset(); }
+    fnCalls.set(fn, (fnCalls.get(fn) ?? 0) + 1);
+  }, FTRACE_OPS_FL_INITIALIZED, 'fidelity_call');
+  const bump = (name: string): void => { events.set(name, (events.get(name) ?? 0) + 1); };
+  const probes: [string, (...a: unknown[]) => void][] = [];
+  for (const name of tracepointNames()) {
+    let probe: (...a: unknown[]) => void;
+    if (name === 'sched_process_fork') {
+      probe = (_d, parent, child) => {
+        if (counted(tidOf(parent)) || counted(currentTid())) tids.add(tidOf(child));
+        if (counted(currentTid())) bump(name);
+      };
+    } else if (name === 'sys_enter' || name === 'sys_exit') {
+      const enter = name === 'sys_enter';
+      probe = (_d, _regs, nrOrRet) => {
+        const tid = currentTid();
+        if (!counted(tid)) return;
+        const regs = _regs as { orig_ax?: number } | null;
+        const nr = enter ? Number(nrOrRet) : Number(regs?.orig_ax ?? -1);
+        if (enter && !started && tid === root && nr === EXECVE_NR) { started = true; reset(); }
+        const sc = syscallByNr(nr);
+        bump(name);
+        if (sc) {
+          bump(`${enter ? 'sys_enter_' : 'sys_exit_'}${sc.name}`);
+          if (enter) syscalls.push(sc.name);
+        }
+      };
+    } else {
+      probe = () => { if (counted(currentTid())) bump(name); };
+    }
+    if (tracepointProbeRegister(name, probe as never, null) === 0) probes.push([name, probe]);
+  }
+  registerFtraceFunction(op);
+  let output = '';
+  let exited = false;
+  let status = -1;
+  const t0 = m.now;
+  try {
+    const p = m.procs.spawnCommand(command, (s) => { output += s; }, (s) => { output += s; });
+    root = p.tgid;
+    tids.add(root);
+    m.runUntil(() => p.exited, o.maxNs ?? 120e9);
+    exited = p.exited;
+    status = p.exited ? p.exitCode : -1;
+  } finally {
+    unregisterFtraceFunction(op);
+    for (const [name, probe] of probes) tracepointProbeUnregister(name, probe as never, null);
+  }
+  const functions = new Map<string, number>();
+  for (const [fn, n] of fnCalls) {
+    const name = symbolName(fn);
+    functions.set(name, (functions.get(name) ?? 0) + n);
+  }
+  return { functions, events, syscalls, status, exited, virtualNs: m.now - t0, output };
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Write the list of SystemTap 4.8's public tapset names for x86_64 / Linux 6.1 (names only).
+
+Usage: scripts/tapset-names/gen.py [--stap PATH] [--tree DIR] [OUT]
+  --stap  the real stap wrapper (default /work/shared/tools/real-stap: Debian's systemtap 4.8-2,
+          installed on first use; tapsets under /usr/share/systemtap/tapset/)
+  --tree  a kernel build tree for Debian's 6.1.0-56-amd64 (see README.md: .config, System.map,
+          the -dbg vmlinux and module .ko files). Without it, aliases are listed without the
+          "resolves on Debian 6.1" flag.
+  OUT     default data/tapset-names/stap-4.8-x86_64.txt
+
+Only names, signatures and flags are written: nothing of the tapsets' bodies.
+  function NAME:TYPE (PARAM:TYPE, ...)   from `stap --dump-functions` (public = no leading "_")
+  alias NAME FLAG                        from `stap --dump-probe-aliases`; FLAG: R = `stap -l NAME`
+                                         resolves on Debian 6.1, N = it does not, T = its expansion
+                                         is a tracepoint (the oracle tree has no kernel headers, so
+                                         stap cannot decide), - = not checked (no --tree)
+  macro NAME ARITY                       `@define NAME` in the .stpm files of the generic, linux/
+                                         and x86_64 directories (no leading "_")
+"""
+import os
+import re
+import subprocess
+import sys
+
+TAPSETS = '/usr/share/systemtap/tapset'
+# the directories stap 4.8 reads for the kernel runtime on x86_64
+DIRS = ['', 'linux', 'x86_64', 'linux/x86_64']
+
+
+def run(stap, tree, args):
+    env = dict(os.environ)
+    if tree:
+        env['REAL_STAP_TREE'] = tree
+    p = subprocess.run([stap] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd='/tmp')
+    return p.stdout.decode('utf-8', 'replace')
+
+
+def functions(stap, tree):
+    out = set()
+    for line in run(stap, tree, ['--dump-functions']).splitlines():
+        line = re.sub(r'\s*/\*.*?\*/', '', line).strip()
+        if line and not line.startswith('_'):
+            out.add(line)
+    return sorted(out)
+
+
+def aliases(stap, tree):
+    names = {}
+    for line in run(stap, tree, ['--dump-probe-aliases']).splitlines():
+        m = re.match(r'(\S+) = (.*)', line)
+        if not m:
+            continue
+        exp = names.setdefault(m.group(1), [])
+        exp.append(m.group(2))
+    return names
+
+
+def resolved(stap, tree, names):
+    """Names `stap -l` resolves, asked a top-level component at a time (`P` and `P.**`)."""
+    ok = set()
+    for top in sorted({n.split('.')[0] for n in names}):
+        for pat in (top, top + '.**'):
+            for line in run(stap, tree, ['-l', pat]).splitlines():
+                if line in names:
+                    ok.add(line)
+    return ok
+
+
+def tracepoint_based(al):
+    """Aliases whose expansion reaches a kernel.trace point, directly or through other aliases."""
+    refs = {}
+    for n, exps in al.items():
+        items = set()
+        for e in exps:
+            for it in re.split(r',\s*', e):
+                items.add(re.sub(r'[?!]+$', '', it.strip()))
+        refs[n] = items
+    tp = {n for n, exps in al.items() if any('kernel.trace(' in e for e in exps)}
+    grew = True
+    while grew:
+        grew = False
+        for n, items in refs.items():
+            if n not in tp and items & tp:
+                tp.add(n)
+                grew = True
+    return tp
+
+
+def macros():
+    out = {}
+    for d in DIRS:
+        base = os.path.join(TAPSETS, d)
+        if not os.path.isdir(base):
+            continue
+        for f in sorted(os.listdir(base)):
+            if not f.endswith('.stpm'):
+                continue
+            text = open(os.path.join(base, f), encoding='utf-8', errors='replace').read()
+            for m in re.finditer(r'^\s*@define\s+([A-Za-z_][A-Za-z0-9_]*)\s*(\(([^)]*)\))?', text, re.M):
+                name = m.group(1)
+                if name.startswith('_'):
+                    continue
+                arity = len([p for p in (m.group(3) or '').split(',') if p.strip()])
+                out.setdefault(name, arity)
+    return out
+
+
+def main():
+    args = sys.argv[1:]
+    stap = '/work/shared/tools/real-stap'
+    tree = None
+    out = None
+    while args:
+        a = args.pop(0)
+        if a == '--stap':
+            stap = args.pop(0)
+        elif a == '--tree':
+            tree = os.path.abspath(args.pop(0))
+        else:
+            out = a
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = out or os.path.join(here, '..', '..', 'data', 'tapset-names', 'stap-4.8-x86_64.txt')
+    version = run(stap, tree, ['-V']).splitlines()
+    fns = functions(stap, tree)
+    al = aliases(stap, tree)
+    ok = resolved(stap, tree, {n for n in al if not n.startswith('_')}) if tree else None
+    mac = macros()
+    lines = ['# SystemTap 4.8 public tapset names for x86_64, Linux 6.1 (Debian 12): names only.',
+             '# Generated by scripts/tapset-names/gen.py; do not edit. Checked by test/elaborate/tapset_names.test.ts.',
+             '# alias flags: R resolves on Debian 6.1.0-56-amd64 (stap -l), N does not, T tracepoint (undecided), - unchecked']
+    for f in fns:
+        lines.append('function ' + f)
+    tp = tracepoint_based(al)
+    public = sorted(n for n in al if not n.startswith('_'))
+    for n in public:
+        flag = '-' if ok is None else 'R' if n in ok else 'T' if n in tp else 'N'
+        lines.append('alias %s %s' % (n, flag))
+    for n in sorted(mac):
+        lines.append('macro %s %d' % (n, mac[n]))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, 'w') as fh:
+        fh.write('\n'.join(lines) + '\n')
+    sys.stderr.write('%s: %d functions, %d aliases, %d macros\n' % (out, len(fns), len(public), len(mac)))
+
+
+main()

@@ -1,0 +1,13 @@
+# errors of control files
+cap err_tracer 'echo foo > current_tracer; echo rc=$?; cat current_tracer'
+cap err_filter_nomatch 'echo nosuchfunc_xyz > set_ftrace_filter; echo rc=$?; cat set_ftrace_filter'
+cap err_buffer0 'echo 0 > buffer_size_kb; echo rc=$?; cat buffer_size_kb'
+cap err_tracing_on 'echo 2 > tracing_on; echo rc=$?; cat tracing_on; echo abc > tracing_on; echo rc=$?'
+cap err_event_enable 'echo 2 > events/sched/sched_switch/enable; echo rc=$?'
+cap err_set_event 'echo nosuch:event > set_event; echo rc=$?'
+cap err_trace_options 'echo nosuchopt > trace_options; echo rc=$?'
+cap err_event_filter 'echo "prev_pid >< 1" > events/sched/sched_switch/filter; echo rc=$?; cat events/sched/sched_switch/filter; echo "nosuchfield == 1" > events/sched/sched_switch/filter; echo rc=$?; cat events/sched/sched_switch/filter; echo "(prev_pid == 1" > events/sched/sched_switch/filter; echo rc=$?; cat events/sched/sched_switch/filter; echo "prev_comm < 3" > events/sched/sched_switch/filter; echo rc=$?; cat events/sched/sched_switch/filter; cat error_log; echo 0 > events/sched/sched_switch/filter; cat events/sched/sched_switch/filter'
+cap filter_ok_read 'echo "prev_pid != 0 && next_comm ~ \"ksoft*\"" > events/sched/sched_switch/filter; echo rc=$?; cat events/sched/sched_switch/filter; echo "prev_pid > 0" > events/sched/filter; cat events/sched/filter; cat events/sched/sched_wakeup/filter; echo 0 > events/sched/filter; cat events/sched/sched_switch/filter'
+cap err_kprobe 'echo > error_log; echo "p:myp nosuch_function_xyz" > kprobe_events; echo rc=$?; echo "x:bad vfs_read" >> kprobe_events; echo rc=$?; echo "p:myp vfs_read foo=%zz" >> kprobe_events; echo rc=$?; echo "r:myr vfs_read+4" >> kprobe_events; echo rc=$?; echo "p:myp vfs_read \$retval" >> kprobe_events; echo rc=$?; cat error_log'
+cap err_pid 'echo abc > set_ftrace_pid; echo rc=$?; cat set_ftrace_pid'
+cap marker 'echo hello marker > trace_marker; echo rc=$?; cat trace | tail -2; echo > trace'

@@ -1,0 +1,2 @@
+# instances
+cap instances 'mkdir instances/foo; echo rc=$?; ls -1 instances/foo; ls -1 instances/foo/options | wc -l; cat instances/foo/available_tracers 2>&1; cat instances/foo/current_tracer; echo 1 > instances/foo/events/sched/sched_process_exec/enable; /bin/true; cat instances/foo/trace | tail -3; cat trace | wc -l; cat instances/foo/set_event; mkdir instances/foo; echo rc=$?; rmdir instances/foo; echo rc=$?; ls instances'

@@ -1,0 +1,13 @@
+# perf (linux-perf 6.1)
+cap perf_version 'perf --version; perf 2>&1 | head -40'
+cap perf_list 'perf list sw 2>&1; perf list tracepoint 2>&1 | head -20; perf list 2>&1 | head -40; perf list "sched:*" 2>&1 | head -10'
+cap perf_stat_sw 'perf stat -e task-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults ls / 2>&1 >/dev/null'
+cap perf_stat_default 'perf stat ls / 2>&1 >/dev/null'
+cap perf_stat_tp 'perf stat -e sched:sched_switch,syscalls:sys_enter_openat,raw_syscalls:sys_enter -a sleep 0.2 2>&1'
+cap perf_stat_misc 'perf stat -e cycles ls 2>&1 >/dev/null; perf stat -x, -e task-clock,page-faults ls / 2>&1 >/dev/null; perf stat -r 3 -e page-faults true 2>&1; perf stat -e nosuch true 2>&1; echo rc=$?'
+cap perf_record 'cd /tmp && perf record -e sched:sched_switch -a -o /tmp/perf.data sleep 0.2 2>&1; echo rc=$?; perf report -i /tmp/perf.data --stdio 2>&1 | head -40; perf report -i /tmp/perf.data --stdio --sort comm,dso,symbol 2>&1 | head -30'
+cap perf_record_c1 'cd /tmp && perf record -e kmem:kmalloc -c 1 -a -o /tmp/perf2.data sleep 0.1 2>&1; perf report -i /tmp/perf2.data --sort comm,dso,symbol --stdio 2>&1 | head -30; perf script -i /tmp/perf2.data 2>&1 | head -10'
+cap perf_record_g 'cd /tmp && perf record -e sched:sched_switch -g -a -o /tmp/perf3.data sleep 0.1 2>&1; perf report -i /tmp/perf3.data --stdio 2>&1 | head -60'
+cap perf_record_sw 'cd /tmp && perf record -e cpu-clock -F 1000 -o /tmp/perf4.data ls -R /usr > /dev/null 2>/tmp/err; cat /tmp/err; perf report -i /tmp/perf4.data --stdio 2>&1 | head -30'
+cap perf_trace_s 'perf trace -s ls / 2>&1 | tail -40'
+cap perf_trace 'perf trace cat /etc/hostname 2>&1 | tail -20'

@@ -1,0 +1,37 @@
+/** What the passes write to (`Output`: stdout and stderr) and the resource figures of `-v` pass lines (`PassTimer`). */
+import * as fs from 'fs';
+
+export interface Output {
+  out(s: string): void;
+  err(s: string): void;
+}
+
+/** Resource figures for `-v` pass lines, in stap's layout. */
+export class PassTimer {
+  private cpu = process.cpuUsage();
+  private t0 = process.hrtime.bigint();
+
+  usage(): string {
+    let virt = 0, res = 0, shr = 0, data = 0;
+    try {
+      const st = fs.readFileSync('/proc/self/status', 'latin1');
+      const get = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(st)?.[1] ?? 0);
+      virt = get('VmSize'); res = get('VmRSS'); shr = get('RssFile') + get('RssShmem'); data = get('VmData');
+    } catch {
+      const m = process.memoryUsage();
+      res = Math.round(m.rss / 1024); virt = res; data = Math.round(m.heapTotal / 1024);
+    }
+    return `using ${virt}virt/${res}res/${shr}shr/${data}data kb`;
+  }
+
+  times(): string {
+    const c = process.cpuUsage(this.cpu);
+    const real = Number(process.hrtime.bigint() - this.t0) / 1e6;
+    return `in ${Math.round(c.user / 1000)}usr/${Math.round(c.system / 1000)}sys/${Math.round(real)}real ms.`;
+  }
+
+  reset(): void {
+    this.cpu = process.cpuUsage();
+    this.t0 = process.hrtime.bigint();
+  }
+}

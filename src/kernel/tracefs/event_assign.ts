@@ -1,0 +1,201 @@
+/**
+ * TP_fast_assign for the simulated kernel: how a trace event's record fields are filled from its
+ * tracepoint's TP_PROTO arguments. The event table has every event's fields and the BTF has
+ * every TP_PROTO, so the assignment is derived by name the way the TRACE_EVENT definitions
+ * read: a field named like an argument takes its value (`irq`, `call_site`, `ptr`, `bytes_req`);
+ * `prev_pid` is `prev->pid`, `child_comm` is `child->comm`; `comm`, `pid`, `prio` come from the
+ * task argument (the objects are read through their kernel layout, src/kernel/memory.ts);
+ * a few events whose TP_fast_assign computes a value have it here (sched_switch's prev_state,
+ * the wakeup target CPU, softirq vectors, exec file names, syscall registers, block request
+ * fields). A field with no source is 0 (or an empty string), as a zeroed record.
+ */
+import { CpuContext } from '../current';
+import { btfResolve, btfType, btfSizeof, btfFindMember, btfArrayInfo, BtfKind } from '../btf';
+import { kmem } from '../memory';
+import { TraceEvent, TraceEventField, tracepointProto, TpArg } from '../tracepoint';
+
+export type FieldValue = bigint | number | string | Uint8Array;
+
+/** Computes one field from the TP_PROTO arguments and the executing context. */
+export type FieldGetter = (args: readonly unknown[], ctx: CpuContext) => FieldValue;
+
+const ZERO: FieldGetter = () => 0;
+const EMPTY: FieldGetter = () => '';
+
+function isStringField(f: TraceEventField): boolean {
+  return /^(__data_loc |__rel_loc )?(const )?char\b/.test(f.type) && (f.type.includes('[') || f.type.startsWith('__data_loc'));
+}
+
+/** Pointee BTF type of a pointer type (0 when not a pointer). */
+function pointee(type: number): number {
+  try {
+    const r = btfResolve(type);
+    const t = btfType(r);
+    return t.kind === BtfKind.PTR ? t.type : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** A struct member read through the object's kernel layout (or the JS property as a fallback). */
+function memberReader(structType: number, member: string, asString: boolean): ((obj: unknown) => FieldValue) | null {
+  let m;
+  try {
+    m = btfFindMember(btfResolve(structType), member);
+  } catch {
+    return null;
+  }
+  if (!m) return null;
+  const off = m.bitOffset >> 3;
+  const mt = btfResolve(m.type);
+  const t = btfType(mt);
+  if (t.kind === BtfKind.ARRAY) {
+    const n = btfArrayInfo(mt).nelems;
+    return (obj) => {
+      if (obj === null || obj === undefined) return '';
+      if (typeof obj === 'object' && typeof (obj as Record<string, unknown>)[member] === 'string') return (obj as Record<string, string>)[member];
+      try { return kmem.readString(kmem.addrOf(obj, structType) + off, n); } catch { return ''; }
+    };
+  }
+  const size = t.kind === BtfKind.PTR ? 8 : Math.max(1, Math.min(8, btfSizeof(mt)));
+  const isCharPtr = t.kind === BtfKind.PTR && asString;
+  return (obj) => {
+    if (obj === null || obj === undefined) return isCharPtr ? '' : 0;
+    if (typeof obj === 'object' && isCharPtr && typeof (obj as Record<string, unknown>)[member] === 'string') return (obj as Record<string, string>)[member];
+    try {
+      const a = kmem.addrOf(obj, structType) + off;
+      if (isCharPtr) { const p = kmem.readPtr(a); return p ? kmem.readString(p, 4096) : ''; }
+      if (m!.bitSize) return Number((kmem.readUnsigned(a, size) >> BigInt(m!.bitOffset & 7)) & ((1n << BigInt(m!.bitSize)) - 1n));
+      return kmem.readUnsigned(a, size);
+    } catch {
+      return isCharPtr ? '' : 0;
+    }
+  };
+}
+
+/** An argument's value as a record field wants it (objects become their kernel addresses). */
+function argValue(a: TpArg, asString: boolean): (v: unknown) => FieldValue {
+  const pt = pointee(a.btfType);
+  return (v) => {
+    if (typeof v === 'string') return asString ? v : kmem.addrOf(v);
+    if (typeof v === 'number' || typeof v === 'bigint') return v;
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (v === null || v === undefined) return asString ? '' : 0;
+    return kmem.addrOf(v, pt || null);
+  };
+}
+
+/** __trace_sched_switch_state(): TASK_REPORT bit of the state (0x100 = preempted, R+). */
+function switchState(preempt: unknown, prevState: unknown): number {
+  if (preempt) return 0x100;
+  const st = Number(prevState ?? 0);
+  if ((st & 0x402) === 0x402) return 0x80; // TASK_IDLE
+  const rep = st & 0x7f;
+  if (!rep) return 0;
+  return 1 << (31 - Math.clz32(rep));
+}
+
+function prop(o: unknown, ...names: string[]): unknown {
+  if (!o || typeof o !== 'object') return undefined;
+  for (const n of names) { const v = (o as Record<string, unknown>)[n]; if (v !== undefined) return v; }
+  return undefined;
+}
+
+/** Events whose TP_fast_assign computes fields (by "event.field"). */
+const SPECIAL: Record<string, (argNames: string[]) => FieldGetter | null> = {
+  'sched_switch.prev_state': (n) => (a) => switchState(a[n.indexOf('preempt')], a[n.indexOf('prev_state')]),
+  'sched_wakeup.target_cpu': () => (a, ctx) => Number(prop(a[0], 'cpu', 'wakeCpu') ?? ctx.cpu),
+  'sched_wakeup_new.target_cpu': () => (a, ctx) => Number(prop(a[0], 'cpu', 'wakeCpu') ?? ctx.cpu),
+  'sched_waking.target_cpu': () => (a, ctx) => Number(prop(a[0], 'cpu', 'wakeCpu') ?? ctx.cpu),
+  'sched_process_exec.filename': () => (a) => String(prop(a[2], 'filename', 'path') ?? prop(a[0], 'exe') ?? ''),
+  'sched_process_exec.pid': () => (a) => Number(prop(a[0], 'tid') ?? 0),
+  'irq_handler_entry.name': () => (a) => String(prop(a[1], 'name') ?? ''),
+  'sys_enter.args': () => (a) => {
+    const regs = a[0] as { args?: readonly unknown[] } | undefined;
+    const out = new Uint8Array(48);
+    const dv = new DataView(out.buffer);
+    for (let i = 0; i < 6; i++) dv.setBigUint64(i * 8, BigInt.asUintN(64, BigInt(toNum(regs?.args?.[i]))), true);
+    return out;
+  },
+  'sys_exit.id': () => (a) => Number((a[0] as { orig_ax?: number } | undefined)?.orig_ax ?? -1),
+  'block_rq_issue.rwbs': () => (a) => rwbs(a[0]),
+  'block_rq_insert.rwbs': () => (a) => rwbs(a[0]),
+  'block_rq_complete.rwbs': () => (a) => rwbs(a[0]),
+  'block_rq_issue.comm': () => (_a, ctx) => ctx.task.comm,
+  'block_rq_insert.comm': () => (_a, ctx) => ctx.task.comm,
+};
+for (const e of ['block_rq_issue', 'block_rq_insert', 'block_rq_complete', 'block_rq_requeue']) {
+  SPECIAL[`${e}.dev`] = () => () => (8 << 20) | 0;
+  SPECIAL[`${e}.sector`] = () => (a) => Number(prop(a[0], 'sector') ?? 0);
+  SPECIAL[`${e}.nr_sector`] = () => (a) => Math.floor(Number(prop(a[0], 'bytes') ?? 0) / 512);
+  SPECIAL[`${e}.bytes`] = () => (a) => Number(prop(a[0], 'bytes') ?? 0);
+  SPECIAL[`${e}.cmd`] = () => EMPTY;
+}
+for (const e of ['softirq_entry', 'softirq_exit', 'softirq_raise']) SPECIAL[`${e}.vec`] = () => (a) => Number(a[0] ?? 0);
+
+function rwbs(rq: unknown): string {
+  const w = prop(rq, 'write');
+  return w ? (prop(rq, 'sync') ? 'WS' : 'W') : 'R';
+}
+
+function toNum(v: unknown): number | bigint {
+  if (typeof v === 'number' || typeof v === 'bigint') return v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v === null || v === undefined) return 0;
+  if (typeof v === 'string') return kmem.addrOf(v);
+  return kmem.addrOf(v);
+}
+
+/**
+ * The context of a tracepoint's call site where the machine's CPU context does not show it:
+ * __schedule() and try_to_wake_up() run with interrupts off holding the run-queue (and pi)
+ * locks, so their events show "d..2." (tracing_gen_ctx_dec() has taken the tracepoint's own
+ * preempt_disable off already).
+ */
+export const CALL_SITE_CONTEXT: Record<string, { irqsOff: boolean; preempt: number }> = {
+  sched_switch: { irqsOff: true, preempt: 2 }, sched_wakeup: { irqsOff: true, preempt: 2 },
+  sched_wakeup_new: { irqsOff: true, preempt: 2 }, sched_waking: { irqsOff: true, preempt: 1 },
+  sched_migrate_task: { irqsOff: true, preempt: 2 }, sched_stat_runtime: { irqsOff: true, preempt: 2 },
+};
+
+/** The getters of an event's fields, in field order (cached per event). */
+const cache = new Map<TraceEvent, FieldGetter[]>();
+
+export function fieldGetters(ev: TraceEvent): FieldGetter[] {
+  let g = cache.get(ev);
+  if (g) return g;
+  const proto = ev.tracepoint ? tracepointProto(ev.name) ?? [] : [];
+  g = ev.fields.map((f) => getterFor(ev, f, proto));
+  cache.set(ev, g);
+  return g;
+}
+
+function getterFor(ev: TraceEvent, f: TraceEventField, proto: TpArg[]): FieldGetter {
+  const names = proto.map((p) => p.name);
+  const sp = SPECIAL[`${ev.name}.${f.name}`];
+  if (sp) { const s = sp(names); if (s) return s; }
+  const asString = isStringField(f);
+  // 1. an argument of that name
+  const i = names.indexOf(f.name);
+  if (i >= 0) { const conv = argValue(proto[i], asString); return (a) => conv(a[i]); }
+  // 2. prefix_member: prev_pid = prev->pid, child_comm = child->comm
+  for (let k = 0; k < proto.length; k++) {
+    const p = proto[k];
+    if (!f.name.startsWith(p.name + '_')) continue;
+    const st = pointee(p.btfType);
+    if (!st) continue;
+    const rd = memberReader(st, f.name.slice(p.name.length + 1), asString);
+    if (rd) return (a) => rd(a[k]);
+  }
+  // 3. a member of a struct argument (comm, pid, prio of the task; len of an skb ...)
+  for (let k = 0; k < proto.length; k++) {
+    const st = pointee(proto[k].btfType);
+    if (!st) continue;
+    const rd = memberReader(st, f.name, asString);
+    if (rd) return (a) => rd(a[k]);
+  }
+  // 4. the current task's (TP_fast_assign often copies current->comm / current->pid)
+  if (f.name === 'comm') return (_a, ctx) => ctx.task.comm;
+  if (f.name === 'pid') return (_a, ctx) => ctx.task.tid;
+  return asString ? EMPTY : ZERO;
+}

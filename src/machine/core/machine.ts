@@ -1,0 +1,30 @@
+/**
+ * What every layer may use of the machine: the virtual clock, the one event queue, the PRNG and
+ * the configuration.  The Machine class (src/machine/machine.ts, the top of the tree) implements
+ * it; the layers below never import that class.  Each layer adds what it needs on top of this
+ * interface: include/cpu.ts `CpuMachine` (the CPUs, interrupt entry), then one interface per
+ * subsystem (`SchedMachine`, `MmMachine`, `FsMachine` ...) naming the subsystems it uses.
+ */
+import type { Prng } from './prng';
+import type { QEvent } from './events';
+
+export interface MachineCore {
+  /** current virtual time, ns since boot */
+  now: number;
+  /** uptime at start, ns */
+  readonly bootNs: number;
+  /** timer interrupt rate (CONFIG_HZ) and its period in ns */
+  readonly hz: number;
+  readonly tickNs: number;
+  readonly hostname: string;
+  readonly ncpus: number;
+  /** the only source of randomness in the simulation */
+  readonly rand: Prng;
+  /** kernel function calls executed (mcount sites reached) */
+  kcalls: number;
+  /** Schedule `cb` at absolute virtual time `atNs`. Ties: `prio`, then FIFO. */
+  schedule(atNs: number, cb: () => void, prio?: number): QEvent;
+  /** Schedule relative to now. */
+  after(ns: number, cb: () => void, prio?: number): QEvent;
+  cancel(ev: QEvent | null): void;
+}

@@ -1,0 +1,36 @@
+/**
+ * The disk behind /dev/sda (an AHCI SATA disk: drivers/ata/ahci.c, drivers/scsi/sd.c): requests
+ * the block layer issues are served in order with a latency + bandwidth model (sequential
+ * requests are cheaper), and each completion raises the disk interrupt on the CPU that submitted
+ * the request (the `blk_irq` path).
+ */
+import type { CpuMachine } from '../include/cpu';
+import type { BlkRequest } from '../include/blkdev';
+import type { BlockDevice } from '../block/core';
+import { newEnv } from '../paths/kexec';
+
+export class Disk implements BlockDevice {
+  busyUntil = 0;
+  /** device latency and bandwidth */
+  latencyNs = 90000;
+  bytesPerNs = 0.5; // 500 MB/s
+  readonly stats = { reads: 0, writes: 0, sectorsRead: 0, sectorsWritten: 0, inflight: 0 };
+  constructor(private m: CpuMachine) {}
+
+  /** The driver issues request r to the device (ahci_qc_issue). */
+  issue(r: BlkRequest): void {
+    const start = Math.max(this.m.now, this.busyUntil);
+    const seq = this.lastSector === r.sector ? 0.25 : 1;
+    const done = start + this.latencyNs * seq + r.bytes / this.bytesPerNs;
+    this.busyUntil = done;
+    this.lastSector = r.sector + r.bytes / 512;
+    this.stats.inflight++;
+    if (r.write) { this.stats.writes++; this.stats.sectorsWritten += r.bytes / 512; } else { this.stats.reads++; this.stats.sectorsRead += r.bytes / 512; }
+    this.m.schedule(done, () => {
+      this.stats.inflight--;
+      const cpu = this.m.cpus[r.cpu];
+      this.m.irq(cpu, 'blk_irq', newEnv('blk_irq', { req: r, irq: 16 }));
+    });
+  }
+  private lastSector = -1;
+}

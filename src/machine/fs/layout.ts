@@ -1,0 +1,267 @@
+/**
+ * The machine's files as kernel memory lays them out (what `$file->f_path->dentry->d_name->name`
+ * reads): `struct file` (f_path.dentry, f_inode, f_op, f_pos, f_flags, f_mode, f_count,
+ * private_data), `struct inode` (i_ino, i_mode, i_size, i_nlink, i_uid, i_gid), `struct dentry`
+ * (d_name, d_inode, d_parent) and the `struct file_operations` of each kind of file, laid out on
+ * first use (materializers registered with paths/args.ts); and the arguments of type `struct
+ * file *`, `inode *`, `dentry *`, `path *`, `filename *`, `open_flags *`, `kiocb *`, `open_how *`
+ * and `iov_iter *` that probes on the VFS functions read.
+ */
+import { lookupName, isFunction, symbolAddr } from '../../kernel/kallsyms';
+import { kmem, KernelMemory } from '../../kernel/memory';
+import { Inode, OpenFile } from '../include/fs';
+import { socketView } from '../include/net';
+import type { Task } from '../include/sched';
+import type { Env } from '../include/kstack';
+import { Semantics } from '../paths/semantics';
+import { fileOf, syscallArg, pathOfEnv, filenameStruct, registerLazyMaterializer } from '../paths/args';
+import { openingFile } from '../paths/kobjects';
+import type { FsMachine } from './namei';
+
+// ---------------------------------------------------------------- materializers
+
+function basename(m: FsMachine | null, ino: Inode): string {
+  const par = ino.parent;
+  if (!par || !par.children) return '/';
+  for (const [k, v] of par.children) if (v === ino) return k;
+  void m;
+  return '?';
+}
+
+function inodeAddr(mem: KernelMemory, ino: Inode): number {
+  const T = 'struct inode';
+  const a = mem.allocStruct(T);
+  mem.bind(ino, a);
+  mem.setField(a, T, 'i_ino', ino.ino);
+  mem.setField(a, T, 'i_mode', ino.mode);
+  mem.setField(a, T, 'i_size', ino.size);
+  mem.setField(a, T, '__i_nlink', ino.nlink);
+  mem.setField(a, T, 'i_uid.val', ino.uid);
+  mem.setField(a, T, 'i_gid.val', ino.gid);
+  mem.setField(a, T, 'i_blkbits', 12);
+  return a;
+}
+
+const dentries = new WeakMap<Inode, number>();
+/** The struct dentry of an inode (one per inode: the machine has no hard-link aliases). */
+export function dentryAddr(mem: KernelMemory, ino: Inode): number {
+  let a = dentries.get(ino);
+  if (a !== undefined) return a;
+  const T = 'struct dentry';
+  a = mem.allocStruct(T);
+  dentries.set(ino, a);
+  const name = basename(null, ino);
+  mem.setField(a, T, 'd_name.name', name.length < 32 ? 0 : mem.strdup(name));
+  if (name.length < 32) {
+    // short names live in d_iname, as __d_alloc does
+    mem.setField(a, T, 'd_iname', name);
+    mem.setField(a, T, 'd_name.name', a + mem.fieldOf(T, 'd_iname').offset);
+  }
+  mem.setField(a, T, 'd_name.len', name.length);
+  mem.setField(a, T, 'd_inode', mem.addrOf(ino));
+  mem.setField(a, T, 'd_parent', ino.parent && ino.parent !== ino ? dentryAddr(mem, ino.parent) : a);
+  return a;
+}
+
+/**
+ * The struct vfsmount of the machine's mount of an inode's tree: one struct mount for the root
+ * filesystem (ext4 on /dev/sda1, whose tree also holds /proc, /dev and /sys), its own parent,
+ * mnt_root and mnt_mountpoint the root dentry (as a namespace's root mount is).
+ */
+const mounts = new WeakMap<Inode, number>();
+export function vfsmountOf(mem: KernelMemory, ino: Inode): number {
+  let root = ino;
+  for (let i = 0; i < 4096 && root.parent && root.parent !== root; i++) root = root.parent;
+  let a = mounts.get(root);
+  if (a !== undefined) return a;
+  const M = 'struct mount';
+  const m = mem.allocStruct(M);
+  const sb = mem.allocStruct('struct super_block');
+  mem.setField(sb, 'struct super_block', 's_magic', 0xef53); // EXT4_SUPER_MAGIC
+  mem.setField(sb, 'struct super_block', 's_dev', (8 << 20) | 1); // sda1
+  const d = dentryAddr(mem, root);
+  a = m + mem.fieldOf(M, 'mnt').offset;
+  mem.setField(m, M, 'mnt.mnt_root', d);
+  mem.setField(m, M, 'mnt.mnt_sb', sb);
+  mem.setField(m, M, 'mnt_parent', m);
+  mem.setField(m, M, 'mnt_mountpoint', d);
+  mounts.set(root, a);
+  return a;
+}
+
+// struct file_operations of the file kinds the machine has (6.1's tables, members that scripts
+// test: read/read_iter/write/write_iter/llseek/open/release/fsync/mmap/iterate_shared)
+const FOPS: Record<string, Record<string, string>> = {
+  ext4_file_operations: {
+    llseek: 'ext4_llseek', read_iter: 'ext4_file_read_iter', write_iter: 'ext4_file_write_iter',
+    mmap: 'ext4_file_mmap', open: 'ext4_file_open', release: 'ext4_release_file', fsync: 'ext4_sync_file',
+  },
+  ext4_dir_operations: {
+    llseek: 'ext4_dir_llseek', read: 'generic_read_dir', iterate_shared: 'ext4_readdir',
+    release: 'ext4_release_dir', fsync: 'ext4_sync_file',
+  },
+  shmem_file_operations: {
+    llseek: 'shmem_file_llseek', read_iter: 'shmem_file_read_iter', write_iter: 'generic_file_write_iter', mmap: 'shmem_mmap',
+  },
+  proc_iter_file_ops: {
+    llseek: 'proc_reg_llseek', read_iter: 'proc_reg_read_iter', write: 'proc_reg_write',
+    open: 'proc_reg_open', release: 'proc_reg_release',
+  },
+  kernfs_file_fops: { read_iter: 'kernfs_fop_read_iter', write_iter: 'kernfs_fop_write_iter', open: 'kernfs_fop_open', llseek: 'generic_file_llseek' },
+  pipefifo_fops: { open: 'fifo_open', llseek: 'noop_llseek', read_iter: 'pipe_read', write_iter: 'pipe_write', release: 'pipe_release' },
+  socket_file_ops: { llseek: 'noop_llseek', read_iter: 'sock_read_iter', write_iter: 'sock_write_iter', release: 'sock_close' },
+  null_fops: { llseek: 'noop_llseek', read: 'read_null', write: 'write_null', read_iter: 'read_iter_null', write_iter: 'write_iter_null' },
+  zero_fops: { llseek: 'noop_llseek', write: 'write_null', read_iter: 'read_iter_zero', write_iter: 'write_iter_null' },
+  urandom_fops: { read_iter: 'urandom_read_iter', write_iter: 'random_write_iter', llseek: 'noop_llseek' },
+  random_fops: { read_iter: 'random_read_iter', write_iter: 'random_write_iter', llseek: 'noop_llseek' },
+  tty_fops: { llseek: 'noop_llseek', read_iter: 'tty_read', write_iter: 'tty_write', open: 'tty_open', release: 'tty_release' },
+  def_blk_fops: { open: 'blkdev_open', release: 'blkdev_close', read_iter: 'blkdev_read_iter', write_iter: 'blkdev_write_iter' },
+};
+
+function fopsName(ino: Inode): string {
+  if (ino.isBlk) return 'def_blk_fops';
+  if (ino.isChr) {
+    const d = ino.dev;
+    return d === 'null' ? 'null_fops' : d === 'zero' ? 'zero_fops' : d === 'urandom' ? 'urandom_fops'
+      : d === 'random' ? 'random_fops' : 'tty_fops';
+  }
+  switch (ino.fs) {
+    case 'proc': return 'proc_iter_file_ops';
+    case 'sysfs': return 'kernfs_file_fops';
+    case 'pipefs': return 'pipefifo_fops';
+    case 'sockfs': return 'socket_file_ops';
+    case 'tmpfs': case 'devtmpfs': return 'shmem_file_operations';
+    default: return ino.isDir ? 'ext4_dir_operations' : 'ext4_file_operations';
+  }
+}
+
+const fopsAddrs = new Map<string, number>();
+function fopsAddr(mem: KernelMemory, name: string): number {
+  let a = fopsAddrs.get(name);
+  if (a !== undefined) return a;
+  const T = 'struct file_operations';
+  a = mem.allocStruct(T);
+  for (const [member, fn] of Object.entries(FOPS[name])) {
+    const id = lookupName(fn).find(isFunction);
+    if (id !== undefined) mem.setField(a, T, member, symbolAddr(id));
+  }
+  fopsAddrs.set(name, a);
+  return a;
+}
+
+function fileAddr(mem: KernelMemory, f: OpenFile): number {
+  const a = mem.allocStruct('struct file');
+  mem.bind(f, a);
+  fillFile(mem, a, f);
+  return a;
+}
+
+/** Lay out the struct file at `a` for the machine's open file `f` (do_dentry_open's result). */
+export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
+  const T = 'struct file';
+  mem.setField(a, T, 'f_flags', f.flags);
+  mem.setField(a, T, 'f_mode', ((f.flags & 3) === 0 ? 1 : (f.flags & 3) === 1 ? 2 : 3) | 0x18);
+  mem.setField(a, T, 'f_pos', f.pos);
+  mem.setField(a, T, 'f_count.counter', f.refs);
+  if (f.inode) {
+    mem.setField(a, T, 'f_inode', mem.addrOf(f.inode));
+    mem.setField(a, T, 'f_path.dentry', dentryAddr(mem, f.inode));
+    mem.setField(a, T, 'f_path.mnt', vfsmountOf(mem, f.inode));
+    mem.setField(a, T, 'f_op', fopsAddr(mem, fopsName(f.inode)));
+  }
+  if (f.sock) mem.setField(a, T, 'private_data', socketView(f.sock));
+}
+
+// ---------------------------------------------------------------- arguments
+
+/** The inode an open in progress resolves to (the walk's result), before its OpenFile exists. */
+function openingInode(m: FsMachine, t: Task, e: Env): Inode | undefined {
+  if (e.filpFlags === undefined) return undefined;
+  const p = pathOfEnv(e);
+  return p === undefined ? undefined : m.fs.lookup(p, t.proc.cwd) ?? undefined;
+}
+
+/**
+ * The struct file of an open in progress (alloc_empty_file's; paths/kobjects.ts).  From
+ * do_dentry_open on, vfs_open has set f_path; security_file_open and later also see f_inode.
+ */
+function openingFileArg(m: FsMachine, t: Task, e: Env, fnName: string): number {
+  const a = openingFile(e);
+  if (!a || fnName === 'vfs_open') return a;
+  const ino = openingInode(m, t, e);
+  if (ino) {
+    kmem.setField(a, 'struct file', 'f_path.dentry', dentryAddr(kmem, ino));
+    kmem.setField(a, 'struct file', 'f_path.mnt', vfsmountOf(kmem, ino));
+    if (fnName !== 'do_dentry_open') kmem.setField(a, 'struct file', 'f_inode', kmem.addrOf(ino));
+  }
+  return a;
+}
+
+const pathStructs = new WeakMap<Env, number>();
+/** The struct path the walk found (nd->path / file->f_path): its dentry. */
+function pathStruct(e: Env, ino: Inode): number {
+  let a = pathStructs.get(e);
+  if (a === undefined) {
+    a = kmem.allocStruct('struct path');
+    pathStructs.set(e, a);
+  }
+  kmem.setField(a, 'struct path', 'dentry', dentryAddr(kmem, ino));
+  kmem.setField(a, 'struct path', 'mnt', vfsmountOf(kmem, ino));
+  return a;
+}
+
+const openFlagsStructs = new WeakMap<Env, number>();
+/** build_open_flags()'s struct open_flags for open(2)'s flags and mode. */
+function openFlagsStruct(e: Env): number {
+  let a = openFlagsStructs.get(e);
+  if (a !== undefined) return a;
+  const T = 'struct open_flags';
+  a = kmem.allocStruct(T);
+  const flags = Number(syscallArg(e, 'flags') ?? e.filpFlags ?? 0);
+  const mode = Number(syscallArg(e, 'mode') ?? 0);
+  // O_CREAT / __O_TMPFILE keep the mode (S_IFREG added), else 0; acc_mode MAY_OPEN | MAY_READ/WRITE
+  kmem.setField(a, T, 'open_flag', flags);
+  kmem.setField(a, T, 'mode', flags & 0o100 ? (mode & 0o7777) | 0o100000 : 0);
+  const acc = (flags & 3) === 0 ? 4 : (flags & 3) === 1 ? 2 : 6;
+  kmem.setField(a, T, 'acc_mode', 0x20 | acc | (flags & 0o1000 ? 2 : 0) | (flags & 0o2000 ? 8 : 0));
+  kmem.setField(a, T, 'intent', 0x100 | (flags & 0o100 ? 0x200 : 0));
+  kmem.setField(a, T, 'lookup_flags', flags & 0o400000 ? 0 : 1);
+  openFlagsStructs.set(e, a);
+  return a;
+}
+
+const perEnv = new WeakMap<Env, number>();
+
+export const fsLayout = new Semantics<FsMachine>('fs/layout');
+fsLayout.setup(() => registerLazyMaterializer((o, mem) => {
+  if (o instanceof OpenFile) return fileAddr(mem, o);
+  if (o instanceof Inode) return inodeAddr(mem, o);
+  return null;
+}));
+fsLayout.structArg('file', (fnName) => (m, _c, t, e) => fileOf(t, e) ?? openingFileArg(m, t, e, fnName));
+fsLayout.structArg('inode', () => (m, _c, t, e) => (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode ?? openingInode(m, t, e) ?? 0);
+fsLayout.structArg('path', () => (m, _c, t, e) => {
+  const ino = (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode ?? openingInode(m, t, e);
+  return ino ? pathStruct(e, ino) : 0;
+});
+fsLayout.structArg('open_flags', () => (_m, _c, _t, e) => (syscallArg(e, 'flags') === undefined ? 0 : openFlagsStruct(e)));
+fsLayout.structArg('dentry', () => (_m, _c, t, e) => {
+  const ino = (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode;
+  return ino ? dentryAddr(kmem, ino) : 0;
+});
+fsLayout.structArg('filename', () => (_m, _c, _t, e) => { const p = pathOfEnv(e); return p === undefined ? 0 : filenameStruct(e, p); });
+fsLayout.structArg('kiocb', () => (_m, _c, t, e) => {
+  const f = fileOf(t, e);
+  if (!f) return 0;
+  let a = perEnv.get(e);
+  if (a === undefined) {
+    a = kmem.allocStruct('struct kiocb');
+    perEnv.set(e, a);
+    kmem.setField(a, 'struct kiocb', 'ki_filp', f);
+    kmem.setField(a, 'struct kiocb', 'ki_flags', 0);
+  }
+  kmem.setField(a, 'struct kiocb', 'ki_pos', Number(e.pos ?? f.pos));
+  return a;
+});
+fsLayout.structArg('open_how', () => (_m, _c, _t, e) => ({ flags: Number(syscallArg(e, 'flags') ?? 0), mode: Number(syscallArg(e, 'mode') ?? 0) }));
+fsLayout.structArg('iov_iter', () => (_m, _c, _t, e) => ({ count: Number(e.count ?? syscallArg(e, 'count') ?? 0), iter_type: 0 }));

@@ -1,0 +1,316 @@
+/**
+ * The filesystem tree (the dcache and path lookup of fs/namei.c, inode creation): one tree with
+ * an ext4 root on /dev/sda1, procfs at /proc, devtmpfs at /dev, sysfs at /sys and tmpfs at /tmp;
+ * lookups that follow symlinks, parent lookups, and the helpers that build the tree.  Inodes and
+ * open files are include/fs.ts; what system calls do with them is in open.ts, read_write.ts,
+ * stat.ts and, for directories (mkdir, unlink, rename) and the path walk, below.
+ */
+import type { MachineCore } from '../core/machine';
+import type { Task } from '../include/sched';
+import type { Env } from '../include/kstack';
+import { Inode, OpenFile, FsType, PAGE, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK } from '../include/fs';
+import { Semantics } from '../paths/semantics';
+import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
+import type { MmMachine } from '../mm/mm';
+import type { PseudoNode } from '../../kernel/tracefs/vfs';
+
+/**
+ * The machine as the filesystem uses it: its tree, memory (page-cache accounting, /proc/meminfo)
+ * and from the process layer above, the journal thread and what /proc shows of the processes.
+ */
+export interface FsMachine extends MmMachine {
+  readonly fs: Fs;
+  readonly procs: { readonly jbd2: Task | null; readonly tasks: Map<number, Task>; readonly nextPid: number };
+}
+
+const ENOENT = 2, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, ENOTEMPTY = 39;
+
+export interface FsStat {
+  files: number;
+}
+
+/** Full path -> its normalised components (Fs.parts), bounded */
+const partsMemo = new Map<string, readonly string[]>();
+const PARTS_MEMO_MAX = 4096;
+
+function splitPath(full: string): string[] {
+  const out: string[] = [];
+  const n = full.length;
+  let i = 0;
+  while (i < n) {
+    let j = full.indexOf('/', i);
+    if (j < 0) j = n;
+    if (j > i) {
+      const s = full.slice(i, j);
+      if (s === '..') out.pop();
+      else if (s !== '.') out.push(s);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+export class Fs {
+  readonly root: Inode;
+  private nextIno = 2;
+  /** next free disk block on /dev/sda1 for file extents */
+  nextBlock = 1 << 16;
+  readonly sdaBlocks = 64 * 1024 * 1024 / 4; // 64 GiB disk
+  /** inodes with dirty page-cache pages */
+  readonly dirty = new Set<Inode>();
+  /** An empty tree (the root directory); the machine then populates it (userland/fstree.ts). */
+  constructor(private m: MachineCore) {
+    this.root = this.mk(S_IFDIR | 0o755, 'ext4');
+    this.root.parent = this.root;
+  }
+
+  mk(mode: number, fs: FsType): Inode {
+    const ino = (fs === 'ext4' && this.nextIno === 2) ? 2 : this.nextIno;
+    this.nextIno = Math.max(this.nextIno, ino) + 1;
+    return new Inode(ino, mode, fs, this.m.now);
+  }
+
+  /**
+   * Split and normalise a path relative to cwd. The result is shared (memoized per full path:
+   * workloads resolve the same few paths over and over): callers must not modify it.
+   */
+  static parts(p: string, cwd: string): readonly string[] {
+    const full = p.charCodeAt(0) === 47 /* '/' */ ? p : `${cwd}/${p}`;
+    let out = partsMemo.get(full);
+    if (out !== undefined) return out;
+    out = splitPath(full);
+    if (partsMemo.size >= PARTS_MEMO_MAX) partsMemo.clear();
+    partsMemo.set(full, out);
+    return out;
+  }
+
+  /** Resolve a path to an inode (following symlinks, except a final one when nofollow). */
+  lookup(p: string, cwd = '/', nofollow = false, depth = 0): Inode | null {
+    if (depth > 8) return null;
+    const parts = Fs.parts(p, cwd);
+    return this.walkParts(parts, parts.length, nofollow, depth);
+  }
+
+  /** Resolve the first `n` components of a split absolute path (see lookup). */
+  private walkParts(parts: readonly string[], n: number, nofollow: boolean, depth: number): Inode | null {
+    let cur = this.root;
+    // the path walked so far (needed only to resolve a relative symlink): `base` followed by
+    // '/' + parts[k] for each k in [from, i), built only when a symlink is met
+    let base = '';
+    let from = 0;
+    for (let i = 0; i < n; i++) {
+      if (cur.mounted) cur = cur.mounted;
+      if (!cur.isDir || !cur.children) return null;
+      const nx = cur.pseudo ? this.pseudoChild(cur, parts[i]) : cur.children.get(parts[i]);
+      if (!nx) return null;
+      if (nx.isLnk && (i < n - 1 || !nofollow)) {
+        let curPath = base;
+        for (let k = from; k < i; k++) curPath += '/' + parts[k];
+        const tgt = nx.target.startsWith('/') ? nx.target : `${curPath}/${nx.target}`;
+        const r = this.lookup(tgt, '/', false, depth + 1);
+        if (!r) return null;
+        cur = r;
+        base = '/' + Fs.parts(tgt, '/').join('/');
+        from = i + 1;
+        continue;
+      }
+      cur = nx;
+    }
+    return cur.mounted ?? cur;
+  }
+
+  /** The inode standing for a pseudo filesystem node (made once per node). */
+  pseudoInode(node: PseudoNode, fs: FsType): Inode {
+    let ino = this.pseudoInodes.get(node);
+    if (!ino) {
+      ino = this.mk((node.kind === 'dir' ? S_IFDIR : S_IFREG) | node.mode, fs);
+      ino.pseudo = node;
+      ino.size = node.size ?? 0;
+      this.pseudoInodes.set(node, ino);
+    }
+    return ino;
+  }
+  private readonly pseudoInodes = new WeakMap<PseudoNode, Inode>();
+
+  private pseudoChild(dir: Inode, name: string): Inode | null {
+    if (name === '..') return dir.parent;
+    const n = dir.pseudo!.child?.(name) ?? null;
+    if (!n) return null;
+    const ino = this.pseudoInode(n, dir.fs);
+    if (!ino.parent) ino.parent = dir;
+    return ino;
+  }
+
+  /** mount a pseudo filesystem root on a directory (mount -t tracefs / debugfs) */
+  mountPseudo(dir: Inode, root: PseudoNode, fs: FsType): void {
+    const r = this.pseudoInode(root, fs);
+    r.parent = dir.parent;
+    dir.mounted = r;
+    this.mounts.push({ dir, fs, at: this.pathOf(dir) });
+  }
+
+  /** pseudo filesystems mounted, for /proc/mounts */
+  readonly mounts: { dir: Inode; fs: FsType; at: string }[] = [];
+
+  /** The parent directory inode and final name of a path. */
+  lookupParent(p: string, cwd = '/'): { dir: Inode; name: string } | null {
+    const parts = Fs.parts(p, cwd);
+    if (!parts.length) return null;
+    const name = parts[parts.length - 1];
+    // = lookup('/' + all but the last component)
+    const dir = this.walkParts(parts, parts.length - 1, false, 0);
+    if (!dir || !dir.isDir) return null;
+    return { dir, name };
+  }
+
+  /** Create (or return) a node under dir. */
+  link(dir: Inode, name: string, ino: Inode): Inode {
+    dir.children!.set(name, ino);
+    if (ino.parent === null) ino.parent = dir;
+    if (ino.isDir) dir.nlink++;
+    dir.mtime = this.m.now;
+    return ino;
+  }
+
+  /** mkdir -p style helper for building the tree. */
+  mkdirp(p: string, fs: FsType = 'ext4', mode = 0o755): Inode {
+    let cur = this.root;
+    for (const s of Fs.parts(p, '/')) {
+      let nx = cur.children!.get(s);
+      if (!nx) nx = this.link(cur, s, this.mk(S_IFDIR | mode, fs === 'ext4' ? cur.fs : fs));
+      cur = nx;
+    }
+    if (fs !== 'ext4') cur.fs = fs;
+    return cur;
+  }
+
+  /** Create a regular file with contents (string, bytes, or synthetic generator + size). */
+  createFile(p: string, content: string | Uint8Array | { size: number; gen: (off: number, len: number) => Uint8Array }, mode = 0o644, fs?: FsType): Inode {
+    const pp = this.lookupParent(p)!;
+    const ino = this.mk(S_IFREG | mode, fs ?? pp.dir.fs);
+    if (typeof content === 'string' || content instanceof Uint8Array) {
+      const b = typeof content === 'string' ? Buffer.from(content, 'latin1') : Buffer.from(content);
+      ino.data = b;
+      ino.size = b.length;
+    } else {
+      ino.gen = content.gen;
+      ino.size = content.size;
+    }
+    this.allocExtent(ino);
+    this.link(pp.dir, pp.name, ino);
+    return ino;
+  }
+
+  allocExtent(ino: Inode): void {
+    if (ino.fs !== 'ext4') return;
+    ino.diskBlock = this.nextBlock;
+    this.nextBlock += Math.max(16, Math.ceil(ino.size / PAGE) + 64);
+  }
+
+  symlink(p: string, target: string): Inode {
+    const pp = this.lookupParent(p)!;
+    const ino = this.mk(S_IFLNK | 0o777, pp.dir.fs);
+    ino.target = target;
+    ino.size = target.length;
+    return this.link(pp.dir, pp.name, ino);
+  }
+
+  procFile(p: string, show: () => string, store?: (s: string) => number, mode = 0o444): Inode {
+    const pp = this.lookupParent(p)!;
+    const ino = this.mk(S_IFREG | mode, pp.dir.fs);
+    ino.show = show;
+    ino.store = store ?? null;
+    return this.link(pp.dir, pp.name, ino);
+  }
+
+  devNode(p: string, dev: string, blk: boolean, major: number, minor: number, mode = 0o666): Inode {
+    const pp = this.lookupParent(p)!;
+    const ino = this.mk((blk ? S_IFBLK : S_IFCHR) | mode, 'devtmpfs');
+    ino.dev = dev;
+    ino.rdev = (major << 8) | minor;
+    return this.link(pp.dir, pp.name, ino);
+  }
+
+  devNullFile(): OpenFile {
+    return new OpenFile('dev', this.lookup('/dev/null'), 2);
+  }
+
+  /** Absolute path of an inode (for /proc/PID/cwd and pwd). */
+  pathOf(ino: Inode): string {
+    const parts: string[] = [];
+    let cur = ino;
+    for (let i = 0; i < 64 && cur !== this.root; i++) {
+      const par = cur.parent!;
+      let name = '?';
+      for (const [k, v] of par.children!) if (v === cur) { name = k; break; }
+      parts.unshift(name);
+      cur = par;
+    }
+    return '/' + parts.join('/');
+  }
+}
+
+// ---------------------------------------------------------------- path walk, mkdir, unlink, rename
+
+export const namei = new Semantics<FsMachine>('fs/namei');
+
+function resolvePathArg(e: Env): string {
+  switch (e.name) {
+    case 'openat': case 'newfstatat': case 'mkdirat': case 'unlinkat': case 'renameat2': return String(e.a[1]);
+    default: return String(e.a[0]);
+  }
+}
+namei.hook('walk', (m, _c, t, e) => {
+  const p = resolvePathArg(e);
+  const n = Math.max(1, Fs.parts(p, t.proc.cwd).length);
+  for (let i = 0; i < Math.min(n, 8); i++) pushPath(t.ks, 'walk_component', e);
+  e.path = p;
+  return H_PUSHED;
+});
+namei.syscall('mkdirat', (m, _c, t, e) => {
+  const p = String(e.a[1]);
+  if (m.fs.lookup(p, t.proc.cwd, true)) { e.ret = -EEXIST; return H_CONT; }
+  const pp = m.fs.lookupParent(p, t.proc.cwd);
+  if (!pp) { e.ret = -ENOENT; return H_CONT; }
+  if (pp.dir.pseudo) { e.ret = pp.dir.pseudo.mkdir ? pp.dir.pseudo.mkdir(pp.name) : -1; return H_CONT; }
+  const ino = m.fs.mk(S_IFDIR | (Number(e.a[2]) & 0o777), pp.dir.fs);
+  ino.uid = t.euid;
+  m.fs.link(pp.dir, pp.name, ino);
+  e.ret = 0;
+  return H_CONT;
+});
+namei.syscall('unlinkat', (m, _c, t, e) => {
+  const p = String(e.a[1]);
+  const pp = m.fs.lookupParent(p, t.proc.cwd);
+  if (pp && pp.dir.pseudo) {
+    const rmdir = (Number(e.a[2]) & 0x200) !== 0;
+    e.ret = rmdir && pp.dir.pseudo.rmdir ? pp.dir.pseudo.rmdir(pp.name) : -1;
+    return H_CONT;
+  }
+  const ino = pp ? pp.dir.children!.get(pp.name) : undefined;
+  if (!pp || !ino) { e.ret = -ENOENT; return H_CONT; }
+  const rmdir = (Number(e.a[2]) & 0x200) !== 0;
+  if (rmdir && !ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
+  if (!rmdir && ino.isDir) { e.ret = -EISDIR; return H_CONT; }
+  if (rmdir && ino.children!.size) { e.ret = -ENOTEMPTY; return H_CONT; }
+  pp.dir.children!.delete(pp.name);
+  if (ino.isDir) pp.dir.nlink--;
+  ino.nlink--;
+  if (ino.nlink <= 0 && ino.cachedPages) {
+    m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages; ino.cachedPages = 0; ino.pc.fill(0);
+    m.fs.dirty.delete(ino);
+  }
+  e.ret = 0;
+  return H_CONT;
+});
+namei.syscall('renameat2', (m, _c, t, e) => {
+  const a = m.fs.lookupParent(String(e.a[1]), t.proc.cwd);
+  const b = m.fs.lookupParent(String(e.a[3]), t.proc.cwd);
+  const ino = a ? a.dir.children!.get(a.name) : undefined;
+  if (!a || !b || !ino) { e.ret = -ENOENT; return H_CONT; }
+  a.dir.children!.delete(a.name);
+  b.dir.children!.set(b.name, ino);
+  ino.parent = b.dir;
+  e.ret = 0;
+  return H_CONT;
+});

@@ -1,0 +1,125 @@
+/**
+ * Opening and closing files (fs/open.c, fs/namei.c path_openat / do_open, fs/file.c): the
+ * errors found before the file is opened, the open itself (creating, truncating, appending;
+ * binding the struct file path_openat allocated), close (the last reference goes through
+ * __fput), dup2 and chdir.
+ */
+import { Fs } from './namei';
+import type { FsMachine } from './namei';
+import { Semantics } from '../paths/semantics';
+import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
+import { Task } from '../include/sched';
+import type { Env } from '../include/kstack';
+import { OpenFile, S_IFREG, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY } from '../include/fs';
+import { fdOf, installFd } from '../include/fdtable';
+import { drain } from '../kernel/sched/core';
+import { kmem } from '../../kernel/memory';
+import { fillFile } from './layout';
+
+const ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21;
+
+export const fsOpen = new Semantics<FsMachine>('fs/open');
+
+/**
+ * The error of an open found before the file is opened (lookup: ENOENT; do_open: EEXIST,
+ * ENOTDIR, EISDIR), 0 when path_openat goes on to vfs_open.
+ */
+function openError(m: FsMachine, t: Task, e: Env): number {
+  const p = String(e.a[1]);
+  const flags = Number(e.a[2]);
+  const ino = m.fs.lookup(p, t.proc.cwd);
+  if (!ino) {
+    if (!(flags & O_CREAT)) return -ENOENT;
+    const pp = m.fs.lookupParent(p, t.proc.cwd);
+    return pp ? (pp.dir.pseudo ? -13 : 0) : -ENOENT;
+  }
+  if (flags & O_CREAT && flags & O_EXCL) return -EEXIST;
+  if (flags & O_DIRECTORY && !ino.isDir) return -ENOTDIR;
+  if (ino.isDir && (flags & 3)) return -EISDIR;
+  return 0;
+}
+fsOpen.cond('opened', (_m, _c, _t, e) => typeof e.ret === 'number' && e.ret >= 0);
+// the checks run once: e.ret is the open's error (0: path_openat goes on to vfs_open, whose
+// %open then sets the fd)
+fsOpen.hook('open_check', (m, _c, t, e) => {
+  e.ret = openError(m, t, e);
+  return H_CONT;
+});
+fsOpen.cond('open_ok', (_m, _c, _t, e) => e.ret === 0);
+fsOpen.hook('open', (m, c, t, e) => {
+  const p = String(e.a[1]);
+  const flags = Number(e.a[2]);
+  const fs = m.fs;
+  let ino = fs.lookup(p, t.proc.cwd);
+  if (!ino) {
+    if (!(flags & O_CREAT)) { e.ret = -ENOENT; return H_CONT; }
+    const pp = fs.lookupParent(p, t.proc.cwd);
+    if (!pp) { e.ret = -ENOENT; return H_CONT; }
+    // tracefs / debugfs: no files are created by open
+    if (pp.dir.pseudo || pp.dir.mounted?.pseudo) { e.ret = -13; return H_CONT; }
+    ino = fs.mk(S_IFREG | (Number(e.a[3]) & 0o777), pp.dir.fs === 'proc' ? 'ext4' : pp.dir.fs);
+    ino.data = Buffer.alloc(0);
+    ino.uid = t.euid;
+    fs.allocExtent(ino);
+    fs.link(pp.dir, pp.name, ino);
+  } else if (flags & O_CREAT && flags & O_EXCL) { e.ret = -EEXIST; return H_CONT; }
+  if (flags & O_DIRECTORY && !ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
+  if (ino.isDir && (flags & 3)) { e.ret = -EISDIR; return H_CONT; }
+  let f: OpenFile;
+  if (ino.pseudo && !ino.isDir) {
+    // a tracefs/debugfs file: its file_operations' open (which may refuse: EBUSY, EPERM ...)
+    const h = ino.pseudo.open ? ino.pseudo.open(flags, { ctx: c.ctx }) : -22;
+    if (typeof h === 'number') { e.ret = h; return H_CONT; }
+    f = new OpenFile('proc', ino, flags);
+    f.pseudo = h;
+    f.onClose = () => { h.release(); };
+  } else if (ino.isDir) f = new OpenFile('dir', ino, flags);
+  else if (ino.show) { f = new OpenFile('proc', ino, flags); f.text = Buffer.from(ino.show(), 'latin1'); }
+  else if (ino.dev && ino.dev !== 'sda' && ino.dev !== 'sda1' && ino.dev !== 'sda2') f = new OpenFile('dev', ino, flags);
+  else f = new OpenFile('file', ino, flags);
+  if (flags & O_TRUNC && ino.isReg && !ino.show) {
+    m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages;
+    ino.pc.fill(0); ino.cachedPages = 0; ino.dirtyPages = 0;
+    ino.truncate(0);
+  }
+  if (flags & O_APPEND) f.pos = ino.size;
+  // the struct file path_openat allocated, when a probe has seen its address
+  if (typeof e.filpAddr === 'number') { kmem.bind(f, e.filpAddr); fillFile(kmem, e.filpAddr, f); }
+  e.ret = installFd(t, f);
+  // the struct file and fd the rest of the open path sees (fd_install(fd, file), ...)
+  e.file = f;
+  e.fd = e.ret;
+  return H_CONT;
+});
+fsOpen.hook('close', (m, c, t, e) => {
+  const fd = e.a[0] as number;
+  const f = fdOf(t, fd);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
+  t.proc.fds[fd] = null;
+  f.close();
+  e.ret = 0;
+  if (f.refs === 0) pushPath(t.ks, 'close_file', e);
+  const r = drain(c);
+  return f.refs === 0 || r === H_PUSHED ? H_PUSHED : H_CONT;
+});
+fsOpen.syscall('dup2', (_m, _c, t, e) => {
+  const [a, b] = e.a as number[];
+  const f = fdOf(t, a);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
+  if (a === b) { e.ret = b; return H_CONT; }
+  const old = t.proc.fds[b];
+  while (t.proc.fds.length <= b) t.proc.fds.push(null);
+  t.proc.fds[b] = f.dup();
+  if (old) old.close();
+  e.ret = b;
+  return H_CONT;
+});
+fsOpen.syscall('chdir', (m, _c, t, e) => {
+  const p = String(e.a[0]);
+  const ino = m.fs.lookup(p, t.proc.cwd);
+  if (!ino) { e.ret = -ENOENT; return H_CONT; }
+  if (!ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
+  t.proc.cwd = '/' + Fs.parts(p, t.proc.cwd).join('/');
+  e.ret = 0;
+  return H_CONT;
+});

@@ -1,0 +1,64 @@
+/** /proc and /proc/sys/vm: generated from the machine's live state. */
+import type { Fs, FsMachine } from './namei';
+import type { Inode } from '../include/fs';
+import { KERNEL_RELEASE } from '../../kernel/config';
+
+export function populateProc(m: FsMachine, fs: Fs): void {
+  fs.mkdirp('/proc/sys/vm', 'proc');
+  fs.mkdirp('/proc/sys/kernel', 'proc');
+  const up = () => (m.now / 1e9);
+  fs.procFile('/proc/meminfo', () => m.mm.meminfo());
+  fs.procFile('/proc/uptime', () => {
+    const idle = m.cpus.reduce((a, c) => a + c.idleNs, 0) / 1e9;
+    return `${up().toFixed(2)} ${idle.toFixed(2)}\n`;
+  });
+  fs.procFile('/proc/version', () => `Linux version ${KERNEL_RELEASE} (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 (2025-11-09)\n`);
+  fs.procFile('/proc/loadavg', () => {
+    const r = m.cpus.reduce((a, c) => a + m.sched.nrRunning(c), 0);
+    return `${(r * 0.6).toFixed(2)} ${(r * 0.4).toFixed(2)} ${(r * 0.3).toFixed(2)} ${r}/${m.procs.tasks.size} ${m.procs.nextPid - 1}\n`;
+  });
+  fs.procFile('/proc/cpuinfo', () => m.cpus.map((c) => `processor\t: ${c.id}\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz\ncpu MHz\t\t: 2399.998\ncache size\t: 35840 KB\ncore id\t\t: ${c.id}\ncpu cores\t: ${m.ncpus}\n\n`).join(''));
+  fs.procFile('/proc/swaps', () => 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' +
+    m.mm.swaps.map((s) => `${s.path.padEnd(40)}${(s.path.startsWith('/dev') ? 'partition' : 'file').padEnd(16)}${String(s.slots * 4).padEnd(16)}${String(s.used * 4).padEnd(16)}${s.prio}\n`).join(''));
+  fs.procFile('/proc/mounts', () => '/dev/sda1 / ext4 rw,relatime,errors=remount-ro 0 0\nproc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\nsysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\nudev /dev devtmpfs rw,nosuid,relatime 0 0\ntmpfs /tmp tmpfs rw,nosuid,nodev 0 0\n' +
+    fs.mounts.map((x, i) => (i < 2 ? `${x.fs} ${x.at} ${x.fs} rw,nosuid,nodev,noexec,relatime 0 0\n` : `nodev ${x.at} ${x.fs} rw,relatime 0 0\n`)).join(''));
+  fs.procFile('/proc/stat', () => {
+    const line = (n: string, busy: number, idle: number) => `${n} ${Math.round(busy / 1e7)} 0 0 ${Math.round(idle / 1e7)} 0 0 0 0 0 0\n`;
+    let s = line('cpu ', m.cpus.reduce((a, c) => a + c.busyNs, 0), m.cpus.reduce((a, c) => a + c.idleNs, 0));
+    for (const c of m.cpus) s += line(`cpu${c.id}`, c.busyNs, c.idleNs);
+    s += `ctxt ${m.cpus.reduce((a, c) => a + c.switches, 0)}\nprocesses ${m.procs.nextPid}\nprocs_running ${m.cpus.reduce((a, c) => a + m.sched.nrRunning(c), 0)}\n`;
+    return s;
+  });
+  fs.procFile('/proc/vmstat', () => `nr_free_pages ${m.mm.freePages}\nnr_anon_pages ${m.mm.anonPages}\nnr_file_pages ${m.mm.filePages}\npgfault ${m.mm.pgfault}\npgmajfault ${m.mm.pgmajfault}\npswpin ${m.mm.pswpin}\npswpout ${m.mm.pswpout}\npgsteal_kswapd ${m.mm.pgsteal}\n`);
+  for (const k of Object.keys(m.mm.sysctl)) {
+    fs.procFile(`/proc/sys/vm/${k}`, () => `${m.mm.sysctl[k]}\n`, (s) => {
+      const v = parseInt(s.trim(), 10);
+      if (Number.isNaN(v)) return -22;
+      m.mm.sysctl[k] = v;
+      if (k === 'drop_caches' && v & 1) dropCaches(m, fs);
+      return s.length;
+    }, 0o644);
+  }
+  fs.procFile('/proc/sys/kernel/hostname', () => `${m.hostname}\n`);
+  fs.procFile('/proc/sys/kernel/osrelease', () => `${KERNEL_RELEASE}\n`);
+  fs.procFile('/proc/sys/kernel/pid_max', () => '4194304\n');
+}
+
+function dropCaches(m: FsMachine, fs: Fs): void {
+  const walk = (d: Inode) => {
+    if (!d.children) return;
+    for (const c of d.children.values()) {
+      if (c.isDir && c !== d) walk(c);
+      else if (c.cachedPages) {
+        let n = 0;
+        for (let i = 0; i < c.pc.length; i++) if (c.pc[i] === 1) { c.pc[i] = 0; n++; }
+        c.cachedPages -= n; m.mm.filePages -= n; m.mm.freePages += n;
+      }
+    }
+  };
+  walk(fs.root);
+  for (const n of ['sda', 'sda1']) {
+    const c = fs.lookup(`/dev/${n}`);
+    if (c) { let k = 0; for (let i = 0; i < c.pc.length; i++) if (c.pc[i] === 1) { c.pc[i] = 0; k++; } c.cachedPages -= k; m.mm.filePages -= k; m.mm.freePages += k; }
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * read(2), write(2) and lseek(2) through the VFS (fs/read_write.c): the file kind decides the
+ * path (page cache for regular files and block devices, pipes, seq files of /proc, sockets, the
+ * terminal, character devices); /dev/zero, /dev/urandom and the console are served here.
+ */
+import type { FsMachine } from './namei';
+import { Semantics } from '../paths/semantics';
+import { pushPath, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
+import type { Task } from '../include/sched';
+import { TASK_INTERRUPTIBLE, TASK_RUNNING } from '../include/sched';
+import { timedWake } from '../kernel/time';
+import { OpenFile, ConsoleFile } from '../include/fs';
+import { fdOf } from '../include/fdtable';
+import { O_APPEND } from '../include/fs';
+
+const EBADF = 9, EISDIR = 21, EINVAL = 22, EPERM = 1, EINTR = 4;
+
+export const fsReadWrite = new Semantics<FsMachine>('fs/read_write');
+
+fsReadWrite.cond('blkdev', (_m, _c, _t, e) => e.blkdev === true);
+fsReadWrite.hook('read_dispatch', (m, c, t, e) => {
+  const f = fdOf(t, e.a[0]);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
+  if (!(f.flags & 3) && f.kind === 'pipe_w') { e.ret = -EBADF; return H_CONT; }
+  e.file = f;
+  e.count = e.a[e.name === 'pread64' ? 2 : 2] as number;
+  e.pos = e.name === 'pread64' ? (e.a[3] as number) : f.pos;
+  switch (f.kind) {
+    case 'file': {
+      const ino = f.inode!;
+      if (ino.isDir) { e.ret = -EISDIR; return H_CONT; }
+      e.blkdev = ino.isBlk;
+      e.ino = ino;
+      e.got = [];
+      e.cur = e.pos;
+      e.end = Math.min(ino.size, (e.pos as number) + (e.count as number));
+      pushPath(t.ks, 'read_filemap', e);
+      return H_PUSHED;
+    }
+    case 'pipe_r': pushPath(t.ks, 'read_pipe', e); return H_PUSHED;
+    case 'proc': pushPath(t.ks, 'read_seq', e); return H_PUSHED;
+    case 'sock': e.sock = f.sock; e.sk = f.sock; pushPath(t.ks, 'sock_read', e); return H_PUSHED;
+    default: pushPath(t.ks, 'read_simple', e); return H_PUSHED;
+  }
+});
+fsReadWrite.hook('simple_read', (m, _c, t, e) => {
+  const f = e.file as OpenFile;
+  const n = e.count as number;
+  if (f.pseudo) {
+    const b = f.pseudo.read(n, f.pos);
+    if (b === null) {
+      // nothing to read yet (trace_pipe): sleep until the producer wakes us, or a signal
+      if (t.sigPending & ~t.sigBlocked) { e.ret = -EINTR; return H_CONT; }
+      const cancel = f.pseudo.waitReadable ? f.pseudo.waitReadable(() => { cancel?.(); if (t.state !== TASK_RUNNING) timedWake(m, t, 1000); }) : null;
+      t.state = TASK_INTERRUPTIBLE;
+      t.wchan = 'wait_on_pipe';
+      return H_SLEEP;
+    }
+    e.data = b; e.ret = b.length;
+    if (e.name !== 'pread64') f.pos += b.length;
+    return H_CONT;
+  }
+  if ('ttyRead' in f) {
+    // an interactive terminal (tty.ts): a typed line, EOF, or sleep until one comes
+    const r = (f as unknown as { ttyRead(t: Task, n: number): Uint8Array | number | null }).ttyRead(t, n);
+    if (r === null) {
+      if (t.sigPending & ~t.sigBlocked) { e.ret = -EINTR; return H_CONT; }
+      t.state = TASK_INTERRUPTIBLE;
+      t.wchan = 'n_tty_read';
+      return H_SLEEP;
+    }
+    if (typeof r === 'number') { e.ret = r; return H_CONT; }
+    e.data = r; e.ret = r.length;
+    return H_CONT;
+  }
+  if (f.kind === 'proc') {
+    const b = f.text!.subarray(f.pos, f.pos + n);
+    e.data = b; e.ret = b.length;
+    if (e.name !== 'pread64') f.pos += b.length;
+    return H_CONT;
+  }
+  const dev = f.inode?.dev ?? '';
+  if (dev === 'zero') { e.data = new Uint8Array(n); e.ret = n; m.now += n / 8; return H_CONT; }
+  if (dev === 'urandom' || dev === 'random') {
+    const b = new Uint8Array(n);
+    for (let i = 0; i < n; i++) b[i] = m.rand.int(256);
+    e.data = b; e.ret = n; m.now += n; return H_CONT;
+  }
+  e.data = new Uint8Array(0); e.ret = 0; // /dev/null, console: EOF
+  return H_CONT;
+});
+fsReadWrite.hook('write_dispatch', (m, c, t, e) => {
+  const f = fdOf(t, e.a[0]);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
+  e.file = f;
+  e.count = e.a[2] as number;
+  e.done = 0;
+  switch (f.kind) {
+    case 'file': {
+      const ino = f.inode!;
+      if (ino.isBlk) { e.ret = e.count as number; return H_CONT; }
+      e.ino = ino;
+      e.pos = e.name === 'pwrite64' ? (e.a[3] as number) : (f.flags & O_APPEND ? ino.size : f.pos);
+      pushPath(t.ks, 'write_generic', e);
+      return H_PUSHED;
+    }
+    case 'pipe_w': pushPath(t.ks, 'write_pipe', e); return H_PUSHED;
+    case 'sock': e.sock = f.sock; e.sk = f.sock; pushPath(t.ks, 'sock_write', e); return H_PUSHED;
+    case 'console': pushPath(t.ks, 'write_tty', e); return H_PUSHED;
+    case 'proc': {
+      const ino = f.inode!;
+      if (f.pseudo) { e.ret = f.pseudo.write(e.buf as Uint8Array, c.ctx); return H_CONT; }
+      if (!ino.store) { e.ret = -EPERM; return H_CONT; }
+      e.ret = ino.store(Buffer.from(e.buf as Uint8Array).toString('latin1'));
+      return H_CONT;
+    }
+    default: pushPath(t.ks, 'write_simple', e); return H_PUSHED;
+  }
+});
+fsReadWrite.hook('simple_write', (m, _c, _t, e) => {
+  const f = e.file as OpenFile;
+  const b = e.buf as Uint8Array;
+  if (f instanceof ConsoleFile) f.writer(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
+  e.ret = b.length;
+  m.now += b.length / 4;
+  return H_CONT;
+});
+fsReadWrite.syscall('lseek', (m, _c, t, e) => {
+  const f = fdOf(t, e.a[0]);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
+  const [, off, wh] = e.a as number[];
+  const base = wh === 0 ? 0 : wh === 1 ? f.pos : (f.inode?.size ?? 0);
+  if (base + off < 0) { e.ret = -EINVAL; return H_CONT; }
+  f.pos = base + off;
+  e.ret = f.pos;
+  return H_CONT;
+});

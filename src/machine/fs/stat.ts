@@ -1,0 +1,40 @@
+/** stat(2) (fs/stat.c) and getdents64(2) (fs/readdir.c). */
+import type { FsMachine } from './namei';
+import { Semantics } from '../paths/semantics';
+import { H_CONT } from '../paths/kexec';
+import { Inode } from '../include/fs';
+import { fdOf } from '../include/fdtable';
+import type { StatInfo } from '../include/fs';
+
+const ENOENT = 2, EBADF = 9, ENOTDIR = 20;
+
+export const fsStat = new Semantics<FsMachine>('fs/stat');
+
+function statOf(ino: Inode): StatInfo {
+  return {
+    ino: ino.ino, mode: ino.mode, nlink: ino.nlink, uid: ino.uid, gid: ino.gid,
+    size: ino.show ? 0 : ino.isBlk ? 0 : ino.size, mtime: ino.mtime, isDir: ino.isDir, isReg: ino.isReg, isLnk: ino.isLnk,
+    isChr: ino.isChr, isBlk: ino.isBlk, rdev: ino.rdev,
+  };
+}
+fsStat.hook('stat', (m, _c, t, e) => {
+  const flags = Number(e.a[3]);
+  let ino: Inode | null;
+  if (flags & 0x1000) ino = fdOf(t, e.a[0])?.inode ?? null;
+  else ino = m.fs.lookup(String(e.a[1]), t.proc.cwd, (flags & 0x100) !== 0);
+  if (!ino) { e.ret = (flags & 0x1000) ? -EBADF : -ENOENT; return H_CONT; }
+  e.info = statOf(ino) as unknown as Record<string, unknown>;
+  e.ret = 0;
+  return H_CONT;
+});
+fsStat.syscall('getdents64', (m, _c, t, e) => {
+  const f = fdOf(t, e.a[0]);
+  if (!f || !f.inode) { e.ret = -EBADF; return H_CONT; }
+  if (!f.inode.isDir) { e.ret = -ENOTDIR; return H_CONT; }
+  if (!f.dirNames) f.dirNames = ['.', '..', ...(f.inode.pseudo?.list ? f.inode.pseudo.list() : f.inode.children!.keys())];
+  const names = f.dirNames.slice(f.pos, f.pos + 512);
+  f.pos += names.length;
+  e.info = { names };
+  e.ret = names.reduce((a, n) => a + 24 + n.length, 0);
+  return H_CONT;
+});

@@ -1,0 +1,61 @@
+/**
+ * The simulated CPUs: per-CPU state (the task running and the one chosen next, the idle task,
+ * need_resched, pending softirqs, the interrupt stack, statistics, and the machine's stepping of
+ * the CPU in virtual time), and `CpuMachine`, the machine as the kernel drives its CPUs.
+ */
+import type { CpuContext } from '../../kernel/current';
+import type { MachineCore } from '../core/machine';
+import type { QEvent } from '../core/events';
+import type { Task } from './sched';
+import { KStack, Env } from './kstack';
+
+export class Cpu {
+  readonly id: number;
+  readonly ctx: CpuContext;
+  curr!: Task;
+  idleTask!: Task;
+  /** next task chosen by pick (between %pick and %switch) */
+  next: Task | null = null;
+  /** local time of this CPU */
+  now = 0;
+  nextTick = 0;
+  ticking = false;
+  needResched = false;
+  idling = false;
+  readonly irqStack = new KStack();
+  /** the stack being executed right now (task or irq stack) */
+  ks: KStack;
+  stepEv: QEvent | null = null;
+  /** the step event's callback (one per CPU, not one closure per step) */
+  stepFn: (() => void) | null = null;
+  stepAt = Infinity;
+  /** statistics */
+  idleNs = 0;
+  busyNs = 0;
+  ticks = 0;
+  irqs = 0;
+  softirqs = 0;
+  switches = 0;
+  /** pending softirq bits (1 << vec) */
+  softirqPending = 0;
+  /** virtual time the CPU went idle */
+  idleSince = 0;
+  constructor(id: number) {
+    this.id = id;
+    this.ctx = { cpu: id, task: null as unknown as Task, context: 0, preemptCount: 0, irqsOff: false };
+    this.ks = this.irqStack;
+  }
+}
+
+/** The machine's CPUs as the kernel layers drive them (src/machine/machine.ts implements it). */
+export interface CpuMachine extends MachineCore {
+  readonly cpus: Cpu[];
+  /** the CPU whose code is executing right now, null between steps */
+  executing: Cpu | null;
+  /** make CPU `c` run a step at time `at` */
+  kick(c: Cpu, at?: number): void;
+  /** run an interrupt path on CPU `c` now (hardirq context by default) */
+  irq(c: Cpu, pathName: string, env: Env, context?: number): void;
+  /** the task running on a CPU */
+  current(cpu: number): Task;
+}

@@ -1,0 +1,158 @@
+/**
+ * Files (include/linux/fs.h): inodes with contents, directories, symlinks and device nodes, and
+ * open file descriptions (struct file).  Regular files on the ext4 root live on /dev/sda (each
+ * file has a disk extent) and are read through the page cache (mm/filemap.ts, whose per-page
+ * state is `Inode.pc`) and the block layer.  Synthetic files (`gen`) produce deterministic
+ * content without storing it.  The tree and its lookups are fs/namei.ts.
+ */
+import type { Pipe } from './pipe_fs_i';
+import type { Sock } from './net';
+import type { WaitQueue } from './wait';
+import type { PseudoNode, PseudoOpen } from '../../kernel/tracefs/vfs';
+
+export const S_IFMT = 0o170000, S_IFREG = 0o100000, S_IFDIR = 0o040000, S_IFLNK = 0o120000,
+  S_IFCHR = 0o020000, S_IFBLK = 0o060000, S_IFIFO = 0o010000;
+export const PAGE = 4096;
+
+export type FsType = 'ext4' | 'proc' | 'devtmpfs' | 'sysfs' | 'tmpfs' | 'pipefs' | 'sockfs' | 'tracefs' | 'debugfs';
+
+export class Inode {
+  ino: number;
+  mode: number;
+  uid = 0;
+  gid = 0;
+  nlink = 1;
+  size = 0;
+  mtime: number;
+  atime: number;
+  fs: FsType;
+  /** regular file contents (when not synthetic) */
+  data: Buffer | null = null;
+  /** synthetic content generator */
+  gen: ((off: number, len: number) => Uint8Array) | null = null;
+  /** a file or directory of a kernel pseudo filesystem (tracefs, debugfs): the VFS calls into it */
+  pseudo: PseudoNode | null = null;
+  /** a filesystem mounted on this directory: walks continue in its root */
+  mounted: Inode | null = null;
+  /** procfs/sysfs content producer and writer */
+  show: (() => string) | null = null;
+  store: ((s: string) => number) | null = null;
+  children: Map<string, Inode> | null = null;
+  parent: Inode | null = null;
+  target = '';
+  /** device: 'null' | 'zero' | 'urandom' | 'random' | 'tty' | 'sda' | 'sda1' | 'console' */
+  dev = '';
+  rdev = 0;
+  /** first disk block (4 KiB) of this file's extent on /dev/sda */
+  diskBlock = 0;
+  /** page cache state per page: 0 absent, 1 clean, 2 dirty, 3 under read I/O, 4 under writeback */
+  pc: Uint8Array = new Uint8Array(0);
+  cachedPages = 0;
+  dirtyPages = 0;
+  /** tasks waiting for I/O on this inode's pages */
+  waiters: WaitQueue = [];
+  constructor(ino: number, mode: number, fs: FsType, now: number) {
+    this.ino = ino;
+    this.mode = mode;
+    this.fs = fs;
+    this.mtime = this.atime = now;
+    if ((mode & S_IFMT) === S_IFDIR) { this.children = new Map(); this.nlink = 2; }
+  }
+  get isDir(): boolean { return (this.mode & S_IFMT) === S_IFDIR; }
+  get isReg(): boolean { return (this.mode & S_IFMT) === S_IFREG; }
+  get isLnk(): boolean { return (this.mode & S_IFMT) === S_IFLNK; }
+  get isChr(): boolean { return (this.mode & S_IFMT) === S_IFCHR; }
+  get isBlk(): boolean { return (this.mode & S_IFMT) === S_IFBLK; }
+  /** grow the page-cache state array to cover `size` bytes */
+  ensurePages(size: number): void {
+    const n = Math.ceil(size / PAGE);
+    if (n > this.pc.length) {
+      const a = new Uint8Array(Math.max(n, this.pc.length * 2));
+      a.set(this.pc);
+      this.pc = a;
+    }
+  }
+  /** contents bytes [off, off+len) (bounded by size) */
+  readBytes(off: number, len: number): Uint8Array {
+    const end = Math.min(this.size, off + len);
+    if (end <= off) return new Uint8Array(0);
+    if (this.gen) return this.gen(off, end - off);
+    if (!this.data) return new Uint8Array(end - off);
+    return this.data.subarray(off, end);
+  }
+  writeBytes(off: number, b: Uint8Array): void {
+    if (this.gen) {
+      // materialise a synthetic file on first write
+      this.data = Buffer.from(this.gen(0, this.size));
+      this.gen = null;
+    }
+    const end = off + b.length;
+    let d = this.data;
+    const size = this.size;
+    if (!d || d.length < end) {
+      // grow: bytes past `size` are never read, so only [0, size) moves (no zero-filled copy).
+      // Room for a few more writes of this size: a file written in big blocks (dbench's 16 KiB)
+      // is allocated once, not copied at every doubling.
+      const cur = d ? d.length : 0;
+      const nb = Buffer.allocUnsafe(Math.max(end, cur * 4, end >= 16384 ? end * 4 : 256));
+      const keep = d ? Math.min(size, d.length) : 0;
+      if (keep > 0) (d as Buffer).copy(nb, 0, 0, keep);
+      if (size > keep) nb.fill(0, keep, Math.min(size, nb.length));
+      this.data = d = nb;
+    }
+    // a hole between the old end of file and `off` reads as zeros
+    if (off > size) d.fill(0, size, off);
+    d.set(b, off);
+    if (end > size) this.size = end;
+  }
+  truncate(n: number): void {
+    if (this.gen && n === 0) this.gen = null;
+    const old = this.size;
+    this.size = n;
+    // bytes at or beyond `size` are never read (writeBytes zero-fills holes it opens): only a
+    // truncate that extends the file has bytes to clear
+    const d = this.data;
+    if (d && n > old && old < d.length) d.fill(0, old, Math.min(n, d.length));
+  }
+}
+
+/** An open file description (struct file); fds point at these, shared after dup/fork. */
+export class OpenFile {
+  refs = 1;
+  pos = 0;
+  constructor(readonly kind: 'file' | 'dir' | 'pipe_r' | 'pipe_w' | 'console' | 'dev' | 'proc' | 'sock',
+    readonly inode: Inode | null, public flags: number) {}
+  pipe: Pipe | null = null;
+  sock: Sock | null = null;
+  /** an open pseudo filesystem file (tracefs): reads, writes and release go to it */
+  pseudo: PseudoOpen | null = null;
+  /** snapshot of a proc file's text at open */
+  text: Buffer | null = null;
+  /** directory listing cursor */
+  dirNames: string[] | null = null;
+  onClose: (() => void) | null = null;
+  dup(): OpenFile {
+    this.refs++;
+    return this;
+  }
+  close(): void {
+    if (--this.refs === 0 && this.onClose) this.onClose();
+  }
+}
+
+/** A file that writes to a caller-provided writer (the program's terminal). */
+export class ConsoleFile extends OpenFile {
+  constructor(readonly writer: (s: string) => void) {
+    super('console', null, 1);
+  }
+}
+
+/** open(2) flags (include/uapi/asm-generic/fcntl.h). */
+export const O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0o100, O_EXCL = 0o200, O_TRUNC = 0o1000,
+  O_APPEND = 0o2000, O_DIRECTORY = 0o200000, O_DIRECT = 0o40000;
+
+/** What stat(2) returns (struct stat's fields the programs use). */
+export interface StatInfo {
+  ino: number; mode: number; nlink: number; uid: number; gid: number; size: number;
+  mtime: number; isDir: boolean; isReg: boolean; isLnk: boolean; isChr: boolean; isBlk: boolean; rdev: number;
+}

@@ -1,0 +1,180 @@
+/**
+ * Networking objects (include/net/sock.h, include/linux/skbuff.h, include/linux/net.h) of the
+ * loopback network (127.0.0.1 only): AF_INET stream (TCP), datagram (UDP) and raw ICMP sockets
+ * (`Sock`, and `SocketView`, their BSD-layer struct socket), the packets that travel through
+ * `lo` (`Packet` and its sk_buff view) and receive queues.  The call paths are in
+ * paths/templates/net.ts, the semantics (TCP state machine, queues, wakeups) in net/.
+ */
+import type { WaitQueue } from './wait';
+import { hash32 } from '../core/prng';
+
+export const AF_INET = 2;
+export const SOCK_STREAM = 1, SOCK_DGRAM = 2, SOCK_RAW = 3;
+export const IPPROTO_ICMP = 1, IPPROTO_TCP = 6, IPPROTO_UDP = 17;
+export const LOOPBACK = 0x7f000001;
+export const LO_MTU = 65536;
+/** loopback MSS: MTU - IP header - TCP header - timestamps option */
+export const TCP_MSS = 65483 - 12;
+/** receive buffer (sk_rcvbuf) of a socket */
+export const RCVBUF = 131072;
+
+/** TCP states (include/net/tcp_states.h) */
+export const TCP_ESTABLISHED = 1, TCP_SYN_SENT = 2, TCP_SYN_RECV = 3, TCP_FIN_WAIT1 = 4, TCP_FIN_WAIT2 = 5,
+  TCP_TIME_WAIT = 6, TCP_CLOSE = 7, TCP_CLOSE_WAIT = 8, TCP_LAST_ACK = 9, TCP_LISTEN = 10, TCP_CLOSING = 11;
+
+export interface Packet {
+  proto: number;
+  sport: number;
+  dport: number;
+  syn?: boolean;
+  ack?: boolean;
+  fin?: boolean;
+  rst?: boolean;
+  data: Uint8Array;
+  /** ICMP type (8 echo request, 0 echo reply) and id/sequence */
+  icmpType?: number;
+  icmpId?: number;
+  icmpSeq?: number;
+  /** the sk_buff as probes see it (TP args, $skb) */
+  skb: SkbView;
+}
+
+/** The fields of struct sk_buff a probe may read (filled into kernel memory on first use). */
+export interface SkbView {
+  len: number;
+  data_len: number;
+  protocol: number;
+  mark: number;
+  queue_mapping: number;
+  hash: number;
+}
+
+/**
+ * The sk_buff view of a packet: a class with a back-reference to its packet (packetOfSkb() is a
+ * field load, not a WeakMap entry per packet; `pkt` is not a scalar, so it never lands in the
+ * materialized struct).
+ */
+class Skb implements SkbView {
+  len: number;
+  data_len = 0;
+  protocol = 0x0008;
+  mark = 0;
+  queue_mapping = 0;
+  hash: number;
+  readonly pkt: Packet;
+  constructor(pkt: Packet, len: number, hash: number) {
+    this.len = len;
+    this.hash = hash;
+    this.pkt = pkt;
+  }
+}
+
+/** Make a packet of `p`, which the packet takes over (callers pass a fresh object literal). */
+export function mkPacket(p: Omit<Packet, 'skb'>): Packet {
+  // ICMP data already starts with its 8-byte header
+  const hdr = p.proto === IPPROTO_TCP ? 32 : p.proto === IPPROTO_UDP ? 8 : 0;
+  // the flow hash (skb->hash): a function of the 4-tuple, as the kernel's is
+  const skbHash = hash32(((p.sport & 0xffff) << 16) ^ p.dport ^ (p.proto << 8));
+  // skb->len at the device: IP header + transport header + payload; protocol ETH_P_IP (network order)
+  const pkt = p as Packet;
+  pkt.skb = new Skb(pkt, 20 + hdr + p.data.length + 14, skbHash);
+  return pkt;
+}
+
+/** The packet an sk_buff view belongs to (for laying out its headers in kernel memory). */
+export function packetOfSkb(skb: object): Packet | undefined {
+  return skb instanceof Skb ? skb.pkt : undefined;
+}
+
+/** A byte or datagram receive queue. */
+export class RxQueue {
+  chunks: { data: Uint8Array; from: number; icmp?: Packet }[] = [];
+  bytes = 0;
+  push(data: Uint8Array, from = 0, icmp?: Packet): void {
+    this.chunks.push({ data, from, icmp });
+    this.bytes += data.length;
+  }
+  /** stream read: up to max bytes across chunks */
+  take(max: number): Uint8Array {
+    const out = new Uint8Array(Math.min(max, this.bytes));
+    let o = 0;
+    while (o < out.length) {
+      const c = this.chunks[0];
+      const k = Math.min(c.data.length, out.length - o);
+      out.set(c.data.subarray(0, k), o);
+      o += k;
+      if (k === c.data.length) this.chunks.shift(); else c.data = c.data.subarray(k);
+    }
+    this.bytes -= out.length;
+    return out;
+  }
+  /** datagram read: one datagram (truncated to max) */
+  takeDgram(max: number): { data: Uint8Array; from: number; icmp?: Packet } | null {
+    const c = this.chunks.shift();
+    if (!c) return null;
+    this.bytes -= c.data.length;
+    return { data: c.data.subarray(0, max), from: c.from, icmp: c.icmp };
+  }
+}
+
+let sockIds = 0;
+export class Sock {
+  readonly id = ++sockIds;
+  /** local and remote port (host order), 0 when unbound / unconnected */
+  port = 0;
+  dport = 0;
+  state = TCP_CLOSE;
+  listening = false;
+  backlogMax = 128;
+  /** accept queue (established children) and half-open requests by client port */
+  acceptq: Sock[] = [];
+  reqs = new Map<number, Sock>();
+  /** connected peer socket on the loopback (TCP) */
+  peer: Sock | null = null;
+  rx = new RxQueue();
+  /** FIN received: reads return 0 once rx is empty */
+  rxEof = false;
+  /** connection refused / reset */
+  err = 0;
+  /** the owner closed it (close/exit) */
+  closed = false;
+  /** shutdown(SHUT_WR) done or FIN sent */
+  finSent = false;
+  /** tasks waiting for data / connection / accept / buffer space */
+  readWait: WaitQueue = [];
+  writeWait: WaitQueue = [];
+  /** statistics */
+  bytesSent = 0;
+  bytesRecv = 0;
+  segsOut = 0;
+  segsIn = 0;
+  constructor(readonly type: number, readonly protocol: number) {}
+  get isTcp(): boolean { return this.type === SOCK_STREAM; }
+  get isUdp(): boolean { return this.type === SOCK_DGRAM && this.protocol !== IPPROTO_ICMP; }
+  get isIcmp(): boolean { return this.protocol === IPPROTO_ICMP; }
+}
+
+export const TCP_STATE_NAMES = ['', 'ESTABLISHED', 'SYN_SENT', 'SYN_RECV', 'FIN_WAIT1', 'FIN_WAIT2', 'TIME_WAIT', 'CLOSE',
+  'CLOSE_WAIT', 'LAST_ACK', 'LISTEN', 'CLOSING'];
+
+/**
+ * The BSD-layer `struct socket` of a Sock (what sock_sendmsg/sock_recvmsg/sock_*_iter take and
+ * a socket file's private_data points to): laid out by net/layout.ts when a probe reads it.
+ */
+export class SocketView {
+  constructor(readonly sk: Sock) {}
+  /** socket_state: SS_UNCONNECTED 1, SS_CONNECTING 2, SS_CONNECTED 3, SS_DISCONNECTING 4 */
+  get ssState(): number {
+    const s = this.sk;
+    if (s.type !== 1) return s.dport ? 3 : 1;
+    if (s.state === TCP_SYN_SENT) return 2;
+    if (s.state === TCP_CLOSE || s.listening) return 1;
+    return s.finSent ? 4 : 3;
+  }
+}
+const socketViews = new WeakMap<Sock, SocketView>();
+export function socketView(s: Sock): SocketView {
+  let v = socketViews.get(s);
+  if (!v) socketViews.set(s, (v = new SocketView(s)));
+  return v;
+}

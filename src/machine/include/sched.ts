@@ -1,0 +1,160 @@
+/**
+ * Tasks and processes (include/linux/sched.h): task_struct essentials (pid/tid/ppid/uid/gid/comm,
+ * scheduler entity, state), the thread group (fds, cwd, mm, children, signals, exit status), the
+ * execution state the kernel executor keeps per task (its kernel stack, include/kstack.ts) and the
+ * program it runs in user mode (a generator of `Op`s: system calls, CPU time, memory touches).
+ */
+import type { TaskRef } from '../../kernel/current';
+import type { Mm } from './mm_types';
+import type { OpenFile } from './fs';
+import { KStack } from './kstack';
+
+/** Linux task states (include/linux/sched.h) as __schedule sees prev->__state. */
+export const TASK_RUNNING = 0x0;
+export const TASK_INTERRUPTIBLE = 0x1;
+export const TASK_UNINTERRUPTIBLE = 0x2;
+export const TASK_STOPPED = 0x4;
+export const TASK_TRACED = 0x8;
+export const EXIT_DEAD = 0x10;
+export const EXIT_ZOMBIE = 0x20;
+export const TASK_DEAD = 0x80;
+export const TASK_NEW = 0x800;
+
+/** What a user program yields. */
+export type Op = SysOp | CpuOp | TouchOp;
+/** a system call: name as in syscall_64.tbl, arguments */
+export interface SysOp { k: 'sys'; name: string; a: unknown[]; extra?: Record<string, unknown> }
+/** user-mode computation for `ns` nanoseconds */
+export interface CpuOp { k: 'cpu'; ns: number }
+/** touch user memory (page faults where not present / COW / swapped out) */
+export interface TouchOp { k: 'touch'; region: string; first: number; count: number; write: boolean }
+
+/** A user program: a generator of ops receiving syscall results. */
+export type Prog = Generator<Op, number, SysResult>;
+
+export interface SysResult {
+  ret: number;
+  /** data returned by read-like calls */
+  data?: Uint8Array;
+  /** extra results (e.g. stat) */
+  info?: Record<string, unknown>;
+}
+
+export type SigHandler = 'default' | 'ignore' | ((sig: number) => void);
+
+export class Process {
+  tgid: number;
+  parent: Process | null;
+  children: Process[] = [];
+  threads: Task[] = [];
+  fds: (OpenFile | null)[] = [];
+  cwd = '/';
+  mm: Mm | null = null;
+  exitCode = 0;
+  exited = false;
+  reaped = false;
+  /** signal dispositions */
+  sigHandlers = new Map<number, SigHandler>();
+  /** tasks blocked in wait4 on this process */
+  waitq: Task[] = [];
+  /** program argv / exe path */
+  argv: string[] = [];
+  exe = '';
+  uid = 0;
+  gid = 0;
+  sessionName = '';
+  /** user time and system time consumed by finished threads, ns */
+  utime = 0;
+  stime = 0;
+  constructor(tgid: number, parent: Process | null) {
+    this.tgid = tgid;
+    this.parent = parent;
+  }
+}
+
+export class Task implements TaskRef {
+  pid: number;
+  tid: number;
+  comm: string;
+  proc: Process;
+  kthread: boolean;
+  idle = false;
+  uid = 0;
+  gid = 0;
+  euid = 0;
+  egid = 0;
+  /** prio 120 = nice 0 */
+  prio = 120;
+  nice = 0;
+  weight = 1024;
+  state = TASK_RUNNING;
+  /** the CPU the task last ran on / is queued on */
+  cpu = 0;
+  onRq = false;
+  onCpu = false;
+  /** CFS */
+  vruntime = 0;
+  sumExecRuntime = 0;
+  prevSumExecRuntime = 0;
+  execStart = 0;
+  utime = 0;
+  stime = 0;
+  nvcsw = 0;
+  nivcsw = 0;
+  nrMigrations = 0;
+  /** set when preempted (TIF_NEED_RESCHED) */
+  lastSwitchOut = 0;
+  startTime = 0;
+  /** kernel execution state */
+  readonly ks = new KStack();
+  /** user program and the op being executed */
+  prog: Prog | null = null;
+  op: Op | null = null;
+  opLeft = 0;
+  lastResult: SysResult = { ret: 0 };
+  /** kernel thread body: called with no frames to push the next path */
+  kbody: ((t: Task) => void) | null = null;
+  /** pending signals (bitmask bit n-1 for signal n) */
+  sigPending = 0;
+  sigBlocked = 0;
+  /** wait channel: what it sleeps on (for ps WCHAN and wakeups) */
+  wchan = '';
+  /** interrupted by a signal while sleeping */
+  sigWoken = false;
+  exitSignal = 17;
+  /** generic wakeup flag for hooks */
+  woken = false;
+  /** data hooks may stash across a sleep */
+  scratch: Record<string, unknown> = {};
+  constructor(pid: number, tid: number, comm: string, proc: Process, kthread: boolean) {
+    this.pid = pid;
+    this.tid = tid;
+    this.comm = comm;
+    this.proc = proc;
+    this.kthread = kthread;
+  }
+  get ppid(): number {
+    return this.proc.parent ? this.proc.parent.tgid : 0;
+  }
+  /** execname(): comm */
+  get execname(): string {
+    return this.comm;
+  }
+  /** one-letter state as /proc/PID/stat and ps show it */
+  stateChar(): string {
+    if (this.state === TASK_RUNNING) return 'R';
+    if (this.state & TASK_INTERRUPTIBLE) return this.kthread && this.wchan === 'idle' ? 'I' : 'S';
+    if (this.state & TASK_UNINTERRUPTIBLE) return 'D';
+    if (this.state & TASK_STOPPED) return 'T';
+    if (this.state & EXIT_ZOMBIE) return 'Z';
+    return 'X';
+  }
+}
+
+/** nice -> load weight (sched_prio_to_weight) */
+export const PRIO_TO_WEIGHT = [
+  88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+  9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+  1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+  110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+];

@@ -1,0 +1,205 @@
+/**
+ * The CFS-like scheduling class (kernel/sched/fair.c): per-CPU run queues in vruntime order,
+ * load weights, sched_latency / min_granularity slices, wakeup preemption granularity, CPU
+ * selection for wakeups (select_task_rq_fair) and forks, newidle balancing, check_preempt_tick.
+ * The switch itself, wakeups and the tick as the paths run them are core.ts.
+ */
+import type { CpuMachine, Cpu } from '../../include/cpu';
+import { Task, TASK_RUNNING, TASK_DEAD, EXIT_ZOMBIE, PRIO_TO_WEIGHT } from '../../include/sched';
+import { newEnv } from '../../paths/kexec';
+
+export const SCHED_LATENCY_BASE = 6e6;
+export const SCHED_MIN_GRAN_BASE = 0.75e6;
+export const SCHED_WAKEUP_GRAN_BASE = 1e6;
+
+export class RunQueue {
+  /** runnable tasks other than curr, kept sorted by vruntime */
+  readonly q: Task[] = [];
+  minVruntime = 0;
+  nrSwitches = 0;
+  constructor(readonly cpu: number) {}
+  insert(t: Task): void {
+    const q = this.q;
+    let i = q.length;
+    while (i > 0 && q[i - 1].vruntime > t.vruntime) i--;
+    q.splice(i, 0, t);
+  }
+  remove(t: Task): boolean {
+    const i = this.q.indexOf(t);
+    if (i < 0) return false;
+    this.q.splice(i, 1);
+    return true;
+  }
+}
+
+export class Sched {
+  readonly rqs: RunQueue[];
+  readonly latency: number;
+  readonly minGran: number;
+  readonly wakeupGran: number;
+  constructor(private m: CpuMachine) {
+    this.rqs = m.cpus.map((c) => new RunQueue(c.id));
+    const factor = 1 + Math.floor(Math.log2(Math.min(m.ncpus, 8)));
+    this.latency = SCHED_LATENCY_BASE * factor;
+    this.minGran = SCHED_MIN_GRAN_BASE * factor;
+    this.wakeupGran = SCHED_WAKEUP_GRAN_BASE * factor;
+  }
+
+  nrRunning(c: Cpu): number {
+    return this.rqs[c.id].q.length + (c.curr && !c.curr.idle ? 1 : 0);
+  }
+
+  hasRunnable(c: Cpu): boolean {
+    return this.rqs[c.id].q.length > 0;
+  }
+
+  setNice(t: Task, nice: number): void {
+    t.nice = Math.max(-20, Math.min(19, nice));
+    t.prio = 120 + t.nice;
+    t.weight = PRIO_TO_WEIGHT[t.nice + 20];
+  }
+
+  /** update_curr(): charge the running task for the time since execStart. */
+  updateCurr(c: Cpu): number {
+    const t = c.curr;
+    const now = this.m.now;
+    const d = now - t.execStart;
+    if (d <= 0 || t.idle) { t.execStart = now; return 0; }
+    t.execStart = now;
+    t.sumExecRuntime += d;
+    t.vruntime += (d * 1024) / t.weight;
+    const rq = this.rqs[c.id];
+    const leftmost = rq.q.length ? rq.q[0].vruntime : t.vruntime;
+    rq.minVruntime = Math.max(rq.minVruntime, Math.min(t.vruntime, leftmost));
+    return d;
+  }
+
+  /** sched_slice(): the wall-time share of the period for task t on c. */
+  slice(c: Cpu, t: Task): number {
+    const rq = this.rqs[c.id];
+    const n = rq.q.length + 1;
+    const period = n > this.latency / this.minGran ? n * this.minGran : this.latency;
+    let total = t.weight;
+    for (const x of rq.q) total += x.weight;
+    return (period * t.weight) / total;
+  }
+
+  /** Put a new/woken task on CPU c's queue. */
+  enqueue(t: Task, c: Cpu, wakeup: boolean): void {
+    const rq = this.rqs[c.id];
+    if (wakeup) t.vruntime = Math.max(t.vruntime, rq.minVruntime - this.latency / 2);
+    t.cpu = c.id;
+    t.onRq = true;
+    rq.insert(t);
+  }
+
+  /** select_task_rq_fair(): previous CPU if idle, else an idle CPU, else the least loaded. */
+  selectCpu(t: Task): Cpu {
+    const cpus = this.m.cpus;
+    const prev = cpus[t.cpu] ?? cpus[0];
+    const isIdle = (c: Cpu) => c.curr.idle && this.rqs[c.id].q.length === 0;
+    if (isIdle(prev)) return prev;
+    for (let i = 1; i < cpus.length; i++) {
+      const c = cpus[(prev.id + i) % cpus.length];
+      if (isIdle(c)) return c;
+    }
+    let best = prev;
+    let bestN = this.nrRunning(prev);
+    for (const c of cpus) {
+      const n = this.nrRunning(c);
+      if (n + 1 < bestN) { best = c; bestN = n; }
+    }
+    return best;
+  }
+
+  /**
+   * Wake a sleeping task (semantics of try_to_wake_up): choose a CPU, enqueue, preempt or kick.
+   * Returns the target CPU, or null when the task was not sleeping.
+   */
+  wake(t: Task): { target: Cpu; migrated: boolean; from: number } | null {
+    if (t.state === TASK_RUNNING || t.state & (TASK_DEAD | EXIT_ZOMBIE)) return null;
+    t.state = TASK_RUNNING;
+    t.wchan = '';
+    if (t.onCpu) return { target: this.m.cpus[t.cpu], migrated: false, from: t.cpu }; // still switching out
+    const from = t.cpu;
+    const target = this.selectCpu(t);
+    const migrated = target.id !== from;
+    if (migrated) t.nrMigrations++;
+    this.enqueue(t, target, true);
+    const curr = target.curr;
+    if (curr.idle) {
+      target.needResched = true;
+      this.m.kick(target, this.m.now + 700); // IPI latency
+    } else if (t.vruntime + this.wakeupGran * 1024 / t.weight < curr.vruntime) {
+      target.needResched = true;
+      this.m.kick(target, this.m.now + 700);
+    }
+    return { target, migrated, from };
+  }
+
+  /** wake_up_new_task(): place a forked task. */
+  wakeNew(t: Task, parentCpu: Cpu): Cpu {
+    t.cpu = parentCpu.id;
+    const rq = this.rqs[parentCpu.id];
+    t.vruntime = Math.max(rq.minVruntime, parentCpu.curr.idle ? 0 : parentCpu.curr.vruntime) + this.slice(parentCpu, t) * 1024 / t.weight;
+    t.state = TASK_RUNNING;
+    const target = this.selectCpu(t);
+    if (target.id !== parentCpu.id) t.nrMigrations++;
+    this.enqueue(t, target, false);
+    if (target.curr.idle) { target.needResched = true; this.m.kick(target, this.m.now + 700); }
+    return target;
+  }
+
+  /** Remove a task from its queue (sleeping tasks, exit). */
+  dequeue(t: Task): void {
+    if (!t.onRq) return;
+    this.rqs[t.cpu].remove(t);
+    t.onRq = false;
+  }
+
+  /** pick_next_task: leftmost of this CPU, else pull from the busiest CPU (newidle balance), else idle. */
+  pick(c: Cpu): { next: Task; pulledFrom: number } {
+    const rq = this.rqs[c.id];
+    let pulledFrom = -1;
+    if (rq.q.length === 0) {
+      let busiest: Cpu | null = null;
+      let most = 1;
+      for (const o of this.m.cpus) {
+        if (o === c) continue;
+        const n = this.rqs[o.id].q.length;
+        if (n >= most) { most = n; busiest = o; }
+      }
+      if (busiest && this.rqs[busiest.id].q.length >= 1 && this.nrRunning(busiest) >= 2) {
+        const orq = this.rqs[busiest.id];
+        const t = orq.q[orq.q.length - 1];
+        orq.q.pop();
+        t.vruntime = t.vruntime - orq.minVruntime + rq.minVruntime;
+        t.cpu = c.id;
+        t.nrMigrations++;
+        rq.insert(t);
+        pulledFrom = busiest.id;
+      }
+    }
+    const next = rq.q.length ? rq.q.shift() as Task : c.idleTask;
+    if (!next.idle) next.onRq = true;
+    return { next, pulledFrom };
+  }
+
+  /** scheduler_tick semantics: account, decide preemption. Runs the timer interrupt path. */
+  tick(c: Cpu): void {
+    c.ticks++;
+    this.m.irq(c, 'timer_irq', newEnv('timer_irq', { irq: 236, vector: 236 }));
+  }
+
+  /** check_preempt_tick(). */
+  checkPreemptTick(c: Cpu): void {
+    const t = c.curr;
+    if (t.idle) { if (this.rqs[c.id].q.length) c.needResched = true; return; }
+    const rq = this.rqs[c.id];
+    if (rq.q.length === 0) return;
+    const ran = t.sumExecRuntime - t.prevSumExecRuntime;
+    if (ran > this.slice(c, t)) { c.needResched = true; return; }
+    if (ran < this.minGran) return;
+    if (t.vruntime - rq.q[0].vruntime > this.slice(c, t) * 1024 / t.weight) c.needResched = true;
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * Signals as kernel/signal.c runs them: kill(2) (kill_something_info -> kill_pid_info ->
+ * __send_signal_locked), the SIGCHLD an exiting process sends its parent (do_notify_parent),
+ * and delivery on the way back to user mode (get_signal: handler, ignore or do_group_exit).
+ *
+ * What probes see, as on 6.1:
+ *  - signal:signal_generate(sig, info, task, group, result) from __send_signal_locked: `task` is
+ *    the thread the signal is queued on, `group` is 1 for process-directed signals (PIDTYPE_TGID:
+ *    kill(2), SIGCHLD), `result` TRACE_SIGNAL_DELIVERED (0) / IGNORED (1) / ALREADY_PENDING (2);
+ *    `info` a struct kernel_siginfo (SI_USER with the sender's pid/uid for kill, CLD_EXITED /
+ *    CLD_KILLED with the child's pid and status for SIGCHLD);
+ *  - signal:signal_deliver(sig, info, ka) from get_signal for every dequeued signal, `ka` the
+ *    struct k_sigaction in force (sa_handler 0 = SIG_DFL, 1 = SIG_IGN, else the handler);
+ *  - do_exit/do_group_exit's `code`: the wait status (status << 8, or the signal number).
+ */
+import type { CpuMachine } from '../include/cpu';
+import { Task, Process, SigHandler, TASK_INTERRUPTIBLE, TASK_STOPPED, TASK_DEAD } from '../include/sched';
+import type { Env } from '../include/kstack';
+import { Semantics } from '../paths/semantics';
+import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
+import { pushWakeups } from './sched/core';
+import { sigDefault, SIGKILL, SIGCHLD, SIGCONT } from '../include/signal';
+import { kmem } from '../../kernel/memory';
+
+/** The machine as signals use it: the process table of the layer above (lookup by pid, do_notify_parent's waiters). */
+export interface SignalMachine extends CpuMachine {
+  readonly procs: {
+    readonly procs: Map<number, Process>;
+    notifyParent(p: Process): Task[];
+  };
+}
+
+const EINVAL = 22, ESRCH = 3;
+const SI_USER = 0, CLD_EXITED = 1, CLD_KILLED = 2;
+/** fake user-space address of a program's handler (the programs' handlers are JS closures) */
+const USER_HANDLER = 0x55d4c6a01230;
+
+interface SigInfo { signo: number; code: number; pid: number; uid: number; status?: number }
+/** the siginfo of each queued (pending) signal of a task, by signal number - 1 */
+const queued = new WeakMap<Task, (SigInfo | undefined)[]>();
+
+function siginfoAddr(i: SigInfo | undefined, sig: number): number {
+  const T = 'struct kernel_siginfo';
+  const a = kmem.allocStruct(T);
+  kmem.setField(a, T, 'si_signo', sig);
+  if (!i) return a;
+  kmem.setField(a, T, 'si_code', i.code);
+  if (i.status !== undefined) {
+    kmem.setField(a, T, '_sifields._sigchld._pid', i.pid);
+    kmem.setField(a, T, '_sifields._sigchld._uid', i.uid);
+    kmem.setField(a, T, '_sifields._sigchld._status', i.status);
+  } else {
+    kmem.setField(a, T, '_sifields._kill._pid', i.pid);
+    kmem.setField(a, T, '_sifields._kill._uid', i.uid);
+  }
+  return a;
+}
+
+function sigactionAddr(p: Process | undefined, sig: number): number {
+  const T = 'struct k_sigaction';
+  const a = kmem.allocStruct(T);
+  const h = p?.sigHandlers.get(sig) ?? 'default';
+  kmem.setField(a, T, 'sa.sa_handler', h === 'default' ? 0 : h === 'ignore' ? 1 : USER_HANDLER);
+  return a;
+}
+
+export const signals = new Semantics<SignalMachine>('kernel/signal');
+
+// ---------------------------------------------------------------- generation
+
+/**
+ * __send_signal_locked for a process-directed signal (PIDTYPE_TGID): the thread it is queued
+ * on, the signal_generate result (TRACE_SIGNAL_DELIVERED 0, IGNORED 1, ALREADY_PENDING 2) and
+ * the tasks complete_signal wakes.
+ */
+export function sendSignal(p: Process, sig: number): { target: Task | null; result: number; wake: Task[] } {
+  const target = p.threads.find((x) => !(x.state & TASK_DEAD)) ?? p.threads[0] ?? null;
+  const wake: Task[] = [];
+  if (!target) return { target, result: 1, wake };
+  const bit = 1 << (sig - 1);
+  const h = p.sigHandlers.get(sig) ?? 'default';
+  const act = sigDefault(sig);
+  // prepare_signal: SIGCONT resumes a stopped group whatever its disposition
+  if (sig === SIGCONT) {
+    for (const t of p.threads) if (t.state & TASK_STOPPED) { t.state = TASK_INTERRUPTIBLE; wake.push(t); }
+  }
+  // sig_ignored(): a blocked signal is never ignored (it may be unblocked later)
+  if (sig !== SIGKILL && !(target.sigBlocked & bit) && (h === 'ignore' || (h === 'default' && act === 'ign'))) {
+    return { target, result: 1, wake };
+  }
+  // legacy_queue(): a non-RT signal already pending is not queued twice
+  if (sig < 32 && target.sigPending & bit) return { target, result: 2, wake };
+  target.sigPending |= bit;
+  if (!wake.includes(target) && (target.state & TASK_INTERRUPTIBLE || sig === SIGKILL)) { target.sigWoken = true; wake.push(target); }
+  return { target, result: 0, wake };
+}
+
+/** The disposition of `sig` in process `p`. */
+export function sigHandler(p: Process, sig: number): SigHandler {
+  return p.sigHandlers.get(sig) ?? 'default';
+}
+
+/** kill(pid, sig): find the target (kill_something_info / kill_pid_info); 0, -ESRCH or -EINVAL. */
+signals.hook('kill_find', (m, _c, t, e) => {
+  const pid = Number(e.a[0]);
+  const sig = Number(e.a[1]);
+  e.sgProc = null;
+  if (!(sig >= 0 && sig <= 64)) { e.ret = -EINVAL; return H_CONT; }
+  const p = pid > 0 ? m.procs.procs.get(pid) : undefined;
+  if (!p || p.exited) { e.ret = -ESRCH; return H_CONT; }
+  e.ret = 0;
+  if (sig === 0) return H_CONT; // permission / existence check only
+  e.sgProc = p;
+  e.sgSig = sig;
+  e.sgInfo = { signo: sig, code: SI_USER, pid: t.proc.tgid, uid: t.uid } satisfies SigInfo;
+  return H_CONT;
+});
+signals.cond('sigtarget', (_m, _c, _t, e) => e.sgProc != null);
+
+/** __send_signal_locked: queue the signal (or not) and note whom complete_signal wakes. */
+signals.hook('sig_send', (m, _c, _t, e) => {
+  const r = sendSignal(e.sgProc as Process, e.sgSig as number);
+  e.sgTarget = r.target;
+  e.sgResult = r.result;
+  e.sgWake = r.wake;
+  if (r.result === 0 && r.target) {
+    let q = queued.get(r.target);
+    if (!q) queued.set(r.target, (q = []));
+    q[(e.sgSig as number) - 1] = e.sgInfo as SigInfo;
+  }
+  return H_CONT;
+});
+signals.cond('sigqueued', (_m, _c, _t, e) => e.sgResult === 0);
+signals.hook('sig_wake', (_m, c, _t, e) => pushWakeups(c, (e.sgWake as Task[] | undefined) ?? []));
+
+signals.tpArgs('signal_generate', (_m, _c, t, e) => {
+  const sig = (e.sgSig as number | undefined) ?? 0;
+  return [sig, siginfoAddr(e.sgInfo as SigInfo | undefined, sig), e.sgTarget ?? t, 1, (e.sgResult as number | undefined) ?? 0];
+});
+
+/**
+ * do_notify_parent: SIGCHLD for the parent of an exiting process (none when the parent's
+ * SIGCHLD disposition is SIG_IGN: the child is reaped at once, see %notify_parent).
+ */
+signals.hook('notify_prep', (_m, _c, t, e) => {
+  e.sgProc = null;
+  const p = t.proc;
+  const par = p.parent;
+  if (!p.exited || !par || par.exited) return H_CONT;
+  if (t.tid !== p.tgid && p.threads.some((x) => x !== t && !(x.state & 0x80))) return H_CONT;
+  if (par.sigHandlers.get(SIGCHLD) === 'ignore') return H_CONT;
+  const signaled = e.signaled === true;
+  const sig = (e.sig as number | undefined) ?? 0;
+  e.sgProc = par;
+  e.sgSig = SIGCHLD;
+  e.sgInfo = {
+    signo: SIGCHLD, code: signaled ? CLD_KILLED : CLD_EXITED, pid: p.tgid, uid: t.uid,
+    status: signaled ? sig : Number(e.a[0] ?? 0) & 0xff,
+  } satisfies SigInfo;
+  return H_CONT;
+});
+
+/** __wake_up_parent: wake the parent's wait4 sleepers (not those the signal already woke). */
+signals.hook('notify_parent', (m, c, t, e) => {
+  if (!t.proc.exited || t.tid !== t.proc.tgid && t.proc.threads.some((x) => x !== t && !(x.state & 0x80))) return H_CONT;
+  const woken = (e.sgWake as Task[] | undefined) ?? [];
+  const w = m.procs.notifyParent(t.proc).filter((x) => !woken.includes(x));
+  return pushWakeups(c, w);
+});
+
+// ---------------------------------------------------------------- delivery
+
+/** get_signal: dequeue one signal; signal_deliver, then the handler, nothing, or do_group_exit. */
+signals.hook('signal', (m, c, t) => {
+  const pend = t.sigPending & ~t.sigBlocked;
+  let sig = 0;
+  for (let i = 0; i < 32; i++) if (pend & (1 << i)) { sig = i + 1; break; }
+  if (!sig) return H_CONT;
+  t.sigPending &= ~(1 << (sig - 1));
+  const q = queued.get(t);
+  const info = q?.[sig - 1];
+  if (q) q[sig - 1] = undefined;
+  const h = sigHandler(t.proc, sig);
+  const act = sig === SIGKILL ? 'term' : sigDefault(sig);
+  const fatal = !(typeof h === 'function' && sig !== SIGKILL) && !(h === 'ignore' || act === 'ign' || act === 'cont' || act === 'stop');
+  if (typeof h === 'function' && sig !== SIGKILL) h(sig);
+  if (fatal) pushPath(t.ks, 'sig_exit', newEnv('exit_group', { a: [128 + sig], sig, signaled: true }));
+  // frames run last-pushed first: signal_deliver fires before do_group_exit
+  pushPath(t.ks, 'signal_deliver', newEnv('signal_deliver', { sig, sgInfo: info }));
+  return H_PUSHED;
+});
+
+signals.tpArgs('signal_deliver', (_m, _c, t, e) => {
+  const sig = (e.sig as number | undefined) ?? 0;
+  return [sig, siginfoAddr(e.sgInfo as SigInfo | undefined, sig), sigactionAddr(t.proc, sig)];
+});
+
+// ---------------------------------------------------------------- exit codes
+
+/** do_group_exit(exit_code) / do_exit(code): `(status & 0xff) << 8`, or the fatal signal. */
+function exitCode(e: Env): number {
+  return e.signaled === true ? Number(e.sig ?? 0) : (Number(e.a[0] ?? 0) & 0xff) << 8;
+}
+signals.fnArgs('do_group_exit', (_m, _c, _t, e) => [exitCode(e)]);
+signals.fnArgs('do_exit', (_m, _c, _t, e) => [exitCode(e)]);
+
+// ---------------------------------------------------------------- rt_sigaction
+
+signals.syscall('rt_sigaction', (_m, _c, t, e) => {
+  const sig = Number(e.a[0]);
+  if (sig === SIGKILL || sig === 19 || sig < 1 || sig > 64) { e.ret = -EINVAL; return H_CONT; }
+  if (e.handler !== undefined) t.proc.sigHandlers.set(sig, e.handler as 'default');
+  e.ret = 0;
+  return H_CONT;
+});

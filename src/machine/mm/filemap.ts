@@ -1,0 +1,129 @@
+/**
+ * The page cache (mm/filemap.c, mm/readahead.c): reads in batches of up to 15 pages, misses
+ * that allocate pages and submit readahead bios (windows doubling up to 512 KiB, async readahead
+ * at the marker), waits for pages under I/O, copies to user space; buffered writes that dirty
+ * pages (generic_perform_write).  The state of each page is `Inode.pc`.
+ */
+import type { MmMachine } from './mm';
+import { Semantics } from '../paths/semantics';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
+import { TASK_UNINTERRUPTIBLE } from '../include/sched';
+import { Inode, OpenFile, PAGE } from '../include/fs';
+import type { BlkRequest } from '../include/blkdev';
+
+export const filemap = new Semantics<MmMachine>('mm/filemap');
+
+const RA_MAX = 128; // 512 KiB readahead window
+filemap.hook('read_batches', (m, c, t, e) => {
+  const ino = e.ino as Inode;
+  const cur = e.cur as number;
+  const end = e.end as number;
+  if (cur >= end) {
+    const pos = e.pos as number;
+    const b = ino.readBytes(pos, end - pos);
+    e.data = b;
+    e.ret = b.length;
+    const f = e.file as OpenFile;
+    if (e.name !== 'pread64') f.pos = pos + b.length;
+    return H_CONT;
+  }
+  const first = Math.floor(cur / PAGE);
+  const last = Math.floor((end - 1) / PAGE);
+  const n = Math.min(15, last - first + 1);
+  ino.ensurePages(end);
+  const be = newEnv('filemap_batch', { ino, first, n, blkdev: e.blkdev, file: e.file, rv: 0 });
+  const st = ino.pc[first];
+  be.miss = st === 0;
+  // async readahead when the batch runs into the marker (end of the last window)
+  const raEnd = (ino as unknown as { raEnd?: number }).raEnd ?? 0;
+  be.async = !be.miss && raEnd > 0 && first + n >= raEnd - 16 && raEnd * PAGE < ino.size && ino.pc[Math.min(raEnd, ino.pc.length - 1)] === 0;
+  e.cur = Math.min(end, (first + n) * PAGE);
+  pushPath(t.ks, 'filemap_batch', be);
+  return H_AGAIN;
+});
+filemap.cond('pc_miss', (_m, _c, _t, e) => e.miss === true);
+filemap.cond('pc_async', (_m, _c, _t, e) => e.async === true);
+filemap.cond('pc_locked', (_m, _c, _t, e) => {
+  const ino = e.ino as Inode;
+  for (let i = e.first as number, k = 0; k < (e.n as number); k++, i++) if (ino.pc[i] === 3) return true;
+  return false;
+});
+filemap.hook('ra_alloc', (m, c, t, e) => {
+  const ino = e.ino as Inode;
+  const holder = ino as unknown as { raEnd?: number; raSize?: number };
+  const start = e.miss ? (e.first as number) : (holder.raEnd ?? (e.first as number));
+  const size = Math.min(RA_MAX, e.miss ? Math.max(32, (holder.raSize ?? 16) * 2) : (holder.raSize ?? 32) * 2);
+  holder.raSize = size;
+  const maxPage = Math.ceil(ino.size / PAGE);
+  const pages: number[] = [];
+  ino.ensurePages(Math.min(ino.size, (start + size) * PAGE));
+  for (let i = start; i < Math.min(maxPage, start + size); i++) {
+    if (ino.pc[i] !== 0) continue;
+    ino.pc[i] = 3;
+    ino.cachedPages++;
+    m.mm.allocPage('file');
+    m.mm.addFileLru(ino, i);
+    pages.push(i);
+  }
+  holder.raEnd = start + size;
+  e.raPages = pages;
+  const k = Math.min(pages.length, 32);
+  for (let i = 0; i < k; i++) pushPath(t.ks, 'pc_add_folio', e);
+  return k ? H_PUSHED : H_CONT;
+});
+filemap.hook('ra_submit', (m, c, t, e) => {
+  const pages = (e.raPages as number[]) ?? [];
+  if (!pages.length) return H_CONT;
+  const ino = e.ino as Inode;
+  // one bio per 256 KiB
+  for (let i = 0; i < pages.length; i += 64) {
+    const chunk = pages.slice(i, i + 64);
+    const req: BlkRequest = {
+      ino, pages: chunk, write: false, swap: false, sector: (ino.diskBlock + chunk[0]) * 8,
+      bytes: chunk.length * PAGE, cpu: c.id, waiters: [],
+    };
+    pushPath(t.ks, 'bio_submit', newEnv('bio', { req, blkdev: e.blkdev, rq: req, bio: req }));
+  }
+  return H_PUSHED;
+});
+filemap.hook('wait_io', (m, c, t, e) => {
+  const ino = e.ino as Inode;
+  for (let i = e.first as number, k = 0; k < (e.n as number); k++, i++) {
+    if (ino.pc[i] === 3) {
+      if (!ino.waiters.includes(t)) ino.waiters.push(t);
+      t.state = TASK_UNINTERRUPTIBLE;
+      t.wchan = 'folio_wait_bit_common';
+      return H_SLEEP;
+    }
+  }
+  return H_CONT;
+});
+filemap.hook('copy_pages', (m, c, t, e) => {
+  const k = e.n as number;
+  for (let i = 0; i < k; i++) pushPath(t.ks, 'copy_page', e);
+  m.now += k * 250; // copying 4 KiB to user
+  return H_PUSHED;
+});
+filemap.hook('write_pages', (m, c, t, e) => {
+  const f = e.file as OpenFile;
+  const ino = e.ino as Inode;
+  const b = e.buf as Uint8Array;
+  const pos = e.pos as number;
+  ino.writeBytes(pos, b);
+  ino.mtime = m.now;
+  ino.ensurePages(ino.size);
+  const first = Math.floor(pos / PAGE);
+  const last = Math.floor((pos + Math.max(1, b.length) - 1) / PAGE);
+  let k = 0;
+  for (let i = first; i <= last; i++) {
+    if (ino.pc[i] === 0) { ino.cachedPages++; m.mm.allocPage('file'); m.mm.addFileLru(ino, i); }
+    if (ino.pc[i] !== 2) { ino.dirtyPages++; m.fs.dirty.add(ino); }
+    ino.pc[i] = 2;
+    if (k++ < 16) pushPath(t.ks, 'write_page', e);
+  }
+  if (e.name !== 'pwrite64') f.pos = pos + b.length;
+  e.ret = b.length;
+  m.now += b.length / 4;
+  return H_PUSHED;
+});
+filemap.tpArgs('mm_filemap_add_to_page_cache', (_m, _c, _t, e) => [{ mapping: e.ino, index: e.first ?? 0 }]);

@@ -1,0 +1,42 @@
+/** Writeback (mm/page-writeback.c, fs/fs-writeback.c): dirty pages of an inode, or of all dirty inodes, written as block requests; fsync/sync wait for them. */
+import type { MmMachine } from './mm';
+import { Semantics } from '../paths/semantics';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
+import { TASK_UNINTERRUPTIBLE } from '../include/sched';
+import { OpenFile, PAGE } from '../include/fs';
+import type { BlkRequest } from '../include/blkdev';
+
+export const pageWriteback = new Semantics<MmMachine>('mm/page_writeback');
+
+/** Write back dirty pages of `inos` (all dirty inodes when omitted) as block write requests. */
+pageWriteback.hook('writeback', (m, c, t, e) => {
+  const f = e.file as OpenFile | undefined;
+  const list = f?.inode ? [f.inode] : [...m.fs.dirty];
+  const reqs: BlkRequest[] = [];
+  for (const ino of list) {
+    if (!ino.dirtyPages) { m.fs.dirty.delete(ino); continue; }
+    const pages: number[] = [];
+    for (let i = 0; i < ino.pc.length; i++) if (ino.pc[i] === 2) { ino.pc[i] = 4; pages.push(i); }
+    ino.dirtyPages = 0;
+    m.fs.dirty.delete(ino);
+    for (let i = 0; i < pages.length; i += 64) {
+      const chunk = pages.slice(i, i + 64);
+      reqs.push({ ino, pages: chunk, write: true, swap: false, sector: (ino.diskBlock + chunk[0]) * 8, bytes: chunk.length * PAGE, cpu: c.id, waiters: [] });
+    }
+  }
+  if (!reqs.length) { e.ret = 0; return H_CONT; }
+  if (e.name === 'fsync' || e.name === 'sync') reqs[reqs.length - 1].waiters.push(t);
+  for (const req of reqs) pushPath(c.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
+  m.blk.queue; // requests are queued by %bio_queued, issued below
+  e.wbIssued = true;
+  e.ret = 0;
+  return H_PUSHED;
+});
+pageWriteback.hook('wb_wait', (m, c, t, e) => {
+  if (!e.wbIssued) return H_CONT;
+  if (e.wbWaited) return H_CONT;
+  e.wbWaited = true;
+  t.state = TASK_UNINTERRUPTIBLE;
+  t.wchan = 'wait_on_page_writeback';
+  return H_SLEEP;
+});

@@ -1,0 +1,32 @@
+/** Reclaim (mm/vmscan.c): kswapd woken under the low watermark, batches of file pages dropped and anon pages swapped out, kswapd sleeping again. */
+import type { MmMachine } from './mm';
+import { Semantics } from '../paths/semantics';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
+import { TASK_INTERRUPTIBLE } from '../include/sched';
+
+export const vmscan = new Semantics<MmMachine>('mm/vmscan');
+
+vmscan.hook('wake_kswapd', (m) => { m.mm.wakeKswapd(); return H_CONT; });
+vmscan.hook('reclaim_batch', (m, c, t, e) => {
+  const v = m.mm.reclaimVictims(32);
+  m.mm.pgsteal += v.file + v.anon.length;
+  const k = Math.min(v.file, 8);
+  for (let i = 0; i < k; i++) pushPath(t.ks, 'drop_file_page', e);
+  for (const a of v.anon) {
+    m.mm.swapOut(a);
+    pushPath(t.ks, 'swap_out_page', newEnv('swapout', { req: null }));
+  }
+  e.reclaimed = v.file + v.anon.length;
+  return k + v.anon.length ? H_PUSHED : H_CONT;
+});
+vmscan.hook('kswapd_sleep', (m, _c, t, e) => {
+  if (m.mm.freePages >= m.mm.highPages || !e.reclaimed) {
+    t.state = TASK_INTERRUPTIBLE;
+    t.wchan = 'kswapd_try_to_sleep';
+    return H_SLEEP;
+  }
+  return H_CONT;
+});
+vmscan.tpArgs('mm_vmscan_kswapd_wake', () => [0, 0, 0]);
+// pageout(): the folio handed to ->writepage (swap_writepage for anon folios)
+vmscan.tpArgs('mm_vmscan_write_folio', () => [{}]);

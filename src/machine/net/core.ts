@@ -1,0 +1,113 @@
+/**
+ * The network namespace and the core of the device layer (net/core/dev.c): the socket tables
+ * (listeners, connections, UDP ports, raw sockets), ephemeral ports, the network devices (`lo`),
+ * the per-CPU receive backlog that NET_RX_SOFTIRQ drains (process_backlog), softirqs run from
+ * rcu_read_unlock_bh() in the sender's context, and the device tracepoints' arguments.
+ */
+import type { CpuMachine } from '../include/cpu';
+import { Semantics } from '../paths/semantics';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_AGAIN } from '../paths/kexec';
+import { Sock, Packet, SOCK_DGRAM } from '../include/net';
+
+/** The machine as the networking semantics use it. */
+export interface NetMachine extends CpuMachine {
+  readonly net: Net;
+}
+
+const NET_RX = 1 << 3;
+
+export class Net {
+  readonly listeners = new Map<number, Sock>();
+  /** established / connecting TCP sockets by "localPort:remotePort" */
+  readonly conns = new Map<string, Sock>();
+  readonly udp = new Map<number, Sock>();
+  readonly raw: Sock[] = [];
+  /** per-CPU receive backlog (softnet_data.input_pkt_queue) */
+  readonly backlog: Packet[][];
+  /** sockets closed by their last fd, waiting for the sock_close path */
+  readonly toRelease: Sock[] = [];
+  /** lo statistics (/proc/net/dev) */
+  packets = 0;
+  bytes = 0;
+  /** next ephemeral port; chosen on first use so machines that never network draw nothing from the PRNG */
+  private nextEphemeral = 0;
+  constructor(readonly m: CpuMachine) {
+    this.backlog = m.cpus.map(() => []);
+  }
+  ephemeralPort(): number {
+    if (!this.nextEphemeral) this.nextEphemeral = 32768 + this.m.rand.int(28000);
+    for (let i = 0; i < 28232; i++) {
+      const p = this.nextEphemeral;
+      this.nextEphemeral = p >= 60999 ? 32768 : p + 1;
+      if (!this.listeners.has(p) && !this.udp.has(p) && ![...this.conns.keys()].some((k) => k.startsWith(`${p}:`))) return p;
+    }
+    return 0;
+  }
+  portInUse(p: number, type: number): boolean {
+    if (type === SOCK_DGRAM) return this.udp.has(p);
+    return this.listeners.has(p) || [...this.conns.keys()].some((k) => k.startsWith(`${p}:`));
+  }
+}
+
+/** the loopback device (struct net_device of `lo`) */
+export const loDev = { name: 'lo', mtu: 65536, ifindex: 1, type: 772, flags: 0x49 };
+
+export const netCore = new Semantics<NetMachine>('net/core');
+
+netCore.hook('enqueue_backlog', (m, c, _t, e) => {
+  m.net.backlog[c.id].push(e.out as Packet);
+  c.softirqPending |= NET_RX;
+  return H_CONT;
+});
+/**
+ * rcu_read_unlock_bh() at the end of __dev_queue_xmit: from task context, pending softirqs
+ * (NET_RX raised by the loopback) run right here (do_softirq -> __do_softirq); from softirq
+ * context the running net_rx_action loop picks the packet up.
+ */
+netCore.hook('bh_enable', (_m, c) => {
+  if (c.ctx.context !== 0 || !(c.softirqPending & NET_RX)) return H_CONT;
+  pushPath(c.ks, 'bh_softirq', newEnv('softirq', { vec: 3, pending: 0 }));
+  return H_PUSHED;
+});
+/** do_softirq on the task's stack: softirq context while __do_softirq runs */
+netCore.hook('bh_enter', (_m, c, _t, e) => {
+  const ctx = c.ctx;
+  e.savedCtx = ctx.context;
+  e.savedPc = ctx.preemptCount;
+  e.pending = c.softirqPending;
+  c.softirqPending = 0;
+  ctx.context = 1;
+  ctx.preemptCount = (ctx.preemptCount ?? 0) + 0x100;
+  c.softirqs++;
+  return H_CONT;
+});
+netCore.hook('bh_leave', (m, c, _t, e) => {
+  c.ctx.context = e.savedCtx as number;
+  c.ctx.preemptCount = e.savedPc as number;
+  if (!m.net.backlog[c.id].length) c.softirqPending &= ~NET_RX;
+  return H_CONT;
+});
+
+netCore.hook('net_rx', (m, c, _t, e) => {
+  const q = m.net.backlog[c.id];
+  const n = ((e.rxDone as number) ?? 0);
+  if (!q.length || n >= 10000) return H_CONT;
+  e.rxDone = n + 1;
+  const p = q.shift()!;
+  pushPath(c.ks, 'netif_receive', newEnv('netif_receive', { pkt: p, skb: p.skb }));
+  return H_AGAIN;
+});
+
+// tracepoint arguments
+netCore.tpArgs('net_dev_queue', (_m, _c, _t, e) => [e.skb]);
+netCore.tpArgs('net_dev_start_xmit', (_m, _c, _t, e) => [e.skb, loDev]);
+netCore.tpArgs('net_dev_xmit', (_m, _c, _t, e) => [e.skb, 0, loDev, (e.skb as { len: number } | undefined)?.len ?? 0]);
+netCore.tpArgs('netif_rx', (_m, _c, _t, e) => [e.skb]);
+netCore.tpArgs('netif_rx_entry', (_m, _c, _t, e) => [e.skb]);
+netCore.tpArgs('netif_rx_exit', () => [0]);
+netCore.tpArgs('netif_receive_skb', (_m, _c, _t, e) => [e.skb]);
+netCore.tpArgs('netif_receive_skb_entry', (_m, _c, _t, e) => [e.skb]);
+netCore.tpArgs('netif_receive_skb_exit', () => [0]);
+netCore.tpArgs('consume_skb', (_m, _c, _t, e) => [e.skb ?? null]);
+netCore.tpArgs('kfree_skb', (_m, _c, _t, e) => [e.skb ?? null, 0, e.dropReason ?? 2]);
+netCore.tpArgs('skb_copy_datagram_iovec', (_m, _c, _t, e) => [e.skb ?? null, e.copied ?? 0]);

@@ -1,0 +1,140 @@
+/**
+ * The BSD socket layer (net/socket.c, net/ipv4/af_inet.c): socket(), bind(), listen(), accept(),
+ * the wait for received data, the sockets closed by their last fd (sock_close), the sizes the
+ * sendmsg/recvmsg functions take, and what the socket-layer functions return.
+ */
+import type { NetMachine } from './core';
+import { Semantics } from '../paths/semantics';
+import { pushPath, newEnv, H_CONT, H_AGAIN } from '../paths/kexec';
+import { installFd } from '../include/fdtable';
+import {
+  Sock, AF_INET, SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP, TCP_ESTABLISHED,
+  TCP_FIN_WAIT1, TCP_FIN_WAIT2, TCP_CLOSE, TCP_LISTEN,
+} from '../include/net';
+import { syncSock } from './layout';
+import { sockOf, sockFile, fail, change, unwait, sleepOn, sigPending, nonblock, rxCount } from './sock';
+
+const EPERM = 1, EINTR = 4, EBADF = 9, EAGAIN = 11, EINVAL = 22, EAFNOSUPPORT = 97, EADDRINUSE = 98, ENOTSOCK = 88,
+  EPROTONOSUPPORT = 93, EOPNOTSUPP = 95;
+const O_NONBLOCK = 0o4000;
+
+export const netSocket = new Semantics<NetMachine>('net/socket');
+
+netSocket.hook('sock_new', (m, _c, t, e) => {
+  const [domain, type0, proto0] = e.a as number[];
+  if (domain !== AF_INET) return fail(e, EAFNOSUPPORT);
+  const type = type0 & 0xf;
+  let proto = proto0;
+  if (type === SOCK_STREAM) { if (proto && proto !== IPPROTO_TCP) return fail(e, EPROTONOSUPPORT); proto = IPPROTO_TCP; }
+  else if (type === SOCK_DGRAM) { if (proto && proto !== IPPROTO_UDP && proto !== IPPROTO_ICMP) return fail(e, EPROTONOSUPPORT); proto = proto || IPPROTO_UDP; }
+  else if (type === SOCK_RAW) { if (t.euid !== 0) return fail(e, EPERM); if (proto !== IPPROTO_ICMP) return fail(e, EPROTONOSUPPORT); }
+  else return fail(e, EINVAL);
+  const s = new Sock(type, proto);
+  if (s.isIcmp) m.net.raw.push(s);
+  e.sock = s;
+  e.sk = s;
+  e.ret = installFd(t, sockFile(m, s, 2 | (type0 & O_NONBLOCK)));
+  return H_CONT;
+});
+
+netSocket.hook('sock_lookup', (_m, _c, t, e) => {
+  const f = t.proc.fds[Number(e.a[0])] ?? null;
+  if (!f) return fail(e, EBADF);
+  if (!f.sock) return fail(e, ENOTSOCK);
+  e.file = f;
+  e.sock = f.sock;
+  e.sk = f.sock;
+  return H_CONT;
+});
+
+netSocket.hook('sock_bind', (m, _c, _t, e) => {
+  const s = sockOf(e)!;
+  if (s.port) return fail(e, EINVAL);
+  let port = Number(e.port ?? 0);
+  if (port && m.net.portInUse(port, s.type)) return fail(e, EADDRINUSE);
+  if (!port) port = m.net.ephemeralPort();
+  s.port = port;
+  if (s.isUdp) m.net.udp.set(port, s);
+  syncSock(s);
+  e.ret = 0;
+  return H_CONT;
+});
+
+netSocket.hook('sock_listen', (m, _c, _t, e) => {
+  const s = sockOf(e)!;
+  if (!s.isTcp) return fail(e, EOPNOTSUPP);
+  if (s.state !== TCP_CLOSE && s.state !== TCP_LISTEN) return fail(e, EINVAL);
+  if (!s.port) s.port = m.net.ephemeralPort();
+  const other = m.net.listeners.get(s.port);
+  if (other && other !== s) return fail(e, EADDRINUSE);
+  s.backlogMax = Math.max(1, Math.min(4096, Number(e.a[1]) || 128));
+  if (s.state !== TCP_LISTEN) {
+    m.net.listeners.set(s.port, s);
+    s.listening = true;
+    change(e, s, TCP_LISTEN);
+  }
+  e.ret = 0;
+  return H_CONT;
+});
+
+netSocket.hook('sock_accept_wait', (_m, _c, t, e) => {
+  const s = sockOf(e)!;
+  unwait(s, t);
+  if (!s.listening) return fail(e, EINVAL);
+  if (s.acceptq.length) return H_CONT;
+  if (nonblock(e)) return fail(e, EAGAIN);
+  if (sigPending(t)) return fail(e, EINTR);
+  return sleepOn(t, s.readWait, 'inet_csk_accept');
+});
+netSocket.hook('sock_accept', (m, _c, t, e) => {
+  if (e.err) return H_CONT;
+  const s = sockOf(e)!;
+  const child = s.acceptq.shift()!;
+  e.child = child;
+  e.ret = installFd(t, sockFile(m, child));
+  e.accepted = true;
+  e.info = { port: child.dport };
+  return H_CONT;
+});
+
+netSocket.hook('sock_wait_rx', (_m, _c, t, e) => {
+  const s = sockOf(e)!;
+  unwait(s, t);
+  if (s.rx.chunks.length || s.rxEof || s.err) return H_CONT;
+  if (s.isTcp && s.state !== TCP_ESTABLISHED && s.state !== TCP_FIN_WAIT1 && s.state !== TCP_FIN_WAIT2) return H_CONT;
+  if (nonblock(e)) return fail(e, EAGAIN);
+  if (sigPending(t)) return fail(e, EINTR);
+  return sleepOn(t, s.readWait, s.isTcp ? 'sk_wait_data' : '__skb_wait_for_more_packets');
+});
+netSocket.hook('sock_release_pop', (m, _c, _t, e) => {
+  const s = m.net.toRelease.shift();
+  if (!s) return H_CONT;
+  e.sock = s;
+  e.sk = s;
+  return H_CONT;
+});
+netSocket.hook('sock_release_all', (m, c) => {
+  const s = m.net.toRelease.shift();
+  if (!s) return H_CONT;
+  pushPath(c.ks, 'sock_fput', newEnv('close', { sock: s, sk: s }));
+  return H_AGAIN;
+});
+/** sizes the sendmsg/recvmsg functions get as arguments ($size, $len, $flags) */
+netSocket.hook('sock_args', (_m, _c, _t, e) => {
+  const buf = e.buf as Uint8Array | undefined;
+  const n = buf ? buf.length : rxCount(e);
+  e.size = n;
+  e.len = n;
+  e.count = n;
+  e.flags = e.name === 'sendto' || e.name === 'recvfrom' ? Number(e.a[3]) : e.name === 'sendmsg' || e.name === 'recvmsg' ? Number(e.a[2]) : 0;
+  return H_CONT;
+});
+
+// what the socket layer functions return: the syscall's result (bytes, fd, 0 or -errno)
+for (const fn of ['sock_sendmsg', 'sock_recvmsg', 'inet_sendmsg', 'inet_recvmsg', 'tcp_sendmsg', 'tcp_sendmsg_locked', 'tcp_recvmsg',
+  'tcp_recvmsg_locked', 'udp_sendmsg', 'udp_recvmsg', 'raw_sendmsg', 'raw_recvmsg', 'sock_read_iter', 'sock_write_iter',
+  '__sys_sendto', '__sys_recvfrom', '__sys_sendmsg', '__sys_recvmsg', '___sys_sendmsg', '___sys_recvmsg', '____sys_sendmsg',
+  '____sys_recvmsg', '__sys_connect', '__sys_connect_file', 'inet_stream_connect', '__inet_stream_connect', 'inet_dgram_connect',
+  '__sys_accept4', 'do_accept', 'inet_accept', '__sys_bind', 'inet_bind', '__inet_bind', '__sys_listen', 'inet_listen',
+  '__sys_shutdown', 'inet_shutdown', '__sys_socket']) netSocket.fnRet(fn, (e) => e.ret);
+

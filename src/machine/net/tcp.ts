@@ -1,0 +1,309 @@
+/**
+ * TCP over the loopback (net/ipv4/tcp*.c): connect, the state machine (handshake, data, ACKs,
+ * FIN/close, RST), send (segments of TCP_MSS, waiting for room in the peer's receive queue),
+ * receive, shutdown and close, and the state changes announced through tcp_set_state.
+ */
+import type { NetMachine } from './core';
+import { Semantics } from '../paths/semantics';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_AGAIN } from '../paths/kexec';
+import { pushWakeups } from '../kernel/sched/core';
+import { Task } from '../include/sched';
+import { SIGPIPE } from '../include/signal';
+import type { Env } from '../include/kstack';
+import {
+  Sock, Packet, mkPacket, SOCK_STREAM, IPPROTO_TCP, TCP_ESTABLISHED, TCP_SYN_SENT, TCP_SYN_RECV, TCP_FIN_WAIT1,
+  TCP_FIN_WAIT2, TCP_CLOSE, TCP_CLOSE_WAIT, TCP_LAST_ACK, TCP_LISTEN, TCP_MSS, RCVBUF,
+} from '../include/net';
+import { writeSkState } from './layout';
+import {
+  sockOf, empty, fail, change, takeWaiters, tcpPkt, unhash, unwait, sleepOn, sigPending, nonblock, sendBuf, rxCount,
+} from './sock';
+
+const EINTR = 4, EAGAIN = 11, EINVAL = 22, EPIPE = 32, ECONNRESET = 104, EISCONN = 106, ENOTCONN = 107,
+  ECONNREFUSED = 111;
+
+export const netTcp = new Semantics<NetMachine>('net/tcp');
+
+netTcp.hook('set_state', (_m, _c, _t, e) => {
+  const list = e.states as [Sock, number, number][] | undefined;
+  const st = list?.shift();
+  if (!st) return H_CONT;
+  e.tpSk = st[0];
+  e.oldstate = st[1];
+  e.newstate = st[2];
+  e.state = st[2];
+  // tcp_set_state() sees the old sk_state and stores the new one (set_state_done)
+  writeSkState(st[0], st[1]);
+  return H_CONT;
+});
+netTcp.hook('set_state_done', (_m, _c, _t, e) => {
+  if (e.tpSk) writeSkState(e.tpSk as Sock, e.newstate as number);
+  return H_CONT;
+});
+// tcp_set_state(sk, state): the socket changing state (not necessarily the path's socket)
+netTcp.fnArgs('tcp_set_state', (_m, _c, _t, e) => [e.tpSk ?? e.sk, e.state]);
+// the child socket a listener creates for a completed handshake
+for (const fn of ['tcp_v4_syn_recv_sock', 'tcp_create_openreq_child', 'inet_csk_clone_lock']) {
+  netTcp.fnRet(fn, (e) => e.newsk ?? null);
+}
+netTcp.tpArgs('inet_sock_set_state', (_m, _c, _t, e) => [e.tpSk ?? e.sk, e.oldstate ?? 0, e.newstate ?? 0]);
+
+netTcp.hook('tcp_connect_start', (m, _c, _t, e) => {
+  const s = sockOf(e)!;
+  if (s.state === TCP_ESTABLISHED || s.state === TCP_CLOSE_WAIT) return fail(e, EISCONN);
+  if (s.state !== TCP_CLOSE || s.listening) return fail(e, EINVAL);
+  const port = Number(e.port ?? 0);
+  if (!s.port) s.port = m.net.ephemeralPort();
+  s.dport = port;
+  s.err = 0;
+  m.net.conns.set(`${s.port}:${port}`, s);
+  change(e, s, TCP_SYN_SENT);
+  e.out = tcpPkt(s, { syn: true });
+  return H_CONT;
+});
+netTcp.hook('tcp_connect_wait', (m, _c, t, e) => {
+  if (e.err) return H_CONT;
+  const s = sockOf(e)!;
+  unwait(s, t);
+  if (s.state === TCP_ESTABLISHED || s.state === TCP_CLOSE_WAIT) { e.ret = 0; return H_CONT; }
+  if (s.err) { const er = s.err; s.err = 0; unhash(m, s); return fail(e, er); }
+  if (sigPending(t)) return fail(e, EINTR);
+  return sleepOn(t, s.writeWait, 'inet_wait_for_connect');
+});
+netTcp.hook('tcp_send', (_m, _c, t, e) => {
+  const s = sockOf(e)!;
+  unwait(s, t);
+  const buf = sendBuf(e);
+  const done = (e.done as number) ?? 0;
+  e.done = done;
+  if (e.err) return H_CONT;
+  if (s.state !== TCP_ESTABLISHED && s.state !== TCP_CLOSE_WAIT) {
+    if (done) { e.ret = done; return H_CONT; }
+    if (s.state === TCP_CLOSE && !s.peer && !s.err) return fail(e, ENOTCONN);
+    t.sigPending |= 1 << (SIGPIPE - 1);
+    return fail(e, s.err || EPIPE);
+  }
+  if (s.finSent) { t.sigPending |= 1 << (SIGPIPE - 1); return fail(e, EPIPE); }
+  if (done >= buf.length) { e.ret = done; return H_CONT; }
+  const peer = s.peer && !s.peer.closed ? s.peer : null;
+  const space = peer ? RCVBUF - peer.rx.bytes : RCVBUF;
+  if (space <= 0) {
+    // a blocking send waits for room until everything is queued (sk_stream_wait_memory)
+    if (nonblock(e)) { if (done) { e.ret = done; return H_CONT; } return fail(e, EAGAIN); }
+    if (sigPending(t)) { if (done) { e.ret = done; return H_CONT; } return fail(e, EINTR); }
+    return sleepOn(t, s.writeWait, 'sk_stream_wait_memory');
+  }
+  const n = Math.min(buf.length - done, space);
+  const segs: Packet[] = [];
+  for (let o = 0; o < n; o += TCP_MSS) segs.push(tcpPkt(s, { ack: true }, buf.subarray(done + o, done + Math.min(n, o + TCP_MSS))));
+  s.bytesSent += n;
+  e.done = done + n;
+  e.ret = done + n;
+  pushPath(t.ks, 'tcp_push_segs', newEnv('tcp_push', { sk: s, sock: s, segs, size_goal: TCP_MSS, mss_now: TCP_MSS }));
+  return H_AGAIN;
+});
+netTcp.hook('tcp_xmit', (_m, c, _t, e) => {
+  const segs = e.segs as Packet[];
+  const p = segs.shift();
+  if (!p) return H_CONT;
+  const s = sockOf(e)!;
+  s.segsOut++;
+  pushPath(c.ks, 'tcp_xmit_data', newEnv('tcp_xmit', { sk: s, sock: s, out: p, skb: p.skb, len: p.data.length }));
+  return H_AGAIN;
+});
+netTcp.hook('ack_pkt', (_m, _c, _t, e) => {
+  const s = sockOf(e)!;
+  e.out = tcpPkt(s, { ack: true });
+  s.segsOut++;
+  return H_CONT;
+});
+
+// ---------------------------------------------------------------- TCP receive
+
+netTcp.hook('tcp_rcv', (m, c, _t, e) => {
+  const p = e.pkt as Packet;
+  const net = m.net;
+  const conn = net.conns.get(`${p.dport}:${p.sport}`) ?? null;
+  const lis = net.listeners.get(p.dport) ?? null;
+  const sub = (name: string, extra: Record<string, unknown>) => {
+    pushPath(c.ks, name, Object.assign(newEnv(name, { pkt: p, skb: p.skb }), extra));
+    return H_PUSHED;
+  };
+  if (conn) {
+    const s = conn;
+    s.segsIn++;
+    const env: Env = newEnv('tcp_rcv', { pkt: p, skb: p.skb, sk: s, sock: s });
+    if (p.rst) {
+      s.err = s.state === TCP_SYN_SENT ? ECONNREFUSED : ECONNRESET;
+      change(env, s, TCP_CLOSE);
+      unhash(m, s);
+      takeWaiters(env, s, 'rw');
+      pushPath(c.ks, 'tcp_rcv_reset', env);
+      return H_PUSHED;
+    }
+    if (s.state === TCP_SYN_SENT) {
+      if (!(p.syn && p.ack)) return H_CONT;
+      change(env, s, TCP_ESTABLISHED);
+      takeWaiters(env, s, 'w');
+      pushPath(c.ks, 'tcp_rcv_synack', env);
+      return H_PUSHED;
+    }
+    if (s.state === TCP_ESTABLISHED && !p.fin && !p.syn) {
+      if (p.data.length) {
+        if (!s.closed) s.rx.push(p.data);
+        env.queued = true;
+        takeWaiters(env, s, 'r');
+      }
+      if (p.ack) env.wakeW = s.writeWait.splice(0);
+      pushPath(c.ks, 'tcp_rcv_est', env);
+      return H_PUSHED;
+    }
+    // the slow path: tcp_rcv_state_process
+    if (p.ack) {
+      env.wakeW = s.writeWait.splice(0);
+      if (s.state === TCP_FIN_WAIT1 && s.finSent) change(env, s, TCP_FIN_WAIT2);
+      else if (s.state === TCP_LAST_ACK) {
+        change(env, s, TCP_CLOSE);
+        env.tcpDone = true;
+        unhash(m, s);
+        takeWaiters(env, s, 'rw');
+      }
+    }
+    if (p.data.length && (s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2 || s.state === TCP_ESTABLISHED)) {
+      if (!s.closed) s.rx.push(p.data);
+      env.queued = true;
+      takeWaiters(env, s, 'r');
+    }
+    if (p.fin && !s.rxEof) {
+      s.rxEof = true;
+      env.sendAck = true;
+      if (s.state === TCP_ESTABLISHED) change(env, s, TCP_CLOSE_WAIT, 'sc2');
+      else if (s.state === TCP_FIN_WAIT2 || s.state === TCP_FIN_WAIT1) {
+        change(env, s, TCP_CLOSE, 'sc2');
+        env.timeWait = true;
+      }
+      takeWaiters(env, s, 'rw');
+    }
+    // the time-wait socket leaves the established hash (inet_twsk_hashdance)
+    if (env.timeWait) unhash(m, s);
+    pushPath(c.ks, 'tcp_rcv_state', env);
+    return H_PUSHED;
+  }
+  if (lis && lis.listening && !lis.closed) {
+    if (p.syn && !p.ack) {
+      if (lis.acceptq.length + lis.reqs.size >= lis.backlogMax) return sub('tcp_rcv_nosock', { sk: lis });
+      const child = new Sock(SOCK_STREAM, IPPROTO_TCP);
+      child.port = lis.port;
+      child.dport = p.sport;
+      lis.reqs.set(p.sport, child);
+      const out = mkPacket({ proto: IPPROTO_TCP, sport: lis.port, dport: p.sport, syn: true, ack: true, data: empty });
+      return sub('tcp_rcv_syn', { sk: lis, sock: lis, out, req: child });
+    }
+    const child = lis.reqs.get(p.sport);
+    if (child && p.ack && !p.syn) {
+      lis.reqs.delete(p.sport);
+      const env: Env = newEnv('tcp_rcv', { pkt: p, skb: p.skb, sk: lis, sock: lis, newsk: child });
+      change(env, child, TCP_SYN_RECV);
+      change(env, child, TCP_ESTABLISHED);
+      net.conns.set(`${child.port}:${child.dport}`, child);
+      const client = net.conns.get(`${child.dport}:${child.port}`) ?? null;
+      child.peer = client;
+      if (client) client.peer = child;
+      lis.acceptq.push(child);
+      takeWaiters(env, lis, 'r');
+      pushPath(c.ks, 'tcp_rcv_reqack', env);
+      return H_PUSHED;
+    }
+  }
+  const out = p.rst ? null : mkPacket({ proto: IPPROTO_TCP, sport: p.dport, dport: p.sport, rst: true, ack: true, data: empty });
+  return sub('tcp_rcv_nosock', { sk: null, out });
+});
+
+netTcp.hook('wake_waiters', (_m, c, _t, e) => {
+  const w = e.wake as Task[] | undefined;
+  if (!w || !w.length) return H_CONT;
+  e.wake = [];
+  return pushWakeups(c, w);
+});
+netTcp.hook('wake_writers', (_m, c, _t, e) => {
+  const w = e.wakeW as Task[] | undefined;
+  if (!w || !w.length) return H_CONT;
+  e.wakeW = [];
+  return pushWakeups(c, w);
+});
+
+netTcp.hook('tcp_recv', (m, _c, _t, e) => {
+  if (e.err) return H_CONT;
+  const s = sockOf(e)!;
+  if (s.rx.bytes > 0) {
+    const b = s.rx.take(rxCount(e));
+    s.bytesRecv += b.length;
+    e.data = b;
+    e.ret = b.length;
+    e.copied = b.length;
+    e.len = b.length;
+    e.ackNow = !!s.peer && !s.peer.closed && (s.state === TCP_ESTABLISHED || s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2);
+    if (e.ackNow && !m.net.conns.has(`${s.dport}:${s.port}`)) e.ackNow = false;
+    return H_CONT;
+  }
+  // a reset is reported once (sock_error), then reads see end of file
+  if (s.err) { const er = s.err; s.err = 0; s.rxEof = true; return fail(e, er); }
+  if (s.rxEof) { e.data = empty; e.ret = 0; return H_CONT; }
+  return fail(e, ENOTCONN);
+});
+netTcp.hook('tcp_shutdown', (_m, _c, _t, e) => {
+  const s = sockOf(e)!;
+  const how = Number(e.a[1]);
+  if (how < 0 || how > 2) return fail(e, EINVAL);
+  if (s.state === TCP_CLOSE || s.state === TCP_LISTEN || s.state === TCP_SYN_SENT) return fail(e, ENOTCONN);
+  if (how !== 1) { s.rxEof = true; takeWaiters(e, s, 'r'); }
+  if (how !== 0 && !s.finSent) finish(e, s);
+  e.ret = 0;
+  return H_CONT;
+});
+/** send our FIN: ESTABLISHED -> FIN_WAIT1, CLOSE_WAIT -> LAST_ACK */
+function finish(e: Env, s: Sock): void {
+  if (s.state === TCP_ESTABLISHED) change(e, s, TCP_FIN_WAIT1);
+  else if (s.state === TCP_CLOSE_WAIT) change(e, s, TCP_LAST_ACK);
+  else return;
+  s.finSent = true;
+  s.segsOut++;
+  e.fin = true;
+  e.out = tcpPkt(s, { fin: true, ack: true });
+  takeWaiters(e, s, 'w');
+}
+netTcp.hook('tcp_close', (m, _c, _t, e) => {
+  const s = sockOf(e);
+  if (!s) return H_CONT;
+  s.closed = true;
+  if (s.state === TCP_LISTEN) {
+    m.net.listeners.delete(s.port);
+    s.listening = false;
+    change(e, s, TCP_CLOSE);
+    // not yet accepted connections are reset
+    for (const ch of s.acceptq.splice(0)) {
+      ch.closed = true;
+      unhash(m, ch);
+      const peer = ch.peer;
+      if (peer && peer.state !== TCP_CLOSE) {
+        peer.err = ECONNRESET;
+        peer.rxEof = true;
+        change(e, peer, TCP_CLOSE, 'sc2');
+        unhash(m, peer);
+        takeWaiters(e, peer, 'rw');
+      }
+    }
+    s.reqs.clear();
+    takeWaiters(e, s, 'rw');
+    return H_CONT;
+  }
+  if (s.state === TCP_SYN_SENT) { change(e, s, TCP_CLOSE); unhash(m, s); return H_CONT; }
+  finish(e, s);
+  if (s.state === TCP_CLOSE) unhash(m, s);
+  return H_CONT;
+});
+// tracepoint arguments
+netTcp.tpArgs('tcp_probe', (_m, _c, _t, e) => [e.sk, e.skb]);
+netTcp.tpArgs('tcp_rcv_space_adjust', (_m, _c, _t, e) => [e.sk]);
+netTcp.tpArgs('tcp_send_reset', (_m, _c, _t, e) => [e.sk ?? null, e.skb]);
+netTcp.tpArgs('inet_sk_error_report', (_m, _c, _t, e) => [e.sk]);

@@ -1,2 +1,0 @@
-/** Loads every kernel path template (see paths/). */
-import './paths/index';

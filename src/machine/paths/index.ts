@@ -1,5 +1,0 @@
-import './core';
-import './sys';
-import './mm';
-import './net';
-export * from './dsl';

@@ -1,0 +1,198 @@
+/**
+ * What the kernel subsystems attach to the call paths: hooks (`%name` nodes: the work done at that
+ * point of a path), conditions (`?name` nodes), tracepoint and function arguments, return values,
+ * system call implementations (run by the syscall path's `%impl`), argument getters by struct
+ * type (args.ts) and kernel-memory setup.
+ *
+ * Each subsystem builds one `Semantics` object in its module (loading a module registers
+ * nothing); the machine installs them from one explicit list (`KERNEL_SEMANTICS` in
+ * src/machine/machine.ts), whose element type checks that the Machine class provides every
+ * subsystem what its `Semantics<M>` says it needs.  The interpreter (kexec.ts) and the argument
+ * builder (args.ts) look the installed entries up by name.
+ */
+import type { MachineCore } from '../core/machine';
+import type { Cpu } from '../include/cpu';
+import type { Task } from '../include/sched';
+import type { Env } from '../include/kstack';
+
+export type Hook<M = MachineCore> = (m: M, c: Cpu, t: Task, e: Env) => number;
+export type Cond<M = MachineCore> = (m: M, c: Cpu, t: Task, e: Env) => boolean;
+export type ArgBuilder<M = MachineCore> = (m: M, c: Cpu, t: Task, e: Env) => unknown[];
+/** One argument of a function, from the path environment. */
+export type Getter<M = MachineCore> = (m: M, c: Cpu, t: Task, e: Env) => unknown;
+/** What a function returns, from its path environment (only asked when its return is probed). */
+export type RetRule = (e: Env) => unknown;
+/** The getter of a parameter pointing to a struct: by function name, parameter name and C type name. */
+export type StructArg<M = MachineCore> = (fnName: string, pname: string, tname: string) => Getter<M>;
+
+type RetDef = { name: string; r: RetRule } | { later: () => Iterable<[string, RetRule]> };
+type Entries<T> = readonly (readonly [string, T])[];
+
+/**
+ * The entries of one subsystem as a machine of type `M` installs them: `Semantics<S>` is a
+ * `SemanticsOf<M>` when M provides what S asks for (the entries take the machine first).
+ */
+export interface SemanticsOf<M> {
+  readonly name: string;
+  readonly hooks: Entries<Hook<M>>;
+  readonly conds: Entries<Cond<M>>;
+  readonly tpArgDefs: Entries<ArgBuilder<M>>;
+  readonly fnArgDefs: Entries<ArgBuilder<M>>;
+  readonly retDefs: readonly RetDef[];
+  readonly syscalls: Entries<Hook<M>>;
+  readonly structArgs: Entries<StructArg<M>>;
+  readonly setups: readonly (() => void)[];
+}
+
+/** One subsystem's attachments, in definition order. */
+export class Semantics<M extends MachineCore = MachineCore> implements SemanticsOf<M> {
+  readonly hooks: [string, Hook<M>][] = [];
+  readonly conds: [string, Cond<M>][] = [];
+  readonly tpArgDefs: [string, ArgBuilder<M>][] = [];
+  readonly fnArgDefs: [string, ArgBuilder<M>][] = [];
+  readonly retDefs: RetDef[] = [];
+  readonly syscalls: [string, Hook<M>][] = [];
+  readonly structArgs: [string, StructArg<M>][] = [];
+  readonly setups: (() => void)[] = [];
+  constructor(readonly name: string) {}
+
+  /** `%name`: run `h` there (a hook result of kexec.ts: H_CONT, H_SLEEP, H_PUSHED ...). */
+  hook(name: string, h: Hook<M>): void {
+    this.hooks.push([name, h]);
+  }
+  /** `?name` / `?!name`: the children run when `c` holds / fails. */
+  cond(name: string, c: Cond<M>): void {
+    this.conds.push([name, c]);
+  }
+  /** Arguments of a tracepoint (TP_PROTO order); without, TP_PROTO names are read from the environment. */
+  tpArgs(name: string, b: ArgBuilder<M>): void {
+    this.tpArgDefs.push([name, b]);
+  }
+  /** Arguments of one kernel function (for probes reading $args), instead of the generic builder (args.ts). */
+  fnArgs(fnName: string, b: ArgBuilder<M>): void {
+    this.fnArgDefs.push([fnName, b]);
+  }
+  /** The return value of kernel function `fnName` (default: the environment's `rv`, usually 0). */
+  fnRet(fnName: string, r: RetRule): void {
+    this.retDefs.push({ name: fnName, r });
+  }
+  /** fnRet for each rule `rules()` gives, made when a return value is first asked for. */
+  fnRetsLater(rules: () => Iterable<[string, RetRule]>): void {
+    this.retDefs.push({ later: rules });
+  }
+  /** The implementation of system call `name` (run by `%impl` of its path). */
+  syscall(name: string, impl: Hook<M>): void {
+    this.syscalls.push([name, impl]);
+  }
+  /** Arguments of type `struct sname *` (args.ts asks when it builds a function's arguments). */
+  structArg(sname: string, f: StructArg<M>): void {
+    this.structArgs.push([sname, f]);
+  }
+  /** One-time setup when installed (kernel-memory materializers of the subsystem's objects). */
+  setup(f: () => void): void {
+    this.setups.push(f);
+  }
+}
+
+const hookByName = new Map<string, Hook>();
+const condByName = new Map<string, Cond>();
+const tpArgsByName = new Map<string, ArgBuilder>();
+const fnArgsByName = new Map<string, ArgBuilder>();
+const syscallByName = new Map<string, Hook>();
+const structArgByName = new Map<string, StructArg>();
+let fnArgsById: Map<number, ArgBuilder> | null = null;
+
+const retByName = new Map<string, { r: RetRule; seq: number }>();
+let retById: Map<number, RetRule> | null = null;
+let retSeq = 0;
+/** Rules made on first need; a later definition of the same function still wins. */
+const laterRets: { seq: number; rules: () => Iterable<[string, RetRule]> }[] = [];
+
+const installed = new WeakSet<SemanticsOf<never>>();
+
+function add<T>(map: Map<string, T>, what: string, owner: string, entries: Entries<unknown>): void {
+  for (const [name, v] of entries) {
+    if (map.has(name)) throw new Error(`${owner}: ${what} ${name} is defined twice`);
+    map.set(name, v as T);
+  }
+}
+
+/**
+ * Attach a subsystem's semantics (once; a machine built later shares them: the entries take the
+ * machine as their first argument).  Entries of one kind share one name space across subsystems.
+ */
+export function installSemantics(s: SemanticsOf<never>): void {
+  if (installed.has(s)) return;
+  installed.add(s);
+  add(hookByName, 'hook', s.name, s.hooks);
+  add(condByName, 'condition', s.name, s.conds);
+  add(tpArgsByName, 'tracepoint arguments of', s.name, s.tpArgDefs);
+  add(fnArgsByName, 'arguments of', s.name, s.fnArgDefs);
+  add(syscallByName, 'system call', s.name, s.syscalls);
+  add(structArgByName, 'arguments of struct', s.name, s.structArgs);
+  if (s.fnArgDefs.length) fnArgsById = null;
+  for (const d of s.retDefs) {
+    if ('later' in d) laterRets.push({ seq: retSeq++, rules: d.later });
+    else retByName.set(d.name, { r: d.r, seq: retSeq++ });
+    retById = null;
+  }
+  for (const f of s.setups) f();
+}
+
+export function hookDefined(name: string): boolean {
+  return hookByName.has(name);
+}
+export function condDefined(name: string): boolean {
+  return condByName.has(name);
+}
+export function hookNamed(name: string): Hook | undefined {
+  return hookByName.get(name);
+}
+export function condNamed(name: string): Cond | undefined {
+  return condByName.get(name);
+}
+export function tpArgsNamed(name: string): ArgBuilder | undefined {
+  return tpArgsByName.get(name);
+}
+export function syscallImpl(name: string): Hook | undefined {
+  return syscallByName.get(name);
+}
+export function structArgOf(sname: string): StructArg | undefined {
+  return structArgByName.get(sname);
+}
+
+function functionIdOf(n: string): number {
+  const { functionId } = require('../../kernel/ftrace') as typeof import('../../kernel/ftrace');
+  return functionId(n);
+}
+
+/** The argument builder defined for function `fn` (kallsyms id), or undefined. */
+export function fnArgsOf(fn: number): ArgBuilder | undefined {
+  if (!fnArgsById) {
+    fnArgsById = new Map();
+    for (const [n, b] of fnArgsByName) {
+      const id = functionIdOf(n);
+      if (id >= 0) fnArgsById.set(id, b);
+    }
+  }
+  return fnArgsById.get(fn);
+}
+
+/** What function `fn` returns in environment `e` (its rule, else `e.rv`). */
+export function retOf(fn: number, e: Env): unknown {
+  if (!retById) {
+    for (const l of laterRets.splice(0)) {
+      for (const [n, r] of l.rules()) {
+        const cur = retByName.get(n);
+        if (!cur || cur.seq <= l.seq) retByName.set(n, { r, seq: l.seq });
+      }
+    }
+    retById = new Map();
+    for (const [n, { r }] of retByName) {
+      const id = functionIdOf(n);
+      if (id >= 0) retById.set(id, r);
+    }
+  }
+  const r = retById.get(fn);
+  return r ? r(e) : e.rv;
+}

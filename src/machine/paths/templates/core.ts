@@ -1,0 +1,257 @@
+/** Core kernel paths: syscall entry/exit, scheduling, wakeups, idle, timer interrupt, softirqs, fork/exit. */
+
+export const corePaths: Record<string, string> = {
+  syscall: `
+entry_SYSCALL_64
+  do_syscall_64
+    syscall_enter_from_user_mode
+      @raw_syscalls:sys_enter
+    %sys
+    syscall_exit_to_user_mode
+      @raw_syscalls:sys_exit
+      ?need_resched
+        *schedule
+      ?sigpending
+        arch_do_signal_or_restart
+          get_signal
+            %signal
+    %sysret
+`,
+  preempt_user: `
+asm_sysvec_reschedule_ipi
+  irqentry_exit_to_user_mode
+    ?need_resched
+      *schedule
+    ?sigpending
+      arch_do_signal_or_restart
+        get_signal
+          %signal
+`,
+  schedule: `
+schedule
+  *__schedule
+`,
+  __schedule: `
+__schedule
+  rcu_note_context_switch
+  raw_spin_rq_lock_nested
+    _raw_spin_lock
+  update_rq_clock
+  ?prev_sleeping
+    dequeue_task_fair
+      dequeue_entity
+        update_curr
+          @sched:sched_stat_runtime
+        update_cfs_group
+  ?!prev_sleeping
+    update_curr
+      @sched:sched_stat_runtime
+  %pick
+  pick_next_task_fair
+    ?pulled
+      load_balance
+        find_busiest_group
+          update_sd_lb_stats.constprop.0
+        can_migrate_task
+        @sched:sched_migrate_task
+    put_prev_entity
+      update_curr
+    pick_next_entity
+    set_next_entity
+      update_load_avg
+  ?switching
+    psi_task_switch
+      psi_group_change
+    @sched:sched_switch
+    __switch_to_asm
+      __switch_to
+    %switch
+    finish_task_switch.isra.0
+      _raw_spin_unlock
+  ?!switching
+    _raw_spin_unlock_irq
+`,
+  idle: `
+do_idle
+  tick_nohz_idle_enter
+  arch_cpu_idle_enter
+  ?!need_resched
+    cpuidle_select
+      menu_select
+        tick_nohz_get_sleep_length
+    call_cpuidle
+      cpuidle_enter
+        cpuidle_enter_state
+          intel_idle
+            %idle_wait
+    cpuidle_reflect
+  tick_nohz_idle_exit
+    tick_nohz_restart_sched_tick
+  flush_smp_call_function_queue
+schedule_idle
+  *__schedule
+`,
+  ttwu: `
+try_to_wake_up
+  _raw_spin_lock_irqsave
+  @sched:sched_waking
+  %ttwu
+  ?woke
+    select_task_rq_fair
+      update_load_avg
+    ?migrated
+      set_task_cpu
+        @sched:sched_migrate_task
+        migrate_task_rq_fair
+    ttwu_queue_wakelist
+    raw_spin_rq_lock_nested
+      _raw_spin_lock
+    update_rq_clock
+    ttwu_do_activate
+      enqueue_task_fair
+        enqueue_entity
+          update_curr
+          place_entity
+      check_preempt_curr
+        check_preempt_wakeup
+          ?need_resched
+            resched_curr
+      @sched:sched_wakeup
+  _raw_spin_unlock_irqrestore
+`,
+  timer_irq: `
+asm_sysvec_apic_timer_interrupt
+  sysvec_apic_timer_interrupt
+    irq_enter_rcu
+    __sysvec_apic_timer_interrupt
+      @irq_vectors:local_timer_entry
+      hrtimer_interrupt
+        _raw_spin_lock_irqsave
+        ktime_get_update_offsets_now
+        __hrtimer_run_queues
+          @timer:hrtimer_expire_entry
+          tick_sched_timer
+            ktime_get
+            tick_sched_do_timer
+              tick_do_update_jiffies64
+                calc_global_load
+                update_wall_time
+                  timekeeping_advance
+            update_process_times
+              account_process_tick
+                account_user_time
+              hrtimer_run_queues
+              raise_softirq
+                @irq:softirq_raise
+              rcu_sched_clock_irq
+              scheduler_tick
+                _raw_spin_lock
+                update_rq_clock
+                task_tick_fair
+                  update_curr
+                    @sched:sched_stat_runtime
+                  %tick
+                  ?need_resched
+                    resched_curr
+                calc_global_load_tick
+                perf_event_task_tick
+                trigger_load_balance
+              run_posix_cpu_timers
+            profile_tick
+            hrtimer_forward
+          @timer:hrtimer_expire_exit
+        hrtimer_update_next_event
+        tick_program_event
+          clockevents_program_event
+            lapic_next_deadline
+      @irq_vectors:local_timer_exit
+    irq_exit_rcu
+`,
+  softirq: `
+__do_softirq
+  ?softirq_timer
+    @irq:softirq_entry
+    run_timer_softirq
+      _raw_spin_lock_irq
+      %timers
+    @irq:softirq_exit
+  ?softirq_block
+    @irq:softirq_entry
+    blk_done_softirq
+      blk_complete_reqs
+        %blk_done
+    @irq:softirq_exit
+  ?softirq_net_rx
+    @irq:softirq_entry
+    net_rx_action
+      __napi_poll
+        process_backlog
+          %net_rx
+    @irq:softirq_exit
+  ?softirq_sched
+    @irq:softirq_entry
+    run_rebalance_domains
+      update_blocked_averages
+      rebalance_domains
+        load_balance
+          find_busiest_group
+            update_sd_lb_stats.constprop.0
+          %balance
+    @irq:softirq_exit
+  ?softirq_rcu
+    @irq:softirq_entry
+    rcu_core_si
+      rcu_core
+        note_gp_changes
+    @irq:softirq_exit
+`,
+  hrtimer_wake_irq: `
+asm_sysvec_apic_timer_interrupt
+  sysvec_apic_timer_interrupt
+    irq_enter_rcu
+    __sysvec_apic_timer_interrupt
+      @irq_vectors:local_timer_entry
+      hrtimer_interrupt
+        _raw_spin_lock_irqsave
+        ktime_get_update_offsets_now
+        __hrtimer_run_queues
+          @timer:hrtimer_expire_entry
+          hrtimer_wakeup
+            wake_up_process
+              %wake_sleeper
+          @timer:hrtimer_expire_exit
+        hrtimer_update_next_event
+        tick_program_event
+          clockevents_program_event
+            lapic_next_deadline
+      @irq_vectors:local_timer_exit
+    irq_exit_rcu
+`,
+  resched_ipi: `
+asm_sysvec_reschedule_ipi
+  sysvec_reschedule_ipi
+    @irq_vectors:reschedule_entry
+    sched_ttwu_pending
+    @irq_vectors:reschedule_exit
+`,
+  kthread_start: `
+ret_from_fork
+  schedule_tail
+    finish_task_switch.isra.0
+      _raw_spin_unlock
+  kthread
+    %kthread_park
+`,
+  ret_from_fork_user: `
+ret_from_fork
+  schedule_tail
+    finish_task_switch.isra.0
+      _raw_spin_unlock
+  syscall_exit_to_user_mode
+    @raw_syscalls:sys_exit
+`,
+  kthread_sleep: `
+schedule
+  *__schedule
+`,
+};

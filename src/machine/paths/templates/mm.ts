@@ -1,0 +1,156 @@
+/** Memory management paths: page faults (anon, file, COW, swap-in), reclaim (kswapd), swap out, swapon. */
+
+export const mmPaths: Record<string, string> = {
+  page_fault: `
+asm_exc_page_fault
+  exc_page_fault
+    do_user_addr_fault
+      lock_mm_and_find_vma
+      @exceptions:page_fault_user
+      handle_mm_fault
+        __handle_mm_fault
+          ?fault_anon
+            __pte_alloc
+            __alloc_pages
+              %new_page
+              get_page_from_freelist
+              @kmem:mm_page_alloc
+            clear_page_erms
+            folio_add_lru_vma
+            %fault
+          ?fault_file
+            filemap_fault
+              __filemap_get_folio
+              %fault
+              filemap_map_pages
+          ?fault_wp
+            do_wp_page
+              ?wp_swapcache
+                folio_free_swap
+                  swap_page_trans_huge_swapped
+                  delete_from_swap_cache
+                    __delete_from_swap_cache
+                    put_swap_folio
+                      free_swap_slot
+              wp_page_copy
+                __alloc_pages
+                  %new_page
+                  get_page_from_freelist
+                  @kmem:mm_page_alloc
+                copy_mc_enhanced_fast_string
+                %fault
+          ?fault_swap
+            do_swap_page
+              swap_cache_get_folio
+              ?swapin_io
+                swapin_readahead
+                  swap_cluster_readahead
+                    read_swap_cache_async
+                      __read_swap_cache_async
+                        add_to_swap_cache
+                        swap_readpage
+                          submit_bio
+                            submit_bio_noacct
+                    blk_finish_plug
+                      __blk_flush_plug
+                %swapin_wait
+              swap_free
+                __swap_entry_free
+              %fault
+          ?reclaim
+            *direct_reclaim
+`,
+  direct_reclaim: `
+__alloc_pages_slowpath.constprop.0
+  wake_all_kswapds
+    wakeup_kswapd
+      @vmscan:mm_vmscan_wakeup_kswapd
+      %wake_kswapd
+`,
+  kswapd_run: `
+kswapd
+  @vmscan:mm_vmscan_kswapd_wake
+  balance_pgdat
+    shrink_node
+      shrink_lruvec
+        shrink_active_list
+        isolate_lru_folios
+        shrink_folio_list
+          %reclaim_batch
+        @vmscan:mm_vmscan_lru_shrink_inactive
+      shrink_slab
+  %kswapd_sleep
+`,
+  swap_out_page: `
+add_to_swap
+  folio_alloc_swap
+    get_swap_pages
+      scan_swap_map_slots
+        swap_range_alloc
+  add_to_swap_cache
+try_to_unmap
+pageout
+  swap_writepage
+    __swap_writepage
+      swap_page_sector
+      submit_bio
+        submit_bio_noacct
+  @vmscan:mm_vmscan_write_folio
+`,
+  kworker_work: `
+worker_thread
+  process_one_work
+    @workqueue:workqueue_execute_start
+    vmstat_update
+      refresh_cpu_vm_stats
+    @workqueue:workqueue_execute_end
+`,
+  rcu_gp: `
+rcu_gp_kthread
+  rcu_gp_init
+  rcu_gp_cleanup
+`,
+  drop_file_page: `
+__remove_mapping
+  __filemap_remove_folio
+    @filemap:mm_filemap_delete_from_page_cache
+`,
+  swap_free_slots: `
+swapcache_free_entries
+  swap_range_free
+`,
+  sys_swapon: `
+__x64_sys_swapon
+  %walk
+  swap_cgroup_swapon
+  generic_swapfile_activate
+    add_swap_extent
+  _enable_swap_info
+  %impl
+  enable_swap_slots_cache
+`,
+  sys_swapoff: `
+__x64_sys_swapoff
+  %walk
+  %impl
+  swap_cgroup_swapoff
+  destroy_swap_extents
+`,
+  writeback_work: `
+wb_workfn
+  @writeback:writeback_start
+  wb_writeback
+    __writeback_inodes_wb
+      writeback_sb_inodes
+        __writeback_single_inode
+          do_writepages
+            ext4_writepages
+              mpage_prepare_extent_to_map
+              %writeback
+  blk_finish_plug
+    __blk_flush_plug
+      blk_mq_flush_plug_list
+        *blk_dispatch
+  @writeback:writeback_written
+`,
+};

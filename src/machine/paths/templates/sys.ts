@@ -1,0 +1,698 @@
+/** System call bodies (entered from the `syscall` wrapper's %sys hook) and the I/O paths they use. */
+
+const fdget = `
+__fdget_pos
+  __fget_light
+`;
+
+export const sysPaths: Record<string, string> = {
+  sys_read: `
+__x64_sys_read
+  ksys_read
+    ${'*fdget'}
+    vfs_read
+      rw_verify_area
+        security_file_permission
+          apparmor_file_permission
+      %read_dispatch
+      __fsnotify_parent
+      fsnotify
+`,
+  fdget,
+  sys_pread64: `
+__x64_sys_pread64
+  ksys_pread64
+    __fget_light
+    vfs_read
+      rw_verify_area
+        security_file_permission
+          apparmor_file_permission
+      %read_dispatch
+      __fsnotify_parent
+      fsnotify
+`,
+  sys_write: `
+__x64_sys_write
+  ksys_write
+    *fdget
+    vfs_write
+      rw_verify_area
+        security_file_permission
+          apparmor_file_permission
+      %write_dispatch
+      __fsnotify_parent
+      fsnotify
+`,
+  sys_pwrite64: `
+__x64_sys_pwrite64
+  ksys_pwrite64
+    __fget_light
+    vfs_write
+      rw_verify_area
+        security_file_permission
+      %write_dispatch
+      fsnotify
+`,
+  // ----- file read paths (pushed by %read_dispatch)
+  read_filemap: `
+?blkdev
+  blkdev_read_iter
+    filemap_read
+      %read_batches
+      touch_atime
+        atime_needs_update
+?ext4file
+  ext4_file_read_iter
+    generic_file_read_iter
+      filemap_read
+        %read_batches
+        touch_atime
+          atime_needs_update
+?othfile
+  generic_file_read_iter
+    filemap_read
+      %read_batches
+      touch_atime
+        atime_needs_update
+`,
+  filemap_batch: `
+filemap_get_pages
+  filemap_get_read_batch
+  ?pc_miss
+    page_cache_sync_ra
+      ondemand_readahead
+        page_cache_ra_order
+          page_cache_ra_unbounded
+            %ra_alloc
+            read_pages
+              blk_start_plug
+              %ra_submit
+              blk_finish_plug
+                __blk_flush_plug
+                  blk_mq_flush_plug_list
+                    *blk_dispatch
+    filemap_get_read_batch
+  ?pc_async
+    page_cache_async_ra
+      ondemand_readahead
+        page_cache_ra_order
+          page_cache_ra_unbounded
+            %ra_alloc
+            read_pages
+              blk_start_plug
+              %ra_submit
+              blk_finish_plug
+                __blk_flush_plug
+                  blk_mq_flush_plug_list
+                    *blk_dispatch
+  ?pc_locked
+    __folio_lock_killable
+      folio_wait_bit_common
+        %wait_io
+%copy_pages
+`,
+  copy_page: `
+folio_mark_accessed
+copy_page_to_iter
+  _copy_to_user
+`,
+  pc_add_folio: `
+filemap_alloc_folio
+  folio_alloc
+    __folio_alloc
+      __alloc_pages
+        %new_page
+        get_page_from_freelist
+        @kmem:mm_page_alloc
+filemap_add_folio
+  __filemap_add_folio
+    @filemap:mm_filemap_add_to_page_cache
+  folio_add_lru
+`,
+  bio_submit: `
+?blkdev
+  mpage_readahead
+    do_mpage_readpage
+?ext4read
+  ext4_readahead
+    ext4_mpage_readpages
+      ext4_map_blocks
+        ext4_es_lookup_extent
+?ext4write
+  ext4_bio_write_page
+  ext4_io_submit
+submit_bio
+  submit_bio_noacct
+    submit_bio_noacct_nocheck
+      __submit_bio
+        blk_mq_submit_bio
+          @block:block_bio_queue
+          __blk_mq_alloc_requests
+            @block:block_getrq
+          blk_add_rq_to_plug
+          %bio_queued
+`,
+  blk_dispatch: `
+dd_insert_requests
+  %rq_insert_each
+blk_mq_run_hw_queue
+  blk_mq_sched_dispatch_requests
+    __blk_mq_sched_dispatch_requests
+      scsi_mq_get_budget
+      blk_mq_dispatch_rq_list
+        %rq_dispatch_each
+`,
+  // one plugged request entering the scheduler (dd_insert_request, inlined in dd_insert_requests)
+  blk_rq_insert: `
+@block:block_rq_insert
+`,
+  // one request handed to the driver by blk_mq_dispatch_rq_list's loop
+  blk_rq_queue: `
+scsi_queue_rq
+  sd_init_command
+    scsi_alloc_sgtables
+  blk_mq_start_request
+    @block:block_rq_issue
+  ata_scsi_queuecmd
+    __ata_scsi_queuecmd
+      ata_scsi_rw_xlat
+      ata_qc_issue
+        ahci_qc_prep
+        ahci_qc_issue
+          %dev_issue
+`,
+  blk_irq: `
+asm_common_interrupt
+  common_interrupt
+    __common_interrupt
+      handle_edge_irq
+        handle_irq_event
+          @irq:irq_handler_entry
+          ahci_single_level_irq_intr
+            ahci_handle_port_intr
+              ahci_handle_port_interrupt
+                ata_qc_complete_multiple
+                  ata_qc_complete
+                    __ata_qc_complete
+                      ata_scsi_qc_complete
+                        scsi_done
+                          blk_mq_complete_request
+                            %blk_irq
+          @irq:irq_handler_exit
+    irq_exit_rcu
+`,
+  blk_end_request: `
+scsi_complete
+  scsi_decide_disposition
+  scsi_finish_command
+    sd_done
+    scsi_io_completion
+      scsi_end_request
+        blk_update_request
+          @block:block_rq_complete
+          bio_endio
+            ?swapio
+              end_swap_bio_read
+                %bio_done
+            ?ext4wbio
+              ext4_end_bio
+                ext4_finish_bio
+                  %bio_done
+            ?plainbio
+              mpage_end_io
+                %bio_done
+        __blk_mq_end_request
+          __blk_mq_free_request
+`,
+  read_pipe: `
+pipe_read
+  _raw_spin_lock_irq
+  %pipe_read
+  __wake_up_common_lock
+    __wake_up_common
+`,
+  pipe_wait: `
+prepare_to_wait_event
+*schedule
+finish_wait
+`,
+  read_simple: `
+%simple_read
+`,
+  read_seq: `
+seq_read
+  seq_read_iter
+    %simple_read
+`,
+  // ----- write paths
+  write_generic: `
+?ext4file
+  ext4_file_write_iter
+    ext4_buffered_write_iter
+      file_modified
+        file_update_time
+          generic_update_time
+            __mark_inode_dirty
+              ext4_dirty_inode
+                *ext4_journal_start
+                __ext4_mark_inode_dirty
+                  ext4_reserve_inode_write
+                    __ext4_journal_get_write_access
+                      jbd2_journal_get_write_access
+                  ext4_mark_iloc_dirty
+                *ext4_journal_stop
+      generic_perform_write
+        %write_pages
+        balance_dirty_pages_ratelimited
+?othfile
+  generic_perform_write
+    %write_pages
+    balance_dirty_pages_ratelimited
+  file_update_time
+    generic_update_time
+`,
+  ext4_journal_start: `
+__ext4_journal_start_sb
+  jbd2__journal_start
+    start_this_handle
+`,
+  ext4_journal_stop: `
+__ext4_journal_stop
+  jbd2_journal_stop
+`,
+  write_page: `
+?ext4file
+  ext4_da_write_begin
+    ext4_nonda_switch
+    __filemap_get_folio
+    __block_write_begin
+      ext4_da_get_block_prep
+        ext4_es_lookup_extent
+        ext4_da_reserve_space
+        ext4_es_insert_delayed_block
+  copy_page_from_iter_atomic
+  ext4_da_write_end
+    block_write_end
+      __block_commit_write.constprop.0.isra.0
+        mark_buffer_dirty
+          folio_mark_dirty
+            filemap_dirty_folio
+              __folio_mark_dirty
+              @writeback:writeback_dirty_folio
+?othfile
+  *write_page_simple
+`,
+  write_page_simple: `
+simple_write_begin
+  pagecache_get_page
+copy_page_from_iter_atomic
+simple_write_end
+  folio_mark_dirty
+    filemap_dirty_folio
+      __folio_mark_dirty
+      @writeback:writeback_dirty_folio
+  __mark_inode_dirty
+`,
+  write_pipe: `
+pipe_write
+  %pipe_write
+  __wake_up_common_lock
+    __wake_up_common
+`,
+  write_tty: `
+file_tty_write.constprop.0
+  n_tty_write
+    %simple_write
+`,
+  write_simple: `
+%simple_write
+`,
+  // ----- open/close/stat/dirs
+  sys_openat: `
+__x64_sys_openat
+  do_sys_openat2
+    getname
+      getname_flags
+        kmem_cache_alloc
+          %slab_names_cache
+          @kmem:kmem_cache_alloc
+    get_unused_fd_flags
+      alloc_fd
+    do_filp_open
+      path_openat
+        alloc_empty_file
+          kmem_cache_alloc
+            %slab_filp
+            @kmem:kmem_cache_alloc
+        %walk
+        %open_check
+        ?open_ok
+          vfs_open
+            do_dentry_open
+              security_file_open
+                apparmor_file_open
+              %open
+    ?opened
+      fd_install
+    ?!opened
+      put_unused_fd
+    putname
+      kmem_cache_free
+        @kmem:kmem_cache_free
+`,
+  walk_component: `
+walk_component
+  lookup_fast
+    __d_lookup_rcu
+`,
+  sys_close: `
+__x64_sys_close
+  close_fd
+    filp_close
+      %close
+      fput
+`,
+  close_file: `
+task_work_run
+  ____fput
+    __fput
+      ?sock_release
+        %sock_release_pop
+        *sock_close
+      dput
+      kmem_cache_free
+        @kmem:kmem_cache_free
+`,
+  sys_newfstatat: `
+__x64_sys_newfstatat
+  vfs_fstatat
+    vfs_statx
+      getname_flags
+      %walk
+      %stat
+      generic_fillattr
+  cp_new_stat
+`,
+  sys_lseek: `
+__x64_sys_lseek
+  ksys_lseek
+    generic_file_llseek
+      %impl
+`,
+  sys_getdents64: `
+__x64_sys_getdents64
+  __fget_light
+  iterate_dir
+    dcache_readdir
+      %impl
+      filldir64
+`,
+  sys_mkdirat: `
+__x64_sys_mkdirat
+  do_mkdirat
+    getname_flags
+    filename_create
+      %walk
+    vfs_mkdir
+      %impl
+`,
+  sys_unlinkat: `
+__x64_sys_unlinkat
+  do_unlinkat
+    getname_flags
+    %walk
+    vfs_unlink
+      %impl
+      d_delete
+`,
+  sys_renameat2: `
+__x64_sys_renameat2
+  do_renameat2
+    %walk
+    vfs_rename
+      %impl
+`,
+  sys_chdir: `
+__x64_sys_chdir
+  getname_flags
+  %walk
+  set_fs_pwd
+    %impl
+`,
+  sys_fsync: `
+__x64_sys_fsync
+  vfs_fsync_range
+    ext4_sync_file
+      file_write_and_wait_range
+        __filemap_fdatawrite_range
+          filemap_fdatawrite_wbc
+            do_writepages
+              ext4_writepages
+                mpage_prepare_extent_to_map
+                  mpage_process_page_bufs
+                %writeback
+            blk_finish_plug
+              __blk_flush_plug
+                blk_mq_flush_plug_list
+                  *blk_dispatch
+            %wb_wait
+        file_check_and_advance_wb_err
+      jbd2_complete_transaction
+        jbd2_log_start_commit
+          %jbd2_kick
+`,
+  blk_plug_flush: `
+blk_finish_plug
+  __blk_flush_plug
+    blk_mq_flush_plug_list
+      *blk_dispatch
+`,
+  jbd2_commit: `
+kjournald2
+  jbd2_journal_commit_transaction
+    jbd2_journal_switch_revoke_table
+    jbd2_journal_get_descriptor_buffer
+    jbd2_journal_write_metadata_buffer
+    jbd2_descriptor_block_csum_set
+    %jbd2_commit
+    jbd2_journal_file_buffer
+    submit_bh
+  %jbd2_sleep
+`,
+  sys_sync: `
+__x64_sys_sync
+  ksys_sync
+    wakeup_flusher_threads
+    iterate_supers
+      sync_inodes_one_sb
+      sync_fs_one_sb
+    %impl
+`,
+  writeback_issue: `
+do_writepages
+  ext4_writepages
+    mpage_prepare_extent_to_map
+    %writeback
+blk_finish_plug
+  __blk_flush_plug
+    blk_mq_flush_plug_list
+      *blk_dispatch
+%wb_wait
+`,
+  // ----- time, processes, signals
+  sys_clock_nanosleep: `
+__x64_sys_clock_nanosleep
+  common_nsleep
+    hrtimer_nanosleep
+      do_nanosleep
+        hrtimer_start_range_ns
+          @timer:hrtimer_start
+        %nanosleep
+`,
+  sys_getpid: `
+__x64_sys_getpid
+  __task_pid_nr_ns
+  %impl
+`,
+  sys_clone: `
+__x64_sys_clone
+  kernel_clone
+    copy_process
+      @task:task_newtask
+      kmem_cache_alloc
+        %slab_task_struct
+        @kmem:kmem_cache_alloc
+      ?!thread
+        dup_fd
+        dup_mmap
+          %dup_mmap
+      sched_fork
+      %impl
+    @sched:sched_process_fork
+    wake_up_new_task
+      select_task_rq_fair
+      %wake_new
+      @sched:sched_wakeup_new
+      check_preempt_curr
+`,
+  copy_ptes: `
+copy_page_range
+`,
+  sys_execve: `
+__x64_sys_execve
+  getname_flags
+  bprm_execve
+    %walk
+    ?!execok
+      %impl
+    ?execok
+      load_elf_binary
+        load_elf_phdrs
+          __kmalloc
+            %kmalloc_elf_phdrs
+            @kmem:kmalloc
+        __kmalloc
+          %kmalloc_elf_interp
+          @kmem:kmalloc
+        kfree
+          @kmem:kfree
+        load_elf_phdrs
+          __kmalloc
+            %kmalloc_elf_phdrs
+            @kmem:kmalloc
+        begin_new_exec
+          mmput
+            exit_mmap
+              *unmap_pages
+          %impl
+          __set_task_comm
+            @task:task_rename
+            %set_comm
+        setup_new_exec
+      @sched:sched_process_exec
+`,
+  unmap_pages: `
+unmap_vmas
+  %unmap
+tlb_finish_mmu
+  tlb_flush_mmu
+    tlb_batch_pages_flush
+      free_pages_and_swap_cache
+        %free_swap_cache
+        release_pages
+          @kmem:mm_page_free_batched
+`,
+  free_swap_cache: `
+free_swap_cache
+`,
+  sys_wait4: `
+__x64_sys_wait4
+  kernel_wait4
+    do_wait
+      %wait
+      ?reaped
+        wait_consider_task
+          release_task
+            @sched:sched_process_free
+`,
+  sys_exit_group: `
+__x64_sys_exit_group
+  *sig_exit
+`,
+  sig_exit: `
+do_group_exit
+  do_exit
+    @sched:sched_process_exit
+    mmput
+      exit_mmap
+        *unmap_pages
+    exit_files
+      put_files_struct
+        %exit_files
+    %exit
+    ?sock_release
+      %sock_release_all
+    do_notify_parent
+      %notify_prep
+      ?sigtarget
+        *send_signal_locked
+      __wake_up_parent
+        __wake_up_sync_key
+          __wake_up_common_lock
+            __wake_up_common
+              %notify_parent
+    do_task_dead
+      *__schedule
+`,
+  sys_kill: `
+__x64_sys_kill
+  kill_something_info
+    %kill_find
+    ?sigtarget
+      kill_pid_info
+        group_send_sig_info
+          check_kill_permission
+          do_send_sig_info
+            send_signal_locked
+              *send_signal_locked
+`,
+  // the signal queued on its target (kill(2), do_notify_parent's SIGCHLD)
+  send_signal_locked: `
+__send_signal_locked
+  %sig_send
+  @signal:signal_generate
+  ?sigqueued
+    complete_signal
+      signal_wake_up_state
+        %sig_wake
+`,
+  sys_pipe2: `
+__x64_sys_pipe2
+  do_pipe2
+    create_pipe_files
+      alloc_file_pseudo
+    %impl
+`,
+  sys_dup2: `
+__x64_sys_dup2
+  %impl
+`,
+  sys_rt_sigaction: `
+__x64_sys_rt_sigaction
+  do_sigaction
+  %impl
+`,
+  sys_mmap: `
+__x64_sys_mmap
+  ksys_mmap_pgoff
+    vm_mmap_pgoff
+      do_mmap
+        get_unmapped_area
+        mmap_region
+          vma_link
+          %impl
+`,
+  sys_munmap: `
+__x64_sys_munmap
+  __vm_munmap
+    do_mas_munmap
+      do_mas_align_munmap
+        unmap_region
+          *unmap_pages
+`,
+  sys_brk: `
+__x64_sys_brk
+  do_brk_flags
+  %impl
+`,
+  sys_newuname: `
+__x64_sys_newuname
+  %impl
+`,
+  sys_generic: `
+%impl
+`,
+  signal_deliver: `
+@signal:signal_deliver
+`,
+};

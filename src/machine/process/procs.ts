@@ -1,0 +1,347 @@
+/**
+ * The process table: pid allocation, boot (idle tasks, init, kthreadd, per-CPU kthreads),
+ * fork/clone, exec, exit, wait, and spawning shell commands from outside; the programs
+ * installed (`programs`: path -> the program's main, run with its libc `U` of user.ts).
+ */
+import type { Cpu } from '../include/cpu';
+import {
+  Task, Process, Prog, TASK_RUNNING, TASK_NEW, TASK_DEAD, EXIT_ZOMBIE, TASK_INTERRUPTIBLE,
+} from '../include/sched';
+import { SIGCHLD } from '../include/signal';
+import { pushPath, newEnv } from '../paths/kexec';
+import { U, ProgramMain } from './user';
+import { OpenFile, ConsoleFile } from '../include/fs';
+import type { FsMachine } from '../fs/namei';
+import { sendSignal } from '../kernel/signal';
+
+/** The machine as the process layer uses it: everything below, and its process table. */
+export interface ProcMachine extends FsMachine {
+  readonly procs: Procs;
+}
+
+export class Procs {
+  readonly tasks = new Map<number, Task>();
+  readonly procs = new Map<number, Process>();
+  nextPid = 1;
+  init!: Process;
+  kthreadd!: Task;
+  /** the ext4 journal thread (jbd2/sda1-8) */
+  jbd2: Task | null = null;
+  readonly idleProc = new Process(0, null);
+  /** program registry: absolute path -> main */
+  readonly programs = new Map<string, ProgramMain>();
+  constructor(private m: ProcMachine) {}
+
+  allocPid(): number {
+    let p = this.nextPid++;
+    while (this.tasks.has(p)) p = this.nextPid++;
+    if (this.nextPid > 4194304) this.nextPid = 300;
+    return p;
+  }
+
+  boot(): void {
+    const m = this.m;
+    for (const c of m.cpus) {
+      const t = new Task(0, 0, `swapper/${c.id}`, this.idleProc, true);
+      t.idle = true;
+      t.cpu = c.id;
+      t.onCpu = true;
+      t.prio = 120;
+      c.idleTask = t;
+      c.curr = t;
+      c.ctx.task = t;
+      c.ks = t.ks;
+      c.idling = true;
+      c.idleSince = m.now;
+    }
+    this.idleProc.exe = '';
+    this.nextPid = 1;
+  }
+
+  /** Create a kernel thread (child of kthreadd) running `body` whenever it has no frames. */
+  kthread(comm: string, body: (t: Task) => void, cpu?: number, nice = 0): Task {
+    const pid = this.allocPid();
+    const p = new Process(pid, this.kthreadd ? this.kthreadd.proc : null);
+    const t = new Task(pid, pid, comm, p, true);
+    p.threads.push(t);
+    if (p.parent) p.parent.children.push(p);
+    t.kbody = body;
+    t.startTime = this.m.now;
+    this.m.sched.setNice(t, nice);
+    this.tasks.set(pid, t);
+    this.procs.set(pid, p);
+    t.state = TASK_INTERRUPTIBLE;
+    t.wchan = 'kthread';
+    if (cpu !== undefined) t.cpu = cpu;
+    pushPath(t.ks, 'kthread_start', newEnv('kthread'));
+    return t;
+  }
+
+  /** Create a user process from outside (boot services, stap -c): parent, program, argv, fds. */
+  spawn(parent: Process | null, exe: string, argv: string[], fds: (OpenFile | null)[], opts: { uid?: number; cwd?: string; comm?: string; main?: ProgramMain } = {}): Process {
+    const main = opts.main ?? this.programs.get(exe);
+    if (!main) throw new Error(`no program ${exe}`);
+    const pid = this.allocPid();
+    const p = new Process(pid, parent);
+    if (parent) parent.children.push(p);
+    p.fds = fds.map((f) => (f ? f.dup() : null));
+    p.cwd = opts.cwd ?? '/';
+    p.uid = p.gid = opts.uid ?? 0;
+    p.argv = argv;
+    p.exe = exe;
+    p.mm = this.m.mm.newMm(p, exe);
+    const t = new Task(pid, pid, opts.comm ?? exe.slice(exe.lastIndexOf('/') + 1).slice(0, 15), p, false);
+    t.uid = t.euid = p.uid;
+    t.gid = t.egid = p.gid;
+    t.startTime = this.m.now;
+    p.threads.push(t);
+    this.tasks.set(pid, t);
+    this.procs.set(pid, p);
+    const u = new U(this.m, t);
+    t.prog = main(u, argv);
+    t.state = TASK_NEW;
+    pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
+    const c = this.m.cpus[this.m.rand.int(this.m.ncpus)];
+    t.cpu = c.id;
+    this.m.sched.wakeNew(t, c);
+    return p;
+  }
+
+  /**
+   * A process that was already asleep when the machine was handed over (stap's stapio, blocked
+   * in ppoll): it gets `pid`, costs no CPU time and draws no random numbers; woken (a signal), it
+   * returns to user mode and runs `main`.
+   */
+  adoptSleeper(pid: number, comm: string, exe: string, argv: string[], main: ProgramMain, wchan: string): Process {
+    const p = new Process(pid, this.init);
+    this.init.children.push(p);
+    p.fds = [this.m.fs.devNullFile(), this.m.fs.devNullFile(), this.m.fs.devNullFile()];
+    p.cwd = '/root';
+    p.argv = argv;
+    p.exe = exe;
+    p.mm = this.m.mm.newMm(p, exe);
+    const t = new Task(pid, pid, comm, p, false);
+    t.startTime = this.m.now;
+    p.threads.push(t);
+    this.tasks.set(pid, t);
+    this.procs.set(pid, p);
+    t.prog = main(new U(this.m, t), argv);
+    t.state = TASK_INTERRUPTIBLE;
+    t.wchan = wchan;
+    t.cpu = 0;
+    pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
+    return p;
+  }
+
+  spawnShell(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
+    const con = new ConsoleFile(out);
+    const econ = err === out ? con : new ConsoleFile(err);
+    return this.spawn(parent ?? this.init, '/bin/sh', ['sh', '-c', cmd], [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
+  }
+
+  /** `sh ARGS...` as a child of init in /root (tapsim shell -c / FILE) */
+  spawnShellArgv(argv: string[], out: (s: string) => void, err: (s: string) => void): Process {
+    const con = new ConsoleFile(out);
+    const econ = err === out ? con : new ConsoleFile(err);
+    return this.spawn(this.init, '/bin/sh', argv, [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
+  }
+
+  /** an interactive `sh -i` on a terminal file (fds 0, 1, 2) */
+  spawnShellTty(tty: OpenFile): Process {
+    return this.spawn(this.init, '/bin/sh', ['sh', '-i'], [tty, tty, tty], { cwd: '/root' });
+  }
+
+  /**
+   * `stap -c CMD` (stapio's start_cmd): a command line without shell syntax is split into words
+   * and spawned directly (posix_spawnp: a child of `parent`, stapio, that execve()s the program
+   * found on the PATH — execve, sched_process_exec and the comm change happen on the machine; the
+   * command's pid is target()); anything else, or a program not found on the PATH, runs as
+   * `/bin/sh -c CMD`.
+   */
+  spawnCommand(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
+    const words = wordexpPlain(cmd);
+    if (words && words.length) {
+      const name = words[0];
+      const cands = name.includes('/') ? [name] : ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].map((d) => `${d}/${name}`);
+      const exe = cands.find((x) => this.programs.has(x));
+      if (exe) {
+        const con = new ConsoleFile(out);
+        const econ = err === out ? con : new ConsoleFile(err);
+        // stapio forks, and the child execs the command (execve: sched_process_exec, comm
+        // changes): the forked child starts as a copy of its parent
+        const par = parent ?? this.init;
+        const pexe = par.exe || exe;
+        const comm = par.threads[0]?.comm ?? pexe.slice(pexe.lastIndexOf('/') + 1).slice(0, 15);
+        const execMain: ProgramMain = function* (u) {
+          yield* u.exec(exe, words);
+          return yield* u.exit(127);
+        };
+        return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], [this.m.fs.devNullFile(), con, econ], { cwd: '/root', comm, main: execMain });
+      }
+    }
+    return this.spawnShell(cmd, out, err, parent);
+  }
+
+  /** copy_process semantics: a new task (thread or process) for `parent` running `prog`. */
+  fork(parent: Task, mkProg: (u: U) => Prog, thread: boolean, c: Cpu): Task {
+    const pid = this.allocPid();
+    let p: Process;
+    if (thread) {
+      p = parent.proc;
+    } else {
+      p = new Process(pid, parent.proc);
+      parent.proc.children.push(p);
+      p.fds = parent.proc.fds.map((f) => (f ? f.dup() : null));
+      p.cwd = parent.proc.cwd;
+      p.uid = parent.proc.uid;
+      p.gid = parent.proc.gid;
+      p.argv = parent.proc.argv;
+      p.exe = parent.proc.exe;
+      p.sigHandlers = new Map(parent.proc.sigHandlers);
+      p.mm = parent.proc.mm ? this.m.mm.dupMm(parent.proc.mm, p) : null;
+      this.procs.set(pid, p);
+    }
+    const t = new Task(thread ? parent.pid : pid, pid, parent.comm, p, false);
+    t.uid = parent.uid; t.euid = parent.euid; t.gid = parent.gid; t.egid = parent.egid;
+    this.m.sched.setNice(t, parent.nice);
+    t.startTime = this.m.now;
+    t.cpu = c.id;
+    p.threads.push(t);
+    this.tasks.set(pid, t);
+    const u = new U(this.m, t);
+    t.prog = mkProg(u);
+    t.state = TASK_NEW;
+    pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
+    return t;
+  }
+
+  /** exec: replace the program image of `t`'s process. Returns false when no such program. */
+  exec(t: Task, exe: string, argv: string[]): boolean {
+    const main = this.programs.get(exe);
+    if (!main) return false;
+    const p = t.proc;
+    p.exe = exe;
+    p.argv = argv;
+    if (p.mm) this.m.mm.releaseMm(p.mm);
+    p.mm = this.m.mm.newMm(p, exe);
+    for (const [sig, h] of p.sigHandlers) if (typeof h === 'function') p.sigHandlers.set(sig, 'default');
+    t.comm = exe.slice(exe.lastIndexOf('/') + 1).slice(0, 15);
+    const u = new U(this.m, t);
+    t.prog = main(u, argv);
+    t.op = null;
+    return true;
+  }
+
+  /** do_exit semantics for one task; the last thread ends the process. */
+  exitTask(t: Task, code: number): void {
+    const p = t.proc;
+    t.state = TASK_DEAD;
+    p.utime += t.utime;
+    p.stime += t.stime;
+    const alive = p.threads.filter((x) => x !== t && !(x.state & TASK_DEAD));
+    if (alive.length && !p.exited) return;
+    if (!p.exited) {
+      p.exited = true;
+      p.exitCode = code;
+      for (const f of p.fds) if (f) f.close();
+      p.fds = [];
+      if (p.mm) { this.m.mm.releaseMm(p.mm); p.mm = null; }
+      for (const ch of p.children) { ch.parent = this.init; this.init.children.push(ch); }
+      p.children = [];
+    }
+  }
+
+  /** Called by the switch hook once a dead task has left the CPU. */
+  taskDead(t: Task): void {
+    const p = t.proc;
+    t.state = TASK_DEAD | EXIT_ZOMBIE;
+    if (t.tid !== p.tgid || !p.exited) {
+      if (t.tid !== p.tgid) { this.tasks.delete(t.tid); p.threads = p.threads.filter((x) => x !== t); }
+    }
+  }
+
+  /** Parent-side notification of an exit (SIGCHLD + wake waiters). Returns waiters to wake. */
+  notifyParent(p: Process): Task[] {
+    const par = p.parent;
+    if (!par) return [];
+    const h = par.sigHandlers.get(SIGCHLD);
+    if (h === 'ignore') { this.reap(p); return []; }
+    const w = par.waitq.slice();
+    par.waitq.length = 0;
+    return w;
+  }
+
+  /** A zombie child of `p` (matching pid, -1 = any), or null; `none` when no children at all. */
+  findZombie(p: Process, pid: number): Process | null | 'none' {
+    const kids = p.children.filter((c) => !c.reaped && (pid === -1 || c.tgid === pid));
+    if (!kids.length) return 'none';
+    return kids.find((c) => c.exited && c.threads.every((t) => t.state & TASK_DEAD)) ?? null;
+  }
+
+  reap(p: Process): void {
+    p.reaped = true;
+    if (p.parent) p.parent.children = p.parent.children.filter((c) => c !== p);
+    for (const t of p.threads) this.tasks.delete(t.tid);
+    this.procs.delete(p.tgid);
+  }
+
+  /**
+   * send_signal semantics: mark pending, wake interruptible sleepers. Returns tasks to wake
+   * (the caller pushes the wakeup path) or an errno (<0).
+   */
+  signal(pid: number, sig: number): Task[] | number {
+    const p = this.procs.get(pid);
+    if (!p || p.exited) return -3; // ESRCH
+    if (sig === 0) return [];
+    return sendSignal(p, sig).wake;
+  }
+
+  /** Tasks sorted by pid (ps, /proc). */
+  list(): Task[] {
+    return [...this.tasks.values()].filter((t) => !(t.state & TASK_DEAD) || t.state & EXIT_ZOMBIE).sort((a, b) => a.tid - b.tid);
+  }
+
+  running(t: Task): boolean {
+    return t.state === TASK_RUNNING;
+  }
+}
+
+/**
+ * stapio's wordexp(3) of a `-c` command (WRDE_NOCMD | WRDE_UNDEF) when it needs no expansion:
+ * blanks separate words, quotes and backslashes quote. Null when the shell is needed instead:
+ * an unquoted `| & ; < > ( ) { }` or newline (WRDE_BADCHAR: stapio falls back to /bin/sh -c), or a
+ * `$`, backquote or glob character whose expansion the shell performs the same way.
+ */
+export function wordexpPlain(cmd: string): string[] | null {
+  const words: string[] = [];
+  let w: string | null = null;
+  for (let i = 0; i < cmd.length; i++) {
+    const ch = cmd[i];
+    if (ch === ' ' || ch === '\t') { if (w !== null) { words.push(w); w = null; } continue; }
+    if ('|&;<>(){}\n$`*?['.includes(ch)) return null;
+    if (ch === "'") {
+      const j = cmd.indexOf("'", i + 1);
+      if (j < 0) return null;
+      w = (w ?? '') + cmd.slice(i + 1, j);
+      i = j;
+      continue;
+    }
+    if (ch === '"') {
+      let v = '';
+      let j = i + 1;
+      for (; j < cmd.length && cmd[j] !== '"'; j++) {
+        if (cmd[j] === '$' || cmd[j] === '`') return null;
+        if (cmd[j] === '\\' && '$`"\\\n'.includes(cmd[j + 1] ?? '')) j++;
+        v += cmd[j];
+      }
+      if (j >= cmd.length) return null;
+      w = (w ?? '') + v;
+      i = j;
+      continue;
+    }
+    if (ch === '\\') { if (i + 1 >= cmd.length) return null; w = (w ?? '') + cmd[++i]; continue; }
+    w = (w ?? '') + ch;
+  }
+  if (w !== null) words.push(w);
+  return words;
+}

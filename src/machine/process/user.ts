@@ -1,0 +1,250 @@
+/**
+ * User mode: running a task's program (a generator of ops) and the small "libc" programs use
+ * to issue system calls (`yield* u.read(fd, n)`).
+ */
+import type { Cpu } from '../include/cpu';
+import type { Task, Op, Prog, SysResult } from '../include/sched';
+import type { Env, CompiledPath } from '../include/kstack';
+import type { SwapDev } from '../include/mm_types';
+import { O_RDONLY } from '../include/fs';
+import type { StatInfo } from '../include/fs';
+import type { MmMachine } from '../mm/mm';
+import { pushPath } from '../paths/kexec';
+import { path } from '../paths/dsl';
+import { syscallByName } from '../../kernel/syscalls';
+
+/**
+ * What programs read of the machine directly instead of through system calls: the clock, the
+ * host name, the boot time, the swap devices (swapon -a) and the task list (ps).  To be replaced
+ * by reads of /proc.
+ */
+export interface UserMachine {
+  readonly now: number;
+  readonly hostname: string;
+  readonly bootNs: number;
+  readonly mm: { readonly swaps: readonly SwapDev[] };
+  readonly procs: { list(): Task[] };
+}
+
+export type ProgramMain = (u: U, argv: string[]) => Prog;
+
+const nrCache = new Map<string, number>();
+export function syscallNr(name: string): number {
+  let n = nrCache.get(name);
+  if (n === undefined) {
+    n = syscallByName(name)?.nr ?? -1;
+    nrCache.set(name, n);
+  }
+  return n;
+}
+
+let syscallPath: CompiledPath | null = null;
+
+/** Run user mode of `t` on `c` until `until` or until it enters the kernel. */
+export function runUser(m: MmMachine, c: Cpu, t: Task, until: number): void {
+  if (t.op === null) {
+    const prog = t.prog;
+    if (!prog) throw new Error(`task ${t.tid} has no program`);
+    const r = prog.next(t.lastResult);
+    if (r.done) t.op = { k: 'sys', name: 'exit_group', a: [r.value | 0] };
+    else {
+      t.op = r.value;
+      if (r.value.k === 'cpu') t.opLeft = r.value.ns;
+    }
+  }
+  const op = t.op as Op;
+  if (op.k === 'sys') {
+    // newEnv(name, { nr, a }) without the intermediate objects (same properties, same order)
+    const env: Env = { name: op.name, nr: syscallNr(op.name), a: op.a, ret: 0, rv: 0 };
+    if (op.extra) Object.assign(env, op.extra);
+    t.op = null;
+    pushPath(t.ks, syscallPath ?? (syscallPath = path('syscall')), env);
+    return;
+  }
+  if (op.k === 'cpu') {
+    const d = Math.max(1, Math.min(t.opLeft, until - m.now));
+    m.now += d;
+    t.opLeft -= d;
+    if (t.opLeft <= 0) { t.op = null; t.lastResult = { ret: 0 }; }
+    return;
+  }
+  // touch: fault in what is missing; mm pushes the fault path when needed
+  if (m.mm.touch(c, t, op)) { t.op = null; t.lastResult = { ret: 0 }; }
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder('latin1');
+export function toBytes(s: string | Uint8Array): Uint8Array {
+  return typeof s === 'string' ? Buffer.from(s, 'latin1') : s;
+}
+export function bytesToString(b: Uint8Array | undefined): string {
+  return b ? Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1') : '';
+}
+void enc; void dec;
+
+/** The per-process "libc": generator helpers issuing system calls. */
+export class U {
+  constructor(readonly m: UserMachine, readonly t: Task) {}
+  get pid(): number { return this.t.pid; }
+  get argv(): string[] { return this.t.proc.argv; }
+  *sys(name: string, a: unknown[], extra?: Record<string, unknown>): Generator<Op, SysResult, SysResult> {
+    return yield { k: 'sys', name, a, extra };
+  }
+  *cpu(ns: number): Generator<Op, void, SysResult> {
+    if (ns > 0) yield { k: 'cpu', ns };
+  }
+  *touch(region: string, first: number, count: number, write: boolean): Generator<Op, void, SysResult> {
+    yield { k: 'touch', region, first, count, write };
+  }
+  *read(fd: number, n: number): Generator<Op, SysResult, SysResult> { return yield* this.sys('read', [fd, 0, n]); }
+  *pread(fd: number, n: number, off: number): Generator<Op, SysResult, SysResult> { return yield* this.sys('pread64', [fd, 0, n, off]); }
+  *write(fd: number, data: string | Uint8Array): Generator<Op, SysResult, SysResult> {
+    const b = toBytes(data);
+    return yield* this.sys('write', [fd, 0, b.length], { buf: b });
+  }
+  *pwrite(fd: number, data: Uint8Array, off: number): Generator<Op, SysResult, SysResult> {
+    return yield* this.sys('pwrite64', [fd, 0, data.length, off], { buf: data });
+  }
+  /** write all of data (looping over short writes) */
+  *writeAll(fd: number, data: string | Uint8Array): Generator<Op, number, SysResult> {
+    let b = toBytes(data);
+    let total = 0;
+    while (b.length) {
+      const r = yield* this.write(fd, b.length > 65536 ? b.subarray(0, 65536) : b);
+      if (r.ret <= 0) return r.ret < 0 ? r.ret : total;
+      total += r.ret;
+      b = b.subarray(r.ret);
+    }
+    return total;
+  }
+  *out(s: string): Generator<Op, number, SysResult> { return yield* this.writeAll(1, s); }
+  *err(s: string): Generator<Op, number, SysResult> { return yield* this.writeAll(2, s); }
+  /** read until EOF */
+  *readAll(fd: number, chunk = 65536): Generator<Op, Uint8Array, SysResult> {
+    const parts: Uint8Array[] = [];
+    let n = 0;
+    for (;;) {
+      const r = yield* this.read(fd, chunk);
+      if (r.ret <= 0 || !r.data) break;
+      parts.push(r.data);
+      n += r.ret;
+    }
+    return Buffer.concat(parts, n);
+  }
+  *open(p: string, flags = O_RDONLY, mode = 0o644): Generator<Op, number, SysResult> {
+    return (yield* this.sys('openat', [-100, p, flags, mode])).ret;
+  }
+  *close(fd: number): Generator<Op, number, SysResult> { return (yield* this.sys('close', [fd])).ret; }
+  *stat(p: string, nofollow = false): Generator<Op, StatInfo | number, SysResult> {
+    const r = yield* this.sys('newfstatat', [-100, p, 0, nofollow ? 0x100 : 0]);
+    return r.ret < 0 ? r.ret : (r.info as unknown as StatInfo);
+  }
+  *fstat(fd: number): Generator<Op, StatInfo | number, SysResult> {
+    const r = yield* this.sys('newfstatat', [fd, '', 0, 0x1000]);
+    return r.ret < 0 ? r.ret : (r.info as unknown as StatInfo);
+  }
+  *lseek(fd: number, off: number, whence: number): Generator<Op, number, SysResult> { return (yield* this.sys('lseek', [fd, off, whence])).ret; }
+  *getdents(fd: number): Generator<Op, string[] | number, SysResult> {
+    const out: string[] = [];
+    for (;;) {
+      const r = yield* this.sys('getdents64', [fd, 0, 32768]);
+      if (r.ret < 0) return r.ret;
+      if (r.ret === 0) return out;
+      out.push(...((r.info?.names as string[]) ?? []));
+    }
+  }
+  *mkdir(p: string, mode = 0o755): Generator<Op, number, SysResult> { return (yield* this.sys('mkdirat', [-100, p, mode])).ret; }
+  *unlink(p: string, dir = false): Generator<Op, number, SysResult> { return (yield* this.sys('unlinkat', [-100, p, dir ? 0x200 : 0])).ret; }
+  *rename(a: string, b: string): Generator<Op, number, SysResult> { return (yield* this.sys('renameat2', [-100, a, -100, b, 0])).ret; }
+  *fsync(fd: number): Generator<Op, number, SysResult> { return (yield* this.sys('fsync', [fd])).ret; }
+  *sync(): Generator<Op, number, SysResult> { return (yield* this.sys('sync', [])).ret; }
+  *nanosleep(ns: number): Generator<Op, number, SysResult> { return (yield* this.sys('clock_nanosleep', [1, 0, ns, 0])).ret; }
+  *getpid(): Generator<Op, number, SysResult> { return (yield* this.sys('getpid', [])).ret; }
+  *fork(child: (u: U) => Prog): Generator<Op, number, SysResult> { return (yield* this.sys('clone', [17, 0, 0, 0, 0], { child })).ret; }
+  *thread(child: (u: U) => Prog): Generator<Op, number, SysResult> {
+    return (yield* this.sys('clone', [0x3d0f00, 0, 0, 0, 0], { child, thread: true })).ret;
+  }
+  *exec(p: string, argv: string[]): Generator<Op, number, SysResult> { return (yield* this.sys('execve', [p, argv, []])).ret; }
+  /** wait4: returns [pid, status] or [errno, 0] */
+  *wait(pid = -1, nohang = false): Generator<Op, [number, number], SysResult> {
+    const r = yield* this.sys('wait4', [pid, 0, nohang ? 1 : 0, 0]);
+    return [r.ret, (r.info?.status as number) ?? 0];
+  }
+  *exit(code: number): Generator<Op, never, SysResult> {
+    yield* this.sys('exit_group', [code]);
+    throw new Error('exit_group returned');
+  }
+  *kill(pid: number, sig: number): Generator<Op, number, SysResult> { return (yield* this.sys('kill', [pid, sig])).ret; }
+  *pipe(): Generator<Op, [number, number], SysResult> {
+    const r = yield* this.sys('pipe2', [0, 0]);
+    const fds = (r.info?.fds as [number, number]) ?? [-1, -1];
+    return r.ret < 0 ? [r.ret, r.ret] : fds;
+  }
+  *dup2(a: number, b: number): Generator<Op, number, SysResult> { return (yield* this.sys('dup2', [a, b])).ret; }
+  *chdir(p: string): Generator<Op, number, SysResult> { return (yield* this.sys('chdir', [p])).ret; }
+  *mmap(region: string, pages: number, file?: { fd: number; off: number }): Generator<Op, number, SysResult> {
+    return (yield* this.sys('mmap', [0, pages * 4096, 3, file ? 1 : 0x22, file ? file.fd : -1, file ? file.off : 0], { region })).ret;
+  }
+  *munmap(region: string): Generator<Op, number, SysResult> { return (yield* this.sys('munmap', [0, 0], { region })).ret; }
+  *sigaction(sig: number, h: 'default' | 'ignore' | ((sig: number) => void)): Generator<Op, number, SysResult> {
+    return (yield* this.sys('rt_sigaction', [sig, 0, 0, 8], { handler: h })).ret;
+  }
+  *socket(domain: number, type: number, protocol = 0): Generator<Op, number, SysResult> { return (yield* this.sys('socket', [domain, type, protocol])).ret; }
+  /** bind to 127.0.0.1:port (0: an ephemeral port) */
+  *bind(fd: number, port: number): Generator<Op, number, SysResult> { return (yield* this.sys('bind', [fd, 0, 16], { port })).ret; }
+  *listen(fd: number, backlog = 128): Generator<Op, number, SysResult> { return (yield* this.sys('listen', [fd, backlog])).ret; }
+  *accept(fd: number, flags = 0): Generator<Op, number, SysResult> { return (yield* this.sys('accept4', [fd, 0, 0, flags])).ret; }
+  /** connect to 127.0.0.1:port */
+  *connect(fd: number, port: number): Generator<Op, number, SysResult> { return (yield* this.sys('connect', [fd, 0, 16], { port })).ret; }
+  *send(fd: number, data: Uint8Array | string, flags = 0): Generator<Op, number, SysResult> {
+    const b = toBytes(data);
+    return (yield* this.sys('sendto', [fd, 0, b.length, flags, 0, 0], { buf: b })).ret;
+  }
+  /** sendto 127.0.0.1:port */
+  *sendto(fd: number, data: Uint8Array | string, port: number, flags = 0): Generator<Op, number, SysResult> {
+    const b = toBytes(data);
+    return (yield* this.sys('sendto', [fd, 0, b.length, flags, 0, 16], { buf: b, port })).ret;
+  }
+  *sendmsg(fd: number, data: Uint8Array | string, flags = 0): Generator<Op, number, SysResult> {
+    const b = toBytes(data);
+    return (yield* this.sys('sendmsg', [fd, 0, flags], { buf: b })).ret;
+  }
+  /** send all of data on a stream socket (looping over partial sends) */
+  *sendAll(fd: number, data: Uint8Array | string): Generator<Op, number, SysResult> {
+    let b = toBytes(data);
+    let total = 0;
+    while (b.length) {
+      const r = yield* this.send(fd, b);
+      if (r <= 0) return r < 0 ? r : total;
+      total += r;
+      b = b.subarray(r);
+    }
+    return total;
+  }
+  *recv(fd: number, n: number, flags = 0): Generator<Op, SysResult, SysResult> { return yield* this.sys('recvfrom', [fd, 0, n, flags, 0, 0]); }
+  *recvmsg(fd: number, n: number, flags = 0): Generator<Op, SysResult, SysResult> { return yield* this.sys('recvmsg', [fd, 0, flags], { count: n }); }
+  /** receive exactly n bytes from a stream socket (fewer at EOF) */
+  *recvAll(fd: number, n: number): Generator<Op, Uint8Array, SysResult> {
+    const parts: Uint8Array[] = [];
+    let got = 0;
+    while (got < n) {
+      const r = yield* this.recv(fd, n - got);
+      if (r.ret <= 0 || !r.data) break;
+      parts.push(r.data);
+      got += r.ret;
+    }
+    // one part (the common case): a Buffer over the fresh array recv returned, not a copy
+    if (parts.length === 1 && parts[0].length === got) {
+      const p = parts[0];
+      return Buffer.isBuffer(p) ? p : Buffer.from(p.buffer, p.byteOffset, p.length);
+    }
+    return Buffer.concat(parts, got);
+  }
+  *shutdown(fd: number, how: number): Generator<Op, number, SysResult> { return (yield* this.sys('shutdown', [fd, how])).ret; }
+  *poll(fd: number, timeoutMs: number): Generator<Op, number, SysResult> { return (yield* this.sys('poll', [0, 1, timeoutMs], { pfd: fd })).ret; }
+  *epollWait(timeoutMs: number): Generator<Op, number, SysResult> { return (yield* this.sys('epoll_wait', [3, 0, 16, timeoutMs])).ret; }
+  *swapon(p: string): Generator<Op, number, SysResult> { return (yield* this.sys('swapon', [p, 0])).ret; }
+  *swapoff(p: string): Generator<Op, number, SysResult> { return (yield* this.sys('swapoff', [p])).ret; }
+  *brk(pages: number): Generator<Op, number, SysResult> { return (yield* this.sys('brk', [pages * 4096])).ret; }
+  *uname(): Generator<Op, number, SysResult> { return (yield* this.sys('newuname', [0])).ret; }
+}

@@ -1,0 +1,102 @@
+/** The initial filesystem tree: /etc, /proc, /dev, /usr/bin, /home, /root, /tmp, /var/log. */
+import type { Fs, FsMachine } from '../fs/namei';
+import { S_IFREG } from '../include/fs';
+import { KERNEL_RELEASE } from '../../kernel/config';
+import { hash32 } from '../core/prng';
+import { populateProc } from '../fs/procfs';
+
+export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
+  'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
+  'block_hasher', 'dbench', 'tbench', 'tbench_srv', 'pwd', 'uname', 'stat', 'systemd', 'systemd-journald', 'sshd', 'cron',
+  'rsyslogd', 'nginx', 'postgres', 'cc'];
+/** the seed experiments' tools (programs/seed_tools.ts), created last (inode numbers above unchanged) */
+export const SEED_TOOL_NAMES = ['mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk', 'timeout'];
+
+/** deterministic pseudo-random bytes for synthetic files/devices */
+export function synthBytes(seed: number, off: number, len: number): Uint8Array {
+  const b = new Uint8Array(len);
+  let w = 0;
+  for (let i = 0; i < len; i++) {
+    const p = off + i;
+    if (i === 0 || (p & 3) === 0) w = hash32((p >>> 2) ^ seed);
+    b[i] = (w >>> ((p & 3) * 8)) & 0xff;
+  }
+  return b;
+}
+
+/** Fill an empty tree with a Debian install's files (and procfs, fs/procfs.ts, at its place in inode order). */
+export function populate(m: FsMachine, fs: Fs): void {
+  for (const d of ['/bin', '/sbin', '/usr/bin', '/usr/sbin', '/usr/lib', '/etc/cron.d', '/etc/ssh', '/etc/systemd/system',
+    '/home/user', '/root', '/var/log/journal', '/var/lib', '/var/www/html', '/opt', '/mnt', '/srv', '/boot', '/usr/src/app'])
+    fs.mkdirp(d);
+  fs.mkdirp('/tmp', 'tmpfs', 0o1777);
+  fs.mkdirp('/proc', 'proc', 0o555);
+  fs.mkdirp('/sys/kernel/debug', 'sysfs');
+  fs.mkdirp('/sys/kernel/tracing', 'sysfs');
+  fs.mkdirp('/dev', 'devtmpfs');
+  fs.lookup('/home/user')!.uid = 1000;
+  // programs (ELF-sized synthetic binaries)
+  for (const p of PROGRAM_NAMES) {
+    const size = 40000 + (hash32(p.length * 7919 + p.charCodeAt(0)) % 200000);
+    fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
+  }
+  fs.symlink('/bin/sh', '/usr/bin/sh');
+  fs.symlink('/bin/bash', '/usr/bin/bash');
+  for (const p of ['swapon', 'swapoff']) fs.symlink(`/sbin/${p}`, `/usr/bin/${p}`);
+  fs.symlink('/sbin/init', '/usr/bin/systemd');
+  // /etc
+  const etc: Record<string, string> = {
+    hostname: `${m.hostname}\n`,
+    passwd: 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\nwww-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\nuser:x:1000:1000:User,,,:/home/user:/bin/bash\n',
+    group: 'root:x:0:\ndaemon:x:1:\nadm:x:4:user\nwww-data:x:33:\nuser:x:1000:\n',
+    fstab: '# /etc/fstab: static file system information.\nUUID=3b4e1f2a-7c1d-4d8e-9a51-2f0c5e6d7a11 /    ext4 errors=remount-ro 0 1\n/swapfile none swap sw 0 0\n',
+    hosts: `127.0.0.1\tlocalhost\n127.0.1.1\t${m.hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
+    'os-release': 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n',
+    debian_version: '12.8\n',
+    shells: '/bin/sh\n/bin/bash\n/usr/bin/bash\n',
+    crontab: 'SHELL=/bin/sh\nPATH=/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin\n17 *\t* * *\troot\tcd / && run-parts --report /etc/cron.hourly\n',
+    'resolv.conf': 'nameserver 10.0.2.3\n',
+    'ssh/sshd_config': 'Include /etc/ssh/sshd_config.d/*.conf\nKbdInteractiveAuthentication no\nUsePAM yes\nX11Forwarding yes\nPrintMotd no\n',
+    'rsyslog.conf': 'module(load="imuxsock")\nmodule(load="imklog")\n*.*;auth,authpriv.none\t-/var/log/syslog\n',
+    motd: '\nThe programs included with the Debian GNU/Linux system are free software;\n',
+    issue: 'Debian GNU/Linux 12 \\n \\l\n\n',
+  };
+  for (const [k, v] of Object.entries(etc)) fs.createFile(`/etc/${k}`, v);
+  fs.createFile('/var/log/syslog', '');
+  fs.createFile('/var/www/html/index.html', '<html><body><h1>It works!</h1></body></html>\n'.repeat(40));
+  fs.createFile('/root/.bashrc', '# ~/.bashrc\nexport PS1="\\h:\\w\\$ "\n');
+  fs.createFile('/home/user/notes.txt', 'buy milk\nfix the scheduler\nread seed 000 about swap\n');
+  fs.createFile('/usr/src/app/Makefile', 'all: app\n\napp: main.o util.o\n\tcc -o app main.o util.o\n\nmain.o: main.c\n\tcc -c main.c\n\nutil.o: util.c\n\tcc -c util.c\n');
+  fs.createFile('/usr/src/app/main.c', '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n');
+  fs.createFile('/usr/src/app/util.c', 'int add(int a, int b) { return a + b; }\n');
+  // swap file (1 GiB, as created by fallocate + mkswap) and a 200 MB data file like seed 000's
+  fs.createFile('/swapfile', { size: 1 << 30, gen: (o, l) => new Uint8Array(l) }, 0o600);
+  fs.createFile('/root/YEYEYE.txt', { size: 200 * 1024 * 1024, gen: (o, l) => synthBytes(0x5eed, o, l) });
+  // /dev
+  fs.devNode('/dev/null', 'null', false, 1, 3);
+  fs.devNode('/dev/zero', 'zero', false, 1, 5);
+  fs.devNode('/dev/urandom', 'urandom', false, 1, 9);
+  fs.devNode('/dev/random', 'random', false, 1, 8);
+  fs.devNode('/dev/tty', 'tty', false, 5, 0);
+  fs.devNode('/dev/console', 'console', false, 5, 1, 0o600);
+  const sda = fs.devNode('/dev/sda', 'sda', true, 8, 0, 0o660);
+  sda.size = 64 * 1024 * 1024 * 1024;
+  sda.gen = (o, l) => synthBytes(0xd15c, o, l);
+  sda.fs = 'devtmpfs';
+  const sda1 = fs.devNode('/dev/sda1', 'sda1', true, 8, 1, 0o660);
+  sda1.size = 60 * 1024 * 1024 * 1024;
+  sda1.gen = (o, l) => synthBytes(0xd15d, o, l);
+  fs.devNode('/dev/sda2', 'sda2', true, 8, 2, 0o660).size = 2 * 1024 * 1024 * 1024;
+  fs.symlink('/dev/md127', '/dev/sda');
+  populateProc(m, fs);
+  // created last so that the inodes of everything above keep their numbers
+  fs.symlink('/usr/bin/gunzip', '/usr/bin/gzip');
+  fs.symlink('/usr/bin/zcat', '/usr/bin/gzip');
+  fs.symlink('/usr/bin/gcc', '/usr/bin/cc');
+  for (const p of SEED_TOOL_NAMES) {
+    const size = 40000 + (hash32(p.length * 7919 + p.charCodeAt(0)) % 200000);
+    fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
+  }
+  fs.symlink('/sbin/mkswap', '/usr/bin/mkswap');
+  void S_IFREG; void KERNEL_RELEASE;
+}

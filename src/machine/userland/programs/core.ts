@@ -1,0 +1,365 @@
+/** Core userland programs. Each is a generator of system calls (see user.ts). */
+import type { U } from '../../process/user';
+import type { Prog } from '../../include/sched';
+import type { ProgramMain } from '../../process/user';
+import { bytesToString } from '../../process/user';
+import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
+import { sh } from '../shell';
+
+function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
+  for (;;) {
+    const r = yield* u.read(fd, 65536);
+    if (r.ret <= 0 || !r.data) return;
+    yield* u.writeAll(1, r.data);
+  }
+}
+function* readText(u: U, p: string | null): Generator<import('../../include/sched').Op, string | null, import('../../include/sched').SysResult> {
+  const fd = p === null ? 0 : yield* u.open(p);
+  if (fd < 0) return null;
+  const b = yield* u.readAll(fd);
+  if (p !== null) yield* u.close(fd);
+  return bytesToString(b);
+}
+const num = (s: string | undefined, d: number) => (s === undefined ? d : Number(s.replace(/[kKmMgG]$/, '')) * ({ k: 1024, K: 1024, m: 1 << 20, M: 1 << 20, g: 1 << 30, G: 1 << 30 }[s.slice(-1)] ?? 1));
+
+export const programs: Record<string, ProgramMain> = {
+  true: function* () { return 0; },
+  false: function* () { return 1; },
+  echo: function* (u, argv) {
+    let a = argv.slice(1);
+    let nl = true;
+    if (a[0] === '-n') { nl = false; a = a.slice(1); }
+    yield* u.out(a.join(' ') + (nl ? '\n' : ''));
+    return 0;
+  },
+  cat: function* (u, argv) {
+    const files = argv.slice(1);
+    let st = 0;
+    if (!files.length) yield* catFd(u, 0);
+    for (const f of files) {
+      if (f === '-') { yield* catFd(u, 0); continue; }
+      const fd = yield* u.open(f);
+      if (fd < 0) { yield* u.err(`cat: ${f}: No such file or directory\n`); st = 1; continue; }
+      yield* catFd(u, fd);
+      yield* u.close(fd);
+    }
+    return st;
+  },
+  ls: function* (u, argv) {
+    const opts = argv.slice(1).filter((a) => a.startsWith('-')).join('');
+    const long = opts.includes('l');
+    const all = opts.includes('a');
+    const targets = argv.slice(1).filter((a) => !a.startsWith('-'));
+    if (!targets.length) targets.push('.');
+    let st = 0;
+    for (const [i, t] of targets.entries()) {
+      const s = yield* u.stat(t);
+      if (typeof s === 'number') { yield* u.err(`ls: cannot access '${t}': No such file or directory\n`); st = 2; continue; }
+      let names: string[];
+      if (!s.isDir) names = [t];
+      else {
+        const fd = yield* u.open(t, 0o200000);
+        const r = yield* u.getdents(fd);
+        yield* u.close(fd);
+        names = (Array.isArray(r) ? r : []).filter((n) => all || !n.startsWith('.')).sort();
+        if (targets.length > 1) yield* u.out(`${i ? '\n' : ''}${t}:\n`);
+      }
+      let out = '';
+      for (const n of names) {
+        if (!long) { out += n + '\n'; continue; }
+        const p = s.isDir ? `${t}/${n}` : n;
+        const x = yield* u.stat(p, true);
+        if (typeof x === 'number') continue;
+        const type = x.isDir ? 'd' : x.isLnk ? 'l' : x.isChr ? 'c' : x.isBlk ? 'b' : '-';
+        const perm = [6, 3, 0].map((sh) => ((x.mode >> sh) & 4 ? 'r' : '-') + ((x.mode >> sh) & 2 ? 'w' : '-') + ((x.mode >> sh) & 1 ? 'x' : '-')).join('');
+        const user = x.uid === 0 ? 'root' : x.uid === 1000 ? 'user' : String(x.uid);
+        const size = x.isChr || x.isBlk ? `${x.rdev >> 8}, ${x.rdev & 255}` : String(x.size);
+        out += `${type}${perm} ${x.nlink} ${user} ${user} ${size.padStart(8)} Jan  1 00:00 ${n}\n`;
+      }
+      yield* u.out(out);
+    }
+    return st;
+  },
+  sleep: function* (u, argv) {
+    const s = parseFloat(argv[1] ?? '0');
+    if (Number.isNaN(s)) { yield* u.err(`sleep: invalid time interval '${argv[1]}'\n`); return 1; }
+    yield* u.nanosleep(Math.round(s * 1e9));
+    return 0;
+  },
+  touch: function* (u, argv) {
+    for (const f of argv.slice(1)) { const fd = yield* u.open(f, O_WRONLY | O_CREAT); if (fd >= 0) yield* u.close(fd); }
+    return 0;
+  },
+  rm: function* (u, argv) {
+    const rec = argv.some((a) => a === '-r' || a === '-rf' || a === '-fr');
+    const force = argv.some((a) => a.includes('f') && a.startsWith('-'));
+    let st = 0;
+    const rmr = function* (p: string): Generator<import('../../include/sched').Op, number, import('../../include/sched').SysResult> {
+      const s = yield* u.stat(p, true);
+      if (typeof s !== 'number' && s.isDir && rec) {
+        const fd = yield* u.open(p, 0o200000);
+        const r = yield* u.getdents(fd);
+        yield* u.close(fd);
+        for (const n of Array.isArray(r) ? r : []) if (n !== '.' && n !== '..') yield* rmr(`${p}/${n}`);
+        return yield* u.unlink(p, true);
+      }
+      return yield* u.unlink(p);
+    };
+    for (const f of argv.slice(1).filter((a) => !a.startsWith('-'))) {
+      const r = yield* rmr(f);
+      if (r < 0 && !force) { yield* u.err(`rm: cannot remove '${f}': ${r === -21 ? 'Is a directory' : 'No such file or directory'}\n`); st = 1; }
+    }
+    return st;
+  },
+  mkdir: function* (u, argv) {
+    const p = argv.includes('-p');
+    let st = 0;
+    for (const d of argv.slice(1).filter((a) => !a.startsWith('-'))) {
+      if (p) {
+        let cur = d.startsWith('/') ? '' : '.';
+        for (const part of d.split('/').filter(Boolean)) { cur += '/' + part; yield* u.mkdir(cur); }
+        continue;
+      }
+      const r = yield* u.mkdir(d);
+      if (r < 0) { yield* u.err(`mkdir: cannot create directory '${d}': ${r === -17 ? 'File exists' : 'No such file or directory'}\n`); st = 1; }
+    }
+    return st;
+  },
+  cp: function* (u, argv) {
+    const a = argv.slice(1).filter((x) => !x.startsWith('-'));
+    if (a.length < 2) { yield* u.err('cp: missing file operand\n'); return 1; }
+    let dst = a[a.length - 1];
+    const ds = yield* u.stat(dst);
+    for (const src of a.slice(0, -1)) {
+      const target = typeof ds !== 'number' && ds.isDir ? `${dst}/${src.split('/').pop()}` : dst;
+      const i = yield* u.open(src);
+      if (i < 0) { yield* u.err(`cp: cannot stat '${src}': No such file or directory\n`); return 1; }
+      const o = yield* u.open(target, O_WRONLY | O_CREAT | O_TRUNC);
+      for (;;) { const r = yield* u.read(i, 131072); if (r.ret <= 0 || !r.data) break; yield* u.writeAll(o, r.data); }
+      yield* u.close(i); yield* u.close(o);
+    }
+    void dst; dst = '';
+    return 0;
+  },
+  mv: function* (u, argv) {
+    const a = argv.slice(1);
+    if (a.length < 2) { yield* u.err('mv: missing file operand\n'); return 1; }
+    const ds = yield* u.stat(a[1]);
+    const target = typeof ds !== 'number' && ds.isDir ? `${a[1]}/${a[0].split('/').pop()}` : a[1];
+    const r = yield* u.rename(a[0], target);
+    if (r < 0) { yield* u.err(`mv: cannot stat '${a[0]}': No such file or directory\n`); return 1; }
+    return 0;
+  },
+  grep: function* (u, argv) {
+    const flags = argv.slice(1).filter((a) => a.startsWith('-')).join('');
+    const rest = argv.slice(1).filter((a) => !a.startsWith('-'));
+    const pat = rest[0];
+    if (pat === undefined) { yield* u.err('Usage: grep [OPTION]... PATTERNS [FILE]...\n'); return 2; }
+    const re = new RegExp(pat, flags.includes('i') ? 'i' : '');
+    const files = rest.slice(1);
+    let found = false;
+    let count = 0;
+    for (const f of files.length ? files : [null]) {
+      const text = yield* readText(u, f);
+      if (text === null) { yield* u.err(`grep: ${f}: No such file or directory\n`); continue; }
+      let out = '';
+      const lines = text.split('\n');
+      if (lines[lines.length - 1] === '') lines.pop();
+      for (const [n, l] of lines.entries()) {
+        if (re.test(l) !== flags.includes('v')) {
+          found = true; count++;
+          if (!flags.includes('c') && !flags.includes('q')) out += (files.length > 1 ? `${f}:` : '') + (flags.includes('n') ? `${n + 1}:` : '') + l + '\n';
+        }
+      }
+      yield* u.out(out);
+    }
+    if (flags.includes('c')) yield* u.out(`${count}\n`);
+    return found ? 0 : 1;
+  },
+  head: function* (u, argv) {
+    const n = argv[1] === '-n' ? Number(argv[2]) : argv[1]?.startsWith('-') ? Number(argv[1].slice(1)) : 10;
+    const f = argv.slice(1).filter((a) => !a.startsWith('-') && a !== String(n)).pop() ?? null;
+    const t = yield* readText(u, f);
+    if (t === null) return 1;
+    yield* u.out(t.split('\n').slice(0, n).map((l) => l + '\n').join(''));
+    return 0;
+  },
+  tail: function* (u, argv) {
+    const n = argv[1] === '-n' ? Number(argv[2]) : argv[1]?.startsWith('-') ? Number(argv[1].slice(1)) : 10;
+    const f = argv.slice(1).filter((a) => !a.startsWith('-') && a !== String(n)).pop() ?? null;
+    // keep only the last n lines while streaming
+    const fd = f === null ? 0 : yield* u.open(f);
+    if (fd < 0) return 1;
+    let keep: string[] = [];
+    let partial = '';
+    for (;;) {
+      const r = yield* u.read(fd, 65536);
+      if (r.ret <= 0 || !r.data) break;
+      const parts = (partial + bytesToString(r.data)).split('\n');
+      partial = parts.pop() as string;
+      keep = keep.concat(parts).slice(-n);
+    }
+    if (partial) keep = keep.concat([partial]).slice(-n);
+    yield* u.out(keep.map((l) => l + '\n').join(''));
+    return 0;
+  },
+  wc: function* (u, argv) {
+    const f = argv.slice(1).filter((a) => !a.startsWith('-'))[0] ?? null;
+    const t = yield* readText(u, f);
+    if (t === null) return 1;
+    const l = (t.match(/\n/g) ?? []).length;
+    const w = t.split(/\s+/).filter(Boolean).length;
+    if (argv.includes('-l')) yield* u.out(`${l}${f ? ' ' + f : ''}\n`);
+    else yield* u.out(`${String(l).padStart(7)} ${String(w).padStart(7)} ${String(t.length).padStart(7)}${f ? ' ' + f : ''}\n`);
+    return 0;
+  },
+  xxd: function* (u, argv) {
+    const f = argv[1] ?? null;
+    const fd = f === null ? 0 : yield* u.open(f);
+    if (fd < 0) { yield* u.err(`xxd: ${f}: No such file or directory\n`); return 2; }
+    let off = 0;
+    let carry = new Uint8Array(0);
+    for (;;) {
+      const r = yield* u.read(fd, 4096);
+      if (r.ret <= 0 || !r.data) break;
+      const b = carry.length ? Buffer.concat([carry, r.data]) : r.data;
+      const full = b.length - (b.length % 16);
+      let out = '';
+      for (let i = 0; i < full; i += 16) out += xxdLine(off + i, b.subarray(i, i + 16));
+      off += full;
+      carry = b.slice(full);
+      yield* u.cpu(full * 6);
+      yield* u.writeAll(1, out);
+    }
+    if (carry.length) yield* u.writeAll(1, xxdLine(off, carry));
+    return 0;
+  },
+  dd: function* (u, argv) {
+    const o: Record<string, string> = {};
+    for (const a of argv.slice(1)) { const i = a.indexOf('='); if (i > 0) o[a.slice(0, i)] = a.slice(i + 1); }
+    const bs = num(o.bs, 512);
+    const count = o.count !== undefined ? Number(o.count) : Infinity;
+    const ifd = o.if ? yield* u.open(o.if) : 0;
+    if (ifd < 0) { yield* u.err(`dd: failed to open '${o.if}': No such file or directory\n`); return 1; }
+    const ofd = o.of ? yield* u.open(o.of, O_WRONLY | O_CREAT | O_TRUNC) : 1;
+    const t0 = u.m.now;
+    let full = 0, part = 0, bytes = 0;
+    while (full + part < count) {
+      const r = yield* u.read(ifd, bs);
+      if (r.ret <= 0 || !r.data) break;
+      if (r.ret === bs) full++; else part++;
+      bytes += r.ret;
+      yield* u.writeAll(ofd, r.data);
+    }
+    if (o.conv === 'fsync' || o.conv === 'fdatasync') yield* u.fsync(ofd);
+    if (o.of) yield* u.close(ofd);
+    const secs = Math.max(1e-6, (u.m.now - t0) / 1e9);
+    const rate = bytes / secs;
+    const rs = rate >= 1e9 ? `${(rate / 1e9).toFixed(1)} GB/s` : rate >= 1e6 ? `${(rate / 1e6).toFixed(1)} MB/s` : `${(rate / 1e3).toFixed(1)} kB/s`;
+    const h = (v: number) => (v >= 10 ? String(Math.round(v)) : (Math.round(v * 10) / 10).toFixed(1));
+    const human = bytes >= 1e6 ? ` (${h(bytes / 1e6)} MB, ${h(bytes / 1048576)} MiB)` : bytes >= 1000 ? ` (${h(bytes / 1e3)} kB, ${h(bytes / 1024)} KiB)` : '';
+    yield* u.err(`${full}+${part} records in\n${full}+${part} records out\n${bytes} bytes${human} copied, ${secs.toPrecision(3)} s, ${rs}\n`);
+    return 0;
+  },
+  sync: function* (u) { yield* u.sync(); return 0; },
+  pwd: function* (u) { yield* u.out(u.t.proc.cwd + '\n'); return 0; },
+  uname: function* (u, argv) {
+    yield* u.uname();
+    const { KERNEL_RELEASE } = require('../../../kernel/config') as typeof import('../../../kernel/config');
+    yield* u.out(argv.includes('-r') ? `${KERNEL_RELEASE}\n` : argv.includes('-a') ? `Linux ${u.m.hostname} ${KERNEL_RELEASE} #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 (2025-11-09) x86_64 GNU/Linux\n` : 'Linux\n');
+    return 0;
+  },
+  swapon: function* (u, argv) {
+    let targets = argv.slice(1).filter((a) => !a.startsWith('-'));
+    if (argv.includes('-a')) {
+      const t = (yield* readText(u, '/etc/fstab')) ?? '';
+      targets = t.split('\n').filter((l) => !l.startsWith('#') && l.split(/\s+/)[2] === 'swap').map((l) => l.split(/\s+/)[0]);
+      const cur = (yield* readText(u, '/proc/swaps')) ?? '';
+      targets = targets.filter((x) => !cur.includes(x));
+    }
+    if (!targets.length && !argv.includes('-a')) { yield* u.out((yield* readText(u, '/proc/swaps')) ?? ''); return 0; }
+    let st = 0;
+    for (const t of targets) {
+      // read the swap header (mkswap signature page)
+      const fd = yield* u.open(t);
+      if (fd >= 0) { yield* u.pread(fd, 4096, 0); yield* u.close(fd); }
+      const r = yield* u.swapon(t);
+      if (r < 0) { yield* u.err(`swapon: ${t}: swapon failed: ${r === -16 ? 'Device or resource busy' : 'No such file or directory'}\n`); st = 1; }
+    }
+    return st;
+  },
+  swapoff: function* (u, argv) {
+    let targets = argv.slice(1).filter((a) => !a.startsWith('-'));
+    if (argv.includes('-a')) targets = u.m.mm.swaps.map((s) => s.path);
+    for (const t of targets) yield* u.swapoff(t);
+    return 0;
+  },
+  kill: function* (u, argv) {
+    let sig = 15;
+    const a = argv.slice(1);
+    if (a[0]?.startsWith('-')) { const s = a.shift()!.slice(1); sig = /^\d+$/.test(s) ? Number(s) : ({ KILL: 9, TERM: 15, INT: 2, HUP: 1, USR1: 10, USR2: 12, STOP: 19, CONT: 18 } as Record<string, number>)[s.replace(/^SIG/, '')] ?? 15; }
+    let st = 0;
+    for (const p of a) {
+      const r = yield* u.kill(Number(p), sig);
+      if (r < 0) { yield* u.err(`kill: (${p}) - No such process\n`); st = 1; }
+    }
+    return st;
+  },
+  ps: function* (u, argv) {
+    const fd = yield* u.open('/proc', 0o200000);
+    yield* u.getdents(fd);
+    yield* u.close(fd);
+    const all = argv.some((a) => a.includes('e') || a.includes('a'));
+    const tasks = u.m.procs.list().filter((t) => all || t.tid === t.pid && !t.kthread && t.proc.sessionName === u.t.proc.sessionName);
+    let out = '    PID TTY          TIME CMD\n';
+    for (const t of tasks) {
+      if (t.tid !== t.pid) continue;
+      const time = Math.floor((t.utime + t.stime + t.sumExecRuntime * 0) / 1e9);
+      const hh = String(Math.floor(time / 3600)).padStart(2, '0'), mm = String(Math.floor(time / 60) % 60).padStart(2, '0'), ss = String(time % 60).padStart(2, '0');
+      out += `${String(t.pid).padStart(7)} ${(t.kthread ? '?' : 'pts/0').padEnd(8)} ${hh}:${mm}:${ss} ${t.comm}\n`;
+    }
+    yield* u.out(out);
+    return 0;
+  },
+  find: function* (u, argv) {
+    const a = argv.slice(1);
+    const roots = a.filter((x, i) => !x.startsWith('-') && (i === 0 || !a[i - 1].startsWith('-')));
+    const ni = a.indexOf('-name');
+    const ti = a.indexOf('-type');
+    const { globToRegExp } = require('../../../kernel/kallsyms') as typeof import('../../../kernel/kallsyms');
+    const re = ni >= 0 ? globToRegExp(a[ni + 1]) : null;
+    const type = ti >= 0 ? a[ti + 1] : null;
+    let out = '';
+    const walk = function* (p: string, depth: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
+      const s = yield* u.stat(p, true);
+      if (typeof s === 'number') return;
+      const name = p.split('/').pop() || p;
+      const tOk = !type || (type === 'd' && s.isDir) || (type === 'f' && s.isReg) || (type === 'l' && s.isLnk);
+      if ((!re || re.test(name)) && tOk) out += p + '\n';
+      if (s.isDir && depth < 12 && !p.startsWith('/proc')) {
+        const fd = yield* u.open(p, 0o200000);
+        const r = yield* u.getdents(fd);
+        yield* u.close(fd);
+        for (const n of (Array.isArray(r) ? r : []).filter((x) => x !== '.' && x !== '..').sort()) yield* walk(p === '/' ? `/${n}` : `${p}/${n}`, depth + 1);
+      }
+    };
+    for (const r of roots.length ? roots : ['.']) yield* walk(r, 0);
+    yield* u.out(out);
+    return 0;
+  },
+  sh,
+  bash: sh,
+};
+
+function xxdLine(off: number, b: Uint8Array): string {
+  let hex = '';
+  let asc = '';
+  for (let i = 0; i < 16; i++) {
+    if (i < b.length) { hex += b[i].toString(16).padStart(2, '0'); asc += b[i] >= 32 && b[i] < 127 ? String.fromCharCode(b[i]) : '.'; }
+    else hex += '  ';
+    if (i & 1) hex += ' ';
+  }
+  return `${off.toString(16).padStart(8, '0')}: ${hex} ${asc}\n`;
+}
+
+export type { Prog };

@@ -1,0 +1,697 @@
+/**
+ * The shell (dash): runs parsed lists in the simulated machine's process model. Builtins and
+ * compound commands run in the shell's process (with their redirections undone afterwards);
+ * other commands are found on PATH and run with fork + execve + wait4 (as dash, the last command
+ * of `sh -c` and of a subshell is exec'd without a fork); pipelines fork one child per command;
+ * `list &` forks a subshell and records a job (`jobs`, `fg`, `wait`, `$!`); command substitution
+ * reads a forked subshell's output through a pipe.
+ */
+import type { U } from '../../process/user';
+import type { Op, Prog, SysResult } from '../../include/sched';
+import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY, O_RDWR } from '../../include/fs';
+import { SHELL_BUILTINS } from '../builtins';
+import { defaultEnvironment } from '../environment';
+import { Command, List, AndOr, Pipeline, Redir, Word, parseScript, ShSyntaxError } from './parse';
+import { ExpandHost, expandWords, expandToString, hereParts } from './expand';
+import { globMatch } from '../../../kernel/ftrace_regex';
+
+type G<T> = Generator<Op, T, SysResult>;
+
+/** break / continue / return / exit unwinding */
+class Flow {
+  constructor(readonly kind: 'break' | 'continue' | 'return' | 'exit', readonly n: number) {}
+}
+/** an error that ends the command (dash's exraise): the shell prints it, status 2 */
+class ShError {
+  constructor(readonly msg: string, readonly status = 2) {}
+}
+
+export interface Job { id: number; pids: number[]; cmd: string; done: boolean; status: number }
+
+/** The shells' foreground jobs by shell pid (the terminal sends Ctrl-C's SIGINT to them). */
+export const foregroundJobs = new Map<number, number[]>();
+
+const SIGNALS: Record<string, number> = {
+  HUP: 1, INT: 2, QUIT: 3, ILL: 4, TRAP: 5, ABRT: 6, BUS: 7, FPE: 8, KILL: 9, USR1: 10, SEGV: 11, USR2: 12,
+  PIPE: 13, ALRM: 14, TERM: 15, STKFLT: 16, CHLD: 17, CONT: 18, STOP: 19, TSTP: 20, TTIN: 21, TTOU: 22,
+};
+
+export class Shell implements ExpandHost {
+  vars = new Map<string, string>();
+  exported = new Set<string>();
+  params: string[] = [];
+  name = 'sh';
+  status = 0;
+  lastBg = 0;
+  funcs = new Map<string, Command>();
+  jobs: Job[] = [];
+  interactive = false;
+  /** the pid $$ names (the top shell's, also in subshells) */
+  pid = 0;
+  line = 1;
+  /** script name for messages ("sh" for -c, the file for `sh FILE`) */
+  arg0 = 'sh';
+  errexit = false;
+  xtrace = false;
+  private u: U | null = null;
+
+  constructor() {
+    for (const [k, v] of Object.entries(defaultEnvironment())) { this.vars.set(k, v); this.exported.add(k); }
+    this.vars.set('IFS', ' \t\n');
+    this.vars.set('PS1', '# ');
+    this.vars.set('PS2', '> ');
+  }
+
+  clone(): Shell {
+    const s = new Shell();
+    s.vars = new Map(this.vars); s.exported = new Set(this.exported); s.params = this.params.slice(); s.name = this.name;
+    s.status = this.status; s.lastBg = this.lastBg; s.funcs = new Map(this.funcs); s.pid = this.pid; s.line = this.line;
+    s.arg0 = this.arg0; s.errexit = this.errexit; s.xtrace = this.xtrace;
+    return s;
+  }
+
+  get(n: string): string | undefined { return this.vars.get(n); }
+  set(n: string, v: string): void { this.vars.set(n, v); }
+  special(c: string): string {
+    switch (c) {
+      case '?': return String(this.status);
+      case '$': return String(this.pid);
+      case '!': return this.lastBg ? String(this.lastBg) : '';
+      case '#': return String(this.params.length);
+      case '0': return this.name;
+      case '-': return (this.errexit ? 'e' : '') + (this.xtrace ? 'x' : '') + (this.interactive ? 'i' : '');
+    }
+    return '';
+  }
+  fail(msg: string): never { throw new ShError(msg); }
+
+  /** sh: LINE: message (dash's prefix; the script name for `sh FILE`) */
+  prefix(): string {
+    return `${this.arg0}: ${this.line}: `;
+  }
+
+  *cmdSubst(u: U, src: string): G<string> {
+    const [r, w] = yield* u.pipe();
+    if (r < 0) return '';
+    const sub = this.clone();
+    const pid = yield* u.fork(function* (cu: U): Prog {
+      yield* cu.close(r);
+      yield* cu.dup2(w, 1);
+      yield* cu.close(w);
+      return yield* sub.runSource(cu, src, true);
+    });
+    yield* u.close(w);
+    const b = yield* u.readAll(r);
+    yield* u.close(r);
+    const [, st] = yield* u.wait(pid);
+    this.status = statusOf(st);
+    return Buffer.from(b).toString('latin1').replace(/\n+$/, '');
+  }
+
+  /** Parse and run a script text; `exit` as dash's EV_EXIT (the last command may exec). */
+  *runSource(u: U, src: string, exit: boolean): G<number> {
+    let list: List;
+    try {
+      list = parseScript(src);
+    } catch (e) {
+      if (e instanceof ShSyntaxError) { yield* u.err(`${this.arg0}: ${e.line}: ${e.message}\n`); return 2; }
+      throw e;
+    }
+    try {
+      return yield* this.runList(u, list, exit);
+    } catch (e) {
+      if (e instanceof Flow && e.kind === 'exit') return e.n;
+      if (e instanceof Flow) return this.status;
+      throw e;
+    }
+  }
+
+  *runList(u: U, list: List, exit: boolean): G<number> {
+    this.u = u;
+    for (let i = 0; i < list.length; i++) {
+      const ao = list[i];
+      if (ao.bg) { yield* this.background(u, ao); continue; }
+      const st = yield* this.runAndOr(u, ao, exit && i === list.length - 1);
+      this.status = st;
+      if (this.errexit && st !== 0 && !ao.rest.length && !ao.first.bang) throw new Flow('exit', st);
+    }
+    return this.status;
+  }
+
+  private *background(u: U, ao: AndOr): G<void> {
+    const sub = this.clone();
+    const pid = yield* u.fork(function* (cu: U): Prog {
+      // a non-interactive shell's background job reads /dev/null (dash's forkchild)
+      if (!sub.interactive) {
+        const nul = yield* cu.open('/dev/null', 0);
+        if (nul >= 0 && nul !== 0) { yield* cu.dup2(nul, 0); yield* cu.close(nul); }
+      }
+      sub.interactive = false;
+      try {
+        return yield* sub.runAndOr(cu, { ...ao, bg: false }, true);
+      } catch (e) {
+        if (e instanceof Flow) return e.kind === 'exit' ? e.n : sub.status;
+        throw e;
+      }
+    });
+    if (pid > 0) {
+      this.lastBg = pid;
+      const id = (this.jobs.reduce((m, j) => Math.max(m, j.id), 0)) + 1;
+      this.jobs.push({ id, pids: [pid], cmd: ao.src, done: false, status: 0 });
+      if (this.interactive) yield* u.err(`[${id}] ${pid}\n`);
+    }
+    this.status = 0;
+  }
+
+  private *runAndOr(u: U, ao: AndOr, exit: boolean): G<number> {
+    let st = yield* this.runPipeline(u, ao.first, exit && !ao.rest.length);
+    for (let i = 0; i < ao.rest.length; i++) {
+      const r = ao.rest[i];
+      this.status = st;
+      if ((r.op === '&&' && st === 0) || (r.op === '||' && st !== 0)) st = yield* this.runPipeline(u, r.p, exit && i === ao.rest.length - 1);
+    }
+    return st;
+  }
+
+  private *runPipeline(u: U, pl: Pipeline, exit: boolean): G<number> {
+    let st: number;
+    if (pl.cmds.length === 1) st = yield* this.runCommand(u, pl.cmds[0], exit && !pl.bang);
+    else {
+      const pids: number[] = [];
+      let prevRead = -1;
+      for (let k = 0; k < pl.cmds.length; k++) {
+        let pr = -1, pw = -1;
+        if (k < pl.cmds.length - 1) [pr, pw] = yield* u.pipe();
+        const inFd = prevRead;
+        const sub = this.clone();
+        const cmd = pl.cmds[k];
+        const pid = yield* u.fork(function* (cu: U): Prog {
+          if (inFd >= 0) { yield* cu.dup2(inFd, 0); yield* cu.close(inFd); }
+          if (pw >= 0) { yield* cu.dup2(pw, 1); yield* cu.close(pw); yield* cu.close(pr); }
+          try {
+            return yield* sub.runCommand(cu, cmd, true);
+          } catch (e) {
+            if (e instanceof Flow) return e.kind === 'exit' ? e.n : sub.status;
+            if (e instanceof ShError) { yield* cu.err(sub.prefix() + e.msg + '\n'); return e.status; }
+            throw e;
+          }
+        });
+        if (inFd >= 0) yield* u.close(inFd);
+        if (pw >= 0) yield* u.close(pw);
+        prevRead = pr;
+        pids.push(pid);
+      }
+      st = yield* this.waitFg(u, pids);
+    }
+    return pl.bang ? (st === 0 ? 1 : 0) : st;
+  }
+
+  /** wait for a foreground job; the status of its last process */
+  *waitFg(u: U, pids: number[]): G<number> {
+    if (this.interactive) foregroundJobs.set(this.pid, pids);
+    let last = 0;
+    for (const pid of pids) {
+      const [r, st] = yield* u.wait(pid);
+      if (r === pid && pid === pids[pids.length - 1]) last = statusOf(st);
+    }
+    if (this.interactive) {
+      foregroundJobs.delete(this.pid);
+      if (last >= 128 && last - 128 === 2) yield* u.err('\n');
+    }
+    return last;
+  }
+
+  private *runCommand(u: U, c: Command, exit: boolean): G<number> {
+    try {
+      switch (c.k) {
+        case 'simple': return yield* this.simple(u, c, exit);
+        case 'func': this.funcs.set(c.name, c.body); return 0;
+        case 'subshell': {
+          const sub = this.clone();
+          const redirs = c.redirs;
+          const body = c.body;
+          const run = function* (cu: U): Prog {
+            if (!(yield* sub.redirect(cu, redirs, null))) return 2;
+            try { return yield* sub.runList(cu, body, true); } catch (e) {
+              if (e instanceof Flow) return e.kind === 'exit' ? e.n : sub.status;
+              throw e;
+            }
+          };
+          if (exit) return yield* run(u);
+          const pid = yield* u.fork(run);
+          return yield* this.waitFg(u, [pid]);
+        }
+        default: return yield* this.withRedirs(u, c.redirs, () => this.compound(u, c, exit));
+      }
+    } catch (e) {
+      if (e instanceof ShError) {
+        yield* u.err(this.prefix() + e.msg + '\n');
+        if (!this.interactive && /: (parameter not set|Bad substitution)/.test(e.msg)) throw new Flow('exit', e.status);
+        return e.status;
+      }
+      throw e;
+    }
+  }
+
+  private *compound(u: U, c: Command, exit: boolean): G<number> {
+    switch (c.k) {
+      case 'group': return yield* this.runList(u, c.body, exit);
+      case 'if': {
+        for (const cl of c.clauses) {
+          if ((yield* this.runList(u, cl.cond, false)) === 0) return yield* this.runList(u, cl.body, exit);
+        }
+        return c.else ? yield* this.runList(u, c.else, exit) : 0;
+      }
+      case 'loop': {
+        let st = 0;
+        for (;;) {
+          const cs = yield* this.runList(u, c.cond, false);
+          if ((cs === 0) === c.until) break;
+          const r = yield* this.loopBody(u, c.body);
+          st = r.st;
+          if (r.brk) break;
+        }
+        return st;
+      }
+      case 'for': {
+        const items = c.items === null ? this.params.slice() : yield* expandWords(this, u, c.items);
+        let st = 0;
+        for (const it of items) {
+          this.vars.set(c.name, it);
+          const r = yield* this.loopBody(u, c.body);
+          st = r.st;
+          if (r.brk) break;
+        }
+        return st;
+      }
+      case 'case': {
+        const w = yield* expandToString(this, u, c.word);
+        for (const it of c.items) {
+          for (const p of it.pats) {
+            const pat = yield* expandToString(this, u, p);
+            if (globMatch(pat, w)) return it.body ? yield* this.runList(u, it.body, exit) : 0;
+          }
+        }
+        return 0;
+      }
+    }
+    return 0;
+  }
+
+  private loopDepth = 0;
+  private *loopBody(u: U, body: List): G<{ st: number; brk: boolean }> {
+    this.loopDepth++;
+    try {
+      return { st: yield* this.runList(u, body, false), brk: false };
+    } catch (e) {
+      if (e instanceof Flow && (e.kind === 'break' || e.kind === 'continue')) {
+        if (e.n > 1) throw new Flow(e.kind, e.n - 1);
+        return { st: 0, brk: e.kind === 'break' };
+      }
+      throw e;
+    } finally {
+      this.loopDepth--;
+    }
+  }
+
+  /** run `body` with redirections applied to the shell itself, undone afterwards */
+  private *withRedirs(u: U, redirs: Redir[], body: () => G<number>): G<number> {
+    if (!redirs.length) return yield* body();
+    const saved: { fd: number; copy: number }[] = [];
+    let st: number;
+    try {
+      if (!(yield* this.redirect(u, redirs, saved))) return 2;
+      st = yield* body();
+    } finally {
+      for (const x of saved.reverse()) {
+        if (x.copy < 0) { yield* u.close(x.fd); continue; }
+        yield* u.dup2(x.copy, x.fd);
+        yield* u.close(x.copy);
+      }
+    }
+    return st;
+  }
+
+  /** open the redirections (saving the fds replaced when `saved` is given); false after a message */
+  *redirect(u: U, redirs: Redir[], saved: { fd: number; copy: number }[] | null): G<boolean> {
+    for (const r of redirs) {
+      if (saved && !saved.some((x) => x.fd === r.fd)) {
+        const copy = 10 + saved.length;
+        saved.push({ fd: r.fd, copy: (yield* u.dup2(r.fd, copy)) < 0 ? -1 : copy });
+      }
+      if (r.op === '<<' || r.op === '<<-') {
+        const body = r.here!.quoted ? r.here!.body : yield* expandToString(this, u, { parts: hereParts(r.here!.body) });
+        const [pr, pw] = yield* u.pipe();
+        const b = Buffer.from(body, 'latin1');
+        if (b.length <= 4096) yield* u.writeAll(pw, b);
+        else yield* u.fork(function* (cu: U): Prog { yield* cu.close(pr); yield* cu.writeAll(pw, b); return 0; });
+        yield* u.close(pw);
+        yield* u.dup2(pr, r.fd);
+        yield* u.close(pr);
+        continue;
+      }
+      const target = yield* expandToString(this, u, r.target);
+      if (r.op === '>&' || r.op === '<&') {
+        if (target === '-') { yield* u.close(r.fd); continue; }
+        if (!/^\d+$/.test(target)) { yield* u.err(`${this.prefix()}Syntax error: Bad fd number\n`); return false; }
+        if ((yield* u.dup2(Number(target), r.fd)) < 0) { yield* u.err(`${this.prefix()}${target}: Bad file descriptor\n`); return false; }
+        continue;
+      }
+      const flags = r.op === '<' ? 0 : r.op === '<>' ? O_RDWR | O_CREAT : O_WRONLY | O_CREAT | (r.op === '>>' ? O_APPEND : O_TRUNC);
+      const fd = yield* u.open(target, flags, 0o666);
+      if (fd < 0) {
+        const why = fd === -2 ? (r.op === '<' ? 'No such file' : 'Directory nonexistent') : fd === -13 || fd === -1 ? 'Permission denied' : fd === -21 ? 'Is a directory' : 'Permission denied';
+        yield* u.err(`${this.prefix()}cannot ${r.op === '<' ? 'open' : 'create'} ${target}: ${why}\n`);
+        return false;
+      }
+      if (fd !== r.fd) { yield* u.dup2(fd, r.fd); yield* u.close(fd); }
+    }
+    return true;
+  }
+
+  private *simple(u: U, c: Extract<Command, { k: 'simple' }>, exit: boolean): G<number> {
+    this.line = c.line;
+    this.status0 = this.status;
+    const words = yield* expandWords(this, u, c.words);
+    const assigns: [string, string][] = [];
+    for (const a of c.assigns) assigns.push([a.name, yield* expandToString(this, u, a.value)]);
+    if (this.xtrace) yield* u.err(`+ ${[...assigns.map(([k, v]) => `${k}=${v}`), ...words].join(' ')}\n`);
+    if (!words.length) {
+      for (const [k, v] of assigns) this.vars.set(k, v);
+      const st = yield* this.withRedirs(u, c.redirs, function* () { return 0; });
+      return c.words.length || !c.assigns.some((a) => a.value.parts.some((p) => p.k === 'cmd')) ? st : this.status;
+    }
+    const name = words[0];
+    const fn = this.funcs.get(name);
+    if (fn) {
+      const saved = this.params;
+      this.params = words.slice(1);
+      try {
+        return yield* this.withRedirs(u, c.redirs, () => this.runCommand(u, fn, false));
+      } catch (e) {
+        if (e instanceof Flow && e.kind === 'return') return e.n;
+        throw e;
+      } finally {
+        this.params = saved;
+      }
+    }
+    const bi = this.builtin(name);
+    if (bi) {
+      const special = SPECIAL_BUILTINS.has(name);
+      const savedVars = special ? null : assigns.map(([k]) => [k, this.vars.get(k)] as const);
+      for (const [k, v] of assigns) this.vars.set(k, v);
+      try {
+        return yield* this.withRedirs(u, c.redirs, () => bi.call(this, u, words));
+      } finally {
+        if (savedVars) for (const [k, v] of savedVars) { if (v === undefined) this.vars.delete(k); else this.vars.set(k, v); }
+      }
+    }
+    const path = yield* this.find(u, name);
+    const redirs = c.redirs;
+    const self = this;
+    const run = function* (cu: U): Prog {
+      if (!(yield* self.redirect(cu, redirs, null))) return 2;
+      if (!path) { yield* cu.err(`${self.prefix()}${name}: not found\n`); return 127; }
+      const r = yield* cu.exec(path, words);
+      yield* cu.err(`${self.prefix()}${name}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
+      return r === -2 ? 127 : 126;
+    };
+    if (exit) throw new Flow('exit', yield* run(u));
+    const pid = yield* u.fork(run);
+    return yield* this.waitFg(u, [pid]);
+  }
+  private status0 = 0;
+
+  private *find(u: U, name: string): G<string | null> {
+    if (name.includes('/')) return name;
+    for (const d of (this.vars.get('PATH') ?? '').split(':')) {
+      if (!d) continue;
+      const st = yield* u.stat(`${d}/${name}`);
+      if (typeof st !== 'number' && st.isReg) return `${d}/${name}`;
+    }
+    return null;
+  }
+
+  private builtin(name: string): ((this: Shell, u: U, w: string[]) => G<number>) | null {
+    const own = BUILTINS[name];
+    if (own) return own;
+    const ext = SHELL_BUILTINS[name];
+    if (ext) return function (this: Shell, u: U, w: string[]) { return ext(u, w, this.prefix()); };
+    return null;
+  }
+
+  /** reap finished background jobs (interactive: report them before the prompt) */
+  *reapJobs(u: U, report: boolean): G<void> {
+    for (const j of this.jobs) {
+      if (j.done) continue;
+      const [r, st] = yield* u.wait(j.pids[0], true);
+      if (r === j.pids[0]) { j.done = true; j.status = statusOf(st); }
+    }
+    const done = this.jobs.filter((j) => j.done);
+    if (report) for (const j of done) yield* u.err(`[${j.id}] + Done${j.status ? `(${j.status})` : ''}                    ${j.cmd}\n`);
+    this.jobs = this.jobs.filter((j) => !j.done);
+  }
+
+  /** the interactive loop: prompt, read a command (continuation lines with PS2), run it */
+  *interactiveLoop(u: U): G<number> {
+    this.interactive = true;
+    let pending = '';
+    const buf: string[] = [];
+    let partial = '';
+    for (;;) {
+      yield* this.reapJobs(u, true);
+      yield* u.err(pending ? (this.vars.get('PS2') ?? '> ') : (this.vars.get('PS1') ?? '# '));
+      let line: string | null = null;
+      while (line === null) {
+        if (buf.length) { line = buf.shift()!; break; }
+        const r = yield* u.read(0, 4096);
+        if (r.ret <= 0 || !r.data) {
+          if (r.ret === -4) { pending = ''; partial = ''; yield* u.err('\n'); line = ''; break; }
+          if (partial) { line = partial; partial = ''; break; }
+          yield* u.err('\n');
+          return this.status;
+        }
+        const chunk = partial + Buffer.from(r.data).toString('latin1');
+        const lines = chunk.split('\n');
+        partial = lines.pop()!;
+        buf.push(...lines);
+      }
+      const src = pending + line + '\n';
+      try {
+        parseScript(src);
+      } catch (e) {
+        if (e instanceof ShSyntaxError && /end of file|Unterminated|EOF|Missing/.test(e.message)) { pending = src; continue; }
+      }
+      pending = '';
+      try {
+        yield* this.runSource(u, src, false);
+      } catch (e) {
+        if (e instanceof Flow && e.kind === 'exit') return e.n;
+        throw e;
+      }
+    }
+  }
+}
+
+export function statusOf(st: number): number {
+  return st & 0x7f ? 128 + (st & 0x7f) : (st >> 8) & 0xff;
+}
+
+const SPECIAL_BUILTINS = new Set([':', '.', 'break', 'continue', 'eval', 'exec', 'exit', 'export', 'readonly', 'return', 'set', 'shift', 'trap', 'unset']);
+
+type Builtin = (this: Shell, u: U, w: string[]) => G<number>;
+
+function* ok(): G<number> { return 0; }
+
+const BUILTINS: Record<string, Builtin> = {
+  ':': ok, true: ok,
+  false: function* () { return 1; },
+  cd: function* (u, w) {
+    const dir = w[1] ?? this.vars.get('HOME') ?? '/';
+    const r = yield* u.chdir(dir);
+    if (r < 0) { yield* u.err(`${this.prefix()}cd: can't cd to ${dir}\n`); return 2; }
+    this.vars.set('PWD', u.t.proc.cwd);
+    return 0;
+  },
+  pwd: function* (u) { yield* u.out(u.t.proc.cwd + '\n'); return 0; },
+  exit: function* (_u, w) { throw new Flow('exit', w[1] !== undefined ? Number(w[1]) & 0xff : this.status); },
+  return: function* (_u, w) { throw new Flow('return', w[1] !== undefined ? Number(w[1]) & 0xff : this.status); },
+  break: function* (_u, w) { if (!this['loopDepth' as keyof Shell]) return 0; throw new Flow('break', Number(w[1] ?? 1)); },
+  continue: function* (_u, w) { if (!this['loopDepth' as keyof Shell]) return 0; throw new Flow('continue', Number(w[1] ?? 1)); },
+  export: function* (u, w) {
+    if (w.length === 1 || w[1] === '-p') {
+      for (const k of [...this.exported].sort()) yield* u.out(`export ${k}='${this.vars.get(k) ?? ''}'\n`);
+      return 0;
+    }
+    for (const a of w.slice(1)) {
+      const eq = a.indexOf('=');
+      const k = eq < 0 ? a : a.slice(0, eq);
+      if (eq >= 0) this.vars.set(k, a.slice(eq + 1));
+      this.exported.add(k);
+    }
+    return 0;
+  },
+  unset: function* (_u, w) { for (const k of w.slice(1).filter((x) => x !== '-v' && x !== '-f')) { this.vars.delete(k); this.exported.delete(k); this.funcs.delete(k); } return 0; },
+  set: function* (u, w) {
+    if (w.length === 1) { for (const [k, v] of [...this.vars].sort()) yield* u.out(`${k}='${v}'\n`); return 0; }
+    let i = 1;
+    for (; i < w.length; i++) {
+      const a = w[i];
+      if (a === '--') { i++; break; }
+      if (!/^[-+][a-z]+$/.test(a)) break;
+      for (const f of a.slice(1)) { if (f === 'e') this.errexit = a[0] === '-'; if (f === 'x') this.xtrace = a[0] === '-'; }
+    }
+    if (i < w.length || w.includes('--')) this.params = w.slice(i);
+    return 0;
+  },
+  shift: function* (u, w) {
+    const n = Number(w[1] ?? 1);
+    if (n > this.params.length) { yield* u.err(`${this.prefix()}shift: can't shift that many\n`); return 2; }
+    this.params = this.params.slice(n);
+    return 0;
+  },
+  eval: function* (u, w) { return yield* this.runSource(u, w.slice(1).join(' '), false); },
+  '.': function* (u, w) {
+    if (!w[1]) return 0;
+    const fd = yield* u.open(w[1]);
+    if (fd < 0) { yield* u.err(`${this.prefix()}.: cannot open ${w[1]}: No such file\n`); return 2; }
+    const b = yield* u.readAll(fd);
+    yield* u.close(fd);
+    return yield* this.runSource(u, Buffer.from(b).toString('latin1'), false);
+  },
+  exec: function* (u, w) {
+    if (w.length === 1) return 0;
+    const path = yield* (this as unknown as { find(u: U, n: string): G<string | null> }).find(u, w[1]);
+    if (!path) { yield* u.err(`${this.prefix()}exec: ${w[1]}: not found\n`); throw new Flow('exit', 127); }
+    const r = yield* u.exec(path, w.slice(1));
+    yield* u.err(`${this.prefix()}exec: ${w[1]}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
+    throw new Flow('exit', r === -2 ? 127 : 126);
+  },
+  read: function* (u, w) {
+    const names = w.slice(1).filter((x) => !x.startsWith('-'));
+    const raw = w.includes('-r');
+    let line = '';
+    for (;;) {
+      const r = yield* u.read(0, 1);
+      if (r.ret <= 0 || !r.data) { if (!line) return 1; break; }
+      const ch = String.fromCharCode(r.data[0]);
+      if (ch === '\n') break;
+      line += ch;
+    }
+    if (!raw) line = line.replace(/\\(.)/g, '$1');
+    const ifs = this.vars.get('IFS') ?? ' \t\n';
+    const fields = line.split(new RegExp(`[${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`)).filter((x, i) => x || i > 0);
+    if (!names.length) names.push('REPLY');
+    names.forEach((n, i) => this.vars.set(n, i === names.length - 1 ? fields.slice(i).join(' ') : fields[i] ?? ''));
+    return 0;
+  },
+  wait: function* (u, w) {
+    const want = w.slice(1);
+    if (!want.length) {
+      for (const j of this.jobs) for (const pid of j.pids) { const [, st] = yield* u.wait(pid); j.status = statusOf(st); }
+      this.jobs = [];
+      return 0;
+    }
+    let last = 0;
+    for (const a of want) {
+      const j = a.startsWith('%') ? this.jobs.find((x) => x.id === Number(a.slice(1))) : this.jobs.find((x) => x.pids.includes(Number(a)));
+      if (!j) { last = 127; continue; }
+      for (const pid of j.pids) { const [r, st] = yield* u.wait(pid); last = r === pid ? statusOf(st) : 127; }
+      this.jobs = this.jobs.filter((x) => x !== j);
+    }
+    return last;
+  },
+  jobs: function* (u) {
+    for (const j of this.jobs) {
+      const [r, st] = yield* u.wait(j.pids[0], true);
+      if (r === j.pids[0]) { j.done = true; j.status = statusOf(st); }
+    }
+    const cur = this.jobs.length - 1;
+    for (let i = 0; i < this.jobs.length; i++) {
+      const j = this.jobs[i];
+      const state = j.done ? (j.status ? `Done(${j.status})` : 'Done') : 'Running';
+      yield* u.out(`[${j.id}] ${i === cur ? '+' : i === cur - 1 ? '-' : ' '} ${state.padEnd(24)}${j.cmd}\n`);
+    }
+    this.jobs = this.jobs.filter((j) => !j.done);
+    return 0;
+  },
+  fg: function* (u, w) {
+    const j = w[1] ? this.jobs.find((x) => x.id === Number(w[1].replace(/^%/, ''))) : this.jobs[this.jobs.length - 1];
+    if (!j) { yield* u.err(`${this.prefix()}fg: No current job\n`); return 2; }
+    yield* u.out(j.cmd + '\n');
+    this.jobs = this.jobs.filter((x) => x !== j);
+    return yield* this.waitFg(u, j.pids);
+  },
+  bg: function* (u) { yield* u.err(`${this.prefix()}bg: No current job\n`); return 2; },
+  kill: function* (u, w) {
+    const a = w.slice(1);
+    let sig = 15;
+    const named = (n: string) => (/^\d+$/.test(n) ? Number(n) : SIGNALS[n.toUpperCase().replace(/^SIG/, '')]);
+    if (a[0] === '-l') { yield* u.out(Object.keys(SIGNALS).join('\n') + '\n'); return 0; }
+    if (a[0] === '-s') { a.shift(); sig = named(a.shift() ?? '') ?? -1; } else if (a[0]?.startsWith('-') && a[0] !== '--') sig = named(a.shift()!.slice(1)) ?? -1;
+    if (a[0] === '--') a.shift();
+    if (sig < 0) { yield* u.err(`${this.prefix()}kill: invalid signal number or name\n`); return 2; }
+    if (!a.length) { yield* u.err('kill: usage: kill [-s sigspec | -signum | -sigspec] [pid | job]... or\nkill -l [exitstatus]\n'); return 2; }
+    let st = 0;
+    for (const p of a) {
+      const pids = p.startsWith('%') ? this.jobs.find((j) => j.id === Number(p.slice(1)))?.pids ?? [] : /^-?\d+$/.test(p) ? [Number(p)] : null;
+      if (!pids) { yield* u.err(`${this.prefix()}kill: Illegal number: ${p}\n`); st = 2; continue; }
+      for (const pid of pids) {
+        const r = yield* u.kill(pid, sig);
+        if (r < 0) { yield* u.err(`${this.prefix()}kill: ${r === -3 ? 'No such process' : 'Operation not permitted'}\n`); st = 1; }
+      }
+    }
+    return st;
+  },
+  trap: ok, umask: ok, readonly: ok, local: function* (_u, w) { for (const a of w.slice(1)) { const eq = a.indexOf('='); if (eq >= 0) this.vars.set(a.slice(0, eq), a.slice(eq + 1)); } return 0; },
+  type: function* (u, w) {
+    let st = 0;
+    for (const n of w.slice(1)) {
+      if (this.funcs.has(n)) yield* u.out(`${n} is a shell function\n`);
+      else if (BUILTINS[n] || SHELL_BUILTINS[n]) yield* u.out(`${n} is a shell builtin\n`);
+      else {
+        const p = yield* (this as unknown as { find(u: U, n: string): G<string | null> }).find(u, n);
+        if (p) yield* u.out(`${n} is ${p}\n`); else { yield* u.out(`${n}: not found\n`); st = 127; }
+      }
+    }
+    return st;
+  },
+};
+BUILTINS.command = function* (u, w) {
+  if (w[1] === '-v') { const p = yield* (this as unknown as { find(u: U, n: string): G<string | null> }).find(u, w[2] ?? ''); if (p) { yield* u.out(p + '\n'); return 0; } return 1; }
+  return yield* this.runSource(u, w.slice(1).map((x) => `'${x.replace(/'/g, "'\\''")}'`).join(' '), false);
+};
+
+/** The `sh` program: `sh -c CMD [NAME [ARG...]]`, `sh FILE [ARG...]`, or interactive / stdin. */
+export function* shMain(u: U, argv: string[]): Prog {
+  const s = new Shell();
+  s.pid = u.pid;
+  let i = 1;
+  let cmd: string | null = null;
+  let interactive = false;
+  for (; i < argv.length && argv[i].startsWith('-') && argv[i] !== '-'; i++) {
+    const a = argv[i];
+    if (a === '--') { i++; break; }
+    if (a === '-c') { cmd = argv[++i] ?? ''; continue; }
+    for (const f of a.slice(1)) { if (f === 'i') interactive = true; if (f === 'e') s.errexit = true; if (f === 'x') s.xtrace = true; }
+  }
+  if (cmd !== null) {
+    if (i < argv.length) { s.name = argv[i]; s.params = argv.slice(i + 1); }
+    return yield* s.runSource(u, cmd, true);
+  }
+  if (i < argv.length) {
+    const file = argv[i];
+    const fd = yield* u.open(file);
+    if (fd < 0) { yield* u.err(`sh: 0: cannot open ${file}: No such file\n`); return 2; }
+    const b = yield* u.readAll(fd);
+    yield* u.close(fd);
+    s.name = file; s.arg0 = file; s.params = argv.slice(i + 1);
+    return yield* s.runSource(u, Buffer.from(b).toString('latin1'), true);
+  }
+  if (interactive) {
+    yield* u.sigaction(2, () => undefined);
+    return yield* s.interactiveLoop(u);
+  }
+  const b = yield* u.readAll(0);
+  return yield* s.runSource(u, Buffer.from(b).toString('latin1'), true);
+}

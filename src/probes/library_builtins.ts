@@ -1,0 +1,149 @@
+/**
+ * The TypeScript bodies of tapset-library functions (declared with `%{ %}` in stdlib/), gathered
+ * for the runtime's builtin table by installLibraryBuiltins() (called from installKernelProbes):
+ * tapset_builtins.ts (syscall argument access, aux_syscalls formatters), softfloat.ts
+ * (floatingpoint.stp), uconversions.ts (user/kernel memory conversions), task_objects.ts (task,
+ * file and dentry objects), and the small ones below: errno_p, signal and IRQ flag strings, the
+ * load average, the kernel stack, symbol file/line, the session's module, register stores.
+ */
+import { StapError } from '../runtime/errors';
+import type { Builtin } from '../runtime/builtins';
+import type { ProbeContext } from '../runtime/context';
+import type { Long } from '../runtime/int64';
+import { lookupAddr, functionLocation } from '../kernel/kallsyms';
+import { kmem, KernelFault } from '../kernel/memory';
+import { tapsetBuiltins } from './tapset_builtins';
+import { softfloatBuiltins } from './softfloat';
+import { uconversionBuiltins } from './uconversions';
+import { taskObjectBuiltins } from './task_objects';
+import { errnoName, hit, num, hexU, stack } from './context';
+
+/** include/linux/interrupt.h (6.1): the IRQF_ names stap's _stp_irq_list has, in its order. */
+const IRQF: [number, string][] = [
+  [0x80, 'IRQF_SHARED'], [0x100, 'IRQF_PROBE_SHARED'], [0x14200, 'IRQF_TIMER'], [0x400, 'IRQF_PERCPU'],
+  [0x800, 'IRQF_NOBALANCING'], [0x1000, 'IRQF_IRQPOLL'], [0x2000, 'IRQF_ONESHOT'],
+];
+
+/** _stp_lookup_or_str: names of the entries sharing a bit with v, then the rest in hex. */
+function lookupOrStr(v: number, table: [number, string][]): string {
+  if (v === 0) return table.find(([x]) => x === 0)?.[1] ?? '0x0';
+  const parts: string[] = [];
+  let rest = v;
+  for (const [bits, name] of table) {
+    if (bits & rest) {
+      parts.push(name);
+      rest &= ~bits;
+    }
+  }
+  if (rest) parts.push(`0x${(rest >>> 0).toString(16)}`);
+  return parts.join('|');
+}
+
+const SA_FLAGS: [number, string][] = [
+  [0x1, 'NOCLDSTOP'], [0x2, 'NOCLDWAIT'], [0x4, 'SIGINFO'], [0x08000000, 'ONSTACK'], [0x10000000, 'RESTART'],
+  [0x40000000, 'NODEFER'], [0x80000000, 'RESETHAND'], [0x04000000, 'RESTORER'],
+];
+
+/** THREAD_SIZE of x86_64 (16 KiB kernel stacks). */
+const THREAD_SIZE = 16384;
+/**
+ * Kernel stack in use at a probe hit: the frames of the simulated kernel stack (a typical
+ * 6.1 frame of 112 bytes each, the entry's pt_regs of 168 bytes) plus the probe handler's own
+ * (kprobe int3 handling, stap's handler: 1 KiB). A model: the simulated kernel keeps no stack memory.
+ */
+function stackUsed(c: ProbeContext): number {
+  const frames = stack(c).length;
+  return Math.min(THREAD_SIZE, 168 + 112 * frames + 1024);
+}
+
+/** The symbol's DWARF declaration (file, line) of a function-entry address, else null. */
+function declAt(addr: number): { file: string; line: number } | null {
+  const p = lookupAddr(addr);
+  if (!p) return null;
+  const loc = functionLocation(p.id);
+  return loc && loc.file ? { file: loc.file, line: p.offset === 0 ? loc.line : 0 } : null;
+}
+
+/** _stp_snprint_addr with _STP_SYM_FILENAME and/or _STP_SYM_LINENUMBER. */
+function symFileLine(addr: Long, file: boolean, line: boolean): string {
+  const a = num(addr);
+  const d = declAt(a);
+  if (file && line) {
+    if (d && d.line) return `${d.file}:${d.line}`;
+    if (d) return d.file;
+  } else if (file && d) return d.file;
+  else if (line && d && d.line) return String(d.line);
+  return `0x${hexU(a)}`;
+}
+
+/** set_*_arg: store into the probed function's argument registers (what later reads see). */
+function setArg(c: ProbeContext, n: Long, v: Long, bytes: number, signed: boolean): undefined {
+  const h = hit(c);
+  if (!h) throw new StapError('cannot access function args in this context');
+  const i = num(n);
+  if (i < 1 || i > 6) throw new StapError(`Cannot access arg(${i})`);
+  const big = BigInt(v);
+  const val = bytes === 8 ? BigInt.asIntN(64, big) : signed ? BigInt.asIntN(bytes * 8, big) : BigInt.asUintN(bytes * 8, big);
+  const args = (h.entryArgs ?? h.args) as unknown[];
+  const out = Number.isSafeInteger(Number(val)) ? Number(val) : val;
+  try {
+    args[i - 1] = out;
+  } catch {
+    throw new StapError(`cannot set arg(${i}) in this context`);
+  }
+  return undefined;
+}
+
+export const miscBuiltins: Record<string, Builtin> = {
+  __maxstringlen: (c) => c.engine.maxStringLen,
+  errno_p: (c, e: Long) => {
+    const n = Math.abs(num(e));
+    return errnoName(n) ? n : 0;
+  },
+  irqflags_str: (c, f: Long) => lookupOrStr(num(f), IRQF),
+  sa_flags_str: (c, f: Long) => {
+    const v = num(f) >>> 0;
+    return SA_FLAGS.filter(([b]) => (v & b) !== 0).map(([, n]) => n).join('|');
+  },
+  sigset_mask_str: (c, m: Long) => {
+    let v = BigInt.asIntN(64, BigInt(m));
+    const out: number[] = [];
+    for (let i = 1; i < 64; i++, v >>= 1n) if (v & 1n) out.push(i);
+    return out.join(',');
+  },
+  get_sigset: (c, p: Long) => {
+    try {
+      return Number(BigInt.asIntN(64, kmem.readUnsigned(num(p), 8)));
+    } catch (e) {
+      if (e instanceof KernelFault) throw new StapError(`read fault [man error::fault] at 0x${hexU(num(p))}`);
+      throw e;
+    }
+  },
+  stack_size: () => THREAD_SIZE,
+  stack_used: (c) => stackUsed(c),
+  stack_unused: (c) => THREAD_SIZE - stackUsed(c),
+  registers_valid: (c) => (hit(c) ? 1 : 0),
+  remote_id: () => -1,
+  remote_uri: () => '',
+  symfile: (c, a: Long) => symFileLine(a, true, false),
+  symline: (c, a: Long) => symFileLine(a, false, true),
+  symfileline: (c, a: Long) => symFileLine(a, true, true),
+  set_int_arg: (c, n: Long, v: Long) => setArg(c, n, v, 4, true),
+  set_uint_arg: (c, n: Long, v: Long) => setArg(c, n, v, 4, false),
+  set_long_arg: (c, n: Long, v: Long) => setArg(c, n, v, 8, true),
+  set_ulong_arg: (c, n: Long, v: Long) => setArg(c, n, v, 8, false),
+  set_longlong_arg: (c, n: Long, v: Long) => setArg(c, n, v, 8, true),
+  set_ulonglong_arg: (c, n: Long, v: Long) => setArg(c, n, v, 8, false),
+  set_pointer_arg: (c, n: Long, v: Long) => setArg(c, n, v, 8, false),
+  set_s32_arg: (c, n: Long, v: Long) => setArg(c, n, v, 4, true),
+  set_u32_arg: (c, n: Long, v: Long) => setArg(c, n, v, 4, false),
+  set_s64_arg: (c, n: Long, v: Long) => setArg(c, n, v, 8, true),
+  set_u64_arg: (c, n: Long, v: Long) => setArg(c, n, v, 8, false),
+};
+
+/** Add every tapset-library builtin to the runtime table. */
+export function installLibraryBuiltins(table: Record<string, Builtin>): void {
+  for (const set of [tapsetBuiltins, softfloatBuiltins, uconversionBuiltins, taskObjectBuiltins, miscBuiltins]) {
+    for (const [k, f] of Object.entries(set)) table[k] = f;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The fidelity measure's arithmetic (bench/fidelity_measure.ts), its two sides (the recording's counts,
+ * a tapsim run), and the committed recordings' own consistency; no QEMU needed.
+ */
+import { expect } from 'chai';
+import { compareSides, editDistance, editSimilarity, weightedJaccard } from '../../bench/fidelity_measure';
+import { recordedSide } from '../../bench/fidelity';
+import { runSimulated } from '../../bench/fidelity_run';
+import { findRecording, loadIndex, loadRecording, Recording } from '../../scripts/record/recording';
+import { countShapeCalls } from '../../scripts/record/shape';
+
+const M = (o: Record<string, number>): Map<string, number> => new Map(Object.entries(o));
+
+describe('fidelity: arithmetic', () => {
+  it('weighted Jaccard is the sum of minima over the sum of maxima', () => {
+    expect(weightedJaccard(M({ a: 2, b: 1 }), M({ a: 1, c: 1 }))).to.equal(1 / 4);
+    expect(weightedJaccard(M({ a: 3 }), M({ a: 3 }))).to.equal(1);
+    expect(weightedJaccard(M({ a: 3 }), M({ b: 3 }))).to.equal(0);
+    expect(weightedJaccard(M({}), M({}))).to.equal(1);
+    expect(weightedJaccard(M({ a: 1, b: 4 }), M({ b: 2, a: 1 }))).to.equal(3 / 5);
+  });
+  it('edit distance and normalized edit similarity', () => {
+    expect(editDistance([...'kitten'], [...'sitting'])).to.equal(3);
+    expect(editDistance([], ['a', 'b'])).to.equal(2);
+    expect(editDistance(['openat', 'read', 'close'], ['openat', 'close'])).to.equal(1);
+    expect(editSimilarity([...'kitten'], [...'sitting'])).to.be.closeTo(1 - 3 / 7, 1e-12);
+    expect(editSimilarity([], [])).to.equal(1);
+  });
+  it('compares two sides: distinct functions, calls, faults and the largest differences', () => {
+    const real = { functions: M({ f: 10, handle_mm_fault: 5, g: 1, __traceiter_sched_switch: 7 }), events: M({ sched_switch: 2 }), syscalls: ['execve', 'brk', 'exit_group'] };
+    const sim = { functions: M({ f: 4, h: 2 }), events: M({ sched_switch: 2 }), syscalls: ['execve', 'exit_group'] };
+    const row = compareSides(sim, real);
+    expect(row.functionJaccard).to.equal(4 / 18);
+    expect(row.eventJaccard).to.equal(1);
+    expect(row.syscallSimilarity).to.be.closeTo(2 / 3, 1e-12);
+    expect(row.distinct).to.deep.equal({ sim: 2, real: 3 });
+    expect(row.calls).to.deep.equal({ sim: 6, real: 16 });
+    expect(row.pageFaults).to.deep.equal({ sim: 0, real: 5 });
+    expect(row.missing[0]).to.deep.equal(['f', 6]);
+    expect(row.extra).to.deep.equal([['h', 2]]);
+  });
+});
+
+describe('fidelity: the recorded side', () => {
+  it('takes calls by function name, event counts and the strace syscall names', () => {
+    const rec = {
+      functions: ['a', 'b', 'a'], calls: [1, 0, 2], events: ['sched_switch', 'x'], eventCounts: [3, 0],
+      strace: [[1, 0, 'execve', '', '0'], [1, 5, '---', 'SIGCHLD', ''], [1, 9, 'exit_group', '0', '?'], [1, 9, '+++', 'exited with 0', '']],
+    } as unknown as Recording;
+    const side = recordedSide(rec);
+    expect([...side.functions]).to.deep.equal([['a', 3]]);
+    expect([...side.events]).to.deep.equal([['sched_switch', 3]]);
+    expect(side.syscalls).to.deep.equal(['execve', 'exit_group']);
+  });
+});
+
+describe('fidelity: the committed recordings', () => {
+  const idx = loadIndex();
+  it('has an index of recordings, each with its file', () => {
+    expect(idx.recordings.length).to.be.greaterThan(0);
+    for (const e of idx.recordings) expect(e.command, e.name).to.be.a('string').and.not.equal('');
+  });
+  it('expands every task\'s entries to exactly the per-function counts (shapes are complete)', function () {
+    this.timeout(60000);
+    for (const e of idx.recordings) {
+      const r = loadRecording(e);
+      const into = new Map<number, number>();
+      const parsed = new Map();
+      for (const t of r.tasks) for (let i = 2; i < t.entries.length; i += 3) countShapeCalls(r.shapes, t.entries[i], 1, into, parsed);
+      const mismatched = r.calls.filter((c, i) => (into.get(i) ?? 0) !== c).length;
+      expect(mismatched, e.name).to.equal(0);
+      expect(r.summary.distinctFunctions, e.name).to.equal(r.calls.filter((c) => c > 0).length);
+      expect(r.shapes.length, e.name).to.equal(r.shapeCounts.length);
+    }
+  });
+  it('ls / on the real guest is what issue 14 quotes, within 15%', () => {
+    // issue 14: 912 distinct functions, 39,061 calls, 87 page faults, 72 syscalls (the shared tool's run)
+    const e = findRecording('ls /');
+    expect(e).to.not.equal(null);
+    const s = e!.summary;
+    expect(s.distinctFunctions).to.be.within(912 * 0.85, 912 * 1.15);
+    expect(s.calls).to.be.within(39061 * 0.85, 39061 * 1.15);
+    expect(s.pageFaults).to.be.within(87 * 0.85, 87 * 1.15);
+    expect(s.syscalls).to.be.within(72 * 0.85, 72 * 1.15);
+  });
+});
+
+describe('fidelity: the simulated side', () => {
+  it('counts the workload\'s functions, events and syscalls from its execve on', function () {
+    this.timeout(60000);
+    const sim = runSimulated('ls /', { seed: 1 });
+    expect(sim.exited).to.equal(true);
+    expect(sim.syscalls[0]).to.equal('execve');
+    expect(sim.syscalls[sim.syscalls.length - 1]).to.equal('exit_group');
+    expect(sim.functions.size).to.be.greaterThan(10);
+    expect(sim.events.get('sys_enter_execve')).to.equal(1);
+    expect(sim.events.get('sys_enter')).to.equal(sim.syscalls.length);
+  });
+});
