@@ -48,8 +48,8 @@ probe never { counts[name] <<< bytes; total += bytes * 2 }
 probe begin { name = "init"; bytes = 0 }
 probe end { println(@count(counts["bash"]), total) }`);
   const handler = mod.probes[never];
-  const setName = mod.globals.name.set!;
-  const setBytes = mod.globals.bytes.set!;
+  const setName = mod.globals.get('name')!.set!;
+  const setBytes = mod.globals.get('bytes')!.set!;
   const ctx = engine.newContext({ index: 0, family: 'never', pp: 'never', pn: 'never', data: {}, chain: [], where: '', fn: 'p_0' }, { task: engine.stapioTask, cpu: 0 });
   const gen = () => {
     for (let i = 0; i < N; i++) {
@@ -98,7 +98,7 @@ probe never {
   acc = (acc + d * 3 - c) % 1000003
 }`);
   const handler = mod.probes[never];
-  const setX = mod.globals.x.set!;
+  const setX = mod.globals.get('x')!.set!;
   const ctx = engine.newContext({ index: 0, family: 'never', pp: 'never', pn: 'never', data: {}, chain: [], where: '', fn: 'p_0' }, { task: engine.stapioTask, cpu: 0 });
   const gen = () => {
     for (let i = 0; i < N; i++) {

@@ -1,28 +1,177 @@
 /**
- * tapsim's on-disk caches (parsed tapsets, the V8 code cache of the bundled command):
- * $TAPSIM_CACHE_DIR, or <tmpdir>/tapsim-tapset-cache-<uid>.  Everything in it is an
- * optimisation, checked against what it was made from, and written atomically.
+ * tapsim's on-disk cache (parsed tapsets and user scripts, the V8 code cache of the bundled
+ * command, derived kernel tables): `$TAPSIM_CACHE_DIR`, else `$XDG_CACHE_HOME/tapsim`, else
+ * `~/.cache/tapsim`.  Everything in it is an optimisation, checked against what it was made
+ * from, and written atomically.
+ *
+ * Nobody else may be able to plant an entry: the directory is created 0700; an existing one that
+ * is not owned by this user, or that group or others may write (or whose parent anyone may
+ * write without the sticky bit), is refused with a one-line warning, and the run goes on
+ * without a cache.  Entries are sealed (seal/unseal: a header with the CRC-32 and length of the
+ * content), so a damaged entry is discarded instead of trusted.  What an entry holds is never
+ * code: a cached syntax tree becomes JavaScript only through pass 3's escaping
+ * (src/translate/emit.ts), and the V8 code cache is only ever used with the bundle's own source.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { quietBinding } from './binding';
 
-export function defaultCacheDir(): string {
-  if (process.env.TAPSIM_CACHE_DIR) return process.env.TAPSIM_CACHE_DIR;
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  return path.join(os.tmpdir(), `tapsim-tapset-cache-${uid}`);
+/** The configured cache directory (not yet checked). */
+export function configuredCacheDir(): string {
+  const env = process.env.TAPSIM_CACHE_DIR;
+  if (env) return path.resolve(env);
+  const xdg = process.env.XDG_CACHE_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'tapsim');
+  return path.join(os.homedir(), '.cache', 'tapsim');
 }
 
-/** Best-effort atomic write (temporary file + rename); failures are ignored. */
+const uid = (): number => (typeof process.getuid === 'function' ? process.getuid() : -1);
+
+/** Why `dir` (whose stat is `st`) may not serve as the cache (null: it may). */
+export function unsafeCacheDir(dir: string, st: fs.Stats): string | null {
+  const me = uid();
+  if (!st.isDirectory()) return 'is not a directory';
+  if (me >= 0 && st.uid !== me) return `is owned by uid ${st.uid}, not by you (uid ${me})`;
+  if (st.mode & 0o022) return 'may be written by other users';
+  try {
+    const parent = fs.statSync(path.dirname(dir));
+    if (parent.mode & 0o002 && !(parent.mode & 0o1000)) return 'is in a directory other users may write';
+  } catch {
+    // the root
+  }
+  return null;
+}
+
+/** The directory configured (`of`), the one to use (null: none) and why not (a warning line). */
+type Verdict = { of: string; dir: string | null; why: string | null };
+
+/**
+ * The verdict on the directory, shared by every copy of this module in the process (the
+ * launcher's and the bundled command's): checked once.
+ */
+const VERDICT = Symbol.for('tapsim.cacheDir');
+const shared = globalThis as unknown as { [VERDICT]?: Verdict & { warned?: boolean } };
+
+function check(dir: string): Verdict {
+  let why: string | null;
+  try {
+    why = unsafeCacheDir(dir, fs.statSync(dir));
+  } catch {
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      why = unsafeCacheDir(dir, fs.statSync(dir));
+    } catch {
+      return { of: dir, dir: null, why: null }; // (no cache where none can be made: nothing to warn about)
+    }
+  }
+  return why ? { of: dir, dir: null, why: `WARNING: cache directory '${dir}' ${why}: running without a cache\n` } : { of: dir, dir, why: null };
+}
+
+/**
+ * The cache directory, created (0700) and checked once per process; null when there is none
+ * (it cannot be created, or it is refused: then `warn` receives the one-line reason, once).
+ */
+export function cacheDir(warn?: (line: string) => void): string | null {
+  const dir = configuredCacheDir();
+  let v = shared[VERDICT];
+  if (!v || v.of !== dir) v = shared[VERDICT] = check(dir);
+  if (v.why && warn && !v.warned) {
+    v.warned = true;
+    warn(v.why);
+  }
+  return v.dir;
+}
+
+/** A file in the cache directory, or null without one. */
+export function cacheFile(name: string): string | null {
+  const dir = cacheDir();
+  return dir === null ? null : path.join(dir, name);
+}
+
+/**
+ * Best-effort atomic write (a new temporary file, opened exclusively with mode 0600, then
+ * renamed over the entry); failures are ignored.
+ */
 export function writeAtomic(file: string, data: string | Uint8Array): void {
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-    fs.writeFileSync(tmp, data);
+    const fd = fs.openSync(tmp, 'wx', 0o600);
+    try {
+      fs.writeFileSync(fd, data);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
   } catch {
     // caches are best effort
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sealed entries: `tapsim-sealed <crc32 hex> <length>\n` + content
+
+const SEAL = 'tapsim-sealed ';
+
+let crcTable: Int32Array | undefined;
+let nativeCrc: ((b: Uint8Array, v: number) => number) | null | undefined;
+
+/** The zlib binding's crc32 (native; loading the zlib module would cost a start ~2 ms). */
+function native(): ((b: Uint8Array, v: number) => number) | null {
+  if (nativeCrc === undefined) {
+    const f = quietBinding('zlib')?.crc32;
+    nativeCrc = typeof f === 'function' ? (f as (b: Uint8Array, v: number) => number) : null;
+  }
+  return nativeCrc;
+}
+
+/** CRC-32 (IEEE) of bytes. */
+export function crc32(b: Uint8Array): number {
+  const n = native();
+  if (n) return n(b, 0) >>> 0;
+  if (!crcTable) {
+    crcTable = new Int32Array(256);
+    for (let i = 0; i < 256; i++) {
+      let c = i;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[i] = c;
+    }
+  }
+  let c = -1;
+  for (let i = 0; i < b.length; i++) c = crcTable[(c ^ b[i]) & 255] ^ (c >>> 8);
+  return (c ^ -1) >>> 0;
+}
+
+/** An entry as stored: the seal line, then the content. */
+export function seal(content: string | Uint8Array): Buffer {
+  const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  return Buffer.concat([Buffer.from(`${SEAL}${crc32(body).toString(16)} ${body.length}\n`, 'latin1'), body]);
+}
+
+/** The content of a stored entry, or null when it is not one or is damaged. */
+export function unseal(buf: Buffer): Buffer | null {
+  const nl = buf.indexOf(10);
+  if (nl < 0 || nl > 64 || buf.toString('latin1', 0, SEAL.length) !== SEAL) return null;
+  const m = /^([0-9a-f]{1,8}) (\d{1,12})$/.exec(buf.toString('latin1', SEAL.length, nl));
+  if (!m) return null;
+  const body = buf.subarray(nl + 1);
+  if (body.length !== Number(m[2]) || crc32(body) !== parseInt(m[1], 16)) return null;
+  return body;
+}
+
+/** Read and unseal an entry (null: missing, unreadable or damaged). */
+export function readSealed(file: string): Buffer | null {
+  try {
+    return unseal(fs.readFileSync(file));
+  } catch {
+    return null;
+  }
+}
+
+/** Seal and write an entry atomically. */
+export function writeSealed(file: string, content: string | Uint8Array): void {
+  writeAtomic(file, seal(content));
 }
 
 /**

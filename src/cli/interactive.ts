@@ -12,6 +12,7 @@
  * whatever it printed.  No colours, no history file.  EOF leaves (exit status 0).
  */
 import * as readline from 'readline';
+import { toBinary } from '../runtime/strings';
 import type { StapOptions } from './options';
 import type { Output } from './output';
 import { installKernelProbes } from '../probes/setup';
@@ -109,7 +110,8 @@ export async function runInteractive(opts: StapOptions, io: Output): Promise<num
     removeHistoryDuplicates: true,
     tabSize: 4,
   });
-  rl.on('line', (l) => lines.push(l));
+  // (a line is the bytes typed: UTF-8 text becomes a byte string, as script files are read)
+  rl.on('line', (l) => lines.push(toBinary(l)));
   rl.on('close', () => lines.close());
 
   let buffer: string | null = null;

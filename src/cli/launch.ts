@@ -3,15 +3,18 @@
  * imports into one file (dist/src/cli/stap.bundle.js, scripts/bundle-cli.ts); this loader runs
  * it with a V8 code cache kept in the tapsim cache directory, so a start neither resolves ~60
  * modules nor compiles them again.  The cache is made after a run (so it holds the functions
- * that run really compiled), keyed by Node's version and the bundle's size and time, and
- * rewritten when V8 rejects it.  Without a bundle, or when the compiled modules are newer than
+ * that run really compiled), keyed by Node's version and the bundle's size and time, sealed
+ * with a CRC-32 (V8 itself does not checksum a code cache: a damaged one is discarded here), and
+ * rewritten when V8 rejects it.  The source compiled is always the bundle's own; the cache only
+ * lives in the checked, user-owned cache directory (src/cachedir.ts).  Without a bundle, or when the compiled modules are newer than
  * the bundle (a `tsc` after the last full build), the modules are required directly.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vm from 'vm';
 import Module = require('module');
-import { defaultCacheDir, writeAtomic } from '../cachedir';
+import { cacheDir, readSealed, writeSealed } from '../cachedir';
+import { quietBinding } from '../binding';
 
 type Cli = typeof import('./stap');
 
@@ -22,8 +25,10 @@ function direct(): Cli {
   return require('./stap') as Cli;
 }
 
-export function cacheFileFor(st: fs.Stats): string {
-  return path.join(defaultCacheDir(), `${CACHE_PREFIX}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.v8`);
+/** The code cache's file for a bundle, or null without a cache directory. */
+export function cacheFileFor(st: fs.Stats): string | null {
+  const dir = cacheDir();
+  return dir === null ? null : path.join(dir, `${CACHE_PREFIX}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.v8`);
 }
 
 /**
@@ -34,28 +39,12 @@ export function cacheFileFor(st: fs.Stats): string {
  *
  * The flag is set through the v8 binding itself: the public `v8` module loads Node's whole
  * stream library at require time (for heap snapshots), ~20 modules a start never otherwise
- * uses.  process.binding('v8') warns that it is deprecated; that one warning is silenced, and
- * a Node without the binding gets the public module.
+ * uses (src/binding.ts); a Node without the binding gets the public module.
  */
 export function growYoungGenerationFast(): void {
   const flag = '--semi-space-growth-factor=8';
-  const p = process as unknown as { binding?: (name: string) => { setFlagsFromString?: (f: string) => void }; noDeprecation?: boolean };
-  // (--no-deprecation makes the property read-only and true: nothing to silence then)
-  const had = Object.prototype.hasOwnProperty.call(p, 'noDeprecation');
-  const before = p.noDeprecation;
-  let set: ((f: string) => void) | undefined;
-  try {
-    if (!before) p.noDeprecation = true;
-    const b = p.binding?.('v8');
-    if (typeof b?.setFlagsFromString === 'function') set = b.setFlagsFromString.bind(b);
-  } catch {
-    set = undefined;
-  } finally {
-    if (!before) {
-      if (had) p.noDeprecation = before;
-      else delete p.noDeprecation;
-    }
-  }
+  const b = quietBinding('v8');
+  const set = typeof b?.setFlagsFromString === 'function' ? (b.setFlagsFromString as (f: string) => void).bind(b) : undefined;
   (set ?? (require('v8') as typeof import('v8')).setFlagsFromString)(flag);
 }
 
@@ -70,12 +59,7 @@ export function loadCli(): Cli {
   }
   const code = fs.readFileSync(BUNDLE, 'utf8');
   const cacheFile = cacheFileFor(st);
-  let cached: Buffer | undefined;
-  try {
-    cached = fs.readFileSync(cacheFile);
-  } catch {
-    cached = undefined;
-  }
+  const cached = (cacheFile && readSealed(cacheFile)) || undefined;
   const script = new vm.Script(Module.wrap(code), { filename: BUNDLE, cachedData: cached });
   const fn = script.runInThisContext() as (...a: unknown[]) => void;
   const mod = new Module(BUNDLE, module);
@@ -83,7 +67,7 @@ export function loadCli(): Cli {
   mod.loaded = true;
   const req = Module.createRequire(BUNDLE);
   fn.call(mod.exports, mod.exports, req, mod, BUNDLE, __dirname);
-  if (!cached || script.cachedDataRejected) {
+  if (cacheFile && (!cached || script.cachedDataRejected)) {
     process.once('exit', () => {
       const dir = path.dirname(cacheFile);
       try {
@@ -91,7 +75,7 @@ export function loadCli(): Cli {
       } catch {
         // no cache directory yet
       }
-      writeAtomic(cacheFile, script.createCachedData());
+      writeSealed(cacheFile, script.createCachedData());
     });
   }
   return mod.exports as Cli;

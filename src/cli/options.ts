@@ -3,6 +3,7 @@
  * Produces a StapOptions record; src/cli/main.ts runs the passes with it.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { toBinary } from '../runtime/strings';
 
 export const VERSION_TEXT =
   'Systemtap translator/driver (version 4.8/0.188, tapsim 0.1.0)\n' +
@@ -181,8 +182,8 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     .option('--all-modules')
     .option('--compatible <version>')
     .option('--check-version')
-    .option('--privilege <level>')
-    .option('--unprivileged')
+    .option('--privilege <level>', '', collect, [])
+    .option('--unprivileged', '', countUp, 0)
     .option('--runtime <mode>')
     .option('--bpf')
     .option('--dyninst')
@@ -226,8 +227,8 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     pass: 5, verbose: o.v ?? 0, passVerbose: [0, 1, 2, 3, 4].map(() => o.v ?? 0), extraScripts: o.E, args: [], includeDirs: o.I, defines: new Map(), globalsSet: new Map(),
     guru: !!o.g, suppressWarnings: !!o.w, warningsAreErrors: !!o.W, unoptimized: !!o.u, timing: !!o.t,
     dumpProbeTypes: !!o.dumpProbeTypes, dumpProbeAliases: !!o.dumpProbeAliases, dumpFunctions: !!o.dumpFunctions,
-    interactive: !!o.interactive, compatible: o.compatible, privilege: o.unprivileged ? 'stapusr' : (o.privilege ?? 'stapdev'),
-    runtime: o.bpf ? 'bpf' : o.dyninst ? 'dyninst' : (o.runtime ?? 'kernel'), noGlobalVarDisplay: o.globalVarDisplay === false,
+    interactive: !!o.interactive, compatible: o.compatible, privilege: privilegeOf(o),
+    runtime: runtimeOf(o), noGlobalVarDisplay: o.globalVarDisplay === false,
     suppressHandlerErrors: !!o.suppressHandlerErrors, skipBadvars: !!o.skipBadvars, keepTmpdir: !!o.k,
     seed: 1, cpus: 4, realtime: o.realtime as boolean | undefined,
   };
@@ -265,8 +266,12 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     opts.timeoutSec = t;
   }
   if (o.x !== undefined) {
-    if (!/^\d+$/.test(o.x)) throw new UsageError('Invalid target process ID number.', false);
-    opts.targetPid = Number(o.x);
+    // (pid_t) strtoul(optarg, &end, 10), the whole argument consumed: 32-bit wrap-around
+    const m = /^[ \t\n\v\f\r]*([+-]?)(\d*)$/.exec(o.x);
+    if (!m || (m[2] === '' && o.x !== '')) throw new UsageError('Invalid target process ID number.', false);
+    const v = m[2] === '' ? 0n : BigInt(m[2]);
+    const ul = v > 2n ** 64n - 1n ? 2n ** 64n - 1n : v; // (strtoul saturates)
+    opts.targetPid = Number(BigInt.asIntN(32, m[1] === '-' ? -ul : ul));
   }
   if (o.seed !== undefined) {
     if (!/^\d+$/.test(o.seed)) throw new UsageError(`Invalid --seed value '${o.seed}' (should be a non-negative integer).`, false);
@@ -276,6 +281,9 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     const c = Number(o.cpus);
     if (!/^\d+$/.test(o.cpus) || c < 1 || c > 64) throw new UsageError(`Invalid --cpus value '${o.cpus}' (should be 1-64).`, false);
     opts.cpus = c;
+  }
+  if (opts.guru && opts.privilege !== 'stapdev') {
+    throw new UsageError(`You can't specify -g and --privilege=${opts.privilege} together.`);
   }
   if (o.suppressTimeLimits) {
     if (!o.g) throw new UsageError('ERROR --suppress-time-limits requires guru mode (-g)', false);
@@ -317,7 +325,33 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     opts.scriptFile = rest[0];
     opts.args = rest.slice(1);
   }
+  // stap sees the bytes of its arguments: script text and script arguments become byte strings
+  // (one char per UTF-8 byte), as file contents are read (paths stay as the system names them)
+  if (opts.scriptText !== undefined) opts.scriptText = toBinary(opts.scriptText);
+  opts.extraScripts = opts.extraScripts.map(toBinary);
+  opts.args = opts.args.map(toBinary);
   return opts;
+}
+
+const PRIVILEGE_LEVELS = ['stapusr', 'stapsys', 'stapdev'];
+
+/**
+ * The privilege level of `--privilege=LEVEL` / `--unprivileged` (= stapusr): an unknown level,
+ * or a second different one, is an error, as stap reads them.
+ */
+function privilegeOf(o: Record<string, unknown>): string {
+  const levels = [...(o.unprivileged ? ['stapusr'] : []), ...(o.privilege as string[])];
+  for (const v of o.privilege as string[]) if (!PRIVILEGE_LEVELS.includes(v)) throw new UsageError(`Invalid argument '${v}' for --privilege.`, false);
+  if (new Set(levels).size > 1) throw new UsageError('Privilege level may be set only once.', false);
+  return levels[0] ?? 'stapdev';
+}
+
+/** `--runtime=MODE` (and `--bpf`, `--dyninst`): kernel or bpf; dyninst is not part of this build. */
+function runtimeOf(o: Record<string, unknown>): string {
+  const mode = o.bpf ? 'bpf' : o.dyninst ? 'dyninst' : typeof o.runtime === 'string' ? o.runtime : 'kernel';
+  if (mode === 'dyninst') throw new UsageError('ERROR: --runtime=dyninst unavailable; this build lacks DYNINST feature', false);
+  if (mode !== 'kernel' && mode !== 'bpf') throw new UsageError(`ERROR: ${mode} is an invalid argument for --runtime`, false);
+  return mode;
 }
 
 export function helpText(): string {

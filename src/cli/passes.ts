@@ -12,6 +12,7 @@ import type { StapOptions } from './options';
 import { stage2, Later } from './stages';
 import { Output, PassTimer } from './output';
 import { TapsetLibrary, stdlibDir } from '../elaborate';
+import { toBinary } from '../runtime/strings';
 
 function readStdin(): string {
   try {
@@ -32,15 +33,15 @@ function loadUserSources(opts: StapOptions, io: Output): A.SourceFile[] | null {
       try {
         const st = fs.statSync(opts.scriptFile);
         if (st.isDirectory()) {
-          io.err(`Input file '${opts.scriptFile}' is a directory.\n`);
+          io.err(`Input file '${toBinary(opts.scriptFile)}' is a directory.\n`);
           return null;
         }
         text = fs.readFileSync(opts.scriptFile, 'latin1');
       } catch {
-        io.err(`Input file '${opts.scriptFile}' is missing.\n`);
+        io.err(`Input file '${toBinary(opts.scriptFile)}' is missing.\n`);
         return null;
       }
-      files.push({ name: opts.scriptFile, text, isTapset: false });
+      files.push({ name: toBinary(opts.scriptFile), text, isTapset: false }); // (a name shown as stap shows its bytes)
     }
   }
   opts.extraScripts.forEach((t, i) => files.push({ name: `<input${i + 1}>`, text: t, isTapset: false }));
@@ -95,6 +96,7 @@ async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise
     dirs: [stdlibDir(), ...opts.includeDirs],
     parse: { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege },
     diag,
+    warn: io.err,
   });
   const libraryMacros = library.lazyMacros();
   const usedArgs = new Set<number>();

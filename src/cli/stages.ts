@@ -5,15 +5,16 @@ import type * as A from '../ast';
 import { Diagnostics, PassFailed } from '../diag';
 import { elaborate, printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions, listProbes, TapsetLibrary } from '../elaborate';
 import type { ElabOptions } from '../elaborate';
-import { translate } from '../translate';
+import { translate, limitDefineErrors } from '../translate';
 import { Engine, RunOptions } from '../runtime/engine';
 import { installKernelProbes, kernelFamilies } from '../probes/setup';
 import type { StapOptions } from './options';
 import type { Output, PassTimer } from './output';
 import { stdoutIsTty } from './stdio';
 import { moduleName, moduleFile } from '../runtime/module';
-import { defaultCacheDir } from '../cachedir';
+import { cacheDir } from '../cachedir';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 
 export interface Later {
@@ -59,7 +60,12 @@ function writeModule(file: string, source: string): string {
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, source, { mode: 0o600 });
+    const fd = fs.openSync(tmp, 'wx', 0o600); // (a new file: nothing planted there is followed)
+    try {
+      fs.writeFileSync(fd, source);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
     return '';
   } catch (e) {
@@ -74,7 +80,7 @@ export async function stage2(l: Later): Promise<number> {
   installKernelProbes();
   const elabOpts: ElabOptions = {
     guru: opts.guru, unoptimized: opts.unoptimized, args: opts.args, usedArgs: l.usedArgs, library: l.library,
-    verbose: opts.verbose, listing: l.listing, compatible: opts.compatible,
+    verbose: opts.verbose, listing: l.listing, compatible: opts.compatible, privilege: opts.privilege,
     target: { command: opts.command, pid: opts.targetPid },
   };
 
@@ -141,12 +147,22 @@ export async function stage2(l: Later): Promise<number> {
   if (opts.pass === 3) io.out(translated.source);
   if (pv[2] > 0) io.err(`Pass 3: translated to JavaScript ${timer.usage()}, ${timer.times()}\n`);
   if (opts.pass === 3) return 0;
+  // stap pastes -D values into the module's C source: a limit that is not an integer constant
+  // fails to compile (pass 4), though -p3 shows the translation
+  const bad = limitDefineErrors(opts.defines);
+  if (bad.length) {
+    for (const d of bad) io.err(`ERROR: -D ${d}: not an integer constant (the module's C code would not compile)\n`);
+    return semanticFailure(l, 4);
+  }
 
   // ---- pass 4: the module file (the generated JavaScript) under its stap-style name
   timer.reset();
   const name = opts.moduleName ?? moduleName(translated.source, buildOptionsKey(opts));
-  const file = moduleFile(name, opts.moduleName !== undefined, defaultCacheDir());
+  let file = `${name}.ko`;
   if (opts.pass === 4 || opts.moduleName !== undefined) {
+    // (in the checked cache directory; without one, in a private temporary directory as stap
+    // leaves a module it could not copy into its cache)
+    file = moduleFile(name, opts.moduleName !== undefined, cacheDir() ?? fs.mkdtempSync(path.join(os.tmpdir(), 'stap')));
     const err = writeModule(file, translated.source);
     if (err) {
       io.err(`${err}\n`);

@@ -9,6 +9,7 @@ import { parseArgs, helpText, UsageError, VERSION_TEXT } from './options';
 import { runPasses } from './passes';
 import type { Output } from './output';
 import { stdout, stderr, flushThenExit } from './stdio';
+import { closeFunctionConstructors } from '../runtime/sandbox';
 
 function makeOutput(): Output {
   return {
@@ -46,6 +47,8 @@ async function main(): Promise<number> {
 
 /** Runs the command on process.argv and exits with stap's status. */
 export function runCli(): void {
+  // (nothing in the command makes code from strings: closed before any script is translated)
+  closeFunctionConstructors();
   // Output goes to fds 1 and 2 directly (src/cli/stdio.ts: a reader that goes away ends the
   // run with SIGPIPE's status).
   main().then(flushThenExit, (e: unknown) => {

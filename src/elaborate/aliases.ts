@@ -9,6 +9,7 @@ import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
 import { aliasTrieOf } from './tapset_ast';
 import { MatchNode, AliasEntry, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
+import { probePointError } from './privilege';
 import { deepCopy, renderComponents, renderPoint, synthToken } from './util';
 
 /** One derived registration before symbol resolution. */
@@ -31,6 +32,8 @@ export interface DeriveHooks {
   suggestionRoots: Iterable<string>;
   /** -c / -x: what an unspecified `process` point means. */
   target?: TargetSpec;
+  /** --privilege: the points a family provider may build (privilege.ts). */
+  privilege?: string;
 }
 
 export function attachAlias(root: MatchNode, decl: A.AliasDecl): void {
@@ -135,6 +138,8 @@ export class Deriver {
         return;
       }
       if (node.provider) {
+        const denied = probePointError(this.hooks.privilege, node.provider.family, concrete, comps[comps.length - 1].tok);
+        if (denied) throw denied;
         const rps = node.provider.build({ components: concrete, point: loc, guru: this.hooks.guru, warn: (m) => this.diag.warning(m) });
         for (const rp of rps) {
           out.push({ rp, pn: rp.pp, chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });

@@ -13,6 +13,7 @@ import { defaultRegistry, ProbeRegistry } from './probes';
 import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents } from './util';
+import { checkPrivilege } from './privilege';
 
 export type { ElabOptions } from './session';
 export { TapsetLibrary, stdlibDir, builtCacheDir } from './tapsets';
@@ -59,7 +60,9 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   // ---- derive probes and resolve symbols
   const resolver = new Resolver(s);
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
-  const deriver = new Deriver(s.tree, diag, { ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target });
+  const deriver = new Deriver(s.tree, diag, {
+    ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target, privilege: opts.privilege,
+  });
   const derived: Pending[] = [];
   while (s.pendingProbes.length) {
     while (s.pendingProbes.length) {
@@ -133,6 +136,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   if (diag.errorCount > errors0) return null;
 
   checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);
+  checkPrivilege(live.map((u) => u.body), functions, opts.privilege, diag);
   if (diag.errorCount > errors0) return null;
 
   // ---- fill the program

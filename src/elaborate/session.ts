@@ -27,6 +27,8 @@ export interface ElabOptions {
   compatible?: string;
   /** -c COMMAND / -x PID (unspecified `process` probe points need one). */
   target?: TargetSpec;
+  /** --privilege (`stapusr`, `stapsys`, `stapdev`, the default): what pass 2 lets the script use (privilege.ts). */
+  privilege?: string;
 }
 
 export class Session {

@@ -16,10 +16,16 @@
  *
  * Token `file` fields are "\0<index>" into the source-file table, other source-file references
  * {"$sf": index}, bigints {"$big": "digits"} (the same encoding as tapsets.ts's serialize()).
+ * Each deferred part carries the CRC-32 of its bytes (checked when it is read: a damaged cache
+ * entry is parsed anew, never trusted); decoding refuses `__proto__` keys.
  */
 import type * as A from '../ast';
 import { argKind, ArgKind } from './probes';
 import type { AliasTrieLevel, AliasTrieEntry } from './probes';
+import { crc32 } from '../cachedir';
+
+/** A cache entry that is not what this module writes. */
+export class DamagedEntry extends Error {}
 
 function isSourceFile(v: unknown): v is A.SourceFile {
   return !!v && typeof v === 'object' && 'isTapset' in (v as object) && 'name' in (v as object) && !('k' in (v as object));
@@ -63,6 +69,7 @@ export function reviver(files: A.SourceFile[]): (v: unknown) => unknown {
     if ('$big' in v) return BigInt(v.$big as string);
     if ('$sf' in v) return files[v.$sf as number];
     for (const k in v) {
+      if (k === '__proto__') throw new DamagedEntry('__proto__ key');
       const x = v[k];
       if (x !== null && typeof x === 'object') v[k] = revive(x as Record<string, unknown>);
       else if (k === 'file' && typeof x === 'string' && x.charCodeAt(0) === 0) v[k] = files[+x.slice(1)];
@@ -105,14 +112,25 @@ export function aliasTrieOf(f: A.StapFile): AliasTrieLevel | undefined {
 
 /**
  * Where the deferred parts are (the third line, not revived): key lists, then per function
- * [index, byte offset, byte length, key list], per alias [byte offset, byte length, key list],
- * and the aliases' name trie.
+ * [index, byte offset, byte length, key list, CRC-32], per alias [byte offset, byte length, key
+ * list, CRC-32], and the aliases' name trie.
  */
 interface DeferredRefs {
   keys: string[][];
-  functions: [number, number, number, number][];
-  aliases: [number, number, number][];
+  functions: [number, number, number, number, number][];
+  aliases: [number, number, number, number][];
   trie: AliasTrieLevel;
+}
+
+const isNat = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+
+/** The deferred-part table's shape, checked before it is used. */
+function checkRefs(r: DeferredRefs, nFunctions: number): void {
+  const ok = !!r && Array.isArray(r.keys) && r.keys.every((k) => Array.isArray(k) && k.every((x) => typeof x === 'string' && x !== '__proto__'))
+    && Array.isArray(r.functions) && r.functions.every((f) => Array.isArray(f) && f.length === 5 && f.every(isNat) && f[0] < nFunctions && f[3] < r.keys.length)
+    && Array.isArray(r.aliases) && r.aliases.every((a) => Array.isArray(a) && a.length === 4 && a.every(isNat) && a[2] < r.keys.length)
+    && Array.isArray(r.trie);
+  if (!ok) throw new DamagedEntry('deferred-part table');
 }
 
 const KIND_CHAR: Record<ArgKind, string> = { none: '-', number: '#', string: '$' };
@@ -131,14 +149,14 @@ export function encodeTapsetAst(ast: A.StapFile | null): string {
     return i >= 0 ? i : refs.keys.push(keys) - 1;
   };
   let offset = 0;
-  const store = (d: Record<string, unknown>, keys: string[]): [number, number] => {
+  const store = (d: Record<string, unknown>, keys: string[]): [number, number, number] => {
     const heavy: Record<string, unknown> = {};
     for (const k of keys) heavy[k] = d[k];
     const text = w.stringify(heavy);
-    const len = Buffer.byteLength(text, 'utf8');
+    const bytes = Buffer.from(text, 'utf8');
     parts.push(text);
-    offset += len;
-    return [offset - len, len];
+    offset += bytes.length;
+    return [offset - bytes.length, bytes.length, crc32(bytes)];
   };
   const functions = ast.functions.map((f, index) => {
     const rec = f as unknown as Record<string, unknown>;
@@ -147,31 +165,34 @@ export function encodeTapsetAst(ast: A.StapFile | null): string {
     // a deferred key keeps its place in the shell (as 0), so the declaration's keys keep their order
     const light: Record<string, unknown> = {};
     for (const k of Object.keys(rec)) light[k] = keys.includes(k) ? 0 : rec[k];
-    refs.functions.push([index, ...store(rec, keys), keyList(keys)]);
+    const [off, len, crc] = store(rec, keys);
+    refs.functions.push([index, off, len, keyList(keys), crc]);
     return light;
   });
   for (const a of ast.aliases) {
     const rec = a as unknown as Record<string, unknown>;
     const keys = deferredKeys('alias', rec);
-    refs.aliases.push([...store(rec, keys), keyList(keys)]);
+    const [off, len, crc] = store(rec, keys);
+    refs.aliases.push([off, len, keyList(keys), crc]);
   }
   const shell = w.stringify({ ...ast, functions, aliases: [] });
   return w.fileTable() + '\n' + shell + '\n' + JSON.stringify(refs) + '\n' + parts.join('');
 }
 
 /**
- * An encoded AST in a file or in memory: `head` holds at least its first two lines from byte
- * `start` on; `part(offset, length)` gives the text of bytes counted from `start`.
+ * An encoded AST in a file or in memory: `head` holds at least its first three lines from byte
+ * `start` on; `part(offset, length, crc)` gives the bytes counted from `start` (a file-backed
+ * one checks them against `crc`).
  */
 export interface EncodedAst {
   head: Buffer;
   start: number;
-  part(offset: number, length: number): string;
+  part(offset: number, length: number, crc: number): Buffer;
 }
 
 /** An encoded AST held in memory. */
 export function inMemory(buf: Buffer, start = 0): EncodedAst {
-  return { head: buf, start, part: (o, n) => buf.toString('utf8', start + o, start + o + n) };
+  return { head: buf, start, part: (o, n) => buf.subarray(start + o, start + o + n) };
 }
 
 /** True when an encoded AST is a failed parse. */
@@ -254,17 +275,25 @@ export function decodeTapsetAst(e: EncodedAst, fileFor: (name: string, isTapset:
   const nl1 = head.indexOf(10, start);
   const nl2 = head.indexOf(10, nl1 + 1);
   const nl3 = head.indexOf(10, nl2 + 1);
-  const files = (JSON.parse(head.toString('utf8', start, nl1)) as { name: string; isTapset: boolean }[]).map((f) => fileFor(f.name, f.isTapset));
+  if (nl1 < 0 || nl2 < 0 || nl3 < 0) throw new DamagedEntry('truncated');
+  const table = JSON.parse(head.toString('utf8', start, nl1)) as { name: string; isTapset: boolean }[];
+  if (!Array.isArray(table) || !table.every((f) => f && typeof f.name === 'string' && typeof f.isTapset === 'boolean')) throw new DamagedEntry('file table');
+  const files = table.map((f) => fileFor(f.name, f.isTapset));
   const revive = reviver(files);
   const base = nl3 + 1 - start;
   const ast = revive(JSON.parse(head.toString('utf8', nl1 + 1, nl2))) as A.StapFile;
+  if (!ast || !Array.isArray(ast.functions) || !Array.isArray(ast.aliases) || !Array.isArray(ast.globals) || !Array.isArray(ast.probes)) {
+    throw new DamagedEntry('file shell');
+  }
   const refs = JSON.parse(head.toString('utf8', nl2 + 1, nl3)) as DeferredRefs;
-  const loader = (off: number, len: number) => (): Record<string, unknown> => revive(JSON.parse(e.part(base + off, len))) as Record<string, unknown>;
+  checkRefs(refs, ast.functions.length);
+  const loader = (off: number, len: number, crc: number) => (): Record<string, unknown> =>
+    revive(JSON.parse(e.part(base + off, len, crc).toString('utf8'))) as Record<string, unknown>;
   // (plain indexing: destructuring runs the iterator protocol, slow in code run once)
   const fns = ast.functions as unknown as object[];
   for (let i = 0; i < refs.functions.length; i++) {
     const r = refs.functions[i];
-    fns[r[0]] = defer(fns[r[0]] as Record<string, unknown>, refs.keys[r[3]], loader(r[1], r[2]));
+    fns[r[0]] = defer(fns[r[0]] as Record<string, unknown>, refs.keys[r[3]], loader(r[1], r[2], r[4]));
   }
   const aliases = ast.aliases as unknown as object[];
   for (let i = 0; i < refs.aliases.length; i++) {
@@ -272,7 +301,7 @@ export function decodeTapsetAst(e: EncodedAst, fileFor: (name: string, isTapset:
     const keys = refs.keys[r[2]];
     const t: Record<string, unknown> = {};
     for (let j = 0; j < keys.length; j++) t[keys[j]] = 0;
-    aliases.push(defer(t, keys, loader(r[0], r[1])));
+    aliases.push(defer(t, keys, loader(r[0], r[1], r[3])));
   }
   tries.set(ast, refs.trie);
   return ast;

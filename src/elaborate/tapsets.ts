@@ -13,9 +13,9 @@ import * as path from 'path';
 import type * as A from '../ast';
 import { Diagnostics, PassFailed } from '../diag';
 import { ARCH } from '../kernel/config';
-import { defaultCacheDir, writeAtomic, digestHex } from '../cachedir';
+import { cacheDir, writeAtomic, writeSealed, readSealed, digestHex, crc32 } from '../cachedir';
 import type { SessionOption } from '../parse/preprocess';
-import { AstWriter, reviver, encodeTapsetAst, decodeTapsetAst, isFailedParse, inMemory, EncodedAst } from './tapset_ast';
+import { AstWriter, reviver, encodeTapsetAst, decodeTapsetAst, isFailedParse, inMemory, EncodedAst, DamagedEntry } from './tapset_ast';
 
 export interface LibraryParseOptions {
   args: string[];
@@ -29,8 +29,10 @@ export interface LibraryOptions {
   dirs: string[];
   parse: LibraryParseOptions;
   diag: Diagnostics;
-  /** Cache directory; null disables caching; default: $TAPSIM_CACHE_DIR or <tmpdir>/tapsim-tapset-cache-<uid>. */
+  /** Cache directory; null disables caching; default: the checked user cache (src/cachedir.ts). */
   cacheDir?: string | null;
+  /** Receives the one-line warning when the user's cache directory is refused. */
+  warn?: (line: string) => void;
   /**
    * A read-only cache made by the build (dist/tapset-cache, see builtCacheDir), consulted after
    * cacheDir: a first run with an empty or unwritable cache directory does not parse the library.
@@ -68,7 +70,7 @@ interface IndexFile {
   files: Record<string, IndexEntry>;
 }
 
-const CACHE_VERSION = 'tapsim-tapset-cache-9';
+const CACHE_VERSION = 'tapsim-tapset-cache-10';
 
 /** The session options of a library parse, as the preprocessor sees them. */
 function optionValues(p: LibraryParseOptions): Record<SessionOption, string> {
@@ -102,8 +104,8 @@ function parserStamp(cacheDirs: string[]): string {
   const times = files.map((f) => stampOf(f) ?? '-').join(',');
   for (const dir of cacheDirs) {
     try {
-      const m = JSON.parse(fs.readFileSync(path.join(dir, 'parser-stamp.json'), 'utf8')) as { times: string; digest: string };
-      if (m.times === times) return m.digest;
+      const m = JSON.parse(readSealed(path.join(dir, 'parser-stamp.json'))?.toString('utf8') ?? 'null') as { times: string; digest: string } | null;
+      if (m && m.times === times && typeof m.digest === 'string') return m.digest;
     } catch {
       // no memo there
     }
@@ -115,7 +117,7 @@ function parserStamp(cacheDirs: string[]): string {
       return '-';
     }
   }).join('\0'));
-  if (cacheDirs.length) writeAtomic(path.join(cacheDirs[0], 'parser-stamp.json'), JSON.stringify({ times, digest }));
+  if (cacheDirs.length) writeSealed(path.join(cacheDirs[0], 'parser-stamp.json'), JSON.stringify({ times, digest }));
   return digest;
 }
 
@@ -204,10 +206,11 @@ export class TapsetLibrary {
   private fresh = new Map<string, A.StapFile | null>();
 
   constructor(private opts: LibraryOptions) {
-    this.cacheDir = opts.cacheDir === undefined ? defaultCacheDir() : opts.cacheDir;
+    this.cacheDir = opts.cacheDir === undefined ? cacheDir(opts.warn) : opts.cacheDir;
     const built = opts.builtCacheDir === undefined ? builtCacheDir() : opts.builtCacheDir;
     this.readDirs = this.cacheDir === null ? [] : [this.cacheDir];
-    if (this.cacheDir !== null && built && path.resolve(built) !== path.resolve(this.cacheDir)) this.readDirs.push(built);
+    // (the build's cache sits with the code, as trusted as it: read even without a user cache)
+    if (built && (this.cacheDir === null || path.resolve(built) !== path.resolve(this.cacheDir))) this.readDirs.push(built);
     this.files = scanDirs(opts.dirs, '.stp');
     this.macroFiles = scanDirs(opts.dirs, '.stpm');
     const p = opts.parse;
@@ -270,8 +273,8 @@ export class TapsetLibrary {
   private readIndex(dirs: string[], key: string): IndexFile | null {
     for (const dir of this.readDirs) {
       try {
-        const idx = JSON.parse(fs.readFileSync(this.indexPath(dir, dirs, key)!, 'utf8')) as IndexFile;
-        if (idx.version === CACHE_VERSION && idx.base === this.baseKey) return idx;
+        const idx = JSON.parse(readSealed(this.indexPath(dir, dirs, key)!)?.toString('utf8') ?? 'null') as IndexFile | null;
+        if (idx && idx.version === CACHE_VERSION && idx.base === this.baseKey && validIndex(idx)) return idx;
       } catch {
         // none there
       }
@@ -328,7 +331,7 @@ export class TapsetLibrary {
       this.addIndex(f, idx);
     }
     if (cached && Object.keys(cached.files).length !== this.files.length) dirty = true;
-    if (dirty && ip) writeAtomic(ip, JSON.stringify(out));
+    if (dirty && ip) writeSealed(ip, JSON.stringify(out));
   }
 
   private addIndex(f: string, idx: FileIndex): void {
@@ -367,9 +370,9 @@ export class TapsetLibrary {
     const stamp = this.fullStamp(f, base);
     const idx: FileIndex = ast ? indexOf(ast) : { functions: [], globals: [], aliases: [], roots: [], failed: true };
     const ap = this.astPath(this.cacheDir, f);
-    const text = encodeTapsetAst(ast);
-    if (ap) writeAtomic(ap, JSON.stringify({ stamp, key: this.baseKey }) + '\n' + text);
-    this.astData.set(f, inMemory(Buffer.from(text, 'utf8')));
+    const data = Buffer.from(encodeTapsetAst(ast), 'utf8');
+    if (ap) writeAtomic(ap, Buffer.concat([Buffer.from(JSON.stringify({ stamp, key: this.baseKey, head: headCrc(data, 0) }) + '\n'), data]));
+    this.astData.set(f, inMemory(data));
     return idx;
   }
 
@@ -383,14 +386,16 @@ export class TapsetLibrary {
     const name = `macros-${digestHex(this.optsKey + '\0' + this.opts.parse.args.join('\0')).slice(0, 24)}.json`;
     for (const dir of this.readDirs) {
       try {
-        const entries = deserialize<[string, unknown][]>(fs.readFileSync(path.join(dir, name), 'utf8'), (n) => this.sourceFile(n));
-        return (this.macroCache = new Map(entries));
+        const text = readSealed(path.join(dir, name));
+        if (!text) continue;
+        const entries = deserialize<[string, unknown][]>(text.toString('utf8'), (n) => this.sourceFile(n));
+        if (Array.isArray(entries)) return (this.macroCache = new Map(entries));
       } catch {
         // not cached there
       }
     }
     const all = this.parseMacros();
-    if (this.cacheDir) writeAtomic(path.join(this.cacheDir, name), serialize([...all]));
+    if (this.cacheDir) writeSealed(path.join(this.cacheDir, name), serialize([...all]));
     return all;
   }
 
@@ -447,10 +452,12 @@ export class TapsetLibrary {
     const file = dir ? path.join(dir, 'user', `${digestHex([this.optsKey, src.name, opts.args.join('\0'), src.text].join('\0'))}.json`) : null;
     if (file) {
       try {
-        const all = fs.readFileSync(file, 'utf8'); // writeAtomic stores text as UTF-8
+        const all = readSealed(file)?.toString('utf8'); // (stored as UTF-8)
+        if (all === undefined) throw new Error('no entry');
         const nl = all.indexOf('\n');
         const head = JSON.parse(all.slice(0, nl)) as { usedArgs: number[] };
         const ast = deserialize<A.StapFile>(all.slice(nl + 1), (name, isTapset) => (!isTapset && name === src.name ? src : this.sourceFile(name)));
+        if (!Array.isArray(head.usedArgs) || !head.usedArgs.every((n) => Number.isInteger(n)) || !isStapFile(ast)) throw new Error('malformed entry');
         for (const n of head.usedArgs) opts.usedArgs?.add(n);
         return ast;
       } catch {
@@ -461,7 +468,7 @@ export class TapsetLibrary {
     const used = new Set<number>();
     const ast = parser().parseFile(src, { ...opts, usedArgs: used }, diag);
     for (const n of used) opts.usedArgs?.add(n);
-    if (ast && file && diag.activity === before) writeAtomic(file, JSON.stringify({ usedArgs: [...used] }) + '\n' + serialize(ast));
+    if (ast && file && diag.activity === before) writeSealed(file, JSON.stringify({ usedArgs: [...used] }) + '\n' + serialize(ast));
     return ast;
   }
 
@@ -496,8 +503,17 @@ export class TapsetLibrary {
       parser().parseFile(this.sourceFile(f), this.parseOpts(), this.opts.diag);
       return null;
     }
-    this.astData.set(f, data);
-    return decodeTapsetAst(data, (name, isTapset) => (isTapset ? this.sourceFile(name) : lazySourceFile(name)));
+    const fileFor = (name: string, isTapset: boolean) => (isTapset ? this.sourceFile(name) : lazySourceFile(name));
+    try {
+      const ast = decodeTapsetAst(data, fileFor);
+      this.astData.set(f, data);
+      return ast;
+    } catch (e) {
+      if (!(e instanceof DamagedEntry || e instanceof SyntaxError)) throw e;
+      // a damaged cache entry: parsed anew, never trusted
+      this.parseAndCache(f, stampOf(f) ?? '');
+      return decodeTapsetAst(this.astData.get(f)!, fileFor);
+    }
   }
 }
 
@@ -545,12 +561,13 @@ function readCachedAst(file: string, valid: (h: { stamp: string; key: string }) 
   }
   const nl = head.indexOf(10);
   if (nl < 0) return undefined;
+  const start = nl + 1;
   try {
-    if (!valid(JSON.parse(head.toString('utf8', 0, nl)) as { stamp: string; key: string })) return undefined;
+    const h = JSON.parse(head.toString('utf8', 0, nl)) as { stamp: string; key: string; head: number };
+    if (!valid(h) || (!isFailedParse(inMemory(head, start)) && h.head !== headCrc(head, start))) return undefined;
   } catch {
     return undefined;
   }
-  const start = nl + 1;
   const header = head.subarray(0, start);
   let rest: EncodedAst | null = head.length === size ? inMemory(head, start) : null;
   let reads = 0;
@@ -563,12 +580,18 @@ function readCachedAst(file: string, valid: (h: { stamp: string; key: string }) 
       return null;
     }
   };
-  const part = (o: number, n: number): string => {
+  const part = (o: number, n: number, crc: number): Buffer => {
     if (!rest && ++reads > 8) {
       const all = readBack(0, size);
       rest = all ? inMemory(all, start) : again();
     }
-    if (rest) return rest.part(o, n);
+    if (rest) {
+      const b = rest.part(o, n, crc);
+      if (crc32(b) === crc) return b;
+      // a damaged entry: the tapset parsed anew
+      rest = again();
+      return rest.part(o, n, crc);
+    }
     let b: Buffer | null = Buffer.allocUnsafe(start + n);
     try {
       const pfd = fs.openSync(file, 'r');
@@ -581,11 +604,35 @@ function readCachedAst(file: string, valid: (h: { stamp: string; key: string }) 
     } catch {
       b = null;
     }
-    if (b) return b.toString('utf8', start, start + n);
+    if (b && crc32(b.subarray(start, start + n)) === crc) return b.subarray(start, start + n);
     rest = again();
-    return rest.part(o, n);
+    return rest.part(o, n, crc);
   };
   return { head, start, part };
+}
+
+/** CRC-32 of an encoded AST's three head lines (file table, shell, deferred-part table) from `start`. */
+function headCrc(buf: Buffer, start: number): number {
+  let at = start - 1;
+  for (let i = 0; i < 3 && at < buf.length; i++) {
+    const nl = buf.indexOf(10, at + 1);
+    at = nl < 0 ? buf.length : nl;
+  }
+  return crc32(buf.subarray(start, Math.min(at + 1, buf.length)));
+}
+
+/** The shape of an index file's entries. */
+function validIndex(idx: IndexFile): boolean {
+  if (!idx.files || typeof idx.files !== 'object' || Array.isArray(idx.files)) return false;
+  const names = (l: unknown) => Array.isArray(l) && l.every((x) => typeof x === 'string');
+  return Object.values(idx.files).every((e) => !!e && typeof e.stamp === 'string' && !!e.index && names(e.index.functions)
+    && names(e.index.globals) && names(e.index.aliases) && names(e.index.roots));
+}
+
+/** The shape of a user script's syntax tree (a cached one; its contents only ever become data). */
+function isStapFile(f: unknown): f is A.StapFile {
+  const x = f as A.StapFile;
+  return !!x && typeof x === 'object' && [x.functions, x.globals, x.probes, x.aliases, x.embeds].every(Array.isArray);
 }
 
 function indexOf(ast: A.StapFile): FileIndex {

@@ -65,14 +65,15 @@ export function loadStats(): Record<string, number> {
  * the text data (`parsed`), written to the cache file `files[files.length - 1]` and decoded from
  * memory.
  */
-export function openDerivedTable<T>(files: string[], open: (file: string) => T | null, decode: (buf: Buffer) => T | null,
+export function openDerivedTable<T>(files: (string | null)[], open: (file: string) => T | null, decode: (buf: Buffer) => T | null,
   encode: () => Buffer): { table: T; parsed: boolean } {
   for (const f of files) {
-    const t = open(f);
+    const t = f === null ? null : open(f);
     if (t) return { table: t, parsed: false };
   }
   const bin = encode();
-  writeAtomic(files[files.length - 1], bin);
+  const cache = files[files.length - 1]; // (null: no cache directory)
+  if (cache !== null) writeAtomic(cache, bin);
   return { table: decode(bin)!, parsed: true };
 }
 

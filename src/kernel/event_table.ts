@@ -11,7 +11,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { kernelDataDir, readDataText, openDerivedTable, wholeFile, writeDerivedTable } from './data';
-import { defaultCacheDir } from '../cachedir';
+import { cacheFile } from '../cachedir';
 
 export interface TraceEventField {
   type: string;
@@ -185,8 +185,8 @@ export function builtEventTableFile(): string {
   return path.join(__dirname, '..', '..', 'kernel-tables', 'events.tab');
 }
 
-function cachedEventTableFile(): string {
-  return path.join(defaultCacheDir(), 'events.tab');
+function cachedEventTableFile(): string | null {
+  return cacheFile('events.tab');
 }
 
 function parseEventData(): { events: RawEvent[]; tracepoints: string[] } {

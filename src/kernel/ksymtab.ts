@@ -21,7 +21,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { kernelDataDir, readDataText, openDerivedTable, writeDerivedTable } from './data';
-import { defaultCacheDir } from '../cachedir';
+import { cacheFile } from '../cachedir';
 
 /** A loaded module (modules.gz): core layout in the module area, text first. */
 export interface KModule {
@@ -501,8 +501,8 @@ export function builtSymtabFile(): string {
   return path.join(__dirname, '..', '..', 'kernel-tables', 'ksymtab.bin');
 }
 
-function cachedSymtabFile(): string {
-  return path.join(defaultCacheDir(), 'ksymtab.bin');
+function cachedSymtabFile(): string | null {
+  return cacheFile('ksymtab.bin');
 }
 
 /** Parse the text data into a table (the slow path). */

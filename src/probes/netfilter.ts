@@ -35,9 +35,10 @@ import { defineFamilyEnv, targetType as kernelTargetType, targetDefined as kerne
 // ---------------------------------------------------------------------------------------------
 // names
 
-const PF: Record<string, number> = {
+// (null-prototype tables: a name from the script such as "constructor" finds nothing inherited)
+const PF: Record<string, number> = Object.assign(Object.create(null) as Record<string, number>, {
   NFPROTO_IPV4, NFPROTO_IPV6, NFPROTO_ARP, NFPROTO_BRIDGE,
-};
+});
 const INET_HOOKS = ['PRE_ROUTING', 'LOCAL_IN', 'FORWARD', 'LOCAL_OUT', 'POST_ROUTING'];
 const HOOKS: Record<number, Record<string, number>> = {
   [NFPROTO_IPV4]: names([['NF_INET_', INET_HOOKS], ['NF_IP_', INET_HOOKS]]),
@@ -46,7 +47,7 @@ const HOOKS: Record<number, Record<string, number>> = {
   [NFPROTO_BRIDGE]: names([['NF_BR_', INET_HOOKS]]),
 };
 function names(groups: [string, string[]][]): Record<string, number> {
-  const r: Record<string, number> = {};
+  const r: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const [prefix, list] of groups) list.forEach((n, i) => { r[prefix + n] = i; });
   return r;
 }
@@ -58,8 +59,8 @@ const IP_PRI: [string, number][] = [
   ['CONNTRACK_CONFIRM', INT_MAX], ['LAST', INT_MAX],
 ];
 const PRIORITIES: Record<number, Record<string, number>> = {
-  [NFPROTO_IPV4]: Object.fromEntries(IP_PRI.map(([n, v]) => ['NF_IP_PRI_' + n, v])),
-  [NFPROTO_IPV6]: Object.fromEntries(IP_PRI.filter(([n]) => n !== 'CONNTRACK_CONFIRM').map(([n, v]) => ['NF_IP6_PRI_' + n, v])),
+  [NFPROTO_IPV4]: Object.assign(Object.create(null), Object.fromEntries(IP_PRI.map(([n, v]) => ['NF_IP_PRI_' + n, v]))),
+  [NFPROTO_IPV6]: Object.assign(Object.create(null), Object.fromEntries(IP_PRI.filter(([n]) => n !== 'CONNTRACK_CONFIRM').map(([n, v]) => ['NF_IP6_PRI_' + n, v]))),
 };
 
 /** strtol(s, &end, 10) consuming the whole string, within int: the number, else null. */

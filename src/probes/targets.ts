@@ -495,7 +495,7 @@ export function compileTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast | A.En
     api.err(p.message, p.tok ?? e.tok);
     return '0';
   }
-  const K = api.constant(JSON.stringify(p));
+  const K = api.data(p);
   const idx: string[] = [];
   for (const c of e.components) if (c.k === 'index' && c.index.k !== 'num') idx.push(api.ex(c.index));
   if (e.k === 'cast' || e.k === 'autocast') idx.unshift(api.ex(e.operand));

@@ -42,7 +42,7 @@ export interface ReplIO {
   resume?: () => void;
 }
 
-const ALIASES: Record<string, string> = { h: 'help', '?': 'help', l: 'list', a: 'add', d: 'delete', r: 'run', e: 'edit', q: 'quit' };
+const ALIASES = new Map(Object.entries({ h: 'help', '?': 'help', l: 'list', a: 'add', d: 'delete', r: 'run', e: 'edit', q: 'quit' }));
 
 const OPTION_NAMES = ['verbose', 'guru_mode', 'suppress_warnings', 'panic_warnings', 'timing', 'unoptimized', 'target_pid', 'cmd', 'last_pass'];
 
@@ -220,7 +220,7 @@ export class Repl {
       if (word === 'delete' && rest !== '' && !/^\d+(\s*-\s*\d+)?$/.test(rest)) return null;
       return word;
     }
-    const full = ALIASES[word];
+    const full = ALIASES.get(word);
     if (!full) return null;
     if (word !== '?' && this.known(word)) return null;
     if (full === 'delete' && rest !== '' && !/^\d+(\s*-\s*\d+)?$/.test(rest)) return null;
@@ -547,26 +547,41 @@ export class Repl {
       io.err('edit: needs a terminal\n');
       return;
     }
-    const file = path.join(os.tmpdir(), `tapsim-repl-${process.pid}.stp`);
+    // a new private directory (mkdtemp: mode 0700, a name nobody could guess or pre-create) and
+    // a file made in it exclusively: no symlink or file planted beforehand is ever followed
+    let dir: string;
+    let file: string;
     try {
-      fs.writeFileSync(file, this.session.script(), 'latin1');
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-edit-'));
+      file = path.join(dir, 'session.stp');
+      const fd = fs.openSync(file, 'wx', 0o600);
+      try {
+        fs.writeFileSync(fd, this.session.script(), 'latin1');
+      } finally {
+        fs.closeSync(fd);
+      }
     } catch (e) {
-      io.err(`edit: cannot write ${file}: ${hostErrorText(e)}\n`);
+      io.err(`edit: cannot write a temporary file: ${hostErrorText(e)}\n`);
       return;
     }
+    const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
     const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
     io.suspend?.();
     const r = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'sh', file], { stdio: 'inherit' });
     io.resume?.();
     if (r.error || r.status !== 0) {
+      cleanup();
       io.err(`edit: ${editor} failed${r.error ? `: ${r.error.message}` : ` with status ${r.status}`}\n`);
       return;
     }
-    const text = fs.readFileSync(file, 'latin1');
+    let text: string;
     try {
-      fs.unlinkSync(file);
-    } catch {
-      // left in the temporary directory
+      text = fs.readFileSync(file, 'latin1');
+    } catch (e) {
+      io.err(`edit: cannot read the edited script: ${hostErrorText(e)}\n`);
+      return;
+    } finally {
+      cleanup();
     }
     const old = this.session.items;
     this.session.items = [];

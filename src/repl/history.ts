@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { fromBinary } from '../runtime/strings';
 
 export const HISTORY_SIZE = 1000;
 
@@ -28,15 +29,15 @@ export class History {
   constructor(private file: string | null = historyFile()) {
     if (!file) return;
     try {
-      this.entries = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').slice(-HISTORY_SIZE);
+      this.entries = fs.readFileSync(file, 'latin1').split('\n').filter((l) => l.trim() !== '').slice(-HISTORY_SIZE);
     } catch {
       this.entries = [];
     }
   }
 
-  /** Newest first, as readline's `history` option wants it. */
+  /** Newest first, as readline's `history` option wants it (text: entries are byte strings). */
   forReadline(): string[] {
-    return [...this.entries].reverse();
+    return this.entries.map(fromBinary).reverse();
   }
 
   /** Record one input (appended to the file; the file is trimmed when it grows too long). */
@@ -48,9 +49,9 @@ export class History {
     try {
       if (this.entries.length > HISTORY_SIZE * 1.5) {
         this.entries = this.entries.slice(-HISTORY_SIZE);
-        fs.writeFileSync(this.file, this.entries.join('\n') + '\n', { mode: 0o600 });
+        fs.writeFileSync(this.file, this.entries.join('\n') + '\n', { mode: 0o600, encoding: 'latin1' });
       } else {
-        fs.appendFileSync(this.file, line + '\n', { mode: 0o600 });
+        fs.appendFileSync(this.file, line + '\n', { mode: 0o600, encoding: 'latin1' });
       }
     } catch {
       // unwritable history: keep it in memory only

@@ -71,6 +71,7 @@ export class Compiler {
       dirs: [stdlibDir(), ...includeDirs],
       parse: { args: settings.args, guru: settings.guru, compatible: settings.compatible, privilege: settings.privilege },
       diag,
+      warn: err,
     });
   }
 
@@ -111,7 +112,7 @@ export class Compiler {
   build(files: A.StapFile[], diag: Diagnostics, err: Writer, upTo = 3): { program: A.Program; tr?: Translated } | null {
     const s = this.settings;
     const program = elaborate(files, { guru: s.guru, unoptimized: s.unoptimized, args: s.args, usedArgs: new Set(), library: this.library,
-      verbose: s.verbose, compatible: s.compatible }, diag);
+      verbose: s.verbose, compatible: s.compatible, privilege: s.privilege }, diag);
     if (!program || (s.warningsAreErrors && diag.warningCount > 0)) {
       diag.footer();
       err('Pass 2: analysis failed.  [man error::pass2]\n');
@@ -204,7 +205,7 @@ export class GlobalStore {
   restore(mod: Module, tr: Translated): void {
     for (const g of tr.globals) {
       const kept = this.values.get(g.name);
-      const acc = mod.globals[g.name];
+      const acc = mod.globals.get(g.name)!;
       if (!kept || !acc || kept.sig !== sig(g)) continue;
       if (g.arity === 0) {
         if (g.type === 'stats') copyStat(acc.get() as Stat, kept.value as Stat);
@@ -228,7 +229,7 @@ export class GlobalStore {
   /** Keep the values a module ended with. */
   save(mod: Module, tr: Translated): void {
     for (const g of tr.globals) {
-      const acc = mod.globals[g.name];
+      const acc = mod.globals.get(g.name)!;
       if (acc) this.values.set(g.name, { sig: sig(g), meta: g, value: acc.get() });
     }
   }

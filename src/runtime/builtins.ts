@@ -59,7 +59,7 @@ function swapBytes(v: Long, n: number): Long {
   return fromBigInt(r);
 }
 
-export const builtins: Record<string, Builtin> = {
+const KERNEL_FREE: Record<string, Builtin> = {
   // ------------------------------------------------------------ logging.stp
   exit: (c) => {
     c.engine.exit();
@@ -193,3 +193,23 @@ export const builtins: Record<string, Builtin> = {
     c.engine.stopwatches.delete(name);
   },
 };
+
+/**
+ * The table by stap name: a null-prototype object (a name like `constructor` or `__proto__`
+ * finds nothing inherited); src/probes/setup.ts adds the kernel and tapset-library builtins.
+ */
+export const builtins: Record<string, Builtin> = Object.assign(Object.create(null) as Record<string, Builtin>, KERNEL_FREE);
+
+/** Does the runtime implement the embedded-C function `name`? */
+export function builtinExists(name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(builtins, name);
+}
+
+/** The builtin `name` (never an inherited property): a function that fails cleanly when there is none. */
+export function builtinFor(name: string): Builtin {
+  if (builtinExists(name)) return builtins[name];
+  return () => {
+    throw new StapError(`function '${name}' has no implementation in this runtime`);
+  };
+}
+

@@ -14,9 +14,10 @@
  * probes, then the automatic printing of write-only globals) or ERROR (error probes).
  * exit() moves to STOPPING (the current handler continues); abort() ends the handler at once
  * and moves to ERROR without counting an error; errors beyond MAXERRORS move to ERROR.
- * SIGINT/SIGTERM and `-T SECS` (simulated seconds) stop normally.  A script without event
- * sources that has not exited waits for a signal without spinning; while virtual time runs,
- * the loop yields to Node's event loop every few ms of wall time so signals are seen.
+ * SIGINT, SIGTERM, SIGHUP (stapio treats it as SIGINT) and `-T SECS` (simulated seconds) stop
+ * normally.  A script without event sources that has not exited waits for a signal without
+ * spinning; while virtual time runs, the loop yields to Node's event loop every few ms of wall
+ * time so signals are seen.  The generated module is loaded by src/runtime/loader.ts.
  *
  * Probe families plug in through ProbeFamilyRuntime (registerFamily): begin/end/error/never
  * and timer are implemented here; kernel families (kernel.function, kprobe, kernel.trace,
@@ -26,12 +27,12 @@
 import * as I from './int64';
 import { Long } from './int64';
 import { StapError } from './errors';
-import { StapMap, autoPrintMap, scalarLine, MapOptions } from './maps';
-import { Stat, StatSpec, StatOptions, EMPTY_STAT } from './stats';
+import { StapMap, autoPrintMap, scalarLine, MAX_MAP_ENTRIES } from './maps';
+import { Stat, StatSpec } from './stats';
 import { logHist, linearHist, histSpecWarnings, HistSpec } from './histogram';
-import { formatInteger, formatString, formatChar, formatBinary, formatMemory } from './format';
-import { compileEre, ereMatch, newMatchState, CompiledEre } from './strings';
-import { builtins, AbortSignal, Builtin } from './builtins';
+import { AbortSignal } from './builtins';
+import { Module, ErrLoc, loadModule, MAX_STRINGLEN } from './loader';
+import { EventQueue } from '../machine/core/events'; // (the same binary heap the machine's clock uses)
 import { Transport, Writer, fdWriter, OutputRotation } from './transport';
 import { ProbeContext, TaskInfo, EngineApi, makeContext } from './context';
 import type { Translated, ProbeMeta } from '../translate';
@@ -40,6 +41,7 @@ import { SESSION_START_REALTIME_NS } from '../kernel/timekeeping';
 import { moduleName as moduleNameOf } from './module';
 
 export { fdWriter } from './transport';
+export type { Module } from './loader';
 export type { Writer } from './transport';
 
 export interface RunOptions {
@@ -77,7 +79,7 @@ export interface RunOptions {
   epochNs?: bigint;
   /** system(): commands are handed to this hook (default: a warning that no shell exists). */
   shell?: ShellHook;
-  /** Install SIGINT/SIGTERM handlers (default true). */
+  /** Install SIGINT/SIGTERM/SIGHUP handlers (default true). */
   handleSignals?: boolean;
   /** Kernel and other families to register in addition to the built-in ones. */
   families?: ProbeFamilyRuntime[];
@@ -142,18 +144,10 @@ export interface ProbeFamilyRuntime {
   unregister(): void;
 }
 
-export interface Module {
-  probes: ((c: ProbeContext) => void)[];
-  globals: Record<string, { get: () => unknown; set?: (v: unknown) => void }>;
-  loc: () => number;
-}
-
-interface ErrLoc {
-  near: number;
-  callers: number[];
-}
-
 const NS = 1000000000;
+
+/** Signals that end a session normally (end probes run): stapio's SIGINT, SIGTERM and SIGHUP. */
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** mulberry32 */
 function prng(seed: number): () => number {
@@ -165,64 +159,6 @@ function prng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-interface Event {
-  t: number;
-  /** tie-break among events at the same time (registration order of timers) */
-  prio: number;
-  seq: number;
-  fire: () => void;
-}
-
-/** Binary heap of events by (time, sequence). */
-class EventQueue {
-  private h: Event[] = [];
-  private seq = 0;
-  get size(): number {
-    return this.h.length;
-  }
-  push(t: number, fire: () => void, prio = 0): void {
-    const e = { t, prio, seq: this.seq++, fire };
-    const h = this.h;
-    h.push(e);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (less(h[p], e)) break;
-      h[i] = h[p];
-      i = p;
-    }
-    h[i] = e;
-  }
-  peek(): Event | undefined {
-    return this.h[0];
-  }
-  pop(): Event | undefined {
-    const h = this.h;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length && last) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= h.length) break;
-        const r = l + 1;
-        const c = r < h.length && less(h[r], h[l]) ? r : l;
-        if (less(last, h[c])) break;
-        h[i] = h[c];
-        i = c;
-      }
-      h[i] = last;
-    }
-    return top;
-  }
-  clear(): void {
-    this.h = [];
-  }
-}
-function less(a: Event, b: Event): boolean {
-  return a.t < b.t || (a.t === b.t && (a.prio < b.prio || (a.prio === b.prio && a.seq < b.seq)));
 }
 
 class TimingStat {
@@ -462,63 +398,6 @@ export class Engine implements EngineApi {
     if (this.errorCount > this.limits.maxErrors) this.state = 'ERROR';
   }
 
-  // ------------------------------------------------------------------ runtime object for generated code
-
-  private runtimeObject(): Record<string, unknown> {
-    const max = this.limits.maxStringLen - 1;
-    const engine = this;
-    return {
-      I,
-      lim: this.limits,
-      LOC: this.tr.locs,
-      B: builtins as Record<string, Builtin>,
-      shlS: (a: Long, b: Long): Long => (b < 0 ? a : I.shl(a, b)),
-      shrS: (a: Long, b: Long): Long => (b < 0 ? a : I.shr(a, b)),
-      ushrS: (a: Long, b: Long): Long => (b < 0 ? a : I.ushr(a, b)),
-      T: (s: string) => (s.length > max ? s.slice(0, max) : s),
-      out: (s: string) => engine.transport.out(s),
-      maxact: (id: number): never => {
-        throw new StapError('MAXACTION exceeded', false, { near: id, callers: [] } as ErrLoc);
-      },
-      nestErr: (site: number): never => {
-        throw new StapError('MAXNESTING exceeded', true, { near: site, callers: [] } as ErrLoc);
-      },
-      frame: (e: unknown, near: number, site: number): unknown => {
-        if (e instanceof StapError && !(e instanceof AbortSignal)) {
-          const loc = (e.loc as ErrLoc | undefined) ?? (e.loc = { near, callers: [] } as ErrLoc) as ErrLoc;
-          loc.callers.push(site);
-        }
-        return e;
-      },
-      caught: (e: unknown): string => {
-        if (e instanceof StapError && e.catchable) return e.message.length > max ? e.message.slice(0, max) : e.message;
-        if (e instanceof RangeError && /call stack/.test(e.message)) return 'MAXNESTING exceeded';
-        throw e;
-      },
-      exhausted: (): never => {
-        throw new StapError('all functions exhausted');
-      },
-      fI: formatInteger,
-      fS: formatString,
-      fC: formatChar,
-      fB: formatBinary,
-      fM: formatMemory,
-      star: (v: Long): number => (typeof v === 'bigint' ? (v < 0n ? 0 : 0x7fffffff) : v < 0 ? 0 : v > 0x7fffffff ? 0x7fffffff : v),
-      newMap: (o: MapOptions) => new StapMap(o),
-      newStat: (spec: StatSpec) => new Stat(spec),
-      statSpec: (o: StatOptions) => new StatSpec(o),
-      logHist,
-      linearHist,
-      EMPTY_STAT,
-      ere: (pat: string): CompiledEre => {
-        const r = compileEre(pat);
-        if ('error' in r) throw new StapError(`regex compilation error: ${r.error}`);
-        return r;
-      },
-      ereMatch: (re: CompiledEre, s: string, c: ProbeContext) => ereMatch(re, s, c.match ?? (c.match = newMatchState())),
-    };
-  }
-
   // ------------------------------------------------------------------ running
 
   private kick(): void {
@@ -535,8 +414,7 @@ export class Engine implements EngineApi {
 
   /** Instantiate the generated module (globals fresh); used by run() and by benchmarks/tests. */
   load(): Module {
-    const factory = new Function('R', this.tr.source + '\n//# sourceURL=stap-module.js') as (R: unknown) => Module;
-    this.mod = factory(this.runtimeObject());
+    this.mod = loadModule(this.tr, { out: (s) => this.transport.out(s) });
     return this.mod;
   }
 
@@ -570,10 +448,17 @@ export class Engine implements EngineApi {
         }
       }
     }
+    // the memory stap sizes at module start (strings of MAXSTRINGLEN bytes in every context,
+    // MAXMAPENTRIES entries preallocated per array) beyond what this runtime can hold
+    if (this.limits.maxStringLen > MAX_STRINGLEN || this.tr.globals.some((g) => g.arity > 0 &&
+      (this.mod.globals.get(g.name)?.get() as StapMap | undefined)?.maxEntries! > MAX_MAP_ENTRIES)) {
+      this.stderrW(`ERROR: Couldn't insert module '${this.moduleName}': Cannot allocate memory\n`);
+      return this.finishStatus(true);
+    }
     // -G
     for (const [name, value] of this.opts.globalsSet ?? []) {
       const g = this.tr.globals.find((x) => x.name === name);
-      const acc = this.mod.globals[name];
+      const acc = this.mod.globals.get(name);
       if (!g || !acc || !acc.set) continue;
       if (g.type === 'long') {
         const v = parseGlobalLong(value);
@@ -621,8 +506,7 @@ export class Engine implements EngineApi {
       this.kick();
     };
     if (handleSignals) {
-      process.on('SIGINT', onSig);
-      process.on('SIGTERM', onSig);
+      for (const sig of STOP_SIGNALS) process.on(sig, onSig);
     }
     try {
       // STARTING
@@ -646,8 +530,7 @@ export class Engine implements EngineApi {
       return this.finishStatus(false);
     } finally {
       if (handleSignals) {
-        process.removeListener('SIGINT', onSig);
-        process.removeListener('SIGTERM', onSig);
+        for (const sig of STOP_SIGNALS) process.removeListener(sig, onSig);
       }
     }
   }
@@ -741,7 +624,7 @@ export class Engine implements EngineApi {
     let s = '';
     for (const g of this.tr.globals) {
       if (!g.autoPrint) continue;
-      const v = this.mod.globals[g.name]?.get();
+      const v = this.mod.globals.get(g.name)?.get();
       if (v === undefined) continue;
       if (g.arity > 0) s += autoPrintMap(g.name, v as StapMap);
       else s += scalarLine(g.name, v as Long | string | Stat);

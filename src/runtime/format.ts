@@ -2,6 +2,13 @@
  * stap's printf engine: the translator's format parser (staptree.cxx
  * print_format::string_to_components: ONE flag, width|*, .prec|.*, optional single `l`)
  * and the runtime's kernel-style formatting (runtime/vsprintf.c number() etc.).
+ *
+ * Bounds, as stap 4.8 compiles a printf/sprintf (translate.cxx stp_printf_N / stp_sprintf_N,
+ * read in `stap -p3` output): a static width or precision is the format's decimal number
+ * modulo 2^32, a `*` one the argument's low 32 bits; either is then a C int clamped to
+ * [0, room left in the buffer].  printf's buffer is one print buffer (STP_BUFFER_SIZE bytes,
+ * runtime/transport/transport.h), sprintf's the MAXSTRINGLEN-byte string.  %s reads at most
+ * STP_BUFFER_SIZE bytes.  formatInBuffer() writes a whole format into such a buffer.
  */
 import { Long, toStringSigned, toStringUnsigned, toHex, toOctal, toBigInt } from './int64';
 import { StapError } from './errors';
@@ -13,7 +20,7 @@ export type ArgType = 'long' | 'string';
 export interface FormatConv {
   conv: ConvChar;
   flag: FormatFlag;
-  /** static width, -1 when absent or dynamic */
+  /** static width (the decimal number modulo 2^32, as the translator keeps it), -1 when absent or dynamic */
   width: number;
   widthStar: boolean;
   /** static precision, -1 when absent or dynamic */
@@ -30,6 +37,15 @@ export type FormatPart = string | FormatConv;
 export type MemReader = (addr: Long, len: number, user: boolean) => string;
 
 export const PAGE_SIZE = 4096;
+
+/** One print buffer: the most a single print statement writes. */
+export const STP_BUFFER_SIZE = 8192;
+
+/** `clamp_t(int, v, 0, hi)`: the C int of a width or precision (low 32 bits) clamped to [0, hi]. */
+export function clampInt(v: Long, hi: number): number {
+  const x = typeof v === 'number' ? v | 0 : Number(BigInt.asIntN(32, v));
+  return x < 0 ? 0 : x > hi ? hi : x;
+}
 
 function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= '0' && c <= '9';
@@ -78,7 +94,7 @@ export function parseFormat(fmt: string): FormatPart[] | string {
     } else if (isDigit(fmt[i])) {
       width = 0;
       started = true;
-      while (i < n && isDigit(fmt[i])) width = width * 10 + (fmt.charCodeAt(i++) - 48);
+      while (i < n && isDigit(fmt[i])) width = (width * 10 + (fmt.charCodeAt(i++) - 48)) % 4294967296;
     }
     if (i >= n) return 'trailing incomplete print format conversion';
     if (fmt[i] === '.') {
@@ -91,7 +107,7 @@ export function parseFormat(fmt: string): FormatPart[] | string {
       } else if (isDigit(fmt[i])) {
         prec = 0;
         started = true;
-        while (i < n && isDigit(fmt[i])) prec = prec * 10 + (fmt.charCodeAt(i++) - 48);
+        while (i < n && isDigit(fmt[i])) prec = (prec * 10 + (fmt.charCodeAt(i++) - 48)) % 4294967296;
       }
     }
     if (i >= n) {
@@ -235,16 +251,35 @@ export function formatChar(v: Long, flag: FormatFlag = '', width = -1): string {
 }
 
 export function formatString(s: string, flag: FormatFlag = '', width = -1, prec = -1): string {
-  if (prec >= 0 && s.length > prec) s = s.slice(0, prec);
+  // strnlen(s, clamp_t(size_t, precision, 0, STP_BUFFER_SIZE)): no precision reads 8192 bytes at most
+  if (prec < 0 || prec > STP_BUFFER_SIZE) prec = STP_BUFFER_SIZE;
+  if (s.length > prec) s = s.slice(0, prec);
   if (width > s.length) s = flag === '-' ? s + spaces(width - s.length) : spaces(width - s.length) + s;
   if (flag === '0') s += '\x00'; // stap quirk: %0s appends a NUL byte
   return s;
 }
 
-/** `%b`: little-endian bytes of the value; size from precision, else width, else 8. */
-export function formatBinary(v: Long, flag: FormatFlag = '', width = -1, prec = -1): string {
-  let size = prec >= 0 ? prec : width >= 0 ? width : 8;
-  if (size !== 1 && size !== 2 && size !== 4 && size !== 8) size = 8;
+/** A %b precision: 1, 2, 4 or 8 bytes, else unspecified (-1) (vsprintf.c check_binary_precision). */
+function binaryPrecision(p: number): number {
+  return p === 1 || p === 2 || p === 4 || p === 8 ? p : -1;
+}
+
+/** %b's field: [value size in bytes, field width] (an unspecified one defaults to the other, both to 8). */
+function binaryLayout(width: number, prec: number): [number, number] {
+  let p = binaryPrecision(prec);
+  let w = width;
+  if (w === -1) {
+    if (p === -1) w = p = 8;
+    else w = p;
+  } else if (p === -1) {
+    p = binaryPrecision(w);
+    if (p === -1) p = 8;
+  }
+  return [p, w];
+}
+
+/** The `size` low bytes of a value, little-endian. */
+function leBytes(v: Long, size: number): string {
   let s = '';
   if (typeof v === 'number' && v >= 0 && v <= 0xffffffff) {
     let x = v;
@@ -259,127 +294,142 @@ export function formatBinary(v: Long, flag: FormatFlag = '', width = -1, prec = 
       x >>= 8n;
     }
   }
-  if (width > size) {
-    const pad = '\x00'.repeat(width - size);
-    s = flag === '-' ? s + pad : pad + s;
-  }
   return s;
+}
+
+/** `%b`: the value's little-endian bytes (size from precision, else width, else 8), padded with NULs to the width. */
+export function formatBinary(v: Long, flag: FormatFlag = '', width = -1, prec = -1): string {
+  return binaryInRoom(v, flag, width, prec, Infinity);
+}
+
+/**
+ * %b written with `room` bytes left (vsprintf.c _stp_vsprint_binary): NUL padding stops at the
+ * end of the buffer, and a value that does not fit whole is left out.
+ */
+function binaryInRoom(v: Long, flag: FormatFlag, width: number, prec: number, room: number): string {
+  const [p, w0] = binaryLayout(width, prec);
+  let w = w0;
+  let out = '';
+  if (flag !== '-') {
+    // while (precision < width-- && str <= end) *str++ = '\0';
+    if (p < w) {
+      const n = Math.min(w - p, room);
+      out += '\x00'.repeat(n);
+      w = n === w - p ? p - 1 : w - n - 1;
+    } else w--;
+  }
+  if (out.length + p <= room) out += leBytes(v, p);
+  // while (precision >= 0 && width >= 0 && precision < width-- && str <= end) *str++ = '\0';
+  if (w >= 0 && p < w) out += '\x00'.repeat(Math.min(w - p, room - out.length));
+  return out;
 }
 
 /** `%m` / `%M`: dump `prec` (default 1) bytes at addr; `#` reads user memory. */
 export function formatMemory(conv: 'm' | 'M', addr: Long, flag: FormatFlag, width: number, prec: number, mem: MemReader | undefined): string {
-  const len = prec < 0 ? 1 : prec;
+  const len = prec > 0 ? prec : 1;
   if (len > PAGE_SIZE) throw new StapError(`${len} is too many bytes for a memory dump`);
+  return memoryInRoom(conv, addr, flag, width, prec, Infinity, mem);
+}
+
+/**
+ * %m / %M written with `room` bytes left (vsprintf.c _stp_vsprint_memory): only the bytes that
+ * fit are read; %M writes whole hex pairs.
+ */
+function memoryInRoom(conv: 'm' | 'M', addr: Long, flag: FormatFlag, width: number, prec: number, room: number,
+  mem: MemReader | undefined): string {
   if (mem === undefined) throw new StapError('memory access not available');
-  const bytes = mem(addr, len, flag === '#');
-  let s: string;
+  let len = prec > 0 ? prec : 1;
+  let w = width;
+  let out = '';
+  if (flag !== '-') {
+    // while (actlen < width-- && str <= end) *str++ = ' ';
+    const actlen = conv === 'M' ? len * 2 : len;
+    if (actlen < w) {
+      const n = Math.min(w - actlen, room);
+      out += spaces(n);
+      w = n === w - actlen ? actlen - 1 : w - n - 1;
+    } else w--;
+  }
+  const left = room - out.length;
   if (conv === 'M') {
-    s = '';
-    for (let i = 0; i < bytes.length; i++) s += (bytes.charCodeAt(i) & 255).toString(16).padStart(2, '0');
-  } else s = bytes;
-  if (width > s.length) s = flag === '-' ? s + spaces(width - s.length) : spaces(width - s.length) + s;
-  return s;
+    const n = Math.min(len, Math.floor(left / 2)); // (i < len && str < end): two digits a byte
+    const bytes = n > 0 ? mem(addr, n, flag === '#') : '';
+    for (let i = 0; i < bytes.length; i++) out += (bytes.charCodeAt(i) & 255).toString(16).padStart(2, '0');
+    len *= 2;
+  } else {
+    const n = Math.min(len, left);
+    if (n > 0) out += mem(addr, n, flag === '#');
+  }
+  if (len < w) out += spaces(Math.min(w - len, room - out.length));
+  if (flag === '0' && out.length < room) out += '\x00';
+  return out;
 }
 
 // ---------------------------------------------------------------- whole formats
 
-function starArg(v: Long | string): number {
-  if (typeof v === 'string') return 0;
-  if (typeof v === 'bigint') return v < 0n ? 0 : 0x7fffffff;
-  return v < 0 ? 0 : v > 0x7fffffff ? 0x7fffffff : v;
+/** A `*` argument as the C int the runtime receives. */
+function starValue(v: Long | string | undefined): Long {
+  return typeof v === 'number' || typeof v === 'bigint' ? v : 0;
 }
 
-/** Format one conversion with its (already resolved) width/prec. */
-export function formatConv(p: FormatConv, v: Long | string, width: number, prec: number, mem?: MemReader): string {
+/** One conversion with `room` bytes left (width and precision already clamped). */
+function fieldInRoom(p: FormatConv, v: Long | string, width: number, prec: number, room: number, mem?: MemReader): string {
+  const n = typeof v === 'string' ? 0 : v;
+  let s: string;
   switch (p.conv) {
     case 's':
-      return formatString(typeof v === 'string' ? v : toStringSigned(v), p.flag, width, prec);
+      s = formatString(typeof v === 'string' ? v : toStringSigned(v), p.flag, width, prec);
+      break;
     case 'c':
-      return formatChar(typeof v === 'string' ? 0 : v, p.flag, width);
+      s = formatChar(n, p.flag, width);
+      break;
     case 'b':
-      return formatBinary(typeof v === 'string' ? 0 : v, p.flag, width, prec);
+      return binaryInRoom(n, p.flag, width, prec, room);
     case 'm':
     case 'M':
-      return formatMemory(p.conv, typeof v === 'string' ? 0 : v, p.flag, width, prec, mem);
+      if (prec > PAGE_SIZE) throw new StapError(`${prec} is too many bytes for a memory dump`);
+      return memoryInRoom(p.conv, n, p.flag, width, prec, room, mem);
     default:
-      return formatInteger(p.conv, typeof v === 'string' ? 0 : v, p.flag, width, prec);
+      s = formatInteger(p.conv, n, p.flag, width, prec);
   }
+  return s.length > room ? s.slice(0, room) : s;
 }
 
-/** Run a parsed format over its arguments (in formatArgTypes order). */
-export function formatParts(parts: FormatPart[], args: ReadonlyArray<Long | string>, mem?: MemReader): string {
+/**
+ * A whole format written into a buffer of `size` bytes as stap's compiled printf/sprintf
+ * writes it: each width and precision clamped to the room left, fields cut at the end of the
+ * buffer.  Returns the bytes written (an sprintf then keeps `size - 1` of them, up to a NUL).
+ */
+export function formatInBuffer(parts: readonly FormatPart[], args: ReadonlyArray<Long | string>, size: number, mem?: MemReader): string {
   let out = '';
   let ai = 0;
   for (let k = 0; k < parts.length; k++) {
     const p = parts[k];
+    const room = size - out.length;
+    if (room <= 0) break;
     if (typeof p === 'string') {
-      out += p;
+      out += p.length > room ? p.slice(0, room) : p;
       continue;
     }
-    const width = p.widthStar ? starArg(args[ai++]) : p.width;
-    const prec = p.precStar ? starArg(args[ai++]) : p.prec;
-    out += formatConv(p, args[ai++], width, prec, mem);
+    const width = p.widthStar ? clampInt(starValue(args[ai++]), room) : p.width < 0 ? -1 : clampInt(p.width, room);
+    const prec = p.precStar ? clampInt(starValue(args[ai++]), room) : p.prec < 0 ? -1 : clampInt(p.prec, room);
+    out += fieldInRoom(p, args[ai++], width, prec, room, mem);
   }
   return out;
 }
 
-export type CompiledFormat = (args: ReadonlyArray<Long | string>, mem?: MemReader) => string;
-
-const compileCache = new Map<string, CompiledFormat | string>();
-
-/**
- * Compile a format into a specialised function (cached by format text).
- * Returns the stap error text for an invalid format.
- */
-export function compileFormat(fmt: string): CompiledFormat | string {
-  const hit = compileCache.get(fmt);
-  if (hit !== undefined) return hit;
-  const parts = parseFormat(fmt);
-  let r: CompiledFormat | string;
-  if (typeof parts === 'string') r = parts;
-  else r = compileParts(parts);
-  compileCache.set(fmt, r);
-  return r;
+/** Run a parsed format over its arguments (in formatArgTypes order), without a buffer bound. */
+export function formatParts(parts: FormatPart[], args: ReadonlyArray<Long | string>, mem?: MemReader): string {
+  return formatInBuffer(parts, args, Infinity, mem);
 }
 
-type Piece = (args: ReadonlyArray<Long | string>, mem: MemReader | undefined) => string;
+export type CompiledFormat = (args: ReadonlyArray<Long | string>, mem?: MemReader) => string;
 
-function compileParts(parts: FormatPart[]): CompiledFormat {
-  const pieces: Piece[] = [];
-  let ai = 0;
-  for (const p of parts) {
-    if (typeof p === 'string') {
-      const s = p;
-      pieces.push(() => s);
-      continue;
-    }
-    const wi = p.widthStar ? ai++ : -1;
-    const pi = p.precStar ? ai++ : -1;
-    const vi = ai++;
-    const plain = !p.widthStar && !p.precStar && p.width < 0 && p.prec < 0 && p.flag === '';
-    if (plain && (p.conv === 'd' || p.conv === 'i')) {
-      pieces.push((a) => {
-        const v = a[vi];
-        return typeof v === 'number' ? '' + v : toStringSigned(v as Long);
-      });
-    } else if (plain && p.conv === 's') {
-      pieces.push((a) => a[vi] as string);
-    } else {
-      const conv = p;
-      pieces.push((a, mem) =>
-        formatConv(conv, a[vi], wi >= 0 ? starArg(a[wi]) : conv.width, pi >= 0 ? starArg(a[pi]) : conv.prec, mem),
-      );
-    }
-  }
-  if (pieces.length === 1) {
-    const p0 = pieces[0];
-    return (a, mem) => p0(a, mem);
-  }
-  return (a, mem) => {
-    let out = '';
-    for (let i = 0; i < pieces.length; i++) out += pieces[i](a, mem);
-    return out;
-  };
+/** A format as a function of its arguments, or stap's error text for an invalid format. */
+export function compileFormat(fmt: string): CompiledFormat | string {
+  const parts = parseFormat(fmt);
+  if (typeof parts === 'string') return parts;
+  return (a, mem) => formatParts(parts, a, mem);
 }
 
 /** sprintf(fmt, ...) convenience (throws a plain Error on an invalid format). */

@@ -20,6 +20,13 @@ export type KeyPattern = ReadonlyArray<Key | null>;
 
 export const DEFAULT_MAXMAPENTRIES = 2048;
 
+/**
+ * The most entries an array may be given (MAXMAPENTRIES or `global a[N]`): one JS Map holds at
+ * most 2^24.  A module asking for more fails to start (the engine reports stap's allocation
+ * failure), so the array's own overflow error always comes before JS's limit.
+ */
+export const MAX_MAP_ENTRIES = 2 ** 24;
+
 export interface MapOptions {
   /** Number of key columns, 1..9. */
   arity: number;

@@ -389,7 +389,7 @@ function bracket(p: string, i: number): { text: string; end: number } | { error:
       const name = p.slice(i + 2, close);
       i = close + 2;
       if (kind === ':') {
-        const cls = ERE_CLASSES[name];
+        const cls = Object.prototype.hasOwnProperty.call(ERE_CLASSES, name) ? ERE_CLASSES[name] : undefined;
         if (cls === undefined) return { error: 'invalid character class' };
         body += cls;
       } else {

@@ -5,7 +5,7 @@
  */
 import { kernelHz } from '../kernel/config';
 
-const KERNEL_CONSTANTS: Record<string, () => bigint> = {
+const KERNEL_CONSTANTS = new Map<string, () => bigint>(Object.entries({
   STP_SKIP_BADVARS: () => 0n,
   HZ: () => BigInt(kernelHz()),
   PAGE_SIZE: () => 4096n,
@@ -24,7 +24,7 @@ const KERNEL_CONSTANTS: Record<string, () => bigint> = {
   ENOENT: () => 2n,
   EINVAL: () => 22n,
   ENOMEM: () => 12n,
-};
+}));
 
 /** The value of constant `name`, or null when it is not known. */
 export function constValue(name: string, defines?: Map<string, string>): bigint | null {
@@ -34,6 +34,6 @@ export function constValue(name: string, defines?: Map<string, string>): bigint 
     if (/^-?(0x[0-9a-f]+|\d+)$/i.test(d)) return d.startsWith('-') ? -BigInt(d.slice(1)) : BigInt(d);
     return null;
   }
-  const k = KERNEL_CONSTANTS[name];
+  const k = KERNEL_CONSTANTS.get(name);
   return k ? k() : null;
 }

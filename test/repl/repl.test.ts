@@ -12,23 +12,8 @@ import { isComplete, splitDecls, splitGlobals } from '../../src/repl/scan';
 import { parseDuration, words } from '../../src/repl/commands';
 import { History } from '../../src/repl/history';
 import { benchRepl } from '../../bench/repl';
+import { pty, PtyResult, STAP, ROOT } from './pty';
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-const STAP = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
-
-interface PtyResult { ok: boolean; failed: string | null; screen: string; raw: string; timings: Record<string, number>; status: number | null }
-
-type Step = { send: string } | { expect: string; timeout?: number; name?: string } | { sleep: number };
-
-function pty(args: string[], steps: Step[], env: Record<string, string> = {}): PtyResult {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-pty-'));
-  const spec = path.join(dir, 'steps.json');
-  fs.writeFileSync(spec, JSON.stringify({ cmd: [process.execPath, STAP, '-i', ...args], env, steps }));
-  const r = spawnSync('python3', [path.join(ROOT, 'test', 'repl', 'pty_session.py'), spec], { encoding: 'latin1', timeout: 120000 });
-  fs.rmSync(dir, { recursive: true, force: true });
-  if (r.status !== 0) throw new Error(`pty_session.py failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as PtyResult;
-}
 
 const PROMPT = { expect: '^stap> ' };
 

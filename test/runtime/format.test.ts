@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import * as fc from 'fast-check';
-import { parseFormat, compileFormat, formatArgTypes, formatParts, sprintf, printValue, sprintdValues, FormatPart, MemReader } from '../../src/runtime/format';
+import { parseFormat, compileFormat, formatArgTypes, formatParts, sprintf, printValue, sprintdValues, FormatPart, MemReader, formatInBuffer, clampInt, FormatConv } from '../../src/runtime/format';
 import { Long } from '../../src/runtime/int64';
 import { StapError } from '../../src/runtime/errors';
 
@@ -100,5 +100,46 @@ describe('runtime/format', () => {
     expect(printValue(2n ** 62n)).to.equal('4611686018427387904');
     expect(printValue('s')).to.equal('s');
     expect(sprintdValues(', ', [1, 'a', 2])).to.equal('1, a, 2');
+  });
+
+  // Bounds as stap 4.8's compiled printf/sprintf apply them (the C `real-stap -p3` prints:
+  // `width = clamp_t(int, W, 0, end - str + 1)`, and runtime/vsprintf.c's field writers)
+  it('widths and precisions: the format number modulo 2^32, a `*` argument as a C int, clamped to [0, room]', () => {
+    const conv = (f: string) => (parseFormat(f) as FormatPart[])[0] as FormatConv;
+    expect(conv('%99999999999999999999d').width).to.equal(1661992959); // as -p3 prints it
+    expect(conv('%4294967301d').width).to.equal(5);
+    expect(conv('%.4294967301d').prec).to.equal(5);
+    expect(clampInt(2147483648, 512)).to.equal(0);
+    expect(clampInt(9223372036854775807n, 512)).to.equal(0);
+    expect(clampInt(4294967301, 512)).to.equal(5);
+    expect(clampInt(-7, 512)).to.equal(0);
+    expect(clampInt(100000, 512)).to.equal(512);
+  });
+  it('a whole format into a buffer: fields clamped to the room left, cut at its end', () => {
+    const buf = (f: string, size: number, ...a: (Long | string)[]) => formatInBuffer(parseFormat(f) as FormatPart[], a, size);
+    const pad = ' '.repeat(509);
+    // sprintf's 512-byte buffer: room 3 for the field; the NUL then replaces the last byte
+    expect(buf('%s%5d', 512, pad, 12).slice(509)).to.equal(' 12');
+    expect(buf('%s%-5d|', 512, pad, 12).slice(509)).to.equal('12 ');
+    expect(buf('%s%05d|', 512, pad, 12).slice(509)).to.equal('012');
+    // %b: a value that does not fit whole is left out; NUL padding stops at the end
+    expect(buf('%s%b', 512, pad, 0x41)).to.equal(pad);
+    expect(buf('%s%4b', 512, pad, 0x41)).to.equal(pad); // (width 3 left: the size falls back to 8)
+    expect(buf('%s%4.1b', 512, pad, 0x41)).to.equal(pad + '\x00\x00A');
+    // %M writes whole hex pairs while two bytes are left
+    const mem: MemReader = (addr, len) => 'ABCDEF'.slice(0, len);
+    expect(formatInBuffer(parseFormat('%s%.3M') as FormatPart[], [pad, 1], 512, mem)).to.equal(pad + '41');
+    expect(buf('%2147483647d', 8192, 1)).to.equal(' '.repeat(8191) + '1');
+    expect(buf('%.999999999d|', 8192, 1)).to.equal('0'.repeat(8191) + '1');
+  });
+  it('%b takes its size from a valid precision, else from the width, else 8 (vsprintf.c)', () => {
+    expect(P('%4.3b', 0x41424344)).to.equal('DCBA'); // invalid precision: size from the width
+    expect(P('%.3b', 0x41)).to.equal('A' + '\x00'.repeat(7));
+    expect(P('%-4.2b|', 0x4142)).to.equal('BA\x00\x00|');
+  });
+  it('%m of precision 0 dumps one byte; %s reads at most one print buffer', () => {
+    const mem: MemReader = (addr, len) => 'ABCDEF'.slice(0, len);
+    expect(formatParts(parseFormat('%.0m') as FormatPart[], [1], mem)).to.equal('A');
+    expect(P('%s', 'x'.repeat(9000)).length).to.equal(8192);
   });
 });

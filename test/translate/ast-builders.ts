@@ -5,6 +5,8 @@
 import type * as A from '../../src/ast';
 
 export const FILE: A.SourceFile = { name: 't.stp', text: '', isTapset: false };
+/** A tapset file: where the runtime's builtins (embedded-C functions) are declared. */
+export const TAPSET: A.SourceFile = { name: 'stdlib/t.stp', text: '', isTapset: true };
 let col = 1;
 export function tok(text: string, kind: A.TokenKind = 'operator'): A.Token {
   return { kind, text, file: FILE, line: 1, col: col++, offset: 0, length: text.length };
@@ -52,7 +54,7 @@ export function fn(name: string, type: A.Type, params: A.VarDecl[], body: A.Bloc
 }
 export function builtin(name: string, type: A.Type, nparams: number): A.FunctionDecl {
   const params = Array.from({ length: nparams }, (_, i) => v('a' + i, 'long', 'param'));
-  return { name, tok: tok(name, 'identifier'), params: params.map((p) => ({ name: p.name, tok: p.tok })), priority: 1, file: FILE, type, paramDecls: params,
+  return { name, tok: { ...tok(name, 'identifier'), file: TAPSET }, params: params.map((p) => ({ name: p.name, tok: p.tok })), priority: 1, file: TAPSET, type, paramDecls: params,
     body: { k: 'embedded', code: '', tok: tok('%{', 'embedded') }, builtin: name };
 }
 

@@ -35,13 +35,13 @@ describe('generated int64 arithmetic vs BigInt (property-based)', () => {
   OPS.forEach((op, i) => {
     it(`x ${op} y`, () => {
       fc.assert(fc.property(int64, int64, (a, b) => {
-        mod.globals.x.set!(fromBigInt(a));
-        mod.globals.y.set!(fromBigInt(b));
+        mod.globals.get('x')!.set!(fromBigInt(a));
+        mod.globals.get('y')!.set!(fromBigInt(b));
         const want = ref(op, a, b);
         let got: bigint | 'error';
         try {
           mod.probes[i](ctx);
-          got = BigInt(mod.globals.r.get() as number | bigint);
+          got = BigInt(mod.globals.get('r')!.get() as number | bigint);
         } catch {
           got = 'error';
         }

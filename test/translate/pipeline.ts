@@ -11,15 +11,18 @@ import { runProgram, RunOptions } from '../../src/runtime/engine';
 
 export interface PipeResult { out: string; err: string; code: number; translated?: Translated }
 
-export function compile(text: string, opts: { defines?: Map<string, string>; args?: string[]; unoptimized?: boolean; name?: string } = {}): { tr?: Translated; err: string } {
+export interface CompileOptions { defines?: Map<string, string>; args?: string[]; unoptimized?: boolean; name?: string; privilege?: string; guru?: boolean }
+
+export function compile(text: string, opts: CompileOptions = {}): { tr?: Translated; err: string } {
   let err = '';
   const diag = new Diagnostics({ verbose: 0, suppressWarnings: true }, (s: string) => (err += s));
   const src: A.SourceFile = { name: opts.name ?? '<input>', text, isTapset: false };
   const args = opts.args ?? [];
-  const f = parseFile(src, { args, guru: false, usedArgs: new Set() } as never, diag);
+  const guru = !!opts.guru;
+  const f = parseFile(src, { args, guru, usedArgs: new Set(), privilege: opts.privilege } as never, diag);
   if (!f || diag.errorCount) return { err };
-  const library = new TapsetLibrary({ dirs: [stdlibDir()], parse: { args, guru: false }, diag });
-  const prog = elaborate([f], { guru: false, args, library, unoptimized: opts.unoptimized }, diag);
+  const library = new TapsetLibrary({ dirs: [stdlibDir()], parse: { args, guru, privilege: opts.privilege }, diag });
+  const prog = elaborate([f], { guru, args, library, unoptimized: opts.unoptimized, privilege: opts.privilege }, diag);
   if (!prog || diag.errorCount) return { err };
   try {
     return { tr: translate(prog, { diag, defines: opts.defines }), err };
@@ -29,7 +32,7 @@ export function compile(text: string, opts: { defines?: Map<string, string>; arg
   }
 }
 
-export async function runScript(text: string, opts: { defines?: Map<string, string>; args?: string[]; run?: RunOptions; unoptimized?: boolean } = {}): Promise<PipeResult> {
+export async function runScript(text: string, opts: CompileOptions & { run?: RunOptions } = {}): Promise<PipeResult> {
   const c = compile(text, opts);
   if (!c.tr) return { out: '', err: c.err, code: 1 };
   let out = '';

@@ -288,14 +288,14 @@ describe('translate/ranges: generated handlers vs BigInt (property-based)', func
           if (!(e instanceof Div0)) throw e;
           want = `division by 0 near ${renderTokenFull(e.tok)}`;
         }
-        mod.globals.x.set!(fromBigInt(vx));
-        mod.globals.y.set!(fromBigInt(vy));
-        mod.globals.z.set!(fromBigInt(vz));
+        mod.globals.get('x')!.set!(fromBigInt(vx));
+        mod.globals.get('y')!.set!(fromBigInt(vy));
+        mod.globals.get('z')!.set!(fromBigInt(vz));
         let got: string;
         try {
           mod.probes[0](ctx);
           got = ['x', 'z', 'ra', 'rb'].map((n) => {
-            const v = mod.globals[n].get();
+            const v = mod.globals.get(n)!.get();
             if (typeof v === 'number' ? !Number.isSafeInteger(v) || Object.is(v, -0) : (v as bigint) >= -(2n ** 53n) + 1n && (v as bigint) <= 2n ** 53n - 1n) {
               throw new Error(`non-canonical long ${String(v)} in ${n}`);
             }
