@@ -1,20 +1,32 @@
 /**
- * Generates stdlib/syscalls.stp (syscall.NAME / syscall.NAME.return) and stdlib/nd_syscalls.stp
- * (nd_syscall.NAME / .return) for every native syscall of the simulated kernel's table
- * (src/kernel/syscalls.ts: syscall_64.tbl + SYSCALL_DEFINE metadata).
+ * Generates the syscall tapsets, in SystemTap 4.8's flavours and with its probe points:
+ *
+ *   stdlib/syscalls.stp     syscall.NAME (= dw_syscall.NAME !, nd_syscall.NAME) and
+ *                           dw_syscall.NAME (kernel.function("sys_NAME"): $parameters)
+ *   stdlib/nd_syscalls.stp  nd_syscall.NAME (= nd1 !, nd2 !, tp), nd1_syscall.NAME
+ *                           (kprobe.function("sys_NAME")), nd2_syscall.NAME (kprobes on the
+ *                           4.17+ wrappers __ia32_sys_NAME / __x64_sys_NAME) and tp_syscall.NAME
+ *                           (kernel.trace("sys_enter") gated by the syscall number)
  *
  *   npx tsc -p . && node dist/scripts/gen-syscall-tapsets.js
  *
- * syscall.NAME fires on the raw_syscalls:sys_enter tracepoint for that syscall number (every
- * syscall the machine executes passes it, as every real one does), nd_syscall.NAME on a kprobe
- * at the syscall's table entry point (`__x64_sys_NAME`).  Both read the arguments through the
- * `__sc_*` functions of stdlib/aux_syscalls.stp (src/probes/tapset_builtins.ts) and format
- * `argstr` the way stap's syscall tapsets do: fds and signed values `%d`, sizes `%u`, user
- * pointers `%p`, path strings quoted, flags and enums through the aux_syscalls formatters.
+ * Which kernel functions each alias probes, and stap's `?`/`!` between them, come from
+ * data/tapset-names/syscall-points.txt.gz (stap -v --dump-probe-aliases of Debian's 4.8, names only;
+ * scripts/tapset-names/syscalls.py); `__{ia32,x64}_` brace patterns are expanded to the symbols the
+ * simulated kernel has.  On Debian's 6.1 the DWARF and nd1 flavours find no `sys_NAME` function
+ * (6.1 defines __x64_sys_NAME, __se_sys_NAME, __do_sys_NAME), so syscall.NAME is nd2_syscall.NAME,
+ * as real 4.8 resolves it there.  The bodies are written here: the arguments by their
+ * SYSCALL_DEFINE names (src/kernel/syscalls.ts; ia32/compat-only ones from
+ * data/tapset-names/syscall-defs.tsv) read with the `__sc_*` functions of stdlib/aux_syscalls.stp
+ * (or as $parameters in the DWARF flavour), `argstr` formatted the way stap's syscall tapsets do:
+ * fds and signed values `%d`, sizes `%u`, user pointers `%p`, path strings quoted, flags and enums
+ * through the aux_syscalls formatters.
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import * as zlib from 'zlib';
 import { syscalls, Syscall } from '../src/kernel/syscalls';
+import { lookupName, isFunction } from '../src/kernel/kallsyms';
 
 /** stap's alias names where they differ from syscall_64.tbl's. */
 const ALIAS_NAME: Record<string, string> = { pread64: 'pread', pwrite64: 'pwrite' };
@@ -157,38 +169,252 @@ function retBody(sc: Syscall, alias: string, nrTest: string): string {
   return [`  ${nrTest}`, `  name = "${alias}"`, '  retval = __sc_ret()', `  retstr = return_str(${retFmt(sc)}, retval)`].join('\n');
 }
 
+const DATA = path.resolve(__dirname, '..', '..', 'data', 'tapset-names');
+const FLAVOURS = ['syscall', 'dw_syscall', 'nd_syscall', 'nd1_syscall', 'nd2_syscall', 'tp_syscall'];
+
+interface AliasLine { name: string; family: string; base: string; ret: boolean; points: string[] }
+
+/** "a?, kprobe.function("__{ia32,x64}_x")!" -> points, commas inside quotes kept. */
+function splitPoints(rhs: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let q = false;
+  for (const ch of rhs) {
+    if (ch === '"') q = !q;
+    if (ch === ',' && !q) { out.push(cur.trim()); cur = ''; continue; }
+    cur += ch;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
+}
+
+function readPoints(): AliasLine[] {
+  const text = zlib.gunzipSync(fs.readFileSync(path.join(DATA, 'syscall-points.txt.gz'))).toString('utf8');
+  const out: AliasLine[] = [];
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const i = line.indexOf(' = ');
+    const name = line.slice(0, i);
+    const family = name.slice(0, name.indexOf('.'));
+    let base = name.slice(family.length + 1);
+    const ret = base.endsWith('.return');
+    if (ret) base = base.slice(0, -'.return'.length);
+    out.push({ name, family, base, ret, points: splitPoints(line.slice(i + 3)) });
+  }
+  return out;
+}
+
+function hasFunction(name: string): boolean {
+  return lookupName(name).some(isFunction);
+}
+
+/**
+ * `kprobe.function("__{ia32,x64}_sys_x")?` (stap's @arch_syscall_prefix): the x86_64 entry point
+ * only. stap 4.8 also puts a kprobe on the ia32 entry (__ia32_sys_x), which only 32-bit tasks
+ * reach; the simulated machine runs none, and the second probe of every syscall would double the
+ * elaboration of `probe syscall.*` (the -p2 listing shows one kprobe per syscall where stap shows two);
+ * a syscall only ia32 has (chown16, the compat_* ones) keeps its ia32 entry.
+ */
+function expandBraces(p: string): string[] {
+  const m = /^(.*")([^"]*)\{([^}]*)\}([^"]*)(".*?)([?!]*)$/.exec(p);
+  if (!m) return [p];
+  const [, pre, a, alts, b, post, flags] = m;
+  const names = alts.split(',').map((x) => `${a}${x}${b}`);
+  const x64 = names.find((n) => n.startsWith('__x64_') && hasFunction(n)) ?? names.find(hasFunction);
+  return [`${pre}${x64 ?? names[names.length - 1]}${post}${flags}`];
+}
+
+interface Def { name: string; compat: boolean; args: { type: string; name: string }[] | null; nr: number | null }
+
+function readDefs(): Map<string, { type: string; name: string }[]> {
+  const m = new Map<string, { type: string; name: string }[]>();
+  for (const line of fs.readFileSync(path.join(DATA, 'syscall-defs.tsv'), 'utf8').split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const [kind, name, args] = line.split('\t');
+    m.set(`${kind} ${name}`, args ? args.split(',').map((a) => {
+      const k = a.lastIndexOf(':');
+      return { type: a.slice(0, k).replace(/ __user\b/g, '').trim(), name: a.slice(k + 1) };
+    }) : []);
+  }
+  return m;
+}
+
+/** The syscall a kernel function of a probe point implements: __{ia32,x64}_compat_sys_x -> compat x. */
+function funcOfPoint(p: string): { compat: boolean; name: string } | null {
+  const m = /function\("([^"]+)"\)/.exec(p);
+  if (!m) return null;
+  const f = m[1].replace(/^__\{ia32,x64\}_/, '').replace(/^__(x64|ia32)_/, '');
+  const c = /^compat_sys_(\w+)$/.exec(f);
+  if (c) return { compat: true, name: c[1] };
+  const s = /^sys(?:32)?_(\w+)$/.exec(f);
+  return s ? { compat: false, name: s[1] } : null;
+}
+
+class Gen {
+  private byName = new Map<string, AliasLine[]>();
+  private defs = readDefs();
+  private native = new Map<string, Syscall>();
+  private resolved = new Map<string, Def | null>();
+
+  constructor(readonly lines: AliasLine[]) {
+    for (const l of lines) {
+      const a = this.byName.get(l.name) ?? [];
+      a.push(l);
+      this.byName.set(l.name, a);
+    }
+    for (const r of syscalls()) if (r.abi !== 'x32' && r.entry && !this.native.has(r.name)) this.native.set(r.name, r);
+  }
+
+  /** The kernel functions the points of `name` reach (through other aliases), in order. */
+  private funcs(name: string, depth = 0, out: { compat: boolean; name: string }[] = []): { compat: boolean; name: string }[] {
+    if (depth > 4) return out;
+    for (const l of this.byName.get(name) ?? []) {
+      for (const p of l.points) {
+        const f = funcOfPoint(p);
+        if (f) out.push(f);
+        const ref = p.replace(/[?!]+$/, '');
+        if (this.byName.has(ref)) this.funcs(ref, depth + 1, out);
+      }
+    }
+    return out;
+  }
+
+  /** The function defining a flavour's arguments: a native syscall's before a compat one's. */
+  private firstFunc(name: string): { compat: boolean; name: string } | null {
+    const fs_ = this.funcs(name);
+    return fs_.find((f) => !f.compat && this.native.has(f.name)) ?? fs_.find((f) => !f.compat) ?? fs_[0] ?? null;
+  }
+
+  /** What stap's syscall BASE is: its kernel definition (arguments) and x86_64 number. */
+  def(base: string): Def | null {
+    if (this.resolved.has(base)) return this.resolved.get(base)!;
+    const f = this.firstFunc(`nd2_syscall.${base}`) ?? this.firstFunc(`__nd2_syscall.${base}`)
+      ?? this.firstFunc(`dw_syscall.${base}`) ?? this.firstFunc(`__syscall.${base}`) ?? this.firstFunc(`nd1_syscall.${base}`);
+    let d: Def | null = null;
+    if (f) {
+      const row = f.compat ? undefined : this.native.get(f.name);
+      const args = row && row.args ? row.args : this.defs.get(`${f.compat ? 'compat' : 'sys'} ${f.name}`) ?? (row ? row.args : null);
+      d = { name: f.name, compat: f.compat, args, nr: row ? row.nr : null };
+    }
+    this.resolved.set(base, d);
+    return d;
+  }
+
+  private argsOf(d: Def | null): { vars: Var[]; argstr: string } {
+    if (!d || !d.args) return { vars: [], argstr: '""' };
+    return argVars({ nr: d.nr ?? -1, abi: 'common', name: d.name, entry: '', tableSymbol: '', args: d.args });
+  }
+
+  /** Body of one alias: variables (entry) or retval/retstr (return), as its flavour reads them. */
+  body(l: AliasLine, internal: boolean): string {
+    const direct = l.points.some((p) => /^(kernel|kprobe)\./.test(p));
+    const viaTrace = l.points.some((p) => p.startsWith('kernel.trace'));
+    const family = l.family.replace(/^__/, '');
+    // the dispatchers (syscall., nd_syscall.) and the internal parts carry no variables
+    if (!direct && (family === 'syscall' || family === 'nd_syscall' || internal)) return '';
+    const dwarf = family === 'dw_syscall' || l.points.some((p) => p.startsWith('kernel.function'));
+    const d = this.def(l.base);
+    const lines: string[] = [];
+    if (viaTrace) lines.push(!d || d.compat || d.nr === null ? 'if (!@__compat_task) next' : `if (__sc_nr() != ${d.nr}) next`);
+    if (internal) return lines.join('\n');
+    const alias = l.base.replace(/^compat_sys_/, '');
+    lines.push(`name = "${alias}"`);
+    if (l.ret) {
+      lines.push(`retval = ${dwarf ? '$return' : '__sc_ret()'}`);
+      lines.push(`retstr = return_str(${d && /^(mmap|mmap2|mmap_pgoff|brk|mremap|shmat)$/.test(d.name) ? 2 : 1}, retval)`);
+      return lines.join('\n');
+    }
+    if (!dwarf) {
+      if (d && d.args && d.args.length) lines.push(`@_SC_${l.base}`);
+      else lines.push('argstr = ""');
+      return lines.join('\n');
+    }
+    const { vars, argstr } = this.argsOf(d);
+    const params = d && d.args ? d.args.map((a) => a.name) : [];
+    const dw = (e: string): string => e
+      .replace(/__sc_argi32\((\d+)\)/g, (_m, i) => `__int32($${params[+i]})`)
+      .replace(/__sc_argu32\((\d+)\)/g, (_m, i) => `__uint32($${params[+i]})`)
+      .replace(/__sc_arg\((\d+)\)/g, (_m, i) => `$${params[+i]}`);
+    for (const v of vars) lines.push(`${v.name} = ${dw(v.expr)}`);
+    lines.push(`argstr = ${dw(argstr)}`);
+    return lines.join('\n');
+  }
+
+  /** The @_SC_BASE macro of the non-DWARF flavours: the variables and argstr. */
+  macro(base: string): string | null {
+    const d = this.def(base);
+    if (!d || !d.args || !d.args.length) return null;
+    const { vars, argstr } = this.argsOf(d);
+    return `@define _SC_${base} %(\n${vars.map((v) => `  ${v.name} = ${v.expr}\n`).join('')}  argstr = ${argstr}\n%)`;
+  }
+
+  /**
+   * The single point of an internal alias of the DWARF and nd1 flavours (empty body), put in its
+   * users' place: those never resolve on 6.1 (no sys_NAME function), and an elaboration of
+   * `syscall.*` then decodes two declarations fewer per syscall.  (__nd2_syscall.* and
+   * __tp_syscall.* stay: they resolve, and stap's derivation chains name them.)
+   */
+  inlined(l: AliasLine): string | null {
+    if (!['__syscall', '__nd1_syscall', '__dw_syscall'].includes(l.family)) return null;
+    const defs = this.byName.get(l.name) ?? [];
+    if (defs.length !== 1 || l.points.length !== 1) return null;
+    return l.points[0];
+  }
+
+  private pointsOf(l: AliasLine): string[] {
+    return l.points.map((p) => {
+      const m = /^(.*?)([?!]*)$/.exec(p)!;
+      const target = this.byName.get(m[1]);
+      const inl = target && target.length === 1 ? this.inlined(target[0]) : null;
+      if (!inl) return p;
+      const im = /^(.*?)([?!]*)$/.exec(inl)!;
+      const flags = new Set((m[2] + im[2]).split(''));
+      return im[1] + (flags.has('!') ? '!' : '') + (flags.has('?') ? '?' : '');
+    });
+  }
+
+  render(l: AliasLine): string {
+    const internal = l.family.startsWith('__');
+    const pts = this.pointsOf(l).flatMap(expandBraces).join(', ');
+    const b = this.body(l, internal);
+    return `probe ${l.name} = ${pts}\n{${b ? '\n' + b.split('\n').map((x) => '  ' + x).join('\n') + '\n' : ' '}}`;
+  }
+}
+
 function main(): void {
   const out = path.resolve(__dirname, '..', '..', 'stdlib');
-  const rows = syscalls().filter((s) => s.abi !== 'x32' && s.entry && s.args !== null);
-  const seen = new Set<string>();
+  const g = new Gen(readPoints());
+  const sorted = [...g.lines].sort((a, b) => (a.base < b.base ? -1 : a.base > b.base ? 1 : 0)
+    || FLAVOURS.indexOf(a.family.replace(/^__/, '')) - FLAVOURS.indexOf(b.family.replace(/^__/, '')) || (a.ret ? 1 : 0) - (b.ret ? 1 : 0));
+  const dwFile = ['syscall', 'dw_syscall', '__syscall', '__dw_syscall'];
   const sys: string[] = [
-    '// GENERATED by scripts/gen-syscall-tapsets.ts from the simulated kernel\'s syscall table: do not edit.',
-    '// syscall.NAME / syscall.NAME.return: the raw_syscalls tracepoints, filtered by syscall number.',
-    '// Variables: name, argstr, the arguments (user pointers as NAME_uaddr, path strings quoted),',
-    '// flags also as NAME_str; .return: name, retval, retstr.',
+    '// GENERATED by scripts/gen-syscall-tapsets.ts from stap 4.8\'s syscall probe points: do not edit.',
+    '// syscall.NAME = dw_syscall.NAME !, nd_syscall.NAME: the DWARF flavour first (kernel.function("sys_NAME"),',
+    '// $parameters), else nd_syscall.NAME (stdlib/nd_syscalls.stp). Variables: name, argstr, the arguments',
+    '// (user pointers as NAME_uaddr, path strings quoted, flags also as NAME_str); .return: name, retval, retstr.',
     '',
   ];
   const nd: string[] = [
-    '// GENERATED by scripts/gen-syscall-tapsets.ts: do not edit.',
-    '// nd_syscall.NAME / .return: kprobes on the syscall table entry points (no debuginfo needed).',
+    '// GENERATED by scripts/gen-syscall-tapsets.ts from stap 4.8\'s syscall probe points: do not edit.',
+    '// nd_syscall.NAME = nd1_syscall.NAME !, nd2_syscall.NAME !, tp_syscall.NAME: kprobes on sys_NAME, on the',
+    '// 4.17+ wrappers __ia32_sys_NAME / __x64_sys_NAME, or the sys_enter/sys_exit tracepoints for the number.',
     '',
   ];
-  for (const sc of rows) {
-    const alias = ALIAS_NAME[sc.name] ?? sc.name;
-    if (seen.has(alias)) continue;
-    seen.add(alias);
-    const test = `if (__sc_nr() != ${sc.nr}) next`;
-    sys.push(`/** syscall.${alias} - ${sc.name}(${(sc.args ?? []).map((a) => `${a.type} ${a.name}`).join(', ')}) [nr ${sc.nr}] */`);
-    sys.push(`probe syscall.${alias} = kernel.trace("raw_syscalls:sys_enter") {\n${body(sc, alias, test)}\n}`);
-    const noReturn = sc.name === 'exit' || sc.name === 'exit_group';
-    if (!noReturn) sys.push(`probe syscall.${alias}.return = kernel.trace("raw_syscalls:sys_exit") {\n${retBody(sc, alias, test)}\n}`);
-    const sym = sc.tableSymbol || `__x64_sys_${sc.name}`;
-    nd.push(`probe nd_syscall.${alias} = kprobe.function("${sym}") ? {\n${body(sc, alias, '')}\n}`);
-    if (!noReturn) nd.push(`probe nd_syscall.${alias}.return = kprobe.function("${sym}").return ? {\n${retBody(sc, alias, '')}\n}`);
+  const macros = new Set<string>();
+  for (const l of sorted) {
+    if (g.inlined(l)) continue;
+    const text = g.render(l);
+    if (dwFile.includes(l.family)) { sys.push(text); continue; }
+    if (!l.ret && !macros.has(l.base) && /[a-z]/.test(l.base) && !l.base.includes('.')) {
+      const m = g.macro(l.base);
+      macros.add(l.base);
+      if (m) nd.push(m);
+    }
+    nd.push(text);
   }
   fs.writeFileSync(path.join(out, 'syscalls.stp'), sys.join('\n') + '\n');
-  fs.writeFileSync(path.join(out, 'nd_syscalls.stp'), nd.join('\n').replace(/\n  \n/g, '\n') + '\n');
-  process.stdout.write(`${seen.size} syscalls -> stdlib/syscalls.stp, stdlib/nd_syscalls.stp\n`);
+  fs.writeFileSync(path.join(out, 'nd_syscalls.stp'), nd.join('\n') + '\n');
+  process.stdout.write(`${sorted.length} aliases -> stdlib/syscalls.stp, stdlib/nd_syscalls.stp\n`);
 }
 
 main();

@@ -215,17 +215,24 @@ export class Deriver {
       throw new RecursiveExpansionError(
         `recursive loop in alias expansion of ${renderComponents(use.components)} at ${use.components[0].tok.file.name}:${use.components[0].tok.line}:${use.components[0].tok.col}`);
     }
-    // New body: { prologue; body } / { body; epilogue }
-    const stmts: A.Stmt[] = [];
-    if (d.prologue) stmts.push(deepCopy(d.prologue));
-    stmts.push(body);
-    if (d.epilogue) stmts.push(deepCopy(d.epilogue));
-    const newBody: A.Block = stmts.length === 1 ? body : { k: 'block', stmts, tok: (d.prologue ?? d.epilogue ?? body).tok };
+    // New body: { prologue; body } / { body; epilogue }, made when a derived probe copies it: an
+    // alias whose points resolve nothing never reads its bodies (tapset_ast.ts stores them apart)
+    // (the alias's own blocks are not copied here: every derived probe deep-copies its whole body)
+    const newBody = lazyBlock(() => {
+      const stmts: A.Stmt[] = [];
+      if (d.prologue) stmts.push(d.prologue);
+      stmts.push(body);
+      if (d.epilogue) stmts.push(d.epilogue);
+      return stmts.length === 1 ? body : { k: 'block', stmts, tok: (d.prologue ?? d.epilogue ?? body).tok };
+    });
     // Locations: the alias's points with the suffix appended, the use's optionality and condition.
     const locs: A.ProbePoint[] = d.points.map((p) => ({
       components: [...p.components, ...suffix],
       optional: p.optional || use.optional,
-      sufficient: p.sufficient || use.sufficient,
+      // stap's alias_expansion_builder copies the alias's points as they are: the use's `!`
+      // stops its own list, not the alias's (nd_syscall.X = ..., nd2_syscall.X!, ... keeps both
+      // kprobes of nd2_syscall.X = kprobe.function("__{ia32,x64}_sys_X"))
+      sufficient: p.sufficient,
       condition: andConditions(p.condition, use.condition),
       tok: p.tok,
     }));
@@ -236,6 +243,7 @@ export class Deriver {
     } finally {
       this.stack.pop();
     }
+    if (!sub.length) return; // (an optional alias that resolved nothing: no chain text to make)
     const name = renderComponents([...concrete, ...suffix]);
     const chainEntry = aliasChainText(entry);
     for (const x of sub) {
@@ -244,6 +252,26 @@ export class Deriver {
       out.push(x);
     }
   }
+}
+
+/** A block whose fields are computed on first read (then plain data). */
+function lazyBlock(make: () => A.Block): A.Block {
+  let made: A.Block | null = null;
+  const get = (): A.Block => (made ??= make());
+  const b = { k: 'block' } as A.Block;
+  for (const key of ['stmts', 'tok'] as const) {
+    Object.defineProperty(b, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const v = get()[key];
+        Object.defineProperty(b, key, { value: v, enumerable: true, configurable: true, writable: true });
+        return v;
+      },
+      set: (v: unknown) => Object.defineProperty(b, key, { value: v, enumerable: true, configurable: true, writable: true }),
+    });
+  }
+  return b;
 }
 
 export class RecursiveExpansionError extends SemanticError {

@@ -85,6 +85,13 @@ function deferredKeys(kind: 'function' | 'alias', d: Record<string, unknown>): s
   return Object.keys(d);
 }
 
+/**
+ * An alias is stored in two parts: its names and points, then its bodies (prologue, epilogue),
+ * read only when a derivation through it succeeds (a `dw_syscall.NAME !` that finds no function
+ * never reads its body).
+ */
+const ALIAS_BODY_KEYS = ['prologue', 'epilogue'];
+
 /** The alias-name trie of `aliases` (as decodeTapsetAst gives it for a cached file). */
 export function aliasTrie(aliases: readonly A.AliasDecl[]): AliasTrieLevel {
   const top: AliasTrieLevel = [];
@@ -118,7 +125,8 @@ export function aliasTrieOf(f: A.StapFile): AliasTrieLevel | undefined {
 interface DeferredRefs {
   keys: string[][];
   functions: [number, number, number, number, number][];
-  aliases: [number, number, number, number][];
+  /** [offset, length, crc, key list] of the names and points, then (when there are bodies) of the bodies */
+  aliases: number[][];
   trie: AliasTrieLevel;
 }
 
@@ -128,7 +136,7 @@ const isNat = (x: unknown): x is number => typeof x === 'number' && Number.isSaf
 function checkRefs(r: DeferredRefs, nFunctions: number): void {
   const ok = !!r && Array.isArray(r.keys) && r.keys.every((k) => Array.isArray(k) && k.every((x) => typeof x === 'string' && x !== '__proto__'))
     && Array.isArray(r.functions) && r.functions.every((f) => Array.isArray(f) && f.length === 5 && f.every(isNat) && f[0] < nFunctions && f[3] < r.keys.length)
-    && Array.isArray(r.aliases) && r.aliases.every((a) => Array.isArray(a) && a.length === 4 && a.every(isNat) && a[2] < r.keys.length)
+    && Array.isArray(r.aliases) && r.aliases.every((a) => Array.isArray(a) && (a.length === 4 || a.length === 8) && a.every(isNat) && a[3] < r.keys.length && (a.length === 4 || a[7] < r.keys.length))
     && Array.isArray(r.trie);
   if (!ok) throw new DamagedEntry('deferred-part table');
 }
@@ -172,8 +180,9 @@ export function encodeTapsetAst(ast: A.StapFile | null): string {
   for (const a of ast.aliases) {
     const rec = a as unknown as Record<string, unknown>;
     const keys = deferredKeys('alias', rec);
-    const [off, len, crc] = store(rec, keys);
-    refs.aliases.push([off, len, keyList(keys), crc]);
+    const head = keys.filter((k) => !ALIAS_BODY_KEYS.includes(k));
+    const body = keys.filter((k) => ALIAS_BODY_KEYS.includes(k));
+    refs.aliases.push([...store(rec, head), keyList(head), ...(body.length ? [...store(rec, body), keyList(body)] : [])]);
   }
   const shell = w.stringify({ ...ast, functions, aliases: [] });
   return w.fileTable() + '\n' + shell + '\n' + JSON.stringify(refs) + '\n' + parts.join('');
@@ -200,27 +209,35 @@ export function isFailedParse(e: EncodedAst): boolean {
   return e.head.length - e.start === 4 && e.head.toString('latin1', e.start) === 'null';
 }
 
-/** Deferred keys of a decoded declaration not read yet, and how to read them. */
+/** Deferred keys of a decoded declaration not read yet, and how to read them (one or more parts). */
 interface Pending {
   keys: string[];
   load: () => Record<string, unknown>;
 }
 
 /** By the plain object behind each declaration's proxy. */
-const pending = new WeakMap<object, Pending>();
+const pending = new WeakMap<object, Pending[]>();
 const targetOf = new WeakMap<object, object>();
 
-function fill(target: Record<string, unknown>): void {
-  const p = pending.get(target);
-  if (!p) return;
+function fillPart(target: Record<string, unknown>, parts: Pending[], i: number): void {
+  const p = parts[i];
+  parts.splice(i, 1);
+  if (!parts.length) pending.delete(target);
   const heavy = p.load();
-  pending.delete(target);
   for (const k of p.keys) target[k] = heavy[k];
 }
 
+function fill(target: Record<string, unknown>): void {
+  const parts = pending.get(target);
+  while (parts && parts.length) fillPart(target, parts, 0);
+}
+
 function fillFor(target: object, key: string | symbol): void {
-  const p = pending.get(target);
-  if (p && typeof key === 'string' && p.keys.includes(key)) fill(target as Record<string, unknown>);
+  const parts = pending.get(target);
+  if (!parts || typeof key !== 'string') return;
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i].keys.includes(key)) return fillPart(target as Record<string, unknown>, parts, i);
+  }
 }
 
 /**
@@ -256,8 +273,8 @@ const handler: ProxyHandler<Record<string, unknown>> = {
   },
 };
 
-function defer(target: Record<string, unknown>, keys: string[], load: () => Record<string, unknown>): object {
-  pending.set(target, { keys, load });
+function defer(target: Record<string, unknown>, ...parts: Pending[]): object {
+  pending.set(target, parts);
   const proxy = new Proxy(target, handler);
   targetOf.set(proxy, target);
   return proxy;
@@ -266,7 +283,7 @@ function defer(target: Record<string, unknown>, keys: string[], load: () => Reco
 /** True while `key` of a decoded declaration has not been read yet. */
 export function isDeferred(obj: object, key: string): boolean {
   const t = targetOf.get(obj);
-  return !!t && !!pending.get(t)?.keys.includes(key);
+  return !!t && !!pending.get(t)?.some((p) => p.keys.includes(key));
 }
 
 /** A fresh StapFile from an encoded AST (not a failed parse). */
@@ -293,15 +310,19 @@ export function decodeTapsetAst(e: EncodedAst, fileFor: (name: string, isTapset:
   const fns = ast.functions as unknown as object[];
   for (let i = 0; i < refs.functions.length; i++) {
     const r = refs.functions[i];
-    fns[r[0]] = defer(fns[r[0]] as Record<string, unknown>, refs.keys[r[3]], loader(r[1], r[2], r[4]));
+    fns[r[0]] = defer(fns[r[0]] as Record<string, unknown>, { keys: refs.keys[r[3]], load: loader(r[1], r[2], r[4]) });
   }
   const aliases = ast.aliases as unknown as object[];
   for (let i = 0; i < refs.aliases.length; i++) {
     const r = refs.aliases[i];
-    const keys = refs.keys[r[2]];
+    const keys = refs.keys[r[3]];
     const t: Record<string, unknown> = {};
     for (let j = 0; j < keys.length; j++) t[keys[j]] = 0;
-    aliases.push(defer(t, keys, loader(r[0], r[1], r[3])));
+    if (r.length > 4) {
+      const bodyKeys = refs.keys[r[7]];
+      for (let j = 0; j < bodyKeys.length; j++) t[bodyKeys[j]] = 0;
+      aliases.push(defer(t, { keys, load: loader(r[0], r[1], r[2]) }, { keys: bodyKeys, load: loader(r[4], r[5], r[6]) }));
+    } else aliases.push(defer(t, { keys, load: loader(r[0], r[1], r[2]) }));
   }
   tries.set(ast, refs.trie);
   return ast;

@@ -70,7 +70,7 @@ interface IndexFile {
   files: Record<string, IndexEntry>;
 }
 
-const CACHE_VERSION = 'tapsim-tapset-cache-10';
+const CACHE_VERSION = 'tapsim-tapset-cache-11';
 
 /** The session options of a library parse, as the preprocessor sees them. */
 function optionValues(p: LibraryParseOptions): Record<SessionOption, string> {

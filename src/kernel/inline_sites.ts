@@ -51,13 +51,21 @@ interface Store {
 
 let vmlinuxStore: Store | null = null;
 let moduleStore: Store | null = null;
+/** the data text until it is parsed (a plain name absent from it needs no parse) */
+const rawTexts = new Map<string, string>();
+function rawText(file: string): string {
+  let t = rawTexts.get(file);
+  if (t === undefined) rawTexts.set(file, (t = readDataText(file)));
+  return t;
+}
 
 /**
  * Parse F/S lines (and, in module_inlines.gz, `M name` lines naming the module that the following
  * functions and callers belong to).
  */
 function parse(file: string): Store {
-  const text = readDataText(file);
+  const text = rawText(file);
+  rawTexts.delete(file);
   const t0 = Date.now();
   const st: Store = { funcs: [], byName: new Map(), byCaller: new Map() };
   let cur: InlinedFunction | null = null;
@@ -107,6 +115,13 @@ function modules(): Store {
  * names (a name or a glob).
  */
 export function matchInlined(p: FuncPattern, scope: string = 'kernel'): InlinedFunction[] {
+  const file = scope === 'kernel' ? 'inline_sites.gz' : 'module_inlines.gz';
+  const parsed = scope === 'kernel' ? vmlinuxStore : moduleStore;
+  // a plain name: when the data has no such inlined function, no need to parse it all
+  if (!parsed && !hasGlob(p.func)) {
+    const raw = rawText(file);
+    if (!raw.includes(`\nF\t${p.func}\t`) && !raw.startsWith(`F\t${p.func}\t`)) return [];
+  }
   const st = scope === 'kernel' ? vmlinux() : modules();
   let cands: InlinedFunction[];
   if (!hasGlob(p.func)) cands = st.byName.get(p.func) ?? [];

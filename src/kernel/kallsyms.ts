@@ -311,7 +311,8 @@ let locs: Map<number, SrcLoc & { inline: boolean }> | null = null;
 
 function loadLocs() {
   if (locs) return locs;
-  const text = readDataText('funcs.gz');
+  const text = funcsText ?? readDataText('funcs.gz');
+  funcsText = null;
   const t0 = Date.now();
   locs = new Map();
   for (const line of text.split('\n')) {
@@ -326,8 +327,26 @@ function loadLocs() {
 
 /** Source location (DWARF decl_file:decl_line) of a function symbol, or null (asm, no debug info). */
 export function functionLocation(id: number): SrcLoc | null {
+  if (!locs && id < symbolCount() && load().mods[id] < 0 && fewLookups < 64) {
+    // the first few lookups search the text (a run resolving a handful of functions does not
+    // parse all 40 000 locations; wildcards soon switch to the parsed table)
+    fewLookups++;
+    return searchLoc(id);
+  }
   const l = loadLocs().get(id) ?? (id < symbolCount() && load().mods[id] >= 0 ? moduleLocations().get(id) : undefined);
   return l ? { file: l.file, line: l.line } : null;
+}
+
+let fewLookups = 0;
+let funcsText: string | null = null;
+function searchLoc(id: number): SrcLoc | null {
+  if (funcsText === null) funcsText = readDataText('funcs.gz');
+  const key = `${id}\t`;
+  const at = funcsText.startsWith(key) ? 0 : funcsText.indexOf('\n' + key) + 1;
+  if (at <= 0 && !funcsText.startsWith(key)) return null;
+  const end = funcsText.indexOf('\n', at);
+  const [, file, ln] = funcsText.slice(at, end < 0 ? undefined : end).split('\t');
+  return file ? { file, line: Number(ln) } : null;
 }
 
 /** True when this out-of-line body belongs to a function declared `inline` in the source. */
@@ -356,9 +375,25 @@ export function inlineFunctions(): readonly InlineFunc[] {
 }
 
 /** Functions (by name) that exist only inlined: no symbol of that name in kallsyms. */
+let inlineNames: Set<string> | null = null;
 export function isInlineOnly(name: string): boolean {
   if (lookupName(name).some(isFunction)) return false;
-  return inlineFunctions().some((f) => f.name === name);
+  if (!inlineNames) {
+    // the names only (the first field of each line), without making every InlineFunc
+    inlineNames = new Set();
+    if (inlines) for (const f of inlines) inlineNames.add(f.name);
+    else {
+      const text = readDataText('inlines.gz');
+      for (let at = 0; at < text.length;) {
+        const nl = text.indexOf('\n', at);
+        const end = nl < 0 ? text.length : nl;
+        const tab = text.indexOf('\t', at);
+        if (tab > at && tab < end) inlineNames.add(text.slice(at, tab));
+        at = end + 1;
+      }
+    }
+  }
+  return inlineNames.has(name);
 }
 
 // ---------------------------------------------------------------- function pattern resolution

@@ -73,9 +73,38 @@ function functionNames(scope: string = 'kernel'): string[] {
   return names;
 }
 
+/**
+ * `no match`: raised and caught by the thousand in a `syscall.*` elaboration (each flavour that
+ * finds no function), so made without a JavaScript stack (never shown: a user sees stap's message).
+ */
+function noMatchError(): SemanticError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new SemanticError('no match', undefined, [], 'pp-no-match');
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 function noMatch(what: string, name: string, names: () => string[]): SemanticError {
-  const sugg = name && !hasGlob(name) ? suggest(name, names()) : '';
-  return new SemanticError(sugg ? `no match (similar ${what}: ${sugg})` : 'no match', undefined, [], 'pp-no-match');
+  const e = noMatchError();
+  if (!name || hasGlob(name)) return e;
+  // the suggestions (an edit distance over every function name) only when the message is shown:
+  // an optional or sufficient point that does not resolve (dw_syscall.* on 6.1) never shows it
+  let msg: string | undefined;
+  Object.defineProperty(e, 'message', {
+    configurable: true,
+    get: () => {
+      if (msg === undefined) {
+        const sugg = suggest(name, names());
+        msg = sugg ? `no match (similar ${what}: ${sugg})` : 'no match';
+      }
+      return msg;
+    },
+    set: (v: string) => { msg = v; },
+  });
+  return e;
 }
 
 /** Names of inline-only functions (no out-of-line copy) matching a glob, sorted. */
@@ -180,7 +209,7 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
     // module("M"): M names loaded modules (a glob allowed); "kernel" is not a module
     const modArg = module ? String(comps[0].arg?.k === 'str' ? comps[0].arg.value : '') : 'kernel';
     if (module && modulesMatching(modArg).length === 0) {
-      throw new SemanticError('no match', undefined, [], 'pp-no-match');
+      throw noMatchError();
     }
     const fc = comps[prefixLen - 1];
     const spec = fc.arg && fc.arg.k === 'str' ? fc.arg.value : '';
@@ -190,7 +219,7 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
     const isCall = suffixes.includes('call');
     const exported = suffixes.includes('exported');
     const maxactive = suffixes.includes('maxactive') ? numArg(comps[comps.length - 1]) : 0;
-    if (fc.arg && fc.arg.k === 'num') throw new SemanticError('no match', undefined, [], 'pp-no-match');
+    if (fc.arg && fc.arg.k === 'num') throw noMatchError();
     const p = parseFuncPattern(spec);
     // .call: out-of-line bodies only; .return / .exported never match inline instances
     const insts = isCall || isReturn || exported ? [] : resolveInlineInstances(spec, modArg);
@@ -212,7 +241,7 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
           req.warn?.(`cannot probe .return of ${inl.length} inlined functions ${quick}`);
         }
       } else if (!hasGlob(p.func) && isInlineOnly(p.func)) {
-        throw new SemanticError('no match', undefined, [], 'pp-no-match');
+        throw noMatchError();
       }
       throw noMatch('functions', p.func, names);
     }
@@ -246,12 +275,12 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
 function statementBuilder(req: BuildRequest): A.ResolvedPoint[] {
   const comps = req.components;
   const c = comps[1];
-  if (!c.arg) throw new SemanticError('no match', undefined, [], 'pp-no-match');
+  if (!c.arg) throw noMatchError();
   if (c.arg.k === 'num') {
     const addr = Number(BigInt.asIntN(64, BigInt(c.arg.value)));
     const pos = lookupAddr(addr);
     if (!pos || !comps.some((x) => x.name === 'absolute') && pos.offset !== 0) {
-      throw new SemanticError('no match', undefined, [], 'pp-no-match');
+      throw noMatchError();
     }
     const data: FuncPointData = { kind: 'entry', fn: pos.offset === 0 ? pos.id : -1, name: symbolName(pos.id), addr, file: '', line: 0, maxactive: 0, via: 'statement', module: 'kernel', optional: req.point.optional };
     return [{ family: 'kprobe', pp: renderComponents(comps), data: data as unknown as Record<string, unknown> }];
@@ -291,14 +320,15 @@ function kprobeBuilder(prefixLen: number): Provider['build'] {
       const id = lookupName(name).find(inKernel);
       ids = id === undefined ? [] : [id];
     }
-    if (!ids.length) throw new SemanticError('no match', undefined, [], 'pp-no-match');
+    if (!ids.length) throw noMatchError();
     const prefix = renderComponents(comps.slice(0, prefixLen - 1));
     const suffix = suffixComponents(comps, prefixLen);
     return ids.map((id) => {
       const nm = symbolName(id);
-      const l = functionLocation(id);
+      // kprobe.function uses no debuginfo: no source location (a syscall.* elaboration makes
+      // ~1400 of these, and must not parse every function's location for them)
       const data: FuncPointData = {
-        kind: isReturn ? 'return' : 'entry', fn: id, name: nm, addr: symbolAddr(id), file: l?.file ?? '', line: l?.line ?? 0,
+        kind: isReturn ? 'return' : 'entry', fn: id, name: nm, addr: symbolAddr(id), file: '', line: 0,
         maxactive, via: 'kprobe', module: 'kernel', optional: req.point.optional,
       };
       return { family: 'kprobe', pp: `${prefix}.function(${lit(nm)})${suffix}`, data: data as unknown as Record<string, unknown> };
@@ -350,7 +380,7 @@ for (const base of ['kernel.function(string)', 'module(string).function(string)'
 FUNCTION_PATTERNS.push(['kernel.statement(string)', kernelStatementProvider]);
 FUNCTION_PATTERNS.push(['kernel.statement(string).nearest', kernelStatementProvider]);
 FUNCTION_PATTERNS.push(['kernel.statement(number).absolute', kprobeStatementProvider]);
-FUNCTION_PATTERNS.push(['module(string).statement(string)', { family: 'kernel.function', build: () => { throw new SemanticError('no match', undefined, [], 'pp-no-match'); } }]);
+FUNCTION_PATTERNS.push(['module(string).statement(string)', { family: 'kernel.function', build: () => { throw noMatchError(); } }]);
 for (const suf of ['', '.call', '.return', '.return.maxactive(number)']) {
   FUNCTION_PATTERNS.push(['kprobe.function(string)' + suf, kprobeProvider]);
   FUNCTION_PATTERNS.push(['kprobe.module(string).function(string)' + suf, kprobeModuleProvider]);

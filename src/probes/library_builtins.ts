@@ -10,13 +10,15 @@ import { StapError } from '../runtime/errors';
 import type { Builtin } from '../runtime/builtins';
 import type { ProbeContext } from '../runtime/context';
 import type { Long } from '../runtime/int64';
-import { lookupAddr, functionLocation } from '../kernel/kallsyms';
+import { lookupAddr, functionLocation, symbolName, symbolModule } from '../kernel/kallsyms';
+import { syscalls } from '../kernel/syscalls';
+import { printk, tracePrint } from '../kernel/printk';
 import { kmem, KernelFault } from '../kernel/memory';
 import { tapsetBuiltins } from './tapset_builtins';
 import { softfloatBuiltins } from './softfloat';
 import { uconversionBuiltins } from './uconversions';
 import { taskObjectBuiltins } from './task_objects';
-import { errnoName, hit, num, hexU, stack } from './context';
+import { errnoName, hit, num, hexU, stack, symOff } from './context';
 
 /** include/linux/interrupt.h (6.1): the IRQF_ names stap's _stp_irq_list has, in its order. */
 const IRQF: [number, string][] = [
@@ -94,7 +96,69 @@ function setArg(c: ProbeContext, n: Long, v: Long, bytes: number, signed: boolea
   return undefined;
 }
 
+/** A frame of print_backtrace_fileline: print_backtrace's line with " at FILE[:LINE]" (_STP_SYM_FULLER). */
+function filelineFrame(addr: number): string {
+  const p = lookupAddr(addr);
+  const hex = `0x${hexU(addr).padStart(16, '0')}`;
+  if (!p) return ` ${hex}\n`;
+  const mod = symbolModule(p.id) || 'kernel';
+  const d = declAt(addr);
+  const at = d ? ` at ${d.file}${d.line ? ':' + d.line : ''}` : '';
+  return ` ${hex} : ${symbolName(p.id)}+0x${p.offset.toString(16)}/0x${p.size.toString(16)}${at} [${mod}]\n`;
+}
+
+/** print_regs on x86_64 (_stp_print_regs): the registers the probe has; the rest are not simulated (0). */
+function regsText(c: ProbeContext): string {
+  const h = hit(c);
+  if (!h) return '';
+  const args = (h.entryArgs ?? h.args) as unknown[];
+  const reg = (i: number): bigint => {
+    const v = args[i];
+    return typeof v === 'number' ? BigInt(Math.trunc(v)) : typeof v === 'bigint' ? v : v ? BigInt(kmem.addrOf(v, null)) : 0n;
+  };
+  const x = (v: bigint | number, w = 16): string => BigInt.asUintN(64, BigInt(v)).toString(16).padStart(w, '0');
+  const ax = c.isReturn ? BigInt(num((h.regs as { ax?: number }).ax ?? 0)) : 0n;
+  return `RIP: ${x(h.addr || h.regs.ip)}\nRSP: ${x(0)}  EFLAGS: ${x(0x246, 8)}\n`
+    + `RAX: ${x(ax)} RBX: ${x(0)} RCX: ${x(reg(3))}\n`
+    + `RDX: ${x(reg(2))} RSI: ${x(reg(1))} RDI: ${x(reg(0))}\n`
+    + `RBP: ${x(0)} R08: ${x(reg(4))} R09: ${x(reg(5))}\n`
+    + `R10: ${x(0)} R11: ${x(0)} R12: ${x(0)}\nR13: ${x(0)} R14: ${x(0)} R15: ${x(0)}\n`
+    + `FS:  ${x(0)}(0000) GS:${x(0)}(0000) knlGS:${x(0)}\n`
+    + `CS:  0010 DS: 0000 ES: 0000 CR0: ${x(0)}\nCR2: ${x(0)} CR3: ${x(0)} CR4: ${x(0)}\n`;
+}
+
 export const miscBuiltins: Record<string, Builtin> = {
+  is_myproc: (c) => ((c.task.euid ?? 0) === 0 ? 1 : 0),
+  __syscall_nr_of: (c, name: string) => syscalls().find((r) => r.name === name && r.abi !== 'x32')?.nr ?? -1,
+  print_regs: (c) => {
+    c.engine.out(regsText(c));
+  },
+  print_backtrace_fileline: (c) => {
+    c.engine.out(stack(c).map(filelineFrame).join(''));
+  },
+  printk: (c, level: Long, msg: string) => {
+    printk(Math.max(0, Math.min(7, num(level))), Number(c.engine.monotonicNs()), msg);
+  },
+  ftrace: (c, msg: string) => {
+    tracePrint(Number(c.engine.monotonicNs()), msg);
+  },
+  dump_stack: (c) => {
+    const ns = Number(c.engine.monotonicNs());
+    printk(4, ns, `CPU: ${c.cpu} PID: ${c.task.tid} Comm: ${c.task.execname}\nCall Trace:\n`
+      + stack(c).map((a) => ` ${symOff(a).replace(/^0x/, '? 0x')}\n`).join(''));
+  },
+  panic: (c, msg: string) => {
+    printk(0, Number(c.engine.monotonicNs()), `Kernel panic - not syncing: ${msg}`);
+    throw new StapError(`Kernel panic - not syncing: ${msg}`);
+  },
+  stp_print_binary: (c, n: Long, a1: Long, a2: Long, a3: Long, a4: Long) => {
+    let out = '';
+    for (const v of [a1, a2, a3, a4].slice(0, Math.max(0, Math.min(4, num(n))))) {
+      let b = BigInt.asUintN(64, BigInt(v));
+      for (let i = 0; i < 8; i++, b >>= 8n) out += String.fromCharCode(Number(b & 255n));
+    }
+    c.engine.out(out);
+  },
   __maxstringlen: (c) => c.engine.maxStringLen,
   errno_p: (c, e: Long) => {
     const n = Math.abs(num(e));

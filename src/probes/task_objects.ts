@@ -28,6 +28,7 @@ import type { Process } from '../machine/include/sched';
 import { P_PRESENT, P_COW } from '../machine/include/mm_types';
 import { defaultEnvironment } from '../machine/userland/environment';
 import { dentryAddr, vfsmountOf } from '../machine/fs/layout';
+import { sendSignal } from '../machine/kernel/signal';
 import { hitTask } from './hit';
 import { num, hexU } from './context';
 
@@ -173,6 +174,15 @@ function currentTask(c: ProbeContext): Task | null {
   return machine && c.task ? (machine.task(c.task.tid) as Task | undefined) ?? null : null;
 }
 
+/** The executable mapping of the current process holding a user address (its text), or null. */
+function userModule(c: ProbeContext, addr: number): { path: string; start: number } | null {
+  const t = currentTask(c);
+  if (!t || t.kthread || !t.proc.mm || !t.proc.exe) return null;
+  const text = t.proc.mm.regions.get('text');
+  const end = TEXT_BASE + (text ? text.pages.length : 0) * 4096;
+  return addr >= TEXT_BASE && addr < end ? { path: t.proc.exe, start: TEXT_BASE } : null;
+}
+
 /** avenrun[] as the kernel keeps it (FSHIFT 11 fixed point) for the machine's /proc/loadavg values. */
 function avenrun(): number[] {
   if (!machine) return [0, 0, 0];
@@ -214,6 +224,8 @@ export const taskObjectBuiltins: Record<string, Builtin> = {
     const a = num(task);
     const s = num(sig) - 1;
     if (s < 0 || s >= 64) return 0;
+    const live = liveTask(a) as { sigBlocked?: number } | null;
+    if (live && typeof live.sigBlocked === 'number') return s < 32 ? (live.sigBlocked >>> s) & 1 : 0;
     try {
       const blocked = kmem.readUnsigned(a + kmem.fieldOf(TS, 'blocked').offset, 8);
       return Number((blocked >> BigInt(s)) & 1n);
@@ -222,6 +234,32 @@ export const taskObjectBuiltins: Record<string, Builtin> = {
       throw e;
     }
   },
+  raise: (c, sig: Long) => {
+    // send_sig(sig, current, 0): pending on the current task, delivered on its way back to user mode
+    const t = currentTask(c);
+    const n = num(sig);
+    if (!t || !machine || n < 1 || n > 64) return;
+    sendSignal(t.proc, n);
+  },
+  umodname: (c, a: Long) => {
+    const m = userModule(c, num(a));
+    if (!m) throw new StapError('module cannot be found');
+    return m.path;
+  },
+  umodaddr: (c, a: Long) => {
+    const m = userModule(c, num(a));
+    if (!m) throw new StapError(`umodaddr 0x${hexU(num(a))} unknown\n `);
+    return num(a) - m.start;
+  },
+  umodbuildid: (c, a: Long) => {
+    // the machine's programs carry no ELF notes: no build-id to read
+    throw new StapError(`umodbuildid 0x${hexU(num(a))} unknown\n `);
+  },
+  // no symbol or line tables for the simulated programs: the address in hex, as the runtime prints
+  // an address it has no symbol data for
+  usymfile: (c, a: Long) => `0x${hexU(num(a))}`,
+  usymline: (c, a: Long) => `0x${hexU(num(a))}`,
+  usymfileline: (c, a: Long) => `0x${hexU(num(a))}`,
   get_loadavg_index: (c, i: Long) => {
     const k = num(i);
     if (k < 0 || k > 2) throw new StapError(`Invalid loadavg index ${k} specified.`);

@@ -20,7 +20,16 @@ export interface TracePointData {
   system: string;
 }
 
+/** Matches by pattern: the event table never changes (tp_syscall.* names "sys_enter" ~400 times). */
+const matched = new Map<string, TraceEvent[]>();
+
 function events(pattern: string): TraceEvent[] {
+  let m = matched.get(pattern);
+  if (!m) matched.set(pattern, (m = matchingEvents(pattern)));
+  return m;
+}
+
+function matchingEvents(pattern: string): TraceEvent[] {
   const evs = matchEvents(pattern).filter((e) => e.tracepoint);
   const seen = new Set<string>();
   return evs.filter((e) => {
