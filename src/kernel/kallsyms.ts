@@ -72,6 +72,43 @@ export function knownModules(): readonly KModule[] {
   return load().moduleList();
 }
 
+/**
+ * /proc/modules (m_show() of kernel/module/procfs.c): the loaded modules newest first, "name size
+ * refcnt users, Live 0xbase" with "-" for no users.
+ */
+export function procModulesText(): string {
+  let out = '';
+  const mods = loadedModules();
+  for (let i = mods.length - 1; i >= 0; i--) {
+    const m = mods[i];
+    const users = m.usedBy.length ? m.usedBy.map((u) => `${u},`).join('') : '-';
+    out += `${m.name} ${m.size} ${m.refcnt} ${users} Live 0x${addrHex(m.base)}\n`;
+  }
+  return out;
+}
+
+/**
+ * /proc/kallsyms as root reads it (s_show() of kernel/kallsyms.c: "%px %c %s", "\t[%s]" for
+ * module symbols): vmlinux's symbols, then the loaded modules' (installed-only ones are not in
+ * memory).
+ */
+export function procKallsymsText(): string {
+  const t = load();
+  const mods = t.moduleList();
+  const parts: string[] = [];
+  for (let id = 0; id < t.n; id++) {
+    const k = t.mods[id];
+    if (k >= 0 && !mods[k].loaded) continue;
+    parts.push(`${addrHex(t.addrs[id])} ${t.type(id)} ${t.name(id)}${k >= 0 ? `\t[${mods[k].name}]` : ''}`);
+  }
+  return parts.join('\n') + '\n';
+}
+
+/** The directories of /sys/module (loaded modules and built-in ones with parameters), sorted. */
+export function sysModuleNames(): readonly string[] {
+  return load().sysModules();
+}
+
 /** Module name of a symbol ('' for vmlinux), as /proc/kallsyms shows it in brackets. */
 export function symbolModule(id: number): string {
   const k = load().mods[id];

@@ -7,6 +7,8 @@
 import { expect } from 'chai';
 import { spawnSync } from 'child_process';
 import * as path from 'path';
+import * as fs from 'fs';
+import * as zlib from 'zlib';
 import { loadedModules, knownModules, lookupAddr, symbolModule, symbolName, matchFunctions, kallsymsLookupName, moduleAt, addrHex } from '../../src/kernel/kallsyms';
 import { matchInlined } from '../../src/kernel/inline_sites';
 import { kconfig } from '../../src/kernel/config';
@@ -104,5 +106,20 @@ describe('kernel modules (as the real guest loads them)', function () {
     expect(lines[0]).to.equal('ext4_file_read_iter ext4 ext4 ext4_file_read_iter');
     expect(lines[1]).to.match(/^ 0xffffffffc0[0-9a-f]{6} : ext4_file_read_iter\+0x0\/0x[0-9a-f]+ \[ext4\]$/);
     expect(lines[2]).to.match(/: vfs_read\+0x[0-9a-f]+\/0x[0-9a-f]+ \[kernel\]$/);
+  });
+
+  it('/proc/modules is the guest\'s text, byte for byte; /proc/kallsyms has its module lines', () => {
+    // data/recordings/system.json.gz: the recorder's cat of the real guest's /proc/modules and the
+    // module lines of its /proc/kallsyms (systemd's BPF programs, "[bpf]", are not modules here;
+    // x_tables' per-cpu xt_recseq is at the guest's percpu offset, not modelled)
+    const sys = JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'data', 'recordings', 'system.json.gz'))).toString('latin1'));
+    const r = spawnSync(process.execPath, [cli, '-c', 'sh -c "cat /proc/modules; grep -F \'[\' /proc/kallsyms"', '-e', 'probe timer.s(1000) { exit() }'], { encoding: 'latin1' });
+    const out = r.stdout as string;
+    expect(out.slice(0, sys.modules.length)).to.equal(sys.modules);
+    const mineLines = out.slice(sys.modules.length).split('\n').filter(Boolean);
+    const mine = new Set(mineLines);
+    const real = (sys.kallsyms.modules as string).split('\n').filter((l) => l && !l.endsWith('[bpf]') && !l.includes(' xt_recseq\t'));
+    expect(real.filter((l) => !mine.has(l))).to.deep.equal([]);
+    expect(mineLines.length).to.equal(real.length + 1); // + x_tables' xt_recseq
   });
 });
