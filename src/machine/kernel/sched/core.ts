@@ -46,11 +46,15 @@ schedCore.hook('pick', (m, c, _t, e) => {
   return H_CONT;
 });
 
+/** per CPU: the task the last context switch switched out (finish_task_switch's prev) */
+const switchedFrom: (Task | undefined)[] = [];
+
 schedCore.hook('switch', (m, c, _t, _e) => {
   const prev = c.curr;
   const next = c.next as Task;
   c.next = null;
   if (next === prev) return H_CONT;
+  switchedFrom[c.id] = prev; // finish_task_switch(prev) runs next on this CPU, in next's context
   c.switches++;
   m.sched.rqs[c.id].nrSwitches++;
   if (perfSw.active) perfSw.switched(c.id, prev, next);
@@ -147,5 +151,7 @@ export function drain(c: Cpu): number {
 }
 
 // arguments of type struct task_struct * and struct rq *
-schedCore.structArg('task_struct', (_f, pname) => (_m, _c, t, e) => (e.p as Task | undefined) ?? (pname === 'prev' || pname === 'curr' || pname === 'current' ? t : (e.childTask as Task | undefined) ?? t));
+schedCore.structArg('task_struct', (fn, pname) => fn.startsWith('finish_task_switch') && pname === 'prev'
+  ? (_m, c, t) => switchedFrom[c.id] ?? t
+  : (_m, _c, t, e) => (e.p as Task | undefined) ?? (pname === 'prev' || pname === 'curr' || pname === 'current' ? t : (e.childTask as Task | undefined) ?? t));
 schedCore.structArg('rq', () => (_m, c) => ({ cpu: c.id, nr_running: 1 }));
