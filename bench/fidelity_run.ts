@@ -90,7 +90,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     const p = m.procs.spawnCommand(command, (s) => { output += s; }, (s) => { output += s; });
     root = p.tgid;
     tids.add(root);
-    m.runUntil(() => p.exited, o.maxNs ?? 120e9);
+    m.runUntil(() => p.finished, o.maxNs ?? 120e9);
     exited = p.exited;
     status = p.exited ? p.exitCode : -1;
   } finally {

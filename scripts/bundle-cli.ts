@@ -13,9 +13,12 @@ import { execFileSync } from 'child_process';
 const cliDir = path.join(__dirname, '..', 'src', 'cli');
 const entry = path.join(cliDir, 'stap.js');
 const out = path.join(cliDir, 'stap.bundle.js');
+/** the `tapsim` command (tapsim shell): the same modules plus src/cli/tapsim.ts, its own cache */
+const tapsimEntry = path.join(cliDir, 'tapsim.js');
+const tapsimOut = path.join(cliDir, 'tapsim.bundle.js');
 
 function removeStale(): void {
-  for (const f of [out, out + '.map']) fs.rmSync(f, { force: true });
+  for (const f of [out, out + '.map', tapsimOut, tapsimOut + '.map']) fs.rmSync(f, { force: true });
 }
 
 /**
@@ -45,19 +48,21 @@ async function main(): Promise<void> {
     return;
   }
   const t0 = Date.now();
-  await esbuild.build({
-    entryPoints: [entry],
-    outfile: out,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    sourcemap: 'linked',
-    minifyWhitespace: true,
-    external: ['source-map-support'],
-    logLevel: 'warning',
-    plugins: [lazyChildProcess],
-  });
+  for (const [from, to] of [[entry, out], [tapsimEntry, tapsimOut]]) {
+    await esbuild.build({
+      entryPoints: [from],
+      outfile: to,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      sourcemap: 'linked',
+      minifyWhitespace: true,
+      external: ['source-map-support'],
+      logLevel: 'warning',
+      plugins: [lazyChildProcess],
+    });
+  }
   // Warm the code cache (written by the loader when the run ends, with what that run compiled).
   // The script boots the machine and probes a tracepoint and a kernel function: a kernel script
   // then finds the machine's code compiled too (~7% of a syscall probe's start), and a
@@ -65,6 +70,10 @@ async function main(): Promise<void> {
   const warm = 'global n probe syscall.read { n++ } probe kernel.function("vfs_read") { n++ } ' +
     'probe begin { n = strlen(sprintf("%d", 42)); println("hi") } probe timer.ms(1) { exit() }';
   execFileSync(process.execPath, [path.join(cliDir, 'main.js'), '-e', warm], { stdio: 'ignore' });
+  // tapsim's cache: a shell running a tracing file read, the function tracer and stap in it
+  execFileSync(process.execPath, [path.join(cliDir, 'tapsim_main.js'), 'shell', '-c',
+    'cat /sys/kernel/tracing/available_tracers > /dev/null; echo function > /sys/kernel/tracing/current_tracer; ' +
+    "stap -e 'probe begin { exit() }'; head -3 /sys/kernel/tracing/trace > /dev/null"], { stdio: 'ignore' });
   process.stderr.write(`bundle: ${path.relative(process.cwd(), out)} (${Math.round(fs.statSync(out).size / 1024)} KB) in ${Date.now() - t0} ms\n`);
 }
 

@@ -10,7 +10,7 @@
 # Only a developer runs this; npm test reads the committed files.
 #   WORK=/tmp/qemu-tracefs scripts/tracefs/record.sh [GROUP...]     (cp -a /tmp/qemu-debian-guest $WORK first
 #   saves the one-minute image build; the first run with the extra packages runs debootstrap again)
-# Groups: basics seed000 graph events kprobes misc tracecmd perf (default: all).
+# Groups: basics seed000 graph events kprobes misc tracecmd tracedat perf (default: all).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -18,10 +18,10 @@ out=${OUT:-$root/test/fixtures/tracefs-real}
 guest=${GUEST:-/work/shared/tools/qemu-debian-guest}
 declare -A groups=(
   [basics]="files errors grammar" [seed000]="seed000 function" [graph]="graph" [events]="events"
-  [kprobes]="kprobes profile stack instances cmdlines" [tracecmd]="tracecmd" [perf]="perf"
+  [kprobes]="kprobes profile stack instances cmdlines" [tracecmd]="tracecmd" [tracedat]="tracedat" [perf]="perf"
 )
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(basics seed000 graph events kprobes tracecmd perf)
+[ ${#want[@]} -gt 0 ] || want=(basics seed000 graph events kprobes tracecmd tracedat perf)
 mkdir -p "$out"
 for g in "${want[@]}"; do
   parts=${groups[$g]:?unknown group $g}

@@ -17,6 +17,7 @@ import type { StapOptions } from './options';
 import type { Output } from './output';
 import { installKernelProbes } from '../probes/setup';
 import { Repl, ReplIO } from '../repl/commands';
+import { installStap } from './stap_program';
 import { History } from '../repl/history';
 import { isComplete } from '../repl/scan';
 
@@ -80,6 +81,8 @@ export async function runInteractive(opts: StapOptions, io: Output): Promise<num
     err: colour ? (s) => io.err(colourErrors(s)) : io.err,
     tty,
     note: colour ? (s) => DIM + s + RESET : (s) => s,
+    // stap is a program inside the REPL's machine too (`sh stap -e ... &`)
+    setupMachine: (m) => installStap(m),
   };
   const repl = new Repl(opts, replIO);
   io.out(repl.banner());

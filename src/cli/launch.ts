@@ -26,9 +26,9 @@ function direct(): Cli {
 }
 
 /** The code cache's file for a bundle, or null without a cache directory. */
-export function cacheFileFor(st: fs.Stats): string | null {
+export function cacheFileFor(st: fs.Stats, prefix = CACHE_PREFIX): string | null {
   const dir = cacheDir();
-  return dir === null ? null : path.join(dir, `${CACHE_PREFIX}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.v8`);
+  return dir === null ? null : path.join(dir, `${prefix}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.v8`);
 }
 
 /**
@@ -49,34 +49,44 @@ export function growYoungGenerationFast(): void {
 }
 
 export function loadCli(): Cli {
-  if (process.env.TAPSIM_NO_BUNDLE) return direct();
+  return loadBundled<Cli>('stap', CACHE_PREFIX, direct);
+}
+
+/**
+ * Load command NAME (src/cli/NAME.ts) from its bundle NAME.bundle.js with the code cache
+ * (`prefix` names its cache files), or `fallback()` without a current bundle.  The `tapsim`
+ * command loads its own bundle this way (src/cli/tapsim_main.ts).
+ */
+export function loadBundled<T>(name: string, prefix: string, fallback: () => T): T {
+  if (process.env.TAPSIM_NO_BUNDLE) return fallback();
+  const bundle = path.join(__dirname, `${name}.bundle.js`);
   let st: fs.Stats;
   try {
-    st = fs.statSync(BUNDLE);
-    if (fs.statSync(path.join(__dirname, 'stap.js')).mtimeMs > st.mtimeMs) return direct();
+    st = fs.statSync(bundle);
+    if (fs.statSync(path.join(__dirname, `${name}.js`)).mtimeMs > st.mtimeMs) return fallback();
   } catch {
-    return direct();
+    return fallback();
   }
-  const code = fs.readFileSync(BUNDLE, 'utf8');
-  const cacheFile = cacheFileFor(st);
+  const code = fs.readFileSync(bundle, 'utf8');
+  const cacheFile = cacheFileFor(st, prefix);
   const cached = (cacheFile && readSealed(cacheFile)) || undefined;
-  const script = new vm.Script(Module.wrap(code), { filename: BUNDLE, cachedData: cached });
+  const script = new vm.Script(Module.wrap(code), { filename: bundle, cachedData: cached });
   const fn = script.runInThisContext() as (...a: unknown[]) => void;
-  const mod = new Module(BUNDLE, module);
-  mod.filename = BUNDLE;
+  const mod = new Module(bundle, module);
+  mod.filename = bundle;
   mod.loaded = true;
-  const req = Module.createRequire(BUNDLE);
-  fn.call(mod.exports, mod.exports, req, mod, BUNDLE, __dirname);
+  const req = Module.createRequire(bundle);
+  fn.call(mod.exports, mod.exports, req, mod, bundle, __dirname);
   if (cacheFile && (!cached || script.cachedDataRejected)) {
     process.once('exit', () => {
       const dir = path.dirname(cacheFile);
       try {
-        for (const f of fs.readdirSync(dir)) if (f.startsWith(CACHE_PREFIX)) fs.rmSync(path.join(dir, f), { force: true });
+        for (const f of fs.readdirSync(dir)) if (f.startsWith(prefix)) fs.rmSync(path.join(dir, f), { force: true });
       } catch {
         // no cache directory yet
       }
       writeSealed(cacheFile, script.createCachedData());
     });
   }
-  return mod.exports as Cli;
+  return mod.exports as T;
 }

@@ -4,6 +4,20 @@ import * as fs from 'fs';
 export interface Output {
   out(s: string): void;
   err(s: string): void;
+  /** stap run as a program inside the simulated machine (src/cli/stap_program.ts) */
+  guest?: GuestRun;
+}
+
+/**
+ * What differs when stap runs inside the simulated machine: the script files are the machine's
+ * (read by the stap process beforehand), and pass 5 runs the session on that machine, alongside
+ * its other processes, instead of on a machine of its own.
+ */
+export interface GuestRun {
+  /** the text of a script file the stap process read, or why it could not */
+  readFile(name: string): string | 'missing' | 'directory';
+  /** pass 5 on the machine the stap process runs in; resolves to the session's exit status */
+  run(engine: import('../runtime/engine').Engine): Promise<number>;
 }
 
 /** Resource figures for `-v` pass lines, in stap's layout. */

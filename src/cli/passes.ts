@@ -27,7 +27,15 @@ function loadUserSources(opts: StapOptions, io: Output): A.SourceFile[] | null {
   const files: A.SourceFile[] = [];
   if (opts.scriptText !== undefined) files.push({ name: '<input>', text: opts.scriptText, isTapset: false });
   else if (opts.scriptFile !== undefined) {
-    if (opts.scriptFile === '-') files.push({ name: '<input>', text: readStdin(), isTapset: false });
+    if (io.guest) {
+      // inside the machine: the file (or stdin) as the stap process read it
+      const text = io.guest.readFile(opts.scriptFile);
+      if (text === 'missing' || text === 'directory') {
+        io.err(text === 'missing' ? `Input file '${opts.scriptFile}' is missing.\n` : `Input file '${opts.scriptFile}' is a directory.\n`);
+        return null;
+      }
+      files.push({ name: opts.scriptFile === '-' ? '<input>' : opts.scriptFile, text, isTapset: false });
+    } else if (opts.scriptFile === '-') files.push({ name: '<input>', text: readStdin(), isTapset: false });
     else {
       let text: string;
       try {

@@ -188,8 +188,11 @@ export async function stage2(l: Later): Promise<number> {
     families: kernelFamilies(),
     pace: paced(opts, program.functions.some((f) => f.name === 'exit')),
     moduleName: name,
+    // inside the machine the stap process takes its signals (src/cli/stap_program.ts)
+    handleSignals: io.guest === undefined,
   };
   const engine = new Engine(translated, runOpts);
+  if (io.guest) return finishPass5(l, await io.guest.run(engine));
   // (also when the script's procfs files or system() commands need its /proc and shell)
   if (opts.command !== undefined || opts.targetPid !== undefined || translated.probes.some((p) => KERNEL_FAMILIES.has(p.family))
     || program.functions.some((f) => f.name === 'system')) {
@@ -201,10 +204,13 @@ export async function stage2(l: Later): Promise<number> {
     glue.connectMachine(m);
     glue.driveMachine(engine, m, { command: opts.command, targetPid: opts.targetPid, out: io.out, err: io.err });
   }
-  const status = await engine.run();
-  if (pv[4] > 0) io.err(`Pass 5: run completed ${timer.times()}\n`);
+  return finishPass5(l, await engine.run());
+}
+
+function finishPass5(l: Later, status: number): number {
+  if (l.opts.passVerbose[4] > 0) l.io.err(`Pass 5: run completed ${l.timer.times()}\n`);
   if (status !== 0) {
-    io.err('Pass 5: run failed.  [man error::pass5]\n');
+    l.io.err('Pass 5: run failed.  [man error::pass5]\n');
     return 1;
   }
   return 0;

@@ -70,29 +70,12 @@ export function parseTapsimArgs(argv: string[]): ShellArgs | 'help' | 'version' 
   return a;
 }
 
-/** Run the machine until `done`, letting Node's event loop (stdin, timers) run between slices. */
-async function drive(m: Machine, done: () => boolean, paced: boolean): Promise<void> {
-  const wall0 = Date.now();
-  const v0 = m.now;
-  while (!done()) {
-    if (paced) {
-      const target = v0 + (Date.now() - wall0) * 1e6 + 20e6;
-      m.runUntil(() => done() || m.now >= target, 1e9);
-      await new Promise<void>((r) => setTimeout(r, 10));
-    } else {
-      const until = m.now + 50e6;
-      m.runUntil(() => done() || m.now >= until, 1e9);
-      if (!m.queue.peek()) break;
-      await new Promise<void>((r) => setImmediate(r));
-    }
-  }
-}
-
 async function run(a: ShellArgs): Promise<number> {
   const { Machine } = await import('../machine/machine');
   const { installMaterializers } = await import('../machine/paths/args');
   const m = new Machine({ seed: a.seed, cpus: a.cpus, functionProfiler: a.functionProfiler });
   installMaterializers();
+  (await import('./stap_program')).installStap(m);
   const out = (s: string) => { stdout.write(Buffer.from(s, 'latin1')); };
   const err = (s: string) => { stderr.write(Buffer.from(s, 'latin1')); };
   if (a.command !== undefined || a.file !== undefined) {
@@ -111,7 +94,7 @@ async function run(a: ShellArgs): Promise<number> {
       argv = ['sh', base, ...a.args];
     }
     const p = m.procs.spawnShellArgv(argv, out, err);
-    await drive(m, () => p.exited, false);
+    await m.runAsync(() => p.exited);
     m.tracefs.shutdown();
     return p.exited ? p.exitCode : 1;
   }
@@ -132,7 +115,7 @@ async function interactive(m: Machine, out: (s: string) => void, err: (s: string
     if (fg && fg.length) for (const pid of fg) signalFromOutside(m, pid, 2);
     else { out('^C\n'); tty.interrupt(); }
   });
-  await drive(m, () => p.exited, true);
+  await m.runAsync(() => p.exited, true);
   rl.close();
   m.tracefs.shutdown();
   return p.exitCode;

@@ -251,7 +251,9 @@ function recompute(only: Iterable<number> | null): void {
     let f = ref;
     if (regs) f |= FTRACE_FL_REGS;
     if (ipmod) f |= FTRACE_FL_IPMODIFY;
-    if (ref === 1 && ops.length > 1) f |= FTRACE_FL_TRAMP;
+    // every ops here is dynamic and gets a trampoline of its own (arch_ftrace_update_trampoline): a
+    // site with one ops calls it (the guest shows "tramp:" for a lone function tracer or kprobe)
+    if (ref === 1) f |= FTRACE_FL_TRAMP;
     if (ref > 0 && S.enabled) {
       f = (f | FTRACE_FL_ENABLED) >>> 0;
       if (regs) f |= FTRACE_FL_REGS_EN;

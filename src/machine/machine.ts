@@ -21,6 +21,7 @@ import type { Env } from './include/kstack';
 import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH } from './paths/kexec';
 import { SemanticsOf, installSemantics } from './paths/semantics';
 import { syscallEntry } from './paths/syscall';
+import { modelEntry } from './paths/entry';
 import { kobjects } from './paths/kobjects';
 import { returnValues } from './paths/retvals';
 import { Sched } from './kernel/sched/fair';
@@ -72,7 +73,7 @@ import type { Tracefs } from '../kernel/tracefs/tracefs';
  * same function wins, and retvals' rules are made on first use).
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
-  syscallEntry, kobjects,
+  syscallEntry, modelEntry, kobjects,
   schedCore, time, softirq, workqueue, sys, signals,
   block,
   fault, vmscan, swapfile, mmap, filemap, pageWriteback,
@@ -111,6 +112,7 @@ export class Machine {
   readonly ncpus: number;
   readonly cpus: Cpu[] = [];
   readonly rand: Prng;
+  readonly pathRand: Prng;
   readonly hz: number;
   readonly tickNs: number;
   readonly maxStepNs: number;
@@ -145,6 +147,7 @@ export class Machine {
     installKernelSemantics();
     this.ncpus = opts.cpus ?? 4;
     this.rand = new Prng(opts.seed ?? 1);
+    this.pathRand = new Prng(((opts.seed ?? 1) ^ 0x5bd1e995) >>> 0);
     this.hz = kernelHz();
     this.tickNs = Math.round(1e9 / this.hz);
     this.maxStepNs = opts.maxStepNs ?? 20000;
@@ -243,6 +246,28 @@ export class Machine {
       const wall = Number(process.hrtime.bigint() - t0);
       this.runUntil(Math.min(limit, v0 + wall + sliceMs * 1e6));
       await new Promise<void>((r) => setTimeout(r, sliceMs));
+    }
+  }
+
+  /**
+   * Run until `done()` holds (or nothing is left to run), letting Node's event loop (a terminal,
+   * timers, a program's session ending in a microtask after stop()) run between slices of 50 ms
+   * of virtual time; paced: no faster than wall time (interactive shells).
+   */
+  async runAsync(done: () => boolean, paced = false): Promise<void> {
+    const wall0 = Date.now();
+    const v0 = this.now;
+    while (!done()) {
+      if (paced) {
+        const target = v0 + (Date.now() - wall0) * 1e6 + 20e6;
+        this.runUntil(() => done() || this.now >= target, 1e9);
+        await new Promise<void>((r) => setTimeout(r, 10));
+      } else {
+        const until = this.now + 50e6;
+        this.runUntil(() => done() || this.now >= until, 1e9);
+        if (!this.queue.peek()) break;
+        await new Promise<void>((r) => setImmediate(r));
+      }
     }
   }
 
@@ -388,7 +413,7 @@ export class Machine {
   run(cmd: string, maxNs = 600e9): { status: number; out: string; pid: number } {
     let out = '';
     const p = this.spawnShell(cmd, (s) => { out += s; });
-    this.runUntil(() => p.exited, maxNs);
+    this.runUntil(() => p.finished, maxNs);
     return { status: p.exited ? p.exitCode : -1, out, pid: p.tgid };
   }
 }

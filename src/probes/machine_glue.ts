@@ -79,7 +79,7 @@ export function driveMachine(engine: Engine, m: Machine,
     step: () => { m.stepSlice(); },
     ncpus: m.ncpus,
     task: (cpu) => taskInfo(m.current(cpu)),
-    afterStep: p ? () => { if (p.exited) engine.exit(); } : undefined,
+    afterStep: p ? () => { if (p.finished) engine.exit(); } : undefined,
     system: (cmd, out) => { m.spawnShell(cmd, out); },
   }, pid);
   return pid;

@@ -40,6 +40,8 @@ export interface ReplIO {
   /** Hand the terminal to a child (edit) and take it back. */
   suspend?: () => void;
   resume?: () => void;
+  /** What the CLI adds to each simulated machine (stap as a program in it). */
+  setupMachine?: (m: import('../machine/machine').Machine) => void;
 }
 
 const ALIASES = new Map(Object.entries({ h: 'help', '?': 'help', l: 'list', a: 'add', d: 'delete', r: 'run', e: 'edit', q: 'quit' }));
@@ -60,6 +62,8 @@ export const HELP = `Commands (aliases in parentheses):
   reset                       fresh kernel, machine and globals (the script stays)
   globals                     print every global as stap's end-of-run display does
   probes [-L] PATTERN         list matching probe points (like stap -l / -L)
+  sh CMD                      run CMD in a root shell on the simulated machine (tracefs at
+                              /sys/kernel/tracing, stap, trace-cmd ...); Ctrl-C interrupts it
   kernel ftrace_ops|kprobes|tracepoints|tasks
                               the simulated kernel's tracing tables and task list
   seed N                      seed for runs; restarts the simulated machine with it
@@ -148,7 +152,7 @@ export class Repl {
     this.targetPid = opts.targetPid;
     this.cmd = opts.command;
     this.session = new ReplSession(new Compiler(this.settings, opts.includeDirs, io.err));
-    this.sys = new SimSystem(this.seed, opts.cpus);
+    this.sys = new SimSystem(this.seed, opts.cpus, io.setupMachine);
     this.completer = new Completer(this.session);
   }
 
@@ -279,6 +283,15 @@ export class Repl {
       case 'run':
         await this.run(rest);
         return;
+      case 'sh': {
+        if (!rest.trim()) {
+          this.io.err("sh: a command is needed, e.g. sh 'cat /sys/kernel/tracing/available_tracers'\n");
+          return;
+        }
+        const st = await this.sys.shell(rest, this.io.out, this.io.err);
+        if (st !== 0) this.io.out(this.io.note(`(exit status ${st})\n`));
+        return;
+      }
       case 'reset':
         this.sys.reset(this.seed);
         this.session.store.clear();

@@ -13,7 +13,7 @@ import { symbolCount, symbolName, isFunction } from '../kernel/kallsyms';
 import { tracepointNames } from '../kernel/tracepoint';
 import type { ReplSession } from './session';
 
-export const COMMANDS = ['help', 'list', 'add', 'delete', 'load', 'save', 'run', 'reset', 'globals', 'probes', 'kernel', 'seed',
+export const COMMANDS = ['help', 'list', 'add', 'delete', 'load', 'save', 'run', 'sh', 'reset', 'globals', 'probes', 'kernel', 'seed',
   'set', 'show', 'sample', 'edit', 'quit'];
 export const KERNEL_VIEWS = ['ftrace_ops', 'kprobes', 'tracepoints', 'tasks'];
 const KEYWORDS = ['global', 'function', 'probe', 'private', 'if', 'else', 'for', 'foreach', 'while', 'in', 'delete', 'return',

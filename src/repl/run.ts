@@ -17,6 +17,7 @@ import { connectMachine, disconnectMachine, driveMachine } from '../probes/machi
 import { resetFtrace } from '../kernel/ftrace';
 import { resetKprobes } from '../kernel/kprobes';
 import { resetTracepoints } from '../kernel/tracepoint';
+import { signalFromOutside } from '../machine/drivers/tty';
 import type { GlobalStore } from './session';
 
 type Writer = (s: string) => void;
@@ -54,7 +55,8 @@ export class SimSystem {
   /** Stops the run in progress (Ctrl-C); null when idle. */
   private stopper: (() => void) | null = null;
 
-  constructor(public seed: number, readonly ncpus: number) {
+  /** `setup`: what the CLI adds to each machine (stap as a program in it: src/cli/stap_program.ts) */
+  constructor(public seed: number, readonly ncpus: number, private readonly setup?: (m: Machine) => void) {
     this.reset(seed);
   }
 
@@ -67,6 +69,20 @@ export class SimSystem {
     resetTracepoints();
     this.machine = new Machine({ cpus: this.ncpus, seed });
     connectMachine(this.machine);
+    this.setup?.(this.machine);
+  }
+
+  /** `sh CMD`: run CMD in the machine's shell (as root, in /root) until it exits; Ctrl-C sends it SIGINT. */
+  async shell(cmd: string, out: (s: string) => void, err: (s: string) => void): Promise<number> {
+    const m = this.machine;
+    const p = m.spawnShell(cmd, out, err);
+    this.stopper = () => { signalFromOutside(m, p.tgid, 2); };
+    try {
+      await m.runAsync(() => p.exited);
+    } finally {
+      this.stopper = null;
+    }
+    return p.exited ? p.exitCode : 1;
   }
 
   get running(): boolean {

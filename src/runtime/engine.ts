@@ -121,6 +121,12 @@ export interface EngineHost {
   afterStep?: () => void;
   /** system(): run `cmd` (asynchronously, as stapio does), output to the session's stdout. */
   system?: (cmd: string, out: (s: string) => void) => void;
+  /**
+   * Told whenever the session's loop is woken (exit(), abort(), a signal).  A host whose machine
+   * someone else drives (stap as a program inside the machine: src/cli/stap_program.ts) pauses
+   * that driver here, so the session ends at this virtual time.
+   */
+  kicked?: () => void;
 }
 
 /** Receives system() commands (the simulated shell plugs in here). */
@@ -401,6 +407,7 @@ export class Engine implements EngineApi {
   // ------------------------------------------------------------------ running
 
   private kick(): void {
+    this.host?.kicked?.();
     const w = this.wake;
     if (w) {
       this.wake = null;

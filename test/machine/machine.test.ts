@@ -7,6 +7,7 @@ import { symbolName, lookupAddr, isFunction } from '../../src/kernel/kallsyms';
 import { parseShell } from '../../src/machine/userland/shell';
 import { hookDefined, condDefined } from '../../src/machine/paths/semantics';
 import { matchInlined } from '../../src/kernel/inline_sites';
+import { modelKey } from '../../src/machine/paths/model';
 
 // the kernel's semantics (hooks, conditions) as a Machine installs them
 installKernelSemantics();
@@ -21,6 +22,7 @@ describe('machine: path data', () => {
           if (!(ev ? findEvent(sys, ev) : tracepoint(sys))) bad.push(`${p}: ${it}`);
         } else if (it.startsWith('%')) { if (!hookDefined(it.slice(1))) bad.push(`${p}: hook ${it}`); }
         else if (it.startsWith('?')) { if (!condDefined(it.slice(it[1] === '!' ? 2 : 1))) bad.push(`${p}: cond ${it}`); }
+        else if (it.startsWith('&')) { if (!modelKey(it.slice(1))) bad.push(`${p}: no recording has ${it}`); }
         else if (it.startsWith('+')) {
           // an inline instance: the function has DWARF instances, one called from each line given
           const [name, lines] = it.slice(1).split(':');
@@ -158,7 +160,7 @@ describe('machine: seeds through the tracing machinery', () => {
     unregisterFtraceFunction(op);
     expect(r.out).to.match(/\/swapfile\s+file/);
     const keys = [...hits.keys()];
-    expect(keys).to.include('__x64_sys_swapon <-do_syscall_64');
+    expect(keys).to.include('__x64_sys_swapon <-x64_sys_call');
     expect(keys).to.include('free_pages_and_swap_cache <-tlb_batch_pages_flush');
     expect(keys.some((k) => k.startsWith('free_swap_cache <-free_pages_and_swap_cache'))).to.equal(true);
   });

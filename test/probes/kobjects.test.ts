@@ -54,7 +54,9 @@ probe kernel.function("getname").return {
 probe kernel.function("alloc_empty_file").return { if (pid() == target()) printf("filp same=%d\\n", $return == tp["filp"]) }
 `, 'cat /etc/hostname');
     expect(r.err).to.equal('');
-    expect(r.out).to.equal('kmem_cache_alloc 1\ngetname /etc/hostname same=1\nkmem_cache_alloc 1\nfilp same=1\n');
+    // the open's two slab objects, in this order (the recorded paths of the other syscalls allocate
+    // from other caches too: every kmem_cache_alloc returns an object)
+    expect(r.out).to.match(/^kmem_cache_alloc 1\ngetname \/etc\/hostname same=1\nkmem_cache_alloc 1\nfilp same=1\n(kmem_cache_alloc 1\n)*$/);
   });
 
   it('__kmalloc: load_elf_binary\'s kmalloc users on exec, kmem:kmalloc with the same buffers', async () => {

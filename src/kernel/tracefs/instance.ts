@@ -47,6 +47,8 @@ export interface InstanceEnv {
   probeActions(inst: Instance): ProbeActions;
   /** the graph tracer may not start while the profiler owns the graph hooks */
   graphBusy(): boolean;
+  /** kprobe/uprobe events in creation order (on tr->events after the static ones) */
+  dynamicEvents(): readonly TraceEvent[];
 }
 
 export class Instance {
@@ -142,7 +144,8 @@ export class Instance {
   }
 
   /** Event files in tr->events order: the latest registered first. */
-  *eventFiles(all: readonly TraceEvent[] = traceEvents()): Generator<EventFile, void, void> {
+  *eventFiles(all?: readonly TraceEvent[]): Generator<EventFile, void, void> {
+    all ??= [...traceEvents(), ...this.env.dynamicEvents()];
     for (let i = all.length - 1; i >= 0; i--) {
       const ev = all[i];
       if (ev.system === 'ftrace') continue;

@@ -96,6 +96,10 @@ export class Tracefs implements InstanceEnv {
     return ftraceGraphUser() !== null;
   }
 
+  dynamicEvents(): TraceEvent[] {
+    return [...this.dynamic.systems().values()].flat().sort((a, b) => a.id - b.id);
+  }
+
   eventsHost(inst: Instance): EventsHost {
     return {
       current: () => this.host.current(),

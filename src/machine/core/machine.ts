@@ -20,6 +20,11 @@ export interface MachineCore {
   readonly ncpus: number;
   /** the only source of randomness in the simulation */
   readonly rand: Prng;
+  /**
+   * the choice among recorded variants of a kernel entry (paths/model.ts): a stream of its own, so
+   * that what probes do never changes which variant runs
+   */
+  readonly pathRand: Prng;
   /** kernel function calls executed (mcount sites reached) */
   kcalls: number;
   /** Schedule `cb` at absolute virtual time `atNs`. Ties: `prio`, then FIFO. */

@@ -42,5 +42,12 @@ export function attachTracefs(m: TracingMachine, opts: TracefsOptions = {}): Tra
   const fs = m.fs;
   fs.mountPseudo(fs.mkdirp('/sys/kernel/tracing', 'sysfs'), tfs.root(), 'tracefs');
   fs.mountPseudo(fs.mkdirp('/sys/kernel/debug', 'sysfs'), tfs.debugfs(), 'debugfs');
+  // the stack tracer's switch (kernel/trace/trace_stack.c stack_trace_sysctl: proc_dointvec)
+  fs.mkdirp('/proc/sys/kernel', 'proc');
+  fs.procFile('/proc/sys/kernel/stack_tracer_enabled', () => `${tfs.stack.enabled ? 1 : 0}\n`, (s) => {
+    if (!/^\s*-?\d+\s*$/.test(s)) return -22;
+    tfs.stack.enable(parseInt(s, 10) !== 0);
+    return s.length;
+  }, 0o644);
   return tfs;
 }

@@ -32,6 +32,8 @@ export interface Frame {
   pc: number;
   env: Env;
   path: CompiledPath;
+  /** iterations left of the OP_REPEAT bodies being run (innermost last) */
+  loops?: number[];
 }
 
 /** Depth of a kernel stack's function/mark stacks. */

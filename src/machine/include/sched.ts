@@ -70,7 +70,17 @@ export class Process {
     this.tgid = tgid;
     this.parent = parent;
   }
+  /**
+   * The process has exited and none of its threads still runs kernel code: its exit (do_exit up to
+   * the last switch away from it) is over, as stapio sees it after SIGCHLD and waitpid.
+   */
+  get finished(): boolean {
+    return this.exited && this.threads.every((t) => t.ks.frames.length === 0);
+  }
 }
+
+/** Task.resumeWork bits: TIF_NOTIFY_RESUME (rseq after a switch or migration), TIF_NEED_FPU_LOAD, queued task_work (fput). */
+export const RW_NOTIFY = 1, RW_FPU = 2, RW_TASKWORK = 4;
 
 export class Task implements TaskRef {
   pid: number;
@@ -126,6 +136,10 @@ export class Task implements TaskRef {
   woken = false;
   /** data hooks may stash across a sleep */
   scratch: Record<string, unknown> = {};
+  /** work on the way back to user mode (RW_*: TIF_NOTIFY_RESUME, TIF_NEED_FPU_LOAD, task_work) */
+  resumeWork = 0;
+  /** registered an rseq area (rseq(2)): its notify-resume work runs after a switch */
+  rseq = false;
   constructor(pid: number, tid: number, comm: string, proc: Process, kthread: boolean) {
     this.pid = pid;
     this.tid = tid;

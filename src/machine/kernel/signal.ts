@@ -18,7 +18,7 @@ import { Task, Process, SigHandler, TASK_INTERRUPTIBLE, TASK_STOPPED, TASK_DEAD 
 import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
-import { pushWakeups } from './sched/core';
+import { wakeTasks } from './sched/core';
 import { sigDefault, SIGKILL, SIGCHLD, SIGCONT } from '../include/signal';
 import { kmem } from '../../kernel/memory';
 
@@ -101,7 +101,7 @@ export function sigHandler(p: Process, sig: number): SigHandler {
 }
 
 /** kill(pid, sig): find the target (kill_something_info / kill_pid_info); 0, -ESRCH or -EINVAL. */
-signals.hook('kill_find', (m, _c, t, e) => {
+function killFind(m: SignalMachine, t: Task, e: Env): number {
   const pid = Number(e.a[0]);
   const sig = Number(e.a[1]);
   e.sgProc = null;
@@ -114,11 +114,17 @@ signals.hook('kill_find', (m, _c, t, e) => {
   e.sgSig = sig;
   e.sgInfo = { signo: sig, code: SI_USER, pid: t.proc.tgid, uid: t.uid } satisfies SigInfo;
   return H_CONT;
-});
+}
+signals.hook('kill_find', (m, _c, t, e) => killFind(m, t, e));
+signals.syscall('kill', (m, _c, t, e) => killFind(m, t, e));
 signals.cond('sigtarget', (_m, _c, _t, e) => e.sgProc != null);
 
 /** __send_signal_locked: queue the signal (or not) and note whom complete_signal wakes. */
-signals.hook('sig_send', (m, _c, _t, e) => {
+signals.hook('sig_send', (m, c, _t, e) => {
+  // a recorded tree may call __send_signal_locked more than once (timeout's kill of the child and
+  // of its group); the machine sends the one signal of this call once
+  if (!e.sgProc || e.sgSent === e.sgProc) return H_CONT;
+  if (e.recorded === true) e.sgSent = e.sgProc;
   const r = sendSignal(e.sgProc as Process, e.sgSig as number);
   e.sgTarget = r.target;
   e.sgResult = r.result;
@@ -128,10 +134,13 @@ signals.hook('sig_send', (m, _c, _t, e) => {
     if (!q) queued.set(r.target, (q = []));
     q[(e.sgSig as number) - 1] = e.sgInfo as SigInfo;
   }
+  // in a recorded tree the wakeup is queued now for its try_to_wake_up (or the syscall's end): the
+  // variant that runs may not reach complete_signal (its recording found the signal ignored)
+  if (e.recorded === true) return wakeTasks(c, e, r.wake);
   return H_CONT;
 });
 signals.cond('sigqueued', (_m, _c, _t, e) => e.sgResult === 0);
-signals.hook('sig_wake', (_m, c, _t, e) => pushWakeups(c, (e.sgWake as Task[] | undefined) ?? []));
+signals.hook('sig_wake', (_m, c, _t, e) => (e.recorded === true ? H_CONT : wakeTasks(c, e, (e.sgWake as Task[] | undefined) ?? [])));
 
 signals.tpArgs('signal_generate', (_m, _c, t, e) => {
   const sig = (e.sgSig as number | undefined) ?? 0;
@@ -142,13 +151,13 @@ signals.tpArgs('signal_generate', (_m, _c, t, e) => {
  * do_notify_parent: SIGCHLD for the parent of an exiting process (none when the parent's
  * SIGCHLD disposition is SIG_IGN: the child is reaped at once, see %notify_parent).
  */
-signals.hook('notify_prep', (_m, _c, t, e) => {
+export function notifyPrep(t: Task, e: Env): void {
   e.sgProc = null;
   const p = t.proc;
   const par = p.parent;
-  if (!p.exited || !par || par.exited) return H_CONT;
-  if (t.tid !== p.tgid && p.threads.some((x) => x !== t && !(x.state & 0x80))) return H_CONT;
-  if (par.sigHandlers.get(SIGCHLD) === 'ignore') return H_CONT;
+  if (!p.exited || !par || par.exited) return;
+  if (t.tid !== p.tgid && p.threads.some((x) => x !== t && !(x.state & 0x80))) return;
+  if (par.sigHandlers.get(SIGCHLD) === 'ignore') return;
   const signaled = e.signaled === true;
   const sig = (e.sig as number | undefined) ?? 0;
   e.sgProc = par;
@@ -157,16 +166,21 @@ signals.hook('notify_prep', (_m, _c, t, e) => {
     signo: SIGCHLD, code: signaled ? CLD_KILLED : CLD_EXITED, pid: p.tgid, uid: t.uid,
     status: signaled ? sig : Number(e.a[0] ?? 0) & 0xff,
   } satisfies SigInfo;
-  return H_CONT;
-});
+}
+signals.hook('notify_prep', (_m, _c, t, e) => { notifyPrep(t, e); return H_CONT; });
 
 /** __wake_up_parent: wake the parent's wait4 sleepers (not those the signal already woke). */
 signals.hook('notify_parent', (m, c, t, e) => {
   if (!t.proc.exited || t.tid !== t.proc.tgid && t.proc.threads.some((x) => x !== t && !(x.state & 0x80))) return H_CONT;
   const woken = (e.sgWake as Task[] | undefined) ?? [];
   const w = m.procs.notifyParent(t.proc).filter((x) => !woken.includes(x));
-  return pushWakeups(c, w);
+  return wakeTasks(c, e, w);
 });
+
+// where the recorded paths do this work (kernel/signal.c, kernel/exit.c exit_notify)
+signals.at('__send_signal_locked', 'sig_send');
+signals.at('complete_signal', 'sig_wake');
+signals.at('__wake_up_parent', 'notify_parent');
 
 // ---------------------------------------------------------------- delivery
 

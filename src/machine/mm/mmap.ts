@@ -1,4 +1,4 @@
-/** Address-space system calls (mm/mmap.c, mm/memory.c): mmap, brk, munmap (unmap_pages, free_swap_cache), and fork's dup_mmap. */
+/** Address-space system calls (mm/mmap.c, mm/memory.c): mmap, brk, munmap (unmap_pages, free_swap_cache). */
 import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
@@ -10,12 +10,6 @@ const EINVAL = 22;
 
 export const mmap = new Semantics<MmMachine>('mm/mmap');
 
-mmap.hook('dup_mmap', (m, c, t, e) => {
-  const mm = t.proc.mm;
-  if (!mm) return H_CONT;
-  pushPath(t.ks, 'copy_ptes', e);
-  return H_PUSHED;
-});
 mmap.syscall('mmap', (m, _c, t, e) => {
   const mm = t.proc.mm;
   if (!mm) { e.ret = -EINVAL; return H_CONT; }

@@ -119,6 +119,8 @@ netSocket.hook('sock_release_all', (m, c) => {
   pushPath(c.ks, 'sock_fput', newEnv('close', { sock: s, sk: s }));
   return H_AGAIN;
 });
+// the sockets whose last file reference went (an exit's files): released by the deferred fput
+netSocket.at('task_work_run', 'sock_release_all');
 /** sizes the sendmsg/recvmsg functions get as arguments ($size, $len, $flags) */
 netSocket.hook('sock_args', (_m, _c, _t, e) => {
   const buf = e.buf as Uint8Array | undefined;

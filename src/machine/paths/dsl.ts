@@ -14,6 +14,7 @@
  *                        the call lines given, else its first instance (none: nothing fires).
  *                        Children are the inline body
  *   *path                expand another template here (compile-time include)
+ *   &key                 run a recorded variant of entry-model key `key` here (paths/model.ts)
  *   # ...                comment
  *
  * Templates compile to an Int32Array program run by kexec.ts (see OP_* below). Function names
@@ -33,6 +34,12 @@ export const OP_IF = -4;
 export const OP_IFNOT = -5;
 export const OP_END = -6;
 export const OP_INLINE = -7;
+/** OP_REPEAT rule n end: run the body up to the matching OP_LOOP as often as count rule `rule` says (-1: n times) */
+export const OP_REPEAT = -8;
+/** OP_LOOP start: the end of a repeated body */
+export const OP_LOOP = -9;
+/** OP_MODEL key: run a variant of entry-model key `modelKeyNames[key]` here (paths/model.ts) */
+export const OP_MODEL = -10;
 
 const sources = new Map<string, string>();
 let templatesLoaded = false;
@@ -49,19 +56,42 @@ const compiled = new Map<string, CompiledPath>();
 
 /** Tracepoint references: index -> "system:name" (system may be ''). */
 export const tpNames: string[] = [];
-const tpIndex = new Map<string, number>();
+const tpIndex_ = new Map<string, number>();
 /** Inline instance references: index -> { name, call lines (empty: any) }. */
 export const inlineRefs: { name: string; lines: number[] }[] = [];
 const inlineIndex = new Map<string, number>();
 /** Hook and condition names, indexed. */
 export const hookNames: string[] = [];
-const hookIndex = new Map<string, number>();
+const hookIndex_ = new Map<string, number>();
 export const condNames: string[] = [];
+/** Entry-model keys the templates run (`&key`), indexed. */
+export const modelKeyNames: string[] = [];
+const modelKeyIndex = new Map<string, number>();
 const condIndex = new Map<string, number>();
 
 function intern(list: string[], idx: Map<string, number>, name: string): number {
   let i = idx.get(name);
   if (i === undefined) { i = list.length; list.push(name); idx.set(name, i); }
+  return i;
+}
+
+/** The index of hook `name` in the programs (OP_HOOK operand). */
+export function hookIndex(name: string): number {
+  return intern(hookNames, hookIndex_, name);
+}
+/** The index of tracepoint `system:name` (or `name`) in the programs (OP_TP operand). */
+export function tpIndex(name: string): number {
+  return intern(tpNames, tpIndex_, name);
+}
+/** The index of an inline reference (`+name[:lines]`; OP_INLINE operand). */
+export function inlineRefIndex(name: string, lines: readonly number[]): number {
+  const t = lines.length ? `+${name}:${lines.join(',')}` : `+${name}`;
+  let i = inlineIndex.get(t);
+  if (i === undefined) {
+    i = inlineRefs.length;
+    inlineRefs.push({ name, lines: [...lines] });
+    inlineIndex.set(t, i);
+  }
   return i;
 }
 
@@ -132,7 +162,7 @@ export function pathItems(name: string): string[] {
 
 /** The kernel function names a template calls (includes expanded), in order, repeated. */
 export function pathFunctionNames(name: string): string[] {
-  return pathItems(name).filter((t) => t[0] !== '@' && t[0] !== '%' && t[0] !== '?' && t[0] !== '+');
+  return pathItems(name).filter((t) => t[0] !== '@' && t[0] !== '%' && t[0] !== '?' && t[0] !== '+' && t[0] !== '&');
 }
 
 /** Compile (once) and return a path. */
@@ -145,22 +175,19 @@ export function path(name: string): CompiledPath {
       const t = n.text;
       const c0 = t[0];
       if (c0 === '@') {
-        code.push(OP_TP, intern(tpNames, tpIndex, t.slice(1)));
+        code.push(OP_TP, tpIndex(t.slice(1)));
         if (n.kids.length) throw new Error(`path ${name}: tracepoint ${t} cannot have children`);
       } else if (c0 === '%') {
-        code.push(OP_HOOK, intern(hookNames, hookIndex, t.slice(1)));
+        code.push(OP_HOOK, hookIndex(t.slice(1)));
         emit(n.kids);
       } else if (c0 === '+') {
         const m = /^\+([A-Za-z_]\w*)(?::(\d+(?:,\d+)*))?$/.exec(t);
         if (!m) throw new Error(`path ${name}: bad inline node ${t}`);
-        let i = inlineIndex.get(t);
-        if (i === undefined) {
-          i = inlineRefs.length;
-          inlineRefs.push({ name: m[1], lines: m[2] ? m[2].split(',').map(Number) : [] });
-          inlineIndex.set(t, i);
-        }
-        code.push(OP_INLINE, i);
+        code.push(OP_INLINE, inlineRefIndex(m[1], m[2] ? m[2].split(',').map(Number) : []));
         emit(n.kids);
+      } else if (c0 === '&') {
+        code.push(OP_MODEL, intern(modelKeyNames, modelKeyIndex, t.slice(1)));
+        if (n.kids.length) throw new Error(`path ${name}: model node ${t} cannot have children`);
       } else if (c0 === '?') {
         const neg = t[1] === '!';
         code.push(neg ? OP_IFNOT : OP_IF, intern(condNames, condIndex, t.slice(neg ? 2 : 1)), 0);

@@ -17,7 +17,8 @@ import { symbolAddr, symbolCount, symbolName } from '../../kernel/kallsyms';
 import { tracepoint, traceCall, tracepointProto } from '../../kernel/tracepoint';
 import { hash32 } from '../core/prng';
 import { genericArgs } from './args';
-import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, path, tpNames, hookNames, condNames } from './dsl';
+import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, OP_REPEAT, OP_LOOP, OP_MODEL, path, tpNames, hookNames, condNames, modelKeyNames } from './dsl';
+import { modelPath } from './model';
 import { fireInline } from './inline';
 import { int3SiteCount } from '../../kernel/kprobes';
 import { returnAddress } from '../../kernel/callsites';
@@ -26,13 +27,14 @@ import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Env, KStack, CompiledPath } from '../include/kstack';
 import type { Tracepoint } from '../../kernel/tracepoint';
-import { hookNamed, condNamed, tpArgsNamed, fnArgsOf, retOf } from './semantics';
+import { hookNamed, condNamed, tpArgsNamed, fnArgsOf, retOf, countRuleAt } from './semantics';
 import type { Hook, Cond, ArgBuilder } from './semantics';
 
 // Module-private copies of what the interpreter reads per op: imported bindings compile to
 // property loads on the exporting module's object (a dictionary lookup for big modules).
 const sites = siteState;
 const P_RET = OP_RET, P_TP = OP_TP, P_HOOK = OP_HOOK, P_IF = OP_IF, P_IFNOT = OP_IFNOT, P_END = OP_END, P_INLINE = OP_INLINE;
+const P_REPEAT = OP_REPEAT, P_LOOP = OP_LOOP, P_MODEL = OP_MODEL;
 const int3Armed = int3SiteCount;
 
 /** hook results */
@@ -169,7 +171,7 @@ function fireTp(m: MachineCore, c: Cpu, t: Task, e: Env, r: TpRef): void {
 /** Push a path onto a kernel stack. */
 export function pushPath(ks: KStack, name: string | CompiledPath, env: Env): void {
   const p = typeof name === 'string' ? path(name) : name;
-  ks.frames.push({ code: p.code, pc: 0, env, path: p });
+  ks.frames.push({ code: p.code, pc: 0, env, path: p, loops: undefined });
 }
 
 export function newEnv(name: string, extra?: Record<string, unknown>): Env {
@@ -270,6 +272,7 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
           break;
         }
         if (r === HK_SLEEP) {
+          env.slept = true;
           f.pc = at; // re-run after wakeup
           pushPath(ks, schedulePath ?? (schedulePath = path('schedule')), env);
           break;
@@ -277,6 +280,31 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
         if (r === HK_SWITCHED) return RS_SWITCH;
         if (r === HK_IDLE) { f.pc = at; return RS_IDLE; }
         throw new Error(`hook %${hookNames[hi]} returned ${r}`);
+      }
+      if (op === P_REPEAT) {
+        // rule, recorded count, end: the body's repetitions (a rule's count, else the recorded one)
+        const ri = code[pc++];
+        const rec = code[pc++];
+        const end = code[pc++];
+        let n = rec;
+        if (ri >= 0) { const v = countRuleAt(ri)(m, c, t, env); if (v !== undefined) n = v; }
+        if (n <= 0) { pc = end; continue; }
+        (f.loops ?? (f.loops = [])).push(n);
+        continue;
+      }
+      if (op === P_LOOP) {
+        const start = code[pc++];
+        const loops = f.loops!;
+        const left = loops[loops.length - 1] - 1;
+        if (left > 0) { loops[loops.length - 1] = left; pc = start; } else loops.pop();
+        continue;
+      }
+      if (op === P_MODEL) {
+        const p = modelPath(m, c, t, env, modelKeyNames[code[pc++]]);
+        if (p === null) continue;
+        f.pc = pc;
+        pushPath(ks, p, env);
+        break;
       }
       if (op === P_END) {
         frames.pop();

@@ -26,6 +26,12 @@ export type RetRule = (e: Env) => unknown;
 export type StructArg<M = MachineCore> = (fnName: string, pname: string, tname: string) => Getter<M>;
 
 type RetDef = { name: string; r: RetRule } | { later: () => Iterable<[string, RetRule]> };
+/** Where in a function's recorded calls a hook runs: after its entry (before its first callee) or before it returns. */
+export type Where = 'entry' | 'exit';
+/** How many times a repeated call runs (`FN*N` of a recorded tree; paths/model.ts OP_REPEAT); undefined: the recorded N. */
+export type CountRule<M = MachineCore> = (m: M, c: Cpu, t: Task, e: Env) => number | undefined;
+/** The feature vector of an entry of a model key (paths/model.ts chooses the variant by it). */
+export type Features<M = MachineCore> = (m: M, c: Cpu, t: Task, e: Env) => string;
 type Entries<T> = readonly (readonly [string, T])[];
 
 /**
@@ -42,6 +48,9 @@ export interface SemanticsOf<M> {
   readonly syscalls: Entries<Hook<M>>;
   readonly structArgs: Entries<StructArg<M>>;
   readonly setups: readonly (() => void)[];
+  readonly anchors: readonly (readonly [string, string, Where])[];
+  readonly counts: Entries<CountRule<M>>;
+  readonly featureDefs: Entries<Features<M>>;
 }
 
 /** One subsystem's attachments, in definition order. */
@@ -54,7 +63,26 @@ export class Semantics<M extends MachineCore = MachineCore> implements Semantics
   readonly syscalls: [string, Hook<M>][] = [];
   readonly structArgs: [string, StructArg<M>][] = [];
   readonly setups: (() => void)[] = [];
+  readonly anchors: [string, string, Where][] = [];
+  readonly counts: [string, CountRule<M>][] = [];
+  readonly featureDefs: [string, Features<M>][] = [];
   constructor(readonly name: string) {}
+
+  /**
+   * Run hook `hook` (defined with `hook()`, by any subsystem) wherever a recorded path calls kernel
+   * function `fn`: at its entry (before its first callee) or at its exit (before it returns).
+   */
+  at(fn: string, hook: string, where: Where = 'entry'): void {
+    this.anchors.push([fn, hook, where]);
+  }
+  /** Repeated calls of `fn` in a recorded path (`fn*N`) run as often as `rule` says. */
+  count(fn: string, rule: CountRule<M>): void {
+    this.counts.push([fn, rule]);
+  }
+  /** The feature vector of an entry of model key `key` (a non-syscall key: 'fault', 'schedule', 'irq:...'). */
+  features(key: string, f: Features<M>): void {
+    this.featureDefs.push([key, f]);
+  }
 
   /** `%name`: run `h` there (a hook result of kexec.ts: H_CONT, H_SLEEP, H_PUSHED ...). */
   hook(name: string, h: Hook<M>): void {
@@ -131,12 +159,65 @@ export function installSemantics(s: SemanticsOf<never>): void {
   add(syscallByName, 'system call', s.name, s.syscalls);
   add(structArgByName, 'arguments of struct', s.name, s.structArgs);
   if (s.fnArgDefs.length) fnArgsById = null;
+  add(countByName, 'count rule of', s.name, s.counts);
+  add(featuresByKey, 'features of', s.name, s.featureDefs);
+  for (const [fn, hook, where] of s.anchors) {
+    let l = anchorsByName.get(fn);
+    if (!l) anchorsByName.set(fn, (l = []));
+    l.push({ hook, where });
+  }
+  if (s.anchors.length || s.counts.length) { anchorsById = null; countIdxById = null; }
   for (const d of s.retDefs) {
     if ('later' in d) laterRets.push({ seq: retSeq++, rules: d.later });
     else retByName.set(d.name, { r: d.r, seq: retSeq++ });
     retById = null;
   }
   for (const f of s.setups) f();
+}
+
+const anchorsByName = new Map<string, { hook: string; where: Where }[]>();
+let anchorsById: Map<number, { hook: string; where: Where }[]> | null = null;
+const countByName = new Map<string, CountRule>();
+const countRules: CountRule[] = [];
+let countIdxById: Map<number, number> | null = null;
+const featuresByKey = new Map<string, Features>();
+const NO_ANCHORS: { hook: string; where: Where }[] = [];
+
+/** The hooks attached to kernel function `fn` (kallsyms id) with `Semantics.at`, in installation order. */
+export function anchorsOf(fn: number): readonly { hook: string; where: Where }[] {
+  if (!anchorsById) {
+    anchorsById = new Map();
+    for (const [n, l] of anchorsByName) {
+      const id = functionIdOf(n);
+      if (id >= 0) anchorsById.set(id, l);
+    }
+  }
+  return anchorsById.get(fn) ?? NO_ANCHORS;
+}
+/** Every function name a hook is attached to (for checks). */
+export function anchoredFunctions(): string[] {
+  return [...anchorsByName.keys()];
+}
+
+/** The index of the count rule of function `fn` (kallsyms id), or -1. */
+export function countRuleIndex(fn: number): number {
+  if (!countIdxById) {
+    countIdxById = new Map();
+    countRules.length = 0;
+    for (const [n, r] of countByName) {
+      const id = functionIdOf(n);
+      if (id >= 0) { countIdxById.set(id, countRules.length); countRules.push(r); }
+    }
+  }
+  return countIdxById.get(fn) ?? -1;
+}
+/** Count rule number `i` (countRuleIndex). */
+export function countRuleAt(i: number): CountRule {
+  return countRules[i];
+}
+/** The feature function of a model key, if a subsystem defined one. */
+export function featuresOf(key: string): Features | undefined {
+  return featuresByKey.get(key);
 }
 
 export function hookDefined(name: string): boolean {

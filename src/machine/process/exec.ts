@@ -1,4 +1,8 @@
-/** execve (fs/exec.c): whether the binary loader takes the file, the new program image, the comm change and the exec tracepoints' arguments. */
+/**
+ * execve (fs/exec.c): the new program image (at the syscall's entry: the recorded tree of the exec that
+ * follows is the variant for the program loaded), the comm change in __set_task_comm, and the exec
+ * tracepoints' arguments.
+ */
 import type { ProcMachine } from './procs';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
@@ -13,6 +17,7 @@ exec.cond('execok', (m, _c, t, e) => {
   const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);
   return !!ino && ino.isReg && m.procs.programs.has(m.fs.pathOf(ino));
 });
+
 exec.syscall('execve', (m, _c, t, e) => {
   const p = String(e.a[0]);
   const ino = m.fs.lookup(p, t.proc.cwd);
@@ -34,4 +39,5 @@ exec.hook('set_comm', (_m, _c, t, e) => {
   if (a !== undefined) kmem.setField(a, 'struct task_struct', 'comm', t.comm);
   return H_CONT;
 });
+exec.at('__set_task_comm', 'set_comm');
 exec.tpArgs('sched_process_exec', (_m, _c, t, e) => [t, e.oldPid ?? t.pid, { filename: e.a[0] }]);

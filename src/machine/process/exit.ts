@@ -2,14 +2,17 @@
 import type { ProcMachine } from './procs';
 import { Semantics } from '../paths/semantics';
 import { H_CONT, H_SLEEP } from '../paths/kexec';
-import { TASK_INTERRUPTIBLE } from '../include/sched';
-import { drain } from '../kernel/sched/core';
+import { TASK_INTERRUPTIBLE, TASK_DEAD, Task } from '../include/sched';
+import type { Cpu } from '../include/cpu';
+import type { Env } from '../include/kstack';
+import { drain, drainTo, flushWakes } from '../kernel/sched/core';
+import { notifyPrep } from '../kernel/signal';
 
 const ECHILD = 10, EINTR = 4;
 
 export const exit = new Semantics<ProcMachine>('process/exit');
 
-exit.hook('wait', (m, c, t, e) => {
+function waitHook(m: ProcMachine, _c: Cpu, t: Task, e: Env): number {
   const pid = Number(e.a[0]);
   const nohang = (Number(e.a[2]) & 1) !== 0;
   const z = m.procs.findZombie(t.proc, pid);
@@ -30,14 +33,29 @@ exit.hook('wait', (m, c, t, e) => {
   t.state = TASK_INTERRUPTIBLE;
   t.wchan = 'do_wait';
   return H_SLEEP;
-});
+}
+exit.hook('wait', waitHook);
 exit.cond('reaped', (_m, _c, _t, e) => e.reaped === true);
 exit.tpArgs('sched_process_free', (_m, _c, _t, e) => [e.p]);
 exit.tpArgs('sched_process_exit', (_m, _c, t) => [t]);
 exit.hook('exit_files', () => H_CONT);
-exit.hook('exit', (m, c, t, e) => {
+function exitTask(m: ProcMachine, t: Task, e: Env): void {
   const code = Number(e.a[0]) & 0xff;
   m.procs.exitTask(t, e.signaled ? Number(e.a[0]) : code);
   if (e.signaled) (t.proc as unknown as { signaled?: boolean }).signaled = true;
-  return drain(c);
+}
+exit.hook('exit', (m, c, t, e) => { exitTask(m, t, e); return drain(c); });
+/**
+ * A recorded do_exit: the machine's exit (files, memory, children) in exit_notify, where the task
+ * becomes a zombie (exit_state) before do_notify_parent tells its parent; the wakeups the exit makes
+ * (pipe peers, the parent) go to the path's own try_to_wake_up calls, the rest at do_task_dead.
+ */
+exit.hook('exit_notify', (m, c, t, e) => {
+  exitTask(m, t, e);
+  notifyPrep(t, e);
+  return drainTo(c, e);
 });
+exit.at('do_notify_parent', 'exit_notify');
+exit.hook('task_dead', (_m, c, t, e) => { t.state = TASK_DEAD; return flushWakes(c, e); });
+exit.at('do_task_dead', 'task_dead');
+exit.syscall('wait4', (m, c, t, e) => waitHook(m, c, t, e));

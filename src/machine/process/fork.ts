@@ -20,5 +20,6 @@ fork.hook('wake_new', (m, c, _t, e) => {
   m.sched.wakeNew(child, c);
   return H_CONT;
 });
+fork.at('wake_up_new_task', 'wake_new');
 fork.tpArgs('sched_process_fork', (_m, _c, t, e) => [t, e.childTask]);
 fork.tpArgs('task_newtask', (_m, _c, _t, e) => [e.childTask ?? null, e.a[0]]);

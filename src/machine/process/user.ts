@@ -246,5 +246,5 @@ export class U {
   *swapon(p: string): Generator<Op, number, SysResult> { return (yield* this.sys('swapon', [p, 0])).ret; }
   *swapoff(p: string): Generator<Op, number, SysResult> { return (yield* this.sys('swapoff', [p])).ret; }
   *brk(pages: number): Generator<Op, number, SysResult> { return (yield* this.sys('brk', [pages * 4096])).ret; }
-  *uname(): Generator<Op, number, SysResult> { return (yield* this.sys('newuname', [0])).ret; }
+  *uname(): Generator<Op, number, SysResult> { return (yield* this.sys('uname', [0])).ret; }
 }

@@ -14,11 +14,12 @@ import { benchPrograms } from './programs/bench';
 import { toolPrograms } from './programs/tools';
 import { services } from './programs/services';
 import { seedTools } from './programs/seed_tools';
+import { traceCmd } from './programs/trace_cmd';
 import { shMain } from './sh/exec';
 import { PROGRAM_NAMES, SEED_TOOL_NAMES } from './fstree';
 
 export function registerPrograms(m: ProcMachine): void {
-  const all: Record<string, ProgramMain> = { ...programs, ...benchPrograms, ...toolPrograms, ...seedTools, ...services, sh: shMain, bash: shMain };
+  const all: Record<string, ProgramMain> = { ...programs, ...benchPrograms, ...toolPrograms, ...seedTools, 'trace-cmd': traceCmd, ...services, sh: shMain, bash: shMain };
   for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES]) {
     const main = all[name];
     if (main) m.procs.programs.set(`/usr/bin/${name}`, main);

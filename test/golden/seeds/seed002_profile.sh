@@ -3,8 +3,7 @@
 # own pid and the function tracer, then execs the workload; trace_stat/functionN is read after.
 # Debian's 6.1 build has no CONFIG_FUNCTION_PROFILER (the real guest refuses the file:
 # test/fixtures/tracefs-real/profile), so this runs on a kernel built with it
-# (--function-profiler), as the seed's own kernel was. The machine's head reads one file, so
-# the per-CPU files are read in a loop.
+# (--function-profiler), as the seed's own kernel was. The per-CPU files are read in a loop.
 cat > /root/ftrace-me <<'SCRIPT'
 #!/bin/sh
 

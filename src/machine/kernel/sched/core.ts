@@ -7,9 +7,13 @@
  */
 import type { TaskRef } from '../../../kernel/current';
 import type { CpuMachine, Cpu } from '../../include/cpu';
-import { Task, TASK_RUNNING, TASK_DEAD } from '../../include/sched';
+import { Task, TASK_RUNNING, TASK_DEAD, RW_FPU, RW_NOTIFY } from '../../include/sched';
 import { Semantics } from '../../paths/semantics';
 import { H_CONT, H_SWITCHED, H_IDLE, H_PUSHED, pushPath, newEnv } from '../../paths/kexec';
+import { path } from '../../paths/dsl';
+import { modelPath } from '../../paths/model';
+import { symbolName } from '../../../kernel/kallsyms';
+import type { Env, CompiledPath } from '../../include/kstack';
 import { perfSw } from '../perf_events';
 import type { Sched } from './fair';
 
@@ -31,7 +35,8 @@ schedCore.cond('need_resched', (_m, c) => c.needResched);
 schedCore.cond('pulled', (_m, _c, _t, e) => (e.pulledFrom as number) >= 0);
 schedCore.cond('next_is_idle', (_m, c) => c.next !== null && c.next.idle);
 
-schedCore.hook('pick', (m, c, _t, e) => {
+/** __schedule's choice of the next task (and the previous one's dequeue when it sleeps). */
+function pick(m: SchedMachine, c: Cpu, e: Env): void {
   const prev = c.curr;
   m.sched.updateCurr(c);
   if (!prev.idle) {
@@ -43,17 +48,48 @@ schedCore.hook('pick', (m, c, _t, e) => {
   c.next = next;
   c.needResched = false;
   if (next === prev && !prev.idle) m.sched.rqs[c.id].remove(prev);
-  return H_CONT;
-});
+}
+schedCore.hook('pick', (m, c, _t, e) => { pick(m, c, e); return H_CONT; });
 
 /** per CPU: the task the last context switch switched out (finish_task_switch's prev) */
 const switchedFrom: (Task | undefined)[] = [];
 
-schedCore.hook('switch', (m, c, _t, _e) => {
+/**
+ * __schedule from the recordings (the callees of schedule() & co., paths/model.ts key `schedule`):
+ * pick the next task, then run the variant that did what this call does (switched or not, to the
+ * idle task or not, with the previous task dequeued or not; by the caller), whose 'S' point switches.
+ */
+schedCore.hook('sched_body', (m, c, t, e) => {
   const prev = c.curr;
+  const deq = !prev.idle && prev.state !== TASK_RUNNING;
+  pick(m, c, e);
   const next = c.next as Task;
+  const ks = c.ks;
+  const caller = ks.sp > 0 ? symbolName(ks.fn[ks.sp - 1]) : 'schedule';
+  const feat = `${next !== prev ? 'sw' : '-'}|${next.idle ? 'idle' : '-'}|${deq ? 'deq' : '-'}|${caller}`;
+  const p = modelPath(m, c, t, e, 'schedule', feat);
+  if (!p) return H_CONT;
+  pushPath(ks, p, e);
+  return H_PUSHED;
+});
+/** The switch a recorded variant without one did not make (the machine's pick and the variant disagree). */
+schedCore.hook('switch_late', (m, c, t, e) => (c.next !== null ? switchTo(m, c) : H_CONT));
+/** A preemption point (__cond_resched): reschedule when one is due. */
+schedCore.hook('cond_resched', (m, c, t, e) => {
+  if (!c.needResched || c.ctx.context !== 0 || c.curr.idle || c.curr.state !== TASK_RUNNING) return H_CONT;
+  pushPath(c.ks, schedBodyPath ?? (schedBodyPath = path('__schedule')), e);
+  return H_PUSHED;
+});
+schedCore.at('__cond_resched', 'cond_resched');
+let schedBodyPath: CompiledPath | null = null;
+
+/** The context switch (the 'S' point of a recorded __schedule, `%switch` of a template). */
+function switchTo(m: SchedMachine, c: Cpu): number {
+  const prev = c.curr;
+  const next = c.next;
   c.next = null;
-  if (next === prev) return H_CONT;
+  // a recorded variant's switch point after the switch was made (or with nothing picked): no switch
+  if (next === null || next === prev) return H_CONT;
   switchedFrom[c.id] = prev; // finish_task_switch(prev) runs next on this CPU, in next's context
   c.switches++;
   m.sched.rqs[c.id].nrSwitches++;
@@ -61,6 +97,9 @@ schedCore.hook('switch', (m, c, _t, _e) => {
   if (prev.state === TASK_RUNNING) prev.nivcsw++; else prev.nvcsw++;
   prev.onCpu = false;
   prev.lastSwitchOut = m.now;
+  // switch_fpu_prepare / rseq_preempt: a user task switched out reloads its FPU registers (and runs
+  // its rseq notify-resume work) on the way back to user mode
+  if (!prev.kthread && !prev.idle) prev.resumeWork |= RW_FPU | (prev.rseq ? RW_NOTIFY : 0);
   if (!prev.idle && prev.state === TASK_RUNNING && !prev.onRq) {
     // woken by another CPU after %pick dequeued it, while still switching out (ttwu's on_cpu
     // wait): queue it now that it is off the CPU
@@ -80,7 +119,8 @@ schedCore.hook('switch', (m, c, _t, _e) => {
   c.ctx.task = next;
   c.ks = next.ks;
   return H_SWITCHED;
-});
+}
+schedCore.hook('switch', (m, c) => switchTo(m, c));
 
 schedCore.hook('idle_wait', (m, c) => {
   if (m.sched.hasRunnable(c) || c.needResched) return H_CONT;
@@ -101,8 +141,8 @@ schedCore.hook('tick', (m, c) => {
   return H_CONT;
 });
 
-/** try_to_wake_up semantics for env.p (pushed as the 'ttwu' path by wakers). */
-schedCore.hook('ttwu', (m, _c, _t, e) => {
+/** try_to_wake_up semantics for env.p: the wake itself (state, run queue, preemption). */
+function ttwu(m: SchedMachine, e: Env): void {
   const p = e.p as Task;
   const r = m.sched.wake(p);
   e.woke = r !== null;
@@ -110,10 +150,57 @@ schedCore.hook('ttwu', (m, _c, _t, e) => {
   e.target_cpu = r ? r.target.id : p.cpu;
   e.orig_cpu = r ? r.from : p.cpu;
   e.dest_cpu = e.target_cpu;
-  return H_CONT;
-});
+}
+schedCore.hook('ttwu', (m, _c, _t, e) => { ttwu(m, e); return H_CONT; });
 schedCore.cond('woke', (_m, _c, _t, e) => e.woke === true);
 schedCore.cond('migrated', (_m, _c, _t, e) => e.migrated === true);
+
+/**
+ * The body of a try_to_wake_up (paths/model.ts key `ttwu`, compiled inside try_to_wake_up): wake
+ * `e.p`, then run the recorded variant that did the same (woke it or found it awake, moved it to
+ * another CPU or not, a kernel thread or not).
+ */
+function ttwuBody(m: SchedMachine, c: Cpu, t: Task, e: Env): number {
+  ttwu(m, e);
+  const p = e.p as Task;
+  const feat = `${e.woke ? 'woke' : '-'}|-|${e.migrated ? 'mig' : '-'}|${p.kthread ? 'kt' : '-'}`;
+  const code = modelPath(m, c, t, e, 'ttwu', feat);
+  if (!code) return H_CONT;
+  pushPath(c.ks, code, e);
+  return H_PUSHED;
+}
+schedCore.hook('ttwu_body', (m, c, t, e) => ttwuBody(m, c, t, e));
+
+/**
+ * A recorded try_to_wake_up's body ('w'): the next wakeup the path's semantics queued (`e.wakes`,
+ * queueWakes); none queued: the call finds nothing to wake (as a wake of a running task does).
+ */
+schedCore.hook('ttwu_point', (m, c, t, e) => {
+  const q = e.wakes as Task[] | undefined;
+  const p = q?.shift();
+  if (!p) return H_CONT;
+  return ttwuBody(m, c, t, newEnv('ttwu', { p }));
+});
+
+/** The wakeups queued (queueWakes) that no recorded try_to_wake_up made: each through the ttwu path. */
+export function flushWakes(c: Cpu, e: Env): number {
+  const q = e.wakes as Task[] | undefined;
+  if (!q || !q.length) return H_CONT;
+  return pushWakeups(c, q.splice(0));
+}
+schedCore.hook('flush_wakes', (_m, c, _t, e) => flushWakes(c, e));
+
+/**
+ * Wake `tasks`: inside a recorded path (`e.recorded`) they are queued for the path's own
+ * try_to_wake_up calls ('w'; the rest by %flush_wakes after the path), elsewhere each runs through
+ * the ttwu path on the current stack now.
+ */
+export function wakeTasks(c: Cpu, e: Env, tasks: readonly TaskRef[]): number {
+  if (e.recorded !== true) return pushWakeups(c, tasks);
+  const q = (e.wakes as Task[] | undefined) ?? (e.wakes = []) as Task[];
+  for (const x of tasks) if ((x as Task).state !== TASK_RUNNING && !q.includes(x as Task)) q.push(x as Task);
+  return H_CONT;
+}
 
 /**
  * Helper for hooks: wake `tasks` through the try_to_wake_up path on the current stack.  A wait
@@ -142,6 +229,11 @@ schedCore.tpArgs('sched_stat_runtime', (m, c) => [c.curr, Math.max(0, m.now - c.
 const pendingWakes: TaskRef[] = [];
 export function wakeLater(t: TaskRef): void {
   if (!pendingWakes.includes(t)) pendingWakes.push(t);
+}
+/** The wakeups TS code requested (wakeLater), made as `wakeTasks` makes them for the path of `e`. */
+export function drainTo(c: Cpu, e: Env): number {
+  if (!pendingWakes.length) return H_CONT;
+  return wakeTasks(c, e, pendingWakes.splice(0));
 }
 /** Push the wakeups TS code requested (wakeLater) onto the current stack; H_PUSHED when any. */
 export function drain(c: Cpu): number {

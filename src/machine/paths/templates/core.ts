@@ -1,75 +1,61 @@
 /** Core kernel paths: syscall entry/exit, scheduling, wakeups, idle, timer interrupt, softirqs, fork/exit. */
 
 export const corePaths: Record<string, string> = {
+  // arch/x86/entry/common.c do_syscall_64 (noinstr), x64_sys_call, kernel/entry/common.c
+  // syscall_exit_to_user_mode: syscall_exit_to_user_mode_prepare (syscall_exit_work -> sys_exit),
+  // exit_to_user_mode_prepare (exit_to_user_mode_loop: schedule, signals)
   syscall: `
 entry_SYSCALL_64
   do_syscall_64
     syscall_enter_from_user_mode
       @raw_syscalls:sys_enter
-    %sys
+    x64_sys_call
+      %sys
     syscall_exit_to_user_mode
-      @raw_syscalls:sys_exit
-      ?need_resched
-        *schedule
-      ?sigpending
-        arch_do_signal_or_restart
-          get_signal
-            %signal
+      syscall_exit_to_user_mode_prepare
+        @raw_syscalls:sys_exit
+      *exit_to_user
     %sysret
+`,
+  // kernel/entry/common.c exit_to_user_mode_prepare: exit_to_user_mode_loop (schedule, signals,
+  // resume_user_mode_work: task_work, memcg/blkcg throttling, rseq), then the FPU registers
+  exit_to_user: `
+exit_to_user_mode_prepare
+  ?need_resched
+    schedule
+      *__schedule
+  ?sigpending
+    arch_do_signal_or_restart
+      get_signal
+        %signal
+  ?notify_resume
+    ?task_work
+      task_work_run
+        &tail:task_work_run
+    mem_cgroup_handle_over_high
+    blkcg_maybe_throttle_current
+    ?rseq
+      __rseq_handle_notify_resume
+        &tail:__rseq_handle_notify_resume
+  fpregs_assert_state_consistent
+  ?fpu_load
+    switch_fpu_return
+      &tail:switch_fpu_return
+  %user_resume
 `,
   preempt_user: `
 asm_sysvec_reschedule_ipi
   irqentry_exit_to_user_mode
-    ?need_resched
-      *schedule
-    ?sigpending
-      arch_do_signal_or_restart
-        get_signal
-          %signal
+    *exit_to_user
 `,
   schedule: `
 schedule
   *__schedule
 `,
+  // __schedule (notrace: its callees show under its caller) from the recordings: kernel/sched/core.ts %sched_body
   __schedule: `
-__schedule
-  rcu_note_context_switch
-  raw_spin_rq_lock_nested
-    _raw_spin_lock
-  update_rq_clock
-  ?prev_sleeping
-    dequeue_task_fair
-      dequeue_entity
-        update_curr
-          @sched:sched_stat_runtime
-        update_cfs_group
-  ?!prev_sleeping
-    update_curr
-      @sched:sched_stat_runtime
-  %pick
-  pick_next_task_fair
-    ?pulled
-      load_balance
-        find_busiest_group
-          update_sd_lb_stats.constprop.0
-        can_migrate_task
-        @sched:sched_migrate_task
-    put_prev_entity
-      update_curr
-    pick_next_entity
-    set_next_entity
-      update_load_avg
-  ?switching
-    psi_task_switch
-      psi_group_change
-    @sched:sched_switch
-    __switch_to_asm
-      __switch_to
-    %switch
-    finish_task_switch.isra.0
-      _raw_spin_unlock
-  ?!switching
-    _raw_spin_unlock_irq
+%sched_body
+%switch_late
 `,
   idle: `
 do_idle
@@ -91,33 +77,10 @@ do_idle
 schedule_idle
   *__schedule
 `,
+  // a wakeup (kernel/sched/core.c try_to_wake_up): its body from the recordings (%ttwu_body)
   ttwu: `
 try_to_wake_up
-  _raw_spin_lock_irqsave
-  @sched:sched_waking
-  %ttwu
-  ?woke
-    select_task_rq_fair
-      update_load_avg
-    ?migrated
-      set_task_cpu
-        @sched:sched_migrate_task
-        migrate_task_rq_fair
-    ttwu_queue_wakelist
-    raw_spin_rq_lock_nested
-      _raw_spin_lock
-    update_rq_clock
-    ttwu_do_activate
-      enqueue_task_fair
-        enqueue_entity
-          update_curr
-          place_entity
-      check_preempt_curr
-        check_preempt_wakeup
-          ?need_resched
-            resched_curr
-      @sched:sched_wakeup
-  _raw_spin_unlock_irqrestore
+  %ttwu_body
 `,
   timer_irq: `
 asm_sysvec_apic_timer_interrupt
@@ -242,13 +205,14 @@ ret_from_fork
   kthread
     %kthread_park
 `,
+  // a new task's first return to user mode: schedule_tail (the end of the switch to it) from the recordings
   ret_from_fork_user: `
 ret_from_fork
-  schedule_tail
-    finish_task_switch.isra.0
-      _raw_spin_unlock
+  &fork_return
   syscall_exit_to_user_mode
-    @raw_syscalls:sys_exit
+    syscall_exit_to_user_mode_prepare
+      @raw_syscalls:sys_exit
+    *exit_to_user
 `,
   kthread_sleep: `
 schedule

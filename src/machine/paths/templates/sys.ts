@@ -393,12 +393,6 @@ __x64_sys_newfstatat
       generic_fillattr
   cp_new_stat
 `,
-  sys_lseek: `
-__x64_sys_lseek
-  ksys_lseek
-    generic_file_llseek
-      %impl
-`,
   sys_getdents64: `
 __x64_sys_getdents64
   __fget_light
@@ -509,35 +503,6 @@ __x64_sys_clock_nanosleep
           @timer:hrtimer_start
         %nanosleep
 `,
-  sys_getpid: `
-__x64_sys_getpid
-  __task_pid_nr_ns
-  %impl
-`,
-  sys_clone: `
-__x64_sys_clone
-  kernel_clone
-    copy_process
-      @task:task_newtask
-      kmem_cache_alloc
-        %slab_task_struct
-        @kmem:kmem_cache_alloc
-      ?!thread
-        dup_fd
-        dup_mmap
-          %dup_mmap
-      sched_fork
-      %impl
-    @sched:sched_process_fork
-    wake_up_new_task
-      select_task_rq_fair
-      %wake_new
-      @sched:sched_wakeup_new
-      check_preempt_curr
-`,
-  copy_ptes: `
-copy_page_range
-`,
   sys_execve: `
 __x64_sys_execve
   getname_flags
@@ -584,16 +549,6 @@ tlb_finish_mmu
 `,
   free_swap_cache: `
 free_swap_cache
-`,
-  sys_wait4: `
-__x64_sys_wait4
-  kernel_wait4
-    do_wait
-      %wait
-      ?reaped
-        wait_consider_task
-          release_task
-            @sched:sched_process_free
 `,
   sys_exit_group: `
 __x64_sys_exit_group
@@ -646,32 +601,6 @@ __send_signal_locked
       signal_wake_up_state
         %sig_wake
 `,
-  sys_pipe2: `
-__x64_sys_pipe2
-  do_pipe2
-    create_pipe_files
-      alloc_file_pseudo
-    %impl
-`,
-  sys_dup2: `
-__x64_sys_dup2
-  %impl
-`,
-  sys_rt_sigaction: `
-__x64_sys_rt_sigaction
-  do_sigaction
-  %impl
-`,
-  sys_mmap: `
-__x64_sys_mmap
-  ksys_mmap_pgoff
-    vm_mmap_pgoff
-      do_mmap
-        get_unmapped_area
-        mmap_region
-          vma_link
-          %impl
-`,
   sys_munmap: `
 __x64_sys_munmap
   __vm_munmap
@@ -679,15 +608,6 @@ __x64_sys_munmap
       do_mas_align_munmap
         unmap_region
           *unmap_pages
-`,
-  sys_brk: `
-__x64_sys_brk
-  do_brk_flags
-  %impl
-`,
-  sys_newuname: `
-__x64_sys_newuname
-  %impl
 `,
   sys_generic: `
 %impl

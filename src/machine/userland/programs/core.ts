@@ -211,13 +211,28 @@ export const programs: Record<string, ProgramMain> = {
     if (flags.includes('c')) yield* u.out(`${count}\n`);
     return st || (found ? 0 : 1);
   },
+  /** head [-n N | -nN | -N | --lines=N] [FILE...]: the first N lines (a header per file when several) */
   head: function* (u, argv) {
-    const n = argv[1] === '-n' ? Number(argv[2]) : argv[1]?.startsWith('-') ? Number(argv[1].slice(1)) : 10;
-    const f = argv.slice(1).filter((a) => !a.startsWith('-') && a !== String(n)).pop() ?? null;
-    const t = yield* readText(u, f);
-    if (t === null) return 1;
-    yield* u.out(t.split('\n').slice(0, n).map((l) => l + '\n').join(''));
-    return 0;
+    let n = 10, arg = '10';
+    const files: string[] = [];
+    for (let i = 1; i < argv.length; i++) {
+      const a = argv[i];
+      const opt = a === '-n' ? argv[++i] ?? '' : /^-n./.test(a) ? a.slice(2) : /^-\d/.test(a) ? a.slice(1) : a.startsWith('--lines=') ? a.slice(8) : null;
+      if (opt === null) files.push(a);
+      else { arg = opt; n = /^\d+$/.test(opt) ? Number(opt) : NaN; }
+    }
+    if (Number.isNaN(n)) { yield* u.err(`head: invalid number of lines: '${arg}'\n`); return 1; }
+    let status = 0;
+    const list = files.length ? files : [null];
+    for (const [k, f] of list.entries()) {
+      const t = yield* readText(u, f);
+      if (t === null) { yield* u.err(`head: cannot open '${f}' for reading: No such file or directory\n`); status = 1; continue; }
+      if (list.length > 1) yield* u.out(`${k ? '\n' : ''}==> ${f} <==\n`);
+      let end = 0;
+      for (let l = 0; l < n && end < t.length; l++) { const nl = t.indexOf('\n', end); end = nl < 0 ? t.length : nl + 1; }
+      yield* u.out(t.slice(0, end));
+    }
+    return status;
   },
   tail: function* (u, argv) {
     const n = argv[1] === '-n' ? Number(argv[2]) : argv[1]?.startsWith('-') ? Number(argv[1].slice(1)) : 10;

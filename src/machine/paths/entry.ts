@@ -1,0 +1,141 @@
+/**
+ * Kernel entries run from the entry model (paths/model.ts): a syscall's recorded trees (`%sys` of the
+ * syscall path pushes `SYSFN %sys_impl %sys_body`: the syscall function, its semantics, then the
+ * variant the semantics' outcome and the call's features choose), and the cut points of recorded trees
+ * (`^` a schedule, `~` a page fault taken in kernel mode, `&` softirqs).
+ *
+ * A syscall with no semantics of its own (`Semantics.syscall`) still runs its recorded tree and returns
+ * the recordings' common outcome (the key's rule), so programs go on while its semantics are written.
+ */
+import type { MachineCore } from '../core/machine';
+import type { Cpu } from '../include/cpu';
+import type { Env, CompiledPath } from '../include/kstack';
+import type { OpenFile } from '../include/fs';
+import { fdOf } from '../include/fdtable';
+import { syscallByNr } from '../../kernel/syscalls';
+import { Semantics, syscallImpl } from './semantics';
+import { pushPath, H_CONT, H_PUSHED } from './kexec';
+import { OP_HOOK, OP_RET, OP_END, hookIndex, path } from './dsl';
+import { TASK_RUNNING } from '../include/sched';
+import type { Task } from '../include/sched';
+import { modelKey, chooseVariant, syscallInner, failingInner, modelPath, ModelKey } from './model';
+import { argFeatures, withOutcome, FdKind } from './features';
+
+export const modelEntry = new Semantics<MachineCore>('paths/entry');
+
+/** The kind of file an open file of the machine is (paths/features.ts FdKind). */
+export function fileKind(f: OpenFile | null): FdKind {
+  if (!f) return '-';
+  switch (f.kind) {
+    case 'dir': return 'dir';
+    case 'pipe_r': case 'pipe_w': return 'pipe';
+    case 'sock': return 'sock';
+    case 'console': return 'tty';
+    case 'proc': return f.inode?.fs === 'sysfs' ? 'sys' : 'proc';
+    default: break;
+  }
+  const ino = f.inode;
+  if (!ino) return 'dev';
+  if (ino.isDir) return 'dir';
+  switch (ino.dev) {
+    case 'null': return 'null';
+    case 'zero': return 'zero';
+    case 'urandom': case 'random': return 'rand';
+    case 'tty': case 'console': return 'tty';
+    default: break;
+  }
+  if (ino.fs === 'tmpfs') return 'tmp';
+  if (ino.fs === 'proc') return 'proc';
+  if (ino.fs === 'sysfs') return 'sys';
+  if (ino.isReg) return 'reg';
+  return 'dev';
+}
+
+/** The syscall-table name of the call in `e` (the machine's name when it has no number). */
+function tableName(e: Env): string {
+  return (e.nr >= 0 ? syscallByNr(e.nr)?.name : undefined) ?? e.name;
+}
+
+interface SysModel { key: ModelKey; prefix: CompiledPath }
+const sysModels = new Map<string, SysModel | null>();
+
+/**
+ * The program a syscall runs from the model (`SYSFN %sys_impl %sys_body`) and its key, or null when
+ * no recording has the call.
+ */
+export function syscallModelPath(e: Env): { path: CompiledPath; key: ModelKey } | null {
+  const name = tableName(e);
+  let sm = sysModels.get(name);
+  if (sm === undefined) {
+    const key = modelKey(`sys:${name}`);
+    sm = null;
+    if (key && key.variants.length) {
+      const fn = syscallInner(key, key.variants[0]).fn;
+      if (fn >= 0) {
+        const code = [fn, OP_HOOK, hookIndex('sys_impl'), OP_HOOK, hookIndex('sys_body'), OP_HOOK, hookIndex('flush_wakes'), OP_RET, OP_END];
+        sm = { key, prefix: { name: `sys:${name}`, code: Int32Array.from(code) } };
+      }
+    }
+    sysModels.set(name, sm);
+  }
+  return sm ? { path: sm.prefix, key: sm.key } : null;
+}
+
+/** What a syscall without semantics returns: the recordings' common outcome (generate.ts outcomeRule). */
+function ruleResult(rule: string | undefined, e: Env): number {
+  if (!rule || rule === '0' || rule === '+' || rule === '?') return 0;
+  if (rule.startsWith('E:')) return -(ERRNO[rule.slice(2)] ?? 22);
+  if (rule[0] === '=') return Number(rule.slice(1));
+  if (rule[0] === 'a') return Number(e.a[Number(rule.slice(1))] ?? 0);
+  return 0;
+}
+const ERRNO: Record<string, number> = {};
+{
+  const { errnoName } = require('../../kernel/errno') as typeof import('../../kernel/errno');
+  for (let i = 1; i < 600; i++) ERRNO[errnoName(i)] = i;
+}
+
+modelEntry.hook('sys_impl', (m, c, t, e) => {
+  e.recorded = true;
+  if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)));
+  const f = syscallImpl(e.name);
+  if (!f) { e.ret = ruleResult((e.model as ModelKey).rule, e); return H_CONT; }
+  return f(m, c, t, e);
+});
+/**
+ * Failures no recording shows, by syscall and outcome: the recorded tree of a success cut short where
+ * the failure returns ([the function that fails, the one returning the error]; truncateAtFailure).
+ * A shell's exec of a missing file: do_open_execat fails, bprm_execve returns -ENOENT.
+ */
+const FAILS: Record<string, [string, string]> = {
+  'sys:execve|E:ENOENT': ['do_open_execat', 'bprm_execve'],
+  'sys:execve|E:ENOEXEC': ['load_elf_binary', 'bprm_execve'],
+};
+
+modelEntry.hook('sys_body', (m, _c, t, e) => {
+  const k = e.model as ModelKey;
+  const feat = withOutcome(tableName(e), e.fargs as string, typeof e.ret === 'number' ? e.ret : null);
+  const v = chooseVariant(k, feat, e.slept === true, m.pathRand.next());
+  const out = feat.slice(0, feat.indexOf('|') >>> 0);
+  const fail = v.feat[0] !== out ? FAILS[`${k.name}|${out}`] : undefined;
+  pushPath(t.ks, fail ? failingInner(k, v, fail[0], fail[1]) : syscallInner(k, v).code, e);
+  return H_PUSHED;
+});
+
+/** Run a variant of model key `key` (features from the key's feature function, else ''), pushed on `c.ks`. */
+export function pushModel(m: MachineCore, c: Cpu, t: Task, e: Env, key: string, feat?: string): boolean {
+  const p = modelPath(m, c, t, e, key, feat);
+  if (p) pushPath(c.ks, p, e);
+  return p !== null;
+}
+
+// cut points of recorded trees
+/** A recorded schedule() ('^'): the task sleeps here when its state says so (the path set it, or it is dying). */
+modelEntry.hook('sched_point', (_m, c, t, e) => {
+  if (t.state === TASK_RUNNING || c.ctx.context !== 0) return H_CONT;
+  pushPath(c.ks, schedulePath ?? (schedulePath = path('__schedule')), e);
+  return H_PUSHED;
+});
+let schedulePath: CompiledPath | null = null;
+modelEntry.hook('softirq_point', () => H_CONT);
+modelEntry.hook('kfault_point', (m, c, t, e) => (pushModel(m, c, t, e, 'fault', 'kernel') ? H_PUSHED : H_CONT));
