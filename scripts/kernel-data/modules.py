@@ -207,6 +207,18 @@ def btf_remap(types, base_n, base_s, tshift, sshift):
     return bytes(out), n
 
 
+def split_btf(elf, base_n, base_s, tshift, sshift, btf_types, btf_strs):
+    """Append a module's split .BTF (types and strings renumbered after those before it);
+    -> the new (type shift, string shift)."""
+    if '.BTF' not in elf.byname:
+        return tshift, sshift
+    t, st = btf_parse(elf.data('.BTF'))
+    rt, n = btf_remap(t, base_n, base_s, tshift, sshift)
+    btf_types.append(rt)
+    btf_strs.append(st)
+    return tshift + n, sshift + len(st)
+
+
 def read_snapshot(path):
     """The guest's modules from the recorder's system snapshot (data/recordings/system.json.gz,
     scripts/record/FORMAT.md): -> (modules in /proc/modules order, kallsyms lines per module,
@@ -307,13 +319,7 @@ def main():
             lines.append(f'@{ip:x}')
         nsites += len(sites)
         # split BTF
-        if '.BTF' in elf.byname:
-            t, st = btf_parse(elf.data('.BTF'))
-            rt, n = btf_remap(t, base_n, base_s, tshift, sshift)
-            btf_types.append(rt)
-            btf_strs.append(st)
-            tshift += n
-            sshift += len(st)
+        tshift, sshift = split_btf(elf, base_n, base_s, tshift, sshift, btf_types, btf_strs)
         print(f'{name}: base {base:x} core {core:#x} text {text_size:#x} syms {len(syms)} sites {len(sites)}', file=sys.stderr)
     # the installed-but-unloaded modules: where the loader would put them next (layout_sections())
     addr = max(m['base'] + m['size'] for m in mods) + PAGE
@@ -342,13 +348,7 @@ def main():
         for o, t, n, loc in syms:
             lines.append(f'{o:x} {t} {n}{loc}')
         nsyms += len(syms)
-        if '.BTF' in elf.byname:
-            t, st = btf_parse(elf.data('.BTF'))
-            rt, n = btf_remap(t, base_n, base_s, tshift, sshift)
-            btf_types.append(rt)
-            btf_strs.append(st)
-            tshift += n
-            sshift += len(st)
+        tshift, sshift = split_btf(elf, base_n, base_s, tshift, sshift, btf_types, btf_strs)
         print(f'{name} (not loaded): base {base:x} core {core:#x} text {text_size:#x} syms {len(syms)}', file=sys.stderr)
     lines.append('S ' + ' '.join(sysmod))
     with open(os.path.join(OUT, 'modules.gz'), 'wb') as f:
