@@ -110,12 +110,15 @@ async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise
   const usedArgs = new Set<number>();
   const files: A.StapFile[] = [];
   for (const src of sources) {
+    const errors0 = diag.errorCount;
     const f = library.parseUserFile(src, { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, usedArgs,
       libraryMacros: libraryMacros as never }, diag);
     if (f) files.push(f);
+    // stap counts the parse errors of each file after parsing it
+    const n = diag.errorCount - errors0;
+    if (n > 0) io.err(`${n} parse error${n === 1 ? '' : 's'}.\n`);
   }
   if (diag.errorCount > 0 || files.length < sources.length) {
-    if (diag.errorCount > 0) io.err(`${diag.errorCount} parse error${diag.errorCount === 1 ? '' : 's'}.\n`);
     io.err('Pass 1: parse failed.  [man error::pass1]\n');
     return 1;
   }

@@ -372,9 +372,6 @@ export const kernelBuiltins: Record<string, Builtin> = {
     if (!p) throw new StapError(`No module found for address 0x${hexU(a)}`);
     return symbolModule(p.id) || 'kernel';
   },
-  print_ubacktrace: () => undefined,
-  ubacktrace: () => '',
-  sprint_ubacktrace: () => '',
   usymname: (c, a: Long) => `0x${hexU(a)}`,
   usymdata: (c, a: Long) => `0x${hexU(a)}`,
 
