@@ -7,7 +7,8 @@ import type { Token, SourceFile } from './ast';
 
 /** An error a pass raises about user input; `tok` is what the message names. */
 export class SemanticError extends Error {
-  constructor(message: string, public tok?: Token, public chain: SemanticError[] = [], public site = '') {
+  /** `details`: lines printed under the first one (stap's `dieoffset: ...` of a DWARF error) */
+  constructor(message: string, public tok?: Token, public chain: SemanticError[] = [], public site = '', public details: string[] = []) {
     super(message);
   }
 }
@@ -130,8 +131,9 @@ export class Diagnostics {
     // a chained error without a message only points at its token (stap's semantic_error chain)
     if (!e.message && e.tok) return `${this.renderToken(e.tok)}\n` + this.sourceBlock(e.tok, 8) + '\n';
     let out = `semantic error: ${e.message}`;
-    if (e.tok) out += `: ${this.renderToken(e.tok)}\n` + this.sourceBlock(e.tok, 8);
-    else out += '\n';
+    const details = e.details.map((d) => `        ${d}\n`).join('');
+    if (e.tok) out += `: ${this.renderToken(e.tok)}\n` + details + this.sourceBlock(e.tok, 8);
+    else out += '\n' + details;
     out += '\n';
     for (const c of e.chain) out += this.renderSemantic(c);
     return out;

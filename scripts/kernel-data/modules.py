@@ -1,56 +1,58 @@
 #!/usr/bin/env python3
-"""Loadable modules of the simulated kernel: the modules a Debian 12 server (or VM) has loaded after
-boot, laid out in the module area as the 6.1 loader places them.
+"""Loadable modules of the simulated kernel: the modules the real Debian 12 guest has loaded, at the
+addresses that guest's kernel gave them.
 
 Usage: modules.py WORKDIR OUTDIR   (run after gen.py; python3 standard library only)
 
 Inputs (see fetch.sh):
-  WORKDIR/img/lib/modules/<abi>/kernel/**.ko      the image package's modules: symtab, sections,
-                                                  __mcount_loc relocations, split .BTF
+  data/recordings/system.json.gz                  the recorder's snapshot of the real guest (systemd
+                                                  and the model's services running): its /proc/modules,
+                                                  the module lines of /proc/kallsyms, `ls /sys/module`
+                                                  (scripts/record/, FORMAT.md)
+  WORKDIR/img/lib/modules/<abi>/kernel/**.ko      the image package's modules: section sizes and
+                                                  flags, __mcount_loc relocations, split .BTF
   WORKDIR/dbgmod/usr/lib/debug/lib/modules/...     the -dbg package's modules (DWARF decl_file/line)
-  WORKDIR/vmlinux.btf                              base BTF (split module BTF refers to it)
+  WORKDIR/vmlinux.btf (or OUTDIR/vmlinux.btf.gz)   base BTF (split module BTF refers to it)
 Outputs:
-  OUTDIR/modules.gz      one block per module, load order:
-                           M <name> <base hex> <core size hex> <text size hex>
-                           <offset hex> <type> <name>[\t<file>\t<line>]   text symbols (core text)
+  OUTDIR/modules.gz      one block per module, load order (the reverse of /proc/modules):
+                           M <name> <base hex> <core size hex> <text size hex> <refcnt> <used-by,...|-> <Live|Unloaded>
+                           <offset hex> <type> <name>[\t<file>\t<line>]   every core symbol /proc/kallsyms
+                                                                         lists, by address (kallsyms
+                                                                         order among equal addresses)
                            @<offset hex>                                  dyn_ftrace sites
+                         then one line `S <name> <name> ...`: every directory of /sys/module
   OUTDIR/modules.btf.gz  the modules' split BTF merged into one blob continuing vmlinux's ids and
                          string offsets (ids/offsets below the base counts refer to vmlinux)
 
-Layout (kernel/module/main.c layout_sections() + module_alloc()): core sections grouped
-text (SHF_EXECINSTR) / rodata / ro_after_init / data, '.init*' sections excluded (freed after
-init), each section aligned to sh_addralign, text and rodata groups page aligned (STRICT_MODULE_RWX);
-modules are vmalloc'ed one after another from MODULES_VADDR + the KASLR module load offset
-(get_module_load_offset(): a random page count 1..1024 chosen once per boot; fixed here at 0x1a5 pages),
-each allocation followed by a guard page. Load order: initramfs storage drivers, the root
-filesystem stack, then udev's virtio/network drivers, then the NFS client and server modules.
+After them the installed modules that are not loaded (UNLOADED: NFS), with their text symbols
+laid out where the loader would place them next, no ftrace sites (not loaded, not traceable).
+
+Addresses, core sizes and symbol types are the guest's own (its module area is vmalloc'ed, init
+sections freed asynchronously, so bases move by a few pages between boots: the snapshot keeps one).
+Text sections are placed as layout_sections() places them (checked against kallsyms); text size
+(core_layout.text_size, what is_module_text_address() tests) is the page-aligned end of the text
+group with STRICT_MODULE_RWX. ftrace sites are the __mcount_loc relocations at those addresses
+(sites in .init.text are gone: freed after the module's init).
 """
 import gzip, os, struct, subprocess, sys
 
-WORK, OUT = sys.argv[1], sys.argv[2]
+WORK, OUT = (sys.argv[1], sys.argv[2]) if __name__ == '__main__' else (os.environ.get('KDATA_WORK', '/tmp/kernel-data-work'), '')
 HERE = os.path.dirname(os.path.abspath(__file__))
 ABI = '6.1.0-56-amd64'
 KDIR = os.path.join(WORK, 'img/lib/modules', ABI, 'kernel')
 DDIR = os.path.join(WORK, 'dbgmod/usr/lib/debug/lib/modules', ABI, 'kernel')
-MODULES = [
-    'drivers/scsi/scsi_common', 'drivers/scsi/scsi_mod', 'drivers/ata/libata', 'drivers/ata/libahci',
-    'drivers/ata/ahci', 'lib/crc64', 'lib/crc64-rocksoft', 'crypto/crct10dif_common', 'lib/crc-t10dif',
-    'block/t10-pi', 'drivers/scsi/sd_mod', 'lib/crc16', 'fs/mbcache', 'fs/jbd2/jbd2', 'fs/ext4/ext4',
-    'drivers/virtio/virtio', 'drivers/virtio/virtio_ring', 'drivers/virtio/virtio_pci_legacy_dev',
-    'drivers/virtio/virtio_pci_modern_dev', 'drivers/virtio/virtio_pci', 'drivers/block/virtio_blk',
-    'net/core/failover', 'drivers/net/net_failover', 'drivers/net/virtio_net',
-    'drivers/net/ethernet/intel/e1000/e1000',
-    # the NFS client and server stacks (what the nfs, nfsd and sunrpc tapsets probe), loaded in
-    # dependency order as mounting an NFS share and starting nfs-kernel-server load them
+PAGE = 4096
+SHF_WRITE, SHF_ALLOC, SHF_EXEC = 1, 2, 4
+SHF_RO_AFTER_INIT = 0x00200000
+# Installed but not loaded: the NFS client and server stacks (what the nfs, nfsd and sunrpc tapsets
+# probe), in the dependency order mounting an NFS share and starting nfs-kernel-server would load
+# them. stap resolves module("nfs").function(...) from the -dbg .ko whether or not it is loaded;
+# their probes register only once the module is loaded, which the machine never does.
+UNLOADED = [
     'fs/netfs/netfs', 'fs/fscache/fscache', 'net/sunrpc/sunrpc', 'fs/nfs_common/grace', 'fs/lockd/lockd',
     'fs/nfs_common/nfs_acl', 'net/sunrpc/auth_gss/auth_rpcgss', 'fs/nfs/nfs', 'fs/nfs/nfsv2', 'fs/nfs/nfsv3',
     'net/dns_resolver/dns_resolver', 'fs/nfs/nfsv4', 'fs/nfsd/nfsd',
 ]
-PAGE = 4096
-MODULES_VADDR = 0xffffffffc0000000
-LOAD_OFFSET = 0x1a5 * PAGE
-SHF_WRITE, SHF_ALLOC, SHF_EXEC = 1, 2, 4
-SHF_RO_AFTER_INIT = 0x00200000
 
 
 def align(v, a):
@@ -107,7 +109,7 @@ def layout(elf):
             off[i] = size
             size += s['size']
         if g == 0:
-            text_size = size
+            text_size = align(size, PAGE)   # debug_align(): STRICT_MODULE_RWX
         if g < 2:
             size = align(size, PAGE)
     # the core copy of symtab/strtab (add_kallsyms) follows the data
@@ -205,6 +207,55 @@ def btf_remap(types, base_n, base_s, tshift, sshift):
     return bytes(out), n
 
 
+def split_btf(elf, base_n, base_s, tshift, sshift, btf_types, btf_strs):
+    """Append a module's split .BTF (types and strings renumbered after those before it);
+    -> the new (type shift, string shift)."""
+    if '.BTF' not in elf.byname:
+        return tshift, sshift
+    t, st = btf_parse(elf.data('.BTF'))
+    rt, n = btf_remap(t, base_n, base_s, tshift, sshift)
+    btf_types.append(rt)
+    btf_strs.append(st)
+    return tshift + n, sshift + len(st)
+
+
+def read_snapshot(path):
+    """The guest's modules from the recorder's system snapshot (data/recordings/system.json.gz,
+    scripts/record/FORMAT.md): -> (modules in /proc/modules order, kallsyms lines per module,
+    the /sys/module directories)"""
+    import json
+    d = json.load(gzip.open(path, 'rt', encoding='latin1'))
+    mods, ksyms = [], {}
+    for line in d['modules'].splitlines():
+        if not line.strip():
+            continue
+        name, size, refcnt, usedby, state, addr = line.split(' ')[:6]
+        mods.append(dict(name=name, size=int(size), refcnt=int(refcnt),
+                         usedby=usedby.rstrip(',') if usedby != '-' else '-', base=int(addr, 16)))
+    for line in d['kallsyms']['modules'].splitlines():
+        if not line.strip():
+            continue
+        addr, typ, rest = line.split(' ', 2)
+        name, mod = rest.split('\t')
+        ksyms.setdefault(mod.strip('[]'), []).append((int(addr, 16), typ, name))
+    sysmod = d['sysModule'] if isinstance(d['sysModule'], list) else d['sysModule'].split()
+    return mods, ksyms, sysmod
+
+
+SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data', 'recordings', 'system.json.gz')
+
+
+def ko_paths():
+    """module name -> path of its .ko under KDIR (relative, without .ko)"""
+    out = {}
+    for root, _, files in os.walk(KDIR):
+        for f in files:
+            if f.endswith('.ko'):
+                rel = os.path.relpath(os.path.join(root, f[:-3]), KDIR)
+                out[f[:-3].replace('-', '_')] = rel
+    return out
+
+
 def main():
     base_types, base_strs = btf_parse(open(os.path.join(WORK, 'vmlinux.btf'), 'rb').read() if os.path.exists(os.path.join(WORK, 'vmlinux.btf')) else gzip.open(os.path.join(OUT, 'vmlinux.btf.gz')).read())
     base_n = btf_count(base_types) + 1
@@ -212,36 +263,47 @@ def main():
     tshift, sshift = base_n, base_s
     btf_types, btf_strs = [], []
     lines = []
-    addr = MODULES_VADDR + LOAD_OFFSET
+    mods, ksyms, sysmod = read_snapshot(SNAPSHOT)
+    paths = ko_paths()
     nsyms = nsites = nlocs = 0
-    for rel in MODULES:
-        ko = os.path.join(KDIR, rel + '.ko')
-        name = os.path.basename(rel).replace('-', '_')
-        elf = Elf(ko)
-        off, text_size, core = layout(elf)
-        base = addr
-        addr += core + PAGE   # vmalloc guard page
-        lines.append(f'M {name} {base:x} {core:x} {text_size:x}')
+    for m in reversed(mods):   # load order
+        name, base = m['name'], m['base']
+        rel = paths[name]
+        elf = Elf(os.path.join(KDIR, rel + '.ko'))
+        # core layout offsets (layout_sections(): the text group comes first and its offsets agree
+        # with /sys/module/M/sections of the real guest); the base is the guest's
+        off, text_size, _core = layout(elf)
+        core = m['size']
+        saddr = {elf.sh[i]['name']: base + o for i, o in off.items()}
+        fn = next((sy for sy in elf.symbols() if sy['type'] == 2 and sy['shndx'] in off and elf.sh[sy['shndx']]['name'] == '.text'), None)
+        real = {n: a for a, _t, n in ksyms.get(name, [])}
+        if fn and fn['name'] in real and real[fn['name']] != saddr['.text'] + fn['value']:
+            raise SystemExit(f'{name}: .text at {saddr[".text"]:x} does not match kallsyms {fn["name"]} {real[fn["name"]]:x}')
+        lines.append(f"M {name} {base:x} {core:x} {text_size:x} {m['refcnt']} {m['usedby']} Live")
         locs = dwarf_locs(os.path.join(DDIR, rel + '.ko'))
-        syms = []
+        # function offsets inside their section (DWARF low_pc of a relocatable object is section-relative)
+        sec_of = {}
         for s in elf.symbols():
-            if s['type'] != 2 or s['shndx'] not in off or not (elf.sh[s['shndx']]['flags'] & SHF_EXEC):
-                continue
-            o = off[s['shndx']] + s['value']
-            t = 'W' if s['bind'] == 2 else ('T' if s['bind'] == 1 else 't')
+            if s['type'] == 2 and 0 < s['shndx'] < len(elf.sh):
+                sec_of.setdefault(s['name'], (elf.sh[s['shndx']]['name'], s['value']))
+        syms = []
+        for k, (a, t, n) in enumerate(ksyms.get(name, [])):
             loc = ''
-            cands = locs.get(s['name']) or locs.get(s['name'].split('.')[0])
-            if cands:
-                pick = next((c for c in cands if c[2] == s['value']), cands[0])
-                if pick[0]:
-                    loc = f'\t{pick[0]}\t{pick[1]}'
-                    nlocs += 1
-            syms.append((o, t, s['name'], loc))
-        syms.sort(key=lambda x: (x[0], x[2]))
-        for o, t, n, loc in syms:
+            if t in 'tTwW':
+                cands = locs.get(n) or locs.get(n.split('.')[0])
+                if cands:
+                    sv = sec_of.get(n, (None, None))[1]
+                    # the DWARF body starting at this symbol (a foo.cold part has none)
+                    pick = next((c for c in cands if c[2] == sv), None)
+                    if pick and pick[0]:
+                        loc = f'\t{pick[0]}\t{pick[1]}'
+                        nlocs += 1
+            syms.append((a - base, k, t, n, loc))
+        syms.sort(key=lambda x: (x[0], x[1]))
+        for o, _, t, n, loc in syms:
             lines.append(f'{o:x} {t} {n}{loc}')
         nsyms += len(syms)
-        # __mcount_loc: R_X86_64_64 relocations against text
+        # __mcount_loc: R_X86_64_64 relocations against text, at the sections' real addresses
         symtab = elf.symbols()
         sites = []
         if '.rela__mcount_loc' in elf.byname:
@@ -249,29 +311,55 @@ def main():
             for k in range(len(r) // 24):
                 ro, info, add = struct.unpack_from('<QQq', r, k * 24)
                 s = symtab[info >> 32]
-                if s['shndx'] not in off:
+                sec = elf.sh[s['shndx']]['name'] if 0 < s['shndx'] < len(elf.sh) else ''
+                if sec not in saddr or sec.startswith('.init'):
                     continue   # .init.text: freed after the module's init
-                sites.append(off[s['shndx']] + s['value'] + add)
+                sites.append(saddr[sec] + s['value'] + add - base)
         for ip in sorted(set(sites)):
             lines.append(f'@{ip:x}')
         nsites += len(sites)
         # split BTF
-        if '.BTF' in elf.byname:
-            t, st = btf_parse(elf.data('.BTF'))
-            rt, n = btf_remap(t, base_n, base_s, tshift, sshift)
-            btf_types.append(rt)
-            btf_strs.append(st)
-            tshift += n
-            sshift += len(st)
+        tshift, sshift = split_btf(elf, base_n, base_s, tshift, sshift, btf_types, btf_strs)
         print(f'{name}: base {base:x} core {core:#x} text {text_size:#x} syms {len(syms)} sites {len(sites)}', file=sys.stderr)
+    # the installed-but-unloaded modules: where the loader would put them next (layout_sections())
+    addr = max(m['base'] + m['size'] for m in mods) + PAGE
+    for rel in UNLOADED:
+        name = os.path.basename(rel).replace('-', '_')
+        elf = Elf(os.path.join(KDIR, rel + '.ko'))
+        off, text_size, core = layout(elf)
+        base = addr
+        addr += core + PAGE
+        lines.append(f'M {name} {base:x} {core:x} {text_size:x} 0 - Unloaded')
+        locs = dwarf_locs(os.path.join(DDIR, rel + '.ko'))
+        syms = []
+        for sy in elf.symbols():
+            if sy['type'] != 2 or sy['shndx'] not in off or not (elf.sh[sy['shndx']]['flags'] & SHF_EXEC):
+                continue
+            o = off[sy['shndx']] + sy['value']
+            t = 'W' if sy['bind'] == 2 else ('T' if sy['bind'] == 1 else 't')
+            loc = ''
+            cands = locs.get(sy['name']) or locs.get(sy['name'].split('.')[0])
+            pick = next((c for c in cands or () if c[2] == sy['value']), None)
+            if pick and pick[0]:
+                loc = f'\t{pick[0]}\t{pick[1]}'
+                nlocs += 1
+            syms.append((o, t, sy['name'], loc))
+        syms.sort(key=lambda x: (x[0], x[2]))
+        for o, t, n, loc in syms:
+            lines.append(f'{o:x} {t} {n}{loc}')
+        nsyms += len(syms)
+        tshift, sshift = split_btf(elf, base_n, base_s, tshift, sshift, btf_types, btf_strs)
+        print(f'{name} (not loaded): base {base:x} core {core:#x} text {text_size:#x} syms {len(syms)}', file=sys.stderr)
+    lines.append('S ' + ' '.join(sysmod))
     with open(os.path.join(OUT, 'modules.gz'), 'wb') as f:
         f.write(gzip.compress(('\n'.join(lines) + '\n').encode('latin1'), 9, mtime=0))
     T, S = b''.join(btf_types), b''.join(btf_strs)
     hdr = struct.pack('<HBBIIIII', 0xeb9f, 1, 0, 24, 0, len(T), len(T), len(S))
     with open(os.path.join(OUT, 'modules.btf.gz'), 'wb') as f:
         f.write(gzip.compress(hdr + T + S, 9, mtime=0))
-    print(f'modules: {len(MODULES)} modules, {nsyms} text symbols ({nlocs} with file:line), {nsites} mcount sites, '
+    print(f'modules: {len(mods)} loaded + {len(UNLOADED)} not loaded, {nsyms} symbols ({nlocs} with file:line), {nsites} mcount sites, '
           f'BTF {tshift - base_n} types', file=sys.stderr)
 
 
-main()
+if __name__ == '__main__':
+    main()

@@ -345,7 +345,7 @@ export class Resolver {
         if ((!point || !p?.targetDefined) && (x.k === 'cast' || x.k === 'atvar')) {
           // context-free: resolved as in a `begin` probe (see TypeResolver.targetExpr)
           p = defaultRegistry().root.children.get('begin')?.provider;
-          point = { family: 'begin', pp: 'begin', data: { seq: 0 } };
+          point = { family: 'begin', pp: 'begin', data: { seq: 0, contextFree: !point } };
         }
         if (!p?.targetDefined || !point || !p.targetDefined(point, x)) ok = false;
       }

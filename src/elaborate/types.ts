@@ -776,7 +776,8 @@ export class TypeResolver {
     let point = u?.point;
     if ((!point || !p?.targetDefined) && e.k !== 'target') {
       p = defaultRegistry().root.children.get('begin')?.provider;
-      point = { family: 'begin', pp: 'begin', data: { seq: 0 } };
+      // contextFree: a function body (no probe): @var there names the kernel's globals
+      point = { family: 'begin', pp: 'begin', data: { seq: 0, contextFree: !point } };
     }
     return !!(p?.targetDefined && point && p.targetDefined(point, e));
   }
@@ -820,7 +821,7 @@ export class TypeResolver {
       // families without context variables): type them as in a context-free probe
       const bp = defaultRegistry().root.children.get('begin')?.provider;
       if (bp?.targetType) {
-        const point: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0 } };
+        const point: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0, contextFree: !u?.point } };
         const r = bp.targetType(point, e);
         if (r instanceof SemanticError) throw r;
         this.setType(e, r);

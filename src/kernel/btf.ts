@@ -145,6 +145,7 @@ export function btfTypeCount(): number {
 export function btfType(id: number): BtfType {
   const p = parsed();
   if (id === 0) return { id: 0, kind: BtfKind.UNKN, name: 'void', size: 0, type: 0, vlen: 0, kflag: false };
+  if (id >= p.count && id - p.count < derived.length) return derived[id - p.count].t;
   if (!(id > 0 && id < p.count)) throw new BtfError(`no BTF type id ${id}`);
   const o = p.offs[id];
   const info = p.dv.getUint32(o + 4, true);
@@ -204,6 +205,7 @@ export function btfIntInfo(id: number): { signed: boolean; char: boolean; bool: 
 export function btfArrayInfo(id: number): { elemType: number; indexType: number; nelems: number } {
   const t = btfType(id);
   if (t.kind !== BtfKind.ARRAY) throw new BtfError(`type ${id} is not an ARRAY`);
+  if (id >= parsed().count) return derived[id - parsed().count].array!;
   const o = parsed().offs[id] + 12;
   const dv = parsed().dv;
   return { elemType: dv.getUint32(o, true), indexType: dv.getUint32(o + 4, true), nelems: dv.getUint32(o + 8, true) };
@@ -351,6 +353,38 @@ export function btfLookupType(cname: string): number | null {
     if (p === null) return null;
     id = p;
   }
+  return id;
+}
+
+// ---------------------------------------------------------------- derived types
+
+/**
+ * Pointer and array types BTF does not carry (BTF only has the ones the kernel's own types use):
+ * made on demand for DWARF-typed values (a global `kmem_cache *[4][14]`), with ids after the
+ * last BTF id. btfType/btfArrayInfo/btfSizeof/btfTypeName treat them as any other type.
+ */
+const derived: { t: BtfType; array?: { elemType: number; indexType: number; nelems: number } }[] = [];
+const derivedKeys = new Map<string, number>();
+
+/** A pointer type to `id` (BTF's own when it has one). */
+export function btfPointerTo(id: number): number {
+  const p = findPointerTo(id);
+  if (p !== null) return p;
+  return derive(`*${id}`, { id: 0, kind: BtfKind.PTR, name: '', size: 0, type: id, vlen: 0, kflag: false });
+}
+
+/** An array type of `n` elements of `elem`. */
+export function btfArrayOf(elem: number, n: number): number {
+  return derive(`[${n}]${elem}`, { id: 0, kind: BtfKind.ARRAY, name: '', size: 0, type: 0, vlen: 0, kflag: false },
+    { elemType: elem, indexType: 0, nelems: n });
+}
+
+function derive(key: string, t: BtfType, array?: { elemType: number; indexType: number; nelems: number }): number {
+  const have = derivedKeys.get(key);
+  if (have !== undefined) return have;
+  const id = parsed().count + derived.length;
+  derived.push({ t: { ...t, id }, array });
+  derivedKeys.set(key, id);
   return id;
 }
 

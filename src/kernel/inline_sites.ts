@@ -4,12 +4,13 @@
  * abstract definition (name, decl file:line, formal parameters with their DWARF type names) and
  * its instances — the entry pc inside the containing (caller) symbol and the call site file:line.
  *
- * The data covers the inline instances inside the functions the machine model runs (the compile
- * units of those functions were scanned); the abstract definitions of every other inline function
- * are in inlines.gz (kallsyms.ts `inlineFunctions()`) without instances.
+ * For vmlinux the data covers the inline instances inside the functions the machine model runs (the
+ * compile units of those functions were scanned); the abstract definitions of every other inline
+ * function are in inlines.gz (kallsyms.ts `inlineFunctions()`) without instances. For the loaded
+ * modules (module_inlines.gz, scripts/kernel-data/module_inlines.py) every instance in core text.
  */
 import { readDataText, noteParseTime } from './data';
-import { lookupName, isFunction, symbolAddr, globToRegExp, hasGlob, fileMatches, FuncPattern } from './kallsyms';
+import { lookupName, isFunction, symbolAddr, globToRegExp, hasGlob, fileMatches, FuncPattern, symbolModule } from './kallsyms';
 import { btfLookupType } from './btf';
 
 /** The function id (`KHit.fn`, `FuncPointData.fn`) of a hit on an inline instance: it has no symbol of its own. */
@@ -27,6 +28,8 @@ export interface InlinedFunction {
   line: number;
   params: InlineParam[];
   instances: InlineInstance[];
+  /** the module it is inlined in ('' for vmlinux) */
+  module: string;
 }
 
 export interface InlineInstance {
@@ -39,63 +42,96 @@ export interface InlineInstance {
   callLine: number;
 }
 
-let funcs: InlinedFunction[] | null = null;
-let byName: Map<string, InlinedFunction[]> | null = null;
-let byCaller: Map<number, InlineInstance[]> | null = null;
-
-let raw: string | null = null;
-function rawText(): string {
-  if (raw === null) raw = readDataText('inline_sites.gz');
-  return raw;
+/** The inline data of vmlinux (inline_sites.gz) or of the modules (module_inlines.gz). */
+interface Store {
+  funcs: InlinedFunction[];
+  byName: Map<string, InlinedFunction[]>;
+  byCaller: Map<number, InlineInstance[]>;
 }
 
-function load(): InlinedFunction[] {
-  if (funcs) return funcs;
-  const text = rawText();
-  raw = null;
+let vmlinuxStore: Store | null = null;
+let moduleStore: Store | null = null;
+/** the data text until it is parsed (a plain name absent from it needs no parse) */
+const rawTexts = new Map<string, string>();
+function rawText(file: string): string {
+  let t = rawTexts.get(file);
+  if (t === undefined) rawTexts.set(file, (t = readDataText(file)));
+  return t;
+}
+
+/**
+ * Parse F/S lines (and, in module_inlines.gz, `M name` lines naming the module that the following
+ * functions and callers belong to).
+ */
+function parse(file: string): Store {
+  const text = rawText(file);
+  rawTexts.delete(file);
   const t0 = Date.now();
-  funcs = [];
-  byName = new Map();
-  byCaller = new Map();
+  const st: Store = { funcs: [], byName: new Map(), byCaller: new Map() };
   let cur: InlinedFunction | null = null;
+  let mod = '';
   for (const line of text.split('\n')) {
     if (!line) continue;
     const f = line.split('\t');
-    if (f[0] === 'F') {
+    if (f[0] === 'M') {
+      mod = f[1];
+      cur = null;
+    } else if (f[0] === 'F') {
       const params = f[4] ? f[4].split(';').map((p) => {
         const c = p.indexOf(':');
         return { name: p.slice(0, c), dwarfType: p.slice(c + 1) };
       }) : [];
-      cur = { name: f[1], file: f[2], line: Number(f[3]), params, instances: [] };
-      funcs.push(cur);
-      let l = byName.get(cur.name);
-      if (!l) byName.set(cur.name, (l = []));
+      cur = { name: f[1], file: f[2], line: Number(f[3]), params, instances: [], module: mod };
+      st.funcs.push(cur);
+      let l = st.byName.get(cur.name);
+      if (!l) st.byName.set(cur.name, (l = []));
       l.push(cur);
     } else if (f[0] === 'S' && cur) {
-      const caller = lookupName(f[1]).find(isFunction);
+      const caller = lookupName(f[1]).find((id) => isFunction(id) && symbolModule(id) === mod);
       if (caller === undefined) continue;
       const inst: InlineInstance = { fn: cur, caller, addr: symbolAddr(caller) + parseInt(f[2], 16), callFile: f[3], callLine: Number(f[4]) };
       cur.instances.push(inst);
-      let l = byCaller.get(caller);
-      if (!l) byCaller.set(caller, (l = []));
+      let l = st.byCaller.get(caller);
+      if (!l) st.byCaller.set(caller, (l = []));
       l.push(inst);
     }
   }
-  for (const l of byCaller.values()) l.sort((a, b) => a.addr - b.addr);
-  noteParseTime('inline_sites.gz', Date.now() - t0);
-  return funcs;
+  for (const l of st.byCaller.values()) l.sort((a, b) => a.addr - b.addr);
+  noteParseTime(file, Date.now() - t0);
+  return st;
 }
 
-/** Inlined functions (with instances) matching a `name[@file[:line]]` pattern, sorted by name, file, line. */
-export function matchInlined(p: FuncPattern): InlinedFunction[] {
+function vmlinux(): Store {
+  return (vmlinuxStore ??= parse('inline_sites.gz'));
+}
+
+function modules(): Store {
+  return (moduleStore ??= parse('module_inlines.gz'));
+}
+
+/**
+ * Inlined functions (with instances) matching a `name[@file[:line]]` pattern, sorted by name,
+ * file, line: of vmlinux (scope 'kernel', the default) or of the modules a module("M") argument
+ * names (a name or a glob).
+ */
+export function matchInlined(p: FuncPattern, scope: string = 'kernel'): InlinedFunction[] {
+  const file = scope === 'kernel' ? 'inline_sites.gz' : 'module_inlines.gz';
+  const parsed = scope === 'kernel' ? vmlinuxStore : moduleStore;
   // a plain name: when the data has no such inlined function, no need to parse it all
-  if (!funcs && !hasGlob(p.func) && !rawText().includes(`\nF\t${p.func}\t`) && !rawText().startsWith(`F\t${p.func}\t`)) return [];
-  const all = load();
+  if (!parsed && !hasGlob(p.func)) {
+    const raw = rawText(file);
+    if (!raw.includes(`\nF\t${p.func}\t`) && !raw.startsWith(`F\t${p.func}\t`)) return [];
+  }
+  const st = scope === 'kernel' ? vmlinux() : modules();
   let cands: InlinedFunction[];
-  if (!hasGlob(p.func)) cands = byName!.get(p.func) ?? [];
+  if (!hasGlob(p.func)) cands = st.byName.get(p.func) ?? [];
   else {
     const re = globToRegExp(p.func);
-    cands = all.filter((f) => re.test(f.name));
+    cands = st.funcs.filter((f) => re.test(f.name));
+  }
+  if (scope !== 'kernel') {
+    const mre = hasGlob(scope) ? globToRegExp(scope) : null;
+    cands = cands.filter((f) => (mre ? mre.test(f.module) : f.module === scope));
   }
   if (p.file !== undefined) {
     const fg = p.file;
@@ -106,8 +142,8 @@ export function matchInlined(p: FuncPattern): InlinedFunction[] {
 
 /** The inline instances inside one symbol, address order (empty when none are known). */
 export function inlineInstancesIn(caller: number): readonly InlineInstance[] {
-  load();
-  return byCaller!.get(caller) ?? NONE;
+  const st = symbolModule(caller) === '' ? vmlinux() : modules();
+  return st.byCaller.get(caller) ?? NONE;
 }
 const NONE: readonly InlineInstance[] = [];
 
@@ -122,8 +158,8 @@ export function inlineParamBtf(dwarfType: string): number {
   return id;
 }
 
-/** The inlined function `name` declared at file:line (the abstract definition), or null. */
-export function inlinedFunction(name: string, file: string, line: number): InlinedFunction | null {
-  load();
-  return byName!.get(name)?.find((f) => f.file === file && f.line === line) ?? null;
+/** The inlined function `name` declared at file:line (the abstract definition) of vmlinux or a module, or null. */
+export function inlinedFunction(name: string, file: string, line: number, module = ''): InlinedFunction | null {
+  const st = module === '' || module === 'kernel' ? vmlinux() : modules();
+  return st.byName.get(name)?.find((f) => f.file === file && f.line === line && f.module === (module === 'kernel' ? '' : module)) ?? null;
 }

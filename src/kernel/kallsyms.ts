@@ -63,7 +63,50 @@ function moduleLocations(): Map<number, { file: string; line: number }> {
 
 /** Loaded modules in load order (lsmod lists them newest first). */
 export function loadedModules(): readonly KModule[] {
+  return (loadedList ??= load().moduleList().filter((m) => m.loaded));
+}
+let loadedList: KModule[] | null = null;
+
+/** Every module the data knows: the loaded ones, then those installed but not loaded (NFS). */
+export function knownModules(): readonly KModule[] {
   return load().moduleList();
+}
+
+/**
+ * /proc/modules (m_show() of kernel/module/procfs.c): the loaded modules newest first, "name size
+ * refcnt users, Live 0xbase" with "-" for no users.
+ */
+export function procModulesText(): string {
+  let out = '';
+  const mods = loadedModules();
+  for (let i = mods.length - 1; i >= 0; i--) {
+    const m = mods[i];
+    const users = m.usedBy.length ? m.usedBy.map((u) => `${u},`).join('') : '-';
+    out += `${m.name} ${m.size} ${m.refcnt} ${users} Live 0x${addrHex(m.base)}\n`;
+  }
+  return out;
+}
+
+/**
+ * /proc/kallsyms as root reads it (s_show() of kernel/kallsyms.c: "%px %c %s", "\t[%s]" for
+ * module symbols): vmlinux's symbols, then the loaded modules' (installed-only ones are not in
+ * memory).
+ */
+export function procKallsymsText(): string {
+  const t = load();
+  const mods = t.moduleList();
+  const parts: string[] = [];
+  for (let id = 0; id < t.n; id++) {
+    const k = t.mods[id];
+    if (k >= 0 && !mods[k].loaded) continue;
+    parts.push(`${addrHex(t.addrs[id])} ${t.type(id)} ${t.name(id)}${k >= 0 ? `\t[${mods[k].name}]` : ''}`);
+  }
+  return parts.join('\n') + '\n';
+}
+
+/** The directories of /sys/module (loaded modules and built-in ones with parameters), sorted. */
+export function sysModuleNames(): readonly string[] {
+  return load().sysModules();
 }
 
 /** Module name of a symbol ('' for vmlinux), as /proc/kallsyms shows it in brackets. */
@@ -74,7 +117,7 @@ export function symbolModule(id: number): string {
 
 /** The module whose core text contains addr (is_module_text_address()), or null. */
 export function moduleTextOf(addr: number): KModule | null {
-  for (const m of load().moduleList()) if (addr >= m.base && addr < m.base + m.textSize) return m;
+  for (const m of loadedModules()) if (addr >= m.base && addr < m.base + m.textSize) return m;
   return null;
 }
 
@@ -123,7 +166,7 @@ export function kallsymsLookupName(name: string): number | null {
 
 /**
  * The symbol lookupAddr(kallsymsLookupName(name)) names (the first alias at that address), or
- * -1 when there is no such symbol or its address is outside the kernel image and module text;
+ * -1 when there is no such symbol or its address is outside the kernel image and the modules;
  * without the address search (aliases are neighbours in the table).
  */
 export function firstAliasOf(name: string): number {
@@ -138,7 +181,7 @@ export function resolveFirstAlias(name: string): number {
   if (ids.length === 0) return -1;
   let id = ids[0];
   const addr = t.addrs[id];
-  if (!(addr < textBounds().end) && moduleTextOf(addr) === null) return -1;
+  if (!(addr < textBounds().end) && moduleAt(addr) === null) return -1;
   while (id > 0 && t.addrs[id - 1] === addr) id--;
   return id;
 }
@@ -192,13 +235,18 @@ export interface SymPos {
   size: number;
 }
 
-/** kallsyms_lookup_size_offset(): the symbol containing addr, or null outside kernel image. */
+/**
+ * kallsyms_lookup_size_offset(): the symbol containing addr, or null outside the kernel image and
+ * the loaded modules. Inside a module's core (module_address_lookup() -> find_kallsyms_symbol()):
+ * the closest preceding symbol of that module; the size runs to the next symbol of the module or
+ * at most to the end of its core text.
+ */
 export function lookupAddr(addr: number): SymPos | null {
   const t = load();
   const b = textBounds();
-  let mod: KModule | null = null;
   if (!(addr >= t.sortedAddrs[0] && addr < b.end)) {
-    if (!(addr >= b.end && (mod = moduleTextOf(addr)))) return null;
+    const mod = addr >= b.end ? moduleAt(addr) : null;
+    return mod ? lookupInModule(t, mod, addr) : null;
   }
   const sa = t.sortedAddrs;
   let lo = 0, hi = sa.length - 1;
@@ -212,9 +260,34 @@ export function lookupAddr(addr: number): SymPos | null {
   while (first > 0 && sa[first - 1] === start) first--;
   let next = lo + 1;
   while (next < sa.length && sa[next] === start) next++;
-  let size = next < sa.length ? sa[next] - start : 0;
-  if (mod && (next >= sa.length || sa[next] > mod.base + mod.textSize)) size = mod.base + mod.textSize - start;
+  const size = next < sa.length ? sa[next] - start : 0;
   return { id: t.sortedId(first), addr: start, offset: addr - start, size };
+}
+
+/** The module whose core [base, base + size) holds addr (__module_address()), or null. */
+export function moduleAt(addr: number): KModule | null {
+  for (const m of loadedModules()) if (addr >= m.base && addr < m.base + m.size) return m;
+  return null;
+}
+
+/** find_kallsyms_symbol(): a module's symbols are consecutive ids in address order. */
+function lookupInModule(t: Symtab, mod: KModule, addr: number): SymPos | null {
+  const a = t.addrs;
+  let lo = mod.firstId, hi = mod.endId - 1;
+  if (hi < lo || a[lo] > addr) return null;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (a[mid] <= addr) lo = mid; else hi = mid - 1;
+  }
+  const start = a[lo];
+  let first = lo;
+  while (first > mod.firstId && a[first - 1] === start) first--;
+  let next = lo + 1;
+  while (next < mod.endId && a[next] === start) next++;
+  let nextval = mod.base + mod.textSize;
+  if (next < mod.endId && a[next] < nextval) nextval = a[next];
+  // past the core text the kernel's size is nextval - bestval as an unsigned long (wraps): 0 here
+  return { id: first, addr: start, offset: addr - start, size: nextval > start ? nextval - start : 0 };
 }
 
 /** %pS style: "name+0xoff/0xsize", or the hex address when no symbol contains it. */
@@ -393,20 +466,56 @@ export function fileMatches(fileGlob: string, path: string): boolean {
 }
 
 /**
+ * Which symbols a pattern searches: 'kernel' = vmlinux only (kernel.function, kprobe.function),
+ * a module name or a glob of module names (module("M").function), undefined = every symbol.
+ */
+export type SymbolScope = string | undefined;
+
+/** Is symbol `id` in scope (see SymbolScope)? */
+export function inScope(id: number, scope: SymbolScope): boolean {
+  if (scope === undefined) return true;
+  const k = load().mods[id];
+  if (scope === 'kernel') return k < 0;
+  if (k < 0) return false;
+  const name = load().moduleList()[k].name;
+  return hasGlob(scope) ? globToRegExp(scope).test(name) : name === scope;
+}
+
+/**
+ * Modules whose name matches a module("M") argument (a name or a glob), load order: loaded or
+ * only installed, as stap resolves module probes from the debuginfo either way.
+ */
+export function modulesMatching(scope: string): KModule[] {
+  const re = hasGlob(scope) ? globToRegExp(scope) : null;
+  return knownModules().filter((m) => (re ? re.test(m.name) : m.name === scope));
+}
+
+/**
  * Resolve "name-glob[@file-glob[:line]]" to function symbol ids (text symbols), address order.
  * A file part matches the whole source path or any trailing run of path components.
  */
-export function matchFunctions(spec: string): number[] {
+export function matchFunctions(spec: string, scope?: SymbolScope): number[] {
   const p = parseFuncPattern(spec);
   const t = load();
   let ids: number[];
-  if (!hasGlob(p.func)) ids = lookupName(p.func).filter(isFunction);
-  else {
+  if (!hasGlob(p.func)) {
+    ids = lookupName(p.func).filter(isFunction);
+    const cl = clones().get(p.func);
+    if (cl) ids = [...ids, ...cl].sort((a, b) => a - b);
+  } else {
     const re = globToRegExp(p.func);
     const names = t.allNames();
     ids = [];
-    for (let i = 0; i < t.n; i++) if (isTextCode(t.types[i]) && re.test(names[i])) ids.push(i);
+    // a module scope searches only its modules' consecutive ids
+    const ranges: [number, number][] = scope === undefined ? [[0, t.n]]
+      : scope === 'kernel' ? [[0, vmlinuxCount(t)]]
+      : modulesMatching(scope).map((m) => [m.firstId, m.endId]);
+    for (const [a, b] of ranges) for (let i = a; i < b; i++) if (isTextCode(t.types[i]) && re.test(names[i])) ids.push(i);
+    // a compiler clone (foo.isra.0) is the DWARF function foo
+    for (const [base, cl] of clones()) if (re.test(base)) ids.push(...cl);
+    ids = [...new Set(ids)].sort((a, b) => a - b);
   }
+  if (scope !== undefined) ids = ids.filter((id) => inScope(id, scope));
   if (p.file !== undefined) {
     const fg = p.file;
     ids = ids.filter((id) => {
@@ -415,6 +524,45 @@ export function matchFunctions(spec: string): number[] {
     });
   }
   return ids;
+}
+
+let cloneIndex: Map<string, number[]> | null = null;
+/**
+ * Compiler clones with a DWARF body (foo.isra.0, foo.constprop.0, foo.part.0: GCC emits a concrete
+ * subprogram for them whose name is foo's), by DWARF name. `.cold` parts have no DWARF entry.
+ */
+function clones(): Map<string, number[]> {
+  if (cloneIndex) return cloneIndex;
+  cloneIndex = new Map();
+  const t = load();
+  const add = (id: number) => {
+    const n = t.name(id);
+    const dot = n.indexOf('.');
+    if (dot <= 0 || !isTextCode(t.types[id])) return;
+    const base = n.slice(0, dot);
+    let l = cloneIndex!.get(base);
+    if (!l) cloneIndex!.set(base, (l = []));
+    l.push(id);
+  };
+  for (const id of loadLocs().keys()) add(id);
+  for (const [id] of t.moduleLocs()) add(id);
+  return cloneIndex;
+}
+
+/**
+ * The name DWARF gives a function symbol: foo for a compiler clone foo.isra.0 that has its own
+ * DWARF body (what stap's probe points name), else the symbol name.
+ */
+export function dwarfName(id: number): string {
+  const n = symbolName(id);
+  const dot = n.indexOf('.');
+  return dot > 0 && functionLocation(id) !== null ? n.slice(0, dot) : n;
+}
+
+/** Number of vmlinux symbols (module symbols have the ids after them). */
+function vmlinuxCount(t: Symtab): number {
+  const mods = t.moduleList();
+  return mods.length ? Math.min(...mods.map((m) => m.firstId)) : t.n;
 }
 
 /** Symbols of any type whose name matches a glob. */

@@ -27,8 +27,14 @@ import { cacheFile } from '../cachedir';
 export interface KModule {
   name: string;
   base: number;
+  /** core size (/proc/modules' size, /sys/module/M/coresize) */
   size: number;
   textSize: number;
+  /** reference count and the modules using this one, as /proc/modules shows them */
+  refcnt: number;
+  usedBy: string[];
+  /** in memory (/proc/modules 'Live'); false: installed with debuginfo but not loaded (probes resolve, never register) */
+  loaded: boolean;
   /** first symbol id and one past the last */
   firstId: number;
   endId: number;
@@ -40,6 +46,8 @@ export interface ModuleData {
   sites: number[];
   /** [symbol id, file, line] of module functions with a source location */
   locs: [number, string, number][];
+  /** every directory of /sys/module (loaded modules and built-in ones with parameters) */
+  sysModules: string[];
 }
 
 /** The symbol table in its parsed (text) form. */
@@ -52,7 +60,7 @@ export interface SymtabSource {
   moduleData: ModuleData;
 }
 
-const FORMAT = 'tapsim-ksymtab-4';
+const FORMAT = 'tapsim-ksymtab-6';
 const SOURCES = ['kallsyms.gz', 'modules.gz'];
 
 interface Header {
@@ -268,7 +276,7 @@ export class Symtab {
     return out;
   }
 
-  /** The modules section's three JSON lines (list, ftrace sites, source locations). */
+  /** The modules section's JSON lines (list, ftrace sites, source locations, /sys/module). */
   private modulePart(i: number): string {
     if (!this.moduleParts) {
       const [off, len] = this.h.sections.modules;
@@ -292,8 +300,13 @@ export class Symtab {
     return (this.locs ??= JSON.parse(this.modulePart(2)) as ModuleData['locs']);
   }
 
+  /** Directories of /sys/module. */
+  sysModules(): string[] {
+    return JSON.parse(this.modulePart(3) ?? '[]') as string[];
+  }
+
   modules(): ModuleData {
-    return { modules: this.moduleList(), sites: this.moduleSites(), locs: this.moduleLocs() };
+    return { modules: this.moduleList(), sites: this.moduleSites(), locs: this.moduleLocs(), sysModules: this.sysModules() };
   }
 }
 
@@ -340,15 +353,23 @@ export function parseSymtabText(text: string, moduleText: string | null): Symtab
     mods.push(-1);
     pos = end + 1;
   }
-  const md: ModuleData = { modules: [], sites: [], locs: [] };
+  const md: ModuleData = { modules: [], sites: [], locs: [], sysModules: [] };
   if (moduleText !== null) {
     let cur: KModule | null = null;
     for (const line of moduleText.split('\n')) {
       if (!line) continue;
+      if (line.startsWith('S ')) {
+        md.sysModules = line.slice(2).split(' ');
+        continue;
+      }
       if (line.startsWith('M ')) {
-        const [, name, base, size, tsize] = line.split(' ');
+        const [, name, base, size, tsize, refcnt, usedBy, state] = line.split(' ');
         if (cur) cur.endId = names.length;
-        cur = { name, base: parseAddrHex(base), size: parseInt(size, 16), textSize: parseInt(tsize, 16), firstId: names.length, endId: names.length };
+        cur = {
+          name, base: parseAddrHex(base), size: parseInt(size, 16), textSize: parseInt(tsize, 16),
+          refcnt: Number(refcnt ?? 0), usedBy: usedBy && usedBy !== '-' ? usedBy.split(',') : [], loaded: state !== 'Unloaded',
+          firstId: names.length, endId: names.length,
+        };
         md.modules.push(cur);
         continue;
       }
@@ -394,7 +415,7 @@ export function encodeSymtab(src: SymtabSource, stamp: string): Buffer {
     ['names', Buffer.concat(nameBufs)],
     ['byName', Buffer.from(byName.buffer)],
     ['nameBuckets', Buffer.from(nameBuckets.buffer)],
-    ['modules', Buffer.from([src.moduleData.modules, src.moduleData.sites, src.moduleData.locs].map((x) => JSON.stringify(x)).join('\n'), 'latin1')],
+    ['modules', Buffer.from([src.moduleData.modules, src.moduleData.sites, src.moduleData.locs, src.moduleData.sysModules].map((x) => JSON.stringify(x)).join('\n'), 'latin1')],
   ];
   // header length is fixed before offsets are known: pad it to a 64-byte multiple with spaces
   const sections = {} as Header['sections'];

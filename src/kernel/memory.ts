@@ -61,9 +61,47 @@ export class AddressSpace {
   }
 
   private page(addr: number): Uint8Array {
-    const pg = this.pages.get(pageKey(addr));
+    const k = pageKey(addr);
+    const pg = this.pages.get(k);
     if (!pg) throw new KernelFault(addr, this.user);
+    if (this.live !== null && !this.refreshing) {
+      const l = this.live.get(k);
+      if (l !== undefined) this.refresh(l);
+    }
     return pg;
+  }
+
+  /** Live values by page: refreshed before any read or write of that page (see defineLive). */
+  private live: Map<number, LiveValue[]> | null = null;
+  private refreshing = false;
+
+  /**
+   * Keep [addr, addr+size) current: before kernel memory on its page is accessed, `read()` (an
+   * integer of `size` bytes) is written there. The simulated kernel's changing globals (jiffies,
+   * nr_threads) are such values: nothing writes them on every tick, a reader sees them current.
+   */
+  defineLive(addr: number, size: number, read: () => number | bigint): void {
+    this.map(addr, size);
+    const v: LiveValue = { addr, size, read };
+    this.live ??= new Map();
+    for (let p = pageKey(addr); p <= pageKey(addr + size - 1); p++) {
+      const l: LiveValue[] | undefined = this.live.get(p);
+      if (!l) this.live.set(p, [v]);
+      else {
+        const i = l.findIndex((x: LiveValue) => x.addr === addr);
+        if (i >= 0) l[i] = v;
+        else l.push(v);
+      }
+    }
+  }
+
+  private refresh(l: LiveValue[]): void {
+    this.refreshing = true;
+    try {
+      for (const v of l) this.writeUnsigned(v.addr, v.size, v.read());
+    } finally {
+      this.refreshing = false;
+    }
   }
 
   readU8(addr: number): number {
@@ -133,6 +171,12 @@ export class AddressSpace {
     for (let i = 0; i < s.length; i++) this.writeU8(addr + i, s.charCodeAt(i) & 255);
     if (nul) this.writeU8(addr + s.length, 0);
   }
+}
+
+interface LiveValue {
+  addr: number;
+  size: number;
+  read: () => number | bigint;
 }
 
 export type Materializer = (obj: object, mem: KernelMemory, btfType: number | null) => number | null;
@@ -344,8 +388,21 @@ function isTaskLike(o: object): o is TaskLike {
  */
 function taskMaterializer(o: object, mem: KernelMemory): number | null {
   if (!isTaskLike(o)) return null;
+  return layoutTask(mem, o, mem.allocStruct('struct task_struct'));
+}
+
+/**
+ * Make the task-like object `o` the `struct task_struct` at `addr` (a static one: init_task is
+ * the boot CPU's idle task), laid out as the built-in materializer lays tasks out.
+ */
+export function placeTask(o: object, addr: number): void {
+  if (!isTaskLike(o)) throw new Error('kernel memory: not a task');
+  kmem.map(addr, btfSizeof(kmem.typeId('struct task_struct')));
+  layoutTask(kmem, o, addr);
+}
+
+function layoutTask(mem: KernelMemory, o: TaskLike, a: number): number {
   const T = 'struct task_struct';
-  const a = mem.allocStruct(T);
   mem.bind(o, a);
   mem.setField(a, T, 'pid', o.tid);
   mem.setField(a, T, 'tgid', o.pid);
@@ -354,6 +411,7 @@ function taskMaterializer(o: object, mem: KernelMemory): number | null {
   mem.setField(a, T, 'static_prio', o.prio ?? 120);
   mem.setField(a, T, 'normal_prio', o.prio ?? 120);
   mem.setField(a, T, '__state', o.state ?? 0);
+  mem.setField(a, T, 'stack', kernelStack(o));
   const cred = mem.allocStruct('struct cred');
   for (const [f, v] of [['uid', o.uid], ['gid', o.gid], ['euid', o.euid], ['egid', o.egid],
     ['suid', o.uid], ['sgid', o.gid], ['fsuid', o.euid], ['fsgid', o.egid]] as [string, number | undefined][]) {
@@ -403,6 +461,24 @@ function materializeSignal(mem: KernelMemory, rlimits: readonly [number, number]
     const [cur, max] = lims[i] ?? DEFAULT_RLIMITS[i];
     mem.writeUnsigned(base + 16 * i, 8, BigInt.asUintN(64, BigInt(cur)));
     mem.writeUnsigned(base + 16 * i + 8, 8, BigInt.asUintN(64, BigInt(max)));
+  }
+  return s;
+}
+
+/** THREAD_SIZE: x86_64 kernel stacks are 16 KiB (4 pages), vmalloc'ed with a guard page (VMAP_STACK). */
+export const THREAD_SIZE = 16384;
+const STACKS_START = Number(BigInt.asIntN(64, 0xffffc90000010000n));
+let nextStack = STACKS_START;
+const stacks = new WeakMap<object, number>();
+
+/** The kernel stack (task->stack, its lowest address) of a task object: 16 KiB, zeroed, mapped on first use. */
+export function kernelStack(task: object): number {
+  let s = stacks.get(task);
+  if (s === undefined) {
+    s = nextStack;
+    nextStack += THREAD_SIZE + 4096;
+    kmem.map(s, THREAD_SIZE);
+    stacks.set(task, s);
   }
   return s;
 }

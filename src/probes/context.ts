@@ -368,8 +368,9 @@ export const kernelBuiltins: Record<string, Builtin> = {
   symname: (c, a: Long) => symname(num(a)),
   symdata: (c, a: Long) => `${symOff(num(a))} ${modTag(num(a))}`,
   modname: (c, a: Long) => {
-    if (!lookupAddr(num(a))) throw new StapError(`No module found for address 0x${hexU(a)}`);
-    return 'kernel';
+    const p = lookupAddr(num(a));
+    if (!p) throw new StapError(`No module found for address 0x${hexU(a)}`);
+    return symbolModule(p.id) || 'kernel';
   },
   usymname: (c, a: Long) => `0x${hexU(a)}`,
   usymdata: (c, a: Long) => `0x${hexU(a)}`,
@@ -382,6 +383,8 @@ export const kernelBuiltins: Record<string, Builtin> = {
   task_tid: (c, t: Long) => taskField(t, 'pid', 4),
   task_ns_pid: (c, t: Long) => taskField(t, 'tgid', 4),
   task_ns_tid: (c, t: Long) => taskField(t, 'pid', 4),
+  // the parent process' comm (task_execname(task_parent(task_current()))), from the task table
+  pexecname: (c) => taskByPid(c, c.task.ppid)?.comm ?? '',
   task_execname: (c, t: Long) => {
     const f = kmem.fieldOf(TS, 'comm');
     return kstring(c, num(t) + f.offset, 15);

@@ -20,7 +20,7 @@ import { suggest, renderComponents } from '../elaborate/util';
 import {
   matchFunctions, functionLocation, symbolName, symbolAddr, lookupName, isFunction, isInitText,
   withinKprobeBlacklist, isInlineOnly, hasGlob, parseFuncPattern, symbolCount, isTextType, symbolType, lookupAddr,
-  globToRegExp, kallsymsLookupName, inlineFunctions, symbolModule,
+  globToRegExp, kallsymsLookupName, inlineFunctions, inScope, symbolModule, SymbolScope, modulesMatching, dwarfName,
 } from '../kernel/kallsyms';
 import {
   FtraceOps, FTRACE_OPS_FL_SAVE_REGS, registerFtraceFunction, unregisterFtraceFunction, recordOfFunction, isTraceable,
@@ -33,7 +33,7 @@ import {
 import type { CpuContext, PtRegs, RetFrame } from '../kernel/current';
 import type { Engine, ProbeFamilyRuntime, RegisteredProbe } from '../runtime/engine';
 import { Deliverer, entryValues, KHit } from './hit';
-import { targetType, targetDefined, targetPointee, envFor } from './targets';
+import { targetType, targetDefined, targetPointee, envFor, availableLocals } from './targets';
 import { btfTypeName } from '../kernel/btf';
 import { matchInlined, InlineInstance, INLINE_FN } from '../kernel/inline_sites';
 
@@ -57,17 +57,20 @@ export interface FuncPointData {
 // ---------------------------------------------------------------------------------------------
 // resolution
 
-let allFunctionNames: string[] | null = null;
-function functionNames(): string[] {
-  if (allFunctionNames) return allFunctionNames;
+const scopeFunctionNames = new Map<string, string[]>();
+/** Function names of a scope ('kernel' = vmlinux, else a module glob), for "similar functions". */
+function functionNames(scope: string = 'kernel'): string[] {
+  let names = scopeFunctionNames.get(scope);
+  if (names) return names;
   const s = new Set<string>();
   const n = symbolCount();
-  for (let i = 0; i < n; i++) if (isTextType(symbolType(i))) {
+  for (let i = 0; i < n; i++) if (isTextType(symbolType(i)) && inScope(i, scope)) {
     const nm = symbolName(i);
     if (!nm.includes('.') && !nm.startsWith('__pfx_')) s.add(nm);
   }
-  allFunctionNames = [...s];
-  return allFunctionNames;
+  names = [...s];
+  scopeFunctionNames.set(scope, names);
+  return names;
 }
 
 /**
@@ -124,14 +127,15 @@ function splitLineRange(spec0: string): { spec: string; range: [number, number] 
   return { spec: lm[1], range: lm[3] !== undefined ? [Number(lm[3]), Number(lm[4])] : null };
 }
 
-export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean } = {}): number[] {
+export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean; scope?: SymbolScope } = {}): number[] {
   const { spec, range } = splitLineRange(spec0);
   const p = parseFuncPattern(spec);
   const wild = hasGlob(p.func) || (p.file !== undefined && hasGlob(p.file));
-  let ids = matchFunctions(spec);
+  let ids = matchFunctions(spec, opts.scope ?? 'kernel');
   ids = ids.filter((id) => {
     const name = symbolName(id);
-    if (name.includes('.')) return false; // .isra/.cold clones carry no DWARF subprogram of their own
+    // a clone (foo.isra.0) with its own DWARF body is the function foo; .cold parts have none
+    if (name.includes('.') && dwarfName(id) === name) return false;
     if (name.startsWith('__pfx_') && !p.func.startsWith('__pfx_')) return false;
     // no DWARF location: assembly (no fentry site either) — or a C function the data lacks the
     // location of (it has an fentry site): keep those, listed without @file:line
@@ -147,21 +151,23 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean 
     return true;
   });
   // one probe per (name, file, line); with wildcards, one per address (alias symbols of the same
-  // code have no DWARF subprogram of their own)
+  // code have no DWARF subprogram of their own); the body named as the function wins over a clone
   const seen = new Set<string>();
   const addrs = new Set<number>();
-  return ids.filter((id) => {
+  const preferred = [...ids].sort((a, b) => Number(dwarfName(a) !== symbolName(a)) - Number(dwarfName(b) !== symbolName(b)) || a - b);
+  const keep = new Set(preferred.filter((id) => {
     if (wild) {
       const a = symbolAddr(id);
       if (addrs.has(a)) return false;
       addrs.add(a);
     }
     const l = functionLocation(id);
-    const k = l ? `${symbolName(id)}@${l.file}:${l.line}` : `${symbolName(id)}#${id}`;
+    const k = l ? `${dwarfName(id)}@${l.file}:${l.line}` : `${symbolName(id)}#${id}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
-  });
+  }));
+  return ids.filter((id) => keep.has(id));
 }
 
 /**
@@ -169,11 +175,11 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean 
  * (name, file, line) then address: stap's dwarf_query probes each instance of an inlined
  * function at its entry pc. Blacklisted / init-text instances are skipped as functions are.
  */
-export function resolveInlineInstances(spec0: string): InlineInstance[] {
+export function resolveInlineInstances(spec0: string, scope = 'kernel'): InlineInstance[] {
   const { spec, range } = splitLineRange(spec0);
   const p = parseFuncPattern(spec);
   const out: InlineInstance[] = [];
-  for (const f of matchInlined(p)) {
+  for (const f of matchInlined(p, scope)) {
     if (range && (f.line < range[0] || f.line > range[1])) continue;
     for (const inst of f.instances) {
       if (isInitText(inst.addr) || withinKprobeBlacklist(inst.addr)) continue;
@@ -200,7 +206,11 @@ function numArg(c: A.ProbePointComponent | undefined): number {
 function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
   return (req: BuildRequest): A.ResolvedPoint[] => {
     const comps = req.components;
-    const modName = module ? String(comps[0].arg?.k === 'str' ? comps[0].arg.value : '') : 'kernel';
+    // module("M"): M names loaded modules (a glob allowed); "kernel" is not a module
+    const modArg = module ? String(comps[0].arg?.k === 'str' ? comps[0].arg.value : '') : 'kernel';
+    if (module && modulesMatching(modArg).length === 0) {
+      throw noMatchError();
+    }
     const fc = comps[prefixLen - 1];
     const spec = fc.arg && fc.arg.k === 'str' ? fc.arg.value : '';
     const suffixes = comps.slice(prefixLen).map((c) => c.name);
@@ -212,13 +222,10 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
     if (fc.arg && fc.arg.k === 'num') throw noMatchError();
     const p = parseFuncPattern(spec);
     // .call: out-of-line bodies only; .return / .exported never match inline instances
-    const insts = isCall || isReturn || exported || module ? [] : resolveInlineInstances(spec);
-    // module("M").function: the functions of module M's text; kernel.function (and
-    // module("kernel")): vmlinux's only, as stap's dwarf query of the kernel (nfs_file_read,
-    // ext4_file_read_iter are in modules on Debian's 6.1: kernel.function finds no match)
-    const inModule = (id: number): boolean => symbolModule(id) === (modName === 'kernel' ? '' : modName);
-    const ids = isInline ? [] : resolveDwarfFunctions(spec, { exported }).filter(inModule);
-    if (isInline && !insts.length) throw noMatch('functions', p.func, functionNames);
+    const insts = isCall || isReturn || exported ? [] : resolveInlineInstances(spec, modArg);
+    const ids = isInline ? [] : resolveDwarfFunctions(spec, { exported, scope: modArg });
+    const names = () => functionNames(modArg);
+    if (isInline && !insts.length) throw noMatch('functions', p.func, names);
     if (!ids.length && !insts.length) {
       if (isReturn) {
         // dwarf_builder: a .return probe skips inlined functions, says so, then finds no match
@@ -236,13 +243,14 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
       } else if (!hasGlob(p.func) && isInlineOnly(p.func)) {
         throw noMatchError();
       }
-      throw noMatch('functions', p.func, functionNames);
+      throw noMatch('functions', p.func, names);
     }
-    const prefix = module ? `module(${lit(modName)}).function` : 'kernel.function';
     const suffix = suffixComponents(comps, prefixLen);
     const out = ids.map((id) => {
       const l = functionLocation(id);
-      const name = symbolName(id);
+      const name = dwarfName(id);
+      const modName = module ? symbolModule(id) : 'kernel';
+      const prefix = module ? `module(${lit(modName)}).function` : 'kernel.function';
       const data: FuncPointData = {
         kind: isReturn ? 'return' : 'entry', fn: id, name, addr: symbolAddr(id), file: l?.file ?? '', line: l?.line ?? 0,
         maxactive, via: 'dwarf', module: modName, optional: req.point.optional,
@@ -252,6 +260,8 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
     });
     for (const inst of insts) {
       const f = inst.fn;
+      const modName = module ? symbolModule(inst.caller) : 'kernel';
+      const prefix = module ? `module(${lit(modName)}).function` : 'kernel.function';
       const data: FuncPointData = {
         kind: 'entry', fn: INLINE_FN, name: f.name, addr: inst.addr, file: f.file, line: f.line,
         maxactive: 0, via: 'dwarf', module: modName, optional: req.point.optional, inline: true, caller: inst.caller,
@@ -283,7 +293,7 @@ function statementBuilder(req: BuildRequest): A.ResolvedPoint[] {
   if (!ids.length) throw noMatch('functions', p.func, functionNames);
   return ids.map((id) => {
     const l = functionLocation(id);
-    const name = symbolName(id);
+    const name = dwarfName(id);
     const data: FuncPointData = { kind: 'entry', fn: id, name, addr: symbolAddr(id), file: l?.file ?? '', line: l?.line ?? 0, maxactive: 0, via: 'dwarf', module: 'kernel', optional: req.point.optional };
     const where = l ? `${name}@${l.file}:${l.line}` : name;
     return { family: 'kernel.function', pp: `kernel.statement(${lit(where)})${suffixComponents(comps, 2)}`, data: data as unknown as Record<string, unknown> };
@@ -293,23 +303,21 @@ function statementBuilder(req: BuildRequest): A.ResolvedPoint[] {
 function kprobeBuilder(prefixLen: number): Provider['build'] {
   return (req: BuildRequest): A.ResolvedPoint[] => {
     const comps = req.components;
-    if (prefixLen === 3) {
-      const m = comps[1].arg && comps[1].arg.k === 'str' ? comps[1].arg.value : '';
-      if (m !== 'kernel') throw noMatchError();
-    }
     const fc = comps[prefixLen - 1];
     const name = fc.arg && fc.arg.k === 'str' ? fc.arg.value : '';
     const suffixes = comps.slice(prefixLen).map((c) => c.name);
     const isReturn = suffixes.includes('return');
     const maxactive = suffixes.includes('maxactive') ? numArg(comps[comps.length - 1]) : 0;
+    if (prefixLen === 3) return [kprobeModulePoint(req, name, isReturn, maxactive)];
     let ids: number[];
+    const inKernel = (id: number) => isFunction(id) && inScope(id, 'kernel');
     if (hasGlob(name)) {
       const re = globToRegExp(name);
-      ids = functionNames().filter((n) => re.test(n)).map((n) => lookupName(n).find(isFunction)!).filter((x) => x !== undefined);
+      ids = functionNames().filter((n) => re.test(n)).map((n) => lookupName(n).find(inKernel)!).filter((x) => x !== undefined);
       ids = ids.filter((id) => !isInitText(symbolAddr(id)) && !withinKprobeBlacklist(symbolAddr(id)));
       ids.sort((a, b) => (symbolName(a) < symbolName(b) ? -1 : symbolName(a) > symbolName(b) ? 1 : 0));
     } else {
-      const id = lookupName(name).find(isFunction);
+      const id = lookupName(name).find(inKernel);
       ids = id === undefined ? [] : [id];
     }
     if (!ids.length) throw noMatchError();
@@ -328,11 +336,29 @@ function kprobeBuilder(prefixLen: number): Provider['build'] {
   };
 }
 
+/**
+ * `kprobe.module("M").function("F")`: stap checks nothing in pass 2 (the pp is kept as written,
+ * globs unexpanded) and its module looks "M:F" up in kallsyms when it starts; a symbol that is not
+ * there (module not loaded, no such function, a glob) is skipped without a warning.
+ */
+function kprobeModulePoint(req: BuildRequest, name: string, isReturn: boolean, maxactive: number): A.ResolvedPoint {
+  const comps = req.components;
+  const mod = comps[1].arg && comps[1].arg.k === 'str' ? comps[1].arg.value : '';
+  const id = hasGlob(name) || hasGlob(mod) ? undefined : lookupName(name).find((i) => isFunction(i) && symbolModule(i) === mod);
+  const l = id !== undefined ? functionLocation(id) : null;
+  const data: FuncPointData = {
+    kind: isReturn ? 'return' : 'entry', fn: id ?? -1, name, addr: id !== undefined ? symbolAddr(id) : 0,
+    file: l?.file ?? '', line: l?.line ?? 0, maxactive, via: 'kprobe', module: mod, optional: req.point.optional,
+  };
+  return { family: 'kprobe', pp: renderComponents(comps), data: data as unknown as Record<string, unknown> };
+}
+
 function varsOf(rp: A.ResolvedPoint): { name: string; type: string }[] {
   const env = envFor(rp);
   if (!env) return [];
-  const out = env.vars.map((v) => ({ name: '$' + v.name, type: btfTypeName(v.type, 'stap') }));
-  if (env.isReturn && env.ret !== null) out.push({ name: '$return', type: btfTypeName(env.ret, 'stap') });
+  // as stap -L: $return first, then the parameters, then (entry probes) the locals readable at the entry pc
+  const out = env.isReturn && env.ret !== null ? [{ name: '$return', type: btfTypeName(env.ret, 'stap') }] : [];
+  for (const v of env.isReturn ? env.vars : [...env.vars, ...availableLocals(env)]) out.push({ name: '$' + v.name, type: btfTypeName(v.type, 'stap') });
   return out;
 }
 
@@ -471,7 +497,8 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
 
   private warnFailed(engine: Engine, p: RegisteredProbe, d: FuncPointData, rc: number): void {
     this.reg.failed.push({ pp: p.meta.pp, rc });
-    if (d.optional) return;
+    // stap's runtime warns only about kernel probes: a module's may just not be loaded
+    if (d.optional || (d.module !== 'kernel' && d.module !== '')) return;
     engine.warn(`probe ${p.meta.pp} (address 0x${BigInt.asUintN(64, BigInt(d.addr)).toString(16)}) registration error [man warning::pass5] (rc ${rc})`);
   }
 

@@ -23,6 +23,7 @@ import { setProcfsMachine } from './procfs';
 import { adoptStapio, StdinFeed } from './stapio';
 import { setNetfilterMachine } from './netfilter';
 import { setPerfMachine } from './perf';
+import { installKernelGlobals } from '../kernel/globals';
 import { installTaskObjects } from './task_objects';
 
 
@@ -35,6 +36,10 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   setPerfMachine(m);
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setTaskLookup((tid) => m.task(tid));
+  installKernelGlobals({
+    uptimeNs: () => m.now, ncpus: m.ncpus, nrThreads: () => m.procs.tasks.size, totalPages: m.mm.totalPages,
+    freePagesAtBoot: m.mm.freePages, idleTask: m.cpus[0].idleTask, pidMax: 4194304,
+  });
   // the CPU's own context, or a hit context naming that CPU's current task (perf overflow hits:
   // the interrupted kernel stack)
   setBacktraceSource((ctx) => machineKernelStack(m, ctx));

@@ -17,9 +17,12 @@ import {
   btfMembers, btfLookupType, btfFindByName, BtfKind, BtfError, FieldStep,
 } from '../kernel/btf';
 import { tracepointProto } from '../kernel/tracepoint';
-import { kallsymsLookupName, addrHex } from '../kernel/kallsyms';
+import { addrHex, symbolName } from '../kernel/kallsyms';
+import { findGlobal, globalBtfType } from '../kernel/globals';
 import { inlinedFunction, inlineParamBtf } from '../kernel/inline_sites';
-import { kmem, KernelFault } from '../kernel/memory';
+import { kmem, KernelFault, kernelStack, THREAD_SIZE } from '../kernel/memory';
+import { functionLocals, LocalVar, evalLocation, isValueExpr, isAvailable, LocationError } from '../kernel/locals';
+import { dwarfTypeToBtf } from '../kernel/globals';
 import { StapError } from '../runtime/errors';
 import type { ProbeContext } from '../runtime/context';
 import type { TargetCodegenApi } from '../translate';
@@ -39,7 +42,9 @@ export type Base =
   | { k: 'arg'; i: number }
   | { k: 'ret' }
   | { k: 'addr'; addr: number }
-  | { k: 'operand' };
+  | { k: 'operand' }
+  /** a DWARF variable at the entry pc: `expr` gives its value (`mem` false) or its address; `args` the parameters' BTF types */
+  | { k: 'local'; expr: string; mem: boolean; args: number[] };
 
 export interface TargetEnv {
   vars: CtxVar[];
@@ -51,6 +56,8 @@ export interface TargetEnv {
   fnAddr: number;
   file: string;
   tracepoint?: { name: string; system: string };
+  /** the function's DWARF parameters and variables in scope at the entry pc (model functions) */
+  locals?: readonly LocalVar[];
 }
 
 const envCache = new WeakMap<A.ResolvedPoint, TargetEnv | null>();
@@ -67,15 +74,19 @@ export function envFor(rp: A.ResolvedPoint): TargetEnv | null {
   const d = rp.data as Record<string, unknown>;
   if (rp.family === 'kernel.function' && d.inline === true) {
     // an inline instance: the abstract definition's formal parameters (DWARF types mapped to BTF)
-    const f = inlinedFunction(String(d.name), String(d.file ?? ''), Number(d.line ?? 0));
+    const f = inlinedFunction(String(d.name), String(d.file ?? ''), Number(d.line ?? 0), String(d.module ?? ''));
     const vars: CtxVar[] = f ? f.params.map((p, i) => ({ name: p.name, type: inlineParamBtf(p.dwarfType), base: { k: 'arg', i } as Base })) : [];
     env = { vars, ret: null, isReturn: false, where: String(d.name), fnAddr: Number(d.addr ?? 0), file: String(d.file ?? '') };
   } else if (rp.family === 'kernel.function' && typeof d.name === 'string') {
-    const f = btfFunc(d.name);
-    const vars: CtxVar[] = f ? f.params.map((p, i) => ({ name: p.name, type: p.type, base: { k: 'arg', i } as Base })) : [];
+    const fn = typeof d.fn === 'number' && d.fn >= 0 ? d.fn : -1;
+    const locals = d.module === 'kernel' || d.module === undefined ? functionLocals(fn >= 0 ? symbolName(fn) : d.name) ?? undefined : undefined;
+    // a clone's (finish_task_switch.isra.0) parameters are its DWARF ones: BTF has the original's or none
+    const f = fn >= 0 && symbolName(fn) !== d.name && locals ? null : btfFunc(d.name);
+    const vars: CtxVar[] = f ? f.params.map((p, i) => ({ name: p.name, type: p.type, base: { k: 'arg', i } as Base }))
+      : dwarfParams(locals);
     const isReturn = d.kind === 'return';
     const ret = isReturn && f && f.ret !== 0 ? f.ret : null;
-    env = { vars, ret, isReturn, where: d.name, fnAddr: Number(d.addr ?? 0), file: String(d.file ?? '') };
+    env = { vars, ret, isReturn, where: d.name, fnAddr: Number(d.addr ?? 0), file: String(d.file ?? ''), locals };
   } else if (rp.family === 'kernel.trace' && typeof d.name === 'string') {
     const proto = tracepointProto(d.name) ?? [];
     env = {
@@ -269,7 +280,7 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
   const build = (base: Base, baseType: number): Plan | SemanticError => {
     const st = stepsFor(baseType, e.components, text);
     if (st instanceof SemanticError) return st;
-    if (addressOf && st.steps.length === 0) return new SemanticError(`cannot take address of '${text}'`, e.tok, [], 'target-addressof');
+    if (addressOf && st.steps.length === 0 && base.k !== 'addr' && !(base.k === 'local' && base.mem)) return new SemanticError(`cannot take address of '${text}'`, e.tok, [], 'target-addressof');
     const fin = finalFor(st.type, pretty, addressOf, e.tok, text, st.last);
     if (fin instanceof SemanticError) return fin;
     const type: A.Type = fin.k === 'chars' || fin.k === 'pretty' ? 'string' : 'long';
@@ -302,18 +313,7 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
     return { base: { k: 'operand' }, baseType: e.operandType, steps: st.steps, final: fin, type: 'long', text, pointee: pointeeOf(fin, st.type, addressOf) };
   }
 
-  if (e.k === 'atvar') {
-    const at = e.varName.indexOf('@');
-    const name = at >= 0 ? e.varName.slice(0, at) : e.varName;
-    const addr = kallsymsLookupName(name);
-    const vids = btfFindByName(name, BtfKind.VAR);
-    if (addr === null || !vids.length) {
-      return new SemanticError(`unable to find global '${name}' in kernel${at >= 0 ? `, in ${e.varName.slice(at + 1)}` : ''}`, e.tok, [], 'atvar-missing');
-    }
-    const vt = btfType(vids[0]).type;
-    kmem.map(addr, Math.max(8, safeSizeof(vt)));
-    return build({ k: 'addr', addr }, vt) as Plan | SemanticError;
-  }
+  if (e.k === 'atvar') return planGlobal(rp, e, build);
 
   if (e.k === 'autocast') return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
 
@@ -328,7 +328,7 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
     if (what === 'return' && !env.isReturn) return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
     return {
       base: { k: 'arg', i: 0 }, baseType: 0, steps: [], final: { k: 'vars', what, deep: extra }, type: 'string', text,
-      vars: what === 'locals' ? [] : env.vars, retType: env.ret ?? undefined,
+      vars: [...(what === 'locals' ? [] : env.vars), ...(what === 'parms' ? [] : availableLocals(env))], retType: env.ret ?? undefined,
     };
   }
   if (env.tracepoint && (name === '$$name' || name === '$$system')) {
@@ -339,8 +339,67 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
     return build({ k: 'ret' }, env.ret);
   }
   const v = env.vars.find((x) => '$' + x.name === name);
-  if (!v) return unableToFind(env, name, e.tok);
-  return build(v.base, v.type);
+  if (v) return build(v.base, v.type);
+  const l = env.locals?.find((x) => x.kind === 'V' && '$' + x.name === name);
+  if (!l) return unableToFind(env, name, e.tok);
+  const base = localBase(env, l, e.tok);
+  if (base instanceof SemanticError) return base;
+  return build(base.base, base.type);
+}
+
+/** Parameters from the DWARF (in argument-register order: those with a location; a clone drops the others). */
+function dwarfParams(locals: readonly LocalVar[] | undefined): CtxVar[] {
+  const out: CtxVar[] = [];
+  for (const l of locals ?? []) {
+    if (l.kind !== 'P' || l.loc.k === 'none') continue;
+    const type = dwarfTypeToBtf(l.dwarfType);
+    if (type !== null) out.push({ name: l.name, type, base: { k: 'arg', i: out.length } });
+  }
+  return out;
+}
+
+/** Where the debuginfo stap reads lives on a Debian 12 box with linux-image-6.1.0-56-amd64-dbg. */
+const VMLINUX_DEBUG = '/usr/lib/debug/boot/vmlinux-6.1.0-56-amd64';
+
+/** The plan base of a DWARF local at the entry pc, or stap's error when it cannot be read there. */
+function localBase(env: TargetEnv, l: LocalVar, tok: A.Token): { base: Base; type: number } | SemanticError {
+  const detail = [`dieoffset: 0x${l.die.toString(16)} from ${VMLINUX_DEBUG}`];
+  if (l.loc.k === 'none') {
+    return new SemanticError(`failed to retrieve location attribute for '${l.name}' [man error::dwarf]`, tok, [], 'target-optimized', detail);
+  }
+  const pc = BigInt.asUintN(64, BigInt(env.fnAddr)) + 5n;
+  if (l.loc.k === 'unavailable') {
+    return new SemanticError(`not accessible at this address (pc: 0x${pc.toString(16)}) [man error::dwarf]`, tok, [], 'target-unavailable', detail);
+  }
+  const type = dwarfTypeToBtf(l.dwarfType);
+  if (type === null) return new SemanticError(`unsupported type of '$${l.name}'`, tok, [], 'target-type');
+  const expr = l.loc.k === 'const' ? `consts ${l.loc.value},stack_value` : l.loc.expr;
+  return { base: { k: 'local', expr, mem: !isValueExpr(expr), args: env.vars.map((v) => v.type) }, type };
+}
+
+/**
+ * `@var("name[@cu]"[, "module"])` as stap 4.8 resolves it: in the module given, else in the probe
+ * point's own module (kernel.function -> the kernel, module("M").function -> M); elsewhere (begin,
+ * timer, dwarfless probes) it is unresolved. Function bodies look in the kernel. Without `@cu`
+ * the first definition in compile-unit order; a struct accessed whole then reads as "unable to
+ * find global" (stap tries the other units and reports that), with `@cu` the struct error shows.
+ */
+function planGlobal(rp: A.ResolvedPoint, e: A.AtVar, build: (base: Base, baseType: number) => Plan | SemanticError): Plan | SemanticError {
+  const at = e.varName.indexOf('@');
+  const name = at >= 0 ? e.varName.slice(0, at) : e.varName;
+  const cu = at >= 0 ? e.varName.slice(at + 1) : undefined;
+  const d = rp.data as Record<string, unknown>;
+  const module = e.module ?? (rp.family === 'kernel.function' ? String(d.module || 'kernel')
+    : d.contextFree === true ? 'kernel' : null);
+  if (module === null) return new SemanticError('unresolved @var() expression', e.tok, [], 'unresolved-target');
+  const missing = () => new SemanticError(`unable to find global '${name}' in ${module}${cu !== undefined ? `, in ${cu}` : ''}`, e.tok, [], 'atvar-missing');
+  // module variables are not modelled: their DWARF is not part of the data
+  const g = module === 'kernel' ? findGlobal(name, cu) : null;
+  const type = g ? globalBtfType(g) : null;
+  if (!g || type === null) return missing();
+  kmem.map(g.addr, Math.max(8, safeSizeof(type)));
+  const plan = build({ k: 'addr', addr: g.addr }, type);
+  return plan instanceof SemanticError && cu === undefined && plan.site === 'target-struct' ? missing() : plan;
 }
 
 function stepsForCast(id: number, comps: A.TargetComponent[], text: string): { steps: Step[]; type: number; last?: FieldStep } | SemanticError {
@@ -370,6 +429,7 @@ function safeSizeof(t: number): number {
 
 function unableToFind(env: TargetEnv, name: string, tok: A.Token): SemanticError {
   const alts = env.vars.map((v) => '$' + v.name);
+  for (const l of env.locals ?? []) if (l.kind === 'V') alts.push('$' + l.name);
   if (env.tracepoint) {
     return new SemanticError(`unable to find tracepoint variable '${name}' (alternatives: ${alts.join(' ')})`, tok, [], 'target-missing');
   }
@@ -413,7 +473,7 @@ export function syscallExitEntry(rp: A.ResolvedPoint, pn: string): boolean {
 }
 
 /** The point @cast/@var are planned at in function bodies (they need no probe context). */
-const CONTEXT_FREE: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0 } };
+const CONTEXT_FREE: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0, contextFree: true } };
 
 export function compileTarget(e: A.Target | A.Cast | A.AtVar | A.Autocast | A.Entry, api: TargetCodegenApi): string {
   const rp = api.probe?.point ?? (e.k === 'cast' || e.k === 'atvar' || e.k === 'autocast' ? CONTEXT_FREE : null);
@@ -489,6 +549,28 @@ function baseValue(c: ProbeContext, p: Plan, operand: unknown): number | bigint 
     case 'ret': return valueOf(retvalOf(hitOf(c).regs), p.baseType);
     case 'addr': return b.addr;
     case 'operand': return typeof operand === 'bigint' ? Number(BigInt.asIntN(64, operand)) : Number(operand);
+    case 'local': return localValue(c, b);
+  }
+}
+
+/** A DWARF local's value (or address, for a memory location) at the entry pc of this hit. */
+function localValue(c: ProbeContext, b: { expr: string; args: number[] }): number | bigint {
+  const h = hitOf(c);
+  const args = h.entryArgs ?? h.args;
+  const top = BigInt.asUintN(64, BigInt(kernelStack(h.cpuCtx.task) + THREAD_SIZE));
+  try {
+    const v = evalLocation(b.expr, {
+      arg: (i) => BigInt.asUintN(64, BigInt(valueOf(args[i], b.args[i] ?? 0))),
+      // the entry frame sits below the pt_regs at the top of the task's kernel stack
+      cfa: top - 168n - 0x400n,
+      read: (a) => kmem.readUnsigned(Number(BigInt.asIntN(64, a)), 8),
+    });
+    const s = BigInt.asIntN(64, v);
+    return s >= -9007199254740991n && s <= 9007199254740991n ? Number(s) : s;
+  } catch (e) {
+    if (e instanceof LocationError) throw new StapError(`${e.message} [man error::dwarf]`);
+    if (e instanceof KernelFault) throw readFault(e.addr);
+    throw e;
   }
 }
 
@@ -514,16 +596,18 @@ export function evalTarget(c: ProbeContext, p: Plan, ...rest: unknown[]): number
   let ri = 0;
   const operand = p.base.k === 'operand' ? rest[ri++] : undefined;
   const base = baseValue(c, p, operand);
-  if (p.steps.length === 0) {
+  // a global: the base is the variable in memory (an lvalue), not a value
+  const inMemory = p.base.k === 'addr' || (p.base.k === 'local' && p.base.mem);
+  if (p.steps.length === 0 && !inMemory) {
     if (fin.k === 'pretty') {
       if (p.base.k === 'operand') return prettyAt(toNum(base), fin.type, fin.deep, 0);
       return prettyValue(base, fin.type, fin.deep);
     }
     return base;
   }
-  let addr = 0;
-  let isValue = true;
-  let val = toNum(base);
+  let addr = inMemory ? toNum(base) : 0;
+  let isValue = !inMemory;
+  const val = toNum(base);
   let cur = 0;
   try {
     for (const s of p.steps) {
@@ -681,10 +765,21 @@ function varsText(c: ProbeContext, p: Plan, what: 'vars' | 'parms' | 'locals' | 
   }
   const args = h.entryArgs ?? h.args;
   for (const v of p.vars ?? []) {
-    if (v.base.k !== 'arg') continue;
-    const raw = args[v.base.i];
     const t = btfType(btfResolve(v.type));
     let text: string;
+    if (v.base.k === 'local') {
+      const b = v.base;
+      try {
+        text = localText(c, b, v.type, t.kind, deep);
+      } catch (e) {
+        if (!(e instanceof StapError)) throw e;
+        continue;   // not computable here (a register the entry does not know)
+      }
+      parts.push(`${v.name}=${text}`);
+      continue;
+    }
+    if (v.base.k !== 'arg') continue;
+    const raw = args[v.base.i];
     if (t.kind === BtfKind.STRUCT || t.kind === BtfKind.UNION) text = deep ? prettyAt(valueAddr(raw, v.type), v.type, deep > 1, 0) : '{...}';
     else {
       const val = valueOf(raw, v.type);
@@ -693,6 +788,32 @@ function varsText(c: ProbeContext, p: Plan, what: 'vars' | 'parms' | 'locals' | 
     parts.push(`${v.name}=${text}`);
   }
   return parts.join(' ');
+}
+
+/** `name=...` text of a DWARF local in $$vars/$$locals. */
+function localText(c: ProbeContext, b: Extract<Base, { k: 'local' }>, type: number, kind: BtfKind, deep: number): string {
+  const v = localValue(c, b);
+  if (!b.mem) return deep ? prettyValue(v, type, deep > 1) : hex(v);
+  const addr = toNum(v);
+  if (kind === BtfKind.STRUCT || kind === BtfKind.UNION) return deep ? prettyAt(addr, type, deep > 1, 0) : '{...}';
+  try {
+    const val = kind === BtfKind.PTR ? kmem.readPtr(addr) : readInt(addr, Math.min(8, safeSizeof(type)) || 8, false, 0, 0);
+    return deep ? prettyValue(val, type, deep > 1) : hex(val);
+  } catch (e) {
+    if (e instanceof KernelFault) throw readFault(e.addr);
+    throw e;
+  }
+}
+
+/** The DWARF locals readable at the entry pc, as context variables ($$locals, -L). */
+export function availableLocals(env: TargetEnv): CtxVar[] {
+  const out: CtxVar[] = [];
+  for (const l of env.locals ?? []) {
+    if (l.kind !== 'V' || !isAvailable(l) || env.vars.some((v) => v.name === l.name)) continue;
+    const b = localBase(env, l, undefined as unknown as A.Token);
+    if (!(b instanceof SemanticError)) out.push({ name: l.name, type: b.type, base: b.base });
+  }
+  return out;
 }
 
 function valueAddr(raw: unknown, type: number): number {

@@ -16,6 +16,7 @@ import * as RX from './regex';
 import { ctime as ctimeOf } from './time';
 import type { ProbeContext } from './context';
 import { kernelHz } from '../kernel/config';
+import { jiffiesAt } from '../kernel/jiffies';
 
 export type Builtin = (c: ProbeContext, ...args: any[]) => Long | string | void;
 
@@ -131,7 +132,7 @@ const KERNEL_FREE: Record<string, Builtin> = {
   ktime_get_ns: (c) => c.engine.monotonicNs(),
   /** TSC at a nominal 2.5 GHz of the simulated monotonic clock. */
   get_cycles: (c) => fromNumber(Number(c.engine.monotonicNs()) * 2.5),
-  jiffies: (c) => fromNumber(4294667296 + Math.floor(Number(c.engine.monotonicNs()) / (1e9 / kernelHz()))),
+  jiffies: (c) => fromNumber(jiffiesAt(Number(c.engine.monotonicNs()))),
   HZ: () => kernelHz(),
   ctime: (c, secs?: Long) => ctimeOf(secs === undefined ? nsDiv(c.engine.realtimeNs(), 1000000000) : secs),
 

@@ -6,7 +6,7 @@ describe('kernel data: compact symbol table', () => {
   const small = (): SymtabSource => parseSymtabText(
     // delta-encoded addresses (System.map order: unsigned ascending), as kallsyms.gz stores them
     ['0 A fixed_percpu_data', '2000 D cpu_number', 'ffffffff80ffe000 T _stext', '10 t dup', '10 T vfs_read', '20 t dup', '8 t \xe9t\xe9'].join('\n'),
-    ['M ext4 ffffffffc0100000 3000 1000', '10 t dup\tfs/ext4/a.c\t7', '@10', '20 T ext4_read'].join('\n'));
+    ['M ext4 ffffffffc0100000 3000 1000 1 - Live', '10 t dup\tfs/ext4/a.c\t7', '@10', '20 T ext4_read', 'S ext4 kernel'].join('\n'));
 
   it('round-trips names, types, addresses, modules and duplicate names', () => {
     const src = small();
@@ -21,9 +21,10 @@ describe('kernel data: compact symbol table', () => {
     for (const miss of ['', 'a', 'du', 'dupe', 'zzz', '\u0100']) expect(t.lookup(miss)).to.deep.equal([]);
     expect([...t.mods]).to.deep.equal([-1, -1, -1, -1, -1, -1, -1, 0, 0]);
     expect(t.modules()).to.deep.equal({
-      modules: [{ name: 'ext4', base: Number(BigInt.asIntN(64, 0xffffffffc0100000n)), size: 0x3000, textSize: 0x1000, firstId: 7, endId: 9 }],
+      modules: [{ name: 'ext4', base: Number(BigInt.asIntN(64, 0xffffffffc0100000n)), size: 0x3000, textSize: 0x1000, refcnt: 1, usedBy: [], loaded: true, firstId: 7, endId: 9 }],
       sites: [Number(BigInt.asIntN(64, 0xffffffffc0100010n))],
       locs: [[7, 'fs/ext4/a.c', 7]],
+      sysModules: ['ext4', 'kernel'],
     });
   });
 

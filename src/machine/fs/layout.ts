@@ -9,7 +9,7 @@
  */
 import { lookupName, isFunction, symbolAddr } from '../../kernel/kallsyms';
 import { kmem, KernelMemory } from '../../kernel/memory';
-import { Inode, OpenFile } from '../include/fs';
+import { Inode, OpenFile, FsType, S_IFMT } from '../include/fs';
 import { socketView } from '../include/net';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
@@ -39,6 +39,76 @@ function inodeAddr(mem: KernelMemory, ino: Inode): number {
   mem.setField(a, T, 'i_uid.val', ino.uid);
   mem.setField(a, T, 'i_gid.val', ino.gid);
   mem.setField(a, T, 'i_blkbits', 12);
+  mem.setField(a, T, 'i_sb', superBlock(mem, ino.fs));
+  // i_mapping is the inode's own i_data (no bdev inode aliasing for regular files)
+  mem.setField(a, T, 'i_mapping', a + mem.fieldOf(T, 'i_data').offset);
+  mem.setField(a, T, 'i_data.host', a);
+  // ext4 allocates whole 4 KiB blocks; i_blocks counts 512-byte sectors (pseudo filesystems: 0)
+  if (ino.fs === 'ext4' && !ino.isChr && !ino.isBlk) mem.setField(a, T, 'i_blocks', Math.ceil(ino.size / 4096) * 8);
+  if (ino.rdev) mem.setField(a, T, 'i_rdev', ((ino.rdev >> 8) << 20) | (ino.rdev & 0xff));
+  for (const f of ['i_mtime', 'i_atime', 'i_ctime']) {
+    const ns = f === 'i_atime' ? ino.atime : ino.mtime;
+    mem.setField(a, T, `${f}.tv_sec`, Math.floor(ns / 1e9));
+    mem.setField(a, T, `${f}.tv_nsec`, ns % 1e9);
+  }
+  return a;
+}
+
+/**
+ * The super_block of each filesystem the machine has, as the real guest's are (recorded with a
+ * kprobe event on vfs_read fetching file->f_inode->i_sb->{s_dev,s_id,s_bdev} under
+ * ../shared/tools/qemu-debian-guest, and its /proc/self/mountinfo): s_dev is the kernel dev_t
+ * (major << 20 | minor), s_id the device name (sda1) or the filesystem's name.
+ */
+const SUPERS: Record<FsType, { dev: number; id: string; magic: number }> = {
+  ext4: { dev: (8 << 20) | 1, id: 'sda1', magic: 0xef53 },
+  proc: { dev: 19, id: 'proc', magic: 0x9fa0 },
+  sysfs: { dev: 20, id: 'sysfs', magic: 0x62656572 },
+  devtmpfs: { dev: 5, id: 'devtmpfs', magic: 0x01021994 },
+  tmpfs: { dev: 21, id: 'tmpfs', magic: 0x01021994 },
+  pipefs: { dev: 13, id: 'pipefs', magic: 0x50495045 },
+  sockfs: { dev: 0, id: 'sockfs', magic: 0x534f434b },
+  tracefs: { dev: 12, id: 'tracefs', magic: 0x74726163 },
+  debugfs: { dev: 7, id: 'debugfs', magic: 0x64626720 },
+};
+const supers = new Map<FsType, number>();
+let sdaDisk = 0;
+/** The struct super_block of a filesystem type (one mount each in the machine). */
+export function superBlock(mem: KernelMemory, fs: FsType): number {
+  let a = supers.get(fs);
+  if (a !== undefined) return a;
+  const S = 'struct super_block';
+  a = mem.allocStruct(S);
+  supers.set(fs, a);
+  const d = SUPERS[fs];
+  mem.setField(a, S, 's_dev', d.dev);
+  mem.setField(a, S, 's_id', d.id);
+  mem.setField(a, S, 's_magic', d.magic);
+  mem.setField(a, S, 's_blocksize', 4096);
+  mem.setField(a, S, 's_blocksize_bits', 12);
+  if (fs === 'ext4') mem.setField(a, S, 's_bdev', blockDevice(mem, 'sda1'));
+  return a;
+}
+
+/** struct block_device of /dev/sda (partno 0) or /dev/sda1 (partno 1), bd_disk the sda gendisk. */
+const bdevs = new Map<string, number>();
+export function blockDevice(mem: KernelMemory, name: 'sda' | 'sda1'): number {
+  let a = bdevs.get(name);
+  if (a !== undefined) return a;
+  const B = 'struct block_device';
+  a = mem.allocStruct(B);
+  bdevs.set(name, a);
+  const partno = name === 'sda1' ? 1 : 0;
+  if (!sdaDisk) {
+    sdaDisk = mem.allocStruct('struct gendisk');
+    mem.setField(sdaDisk, 'struct gendisk', 'disk_name', 'sda');
+    mem.setField(sdaDisk, 'struct gendisk', 'major', 8);
+    mem.setField(sdaDisk, 'struct gendisk', 'first_minor', 0);
+    mem.setField(sdaDisk, 'struct gendisk', 'minors', 16);
+  }
+  mem.setField(a, B, 'bd_dev', (8 << 20) | partno);
+  mem.setField(a, B, 'bd_partno', partno);
+  mem.setField(a, B, 'bd_disk', sdaDisk);
   return a;
 }
 
@@ -76,9 +146,7 @@ export function vfsmountOf(mem: KernelMemory, ino: Inode): number {
   if (a !== undefined) return a;
   const M = 'struct mount';
   const m = mem.allocStruct(M);
-  const sb = mem.allocStruct('struct super_block');
-  mem.setField(sb, 'struct super_block', 's_magic', 0xef53); // EXT4_SUPER_MAGIC
-  mem.setField(sb, 'struct super_block', 's_dev', (8 << 20) | 1); // sda1
+  const sb = superBlock(mem, 'ext4');
   const d = dentryAddr(mem, root);
   a = m + mem.fieldOf(M, 'mnt').offset;
   mem.setField(m, M, 'mnt.mnt_root', d);
@@ -156,20 +224,84 @@ function fileAddr(mem: KernelMemory, f: OpenFile): number {
   return a;
 }
 
+/**
+ * f_mode as do_dentry_open() and the filesystems' open methods leave it (FMODE_* of 6.1; the
+ * values the real guest shows for ext4 files and directories, pipes, devtmpfs devices, sysfs and
+ * tmpfs files: 0x484a801d, 0xa801d, 0x2a0001, 0x80a001d, 0xa800d, 0xa801d for reads; 0x80c001e
+ * for a write to /dev/null). FMODE_CREATED of an open that created its file is not kept.
+ */
+function fileMode(f: OpenFile): number {
+  const acc = f.flags & 3;
+  const rw = (acc === 0 ? 1 : acc === 1 ? 2 : 3);
+  const can = (rw & 1 ? 0x20000 : 0) | (rw & 2 ? 0x40000 : 0); // FMODE_CAN_READ / CAN_WRITE
+  const OPENED = 0x80000, ATOMIC_POS = 0x8000, STREAM = 0x200000;
+  if (f.kind === 'pipe_r' || f.kind === 'pipe_w') return rw | can | OPENED | STREAM;
+  const ino = f.inode;
+  if (!ino) return rw | 0x1c | can | OPENED;
+  const base = rw | 0x1c | can | OPENED; // FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE
+  const writer = rw & 2 && (ino.mode & S_IFMT) === 0o100000 ? 0x10000 : 0; // FMODE_WRITER
+  if (ino.isChr || ino.isBlk) return base | 0x8000000; // FMODE_NOWAIT (character devices)
+  const regOrDir = ino.isReg || ino.isDir ? ATOMIC_POS : 0;
+  if (ino.fs === 'ext4' && ino.isReg) {
+    // ext4_file_open: FMODE_NOWAIT | FMODE_BUF_RASYNC | FMODE_CAN_ODIRECT
+    return base | writer | regOrDir | 0x8000000 | 0x40000000 | 0x400000;
+  }
+  // kernfs and procfs files: no FMODE_PWRITE (the guest: 0xa800d for a read of either)
+  if (ino.fs === 'sysfs' || ino.fs === 'proc') return (base & ~0x10) | writer | regOrDir;
+  return base | writer | regOrDir;
+}
+
+/** The struct inode of a pipe (pipefs: S_IFIFO 0600, one per pipe). */
+const pipeInodes = new WeakMap<object, number>();
+function pipeInode(mem: KernelMemory, key: object): number {
+  let a = pipeInodes.get(key);
+  if (a !== undefined) return a;
+  const T = 'struct inode';
+  a = mem.allocStruct(T);
+  pipeInodes.set(key, a);
+  mem.setField(a, T, 'i_mode', 0o10600);
+  mem.setField(a, T, '__i_nlink', 1);
+  mem.setField(a, T, 'i_blkbits', 12);
+  mem.setField(a, T, 'i_sb', superBlock(mem, 'pipefs'));
+  mem.setField(a, T, 'i_mapping', a + mem.fieldOf(T, 'i_data').offset);
+  return a;
+}
+
 /** Lay out the struct file at `a` for the machine's open file `f` (do_dentry_open's result). */
 export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
   const T = 'struct file';
-  mem.setField(a, T, 'f_flags', f.flags);
-  mem.setField(a, T, 'f_mode', ((f.flags & 3) === 0 ? 1 : (f.flags & 3) === 1 ? 2 : 3) | 0x18);
+  // open(2) adds O_LARGEFILE on 64-bit (build_open_flags), O_CLOEXEC goes to the fd table and
+  // do_dentry_open drops the creation flags (the guest: `ls /`'s 0x90800 open is f_flags 0x18800,
+  // a shell's > redirection 0x8001); pipes and sockets are not opened by name
+  const opened = f.kind !== 'pipe_r' && f.kind !== 'pipe_w' && f.kind !== 'sock';
+  mem.setField(a, T, 'f_flags', opened ? (f.flags & ~(O_CREAT_ | O_EXCL_ | O_NOCTTY_ | O_TRUNC_ | O_CLOEXEC_)) | O_LARGEFILE_ : f.flags);
+  mem.setField(a, T, 'f_mode', fileMode(f));
   mem.setField(a, T, 'f_pos', f.pos);
   mem.setField(a, T, 'f_count.counter', f.refs);
   if (f.inode) {
-    mem.setField(a, T, 'f_inode', mem.addrOf(f.inode));
+    const ia = mem.addrOf(f.inode);
+    mem.setField(a, T, 'f_inode', ia);
+    mem.setField(a, T, 'f_mapping', ia + mem.fieldOf('struct inode', 'i_data').offset);
     mem.setField(a, T, 'f_path.dentry', dentryAddr(mem, f.inode));
     mem.setField(a, T, 'f_path.mnt', vfsmountOf(mem, f.inode));
     mem.setField(a, T, 'f_op', fopsAddr(mem, fopsName(f.inode)));
+  } else if (f.pipe) {
+    const ia = pipeInode(mem, f.pipe);
+    mem.setField(a, T, 'f_inode', ia);
+    mem.setField(a, T, 'f_mapping', ia + mem.fieldOf('struct inode', 'i_data').offset);
+    mem.setField(a, T, 'f_op', fopsAddr(mem, 'pipefifo_fops'));
   }
   if (f.sock) mem.setField(a, T, 'private_data', socketView(f.sock));
+}
+const O_CREAT_ = 0o100, O_EXCL_ = 0o200, O_NOCTTY_ = 0o400, O_TRUNC_ = 0o1000, O_LARGEFILE_ = 0o100000, O_CLOEXEC_ = 0o2000000;
+
+/** f_cred: the opener's credentials (the task whose probe first lays the file out). */
+function withCred(mem: KernelMemory, a: number, t: Task): number {
+  if (!a || mem.readPtr(a + mem.fieldOf('struct file', 'f_cred').offset) !== 0) return a;
+  const ta = mem.addrOf(t);
+  const cred = mem.readPtr(ta + mem.fieldOf('struct task_struct', 'cred').offset);
+  mem.setField(a, 'struct file', 'f_cred', cred);
+  return a;
 }
 
 // ---------------------------------------------------------------- arguments
@@ -238,7 +370,10 @@ fsLayout.setup(() => registerLazyMaterializer((o, mem) => {
   if (o instanceof Inode) return inodeAddr(mem, o);
   return null;
 }));
-fsLayout.structArg('file', (fnName) => (m, _c, t, e) => fileOf(t, e) ?? openingFileArg(m, t, e, fnName));
+fsLayout.structArg('file', (fnName) => (m, _c, t, e) => {
+  const f = fileOf(t, e);
+  return f ? withCred(kmem, kmem.addrOf(f), t) : openingFileArg(m, t, e, fnName);
+});
 fsLayout.structArg('inode', () => (m, _c, t, e) => (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode ?? openingInode(m, t, e) ?? 0);
 fsLayout.structArg('path', () => (m, _c, t, e) => {
   const ino = (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode ?? openingInode(m, t, e);

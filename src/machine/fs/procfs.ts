@@ -2,6 +2,7 @@
 import type { Fs, FsMachine } from './namei';
 import type { Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
+import { procModulesText, procKallsymsText, sysModuleNames } from '../../kernel/kallsyms';
 
 export function populateProc(m: FsMachine, fs: Fs): void {
   fs.mkdirp('/proc/sys/vm', 'proc');
@@ -42,6 +43,27 @@ export function populateProc(m: FsMachine, fs: Fs): void {
   fs.procFile('/proc/sys/kernel/hostname', () => `${m.hostname}\n`);
   fs.procFile('/proc/sys/kernel/osrelease', () => `${KERNEL_RELEASE}\n`);
   fs.procFile('/proc/sys/kernel/pid_max', () => '4194304\n');
+}
+
+/**
+ * The kernel's own lists, created after the rest of the tree (inode numbers of the files above
+ * unchanged): /proc/modules and /proc/kallsyms (the real guest's modules and symbols,
+ * data/kernel/), /proc/partitions (show_partition(): "%4d  %7d %10llu %pg" of the machine's
+ * disk), /sys/module/<name> for every module the guest's /sys/module has.
+ */
+export function populateKernelLists(fs: Fs): void {
+  fs.procFile('/proc/modules', procModulesText);
+  fs.procFile('/proc/kallsyms', procKallsymsText);
+  fs.procFile('/proc/partitions', () => {
+    let s = 'major minor  #blocks  name\n\n';
+    for (const n of ['sda', 'sda1', 'sda2']) {
+      const d = fs.lookup(`/dev/${n}`);
+      if (!d) continue;
+      s += `${String(d.rdev >> 8).padStart(4)}  ${String(d.rdev & 0xff).padStart(7)} ${String(Math.floor(d.size / 1024)).padStart(10)} ${n}\n`;
+    }
+    return s;
+  });
+  for (const n of sysModuleNames()) fs.mkdirp(`/sys/module/${n}`, 'sysfs');
 }
 
 function dropCaches(m: FsMachine, fs: Fs): void {

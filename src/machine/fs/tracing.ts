@@ -8,7 +8,7 @@ import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Fs } from './namei';
 import { Tracefs, TracefsOptions } from '../../kernel/tracefs/tracefs';
-import { symbolAddr } from '../../kernel/kallsyms';
+import { returnAddress } from '../../kernel/callsites';
 
 /** What the tracing filesystems need of the machine. */
 export interface TracingMachine {
@@ -26,7 +26,8 @@ export function machineKernelStack(m: TracingMachine, ctx: CpuContext): number[]
   if (!c || (c.ctx !== ctx && ctx.task !== c.curr)) return [];
   const ks = c.ks;
   const out: number[] = [];
-  for (let i = ks.sp - 1; i >= 0; i--) out.push(symbolAddr(ks.fn[i]) + 9);
+  // each caller at the return address of its call (src/kernel/callsites.ts, from the disassembly)
+  for (let i = ks.sp - 1; i >= 0; i--) out.push(returnAddress(ks.fn[i], ks.fn[i + 1]));
   return out;
 }
 

@@ -34,6 +34,7 @@ import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { InlinedFunction, inlineParamBtf } from '../../kernel/inline_sites';
+import { functionLocals } from '../../kernel/locals';
 import { structArgOf } from './semantics';
 import type { Getter } from './semantics';
 
@@ -186,7 +187,11 @@ export function genericArgs(fn: number): ((m: MachineCore, c: Cpu, t: Task, e: E
   installMaterializers();
   const name = symbolName(fn);
   const f = btfFunc(name) ?? btfFunc(name.split('.')[0]);
-  if (!f || !f.params.length) b = null;
+  // a clone BTF lacks (finish_task_switch.isra.0): its DWARF parameters, in the order
+  // probes/targets.ts numbers them (optimized-out ones take no slot)
+  const dw = !f && name.includes('.') ? (functionLocals(name) ?? []).filter((l) => l.kind === 'P' && l.loc.k !== 'none') : [];
+  if (dw.length) b = argVector(dw.map((p) => getterFor(name, p.name, inlineParamBtf(p.dwarfType))));
+  else if (!f || !f.params.length) b = null;
   else {
     b = argVector(f.params.map((p) => getterFor(name, p.name, p.type)));
   }

@@ -10,7 +10,7 @@
  */
 import { inlineInstancesIn, InlineInstance } from '../../kernel/inline_sites';
 import { kprobeHitAddress, int3SiteArmed } from '../../kernel/kprobes';
-import { symbolAddr } from '../../kernel/kallsyms';
+import { returnAddress } from '../../kernel/callsites';
 import type { PtRegs } from '../../kernel/current';
 import { inlineRefs } from './dsl';
 import { inlineArgs } from './args';
@@ -57,7 +57,7 @@ export function fireInline(m: MachineCore, c: Cpu, ks: KStack, t: Task, e: Env, 
   const inst = inlineInstanceFor(ref, caller);
   if (inst === null || !int3SiteArmed(inst.addr)) return;
   const build = inlineArgs(inst.fn);
-  const parent = sp > 1 ? symbolAddr(ks.fn[sp - 2]) + 9 : 0;
+  const parent = sp > 1 ? returnAddress(ks.fn[sp - 2], caller) : 0;
   const regs = new InlineRegs(inst.addr, parent, () => build(m, c, t, e));
   // the code running is the caller's: backtraces start at the site, then the caller's callers
   ks.sp = sp - 1;

@@ -21,6 +21,7 @@ import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, OP_REPEAT, 
 import { modelPath } from './model';
 import { fireInline } from './inline';
 import { int3SiteCount } from '../../kernel/kprobes';
+import { returnAddress } from '../../kernel/callsites';
 import type { MachineCore } from '../core/machine';
 import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
@@ -187,6 +188,7 @@ export function newEnv(name: string, extra?: Record<string, unknown>): Env {
 export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: number, base = 0): number {
   const cost = costs ?? fnCosts();
   const st = sites;
+  const retAddr = returnAddress;
   const fnS = ks.fn;
   const mkS = ks.mark;
   const ctx = c.ctx;
@@ -208,7 +210,7 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
         else {
           m.now = now;
           ks.sp = sp; // backtraces of this hit: fnS[sp] is being entered, its callers below
-          const parent = sp > 0 ? symbolAddr(fnS[sp - 1]) + 9 : 0;
+          const parent = sp > 0 ? retAddr(fnS[sp - 1], op) : 0;
           const regs = cpuRegs[c.id] ?? (cpuRegs[c.id] = new PathRegs(m, c, t, env, op));
           mkS[sp] = kenterRegs(op, ctx, regs.set(symbolAddr(op), parent, m, c, t, env, op));
         }

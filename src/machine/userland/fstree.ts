@@ -3,7 +3,7 @@ import type { Fs, FsMachine } from '../fs/namei';
 import { S_IFREG } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
-import { populateProc } from '../fs/procfs';
+import { populateProc, populateKernelLists } from '../fs/procfs';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
@@ -98,5 +98,6 @@ export function populate(m: FsMachine, fs: Fs): void {
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
   }
   fs.symlink('/sbin/mkswap', '/usr/bin/mkswap');
+  populateKernelLists(fs);
   void S_IFREG; void KERNEL_RELEASE;
 }

@@ -22,6 +22,38 @@ function* readText(u: U, p: string | null): Generator<import('../../include/sche
 }
 const num = (s: string | undefined, d: number) => (s === undefined ? d : Number(s.replace(/[kKmMgG]$/, '')) * ({ k: 1024, K: 1024, m: 1 << 20, M: 1 << 20, g: 1 << 30, G: 1 << 30 }[s.slice(-1)] ?? 1));
 
+/**
+ * grep's pattern: -F a fixed string, -E an extended regular expression, else a basic one (\( \)
+ * \{ \} \| \+ \? are the operators, the bare characters literals); -i ignores case. A bad pattern
+ * gives GNU grep's message instead of a match function.
+ */
+function grepPattern(pat: string, flags: string): { test(s: string): boolean } | string {
+  const icase = flags.includes('i');
+  if (flags.includes('F')) {
+    const p = icase ? pat.toLowerCase() : pat;
+    return { test: (s: string) => (icase ? s.toLowerCase() : s).includes(p) };
+  }
+  let src = pat;
+  if (!flags.includes('E')) {
+    src = '';
+    for (let i = 0; i < pat.length; i++) {
+      const ch = pat[i];
+      if (ch === '\\' && i + 1 < pat.length && '(){}|+?'.includes(pat[i + 1])) { src += pat[++i]; continue; }
+      if (ch === '\\' && i + 1 < pat.length) { src += ch + pat[++i]; continue; }
+      src += '(){}|+?'.includes(ch) ? `\\${ch}` : ch;
+    }
+  }
+  try {
+    return new RegExp(src, icase ? 'i' : '');
+  } catch (e) {
+    const m = String((e as Error).message);
+    // GNU grep 3.8: a '[' that ends the pattern is "Invalid regular expression"
+    return /character class/.test(m) ? (pat.endsWith('[') ? 'Invalid regular expression' : 'Unmatched [, [^, [:, [., or [=')
+      : /group|\)/.test(m) ? 'Unmatched ( or \\('
+        : 'Invalid regular expression';
+  }
+}
+
 export const programs: Record<string, ProgramMain> = {
   true: function* () { return 0; },
   false: function* () { return 1; },
@@ -58,7 +90,8 @@ export const programs: Record<string, ProgramMain> = {
       let names: string[];
       if (!s.isDir) names = [t];
       else {
-        const fd = yield* u.open(t, 0o200000);
+        // O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY, as strace of Debian 12's ls shows (0x90800)
+        const fd = yield* u.open(t, 0x90800);
         const r = yield* u.getdents(fd);
         yield* u.close(fd);
         names = (Array.isArray(r) ? r : []).filter((n) => all || !n.startsWith('.')).sort();
@@ -151,30 +184,32 @@ export const programs: Record<string, ProgramMain> = {
     return 0;
   },
   grep: function* (u, argv) {
-    const flags = argv.slice(1).filter((a) => a.startsWith('-')).join('');
-    const rest = argv.slice(1).filter((a) => !a.startsWith('-'));
+    const flags = argv.slice(1).filter((a) => a.startsWith('-') && a !== '-').join('');
+    const rest = argv.slice(1).filter((a) => !a.startsWith('-') || a === '-');
     const pat = rest[0];
-    if (pat === undefined) { yield* u.err('Usage: grep [OPTION]... PATTERNS [FILE]...\n'); return 2; }
-    const re = new RegExp(pat, flags.includes('i') ? 'i' : '');
+    if (pat === undefined) { yield* u.err('Usage: grep [OPTION]... PATTERNS [FILE]...\nTry \'grep --help\' for more information.\n'); return 2; }
+    const re = grepPattern(pat, flags);
+    if (typeof re === 'string') { yield* u.err(`grep: ${re}\n`); return 2; }
     const files = rest.slice(1);
     let found = false;
     let count = 0;
+    let st = 0;
     for (const f of files.length ? files : [null]) {
-      const text = yield* readText(u, f);
-      if (text === null) { yield* u.err(`grep: ${f}: No such file or directory\n`); continue; }
+      const text = yield* readText(u, f === '-' ? null : f);
+      if (text === null) { yield* u.err(`grep: ${f}: No such file or directory\n`); st = 2; continue; }
       let out = '';
       const lines = text.split('\n');
       if (lines[lines.length - 1] === '') lines.pop();
       for (const [n, l] of lines.entries()) {
         if (re.test(l) !== flags.includes('v')) {
           found = true; count++;
-          if (!flags.includes('c') && !flags.includes('q')) out += (files.length > 1 ? `${f}:` : '') + (flags.includes('n') ? `${n + 1}:` : '') + l + '\n';
+          if (!flags.includes('c') && !flags.includes('q')) out += (files.length > 1 && !flags.includes('h') ? `${f}:` : '') + (flags.includes('n') ? `${n + 1}:` : '') + l + '\n';
         }
       }
       yield* u.out(out);
     }
     if (flags.includes('c')) yield* u.out(`${count}\n`);
-    return found ? 0 : 1;
+    return st || (found ? 0 : 1);
   },
   /** head [-n N | -nN | -N | --lines=N] [FILE...]: the first N lines (a header per file when several) */
   head: function* (u, argv) {
