@@ -216,6 +216,8 @@ export class KernelMemory extends AddressSpace {
     const r = btfResolve(f.type);
     const t = btfType(r);
     const at = addr + f.offset;
+    // the machine's clock runs in fractional nanoseconds: an integer field keeps the whole part
+    if (typeof value === 'number' && !Number.isInteger(value)) value = Number.isFinite(value) ? Math.trunc(value) : 0;
     if (typeof value === 'string') {
       if (t.kind === BtfKind.ARRAY) {
         const n = btfSizeof(r);
