@@ -1,6 +1,6 @@
 /**
- * Build step: bundle the compiled `stap` command (dist/src/cli/stap.js and its imports, ohm-js
- * and commander included) into dist/src/cli/stap.bundle.js with a source map chained to the .ts
+ * Build step: bundle the compiled `stap` command (dist/src/cli/stap.js and its imports,
+ * commander included) into dist/src/cli/stap.bundle.js with a source map chained to the .ts
  * sources, then run it once so src/cli/launch.ts stores its V8 code cache.  The bundle sits in
  * the directory of the modules it replaces, so their `__dirname`-relative data paths
  * (lang/, stdlib/, data/kernel/) resolve the same.  Without esbuild (an install without

@@ -33,9 +33,6 @@ export interface Token {
   /** 1-based line and byte column. */
   line: number;
   col: number;
-  /** Byte offset in file.text, and length of the lexeme there (for preserving adjacency). */
-  offset: number;
-  length: number;
   /** Set on tokens produced by macro expansion or $N/@N pasting: the invocation token. */
   chain?: Token;
 }
@@ -70,10 +67,14 @@ export type BinaryOp = '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '<<' | '>
 export type CompareOp = '<' | '>' | '<=' | '>=' | '==' | '!=';
 export type AssignOp = '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '<<=' | '>>=' | '&=' | '^=' | '|=' | '.=' | '<<<';
 
-export interface Binary extends ExprBase { k: 'binary'; op: BinaryOp; left: Expr; right: Expr; }
-export interface Logical extends ExprBase { k: 'logical'; op: '&&' | '||'; left: Expr; right: Expr; }
+/**
+ * `chain`: set on the nodes of a long run of one associative operator (`a . b . c ...`), which
+ * the parser builds balanced; nodes with the same id are one left-associated chain to printers.
+ */
+export interface Binary extends ExprBase { k: 'binary'; op: BinaryOp; left: Expr; right: Expr; chain?: number; }
+export interface Logical extends ExprBase { k: 'logical'; op: '&&' | '||'; left: Expr; right: Expr; chain?: number; }
 export interface Compare extends ExprBase { k: 'compare'; op: CompareOp; left: Expr; right: Expr; }
-export interface Concat extends ExprBase { k: 'concat'; left: Expr; right: Expr; }
+export interface Concat extends ExprBase { k: 'concat'; left: Expr; right: Expr; chain?: number; }
 export interface Regex extends ExprBase { k: 'regex'; op: '=~' | '!~'; left: Expr; right: StringLit; }
 export interface Unary extends ExprBase { k: 'unary'; op: '-' | '+' | '!' | '~'; operand: Expr; }
 export interface IncDec extends ExprBase { k: 'incdec'; op: '++' | '--'; prefix: boolean; operand: Expr; }

@@ -127,6 +127,8 @@ export class Diagnostics {
   }
 
   private renderSemantic(e: SemanticError): string {
+    // a chained error without a message only points at its token (stap's semantic_error chain)
+    if (!e.message && e.tok) return `${this.renderToken(e.tok)}\n` + this.sourceBlock(e.tok, 8) + '\n';
     let out = `semantic error: ${e.message}`;
     if (e.tok) out += `: ${this.renderToken(e.tok)}\n` + this.sourceBlock(e.tok, 8);
     else out += '\n';
@@ -135,7 +137,8 @@ export class Diagnostics {
     return out;
   }
 
-  warning(message: string, tok?: Token): void {
+  /** A warning; `counted` false: not one that -W turns into a failure (counts suppressions only). */
+  warning(message: string, tok?: Token, counted = true): void {
     if (this.opts.suppressWarnings) return;
     let text = `WARNING: ${message}`;
     // stap de-duplicates on the message alone: the same warning at another place is suppressed
@@ -147,7 +150,7 @@ export class Diagnostics {
     if (tok) text += `: ${this.renderToken(tok)}\n` + this.sourceBlock(tok, 1).replace(/\n$/, '') + '\n';
     else text += '\n';
     this.seenWarnings.add(key);
-    this.warningCount++;
+    if (counted) this.warningCount++;
     this.write(text);
   }
 

@@ -8,8 +8,12 @@
 # Options: --setup 'SH' (untraced setup before each ad-hoc command), --name NAME (for one ad-hoc command),
 #          --no-convert (keep the raw traces only), --convert-only (re-run the converter on the raw traces)
 # Env: REC_WORK (guest image and raw traces, default /tmp/tapsim-record), SMP (default 4), MEM (MiB, 2048),
-#      IDLE_S (idle-system seconds, 5), BUF_KB (ring buffer per CPU, 40960), BATCH (workloads per boot),
-#      REC_NOSYSTEM=1 (skip the system snapshot and idle rates)
+#      IDLE_S (idle-system seconds, 10), BUF_KB (ring buffer per CPU, 40960), BATCH (workloads per boot),
+#      RUN_TIMEOUT (guest seconds before a hung run is killed, 300),
+#      REC_NOSYSTEM=1 (skip the system snapshot and idle rates), TCG_THREAD (single: vCPUs round-robin in
+#      one host thread; multi), ICOUNT_SHIFT (unset; N: -icount shift=N, hangs with SMP > 1 on QEMU 7.2),
+#      REC_VERBOSE=1 (kernel messages on the console), WATCHDOG_S (2700:
+#      host seconds without a progress line before the guest is stopped), TRIES (3 boots per batch)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd)
 WORK=${REC_WORK:-/tmp/tapsim-record}; export WORK
@@ -21,7 +25,7 @@ while [ $# -gt 0 ]; do
     --name) name=$2; shift 2;;
     --no-convert) convert=0; shift;;
     --convert-only) convert_only=1; shift;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0;;
     -*) echo "record: unknown option $1" >&2; exit 2;;
     *) cmds+=("$1"); shift;;
   esac
@@ -63,21 +67,43 @@ rm -rf /var/tmp/rec
 grep -q swapfile /proc/swaps || { rm -f /swapfile; fallocate -l 1G /swapfile; chmod 600 /swapfile; mkswap /swapfile >/dev/null; swapon /swapfile; }
 # a clean environment for the recorder and its workloads (no LANG: the C locale, as the model has)
 env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=vt220 \\
-  sh /root/rec/recorder.sh /root/rec/catalogue /var/tmp/rec ${IDLE_S:-5} ${BUF_KB:-40960}
+  sh /root/rec/recorder.sh /root/rec/catalogue /var/tmp/rec ${IDLE_S:-10} ${BUF_KB:-40960} ${RUN_TIMEOUT:-300}
 sync; echo o > /proc/sysrq-trigger
 RUN
   chmod +x rootfs/sbin/recorder-run
   rm -f disk.img && truncate -s 6G disk.img && echo 'start=2048, type=83' | sfdisk -q disk.img
   mke2fs -q -F -t ext4 -E offset=1048576 -d rootfs -L root disk.img 6290432k
-  echo "record: booting the guest (SMP=${SMP:-4}, MEM=${MEM:-2048}) for: $(cut -f1 "$1" | tr '\n' ' ')" >&2
+  echo "record: booting the guest (SMP=${SMP:-4}, MEM=${MEM:-2048}, TCG ${ICOUNT_SHIFT:+icount }${TCG_THREAD:-single}) for: $(cut -f1 "$1" | tr '\n' ' ')" >&2
   : > "$WORK/console.log"
-  timeout 14400 qemu-system-x86_64 -m "${MEM:-2048}" -smp "${SMP:-4}" -kernel img/boot/vmlinuz-6.1.0-56-amd64 -initrd initrd.gz \
+  # The vCPUs run round-robin in one host thread (TCG_THREAD=single): with one host thread per vCPU
+  # (multi) on this loaded 2-core host, a vCPU thread that the host deschedules while it holds a lock
+  # leaves the others spinning, and guests stalled for hours (RCU stalls, soft lockups); round-robin
+  # never runs a spinner while the lock holder waits for a host CPU. (-icount, the guest clock following
+  # instructions instead of host time, would be better still, but QEMU 7.2 hangs bringing up the
+  # secondary CPUs with it: ICOUNT_SHIFT=N tries it.) rcu_cpu_stall_suppress only keeps the slow
+  # emulation's RCU stall reports (long stack dumps over the serial console) from slowing it further.
+  loglevel=quiet; [ -n "${REC_VERBOSE:-}" ] && loglevel=ignore_loglevel   # REC_VERBOSE=1: every kernel message on the console
+  icount=(-accel "tcg,thread=${TCG_THREAD:-single}"); [ -n "${ICOUNT_SHIFT:-}" ] && icount=(-icount "shift=$ICOUNT_SHIFT")
+  qemu-system-x86_64 "${icount[@]}" -m "${MEM:-2048}" -smp "${SMP:-4}" -kernel img/boot/vmlinuz-6.1.0-56-amd64 -initrd initrd.gz \
     -drive file=disk.img,if=none,id=d0,format=raw -device ahci,id=ahci -device ide-hd,drive=d0,bus=ahci.0 \
-    -append "console=ttyS0 quiet panic=-1 nokaslr tsc=reliable systemd.show_status=0" \
+    -append "console=ttyS0 $loglevel panic=-1 nokaslr tsc=reliable systemd.show_status=0 rcupdate.rcu_cpu_stall_suppress=1" \
     -display none -monitor none -serial "file:$WORK/console.log" -no-reboot &
   qpid=$!
-  # progress lines of the recorder
-  tail -n +1 -f "$WORK/console.log" --pid=$qpid 2>/dev/null | grep --line-buffered '^== rec' >&2 || true
+  # the recorder's progress lines, and a watchdog: a guest that prints no progress line for WATCHDOG_S
+  # host seconds (stalled, hung workload) is killed; the workloads it finished are kept, the rest retried
+  local seen=0 last now n
+  last=$(date +%s)
+  while kill -0 $qpid 2>/dev/null; do
+    sleep 5
+    n=$(grep -ac '^== rec' "$WORK/console.log" || true)
+    if [ "$n" -gt "$seen" ]; then grep -a '^== rec' "$WORK/console.log" | sed -n "$((seen + 1)),${n}p" >&2; seen=$n; last=$(date +%s); fi
+    now=$(date +%s)
+    if [ $((now - last)) -gt "${WATCHDOG_S:-2700}" ]; then
+      echo "record: no progress for ${WATCHDOG_S:-2700} s: stopping the guest (pid $qpid)" >&2
+      kill $qpid 2>/dev/null; sleep 5; kill -9 $qpid 2>/dev/null || true
+      echo "== host watchdog: guest stopped" >> "$WORK/console.log"
+    fi
+  done
   wait $qpid || true
   cat "$WORK/console.log" >> "$WORK/console.all.log"
   # pull the raw traces out of the guest disk (no mount needed)
@@ -85,7 +111,14 @@ RUN
   rm -rf "$WORK/pull" && mkdir -p "$WORK/pull"
   debugfs -R "rdump /var/tmp/rec $WORK/pull" "disk.img?offset=1048576" >/dev/null 2>&1
   [ -d "$WORK/pull/rec" ] || { echo "record: the guest left no recordings (see $WORK/console.log)" >&2; return 1; }
-  for d in "$WORK"/pull/rec/*; do rm -rf "$raw/$(basename "$d")"; mv "$d" "$raw/"; done
+  # a workload is finished when its "seconds" file exists (the guest syncs after each one); the system
+  # snapshot when its idle directory has its trace
+  local got=0
+  for d in "$WORK"/pull/rec/*; do
+    [ -e "$d/seconds" ] || [ -e "$d/idle/trace.gz" ] || continue
+    rm -rf "$raw/$(basename "$d")"; mv "$d" "$raw/"; got=$((got + 1))
+  done
+  [ $got -gt 0 ] || { echo "record: the guest finished no workload (see $WORK/console.log)" >&2; return 1; }
 }
 
 convert_names() {
@@ -101,13 +134,19 @@ if [ $convert_only = 0 ]; then
   n=$(wc -l < "$cat_run"); per=${BATCH:-$n}; i=0; sys=; [ "${REC_NOSYSTEM:-}" = 1 ] && sys=nosystem
   while [ $i -lt "$n" ]; do
     sed -n "$((i + 1)),$((i + per))p" "$cat_run" > "$WORK/catalogue.batch"
-    # a loaded host can make TCG too slow for the boot-time IO-APIC timer check ("IO-APIC + timer
-    # doesn't work!" panic): boot again
-    tries=0
-    until boot_batch "$WORK/catalogue.batch" $sys; do
+    # boot again (up to TRIES times) while workloads of the batch are missing: a guest that panicked
+    # while booting, or was stopped by the watchdog; each boot records only what is still missing
+    tries=0; cp "$WORK/catalogue.batch" "$WORK/catalogue.todo"
+    while :; do
+      boot_batch "$WORK/catalogue.todo" $sys || true
+      [ "$raw/system/idle/trace.gz" -nt "$WORK/catalogue.run" ] && sys=nosystem
+      : > "$WORK/catalogue.left"
+      while IFS= read -r l; do [ -e "$raw/${l%%$'\t'*}/seconds" ] && [ "$raw/${l%%$'\t'*}/seconds" -nt "$WORK/catalogue.run" ] || printf '%s\n' "$l" >> "$WORK/catalogue.left"; done < "$WORK/catalogue.todo"
+      [ -s "$WORK/catalogue.left" ] || break
       tries=$((tries + 1))
-      grep -q 'Kernel panic' "$WORK/console.log" && [ $tries -lt 3 ] || exit 1
-      echo "record: the guest panicked while booting; booting again" >&2
+      [ $tries -lt "${TRIES:-3}" ] || { echo "record: not recorded after ${TRIES:-3} boots: $(cut -f1 "$WORK/catalogue.left" | tr '\n' ' ')" >&2; break; }
+      echo "record: still to record: $(cut -f1 "$WORK/catalogue.left" | tr '\n' ' '); booting again" >&2
+      mv "$WORK/catalogue.left" "$WORK/catalogue.todo"
     done
     convert_names $(cut -f1 "$WORK/catalogue.batch")
     i=$((i + per)); sys=nosystem

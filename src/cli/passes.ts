@@ -75,13 +75,15 @@ export async function runPasses(opts: StapOptions, io: Output): Promise<number> 
   }
 }
 
-async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise<number> {
-  const listing = opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
+/** -l/-L/--dump-*: list and exit (with -i too, as stap 4.8 does). */
+export function isListing(opts: StapOptions): boolean {
+  return opts.listProbes !== undefined || opts.listProbesVars !== undefined || opts.dumpProbeTypes
     || opts.dumpProbeAliases || opts.dumpFunctions;
+}
+
+async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise<number> {
+  const listing = isListing(opts);
   const timer = new PassTimer();
-  // -i: the interactive mode (src/repl), starting from the script if one is given; with
-  // -l/-L/--dump-* stap 4.8 lists and exits instead
-  if (opts.interactive && !listing) return (await import('./interactive')).runInteractive(opts, io);
 
   // ---- pass 1
   let sources: A.SourceFile[] = [];
@@ -110,12 +112,15 @@ async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise
   const usedArgs = new Set<number>();
   const files: A.StapFile[] = [];
   for (const src of sources) {
+    const errors0 = diag.errorCount;
     const f = library.parseUserFile(src, { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, usedArgs,
       libraryMacros: libraryMacros as never }, diag);
     if (f) files.push(f);
+    // stap counts the parse errors of each file after parsing it
+    const n = diag.errorCount - errors0;
+    if (n > 0) io.err(`${n} parse error${n === 1 ? '' : 's'}.\n`);
   }
   if (diag.errorCount > 0 || files.length < sources.length) {
-    if (diag.errorCount > 0) io.err(`${diag.errorCount} parse error${diag.errorCount === 1 ? '' : 's'}.\n`);
     io.err('Pass 1: parse failed.  [man error::pass1]\n');
     return 1;
   }

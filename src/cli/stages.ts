@@ -202,7 +202,10 @@ export async function stage2(l: Later): Promise<number> {
     const glue = await import('../probes/machine_glue');
     const m = new Machine({ cpus: opts.cpus, seed: opts.seed });
     glue.connectMachine(m);
-    glue.driveMachine(engine, m, { command: opts.command, targetPid: opts.targetPid, out: io.out, err: io.err });
+    // input.char / input.line (procfs "__stdin" write probes): stapio copies our stdin there
+    const input = translated.probes.some((p) => p.family === 'procfs' && p.data.path === '__stdin' && p.data.kind === 'write');
+    const stdin = input && opts.scriptFile !== '-' ? (await import('../probes/stapio')).hostStdinFeed() : undefined;
+    glue.driveMachine(engine, m, { command: opts.command, targetPid: opts.targetPid, out: io.out, err: io.err, stdin });
   }
   return finishPass5(l, await engine.run());
 }

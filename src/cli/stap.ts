@@ -6,7 +6,7 @@
  * don't pay for loading it.
  */
 import { parseArgs, helpText, UsageError, VERSION_TEXT } from './options';
-import { runPasses } from './passes';
+import { runPasses, isListing } from './passes';
 import type { Output } from './output';
 import { stdout, stderr, flushThenExit } from './stdio';
 import { closeFunctionConstructors } from '../runtime/sandbox';
@@ -42,6 +42,10 @@ async function main(): Promise<number> {
     io.err(VERSION_TEXT);
     return 0;
   }
+  // -i: the interactive mode (src/repl), starting from the script if one is given (the REPL runs
+  // the passes itself, and the stap program inside its machine runs them too: it is started here,
+  // above the passes, so that src/cli/passes.ts never imports it)
+  if (opts.interactive && !isListing(opts)) return (await import('./interactive')).runInteractive(opts, io);
   return runPasses(opts, io);
 }
 

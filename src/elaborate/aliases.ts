@@ -10,7 +10,7 @@ import { Diagnostics, SemanticError } from '../diag';
 import { aliasTrieOf } from './tapset_ast';
 import { MatchNode, AliasEntry, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
 import { probePointError } from './privilege';
-import { deepCopy, renderComponents, renderPoint, synthToken } from './util';
+import { deepCopy, renderComponents, renderPoint, synthToken, walkStmt, fold } from './util';
 
 /** One derived registration before symbol resolution. */
 export interface Expansion {
@@ -126,7 +126,7 @@ export class Deriver {
 
   private findAndBuild(loc: A.ProbePoint, body: A.Block, out: Expansion[]): void {
     this.hooks.ensureAliases(loc.components[0]);
-    if (!this.root.children.has('process')) checkUnspecifiedProcess(loc.components[0], this.hooks.target ?? {});
+    checkUnspecifiedProcess(loc.components[0], this.hooks.target ?? {}, loc.components[1]);
     this.match(this.root, loc, 0, [], body, out);
   }
 
@@ -142,7 +142,8 @@ export class Deriver {
         if (denied) throw denied;
         const rps = node.provider.build({ components: concrete, point: loc, guru: this.hooks.guru, warn: (m) => this.diag.warning(m) });
         for (const rp of rps) {
-          out.push({ rp, pn: rp.pp, chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });
+          // (a provider may name the point as written: kernel.data's pp adds .length(1))
+          out.push({ rp, pn: typeof rp.data?.pn === 'string' ? rp.data.pn : rp.pp, chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });
         }
         return;
       }
@@ -222,7 +223,7 @@ export class Deriver {
       const stmts: A.Stmt[] = [];
       if (d.prologue) stmts.push(d.prologue);
       stmts.push(body);
-      if (d.epilogue) stmts.push(d.epilogue);
+      if (d.epilogue) stmts.push(hasProbewrite(d.epilogue) ? resolveProbewrite(deepCopy(d.epilogue), body) : d.epilogue);
       return stmts.length === 1 ? body : { k: 'block', stmts, tok: (d.prologue ?? d.epilogue ?? body).tok };
     });
     // Locations: the alias's points with the suffix appended, the use's optionality and condition.
@@ -252,6 +253,52 @@ export class Deriver {
       out.push(x);
     }
   }
+}
+
+/** Does an alias epilogue use @probewrite (then each derived probe gets its own copy to fold)? */
+const probewriteUse = new WeakMap<A.Block, boolean>();
+function hasProbewrite(epilogue: A.Block): boolean {
+  let r = probewriteUse.get(epilogue);
+  if (r === undefined) {
+    r = false;
+    walkStmt(epilogue, (e) => {
+      if (e.k === 'atop' && e.name === '@probewrite') r = true;
+    });
+    probewriteUse.set(epilogue, r);
+  }
+  return r;
+}
+
+/**
+ * `@probewrite(var)` in an alias epilogue: 1 if the probe handler body (what the alias wraps)
+ * writes `var` (assignment of any kind, ++/--, delete), else 0 (stap(1), "probe aliases").
+ * Anywhere else pass 2 refuses it (symbols.ts).
+ */
+function resolveProbewrite(epilogue: A.Block, body: A.Block): A.Block {
+  let written: Set<string> | null = null;
+  const writes = (): Set<string> => {
+    if (written) return written;
+    const w = new Set<string>();
+    const nameOf = (x: A.Expr): string | null =>
+      x.k === 'sym' ? x.name : x.k === 'index' ? nameOf(x.base) : x.k === 'target' ? x.name : null;
+    walkStmt(body, (e) => {
+      const t = e.k === 'assign' ? e.target : e.k === 'incdec' ? e.operand : null;
+      const n = t && nameOf(t);
+      if (n) w.add(n);
+    }, (st) => {
+      const n = st.k === 'delete' ? nameOf(st.target) : null;
+      if (n) w.add(n);
+    });
+    return (written = w);
+  };
+  walkStmt(epilogue, (e) => {
+    if (e.k === 'atop' && e.name === '@probewrite') {
+      const a = e.args[0];
+      const n = a && (a.k === 'sym' || a.k === 'target') ? a.name : '';
+      fold(e, writes().has(n) ? 1 : 0);
+    }
+  });
+  return epilogue;
 }
 
 /** A block whose fields are computed on first read (then plain data). */

@@ -3,6 +3,7 @@
  * modes `-l`/`-L`, `--dump-probe-types`, `--dump-probe-aliases`, `--dump-functions`.
  */
 import type * as A from '../ast';
+import { chainOperands, chainText } from '../parse/chains';
 import { Diagnostics } from '../diag';
 import { ProbeRegistry, defaultRegistry } from './probes';
 import { setConditionPrinter, aliasChainText, Deriver, Expansion } from './aliases';
@@ -11,6 +12,7 @@ import { Resolver } from './symbols';
 import { TypeResolver } from './types';
 import { quoteString, renderPoint, cmpBytes } from './util';
 import type { TapsetLibrary } from './tapsets';
+import { programInfo } from './program_info';
 
 // ---------------------------------------------------------------------------------------------
 // Expressions as stap's -p1/-p2 printer writes them (binary operands parenthesised)
@@ -21,8 +23,12 @@ export function exprText(e: A.Expr, mangleGlobals = false): string {
     case 'num': return String(e.value);
     case 'str': return quoteString(e.value);
     case 'sym': return mangleGlobals && e.ref?.kind === 'global' ? `__global_${e.name}` : e.name;
-    case 'binary': case 'logical': case 'compare': return `${p(e.left)} ${e.op} ${p(e.right)}`;
-    case 'concat': return `${p(e.left)} . ${p(e.right)}`;
+    case 'binary': case 'logical': case 'concat': {
+      const chain = chainOperands(e);
+      if (chain) return chainText(e, chain, (x) => exprText(x, mangleGlobals));
+      return `${p(e.left)} ${e.k === 'concat' ? '.' : e.op} ${p(e.right)}`;
+    }
+    case 'compare': return `${p(e.left)} ${e.op} ${p(e.right)}`;
     case 'regex': return `${p(e.left)} ${e.op} ${p(e.right)}`;
     case 'unary': return `${e.op}${p(e.operand)}`;
     case 'incdec': return e.prefix ? `${e.op}${p(e.operand)}` : `${p(e.operand)}${e.op}`;
@@ -72,8 +78,7 @@ function localsBlock(locals: A.VarDecl[]): string {
 
 /** The `-p2` text for an elaborated program. */
 export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } = {}): string {
-  // imported lazily: index.ts imports this module
-  const info = (require('./index') as typeof import('./index')).programInfo.get(prog);
+  const info = programInfo.get(prog);
   let out = '';
   if (prog.embeds.length) {
     out += '# global embedded code\n';
@@ -94,11 +99,13 @@ export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } 
   const extra: string[] = [];
   if (info?.hasConditions) extra.push('begin /* <- begin */\n');
   if (info && info.displayGlobals.length && opts.globalDisplay !== false) {
-    // stap's global-var display: one end probe for the scalars, one per array (with its loop locals)
-    const scalars = info.displayGlobals.filter((g) => (g.arity ?? 0) === 0);
-    if (scalars.length) extra.push('end /* <- end */\n');
+    // stap's global-var display: one end probe per global, in the globals' order (arrays with
+    // their loop locals)
     for (const g of info.displayGlobals) {
-      if ((g.arity ?? 0) === 0) continue;
+      if ((g.arity ?? 0) === 0) {
+        extra.push('end /* <- end */\n');
+        continue;
+      }
       const locals: A.VarDecl[] = (g.indexTypes ?? []).map((t, i) => ({ name: `__idx${i}`, type: t, tok: g.tok, kind: 'local' as const }));
       if (g.type !== 'stats') locals.push({ name: '__val', type: g.type, tok: g.tok, kind: 'local' });
       extra.push('end /* <- end */\n' + localsBlock(locals));
@@ -186,7 +193,10 @@ function resolveAll(r: Resolver, fns: A.FunctionDecl[]): void {
  * Expand one probe point (the parsed `probe PP {}` of `stap -l PP`) and list the script-level
  * points, sorted and unique.  `withVars` adds the -L variable list where the family provides one.
  */
-export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics, withVars: boolean): string[] {
+/** Pass 2 as a function (index.ts's elaborate; passed in so that this module does not import index.ts). */
+export type ElaborateFn = (files: A.StapFile[], opts: ElabOptions, diag: Diagnostics) => A.Program | null;
+
+export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics, withVars: boolean, elaborate: ElaborateFn): string[] {
   const s = new Session({ ...opts, registry: opts.registry ?? defaultRegistry(), listing: true }, diag);
   for (const f of files) s.include(f);
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
@@ -200,7 +210,7 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
   }
   // -L on aliases: the alias's variables (locals its prologue/epilogue set), typed by a full
   // (unoptimised) elaboration of the same probes, in order of first assignment
-  const aliasVars = withVars && pending.some((e) => e.x.chain.length > 0) ? aliasVariables(files, opts) : null;
+  const aliasVars = withVars && pending.some((e) => e.x.chain.length > 0) ? aliasVariables(files, opts, elaborate) : null;
   for (const { x, line: pn } of pending) {
     let line = pn;
     if (withVars) {
@@ -216,10 +226,8 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
 }
 
 /** `name:type` of the locals of each derived probe (key: pn NUL pp); null when elaboration fails. */
-function aliasVariables(files: A.StapFile[], opts: ElabOptions): Map<string, string[]> | null {
+function aliasVariables(files: A.StapFile[], opts: ElabOptions, elaborate: ElaborateFn): Map<string, string[]> | null {
   const quiet = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => {});
-  // index.ts imports this module: load it lazily
-  const { elaborate } = require('./index') as typeof import('./index');
   let prog: A.Program | null = null;
   try {
     prog = elaborate(files, { ...opts, listing: true }, quiet);

@@ -12,14 +12,17 @@ import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
 import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
-import { walkStmt, walkExpr, renderComponents } from './util';
+import { walkStmt, walkExpr, renderComponents, exprChildren, stmtChildren, cmpBytes } from './util';
+import { preorder } from './callgraph';
 import { checkPrivilege } from './privilege';
+import { programInfo } from './program_info';
 
 export type { ElabOptions } from './session';
 export { TapsetLibrary, stdlibDir, builtCacheDir } from './tapsets';
 export { defaultRegistry, ProbeRegistry, addProviderSetup } from './probes';
 export type { Provider, ProbeBuilder, BuildRequest } from './probes';
-export { printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions, listProbes } from './dump';
+export { printProgram, dumpProbeTypes, dumpProbeAliases, dumpFunctions } from './dump';
+import { listProbes as listDerived } from './dump';
 
 /** Extra facts about a derived probe the AST has no field for. */
 export interface ProbeInfo {
@@ -28,8 +31,12 @@ export interface ProbeInfo {
 }
 export const probeInfo = new WeakMap<A.DerivedProbe, ProbeInfo>();
 
-/** Facts -p2 printing needs: did a probe condition or the global display add synthetic probes? */
-export const programInfo = new WeakMap<A.Program, { hasConditions: boolean; displayGlobals: A.VarDecl[] }>();
+export { programInfo } from './program_info';
+
+/** -l / -L: the probe points (and with `withVars` their variables) the scripts' probes derive. */
+export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics, withVars: boolean): string[] {
+  return listDerived(files, opts, diag, withVars, elaborate);
+}
 
 export function elaborate(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics): A.Program | null {
   try {
@@ -88,12 +95,14 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
   if (diag.errorCount > errors0) return null;
 
-  // ---- checks that need resolved symbols
-  checkForeachModifications(derived.map((d) => d.dp.body), resolver.usedFunctions, diag);
-  checkStats(derived.map((d) => d.dp.body), resolver.usedFunctions, diag);
-  if (diag.errorCount > errors0) return null;
+  // -W: stap checks its error count (warnings included) after each step of pass 2 and stops
+  // at the first step that warned, before the next one reports anything
+  const warnings0 = diag.warningCount;
+  const stopForWarnings = (): boolean => !!diag.opts.warningsAreErrors && diag.warningCount > warnings0;
 
-  unusedArgWarnings(s, opts, diag);
+  // ---- checks that need resolved symbols
+  checkStats(derived.map((d) => d.dp.body), resolver.usedFunctions, diag);
+  if (diag.errorCount > errors0 || stopForWarnings()) return null;
 
   // ---- optimise
   const liveGlobals = new Set<A.VarDecl>(s.allGlobals);
@@ -107,6 +116,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals);
   }
   const live = units.filter((u) => !u.elided);
+  if (stopForWarnings()) return null;
   if (live.length === 0 && !opts.listing) {
     diag.semanticError(new SemanticError('no probes found', undefined, [], 'no-probes'));
     return null;
@@ -114,6 +124,9 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 
   // ---- types
   const functions = reachable();
+  // (after the optimiser: code it elided modifies nothing; its warnings come first, as in stap)
+  checkForeachModifications(live.map((u) => u.body), functions, diag);
+  if (diag.errorCount > errors0) return null;
   // valueRead: stap's display of globals written but never read counts `n++;` and `n += x;` as writes only
   const valueRead = new Set<A.VarDecl>();
   const use: VarUse = { read: new Set(), written: new Set(), valueRead };
@@ -122,7 +135,9 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     if (u.condition) collectUse(u.condition, use);
   }
   for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
-  const usedGlobals = s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || (opts.unoptimized && userFiles.has(g.file!))));
+  const usedGlobals = stapGlobalOrder(
+    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || (opts.unoptimized && userFiles.has(g.file!)))),
+    live, functions);
   for (const g of usedGlobals) {
     if (g.init && (g.type ?? 'unknown') === 'unknown') g.type = g.init.k === 'num' ? 'long' : 'string';
     if (g.type === undefined) g.type = 'unknown';
@@ -133,7 +148,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }));
   const tr = new TypeResolver(diag, !!opts.guru);
   if (!tr.run(functions, typeUnits, usedGlobals)) return null;
-  if (diag.errorCount > errors0) return null;
+  if (diag.errorCount > errors0 || stopForWarnings()) return null;
 
   checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);
   checkPrivilege(live.map((u) => u.body), functions, opts.privilege, diag);
@@ -161,6 +176,8 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     userFiles: files.map((f) => f.file),
     libraryFileCount: s.libraryFileCount,
   };
+  // stap warns about unused command-line arguments once pass 2 is over (-W does not fail on it)
+  unusedArgWarnings(s, opts, diag);
   programInfo.set(prog, {
     hasConditions: probes.some((p) => p.condition),
     displayGlobals: usedGlobals.filter((g) => g.written && !g.read && !g.synthetic && userFiles.has(g.file!)),
@@ -169,6 +186,38 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * The order stap lists globals in (-p2) and displays them at the end of a run: the order its
+ * symbol resolution meets them, walking the probes in order (each body, then its condition;
+ * array indexes before the array) and then the functions by name (stap keeps them in a map).
+ * Globals no walk reaches (-u) keep their declaration order at the end.
+ */
+function stapGlobalOrder(globals: A.VarDecl[], units: { body: A.Block; condition?: A.Expr }[], functions: A.FunctionDecl[]): A.VarDecl[] {
+  const want = new Set(globals);
+  const out: A.VarDecl[] = [];
+  const fe = (e: A.Expr): void => {
+    if (e.k === 'index') {
+      for (const i of e.indexes) if (i) fe(i);
+      fe(e.base);
+      return;
+    }
+    if (e.k === 'sym' && e.ref && want.has(e.ref)) {
+      want.delete(e.ref);
+      out.push(e.ref);
+    }
+    exprChildren(e, fe);
+  };
+  const fs = (st: A.Stmt): void => stmtChildren(st, fe, fs);
+  for (const u of units) {
+    fs(u.body);
+    if (u.condition) fe(u.condition);
+  }
+  const byName = [...functions].sort((a, b) => cmpBytes(a.name, b.name));
+  for (const f of byName) if (f.body.k !== 'embedded') fs(f.body);
+  for (const g of globals) if (want.has(g)) out.push(g);
+  return out;
+}
 
 /** Embedded C names globals with `/* pragma:read:NAME *\/` (or write): aggregates are not available there. */
 function checkEmbeddedGlobals(bodies: A.Block[], functions: A.FunctionDecl[], globals: A.VarDecl[], diag: Diagnostics): void {
@@ -199,24 +248,26 @@ function markUnresolvedTargets(body: A.Block, scope: Scope): void {
 
 /** Functions reachable from the bodies (calls, and `next` into following overloads). */
 export function reachableFunctions(bodies: A.Stmt[]): A.FunctionDecl[] {
-  const seen = new Set<A.FunctionDecl>();
   const order: A.FunctionDecl[] = [];
-  const visitFn = (f: A.FunctionDecl): void => {
-    if (seen.has(f)) return;
-    seen.add(f);
-    order.push(f);
-    if (f.body.k !== 'embedded') {
-      let hasNext = false;
-      walkStmt(f.body, onExpr, (st) => {
-        if (st.k === 'next') hasNext = true;
-      });
-      if (hasNext && f.nextOverload) visitFn(f.nextOverload);
-    } else if (/STAP_NEXT/.test(f.body.code) && f.nextOverload) visitFn(f.nextOverload);
+  const calls = (root: A.Stmt, onStmt?: (s: A.Stmt) => void): A.FunctionDecl[] => {
+    const out: A.FunctionDecl[] = [];
+    walkStmt(root, (e) => {
+      if (e.k === 'call' && e.ref) out.push(e.ref);
+    }, onStmt);
+    return out;
   };
-  const onExpr = (e: A.Expr): void => {
-    if (e.k === 'call' && e.ref) visitFn(e.ref);
+  // what a function reaches: its calls in order, then the overload its `next` goes on to
+  const succ = (f: A.FunctionDecl): A.FunctionDecl[] => {
+    if (f.body.k === 'embedded') return /STAP_NEXT/.test(f.body.code) && f.nextOverload ? [f.nextOverload] : [];
+    let hasNext = false;
+    const out = calls(f.body, (st) => {
+      if (st.k === 'next') hasNext = true;
+    });
+    if (hasNext && f.nextOverload) out.push(f.nextOverload);
+    return out;
   };
-  for (const b of bodies) walkStmt(b, onExpr);
+  const seen = new Set<A.FunctionDecl>();
+  for (const b of bodies) preorder(calls(b), succ, (f) => order.push(f), seen);
   return order;
 }
 
@@ -226,20 +277,25 @@ function targetDecl(t: A.Expr): { decl?: A.VarDecl; tok: A.Token } {
   return { tok: t.tok };
 }
 
-/** Globals a function writes, transitively. */
+/** Globals a function writes, transitively (through the functions it calls). */
 function functionWrites(f: A.FunctionDecl, memo: Map<A.FunctionDecl, Set<A.VarDecl>>): Set<A.VarDecl> {
   const m = memo.get(f);
   if (m) return m;
   const out = new Set<A.VarDecl>();
+  const succ = (g: A.FunctionDecl): A.FunctionDecl[] => {
+    const next: A.FunctionDecl[] = [];
+    if (g.body.k === 'embedded') return next;
+    walkStmt(g.body, (e) => {
+      if (e.k === 'assign') { const d = targetDecl(e.target).decl; if (d?.kind === 'global') out.add(d); }
+      if (e.k === 'incdec') { const d = targetDecl(e.operand).decl; if (d?.kind === 'global') out.add(d); }
+      if (e.k === 'call' && e.ref) for (let h = e.ref as A.FunctionDecl | undefined; h; h = h.nextOverload) next.push(h);
+    }, (st) => {
+      if (st.k === 'delete') { const d = targetDecl(st.target).decl; if (d?.kind === 'global') out.add(d); }
+    });
+    return next;
+  };
+  preorder([f], succ, () => {});
   memo.set(f, out);
-  if (f.body.k === 'embedded') return out;
-  walkStmt(f.body, (e) => {
-    if (e.k === 'assign') { const d = targetDecl(e.target).decl; if (d?.kind === 'global') out.add(d); }
-    if (e.k === 'incdec') { const d = targetDecl(e.operand).decl; if (d?.kind === 'global') out.add(d); }
-    if (e.k === 'call' && e.ref) for (let g = e.ref as A.FunctionDecl | undefined; g; g = g.nextOverload) for (const d of functionWrites(g, memo)) out.add(d);
-  }, (st) => {
-    if (st.k === 'delete') { const d = targetDecl(st.target).decl; if (d?.kind === 'global') out.add(d); }
-  });
   return out;
 }
 
@@ -266,7 +322,8 @@ function checkForeachModifications(bodies: A.Block[], functions: A.FunctionDecl[
           }
         }
       }, (s2) => {
-        if (s2.k === 'delete') {
+        // (stap 4.8 lets `delete ARRAY` through; deleting an element is a modification)
+        if (s2.k === 'delete' && s2.target.k === 'index') {
           const t = targetDecl(s2.target);
           if (t.decl === arr) report(`variable '${arr.name}' modified during 'foreach' iteration`, t.tok, 'foreach-modify');
         }
@@ -299,7 +356,11 @@ function collectHistograms(bodies: A.Block[], functions: A.FunctionDecl[], diag:
       if (d) {
         d.histograms ??= [];
         const key = `${e.kind}:${e.params.join(',')}`;
-        if (!d.histograms.some((h) => `${h.kind}:${h.params.join(',')}` === key)) d.histograms.push({ kind: e.kind, params: e.params });
+        // stap 4.8 gives a statistic one histogram (stat_decl_collector): another kind or
+        // other linear parameters on the same global are an error
+        if (d.histograms.length && `${d.histograms[0].kind}:${d.histograms[0].params.join(',')}` !== key) {
+          diag.semanticError(new SemanticError(`multiple histogram types declared on '__global_${d.name}'`, e.tok, [], 'hist-multiple'));
+        } else if (!d.histograms.length) d.histograms.push({ kind: e.kind, params: e.params });
       }
     }
     if (e.k === 'statop' && e.op === 'variance') {
@@ -319,7 +380,7 @@ function unusedArgWarnings(s: Session, opts: ElabOptions, diag: Diagnostics): vo
   if (!opts.usedArgs || !opts.args) return;
   if (s.globals.has('argv') || s.globals.has('argc')) return;
   for (let i = 1; i <= opts.args.length; i++) {
-    if (!opts.usedArgs.has(i)) diag.warning(`unused command line option $${i}/@${i}`);
+    if (!opts.usedArgs.has(i)) diag.warning(`unused command line option $${i}/@${i}`, undefined, false);
   }
 }
 

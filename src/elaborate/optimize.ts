@@ -8,6 +8,7 @@
 import type * as A from '../ast';
 import { Diagnostics } from '../diag';
 import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar } from './util';
+import { preorder } from './callgraph';
 
 export interface OptUnit {
   body: A.Block;
@@ -118,23 +119,45 @@ function isStmt(n: A.Stmt | A.Expr): n is A.Stmt {
   return ['block', 'expr', 'if', 'while', 'for', 'foreach', 'return', 'next', 'break', 'continue', 'delete', 'try', 'null'].includes(n.k);
 }
 
-/** Side-effect analysis of functions (memoised, recursion-safe). */
+/** Side-effect analysis of functions (memoised; call chains walked without recursion). */
 export class Effects {
   private memo = new Map<A.FunctionDecl, boolean>();
+  /** While working out a function's own effects: the functions it calls (not followed). */
+  private callees: A.FunctionDecl[] | null = null;
 
+  /** Does the function, or anything it calls (or the overload after it), have effects? */
   functionHasEffects(fn: A.FunctionDecl): boolean {
     const m = this.memo.get(fn);
     if (m !== undefined) return m;
-    this.memo.set(fn, false); // assume pure while recursing
     let eff = false;
-    if (fn.body.k === 'embedded') eff = !(fn.pragmas ?? []).includes('pure');
-    else {
-      const own = new Set<A.VarDecl>([...(fn.locals ?? []), ...(fn.paramDecls ?? [])]);
-      eff = this.stmtHasEffects(fn.body, own);
-    }
-    if (fn.nextOverload && !eff) eff = this.functionHasEffects(fn.nextOverload);
+    const reached: A.FunctionDecl[] = [];
+    preorder([fn], (f) => {
+      const own = this.ownEffects(f);
+      if (own.eff) eff = true;
+      return eff ? [] : own.callees;
+    }, (f) => reached.push(f));
     this.memo.set(fn, eff);
+    if (!eff) for (const f of reached) this.memo.set(f, false);
     return eff;
+  }
+
+  private ownEffects(fn: A.FunctionDecl): { eff: boolean; callees: A.FunctionDecl[] } {
+    const m = this.memo.get(fn);
+    if (m !== undefined) return { eff: m, callees: [] };
+    const outer = this.callees;
+    const callees: A.FunctionDecl[] = (this.callees = []);
+    let eff: boolean;
+    try {
+      if (fn.body.k === 'embedded') eff = !(fn.pragmas ?? []).includes('pure');
+      else {
+        const own = new Set<A.VarDecl>([...(fn.locals ?? []), ...(fn.paramDecls ?? [])]);
+        eff = this.stmtHasEffects(fn.body, own);
+      }
+    } finally {
+      this.callees = outer;
+    }
+    if (fn.nextOverload) callees.push(fn.nextOverload);
+    return { eff, callees };
   }
 
   /** Does the statement write anything outside `own`, print, call impure code...? */
@@ -173,7 +196,13 @@ export class Effects {
     switch (e.k) {
       case 'assign': return !this.ownTarget(e.target, own);
       case 'incdec': return !this.ownTarget(e.operand, own);
-      case 'call': return !e.ref || this.functionHasEffects(e.ref);
+      case 'call':
+        if (!e.ref) return true;
+        if (this.callees) {
+          this.callees.push(e.ref);
+          return false;
+        }
+        return this.functionHasEffects(e.ref);
       case 'print': return !e.name.startsWith('s');
       case 'embedded': return !/\/\*\s*pure\s*\*\//.test(e.code);
       case 'atop': return true;

@@ -282,6 +282,9 @@ const hzBuilder: Provider = {
   build(req) {
     const hz = numArg(req.components[1]);
     if (hz <= 0n) throw new SemanticError('frequency must be greater than 0', undefined, [], 'timer-hz');
+    // an hrtimer of period 1e9/hz ns, within the hrtimer bounds (real-stap -p2 'timer.hz(1000000)')
+    const period = 1000000000n / hz;
+    if (period < MIN_NS || MAX_NS < period) throw new SemanticError(`interval value out of range (${MIN_NS}, ${MAX_NS})`, undefined, [], 'timer-interval');
     return [{ family: 'timer', pp: renderComponents(req.components), data: { kind: 'hz', hz: Number(hz) } }];
   },
 };

@@ -15,9 +15,16 @@ export interface TargetSpec {
   pid?: number;
 }
 
+/**
+ * The points of every process (utrace-style: `process.begin`, `.end`, `.syscall`, `.thread.*`)
+ * need no target (real-stap -p2 goes on to the provider for them).
+ */
+const SYSTEM_WIDE = new Set(['begin', 'end', 'syscall', 'thread']);
+
 /** Throws stap's error for an unspecified process point without a usable target; else returns. */
-export function checkUnspecifiedProcess(first: A.ProbePointComponent, target: TargetSpec): void {
+export function checkUnspecifiedProcess(first: A.ProbePointComponent, target: TargetSpec, second?: A.ProbePointComponent): void {
   if (first.name !== 'process' || first.arg) return;
+  if (second && SYSTEM_WIDE.has(second.name)) return;
   if (target.pid !== undefined) return;
   if (target.command === undefined) {
     throw new SemanticError('unspecified process probe is invalid without a -c COMMAND or -x PID [man stapprobes]', undefined, [], 'process-unspecified');

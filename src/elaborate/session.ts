@@ -3,7 +3,7 @@
  * scoping), and on-demand inclusion of tapset files through the library index.
  */
 import type * as A from '../ast';
-import { Diagnostics } from '../diag';
+import { Diagnostics, SemanticError } from '../diag';
 import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch } from './probes';
 import { attachAliases } from './aliases';
 import type { TapsetLibrary } from './tapsets';
@@ -92,6 +92,16 @@ export class Session {
         fn.pragmas = pragmasOf(fn.body.code);
       }
     }
+    if (!f.file.isTapset) {
+      // stap registers a user alias in pass 2 and refuses one whose name has a parameter
+      const bad = f.aliases.filter((a) => a.names.some((n) => n.components.some((c) => c.arg)));
+      for (const a of bad) {
+        const c = a.names.flatMap((n) => n.components).find((x) => x.arg)!;
+        this.diag.semanticError(new SemanticError('while registering probe alias', a.tok,
+          [new SemanticError(`alias component ${c.name} contains illegal parameter`)], `alias-param:${c.name}`));
+      }
+      if (bad.length) f = { ...f, aliases: f.aliases.filter((a) => !bad.includes(a)) };
+    }
     attachAliases(this.tree, f);
     this.embeds.push(...f.embeds);
     this.pendingProbes.push(...f.probes);
@@ -107,9 +117,13 @@ export class Session {
     return f;
   }
 
-  /** Global lookup: private of `from`, then public, then the tapset library. */
-  findGlobal(name: string, from: A.SourceFile): A.VarDecl | undefined {
-    const p = this.privGlobals.get(from)?.get(name);
+  /**
+   * Global lookup: private of `from`, then public, then the tapset library.  `at`: the token
+   * that names it; a private of the file the token comes from wins (an alias body expanded into
+   * a user probe names its own file's privates, which stap mangles per file when parsing).
+   */
+  findGlobal(name: string, from: A.SourceFile, at?: A.Token): A.VarDecl | undefined {
+    const p = (at && at.file !== from ? this.privGlobals.get(at.file)?.get(name) : undefined) ?? this.privGlobals.get(from)?.get(name);
     if (p) return p;
     const g = this.globals.get(name);
     if (g) return g;
@@ -123,9 +137,10 @@ export class Session {
     return undefined;
   }
 
-  /** Functions of a name visible from `from` (private first), loading tapsets if needed. */
-  findFunctions(name: string, from: A.SourceFile): A.FunctionDecl[] {
-    const priv = this.privFunctions.get(from)?.get(name) ?? [];
+  /** Functions of a name visible from `from` (private first; `at` as for findGlobal), loading tapsets if needed. */
+  findFunctions(name: string, from: A.SourceFile, at?: A.Token): A.FunctionDecl[] {
+    const own = at && at.file !== from ? this.privFunctions.get(at.file)?.get(name) : undefined;
+    const priv = own ?? this.privFunctions.get(from)?.get(name) ?? [];
     let pub = this.functions.get(name) ?? [];
     if (priv.length === 0 && pub.length === 0) {
       const lib = this.library;

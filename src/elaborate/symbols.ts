@@ -7,7 +7,7 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { Session } from './session';
-import { suggest, withSimilar, stmtChildren, walkStmt, exprChildren } from './util';
+import { suggest, withSimilar, stmtChildren, walkStmt, exprChildren, fold } from './util';
 import { defaultRegistry, type Provider } from './probes';
 
 export interface Scope {
@@ -135,8 +135,9 @@ export class Resolver {
     // probe conditions may only reference globals and no functions
     const check = (x: A.Expr): void => {
       if (x.k === 'call') throw new SemanticError('probe condition must not reference function', x.tok, [], 'cond-func');
+      if (x.k === 'assign' || x.k === 'incdec') throw new SemanticError('probe condition must not modify any variables', x.tok, [], 'cond-modify');
       if (x.k === 'sym') {
-        const g = this.s.findGlobal(x.name, scope.file);
+        const g = this.s.findGlobal(x.name, scope.file, x.tok);
         if (!g) throw new SemanticError('probe condition must not reference undeclared global', x.tok, [], 'cond-global');
       }
     };
@@ -174,7 +175,7 @@ export class Resolver {
       case 'delete': {
         const t = s.target;
         if (t.k === 'sym') {
-          const d = this.lookup(t.name, scope);
+          const d = this.lookup(t.name, scope, t.tok);
           if (!d) throw new SemanticError('unresolved array in delete statement', t.tok, [], 'delete-unresolved');
           t.ref = d;
           return;
@@ -183,6 +184,9 @@ export class Resolver {
           this.arraySym(t.base, t.indexes.length, scope);
           for (const i of t.indexes) if (i) this.expr(i, scope);
           return;
+        }
+        if (t.k !== 'target' && t.k !== 'cast' && t.k !== 'atvar' && t.k !== 'autocast') {
+          throw new SemanticError('invalid operand of delete expression', t.tok, [], 'delete-operand');
         }
         this.expr(t, scope);
         return;
@@ -211,13 +215,13 @@ export class Resolver {
     }
   }
 
-  private lookup(name: string, scope: Scope): A.VarDecl | undefined {
-    return scope.localMap.get(name) ?? scope.params?.get(name) ?? this.s.findGlobal(name, scope.file);
+  private lookup(name: string, scope: Scope, at?: A.Token): A.VarDecl | undefined {
+    return scope.localMap.get(name) ?? scope.params?.get(name) ?? this.s.findGlobal(name, scope.file, at);
   }
 
   /** A scalar use (creates a local when nothing else matches). */
   private scalarSym(e: A.Sym, scope: Scope): void {
-    let d = this.lookup(e.name, scope);
+    let d = this.lookup(e.name, scope, e.tok);
     if (!d) {
       d = newLocal(e.name, e.tok, scope.file);
       scope.localMap.set(e.name, d);
@@ -234,7 +238,7 @@ export class Resolver {
 
   private arraySym(e: A.Sym, arity: number, scope: Scope): void {
     const local = scope.localMap.get(e.name) ?? scope.params?.get(e.name);
-    const d = local ?? this.s.findGlobal(e.name, scope.file);
+    const d = local ?? this.s.findGlobal(e.name, scope.file, e.tok);
     if (!d || d.kind !== 'global') {
       if (arity > 0 || !d) {
         throw new SemanticError(`unresolved arity-${arity} global array ${e.name}, missing global declaration?`, e.tok, [], 'unresolved-array');
@@ -303,6 +307,20 @@ export class Resolver {
         fold(e, v ? 1 : 0);
         return;
       }
+      case 'atop':
+        if (e.name === '@probewrite') throw new SemanticError('unexpected @probewrite', e.tok, [], 'probewrite');
+        exprChildren(e, (c) => this.expr(c, scope));
+        return;
+      case 'assign': {
+        // stap checks in pass 2 what the parser let through (`1 = x`, `f() = 2`): the chained
+        // line names what stands on the left
+        const t = e.target;
+        if (!(t.k === 'sym' || t.k === 'index' || t.k === 'target' || t.k === 'cast' || t.k === 'atvar' || t.k === 'autocast')) {
+          throw new SemanticError('Expecting lvalue for assignment', e.tok, [new SemanticError('', t.tok)], 'lvalue');
+        }
+        exprChildren(e, (c) => this.expr(c, scope));
+        return;
+      }
       case 'entry':
         if (!scope.point || !(/\.return\b/.test(scope.point.pp) || scope.provider?.entryValid?.(scope.point, scope.pn ?? ''))) {
           const inner = new SemanticError('internal error: @entry is only valid in .return probes', e.tok, [], 'entry-not-return');
@@ -338,7 +356,7 @@ export class Resolver {
   }
 
   private call(e: A.Call, scope: Scope): void {
-    const cands = this.s.findFunctions(e.name, scope.file);
+    const cands = this.s.findFunctions(e.name, scope.file, e.tok);
     if (cands.length === 0) {
       const sugg = suggest(e.name, this.s.functionNames());
       throw new SemanticError(withSimilar(`unresolved function ${e.name}`, sugg), e.tok, [], 'unresolved-function');
@@ -414,10 +432,4 @@ export function replaceNode(node: object, by: object): void {
   Object.assign(n, copy);
 }
 
-export function fold(e: A.Expr, value: number): void {
-  const n = e as unknown as Record<string, unknown>;
-  for (const k of Object.keys(n)) if (k !== 'tok') delete n[k];
-  n.k = 'num';
-  n.value = value;
-  n.type = 'long';
-}
+export { fold };

@@ -15,6 +15,7 @@ import { Diagnostics, PassFailed } from '../diag';
 import { ARCH } from '../kernel/config';
 import { cacheDir, writeAtomic, writeSealed, readSealed, digestHex, crc32 } from '../cachedir';
 import type { SessionOption } from '../parse/preprocess';
+import { parserFiles } from '../parse/files';
 import { AstWriter, reviver, encodeTapsetAst, decodeTapsetAst, isFailedParse, inMemory, EncodedAst, DamagedEntry } from './tapset_ast';
 
 export interface LibraryParseOptions {
@@ -93,14 +94,7 @@ function parser(): ParseModule {
  * the cache directory under the files' sizes and times, so a start normally costs five stats.
  */
 function parserStamp(cacheDirs: string[]): string {
-  const files = ['../parse/index', '../parse/grammar', '../parse/preprocess', '../parse/lexer'].map((f) => {
-    try {
-      return require.resolve(f);
-    } catch {
-      return f;
-    }
-  });
-  files.push(path.join(__dirname, '..', '..', 'lang', 'stap.recipe.json'));
+  const files = parserFiles();
   const times = files.map((f) => stampOf(f) ?? '-').join(',');
   for (const dir of cacheDirs) {
     try {
@@ -176,6 +170,9 @@ export function deserialize<T>(text: string, fileFor: (name: string, isTapset: b
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** Largest user script whose AST is cached (the parser does 2+ MB/s; JSON.parse of the AST less). */
+const USER_CACHE_MAX_SOURCE = 64 * 1024;
 
 export class TapsetLibrary {
   private files: string[] = [];
@@ -448,7 +445,8 @@ export class TapsetLibrary {
    * instead of parsed again.  Only silent parses are stored, so no message is ever lost.
    */
   parseUserFile(src: A.SourceFile, opts: import('../parse/index').ParseOptions, diag: Diagnostics): A.StapFile | null {
-    const dir = this.cacheDir;
+    // a big script parses faster than its cached AST (~35 bytes of JSON per source byte) reads back
+    const dir = src.text.length <= USER_CACHE_MAX_SOURCE ? this.cacheDir : null;
     const file = dir ? path.join(dir, 'user', `${digestHex([this.optsKey, src.name, opts.args.join('\0'), src.text].join('\0'))}.json`) : null;
     if (file) {
       try {

@@ -9,6 +9,7 @@
  */
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
+import { regexCompileError, rawOfValue } from '../runtime/regex';
 import { parseFormat, formatArgTypes } from '../runtime/format';
 import { defaultRegistry } from './probes';
 import type { Provider, TargetAccess } from './probes';
@@ -31,6 +32,9 @@ export interface TypedUnit {
 interface HasType { type?: A.Type; tok: A.Token; }
 
 const INT_TYPE: Record<string, A.Type> = { long: 'long', string: 'string' };
+
+/** Sites of the errors stap's type resolution raises on every iteration. */
+const REPEATING = /^(mismatch-|unresolved-type$|invalid-type$)/;
 
 export class TypeResolver {
   private t: A.Type = 'unknown';
@@ -117,11 +121,16 @@ export class TypeResolver {
   private reported = new Set<string>();
 
   private report(e: SemanticError): void {
-    // the fixed-point loop may raise the same error on every iteration: report it once
-    const key = `${e.message}@${e.tok ? `${e.tok.file.name}:${e.tok.line}:${e.tok.col}` : ''}`;
     this.errors++;
-    if (this.reported.has(key)) return;
-    this.reported.add(key);
+    // Type mismatches and unresolved/invalid types are raised again on each iteration of the
+    // fixed-point loop, as stap's are: its print_error shows one and counts the repeats
+    // (`Number of similar error messages suppressed`), and so does Diagnostics.  The other
+    // checks stap makes once: report those once.
+    if (!REPEATING.test(e.site)) {
+      const key = `${e.message}@${e.tok ? `${e.tok.file.name}:${e.tok.line}:${e.tok.col}` : ''}`;
+      if (this.reported.has(key)) return;
+      this.reported.add(key);
+    }
     this.diag.semanticError(e);
   }
 
@@ -429,14 +438,18 @@ export class TypeResolver {
         this.expr(e.right);
         this.setType(e, 'string');
         return;
-      case 'regex':
+      case 'regex': {
         if (t === 'stats' || t === 'string') this.invalid(e.tok, t);
         this.t = 'string';
         this.expr(e.left);
         this.t = 'string';
         this.expr(e.right);
         this.setType(e, 'long');
+        // stap compiles the pattern (a literal) in pass 2
+        const bad = regexCompileError(e.right.raw ?? rawOfValue(e.right.value));
+        if (bad) this.report(new SemanticError(bad, e.right.tok, [], `regex:${bad}:${e.right.tok.line}:${e.right.tok.col}`));
         return;
+      }
       case 'unary':
       case 'incdec':
         if (t === 'stats' || t === 'string') this.invalid(e.tok, t);

@@ -215,3 +215,12 @@ export function synthToken(like: A.Token, kind: A.TokenKind, text: string): A.To
 export function longValue(v: A.Long): bigint {
   return typeof v === 'bigint' ? v : BigInt(v);
 }
+
+/** Turn an expression node into the number literal `value` in place (its token kept). */
+export function fold(e: A.Expr, value: number): void {
+  const n = e as unknown as Record<string, unknown>;
+  for (const k of Object.keys(n)) if (k !== 'tok') delete n[k];
+  n.k = 'num';
+  n.value = value;
+  n.type = 'long';
+}

@@ -6,10 +6,15 @@
  */
 import type { Token, TokenKind, SourceFile } from '../ast';
 import { ParseError } from '../diag';
+import { TokenTable, K } from './tokens';
 
-const THREE = ['<<<', '>>>', '<<=', '>>='];
-const TWO = ['==', '!=', '<=', '>=', '=~', '!~', '+=', '-=', '*=', '/=', '%=', '&=', '^=', '|=', '.=',
-  '&&', '||', '++', '--', '->', '<<', '>>', '%(', '%?', '%:', '%)'];
+/** Operators by first character, longest first (the lexer takes the longest match). */
+const OPS_BY_CHAR: string[][] = [];
+for (const op of ['<<<', '>>>', '<<=', '>>=', '==', '!=', '<=', '>=', '=~', '!~', '+=', '-=', '*=', '/=', '%=', '&=', '^=', '|=', '.=',
+  '&&', '||', '++', '--', '->', '<<', '>>', '%(', '%?', '%:', '%)', ...'{}[]()<>=+-*/%&|^!~?:;,.']) {
+  (OPS_BY_CHAR[op.charCodeAt(0)] ??= []).push(op);
+}
+for (const list of OPS_BY_CHAR) list?.sort((a, b) => b.length - a.length);
 
 /**
  * Errors that only count if their token survives preprocessing (e.g. `@5` with 4 arguments
@@ -34,28 +39,29 @@ function isIdentChar(c: number): boolean {
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
-function isSpaceCode(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13);
+
+/** The tokens of a file as objects. */
+export function tokenize(file: SourceFile, opts: LexOptions): Token[] {
+  return lex(file, opts).toArray();
 }
 
-export function tokenize(file: SourceFile, opts: LexOptions, pasted?: { chain: Token }): Token[] {
+/** The tokens of a file, column-wise (see tokens.ts). */
+export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenTable {
   const text = file.text;
-  const out: Token[] = [];
+  const out = new TokenTable(file);
   let i = 0;
   let line = 1;
   let lineStart = 0;
   const n = text.length;
+  // one string per distinct identifier: machine-generated scripts repeat names a lot
+  const names = new Map<string, string>();
 
-  const make = (kind: TokenKind, t: string, start: number, startLine: number, startCol: number): Token => {
-    const tok: Token = { kind, text: t, file, line: startLine, col: startCol, offset: start, length: i - start };
-    if (pasted) tok.chain = pasted.chain;
-    return tok;
-  };
+  const make = (kind: TokenKind, t: string, startLine: number, startCol: number): Token => ({ kind, text: t, file, line: startLine, col: startCol });
 
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 10) { i++; line++; lineStart = i; continue; }
-    if (isSpaceCode(c)) { i++; continue; }
+    if (c === 32 || (c >= 9 && c <= 13)) { i++; continue; }
     // comments
     if (c === 35 /* # */) { while (i < n && text.charCodeAt(i) !== 10) i++; continue; }
     if (c === 47 /* / */ && text.charCodeAt(i + 1) === 47) { while (i < n && text.charCodeAt(i) !== 10) i++; continue; }
@@ -78,8 +84,8 @@ export function tokenize(file: SourceFile, opts: LexOptions, pasted?: { chain: T
       let numText = '';
       if (text.charCodeAt(i) === 35) { numText = '#'; i++; }
       else while (i < n && isDigit(text.charCodeAt(i))) numText += text[i++];
-      const tok = make('operator', text.slice(start, i), start, sLine, sCol);
-      if (pasted) {
+      const tok = make('operator', text.slice(start, i), sLine, sCol);
+      if (pasting) {
         opts.errors.push(new ParseError('invalid nested substitution of command line arguments', tok));
         continue;
       }
@@ -90,7 +96,7 @@ export function tokenize(file: SourceFile, opts: LexOptions, pasted?: { chain: T
         if (k < 1 || k > opts.args.length) {
           const junk: Token = { ...tok, kind: 'junk', text: '' };
           pendingErrors.set(junk, new ParseError(`command line argument out of range [1-${opts.args.length}]`, junk));
-          out.push(junk);
+          out.addWhole(junk);
           continue;
         }
         opts.usedArgs?.add(k);
@@ -98,20 +104,12 @@ export function tokenize(file: SourceFile, opts: LexOptions, pasted?: { chain: T
       }
       if (c === 64) {
         // @N: the argument as a string literal (escape so the raw text reinterprets to the value)
-        out.push({ ...tok, kind: 'string', text: value.replace(/\\/g, '\\\\').replace(/"/g, '\\"') });
+        out.add('string', value.replace(/\\/g, '\\\\').replace(/"/g, '\\"'), sLine, sCol);
       } else {
         const sub: SourceFile = { name: file.name, text: value, isTapset: file.isTapset };
-        const toks = tokenize(sub, opts, { chain: tok });
-        for (const t of toks) {
-          // pasted tokens report at the $N location
-          out.push({ ...t, file, line: sLine, col: sCol, offset: start, length: 0, chain: tok });
-        }
-        if (toks.length > 0) {
-          // keep adjacency information: first pasted token starts at $N, last ends after it
-          out[out.length - toks.length].length = 0;
-          out[out.length - 1].length = i - start;
-          out[out.length - 1].offset = start;
-        }
+        const toks = lex(sub, opts, true).toArray();
+        // pasted tokens report at the $N location (and never glue to a neighbour: see decl.ts)
+        for (const t of toks) out.addWhole({ ...t, file, line: sLine, col: sCol, chain: tok });
       }
       continue;
     }
@@ -120,19 +118,24 @@ export function tokenize(file: SourceFile, opts: LexOptions, pasted?: { chain: T
       i++;
       while (i < n && isIdentChar(text.charCodeAt(i))) i++;
       const word = text.slice(start, i);
-      out.push(make(KEYWORDS.has(word) ? 'keyword' : 'identifier', word, start, sLine, sCol));
+      let name = names.get(word);
+      if (name === undefined) names.set(word, (name = word));
+      out.addCode(KEYWORDS.has(name) ? K.keyword : K.identifier, name, sLine, sCol);
       continue;
     }
     if (c === 64 /* @ */ && isIdentChar(text.charCodeAt(i + 1))) {
       i++;
       while (i < n && isIdentChar(text.charCodeAt(i))) i++;
-      out.push(make('operator', text.slice(start, i), start, sLine, sCol));
+      out.add('operator', text.slice(start, i), sLine, sCol);
       continue;
     }
     if (isDigit(c)) {
       i++;
       while (i < n && isIdentChar(text.charCodeAt(i)) && text.charCodeAt(i) !== 36) i++;
-      out.push(make('number', text.slice(start, i), start, sLine, sCol));
+      const digits = text.slice(start, i);
+      let num = names.get(digits);
+      if (num === undefined) names.set(digits, (num = digits));
+      out.addCode(K.number, num, sLine, sCol);
       continue;
     }
     if (c === 34 /* " */) {
@@ -146,14 +149,12 @@ export function tokenize(file: SourceFile, opts: LexOptions, pasted?: { chain: T
         i++;
       }
       if (!ok) {
-        const tok = make('junk', '', start, sLine, sCol);
+        const tok = make('junk', '', sLine, sCol);
         opts.errors.push(new ParseError('Could not find matching closing quote', tok));
         continue;
       }
-      const t = make('string', text.slice(start + 1, i), start, sLine, sCol);
+      out.add('string', text.slice(start + 1, i), sLine, sCol);
       i++;
-      t.length = i - start;
-      out.push(t);
       continue;
     }
     if (c === 37 /* % */ && text.charCodeAt(i + 1) === 123 /* { */) {
@@ -166,27 +167,32 @@ export function tokenize(file: SourceFile, opts: LexOptions, pasted?: { chain: T
         i++;
       }
       if (!ok) {
-        const tok: Token = { kind: 'junk', text: '%{', file, line: sLine, col: sCol, offset: start, length: 2 };
+        const tok: Token = { kind: 'junk', text: '%{', file, line: sLine, col: sCol };
         opts.errors.push(new ParseError("Could not find matching '%}' to close embedded function block", tok));
         break;
       }
       const code = text.slice(codeStart, i);
       i += 2;
-      out.push(make('embedded', code, start, sLine, sCol));
+      out.add('embedded', code, sLine, sCol);
       continue;
     }
-    const three = text.substr(i, 3);
-    if (THREE.includes(three)) { i += 3; out.push(make('operator', three, start, sLine, sCol)); continue; }
-    const two = text.substr(i, 2);
-    if (TWO.includes(two)) { i += 2; out.push(make('operator', two, start, sLine, sCol)); continue; }
-    if ('{}[]()<>=+-*/%&|^!~?:;,.'.includes(text[i])) {
-      i++;
-      out.push(make('operator', text[i - 1], start, sLine, sCol));
-      continue;
+    const ops = OPS_BY_CHAR[c];
+    if (ops) {
+      let op: string | undefined;
+      for (const o of ops) {
+        if (text.startsWith(o, i)) {
+          op = o;
+          break;
+        }
+      }
+      if (op) {
+        i += op.length;
+        out.addCode(K.operator, op, sLine, sCol);
+        continue;
+      }
     }
     i++;
-    const junk = make('junk', text[start], start, sLine, sCol);
-    out.push(junk);
+    out.add('junk', text[start], sLine, sCol);
   }
   return out;
 }

@@ -42,31 +42,32 @@ function isOp(t: Token | undefined, text: string): boolean {
 
 /** Collect macro definitions (returned, for .stpm files) and expand invocations. */
 export function expandMacros(toks: Token[], opts: PreprocessOptions, defined = new Map<string, Macro>()): Token[] {
-  const out: Token[] = [];
+  // the output is a copy only from the first definition or invocation on (most files have none)
+  let out: Token[] | null = null;
   let i = 0;
   while (i < toks.length) {
     const t = toks[i];
-    if (t.kind === 'operator' && t.text === '@define') {
-      i = defineMacro(toks, i, opts, defined);
-      continue;
-    }
-    if (t.kind === 'operator' && t.text.startsWith('@') && t.text.length > 1) {
+    if (t.kind === 'operator' && t.text.charCodeAt(0) === 64 /* @ */ && t.text.length > 1) {
+      if (t.text === '@define') {
+        out ??= toks.slice(0, i);
+        i = defineMacro(toks, i, opts, defined);
+        continue;
+      }
       const name = t.text.slice(1);
       const m = defined.get(name) ?? opts.libraryMacros?.get(name);
       if (m) {
+        out ??= toks.slice(0, i);
         const r = invokeMacro(toks, i, m, opts, defined, 0);
-        if (r) {
-          out.push(...r.tokens);
-          i = r.next;
-          continue;
-        }
-        return out; // error already recorded
+        if (!r) return out; // error already recorded
+        for (const x of r.tokens) out.push(x);
+        i = r.next;
+        continue;
       }
     }
-    out.push(t);
+    if (out) out.push(t);
     i++;
   }
-  return out;
+  return out ?? toks;
 }
 
 function defineMacro(toks: Token[], i: number, opts: PreprocessOptions, defined: Map<string, Macro>): number {
@@ -198,7 +199,7 @@ function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions
       if (inner) {
         const r = invokeMacro(subst, j, inner, opts, defined, depth + 1);
         if (!r) return null;
-        expanded.push(...r.tokens);
+        for (const x of r.tokens) expanded.push(x);
         j = r.next;
         continue;
       }
@@ -213,6 +214,7 @@ function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions
 // Conditionals
 
 export function resolveConditionals(toks: Token[], opts: PreprocessOptions, args: string[]): Token[] {
+  if (!toks.some((t) => t.kind === 'operator' && t.text.length === 2 && t.text.charCodeAt(0) === 37 /* %( %? %: %) */)) return toks;
   const out: Token[] = [];
   let i = 0;
   const n = toks.length;
@@ -245,7 +247,7 @@ export function resolveConditionals(toks: Token[], opts: PreprocessOptions, args
     if (!isOp(toks[j], '%)')) {
       throw new ParseError('incomplete conditional at end of file', toks[start]);
     }
-    emit.push(...(value ? thenToks : elseToks));
+    for (const x of value ? thenToks : elseToks) emit.push(x);
     return j + 1;
   };
 

@@ -4,6 +4,7 @@
  * declarations in the order embeds, globals, aliases, probes, functions.
  */
 import type * as A from '../ast';
+import { chainOperands, chainText } from './chains';
 
 function lit(v: A.Long): string {
   return typeof v === 'bigint' ? v.toString() : String(v);
@@ -33,9 +34,12 @@ export function expr(e: A.Expr): string {
   switch (e.k) {
     case 'num': return lit(e.value);
     case 'str': return strRaw(e);
-    case 'binary': case 'compare': case 'logical':
-      return `(${expr(e.left)}) ${e.op} (${expr(e.right)})`;
-    case 'concat': return `(${expr(e.left)}) . (${expr(e.right)})`;
+    case 'binary': case 'logical': case 'concat': {
+      const chain = chainOperands(e);
+      if (chain) return chainText(e, chain, expr);
+      return `(${expr(e.left)}) ${e.k === 'concat' ? '.' : e.op} (${expr(e.right)})`;
+    }
+    case 'compare': return `(${expr(e.left)}) ${e.op} (${expr(e.right)})`;
     case 'regex': return `(${expr(e.left)}) ${e.op} ${strRaw(e.right)}`;
     case 'unary': return `${e.op}(${expr(e.operand)})`;
     case 'incdec': return e.prefix ? `${e.op}(${expr(e.operand)})` : `(${expr(e.operand)})${e.op}`;

@@ -371,9 +371,6 @@ export const kernelBuiltins: Record<string, Builtin> = {
     if (!lookupAddr(num(a))) throw new StapError(`No module found for address 0x${hexU(a)}`);
     return 'kernel';
   },
-  print_ubacktrace: () => undefined,
-  ubacktrace: () => '',
-  sprint_ubacktrace: () => '',
   usymname: (c, a: Long) => `0x${hexU(a)}`,
   usymdata: (c, a: Long) => `0x${hexU(a)}`,
 

@@ -20,7 +20,7 @@ import type { Process } from '../machine/include/sched';
 import type { Engine } from '../runtime/engine';
 import { taskInfo } from './hit';
 import { setProcfsMachine } from './procfs';
-import { adoptStapio } from './stapio';
+import { adoptStapio, StdinFeed } from './stapio';
 import { setNetfilterMachine } from './netfilter';
 import { setPerfMachine } from './perf';
 import { installTaskObjects } from './task_objects';
@@ -55,12 +55,14 @@ export function disconnectMachine(): void {
  * (Engine.attachHost), so probe handlers read the machine's virtual time and the engine's timers
  * are events among the machine's.  `-c CMD`: the command is spawned before the begin probes
  * (as stapio does: directly when it has no shell syntax, else through `/bin/sh -c`; target() is
- * its pid) and the session ends when it exits.  `-x PID`: target() = PID.  Returns target().
+ * its pid) and the session ends when it exits.  `-x PID`: target() = PID.  `stdin`: stapio's
+ * standard input, for input.* probes (stapio.ts).  Returns target().
  */
 export function driveMachine(engine: Engine, m: Machine,
-  opts: { command?: string; proc?: Process | null; targetPid?: number; out?: (s: string) => void; err?: (s: string) => void } = {}): number {
+  opts: { command?: string; proc?: Process | null; targetPid?: number; out?: (s: string) => void; err?: (s: string) => void;
+    stdin?: StdinFeed } = {}): number {
   let proc: Process | null = opts.proc ?? null;
-  const stapio = adoptStapio(m, engine.stapioPid, engine.moduleName);
+  const stapio = adoptStapio(m, engine.stapioPid, engine.moduleName, opts.stdin);
   if (!proc && opts.command !== undefined) {
     const out = opts.out ?? (() => undefined);
     proc = m.procs.spawnCommand(opts.command, out, opts.err ?? out, stapio ?? undefined);

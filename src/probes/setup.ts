@@ -23,6 +23,8 @@ import { compileTarget, planFor, targetPointee } from './targets';
 import { kernelBuiltins } from './context';
 import { registerProcfs, compileProcfsTarget, compileProcfsAssign, ProcfsFamily } from './procfs';
 import { registerNetfilter, compileNetfilterTarget, compileNetfilterAssign, NetfilterFamily } from './netfilter';
+import { registerProcess } from './process';
+import { registerHwbkpt, HwbkptFamily } from './hwbkpt';
 
 let installed = false;
 
@@ -54,6 +56,8 @@ export function installKernelProbes(): void {
     registerProcfs(r); // procfs("PATH").read/.write (src/probes/procfs.ts): its own $value typing
     registerNetfilter(r); // netfilter.hook(..).pf(..) (src/probes/netfilter.ts): $verdict, parameters
     registerPerf(r); // perf.type(N).config(M)[.sample(N)|.hz(N)] (src/probes/perf.ts)
+    registerProcess(r); // process(...).* (src/probes/process.ts): user space is not modelled yet
+    registerHwbkpt(r); // kernel.data(...).write|.rw (src/probes/hwbkpt.ts): hardware breakpoints
     patchProviders(r);
     for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, prov);
     r.register('kernel.trace(string)', tracepointProvider);
@@ -73,5 +77,6 @@ export function kernelFamilies(): ProbeFamilyRuntime[] {
     new ProcfsFamily(),
     new NetfilterFamily(),
     new PerfFamily(),
+    new HwbkptFamily(),
   ];
 }

@@ -191,7 +191,30 @@ function avenrun(): number[] {
   return [r * 0.6, r * 0.4, r * 0.3].map((v) => Math.round(v * 2048));
 }
 
+/**
+ * User-space backtraces.  The machine does not model user code (no user pcs, no ELF unwind or
+ * symbol data for programs), which is where stap 4.8 stands for every program not named with
+ * `-d`/`--ldd`: its unwinder finds no data for the module and warns (runtime/unwind.c)
+ * `Missing unwind data for a module, rerun with 'stap -d EXE'`, once per message; here no frame
+ * is printed, as the user pc is not known.  Without a user context (kernel threads, the idle
+ * task) print_ubacktrace prints `<no user backtrace at PP>` as _stp_stack_user_print does.
+ */
+function userUnwind(c: ProbeContext, print: boolean): string {
+  const t = currentTask(c);
+  if (!t || t.kthread || !t.proc.mm) {
+    if (print) c.engine.out(`<no user backtrace at ${c.pp}>\n`);
+    return '';
+  }
+  c.engine.warn(`Missing unwind data for a module, rerun with 'stap -d ${t.proc.exe || t.comm}'`);
+  return '';
+}
+
 export const taskObjectBuiltins: Record<string, Builtin> = {
+  print_ubacktrace: (c) => {
+    userUnwind(c, true);
+  },
+  sprint_ubacktrace: (c) => userUnwind(c, false),
+  ubacktrace: (c) => userUnwind(c, false),
   __task_objects_refresh: (c, task: Long) => {
     refresh(task);
     return 0;

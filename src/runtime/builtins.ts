@@ -12,6 +12,7 @@
 import { Long, add, div, fromNumber, fromBigInt, toBigInt } from './int64';
 import { StapError } from './errors';
 import * as S from './strings';
+import * as RX from './regex';
 import { ctime as ctimeOf } from './time';
 import type { ProbeContext } from './context';
 import { kernelHz } from '../kernel/config';
@@ -105,9 +106,9 @@ const KERNEL_FREE: Record<string, Builtin> = {
   text_str: (c, s: string) => S.textStr(s, max1(c)),
   text_strn: (c, s: string, len: Long, quoted: Long) => S.textStrn(s, len, quoted, max1(c)),
   string_quoted: (c, s: string) => S.stringQuoted(s, max1(c)),
-  matched: (c, n: Long) => S.matched(c.match ?? (c.match = S.newMatchState()), n),
-  matched_str: (c) => S.matchedStr(c.match ?? (c.match = S.newMatchState())),
-  ngroups: (c) => S.ngroups(c.match ?? (c.match = S.newMatchState())),
+  matched: (c, n: Long) => RX.matched(c.match ?? (c.match = RX.newMatchState()), n),
+  matched_str: (c) => RX.matchedStr(c.match ?? (c.match = RX.newMatchState())),
+  ngroups: (c) => RX.ngroups(c.match ?? (c.match = RX.newMatchState())),
 
   // ------------------------------------------------------------ endian.stp
   big_endian2: (c, v: Long) => swapBytes(v, 2),

@@ -3,7 +3,8 @@
  * pid(), execname() ... read.  The engine builds one per hit; kernel probe families fill the
  * task and family-specific fields (`regs`, `mem`, `data`) for their hits.
  */
-import type { MatchState, TokenizeState } from './strings';
+import type { TokenizeState } from './strings';
+import type { MatchState } from './regex';
 import type { MemReader } from './format';
 import type { Long } from './int64';
 

@@ -64,7 +64,7 @@ export interface RunOptions {
   seed?: number;
   /** `-t` */
   timing?: boolean;
-  /** Whether stdout is a terminal (the -t report is printed only then, or with -DSTP_FORCE_STDOUT_TTY). */
+  /** Whether stdout is a terminal. */
   stdoutIsTty?: boolean;
   /** `--no-global-var-display` */
   noGlobalVarDisplay?: boolean;
@@ -643,9 +643,8 @@ export class Engine implements EngineApi {
   }
 
   private timingReport(): void {
+    // (stap 4.8's module prints it at exit whatever stdout is: systemtap_module_exit, stap -p3 -t)
     if (!this.opts.timing) return;
-    const force = this.opts.defines?.has('STP_FORCE_STDOUT_TTY');
-    if (!this.opts.stdoutIsTty && !force) return;
     const unit = this.opts.defines?.has('STP_TIMING_NSECS') ? 'nsecs' : 'cycles';
     let s = '----- probe hit report: \n';
     for (const p of this.tr.probes) {

@@ -11,7 +11,7 @@ import { StapMap, MapOptions } from './maps';
 import { Stat, StatSpec, StatOptions, EMPTY_STAT } from './stats';
 import { logHist, linearHist } from './histogram';
 import { formatInteger, formatString, formatChar, formatBinary, formatMemory, formatInBuffer, clampInt, PAGE_SIZE, STP_BUFFER_SIZE, FormatPart, MemReader } from './format';
-import { compileEre, ereMatch, newMatchState, CompiledEre } from './strings';
+import { compileEre, ereMatch, newMatchState, regexErrorText, CompiledEre } from './regex';
 import { builtinFor, AbortSignal } from './builtins';
 import type { ProbeContext } from './context';
 import type { Translated } from '../translate';
@@ -114,7 +114,7 @@ function runtimeObject(tr: Translated, host: ModuleHost): Record<string, unknown
     EMPTY_STAT,
     ere: (pat: string): CompiledEre => {
       const r = compileEre(pat);
-      if ('error' in r) throw new StapError(`regex compilation error: ${r.error}`);
+      if ('error' in r) throw new StapError(regexErrorText(r));
       return r;
     },
     ereMatch: (re: CompiledEre, s: string, c: ProbeContext) => ereMatch(re, s, c.match ?? (c.match = newMatchState())),

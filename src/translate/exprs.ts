@@ -5,7 +5,7 @@
  */
 import type * as A from '../ast';
 import { strverscmp } from '../parse/preprocess';
-import { compileEre } from '../runtime/strings';
+import { compileEre, regexErrorText, rawOfValue } from '../runtime/regex';
 import { constValue } from './consts';
 import { assignBinaryOp, TOP, exact, addR, subR, tracked, hasZero, Range } from './ranges';
 import { fastBinary, fastUnary, low32Able } from './arith';
@@ -83,7 +83,7 @@ export abstract class ExprGen extends GenBase {
       case 'concat':
         return `T(${this.ex(e.left)} + ${this.ex(e.right)})`;
       case 'regex': {
-        const re = this.regex(e.right.value, e.right.tok);
+        const re = this.regex(e.right.raw ?? rawOfValue(e.right.value), e.right.tok);
         const m = `R.ereMatch(${re}, ${this.ex(e.left)}, c)`;
         return e.op === '=~' ? m : `(1 - ${m})`;
       }
@@ -208,7 +208,7 @@ export abstract class ExprGen extends GenBase {
     let id = this.regexIds.get(pat);
     if (!id) {
       const r = compileEre(pat);
-      if ('error' in r) this.err(`regex compilation error: ${r.error}`, tok);
+      if ('error' in r) this.err(regexErrorText(r), tok);
       id = `RE${this.regexIds.size}`;
       this.regexIds.set(pat, id);
       this.consts.push(`const ${id} = R.ere(${jsStr(pat)});`);
@@ -398,7 +398,7 @@ export abstract class ExprGen extends GenBase {
       if (discard || e.prefix) return r;
       return `${back}(${r}, 1)`;
     }
-    this.err('operand of ++/-- must be an lvalue', t.tok);
+    this.err('invalid lvalue type', t.tok);
     return '0';
   }
 

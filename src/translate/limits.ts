@@ -9,6 +9,7 @@
 import type * as A from '../ast';
 import type { Limits } from './meta';
 import { walk } from './walk';
+import { longestChain } from '../elaborate/callgraph';
 
 /** The `-D` names read as numbers (limits of the generated module and of the runtime). */
 export const NUMERIC_DEFINES = ['MAXACTION', 'MAXACTION_INTERRUPTIBLE', 'INTERRUPTIBLE', 'MAXNESTING', 'MAXSTRINGLEN',
@@ -77,29 +78,17 @@ export function defaultMaxNesting(program: A.Program): number {
     }
     return s;
   };
-  let recursive = false;
+  // the call graph may be deeper than the JavaScript stack: walked without recursion
   const memo = new Map<A.FunctionDecl, number>();
-  const onStack = new Set<A.FunctionDecl>();
-  const depthOf = (f: A.FunctionDecl): number => {
-    const m = memo.get(f);
-    if (m !== undefined) return m;
-    if (onStack.has(f)) {
-      recursive = true;
-      return 0;
-    }
-    onStack.add(f);
-    let d = 0;
-    for (const g of fnsOf(f)) d = Math.max(d, depthOf(g));
-    onStack.delete(f);
-    memo.set(f, d + 1);
-    return d + 1;
-  };
+  let recursive = false;
   let deepest = 0;
   for (const p of program.probes) {
     const s = new Set<A.FunctionDecl>();
     collect(p.body, s);
     if (p.condition) collect(p.condition, s);
-    for (const f of s) deepest = Math.max(deepest, depthOf(f));
+    const r = longestChain(s, fnsOf, memo);
+    deepest = Math.max(deepest, r.depth);
+    recursive ||= r.recursive;
   }
   return deepest + 1 + (recursive ? 10 : 0);
 }

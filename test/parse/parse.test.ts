@@ -184,6 +184,22 @@ describe('pass 1: statements and declarations', () => {
     expect(errorOf('probe begin { @foo(1) }')).to.equal('parse error: unknown operator @foo');
   });
 
+  it('names what was expected at the end of the file as stap 4.8 does', () => {
+    // real-stap -p1 -e of each text: "saw: <input> EOF" after the message
+    const atEof = (text: string): string => {
+      const r = parse(text);
+      expect(r.file, 'should fail').to.equal(null);
+      expect(r.errors.split('\n')[1]).to.equal('        saw: <input> EOF');
+      return r.errors.split('\n')[0];
+    };
+    expect(atEof('probe foo if')).to.equal("parse error: expected '('");
+    expect(atEof('probe foo if (x')).to.equal("parse error: expected ')'");
+    expect(atEof('probe begin { x = ')).to.equal('parse error: expected value');
+    expect(atEof('probe begin { foreach (x in a @sum')).to.equal('parse error: expected sort directive');
+    expect(atEof('function f(')).to.equal('parse error: unexpected end-of-file');
+    expect(errorOf('probe foo if x')).to.equal("parse error: expected '('");
+  });
+
   it('reports errors in stap layout and resynchronises at the next declaration', () => {
     // stap 4.8 (-p1 of the same text) prints both errors with the file name on each; a second
     // error with the same message would be counted as a "similar error message suppressed"

@@ -80,47 +80,6 @@ describe('runtime/strings', () => {
     expect(S.textStrn('\n\n\n\n', 8, 1)).to.equal('"\\n"...');
     expect(S.textStrn('x'.repeat(600), 0, 0).length).to.equal(511);
   });
-  it('ERE translation', () => {
-    const m = (p: string, s: string) => {
-      const r = S.compileEre(p);
-      if ('error' in r) throw new Error(r.error);
-      return S.ereMatch(r, s);
-    };
-    expect(m('^a.c$', 'abc')).to.equal(1);
-    expect(m('^a.c$', 'a\nc')).to.equal(1);
-    expect(m('[[:digit:]]+x', 'ab12x')).to.equal(1);
-    expect(m('^[[:alpha:]_][[:alnum:]_]*$', '_foo9')).to.equal(1);
-    expect(m('^[[:alpha:]_][[:alnum:]_]*$', '9foo')).to.equal(0);
-    expect(m('[]a]', ']')).to.equal(1);
-    expect(m('[^]a]', 'a')).to.equal(0);
-    expect(m('[a-c-]', '-')).to.equal(1);
-    expect(m('a{2,3}', 'caab')).to.equal(1);
-    expect(m('a{2,3}', 'cab')).to.equal(0);
-    expect(m('x\\.y', 'x.y')).to.equal(1);
-    expect(m('x\\.y', 'xzy')).to.equal(0);
-    expect(m('(foo|bar)+$', 'zbarfoo')).to.equal(1);
-    expect(m('\xe9', 'caf\xe9')).to.equal(1);
-    expect(m('a/b}', 'a/b}')).to.equal(1);
-    for (const bad of ['(a', 'a)', '[abc', '*a', '[[:nope:]]', 'a{3,1}', '[z-a]']) {
-      expect(S.compileEre(bad), bad).to.have.property('error');
-    }
-  });
-  it('matched / ngroups', () => {
-    const st = S.newMatchState();
-    const r = S.compileEre('([a-z]+)-([0-9]+)?') as S.CompiledEre;
-    expect(() => S.matched(st, 0)).to.throw(StapError, 'Attempted to get subexpression 0 from failed match');
-    expect(S.ereMatch(r, 'xx abc-12 yy', st)).to.equal(1);
-    expect(S.matched(st, 0)).to.equal('abc-12');
-    expect(S.matched(st, 1)).to.equal('abc');
-    expect(S.matched(st, 2)).to.equal('12');
-    expect(S.matchedStr(st)).to.equal('abc-12');
-    expect(S.ngroups(st)).to.equal(3);
-    expect(() => S.matched(st, 3)).to.throw(StapError, 'Attempted to get nonexistent subexpression 3');
-    S.ereMatch(r, 'abc-', st);
-    expect(S.matched(st, 2)).to.equal('');
-    expect(S.ereMatch(r, '123', st)).to.equal(0);
-    expect(() => S.matched(st, 1)).to.throw(StapError, 'Attempted to get subexpression 1 from failed match');
-  });
 });
 
 describe('runtime/time', () => {

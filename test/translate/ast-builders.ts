@@ -9,7 +9,7 @@ export const FILE: A.SourceFile = { name: 't.stp', text: '', isTapset: false };
 export const TAPSET: A.SourceFile = { name: 'stdlib/t.stp', text: '', isTapset: true };
 let col = 1;
 export function tok(text: string, kind: A.TokenKind = 'operator'): A.Token {
-  return { kind, text, file: FILE, line: 1, col: col++, offset: 0, length: text.length };
+  return { kind, text, file: FILE, line: 1, col: col++ };
 }
 
 export function v(name: string, type: A.Type, kind: A.VarDecl['kind'] = 'local', arity = 0, indexTypes: A.Type[] = []): A.VarDecl {

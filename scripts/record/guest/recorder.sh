@@ -1,10 +1,18 @@
 #!/bin/sh
 # Runs inside the Debian 12 guest as root (started by systemd's recorder.service once the services are
 # up): records every workload of CATALOGUE into OUT, then powers the guest off. See ../README.md.
-# Usage: recorder.sh CATALOGUE OUT [IDLE_SECONDS [RING_BUFFER_KB_PER_CPU]] (run with a clean environment).
+# Usage: recorder.sh CATALOGUE OUT [IDLE_SECONDS [RING_BUFFER_KB_PER_CPU [RUN_TIMEOUT]]] (run with a clean
+# environment).
 # CATALOGUE lines: NAME<TAB>FLAGS<TAB>SETUP<TAB>COMMAND ('-' for an empty field; FLAGS: comma list,
-# 'nograph' skips the function_graph run, 'nostrace' the strace run).
-# Per workload, three runs of COMMAND (after SETUP, untraced, each time):
+# 'nograph' skips the function_graph run, 'nostrace' the strace run, 'background' traces every task,
+# 'cold' skips the untraced warm-up run before each traced run (see run_setup),
+# 'buf=KB' sets the ring buffer per CPU for this workload, 'memcg=SIZE' runs it in a memory cgroup
+# limited to SIZE (memory.max: reclaim and swap-out inside the workload), 'timeout=S' kills a run after
+# S guest seconds (default RUN_TIMEOUT, 300)).
+# Per workload, three runs of COMMAND (after SETUP, untraced, each time). The runs go in three phases
+# over the whole catalogue (every graph run, then every events run, then every strace run): switching
+# the function_graph tracer on patches ~48,000 call sites and every tracepoint another ~1,500 jump
+# labels, each batch synchronised across the CPUs, which costs minutes under TCG; once per boot is enough.
 #   graph/   function_graph following the launcher and its descendants (set_ftrace_pid, function-fork;
 #            system-wide for 'background' workloads), funcgraph-proc/-abstime/-tail/-irqs, with only the
 #            sched_process_fork/exec/exit events (to know the workload's task tree); no other events,
@@ -14,7 +22,7 @@
 #            exact per-function counts come from the graph run)
 #   strace/  strace -f -tt -v -s 256 -X raw; exit_group is delayed 1 s so a poller copies
 #            /proc/<pid>/maps and cmdline of every process of the workload just before it exits
-CAT=$1; OUT=$2; IDLE_S=${3:-5}; BUF_KB=${4:-40960}
+CAT=$1; OUT=$2; IDLE_S=${3:-10}; BUF_KB=${4:-40960}; RUN_TIMEOUT=${5:-300}
 T=/sys/kernel/tracing
 mkdir -p "$OUT"
 log() { echo "== rec $(date +%T) $*" > /dev/ttyS0; }
@@ -29,6 +37,13 @@ tr_reset() {
   echo 0 > $T/options/overwrite
   echo 0 > $T/options/function-fork; echo 0 > $T/options/event-fork; PIDFILTER=
   echo > $T/trace
+}
+
+# between runs the tracers stay on with tracing_on 0, following only kthreadd (pid 2, asleep), so the
+# setups and the trace read-out pay little for them (the buffer is kept: a run reads it out after parking)
+tr_park() {
+  echo 0 > $T/tracing_on
+  echo 2 > $T/set_ftrace_pid; echo 2 > $T/set_event_pid
 }
 
 # the descendants of a process, from /proc/PID/task/*/children (cheap under TCG, unlike ps)
@@ -52,18 +67,47 @@ launch() {
   fi
   PID=$!
   cd /
+  in_memcg $PID
   # tracing starts once the launcher waits in the fifo's open (its own exec of sh is over): the
   # first execve the traces show is the workload's
   n=0; until grep -q fifo_open /proc/$PID/wchan 2>/dev/null || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done
   # the graph run follows the launcher and its descendants only (function-fork, event-fork): far less
   # to trace and read back under TCG than the whole system
   [ -n "$PIDFILTER" ] && { echo $PID > $T/set_ftrace_pid; echo $PID > $T/set_event_pid; }
-  echo 1 > $T/tracing_on
+  # (the recorder's own forks, the time-limit watcher and date, happen outside the traced window: a
+  # 'background' workload traces every task)
+  watch_start $PID
   T0=$(now)
+  echo 1 > $T/tracing_on
   echo go > /tmp/rec-go
   wait $PID; STATUS=$?
-  T1=$(now)
   echo 0 > $T/tracing_on
+  T1=$(now)
+  watch_stop
+}
+
+flag() {  # the value of FLAGS entry $1=VALUE (empty when absent)
+  echo ",$FLAGS," | tr ',' '\n' | sed -n "s/^$1=//p" | head -1
+}
+
+# memcg=SIZE: a memory cgroup limited to SIZE for the workload (cgroup v2; swap unlimited)
+MEMCG=/sys/fs/cgroup/rec
+in_memcg() {
+  m=$(flag memcg); [ -n "$m" ] || return 0
+  grep -qw memory /sys/fs/cgroup/cgroup.subtree_control || echo +memory > /sys/fs/cgroup/cgroup.subtree_control
+  mkdir -p $MEMCG; echo "$m" > $MEMCG/memory.max; echo max > $MEMCG/memory.swap.max
+  [ -z "${1:-}" ] || echo "$1" > $MEMCG/cgroup.procs
+}
+
+# a run that outlives its time limit (a hung workload) is killed with its descendants
+watch_start() {
+  lim=$(flag timeout); lim=${lim:-$RUN_TIMEOUT}
+  ( sleep "$lim"; echo "== rec $(date +%T)   $NAME: killed after $lim s" > /dev/ttyS0; kill -9 $(descendants $1) $1 2>/dev/null ) &
+  WATCH=$!
+}
+watch_stop() {
+  for c in $(cat /proc/$WATCH/task/*/children 2>/dev/null); do kill $c 2>/dev/null; done
+  kill $WATCH 2>/dev/null; wait $WATCH 2>/dev/null; true
 }
 
 save_stats() {  # $1 dir: per-CPU ring buffer statistics (overruns, dropped events)
@@ -75,46 +119,75 @@ meta() {  # $1 dir
     "$NAME" "$CMD" "$SETUP" "$FLAGS" "$PID" "$STATUS" "$T0" "$T1" > "$1/meta"
 }
 
-run_setup() { cleanup; [ -n "$SETUP" ] && (cd /root && sh -c "$SETUP") < /dev/null > /dev/null 2>&1; sync; sleep 0.5; }
+# Before each traced run: SETUP, then (unless the workload is flagged 'cold' or 'background') one untraced
+# run of COMMAND and SETUP again, so the traced run finds its programs, libraries and files in the page
+# cache as on a running system, whatever ran before it in this boot (a fresh boot, pagecache-miss's
+# drop_caches): without it a graph run read its program from disk (ext4_readahead, submit_bio) while
+# the events and strace runs of the same workload did not
+run_setup() {
+  cleanup; setup_only
+  if ! has cold && ! has background; then
+    # (in the traced run's form: `echo hello` runs /usr/bin/echo, not the shell's builtin)
+    if has_shell_syntax "$CMD"; then (cd /root && timeout "$RUN_TIMEOUT" sh -c "$CMD") < /dev/null > /dev/null 2>&1
+    else (set -f; cd /root && timeout "$RUN_TIMEOUT" $CMD) < /dev/null > /dev/null 2>&1; fi
+    cleanup; setup_only
+  fi
+  sync; sleep 0.5
+}
+setup_only() { [ -n "$SETUP" ] && (cd /root && sh -c "$SETUP") < /dev/null > /dev/null 2>&1; true; }
 # what a setup may leave behind (the swap workload's memory filler) is undone before the next run
 cleanup() { umount /mnt/fill 2>/dev/null; true; }
 
-run_graph() {
-  d=$OUT/$NAME/graph; mkdir -p "$d"
-  run_setup; tr_reset
-  echo $BUF_KB > $T/buffer_size_kb
+buf_size() { b=$(flag buf); echo ${b:-$BUF_KB} > $T/buffer_size_kb; }
+
+graph_begin() {
+  tr_reset; tr_park
   echo function_graph > $T/current_tracer
   for o in funcgraph-proc funcgraph-abstime funcgraph-tail funcgraph-irqs funcgraph-cpu funcgraph-duration; do echo 1 > $T/options/$o; done
   for e in sched_process_fork sched_process_exec sched_process_exit; do echo 1 > $T/events/sched/$e/enable; done
-  case ",$FLAGS," in *,background,*) PIDFILTER=;; *) PIDFILTER=1; echo 1 > $T/options/function-fork; echo 1 > $T/options/event-fork;; esac
-  launch
-  save_stats "$d"; meta "$d"
-  cat $T/trace | gzip -1 > "$d/trace.gz"
-  tr_reset; logrun graph
 }
 
+run_graph() {
+  d=$OUT/$NAME/graph; rm -rf "$d"; mkdir -p "$d"
+  run_setup; tr_park; buf_size; echo > $T/trace
+  case ",$FLAGS," in
+    *,background,*) PIDFILTER=; echo 0 > $T/options/function-fork; echo 0 > $T/options/event-fork
+                    echo > $T/set_ftrace_pid; echo > $T/set_event_pid;;
+    *) PIDFILTER=1; echo 1 > $T/options/function-fork; echo 1 > $T/options/event-fork;;
+  esac
+  launch
+  save_stats "$d"; meta "$d"
+  tr_park
+  cat $T/trace | gzip -1 > "$d/trace.gz"
+  echo > $T/trace; sync; logrun graph
+}
+
+events_begin() { tr_reset; tr_park; echo 1 > $T/events/enable; }
+
 run_events() {
-  d=$OUT/$NAME/events; mkdir -p "$d"
-  run_setup; tr_reset
-  echo $BUF_KB > $T/buffer_size_kb
-  echo 1 > $T/events/enable
+  d=$OUT/$NAME/events; rm -rf "$d"; mkdir -p "$d"
+  run_setup; tr_park; buf_size; echo > $T/trace
+  PIDFILTER=; echo > $T/set_event_pid   # every task
   cat /proc/vmstat > "$d/vmstat.before"
   launch
   cat /proc/vmstat > "$d/vmstat.after"
-  echo 0 > $T/events/enable
   save_stats "$d"; meta "$d"
+  tr_park
   cat $T/trace | gzip -1 > "$d/trace.gz"
-  tr_reset; logrun events
+  echo > $T/trace; sync; logrun events
 }
 
 run_strace() {
-  d=$OUT/$NAME/strace; mkdir -p "$d/maps"
+  d=$OUT/$NAME/strace; rm -rf "$d"; mkdir -p "$d/maps"
   run_setup
   cd /root
   if has_shell_syntax "$CMD"; then set -- sh -c "$CMD"; else set -f; set -- $CMD; set +f; fi
   T0=$(now)
-  strace -f -tt -v -s 256 -X raw -e inject=exit_group:delay_enter=1000000 -o "$d/strace.txt" "$@" < /dev/null > /dev/ttyS0 2>&1 &
+  # (in the memory cgroup before strace starts the workload)
+  cg=/dev/null; [ -n "$(flag memcg)" ] && { in_memcg; cg=$MEMCG/cgroup.procs; }
+  sh -c 'echo $$ > "$0"; exec "$@"' "$cg" strace -f -tt -v -s 256 -X raw -e inject=exit_group:delay_enter=1000000 -o "$d/strace.txt" "$@" < /dev/null > /dev/ttyS0 2>&1 &
   PID=$!
+  watch_start $PID
   cd /
   while kill -0 $PID 2>/dev/null; do
     for p in $(descendants $PID); do
@@ -125,8 +198,9 @@ run_strace() {
   done
   wait $PID; STATUS=$?
   T1=$(now)
+  watch_stop
   rm -f "$d"/maps/*.tmp
-  meta "$d"; logrun strace
+  meta "$d"; sync; logrun strace
 }
 
 snapshot_system() {
@@ -148,33 +222,50 @@ snapshot_system() {
 }
 
 # the idle system: system-wide event rates over IDLE_S seconds, per-IRQ and softirq counters
-snapshot_idle() {
-  d=$OUT/system/idle; mkdir -p "$d"
-  tr_reset; echo $BUF_KB > $T/buffer_size_kb
-  echo 1 > $T/events/enable
+snapshot_idle() {  # (in the events phase: every event enabled, tracing off)
+  d=$OUT/system/idle; rm -rf "$d"; mkdir -p "$d"
+  tr_park; echo $BUF_KB > $T/buffer_size_kb; echo > $T/trace; echo > $T/set_event_pid
   cat /proc/interrupts > "$d/interrupts.before"; cat /proc/softirqs > "$d/softirqs.before"; cat /proc/stat > "$d/stat.before"
-  echo 1 > $T/tracing_on; T0=$(now); sleep "$IDLE_S"; T1=$(now); echo 0 > $T/tracing_on
+  T0=$(now); echo 1 > $T/tracing_on; sleep "$IDLE_S"; echo 0 > $T/tracing_on; T1=$(now)
   cat /proc/interrupts > "$d/interrupts.after"; cat /proc/softirqs > "$d/softirqs.after"; cat /proc/stat > "$d/stat.after"
   printf 't0\t%s\nt1\t%s\n' "$T0" "$T1" > "$d/meta"; save_stats "$d"
+  tr_park
   cat $T/trace | gzip -1 > "$d/trace.gz"
-  tr_reset
+  echo > $T/trace
 }
+
+# each phase runs over the catalogue: NAME FLAGS SETUP CMD per line; $1 the function to call
+each() {
+  while IFS="$tab" read -r NAME FLAGS SETUP CMD; do
+    case "$NAME" in ''|\#*) continue;; esac
+    [ "$FLAGS" = - ] && FLAGS=
+    [ "$SETUP" = - ] && SETUP=
+    "$@" < /dev/null
+  done < "$CAT"
+}
+# the workload's last run is done: it is complete (the host keeps it even if the guest is stopped later)
+finish() {
+  awk '{s += $1} END {printf "%.1f\n", s}' "$OUT/$NAME/.took" > "$OUT/$NAME/seconds"; rm -f "$OUT/$NAME/.took"
+  sync; log "workload $NAME done: $(cat "$OUT/$NAME/seconds") s in the guest"
+}
+took() { echo "$(now) $1" | awk '{printf "%.1f\n", $1-$2}' >> "$OUT/$NAME/.took"; }
+has() { case ",$FLAGS," in *,$1,*) return 0;; esac; return 1; }
+fresh() { mkdir -p "$OUT/$NAME"; rm -f "$OUT/$NAME/.took" "$OUT/$NAME/seconds"; }
+phase_graph() { has nograph && return 0; fresh; t=$(now); run_graph; took $t; }
+phase_events() { has nograph && fresh; t=$(now); run_events; cleanup; took $t; has nostrace && finish; true; }
+phase_strace() { has nostrace && return 0; t=$(now); run_strace; cleanup; took $t; finish; }
 
 log "recorder start: $(nproc) CPUs, $(uname -r)"
 sleep 3
-if [ ! -e /root/rec/nosystem ]; then snapshot_system; snapshot_idle; log "system snapshot done"; fi
+if [ ! -e /root/rec/nosystem ]; then snapshot_system; sync; log "system snapshot done"; fi
 tab=$(printf '\t')
-while IFS="$tab" read -r NAME FLAGS SETUP CMD; do
-  case "$NAME" in ''|\#*) continue;; esac
-  [ "$FLAGS" = - ] && FLAGS=
-  [ "$SETUP" = - ] && SETUP=
-  log "workload $NAME: $CMD"
-  t=$(now)
-  case ",$FLAGS," in *,nograph,*) ;; *) run_graph;; esac
-  run_events
-  case ",$FLAGS," in *,nostrace,*) ;; *) run_strace;; esac
-  cleanup
-  echo "$(now) $t" | awk '{printf "%.1f\n", $1-$2}' > "$OUT/$NAME/seconds"
-  log "workload $NAME done in $(cat "$OUT/$NAME/seconds") s"
-done < "$CAT"
+log "graph runs (function_graph on: $(cut -f1 "$CAT" | grep -v '^#' | tr '\n' ' '))"
+graph_begin; log "function_graph on"
+each phase_graph
+tr_reset; log "function_graph off; events runs"
+events_begin; log "every event on"
+[ -e /root/rec/nosystem ] || { snapshot_idle; sync; log "idle system rates done"; }
+each phase_events
+tr_reset; log "events off; strace runs"
+each phase_strace
 log "recorder end"

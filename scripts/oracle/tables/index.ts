@@ -1,0 +1,11 @@
+/** The oracle tables, in recording order. */
+import type { Table } from '../cases';
+import { parse } from './parse';
+import { operators } from './operators';
+import { semantics } from './semantics';
+import { warnings } from './warnings';
+import { compatible } from './compatible';
+import { formats } from './formats';
+import { probes } from './probes';
+
+export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators];

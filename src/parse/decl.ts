@@ -1,0 +1,308 @@
+/**
+ * Declarations: `global` (sizes, `%`, initialisers), `private`, `function` (types, parameters,
+ * priority, embedded-C bodies), `probe` with probe points (components glued from adjacent
+ * tokens like `sys**open`, arguments, `{a,b}` brace expansion, `?`, `!`, `if (cond)`) and
+ * probe aliases (`=` prologue, `+=` epilogue, both), top-level `%{ %}`.
+ */
+import type * as A from '../ast';
+import { ParseError } from '../diag';
+import type { Cursor } from './cursor';
+import { parseExpression } from './expr';
+import { parseBlock } from './stmt';
+import { parseNumber, literal, signedNumber, guruOnly } from './literals';
+import { checkBody } from './checks';
+
+/** Names declared so far in the file (true: private). */
+export type Declared = Map<string, boolean>;
+
+export function parseDecl(c: Cursor, out: A.StapFile, declared: Declared): void {
+  const t = c.peek()!;
+  if (t.kind === 'embedded') {
+    c.next();
+    guruOnly(c, t, 'embedded code');
+    out.embeds.push({ code: t.text, tok: t });
+    return;
+  }
+  if (t.kind === 'keyword') {
+    switch (t.text) {
+      case 'probe': return parseProbe(c, out);
+      case 'function': out.functions.push(parseFunction(c)); return;
+      case 'global':
+        c.next();
+        parseGlobals(c, out, declared, false);
+        return;
+      case 'private': {
+        c.next();
+        if (c.peekKw('global')) {
+          c.next();
+          parseGlobals(c, out, declared, true);
+        } else if (c.peekKw('function')) {
+          const fn = parseFunction(c);
+          fn.isPrivate = true;
+          out.functions.push(fn);
+        } else parseGlobals(c, out, declared, true);
+        return;
+      }
+      default:
+        break;
+    }
+  }
+  throw c.error("expected 'probe', 'global', 'private', 'function', or '%{'");
+}
+
+function identifier(c: Cursor): A.Token {
+  c.peek();
+  const t = c.next();
+  if (t.kind !== 'identifier') throw c.error('expected identifier');
+  return t;
+}
+
+function parseGlobals(c: Cursor, out: A.StapFile, declared: Declared, isPrivate: boolean): void {
+  for (;;) {
+    const id = identifier(c);
+    const v: A.VarDecl = { name: id.text, tok: id, kind: 'global' };
+    if (c.peekOp('%')) {
+      c.next();
+      v.wrap = true;
+    }
+    if (c.peekOp('[')) {
+      c.next();
+      const n = c.next();
+      if (n.kind !== 'number') throw c.error('expected number');
+      const size = parseNumber(n.text, n);
+      if (typeof size === 'bigint' || size < 1 || size > 2147483647) throw new ParseError('array size out of range', n);
+      v.maxSize = size;
+      if (!c.isOp(c.next(), ']')) throw c.error("expected ']'");
+    }
+    if (c.peekOp('=')) {
+      c.next();
+      if (v.maxSize !== undefined || v.wrap) throw c.error('only scalar globals can be initialized');
+      v.init = literal(c);
+    }
+    if (isPrivate) v.isPrivate = true;
+    const prev = declared.get(v.name);
+    if (prev !== undefined) {
+      throw new ParseError(prev === isPrivate ? 'duplicate global name' : 'global versus private variable declaration conflict', id, true);
+    }
+    declared.set(v.name, isPrivate);
+    out.globals.push(v);
+    if (!c.peekOp(',')) break;
+    c.next();
+  }
+  if (c.peekOp(';')) c.next();
+}
+
+function typeAnnotation(c: Cursor): A.Type {
+  c.next(); // ':'
+  const t = c.next();
+  if (!c.isKw(t, 'long') && !c.isKw(t, 'string')) throw c.error("expected 'string' or 'long'");
+  return t.text as A.Type;
+}
+
+function parseFunction(c: Cursor): A.FunctionDecl {
+  c.next(); // function
+  c.peek();
+  const name = c.next();
+  if (name.kind !== 'identifier' && !c.isKw(name, 'string') && !c.isKw(name, 'long')) throw c.error('expected identifier');
+  const returnType = c.peekOp(':') ? typeAnnotation(c) : undefined;
+  if (!c.isOp(c.next(), '(')) throw c.error("expected '('");
+  const params: A.Param[] = [];
+  if (c.peekOp(')')) c.next();
+  else {
+    for (;;) {
+      const id = identifier(c);
+      if (params.some((p) => p.name === id.text)) throw c.error('duplicate parameter names');
+      const p: A.Param = { name: id.text, tok: id };
+      if (c.peekOp(':')) p.declaredType = typeAnnotation(c);
+      params.push(p);
+      const s = c.next();
+      if (c.isOp(s, ')')) break;
+      if (!c.isOp(s, ',')) throw c.error("expected ',' or ')'");
+    }
+  }
+  let priority = c.file.isTapset ? 1 : 0;
+  if (c.peekOp(':')) {
+    c.next();
+    const v = signedNumber(c);
+    if (Number(v.value) < 1 || typeof v.value === 'bigint') throw new ParseError('specified priority must be > 0', v.tok, true);
+    priority = Number(v.value);
+  }
+  let body: A.FunctionDecl['body'];
+  const b = c.peek();
+  if (b && b.kind === 'embedded') {
+    c.next();
+    guruOnly(c, b, 'embedded code');
+    body = { k: 'embedded', code: b.text, tok: b };
+  } else {
+    c.inFunction = true;
+    body = parseBlock(c);
+    c.inFunction = false;
+    checkBody(c, body);
+  }
+  const fn: A.FunctionDecl = { name: name.text, tok: name, params, priority, body, file: c.file };
+  if (returnType) fn.returnType = returnType;
+  return fn;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Probes and aliases
+
+function parseProbe(c: Cursor, out: A.StapFile): void {
+  const kw = c.next();
+  const names: A.ProbePoint[] = [];
+  const points: A.ProbePoint[] = [];
+  let epilogueOp = false;
+  for (;;) {
+    const pps = parseProbePoint(c);
+    const t = c.peek();
+    if (points.length === 0 && (c.isOp(t, '=') || c.isOp(t, '+='))) {
+      const pp = pps[0];
+      if (pp.optional || pp.sufficient) throw new ParseError('probe point alias name cannot be optional nor sufficient', pp.tok);
+      if (pp.condition) throw new ParseError('probe point alias name cannot have a condition', pp.tok);
+      for (const comp of pp.components) {
+        if (comp.arg) throw new ParseError(`alias component ${comp.name} contains illegal parameter`, comp.tok);
+      }
+      names.push(pp);
+      epilogueOp = t.text === '+=';
+      c.next();
+      continue;
+    }
+    for (const p of pps) points.push(p);
+    if (c.isOp(t, ',')) {
+      c.next();
+      continue;
+    }
+    if (c.isOp(t, '{')) break;
+    throw c.error(names.length ? "expected one of ', {'" : "expected one of ', { } = +='");
+  }
+  c.inFunction = false;
+  const body = parseBlock(c);
+  checkBody(c, body);
+  if (!names.length) {
+    out.probes.push({ points, body, tok: kw, file: c.file });
+    return;
+  }
+  const decl: A.AliasDecl = { names, points, tok: kw, file: c.file };
+  if (c.peekOp(',')) {
+    if (epilogueOp) throw c.error("Combined prologue and epilogue cannot be defined with '+='");
+    c.next();
+    decl.prologue = body;
+    decl.epilogue = parseBlock(c);
+    checkBody(c, decl.epilogue);
+  } else if (epilogueOp) decl.epilogue = body;
+  else decl.prologue = body;
+  out.aliases.push(decl);
+}
+
+/** Identifier, keyword or `*` tokens written without space between them make one component. */
+function glues(t: A.Token): boolean {
+  return t.kind === 'identifier' || t.kind === 'keyword' || (t.kind === 'operator' && t.text === '*');
+}
+
+/** Written with nothing between them (the text of a name token is its source text). */
+function adjacent(p: A.Token, t: A.Token): boolean {
+  return p.file === t.file && !p.chain && !t.chain && p.line === t.line && p.col + p.text.length === t.col;
+}
+
+function component(c: Cursor): A.ProbePointComponent {
+  const first = c.next();
+  if (!glues(first) && first.kind !== 'number') throw c.error("expected identifier or '*' or '{'");
+  let name = first.text;
+  let prev = first;
+  if (glues(first)) {
+    for (let t = c.tokAt(c.pos); t && glues(t) && adjacent(prev, t); t = c.tokAt(c.pos)) {
+      c.next();
+      name += t.text;
+      prev = t;
+    }
+  }
+  const tok = name === first.text ? first : { ...first, text: name };
+  const comp: A.ProbePointComponent = { name, tok };
+  if (c.peekOp('(')) {
+    c.next();
+    comp.arg = literal(c);
+    if (!c.isOp(c.next(), ')')) throw c.error("expected ')'");
+  }
+  return comp;
+}
+
+interface Variant { components: A.ProbePointComponent[]; optional: boolean; sufficient: boolean; condition?: A.Expr }
+
+/**
+ * One probe point as written: the points it stands for after brace expansion (the cartesian
+ * product of the alternatives; an alternative may carry its own `?`/`!`/condition only when
+ * its group is the last component, stap's rule).
+ */
+function parseProbePoint(c: Cursor): A.ProbePoint[] {
+  const start = c.peek();
+  const parts: (A.ProbePoint[] | A.ProbePointComponent)[] = [];
+  for (;;) {
+    const t = c.peek();
+    if (c.isOp(t, '{')) {
+      c.next();
+      c.enter(t);
+      const list: A.ProbePoint[] = [];
+      for (;;) {
+        for (const p of parseProbePoint(c)) list.push(p);
+        const s = c.next();
+        if (c.isOp(s, '}')) break;
+        if (!c.isOp(s, ',')) throw c.error("expected ',' or '}'");
+      }
+      c.leave();
+      parts.push(list);
+    } else parts.push(component(c));
+    if (!c.peekOp('.')) break;
+    c.next();
+  }
+  const suffixes: A.Token[] = [];
+  for (let t = c.peek(); c.isOp(t, '?') || c.isOp(t, '!'); t = c.peek()) suffixes.push(c.next());
+  let condition: A.Expr | undefined;
+  if (c.peekKw('if')) {
+    c.next();
+    // (looked at, not taken: at the end of the file stap says "expected '('", not end-of-file)
+    if (!c.isOp(c.peek(), '(')) throw c.error("expected '('");
+    c.next();
+    condition = parseExpression(c);
+    if (!c.isOp(c.peek(), ')')) throw c.error("expected ')'");
+    c.next();
+  }
+  let variants: Variant[] = [{ components: [], optional: false, sufficient: false }];
+  parts.forEach((alts, i) => {
+    if (!Array.isArray(alts)) {
+      for (const v of variants) v.components.push(alts);
+      return;
+    }
+    for (const a of alts) {
+      if ((a.optional || a.sufficient || a.condition) && i !== parts.length - 1) {
+        throw new ParseError("'?', '!' or condition must only be specified in suffix", a.components[0]?.tok ?? start);
+      }
+    }
+    const next: Variant[] = [];
+    for (const v of variants) {
+      for (const a of alts) {
+        next.push({
+          components: [...v.components, ...a.components],
+          optional: v.optional || a.optional, sufficient: v.sufficient || a.sufficient, condition: a.condition ?? v.condition,
+        });
+      }
+    }
+    variants = next;
+  });
+  let optional = false;
+  let sufficient = false;
+  let seenSuffix = false;
+  for (const sfx of suffixes) {
+    if (seenSuffix || variants.some((v) => v.optional)) throw new ParseError("'?' or '!' respecified", sfx, true);
+    seenSuffix = true;
+    if (sfx.text === '?') optional = true;
+    else {
+      optional = true;
+      sufficient = true;
+    }
+  }
+  const tok = start!;
+  return variants.map((v) => ({
+    components: v.components, optional: optional || v.optional, sufficient: sufficient || v.sufficient,
+    condition: condition ?? v.condition, tok,
+  }));
+}

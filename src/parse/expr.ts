@@ -1,0 +1,512 @@
+/**
+ * Expressions, by recursive descent for nesting and operator precedence (an operator stack)
+ * for the binary levels, with stap's grammar and messages:
+ *
+ *   assignment (right-assoc) < ?: < || < && < | < ^ < & < in < comparisons and =~ !~ <
+ *   << >> >>> < . < + - < * / % < unary + - ! ~ < ++ -- < & target < value and suffixes
+ *
+ * As in stap, `in` ends a comparison-level operand (`a == b in c` is `(a == b) in c`, and
+ * nothing of higher precedence may follow it), `=~` takes a literal and may only be the first
+ * operator of a comparison chain, and `[a, b] in c` starts an operand of `&` or lower.
+ *
+ * Long chains of one associative operator (machine-generated `a . b . c ...`, `x + y + ...`)
+ * are built balanced, so no later walk of the tree recurses once per operand; their nodes carry
+ * a `chain` id with which the printers give back the left-associated form.  Every nesting level
+ * counts against the cursor's bound (MAX_NESTING).
+ */
+import type * as A from '../ast';
+import { ParseError } from '../diag';
+import type { Cursor } from './cursor';
+import {
+  parseNumber, stringLiteral, signedNumber, isLvalue, splitPretty, targetWithComponents, guruOnly, guruOnlyOp,
+} from './literals';
+
+const ASSIGN_OPS = new Set(['=', '<<<', '<<=', '>>=', '+=', '-=', '*=', '/=', '%=', '&=', '^=', '|=', '.=']);
+
+/** Binding strength of the binary operators (`in` is 8, between `&` and the comparisons). */
+const PREC: Record<string, number> = {
+  '||': 3, '&&': 4, '|': 5, '^': 6, '&': 7,
+  '<': 9, '>': 9, '<=': 9, '>=': 9, '==': 9, '!=': 9, '=~': 9, '!~': 9,
+  '<<': 10, '>>': 10, '>>>': 10, '.': 11, '+': 12, '-': 12, '*': 13, '/': 13, '%': 13,
+};
+const IN_PREC = 8;
+const CMP_PREC = 9;
+
+/** Operators whose chains may be regrouped (64-bit wrap-around keeps + and * associative). */
+const ASSOCIATIVE = new Set(['||', '&&', '|', '^', '&', '.', '+', '*']);
+/** Chains of at least this many operands are built balanced. */
+export const REBALANCE_AT = 64;
+
+const PRINT_NAMES = new Set(['print', 'println', 'sprint', 'sprintln', 'printd', 'printdln', 'sprintd', 'sprintdln', 'printf', 'sprintf']);
+const STAT_OPS = new Set(['@count', '@sum', '@min', '@max', '@avg', '@variance']);
+const OTHER_AT_OPS = new Set(['@kderef', '@uderef', '@kregister', '@uregister', '@perf', '@probewrite', '@const', '@enum', '@enumname']);
+
+export function parseExpression(c: Cursor): A.Expr {
+  c.enter(c.last);
+  let e = parseBinary(c, 0);
+  let t = c.peek();
+  if (t && t.kind === 'operator' && t.text === '?') e = ternaries(c, e);
+  t = c.peek();
+  if (t && t.kind === 'operator' && ASSIGN_OPS.has(t.text)) {
+    c.next();
+    if (!isLvalue(e)) throw new ParseError('expected lvalue', e.tok);
+    e = { k: 'assign', op: t.text as A.AssignOp, target: e, value: parseExpression(c), tok: t };
+  }
+  c.leave();
+  return e;
+}
+
+/** `a ? b : c ? d : e` nests to the right: conditions and branches are collected first. */
+function ternaries(c: Cursor, first: A.Expr): A.Expr {
+  const conds: A.Expr[] = [];
+  const thens: A.Expr[] = [];
+  const marks: A.Token[] = [];
+  let e = first;
+  for (let q = c.peek(); q && q.kind === 'operator' && q.text === '?'; q = c.peek()) {
+    c.next();
+    const then = parseExpression(c);
+    if (!c.isOp(c.next(), ':')) throw c.error("expected ':'");
+    conds.push(e);
+    thens.push(then);
+    marks.push(q);
+    e = parseBinary(c, 0);
+  }
+  for (let i = conds.length - 1; i >= 0; i--) e = { k: 'ternary', cond: conds[i], then: thens[i], else: e, tok: marks[i] };
+  return e;
+}
+
+interface PendingOp { op: string; tok: A.Token; prec: number }
+
+/**
+ * Binary operators of precedence >= minPrec, left-associative.  Operands pile up with their
+ * operators and are combined when a weaker operator (or the end) arrives.
+ */
+export function parseBinary(c: Cursor, minPrec: number): A.Expr {
+  const operands: A.Expr[] = [];
+  const ops: PendingOp[] = [];
+  // the last operand was made at the `in` level (`x in a`, `[k] in a`): only weaker operators follow
+  let tupleLevel = false;
+  let regexHere = false; // the last operand is a regex match made in this chain
+  let t = c.peek();
+  if (minPrec <= IN_PREC && t && t.kind === 'operator' && t.text === '[') {
+    operands.push(parseTuple(c, t));
+    tupleLevel = true;
+  } else {
+    const first = parseUnary(c);
+    // most expressions are one operand: no operator stack then
+    const n = c.peek();
+    if (!n || (n.kind === 'operator' ? PREC[n.text] === undefined : !(n.kind === 'keyword' && n.text === 'in'))) return first;
+    operands.push(first);
+  }
+  for (t = c.peek(); t; t = c.peek()) {
+    let prec: number | undefined;
+    if (t.kind === 'keyword' && t.text === 'in') prec = IN_PREC;
+    else if (t.kind === 'operator') prec = PREC[t.text];
+    if (prec === undefined || prec < minPrec || (tupleLevel && prec >= IN_PREC)) break;
+    const regex = t.text === '=~' || t.text === '!~';
+    // left-associative: stronger operators before this one are combined now, equal ones stay
+    // stacked (reduceRun takes such runs left to right); `in` and =~ also take equal ones
+    while (ops.length && ops[ops.length - 1].prec > prec) reduceRun(c, operands, ops);
+    if (prec === IN_PREC) {
+      c.next();
+      const array = parseIndexable(c);
+      operands.push({ k: 'in', keys: [operands.pop()!], array, tok: t });
+      tupleLevel = true;
+      regexHere = false;
+      continue;
+    }
+    if (regex) {
+      if (regexHere || (ops.length && ops[ops.length - 1].prec === CMP_PREC)) break;
+      c.next();
+      const lit = c.peek();
+      if (!lit || lit.kind !== 'string') {
+        c.next();
+        throw c.error('expected literal string');
+      }
+      const right = stringLiteral(c);
+      operands.push({ k: 'regex', op: t.text as '=~' | '!~', left: operands.pop()!, right, tok: t });
+      regexHere = true;
+      continue;
+    }
+    c.next();
+    ops.push({ op: t.text, tok: t, prec });
+    const n = c.peek();
+    if (prec < IN_PREC && n && n.kind === 'operator' && n.text === '[') {
+      operands.push(parseTuple(c, n));
+      tupleLevel = true;
+    } else {
+      operands.push(parseUnary(c));
+      tupleLevel = false;
+    }
+    regexHere = false;
+  }
+  while (ops.length) reduceRun(c, operands, ops);
+  return operands[0];
+}
+
+/**
+ * Combine the operators on top of the stack that share the top one's precedence (all left-
+ * associative): a run of one associative operator long enough is built balanced.
+ */
+function reduceRun(c: Cursor, operands: A.Expr[], ops: PendingOp[]): void {
+  const prec = ops[ops.length - 1].prec;
+  let k = ops.length;
+  while (k > 0 && ops[k - 1].prec === prec) k--;
+  const run = ops.splice(k);
+  const args = operands.splice(operands.length - run.length - 1);
+  let left = args[0];
+  let i = 0;
+  while (i < run.length) {
+    let j = i;
+    while (j + 1 < run.length && run[j + 1].op === run[i].op) j++;
+    const n = j - i + 1;
+    if (n + 1 >= REBALANCE_AT && ASSOCIATIVE.has(run[i].op)) {
+      const chain = ++c.chainIds;
+      // left op (x1 op x2 op ... xn), the parenthesised part balanced
+      const right = balanced(run, args, i, j, chain);
+      left = makeBinary(run[i].op, run[i].tok, left, right, chain);
+    } else {
+      for (let m = i; m <= j; m++) left = makeBinary(run[m].op, run[m].tok, left, args[m + 1]);
+    }
+    i = j + 1;
+  }
+  operands.push(left);
+}
+
+/** Operands args[i+1..j+1] joined by the operators run[i+1..j] as a balanced tree. */
+function balanced(run: PendingOp[], args: A.Expr[], i: number, j: number, chain: number): A.Expr {
+  // bottom-up pairing: no recursion
+  let level: A.Expr[] = args.slice(i + 1, j + 2);
+  let toks: A.Token[] = run.slice(i + 1, j + 1).map((o) => o.tok);
+  const op = run[i].op;
+  while (level.length > 1) {
+    const next: A.Expr[] = [];
+    const nextToks: A.Token[] = [];
+    for (let m = 0; m < level.length; m += 2) {
+      if (m + 1 < level.length) {
+        next.push(makeBinary(op, toks[m], level[m], level[m + 1], chain));
+        if (m + 2 < level.length) nextToks.push(toks[m + 1]);
+      } else next.push(level[m]);
+    }
+    level = next;
+    toks = nextToks;
+  }
+  return level[0];
+}
+
+function makeBinary(o: string, tok: A.Token, l: A.Expr, r: A.Expr, chain?: number): A.Expr {
+  let e: A.Expr;
+  switch (o) {
+    case '&&': case '||': e = { k: 'logical', op: o, left: l, right: r, tok }; break;
+    case '.': e = { k: 'concat', left: l, right: r, tok }; break;
+    case '<': case '>': case '<=': case '>=': case '==': case '!=': return { k: 'compare', op: o, left: l, right: r, tok };
+    default: e = { k: 'binary', op: o as A.BinaryOp, left: l, right: r, tok };
+  }
+  if (chain !== undefined) (e as A.Binary).chain = chain;
+  return e;
+}
+
+/** After `in`: the array (a name). */
+function parseIndexable(c: Cursor): A.Sym {
+  const t = c.next();
+  if (t.kind !== 'identifier') throw c.error('expected identifier or statistical operation');
+  return { k: 'sym', name: t.text, tok: t };
+}
+
+/** `[k1, k2, ...] in array` (a single `[k]` without `in` is just k, as in stap). */
+function parseTuple(c: Cursor, open: A.Token): A.Expr {
+  c.enter(open);
+  c.next();
+  const keys: (A.Expr | null)[] = [];
+  for (;;) {
+    if (c.peekOp('*')) {
+      c.next();
+      keys.push(null);
+    } else keys.push(parseBinary(c, CMP_PREC));
+    const t = c.next();
+    if (c.isOp(t, ',')) continue;
+    if (c.isOp(t, ']')) break;
+    throw c.error("expected ',' or ']'");
+  }
+  c.leave();
+  const t = c.peek();
+  if (c.isKw(t, 'in')) {
+    c.next();
+    return { k: 'in', keys, array: parseIndexable(c), tok: t };
+  }
+  if (keys.length === 1 && keys[0]) return keys[0];
+  if (keys.length === 1) throw c.error('wildcard not allowed in array index');
+  throw c.error('unexpected comma-separated expression list');
+}
+
+function parseUnary(c: Cursor): A.Expr {
+  const prefix: A.Token[] = [];
+  for (;;) {
+    const t = c.peek();
+    if (t && t.kind === 'operator' && (t.text === '+' || t.text === '-' || t.text === '!' || t.text === '~')) {
+      c.next();
+      c.enter(t);
+      prefix.push(t);
+    } else break;
+  }
+  let e: A.Expr;
+  const t = c.peek();
+  if (t && t.kind === 'operator' && (t.text === '++' || t.text === '--')) {
+    c.next();
+    const x = parseDwarfValue(c);
+    if (!isLvalue(x)) throw new ParseError('expected lvalue', x.tok);
+    e = { k: 'incdec', op: t.text, prefix: true, operand: x, tok: t };
+  } else {
+    e = parseDwarfValue(c);
+    const p = c.peek();
+    if (p && p.kind === 'operator' && (p.text === '++' || p.text === '--')) {
+      c.next();
+      if (!isLvalue(e)) throw new ParseError('expected lvalue', e.tok);
+      e = { k: 'incdec', op: p.text, prefix: false, operand: e, tok: p };
+    }
+  }
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    e = { k: 'unary', op: prefix[i].text as A.Unary['op'], operand: e, tok: prefix[i] };
+    c.leave();
+  }
+  return e;
+}
+
+/** `&`? value suffix*: targets, @cast, @var, and `->`/`[]`/`$` after any value. */
+function parseDwarfValue(c: Cursor): A.Expr {
+  const amp = c.peek();
+  if (c.isOp(amp, '&')) {
+    c.next();
+    c.enter(amp);
+    const x = parseDwarfValue(c);
+    c.leave();
+    if (x.k === 'target' || x.k === 'cast' || x.k === 'atvar' || x.k === 'autocast') {
+      x.addressOf = true;
+      return x;
+    }
+    throw new ParseError('expected @cast, @var or $var', x.tok, true);
+  }
+  // the value (inline, not a call: one stack frame less per nested parenthesis)
+  let e: A.Expr;
+  const t = c.peek();
+  if (!t) throw c.error('expected value');
+  if (t.kind === 'number') {
+    c.next();
+    e = { k: 'num', value: parseNumber(t.text, t), tok: t };
+  } else if (t.kind === 'string') e = stringLiteral(c);
+  else if (t.kind === 'identifier') e = parseSymbol(c);
+  else if (t.kind === 'operator' && t.text === '(') {
+    c.next();
+    e = parseExpression(c);
+    if (!c.isOp(c.next(), ')')) throw c.error("expected ')'");
+  } else if (t.kind === 'operator' && t.text.length > 1 && t.text[0] === '@') e = parseAtOperator(c);
+  else if (t.kind === 'embedded') {
+    c.next();
+    guruOnly(c, t, 'embedded expression code');
+    e = { k: 'embedded', code: t.text, tok: t };
+  } else {
+    c.next();
+    throw c.error('expected literal string or number');
+  }
+  for (;;) {
+    const u = c.peek();
+    if (!u) break;
+    if (u.kind === 'operator' && u.text === '->') {
+      c.next();
+      const m = c.next();
+      if (m.kind !== 'identifier' && m.kind !== 'keyword' && m.kind !== 'number') throw c.error('expected identifier or keyword');
+      const sp = splitPretty(m.text);
+      e = targetWithComponents(e, { k: 'member', name: sp.name, tok: m }, sp.pretty, u);
+    } else if (u.kind === 'operator' && u.text === '[') {
+      c.next();
+      const idx = parseExpression(c);
+      if (!c.isOp(c.next(), ']')) throw c.error("expected ']'");
+      if (e.k === 'hist') e = { k: 'index', base: e, indexes: [idx], tok: e.tok };
+      else e = targetWithComponents(e, { k: 'index', index: idx, tok: u }, 0);
+    } else if (u.kind === 'identifier' && (u.text === '$' || u.text === '$$')) {
+      // `@cast(p, "T")$`, `$v[0]$$`: pretty-printing after `)` or `]`
+      c.next();
+      if (e.k !== 'target' && e.k !== 'cast' && e.k !== 'atvar') throw new ParseError('expected @cast, @var or $var', u, true);
+      if (e.pretty) throw new ParseError('-> and [ are not accepted for a pretty-printing variable', u);
+      e.pretty = u.text === '$$' ? 2 : 1;
+    } else break;
+  }
+  return e;
+}
+
+/** A name: variable, target variable, array element, function call or print. */
+function parseSymbol(c: Cursor): A.Expr {
+  const id = c.next();
+  const name = id.text;
+  const t = c.peek();
+  if (c.isOp(t, '(')) {
+    c.next();
+    const args: A.Expr[] = [];
+    if (c.peekOp(')')) c.next();
+    else {
+      for (;;) {
+        args.push(parseExpression(c));
+        const s = c.next();
+        if (c.isOp(s, ')')) break;
+        if (!c.isOp(s, ',')) throw c.error("expected ',' or ')'");
+      }
+    }
+    if (PRINT_NAMES.has(name)) return printNode(id, name, args);
+    for (const a of args) if (a.k === 'hist') throw new ParseError('base histogram operator where expression expected', a.tok);
+    return { k: 'call', name, args, tok: id };
+  }
+  if (c.isOp(t, '[')) {
+    c.next();
+    const items: (A.Expr | null)[] = [];
+    for (;;) {
+      if (c.peekOp('*')) {
+        c.next();
+        items.push(null);
+      } else items.push(parseExpression(c));
+      const s = c.next();
+      if (c.isOp(s, ']')) break;
+      if (!c.isOp(s, ',')) throw c.error("expected one of '] ,'");
+    }
+    if (name.startsWith('$') && items.length === 1) {
+      // `$ptr[i]`: an index component of the target variable
+      const idx = items[0];
+      if (!idx) throw new ParseError('wildcard not allowed in array index', t);
+      const sp = splitPretty(name);
+      const base: A.Target = { k: 'target', name: sp.name, components: [], pretty: 0, addressOf: false, tok: id };
+      return targetWithComponents(base, { k: 'index', index: idx, tok: t }, 0);
+    }
+    const base: A.Sym = { k: 'sym', name, tok: id };
+    return { k: 'index', base, indexes: items, tok: id };
+  }
+  if (name.startsWith('$')) {
+    const sp = splitPretty(name);
+    return { k: 'target', name: sp.name, components: [], pretty: sp.pretty, addressOf: false, tok: id } as A.Target;
+  }
+  return { k: 'sym', name, tok: id };
+}
+
+/** `@name(...)`: histograms, statistics, @cast, @var, @entry, @defined and the rest. */
+export function parseAtOperator(c: Cursor): A.Expr {
+  const tok = c.next();
+  const name = tok.text;
+  const open = c.peek();
+  if (!c.isOp(open, '(')) {
+    if (STAT_OPS.has(name) || name === '@entry' || name === '@defined' || name === '@cast' || name === '@task' || name === '@var'
+      || name === '@hist_log' || name === '@hist_linear' || OTHER_AT_OPS.has(name)) {
+      throw c.error("expected '('");
+    }
+    throw new ParseError(`unknown operator ${name}`, tok, true);
+  }
+  if (name === '@hist_log' || name === '@hist_linear') {
+    c.next();
+    const operand = parseExpression(c);
+    const params: A.Long[] = [];
+    if (name === '@hist_linear') {
+      for (let i = 0; i < 3; i++) {
+        if (!c.isOp(c.next(), ',')) throw c.error("expected ','");
+        params.push(signedNumber(c, 'expected literal number').value);
+      }
+    }
+    if (!c.isOp(c.next(), ')')) throw c.error("expected ')'");
+    return { k: 'hist', kind: name === '@hist_log' ? 'log' : 'linear', operand, params, tok };
+  }
+  if (!STAT_OPS.has(name) && !OTHER_AT_OPS.has(name) && !['@entry', '@defined', '@cast', '@task', '@var'].includes(name)) {
+    throw new ParseError(`unknown operator ${name}`, tok, true);
+  }
+  c.next();
+  const args: (A.Expr | null)[] = [];
+  let afterFirst: A.Token | undefined; // (for @perf's message)
+  if (c.peekOp(')')) c.next();
+  else {
+    for (;;) {
+      if (c.peekOp('*') && (c.isOp(c.peek2(), ',') || c.isOp(c.peek2(), ')'))) {
+        c.next();
+        args.push(null);
+      } else args.push(parseExpression(c));
+      if (args.length === 1) afterFirst = c.tokAt(c.pos);
+      const s = c.next();
+      if (c.isOp(s, ')')) break;
+      if (!c.isOp(s, ',')) throw c.error("expected ',' or ')'");
+    }
+  }
+  return atOp(c, tok, name, args, afterFirst);
+}
+
+function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[], afterFirst?: A.Token): A.Expr {
+  const need = (n: number, m = n): void => {
+    if (args.length < n || args.length > m || args.some((a) => a === null)) {
+      throw new ParseError(`expected ${args.length < n ? "','" : "')'"}`, tok, true);
+    }
+  };
+  if (STAT_OPS.has(name)) {
+    const op = name.slice(1) as A.StatOpName;
+    need(1, op === 'variance' ? 2 : 1);
+    const e: A.StatOp = { k: 'statop', op, operand: args[0]!, tok };
+    if (args.length === 2) {
+      const s = args[1]!;
+      if (s.k !== 'num') throw new ParseError('expected literal number', s.tok);
+      e.shift = Number(s.value);
+    }
+    return e;
+  }
+  if (name === '@entry') { need(1); return { k: 'entry', operand: args[0]!, tok }; }
+  if (name === '@defined') { need(1); return { k: 'defined', operand: args[0]!, tok }; }
+  if (name === '@cast') {
+    need(2, 3);
+    const t = args[1]!;
+    if (t.k !== 'str') throw new ParseError('expected literal string', t.tok, true);
+    const m = args[2];
+    if (m && m.k !== 'str') throw new ParseError('expected literal string', m.tok, true);
+    return { k: 'cast', operand: args[0]!, typeName: t.value, module: m && m.k === 'str' ? m.value : undefined, components: [], pretty: 0, addressOf: false, tok };
+  }
+  if (name === '@task') {
+    // stap's parser: @task(p) is @cast(p, "task_struct", "kernel<linux/sched.h>")
+    need(1);
+    return { k: 'cast', operand: args[0]!, typeName: 'task_struct', module: 'kernel<linux/sched.h>', components: [], pretty: 0, addressOf: false, tok };
+  }
+  if (name === '@var') {
+    need(1, 2);
+    const t = args[0]!;
+    if (t.k !== 'str') throw new ParseError('expected literal string', t.tok, true);
+    const m = args[1];
+    if (m && m.k !== 'str') throw new ParseError('expected literal string', m.tok, true);
+    return { k: 'atvar', varName: t.value, module: m && m.k === 'str' ? m.value : undefined, components: [], pretty: 0, addressOf: false, tok };
+  }
+  // stap's parser: raw kernel access needs guru mode (outside tapsets)
+  if (name === '@kregister' || name === '@kderef' || name === '@const') guruOnlyOp(c, tok, name);
+  if (args.some((a) => a === null)) throw new ParseError('wildcard not allowed in array index', tok);
+  if (name === '@perf' && args.length >= 1) {
+    const a = args[0]!;
+    if (a.k !== 'str') throw new ParseError('expected literal string', a.tok, true);
+    if (a.value === '') throw new ParseError('expected non-empty string', afterFirst ?? a.tok, true);
+  }
+  return { k: 'atop', name, args: args as A.Expr[], tok };
+}
+
+function printNode(nameTok: A.Token, name: string, args: A.Expr[]): A.Expr {
+  if (args.length > 32) throw new ParseError(`too many arguments to print (${args.length})`, nameTok);
+  const n = name as A.PrintName;
+  const e: A.Print = { k: 'print', name: n, args, tok: nameTok };
+  if (n === 'printf' || n === 'sprintf') {
+    const f = args[0];
+    if (!f || f.k !== 'str') throw new ParseError('expected literal string', f ? f.tok : nameTok, true);
+    e.format = f.value;
+    e.formatRaw = f.raw;
+    e.args = args.slice(1);
+  } else if (n === 'printd' || n === 'printdln' || n === 'sprintd' || n === 'sprintdln') {
+    const f = args[0];
+    if (!f || f.k !== 'str') throw new ParseError('expected literal string', f ? f.tok : nameTok, true);
+    e.delim = f.value;
+    e.formatRaw = f.raw;
+    e.args = args.slice(1);
+    if (e.args.length < 2) throw new ParseError('expected ","', nameTok, true);
+  } else if (n === 'print' || n === 'sprint' || n === 'sprintln') {
+    if (args.length < 1) throw new ParseError('expected expression', nameTok, true);
+  }
+  if ((n === 'print' || n === 'println' || n === 'sprint' || n === 'sprintln') && args.length === 1 && args[0].k === 'hist') {
+    e.hist = args[0];
+    e.args = [];
+  }
+  for (const a of e.args) if (a.k === 'hist') throw new ParseError('base histogram operator where expression expected', a.tok);
+  return e;
+}
