@@ -34,6 +34,11 @@ export interface PtRegs {
   args: readonly unknown[];
   /** return value (ax) on the return path */
   retval: unknown;
+  /**
+   * At an inline site shared by several inlined functions (one entry pc): the parameters of
+   * inline function `name` there (each probe reads its own function's, as DWARF locations do).
+   */
+  argsOf?(name: string): readonly unknown[];
 }
 
 /**

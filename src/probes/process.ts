@@ -19,17 +19,6 @@ const notModelled: Provider = {
   },
 };
 
-/** Suffixes after `process`, `process("PATH")` and `process(PID)` (all three roots). */
-const COMMON = [
-  'begin', 'end', 'thread.begin', 'thread.end', 'syscall', 'syscall.return',
-  'function(number)', 'function(number).call', 'function(number).exported', 'function(number).return',
-  'function(string)', 'function(string).call', 'function(string).callee(string)', 'function(string).callee(string).call',
-  'function(string).callee(string).return', 'function(string).callees', 'function(string).callees(number)',
-  'function(string).exported', 'function(string).inline', 'function(string).label(string)', 'function(string).return',
-  'mark(string)', 'plt', 'plt(string)', 'plt(string).return', 'plt.return', 'provider(string).mark(string)',
-  'statement(number)', 'statement(number).nearest', 'statement(string)', 'statement(string).nearest',
-];
-
 /** `process.library("L")...` and `process("PATH").library("L")...`. */
 const LIBRARY = [
   'function(number)', 'function(number).call', 'function(number).exported', 'function(number).return',
@@ -39,6 +28,9 @@ const LIBRARY = [
   'mark(string)', 'plt', 'plt(string)', 'plt(string).return', 'plt.return', 'provider(string).mark(string)',
   'statement(number)', 'statement(number).nearest', 'statement(string)', 'statement(string).nearest',
 ];
+
+/** Suffixes after `process`, `process("PATH")` and `process(PID)` (all three roots): the library ones and the process events. */
+const COMMON = ['begin', 'end', 'thread.begin', 'thread.end', 'syscall', 'syscall.return', ...LIBRARY];
 
 export function registerProcess(r: ProbeRegistry): void {
   for (const root of ['process', 'process(string)', 'process(number)']) {

@@ -39,7 +39,8 @@ export interface CtxVar {
 }
 
 export type Base =
-  | { k: 'arg'; i: number }
+  /** `fn`: an inline function's parameter (read with PtRegs.argsOf where instances share a pc) */
+  | { k: 'arg'; i: number; fn?: string }
   | { k: 'ret' }
   | { k: 'addr'; addr: number }
   | { k: 'operand' }
@@ -75,7 +76,7 @@ export function envFor(rp: A.ResolvedPoint): TargetEnv | null {
   if (rp.family === 'kernel.function' && d.inline === true) {
     // an inline instance: the abstract definition's formal parameters (DWARF types mapped to BTF)
     const f = inlinedFunction(String(d.name), String(d.file ?? ''), Number(d.line ?? 0), String(d.module ?? ''));
-    const vars: CtxVar[] = f ? f.params.map((p, i) => ({ name: p.name, type: inlineParamBtf(p.dwarfType), base: { k: 'arg', i } as Base })) : [];
+    const vars: CtxVar[] = f ? f.params.map((p, i) => ({ name: p.name, type: inlineParamBtf(p.dwarfType), base: { k: 'arg', i, fn: f.name } as Base })) : [];
     env = { vars, ret: null, isReturn: false, where: String(d.name), fnAddr: Number(d.addr ?? 0), file: String(d.file ?? '') };
   } else if (rp.family === 'kernel.function' && typeof d.name === 'string') {
     const fn = typeof d.fn === 'number' && d.fn >= 0 ? d.fn : -1;
@@ -538,14 +539,16 @@ function hitOf(c: ProbeContext): KHit {
   return c.data as KHit;
 }
 
+/** The hit's arguments; an inline function's (`fn`) from the registers of its shared site. */
+function argsFor(h: KHit, fn: string | undefined): readonly unknown[] {
+  if (h.entryArgs) return h.entryArgs;
+  return fn !== undefined && h.regs.argsOf ? h.regs.argsOf(fn) : h.args;
+}
+
 function baseValue(c: ProbeContext, p: Plan, operand: unknown): number | bigint {
   const b = p.base;
   switch (b.k) {
-    case 'arg': {
-      const h = hitOf(c);
-      const args = h.entryArgs ?? h.args;
-      return valueOf(args[b.i], p.baseType);
-    }
+    case 'arg': return valueOf(argsFor(hitOf(c), b.fn)[b.i], p.baseType);
     case 'ret': return valueOf(retvalOf(hitOf(c).regs), p.baseType);
     case 'addr': return b.addr;
     case 'operand': return typeof operand === 'bigint' ? Number(BigInt.asIntN(64, operand)) : Number(operand);
@@ -763,7 +766,6 @@ function varsText(c: ProbeContext, p: Plan, what: 'vars' | 'parms' | 'locals' | 
     const v = valueOf(retvalOf(h.regs), p.retType);
     return `return=${deep ? prettyValue(v, p.retType, deep > 1) : hex(v)}`;
   }
-  const args = h.entryArgs ?? h.args;
   for (const v of p.vars ?? []) {
     const t = btfType(btfResolve(v.type));
     let text: string;
@@ -779,7 +781,7 @@ function varsText(c: ProbeContext, p: Plan, what: 'vars' | 'parms' | 'locals' | 
       continue;
     }
     if (v.base.k !== 'arg') continue;
-    const raw = args[v.base.i];
+    const raw = argsFor(h, v.base.fn)[v.base.i];
     if (t.kind === BtfKind.STRUCT || t.kind === BtfKind.UNION) text = deep ? prettyAt(valueAddr(raw, v.type), v.type, deep > 1, 0) : '{...}';
     else {
       const val = valueOf(raw, v.type);

@@ -140,6 +140,47 @@ signals.hook('sig_send', (m, c, _t, e) => {
   return H_CONT;
 });
 signals.cond('sigqueued', (_m, _c, _t, e) => e.sgResult === 0);
+
+/**
+ * complete_signal's wakeup of the target (kernel/signal.c:1045-1075, include/linux/sched/signal.h
+ * signal_wake_up): a signal fatal to the whole group (sig_fatal: default action, neither ignored,
+ * stop nor core dump, not blocked; or SIGKILL) wakes with signal_wake_up(t, 1), state
+ * TASK_WAKEKILL | __TASK_TRACED (0x108); any other with signal_wake_up(t, sig == SIGKILL).
+ */
+function wakeState(e: Env): number {
+  const sig = (e.sgSig as number | undefined) ?? 0;
+  const t = e.sgTarget as Task | null | undefined;
+  if (sig === SIGKILL) return TASK_WAKEKILL | TASK_TRACED_BIT;
+  if (!t || t.sigBlocked & (1 << (sig - 1))) return 0;
+  return sigHandler(t.proc, sig) === 'default' && sigDefault(sig) === 'term' ? TASK_WAKEKILL | TASK_TRACED_BIT : 0;
+}
+const TASK_WAKEKILL = 0x100, TASK_TRACED_BIT = 0x8;
+// complete_signal wakes the thread only for a signal it queued (prepare_signal found it not ignored)
+signals.cond('sigwakes', (_m, _c, _t, e) => e.sgResult === 0 && e.sgTarget != null);
+signals.inlineIf('signal_wake_up_state', 'sigwakes');
+signals.inlineIf('signal_wake_up', 'sigwakes');
+// the inline wakeups inside complete_signal take the thread the signal was queued on (not current)
+signals.fnArgs('signal_wake_up_state', (_m, _c, t, e) => [(e.sgTarget as Task | null | undefined) ?? t, wakeState(e)]);
+signals.fnArgs('signal_wake_up', (_m, _c, t, e) => [(e.sgTarget as Task | null | undefined) ?? t, wakeState(e) !== 0 ? 1 : 0]);
+signals.fnArgs('complete_signal', (_m, _c, t, e) => [(e.sgSig as number | undefined) ?? 0, (e.sgTarget as Task | null | undefined) ?? t, 1]);
+/** The task a signal is being sent to (before __send_signal_locked picked the thread: the group leader). */
+function sigDest(t: Task, e: Env): Task {
+  const tt = e.sgTarget as Task | null | undefined;
+  if (tt) return tt;
+  const p = e.sgProc as Process | null | undefined;
+  return p?.threads.find((x) => !(x.state & TASK_DEAD)) ?? p?.threads[0] ?? t;
+}
+const sgSig = (e: Env): number => (e.sgSig as number | undefined) ?? 0;
+const sgInfoAddr = (e: Env): number => siginfoAddr(e.sgInfo as SigInfo | undefined, sgSig(e));
+// the sending chain's own arguments (kernel/signal.c): the signal, its siginfo, the destination
+// task (not current), PIDTYPE_TGID (1) for process-directed signals
+const PIDTYPE_TGID = 1;
+signals.fnArgs('check_kill_permission', (_m, _c, t, e) => [sgSig(e), sgInfoAddr(e), sigDest(t, e)]);
+signals.fnArgs('prepare_signal', (_m, _c, t, e) => [sgSig(e), sigDest(t, e), 0]);
+signals.fnArgs('__send_signal_locked', (_m, _c, t, e) => [sgSig(e), sgInfoAddr(e), sigDest(t, e), PIDTYPE_TGID, 0]);
+signals.fnArgs('send_signal_locked', (_m, _c, t, e) => [sgSig(e), sgInfoAddr(e), sigDest(t, e), PIDTYPE_TGID]);
+signals.fnArgs('do_send_sig_info', (_m, _c, t, e) => [sgSig(e), sgInfoAddr(e), sigDest(t, e), PIDTYPE_TGID]);
+signals.fnArgs('group_send_sig_info', (_m, _c, t, e) => [sgSig(e), sgInfoAddr(e), sigDest(t, e), PIDTYPE_TGID]);
 signals.hook('sig_wake', (_m, c, _t, e) => (e.recorded === true ? H_CONT : wakeTasks(c, e, (e.sgWake as Task[] | undefined) ?? [])));
 
 signals.tpArgs('signal_generate', (_m, _c, t, e) => {

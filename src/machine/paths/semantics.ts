@@ -51,6 +51,7 @@ export interface SemanticsOf<M> {
   readonly anchors: readonly (readonly [string, string, Where])[];
   readonly counts: Entries<CountRule<M>>;
   readonly featureDefs: Entries<Features<M>>;
+  readonly inlineGates?: Entries<string>;
 }
 
 /** One subsystem's attachments, in definition order. */
@@ -66,6 +67,7 @@ export class Semantics<M extends MachineCore = MachineCore> implements Semantics
   readonly anchors: [string, string, Where][] = [];
   readonly counts: [string, CountRule<M>][] = [];
   readonly featureDefs: [string, Features<M>][] = [];
+  readonly inlineGates: [string, string][] = [];
   constructor(readonly name: string) {}
 
   /**
@@ -74,6 +76,14 @@ export class Semantics<M extends MachineCore = MachineCore> implements Semantics
    */
   at(fn: string, hook: string, where: Where = 'entry'): void {
     this.anchors.push([fn, hook, where]);
+  }
+  /**
+   * The inline instances of function `fn` run only where condition `cond` holds: a recorded caller
+   * takes the branch holding them only then (complete_signal wakes nobody for an ignored signal),
+   * so their int3 sites fire only then.
+   */
+  inlineIf(fn: string, cond: string): void {
+    this.inlineGates.push([fn, cond]);
   }
   /** Repeated calls of `fn` in a recorded path (`fn*N`) run as often as `rule` says. */
   count(fn: string, rule: CountRule<M>): void {
@@ -161,6 +171,7 @@ export function installSemantics(s: SemanticsOf<never>): void {
   if (s.fnArgDefs.length) fnArgsById = null;
   add(countByName, 'count rule of', s.name, s.counts);
   add(featuresByKey, 'features of', s.name, s.featureDefs);
+  add(inlineGateByName, 'inline condition of', s.name, s.inlineGates ?? []);
   for (const [fn, hook, where] of s.anchors) {
     let l = anchorsByName.get(fn);
     if (!l) anchorsByName.set(fn, (l = []));
@@ -229,6 +240,12 @@ export function condDefined(name: string): boolean {
 export function hookNamed(name: string): Hook | undefined {
   return hookByName.get(name);
 }
+const inlineGateByName = new Map<string, string>();
+/** The condition the inline instances of `fn` run under (Semantics.inlineIf), or undefined. */
+export function inlineGateOf(fn: string): Cond | undefined {
+  const n = inlineGateByName.get(fn);
+  return n === undefined ? undefined : condByName.get(n);
+}
 export function condNamed(name: string): Cond | undefined {
   return condByName.get(name);
 }
@@ -257,6 +274,11 @@ export function fnArgsOf(fn: number): ArgBuilder | undefined {
     }
   }
   return fnArgsById.get(fn);
+}
+
+/** The argument builder defined for function `name` (inline instances have no kallsyms id), or undefined. */
+export function fnArgsNamed(name: string): ArgBuilder | undefined {
+  return fnArgsByName.get(name);
 }
 
 /** What function `fn` returns in environment `e` (its rule, else `e.rv`). */

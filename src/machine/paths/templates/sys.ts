@@ -330,6 +330,7 @@ file_tty_write.constprop.0
   // ----- open/close/stat/dirs
   sys_openat: `
 __x64_sys_openat
+  +do_sys_open:1352
   do_sys_openat2
     getname
       getname_flags
