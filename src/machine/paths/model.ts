@@ -29,6 +29,7 @@ import * as path from 'path';
 import { functionId } from '../../kernel/ftrace';
 import { symbolName } from '../../kernel/kallsyms';
 import { inlineInstancesIn } from '../../kernel/inline_sites';
+import { int3SiteCount } from '../../kernel/kprobes';
 import type { CompiledPath } from '../include/kstack';
 import { OP_HOOK, OP_RET, OP_TP, OP_INLINE, OP_END, OP_REPEAT, OP_LOOP, hookIndex, tpIndex, inlineRefIndex } from './dsl';
 import { anchorsOf, countRuleIndex, featuresOf } from './semantics';
@@ -49,6 +50,8 @@ export interface ModelVariant {
   /** recordings (bit i: recordings[i]) that ran it */
   readonly recs: number;
   code: CompiledPath | null;
+  /** `code` holds the inline-site operations (compiled while an int3 site was armed) */
+  codeInline?: boolean;
   /** programs of this variant cut short at a failure (failingInner), by failing function */
   failCode?: Map<string, CompiledPath>;
 }
@@ -309,7 +312,7 @@ function emitCall(id: number, kids: readonly MNode[], code: number[]): void {
   // itself is that function's entry, so no second hit is made there
   const self = symbolName(id);
   const seen = new Set<number>();
-  for (const inst of inlineInstancesIn(id)) {
+  if (withInline) for (const inst of inlineInstancesIn(id)) {
     if (seen.has(inst.addr)) continue;
     seen.add(inst.addr);
     if (inst.fn.name !== self) code.push(OP_INLINE, inlineRefIndex(inst.fn.name, [inst.callLine]));
@@ -321,7 +324,17 @@ function emitCall(id: number, kids: readonly MNode[], code: number[]): void {
 }
 
 /** Compile a node list into a path (ending with OP_END). */
+/**
+ * Whether programs compiled now carry the inline-site operations.  They only matter while an
+ * int3 site is armed (kexec skips them otherwise), and finding them reads the whole inline-site
+ * table (~80 ms): a machine without inline probes compiles without them, and a variant compiled
+ * so is compiled again once a site is armed (`current`).
+ */
+let withInline = false;
+const current = (inl: boolean | undefined): boolean => inl === true || int3SiteCount() === 0;
+
 export function compileNodes(name: string, nodes: readonly MNode[], parent = ''): CompiledPath {
+  withInline = int3SiteCount() > 0;
   const code: number[] = [];
   emitNodes(nodes, code, parent ? afterSitesOf(functionId(parent)) : null);
   code.push(OP_END);
@@ -341,7 +354,10 @@ export function modelPath(m: MachineCore, c: Cpu, t: Task, e: Env, key: string, 
 
 /** The compiled program of a variant (the whole tree), made on first use. */
 export function variantCode(k: ModelKey, v: ModelVariant): CompiledPath {
-  return v.code ?? (v.code = compileNodes(k.name, parseModelShape(v.shape), KEY_PARENT[k.name] ?? ''));
+  if (v.code && current(v.codeInline)) return v.code;
+  v.code = compileNodes(k.name, parseModelShape(v.shape), KEY_PARENT[k.name] ?? '');
+  v.codeInline = withInline;
+  return v.code;
 }
 
 /**
@@ -352,7 +368,10 @@ export function syscallInner(k: ModelKey, v: ModelVariant): { fn: number; code: 
   const nodes = parseModelShape(v.shape);
   const top = nodes[0];
   const sysfn = top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
-  if (!v.code) v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? load().functions[sysfn.fn] : '');
+  if (!v.code || !current(v.codeInline)) {
+    v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? load().functions[sysfn.fn] : '');
+    v.codeInline = withInline;
+  }
   return { fn: sysfn ? modelFnId(sysfn.fn) : -1, code: v.code };
 }
 
@@ -381,7 +400,7 @@ export function truncateAtFailure(nodes: readonly MNode[], fail: number, upTo: n
 
 /** syscallInner of a variant cut short at `fail` (truncateAtFailure), compiled once. */
 export function failingInner(k: ModelKey, v: ModelVariant, fail: string, upTo: string): CompiledPath {
-  const key = `${fail}<${upTo}`;
+  const key = `${fail}<${upTo}${int3SiteCount() > 0 ? '+inline' : ''}`;
   let c = v.failCode?.get(key);
   if (c) return c;
   const nodes = parseModelShape(v.shape);
