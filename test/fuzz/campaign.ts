@@ -68,8 +68,9 @@ export function argvOf(c: Case, dir: string): string[] {
   if (c.inv.pass < 5) argv.push(`-p${c.inv.pass}`);
   else argv.push('-T', '0.2');
   if (c.inv.output) argv.push('-o', path.join(dir, 'out.txt'));
-  // (a real command line cannot carry a NUL byte)
-  if (c.inv.inline && !(c.child && c.text.includes('\0'))) argv.push('-e', c.text);
+  // (a real command line cannot carry a NUL byte, nor one argument past Linux's MAX_ARG_STRLEN,
+  // 128 KiB: spawn fails with E2BIG; such a script goes in a file)
+  if (c.inv.inline && !(c.child && (c.text.includes('\0') || Buffer.byteLength(c.text, 'latin1') > 120 * 1024))) argv.push('-e', c.text);
   else {
     const f = path.join(dir, 'script.stp');
     fs.writeFileSync(f, c.text, 'latin1');
