@@ -19,9 +19,8 @@ const notModelled: Provider = {
   },
 };
 
-/** Suffixes after `process`, `process("PATH")` and `process(PID)` (all three roots). */
-const COMMON = [
-  'begin', 'end', 'thread.begin', 'thread.end', 'syscall', 'syscall.return',
+/** Code points of a program or library (`process("PATH").library("L")...` too). */
+const CODE = [
   'function(number)', 'function(number).call', 'function(number).exported', 'function(number).return',
   'function(string)', 'function(string).call', 'function(string).callee(string)', 'function(string).callee(string).call',
   'function(string).callee(string).return', 'function(string).callees', 'function(string).callees(number)',
@@ -30,22 +29,15 @@ const COMMON = [
   'statement(number)', 'statement(number).nearest', 'statement(string)', 'statement(string).nearest',
 ];
 
-/** `process.library("L")...` and `process("PATH").library("L")...`. */
-const LIBRARY = [
-  'function(number)', 'function(number).call', 'function(number).exported', 'function(number).return',
-  'function(string)', 'function(string).call', 'function(string).callee(string)', 'function(string).callee(string).call',
-  'function(string).callee(string).return', 'function(string).callees', 'function(string).callees(number)',
-  'function(string).exported', 'function(string).inline', 'function(string).label(string)', 'function(string).return',
-  'mark(string)', 'plt', 'plt(string)', 'plt(string).return', 'plt.return', 'provider(string).mark(string)',
-  'statement(number)', 'statement(number).nearest', 'statement(string)', 'statement(string).nearest',
-];
+/** Suffixes after `process`, `process("PATH")` and `process(PID)` (all three roots). */
+const COMMON = ['begin', 'end', 'thread.begin', 'thread.end', 'syscall', 'syscall.return', ...CODE];
 
 export function registerProcess(r: ProbeRegistry): void {
   for (const root of ['process', 'process(string)', 'process(number)']) {
     for (const s of COMMON) r.register(`${root}.${s}`, notModelled);
   }
   for (const root of ['process', 'process(string)']) {
-    for (const s of LIBRARY) r.register(`${root}.library(string).${s}`, notModelled);
+    for (const s of CODE) r.register(`${root}.library(string).${s}`, notModelled);
   }
   for (const root of ['process(string)', 'process(number)']) {
     r.register(`${root}.insn`, notModelled);
