@@ -30,6 +30,7 @@ import { time } from './kernel/time';
 import { softirq } from './kernel/softirq';
 import { workqueue } from './kernel/workqueue';
 import { sys } from './kernel/sys';
+import { perfEventOpen } from './kernel/perf_event_open';
 import { signals } from './kernel/signal';
 import { BlockLayer, block } from './block/core';
 import { MemSys } from './mm/mm';
@@ -74,7 +75,7 @@ import type { Tracefs } from '../kernel/tracefs/tracefs';
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
-  schedCore, time, softirq, workqueue, sys, signals,
+  schedCore, time, softirq, workqueue, sys, signals, perfEventOpen,
   block,
   fault, vmscan, swapfile, mmap, filemap, pageWriteback,
   fsLayout, namei, fsOpen, fsReadWrite, fsPipe, fsStat, fsSync, ext4,

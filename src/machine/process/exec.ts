@@ -6,6 +6,7 @@
 import type { ProcMachine } from './procs';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
+import { perfEventExec } from '../kernel/perf_event_open';
 import { kmem } from '../../kernel/memory';
 
 const ENOENT = 2;
@@ -34,6 +35,7 @@ exec.syscall('execve', (m, _c, t, e) => {
 });
 exec.tpArgs('task_rename', (_m, _c, t, e) => [t, e.newComm ?? t.comm]);
 exec.hook('set_comm', (_m, _c, t, e) => {
+  perfEventExec(t); // begin_new_exec: perf_event_exec() just before __set_task_comm()
   if (typeof e.newComm === 'string') t.comm = e.newComm;
   const a = kmem.boundAddr(t);
   if (a !== undefined) kmem.setField(a, 'struct task_struct', 'comm', t.comm);

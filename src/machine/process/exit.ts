@@ -23,6 +23,7 @@ function waitHook(m: ProcMachine, _c: Cpu, t: Task, e: Env): number {
     e.p = z.threads[0];
     e.ret = z.tgid;
     e.info = { status: z.exitCode >= 128 && (z as unknown as { signaled?: boolean }).signaled ? z.exitCode - 128 : (z.exitCode & 0xff) << 8 };
+    (e.info as Record<string, unknown>).rusage = { utime: z.utime, stime: z.stime }; // struct rusage ru_utime/ru_stime (ns)
     t.proc.utime += z.utime; t.proc.stime += z.stime;
     m.procs.reap(z);
     return H_CONT;

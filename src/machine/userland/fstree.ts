@@ -10,7 +10,7 @@ export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'to
   'block_hasher', 'dbench', 'tbench', 'tbench_srv', 'pwd', 'uname', 'stat', 'systemd', 'systemd-journald', 'sshd', 'cron',
   'rsyslogd', 'nginx', 'postgres', 'cc'];
 /** the seed experiments' tools (programs/seed_tools.ts), created last (inode numbers above unchanged) */
-export const SEED_TOOL_NAMES = ['mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk', 'timeout', 'trace-cmd'];
+export const SEED_TOOL_NAMES = ['mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk', 'timeout', 'trace-cmd', 'perf'];
 
 /** deterministic pseudo-random bytes for synthetic files/devices */
 export function synthBytes(seed: number, off: number, len: number): Uint8Array {

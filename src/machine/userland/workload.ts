@@ -15,11 +15,12 @@ import { toolPrograms } from './programs/tools';
 import { services } from './programs/services';
 import { seedTools } from './programs/seed_tools';
 import { traceCmd } from './programs/trace_cmd';
+import { perf } from './programs/perf';
 import { shMain } from './sh/exec';
 import { PROGRAM_NAMES, SEED_TOOL_NAMES } from './fstree';
 
 export function registerPrograms(m: ProcMachine): void {
-  const all: Record<string, ProgramMain> = { ...programs, ...benchPrograms, ...toolPrograms, ...seedTools, 'trace-cmd': traceCmd, ...services, sh: shMain, bash: shMain };
+  const all: Record<string, ProgramMain> = { ...programs, ...benchPrograms, ...toolPrograms, ...seedTools, 'trace-cmd': traceCmd, perf, ...services, sh: shMain, bash: shMain };
   for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES]) {
     const main = all[name];
     if (main) m.procs.programs.set(`/usr/bin/${name}`, main);

@@ -15,6 +15,7 @@ import { modelPath } from '../../paths/model';
 import { symbolName } from '../../../kernel/kallsyms';
 import type { Env, CompiledPath } from '../../include/kstack';
 import { perfSw } from '../perf_events';
+import { perfClockEvents, perfEventSwitch } from '../perf_event_open';
 import type { Sched } from './fair';
 
 /**
@@ -90,6 +91,7 @@ function switchTo(m: SchedMachine, c: Cpu): number {
   c.switches++;
   m.sched.rqs[c.id].nrSwitches++;
   if (perfSw.active) perfSw.switched(c.id, prev, next);
+  if (perfClockEvents()) perfEventSwitch(c.id, prev, next, m.now);
   if (prev.state === TASK_RUNNING) prev.nivcsw++; else prev.nvcsw++;
   prev.onCpu = false;
   prev.lastSwitchOut = m.now;

@@ -609,6 +609,14 @@ __x64_sys_munmap
         unmap_region
           *unmap_pages
 `,
+  sys_perf_event_open: `
+__x64_sys_perf_event_open
+  %impl
+`,
+  sys_ioctl: `
+__x64_sys_ioctl
+  %impl
+`,
   sys_generic: `
 %impl
 `,

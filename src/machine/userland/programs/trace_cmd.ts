@@ -11,13 +11,13 @@
  */
 import type { U, ProgramMain } from '../../process/user';
 import type { Op, Prog, SysResult } from '../../include/sched';
-import { bytesToString } from '../../process/user';
-import { O_WRONLY, O_CREAT, O_TRUNC, O_APPEND, O_DIRECTORY } from '../../include/fs';
+import { O_WRONLY, O_CREAT, O_TRUNC } from '../../include/fs';
 import { lookupAddr, symbolName, symbolModule, symbolAddr, isFunction } from '../../../kernel/kallsyms';
 import { readTraceDat, writeTraceDatV6, TraceDat, TraceDatError } from '../tracecmd/trace_dat';
 import { Report, ReportOptions } from '../tracecmd/report';
 import { parseFormat } from '../tracecmd/event_format';
 import { pageEvents } from '../../../kernel/ring_buffer';
+import { readText, writeText, listDir, which } from '../libfs';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -45,29 +45,8 @@ usage:
 
 `;
 
-function* readText(u: U, p: string): G<string | null> {
-  const fd = yield* u.open(p);
-  if (fd < 0) return null;
-  const t = bytesToString(yield* u.readAll(fd));
-  yield* u.close(fd);
-  return t;
-}
 
-function* writeText(u: U, p: string, s: string, append = false): G<number> {
-  const fd = yield* u.open(p, O_WRONLY | (append ? O_APPEND : O_TRUNC));
-  if (fd < 0) return fd;
-  const r = yield* u.write(fd, s);
-  yield* u.close(fd);
-  return r.ret < 0 ? r.ret : 0;
-}
 
-function* listDir(u: U, p: string): G<string[]> {
-  const fd = yield* u.open(p, O_DIRECTORY);
-  if (fd < 0) return [];
-  const r = yield* u.getdents(fd);
-  yield* u.close(fd);
-  return (Array.isArray(r) ? r : []).filter((n) => n !== '.' && n !== '..').sort();
-}
 
 /** die(): "trace-cmd: <errno text>\n  <message>\n", status 2 as the recorded runs show */
 function* die(u: U, msg: string, errno = 'No such file or directory'): G<number> {
@@ -168,16 +147,6 @@ function* resetFiles(u: U): G<void> {
   yield* writeText(u, `${T}/options/event-fork`, '0');
 }
 
-const PATHS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
-
-function* which(u: U, cmd: string): G<string | null> {
-  if (cmd.includes('/')) return cmd;
-  for (const d of PATHS) {
-    const st = yield* u.stat(`${d}/${cmd}`);
-    if (typeof st !== 'number' && !st.isDir) return `${d}/${cmd}`;
-  }
-  return null;
-}
 
 /** Run the command (its pid in set_ftrace_pid/set_event_pid first with -F); its exit status. */
 function* runCommand(u: U, o: RecordOpts): G<number> {

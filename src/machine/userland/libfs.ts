@@ -1,0 +1,49 @@
+/**
+ * File helpers the tracing tools (trace-cmd, perf) share, over the program's system calls: read a
+ * whole file, write one (tracefs control files), list a directory, find a command on PATH.
+ */
+import type { U } from '../process/user';
+import type { Op, SysResult } from '../include/sched';
+import { bytesToString } from '../process/user';
+import { O_WRONLY, O_APPEND, O_TRUNC, O_DIRECTORY } from '../include/fs';
+
+type G<T> = Generator<Op, T, SysResult>;
+
+/** The whole file as text, or null when it cannot be opened. */
+export function* readText(u: U, p: string): G<string | null> {
+  const fd = yield* u.open(p);
+  if (fd < 0) return null;
+  const t = bytesToString(yield* u.readAll(fd));
+  yield* u.close(fd);
+  return t;
+}
+
+/** One write(2) of `s` (truncating, or appending): 0 or -errno. */
+export function* writeText(u: U, p: string, s: string, append = false): G<number> {
+  const fd = yield* u.open(p, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+  if (fd < 0) return fd;
+  const r = yield* u.write(fd, s);
+  yield* u.close(fd);
+  return r.ret < 0 ? r.ret : 0;
+}
+
+/** A directory's entries without . and .., sorted; [] when it cannot be opened. */
+export function* listDir(u: U, p: string): G<string[]> {
+  const fd = yield* u.open(p, O_DIRECTORY);
+  if (fd < 0) return [];
+  const r = yield* u.getdents(fd);
+  yield* u.close(fd);
+  return (Array.isArray(r) ? r : []).filter((n) => n !== '.' && n !== '..').sort();
+}
+
+const PATHS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+
+/** The file a command name runs (a name with a slash as is), or null. */
+export function* which(u: U, cmd: string): G<string | null> {
+  if (cmd.includes('/')) return cmd;
+  for (const d of PATHS) {
+    const st = yield* u.stat(`${d}/${cmd}`);
+    if (typeof st !== 'number' && !st.isDir) return `${d}/${cmd}`;
+  }
+  return null;
+}

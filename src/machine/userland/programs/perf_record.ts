@@ -1,0 +1,192 @@
+/**
+ * perf record, perf report and perf trace -s inside the machine (linux-perf 6.1's texts from
+ * test/fixtures/tracefs-real/perf_record*, perf_trace_s).
+ *
+ * perf.data here is NOT perf's real file format: it is a documented simplified one that only this
+ * perf report reads — the line "TAPSIMPERF 1", one JSON line (the event's name and attr, the number
+ * of lost samples), then the sample records exactly as read(2) of the event fds returned them
+ * (src/machine/kernel/perf_event_open.ts: PERF_RECORD_SAMPLE with ip, pid/tid, time, cpu, period,
+ * callchain, raw arguments, comm).  Symbols are resolved by report from the kernel's symbol table
+ * (as perf does from /proc/kallsyms); user-mode samples have no symbols ([unknown]).
+ */
+import type { U } from '../../process/user';
+import type { Op, SysResult } from '../../include/sched';
+import type { PerfEventAttr } from '../../kernel/perf_event_open';
+import { bytesToString } from '../../process/user';
+import { O_WRONLY, O_CREAT, O_TRUNC } from '../../include/fs';
+import { PERF_EVENT_IOC_ENABLE, PERF_EVENT_IOC_DISABLE } from '../../kernel/perf_event_open';
+import { lookupAddr, symbolName } from '../../../kernel/kallsyms';
+import { syscallByNr } from '../../../kernel/syscalls';
+import { resolveEvents, prepareWorkload, perfEventOpen, ioctl, eventSyntaxError, cpuCount } from '../perf/session';
+import { decodeSamples, DecodedSample, formatReport, formatTraceSummary } from '../perf/report';
+
+type G<T> = Generator<Op, T, SysResult>;
+const MAGIC = 'TAPSIMPERF 1\n';
+
+function* recordUsage(u: U): G<number> {
+  yield* u.err(`\n Usage: perf record [<options>] [<command>]\n    or: perf record [<options>] -- <command> [<options>]\n\n    -e, --event <event>   event selector. use 'perf list' to list available events\n`);
+  return 129;
+}
+
+interface Session { fds: number[]; samples: Uint8Array[]; status: number; rusage?: unknown }
+
+/** Open `attr` on the workload (or every CPU with -a), run the command, drain the samples. */
+function* sample(u: U, attr: PerfEventAttr, all: boolean, cmd: string[]): G<Session | number> {
+  const work = cmd.length ? yield* prepareWorkload(u, cmd) : null;
+  if (cmd.length && !work) return 127;
+  const ncpus = yield* cpuCount(u);
+  const fds: number[] = [];
+  if (all) {
+    for (let c = 0; c < ncpus; c++) {
+      const fd = yield* perfEventOpen(u, { ...attr, inherit: false }, -1, c);
+      if (fd < 0) return fd;
+      fds.push(fd);
+    }
+    for (const fd of fds) yield* ioctl(u, fd, PERF_EVENT_IOC_ENABLE);
+  } else {
+    const fd = yield* perfEventOpen(u, { ...attr, enableOnExec: true }, work!.pid, -1);
+    if (fd < 0) return fd;
+    fds.push(fd);
+  }
+  let status = 0;
+  if (work) {
+    yield* work.go();
+    const r = yield* u.sys('wait4', [work.pid, 0, 0, 0]);
+    status = (r.info?.status as number) ?? 0;
+  }
+  const samples: Uint8Array[] = [];
+  for (const fd of fds) {
+    yield* ioctl(u, fd, PERF_EVENT_IOC_DISABLE);
+    for (;;) {
+      const r = yield* u.read(fd, 65536);
+      if (r.ret <= 0 || !r.data) break;
+      samples.push(r.data);
+    }
+    yield* u.close(fd);
+  }
+  return { fds, samples, status };
+}
+
+interface RecordOpts { events: string[]; all: boolean; callchain: boolean; period: number; freq: number; out: string; cmd: string[] }
+
+function parseRecord(argv: string[]): RecordOpts | null {
+  const o: RecordOpts = { events: [], all: false, callchain: false, period: 0, freq: 0, out: 'perf.data', cmd: [] };
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') { i++; break; }
+    if (a === '-e' || a === '--event') o.events.push(argv[++i] ?? '');
+    else if (a === '-a' || a === '--all-cpus') o.all = true;
+    else if (a === '-g') o.callchain = true;
+    else if (a === '-c' || a === '--count') o.period = parseInt(argv[++i] ?? '', 10);
+    else if (a === '-F' || a === '--freq') o.freq = parseInt(argv[++i] ?? '', 10);
+    else if (a === '-o' || a === '--output') o.out = argv[++i] ?? '';
+    else if (a.startsWith('-')) return null;
+    else break;
+  }
+  o.cmd = argv.slice(i);
+  if ((!o.cmd.length && !o.all) || !o.out || !(o.period >= 0) || !(o.freq >= 0)) return null;
+  return o;
+}
+
+export function* perfRecord(u: U, argv: string[]): G<number> {
+  const o = parseRecord(argv);
+  if (!o) return yield* recordUsage(u);
+  if (!o.cmd.length) { yield* u.err('perf record -a without a command is not supported here: give a command\n'); return 129; }
+  // the default event: cycles, which a machine without a PMU replaces by cpu-clock (as perf does)
+  const specs = yield* resolveEvents(u, o.events.length ? o.events : ['cpu-clock']);
+  if (typeof specs === 'string') return yield* eventSyntaxError(u, specs, () => recordUsage(u));
+  if (specs.length !== 1 || !specs[0].attr) { yield* u.err('perf record here takes exactly one software or tracepoint event\n'); return 129; }
+  const spec = specs[0];
+  const attr = spec.attr!;
+  // tracepoints default to every hit (-c 1); cpu-clock to 4000 Hz
+  if (o.period) { attr.sample = o.period; attr.freq = false; }
+  else if (attr.type === 2) { attr.sample = 1; attr.freq = false; }
+  else if (spec.clock) { attr.sample = Math.round(1e9 / (o.freq || 4000)); attr.freq = false; }
+  else { attr.sample = 1; attr.freq = false; }
+  attr.callchain = o.callchain;
+  const s = yield* sample(u, attr, o.all, o.cmd);
+  if (typeof s === 'number') {
+    if (s < 0) yield* u.err(`Error:\nThe sys_perf_event_open() syscall returned with ${-s} for event (${spec.name}).\n`);
+    return s < 0 ? 1 : s;
+  }
+  const body = Buffer.concat(s.samples);
+  const n = decodeSamples(body).length;
+  const head = MAGIC + JSON.stringify({ event: spec.name, type: attr.type, config: attr.config, period: attr.sample, callchain: attr.callchain, lost: 0 }) + '\n';
+  const file = Buffer.concat([Buffer.from(head, 'latin1'), body]);
+  const fd = yield* u.open(o.out, O_WRONLY | O_CREAT | O_TRUNC, 0o600);
+  if (fd < 0) { yield* u.err(`failed to create '${o.out}'\n`); return 255; }
+  yield* u.writeAll(fd, file);
+  yield* u.close(fd);
+  yield* u.err(`[ perf record: Woken up 1 times to write data ]\n[ perf record: Captured and wrote ${(file.length / 1048576).toFixed(3)} MB ${o.out} (${n} samples) ]\n`);
+  return (s.status >> 8) & 0xff;
+}
+
+/** The kernel symbol of an address: its name, or null (user space / unknown). */
+function ksym(addr: number): string | null {
+  if (!addr) return null;
+  const p = lookupAddr(addr);
+  return p ? symbolName(p.id) : null;
+}
+
+export function* perfReport(u: U, argv: string[]): G<number> {
+  let input = 'perf.data';
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '-i' || a === '--input') input = argv[++i] ?? '';
+    else if (a.startsWith('--input=')) input = a.slice(8);
+    else if (a === '--stdio' || a === '--no-children' || a === '-q') continue;
+    else { yield* u.err(`  Error: unknown option \`${a.replace(/^-+/, '')}'\n`); return 129; }
+  }
+  const fd = yield* u.open(input);
+  if (fd < 0) { yield* u.err(`failed to open ${input}: No such file or directory\n`); return 255; }
+  const data = yield* u.readAll(fd);
+  yield* u.close(fd);
+  const text = bytesToString(data.subarray(0, Math.min(data.length, 4096)));
+  const nl = text.indexOf('\n', MAGIC.length);
+  if (!text.startsWith(MAGIC) || nl < 0) { yield* u.err(`  Error: ${input} is not a perf.data file written by this perf\n`); return 255; }
+  let head: { event: string; lost: number };
+  try { head = JSON.parse(text.slice(MAGIC.length, nl)) as { event: string; lost: number }; } catch { yield* u.err(`  Error: ${input}: bad header\n`); return 255; }
+  const samples = decodeSamples(Buffer.from(data.subarray(nl + 1)));
+  yield* u.out(formatReport(head.event, head.lost, samples, ksym));
+  return 0;
+}
+
+/** perf trace -s CMD: raw_syscalls enter/exit of the workload, summarized per thread. */
+export function* perfTrace(u: U, argv: string[]): G<number> {
+  let i = 0;
+  let summary = false;
+  for (; i < argv.length && argv[i].startsWith('-'); i++) {
+    if (argv[i] === '-s' || argv[i] === '--summary') summary = true;
+    else if (argv[i] === '--') { i++; break; }
+    else { yield* u.err(`  Error: unknown switch \`${argv[i].replace(/^-+/, '')}'\n`); return 129; }
+  }
+  const cmd = argv.slice(i);
+  if (!summary || !cmd.length) { yield* u.err('perf trace here prints the summary only: perf trace -s COMMAND\n'); return 129; }
+  const specs = yield* resolveEvents(u, ['raw_syscalls:sys_enter,raw_syscalls:sys_exit']);
+  if (typeof specs === 'string' || specs.length !== 2) return 1;
+  // both events on one workload: two fds; the child is started once both are open
+  const work = yield* prepareWorkload(u, cmd);
+  if (!work) return 127;
+  const fds: number[] = [];
+  for (const s of specs) {
+    const fd = yield* perfEventOpen(u, { ...s.attr!, sample: 1, raw: true, enableOnExec: true }, work.pid, -1);
+    if (fd < 0) return 1;
+    fds.push(fd);
+  }
+  yield* work.go();
+  const r = yield* u.sys('wait4', [work.pid, 0, 0, 0]);
+  const all: DecodedSample[][] = [];
+  for (const fd of fds) {
+    const parts: Uint8Array[] = [];
+    for (;;) {
+      const x = yield* u.read(fd, 65536);
+      if (x.ret <= 0 || !x.data) break;
+      parts.push(x.data);
+    }
+    yield* u.close(fd);
+    all.push(decodeSamples(Buffer.concat(parts)));
+  }
+  yield* u.err(formatTraceSummary(all[0], all[1], (nr) => syscallByNr(nr)?.name ?? String(nr)));
+  return (((r.info?.status as number) ?? 0) >> 8) & 0xff;
+}
