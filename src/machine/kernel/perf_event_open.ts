@@ -30,6 +30,7 @@ import { H_CONT } from '../paths/kexec';
 import { symbolAddr } from '../../kernel/kallsyms';
 import { functionId } from '../../kernel/ftrace';
 import { returnAddress } from '../../kernel/callsites';
+import { userCopy } from '../paths/args';
 import { eventById, tracepointProbeRegister, tracepointProbeUnregister, syscallEventProbeRegister, syscallEventProbeUnregister } from '../../kernel/tracepoint';
 import { PerfCounter, perfSw, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_MAX } from './perf_events';
 
@@ -260,7 +261,7 @@ function attach(m: PerfMachine, ev: UserPerfEvent): (() => void) | number {
     if (!tp) return -ENOENT;
     const hit = (_d: unknown, ...args: unknown[]): void => {
       const c = m.executing ?? m.cpus[0];
-      if (a.raw) ev.pendingRaw = rawOf(args);
+      if (a.raw) ev.pendingRaw = rawOf(args, (c.curr as Task).pid);
       ev.add(c.ctx, 1);
     };
     if (tp.system === 'syscalls') {
@@ -273,12 +274,27 @@ function attach(m: PerfMachine, ev: UserPerfEvent): (() => void) | number {
   return -ENOENT;
 }
 
-/** The numeric arguments of a hit (a pt_regs argument contributes its orig_ax: the syscall number). */
-function rawOf(args: unknown[]): number[] {
+/**
+ * The numeric arguments of a hit; a pt_regs argument contributes its orig_ax (the syscall number)
+ * in place, and its six argument registers after all the others (a string or buffer argument as
+ * the user address the task holds it at), as PERF_SAMPLE_RAW of raw_syscalls:sys_enter carries args[6].
+ */
+function rawOf(args: unknown[], pid: number): number[] {
   const out: number[] = [];
+  let regs: unknown[] | null = null;
   for (const x of args) {
     if (typeof x === 'number' || typeof x === 'bigint') out.push(Number(x));
-    else if (x && typeof x === 'object' && 'orig_ax' in x) out.push(Number((x as { orig_ax: number }).orig_ax));
+    else if (x && typeof x === 'object' && 'orig_ax' in x) {
+      out.push(Number((x as { orig_ax: number }).orig_ax));
+      regs = (x as { args?: unknown[] }).args ?? null;
+    }
+  }
+  if (regs) {
+    for (let i = 0; i < 6; i++) {
+      const v = regs[i];
+      out.push(typeof v === 'number' || typeof v === 'bigint' ? Number(v)
+        : typeof v === 'string' || v instanceof Uint8Array ? userCopy(pid, v) : 0);
+    }
   }
   return out;
 }

@@ -14,3 +14,8 @@ perf report -i /tmp/perf3.data --stdio --no-children 2>&1 | head -40
 perf report -i /tmp/perf3.data --stdio -g none 2>&1 | head -18
 perf record -e sched:sched_switch -a -o /tmp/nog.data sleep 0.1 2>&1
 perf report -i /tmp/nog.data --stdio -g 2>&1; echo rc=$?
+# perf trace without -s: one line per call as it returns (format checked byte for byte against the
+# guest's `perf trace cat /etc/hostname` in test/machine/perf_trace.test.ts); a shell's wait4 is
+# interrupted by its child's calls and continued; -S adds the summary
+perf trace sh -c 'ls /nonexist; echo hi' 2>&1
+perf trace -S true 2>&1

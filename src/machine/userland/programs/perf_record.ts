@@ -1,5 +1,5 @@
 /**
- * perf record, perf report and perf trace -s inside the machine (linux-perf 6.1's texts from
+ * perf record, perf report and perf trace inside the machine (linux-perf 6.1's texts from
  * test/fixtures/tracefs-real/perf_record*, perf_trace_s).
  *
  * perf.data here is NOT perf's real file format: it is a documented simplified one that only this
@@ -17,6 +17,8 @@ import { O_WRONLY, O_CREAT, O_TRUNC } from '../../include/fs';
 import { PERF_EVENT_IOC_ENABLE, PERF_EVENT_IOC_DISABLE } from '../../kernel/perf_event_open';
 import { lookupAddr, symbolName, moduleAt } from '../../../kernel/kallsyms';
 import { syscallByNr } from '../../../kernel/syscalls';
+import { findEvent } from '../../../kernel/tracepoint';
+import { formatTraceLines, type TraceArg } from '../perf/trace_print';
 import { resolveEvents, prepareWorkload, perfEventOpen, ioctl, eventSyntaxError, cpuCount } from '../perf/session';
 import { decodeSamples, DecodedSample, formatReport, formatTraceSummary, type ResolvedSym, type ReportMode } from '../perf/report';
 
@@ -198,17 +200,27 @@ export function* perfReport(u: U, argv: string[]): G<number> {
   return 0;
 }
 
-/** perf trace -s CMD: raw_syscalls enter/exit of the workload, summarized per thread. */
+/** A syscall's arguments as its sys_enter tracepoint's format names them (perf trace reads the format files). */
+function syscallArgs(call: string): TraceArg[] {
+  const ev = findEvent('syscalls', `sys_enter_${call}`);
+  return ev ? ev.fields.filter((f) => !f.name.startsWith('common_') && f.name !== '__syscall_nr').map((f) => ({ name: f.name, type: f.type })) : [];
+}
+
+/**
+ * perf trace CMD: raw_syscalls enter/exit of the workload (and its children), printed as strace-like
+ * lines (perf/trace_print.ts); -s: the per-thread summary instead, -S: both.
+ */
 export function* perfTrace(u: U, argv: string[]): G<number> {
   let i = 0;
-  let summary = false;
+  let summary = false, lines = true;
   for (; i < argv.length && argv[i].startsWith('-'); i++) {
-    if (argv[i] === '-s' || argv[i] === '--summary') summary = true;
+    if (argv[i] === '-s' || argv[i] === '--summary') { summary = true; lines = false; }
+    else if (argv[i] === '-S' || argv[i] === '--with-summary') summary = true;
     else if (argv[i] === '--') { i++; break; }
     else { yield* u.err(`  Error: unknown switch \`${argv[i].replace(/^-+/, '')}'\n`); return 129; }
   }
   const cmd = argv.slice(i);
-  if (!summary || !cmd.length) { yield* u.err('perf trace here prints the summary only: perf trace -s COMMAND\n'); return 129; }
+  if (!cmd.length) { yield* u.err('perf trace here traces a command: perf trace [-s|-S] COMMAND\n'); return 129; }
   const specs = yield* resolveEvents(u, ['raw_syscalls:sys_enter,raw_syscalls:sys_exit']);
   if (typeof specs === 'string' || specs.length !== 2) return 1;
   // both events on one workload: two fds; the child is started once both are open
@@ -233,6 +245,9 @@ export function* perfTrace(u: U, argv: string[]): G<number> {
     yield* u.close(fd);
     all.push(decodeSamples(Buffer.concat(parts)));
   }
-  yield* u.err(formatTraceSummary(all[0], all[1], (nr) => syscallByNr(nr)?.name ?? String(nr)));
+  const name = (nr: number) => syscallByNr(nr)?.name ?? String(nr);
+  // perf trace writes to stderr, as the workload's own output goes to stdout
+  if (lines) yield* u.err(formatTraceLines(all[0], all[1], name, syscallArgs));
+  if (summary) yield* u.err(formatTraceSummary(all[0], all[1], name));
   return (((r.info?.status as number) ?? 0) >> 8) & 0xff;
 }
