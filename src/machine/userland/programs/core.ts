@@ -3,7 +3,7 @@ import type { U } from '../../process/user';
 import type { Prog } from '../../include/sched';
 import type { ProgramMain } from '../../process/user';
 import { bytesToString } from '../../process/user';
-import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
+import { O_CREAT, O_TRUNC, O_WRONLY, O_DIRECT } from '../../include/fs';
 import { sh } from '../shell';
 
 function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
@@ -289,9 +289,11 @@ export const programs: Record<string, ProgramMain> = {
     for (const a of argv.slice(1)) { const i = a.indexOf('='); if (i > 0) o[a.slice(0, i)] = a.slice(i + 1); }
     const bs = num(o.bs, 512);
     const count = o.count !== undefined ? Number(o.count) : Infinity;
-    const ifd = o.if ? yield* u.open(o.if) : 0;
+    // iflag=direct / oflag=direct: O_DIRECT on that file (coreutils dd's open flags)
+    const direct = (v: string | undefined) => ((v ?? '').split(',').includes('direct') ? O_DIRECT : 0);
+    const ifd = o.if ? yield* u.open(o.if, direct(o.iflag)) : 0;
     if (ifd < 0) { yield* u.err(`dd: failed to open '${o.if}': No such file or directory\n`); return 1; }
-    const ofd = o.of ? yield* u.open(o.of, O_WRONLY | O_CREAT | O_TRUNC) : 1;
+    const ofd = o.of ? yield* u.open(o.of, O_WRONLY | O_CREAT | (o.conv?.split(',').includes('notrunc') ? 0 : O_TRUNC) | direct(o.oflag)) : 1;
     const t0 = u.m.now;
     let full = 0, part = 0, bytes = 0;
     while (full + part < count) {
