@@ -38,6 +38,8 @@ export class Inode {
   show: (() => string) | null = null;
   store: ((s: string) => number) | null = null;
   children: Map<string, Inode> | null = null;
+  /** a directory whose further children are computed (/proc's per-process directories) */
+  dyn: { child(name: string): Inode | null; list(): string[] } | null = null;
   parent: Inode | null = null;
   target = '';
   /** device: 'null' | 'zero' | 'urandom' | 'random' | 'tty' | 'sda' | 'sda1' | 'console' */
