@@ -22,6 +22,7 @@ import type { CpuContext, TaskRef } from '../../kernel/current';
 import type { CpuMachine } from '../include/cpu';
 import type { Task } from '../include/sched';
 import { symbolAddr, lookupAddr, lookupName, isFunction } from '../../kernel/kallsyms';
+import { returnAddress } from '../../kernel/callsites';
 import { hash32 } from '../core/prng';
 
 export const PERF_TYPE_HARDWARE = 0;
@@ -50,11 +51,11 @@ export interface SampledPc {
 let idlePc = 0;
 /**
  * The instruction a timer interrupt interrupts on `cpu` (the pt_regs ip of perf_swevent_hrtimer's
- * sample), from what the machine executes there: an idle CPU halts in the idle loop (the
- * instruction after `hlt` in native_safe_halt, which default_idle reaches through pv_ops); a CPU
- * inside a kernel path is in the innermost function of its stack, at an offset inside it (spread
- * over the function's body, deterministic in time and CPU); a task in user mode is in its
- * program's text (a PIE's, at 0x55..., user_mode() 1).
+ * sample), from what the machine executes there: a CPU whose step ran past the sample's time in
+ * a hook's stretch of work (copying, clearing ...) is in that hook's function; a CPU inside a
+ * kernel path (the idle loop's intel_idle included) in the innermost function of its stack; an
+ * idle CPU between paths halts after `hlt` in native_safe_halt (default_idle through pv_ops);
+ * a task in user mode is in its program's text (a PIE's, at 0x55..., user_mode() 1).
  */
 export function interruptedPc(m: CpuMachine, cpu: number, at: number, out: SampledPc): SampledPc {
   const c = m.cpus[cpu];
@@ -65,14 +66,20 @@ export function interruptedPc(m: CpuMachine, cpu: number, at: number, out: Sampl
     const fn = c.spanFn[i];
     if (fn >= 0 && c.spanFrom[i] <= at && at < c.spanTo[i]) return inFunction(fn, h, out);
   }
+  const ks = c.ks;
+  // in kernel code (the idle loop included): where the machine's stack says the innermost
+  // function is (the address its backtraces show for that frame, so print_backtrace() starts there)
+  if (ks.sp > 0) {
+    out.ip = returnAddress(ks.fn[ks.sp - 1], ks.fn[ks.sp]);
+    out.user = false;
+    return out;
+  }
   if (!t || t.idle) {
     if (!idlePc) { const id = lookupName('native_safe_halt').find(isFunction); idlePc = id === undefined ? 0 : symbolAddr(id) + 0xb; }
     out.ip = idlePc;
     out.user = false;
     return out;
   }
-  const ks = c.ks;
-  if (ks.sp > 0) return inFunction(ks.fn[ks.sp - 1], h, out);
   // user text of a PIE: the load base of the first ASLR slot plus an offset inside .text
   out.ip = 0x55d8a0e00000 + 0x4000 + (hash32(t.proc.tgid) & 0xfff000) + (h & 0x3fff);
   out.user = true;
