@@ -42,9 +42,10 @@ function leaderOf(m: FsMachine, pid: number): Task | null {
   return t && t.tid === t.pid && !t.proc.reaped ? t : null;
 }
 
-/** the session's terminal: pts/0 (136:0) for the user's shell and what it starts, none for daemons and kthreads */
+/** the controlling terminal: pts/0 (136:0) for a process whose standard descriptors are the terminal, none for daemons and kthreads */
 function ttyNr(t: Task): number {
-  return t.kthread || !t.proc.sessionName ? 0 : (136 << 8);
+  if (t.kthread) return 0;
+  return t.proc.fds.slice(0, 3).some((f) => f?.kind === 'console') ? (136 << 8) : 0;
 }
 
 function vmPages(t: Task): { size: number; rss: number } {

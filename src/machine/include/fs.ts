@@ -157,4 +157,6 @@ export const O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0o100, O_EXCL = 0
 export interface StatInfo {
   ino: number; mode: number; nlink: number; uid: number; gid: number; size: number;
   mtime: number; isDir: boolean; isReg: boolean; isLnk: boolean; isChr: boolean; isBlk: boolean; rdev: number;
+  /** access time (ns of machine time), 512-byte blocks allocated, st_dev (major << 8 | minor), st_blksize */
+  atime?: number; blocks?: number; dev?: number; blksize?: number;
 }
