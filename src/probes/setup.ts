@@ -19,7 +19,9 @@ import type { ProbeFamilyRuntime } from '../runtime/engine';
 import { FUNCTION_PATTERNS, KernelFunctionFamily } from './kernel_function';
 import { tracepointProvider, TracepointFamily } from './tracepoint';
 import { registerPerf, PerfFamily } from './perf';
-import { compileTarget, planFor, targetPointee } from './targets';
+import { compileTarget, compileTargetAssign, planFor, targetPointee, type Plan } from './targets';
+import { writeTarget } from './target_eval';
+import type { Long } from '../runtime/int64';
 import { kernelBuiltins } from './context';
 import { registerProcfs, compileProcfsTarget, compileProcfsAssign, ProcfsFamily } from './procfs';
 import { registerNetfilter, compileNetfilterTarget, compileNetfilterAssign, NetfilterFamily } from './netfilter';
@@ -63,8 +65,9 @@ export function installKernelProbes(): void {
     r.register('kernel.trace(string)', tracepointProvider);
   });
   setTargetCodegen((e, api) => compileProcfsTarget(e, api) ?? compileNetfilterTarget(e, api) ?? compileTarget(e, api));
-  setTargetAssignCodegen((e, api) => compileProcfsAssign(e, api) ?? compileNetfilterAssign(e, api));
+  setTargetAssignCodegen((e, api) => compileProcfsAssign(e, api) ?? compileNetfilterAssign(e, api) ?? compileTargetAssign(e, api));
   for (const [k, f] of Object.entries(kernelBuiltins)) builtins[k] = f;
+  builtins.__tvset = (c, plan, v, ...rest) => writeTarget(c, plan as Plan, v as Long, ...rest) as Long;
   require('./library_builtins').installLibraryBuiltins(builtins); // tapset-library builtins (stdlib/aux_syscalls.stp, floatingpoint.stp, ...)
 }
 
