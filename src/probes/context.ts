@@ -68,7 +68,11 @@ export function stack(c: ProbeContext): number[] {
   const out: number[] = [];
   const ip = h.addr || h.regs.ip;
   if (ip) out.push(ip);
-  if (backtraceSource) out.push(...backtraceSource(h.cpuCtx));
+  if (backtraceSource) {
+    // a sampling hit's ip is the innermost frame the machine's stack reports too: list it once
+    const bt = backtraceSource(h.cpuCtx);
+    out.push(...(ip && bt[0] === ip ? bt.slice(1) : bt));
+  }
   else if (h.regs.parentIp) out.push(h.regs.parentIp);
   return out;
 }

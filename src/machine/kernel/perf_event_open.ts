@@ -32,7 +32,7 @@ import { functionId } from '../../kernel/ftrace';
 import { returnAddress } from '../../kernel/callsites';
 import { userCopy } from '../paths/args';
 import { eventById, tracepointProbeRegister, tracepointProbeUnregister, syscallEventProbeRegister, syscallEventProbeUnregister } from '../../kernel/tracepoint';
-import { PerfCounter, perfSw, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_MAX } from './perf_events';
+import { PerfCounter, SampledPc, perfSw, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_MAX } from './perf_events';
 
 export const PERF_TYPE_TRACEPOINT = 2;
 export const PERF_EVENT_IOC_ENABLE = 0x2400;
@@ -149,9 +149,9 @@ class UserPerfEvent extends PerfCounter {
     for (let p: Process | null = t.proc; p; p = this.ua.inherit ? p.parent : null) if (p === this.target) return true;
     return false;
   }
-  override add(ctx: CpuContext, n: number): void {
+  override add(ctx: CpuContext, n: number, pc?: SampledPc): void {
     if (!this.enabled || !this.matches(ctx.task as Task, ctx.cpu)) return;
-    super.add(ctx, n);
+    super.add(ctx, n, pc);
   }
   private sampleAt(ctx: CpuContext): void {
     const t = ctx.task as Task;

@@ -3,7 +3,7 @@ import type { U } from '../../process/user';
 import type { Prog } from '../../include/sched';
 import type { ProgramMain } from '../../process/user';
 import { bytesToString } from '../../process/user';
-import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
+import { O_CREAT, O_TRUNC, O_WRONLY, O_DIRECT } from '../../include/fs';
 import { sh } from '../shell';
 
 function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
@@ -22,6 +22,18 @@ function* readText(u: U, p: string | null): Generator<import('../../include/sche
 }
 const num = (s: string | undefined, d: number) => (s === undefined ? d : Number(s.replace(/[kKmMgG]$/, '')) * ({ k: 1024, K: 1024, m: 1 << 20, M: 1 << 20, g: 1 << 30, G: 1 << 30 }[s.slice(-1)] ?? 1));
 
+/** A POSIX basic regular expression as a JavaScript one (\\( \\) \\{ \\} \\| \\+ \\? are the operators, the bare characters literals). */
+export function breToJs(pat: string): string {
+  let src = '';
+  for (let i = 0; i < pat.length; i++) {
+    const ch = pat[i];
+    if (ch === '\\' && i + 1 < pat.length && '(){}|+?'.includes(pat[i + 1])) { src += pat[++i]; continue; }
+    if (ch === '\\' && i + 1 < pat.length) { src += ch + pat[++i]; continue; }
+    src += '(){}|+?'.includes(ch) ? `\\${ch}` : ch;
+  }
+  return src;
+}
+
 /**
  * grep's pattern: -F a fixed string, -E an extended regular expression, else a basic one (\( \)
  * \{ \} \| \+ \? are the operators, the bare characters literals); -i ignores case. A bad pattern
@@ -33,16 +45,7 @@ function grepPattern(pat: string, flags: string): { test(s: string): boolean } |
     const p = icase ? pat.toLowerCase() : pat;
     return { test: (s: string) => (icase ? s.toLowerCase() : s).includes(p) };
   }
-  let src = pat;
-  if (!flags.includes('E')) {
-    src = '';
-    for (let i = 0; i < pat.length; i++) {
-      const ch = pat[i];
-      if (ch === '\\' && i + 1 < pat.length && '(){}|+?'.includes(pat[i + 1])) { src += pat[++i]; continue; }
-      if (ch === '\\' && i + 1 < pat.length) { src += ch + pat[++i]; continue; }
-      src += '(){}|+?'.includes(ch) ? `\\${ch}` : ch;
-    }
-  }
+  const src = flags.includes('E') ? pat : breToJs(pat);
   try {
     return new RegExp(src, icase ? 'i' : '');
   } catch (e) {
@@ -74,42 +77,6 @@ export const programs: Record<string, ProgramMain> = {
       if (fd < 0) { yield* u.err(`cat: ${f}: No such file or directory\n`); st = 1; continue; }
       yield* catFd(u, fd);
       yield* u.close(fd);
-    }
-    return st;
-  },
-  ls: function* (u, argv) {
-    const opts = argv.slice(1).filter((a) => a.startsWith('-')).join('');
-    const long = opts.includes('l');
-    const all = opts.includes('a');
-    const targets = argv.slice(1).filter((a) => !a.startsWith('-'));
-    if (!targets.length) targets.push('.');
-    let st = 0;
-    for (const [i, t] of targets.entries()) {
-      const s = yield* u.stat(t);
-      if (typeof s === 'number') { yield* u.err(`ls: cannot access '${t}': No such file or directory\n`); st = 2; continue; }
-      let names: string[];
-      if (!s.isDir) names = [t];
-      else {
-        // O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY, as strace of Debian 12's ls shows (0x90800)
-        const fd = yield* u.open(t, 0x90800);
-        const r = yield* u.getdents(fd);
-        yield* u.close(fd);
-        names = (Array.isArray(r) ? r : []).filter((n) => all || !n.startsWith('.')).sort();
-        if (targets.length > 1) yield* u.out(`${i ? '\n' : ''}${t}:\n`);
-      }
-      let out = '';
-      for (const n of names) {
-        if (!long) { out += n + '\n'; continue; }
-        const p = s.isDir ? `${t}/${n}` : n;
-        const x = yield* u.stat(p, true);
-        if (typeof x === 'number') continue;
-        const type = x.isDir ? 'd' : x.isLnk ? 'l' : x.isChr ? 'c' : x.isBlk ? 'b' : '-';
-        const perm = [6, 3, 0].map((sh) => ((x.mode >> sh) & 4 ? 'r' : '-') + ((x.mode >> sh) & 2 ? 'w' : '-') + ((x.mode >> sh) & 1 ? 'x' : '-')).join('');
-        const user = x.uid === 0 ? 'root' : x.uid === 1000 ? 'user' : String(x.uid);
-        const size = x.isChr || x.isBlk ? `${x.rdev >> 8}, ${x.rdev & 255}` : String(x.size);
-        out += `${type}${perm} ${x.nlink} ${user} ${user} ${size.padStart(8)} Jan  1 00:00 ${n}\n`;
-      }
-      yield* u.out(out);
     }
     return st;
   },
@@ -289,9 +256,11 @@ export const programs: Record<string, ProgramMain> = {
     for (const a of argv.slice(1)) { const i = a.indexOf('='); if (i > 0) o[a.slice(0, i)] = a.slice(i + 1); }
     const bs = num(o.bs, 512);
     const count = o.count !== undefined ? Number(o.count) : Infinity;
-    const ifd = o.if ? yield* u.open(o.if) : 0;
+    // iflag=direct / oflag=direct: O_DIRECT on that file (coreutils dd's open flags)
+    const direct = (v: string | undefined) => ((v ?? '').split(',').includes('direct') ? O_DIRECT : 0);
+    const ifd = o.if ? yield* u.open(o.if, direct(o.iflag)) : 0;
     if (ifd < 0) { yield* u.err(`dd: failed to open '${o.if}': No such file or directory\n`); return 1; }
-    const ofd = o.of ? yield* u.open(o.of, O_WRONLY | O_CREAT | O_TRUNC) : 1;
+    const ofd = o.of ? yield* u.open(o.of, O_WRONLY | O_CREAT | (o.conv?.split(',').includes('notrunc') ? 0 : O_TRUNC) | direct(o.oflag)) : 1;
     const t0 = u.m.now;
     let full = 0, part = 0, bytes = 0;
     while (full + part < count) {
@@ -354,22 +323,6 @@ export const programs: Record<string, ProgramMain> = {
       if (r < 0) { yield* u.err(`kill: (${p}) - No such process\n`); st = 1; }
     }
     return st;
-  },
-  ps: function* (u, argv) {
-    const fd = yield* u.open('/proc', 0o200000);
-    yield* u.getdents(fd);
-    yield* u.close(fd);
-    const all = argv.some((a) => a.includes('e') || a.includes('a'));
-    const tasks = u.m.procs.list().filter((t) => all || t.tid === t.pid && !t.kthread && t.proc.sessionName === u.t.proc.sessionName);
-    let out = '    PID TTY          TIME CMD\n';
-    for (const t of tasks) {
-      if (t.tid !== t.pid) continue;
-      const time = Math.floor((t.utime + t.stime + t.sumExecRuntime * 0) / 1e9);
-      const hh = String(Math.floor(time / 3600)).padStart(2, '0'), mm = String(Math.floor(time / 60) % 60).padStart(2, '0'), ss = String(time % 60).padStart(2, '0');
-      out += `${String(t.pid).padStart(7)} ${(t.kthread ? '?' : 'pts/0').padEnd(8)} ${hh}:${mm}:${ss} ${t.comm}\n`;
-    }
-    yield* u.out(out);
-    return 0;
   },
   find: function* (u, argv) {
     const a = argv.slice(1);
