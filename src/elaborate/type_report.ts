@@ -109,8 +109,16 @@ export abstract class TypeBookkeeping {
     const msg = index >= 0 ? `index ${index} type mismatch (${type})` : `type mismatch (${type})`;
     const idx = (decl as A.VarDecl).indexTypes;
     const declType = index >= 0 && idx && (decl as A.VarDecl).kind !== 'param' ? idx[index] ?? 'unknown' : decl.type ?? 'unknown';
+    if (!orig) {
+      // a type the resolution did not infer (a global's initialiser, a declared type): stap
+      // reports it as the context's expectation against that type
+      let m2 = `type mismatch: expected ${type}`;
+      if (declType !== 'unknown') m2 += ` but found ${declType}`;
+      this.report(new SemanticError(m2, tok, [], 'mismatch-expected'));
+      return;
+    }
     const cmsg = index >= 0 ? `type of index ${index} was first inferred here (${declType})` : `type was first inferred here (${declType})`;
-    const chain = orig ? [new SemanticError(cmsg, orig, [], 'mismatch-first')] : [];
+    const chain = [new SemanticError(cmsg, orig, [], 'mismatch-first')];
     this.report(new SemanticError(msg, tok, chain, index >= 0 ? 'mismatch-index' : 'mismatch-decl'));
   }
 

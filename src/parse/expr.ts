@@ -40,7 +40,7 @@ export const REBALANCE_AT = 64;
 
 const PRINT_NAMES = new Set(['print', 'println', 'sprint', 'sprintln', 'printd', 'printdln', 'sprintd', 'sprintdln', 'printf', 'sprintf']);
 const STAT_OPS = new Set(['@count', '@sum', '@min', '@max', '@avg', '@variance']);
-const OTHER_AT_OPS = new Set(['@kderef', '@uderef', '@kregister', '@uregister', '@perf', '@probewrite', '@const', '@enum', '@enumname']);
+const OTHER_AT_OPS = new Set(['@kderef', '@uderef', '@kregister', '@uregister', '@perf', '@probewrite', '@const']);
 
 export function parseExpression(c: Cursor): A.Expr {
   c.enter(c.last);
@@ -277,6 +277,8 @@ function parseDwarfValue(c: Cursor): A.Expr {
   const amp = c.peek();
   if (c.isOp(amp, '&')) {
     c.next();
+    // (one `&`: stap then wants a value, `& &` fails at the second)
+    if (c.peekOp('&')) throw c.error('expected literal string or number');
     c.enter(amp);
     const x = parseDwarfValue(c);
     c.leave();
@@ -314,7 +316,7 @@ function parseDwarfValue(c: Cursor): A.Expr {
     if (u.kind === 'operator' && u.text === '->') {
       c.next();
       const m = c.next();
-      if (m.kind !== 'identifier' && m.kind !== 'keyword' && m.kind !== 'number') throw c.error('expected identifier or keyword');
+      if (m.kind !== 'identifier' && m.kind !== 'keyword') throw c.error('expected identifier or keyword');
       const sp = splitPretty(m.text);
       e = targetWithComponents(e, { k: 'member', name: sp.name, tok: m }, sp.pretty, u);
     } else if (u.kind === 'operator' && u.text === '[') {
@@ -339,6 +341,8 @@ function parseSymbol(c: Cursor): A.Expr {
   const id = c.next();
   const name = id.text;
   const t = c.peek();
+  // (print functions are operators of stap's grammar: they need their arguments)
+  if (PRINT_NAMES.has(name) && !c.isOp(t, '(')) throw c.error("expected '('");
   if (c.isOp(t, '(')) {
     c.next();
     if (PRINT_NAMES.has(name)) return parsePrint(c, id, name);
@@ -414,6 +418,13 @@ export function parseAtOperator(c: Cursor): A.Expr {
     throw new ParseError(`unknown operator ${name}`, tok, true);
   }
   c.next();
+  if (name === '@probewrite') {
+    // stap's parser: the name of a variable, nothing else
+    const id = c.next();
+    if (id.kind !== 'identifier') throw c.error('expected identifier');
+    c.expectOp(')');
+    return { k: 'atop', name, args: [{ k: 'sym', name: id.text, tok: id }], tok };
+  }
   const args: (A.Expr | null)[] = [];
   let afterFirst: A.Token | undefined; // (for @perf's message)
   if (c.peekOp(')')) c.next();
@@ -444,8 +455,10 @@ function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[], af
     const e: A.StatOp = { k: 'statop', op, operand: args[0]!, tok };
     if (args.length === 2) {
       const s = args[1]!;
-      if (s.k !== 'num') throw new ParseError('expected literal number', s.tok);
-      e.shift = Number(s.value);
+      // (a literal, negative too: `@variance(a, -1)` parses)
+      const neg = s.k === 'unary' && s.op === '-' && s.operand.k === 'num';
+      if (s.k !== 'num' && !neg) throw new ParseError('expected literal number', s.tok);
+      e.shift = s.k === 'num' ? Number(s.value) : -Number((s as A.Unary).operand.k === 'num' ? ((s as A.Unary).operand as A.NumberLit).value : 0);
     }
     return e;
   }
