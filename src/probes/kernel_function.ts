@@ -354,6 +354,8 @@ function kprobeModulePoint(req: BuildRequest, name: string, isReturn: boolean, m
 }
 
 function varsOf(rp: A.ResolvedPoint): { name: string; type: string }[] {
+  const labelVars = (rp.data as { labelVars?: { name: string; type: string }[] }).labelVars;
+  if (labelVars) return labelVars;    // .label("L") (src/probes/kernel_scopes.ts)
   const env = envFor(rp);
   if (!env) return [];
   // as stap -L: $return first, then the parameters, then (entry probes) the locals readable at the entry pc

@@ -16,7 +16,8 @@ import { addProviderSetup, ProbeRegistry, MatchNode } from '../elaborate/probes'
 import { setTargetCodegen, setTargetAssignCodegen } from '../translate';
 import { builtins } from '../runtime/builtins';
 import type { ProbeFamilyRuntime } from '../runtime/engine';
-import { FUNCTION_PATTERNS, KernelFunctionFamily } from './kernel_function';
+import { FUNCTION_PATTERNS, KernelFunctionFamily, kernelFunctionProvider } from './kernel_function';
+import { scopePatterns, withStatementLines } from './kernel_scopes';
 import { tracepointProvider, TracepointFamily } from './tracepoint';
 import { registerPerf, PerfFamily } from './perf';
 import { compileTarget, compileTargetAssign, planFor, targetPointee, type Plan } from './targets';
@@ -61,7 +62,9 @@ export function installKernelProbes(): void {
     registerProcess(r); // process(...).* (src/probes/process.ts): user space is not modelled yet
     registerHwbkpt(r); // kernel.data(...).write|.rw (src/probes/hwbkpt.ts): hardware breakpoints
     patchProviders(r);
-    for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, prov);
+    // kernel.statement("F@FILE:N") / "F@FILE+N" resolve with line records (src/probes/kernel_scopes.ts)
+    for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, pattern.startsWith('kernel.statement(string)') ? withStatementLines(prov) : prov);
+    for (const [pattern, prov] of scopePatterns(kernelFunctionProvider)) r.register(pattern, prov); // .callee/.callees/.label
     r.register('kernel.trace(string)', tracepointProvider);
   });
   setTargetCodegen((e, api) => compileProcfsTarget(e, api) ?? compileNetfilterTarget(e, api) ?? compileTarget(e, api));

@@ -4,14 +4,17 @@ import { sourceStamp } from '../../src/kernel/ksymtab';
 import { resolveFirstAlias, firstAliasOf } from '../../src/kernel/kallsyms';
 import { pathNames, pathFunctionNames } from '../../src/machine/paths/dsl';
 import { compilerSymbolNames } from '../../src/machine/paths/model';
+import { semanticsFunctionNames } from '../../src/machine/paths/semantics';
+import { installKernelSemantics } from '../../src/machine/machine';
 
 describe('kernel data: function ids the build works out for the call paths', () => {
-  it('has, for the current symbol table, every name of every path and of the entry model\'s compiler with the answer a lookup gives', () => {
+  it('has, for the current symbol table, every name of every path, of the entry model\'s compiler and of the semantics with the answer a lookup gives', () => {
     const known = readKnownSymbols(builtKnownSymbolsFile(), sourceStamp());
     expect(known, 'dist/kernel-tables/known-symbols.json is current').to.not.equal(null);
     const paths = new Set(pathNames().flatMap(pathFunctionNames));
     expect(paths.size).to.be.greaterThan(300);
-    const names = new Set([...paths, ...compilerSymbolNames()]);
+    installKernelSemantics();
+    const names = new Set([...paths, ...compilerSymbolNames(), ...semanticsFunctionNames()]);
     expect(names.has('__schedule')).to.equal(true);
     expect([...known!.keys()].sort()).to.deep.equal([...names].sort());
     for (const [name, id] of known!) {

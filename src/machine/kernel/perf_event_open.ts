@@ -81,7 +81,11 @@ const TAIL_CALLERS = ['x64_sys_call'];
  * Tracepoints fired where the model has no frame: the function their trace_X() call is compiled
  * into (sched_switch in __schedule, notrace), the sample's ip as perf_fetch_caller_regs takes it.
  */
-const TP_SITE: Record<string, string> = { 'sched:sched_switch': '__schedule' };
+const TP_SITE: Record<string, string> = { 'sched:sched_switch': '__schedule', 'raw_syscalls:sys_enter': 'syscall_trace_enter.constprop.0' };
+/** the site of a tracepoint: TP_SITE, syscalls:sys_enter_* where raw_syscalls:sys_enter fires (kernel/entry/common.c) */
+function tpSite(system: string, name: string): string | undefined {
+  return TP_SITE[`${system}:${name}`] ?? (system === 'syscalls' && name.startsWith('sys_enter_') ? TP_SITE['raw_syscalls:sys_enter'] : undefined);
+}
 /**
  * Below an idle task's loop: the boot CPU's and the secondaries' stacks as a recorded
  * `perf record -g` shows them (test/fixtures/tracefs-real/perf_record_g), outermost first.
@@ -132,7 +136,7 @@ class UserPerfEvent extends PerfCounter {
   constructor(readonly m: PerfMachine, readonly ua: PerfEventAttr, readonly target: Process | null, readonly onCpu: number) {
     super({ type: ua.type, config: ua.config, sample: ua.sample, freq: ua.freq }, m.ncpus, null);
     const ev = ua.type === PERF_TYPE_TRACEPOINT ? eventById(ua.config) : null;
-    const site = ev ? TP_SITE[`${ev.system}:${ev.name}`] : undefined;
+    const site = ev ? tpSite(ev.system, ev.name) : undefined;
     this.siteFn = site ? functionId(site) : -1;
     (this as { handler: ((ctx: CpuContext) => void) | null }).handler = ua.sample > 0 ? (ctx) => this.sampleAt(ctx) : null;
   }

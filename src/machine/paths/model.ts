@@ -132,6 +132,9 @@ export function compilerSymbolNames(): string[] {
   return ['x64_sys_call', ...Object.values(KEY_PARENT), ...tp];
 }
 
+/** the pattern of a function index in a shape, made once per index */
+const featureRes = new Map<number, RegExp>();
+
 /** The tree features of a shape ('-' where absent). */
 function treeFeatures(key: string, shape: string): string[] {
   const tf = TREE_FEATURES[key];
@@ -139,7 +142,9 @@ function treeFeatures(key: string, shape: string): string[] {
   const names = load().functions;
   return tf.map(([f, fn]) => {
     const i = names.indexOf(fn);
-    return i >= 0 && new RegExp(`(^|[ (])${i}([ ()*]|$)`).test(shape) ? f : '-';
+    let re = featureRes.get(i);
+    if (!re) { re = new RegExp(`(^|[ (])${i}([ ()*]|$)`); featureRes.set(i, re); }
+    return i >= 0 && re.test(shape) ? f : '-';
   });
 }
 
@@ -335,10 +340,11 @@ function emitCall(id: number, kids: readonly MNode[], code: number[]): void {
 let withInline = false;
 const current = (inl: boolean | undefined): boolean => inl === true || int3SiteCount() === 0;
 
-export function compileNodes(name: string, nodes: readonly MNode[], parent = ''): CompiledPath {
+export function compileNodes(name: string, nodes: readonly MNode[], parent: string | number = ''): CompiledPath {
   withInline = int3SiteCount() > 0;
   const code: number[] = [];
-  emitNodes(nodes, code, parent ? afterSitesOf(functionId(parent)) : null);
+  const pid = typeof parent === 'number' ? parent : parent ? functionId(parent) : -1;
+  emitNodes(nodes, code, pid >= 0 ? afterSitesOf(pid) : null);
   code.push(OP_END);
   return { name, code: Int32Array.from(code) };
 }
@@ -371,7 +377,7 @@ export function syscallInner(k: ModelKey, v: ModelVariant): { fn: number; code: 
   const top = nodes[0];
   const sysfn = top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
   if (!v.code || !current(v.codeInline)) {
-    v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? load().functions[sysfn.fn] : '');
+    v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? modelFnId(sysfn.fn) : '');
     v.codeInline = withInline;
   }
   return { fn: sysfn ? modelFnId(sysfn.fn) : -1, code: v.code };
@@ -409,7 +415,7 @@ export function failingInner(k: ModelKey, v: ModelVariant, fail: string, upTo: s
   const top = nodes[0];
   const sysfn = top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
   const kids = sysfn ? truncateAtFailure(sysfn.kids, functionId(fail), functionId(upTo)) : [];
-  c = compileNodes(k.name, kids, sysfn ? load().functions[sysfn.fn] : '');
+  c = compileNodes(k.name, kids, sysfn ? modelFnId(sysfn.fn) : '');
   (v.failCode ?? (v.failCode = new Map())).set(key, c);
   return c;
 }

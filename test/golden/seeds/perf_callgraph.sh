@@ -19,3 +19,9 @@ perf report -i /tmp/nog.data --stdio -g 2>&1; echo rc=$?
 # interrupted by its child's calls and continued; -S adds the summary
 perf trace sh -c 'ls /nonexist; echo hi' 2>&1
 perf trace -S true 2>&1
+# perf record -a without a command: system wide until SIGINT (perf then re-raises it: status 130),
+# or for the duration of `-- sleep`; syscall tracepoints are sampled in syscall_trace_enter
+perf record -a -e sched:sched_switch -o /tmp/a.data & sleep 0.3; kill -INT %1; wait %1; echo status=$?
+perf report -i /tmp/a.data --stdio | head -16
+perf record -a -g -e syscalls:sys_enter_openat -o /tmp/b.data -- sleep 0.2 2>&1; echo rc=$?
+perf report -i /tmp/b.data --stdio --no-children | head -30

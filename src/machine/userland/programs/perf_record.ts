@@ -30,7 +30,11 @@ function* recordUsage(u: U): G<number> {
   return 129;
 }
 
-interface Session { fds: number[]; samples: Uint8Array[]; status: number; rusage?: unknown }
+interface Session { fds: number[]; samples: Uint8Array[]; status: number; signal: number }
+
+const SIGHUP = 1, SIGINT = 2, SIGTERM = 15;
+/** how often perf record -a without a command looks for its signal */
+const POLL_NS = 100e6;
 
 /** Open `attr` on the workload (or every CPU with -a), run the command, drain the samples. */
 function* sample(u: U, attr: PerfEventAttr, all: boolean, cmd: string[]): G<Session | number> {
@@ -51,10 +55,16 @@ function* sample(u: U, attr: PerfEventAttr, all: boolean, cmd: string[]): G<Sess
     fds.push(fd);
   }
   let status = 0;
+  let signal = 0;
   if (work) {
     yield* work.go();
     const r = yield* u.sys('wait4', [work.pid, 0, 0, 0]);
     status = (r.info?.status as number) ?? 0;
+  } else {
+    // system wide without a command: until SIGINT, SIGTERM or SIGHUP (perf's record__sig_exit
+    // re-raises it once the data is written)
+    for (const sig of [SIGINT, SIGTERM, SIGHUP]) yield* u.sigaction(sig, (n) => { signal = n; });
+    while (!signal) yield* u.nanosleep(POLL_NS);
   }
   const samples: Uint8Array[] = [];
   for (const fd of fds) {
@@ -66,7 +76,7 @@ function* sample(u: U, attr: PerfEventAttr, all: boolean, cmd: string[]): G<Sess
     }
     yield* u.close(fd);
   }
-  return { fds, samples, status };
+  return { fds, samples, status, signal };
 }
 
 interface RecordOpts { events: string[]; all: boolean; callchain: boolean; period: number; freq: number; out: string; cmd: string[] }
@@ -94,7 +104,6 @@ function parseRecord(argv: string[]): RecordOpts | null {
 export function* perfRecord(u: U, argv: string[]): G<number> {
   const o = parseRecord(argv);
   if (!o) return yield* recordUsage(u);
-  if (!o.cmd.length) { yield* u.err('perf record -a without a command is not supported here: give a command\n'); return 129; }
   // the default event: cycles, which a machine without a PMU replaces by cpu-clock (as perf does)
   const specs = yield* resolveEvents(u, o.events.length ? o.events : ['cpu-clock']);
   if (typeof specs === 'string') return yield* eventSyntaxError(u, specs, () => recordUsage(u));
@@ -121,6 +130,10 @@ export function* perfRecord(u: U, argv: string[]): G<number> {
   yield* u.writeAll(fd, file);
   yield* u.close(fd);
   yield* u.err(`[ perf record: Woken up 1 times to write data ]\n[ perf record: Captured and wrote ${(file.length / 1048576).toFixed(3)} MB ${o.out} (${n} samples) ]\n`);
+  if (s.signal) {
+    yield* u.sigaction(s.signal, 'default');
+    yield* u.kill(yield* u.getpid(), s.signal);
+  }
   return (s.status >> 8) & 0xff;
 }
 
