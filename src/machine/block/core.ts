@@ -91,6 +91,7 @@ export function requestAddr(r: BlkRequest | undefined): number {
     kmem.setField(a, T, 'cmd_flags', (q.write ? REQ_OP_WRITE : REQ_OP_READ) | (q.flags ?? 0));
     kmem.setField(a, T, '__data_len', q.bytes);
     kmem.setField(a, T, '__sector', q.sector);
+    kmem.setField(a, T, 'q', sdaQueue(kmem));
     kmem.setField(a, T, 'bio', bioAddr(q));
     kmem.setField(a, T, 'biotail', bioAddr(q));
     kmem.setField(a, T, 'tag', -1);
@@ -104,6 +105,26 @@ export function requestAddr(r: BlkRequest | undefined): number {
  */
 const bdevs = new Map<string, number>();
 let sdaDisk = 0;
+let sdaQ = 0;
+
+/**
+ * sda's `struct request_queue`, with the limits the guest's /sys/block/sda/queue/ shows (QEMU's
+ * AHCI disk under tools/qemu-debian-guest: 512-byte logical and physical blocks, max_sectors_kb
+ * 128, max_segments 168, nr_requests 64).
+ */
+function sdaQueue(mem: KernelMemory): number {
+  if (sdaQ) return sdaQ;
+  const Q = 'struct request_queue';
+  sdaQ = mem.allocStruct(Q);
+  mem.setField(sdaQ, Q, 'limits.logical_block_size', 512);
+  mem.setField(sdaQ, Q, 'limits.physical_block_size', 512);
+  mem.setField(sdaQ, Q, 'limits.io_min', 512);
+  mem.setField(sdaQ, Q, 'limits.max_sectors', 256);
+  mem.setField(sdaQ, Q, 'limits.max_hw_sectors', 256);
+  mem.setField(sdaQ, Q, 'limits.max_segments', 168);
+  mem.setField(sdaQ, Q, 'nr_requests', 64);
+  return sdaQ;
+}
 export function blockDevice(mem: KernelMemory, name: 'sda' | 'sda1'): number {
   let a = bdevs.get(name);
   if (a !== undefined) return a;
@@ -117,8 +138,10 @@ export function blockDevice(mem: KernelMemory, name: 'sda' | 'sda1'): number {
     mem.setField(sdaDisk, 'struct gendisk', 'major', 8);
     mem.setField(sdaDisk, 'struct gendisk', 'first_minor', 0);
     mem.setField(sdaDisk, 'struct gendisk', 'minors', 16);
+    mem.setField(sdaDisk, 'struct gendisk', 'queue', sdaQueue(mem));
     mem.setField(sdaDisk, 'struct gendisk', 'part0', blockDevice(mem, 'sda'));
   }
+  mem.setField(a, B, 'bd_queue', sdaQueue(mem));
   mem.setField(a, B, 'bd_dev', (8 << 20) | partno);
   mem.setField(a, B, 'bd_partno', partno);
   mem.setField(a, B, 'bd_start_sect', partno ? 2048 : 0);
