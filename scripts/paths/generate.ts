@@ -20,7 +20,7 @@ import * as path from 'path';
 import * as zlib from 'zlib';
 import { loadIndex, loadRecording, RECORDINGS_DIR, Recording } from '../record/recording';
 import { syscalls } from '../../src/kernel/syscalls';
-import { TNode, shapeTree, cutTree, newCuts, Cuts, treeKey, Names, modelShape, markSwitch } from './tree';
+import { TNode, shapeTree, cutTree, newCuts, Cuts, treeKey, Names, modelShape, markSwitch, countCalls } from './tree';
 import { alignNames, mapTasks, straceByPid, retClass, splitArgs, straceNumber, StraceCall } from './strace';
 
 export const MODEL_FORMAT = 1;
@@ -139,6 +139,8 @@ export function generate(recDir = RECORDINGS_DIR): Model {
         const tail = ti < 0 ? [] : nodes.slice(ti);
         const top = body[0];
         let label = '';
+        // an exit the trace ended in (the task had not reached do_task_dead): not a variant of the exit
+        if ((sys === 'exit_group' || sys === 'exit') && countCalls(body, 'do_task_dead') === 0) return;
         if (sys) {
           const sc = al[i] >= 0 ? scalls[al[i]] : null;
           const km = key(`sys:${sys}`);

@@ -85,6 +85,8 @@ export function straceByPid(r: Recording, errnos: Map<string, number> = errnoNum
   const calls = new Map<number, StraceCall[]>();
   const children = new Map<number, number[]>();
   const fds = new Map<number, Map<number, FdKind>>();
+  /** pid -> the program it runs (its last successful execve; a child inherits its parent's) */
+  const exes = new Map<number, string>();
   let root = -1;
   for (const [pid, , name, args, ret] of r.strace) {
     if (root < 0) { root = pid; fds.set(pid, new Map([[0, 'null'], [1, 'tty'], [2, 'tty']])); }
@@ -94,7 +96,7 @@ export function straceByPid(r: Recording, errnos: Map<string, number> = errnoNum
     const av = splitArgs(args).map(straceValue);
     const rv = straceRet(ret, errnos);
     const t = tab;
-    const feat = syscallFeatures({ name, args: av, ret: rv, fdKind: (fd) => t.get(fd) ?? '-' });
+    const feat = syscallFeatures({ name, args: av, ret: rv, fdKind: (fd) => t.get(fd) ?? '-', exe: exes.get(pid) });
     let l = calls.get(pid);
     if (!l) calls.set(pid, (l = []));
     l.push({ name, args, ret, feat });
@@ -104,6 +106,10 @@ export function straceByPid(r: Recording, errnos: Map<string, number> = errnoNum
       if (!k) children.set(pid, (k = []));
       k.push(rv!);
       fds.set(rv!, new Map(tab));
+      const x = exes.get(pid);
+      if (x !== undefined) exes.set(rv!, x);
+    } else if (name === 'execve' && ok && typeof av[0] === 'string') {
+      exes.set(pid, av[0]);
     } else if ((name === 'openat' || name === 'open') && ok) {
       const p = av[name === 'openat' ? 1 : 0];
       const fl = av[name === 'openat' ? 2 : 1];

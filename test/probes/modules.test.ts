@@ -105,7 +105,9 @@ describe('kernel modules (as the real guest loads them)', function () {
     const lines = r.stdout.split('\n');
     expect(lines[0]).to.equal('ext4_file_read_iter ext4 ext4 ext4_file_read_iter');
     expect(lines[1]).to.match(/^ 0xffffffffc0[0-9a-f]{6} : ext4_file_read_iter\+0x0\/0x[0-9a-f]+ \[ext4\]$/);
-    expect(lines[2]).to.match(/: vfs_read\+0x[0-9a-f]+\/0x[0-9a-f]+ \[kernel\]$/);
+    // the first read of an ext4 file is the exec's own (prepare_binprm's kernel_read of the ELF header
+    // of cat, the recorded execve tree): __kernel_read calls the read_iter as vfs_read does
+    expect(lines[2]).to.match(/: __kernel_read\+0x[0-9a-f]+\/0x[0-9a-f]+ \[kernel\]$/);
   });
 
   it('/proc/modules is the guest\'s text, byte for byte; /proc/kallsyms has its module lines', () => {

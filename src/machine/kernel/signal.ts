@@ -18,6 +18,7 @@ import { Task, Process, SigHandler, TASK_INTERRUPTIBLE, TASK_STOPPED, TASK_DEAD 
 import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
+import { groupExitPath } from '../paths/entry';
 import { wakeTasks } from './sched/core';
 import { sigDefault, SIGKILL, SIGCHLD, SIGCONT } from '../include/signal';
 import { kmem } from '../../kernel/memory';
@@ -208,7 +209,6 @@ export function notifyPrep(t: Task, e: Env): void {
     status: signaled ? sig : Number(e.a[0] ?? 0) & 0xff,
   } satisfies SigInfo;
 }
-signals.hook('notify_prep', (_m, _c, t, e) => { notifyPrep(t, e); return H_CONT; });
 
 /** __wake_up_parent: wake the parent's wait4 sleepers (not those the signal already woke). */
 signals.hook('notify_parent', (m, c, t, e) => {
@@ -239,7 +239,11 @@ signals.hook('signal', (m, c, t) => {
   const act = sig === SIGKILL ? 'term' : sigDefault(sig);
   const fatal = !(typeof h === 'function' && sig !== SIGKILL) && !(h === 'ignore' || act === 'ign' || act === 'cont' || act === 'stop');
   if (typeof h === 'function' && sig !== SIGKILL) h(sig);
-  if (fatal) pushPath(t.ks, 'sig_exit', newEnv('exit_group', { a: [128 + sig], sig, signaled: true }));
+  if (fatal) {
+    const exitPath = groupExitPath(m, t);
+    if (!exitPath) throw new Error('entry model: no recorded exit_group (data/paths/entries.json.gz)');
+    pushPath(t.ks, exitPath, newEnv('exit_group', { a: [128 + sig], sig, signaled: true }));
+  }
   // frames run last-pushed first: signal_deliver fires before do_group_exit
   pushPath(t.ks, 'signal_deliver', newEnv('signal_deliver', { sig, sgInfo: info }));
   return H_PUSHED;

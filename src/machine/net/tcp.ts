@@ -307,3 +307,10 @@ netTcp.tpArgs('tcp_probe', (_m, _c, _t, e) => [e.sk, e.skb]);
 netTcp.tpArgs('tcp_rcv_space_adjust', (_m, _c, _t, e) => [e.sk]);
 netTcp.tpArgs('tcp_send_reset', (_m, _c, _t, e) => [e.sk ?? null, e.skb]);
 netTcp.tpArgs('inet_sk_error_report', (_m, _c, _t, e) => [e.sk]);
+
+// tcp_transmit_skb exists only inlined (tcp_connect, tcp_write_xmit): its instances fire where the
+// machine sends a segment; the recorded exit_group trees of networking programs close their sockets
+// (task_work -> tcp_close -> tcp_send_fin -> tcp_write_xmit), but the machine sends its FINs from its
+// own close path (sock_release_all), so in an exit's tree the callers run without a segment to send
+netTcp.cond('tcp_segment', (_m, _c, _t, e) => e.name !== 'exit_group');
+netTcp.inlineIf('tcp_transmit_skb', 'tcp_segment');

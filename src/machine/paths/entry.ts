@@ -97,7 +97,7 @@ const ERRNO: Record<string, number> = {};
 
 modelEntry.hook('sys_impl', (m, c, t, e) => {
   e.recorded = true;
-  if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)));
+  if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)), t.proc.exe);
   const f = syscallImpl(e.name);
   if (!f) { e.ret = ruleResult((e.model as ModelKey).rule, e); return H_CONT; }
   return f(m, c, t, e);
@@ -114,13 +114,27 @@ const FAILS: Record<string, [string, string]> = {
 
 modelEntry.hook('sys_body', (m, _c, t, e) => {
   const k = e.model as ModelKey;
-  const feat = withOutcome(tableName(e), e.fargs as string, typeof e.ret === 'number' ? e.ret : null);
-  const v = chooseVariant(k, feat, e.slept === true, m.pathRand.next());
+  const name = tableName(e);
+  // exit and exit_group never return (outcome '?' as strace shows them) and always end asleep in do_task_dead
+  const noReturn = name === 'exit_group' || name === 'exit';
+  const feat = withOutcome(name, e.fargs as string, !noReturn && typeof e.ret === 'number' ? e.ret : null);
+  const v = chooseVariant(k, feat, noReturn || e.slept === true, m.pathRand.next());
   const out = feat.slice(0, feat.indexOf('|') >>> 0);
   const fail = v.feat[0] !== out ? FAILS[`${k.name}|${out}`] : undefined;
   pushPath(t.ks, fail ? failingInner(k, v, fail[0], fail[1]) : syscallInner(k, v).code, e);
   return H_PUSHED;
 });
+
+/**
+ * The recorded do_group_exit of the program `t` runs (the callees of an exit_group variant chosen for
+ * its program, as a fatal signal's get_signal calls it), or null when no recording has an exit.
+ */
+export function groupExitPath(m: MachineCore, t: Task): CompiledPath | null {
+  const k = modelKey('sys:exit_group');
+  if (!k || !k.variants.length) return null;
+  const feat = withOutcome('exit_group', argFeatures('exit_group', [], () => '-', t.proc.exe), null);
+  return syscallInner(k, chooseVariant(k, feat, true, m.pathRand.next())).code;
+}
 
 /** Run a variant of model key `key` (features from the key's feature function, else ''), pushed on `c.ks`. */
 export function pushModel(m: MachineCore, c: Cpu, t: Task, e: Env, key: string, feat?: string): boolean {

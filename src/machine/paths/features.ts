@@ -52,11 +52,11 @@ export function sizeClass(n: number): string {
   return `p${Math.ceil(Math.log2(pages))}`;
 }
 
-type ArgRole = 'fd' | 'path' | 'flag' | 'pid' | '';
+type ArgRole = 'fd' | 'path' | 'flag' | 'pid' | 'sig' | '';
 const FD_ARGS = new Set(['fd', 'fildes', 'oldfd', 'ufd', 'fd_in', 'fd_out', 'out_fd', 'in_fd', 'dfd', 'olddfd', 'newdfd', 'epfd']);
 const PATH_ARGS = new Set(['filename', 'pathname', 'path', 'oldname', 'newname', 'specialfile', 'library', 'oldpath', 'newpath']);
 const FLAG_ARGS = new Set(['flags', 'flag', 'cmd', 'prot', 'options', 'how', 'advice', 'resource', 'which', 'option', 'op',
-  'type', 'family', 'protocol', 'clone_flags', 'sig', 'mode']);
+  'type', 'family', 'protocol', 'clone_flags', 'mode']);
 /** Calls whose result is a byte (or entry) count worth a size class. */
 const SIZED = new Set(['read', 'write', 'pread64', 'pwrite64', 'readv', 'writev', 'getdents64', 'sendto', 'recvfrom',
   'sendmsg', 'recvmsg', 'copy_file_range', 'sendfile', 'splice', 'readlink', 'getrandom']);
@@ -72,6 +72,8 @@ export function argRoles(name: string): ArgRole[] {
     if (FD_ARGS.has(n)) return 'fd';
     if (PATH_ARGS.has(n) && /char\s*\*/.test(a.type)) return 'path';
     if (FLAG_ARGS.has(n) && !/\*/.test(a.type)) return 'flag';
+    // a signal number: 0 (the existence check, nothing sent) or a signal (sent: __send_signal_locked)
+    if (n === 'sig' && !/\*/.test(a.type)) return 'sig';
     // kill(2), wait4(2) ...: one process, the caller's group, every process, or a group
     if (n === 'pid' && !/\*/.test(a.type)) return 'pid';
     return '';
@@ -83,6 +85,8 @@ export function argRoles(name: string): ArgRole[] {
 /** The facts of one syscall entry, as a recording or the machine knows them. */
 export interface SyscallFacts {
   name: string;
+  /** the program the calling process runs (argFeatures) */
+  exe?: string;
   /** arguments: numbers, strings for paths, null when unknown */
   args: readonly unknown[];
   /** the result (null: unknown) */
@@ -91,8 +95,12 @@ export interface SyscallFacts {
   fdKind(fd: number): FdKind;
 }
 
-/** The argument features of a syscall ('|'-joined; known before the call runs). */
-export function argFeatures(name: string, args: readonly unknown[], fdKind: (fd: number) => FdKind): string {
+/**
+ * The argument features of a syscall ('|'-joined; known before the call runs).  `exe`: the program the
+ * calling process runs (its last execve's file name), which decides an exit's tree (the address space
+ * it tears down).
+ */
+export function argFeatures(name: string, args: readonly unknown[], fdKind: (fd: number) => FdKind, exe = ''): string {
   const out: string[] = [];
   const r = argRoles(name);
   for (let i = 0; i < r.length; i++) {
@@ -101,14 +109,18 @@ export function argFeatures(name: string, args: readonly unknown[], fdKind: (fd:
       case 'fd': out.push(typeof a === 'number' ? (a === -100 ? 'cwd' : fdKind(a)) : '?'); break;
       case 'path': out.push(typeof a === 'string' ? pathClass(a) : '?'); break;
       case 'flag': out.push(typeof a === 'number' ? String(a) : '?'); break;
+      case 'sig': out.push(typeof a === 'number' ? (a === 0 ? 'sig0' : 'sig') : '?'); break;
       case 'pid': out.push(typeof a === 'number' ? (a > 0 ? 'pid' : a === 0 ? 'pgrp0' : a === -1 ? 'all' : 'pgrp') : '?'); break;
       default: break;
     }
   }
   // the program an exec loads (its ELF, its libraries: the tree of the exec)
-  if (name === 'execve' && typeof args[0] === 'string') out.push(`exe:${args[0].slice(args[0].lastIndexOf('/') + 1)}`);
+  if (name === 'execve' && typeof args[0] === 'string') out.push(`exe:${baseName(args[0])}`);
+  else if ((name === 'exit_group' || name === 'exit') && exe) out.push(`exe:${baseName(exe)}`);
   return out.join('|');
 }
+
+const baseName = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
 
 /** The full feature vector from the argument features and the result: outcome, arguments, size class. */
 export function withOutcome(name: string, args: string, ret: number | null): string {
@@ -120,7 +132,7 @@ export function withOutcome(name: string, args: string, ret: number | null): str
 
 /** The feature vector of a syscall entry ('|'-joined): outcome, per-argument features, size class. */
 export function syscallFeatures(f: SyscallFacts): string {
-  return withOutcome(f.name, argFeatures(f.name, f.args, f.fdKind), f.ret);
+  return withOutcome(f.name, argFeatures(f.name, f.args, f.fdKind, f.exe), f.ret);
 }
 
 /** How much a feature position counts when variants are matched (outcome first, then arguments in order). */

@@ -21,6 +21,7 @@
  */
 import { kmem } from '../../kernel/memory';
 import { lookupName, isFunction, symbolAddr } from '../../kernel/kallsyms';
+import { returnAddress } from '../../kernel/callsites';
 import type { Env } from '../include/kstack';
 import type { MachineCore } from '../core/machine';
 import { Semantics } from './semantics';
@@ -158,11 +159,24 @@ for (const [site, info] of Object.entries(KMALLOC_SITES)) {
   });
 }
 
-// kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node)
-kobjects.tpArgs('kmalloc', (_m, _c, _t, e) => {
+// where the recorded exec does them: load_elf_phdrs' buffer, then (after it returns) load_elf_binary's
+// interpreter name; no site once the loader is done
+kobjects.at('load_elf_phdrs', 'kmalloc_elf_phdrs');
+kobjects.at('load_elf_phdrs', 'kmalloc_elf_interp', 'exit');
+kobjects.hook('kmalloc_no_site', (_m, _c, _t, e) => { e.kmSite = undefined; e.kmSize = undefined; e.kmObj = undefined; return H_CONT; });
+kobjects.at('load_elf_binary', 'kmalloc_no_site', 'exit');
+// every __kmalloc call returns a buffer of its own
+kobjects.hook('kmalloc_new', (_m, _c, _t, e) => { e.kmObj = undefined; return H_CONT; });
+kobjects.at('__kmalloc', 'kmalloc_new');
+
+// kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node): a site the machine sizes, else the
+// return address in the function calling the allocator (the kernel stack below it)
+kobjects.tpArgs('kmalloc', (_m, c, _t, e) => {
   const info = KMALLOC_SITES[String(e.kmSite)];
   const n = Number(e.kmSize ?? 8);
-  return [info ? callSite(info.caller[0], info.caller[1]) : 0, kmallocObject(e), n, kmallocSize(n), 0xcc0, -1];
+  const ks = c.ks;
+  const site = info ? callSite(info.caller[0], info.caller[1]) : ks.sp >= 2 ? returnAddress(ks.fn[ks.sp - 2], ks.fn[ks.sp - 1]) : 0;
+  return [site, kmallocObject(e), n, kmallocSize(n), 0xcc0, -1];
 });
 
 // kfree(call_site, ptr): the buffer kmalloc'ed last on this path

@@ -33,7 +33,9 @@ const openedFile = (e: Env): unknown => {
 /** Functions returning pointers to the objects the paths create (kobjects.ts). */
 const POINTER_RULES: [string, RetRule][] = [
   ['getname', filenameAddr], ['getname_flags', filenameAddr],
-  ['alloc_empty_file', openingFile], ['path_openat', openedFile], ['do_filp_open', openedFile],
+  // an exec's open (do_open_execat): the binary's struct file is known from the start (bprm->file)
+  ['alloc_empty_file', (e) => (e.name === 'execve' && e.file instanceof OpenFile ? kmem.addrOf(e.file) : openingFile(e))],
+  ['path_openat', openedFile], ['do_filp_open', openedFile],
   ['kmem_cache_alloc', slabObject], ['__kmalloc', kmallocObject], ['__alloc_pages', pageOf],
 ];
 
@@ -50,7 +52,7 @@ const RESULT_FUNCTIONS = [
   'ksys_lseek', 'generic_file_llseek', 'vfs_fsync_range', 'ext4_sync_file',
   // processes, time, signals, memory
   'kernel_clone', 'kernel_wait4', 'common_nsleep', 'hrtimer_nanosleep', 'do_nanosleep',
-  'kill_pid_info', 'do_pipe2', 'ksys_mmap_pgoff', 'vm_mmap_pgoff', 'do_mmap', 'bprm_execve',
+  'kill_pid_info', 'do_pipe2', 'ksys_mmap_pgoff', 'vm_mmap_pgoff', 'do_mmap', 'bprm_execve', '__x64_sys_execve',
 ];
 
 export const returnValues = new Semantics<MachineCore>('paths/retvals');

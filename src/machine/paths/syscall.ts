@@ -27,7 +27,7 @@ const sysPathOf = new Map<string, { cp: CompiledPath; model: ModelKey | null }>(
  * Syscalls whose template the recorded trees replace (the rest keep theirs until their semantics sit
  * at the recorded functions; a call with no template runs its recorded trees when there are any).
  */
-const RECORDED = new Set(['getpid', 'uname', 'dup2', 'rt_sigaction', 'brk', 'mmap', 'lseek', 'pipe2', 'clone', 'wait4', 'kill']);
+const RECORDED = new Set(['execve', 'exit_group', 'getpid', 'uname', 'dup2', 'rt_sigaction', 'brk', 'mmap', 'lseek', 'pipe2', 'clone', 'wait4', 'kill']);
 syscallEntry.hook('sys', (m, c, t, e) => {
   let sp = sysPathOf.get(e.name);
   if (sp === undefined) {

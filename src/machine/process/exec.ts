@@ -8,22 +8,22 @@ import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { perfEventExec } from '../kernel/perf_event_open';
 import { kmem } from '../../kernel/memory';
+import { OpenFile } from '../include/fs';
 
 const ENOENT = 2;
+const O_LARGEFILE = 0o100000;
 
 export const exec = new Semantics<ProcMachine>('process/exec');
-
-/** the execve will succeed (bprm_execve reaches the binary loader and sched_process_exec) */
-exec.cond('execok', (m, _c, t, e) => {
-  const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);
-  return !!ino && ino.isReg && m.procs.programs.has(m.fs.pathOf(ino));
-});
 
 exec.syscall('execve', (m, _c, t, e) => {
   const p = String(e.a[0]);
   const ino = m.fs.lookup(p, t.proc.cwd);
   if (!ino || !ino.isReg) { e.ret = -ENOENT; return H_CONT; }
   const exe = m.fs.pathOf(ino);
+  // bprm->file: do_open_execat's open of the binary (O_LARGEFILE | __FMODE_EXEC), what the recorded
+  // tree's vfs_open, do_dentry_open and kernel_read see
+  e.file = new OpenFile('file', ino, O_LARGEFILE);
+  e.ino = ino;
   const oldComm = t.comm;
   if (!m.procs.exec(t, exe, e.a[1] as string[])) { e.ret = -8; return H_CONT; } // ENOEXEC
   e.oldPid = t.pid;

@@ -5,7 +5,7 @@ import { H_CONT, H_SLEEP } from '../paths/kexec';
 import { TASK_INTERRUPTIBLE, TASK_DEAD, Task } from '../include/sched';
 import type { Cpu } from '../include/cpu';
 import type { Env } from '../include/kstack';
-import { drain, drainTo, flushWakes } from '../kernel/sched/core';
+import { drainTo, flushWakes } from '../kernel/sched/core';
 import { notifyPrep } from '../kernel/signal';
 
 const ECHILD = 10, EINTR = 4;
@@ -39,13 +39,11 @@ exit.hook('wait', waitHook);
 exit.cond('reaped', (_m, _c, _t, e) => e.reaped === true);
 exit.tpArgs('sched_process_free', (_m, _c, _t, e) => [e.p]);
 exit.tpArgs('sched_process_exit', (_m, _c, t) => [t]);
-exit.hook('exit_files', () => H_CONT);
 function exitTask(m: ProcMachine, t: Task, e: Env): void {
   const code = Number(e.a[0]) & 0xff;
   m.procs.exitTask(t, e.signaled ? Number(e.a[0]) : code);
   if (e.signaled) (t.proc as unknown as { signaled?: boolean }).signaled = true;
 }
-exit.hook('exit', (m, c, t, e) => { exitTask(m, t, e); return drain(c); });
 /**
  * A recorded do_exit: the machine's exit (files, memory, children) in exit_notify, where the task
  * becomes a zombie (exit_state) before do_notify_parent tells its parent; the wakeups the exit makes

@@ -540,39 +540,6 @@ __x64_sys_clock_nanosleep
           @timer:hrtimer_start
         %nanosleep
 `,
-  sys_execve: `
-__x64_sys_execve
-  getname_flags
-  bprm_execve
-    %walk
-    ?!execok
-      %impl
-    ?execok
-      load_elf_binary
-        load_elf_phdrs
-          __kmalloc
-            %kmalloc_elf_phdrs
-            @kmem:kmalloc
-        __kmalloc
-          %kmalloc_elf_interp
-          @kmem:kmalloc
-        kfree
-          @kmem:kfree
-        load_elf_phdrs
-          __kmalloc
-            %kmalloc_elf_phdrs
-            @kmem:kmalloc
-        begin_new_exec
-          mmput
-            exit_mmap
-              *unmap_pages
-          %impl
-          __set_task_comm
-            @task:task_rename
-            %set_comm
-        setup_new_exec
-      @sched:sched_process_exec
-`,
   unmap_pages: `
 unmap_vmas
   %unmap
@@ -586,35 +553,6 @@ tlb_finish_mmu
 `,
   free_swap_cache: `
 free_swap_cache
-`,
-  sys_exit_group: `
-__x64_sys_exit_group
-  *sig_exit
-`,
-  sig_exit: `
-do_group_exit
-  do_exit
-    @sched:sched_process_exit
-    mmput
-      exit_mmap
-        *unmap_pages
-    exit_files
-      put_files_struct
-        %exit_files
-    %exit
-    ?sock_release
-      %sock_release_all
-    do_notify_parent
-      %notify_prep
-      ?sigtarget
-        *send_signal_locked
-      __wake_up_parent
-        __wake_up_sync_key
-          __wake_up_common_lock
-            __wake_up_common
-              %notify_parent
-    do_task_dead
-      *__schedule
 `,
   sys_kill: `
 __x64_sys_kill
