@@ -4,6 +4,7 @@ import { S_IFREG } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
 import { populateProc, populateKernelLists } from '../fs/procfs';
+import { installLoaderFiles } from '../process/ldso';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
@@ -99,5 +100,6 @@ export function populate(m: FsMachine, fs: Fs): void {
   }
   fs.symlink('/sbin/mkswap', '/usr/bin/mkswap');
   populateKernelLists(fs);
+  installLoaderFiles(fs, (seed) => (o, l) => synthBytes(seed, o, l));
   void S_IFREG; void KERNEL_RELEASE;
 }
