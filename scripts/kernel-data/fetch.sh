@@ -37,5 +37,7 @@ KDATA_WORK="$WORK" python3 "$HERE/module_inlines.py" "$WORK" "$OUT"
 # inline instances, locals and call sites of the functions the machine model runs (needs a built tree: npm run build)
 node "$HERE/../../dist/scripts/model-functions.js" > model_funcs.txt
 python3 "$HERE/inline_sites.py" "$WORK" "$OUT" model_funcs.txt
+# inline callees, labels and line records of the functions of the same units (~50 min under load)
+python3 "$HERE/scopes.py" "$WORK" "$OUT" model_funcs.txt
 KDATA_WORK="$WORK" python3 "$HERE/callsites.py" "$WORK" "$OUT" model_funcs.txt
 du -sh "$OUT"

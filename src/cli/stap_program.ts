@@ -26,6 +26,7 @@ import { bytesToString } from '../machine/process/user';
 import { timedWake } from '../machine/kernel/time';
 import { O_WRONLY, O_CREAT, O_TRUNC } from '../machine/include/fs';
 import { SIGCHLD } from '../machine/include/signal';
+import { installProgramFile } from '../machine/userland/fstree';
 import type { Engine } from '../runtime/engine';
 import type { GuestRun, Output } from './output';
 import type { StapOptions } from './options';
@@ -200,6 +201,7 @@ function connect(m: Machine): void {
 
 /** Put `stap` into the machine: /usr/bin/stap and its program. */
 export function installStap(m: Machine): void {
-  if (!m.fs.lookup(STAP_PATH, '/')) m.fs.createFile(STAP_PATH, '#!stap\n', 0o755);
+  // Debian's systemtap 4.8 binary: its size and build time (userland/fstree.ts)
+  if (!m.fs.lookup(STAP_PATH, '/')) installProgramFile(m, m.fs, 'stap');
   m.procs.programs.set(STAP_PATH, stapMain(m));
 }

@@ -12,7 +12,6 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import * as readline from 'readline';
 import type { Machine } from '../machine/machine';
 import { stdout, stderr, flushThenExit } from './stdio';
 
@@ -107,6 +106,7 @@ async function interactive(m: Machine, out: (s: string) => void, err: (s: string
   const tty = new TtyFile(m, (s) => out(s));
   const p = m.procs.spawnShellTty(tty);
   err(`tapsim shell: simulated Linux 6.1.0-56-amd64, ${m.ncpus} CPUs, seed ${seedOf(m)}; 'exit' or Ctrl-D leaves\n`);
+  const readline = await import('readline');
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true, prompt: '' });
   rl.on('line', (l) => tty.input(l + '\n'));
   rl.on('close', () => tty.input(null));

@@ -67,10 +67,12 @@ export interface Provider {
    * May this target expression be read (`read`), assigned (`write`: `=`) or updated (`update`:
    * `.=`, `+=` ...) here?  A SemanticError to report, or null (procfs `$value`).
    */
-  targetAccess?: (rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast, access: TargetAccess) => SemanticError | null;
+  targetAccess?: (rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast, access: TargetAccess, how: TargetAccessHow) => SemanticError | null;
 }
 
 export type TargetAccess = 'read' | 'write' | 'update';
+/** How a target expression is accessed: guru mode (-g), and the operator token of a write. */
+export interface TargetAccessHow { guru: boolean; op?: A.Token }
 
 export interface PatternPart { name: string; arg: ArgKind; }
 

@@ -16,8 +16,8 @@ import type { Provider, TargetAccess } from './probes';
 import { PointeeTypes } from './autocast';
 import { containsDefined, constTruth, replaceNode, fold } from './symbols';
 import { exprChildren } from './util';
+import { TypeBookkeeping, ty, type Decl, type HasType } from './type_report';
 
-type Decl = A.VarDecl | A.FunctionDecl;
 
 /** A probe body to type, with its locals and optional arming condition. */
 export interface TypedUnit {
@@ -29,30 +29,22 @@ export interface TypedUnit {
   provider?: Provider;
 }
 
-interface HasType { type?: A.Type; tok: A.Token; }
-
 const INT_TYPE: Record<string, A.Type> = { long: 'long', string: 'string' };
 
-/** Sites of the errors stap's type resolution raises on every iteration. */
-const REPEATING = /^(mismatch-|unresolved-type$|invalid-type$)/;
-
-export class TypeResolver {
+export class TypeResolver extends TypeBookkeeping {
   private t: A.Type = 'unknown';
-  private assert = false;
-  private newly = 0;
-  private still = 0;
-  /** (decl, index) -> token where the type was first inferred. */
-  private firstInferred = new Map<Decl, Map<number, A.Token>>();
   private current?: TypedUnit;
   /** Target expressions that are assigned (`write`) or updated in place (`update`); others are read. */
   private targetAccess = new WeakMap<A.Expr, TargetAccess>();
+  private targetOp = new WeakMap<A.Expr, A.Token>();
   /** Pseudo index-expressions for `in` (they have no node of their own to carry a type). */
   private inTypes = new WeakMap<A.In, HasType>();
   /** DWARF types carried by values (autocast) */
   private pointees = new PointeeTypes();
-  errors = 0;
 
-  constructor(private diag: Diagnostics, private guru = false) {}
+  constructor(diag: Diagnostics, private guru = false) {
+    super(diag);
+  }
 
   run(functions: A.FunctionDecl[], probes: TypedUnit[], globals: A.VarDecl[]): boolean {
     for (const f of functions) {
@@ -116,103 +108,6 @@ export class TypeResolver {
       if (!(e instanceof SemanticError)) throw e;
       this.report(e);
     }
-  }
-
-  private reported = new Set<string>();
-
-  private report(e: SemanticError): void {
-    this.errors++;
-    // Type mismatches and unresolved/invalid types are raised again on each iteration of the
-    // fixed-point loop, as stap's are: its print_error shows one and counts the repeats
-    // (`Number of similar error messages suppressed`), and so does Diagnostics.  The other
-    // checks stap makes once: report those once.
-    if (!REPEATING.test(e.site)) {
-      const key = `${e.message}@${e.tok ? `${e.tok.file.name}:${e.tok.line}:${e.tok.col}` : ''}`;
-      if (this.reported.has(key)) return;
-      this.reported.add(key);
-    }
-    this.diag.semanticError(e);
-  }
-
-  // ------------------------------------------------------------------ bookkeeping (stap names)
-
-  private resolved(tok: A.Token, _type: A.Type, decl?: Decl, index = -1): void {
-    this.newly++;
-    if (decl) {
-      let m = this.firstInferred.get(decl);
-      if (!m) this.firstInferred.set(decl, (m = new Map()));
-      if (!m.has(index)) m.set(index, tok);
-    }
-  }
-
-  private unresolved(tok: A.Token): void {
-    this.still++;
-    if (this.assert) this.report(new SemanticError('unresolved type ', tok, [], 'unresolved-type'));
-  }
-
-  private invalid(tok: A.Token, type: A.Type): void {
-    this.still++;
-    if (this.assert) {
-      const msg = tok.kind === 'operator' ? 'invalid operator' : `invalid type ${type}`;
-      this.report(new SemanticError(msg, tok, [], 'invalid-type'));
-    }
-  }
-
-  private mismatchTypes(tok: A.Token, t1: A.Type, t2: A.Type): void {
-    this.still++;
-    if (this.assert) {
-      let msg = `type mismatch: expected ${t1}`;
-      if (t2 !== 'unknown') msg += ` but found ${t2}`;
-      this.report(new SemanticError(msg, tok, [], 'mismatch-expected'));
-    }
-  }
-
-  private mismatchBinary(e: { tok: A.Token; left: HasType; right: HasType }): void {
-    this.still++;
-    if (this.assert) {
-      this.report(new SemanticError(
-        `type mismatch: left and right sides don't agree (${ty(e.left)} vs ${ty(e.right)})`, e.tok, [], 'mismatch-binary'));
-    }
-  }
-
-  private mismatchDecl(tok: A.Token, type: A.Type, decl: Decl, index = -1): void {
-    this.still++;
-    if (!this.assert) return;
-    const m = this.firstInferred.get(decl);
-    let orig = m?.get(index);
-    if (!orig && index < 0 && m && m.size && (decl as A.VarDecl).kind === 'param') {
-      // a parameter's type was recorded with its position in the call
-      const [i, tok] = [...m.entries()][0];
-      index = i;
-      orig = tok;
-    }
-    const msg = index >= 0 ? `index ${index} type mismatch (${type})` : `type mismatch (${type})`;
-    const idx = (decl as A.VarDecl).indexTypes;
-    const declType = index >= 0 && idx && (decl as A.VarDecl).kind !== 'param' ? idx[index] ?? 'unknown' : decl.type ?? 'unknown';
-    const cmsg = index >= 0 ? `type of index ${index} was first inferred here (${declType})` : `type was first inferred here (${declType})`;
-    const chain = orig ? [new SemanticError(cmsg, orig, [], 'mismatch-first')] : [];
-    this.report(new SemanticError(msg, tok, chain, index >= 0 ? 'mismatch-index' : 'mismatch-decl'));
-  }
-
-  /** resolve_2types: referrer expression vs referent declaration vs context type. */
-  private resolve2(re: HasType, te: { type?: A.Type }, decl: Decl, t: A.Type, acceptUnknown = false): void {
-    const reT = re.type ?? 'unknown';
-    const teT = te.type ?? 'unknown';
-    if (t !== 'unknown' && reT === t && reT === teT) return;
-    if (t === 'unknown' && reT !== 'unknown' && reT === teT) return;
-    if (reT !== 'unknown' && teT !== 'unknown' && reT !== teT) this.mismatchDecl(re.tok, reT, decl);
-    else if (reT !== 'unknown' && t !== 'unknown' && reT !== t) this.mismatchDecl(re.tok, t, decl);
-    else if (teT !== 'unknown' && t !== 'unknown' && teT !== t) this.mismatchDecl(re.tok, t, decl);
-    else if (reT === 'unknown' && t !== 'unknown') {
-      re.type = t;
-      this.resolved(re.tok, t);
-    } else if (reT === 'unknown' && teT !== 'unknown') {
-      re.type = teT;
-      this.resolved(re.tok, teT);
-    } else if (reT !== 'unknown' && teT === 'unknown') {
-      te.type = reT;
-      this.resolved(re.tok, reT, decl);
-    } else if (!acceptUnknown) this.unresolved(re.tok);
   }
 
   private checkArgType(wanted: A.Type, arg: A.Expr): void {
@@ -452,6 +347,7 @@ export class TypeResolver {
       }
       case 'unary':
       case 'incdec':
+        if (e.k === 'incdec') this.noteTargetWrite(e.operand, 'update', e.tok);
         if (t === 'stats' || t === 'string') this.invalid(e.tok, t);
         this.t = 'long';
         this.expr(e.operand);
@@ -567,10 +463,17 @@ export class TypeResolver {
     else if (ty(e) !== sub) this.mismatchTypes(e.tok, sub, ty(e));
   }
 
+  /** A target expression assigned (`=`) or updated (`+=`, `++` ...): checked where it is typed. */
+  private noteTargetWrite(x: A.Expr, access: TargetAccess, op: A.Token): void {
+    if (x.k !== 'target' && x.k !== 'cast' && x.k !== 'atvar' && x.k !== 'autocast') return;
+    this.targetAccess.set(x, access);
+    this.targetOp.set(x, op);
+  }
+
   private assign(e: A.Assign): void {
     const t = this.t;
     const tk = e.target.k;
-    if (tk === 'target' || tk === 'cast' || tk === 'atvar' || tk === 'autocast') this.targetAccess.set(e.target, e.op === '=' ? 'write' : 'update');
+    this.noteTargetWrite(e.target, e.op === '=' ? 'write' : 'update', e.tok);
     if (t === 'stats') this.invalid(e.tok, t);
     if (e.op === '<<<') {
       if (t === 'string') this.invalid(e.tok, t);
@@ -806,7 +709,7 @@ export class TypeResolver {
     const u = this.current;
     const p = u?.provider;
     if (p?.targetAccess && u?.point) {
-      const err = p.targetAccess(u.point, e, this.targetAccess.get(e) ?? 'read');
+      const err = p.targetAccess(u.point, e, this.targetAccess.get(e) ?? 'read', { guru: this.guru, op: this.targetOp.get(e) });
       if (err) throw err;
     }
     if (p?.targetType && u?.point) {
@@ -836,9 +739,6 @@ export class TypeResolver {
   }
 }
 
-function ty(e: { type?: A.Type }): A.Type {
-  return e.type ?? 'unknown';
-}
 
 /** Literals carry their type from the start (as stap's parser sets them). */
 function presetLiterals(n: A.Block | A.Expr): void {

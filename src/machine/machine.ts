@@ -32,6 +32,7 @@ import { workqueue } from './kernel/workqueue';
 import { sys } from './kernel/sys';
 import { perfEventOpen } from './kernel/perf_event_open';
 import { signals } from './kernel/signal';
+import { printk } from './kernel/printk';
 import { BlockLayer, block } from './block/core';
 import { MemSys } from './mm/mm';
 import { fault } from './mm/fault';
@@ -46,6 +47,7 @@ import { fsOpen } from './fs/open';
 import { fsReadWrite } from './fs/read_write';
 import { fsPipe } from './fs/pipe';
 import { fsStat } from './fs/stat';
+import { fsAttr } from './fs/attr';
 import { fsSync } from './fs/sync';
 import { ext4 } from './fs/ext4';
 import { Net, netCore } from './net/core';
@@ -75,10 +77,10 @@ import type { Tracefs } from '../kernel/tracefs/tracefs';
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
-  schedCore, time, softirq, workqueue, sys, signals, perfEventOpen,
+  schedCore, time, softirq, workqueue, sys, signals, perfEventOpen, printk,
   block,
   fault, vmscan, swapfile, mmap, filemap, pageWriteback,
-  fsLayout, namei, fsOpen, fsReadWrite, fsPipe, fsStat, fsSync, ext4,
+  fsLayout, namei, fsOpen, fsReadWrite, fsPipe, fsStat, fsSync, ext4, fsAttr,
   netLayout, netCore, netSock, netSocket, netTcp, netUdp, netfilter,
   loopback,
   fork, exec, exit,

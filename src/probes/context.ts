@@ -12,7 +12,8 @@ import { kmem, userSpace, KernelFault, AddressSpace, taskObjectAt } from '../ker
 import { lookupAddr, symbolName, symbolAddr, lookupName, isFunction, symbolModule } from '../kernel/kallsyms';
 import { retvalOf, type CpuContext, type TaskRef } from '../kernel/current';
 import { INLINE_FN } from '../kernel/inline_sites';
-import { evalTarget, Plan, readFault } from './targets';
+import type { Plan } from './targets';
+import { evalTarget, readFault } from './target_eval';
 import type { KHit } from './hit';
 const ERRNO = 'EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF ECHILD EAGAIN ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK EPIPE EDOM ERANGE EDEADLK ENAMETOOLONG ENOLCK ENOSYS ENOTEMPTY ELOOP - ENOMSG EIDRM ECHRNG EL2NSYNC EL3HLT EL3RST ELNRNG EUNATCH ENOCSI EL2HLT EBADE EBADR EXFULL ENOANO EBADRQC EBADSLT - EBFONT ENOSTR ENODATA ETIME ENOSR ENONET ENOPKG EREMOTE ENOLINK EADV ESRMNT ECOMM EPROTO EMULTIHOP EDOTDOT EBADMSG EOVERFLOW ENOTUNIQ EBADFD EREMCHG ELIBACC ELIBBAD ELIBSCN ELIBMAX ELIBEXEC EILSEQ ERESTART ESTRPIPE EUSERS ENOTSOCK EDESTADDRREQ EMSGSIZE EPROTOTYPE ENOPROTOOPT EPROTONOSUPPORT ESOCKTNOSUPPORT EOPNOTSUPP EPFNOSUPPORT EAFNOSUPPORT EADDRINUSE EADDRNOTAVAIL ENETDOWN ENETUNREACH ENETRESET ECONNABORTED ECONNRESET ENOBUFS EISCONN ENOTCONN ESHUTDOWN ETOOMANYREFS ETIMEDOUT ECONNREFUSED EHOSTDOWN EHOSTUNREACH EALREADY EINPROGRESS ESTALE EUCLEAN ENOTNAM ENAVAIL EISNAM EREMOTEIO EDQUOT ENOMEDIUM EMEDIUMTYPE ECANCELED ENOKEY EKEYEXPIRED EKEYREVOKED EKEYREJECTED EOWNERDEAD ENOTRECOVERABLE'.split(' ');
 /** errno name of n as stap 4.8's errlist (EPERM .. ENOTRECOVERABLE); '' when it has none. */
@@ -67,7 +68,11 @@ export function stack(c: ProbeContext): number[] {
   const out: number[] = [];
   const ip = h.addr || h.regs.ip;
   if (ip) out.push(ip);
-  if (backtraceSource) out.push(...backtraceSource(h.cpuCtx));
+  if (backtraceSource) {
+    // a sampling hit's ip is the innermost frame the machine's stack reports too: list it once
+    const bt = backtraceSource(h.cpuCtx);
+    out.push(...(ip && bt[0] === ip ? bt.slice(1) : bt));
+  }
   else if (h.regs.parentIp) out.push(h.regs.parentIp);
   return out;
 }

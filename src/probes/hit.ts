@@ -123,7 +123,7 @@ export class Deliverer {
   }
 
   /** `args` undefined: the hit's arguments are `regs.args` (read only if a handler asks). */
-  fire(regs: PtRegs, cpuCtx: CpuContext, args?: readonly unknown[], entryArgs?: readonly unknown[], entry?: unknown[]): void {
+  fire(regs: PtRegs, cpuCtx: CpuContext, args?: readonly unknown[], entryArgs?: readonly unknown[], entry?: unknown[], userMode = false): void {
     const engine = this.engine;
     if (engine.state !== 'RUNNING') return;
     const h = this.h;
@@ -135,6 +135,7 @@ export class Deliverer {
     if (h.entryArgs !== entryArgs) h.entryArgs = entryArgs;
     h.entry = entry;
     const c = this.c;
+    c.userMode = userMode;
     c.cpu = cpuCtx.cpu;
     const task = taskInfo(cpuCtx.task);
     if (c.task !== task) c.task = task;

@@ -33,7 +33,7 @@ import {
 import type { CpuContext, PtRegs, RetFrame } from '../kernel/current';
 import type { Engine, ProbeFamilyRuntime, RegisteredProbe } from '../runtime/engine';
 import { Deliverer, entryValues, KHit } from './hit';
-import { targetType, targetDefined, targetPointee, envFor, availableLocals } from './targets';
+import { targetType, targetDefined, targetPointee, envFor, availableLocals, kernelTargetAccess } from './targets';
 import { btfTypeName } from '../kernel/btf';
 import { matchInlined, InlineInstance, INLINE_FN } from '../kernel/inline_sites';
 
@@ -354,6 +354,8 @@ function kprobeModulePoint(req: BuildRequest, name: string, isReturn: boolean, m
 }
 
 function varsOf(rp: A.ResolvedPoint): { name: string; type: string }[] {
+  const labelVars = (rp.data as { labelVars?: { name: string; type: string }[] }).labelVars;
+  if (labelVars) return labelVars;    // .label("L") (src/probes/kernel_scopes.ts)
   const env = envFor(rp);
   if (!env) return [];
   // as stap -L: $return first, then the parameters, then (entry probes) the locals readable at the entry pc
@@ -362,9 +364,11 @@ function varsOf(rp: A.ResolvedPoint): { name: string; type: string }[] {
   return out;
 }
 
-export const kernelFunctionProvider: Provider = { family: 'kernel.function', build: dwarfBuilder(2, false), vars: varsOf, targetType, targetDefined, targetPointee };
-export const moduleFunctionProvider: Provider = { family: 'kernel.function', build: dwarfBuilder(2, true), vars: varsOf, targetType, targetDefined, targetPointee };
-export const kernelStatementProvider: Provider = { family: 'kernel.function', build: statementBuilder, vars: varsOf, targetType, targetDefined, targetPointee };
+const targetAccess: Provider['targetAccess'] = (rp, e, access, how) => kernelTargetAccess(how.guru, e, access, how.op);
+
+export const kernelFunctionProvider: Provider = { family: 'kernel.function', build: dwarfBuilder(2, false), vars: varsOf, targetType, targetDefined, targetPointee, targetAccess };
+export const moduleFunctionProvider: Provider = { family: 'kernel.function', build: dwarfBuilder(2, true), vars: varsOf, targetType, targetDefined, targetPointee, targetAccess };
+export const kernelStatementProvider: Provider = { family: 'kernel.function', build: statementBuilder, vars: varsOf, targetType, targetDefined, targetPointee, targetAccess };
 export const kprobeProvider: Provider = { family: 'kprobe', build: kprobeBuilder(2) };
 export const kprobeModuleProvider: Provider = { family: 'kprobe', build: kprobeBuilder(3) };
 export const kprobeStatementProvider: Provider = { family: 'kprobe', build: statementBuilder };

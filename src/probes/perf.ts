@@ -80,7 +80,12 @@ export class PerfFamily implements ProbeFamilyRuntime {
       const out = new Deliverer(engine, p, 'perf', false, -1, 0);
       const regs = { ip: 0, parentIp: 0, args: [] as unknown[], retval: undefined };
       const ev = machine
-        ? perfEventCreateKernelCounter(machine, attr, (ctx) => { if (this.armed) out.fire(regs, ctx, []); })
+        ? perfEventCreateKernelCounter(machine, attr, (ctx, pc) => {
+          if (!this.armed) return;
+          // the interrupted instruction of a clock sample (addr(), user_mode()); 0 for the other events
+          regs.ip = pc ? pc.ip : 0;
+          out.fire(regs, ctx, [], undefined, undefined, pc !== undefined && pc.user);
+        })
         : -19; // no simulated kernel to count in: -ENODEV
       if (typeof ev === 'number') {
         engine.failStart(`probe ${p.meta.pp} registration error [man warning::pass5] (rc ${ev})`);

@@ -16,10 +16,13 @@ import { addProviderSetup, ProbeRegistry, MatchNode } from '../elaborate/probes'
 import { setTargetCodegen, setTargetAssignCodegen } from '../translate';
 import { builtins } from '../runtime/builtins';
 import type { ProbeFamilyRuntime } from '../runtime/engine';
-import { FUNCTION_PATTERNS, KernelFunctionFamily } from './kernel_function';
+import { FUNCTION_PATTERNS, KernelFunctionFamily, kernelFunctionProvider } from './kernel_function';
+import { scopePatterns, withStatementLines } from './kernel_scopes';
 import { tracepointProvider, TracepointFamily } from './tracepoint';
 import { registerPerf, PerfFamily } from './perf';
-import { compileTarget, planFor, targetPointee } from './targets';
+import { compileTarget, compileTargetAssign, planFor, targetPointee, type Plan } from './targets';
+import { writeTarget } from './target_eval';
+import type { Long } from '../runtime/int64';
 import { kernelBuiltins } from './context';
 import { registerProcfs, compileProcfsTarget, compileProcfsAssign, ProcfsFamily } from './procfs';
 import { registerNetfilter, compileNetfilterTarget, compileNetfilterAssign, NetfilterFamily } from './netfilter';
@@ -59,12 +62,15 @@ export function installKernelProbes(): void {
     registerProcess(r); // process(...).* (src/probes/process.ts): user space is not modelled yet
     registerHwbkpt(r); // kernel.data(...).write|.rw (src/probes/hwbkpt.ts): hardware breakpoints
     patchProviders(r);
-    for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, prov);
+    // kernel.statement("F@FILE:N") / "F@FILE+N" resolve with line records (src/probes/kernel_scopes.ts)
+    for (const [pattern, prov] of FUNCTION_PATTERNS) r.register(pattern, pattern.startsWith('kernel.statement(string)') ? withStatementLines(prov) : prov);
+    for (const [pattern, prov] of scopePatterns(kernelFunctionProvider)) r.register(pattern, prov); // .callee/.callees/.label
     r.register('kernel.trace(string)', tracepointProvider);
   });
   setTargetCodegen((e, api) => compileProcfsTarget(e, api) ?? compileNetfilterTarget(e, api) ?? compileTarget(e, api));
-  setTargetAssignCodegen((e, api) => compileProcfsAssign(e, api) ?? compileNetfilterAssign(e, api));
+  setTargetAssignCodegen((e, api) => compileProcfsAssign(e, api) ?? compileNetfilterAssign(e, api) ?? compileTargetAssign(e, api));
   for (const [k, f] of Object.entries(kernelBuiltins)) builtins[k] = f;
+  builtins.__tvset = (c, plan, v, ...rest) => writeTarget(c, plan as Plan, v as Long, ...rest) as Long;
   require('./library_builtins').installLibraryBuiltins(builtins); // tapset-library builtins (stdlib/aux_syscalls.stp, floatingpoint.stp, ...)
 }
 

@@ -41,7 +41,7 @@ describe('netfilter hooks on the loopback paths', () => {
     const m = new Machine({ seed: 3 });
     const seen: string[] = [];
     const mk = (name: string, hooknum: number): NfHookOps => ops(hooknum, 0, (_p, skb, st) => {
-      seen.push(`${name} ${st.in ? st.in.name : '-'} ${st.out ? st.out.name : '-'} ${st.okfn} ${skb.len - 14}`);
+      seen.push(`${name} ${st.in ? st.in.name : '-'} ${st.out ? st.out.name : '-'} ${st.okfn} ${skb.received ? skb.len : skb.len - 14}`);
       return NF_ACCEPT;
     });
     const list = [mk('pre', NF_INET_PRE_ROUTING), mk('in', NF_INET_LOCAL_IN), mk('out', NF_INET_LOCAL_OUT), mk('post', NF_INET_POST_ROUTING)];

@@ -57,7 +57,7 @@ describe('perf tool output forms vs the guest', () => {
       ...Array.from({ length: 4 }, () => s('ksoftirqd/0', 12)), ...Array.from({ length: 3 }, () => s('kworker/0:2-mm_', 40)),
       s('kcompactd0', 30), s('migration/0', 15), s('migration/1', 18), s('perf-exec', 195),
     ]));
-    const r = formatReport('sched:sched_switch', 0, samples, () => '__schedule').split('\n');
+    const r = formatReport('sched:sched_switch', 0, samples, () => ({ name: '__schedule', start: 0, dso: '[kernel.kallsyms]', kernel: true })).split('\n');
     const want = real('perf_record').split('\n').slice(3, 28);
     expect(r.slice(0, 22)).to.deep.equal(want.slice(0, 22));
     expect(r[23]).to.equal('#');

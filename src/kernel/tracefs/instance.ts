@@ -153,6 +153,11 @@ export class Instance {
     }
   }
 
+  /** The event files made so far (the only ones that can be enabled). */
+  madeFiles(): IterableIterator<EventFile> {
+    return this.files.values();
+  }
+
   /** enabled event files only (set_event) */
   enabledFiles(): EventFile[] {
     return [...this.files.values()].filter((f) => f.enabled && !(f.flags & 4)).sort((a, b) => b.ev.id - a.ev.id);

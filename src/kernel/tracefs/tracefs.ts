@@ -174,7 +174,7 @@ export class Tracefs implements InstanceEnv {
     if (!inst) return -ENOENT;
     if (inst.pipeReaders) return -EBUSY;
     inst.setTracer('nop');
-    for (const f of inst.eventFiles()) if (f.enabled) f.enableDisable(false);
+    for (const f of inst.madeFiles()) if (f.enabled) f.enableDisable(false);
     inst.probes.clear();
     this.instances.delete(name);
     return 0;
@@ -208,7 +208,7 @@ export class Tracefs implements InstanceEnv {
   shutdown(): void {
     for (const inst of [this.top, ...this.instances.values()]) {
       inst.setTracer('nop');
-      for (const f of inst.eventFiles()) if (f.enabled) f.enableDisable(false);
+      for (const f of inst.madeFiles()) if (f.enabled) f.enableDisable(false);
       inst.probes.clear();
     }
     this.profiler?.stop();

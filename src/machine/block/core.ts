@@ -10,7 +10,7 @@ import type { BlkRequest } from '../include/blkdev';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
 import { pushWakeups } from '../kernel/sched/core';
-import { kmem } from '../../kernel/memory';
+import { kmem, KernelMemory } from '../../kernel/memory';
 
 /** A block device as the block layer drives it: its driver takes a request (ahci_qc_issue). */
 export interface BlockDevice {
@@ -74,10 +74,13 @@ function objectFor(memo: WeakMap<BlkRequest, number>, r: BlkRequest | undefined,
 export function bioAddr(r: BlkRequest | undefined): number {
   const T = 'struct bio';
   return objectFor(bios, r, T, (a, q) => {
-    kmem.setField(a, T, 'bi_opf', q.write ? REQ_OP_WRITE : REQ_OP_READ);
+    kmem.setField(a, T, 'bi_opf', (q.write ? REQ_OP_WRITE : REQ_OP_READ) | (q.flags ?? 0));
     kmem.setField(a, T, 'bi_iter.bi_sector', q.sector);
     kmem.setField(a, T, 'bi_iter.bi_size', q.bytes);
     kmem.setField(a, T, 'bi_vcnt', q.pages.length || Math.ceil(q.bytes / 4096));
+    // bios of files and the journal go to the ext4 partition, swap I/O and raw reads to the disk
+    kmem.setField(a, T, 'bi_bdev', blockDevice(kmem, q.ino && !q.ino.isBlk ? 'sda1' : q.ino?.dev === 'sda' ? 'sda' : 'sda1'));
+    kmem.setField(a, T, 'bi_status', 0);
   });
 }
 
@@ -85,7 +88,7 @@ export function bioAddr(r: BlkRequest | undefined): number {
 export function requestAddr(r: BlkRequest | undefined): number {
   const T = 'struct request';
   return objectFor(requests, r, T, (a, q) => {
-    kmem.setField(a, T, 'cmd_flags', q.write ? REQ_OP_WRITE : REQ_OP_READ);
+    kmem.setField(a, T, 'cmd_flags', (q.write ? REQ_OP_WRITE : REQ_OP_READ) | (q.flags ?? 0));
     kmem.setField(a, T, '__data_len', q.bytes);
     kmem.setField(a, T, '__sector', q.sector);
     kmem.setField(a, T, 'bio', bioAddr(q));
@@ -93,6 +96,34 @@ export function requestAddr(r: BlkRequest | undefined): number {
     kmem.setField(a, T, 'tag', -1);
     kmem.setField(a, T, 'internal_tag', -1);
   });
+}
+
+/**
+ * struct block_device of /dev/sda (partno 0) or /dev/sda1 (partno 1, from sector 2048 as the
+ * guest's disk is partitioned: tools/qemu-debian-guest's sfdisk 'start=2048'), bd_disk the sda gendisk.
+ */
+const bdevs = new Map<string, number>();
+let sdaDisk = 0;
+export function blockDevice(mem: KernelMemory, name: 'sda' | 'sda1'): number {
+  let a = bdevs.get(name);
+  if (a !== undefined) return a;
+  const B = 'struct block_device';
+  a = mem.allocStruct(B);
+  bdevs.set(name, a);
+  const partno = name === 'sda1' ? 1 : 0;
+  if (!sdaDisk) {
+    sdaDisk = mem.allocStruct('struct gendisk');
+    mem.setField(sdaDisk, 'struct gendisk', 'disk_name', 'sda');
+    mem.setField(sdaDisk, 'struct gendisk', 'major', 8);
+    mem.setField(sdaDisk, 'struct gendisk', 'first_minor', 0);
+    mem.setField(sdaDisk, 'struct gendisk', 'minors', 16);
+    mem.setField(sdaDisk, 'struct gendisk', 'part0', blockDevice(mem, 'sda'));
+  }
+  mem.setField(a, B, 'bd_dev', (8 << 20) | partno);
+  mem.setField(a, B, 'bd_partno', partno);
+  mem.setField(a, B, 'bd_start_sect', partno ? 2048 : 0);
+  mem.setField(a, B, 'bd_disk', sdaDisk);
+  return a;
 }
 
 // ---------------------------------------------------------------- the paths' hooks
@@ -117,6 +148,9 @@ block.hook('dev_issue', (m, _c, _t, e) => {
   m.blk.issue(e.req as BlkRequest);
   return H_CONT;
 });
+// the bio and request of the path (submit_bio(bio), bio_endio(bio), blk_mq_start_request(rq) ...)
+block.structArg('bio', () => (_m, _c, _t, e) => bioAddr(e.req as BlkRequest | undefined));
+block.structArg('request', () => (_m, _c, _t, e) => requestAddr(e.req as BlkRequest | undefined));
 block.tpArgs('block_rq_issue', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
 block.tpArgs('block_rq_insert', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
 block.tpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest), 0, (e.req as BlkRequest | undefined)?.bytes ?? 0]);
@@ -135,6 +169,7 @@ block.hook('blk_done', (m, c, t, e) => {
 block.cond('swapio', (_m, _c, _t, e) => e.swapio === true);
 block.hook('bio_done', (m, c, _t, e) => {
   const req = e.req as BlkRequest;
+  req.done = true;
   const ino = req.ino;
   const wake = [...req.waiters];
   if (ino) {

@@ -17,6 +17,7 @@ import { Semantics } from '../paths/semantics';
 import { fileOf, syscallArg, pathOfEnv, filenameStruct, registerLazyMaterializer } from '../paths/args';
 import { openingFile } from '../paths/kobjects';
 import type { FsMachine } from './namei';
+import { blockDevice } from '../block/core';
 
 // ---------------------------------------------------------------- materializers
 
@@ -72,7 +73,6 @@ const SUPERS: Record<FsType, { dev: number; id: string; magic: number }> = {
   debugfs: { dev: 7, id: 'debugfs', magic: 0x64626720 },
 };
 const supers = new Map<FsType, number>();
-let sdaDisk = 0;
 /** The struct super_block of a filesystem type (one mount each in the machine). */
 export function superBlock(mem: KernelMemory, fs: FsType): number {
   let a = supers.get(fs);
@@ -87,28 +87,6 @@ export function superBlock(mem: KernelMemory, fs: FsType): number {
   mem.setField(a, S, 's_blocksize', 4096);
   mem.setField(a, S, 's_blocksize_bits', 12);
   if (fs === 'ext4') mem.setField(a, S, 's_bdev', blockDevice(mem, 'sda1'));
-  return a;
-}
-
-/** struct block_device of /dev/sda (partno 0) or /dev/sda1 (partno 1), bd_disk the sda gendisk. */
-const bdevs = new Map<string, number>();
-export function blockDevice(mem: KernelMemory, name: 'sda' | 'sda1'): number {
-  let a = bdevs.get(name);
-  if (a !== undefined) return a;
-  const B = 'struct block_device';
-  a = mem.allocStruct(B);
-  bdevs.set(name, a);
-  const partno = name === 'sda1' ? 1 : 0;
-  if (!sdaDisk) {
-    sdaDisk = mem.allocStruct('struct gendisk');
-    mem.setField(sdaDisk, 'struct gendisk', 'disk_name', 'sda');
-    mem.setField(sdaDisk, 'struct gendisk', 'major', 8);
-    mem.setField(sdaDisk, 'struct gendisk', 'first_minor', 0);
-    mem.setField(sdaDisk, 'struct gendisk', 'minors', 16);
-  }
-  mem.setField(a, B, 'bd_dev', (8 << 20) | partno);
-  mem.setField(a, B, 'bd_partno', partno);
-  mem.setField(a, B, 'bd_disk', sdaDisk);
   return a;
 }
 

@@ -101,7 +101,7 @@ export class Fs {
     for (let i = 0; i < n; i++) {
       if (cur.mounted) cur = cur.mounted;
       if (!cur.isDir || !cur.children) return null;
-      const nx = cur.pseudo ? this.pseudoChild(cur, parts[i]) : cur.children.get(parts[i]);
+      const nx = cur.pseudo ? this.pseudoChild(cur, parts[i]) : cur.children.get(parts[i]) ?? cur.dyn?.child(parts[i]);
       if (!nx) return null;
       if (nx.isLnk && (i < n - 1 || !nofollow)) {
         let curPath = base;

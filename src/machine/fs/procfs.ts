@@ -3,8 +3,11 @@ import type { Fs, FsMachine } from './namei';
 import type { Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { procModulesText, procKallsymsText, sysModuleNames } from '../../kernel/kallsyms';
+import { procRoot } from './proc_pid';
 
 export function populateProc(m: FsMachine, fs: Fs): void {
+  const proc = fs.lookup('/proc')!;
+  proc.dyn = procRoot(m, fs, proc);
   fs.mkdirp('/proc/sys/vm', 'proc');
   fs.mkdirp('/proc/sys/kernel', 'proc');
   const up = () => (m.now / 1e9);

@@ -5,13 +5,13 @@
  */
 import type { FsMachine } from './namei';
 import { Semantics } from '../paths/semantics';
-import { pushPath, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import type { Task } from '../include/sched';
-import { TASK_INTERRUPTIBLE, TASK_RUNNING } from '../include/sched';
+import { TASK_INTERRUPTIBLE, TASK_RUNNING, TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { timedWake } from '../kernel/time';
-import { OpenFile, ConsoleFile } from '../include/fs';
+import { OpenFile, ConsoleFile, Inode, PAGE, O_APPEND, O_DIRECT } from '../include/fs';
 import { fdOf } from '../include/fdtable';
-import { O_APPEND } from '../include/fs';
+import { BlkRequest, REQ_SYNC, REQ_IDLE } from '../include/blkdev';
 
 const EBADF = 9, EISDIR = 21, EINVAL = 22, EPERM = 1, EINTR = 4;
 
@@ -101,7 +101,7 @@ fsReadWrite.hook('write_dispatch', (m, c, t, e) => {
       if (ino.isBlk) { e.ret = e.count as number; return H_CONT; }
       e.ino = ino;
       e.pos = e.name === 'pwrite64' ? (e.a[3] as number) : (f.flags & O_APPEND ? ino.size : f.pos);
-      pushPath(t.ks, 'write_generic', e);
+      pushPath(t.ks, f.flags & O_DIRECT && ino.fs === 'ext4' && ino.isReg ? 'write_direct' : 'write_generic', e);
       return H_PUSHED;
     }
     case 'pipe_w': pushPath(t.ks, 'write_pipe', e); return H_PUSHED;
@@ -134,4 +134,35 @@ fsReadWrite.syscall('lseek', (m, _c, t, e) => {
   f.pos = base + off;
   e.ret = f.pos;
   return H_CONT;
+});
+
+/**
+ * An O_DIRECT write (iomap_dio_rw): the data goes to the file's blocks in one bio, REQ_OP_WRITE |
+ * REQ_SYNC | REQ_IDLE ("WS" in the guest's block_rq_issue events of dd oflag=direct), submitted by
+ * the writer; the page cache is not used.  %dio_wait sleeps until the bio completes.
+ */
+fsReadWrite.hook('dio_submit', (m, c, t, e) => {
+  const f = e.file as OpenFile;
+  const ino = e.ino as Inode;
+  const b = e.buf as Uint8Array;
+  const pos = e.pos as number;
+  ino.writeBytes(pos, b);
+  ino.mtime = m.now;
+  if (e.name !== 'pwrite64') f.pos = pos + b.length;
+  e.ret = b.length;
+  const req: BlkRequest = {
+    ino, pages: [], write: true, swap: false, sector: (ino.diskBlock + Math.floor(pos / PAGE)) * 8, bytes: b.length,
+    cpu: c.id, waiters: [], flags: REQ_SYNC | REQ_IDLE, dio: true,
+  };
+  e.dioReq = req;
+  pushPath(t.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
+  return H_PUSHED;
+});
+fsReadWrite.hook('dio_wait', (_m, _c, t, e) => {
+  const req = e.dioReq as BlkRequest | undefined;
+  if (!req || req.done) return H_CONT;
+  if (!req.waiters.includes(t)) req.waiters.push(t);
+  t.state = TASK_UNINTERRUPTIBLE;
+  t.wchan = 'blk_io_schedule';
+  return H_SLEEP;
 });

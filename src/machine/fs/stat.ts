@@ -10,11 +10,18 @@ const ENOENT = 2, EBADF = 9, ENOTDIR = 20;
 
 export const fsStat = new Semantics<FsMachine>('fs/stat');
 
+/** st_dev of each filesystem, as the real guest's mountinfo shows (sda1 8:1, proc 0:19, sysfs 0:20, devtmpfs 0:5 ...) */
+const ST_DEV: Record<string, number> = { ext4: 0x801, proc: 19, sysfs: 20, devtmpfs: 5, tmpfs: 23, pipefs: 13, sockfs: 8, tracefs: 12, debugfs: 7 };
+
 function statOf(ino: Inode): StatInfo {
+  // ext4 directories take one 4 KiB block; regular files whole blocks (st_blocks counts 512-byte units)
+  const ext4 = ino.fs === 'ext4';
+  const size = ino.show ? 0 : ino.isBlk ? 0 : ext4 && ino.isDir ? Math.max(4096, ino.size) : ino.size;
   return {
     ino: ino.ino, mode: ino.mode, nlink: ino.nlink, uid: ino.uid, gid: ino.gid,
-    size: ino.show ? 0 : ino.isBlk ? 0 : ino.size, mtime: ino.mtime, isDir: ino.isDir, isReg: ino.isReg, isLnk: ino.isLnk,
+    size, mtime: ino.mtime, isDir: ino.isDir, isReg: ino.isReg, isLnk: ino.isLnk,
     isChr: ino.isChr, isBlk: ino.isBlk, rdev: ino.rdev,
+    atime: ino.atime, blocks: ext4 && (ino.isReg || ino.isDir) ? Math.ceil(size / 4096) * 8 : 0, dev: ST_DEV[ino.fs] ?? 0, blksize: 4096,
   };
 }
 /** fstat of the terminal a command writes to (a console file has no inode): the pseudo-terminal /dev/pts/0, crw--w---- 136,0 */
@@ -43,7 +50,7 @@ fsStat.syscall('getdents64', (m, _c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f || !f.inode) { e.ret = -EBADF; return H_CONT; }
   if (!f.inode.isDir) { e.ret = -ENOTDIR; return H_CONT; }
-  if (!f.dirNames) f.dirNames = ['.', '..', ...(f.inode.pseudo?.list ? f.inode.pseudo.list() : f.inode.children!.keys())];
+  if (!f.dirNames) f.dirNames = ['.', '..', ...(f.inode.pseudo?.list ? f.inode.pseudo.list() : f.inode.children!.keys()), ...(f.inode.dyn?.list() ?? [])];
   const names = f.dirNames.slice(f.pos, f.pos + 512);
   f.pos += names.length;
   e.info = { names };

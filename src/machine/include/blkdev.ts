@@ -12,4 +12,12 @@ export interface BlkRequest {
   cpu: number;
   /** tasks to wake at completion */
   waiters: WaitQueue;
+  /** bio->bi_opf's flags beyond the op (REQ_SYNC, REQ_IDLE, REQ_META ...); 0 when absent */
+  flags?: number;
+  /** a direct I/O bio (iomap_dio_bio_end_io completes it) */
+  dio?: boolean;
+  /** set when the request completed (bio_endio ran) */
+  done?: boolean;
 }
+/** include/linux/blk_types.h (6.1): request flags above the 8 op bits */
+export const REQ_SYNC = 1 << 11, REQ_META = 1 << 12, REQ_PRIO = 1 << 13, REQ_IDLE = 1 << 15, REQ_RAHEAD = 1 << 19;

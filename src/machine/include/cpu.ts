@@ -9,6 +9,9 @@ import type { QEvent } from '../core/events';
 import type { Task } from './sched';
 import { KStack, Env } from './kstack';
 
+/** stretches of hook time kept per CPU (a power of two) */
+const SPANS = 16;
+
 export class Cpu {
   readonly id: number;
   readonly ctx: CpuContext;
@@ -38,6 +41,23 @@ export class Cpu {
   switches = 0;
   /** pending softirq bits (1 << vec) */
   softirqPending = 0;
+  /**
+   * The last few stretches of time a hook spent inside one function (the work a path's hook
+   * models: copying, clearing, checksumming): function id and [from, to) in machine time, a ring
+   * of SPANS entries.  Sampling interrupts that land inside a stretch see that function.
+   */
+  readonly spanFn = new Int32Array(SPANS).fill(-1);
+  readonly spanFrom = new Float64Array(SPANS);
+  readonly spanTo = new Float64Array(SPANS);
+  spanNext = 0;
+  /** note that function `fn` ran from `from` to `to` (a hook's work) */
+  noteSpan(fn: number, from: number, to: number): void {
+    const i = this.spanNext;
+    this.spanFn[i] = fn;
+    this.spanFrom[i] = from;
+    this.spanTo[i] = to;
+    this.spanNext = (i + 1) & (SPANS - 1);
+  }
   /** virtual time the CPU went idle */
   idleSince = 0;
   constructor(id: number) {

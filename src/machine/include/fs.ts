@@ -38,6 +38,8 @@ export class Inode {
   show: (() => string) | null = null;
   store: ((s: string) => number) | null = null;
   children: Map<string, Inode> | null = null;
+  /** a directory whose further children are computed (/proc's per-process directories) */
+  dyn: { child(name: string): Inode | null; list(): string[] } | null = null;
   parent: Inode | null = null;
   target = '';
   /** device: 'null' | 'zero' | 'urandom' | 'random' | 'tty' | 'sda' | 'sda1' | 'console' */
@@ -155,4 +157,6 @@ export const O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0o100, O_EXCL = 0
 export interface StatInfo {
   ino: number; mode: number; nlink: number; uid: number; gid: number; size: number;
   mtime: number; isDir: boolean; isReg: boolean; isLnk: boolean; isChr: boolean; isBlk: boolean; rdev: number;
+  /** access time (ns of machine time), 512-byte blocks allocated, st_dev (major << 8 | minor), st_blksize */
+  atime?: number; blocks?: number; dev?: number; blksize?: number;
 }

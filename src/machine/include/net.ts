@@ -41,12 +41,40 @@ export interface Packet {
 
 /** The fields of struct sk_buff a probe may read (filled into kernel memory on first use). */
 export interface SkbView {
+  /** bytes from skb->data: the Ethernet frame while sent, the IP datagram once eth_type_trans pulled the header */
   len: number;
+  /** paged bytes (TCP payload sits in page frags; UDP and ICMP skbs are linear) */
   data_len: number;
+  truesize: number;
   protocol: number;
   mark: number;
   queue_mapping: number;
   hash: number;
+  ip_summed: number;
+  /** eth_type_trans() has run (loopback_xmit): skb->data at the network header */
+  received: boolean;
+}
+
+/** kmalloc's size classes above 256 bytes (kmalloc_size_roundup; past 8 KiB whole pages, a power of two) */
+function kmallocRound(n: number): number {
+  let b = 512;
+  while (b < n) b *= 2;
+  return b;
+}
+/**
+ * skb->truesize of a loopback packet as 6.1 sets it (SKB_TRUESIZE: 256 bytes of struct sk_buff
+ * plus the kmalloc'd head, which holds the 320-byte skb_shared_info, plus page frags).  The real
+ * guest's netif_rx_entry events (data/recordings: ping, udp, tcp-http, tbench) show: ICMP echo and
+ * small UDP datagrams 768 (ip_append_data: sock_alloc_send_skb(len + hh_len 16 + 15)); TCP
+ * segments 1280 (alloc_skb_fclone(MAX_TCP_HEADER)) plus the payload in frags (data 16 -> 1296,
+ * 65483 -> 66763); pure ACKs 2 (__tcp_send_ack: skb_set_tcp_pure_ack).
+ */
+function skbTruesize(p: Omit<Packet, 'skb'>, ipLen: number): number {
+  if (p.proto === IPPROTO_TCP) {
+    if (p.ack && !p.syn && !p.fin && !p.rst && !p.data.length) return 2;
+    if (!p.rst) return 1280 + p.data.length;
+  }
+  return 256 + kmallocRound(((ipLen + 31 + 63) & ~63) + 320);
 }
 
 /**
@@ -56,16 +84,24 @@ export interface SkbView {
  */
 class Skb implements SkbView {
   len: number;
-  data_len = 0;
+  data_len: number;
+  truesize: number;
   protocol = 0x0008;
   mark = 0;
   queue_mapping = 0;
   hash: number;
+  ip_summed: number;
+  received = false;
   readonly pkt: Packet;
   constructor(pkt: Packet, len: number, hash: number) {
     this.len = len;
     this.hash = hash;
     this.pkt = pkt;
+    const tcp = pkt.proto === IPPROTO_TCP;
+    this.data_len = tcp && !pkt.rst ? pkt.data.length : 0;
+    this.truesize = skbTruesize(pkt, len - 14);
+    // CHECKSUM_PARTIAL for TCP and UDP (the guest: ip_summed=3), CHECKSUM_NONE for ICMP
+    this.ip_summed = pkt.proto === IPPROTO_ICMP ? 0 : 3;
   }
 }
 
@@ -73,8 +109,8 @@ class Skb implements SkbView {
 export function mkPacket(p: Omit<Packet, 'skb'>): Packet {
   // ICMP data already starts with its 8-byte header
   const hdr = p.proto === IPPROTO_TCP ? 32 : p.proto === IPPROTO_UDP ? 8 : 0;
-  // the flow hash (skb->hash): a function of the 4-tuple, as the kernel's is
-  const skbHash = hash32(((p.sport & 0xffff) << 16) ^ p.dport ^ (p.proto << 8));
+  // the flow hash (skb->hash): a function of the 4-tuple, as the kernel's is; ICMP has none (the guest: hash=0)
+  const skbHash = p.proto === IPPROTO_ICMP ? 0 : hash32(((p.sport & 0xffff) << 16) ^ p.dport ^ (p.proto << 8));
   // skb->len at the device: IP header + transport header + payload; protocol ETH_P_IP (network order)
   const pkt = p as Packet;
   pkt.skb = new Skb(pkt, 20 + hdr + p.data.length + 14, skbHash);
@@ -88,10 +124,10 @@ export function packetOfSkb(skb: object): Packet | undefined {
 
 /** A byte or datagram receive queue. */
 export class RxQueue {
-  chunks: { data: Uint8Array; from: number; icmp?: Packet }[] = [];
+  chunks: { data: Uint8Array; from: number; pkt?: Packet }[] = [];
   bytes = 0;
-  push(data: Uint8Array, from = 0, icmp?: Packet): void {
-    this.chunks.push({ data, from, icmp });
+  push(data: Uint8Array, from = 0, pkt?: Packet): void {
+    this.chunks.push({ data, from, pkt });
     this.bytes += data.length;
   }
   /** stream read: up to max bytes across chunks */
@@ -109,11 +145,11 @@ export class RxQueue {
     return out;
   }
   /** datagram read: one datagram (truncated to max) */
-  takeDgram(max: number): { data: Uint8Array; from: number; icmp?: Packet } | null {
+  takeDgram(max: number): { data: Uint8Array; from: number; pkt?: Packet } | null {
     const c = this.chunks.shift();
     if (!c) return null;
     this.bytes -= c.data.length;
-    return { data: c.data.subarray(0, max), from: c.from, icmp: c.icmp };
+    return { data: c.data.subarray(0, max), from: c.from, pkt: c.pkt };
   }
 }
 

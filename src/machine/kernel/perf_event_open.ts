@@ -28,8 +28,11 @@ import { installFd, fdOf } from '../include/fdtable';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { symbolAddr } from '../../kernel/kallsyms';
+import { functionId } from '../../kernel/ftrace';
+import { returnAddress } from '../../kernel/callsites';
+import { userCopy } from '../paths/args';
 import { eventById, tracepointProbeRegister, tracepointProbeUnregister, syscallEventProbeRegister, syscallEventProbeUnregister } from '../../kernel/tracepoint';
-import { PerfCounter, perfSw, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_MAX } from './perf_events';
+import { PerfCounter, SampledPc, perfSw, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_MAX } from './perf_events';
 
 export const PERF_TYPE_TRACEPOINT = 2;
 export const PERF_EVENT_IOC_ENABLE = 0x2400;
@@ -68,13 +71,50 @@ export interface PerfSample {
   ip: number; pid: number; tid: number; time: number; cpu: number; period: number; comm: string; callchain: number[]; raw: number[];
 }
 
-/** The kernel stack of `ctx`'s CPU as return addresses, innermost first (the running function first). */
-function callchainOf(m: CpuMachine, ctx: CpuContext): number[] {
+/**
+ * Functions whose calls of the next function are tail jumps (6.1's x64_sys_call: every case is
+ * `return __x64_sys_NAME(regs)`): no frame of theirs is on the stack, as the recorded stacks show
+ * (test/fixtures/tracefs-real/stack_tracer, ev_trigger_stack: __x64_sys_X called from do_syscall_64+0x5d).
+ */
+const TAIL_CALLERS = ['x64_sys_call'];
+/**
+ * Tracepoints fired where the model has no frame: the function their trace_X() call is compiled
+ * into (sched_switch in __schedule, notrace), the sample's ip as perf_fetch_caller_regs takes it.
+ */
+const TP_SITE: Record<string, string> = { 'sched:sched_switch': '__schedule', 'raw_syscalls:sys_enter': 'syscall_trace_enter.constprop.0' };
+/** the site of a tracepoint: TP_SITE, syscalls:sys_enter_* where raw_syscalls:sys_enter fires (kernel/entry/common.c) */
+function tpSite(system: string, name: string): string | undefined {
+  return TP_SITE[`${system}:${name}`] ?? (system === 'syscalls' && name.startsWith('sys_enter_') ? TP_SITE['raw_syscalls:sys_enter'] : undefined);
+}
+/**
+ * Below an idle task's loop: the boot CPU's and the secondaries' stacks as a recorded
+ * `perf record -g` shows them (test/fixtures/tracefs-real/perf_record_g), outermost first.
+ */
+const IDLE_BASE = {
+  boot: ['secondary_startup_64_no_verify', 'start_kernel', 'arch_call_rest_init', 'rest_init', 'cpu_startup_entry', 'do_idle'],
+  secondary: ['secondary_startup_64_no_verify', 'start_secondary', 'cpu_startup_entry', 'do_idle'],
+};
+
+/**
+ * The callchain of a sample as the kernel unwinds it: the running function first, then each
+ * caller at the return address of its call (src/kernel/callsites.ts), innermost first.
+ */
+function callchainOf(m: CpuMachine, ctx: CpuContext, siteFn: number): number[] {
   const c = m.cpus[ctx.cpu];
   if (!c || c.curr !== ctx.task) return [];
   const ks = c.ks;
-  const out: number[] = [];
-  for (let i = ks.sp - 1; i >= 0; i--) out.push(symbolAddr(ks.fn[i]));
+  const fns: number[] = [];
+  for (let i = 0; i < ks.sp; i++) fns.push(ks.fn[i]);
+  if ((ctx.task as Task).pid === 0) {
+    const base = (ctx.cpu === 0 ? IDLE_BASE.boot : IDLE_BASE.secondary).map(functionId);
+    const bottom = fns.length ? base.indexOf(fns[0]) : -1;
+    fns.unshift(...(bottom >= 0 ? base.slice(0, bottom) : base));
+  }
+  if (siteFn >= 0 && fns[fns.length - 1] !== siteFn) fns.push(siteFn);
+  if (!fns.length) return [];
+  const tail = TAIL_CALLERS.map(functionId);
+  const out = [symbolAddr(fns[fns.length - 1])];
+  for (let i = fns.length - 2; i >= 0; i--) if (!tail.includes(fns[i])) out.push(returnAddress(fns[i], fns[i + 1]));
   return out;
 }
 
@@ -90,9 +130,14 @@ class UserPerfEvent extends PerfCounter {
   lost = 0;
   /** the arguments of the tracepoint hit being counted (PERF_SAMPLE_RAW) */
   pendingRaw: number[] = [];
+  /** the function a tracepoint event's samples are taken in when the model has no frame for it (TP_SITE), else -1 */
+  readonly siteFn: number;
   release: () => void = () => undefined;
   constructor(readonly m: PerfMachine, readonly ua: PerfEventAttr, readonly target: Process | null, readonly onCpu: number) {
     super({ type: ua.type, config: ua.config, sample: ua.sample, freq: ua.freq }, m.ncpus, null);
+    const ev = ua.type === PERF_TYPE_TRACEPOINT ? eventById(ua.config) : null;
+    const site = ev ? tpSite(ev.system, ev.name) : undefined;
+    this.siteFn = site ? functionId(site) : -1;
     (this as { handler: ((ctx: CpuContext) => void) | null }).handler = ua.sample > 0 ? (ctx) => this.sampleAt(ctx) : null;
   }
   get isClock(): boolean {
@@ -104,13 +149,13 @@ class UserPerfEvent extends PerfCounter {
     for (let p: Process | null = t.proc; p; p = this.ua.inherit ? p.parent : null) if (p === this.target) return true;
     return false;
   }
-  override add(ctx: CpuContext, n: number): void {
+  override add(ctx: CpuContext, n: number, pc?: SampledPc): void {
     if (!this.enabled || !this.matches(ctx.task as Task, ctx.cpu)) return;
-    super.add(ctx, n);
+    super.add(ctx, n, pc);
   }
   private sampleAt(ctx: CpuContext): void {
     const t = ctx.task as Task;
-    const chain = callchainOf(this.m, ctx);
+    const chain = callchainOf(this.m, ctx, this.siteFn);
     if (this.samples.length >= 1 << 20) { this.lost++; return; }
     this.samples.push({
       ip: chain[0] ?? 0, pid: t.pid, tid: t.tid, time: Math.floor(this.m.now), cpu: ctx.cpu, period: this.period,
@@ -220,7 +265,7 @@ function attach(m: PerfMachine, ev: UserPerfEvent): (() => void) | number {
     if (!tp) return -ENOENT;
     const hit = (_d: unknown, ...args: unknown[]): void => {
       const c = m.executing ?? m.cpus[0];
-      if (a.raw) ev.pendingRaw = rawOf(args);
+      if (a.raw) ev.pendingRaw = rawOf(args, (c.curr as Task).pid);
       ev.add(c.ctx, 1);
     };
     if (tp.system === 'syscalls') {
@@ -233,12 +278,27 @@ function attach(m: PerfMachine, ev: UserPerfEvent): (() => void) | number {
   return -ENOENT;
 }
 
-/** The numeric arguments of a hit (a pt_regs argument contributes its orig_ax: the syscall number). */
-function rawOf(args: unknown[]): number[] {
+/**
+ * The numeric arguments of a hit; a pt_regs argument contributes its orig_ax (the syscall number)
+ * in place, and its six argument registers after all the others (a string or buffer argument as
+ * the user address the task holds it at), as PERF_SAMPLE_RAW of raw_syscalls:sys_enter carries args[6].
+ */
+function rawOf(args: unknown[], pid: number): number[] {
   const out: number[] = [];
+  let regs: unknown[] | null = null;
   for (const x of args) {
     if (typeof x === 'number' || typeof x === 'bigint') out.push(Number(x));
-    else if (x && typeof x === 'object' && 'orig_ax' in x) out.push(Number((x as { orig_ax: number }).orig_ax));
+    else if (x && typeof x === 'object' && 'orig_ax' in x) {
+      out.push(Number((x as { orig_ax: number }).orig_ax));
+      regs = (x as { args?: unknown[] }).args ?? null;
+    }
+  }
+  if (regs) {
+    for (let i = 0; i < 6; i++) {
+      const v = regs[i];
+      out.push(typeof v === 'number' || typeof v === 'bigint' ? Number(v)
+        : typeof v === 'string' || v instanceof Uint8Array ? userCopy(pid, v) : 0);
+    }
   }
   return out;
 }

@@ -21,6 +21,9 @@
 import type { CpuContext, TaskRef } from '../../kernel/current';
 import type { CpuMachine } from '../include/cpu';
 import type { Task } from '../include/sched';
+import { symbolAddr, lookupAddr, lookupName, isFunction } from '../../kernel/kallsyms';
+import { returnAddress } from '../../kernel/callsites';
+import { hash32 } from '../core/prng';
 
 export const PERF_TYPE_HARDWARE = 0;
 export const PERF_TYPE_SOFTWARE = 1;
@@ -36,7 +39,52 @@ export const PERF_COUNT_SW_MAX = 12; // ... alignment 7, emulation 8, dummy 9, b
 const ENOENT = 2;
 const EINVAL = 22;
 
-export type OverflowHandler = (ctx: CpuContext) => void;
+/** The counter overflowed on ctx.cpu; for the clock events, `pc` is the interrupted instruction (interruptedPc). */
+export type OverflowHandler = (ctx: CpuContext, pc?: SampledPc) => void;
+
+/** Where a sampling interrupt found a CPU: the instruction pointer and whether it was user code. */
+export interface SampledPc {
+  ip: number;
+  user: boolean;
+}
+
+let idlePc = 0;
+/**
+ * The instruction a timer interrupt interrupts on `cpu` (the pt_regs ip of perf_swevent_hrtimer's
+ * sample), from what the machine executes there: a CPU whose step ran past the sample's time in
+ * a hook's stretch of work (copying, clearing ...) is in that hook's function; a CPU inside a
+ * kernel path (the idle loop's intel_idle included) in the innermost function of its stack; an
+ * idle CPU between paths halts after `hlt` in native_safe_halt (default_idle through pv_ops);
+ * a task in user mode is in its program's text (a PIE's, at 0x55..., user_mode() 1).
+ */
+export function interruptedPc(m: CpuMachine, cpu: number, at: number, out: SampledPc): SampledPc {
+  const c = m.cpus[cpu];
+  const t = c.curr;
+  const h = hash32(Math.floor(at / 1000) ^ (cpu << 24));
+  // the CPU's step ran past the interrupt's time: a hook's stretch of work that covers it
+  for (let i = 0; i < c.spanFn.length; i++) {
+    const fn = c.spanFn[i];
+    if (fn >= 0 && c.spanFrom[i] <= at && at < c.spanTo[i]) return inFunction(fn, h, out);
+  }
+  const ks = c.ks;
+  // in kernel code (the idle loop included): where the machine's stack says the innermost
+  // function is (the address its backtraces show for that frame, so print_backtrace() starts there)
+  if (ks.sp > 0) {
+    out.ip = returnAddress(ks.fn[ks.sp - 1], ks.fn[ks.sp]);
+    out.user = false;
+    return out;
+  }
+  if (!t || t.idle) {
+    if (!idlePc) { const id = lookupName('native_safe_halt').find(isFunction); idlePc = id === undefined ? 0 : symbolAddr(id) + 0xb; }
+    out.ip = idlePc;
+    out.user = false;
+    return out;
+  }
+  // user text of a PIE: the load base of the first ASLR slot plus an offset inside .text
+  out.ip = 0x55d8a0e00000 + 0x4000 + (hash32(t.proc.tgid) & 0xfff000) + (h & 0x3fff);
+  out.user = true;
+  return out;
+}
 
 /** What SystemTap's runtime passes: type, config, sample_period or sample_freq (freq set). */
 export interface PerfAttr {
@@ -62,13 +110,13 @@ export class PerfCounter {
     this.left = new Array<number>(ncpus).fill(this.period);
   }
   /** perf_swevent_event(): count `n` on `ctx.cpu`; the handler runs at each overflow. */
-  add(ctx: CpuContext, n: number): void {
+  add(ctx: CpuContext, n: number, pc?: SampledPc): void {
     this.count[ctx.cpu] += n;
     if (this.period <= 0 || !this.handler) return;
     this.left[ctx.cpu] -= n;
     while (this.left[ctx.cpu] <= 0) {
       this.left[ctx.cpu] += this.period;
-      this.handler(ctx);
+      this.handler(ctx, pc);
     }
   }
 }
@@ -113,6 +161,15 @@ class SwEvents {
 /** The machine-wide software event table (one simulated kernel per process). */
 export const perfSw = new SwEvents();
 
+/** an instruction inside function `fn` (offset spread by `h` over its body, at most 0x200 in) */
+function inFunction(fn: number, h: number, out: SampledPc): SampledPc {
+  const start = symbolAddr(fn);
+  const size = lookupAddr(start)?.size ?? 0x40;
+  out.ip = start + 1 + (h % Math.max(1, Math.min(size - 1, 0x200)));
+  out.user = false;
+  return out;
+}
+
 /** hrtimer-driven clock events (cpu_clock / task_clock): one timer per period, every CPU. */
 function startClock(m: CpuMachine, c: PerfCounter): () => void {
   let live = true;
@@ -120,6 +177,8 @@ function startClock(m: CpuMachine, c: PerfCounter): () => void {
   // the hit contexts, one per CPU, refilled at each expiry (a handler runs to completion)
   const ctxs: CpuContext[] = [];
   for (let cpu = 0; cpu < m.ncpus; cpu++) ctxs.push({ cpu, task: m.current(cpu), context: 2 });
+  const pc: SampledPc = { ip: 0, user: false };
+  let due = 0;
   const fire = (): void => {
     if (!live) return;
     // each CPU's perf_swevent_hrtimer: hardirq on that CPU, the interrupted task current
@@ -128,12 +187,13 @@ function startClock(m: CpuMachine, c: PerfCounter): () => void {
       if (task && (t as Task).idle) continue;
       const ctx = ctxs[cpu];
       ctx.task = t;
-      c.add(ctx, c.period);
+      c.add(ctx, c.period, c.handler ? interruptedPc(m, cpu, due, pc) : undefined);
       if (!live) return;
     }
-    m.schedule(m.now + c.period, fire, 0);
+    due = m.now + c.period;
+    m.schedule(due, fire, 0);
   };
-  if (c.handler && c.period > 0) m.schedule(m.now + c.period, fire, 0);
+  if (c.handler && c.period > 0) { due = m.now + c.period; m.schedule(due, fire, 0); }
   return () => { live = false; };
 }
 

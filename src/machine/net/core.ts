@@ -5,9 +5,10 @@
  * rcu_read_unlock_bh() in the sender's context, and the device tracepoints' arguments.
  */
 import type { CpuMachine } from '../include/cpu';
+import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_AGAIN } from '../paths/kexec';
-import { Sock, Packet, SOCK_DGRAM } from '../include/net';
+import { Sock, Packet, SkbView, SOCK_DGRAM } from '../include/net';
 
 /** The machine as the networking semantics use it. */
 export interface NetMachine extends CpuMachine {
@@ -49,8 +50,13 @@ export class Net {
   }
 }
 
-/** the loopback device (struct net_device of `lo`) */
-export const loDev = { name: 'lo', mtu: 65536, ifindex: 1, type: 772, flags: 0x49 };
+/**
+ * The loopback device (struct net_device of `lo`), as the real guest's /sys/class/net/lo shows it
+ * (data/recordings/system.json.gz net.lo): ifindex 1, type ARPHRD_LOOPBACK 772, mtu 65536, flags
+ * 0x9 (IFF_UP | IFF_LOOPBACK: dev->flags; IFF_RUNNING is dev_get_flags()' addition), addr_len 6,
+ * tx_queue_len 1000; min_mtu 0, max_mtu ETH_MAX_MTU (loopback_setup).
+ */
+export const loDev = { name: 'lo', mtu: 65536, ifindex: 1, type: 772, flags: 0x9, addr_len: 6, tx_queue_len: 1000, min_mtu: 0, max_mtu: 0xffff };
 
 export const netCore = new Semantics<NetMachine>('net/core');
 
@@ -99,11 +105,22 @@ netCore.hook('net_rx', (m, c, _t, e) => {
 });
 
 // tracepoint arguments
-netCore.tpArgs('net_dev_queue', (_m, _c, _t, e) => [e.skb]);
-netCore.tpArgs('net_dev_start_xmit', (_m, _c, _t, e) => [e.skb, loDev]);
-netCore.tpArgs('net_dev_xmit', (_m, _c, _t, e) => [e.skb, 0, loDev, (e.skb as { len: number } | undefined)?.len ?? 0]);
-netCore.tpArgs('netif_rx', (_m, _c, _t, e) => [e.skb]);
-netCore.tpArgs('netif_rx_entry', (_m, _c, _t, e) => [e.skb]);
+/**
+ * The packet the transmit path carries: the one being sent (e.out), which differs from the
+ * environment's skb when a reply is sent from the receive path (icmp_reply inside icmp_rcv).
+ */
+export function txSkb(e: Env): SkbView | undefined {
+  return (e.out as Packet | undefined)?.skb ?? (e.skb as SkbView | undefined);
+}
+netCore.tpArgs('net_dev_queue', (_m, _c, _t, e) => [txSkb(e)]);
+netCore.tpArgs('net_dev_start_xmit', (_m, _c, _t, e) => [txSkb(e), loDev]);
+// the length __dev_queue_xmit saw, before loopback_xmit pulled the Ethernet header
+netCore.tpArgs('net_dev_xmit', (_m, _c, _t, e) => {
+  const skb = txSkb(e);
+  return [skb, 0, loDev, skb ? skb.len + (skb.received ? 14 : 0) : 0];
+});
+netCore.tpArgs('netif_rx', (_m, _c, _t, e) => [txSkb(e)]);
+netCore.tpArgs('netif_rx_entry', (_m, _c, _t, e) => [txSkb(e)]);
 netCore.tpArgs('netif_rx_exit', () => [0]);
 netCore.tpArgs('netif_receive_skb', (_m, _c, _t, e) => [e.skb]);
 netCore.tpArgs('netif_receive_skb_entry', (_m, _c, _t, e) => [e.skb]);

@@ -13,6 +13,7 @@ import type { Env } from '../include/kstack';
 import type { MachineCore } from '../core/machine';
 import { Semantics } from '../paths/semantics';
 import { fileOf, syscallArg, registerLazyMaterializer } from '../paths/args';
+import { loDev, txSkb } from './core';
 
 // ---------------------------------------------------------------- struct sock in kernel memory
 
@@ -53,7 +54,10 @@ function skbAddr(mem: KernelMemory, skb: SkbView, p: Packet): number {
   const set = (f: string, v: number) => { try { mem.setField(a, T, f, v); } catch { /* layout differs */ } };
   set('len', skb.len);
   set('data_len', skb.data_len);
+  set('truesize', skb.truesize);
+  set('ip_summed', skb.ip_summed);
   set('protocol', skb.protocol);
+  try { mem.setField(a, T, 'dev', loDev); } catch { /* layout differs */ }
   set('mark', skb.mark);
   set('queue_mapping', skb.queue_mapping);
   set('hash', skb.hash);
@@ -86,7 +90,8 @@ function skbAddr(mem: KernelMemory, skb: SkbView, p: Packet): number {
     u8(th, p.icmpType ?? 0);
   }
   set('head', head);
-  set('data', head + ip);
+  // __dev_queue_xmit sees the frame from its Ethernet header; after eth_type_trans, the datagram
+  set('data', head + (skb.received ? ip : 0));
   set('mac_header', 0);
   set('network_header', ip);
   set('transport_header', th);
@@ -94,6 +99,21 @@ function skbAddr(mem: KernelMemory, skb: SkbView, p: Packet): number {
   set('tail', size);
   return a;
 }
+/**
+ * eth_type_trans() in loopback_xmit: the receive side sees the datagram (skb->len without the
+ * 14-byte Ethernet header, skb->data at the IP header; the guest: len=98 queued, len=84 received).
+ */
+export function ethTypeTrans(skb: SkbView): void {
+  if (skb.received) return;
+  skb.received = true;
+  skb.len -= 14;
+  const a = kmem.boundAddr(skb);
+  if (a === undefined) return;
+  kmem.setField(a, 'struct sk_buff', 'len', skb.len);
+  const data = kmem.fieldOf('struct sk_buff', 'data').offset;
+  kmem.writeUnsigned(a + data, 8, kmem.readUnsigned(a + data, 8) + 14n);
+}
+
 /** keep an already-materialized struct sock in step with the machine's socket */
 export function syncSock(s: Sock): void {
   const a = kmem.boundAddr(s);
@@ -150,5 +170,14 @@ netLayout.structArg('socket', () => (_m, _c, t, e) => {
   const s = (e.sock as Sock | undefined) ?? fileOf(t, e)?.sock;
   return s instanceof Sock ? socketView(s) : 0;
 });
-// the packet being sent (e.out) before the device path names its skb
-netLayout.structArg('sk_buff', (_f, pname) => (_m, _c, _t, e) => (e[pname] ?? e.skb ?? (e.out as { skb?: unknown } | undefined)?.skb ?? 0));
+// every struct net_device argument is lo, the machine's one device
+netLayout.structArg('net_device', () => () => loDev);
+/** the functions of the IPv4 output and device transmit path: their skb is the packet being sent (e.out) */
+const TX_FUNCTIONS = new Set(['ip_send_skb', 'ip_local_out', '__ip_local_out', 'ip_output', 'ip_finish_output', '__ip_finish_output',
+  'ip_finish_output2', '__dev_queue_xmit', 'dev_queue_xmit', 'dev_hard_start_xmit', 'loopback_xmit', '__netif_rx', 'netif_rx',
+  'netif_rx_internal', 'enqueue_to_backlog']);
+netLayout.structArg('sk_buff', (f, pname) => {
+  if (TX_FUNCTIONS.has(f)) return (_m, _c, _t, e) => txSkb(e) ?? 0;
+  // the packet being sent (e.out) before the device path names its skb
+  return (_m, _c, _t, e) => (e[pname] ?? e.skb ?? (e.out as { skb?: unknown } | undefined)?.skb ?? 0);
+});

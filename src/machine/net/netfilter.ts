@@ -156,7 +156,7 @@ const linear = new WeakSet<SkbView>();
 const LINEAR_PAYLOAD = 512;
 /** IP datagram length of a packet (skb->len without the link-layer header) */
 function ipLen(skb: SkbView): number {
-  return skb.len - 14;
+  return skb.received ? skb.len : skb.len - 14;
 }
 /**
  * Lay the packet out in kernel memory the first time a hook sees it (headers and the start of

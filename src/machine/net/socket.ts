@@ -81,16 +81,15 @@ netSocket.hook('sock_accept_wait', (_m, _c, t, e) => {
   const s = sockOf(e)!;
   unwait(s, t);
   if (!s.listening) return fail(e, EINVAL);
-  if (s.acceptq.length) return H_CONT;
+  // inet_csk_accept() takes the request off the queue and returns its child socket
+  if (s.acceptq.length) { e.child = s.acceptq.shift()!; return H_CONT; }
   if (nonblock(e)) return fail(e, EAGAIN);
   if (sigPending(t)) return fail(e, EINTR);
   return sleepOn(t, s.readWait, 'inet_csk_accept');
 });
 netSocket.hook('sock_accept', (m, _c, t, e) => {
   if (e.err) return H_CONT;
-  const s = sockOf(e)!;
-  const child = s.acceptq.shift()!;
-  e.child = child;
+  const child = e.child as Sock;
   e.ret = installFd(t, sockFile(m, child));
   e.accepted = true;
   e.info = { port: child.dport };
@@ -139,4 +138,6 @@ for (const fn of ['sock_sendmsg', 'sock_recvmsg', 'inet_sendmsg', 'inet_recvmsg'
   '____sys_recvmsg', '__sys_connect', '__sys_connect_file', 'inet_stream_connect', '__inet_stream_connect', 'inet_dgram_connect',
   '__sys_accept4', 'do_accept', 'inet_accept', '__sys_bind', 'inet_bind', '__inet_bind', '__sys_listen', 'inet_listen',
   '__sys_shutdown', 'inet_shutdown', '__sys_socket']) netSocket.fnRet(fn, (e) => e.ret);
+/** struct sock *inet_csk_accept(): the accepted connection's sock, NULL on error */
+netSocket.fnRet('inet_csk_accept', (e) => (e.err ? null : e.child ?? null));
 

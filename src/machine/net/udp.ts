@@ -56,7 +56,7 @@ netUdp.hook('udp_rcv', (m, _c, _t, e) => {
   const s = m.net.udp.get(p.dport);
   if (!s || s.closed || (s.dport && s.dport !== p.sport)) return H_CONT;
   if (s.rx.bytes + p.data.length > RCVBUF) return H_CONT;
-  s.rx.push(p.data, p.sport);
+  s.rx.push(p.data, p.sport, p);
   s.segsIn++;
   e.sk = s;
   e.udpFound = true;
@@ -101,6 +101,8 @@ netUdp.hook('dgram_recv', (_m, _c, _t, e) => {
   if (!d) { e.data = empty; e.ret = 0; return H_CONT; }
   s.bytesRecv += d.data.length;
   e.data = d.data;
+  // the datagram's skb, which skb_free_datagram -> consume_skb frees after the copy
+  if (d.pkt) e.skb = d.pkt.skb;
   e.ret = d.data.length;
   e.copied = d.data.length || 1;
   e.len = d.data.length;

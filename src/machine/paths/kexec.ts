@@ -37,6 +37,9 @@ const P_RET = OP_RET, P_TP = OP_TP, P_HOOK = OP_HOOK, P_IF = OP_IF, P_IFNOT = OP
 const P_REPEAT = OP_REPEAT, P_LOOP = OP_LOOP, P_MODEL = OP_MODEL;
 const int3Armed = int3SiteCount;
 
+/** hook time worth remembering for sampling interrupts (Cpu.noteSpan) */
+const SPAN_MIN_NS = 1000;
+
 /** hook results */
 export const H_CONT = 0;
 const HK_CONT = 0, HK_SLEEP = 1, HK_PUSHED = 2, HK_SWITCHED = 3, HK_IDLE = 4, HK_AGAIN = 5;
@@ -263,6 +266,8 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
         const hi = code[pc++];
         f.pc = pc;
         const r = (hooks[hi] ?? hookAt(hi))(m, c, t, env);
+        // a hook that models work (copying, clearing ...) spends that time in the function it runs in
+        if (m.now - now > SPAN_MIN_NS && sp > 0 && !t.idle) c.noteSpan(fnS[sp - 1], now, m.now);
         now = m.now;
         if (r === HK_CONT) continue;
         if (r === HK_PUSHED) break;

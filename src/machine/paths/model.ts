@@ -37,8 +37,9 @@ import type { MachineCore } from '../core/machine';
 import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
-import { tracepointSitesOf } from './tpsites';
+import { tracepointSitesOf, tracepointSiteTable } from './tpsites';
 import { featureWeight } from './features';
+import { builtModelTableFile, readModelTable, wholeModel, type ModelFile, type ModelSource } from './model_table';
 
 export interface ModelVariant {
   readonly shape: string;
@@ -64,20 +65,13 @@ export interface ModelKey {
   readonly cache: Map<string, { list: ModelVariant[]; cum: Float64Array }>;
 }
 
-interface ModelFile {
-  format: number;
-  recordings: { name: string; command: string }[];
-  functions: string[];
-  keys: Record<string, { rule?: string; v: [string, number, string, number][] }>;
-}
-
-let file: ModelFile | null = null;
+let file: ModelSource | null = null;
 const keys = new Map<string, ModelKey | null>();
 /** model function index -> kallsyms id (-1: not a symbol of this kernel), resolved on first use */
 let fnIds: Int32Array | null = null;
 
 /** data/paths/ found from this module's location (dist/src/machine/paths or src/machine/paths). */
-function modelFile(): string {
+export function modelFile(): string {
   let d = __dirname;
   for (let i = 0; i < 7; i++) {
     const f = path.join(d, 'data', 'paths', 'entries.json.gz');
@@ -87,16 +81,18 @@ function modelFile(): string {
   return '';
 }
 
-function load(): ModelFile {
+/** The model: the build's per-key table when current (paths/model_table.ts), else the file read whole. */
+function load(): ModelSource {
   if (file) return file;
   const f = modelFile();
-  if (!f) {
-    file = { format: 1, recordings: [], functions: [], keys: {} };
-    return file;
-  }
-  const zlib = require('zlib') as typeof import('zlib');
-  file = JSON.parse(zlib.gunzipSync(fs.readFileSync(f)).toString('latin1')) as ModelFile;
+  file = (f && readModelTable(builtModelTableFile(), f)) || wholeModel(f ? readModelFile(f) : { format: 1, recordings: [], functions: [], keys: {} });
   return file;
+}
+
+/** The model file's content, parsed. */
+export function readModelFile(f: string): ModelFile {
+  const zlib = require('zlib') as typeof import('zlib');
+  return JSON.parse(zlib.gunzipSync(fs.readFileSync(f)).toString('latin1')) as ModelFile;
 }
 
 /** The recordings the model was made from. */
@@ -106,7 +102,7 @@ export function modelRecordings(): readonly { name: string; command: string }[] 
 
 /** Every key of the model. */
 export function modelKeys(): string[] {
-  return Object.keys(load().keys);
+  return load().keyNames();
 }
 
 /** The model's function names (for checks: every one should be a kernel symbol). */
@@ -130,6 +126,15 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
 /** The function a key's trees are the callees of (its tracepoint sites apply: sched_waking in try_to_wake_up ...). */
 const KEY_PARENT: Record<string, string> = { ttwu: 'try_to_wake_up', schedule: '__schedule' };
 
+/** Functions the compiler looks up by name besides the model's own (for the build's known-symbols table). */
+export function compilerSymbolNames(): string[] {
+  const tp = Object.entries(tracepointSiteTable()).flatMap(([fn, l]) => [fn, ...l.filter(([, w]) => w.startsWith('after:')).map(([, w]) => w.slice(6))]);
+  return ['x64_sys_call', ...Object.values(KEY_PARENT), ...tp];
+}
+
+/** the pattern of a function index in a shape, made once per index */
+const featureRes = new Map<number, RegExp>();
+
 /** The tree features of a shape ('-' where absent). */
 function treeFeatures(key: string, shape: string): string[] {
   const tf = TREE_FEATURES[key];
@@ -137,7 +142,9 @@ function treeFeatures(key: string, shape: string): string[] {
   const names = load().functions;
   return tf.map(([f, fn]) => {
     const i = names.indexOf(fn);
-    return i >= 0 && new RegExp(`(^|[ (])${i}([ ()*]|$)`).test(shape) ? f : '-';
+    let re = featureRes.get(i);
+    if (!re) { re = new RegExp(`(^|[ (])${i}([ ()*]|$)`); featureRes.set(i, re); }
+    return i >= 0 && re.test(shape) ? f : '-';
   });
 }
 
@@ -145,7 +152,7 @@ function treeFeatures(key: string, shape: string): string[] {
 export function modelKey(name: string): ModelKey | null {
   let k = keys.get(name);
   if (k !== undefined) return k;
-  const d = load().keys[name];
+  const d = load().keyData(name);
   k = d ? {
     name,
     rule: d.rule,
@@ -239,7 +246,7 @@ export function parseModelShape(text: string): MNode[] {
 /** The kallsyms id of model function `f`. */
 export function modelFnId(f: number): number {
   const names = load().functions;
-  if (!fnIds) fnIds = new Int32Array(names.length).fill(-2);
+  if (!fnIds) fnIds = load().fnIds ?? new Int32Array(names.length).fill(-2);
   let id = fnIds[f];
   if (id === -2) id = fnIds[f] = functionId(names[f]);
   return id;
@@ -333,10 +340,11 @@ function emitCall(id: number, kids: readonly MNode[], code: number[]): void {
 let withInline = false;
 const current = (inl: boolean | undefined): boolean => inl === true || int3SiteCount() === 0;
 
-export function compileNodes(name: string, nodes: readonly MNode[], parent = ''): CompiledPath {
+export function compileNodes(name: string, nodes: readonly MNode[], parent: string | number = ''): CompiledPath {
   withInline = int3SiteCount() > 0;
   const code: number[] = [];
-  emitNodes(nodes, code, parent ? afterSitesOf(functionId(parent)) : null);
+  const pid = typeof parent === 'number' ? parent : parent ? functionId(parent) : -1;
+  emitNodes(nodes, code, pid >= 0 ? afterSitesOf(pid) : null);
   code.push(OP_END);
   return { name, code: Int32Array.from(code) };
 }
@@ -369,7 +377,7 @@ export function syscallInner(k: ModelKey, v: ModelVariant): { fn: number; code: 
   const top = nodes[0];
   const sysfn = top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
   if (!v.code || !current(v.codeInline)) {
-    v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? load().functions[sysfn.fn] : '');
+    v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? modelFnId(sysfn.fn) : '');
     v.codeInline = withInline;
   }
   return { fn: sysfn ? modelFnId(sysfn.fn) : -1, code: v.code };
@@ -407,7 +415,7 @@ export function failingInner(k: ModelKey, v: ModelVariant, fail: string, upTo: s
   const top = nodes[0];
   const sysfn = top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
   const kids = sysfn ? truncateAtFailure(sysfn.kids, functionId(fail), functionId(upTo)) : [];
-  c = compileNodes(k.name, kids, sysfn ? load().functions[sysfn.fn] : '');
+  c = compileNodes(k.name, kids, sysfn ? modelFnId(sysfn.fn) : '');
   (v.failCode ?? (v.failCode = new Map())).set(key, c);
   return c;
 }

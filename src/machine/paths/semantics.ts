@@ -205,6 +205,10 @@ export function anchorsOf(fn: number): readonly { hook: string; where: Where }[]
   }
   return anchorsById.get(fn) ?? NO_ANCHORS;
 }
+/** Every function name the installed semantics look up (hooks, count rules, arguments, return rules): for the build's known-symbols table. */
+export function semanticsFunctionNames(): string[] {
+  return [...anchorsByName.keys(), ...countByName.keys(), ...fnArgsByName.keys(), ...retByName.keys()];
+}
 /** Every function name a hook is attached to (for checks). */
 export function anchoredFunctions(): string[] {
   return [...anchorsByName.keys()];

@@ -1,17 +1,68 @@
 /** The initial filesystem tree: /etc, /proc, /dev, /usr/bin, /home, /root, /tmp, /var/log. */
 import type { Fs, FsMachine } from '../fs/namei';
-import { S_IFREG } from '../include/fs';
+import { S_IFREG, Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
 import { populateProc, populateKernelLists } from '../fs/procfs';
 import { installLoaderFiles } from '../process/ldso';
+import { machineNsOf } from './libc_time';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
   'block_hasher', 'dbench', 'tbench', 'tbench_srv', 'pwd', 'uname', 'stat', 'systemd', 'systemd-journald', 'sshd', 'cron',
   'rsyslogd', 'nginx', 'postgres', 'cc'];
+/** the coreutils/procps/util-linux commands added for issue 15 (programs/coreutils.ts, procps.ts, sed.ts), created after the rest */
+export const MORE_TOOL_NAMES = ['sed', 'tr', 'chmod', 'ln', 'readlink', 'df', 'du', 'date', 'id', 'env', 'tee', 'xargs', 'seq', 'free',
+  'uptime', 'dmesg', 'which'];
 /** the seed experiments' tools (programs/seed_tools.ts), created last (inode numbers above unchanged) */
 export const SEED_TOOL_NAMES = ['mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk', 'timeout', 'trace-cmd', 'perf'];
+
+/**
+ * Size and mtime (seconds since the epoch: the package's build time, which dpkg gives the files
+ * it unpacks) of the Debian 12 files the tree installs: measured on this Debian 12 host (`stat -c
+ * '%s %Y'` of the installed coreutils 9.1-1, grep, findutils, tar, gzip, procps, util-linux, dash,
+ * bash, mawk, make, systemd, trace-cmd, linux-perf, systemtap, xxd, gcc-12 files) and from `dpkg-deb
+ * -c` of bookworm's iputils-ping, dbench, cron, openssh-server, rsyslog and nginx packages.
+ * Times after the install (security updates built later) are clamped to INSTALL_S.
+ */
+const DEBIAN_FILES: Record<string, [number, number]> = {
+  ls: [151344, 1663687647], cat: [44016, 1663687647], echo: [43856, 1663687647], true: [35664, 1663687647],
+  false: [35664, 1663687647], sleep: [43888, 1663687647], touch: [109616, 1663687647], rm: [72752, 1663687647],
+  mkdir: [97552, 1663687647], cp: [151152, 1663687647], mv: [142968, 1663687647], grep: [203152, 1674571380],
+  find: [224848, 1673201273], xxd: [18648, 1739683421], dd: [89240, 1663687647], tar: [531984, 1705742827],
+  gzip: [98136, 1649557346], sync: [39824, 1663687647], swapon: [51512, 1732219314], swapoff: [22840, 1732219314],
+  ps: [146360, 1671429998], kill: [22840, 1671429998], ping: [90568, 1727197200], make: [240280, 1618062915],
+  bash: [1265648, 1745016454], tail: [76944, 1663687647], head: [48080, 1663687647], wc: [52280, 1663687647],
+  dbench: [49176, 1670856180], tbench: [40856, 1670856180], tbench_srv: [19256, 1670856180], pwd: [43952, 1663687647],
+  uname: [43888, 1663687647], stat: [97488, 1663687647], systemd: [92544, 1748538242], 'systemd-journald': [170496, 1748538242],
+  sshd: [1265432, 1746440760], cron: [51776, 1677742380], rsyslogd: [749352, 1762853880], nginx: [1264552, 1762853880],
+  postgres: [8945320, 1762853880], mount: [59704, 1732219314], mkswap: [117056, 1732219314], cut: [48112, 1663687647],
+  sort: [118456, 1663687647], uniq: [48080, 1663687647], awk: [158376, 1655480126], timeout: [48632, 1663687647],
+  'trace-cmd': [423824, 1674346922], perf: [9059728, 1762853880], stap: [3714120, 1677617106], gcc: [1301496, 1744025177],
+  sed: [126424, 1672948525], tr: [56208, 1663687647], chmod: [64496, 1663687647], ln: [72824, 1663687647],
+  df: [102200, 1663687647], du: [175440, 1663687647], date: [121904, 1663687647], id: [48144, 1663687647],
+  env: [48536, 1663687647], tee: [43984, 1663687647], xargs: [72136, 1673201273], seq: [60336, 1663687647],
+  free: [26936, 1671429998], uptime: [14648, 1671429998], dmesg: [88656, 1732219314], which: [946, 1690587995],
+  readlink: [56208, 1663687647], sh: [125640, 1672924848],
+};
+/** when the system was installed (debootstrap): 2025-11-12 09:30:00 UTC, nine days before the session */
+export const INSTALL_S = 1762939800;
+/** Debian's size of an installed program, when the table has it */
+export function debianSize(name: string): number | undefined {
+  return DEBIAN_FILES[name]?.[0];
+}
+
+/**
+ * Install program `name` as /usr/bin/NAME after the tree was populated (stap, put in by the CLI):
+ * Debian's size and time when the table has them.
+ */
+export function installProgramFile(m: FsMachine, fs: Fs, name: string): Inode {
+  const deb = DEBIAN_FILES[name];
+  const size = deb ? deb[0] : 40000 + (hash32(name.length * 7919 + name.charCodeAt(0)) % 200000);
+  const ino = fs.createFile(`/usr/bin/${name}`, { size, gen: (o, l) => synthBytes(hash32(name.charCodeAt(0)), o, l) }, 0o755);
+  ino.mtime = ino.atime = machineNsOf(m.bootNs, Math.min(deb ? deb[1] : INSTALL_S, INSTALL_S));
+  return ino;
+}
 
 /** deterministic pseudo-random bytes for synthetic files/devices */
 export function synthBytes(seed: number, off: number, len: number): Uint8Array {
@@ -100,6 +151,35 @@ export function populate(m: FsMachine, fs: Fs): void {
   }
   fs.symlink('/sbin/mkswap', '/usr/bin/mkswap');
   populateKernelLists(fs);
+  for (const p of MORE_TOOL_NAMES) {
+    const size = DEBIAN_FILES[p]?.[0] ?? 40000;
+    fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + p.length), o, l) }, 0o755);
+  }
   installLoaderFiles(fs, (seed) => (o, l) => synthBytes(seed, o, l));
+  installTimes(m, fs);
   void S_IFREG; void KERNEL_RELEASE;
+}
+
+/**
+ * Give the installed tree its sizes and times: the Debian programs their package's size and
+ * build time, every other file and directory of the root filesystem the install time, the
+ * pseudo filesystems' roots (/proc, /sys, /dev, /tmp) the boot.
+ */
+function installTimes(m: FsMachine, fs: Fs): void {
+  const install = machineNsOf(m.bootNs, INSTALL_S);
+  const walk = (d: Inode) => {
+    for (const [name, c] of d.children ?? []) {
+      if (c.fs !== 'ext4' || c === d) continue;
+      const deb = d === usrBin && !c.isLnk ? DEBIAN_FILES[name] : undefined;
+      if (deb) {
+        c.size = deb[0];
+        c.mtime = c.atime = machineNsOf(m.bootNs, Math.min(deb[1], INSTALL_S));
+      } else c.mtime = c.atime = install;
+      if (c.isDir) walk(c);
+    }
+  };
+  const usrBin = fs.lookup('/usr/bin');
+  walk(fs.root);
+  fs.root.mtime = fs.root.atime = install;
+  for (const p of ['/proc', '/sys', '/dev', '/tmp']) { const i = fs.lookup(p); if (i) i.mtime = i.atime = 0; }
 }

@@ -17,11 +17,17 @@ import { seedTools } from './programs/seed_tools';
 import { traceCmd } from './programs/trace_cmd';
 import { perf } from './programs/perf';
 import { shMain } from './sh/exec';
-import { PROGRAM_NAMES, SEED_TOOL_NAMES } from './fstree';
+import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES } from './fstree';
+import { coreutils } from './programs/coreutils';
+import { procps } from './programs/procps';
+import { sedPrograms } from './programs/sed';
 
 export function registerPrograms(m: ProcMachine): void {
-  const all: Record<string, ProgramMain> = { ...programs, ...benchPrograms, ...toolPrograms, ...seedTools, 'trace-cmd': traceCmd, perf, ...services, sh: shMain, bash: shMain };
-  for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES]) {
+  const all: Record<string, ProgramMain> = {
+    ...programs, ...coreutils, ...procps, ...sedPrograms, ...benchPrograms, ...toolPrograms, ...seedTools, 'trace-cmd': traceCmd, perf, ...services,
+    sh: shMain, bash: shMain,
+  };
+  for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES]) {
     const main = all[name];
     if (main) m.procs.programs.set(`/usr/bin/${name}`, main);
   }

@@ -218,6 +218,9 @@ scsi_complete
               ext4_end_bio
                 ext4_finish_bio
                   %bio_done
+            ?diobio
+              iomap_dio_bio_end_io
+                %bio_done
             ?plainbio
               mpage_end_io
                 %bio_done
@@ -270,6 +273,39 @@ seq_read
     balance_dirty_pages_ratelimited
   file_update_time
     generic_update_time
+`,
+  // an O_DIRECT write to an ext4 file (the real guest's dd oflag=direct, data/recordings/dd-direct-write:
+  // ext4_file_write_iter -> iomap_dio_rw -> __iomap_dio_rw, the bio submitted under the plug, then
+  // the writer sleeps until the bio completes); fs/read_write.ts %dio_submit / %dio_wait
+  write_direct: `
+ext4_file_write_iter
+  ext4_dio_alignment
+  ext4_generic_write_checks
+    generic_write_checks
+  file_modified
+  iomap_dio_rw
+    __iomap_dio_rw
+      kmalloc_trace
+      filemap_write_and_wait_range
+      invalidate_inode_pages2_range
+      blk_start_plug
+      iomap_iter
+        ext4_iomap_begin
+          ext4_map_blocks
+            ext4_es_lookup_extent
+      iomap_dio_bio_iter
+        bio_alloc_bioset
+        bio_iov_iter_get_pages
+        iomap_dio_submit_bio
+          %dio_submit
+      iomap_iter
+        ext4_iomap_end
+      blk_finish_plug
+        __blk_flush_plug
+          blk_mq_flush_plug_list
+            *blk_dispatch
+      %dio_wait
+      iomap_dio_complete
 `,
   ext4_journal_start: `
 __ext4_journal_start_sb

@@ -1,10 +1,12 @@
 /**
- * perf report --stdio's flat profile (sort comm,dso,symbol) and perf trace -s's per-thread syscall
- * summary, as linux-perf 6.1 prints them (test/fixtures/tracefs-real/perf_record*, perf_trace_s):
- * the "#" header block, Overhead/Command/Shared Object/Symbol columns sized to their contents,
- * and the summary table with its fixed columns.
+ * perf report --stdio's profile (sort comm,dso,symbol) and perf trace -s's per-thread syscall
+ * summary, as linux-perf 6.1 prints them (test/fixtures/tracefs-real/perf_record*, perf_trace_s,
+ * test/fixtures/perf-host/): the "#" header block, Overhead (or Children and Self) / Command /
+ * Shared Object / Symbol columns sized to their contents, call graphs under the entries
+ * (perf/callchain.ts), and the summary table with its fixed columns.
  */
 import { PERF_RECORD_SAMPLE } from '../../kernel/perf_event_open';
+import { CallchainTree, type ChainFrame } from './callchain';
 
 export interface DecodedSample {
   ip: number; pid: number; tid: number; time: number; cpu: number; period: number;
@@ -48,33 +50,95 @@ function countUnit(n: number): string {
   return `${n} `;
 }
 
-/** The --stdio report of one event's samples; `sym` resolves kernel addresses. */
-export function formatReport(event: string, lost: number, samples: readonly DecodedSample[], sym: (addr: number) => string | null): string {
-  const rows = new Map<string, { comm: string; dso: string; symbol: string; period: number }>();
+/** A resolved address: its symbol's name and start, and its shared object. */
+export interface ResolvedSym { name: string; start: number; dso: string; kernel: boolean }
+
+/** How the report shows call graphs (perf report's --children / --no-children, -g). */
+export interface ReportMode {
+  /** a graph under each entry (the samples carry callchains and -g none was not given) */
+  graph: boolean;
+  /** --children (perf's default when the samples carry callchains): each caller gets an entry with its callees' samples */
+  children: boolean;
+  /** chains outermost caller first (the default with --children) or innermost first (callee) */
+  caller: boolean;
+  /** graph branches below this share of all samples are left out (-g graph,0.5) */
+  minPercent: number;
+}
+
+export const FLAT: ReportMode = { graph: false, children: false, caller: false, minPercent: 0.5 };
+
+interface Entry { comm: string; dso: string; symbol: string; self: number; acc: number; chains: CallchainTree | null; tid: number }
+
+/** The frame of callchain address `a` (perf's callchain_list__sym_name: the symbol, else the address in hex). */
+function frameOf(a: number, sym: (addr: number) => ResolvedSym | null): ChainFrame {
+  const r = sym(a);
+  if (r) return { key: `${r.dso}\0${r.start}`, name: r.name, addr: r.start };
+  return { key: `?\0${a}`, name: a === 0 ? '0' : `0x${BigInt.asUintN(64, BigInt(a)).toString(16)}`, addr: a };
+}
+
+/**
+ * The --stdio report of one event's samples (sort comm,dso,symbol, as perf report's default);
+ * `sym` resolves addresses, `mode` the call graph layout.
+ */
+export function formatReport(event: string, lost: number, samples: readonly DecodedSample[], sym: (addr: number) => ResolvedSym | null,
+  mode: ReportMode = FLAT): string {
+  const rows = new Map<string, Entry>();
   let total = 0;
-  for (const s of samples) {
-    const name = s.user || !s.ip ? null : sym(s.ip);
-    const dso = name ? '[kernel.kallsyms]' : '[unknown]';
-    const symbol = name ? `[k] ${name}` : `[.] ${s.ip.toString(16).padStart(16, '0')}`;
-    const comm = s.pid === 0 ? 'swapper' : s.comm.slice(0, 15); // perf names the idle tasks swapper
+  const entryOf = (comm: string, tid: number, r: ResolvedSym | null, ip: number): Entry => {
+    const dso = r ? r.dso : '[unknown]';
+    const symbol = r ? `[${r.kernel ? 'k' : '.'}] ${r.name}` : `[.] ${BigInt.asUintN(64, BigInt(ip)).toString(16).padStart(16, '0')}`;
     const key = `${comm}\0${dso}\0${symbol}`;
-    const r = rows.get(key) ?? { comm, dso, symbol, period: 0 };
-    r.period += s.period;
+    let e = rows.get(key);
+    if (!e) { e = { comm, dso, symbol, self: 0, acc: 0, chains: mode.graph ? new CallchainTree() : null, tid }; rows.set(key, e); }
+    return e;
+  };
+  for (const s of samples) {
+    const comm = s.pid === 0 ? 'swapper' : s.comm.slice(0, 15); // perf names the idle tasks swapper
+    const top = entryOf(comm, s.tid, s.user || !s.ip ? null : sym(s.ip), s.ip);
+    top.self += s.period;
+    top.acc += s.period;
     total += s.period;
-    rows.set(key, r);
+    // the chain innermost first, as the kernel records it (the sample's ip first); a user-mode
+    // sample has none here (the machine's programs have no user stacks): no graph
+    const addrs = s.callchain;
+    const frames = mode.graph ? addrs.map((a) => frameOf(a, sym)) : [];
+    const ordered = mode.caller ? [...frames].reverse() : frames;
+    top.chains?.append(ordered, s.period);
+    if (!mode.children) continue;
+    // every function on the chain (once per sample) gets the sample in its children's total and the
+    // chain from itself onward in the printed order (perf's cumulative entries; of a recursive
+    // function, its first occurrence)
+    const seen = new Set<Entry>([top]);
+    for (let j = 0; j < addrs.length; j++) {
+      const i = mode.caller ? addrs.length - 1 - j : j;
+      const e = entryOf(comm, s.tid, sym(addrs[i]), addrs[i]);
+      if (seen.has(e)) continue;
+      seen.add(e);
+      e.acc += s.period;
+      e.chains?.append(ordered.slice(j), s.period);
+    }
   }
-  const list = [...rows.values()].sort((a, b) => b.period - a.period || (a.comm < b.comm ? -1 : a.comm > b.comm ? 1 : a.symbol < b.symbol ? -1 : 1));
+  const key = (r: Entry) => (mode.children ? r.acc : r.self);
+  // perf's sort: children (of one thread's equal totals, the caller first: the longer chains with
+  // caller graphs), self, then comm, dso and symbol
+  const depth = (a: Entry, b: Entry) => (!mode.children || !mode.graph || a.tid !== b.tid ? 0
+    : (mode.caller ? 1 : -1) * (b.chains!.maxDepth - a.chains!.maxDepth));
+  const list = [...rows.values()].sort((a, b) => key(b) - key(a) || depth(a, b) || b.self - a.self
+    || (a.comm < b.comm ? -1 : a.comm > b.comm ? 1 : a.dso < b.dso ? -1 : a.dso > b.dso ? 1 : a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
   const wc = Math.max(7, ...list.map((r) => r.comm.length));
   const wd = Math.max(13, ...list.map((r) => r.dso.length));
   const ws = Math.max(6, ...list.map((r) => r.symbol.length));
+  const pct = (n: number) => (total ? (100 * n) / total : 0).toFixed(2);
   let out = '# To display the perf.data header info, please use --header/--header-only options.\n#\n#\n';
   out += `# Total Lost Samples: ${lost}\n#\n`;
   out += `# Samples: ${countUnit(samples.length)} of event '${event}'\n# Event count (approx.): ${total}\n#\n`;
-  out += `# Overhead  ${'Command'.padEnd(wc)}  ${'Shared Object'.padEnd(wd)}  ${'Symbol'.padEnd(ws)}\n`;
-  out += `# ........  ${'.'.repeat(wc)}  ${'.'.repeat(wd)}  ${'.'.repeat(ws)}\n#\n`;
+  const cols = mode.children ? ['# Children      Self', '# ........  ........'] : ['# Overhead', '# ........'];
+  out += `${cols[0]}  ${'Command'.padEnd(wc)}  ${'Shared Object'.padEnd(wd)}  ${'Symbol'.padEnd(ws)}\n`;
+  out += `${cols[1]}  ${'.'.repeat(wc)}  ${'.'.repeat(wd)}  ${'.'.repeat(ws)}\n#\n`;
   for (const r of list) {
-    const pct = total ? (100 * r.period) / total : 0;
-    out += `${pct.toFixed(2).padStart(9)}%  ${r.comm.padEnd(wc)}  ${r.dso.padEnd(wd)}  ${r.symbol}\n`;
+    const head = mode.children ? `${pct(r.acc).padStart(9)}%  ${pct(r.self).padStart(7)}%` : `${pct(r.self).padStart(9)}%`;
+    out += `${head}  ${r.comm.padEnd(wc)}  ${r.dso.padEnd(wd)}  ${r.symbol}\n`;
+    if (r.chains) out += r.chains.format(total, key(r), mode.minPercent);
   }
   return out + `\n\n#\n# (Tip: ${TIP})\n#\n`;
 }

@@ -1,10 +1,9 @@
 /** Core userland programs. Each is a generator of system calls (see user.ts). */
 import type { U } from '../../process/user';
-import type { Prog, Op, SysResult } from '../../include/sched';
-import type { StatInfo } from '../../include/fs';
+import type { Prog } from '../../include/sched';
 import type { ProgramMain } from '../../process/user';
 import { bytesToString } from '../../process/user';
-import { O_CREAT, O_DIRECT, O_TRUNC, O_WRONLY } from '../../include/fs';
+import { O_CREAT, O_TRUNC, O_WRONLY, O_DIRECT } from '../../include/fs';
 import { sh } from '../shell';
 
 function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
@@ -23,6 +22,18 @@ function* readText(u: U, p: string | null): Generator<import('../../include/sche
 }
 const num = (s: string | undefined, d: number) => (s === undefined ? d : Number(s.replace(/[kKmMgG]$/, '')) * ({ k: 1024, K: 1024, m: 1 << 20, M: 1 << 20, g: 1 << 30, G: 1 << 30 }[s.slice(-1)] ?? 1));
 
+/** A POSIX basic regular expression as a JavaScript one (\\( \\) \\{ \\} \\| \\+ \\? are the operators, the bare characters literals). */
+export function breToJs(pat: string): string {
+  let src = '';
+  for (let i = 0; i < pat.length; i++) {
+    const ch = pat[i];
+    if (ch === '\\' && i + 1 < pat.length && '(){}|+?'.includes(pat[i + 1])) { src += pat[++i]; continue; }
+    if (ch === '\\' && i + 1 < pat.length) { src += ch + pat[++i]; continue; }
+    src += '(){}|+?'.includes(ch) ? `\\${ch}` : ch;
+  }
+  return src;
+}
+
 /**
  * grep's pattern: -F a fixed string, -E an extended regular expression, else a basic one (\( \)
  * \{ \} \| \+ \? are the operators, the bare characters literals); -i ignores case. A bad pattern
@@ -34,16 +45,7 @@ function grepPattern(pat: string, flags: string): { test(s: string): boolean } |
     const p = icase ? pat.toLowerCase() : pat;
     return { test: (s: string) => (icase ? s.toLowerCase() : s).includes(p) };
   }
-  let src = pat;
-  if (!flags.includes('E')) {
-    src = '';
-    for (let i = 0; i < pat.length; i++) {
-      const ch = pat[i];
-      if (ch === '\\' && i + 1 < pat.length && '(){}|+?'.includes(pat[i + 1])) { src += pat[++i]; continue; }
-      if (ch === '\\' && i + 1 < pat.length) { src += ch + pat[++i]; continue; }
-      src += '(){}|+?'.includes(ch) ? `\\${ch}` : ch;
-    }
-  }
+  const src = flags.includes('E') ? pat : breToJs(pat);
   try {
     return new RegExp(src, icase ? 'i' : '');
   } catch (e) {
@@ -53,47 +55,6 @@ function grepPattern(pat: string, flags: string): { test(s: string): boolean } |
       : /group|\)/.test(m) ? 'Unmatched ( or \\('
         : 'Invalid regular expression';
   }
-}
-
-/**
- * ls -C (coreutils ls.c calculate_columns / print_many_per_line): the most columns whose widths
- * (each name + 2, the last column without) fit in `width`, filled column by column; padding to a
- * column start uses tabs where a tab stop (8) is reached first (ls.c indent()).  Lines, each with its newline.
- */
-export function lsColumns(names: string[], width: number): string[] {
-  const n = names.length;
-  if (!n) return [];
-  let best = 1;
-  let bestWidths: number[] = [Math.max(...names.map((x) => x.length))];
-  for (let cols = 2; cols <= Math.min(n, Math.floor(width / 3)); cols++) {
-    const rows = Math.ceil(n / cols);
-    const w = new Array<number>(cols).fill(0);
-    for (let i = 0; i < n; i++) {
-      const c = Math.floor(i / rows);
-      w[c] = Math.max(w[c], names[i].length + (c === cols - 1 ? 0 : 2));
-    }
-    if (w.reduce((a, b) => a + b, 0) < width) { best = cols; bestWidths = w; }
-  }
-  const rows = Math.ceil(n / best);
-  const lines: string[] = [];
-  for (let r = 0; r < rows; r++) {
-    let line = '';
-    let pos = 0;
-    for (let c = 0; c < best; c++) {
-      const i = c * rows + r;
-      if (i >= n) break;
-      line += names[i];
-      if ((c + 1) * rows + r >= n) break;
-      let from = pos + names[i].length;
-      const to = pos + bestWidths[c];
-      while (from < to) {
-        if (Math.floor(to / 8) > Math.floor((from + 1) / 8)) { line += '\t'; from += 8 - (from % 8); } else { line += ' '; from++; }
-      }
-      pos = to;
-    }
-    lines.push(line + '\n');
-  }
-  return lines;
 }
 
 export const programs: Record<string, ProgramMain> = {
@@ -131,60 +92,6 @@ export const programs: Record<string, ProgramMain> = {
       }
       yield* u.munmap('catbuf');
       if (fd !== 0) yield* u.close(fd);
-    }
-    yield* u.closeStdout();
-    return st;
-  },
-  /**
-   * coreutils ls: isatty(1) and, on a terminal, TIOCGWINSZ (columns, -C); per operand statx, then a
-   * directory opened O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY (0x90800, as strace of Debian 12's ls
-   * shows), fdopendir's fstat, getdents64 until 0; output through stdio; close_stdout.
-   */
-  ls: function* (u, argv) {
-    const opts = argv.slice(1).filter((a) => a.startsWith('-')).join('');
-    const long = opts.includes('l');
-    const all = opts.includes('a');
-    const targets = argv.slice(1).filter((a) => !a.startsWith('-'));
-    if (!targets.length) targets.push('.');
-    yield* u.malloc();
-    const tty = yield* u.isatty(1);
-    if (tty && !long) yield* u.sys('ioctl', [1, 0x5413, 0]);
-    const columns = tty && !long && !opts.includes('1');
-    let st = 0;
-    // operands: files first (listed together), then each directory (ls.c gobble_file / print_dir)
-    const stats: [string, StatInfo][] = [];
-    for (const t of targets) {
-      const s = yield* u.statx(t, long ? 0x25e : 2);
-      if (typeof s === 'number') { yield* u.err(`ls: cannot access '${t}': No such file or directory\n`); st = 2; continue; }
-      stats.push([t, s]);
-    }
-    const files = stats.filter(([, s]) => !s.isDir).map(([t]) => t).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const dirs = stats.filter(([, s]) => s.isDir);
-    const list = function* (dir: string | null, names: string[]): Generator<Op, void, SysResult> {
-      if (!long) {
-        if (columns) { for (const line of lsColumns(names, 80)) yield* u.printf(line); } else for (const n of names) yield* u.printf(n + '\n');
-        return;
-      }
-      for (const n of names) {
-        const p = dir !== null ? `${dir}/${n}` : n;
-        const x = yield* u.stat(p, true);
-        if (typeof x === 'number') continue;
-        const type = x.isDir ? 'd' : x.isLnk ? 'l' : x.isChr ? 'c' : x.isBlk ? 'b' : '-';
-        const perm = [6, 3, 0].map((sh) => ((x.mode >> sh) & 4 ? 'r' : '-') + ((x.mode >> sh) & 2 ? 'w' : '-') + ((x.mode >> sh) & 1 ? 'x' : '-')).join('');
-        const user = x.uid === 0 ? 'root' : x.uid === 1000 ? 'user' : String(x.uid);
-        const size = x.isChr || x.isBlk ? `${x.rdev >> 8}, ${x.rdev & 255}` : String(x.size);
-        yield* u.printf(`${type}${perm} ${x.nlink} ${user} ${user} ${size.padStart(8)} Jan  1 00:00 ${n}\n`);
-      }
-    };
-    if (files.length) yield* list(null, files);
-    for (const [i, [t]] of dirs.entries()) {
-      const fd = yield* u.open(t, 0x90800);
-      yield* u.fstat(fd);
-      const r = yield* u.getdents(fd);
-      yield* u.close(fd);
-      const names = (Array.isArray(r) ? r : []).filter((n) => all || !n.startsWith('.')).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      if (stats.length > 1) yield* u.printf(`${i || files.length ? '\n' : ''}${t}:\n`);
-      yield* list(t, names);
     }
     yield* u.closeStdout();
     return st;
@@ -477,7 +384,7 @@ export const programs: Record<string, ProgramMain> = {
     }
     yield* u.lseek(0, 0, 1);
     if (o.of) {
-      const fd = yield* u.open(o.of, O_WRONLY | O_CREAT | O_TRUNC | direct(o.oflag), 0o666);
+      const fd = yield* u.open(o.of, O_WRONLY | O_CREAT | (o.conv?.split(',').includes('notrunc') ? 0 : O_TRUNC) | direct(o.oflag), 0o666);
       if (fd < 0) { yield* u.err(`dd: failed to open '${o.of}': No such file or directory\n`); return 1; }
       yield* u.dup2(fd, 1);
       yield* u.close(fd);
@@ -492,7 +399,9 @@ export const programs: Record<string, ProgramMain> = {
       bytes += r.ret;
       yield* u.writeAll(1, r.data);
     }
-    if (o.conv === 'fsync' || o.conv === 'fdatasync') yield* u.sys(o.conv, [1]);
+    const conv = (o.conv ?? '').split(',');
+    if (conv.includes('fsync')) yield* u.sys('fsync', [1]);
+    else if (conv.includes('fdatasync')) yield* u.sys('fdatasync', [1]);
     yield* u.close(0);
     yield* u.close(1);
     const secs = Math.max(1e-6, (u.m.now - t0) / 1e9);
@@ -551,22 +460,6 @@ export const programs: Record<string, ProgramMain> = {
       if (r < 0) { yield* u.err(`kill: (${p}) - No such process\n`); st = 1; }
     }
     return st;
-  },
-  ps: function* (u, argv) {
-    const fd = yield* u.open('/proc', 0o200000);
-    yield* u.getdents(fd);
-    yield* u.close(fd);
-    const all = argv.some((a) => a.includes('e') || a.includes('a'));
-    const tasks = u.m.procs.list().filter((t) => all || t.tid === t.pid && !t.kthread && t.proc.sessionName === u.t.proc.sessionName);
-    let out = '    PID TTY          TIME CMD\n';
-    for (const t of tasks) {
-      if (t.tid !== t.pid) continue;
-      const time = Math.floor((t.utime + t.stime + t.sumExecRuntime * 0) / 1e9);
-      const hh = String(Math.floor(time / 3600)).padStart(2, '0'), mm = String(Math.floor(time / 60) % 60).padStart(2, '0'), ss = String(time % 60).padStart(2, '0');
-      out += `${String(t.pid).padStart(7)} ${(t.kthread ? '?' : 'pts/0').padEnd(8)} ${hh}:${mm}:${ss} ${t.comm}\n`;
-    }
-    yield* u.out(out);
-    return 0;
   },
   find: function* (u, argv) {
     const a = argv.slice(1);

@@ -4,13 +4,13 @@ import type { Op, SysResult } from '../../include/sched';
 import { bytesToString, toBytes } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 import { hash32 } from '../../core/prng';
+import { epochSeconds } from '../libc_time';
 
 type G<T> = Generator<Op, T, SysResult>;
 
 const AF_INET = 2, SOCK_DGRAM = 2, SOCK_RAW = 3, IPPROTO_ICMP = 1;
-/** seconds since the epoch of the machine's boot (file times shown by tar) */
-const EPOCH_AT_BOOT = 1763700000;
-const epochOf = (u: U, ns: number) => EPOCH_AT_BOOT + Math.floor((ns - 0) / 1e9) - Math.floor(u.m.bootNs / 1e9);
+/** seconds since the epoch of machine time `ns` (file times shown by tar) */
+const epochOf = (u: U, ns: number) => epochSeconds(u.m.bootNs, ns);
 
 function* readFile(u: U, p: string): G<Uint8Array | null> {
   const fd = yield* u.open(p);
@@ -421,9 +421,10 @@ const make: ProgramMain = function* (u, argv) {
     if (!first) { yield* u.err('make: *** No targets.  Stop.\n'); return 2; }
     goals.push(first);
   }
+  // a missing file is older than everything (installed files have times before the boot: negative machine ns)
   const mtime = function* (p: string): G<number> {
     const s = yield* u.stat(p);
-    return typeof s === 'number' ? -1 : s.mtime;
+    return typeof s === 'number' ? -Infinity : s.mtime;
   };
   const done = new Map<string, number>(); // target -> 0 up to date, 1 rebuilt, -1 failed
   let failed = false;
@@ -434,13 +435,13 @@ const make: ProgramMain = function* (u, argv) {
     const r = rules.get(t);
     let mt = yield* mtime(t);
     if (!r) {
-      if (mt >= 0) { done.set(t, 0); return 0; }
+      if (mt !== -Infinity) { done.set(t, 0); return 0; }
       yield* u.err(parent ? `make: *** No rule to make target '${t}', needed by '${parent}'.  Stop.\n` : `make: *** No rule to make target '${t}'.  Stop.\n`);
       failed = true;
       done.set(t, -1);
       return -1;
     }
-    let need = mt < 0 || vars[`.PHONY:${t}`] === '1';
+    let need = mt === -Infinity || vars[`.PHONY:${t}`] === '1';
     for (const d of r.deps) {
       const s = yield* build(d, t);
       if (s < 0) { done.set(t, -1); return -1; }

@@ -18,7 +18,6 @@
  * Checked against files written by trace-cmd 3.1.6 in the recording guest
  * (test/fixtures/tracefs-real/tc_v6.dat, tc_v7none.dat, tc_v7zstd.dat; scripts/tracefs/guest/part-tracedat.sh).
  */
-import * as zlib from 'zlib';
 
 export const MAGIC = Uint8Array.of(0x17, 0x08, 0x44, ...Buffer.from('tracing'));
 
@@ -155,7 +154,7 @@ class In {
 function decompress(alg: string, data: Buffer, size: number): Buffer {
   let out: Buffer;
   try {
-    if (alg === 'zlib') out = zlib.inflateSync(data);
+    if (alg === 'zlib') out = (require('zlib') as typeof import('zlib')).inflateSync(data); // loaded only for a compressed file
     else if (alg === 'zstd') {
       const { decompress: unzstd } = require('fzstd') as { decompress: (b: Uint8Array) => Uint8Array };
       out = Buffer.from(unzstd(data));

@@ -1,0 +1,127 @@
+/**
+ * The bookkeeping of type inference (stap's typeresolution_info): counts of newly resolved and
+ * still unresolved expressions for the fixed-point loop, where each declaration's type was first
+ * inferred, and the messages of the assertion pass in stap's words (`type mismatch ...`,
+ * `unresolved type `, `invalid type T`), repeated per iteration as stap's are.
+ * src/elaborate/types.ts (the visitor) extends it.
+ */
+import type * as A from '../ast';
+import { Diagnostics, SemanticError } from '../diag';
+
+export type Decl = A.VarDecl | A.FunctionDecl;
+export interface HasType { type?: A.Type; tok: A.Token; }
+
+/** Sites of the errors stap's type resolution raises on every iteration. */
+const REPEATING = /^(mismatch-|unresolved-type$|invalid-type$)/;
+
+export abstract class TypeBookkeeping {
+  protected assert = false;
+  protected newly = 0;
+  protected still = 0;
+  /** (decl, index) -> token where the type was first inferred. */
+  protected firstInferred = new Map<Decl, Map<number, A.Token>>();
+  errors = 0;
+
+  constructor(protected diag: Diagnostics) {}
+
+  protected reported = new Set<string>();
+
+  protected report(e: SemanticError): void {
+    this.errors++;
+    // Type mismatches and unresolved/invalid types are raised again on each iteration of the
+    // fixed-point loop, as stap's are: its print_error shows one and counts the repeats
+    // (`Number of similar error messages suppressed`), and so does Diagnostics.  The other
+    // checks stap makes once: report those once.
+    if (!REPEATING.test(e.site)) {
+      const key = `${e.message}@${e.tok ? `${e.tok.file.name}:${e.tok.line}:${e.tok.col}` : ''}`;
+      if (this.reported.has(key)) return;
+      this.reported.add(key);
+    }
+    this.diag.semanticError(e);
+  }
+
+  // ------------------------------------------------------------------ bookkeeping (stap names)
+
+  protected resolved(tok: A.Token, _type: A.Type, decl?: Decl, index = -1): void {
+    this.newly++;
+    if (decl) {
+      let m = this.firstInferred.get(decl);
+      if (!m) this.firstInferred.set(decl, (m = new Map()));
+      if (!m.has(index)) m.set(index, tok);
+    }
+  }
+
+  protected unresolved(tok: A.Token): void {
+    this.still++;
+    if (this.assert) this.report(new SemanticError('unresolved type ', tok, [], 'unresolved-type'));
+  }
+
+  protected invalid(tok: A.Token, type: A.Type): void {
+    this.still++;
+    if (this.assert) {
+      const msg = tok.kind === 'operator' ? 'invalid operator' : `invalid type ${type}`;
+      this.report(new SemanticError(msg, tok, [], 'invalid-type'));
+    }
+  }
+
+  protected mismatchTypes(tok: A.Token, t1: A.Type, t2: A.Type): void {
+    this.still++;
+    if (this.assert) {
+      let msg = `type mismatch: expected ${t1}`;
+      if (t2 !== 'unknown') msg += ` but found ${t2}`;
+      this.report(new SemanticError(msg, tok, [], 'mismatch-expected'));
+    }
+  }
+
+  protected mismatchBinary(e: { tok: A.Token; left: HasType; right: HasType }): void {
+    this.still++;
+    if (this.assert) {
+      this.report(new SemanticError(
+        `type mismatch: left and right sides don't agree (${ty(e.left)} vs ${ty(e.right)})`, e.tok, [], 'mismatch-binary'));
+    }
+  }
+
+  protected mismatchDecl(tok: A.Token, type: A.Type, decl: Decl, index = -1): void {
+    this.still++;
+    if (!this.assert) return;
+    const m = this.firstInferred.get(decl);
+    let orig = m?.get(index);
+    if (!orig && index < 0 && m && m.size && (decl as A.VarDecl).kind === 'param') {
+      // a parameter's type was recorded with its position in the call
+      const [i, tok] = [...m.entries()][0];
+      index = i;
+      orig = tok;
+    }
+    const msg = index >= 0 ? `index ${index} type mismatch (${type})` : `type mismatch (${type})`;
+    const idx = (decl as A.VarDecl).indexTypes;
+    const declType = index >= 0 && idx && (decl as A.VarDecl).kind !== 'param' ? idx[index] ?? 'unknown' : decl.type ?? 'unknown';
+    const cmsg = index >= 0 ? `type of index ${index} was first inferred here (${declType})` : `type was first inferred here (${declType})`;
+    const chain = orig ? [new SemanticError(cmsg, orig, [], 'mismatch-first')] : [];
+    this.report(new SemanticError(msg, tok, chain, index >= 0 ? 'mismatch-index' : 'mismatch-decl'));
+  }
+
+  /** resolve_2types: referrer expression vs referent declaration vs context type. */
+  protected resolve2(re: HasType, te: { type?: A.Type }, decl: Decl, t: A.Type, acceptUnknown = false): void {
+    const reT = re.type ?? 'unknown';
+    const teT = te.type ?? 'unknown';
+    if (t !== 'unknown' && reT === t && reT === teT) return;
+    if (t === 'unknown' && reT !== 'unknown' && reT === teT) return;
+    if (reT !== 'unknown' && teT !== 'unknown' && reT !== teT) this.mismatchDecl(re.tok, reT, decl);
+    else if (reT !== 'unknown' && t !== 'unknown' && reT !== t) this.mismatchDecl(re.tok, t, decl);
+    else if (teT !== 'unknown' && t !== 'unknown' && teT !== t) this.mismatchDecl(re.tok, t, decl);
+    else if (reT === 'unknown' && t !== 'unknown') {
+      re.type = t;
+      this.resolved(re.tok, t);
+    } else if (reT === 'unknown' && teT !== 'unknown') {
+      re.type = teT;
+      this.resolved(re.tok, teT);
+    } else if (reT !== 'unknown' && teT === 'unknown') {
+      te.type = reT;
+      this.resolved(re.tok, reT, decl);
+    } else if (!acceptUnknown) this.unresolved(re.tok);
+  }
+}
+
+export function ty(e: { type?: A.Type }): A.Type {
+  return e.type ?? 'unknown';
+}

@@ -1,0 +1,89 @@
+/**
+ * File attributes and links (fs/attr.c, fs/namei.c's link/symlink, fs/stat.c's readlink,
+ * fs/statfs.c): fchmodat(2), symlinkat(2), linkat(2), readlinkat(2), statfs(2) — what chmod, ln,
+ * ls -l (link targets), stat and df use.
+ */
+import type { FsMachine } from './namei';
+import { Semantics } from '../paths/semantics';
+import { H_CONT } from '../paths/kexec';
+import { S_IFLNK, S_IFMT, PAGE } from '../include/fs';
+
+const ENOENT = 2, EPERM = 1, EEXIST = 17, EINVAL = 22, EISDIR = 21;
+
+export const fsAttr = new Semantics<FsMachine>('fs/attr');
+
+fsAttr.syscall('fchmodat', (m, _c, t, e) => {
+  const ino = m.fs.lookup(String(e.a[1]), t.proc.cwd);
+  if (!ino) { e.ret = -ENOENT; return H_CONT; }
+  if (ino.fs === 'proc' || ino.pseudo) { e.ret = -EPERM; return H_CONT; }
+  ino.mode = (ino.mode & S_IFMT) | (Number(e.a[2]) & 0o7777);
+  e.ret = 0;
+  return H_CONT;
+});
+fsAttr.syscall('symlinkat', (m, _c, t, e) => {
+  const p = String(e.a[2]);
+  if (m.fs.lookup(p, t.proc.cwd, true)) { e.ret = -EEXIST; return H_CONT; }
+  const pp = m.fs.lookupParent(p, t.proc.cwd);
+  if (!pp || pp.dir.pseudo) { e.ret = -ENOENT; return H_CONT; }
+  const ino = m.fs.mk(S_IFLNK | 0o777, pp.dir.fs);
+  ino.target = String(e.a[0]);
+  ino.size = ino.target.length;
+  ino.uid = t.euid;
+  m.fs.link(pp.dir, pp.name, ino);
+  e.ret = 0;
+  return H_CONT;
+});
+fsAttr.syscall('linkat', (m, _c, t, e) => {
+  const ino = m.fs.lookup(String(e.a[1]), t.proc.cwd, (Number(e.a[4]) & 0x400) === 0);
+  if (!ino) { e.ret = -ENOENT; return H_CONT; }
+  if (ino.isDir) { e.ret = -EPERM; return H_CONT; }
+  const p = String(e.a[3]);
+  if (m.fs.lookup(p, t.proc.cwd, true)) { e.ret = -EEXIST; return H_CONT; }
+  const pp = m.fs.lookupParent(p, t.proc.cwd);
+  if (!pp || pp.dir.pseudo) { e.ret = -ENOENT; return H_CONT; }
+  pp.dir.children!.set(pp.name, ino);
+  pp.dir.mtime = m.now;
+  ino.nlink++;
+  e.ret = 0;
+  return H_CONT;
+});
+fsAttr.syscall('readlinkat', (m, _c, t, e) => {
+  const ino = m.fs.lookup(String(e.a[1]), t.proc.cwd, true);
+  if (!ino) { e.ret = -ENOENT; return H_CONT; }
+  if (!ino.isLnk) { e.ret = ino.isDir ? -EINVAL : -EINVAL; return H_CONT; }
+  const s = ino.target.slice(0, Number(e.a[3]) || 4096);
+  e.info = { target: s };
+  e.ret = s.length;
+  void EISDIR;
+  return H_CONT;
+});
+/**
+ * statfs(2): the filesystem of a path, as the real guest's are (ext4 on the 2 GiB sda1 with 4 KiB
+ * blocks; tmpfs/devtmpfs sized from memory; proc, sysfs and the others with no blocks).
+ */
+fsAttr.syscall('statfs', (m, _c, t, e) => {
+  const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);
+  if (!ino) { e.ret = -ENOENT; return H_CONT; }
+  let fsUsed = 0;
+  let files = 0;
+  if (ino.fs === 'ext4') {
+    const walk = (d: typeof ino) => {
+      for (const c of d.children?.values() ?? []) {
+        if (c.fs !== 'ext4' || c === d) continue;
+        files++;
+        if (c.isReg) fsUsed += Math.ceil(c.size / PAGE);
+        else if (c.isDir) { fsUsed += 1; walk(c); }
+      }
+    };
+    walk(m.fs.root);
+  }
+  const total = Math.floor((m.fs.lookup('/dev/sda1')?.size ?? 0) / PAGE) || m.fs.sdaBlocks;
+  const info = ino.fs === 'ext4'
+    ? { type: 0xef53, bsize: PAGE, blocks: total, bfree: total - fsUsed - 9000, bavail: total - fsUsed - 9000 - Math.floor(total * 0.05), files: 4194304, ffree: 4194304 - files - 11 }
+    : ino.fs === 'tmpfs' || ino.fs === 'devtmpfs'
+      ? { type: 0x01021994, bsize: PAGE, blocks: Math.floor(m.mm.totalPages / 2), bfree: Math.floor(m.mm.totalPages / 2), bavail: Math.floor(m.mm.totalPages / 2), files: 250000, ffree: 249990 }
+      : { type: ino.fs === 'proc' ? 0x9fa0 : 0x62656572, bsize: PAGE, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 };
+  e.info = info;
+  e.ret = 0;
+  return H_CONT;
+});

@@ -1,0 +1,214 @@
+/**
+ * /proc/<pid>/ and /proc/self (fs/proc/base.c, fs/proc/array.c of 6.1): a directory per live
+ * thread-group leader, made when looked up, with `stat`, `status`, `cmdline`, `comm`, `fd/` (one
+ * symlink per open descriptor), `cwd` and `exe`; `self` and `thread-self` are symlinks to the
+ * looking task's directory.  Per-pid files other subsystems provide (maps: the VMAs) register
+ * with `procPidFile`.  The formats are 6.1's: `stat`'s 52 fields (do_task_stat), `status`'s lines
+ * in proc_pid_status order (no `Kthread:`/`untag_mask:` lines, which came after 6.1).
+ */
+import { Inode, S_IFDIR, S_IFREG, S_IFLNK, OpenFile } from '../include/fs';
+import type { Task } from '../include/sched';
+import type { Fs, FsMachine } from './namei';
+
+/** what a /proc directory with computed children provides (Inode.dyn) */
+export interface DynDir {
+  child(name: string): Inode | null;
+  list(): string[];
+}
+
+type PidFile = (t: Task, m: FsMachine) => string;
+const extraFiles = new Map<string, PidFile>();
+/** Add a file to every /proc/<pid>/ directory (e.g. maps, by the memory layer). */
+export function procPidFile(name: string, show: PidFile): void {
+  extraFiles.set(name, show);
+}
+
+const USER_HZ = 100;
+const ticks = (ns: number) => Math.floor(ns / (1e9 / USER_HZ));
+
+function stateChar(t: Task): string {
+  const s = t.state as unknown as number;
+  if (t.proc.exited) return 'Z';
+  if (s === 0) return 'R';
+  if (s & 2) return t.kthread && t.wchan.startsWith('worker') ? 'I' : 'D';
+  return t.kthread && /^(kworker|rcu_|.*_wq$)/.test(t.comm) ? 'I' : 'S';
+}
+const STATE_NAMES: Record<string, string> = {
+  R: 'R (running)', S: 'S (sleeping)', D: 'D (disk sleep)', Z: 'Z (zombie)', I: 'I (idle)', T: 'T (stopped)',
+};
+
+function leaderOf(m: FsMachine, pid: number): Task | null {
+  const t = m.procs.tasks.get(pid);
+  return t && t.tid === t.pid && !t.proc.reaped ? t : null;
+}
+
+/** the controlling terminal: pts/0 (136:0) for a process whose standard descriptors are the terminal, none for daemons and kthreads */
+function ttyNr(t: Task): number {
+  if (t.kthread) return 0;
+  return t.proc.fds.slice(0, 3).some((f) => f?.kind === 'console') ? (136 << 8) : 0;
+}
+
+function vmPages(t: Task): { size: number; rss: number } {
+  const mm = t.proc.mm;
+  if (!mm) return { size: 0, rss: 0 };
+  let size = 0;
+  for (const r of mm.regions.values()) size += r.pages.length;
+  return { size, rss: mm.rss };
+}
+
+/** the session: process groups are not modelled, so a process leads its group and the session is its ancestor below init */
+function sessionOf(t: Task): number {
+  let p = t.proc;
+  for (let i = 0; i < 64 && p.parent && p.parent.tgid > 1 && p.parent.tgid !== 2; i++) p = p.parent;
+  return p.tgid;
+}
+
+/** /proc/<pid>/stat (do_task_stat) */
+export function statText(t: Task, m: FsMachine): string {
+  const p = t.proc;
+  const ppid = p.parent?.tgid ?? 0;
+  const { size, rss } = vmPages(t);
+  const threads = p.threads.filter((x) => !x.proc.exited).length || 1;
+  const flags = t.kthread ? 0x208040 : 0x400000;
+  const tty = ttyNr(t);
+  const f = [
+    t.pid, `(${t.comm})`, stateChar(t), ppid, t.kthread ? 0 : p.tgid, t.kthread ? 0 : sessionOf(t), tty, tty ? p.tgid : -1, flags,
+    0, 0, 0, 0, ticks(t.utime + p.utime), ticks(t.stime + p.stime), 0, 0, t.prio - 100, t.nice, threads, 0,
+    ticks(t.startTime), size * 4096, rss, t.kthread ? 0 : '18446744073709551615',
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, t.exitSignal, t.cpu, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, p.exited ? p.exitCode : 0,
+  ];
+  void m;
+  return f.join(' ') + '\n';
+}
+
+const kB = (pages: number) => `${String(pages * 4).padStart(8)} kB`;
+
+/** /proc/<pid>/status (proc_pid_status) */
+export function statusText(t: Task, m: FsMachine): string {
+  const p = t.proc;
+  const ppid = p.parent?.tgid ?? 0;
+  const st = stateChar(t);
+  const ids = (a: number, b: number) => `${a}\t${b}\t${b}\t${b}`;
+  let s = `Name:\t${t.comm}\nUmask:\t${t.kthread ? '0000' : '0022'}\nState:\t${STATE_NAMES[st]}\nTgid:\t${p.tgid}\nNgid:\t0\n`;
+  s += `Pid:\t${t.tid}\nPPid:\t${ppid}\nTracerPid:\t0\nUid:\t${ids(t.uid, t.euid)}\nGid:\t${ids(t.gid, t.egid)}\n`;
+  s += `FDSize:\t${t.kthread ? 64 : Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(1, p.fds.length))))}\nGroups:\t \n`;
+  s += `NStgid:\t${p.tgid}\nNSpid:\t${t.tid}\nNSpgid:\t${t.kthread ? 0 : p.tgid}\nNSsid:\t${t.kthread ? 0 : sessionOf(t)}\n`;
+  if (p.mm) {
+    const { size, rss } = vmPages(t);
+    s += `VmPeak:\t${kB(size)}\nVmSize:\t${kB(size)}\nVmLck:\t${kB(0)}\nVmPin:\t${kB(0)}\nVmHWM:\t${kB(rss)}\nVmRSS:\t${kB(rss)}\n`;
+    s += `RssAnon:\t${kB(Math.min(rss, 28))}\nRssFile:\t${kB(Math.max(0, rss - 28))}\nRssShmem:\t${kB(0)}\n`;
+    s += `VmData:\t${kB(90)}\nVmStk:\t${kB(33)}\nVmExe:\t${kB(5)}\nVmLib:\t${kB(Math.max(0, size - 128))}\nVmPTE:\t${kB(11)}\n`;
+    s += `VmSwap:\t${kB(p.mm.swapents)}\nHugetlbPages:\t${kB(0)}\n`;
+  }
+  s += `CoreDumping:\t0\nTHP_enabled:\t1\nThreads:\t${p.threads.filter((x) => !x.proc.exited).length || 1}\n`;
+  s += `SigQ:\t0/7781\nSigPnd:\t0000000000000000\nShdPnd:\t${hex16(t.sigPending)}\nSigBlk:\t${hex16(t.sigBlocked)}\n`;
+  let ign = 0, cgt = 0;
+  for (const [sig, h] of p.sigHandlers) {
+    if (sig < 1 || sig > 64) continue;
+    const bit = 2 ** (sig - 1);
+    if ((h as unknown) === 'ignore' || (h as { ignore?: boolean }).ignore) ign += bit; else cgt += bit;
+  }
+  if (t.kthread) ign = 0xffffffffffffffff;
+  s += `SigIgn:\t${t.kthread ? 'ffffffffffffffff' : hex16(ign)}\nSigCgt:\t${hex16(cgt)}\n`;
+  const caps = t.euid === 0 ? '000001ffffffffff' : '0000000000000000';
+  s += `CapInh:\t0000000000000000\nCapPrm:\t${caps}\nCapEff:\t${caps}\nCapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\n`;
+  s += 'NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\nSpeculation_Store_Bypass:\tthread vulnerable\nSpeculationIndirectBranch:\tconditional enabled\n';
+  const n = m.cpus.length;
+  s += `Cpus_allowed:\t${((2 ** n) - 1).toString(16)}\nCpus_allowed_list:\t${n > 1 ? `0-${n - 1}` : '0'}\n`;
+  s += `Mems_allowed:\t${Array(31).fill('00000000').join(',')},00000001\nMems_allowed_list:\t0\n`;
+  s += `voluntary_ctxt_switches:\t${t.nvcsw}\nnonvoluntary_ctxt_switches:\t${t.nivcsw}\n`;
+  return s;
+}
+const hex16 = (v: number) => BigInt.asUintN(64, BigInt(Math.trunc(v))).toString(16).padStart(16, '0');
+
+/** the path an open file shows as its /proc/<pid>/fd/N link target (d_path, or pipe:[ino] / socket:[ino]) */
+function fdTarget(fs: Fs, f: OpenFile): string {
+  if (f.kind === 'pipe_r' || f.kind === 'pipe_w') return `pipe:[${pseudoIno(f.pipe ?? f)}]`;
+  if (f.kind === 'sock') return `socket:[${pseudoIno(f.sock ?? f)}]`;
+  if (f.kind === 'console') return '/dev/pts/0';
+  return f.inode ? fs.pathOf(f.inode) : 'anon_inode:[eventfd]';
+}
+const pseudoInos = new WeakMap<object, number>();
+let nextPseudoIno = 20480;
+/** the inode number of a pipe or socket (get_next_ino: one per object, in creation order) */
+export function pseudoIno(o: object): number {
+  let n = pseudoInos.get(o);
+  if (n === undefined) { n = nextPseudoIno++; pseudoInos.set(o, n); }
+  return n;
+}
+
+/**
+ * The computed children of /proc: a directory per process, `self` and `thread-self`; the
+ * machine's files of /proc (meminfo, sys/ ...) are the directory's own children.
+ */
+export function procRoot(m: FsMachine, fs: Fs, proc: Inode): DynDir {
+  const dirs = new Map<number, { task: Task; dir: Inode }>();
+  const mkIno = (kind: number, mode: number, pid: number, k: number): Inode => {
+    const i = new Inode(0x40000000 + pid * 64 + k, kind | mode, 'proc', m.now);
+    return i;
+  };
+  const current = (): Task | null => (m as unknown as { executing: { ctx: { task: Task } } | null }).executing?.ctx.task ?? null;
+  const link = (name: string, target: () => string, pid: number, k: number, parent: Inode): Inode => {
+    const l = mkIno(S_IFLNK, 0o777, pid, k);
+    l.target = target();
+    l.parent = parent;
+    void name;
+    return l;
+  };
+  const pidDir = (t: Task): Inode => {
+    let d = dirs.get(t.pid);
+    if (d && d.task === t) return d.dir;
+    const pid = t.pid;
+    const dir = mkIno(S_IFDIR, 0o555, pid, 0);
+    dir.parent = proc;
+    dir.uid = t.uid;
+    const file = (name: string, show: () => string, k: number, mode = 0o444) => {
+      const f = mkIno(S_IFREG, mode, pid, k);
+      f.show = show;
+      f.parent = dir;
+      f.uid = t.uid;
+      dir.children!.set(name, f);
+    };
+    file('stat', () => statText(t, m), 1);
+    file('status', () => statusText(t, m), 2);
+    file('cmdline', () => (t.kthread || t.proc.exited ? '' : t.proc.argv.map((a) => a + '\0').join('')), 3);
+    file('comm', () => `${t.comm}\n`, 4, 0o644);
+    let k = 8;
+    for (const [name, show] of extraFiles) file(name, () => show(t, m), k++);
+    const fdDir = mkIno(S_IFDIR, 0o500, pid, 5);
+    fdDir.parent = dir;
+    dir.children!.set('fd', fdDir);
+    fdDir.dyn = {
+      list: () => t.proc.fds.flatMap((f, i) => (f ? [String(i)] : [])),
+      child: (n) => {
+        const f = /^\d+$/.test(n) ? t.proc.fds[Number(n)] : null;
+        if (!f) return null;
+        const l = link(n, () => fdTarget(fs, f), pid, 32 + Number(n) % 32, fdDir);
+        // the link's mode shows how the descriptor was opened (lr-x / l-wx / lrwx)
+        const acc = f.flags & 3;
+        l.mode = S_IFLNK | (acc === 0 ? 0o500 : acc === 1 ? 0o300 : 0o700);
+        l.size = 64;
+        return l;
+      },
+    };
+    if (!t.kthread) {
+      dir.children!.set('cwd', link('cwd', () => t.proc.cwd, pid, 6, dir));
+      dir.children!.set('exe', link('exe', () => t.proc.exe, pid, 7, dir));
+    }
+    dirs.set(pid, { task: t, dir });
+    return dir;
+  };
+  return {
+    list: () => ['self', 'thread-self', ...[...m.procs.tasks.values()].filter((t) => t.tid === t.pid && !t.proc.reaped).map((t) => String(t.pid)).sort((a, b) => Number(a) - Number(b))],
+    child: (name) => {
+      if (name === 'self' || name === 'thread-self') {
+        const t = current();
+        if (!t) return null;
+        return link(name, () => (name === 'self' ? String(t.pid) : `${t.pid}/task/${t.tid}`), 0, name === 'self' ? 62 : 63, proc);
+      }
+      if (!/^\d+$/.test(name)) return null;
+      const t = leaderOf(m, Number(name));
+      return t ? pidDir(t) : null;
+    },
+  };
+}

@@ -1,0 +1,552 @@
+/**
+ * GNU coreutils 9.1 (Debian 12) commands with their real output formats in the C locale, TZ UTC:
+ * ls (-l -a -A -i -d -h -1 -n, "total", link targets, dates), stat, chmod, ln, readlink, df, du,
+ * date, id, env, tee, seq, tr, which (debianutils), xargs (findutils).  Formats checked against
+ * the commands on this Debian 12 host.
+ */
+import type { U, ProgramMain } from '../../process/user';
+import type { Op, SysResult } from '../../include/sched';
+import type { StatInfo } from '../../include/fs';
+import { bytesToString } from '../../process/user';
+import { O_CREAT, O_TRUNC, O_WRONLY, O_APPEND } from '../../include/fs';
+import { epochSeconds, lsTime, statTime, dateString, strftime } from '../libc_time';
+
+type G<T> = Generator<Op, T, SysResult>;
+
+const AT_FDCWD = -100;
+const ERRNO: Record<number, string> = {
+  1: 'Operation not permitted', 2: 'No such file or directory', 13: 'Permission denied', 17: 'File exists',
+  20: 'Not a directory', 21: 'Is a directory', 22: 'Invalid argument',
+};
+const errStr = (r: number) => ERRNO[-r] ?? 'Input/output error';
+
+/** split argv into option letters (-abc, --long) and operands ("--" ends options) */
+function parseArgs(argv: string[], withValue = ''): { flags: Set<string>; long: string[]; vals: Record<string, string>; ops: string[] } {
+  const flags = new Set<string>();
+  const long: string[] = [];
+  const vals: Record<string, string> = {};
+  const ops: string[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') { ops.push(...argv.slice(i + 1)); break; }
+    if (a.startsWith('--')) { long.push(a.slice(2)); continue; }
+    if (a.startsWith('-') && a.length > 1 && !/^-\d/.test(a)) {
+      for (let k = 1; k < a.length; k++) {
+        const ch = a[k];
+        if (withValue.includes(ch)) { vals[ch] = a.slice(k + 1) || argv[++i] || ''; break; }
+        flags.add(ch);
+      }
+      continue;
+    }
+    ops.push(a);
+  }
+  return { flags, long, vals, ops };
+}
+
+function* readInput(u: U, files: string[], prog: string): G<string | null> {
+  let s = '';
+  for (const f of files.length ? files : ['-']) {
+    if (f === '-') { s += bytesToString(yield* u.readAll(0)); continue; }
+    const fd = yield* u.open(f);
+    if (fd < 0) { yield* u.err(`${prog}: ${f}: ${errStr(fd)}\n`); return null; }
+    s += bytesToString(yield* u.readAll(fd));
+    yield* u.close(fd);
+  }
+  return s;
+}
+
+const USERS: Record<number, string> = { 0: 'root', 1: 'daemon', 33: 'www-data', 100: 'sshd', 1000: 'user', 65534: 'nogroup' };
+const userName = (id: number) => USERS[id] ?? String(id);
+
+function modeString(s: StatInfo): string {
+  const type = s.isDir ? 'd' : s.isLnk ? 'l' : s.isChr ? 'c' : s.isBlk ? 'b' : (s.mode & 0o170000) === 0o010000 ? 'p' : (s.mode & 0o170000) === 0o140000 ? 's' : '-';
+  const m = s.mode;
+  const bit = (r: number, ch: string) => (m & r ? ch : '-');
+  const x = (exec: number, special: number, on: string, off: string) => (m & special ? (m & exec ? on : off) : (m & exec ? 'x' : '-'));
+  return type + bit(0o400, 'r') + bit(0o200, 'w') + x(0o100, 0o4000, 's', 'S') + bit(0o40, 'r') + bit(0o20, 'w') + x(0o10, 0o2000, 's', 'S')
+    + bit(0o4, 'r') + bit(0o2, 'w') + x(0o1, 0o1000, 't', 'T');
+}
+
+/** ls -h / du -h / df -h sizes: 1 decimal under 10, rounded up, K M G T (powers of 1024) */
+export function human(n: number): string {
+  const units = ['', 'K', 'M', 'G', 'T', 'P'];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  if (i === 0) return String(n);
+  if (v < 10) { const r = Math.ceil(v * 10) / 10; return r >= 10 ? `${Math.ceil(r)}${units[i]}` : `${r.toFixed(1)}${units[i]}`; }
+  return `${Math.ceil(v)}${units[i]}`;
+}
+
+function* readlink(u: U, p: string): G<string | null> {
+  const r = yield* u.sys('readlinkat', [AT_FDCWD, p, 0, 4096]);
+  return r.ret < 0 ? null : String((r.info as { target?: string } | undefined)?.target ?? '');
+}
+
+/**
+ * ls -C (coreutils ls.c calculate_columns / print_many_per_line): the most columns whose widths
+ * (each name + 2, the last column without) fit in `width`, filled column by column; padding to a
+ * column start uses tabs where a tab stop (8) is reached first (ls.c indent()).  Lines, each with its newline.
+ */
+export function lsColumns(names: string[], width: number): string[] {
+  const n = names.length;
+  if (!n) return [];
+  let best = 1;
+  let bestWidths: number[] = [Math.max(...names.map((x) => x.length))];
+  for (let cols = 2; cols <= Math.min(n, Math.floor(width / 3)); cols++) {
+    const rows = Math.ceil(n / cols);
+    const w = new Array<number>(cols).fill(0);
+    for (let i = 0; i < n; i++) {
+      const c = Math.floor(i / rows);
+      w[c] = Math.max(w[c], names[i].length + (c === cols - 1 ? 0 : 2));
+    }
+    if (w.reduce((a, b) => a + b, 0) < width) { best = cols; bestWidths = w; }
+  }
+  const rows = Math.ceil(n / best);
+  const lines: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    let line = '';
+    let pos = 0;
+    for (let c = 0; c < best; c++) {
+      const i = c * rows + r;
+      if (i >= n) break;
+      line += names[i];
+      if ((c + 1) * rows + r >= n) break;
+      let from = pos + names[i].length;
+      const to = pos + bestWidths[c];
+      while (from < to) {
+        if (Math.floor(to / 8) > Math.floor((from + 1) / 8)) { line += '\t'; from += 8 - (from % 8); } else { line += ' '; from++; }
+      }
+      pos = to;
+    }
+    lines.push(line + '\n');
+  }
+  return lines;
+}
+
+const ls: ProgramMain = function* (u, argv) {
+  const { flags, long: longOpts, ops } = parseArgs(argv);
+  const long = flags.has('l') || flags.has('n') || flags.has('g') || flags.has('o');
+  const all = flags.has('a') || longOpts.includes('all');
+  const almost = flags.has('A');
+  const inode = flags.has('i') || longOpts.includes('inode');
+  const dirSelf = flags.has('d');
+  const hum = flags.has('h') || longOpts.includes('human-readable');
+  const numeric = flags.has('n');
+  const nowSec = epochSeconds(u.m.bootNs, u.m.now);
+  const targets = ops.length ? ops : ['.'];
+  let st = 0;
+  // the first malloc, isatty(1) and on a terminal its width (TIOCGWINSZ): columns (-C), as strace of
+  // Debian 12's ls shows; each operand statx'd (AT_NO_AUTOMOUNT)
+  yield* u.malloc();
+  const tty = yield* u.isatty(1);
+  const columns = tty && !long && !flags.has('1');
+  if (columns) yield* u.sys('ioctl', [1, 0x5413, 0]);
+  const files: { name: string; path: string; s: StatInfo }[] = [];
+  const dirs: { name: string; s: StatInfo }[] = [];
+  for (const t of targets) {
+    const s = yield* u.statx(t, long ? 0x25e : 2, long || dirSelf);
+    if (typeof s === 'number') { yield* u.err(`ls: cannot access '${t}': ${errStr(s)}\n`); st = 2; continue; }
+    if (s.isDir && !dirSelf) dirs.push({ name: t, s }); else files.push({ name: t, path: t, s });
+  }
+  const render = function* (entries: { name: string; path: string; s: StatInfo }[], total: boolean): G<string> {
+    if (!long && columns) return lsColumns(entries.map((e) => (inode ? `${e.s.ino} ` : '') + e.name), 80).join('');
+    if (!long) return entries.map((e) => (inode ? `${e.s.ino} ` : '') + e.name + '\n').join('');
+    const rows: string[][] = [];
+    let blocks = 0;
+    for (const e of entries) {
+      const s = e.s;
+      blocks += (s.blocks ?? 0) / 2;
+      const size = s.isChr || s.isBlk ? `${s.rdev >> 8}, ${s.rdev & 255}` : hum ? human(s.size) : String(s.size);
+      let name = e.name;
+      if (s.isLnk) { const l = yield* readlink(u, e.path); if (l !== null) name += ` -> ${l}`; }
+      const owner = numeric ? String(s.uid) : userName(s.uid);
+      const group = numeric ? String(s.gid) : userName(s.gid);
+      rows.push([inode ? String(s.ino) : '', modeString(s), String(s.nlink), owner, group, size, lsTime(epochSeconds(u.m.bootNs, s.mtime), nowSec), name]);
+    }
+    const w = (k: number) => Math.max(0, ...rows.map((r) => r[k].length));
+    const wi = w(0), wn = w(2), wo = w(3), wg = w(4), ws = w(5);
+    let out = total ? `total ${hum ? human(blocks * 1024) : Math.ceil(blocks)}\n` : '';
+    for (const r of rows) {
+      out += (inode ? r[0].padStart(wi) + ' ' : '') + `${r[1]} ${r[2].padStart(wn)} ${r[3].padEnd(wo)} `
+        + (flags.has('g') ? '' : '') + `${r[4].padEnd(wg)} ${r[5].padStart(ws)} ${r[6]} ${r[7]}\n`;
+    }
+    return out;
+  };
+  let out = yield* render(files.sort((a, b) => (a.name < b.name ? -1 : 1)), false);
+  for (const [i, d] of dirs.entries()) {
+    // O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY, as strace of Debian 12's ls shows (0x90800)
+    const fd = yield* u.open(d.name, 0x90800);
+    if (fd < 0) { yield* u.err(`ls: cannot open directory '${d.name}': ${errStr(fd)}\n`); st = 2; continue; }
+    yield* u.fstat(fd); // fdopendir
+    const r = yield* u.getdents(fd);
+    yield* u.close(fd);
+    const names = (Array.isArray(r) ? r : []).filter((n) => all || (almost ? n !== '.' && n !== '..' : !n.startsWith('.'))).sort();
+    const entries: { name: string; path: string; s: StatInfo }[] = [];
+    for (const n of names) {
+      const p = d.name === '/' ? `/${n}` : `${d.name}/${n}`;
+      if (!long && !inode) { entries.push({ name: n, path: p, s: d.s }); continue; }
+      const s = yield* u.stat(p, true);
+      if (typeof s !== 'number') entries.push({ name: n, path: p, s });
+    }
+    if (targets.length > 1) out += `${out || i ? '\n' : ''}${d.name}:\n`;
+    out += yield* render(entries, true);
+  }
+  // through stdio (a write per line on a terminal), then close_stdout
+  for (const line of out.split(/(?<=\n)/)) if (line) yield* u.printf(line);
+  yield* u.closeStdout();
+  return st;
+};
+
+const stat: ProgramMain = function* (u, argv) {
+  const { flags, vals, ops, long } = parseArgs(argv, 'c');
+  const fmtOpt = vals.c ?? long.find((l) => l.startsWith('format='))?.slice(7);
+  if (!ops.length) { yield* u.err("stat: missing operand\nTry 'stat --help' for more information.\n"); return 1; }
+  let st = 0;
+  let out = '';
+  for (const p of ops) {
+    const s = yield* u.stat(p, !flags.has('L'));
+    if (typeof s === 'number') { yield* u.err(`stat: cannot statx '${p}': ${errStr(s)}\n`); st = 1; continue; }
+    const link = s.isLnk ? yield* readlink(u, p) : null;
+    const kind = s.isDir ? 'directory' : s.isLnk ? 'symbolic link' : s.isChr ? 'character special file' : s.isBlk ? 'block special file'
+      : (s.mode & 0o170000) === 0o010000 ? 'fifo' : s.size === 0 ? 'regular empty file' : 'regular file';
+    const dev = s.dev ?? 0;
+    const t = statTime(s.mtime, u.m.bootNs);
+    const at = statTime(s.atime ?? s.mtime, u.m.bootNs);
+    if (fmtOpt !== undefined) {
+      const conv: Record<string, () => string> = {
+        n: () => p, s: () => String(s.size), i: () => String(s.ino), a: () => (s.mode & 0o7777).toString(8), A: () => modeString(s),
+        U: () => userName(s.uid), G: () => userName(s.gid), u: () => String(s.uid), g: () => String(s.gid), h: () => String(s.nlink),
+        b: () => String(s.blocks ?? 0), B: () => '512', o: () => String(s.blksize ?? 4096), F: () => kind, y: () => t, x: () => at, z: () => t,
+        Y: () => String(epochSeconds(u.m.bootNs, s.mtime)), X: () => String(epochSeconds(u.m.bootNs, s.atime ?? s.mtime)), d: () => String(dev),
+        D: () => dev.toString(16), N: () => (link !== null ? `'${p}' -> '${link}'` : `'${p}'`), '%': () => '%',
+      };
+      out += fmtOpt.replace(/%(.)/g, (all, c: string) => (conv[c] ? conv[c]() : all)) + '\n';
+      continue;
+    }
+    const mode = `(${(s.mode & 0o7777).toString(8).padStart(4, '0')}/${modeString(s)})`;
+    const uid = `(${String(s.uid).padStart(5)}/${userName(s.uid).padStart(8)})`;
+    const gid = `(${String(s.gid).padStart(5)}/${userName(s.gid).padStart(8)})`;
+    out += `  File: ${p}${link !== null ? ` -> ${link}` : ''}\n`;
+    out += `  Size: ${String(s.size).padEnd(10)}\tBlocks: ${String(s.blocks ?? 0).padEnd(10)} IO Block: ${String(s.blksize ?? 4096).padEnd(6)} ${kind}\n`;
+    const devs = `${dev >> 8},${dev & 0xff}`;
+    out += (s.isChr || s.isBlk ? `Device: ${devs}\tInode: ${String(s.ino).padEnd(11)} Links: ${String(s.nlink).padEnd(5)} Device type: ${s.rdev >> 8},${s.rdev & 255}\n`
+      : `Device: ${devs}\tInode: ${String(s.ino).padEnd(11)} Links: ${s.nlink}\n`);
+    out += `Access: ${mode}  Uid: ${uid}   Gid: ${gid}\nAccess: ${at}\nModify: ${t}\nChange: ${t}\n Birth: ${t}\n`;
+  }
+  yield* u.out(out);
+  return st;
+};
+
+const chmod: ProgramMain = function* (u, argv) {
+  const { flags, ops } = parseArgs(argv);
+  if (ops.length < 2) { yield* u.err(`chmod: missing operand${ops.length ? ` after '${ops[0]}'` : ''}\nTry 'chmod --help' for more information.\n`); return 1; }
+  const spec = ops[0];
+  let st = 0;
+  for (const p of ops.slice(1)) {
+    const s = yield* u.stat(p);
+    if (typeof s === 'number') { yield* u.err(`chmod: cannot access '${p}': ${errStr(s)}\n`); st = 1; continue; }
+    let mode = s.mode & 0o7777;
+    if (/^[0-7]+$/.test(spec)) mode = parseInt(spec, 8);
+    else {
+      for (const clause of spec.split(',')) {
+        const m = /^([ugoa]*)([-+=])([rwxXst]*)$/.exec(clause);
+        if (!m) { yield* u.err(`chmod: invalid mode: '${spec}'\nTry 'chmod --help' for more information.\n`); return 1; }
+        const who = m[1] || 'a';
+        let bits = 0;
+        for (const ch of m[3]) {
+          const b = ch === 'r' ? 4 : ch === 'w' ? 2 : ch === 'x' || (ch === 'X' && (s.isDir || mode & 0o111)) ? 1 : 0;
+          if (who.includes('u') || who.includes('a')) bits |= b << 6;
+          if (who.includes('g') || who.includes('a')) bits |= b << 3;
+          if (who.includes('o') || who.includes('a')) bits |= b;
+          if (ch === 's') bits |= (who.includes('u') || who.includes('a') ? 0o4000 : 0) | (who.includes('g') || who.includes('a') ? 0o2000 : 0);
+          if (ch === 't') bits |= 0o1000;
+        }
+        const mask = (who.includes('u') || who.includes('a') ? 0o4700 : 0) | (who.includes('g') || who.includes('a') ? 0o2070 : 0) | (who.includes('o') || who.includes('a') ? 0o1007 : 0);
+        mode = m[2] === '+' ? mode | bits : m[2] === '-' ? mode & ~bits : (mode & ~mask) | bits;
+      }
+    }
+    const r = yield* u.sys('fchmodat', [AT_FDCWD, p, mode]);
+    if (r.ret < 0) { yield* u.err(`chmod: changing permissions of '${p}': ${errStr(r.ret)}\n`); st = 1; }
+    else if (flags.has('v')) yield* u.out(`mode of '${p}' changed from ${(s.mode & 0o7777).toString(8).padStart(4, '0')} (${modeString(s).slice(1)}) to ${mode.toString(8).padStart(4, '0')} (${modeString({ ...s, mode: (s.mode & ~0o7777) | mode }).slice(1)})\n`);
+  }
+  return st;
+};
+
+const ln: ProgramMain = function* (u, argv) {
+  const { flags, ops } = parseArgs(argv);
+  if (!ops.length) { yield* u.err("ln: missing file operand\nTry 'ln --help' for more information.\n"); return 1; }
+  const target = ops[0];
+  let link = ops[1] ?? target.split('/').pop()!;
+  const ds = yield* u.stat(link);
+  if (typeof ds !== 'number' && ds.isDir) link = `${link}/${target.split('/').pop()}`;
+  if (flags.has('f')) yield* u.unlink(link);
+  const r = flags.has('s') ? yield* u.sys('symlinkat', [target, AT_FDCWD, link]) : yield* u.sys('linkat', [AT_FDCWD, target, AT_FDCWD, link, 0]);
+  if (r.ret < 0) {
+    yield* u.err(r.ret === -17 ? `ln: failed to create ${flags.has('s') ? 'symbolic ' : 'hard '}link '${link}': File exists\n`
+      : flags.has('s') ? `ln: failed to create symbolic link '${link}': ${errStr(r.ret)}\n` : `ln: failed to access '${target}': ${errStr(r.ret)}\n`);
+    return 1;
+  }
+  return 0;
+};
+
+const readlinkProg: ProgramMain = function* (u, argv) {
+  const { flags, ops } = parseArgs(argv);
+  let st = 0;
+  for (const p of ops) {
+    if (flags.has('f') || flags.has('e')) {
+      // canonicalize: follow every link of the path
+      let cur = p.startsWith('/') ? p : `${u.t.proc.cwd}/${p}`;
+      for (let i = 0; i < 16; i++) { const l = yield* readlink(u, cur); if (l === null) break; cur = l.startsWith('/') ? l : `${cur.slice(0, cur.lastIndexOf('/'))}/${l}`; }
+      const parts: string[] = [];
+      for (const s of cur.split('/')) { if (s === '..') parts.pop(); else if (s && s !== '.') parts.push(s); }
+      yield* u.out(`/${parts.join('/')}\n`);
+      continue;
+    }
+    const l = yield* readlink(u, p);
+    if (l === null) st = 1; else yield* u.out(l + '\n');
+  }
+  return st;
+};
+
+/** the mounted filesystems (/proc/mounts) */
+function* mounts(u: U): G<{ dev: string; at: string; type: string }[]> {
+  const fd = yield* u.open('/proc/mounts');
+  const t = fd < 0 ? '' : bytesToString(yield* u.readAll(fd));
+  if (fd >= 0) yield* u.close(fd);
+  return t.split('\n').filter(Boolean).map((l) => { const f = l.split(' '); return { dev: f[0], at: f[1], type: f[2] }; });
+}
+
+const df: ProgramMain = function* (u, argv) {
+  const { flags, ops } = parseArgs(argv);
+  const hum = flags.has('h');
+  const all = yield* mounts(u);
+  // df hides pseudo filesystems without blocks (proc, sysfs, tracefs ...) unless -a
+  let list = all;
+  if (ops.length) {
+    list = [];
+    for (const p of ops) {
+      const abs = p.startsWith('/') ? p : `${u.t.proc.cwd}/${p}`;
+      const m = all.filter((x) => abs === x.at || abs.startsWith(x.at === '/' ? '/' : x.at + '/')).sort((a, b) => b.at.length - a.at.length)[0];
+      if (m) list.push(m);
+    }
+  }
+  const rows: string[][] = [];
+  for (const m of list) {
+    const r = yield* u.sys('statfs', [m.at, 0]);
+    if (r.ret < 0) continue;
+    const i = r.info as { bsize: number; blocks: number; bfree: number; bavail: number };
+    if (!i.blocks && !flags.has('a') && !ops.length) continue;
+    const k = i.bsize / 1024;
+    const size = i.blocks * k, used = (i.blocks - i.bfree) * k, avail = i.bavail * k;
+    const pct = used + avail ? `${Math.ceil((used * 100) / (used + avail))}%` : '-';
+    rows.push([m.dev, hum ? human(size * 1024) : String(size), hum ? human(used * 1024) : String(used), hum ? human(avail * 1024) : String(avail), pct, m.at]);
+  }
+  const head = ['Filesystem', hum ? 'Size' : '1K-blocks', 'Used', hum ? 'Avail' : 'Available', 'Use%', 'Mounted on'];
+  // GNU df's minimum widths: the source 14, 1K-blocks and Available 9, -h sizes 5, Use% 4
+  const min = [14, hum ? 5 : 9, 5, hum ? 5 : 9, 4, 0];
+  const w = head.map((h, k) => Math.max(min[k], h.length, ...rows.map((r) => r[k].length)));
+  const line = (r: string[]) => `${r[0].padEnd(w[0])} ${r.slice(1, 5).map((c, k) => c.padStart(w[k + 1])).join(' ')} ${r[5]}\n`;
+  yield* u.out(line(head).replace(/ +\n$/, '\n') + rows.map(line).join(''));
+  return 0;
+};
+
+const du: ProgramMain = function* (u, argv) {
+  const { flags, ops } = parseArgs(argv);
+  const hum = flags.has('h');
+  const summary = flags.has('s');
+  const showAll = flags.has('a');
+  let out = '';
+  const fmt = (k: number, p: string) => `${hum ? human(k * 1024) : k}\t${p}\n`;
+  const walk = function* (p: string, depth: number): G<number> {
+    const s = yield* u.stat(p, true);
+    if (typeof s === 'number') { yield* u.err(`du: cannot access '${p}': ${errStr(s)}\n`); return 0; }
+    let k = (s.blocks ?? 0) / 2;
+    if (s.isDir && !p.startsWith('/proc') && depth < 32) {
+      const fd = yield* u.open(p, 0o200000);
+      const r = fd < 0 ? [] : yield* u.getdents(fd);
+      if (fd >= 0) yield* u.close(fd);
+      for (const n of (Array.isArray(r) ? r : []).filter((x) => x !== '.' && x !== '..').sort()) {
+        const c = p === '/' ? `/${n}` : `${p}/${n}`;
+        k += yield* walk(c, depth + 1);
+      }
+      if (!summary || depth === 0) out += fmt(k, p);
+    } else if ((showAll && !summary) || depth === 0) out += fmt(k, p);
+    return k;
+  };
+  let total = 0;
+  for (const p of ops.length ? ops : ['.']) total += yield* walk(p, 0);
+  if (flags.has('c')) out += fmt(total, 'total');
+  yield* u.out(out);
+  return 0;
+};
+
+const date: ProgramMain = function* (u, argv) {
+  const { ops, vals } = parseArgs(argv, 'd');
+  let ns = u.m.now;
+  let sec = epochSeconds(u.m.bootNs, ns);
+  if (vals.d !== undefined) {
+    const m = /^@(-?\d+)$/.exec(vals.d.trim());
+    if (!m) { yield* u.err(`date: invalid date '${vals.d}'\n`); return 1; }
+    sec = Number(m[1]); ns = 0;
+  }
+  const fmt = ops.find((o) => o.startsWith('+'));
+  yield* u.out((fmt ? strftime(fmt.slice(1), sec, Math.floor(((ns - u.m.bootNs) % 1e9 + 1e9) % 1e9)) : dateString(sec)) + '\n');
+  return 0;
+};
+
+const id: ProgramMain = function* (u, argv) {
+  const { flags } = parseArgs(argv);
+  const t = u.t;
+  if (flags.has('u')) { yield* u.out(`${flags.has('n') ? userName(t.euid) : t.euid}\n`); return 0; }
+  if (flags.has('g')) { yield* u.out(`${flags.has('n') ? userName(t.egid) : t.egid}\n`); return 0; }
+  if (flags.has('G')) { yield* u.out(`${flags.has('n') ? userName(t.egid) : t.egid}\n`); return 0; }
+  yield* u.out(`uid=${t.uid}(${userName(t.uid)}) gid=${t.gid}(${userName(t.gid)}) groups=${t.gid}(${userName(t.gid)})\n`);
+  return 0;
+};
+
+/** the environment a command started by the machine's shells has (as the recorder's: HOME, PATH, TERM; no LANG) */
+export const DEFAULT_ENV = ['HOME=/root', 'LOGNAME=root', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'PWD=/root', 'SHELL=/bin/bash', 'TERM=vt220', 'USER=root'];
+
+const env: ProgramMain = function* (u, argv) {
+  const { flags, ops } = parseArgs(argv);
+  const vars = flags.has('i') ? [] : [...DEFAULT_ENV];
+  let i = 0;
+  for (; i < ops.length && ops[i].includes('='); i++) {
+    const k = ops[i].slice(0, ops[i].indexOf('='));
+    const j = vars.findIndex((v) => v.startsWith(k + '='));
+    if (j >= 0) vars[j] = ops[i]; else vars.push(ops[i]);
+  }
+  if (i < ops.length) {
+    const r = yield* u.exec(ops[i].includes('/') ? ops[i] : `/usr/bin/${ops[i]}`, ops.slice(i));
+    yield* u.err(`env: '${ops[i]}': No such file or directory\n`);
+    return r === -13 ? 126 : 127;
+  }
+  yield* u.out(vars.map((v) => v + '\n').join(''));
+  return 0;
+};
+
+const tee: ProgramMain = function* (u, argv) {
+  const { flags, ops } = parseArgs(argv);
+  const fds: number[] = [];
+  let st = 0;
+  for (const f of ops) {
+    const fd = yield* u.open(f, O_WRONLY | O_CREAT | (flags.has('a') ? O_APPEND : O_TRUNC));
+    if (fd < 0) { yield* u.err(`tee: ${f}: ${errStr(fd)}\n`); st = 1; } else fds.push(fd);
+  }
+  for (;;) {
+    const r = yield* u.read(0, 8192);
+    if (r.ret <= 0 || !r.data) break;
+    yield* u.writeAll(1, r.data);
+    for (const fd of fds) yield* u.writeAll(fd, r.data);
+  }
+  for (const fd of fds) yield* u.close(fd);
+  return st;
+};
+
+const seq: ProgramMain = function* (u, argv) {
+  const { vals, ops } = parseArgs(argv, 'sf');
+  const nums = ops.map(Number);
+  if (!ops.length || nums.some(Number.isNaN)) {
+    yield* u.err(ops.length ? `seq: invalid floating point argument: '${ops.find((o) => Number.isNaN(Number(o)))}'\nTry 'seq --help' for more information.\n` : "seq: missing operand\nTry 'seq --help' for more information.\n");
+    return 1;
+  }
+  const [first, step, last] = nums.length === 1 ? [1, 1, nums[0]] : nums.length === 2 ? [nums[0], 1, nums[1]] : nums;
+  const dec = Math.max(...ops.slice(0, nums.length === 3 ? 2 : 1).map((o) => (o.includes('.') ? o.length - o.indexOf('.') - 1 : 0)));
+  const sep = vals.s ?? '\n';
+  const out: string[] = [];
+  if (step !== 0) for (let x = first, k = 0; step > 0 ? x <= last + 1e-12 : x >= last - 1e-12; k++, x = first + k * step) { out.push(x.toFixed(dec)); if (out.length > 1e6) break; }
+  yield* u.out(out.length ? out.join(sep) + '\n' : '');
+  return 0;
+};
+
+/** tr's SET syntax: ranges a-z, escapes \n \t \\, classes [:upper:] [:lower:] [:digit:] [:space:] [:alpha:] [:alnum:] */
+function trSet(s: string): string {
+  const cls: Record<string, string> = {
+    upper: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', lower: 'abcdefghijklmnopqrstuvwxyz', digit: '0123456789', space: ' \t\n\r\f\v',
+    blank: ' \t', punct: '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~',
+  };
+  cls.alpha = cls.upper + cls.lower; cls.alnum = cls.alpha + cls.digit;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const m = /^\[:(\w+):\]/.exec(s.slice(i));
+    if (m && cls[m[1]]) { out += cls[m[1]]; i += m[0].length - 1; continue; }
+    let ch = s[i];
+    if (ch === '\\' && i + 1 < s.length) { const e = s[++i]; ch = e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e; }
+    if (s[i + 1] === '-' && i + 2 < s.length) {
+      const end = s.charCodeAt(i + 2);
+      for (let c = ch.charCodeAt(0); c <= end; c++) out += String.fromCharCode(c);
+      i += 2;
+      continue;
+    }
+    out += ch;
+  }
+  return out;
+}
+
+const tr: ProgramMain = function* (u, argv) {
+  const { flags, ops } = parseArgs(argv);
+  if (!ops.length) { yield* u.err("tr: missing operand\nTry 'tr --help' for more information.\n"); return 1; }
+  const a = trSet(ops[0]);
+  const b = ops[1] !== undefined ? trSet(ops[1]) : '';
+  if (!flags.has('d') && !flags.has('s') && ops.length < 2) { yield* u.err(`tr: missing operand after '${ops[0]}'\nTry 'tr --help' for more information.\n`); return 1; }
+  const inSet = (c: string) => (flags.has('c') ? !a.includes(c) : a.includes(c));
+  const text = bytesToString(yield* u.readAll(0));
+  let out = '';
+  let last = '';
+  for (const c of text) {
+    let o = c;
+    if (flags.has('d')) { if (inSet(c)) continue; } else if (b && inSet(c)) {
+      const k = flags.has('c') ? b.length - 1 : a.indexOf(c);
+      o = b[Math.min(k, b.length - 1)];
+    }
+    const squeezeSet = flags.has('d') ? b : b || a;
+    if (flags.has('s') && o === last && squeezeSet.includes(o)) continue;
+    out += o;
+    last = o;
+  }
+  yield* u.out(out);
+  return 0;
+};
+
+const which: ProgramMain = function* (u, argv) {
+  const { ops } = parseArgs(argv);
+  let st = 0;
+  for (const n of ops) {
+    let found = false;
+    for (const d of ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']) {
+      const p = `${d}/${n}`;
+      const s = yield* u.stat(p);
+      if (typeof s !== 'number' && s.isReg && s.mode & 0o111) { yield* u.out(p + '\n'); found = true; break; }
+    }
+    if (!found) st = 1;
+  }
+  return st;
+};
+
+const xargs: ProgramMain = function* (u, argv) {
+  let i = 1;
+  let n = 0;
+  for (; i < argv.length && argv[i].startsWith('-'); i++) {
+    if (argv[i] === '-n') n = Number(argv[++i]);
+    else if (argv[i].startsWith('-n')) n = Number(argv[i].slice(2));
+  }
+  const cmd = argv.slice(i).length ? argv.slice(i) : ['echo'];
+  const words = bytesToString(yield* u.readAll(0)).split(/\s+/).filter(Boolean);
+  const groups: string[][] = [];
+  if (!words.length) groups.push([]);
+  for (let k = 0; k < words.length; k += n > 0 ? n : words.length) groups.push(words.slice(k, k + (n > 0 ? n : words.length)));
+  let st = 0;
+  for (const g of groups) {
+    const args = [...cmd, ...g];
+    const path = cmd[0].includes('/') ? cmd[0] : `/usr/bin/${cmd[0]}`;
+    const pid = yield* u.fork((c) => (function* (): G<number> { yield* c.exec(path, args); yield* c.err(`xargs: ${cmd[0]}: No such file or directory\n`); yield* c.exit(127); return 127; })());
+    const [, status] = yield* u.wait(pid);
+    if (status !== 0) st = 123;
+  }
+  return st;
+};
+
+export const coreutils: Record<string, ProgramMain> = {
+  ls, stat, chmod, ln, readlink: readlinkProg, df, du, date, id, env, tee, seq, tr, which, xargs,
+};
