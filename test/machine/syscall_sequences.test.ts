@@ -87,8 +87,7 @@ const CASES: [string, string, number][] = [
   ['uname', 'uname', 0.95],
   ['sleep', 'sleep', 0.95],
   ['sync', 'sync', 0.95],
-  // grep reads /proc/self/maps (c-stack), which the machine does not have yet
-  ['grep', 'grep', 0.9],
+  ['grep', 'grep', 0.95],
   ['dd-write', 'dd', 0.95],
   ['dd-direct-write', 'dd', 0.95],
   ['dd-direct-read', 'dd', 0.95],
@@ -130,5 +129,17 @@ describe('programs: syscall sequences of the real Debian 12 binaries (strace rec
     const sim = pick(simulatedImages('head -c 100 /etc/passwd', ''), 'head')!;
     const reads = sim.names.map((n, i) => [n, sim.args[i]] as const).filter(([n]) => n === 'read').map(([, a]) => Number(a[2]));
     expect(reads.slice(-1)).to.deep.equal([100]);
+  });
+
+  it('/proc/self/maps: the VMAs exec and ld.so made, as the real ls-root recording\'s maps (perms per segment, [heap] [stack] [vvar] [vdso])', () => {
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    const lines = m.run('cat /proc/self/maps').out.trim().split('\n');
+    const of = (p: string) => lines.filter((l) => l.endsWith(p)).map((l) => l.split(/\s+/)[1]);
+    // data/recordings/ls-root.json.gz maps: each image r--p r-xp r--p r--p rw-p (RELRO made read-only)
+    expect(of('/usr/bin/cat')).to.deep.equal(['r--p', 'r-xp', 'r--p', 'r--p', 'rw-p']);
+    expect(of('/usr/lib/x86_64-linux-gnu/libc.so.6')).to.deep.equal(['r--p', 'r-xp', 'r--p', 'r--p', 'rw-p']);
+    expect(of('/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2')).to.deep.equal(['r--p', 'r-xp', 'r--p', 'r--p', 'rw-p']);
+    for (const special of ['[heap]', '[stack]', '[vvar]', '[vdso]']) expect(of(special), special).to.have.length(1);
+    expect(lines.find((l) => l.endsWith('[heap]'))!.split(/\s+/)[0]).to.match(/^[0-9a-f]+-[0-9a-f]+$/);
   });
 });
