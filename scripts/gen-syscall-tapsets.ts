@@ -307,7 +307,10 @@ class Gen {
 
   /** Body of one alias: variables (entry) or retval/retstr (return), as its flavour reads them. */
   body(l: AliasLine, internal: boolean): string {
-    const direct = l.points.some((p) => /^(kernel|kprobe)\./.test(p));
+    // `never` (exit, exit_group .return) is a point of its own: stap's alias still defines the
+    // return variables (stap -L syscall.exit.return lists name, retval, retstr)
+    const never = l.points.length > 0 && l.points.every((p) => p === 'never');
+    const direct = never || l.points.some((p) => /^(kernel|kprobe)\./.test(p));
     const viaTrace = l.points.some((p) => p.startsWith('kernel.trace'));
     const family = l.family.replace(/^__/, '');
     // the dispatchers (syscall., nd_syscall.) and the internal parts carry no variables
@@ -320,7 +323,7 @@ class Gen {
     const alias = l.base.replace(/^compat_sys_/, '');
     lines.push(`name = "${alias}"`);
     if (l.ret) {
-      lines.push(`retval = ${dwarf ? '$return' : '__sc_ret()'}`);
+      lines.push(`retval = ${never ? '0' : dwarf ? '$return' : '__sc_ret()'}`);
       lines.push(`retstr = return_str(${d && /^(mmap|mmap2|mmap_pgoff|brk|mremap|shmat)$/.test(d.name) ? 2 : 1}, retval)`);
       return lines.join('\n');
     }

@@ -128,14 +128,16 @@ export class Diagnostics {
   }
 
   private renderSemantic(e: SemanticError): string {
-    // a chained error without a message only points at its token (stap's semantic_error chain)
-    if (!e.message && e.tok) return `${this.renderToken(e.tok)}\n` + this.sourceBlock(e.tok, 8) + '\n';
     let out = `semantic error: ${e.message}`;
     const details = e.details.map((d) => `        ${d}\n`).join('');
     if (e.tok) out += `: ${this.renderToken(e.tok)}\n` + details + this.sourceBlock(e.tok, 8);
     else out += '\n' + details;
+    // a chained error without a message is stap's second token of the same error (tok2: the
+    // left side of a bad assignment, the declaration of a mis-called function), in its block
+    const second = e.chain.filter((c) => !c.message && c.tok);
+    for (const c of second) out += `${this.renderToken(c.tok!)}\n` + this.sourceBlock(c.tok!, 8);
     out += '\n';
-    for (const c of e.chain) out += this.renderSemantic(c);
+    for (const c of e.chain) if (!second.includes(c)) out += this.renderSemantic(c);
     return out;
   }
 

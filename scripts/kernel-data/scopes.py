@@ -21,12 +21,15 @@ of lines, too much to scan):
 
 Writes OUTDIR/scopes.gz (deterministic, gzip mtime 0), per function:
   F  symbol  decl_file  decl_line
-  I  depth  name  decl_file  decl_line  offset  call_file  call_line   an inline instance (depth 1 =
-                                         a direct callee; depth d+1 sits inside the last depth d)
+  I  depth  name  decl_file  decl_line  offset  call_file  call_line  kind
+                                        an inline instance (depth 1 = a direct callee; depth d+1 sits
+                                        inside the last depth d); kind 'l' has DW_AT_low_pc, 'r' only
+                                        DW_AT_ranges (stap 4.8 lists a callee only from 'l' instances)
   L  name  decl_line  offset  vars      vars: 'name:type;...' in scope with a location at offset
   N  line:offset,...                    line records (line delta-encoded from decl_line, offset hex)
 """
-import gzip, io, os, re, subprocess, sys
+import gzip, io, multiprocessing, os, re, subprocess, sys
+from bisect import bisect_left
 from inline_sites import (load_sysmap, cu_table, parse_dies, ref, sval, abstract, norm, location_at)
 
 row_re = re.compile(r"^0x([0-9a-f]{16})\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s*(.*)$")
@@ -111,7 +114,8 @@ def walk(dies, node, depth, low, out_inl, out_lab, scopes):
             oa = o['a']
             out_inl.append((depth, sval(oa['DW_AT_name']), norm(sval(oa.get('DW_AT_decl_file', ''))),
                             int(oa.get('DW_AT_decl_line', '0'), 0), pc - low,
-                            norm(sval(c['a'].get('DW_AT_call_file', ''))), int(c['a'].get('DW_AT_call_line', '0'), 0)))
+                            norm(sval(c['a'].get('DW_AT_call_file', ''))), int(c['a'].get('DW_AT_call_line', '0'), 0),
+                            'r' if 'DW_AT_low_pc' not in c['a'] else 'l'))
             walk(dies, c, depth + 1, low, out_inl, out_lab, scopes + [c])
         elif t == 'DW_TAG_label' and depth == 1:
             a = c['a']
@@ -141,6 +145,57 @@ def label_vars(dies, scopes, pc):
     return out
 
 
+VMLINUX, BY_ADDR = '', {}
+
+
+def scan_unit(unit):
+    """One compile unit: {symbol: (file, line, inline instances, labels, lines)}."""
+    off, cuname = unit
+    out = {}
+    dies = parse_dies(['llvm-dwarfdump', '--debug-info=0x' + off, '-c', VMLINUX])
+    cu = dies.get(off) or next(iter(dies.values()))
+    stmt = cu['a'].get('DW_AT_stmt_list')
+    rows = line_table(VMLINUX, int(stmt, 16)) if stmt else []
+    by_file = {}    # file -> ([addresses ascending], [(address, line)])
+    for a, l, f in sorted(rows):
+        e = by_file.setdefault(f, ([], []))
+        e[0].append(a)
+        e[1].append((a, l))
+    decls = {}      # file -> the declaration lines of its functions (where a function's lines end)
+    for d in dies.values():
+        if d['tag'] == 'DW_TAG_subprogram' and 'DW_AT_decl_line' in d['a']:
+            decls.setdefault(norm(sval(d['a'].get('DW_AT_decl_file', ''))), set()).add(int(d['a']['DW_AT_decl_line'], 0))
+    for d in dies.values():
+        if d['tag'] != 'DW_TAG_subprogram':
+            continue
+        rs = die_ranges(d)
+        if not rs:
+            continue
+        low = rs[0][0]
+        sym = BY_ADDR.get(low)
+        o = abstract(dies, d)
+        if sym is None or o is None or sym in out:
+            continue
+        file = norm(sval(o['a'].get('DW_AT_decl_file', '')))
+        line = int(o['a'].get('DW_AT_decl_line', '0'), 0)
+        inl, lab = [], []
+        walk(dies, d, 1, low, inl, lab, [d])
+        end = min([x for x in decls.get(file, ()) if x > line], default=1 << 30)
+        addrs = {}
+        keys, frows = by_file.get(file, ([], []))
+        for lo, hi in rs:
+            for a, l in frows[bisect_left(keys, lo):bisect_left(keys, hi)]:
+                if line <= l < end:
+                    addrs.setdefault(l, set()).add(a)
+        lines, seen = [], set()
+        for l in sorted(addrs):
+            if addrs[l] - seen:
+                lines.append((l, min(addrs[l]) - low))
+            seen |= addrs[l]
+        out[sym] = (file, line, inl, lab, lines)
+    return cuname, out
+
+
 def main():
     work, outdir, model = sys.argv[1:4]
     vmlinux = os.path.join(work, 'vmlinux')
@@ -158,49 +213,20 @@ def main():
     if only:
         chosen = [c for c in chosen if c[1].endswith(only)]
     sys.stderr.write(f'{len(chosen)} compile units\n')
+    global VMLINUX, BY_ADDR
+    VMLINUX, BY_ADDR = vmlinux, by_addr
     out = {}
-    for k, (off, cuname) in enumerate(chosen):
-        dies = parse_dies(['llvm-dwarfdump', '--debug-info=0x' + off, '-c', vmlinux])
-        cu = dies.get(off) or next(iter(dies.values()))
-        stmt = cu['a'].get('DW_AT_stmt_list')
-        rows = line_table(vmlinux, int(stmt, 16)) if stmt else []
-        decls = {}      # file -> the declaration lines of its functions (where a function's lines end)
-        for d in dies.values():
-            if d['tag'] == 'DW_TAG_subprogram' and 'DW_AT_decl_line' in d['a']:
-                decls.setdefault(norm(sval(d['a'].get('DW_AT_decl_file', ''))), set()).add(int(d['a']['DW_AT_decl_line'], 0))
-        for d in dies.values():
-            if d['tag'] != 'DW_TAG_subprogram':
-                continue
-            rs = die_ranges(d)
-            if not rs:
-                continue
-            low = rs[0][0]
-            sym = by_addr.get(low)
-            o = abstract(dies, d)
-            if sym is None or o is None or sym in out:
-                continue
-            file = norm(sval(o['a'].get('DW_AT_decl_file', '')))
-            line = int(o['a'].get('DW_AT_decl_line', '0'), 0)
-            inl, lab = [], []
-            walk(dies, d, 1, low, inl, lab, [d])
-            end = min([x for x in decls.get(file, ()) if x > line], default=1 << 30)
-            addrs = {}
-            for a, l, f in rows:
-                if f == file and line <= l < end and any(lo <= a < hi for lo, hi in rs):
-                    addrs.setdefault(l, set()).add(a)
-            lines, seen = [], set()
-            for l in sorted(addrs):
-                if addrs[l] - seen:
-                    lines.append((l, min(addrs[l]) - low))
-                seen |= addrs[l]
-            out[sym] = (file, line, inl, lab, lines)
-        sys.stderr.write(f'{k + 1}/{len(chosen)} {cuname}: {len(out)} functions\n')
+    with multiprocessing.Pool(int(os.environ.get('SCOPES_JOBS', '2'))) as pool:
+        for k, (cuname, part) in enumerate(pool.imap(scan_unit, chosen)):
+            for sym, v in part.items():
+                out.setdefault(sym, v)
+            sys.stderr.write(f'{k + 1}/{len(chosen)} {cuname}: {len(out)} functions\n')
     buf = io.StringIO()
     for sym in sorted(out):
         file, line, inl, lab, lines = out[sym]
         buf.write(f'F\t{sym}\t{file}\t{line}\n')
-        for depth, n, df, dl, o, cf, cl in inl:
-            buf.write(f'I\t{depth}\t{n}\t{df}\t{dl}\t{o:x}\t{cf}\t{cl}\n')
+        for depth, n, df, dl, o, cf, cl, kind in inl:
+            buf.write(f'I\t{depth}\t{n}\t{df}\t{dl}\t{o:x}\t{cf}\t{cl}\t{kind}\n')
         for n, dl, o, vs in lab:
             buf.write(f'L\t{n}\t{dl}\t{o:x}\t{";".join(vs)}\n')
         if lines:

@@ -6,9 +6,10 @@
  * never-assigned warnings.  Warnings are printed only for user files, as stap does.
  */
 import type * as A from '../ast';
-import { Diagnostics } from '../diag';
+import { Diagnostics, SemanticError } from '../diag';
 import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar } from './util';
 import { preorder } from './callgraph';
+import { isLvalue } from '../parse/literals';
 
 export interface OptUnit {
   body: A.Block;
@@ -195,7 +196,8 @@ export class Effects {
   private exprNodeEffect(e: A.Expr, own: Set<A.VarDecl> | null): boolean {
     switch (e.k) {
       case 'assign': return !this.ownTarget(e.target, own);
-      case 'incdec': return !this.ownTarget(e.operand, own);
+      // (`3++` writes nothing: stap 4.8 elides it as side-effect-free, pass 3 would refuse it)
+      case 'incdec': return isLvalue(e.operand) && !this.ownTarget(e.operand, own);
       case 'call':
         if (!e.ref) return true;
         if (this.callees) {
@@ -234,6 +236,7 @@ export class Optimizer {
     for (let iter = 0; iter < 100; iter++) {
       let changed = false;
       const first = iter === 0;
+      this.first = first;
       const fns = functions();
       const use: VarUse = { read: new Set(), written: new Set() };
       for (const u of units) if (!u.elided) {
@@ -307,9 +310,20 @@ export class Optimizer {
           this.warn(`side-effect-free function '${f.name}'`, f.tok);
         }
       }
+      if (first) {
+        for (const u of units) if (!u.elided) walkStmt(u.body, checkUnfoldable);
+        for (const f of fns) if (f.body.k !== 'embedded') walkStmt(f.body, checkUnfoldable);
+      }
       if (!changed) return;
     }
   }
+
+  /**
+   * In the first iteration of the loop?  stap 4.8 reports dead assignments and side-effect-free
+   * expressions only then (`lv = 7; lv + lv;` warns about `lv + lv` only: the assignment it
+   * then finds dead, and what is left of it, go silently; checked against real-stap -v).
+   */
+  private first = true;
 
   /** Functions already reported as side-effect-free. */
   private sideEffectFree = new WeakSet<A.FunctionDecl>();
@@ -329,7 +343,7 @@ export class Optimizer {
     const visitExpr = (e: A.Expr): void => {
       exprChildren(e, visitExpr);
       if (e.k === 'assign' && e.target.k === 'sym' && e.target.ref === l) {
-        this.warn(`Eliding assignment to '${l.name}'`, e.tok);
+        if (this.first) this.warn(`Eliding assignment to '${l.name}'`, e.tok);
         replaceNode(e, e.value);
         changed = true;
       }
@@ -356,7 +370,7 @@ export class Optimizer {
     switch (s.k) {
       case 'expr':
         if (!this.effects.exprHasEffects(s.expr, null) && !hasTargets(s.expr)) {
-          this.warn('Eliding side-effect-free expression ', this.stmtTok.get(s) ?? firstToken(s.expr));
+          if (this.first) this.warn('Eliding side-effect-free expression ', this.stmtTok.get(s) ?? firstToken(s.expr));
           return { keep: false, changed: true };
         }
         return { keep: true, changed: false };
@@ -448,6 +462,34 @@ export function replaceNode(node: A.Expr, by: A.Expr): void {
 }
 
 /** The leftmost token of an expression (what stap's statement token is). */
+/** Is e a long constant stap's folder reduces (literals, unary and binary operators of them)? */
+function foldable(e: A.Expr): boolean {
+  if (e.k === 'num') return true;
+  if (e.k === 'unary') return foldable(e.operand);
+  if (e.k === 'binary') return e.op !== '>>>' && foldable(e.left) && foldable(e.right);
+  return false;
+}
+
+/**
+ * Checks stap 4.8 makes while optimising (first iteration, after its warnings):
+ *  - its constant folder has no rule for `>>>`: folding one whose operands are constants fails
+ *    (`3 >>> 1`, `-1 >>> 1`; `x >>> 1` is left to run time);
+ *  - the statistics a stat operator or histogram extracts from must be named (a global or an
+ *    element): `@count(@sum(st))`, `@hist_log(@hist_log(st)[1])` fail at the inner operator.
+ */
+function checkUnfoldable(e: A.Expr): void {
+  if (e.k === 'binary' && e.op === '>>>' && foldable(e.left) && foldable(e.right)) {
+    throw new SemanticError('unsupported binary operator >>>', undefined, [], 'fold->>>');
+  }
+  if (e.k === 'statop' || e.k === 'hist') {
+    const o = e.operand;
+    const inner = o.k === 'index' && o.base.k === 'hist' ? o.base : o;
+    if (inner.k === 'statop' || inner.k === 'hist') {
+      throw new SemanticError('Expecting symbol or array index expression', inner.tok, [], 'stat-operand');
+    }
+  }
+}
+
 export function firstToken(e: A.Expr): A.Token {
   let best = e.tok;
   walkExpr(e, (x) => {

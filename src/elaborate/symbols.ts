@@ -6,7 +6,7 @@
  */
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
-import { Session } from './session';
+import { Session, pragmasOf } from './session';
 import { suggest, withSimilar, stmtChildren, walkStmt, exprChildren, fold } from './util';
 import { defaultRegistry, type Provider } from './probes';
 
@@ -363,12 +363,24 @@ export class Resolver {
     }
     const same = cands.filter((f) => f.params.length === e.args.length);
     if (same.length === 0) {
-      throw new SemanticError(`arity mismatch found (function '${e.name}' takes ${cands[0].params.length} args)`, e.tok, [], 'arity-mismatch');
+      // (then where the function is declared, as stap chains it)
+      throw new SemanticError(`arity mismatch found (function '${e.name}' takes ${cands[cands.length - 1].params.length} args)`, e.tok,
+        [new SemanticError('', cands[cands.length - 1].tok)], 'arity-mismatch');
     }
     const head = linkChain(same);
     e.ref = head;
+    // stap 4.8: a tapset function whose embedded C says /* guru */ may be called from the tapsets
+    // (nd2_syscall.* call __set_syscall_pt_regs) but, without -g, not from a user's script;
+    // reported at the call and resolution goes on (checked against real-stap)
+    if (!this.s.opts.guru && !scope.file.isTapset && same.some(isGuruOnly)) {
+      this.s.diag.semanticError(new SemanticError('function may not be used unless -g is specified', e.tok, [], 'guru-function'));
+    }
     this.use(head);
   }
+}
+
+function isGuruOnly(f: A.FunctionDecl): boolean {
+  return f.body.k === 'embedded' && (f.pragmas ?? pragmasOf(f.body.code)).includes('guru');
 }
 
 /** Order same-arity overloads by priority then declaration order; link `nextOverload`. */

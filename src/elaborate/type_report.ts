@@ -64,9 +64,19 @@ export abstract class TypeBookkeeping {
     }
   }
 
+  /**
+   * stap's mismatch_complexity: the kinds of mismatch seen before the final (asserting) pass,
+   * 1 both sides of a binary operator, 2 an expression against its context, 3 a symbol
+   * against its declaration.  The final pass reports only the kinds at least as complex as the
+   * most complex one seen (`"s" + sv` reports sv's declaration, not the literal; with -v all;
+   * checked against real-stap).
+   */
+  protected complexity = 0;
+
   protected mismatchTypes(tok: A.Token, t1: A.Type, t2: A.Type): void {
     this.still++;
-    if (this.assert) {
+    if (!this.assert) this.complexity = Math.max(this.complexity, 2);
+    else if (this.complexity <= 2) {
       let msg = `type mismatch: expected ${t1}`;
       if (t2 !== 'unknown') msg += ` but found ${t2}`;
       this.report(new SemanticError(msg, tok, [], 'mismatch-expected'));
@@ -75,7 +85,8 @@ export abstract class TypeBookkeeping {
 
   protected mismatchBinary(e: { tok: A.Token; left: HasType; right: HasType }): void {
     this.still++;
-    if (this.assert) {
+    if (!this.assert) this.complexity = Math.max(this.complexity, 1);
+    else if (this.complexity <= 1) {
       this.report(new SemanticError(
         `type mismatch: left and right sides don't agree (${ty(e.left)} vs ${ty(e.right)})`, e.tok, [], 'mismatch-binary'));
     }
@@ -83,7 +94,10 @@ export abstract class TypeBookkeeping {
 
   protected mismatchDecl(tok: A.Token, type: A.Type, decl: Decl, index = -1): void {
     this.still++;
-    if (!this.assert) return;
+    if (!this.assert) {
+      this.complexity = 3;
+      return;
+    }
     const m = this.firstInferred.get(decl);
     let orig = m?.get(index);
     if (!orig && index < 0 && m && m.size && (decl as A.VarDecl).kind === 'param') {
@@ -95,8 +109,16 @@ export abstract class TypeBookkeeping {
     const msg = index >= 0 ? `index ${index} type mismatch (${type})` : `type mismatch (${type})`;
     const idx = (decl as A.VarDecl).indexTypes;
     const declType = index >= 0 && idx && (decl as A.VarDecl).kind !== 'param' ? idx[index] ?? 'unknown' : decl.type ?? 'unknown';
+    if (!orig) {
+      // a type the resolution did not infer (a global's initialiser, a declared type): stap
+      // reports it as the context's expectation against that type
+      let m2 = `type mismatch: expected ${type}`;
+      if (declType !== 'unknown') m2 += ` but found ${declType}`;
+      this.report(new SemanticError(m2, tok, [], 'mismatch-expected'));
+      return;
+    }
     const cmsg = index >= 0 ? `type of index ${index} was first inferred here (${declType})` : `type was first inferred here (${declType})`;
-    const chain = orig ? [new SemanticError(cmsg, orig, [], 'mismatch-first')] : [];
+    const chain = [new SemanticError(cmsg, orig, [], 'mismatch-first')];
     this.report(new SemanticError(msg, tok, chain, index >= 0 ? 'mismatch-index' : 'mismatch-decl'));
   }
 

@@ -71,6 +71,8 @@ export class TypeResolver extends TypeBookkeeping {
         if (this.still === 0) break;
         if (!this.assert) {
           this.assert = true;
+          // (stap -v reports every kind)
+          if (this.diag.opts.verbose > 0) this.complexity = 0;
           continue;
         }
         this.errors++;

@@ -20,6 +20,8 @@ export interface InlineCallee {
   offset: number;
   callFile: string;
   callLine: number;
+  /** the instance has DW_AT_low_pc (false: only DW_AT_ranges, which stap 4.8 does not list as a callee) */
+  lowPc: boolean;
 }
 
 export interface ScopeLabel {
@@ -58,7 +60,7 @@ function load(): Map<string, FuncScopes> {
       case 'I':
         cur?.callees.push({
           depth: Number(f[1]), name: f[2], file: f[3], line: Number(f[4]), offset: parseInt(f[5], 16),
-          callFile: f[6], callLine: Number(f[7]),
+          callFile: f[6], callLine: Number(f[7]), lowPc: f[8] !== 'r',
         });
         break;
       case 'L':

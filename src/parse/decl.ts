@@ -118,6 +118,11 @@ function parseFunction(c: Cursor): A.FunctionDecl {
       const s = c.next();
       if (c.isOp(s, ')')) break;
       if (!c.isOp(s, ',')) throw c.error("expected ',' or ')'");
+      // (stap accepts a trailing comma: `function f(a,)`)
+      if (c.peekOp(')')) {
+        c.next();
+        break;
+      }
     }
   }
   let priority = c.file.isTapset ? 1 : 0;
@@ -159,9 +164,7 @@ function parseProbe(c: Cursor, out: A.StapFile): void {
       const pp = pps[0];
       if (pp.optional || pp.sufficient) throw new ParseError('probe point alias name cannot be optional nor sufficient', pp.tok);
       if (pp.condition) throw new ParseError('probe point alias name cannot have a condition', pp.tok);
-      for (const comp of pp.components) {
-        if (comp.arg) throw new ParseError(`alias component ${comp.name} contains illegal parameter`, comp.tok);
-      }
+      // (a parameter in the name is refused by pass 2, `alias component b contains illegal parameter`)
       names.push(pp);
       epilogueOp = t.text === '+=';
       c.next();
@@ -206,10 +209,10 @@ function adjacent(p: A.Token, t: A.Token): boolean {
 
 function component(c: Cursor): A.ProbePointComponent {
   const first = c.next();
-  if (!glues(first) && first.kind !== 'number') throw c.error("expected identifier or '*' or '{'");
+  if (!glues(first)) throw c.error("expected identifier or '*' or '{'");
   let name = first.text;
   let prev = first;
-  if (glues(first)) {
+  {
     for (let t = c.tokAt(c.pos); t && glues(t) && adjacent(prev, t); t = c.tokAt(c.pos)) {
       c.next();
       name += t.text;

@@ -18,8 +18,9 @@ import type * as A from '../ast';
 import { ParseError } from '../diag';
 import type { Cursor } from './cursor';
 import {
-  parseNumber, stringLiteral, signedNumber, isLvalue, splitPretty, targetWithComponents, guruOnly, guruOnlyOp,
+  parseNumber, stringLiteral, signedNumber, splitPretty, targetWithComponents, guruOnly, guruOnlyOp,
 } from './literals';
+import { parseFormat } from '../runtime/format';
 
 const ASSIGN_OPS = new Set(['=', '<<<', '<<=', '>>=', '+=', '-=', '*=', '/=', '%=', '&=', '^=', '|=', '.=']);
 
@@ -39,7 +40,7 @@ export const REBALANCE_AT = 64;
 
 const PRINT_NAMES = new Set(['print', 'println', 'sprint', 'sprintln', 'printd', 'printdln', 'sprintd', 'sprintdln', 'printf', 'sprintf']);
 const STAT_OPS = new Set(['@count', '@sum', '@min', '@max', '@avg', '@variance']);
-const OTHER_AT_OPS = new Set(['@kderef', '@uderef', '@kregister', '@uregister', '@perf', '@probewrite', '@const', '@enum', '@enumname']);
+const OTHER_AT_OPS = new Set(['@kderef', '@uderef', '@kregister', '@uregister', '@perf', '@probewrite', '@const']);
 
 export function parseExpression(c: Cursor): A.Expr {
   c.enter(c.last);
@@ -48,8 +49,8 @@ export function parseExpression(c: Cursor): A.Expr {
   if (t && t.kind === 'operator' && t.text === '?') e = ternaries(c, e);
   t = c.peek();
   if (t && t.kind === 'operator' && ASSIGN_OPS.has(t.text)) {
+    // (any expression: stap 4.8 checks the target in pass 2, `Expecting lvalue for assignment`)
     c.next();
-    if (!isLvalue(e)) throw new ParseError('expected lvalue', e.tok);
     e = { k: 'assign', op: t.text as A.AssignOp, target: e, value: parseExpression(c), tok: t };
   }
   c.leave();
@@ -253,15 +254,14 @@ function parseUnary(c: Cursor): A.Expr {
   const t = c.peek();
   if (t && t.kind === 'operator' && (t.text === '++' || t.text === '--')) {
     c.next();
+    // (any operand: stap 4.8's pass 3 refuses a non-lvalue, `invalid lvalue type`)
     const x = parseDwarfValue(c);
-    if (!isLvalue(x)) throw new ParseError('expected lvalue', x.tok);
     e = { k: 'incdec', op: t.text, prefix: true, operand: x, tok: t };
   } else {
     e = parseDwarfValue(c);
     const p = c.peek();
     if (p && p.kind === 'operator' && (p.text === '++' || p.text === '--')) {
       c.next();
-      if (!isLvalue(e)) throw new ParseError('expected lvalue', e.tok);
       e = { k: 'incdec', op: p.text, prefix: false, operand: e, tok: p };
     }
   }
@@ -277,6 +277,8 @@ function parseDwarfValue(c: Cursor): A.Expr {
   const amp = c.peek();
   if (c.isOp(amp, '&')) {
     c.next();
+    // (one `&`: stap then wants a value, `& &` fails at the second)
+    if (c.peekOp('&')) throw c.error('expected literal string or number');
     c.enter(amp);
     const x = parseDwarfValue(c);
     c.leave();
@@ -314,7 +316,7 @@ function parseDwarfValue(c: Cursor): A.Expr {
     if (u.kind === 'operator' && u.text === '->') {
       c.next();
       const m = c.next();
-      if (m.kind !== 'identifier' && m.kind !== 'keyword' && m.kind !== 'number') throw c.error('expected identifier or keyword');
+      if (m.kind !== 'identifier' && m.kind !== 'keyword') throw c.error('expected identifier or keyword');
       const sp = splitPretty(m.text);
       e = targetWithComponents(e, { k: 'member', name: sp.name, tok: m }, sp.pretty, u);
     } else if (u.kind === 'operator' && u.text === '[') {
@@ -339,8 +341,11 @@ function parseSymbol(c: Cursor): A.Expr {
   const id = c.next();
   const name = id.text;
   const t = c.peek();
+  // (print functions are operators of stap's grammar: they need their arguments)
+  if (PRINT_NAMES.has(name) && !c.isOp(t, '(')) throw c.error("expected '('");
   if (c.isOp(t, '(')) {
     c.next();
+    if (PRINT_NAMES.has(name)) return parsePrint(c, id, name);
     const args: A.Expr[] = [];
     if (c.peekOp(')')) c.next();
     else {
@@ -351,7 +356,6 @@ function parseSymbol(c: Cursor): A.Expr {
         if (!c.isOp(s, ',')) throw c.error("expected ',' or ')'");
       }
     }
-    if (PRINT_NAMES.has(name)) return printNode(id, name, args);
     for (const a of args) if (a.k === 'hist') throw new ParseError('base histogram operator where expression expected', a.tok);
     return { k: 'call', name, args, tok: id };
   }
@@ -414,6 +418,13 @@ export function parseAtOperator(c: Cursor): A.Expr {
     throw new ParseError(`unknown operator ${name}`, tok, true);
   }
   c.next();
+  if (name === '@probewrite') {
+    // stap's parser: the name of a variable, nothing else
+    const id = c.next();
+    if (id.kind !== 'identifier') throw c.error('expected identifier');
+    c.expectOp(')');
+    return { k: 'atop', name, args: [{ k: 'sym', name: id.text, tok: id }], tok };
+  }
   const args: (A.Expr | null)[] = [];
   let afterFirst: A.Token | undefined; // (for @perf's message)
   if (c.peekOp(')')) c.next();
@@ -444,8 +455,10 @@ function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[], af
     const e: A.StatOp = { k: 'statop', op, operand: args[0]!, tok };
     if (args.length === 2) {
       const s = args[1]!;
-      if (s.k !== 'num') throw new ParseError('expected literal number', s.tok);
-      e.shift = Number(s.value);
+      // (a literal, negative too: `@variance(a, -1)` parses)
+      const neg = s.k === 'unary' && s.op === '-' && s.operand.k === 'num';
+      if (s.k !== 'num' && !neg) throw new ParseError('expected literal number', s.tok);
+      e.shift = s.k === 'num' ? Number(s.value) : -Number((s as A.Unary).operand.k === 'num' ? ((s as A.Unary).operand as A.NumberLit).value : 0);
     }
     return e;
   }
@@ -483,30 +496,61 @@ function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[], af
   return { k: 'atop', name, args: args as A.Expr[], tok };
 }
 
-function printNode(nameTok: A.Token, name: string, args: A.Expr[]): A.Expr {
-  if (args.length > 32) throw new ParseError(`too many arguments to print (${args.length})`, nameTok);
+/**
+ * The arguments of a print function, after its `(`, as stap 4.8's parser takes them: printf's
+ * format (and printd's delimiter) must be a literal string (adjacent literals joined), a format
+ * is checked at once (its error names the token after it); then the values, each after a `,`
+ * or `)` (stap accepts either there, so `printd(",", 1)` fails at the token after its `)`
+ * wanting a second value); print/sprint and printd want at least 1 and 2 values.  A leading
+ * `@hist_*` of print/println/sprint/sprintln is the histogram to print, then `)`.  The 32-value
+ * limit is pass 3's (src/translate/printing.ts).
+ */
+function parsePrint(c: Cursor, nameTok: A.Token, name: string): A.Expr {
   const n = name as A.PrintName;
-  const e: A.Print = { k: 'print', name: n, args, tok: nameTok };
-  if (n === 'printf' || n === 'sprintf') {
-    const f = args[0];
-    if (!f || f.k !== 'str') throw new ParseError('expected literal string', f ? f.tok : nameTok, true);
-    e.format = f.value;
+  const e: A.Print = { k: 'print', name: n, args: [], tok: nameTok };
+  let consumed = false;
+  let minArgs = 0;
+  if (n === 'printf' || n === 'sprintf' || n === 'printd' || n === 'printdln' || n === 'sprintd' || n === 'sprintdln') {
+    const t = c.peek();
+    if (!t || t.kind !== 'string') throw c.error('expected literal string');
+    const f = stringLiteral(c);
     e.formatRaw = f.raw;
-    e.args = args.slice(1);
-  } else if (n === 'printd' || n === 'printdln' || n === 'sprintd' || n === 'sprintdln') {
-    const f = args[0];
-    if (!f || f.k !== 'str') throw new ParseError('expected literal string', f ? f.tok : nameTok, true);
-    e.delim = f.value;
-    e.formatRaw = f.raw;
-    e.args = args.slice(1);
-    if (e.args.length < 2) throw new ParseError('expected ","', nameTok, true);
-  } else if (n === 'print' || n === 'sprint' || n === 'sprintln') {
-    if (args.length < 1) throw new ParseError('expected expression', nameTok, true);
+    if (n === 'printf' || n === 'sprintf') {
+      e.format = f.value;
+      c.peek(); // (stap's error names the token after the format)
+      const parts = parseFormat(f.value);
+      if (typeof parts === 'string') throw c.error(parts);
+    } else {
+      e.delim = f.value;
+      minArgs = 2;
+    }
+    consumed = true;
+  } else if (n === 'print' || n === 'sprint') minArgs = 1;
+  if (!consumed && (n === 'print' || n === 'println' || n === 'sprint' || n === 'sprintln')) {
+    const t = c.peek();
+    if (t && t.kind === 'operator' && (t.text === '@hist_log' || t.text === '@hist_linear')) {
+      const h = parseExpression(c);
+      if (h.k === 'hist') {
+        e.hist = h;
+        c.expectOp(')');
+        return e;
+      }
+      e.args.push(h);
+      consumed = true;
+      if (minArgs) minArgs--;
+    }
   }
-  if ((n === 'print' || n === 'println' || n === 'sprint' || n === 'sprintln') && args.length === 1 && args[0].k === 'hist') {
-    e.hist = args[0];
-    e.args = [];
+  while (minArgs > 0 || !c.peekOp(')')) {
+    if (consumed) {
+      const s = c.next();
+      if (!c.isOp(s, ',') && !c.isOp(s, ')')) throw c.error("expected one of ', )'");
+    }
+    const a = parseExpression(c);
+    if (a.k === 'hist') throw new ParseError('base histogram operator where expression expected', a.tok);
+    e.args.push(a);
+    consumed = true;
+    if (minArgs) minArgs--;
   }
-  for (const a of e.args) if (a.k === 'hist') throw new ParseError('base histogram operator where expression expected', a.tok);
+  c.expectOp(')');
   return e;
 }

@@ -131,7 +131,8 @@ export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenT
     }
     if (isDigit(c)) {
       i++;
-      while (i < n && isIdentChar(text.charCodeAt(i)) && text.charCodeAt(i) !== 36) i++;
+      // (letters and digits: `1_000` is the number 1 then the identifier _000, as stap lexes it)
+      while (i < n && isIdentChar(text.charCodeAt(i)) && text.charCodeAt(i) !== 36 && text.charCodeAt(i) !== 95) i++;
       const digits = text.slice(start, i);
       let num = names.get(digits);
       if (num === undefined) names.set(digits, (num = digits));

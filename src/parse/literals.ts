@@ -53,6 +53,8 @@ export function signedNumber(c: Cursor, what = 'expected literal string or numbe
   if (minus) t = c.next();
   if (t.kind !== 'number') throw c.error(what);
   let v = parseNumber(t.text, t);
+  // (a negative literal must fit in an int64: `-9223372036854775809` is out of range)
+  if (minus && BigInt.asUintN(64, BigInt(v)) > 1n << 63n) throw new ParseError('number invalid or out of range', t, true);
   if (minus) v = negate(v);
   return { k: 'num', value: v, tok: minus ?? t };
 }

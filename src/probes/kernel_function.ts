@@ -36,6 +36,7 @@ import { Deliverer, entryValues, KHit } from './hit';
 import { targetType, targetDefined, targetPointee, envFor, availableLocals, kernelTargetAccess } from './targets';
 import { btfTypeName } from '../kernel/btf';
 import { matchInlined, InlineInstance, INLINE_FN } from '../kernel/inline_sites';
+import { stapBlacklisted } from './stap_blacklist';
 
 export interface FuncPointData {
   kind: 'entry' | 'return';
@@ -143,6 +144,7 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean;
     const a = symbolAddr(id);
     if (isInitText(a)) return false; // freed after boot
     if (wild && withinKprobeBlacklist(a)) return false; // stap skips blacklisted functions in wildcards
+    if (stapBlacklisted(dwarfName(id), functionLocation(id)?.file)) return false; // the translator's own list
     if (opts.exported && !isExported(name)) return false;
     if (range) {
       const l = functionLocation(id);
@@ -181,6 +183,7 @@ export function resolveInlineInstances(spec0: string, scope = 'kernel'): InlineI
   const out: InlineInstance[] = [];
   for (const f of matchInlined(p, scope)) {
     if (range && (f.line < range[0] || f.line > range[1])) continue;
+    if (stapBlacklisted(f.name, f.file)) continue;
     for (const inst of f.instances) {
       if (isInitText(inst.addr) || withinKprobeBlacklist(inst.addr)) continue;
       out.push(inst);

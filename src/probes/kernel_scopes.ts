@@ -1,8 +1,10 @@
 /**
  * Probe points inside a kernel function's DWARF scope (src/kernel/scopes.ts data):
  *   kernel.function("F").callee("G")    G's inline instances in F (stap 4.8 walks DW_TAG_inlined_subroutine
- *                                        children only: DWARF 5's DW_TAG_call_site is not a tag it knows,
- *                                        so real calls are not callees on this kernel — checked with the oracle)
+ *                                        children, through lexical blocks, and lists those with a DW_AT_low_pc;
+ *                                        DWARF 5's DW_TAG_call_site is not a tag it knows, so real calls are not
+ *                                        callees on this kernel — checked with the oracle on vfs_read,
+ *                                        bio_alloc_bioset, ksys_read, submit_bio_noacct)
  *   kernel.function("F").callees[(N)]  every callee down to depth N (pp of a depth-2 callee names its
  *                                        inline caller: kernel.function("__access_ok@...").callee("task_size_max@...")
  *   kernel.function("F").label("L")    a C label: pp kernel.function("F@FILE:LABEL_LINE").label("L")
@@ -17,6 +19,7 @@ import { symbolAddr, symbolName, dwarfName, globToRegExp, parseFuncPattern } fro
 import { functionScopes, FuncScopes } from '../kernel/scopes';
 import { INLINE_FN } from '../kernel/inline_sites';
 import { resolveDwarfFunctions, type FuncPointData } from './kernel_function';
+import { stapBlacklisted } from './stap_blacklist';
 
 const lit = (s: string): string => JSON.stringify(s);
 
@@ -58,7 +61,7 @@ function calleeBuilder(req: BuildRequest): A.ResolvedPoint[] {
     const parents: { name: string; file: string; line: number }[] = [{ name: dwarfName(id), file: s.file, line: s.line }];
     for (const k of s.callees) {
       parents[k.depth] = { name: k.name, file: k.file, line: k.line };
-      if (k.depth > maxDepth || (re && !re.test(k.name))) continue;
+      if (k.depth > maxDepth || !k.lowPc || (re && !re.test(k.name)) || stapBlacklisted(k.name, k.file)) continue;
       const up = parents[k.depth - 1];
       const pp = `kernel.function(${lit(`${up.name}@${up.file}:${up.line}`)}).callee(${lit(`${k.name}@${k.file}:${k.line}`)})`;
       out.push(inlinePoint(req, id, k.name, k.file, k.line, k.offset, pp));

@@ -52,6 +52,11 @@ export abstract class PrintGen extends ExprGen {
       // (the runtime prints a histogram line by line: not bounded by one print buffer)
       return toStr ? `T(${text})` : `(outH(${text}), 0)`;
     }
+    // stap's translator (pass 3, not the parser): at most 32 values per print
+    if (e.args.length > 32) {
+      this.err(`too many arguments to print (${e.args.length})`, e.tok);
+      return '""';
+    }
     if (e.name === 'printf' || e.name === 'sprintf') return this.formatted(e, toStr);
     const nl = e.name.endsWith('ln');
     const isD = e.name === 'printd' || e.name === 'printdln' || e.name === 'sprintd' || e.name === 'sprintdln';

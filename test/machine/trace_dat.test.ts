@@ -2,13 +2,13 @@
  * trace.dat (src/machine/userland/tracecmd/): the reader against files real trace-cmd 3.1.6 wrote
  * in the recording guest (versions 6, 7 uncompressed and 7 zstd: test/fixtures/tracefs-real/tc_*.dat,
  * scripts/tracefs/guest/part-tracedat.sh), its report against real `trace-cmd report` of the same
- * files with the same options (tc_*.report*, scripts/tracefs/report-real.sh), and the v6 writer
- * against the real v6 file byte for byte.
+ * files with the same options (tc_*.report*, scripts/tracefs/report-real.sh), and the v6 and v7
+ * (uncompressed) writers against the real files byte for byte.
  */
 import { expect } from 'chai';
 import * as fs from 'fs';
 import * as path from 'path';
-import { readTraceDat, writeTraceDatV6, TraceDatError } from '../../src/machine/userland/tracecmd/trace_dat';
+import { readTraceDat, writeTraceDatV6, writeTraceDatV7, TraceDatError } from '../../src/machine/userland/tracecmd/trace_dat';
 import { Report, ReportOptions } from '../../src/machine/userland/tracecmd/report';
 
 const dir = path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'tracefs-real');
@@ -42,6 +42,14 @@ describe('trace.dat: files of real trace-cmd 3.1', () => {
     // the TRACEID option's 8 bytes are random: take the real file's
     const at = real.indexOf(Buffer.from([11, 0, 8, 0, 0, 0]));
     const { file } = writeTraceDatV6(d, real.subarray(at + 6, at + 14));
+    expect(Buffer.compare(Buffer.from(file), real)).to.equal(0);
+  });
+  it('writes version 7 uncompressed as trace-cmd does: the real file back byte for byte', () => {
+    const real = fixture('tc_v7none.dat');
+    const d = readTraceDat(real);
+    const at = real.indexOf(Buffer.from([11, 0, 8, 0, 0, 0]));
+    const { file, cpus } = writeTraceDatV7(d, real.subarray(at + 6, at + 14));
+    expect(cpus.map((c) => c.offset)).to.deep.equal([0x6000, 0x7000]);
     expect(Buffer.compare(Buffer.from(file), real)).to.equal(0);
   });
   it('a file the machine\'s trace-cmd wrote reads in real trace-cmd 3.1.6 as in ours (sim_graph.dat)', () => {

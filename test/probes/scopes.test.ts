@@ -21,6 +21,19 @@ describe('kernel function scopes (callees, labels, lines)', function () {
       .to.equal('kernel.function("bio_alloc_bioset@block/bio.c:470").callee("bio_init@block/bio.c:241")\n');
   });
 
+  it('skip what stap\'s translator blacklists (locks, atomics, get_current ...), in callees too', () => {
+    for (const f of ['_raw_spin_lock', 'rcu_read_lock', 'atomic_inc', 'get_current', '__switch_to', 'do_softirq']) {
+      expect(stap(['-l', `kernel.function("${f}")`]).out, f).to.equal('');
+    }
+    expect(stap(['-l', 'kernel.function("current_time")']).out).to.equal('');
+    expect(stap(['-l', 'kernel.function("do_sys_openat2")']).out).to.equal('kernel.function("do_sys_openat2@fs/open.c:1304")\n');
+    // stap 4.8 lists only instances with DW_AT_low_pc (fsnotify_access, new_sync_read have ranges)
+    expect(stap(['-l', 'kernel.function("vfs_read").callees']).out).to.equal([
+      'kernel.function("vfs_read@fs/read_write.c:450").callee("__access_ok@include/asm-generic/access_ok.h:31")',
+      'kernel.function("vfs_read@fs/read_write.c:450").callee("add_rchar@include/linux/sched/xacct.h:12")',
+      'kernel.function("vfs_read@fs/read_write.c:450").callee("inc_syscr@include/linux/sched/xacct.h:22")', ''].join('\n'));
+  });
+
   it('.callees(2) names the inline caller of a depth-2 callee', () => {
     const out = stap(['-l', 'kernel.function("vfs_read").callees(2)']).out.split('\n');
     expect(out).to.include('kernel.function("__access_ok@include/asm-generic/access_ok.h:31").callee("task_size_max@arch/x86/include/asm/page_64.h:87")');

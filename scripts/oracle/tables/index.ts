@@ -7,5 +7,6 @@ import { warnings } from './warnings';
 import { compatible } from './compatible';
 import { formats } from './formats';
 import { probes } from './probes';
+import { library } from './library';
 
-export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators];
+export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library];

@@ -58,6 +58,8 @@ export class Fs {
   readonly sdaBlocks = 64 * 1024 * 1024 / 4; // 64 GiB disk
   /** inodes with dirty page-cache pages */
   readonly dirty = new Set<Inode>();
+  /** tasks in sync(2) waiting for the flusher's writeback to complete (fs/sync.ts, mm/page_writeback.ts) */
+  readonly syncWaiters: Task[] = [];
   /** An empty tree (the root directory); the machine then populates it (userland/fstree.ts). */
   constructor(private m: MachineCore) {
     this.root = this.mk(S_IFDIR | 0o755, 'ext4');

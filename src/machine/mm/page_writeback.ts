@@ -5,6 +5,8 @@ import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { OpenFile, PAGE } from '../include/fs';
 import type { BlkRequest } from '../include/blkdev';
+import type { Task } from '../include/sched';
+import { pushWakeups } from '../kernel/sched/core';
 
 export const pageWriteback = new Semantics<MmMachine>('mm/page_writeback');
 
@@ -24,8 +26,11 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
       reqs.push({ ino, pages: chunk, write: true, swap: false, sector: (ino.diskBlock + chunk[0]) * 8, bytes: chunk.length * PAGE, cpu: c.id, waiters: [] });
     }
   }
-  if (!reqs.length) { e.ret = 0; return H_CONT; }
+  // sync(2) callers waiting for this flush (fs/sync.ts): woken when its last request completes
+  const syncers = f ? [] : (m.fs as { syncWaiters?: Task[] }).syncWaiters?.splice(0) ?? [];
+  if (!reqs.length) { e.ret = 0; return syncers.length ? pushWakeups(c, syncers) : H_CONT; }
   if (e.name === 'fsync' || e.name === 'sync') reqs[reqs.length - 1].waiters.push(t);
+  reqs[reqs.length - 1].waiters.push(...syncers);
   for (const req of reqs) pushPath(c.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
   m.blk.queue; // requests are queued by %bio_queued, issued below
   e.wbIssued = true;

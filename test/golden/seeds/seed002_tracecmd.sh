@@ -22,3 +22,9 @@ trace-cmd stop
 trace-cmd reset
 trace-cmd stat
 trace-cmd list -t
+# version 7 (uncompressed, real trace-cmd 3.1.6's --compression none: the writer is checked byte for
+# byte against its file in test/machine/trace_dat.test.ts); the report reads it as it reads version 6
+cd /tmp
+trace-cmd record --compression none -p function -l vfs_read -e sched:sched_switch -o /tmp/v7.dat cat /etc/hostname
+trace-cmd report -i /tmp/v7.dat | head -5
+trace-cmd record --file-version 8 -o /tmp/v8.dat true; echo rc=$?

@@ -13,7 +13,7 @@ import type { U, ProgramMain } from '../../process/user';
 import type { Op, Prog, SysResult } from '../../include/sched';
 import { O_WRONLY, O_CREAT, O_TRUNC } from '../../include/fs';
 import { lookupAddr, symbolName, symbolModule, symbolAddr, isFunction } from '../../../kernel/kallsyms';
-import { readTraceDat, writeTraceDatV6, TraceDat, TraceDatError } from '../tracecmd/trace_dat';
+import { readTraceDat, writeTraceDatV6, writeTraceDatV7, TraceDat, TraceDatError } from '../tracecmd/trace_dat';
 import { Report, ReportOptions } from '../tracecmd/report';
 import { parseFormat } from '../tracecmd/event_format';
 import { pageEvents } from '../../../kernel/ring_buffer';
@@ -81,10 +81,12 @@ interface RecordOpts {
   follow: boolean;
   output: string;
   command: string[];
+  /** --file-version (6, this trace-cmd's default; 7 with --compression none or --file-version 7) */
+  fileVersion: number;
 }
 
 function parseRecord(argv: string[], withCommand: boolean): RecordOpts | string {
-  const o: RecordOpts = { events: [], filters: [], notrace: [], graph: [], pids: [], follow: false, output: 'trace.dat', command: [] };
+  const o: RecordOpts = { events: [], filters: [], notrace: [], graph: [], pids: [], follow: false, output: 'trace.dat', command: [], fileVersion: 6 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith('-') || a === '--') { o.command = argv.slice(a === '--' ? i + 1 : i); break; }
@@ -98,6 +100,19 @@ function parseRecord(argv: string[], withCommand: boolean): RecordOpts | string 
       case '-P': { const v = val(); if (!/^\d+$/.test(v)) return `invalid pid '${v}'`; o.pids.push(Number(v)); break; }
       case '-F': o.follow = true; break;
       case '-o': o.output = val(); break;
+      case '--file-version': {
+        const v = val();
+        if (v !== '6' && v !== '7') return `Unsupported file version ${v}, supported versions are from 6 to 7`;
+        o.fileVersion = Number(v);
+        break;
+      }
+      // trace-cmd's zstd and zlib compressors are not here: version 7 is written uncompressed
+      case '--compression': {
+        const v = val();
+        if (v !== 'none') return `Compression algorithm ${v} is not supported by this trace-cmd (only 'none')`;
+        o.fileVersion = 7;
+        break;
+      }
       default: return `unknown option '${a}'`;
     }
   }
@@ -235,7 +250,7 @@ function symbolsFor(dat: TraceDat): string {
 }
 
 /** Gather the metadata and the pages into a trace.dat and write it; prints what record prints. */
-function* writeDat(u: U, file: string, cpuData: Uint8Array[]): G<number> {
+function* writeDat(u: U, file: string, cpuData: Uint8Array[], version = 6): G<number> {
   const ftrace: string[] = [];
   for (const ev of yield* listDir(u, `${T}/events/ftrace`)) {
     const f = yield* readText(u, `${T}/events/ftrace/${ev}/format`);
@@ -256,7 +271,7 @@ function* writeDat(u: U, file: string, cpuData: Uint8Array[]): G<number> {
   const stats: string[] = [];
   for (let c = 0; c < cpuData.length; c++) stats.push(`CPU: ${c}\n${(yield* readText(u, `${T}/per_cpu/cpu${c}/stats`)) ?? ''}`);
   const dat: TraceDat = {
-    version: 6, pageSize: 4096, longSize: 8, compression: 'none',
+    version, pageSize: 4096, longSize: 8, compression: 'none',
     headerPage: (yield* readText(u, `${T}/events/header_page`)) ?? '',
     headerEvent: (yield* readText(u, `${T}/events/header_event`)) ?? '',
     ftraceFormats: ftrace, systems, kallsyms: '',
@@ -269,7 +284,7 @@ function* writeDat(u: U, file: string, cpuData: Uint8Array[]): G<number> {
   // the trace id: 8 bytes of the machine's randomness
   const rnd = yield* readText(u, '/proc/sys/kernel/random/uuid');
   const id = Buffer.from((rnd ?? '').replace(/[^0-9a-f]/g, '').padEnd(16, '0').slice(0, 16), 'hex');
-  const { file: bytes, cpus } = writeTraceDatV6(dat, id);
+  const { file: bytes, cpus } = version === 7 ? writeTraceDatV7(dat, id) : writeTraceDatV6(dat, id);
   const fd = yield* u.open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644);
   if (fd < 0) return yield* die(u, `creating output file ${file}`);
   yield* u.writeAll(fd, bytes);
@@ -295,7 +310,7 @@ function* record(u: U, argv: string[], mode: 'record' | 'start'): G<number> {
   else { yield* writeText(u, `${T}/tracing_on`, '1'); yield* untilInterrupted(u); }
   yield* writeText(u, `${T}/tracing_on`, '0');
   const data = yield* readRaw(u, yield* cpuCount(u));
-  const st = yield* writeDat(u, o.output, data);
+  const st = yield* writeDat(u, o.output, data, o.fileVersion);
   yield* resetFiles(u);
   yield* writeText(u, `${T}/tracing_on`, '1');
   return st;

@@ -109,7 +109,8 @@ export class Shell implements ExpandHost {
   }
 
   /** Parse and run a script text; `exit` as dash's EV_EXIT (the last command may exec). */
-  *runSource(u: U, src: string, exit: boolean): G<number> {
+  /** Run `src`; `nested` (eval, `.`, the interactive loop): an `exit` in it ends the shell, not just this text. */
+  *runSource(u: U, src: string, exit: boolean, nested = false): G<number> {
     let list: List;
     try {
       list = parseScript(src);
@@ -120,7 +121,7 @@ export class Shell implements ExpandHost {
     try {
       return yield* this.runList(u, list, exit);
     } catch (e) {
-      if (e instanceof Flow && e.kind === 'exit') return e.n;
+      if (e instanceof Flow && e.kind === 'exit') { if (nested) throw e; return e.n; }
       if (e instanceof Flow) return this.status;
       throw e;
     }
@@ -484,7 +485,7 @@ export class Shell implements ExpandHost {
       }
       pending = '';
       try {
-        yield* this.runSource(u, src, false);
+        yield* this.runSource(u, src, false, true);
       } catch (e) {
         if (e instanceof Flow && e.kind === 'exit') return e.n;
         throw e;
@@ -550,14 +551,14 @@ const BUILTINS: Record<string, Builtin> = {
     this.params = this.params.slice(n);
     return 0;
   },
-  eval: function* (u, w) { return yield* this.runSource(u, w.slice(1).join(' '), false); },
+  eval: function* (u, w) { return yield* this.runSource(u, w.slice(1).join(' '), false, true); },
   '.': function* (u, w) {
     if (!w[1]) return 0;
     const fd = yield* u.open(w[1]);
     if (fd < 0) { yield* u.err(`${this.prefix()}.: cannot open ${w[1]}: No such file\n`); return 2; }
     const b = yield* u.readAll(fd);
     yield* u.close(fd);
-    return yield* this.runSource(u, Buffer.from(b).toString('latin1'), false);
+    return yield* this.runSource(u, Buffer.from(b).toString('latin1'), false, true);
   },
   exec: function* (u, w) {
     if (w.length === 1) return 0;
@@ -659,7 +660,7 @@ const BUILTINS: Record<string, Builtin> = {
 };
 BUILTINS.command = function* (u, w) {
   if (w[1] === '-v') { const p = yield* (this as unknown as { find(u: U, n: string): G<string | null> }).find(u, w[2] ?? ''); if (p) { yield* u.out(p + '\n'); return 0; } return 1; }
-  return yield* this.runSource(u, w.slice(1).map((x) => `'${x.replace(/'/g, "'\\''")}'`).join(' '), false);
+  return yield* this.runSource(u, w.slice(1).map((x) => `'${x.replace(/'/g, "'\\''")}'`).join(' '), false, true);
 };
 
 /** The `sh` program: `sh -c CMD [NAME [ARG...]]`, `sh FILE [ARG...]`, or interactive / stdin. */

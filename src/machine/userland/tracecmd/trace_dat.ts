@@ -124,6 +124,106 @@ export function writeTraceDatV6(d: TraceDat, traceId: Uint8Array): { file: Uint8
   return { file: o.done(), cpus };
 }
 
+/** The sections of a version-7 file, in the order trace-cmd 3.1 writes them (their names are the string table's). */
+const V7_STRINGS = ['headers', 'ftrace events', 'events format', 'kallsyms', 'printk', 'command lines', 'options', 'buffer flyrecord ', 'options', 'strings'];
+
+/**
+ * A version-7 trace.dat of `d` without compression (`trace-cmd record --file-version 7
+ * --compression none`; 3.1's default is a compressed v7) and where each CPU's data landed: the
+ * metadata sections, the options section (pointers to them, clock, uname, version, trace id, CPU
+ * stats, CPU count, DONE with the next options' offset), the "buffer flyrecord" section with the
+ * CPU data at the next page boundary, the second options section (BUFFER: the section's offset,
+ * "", the clock, page size, each CPU's offset and size), and the string table.
+ */
+export function writeTraceDatV7(d: TraceDat, traceId: Uint8Array): { file: Uint8Array; cpus: CpuPlacement[] } {
+  const o = new Out();
+  const strId: number[] = [];
+  let sp = 0;
+  for (const n of V7_STRINGS) { strId.push(sp); sp += n.length + 1; }
+  const sectionHead = (id: number, str: number, size: number) => { o.u16(id); o.u16(0); o.u32(strId[str]); o.u64(size); };
+  const section = (id: number, str: number, body: Out): number => {
+    const at = o.length;
+    const b = body.done();
+    sectionHead(id, str, b.length);
+    o.bytes(b);
+    return at;
+  };
+  const u64b = (v: number) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return b; };
+  o.bytes(MAGIC);
+  o.str0('7');
+  o.bytes(Uint8Array.of(0, d.longSize));
+  o.u32(d.pageSize);
+  o.str0('none');
+  o.str0('');
+  const firstOptAt = o.length;
+  o.u64(0); // patched: the first options section
+  const meta = new Out();
+  meta.str0('header_page'); meta.sized64(d.headerPage); meta.str0('header_event'); meta.sized64(d.headerEvent);
+  const headersAt = section(OPT.HEADER_INFO, 0, meta);
+  const ft = new Out();
+  ft.u32(d.ftraceFormats.length);
+  for (const f of d.ftraceFormats) ft.sized64(f);
+  const ftraceAt = section(OPT.FTRACE_EVENTS, 1, ft);
+  const ev = new Out();
+  ev.u32(d.systems.size);
+  for (const [sys, fmts] of d.systems) { ev.str0(sys); ev.u32(fmts.length); for (const f of fmts) ev.sized64(f); }
+  const eventsAt = section(OPT.EVENT_FORMATS, 2, ev);
+  const ks = new Out(); ks.sized32(d.kallsyms);
+  const kallsymsAt = section(OPT.KALLSYMS, 3, ks);
+  const pk = new Out(); pk.sized32(d.printk);
+  const printkAt = section(OPT.PRINTK, 4, pk);
+  const cl = new Out(); cl.sized64(d.cmdlines);
+  const cmdlinesAt = section(OPT.CMDLINES, 5, cl);
+  // the first options section: its size is known before the offsets it holds
+  const opts = (next: number): Out => {
+    const x = new Out();
+    x.option(OPT.HEADER_INFO, u64b(headersAt));
+    x.option(OPT.FTRACE_EVENTS, u64b(ftraceAt));
+    x.option(OPT.EVENT_FORMATS, u64b(eventsAt));
+    x.option(OPT.KALLSYMS, u64b(kallsymsAt));
+    x.option(OPT.PRINTK, u64b(printkAt));
+    if (d.clock) x.option(OPT.TRACECLOCK, x.text(d.clock + '\0'));
+    x.option(OPT.UNAME, x.text(d.uname + '\0'));
+    x.option(OPT.VERSION, x.text(d.tracecmdVersion + '\0'));
+    x.option(OPT.TRACEID, traceId);
+    for (const st of d.cpuStats) x.option(OPT.CPUSTAT, x.text(st + '\0'));
+    x.option(OPT.CMDLINES, u64b(cmdlinesAt));
+    const n = Buffer.alloc(4); n.writeUInt32LE(d.cpuData.length); x.option(OPT.CPUCOUNT, n);
+    x.option(OPT.DONE, u64b(next));
+    return x;
+  };
+  const optAt = o.length;
+  const optSize = 16 + opts(0).length;
+  // the buffer section: padding to the page boundary, then each CPU's pages
+  const bufAt = optAt + optSize;
+  let dataAt = Math.ceil((bufAt + 16) / d.pageSize) * d.pageSize;
+  const cpus: CpuPlacement[] = [];
+  for (const data of d.cpuData) { cpus.push({ offset: dataAt, size: data.length }); dataAt += data.length; }
+  const opt2At = dataAt;
+  section(0, 6, opts(opt2At));
+  const buf = new Out();
+  buf.bytes(new Uint8Array((cpus[0]?.offset ?? bufAt + 16) - (bufAt + 16)));
+  for (const data of d.cpuData) buf.bytes(data);
+  section(OPT.BUFFER, 7, buf);
+  const b2 = new Out();
+  const bo = new Out();
+  bo.u64(bufAt);
+  bo.str0('');
+  bo.str0(d.clock ? (/\[([^\]]*)\]/.exec(d.clock)?.[1] ?? '') : '');
+  bo.u32(d.pageSize);
+  bo.u32(d.cpuData.length);
+  cpus.forEach((c, i) => { bo.u32(i); bo.u64(c.offset); bo.u64(c.size); });
+  b2.option(OPT.BUFFER, bo.done());
+  b2.option(OPT.DONE, u64b(0));
+  section(0, 8, b2);
+  const st = new Out();
+  for (const n of V7_STRINGS) st.str0(n);
+  section(OPT.STRINGS, 9, st);
+  const file = Buffer.from(o.done());
+  file.writeBigUInt64LE(BigInt(optAt), firstOptAt);
+  return { file, cpus };
+}
+
 // ------------------------------------------------------------------------------- reading
 
 class In {

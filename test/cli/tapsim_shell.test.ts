@@ -1,0 +1,25 @@
+/**
+ * `tapsim shell` as a command: `exit N` ends an interactive session with status N (the lines after
+ * it are not run), and `exit` inside eval or `command` ends the shell, as Debian 12's dash does
+ * (checked on this host: `printf 'echo a; exit 3; echo b\necho c\n' | dash -i` prints a, status 3;
+ * `dash -c 'eval "exit 4"; echo no'` status 4; `dash -c 'command exit 5; echo no'` status 5).
+ */
+import { expect } from 'chai';
+import { spawnSync } from 'child_process';
+import * as path from 'path';
+
+const cli = path.join(__dirname, '..', '..', 'src', 'cli', 'tapsim_main.js');
+const run = (args: string[], input = '') => spawnSync(process.execPath, [cli, ...args], { input, encoding: 'latin1', timeout: 60000 });
+
+describe('tapsim shell: exit', function () {
+  this.timeout(60000);
+  it('exit N ends an interactive session with status N', () => {
+    const r = run(['shell'], 'echo a; exit 3; echo b\necho c\n');
+    expect(r.stdout.replace(/# /g, '')).to.equal('a\n');
+    expect(r.status).to.equal(3);
+  });
+  it('exit in eval and in command ends the shell', () => {
+    expect(run(['shell', '-c', 'eval "exit 4"; echo no'])).to.include({ stdout: '', status: 4 });
+    expect(run(['shell', '-c', 'command exit 5; echo no'])).to.include({ stdout: '', status: 5 });
+  });
+});
