@@ -24,12 +24,24 @@ function statOf(ino: Inode): StatInfo {
     atime: ino.atime, blocks: ext4 && (ino.isReg || ino.isDir) ? Math.ceil(size / 4096) * 8 : 0, dev: ST_DEV[ino.fs] ?? 0, blksize: 4096,
   };
 }
+/** fstat of the terminal a command writes to (a console file has no inode): the pseudo-terminal /dev/pts/0, crw--w---- 136,0 */
+const TTY_STAT: StatInfo = { ino: 3, mode: 0o20620, nlink: 1, uid: 0, gid: 5, size: 0, mtime: 0, isDir: false, isReg: false, isLnk: false, isChr: true, isBlk: false, rdev: 136 << 8 };
 fsStat.hook('stat', (m, _c, t, e) => {
   const flags = Number(e.a[3]);
   let ino: Inode | null;
+  if (flags & 0x1000 && fdOf(t, e.a[0])?.kind === 'console') { e.info = { ...TTY_STAT } as unknown as Record<string, unknown>; e.ret = 0; return H_CONT; }
   if (flags & 0x1000) ino = fdOf(t, e.a[0])?.inode ?? null;
   else ino = m.fs.lookup(String(e.a[1]), t.proc.cwd, (flags & 0x100) !== 0);
   if (!ino) { e.ret = (flags & 0x1000) ? -EBADF : -ENOENT; return H_CONT; }
+  e.info = statOf(ino) as unknown as Record<string, unknown>;
+  e.ret = 0;
+  return H_CONT;
+});
+/** statx(dfd, path, flags, mask, buf): the same lookup as newfstatat (AT_EMPTY_PATH 0x1000, AT_SYMLINK_NOFOLLOW 0x100) */
+fsStat.syscall('statx', (m, _c, t, e) => {
+  const flags = Number(e.a[2]);
+  const ino = flags & 0x1000 ? fdOf(t, e.a[0])?.inode ?? null : m.fs.lookup(String(e.a[1]), t.proc.cwd, (flags & 0x100) !== 0);
+  if (!ino) { e.ret = flags & 0x1000 ? -EBADF : -ENOENT; return H_CONT; }
   e.info = statOf(ino) as unknown as Record<string, unknown>;
   e.ret = 0;
   return H_CONT;

@@ -1,33 +1,128 @@
 /**
- * Address spaces (include/linux/mm_types.h): a process' `Mm` made of named regions (VMAs), the
- * state of each page of a region (absent, present, COW-shared after fork, swapped out), and the
- * swap devices.  The memory-management semantics are in mm/.
+ * Address spaces (include/linux/mm_types.h): a process' `Mm` made of VMAs (`Region`: start address,
+ * protection, the file and offset it maps, a state per page: absent, present, COW-shared after fork
+ * or read from a private file mapping, swapped out), the program break, the mmap area, and the swap
+ * devices.  The memory-management semantics are in mm/.
  */
 import type { Inode } from './fs';
 
 export const P_NONE = 0, P_PRESENT = 1, P_COW = 2, P_SWAPPED = 3;
+export const PAGE_SIZE = 4096;
+export const PROT_READ = 1, PROT_WRITE = 2, PROT_EXEC = 4;
 
 export class Region {
   pages: Uint8Array;
+  /** first address (page aligned) */
+  start = 0;
+  prot = PROT_READ | PROT_WRITE;
+  shared = false;
+  /** what /proc/<pid>/maps names the mapping: a path, [heap], [stack], [vvar], [vdso], '' */
+  label = '';
   constructor(readonly name: string, n: number, readonly file: Inode | null, readonly fileOff = 0) {
     this.pages = new Uint8Array(n);
   }
+  get end(): number { return this.start + this.pages.length * PAGE_SIZE; }
 }
+
+const hex = (n: number): string => n.toString(16);
 
 export class Mm {
   regions = new Map<string, Region>();
   rss = 0;
   swapents = 0;
   users = 1;
+  /** the next mmap without a hint ends here (top-down, as mm->mmap_base) */
+  mmapBase = 0x7f0000000000;
+  brkStart = 0;
+  brk = 0;
+  stackTop = 0;
+  /** where mappings the loader placed start: 'exe', 'ld.so', a library's file name, 'anonN' (N-th anonymous mmap) */
+  readonly bases = new Map<string, number>();
+  anonMaps = 0;
+  private seq = 0;
+
+  /** The named region, created (in the mmap area) or grown to n pages. */
   region(name: string, n: number, file: Inode | null = null, off = 0): Region {
     let r = this.regions.get(name);
     if (!r || r.pages.length < n) {
       const nr = new Region(name, n, file, off);
-      if (r) nr.pages.set(r.pages);
+      if (r) {
+        nr.pages.set(r.pages);
+        nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label;
+      } else {
+        nr.start = this.place(n);
+        nr.label = name === 'heap' ? '[heap]' : name === 'stack' ? '[stack]' : '';
+      }
       this.regions.set(name, nr);
       r = nr;
     }
     return r;
+  }
+
+  /** an unused range of n pages below mmapBase */
+  place(n: number): number {
+    let top = this.mmapBase;
+    for (;;) {
+      const start = top - n * PAGE_SIZE;
+      const hit = this.overlapping(start, top);
+      if (!hit.length) { this.mmapBase = Math.min(this.mmapBase, start); return start; }
+      top = Math.min(...hit.map((r) => r.start));
+    }
+  }
+
+  overlapping(start: number, end: number): Region[] {
+    const out: Region[] = [];
+    for (const r of this.regions.values()) if (r.start < end && r.end > start) out.push(r);
+    return out;
+  }
+
+  find(addr: number): Region | null {
+    for (const r of this.regions.values()) if (addr >= r.start && addr < r.end) return r;
+    return null;
+  }
+
+  /** Split the regions overlapping [start, end) at its bounds; returns the pieces inside it. */
+  carve(start: number, end: number): Region[] {
+    const inside: Region[] = [];
+    for (const r of this.overlapping(start, end)) {
+      const cuts = [r.start, Math.max(r.start, start), Math.min(r.end, end), r.end];
+      this.regions.delete(r.name);
+      for (let i = 0; i < 3; i++) {
+        const a = cuts[i], b = cuts[i + 1];
+        if (b <= a) continue;
+        const first = (a - r.start) / PAGE_SIZE;
+        const name = a === r.start ? r.name : `${r.name}@${hex(a)}`;
+        const piece = new Region(name, (b - a) / PAGE_SIZE, r.file, r.fileOff + (a - r.start));
+        piece.pages.set(r.pages.subarray(first, first + piece.pages.length));
+        piece.start = a; piece.prot = r.prot; piece.shared = r.shared; piece.label = r.label;
+        this.regions.set(name, piece);
+        if (i === 1) inside.push(piece);
+      }
+    }
+    return inside;
+  }
+
+  /** A mapping at `start` (page aligned) of n pages, replacing what was there (MAP_FIXED). */
+  mapAt(name: string, start: number, n: number, prot: number, file: Inode | null, off: number, label = ''): Region {
+    for (const r of this.carve(start, start + n * PAGE_SIZE)) this.regions.delete(r.name);
+    let key = name;
+    while (this.regions.has(key)) key = `${name}#${++this.seq}`;
+    const r = new Region(key, n, file, off);
+    r.start = start; r.prot = prot; r.label = label;
+    this.regions.set(key, r);
+    return r;
+  }
+
+  /** /proc/<pid>/maps */
+  mapsText(dev: (r: Region) => string): string {
+    const rs = [...this.regions.values()].filter((r) => r.pages.length).sort((a, b) => a.start - b.start);
+    let out = '';
+    for (const r of rs) {
+      const perms = `${r.prot & PROT_READ ? 'r' : '-'}${r.prot & PROT_WRITE ? 'w' : '-'}${r.prot & PROT_EXEC ? 'x' : '-'}${r.shared ? 's' : 'p'}`;
+      const head = `${hex(r.start).padStart(8, '0')}-${hex(r.end).padStart(8, '0')} ${perms} ${hex(r.file ? r.fileOff : 0).padStart(8, '0')} ${r.file ? dev(r) : '00:00'} ${r.file ? r.file.ino : 0}`;
+      out += r.label ? `${head.padEnd(73)}${r.label}\n` : `${head} \n`;
+    }
+    return out;
   }
 }
 

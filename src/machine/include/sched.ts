@@ -27,7 +27,13 @@ export interface SysOp { k: 'sys'; name: string; a: unknown[]; extra?: Record<st
 /** user-mode computation for `ns` nanoseconds */
 export interface CpuOp { k: 'cpu'; ns: number }
 /** touch user memory (page faults where not present / COW / swapped out) */
-export interface TouchOp { k: 'touch'; region: string; first: number; count: number; write: boolean }
+export interface TouchOp {
+  k: 'touch'; region: string; first: number; count: number; write: boolean;
+  /** one page at `first` pages from the mapping the loader placed as `base` (mm_types.ts Mm.bases), with x86 error code `code` */
+  base?: string; code?: number;
+  /** a fault taken in kernel mode (a syscall's copy to or from user memory) */
+  kernel?: boolean;
+}
 
 /** A user program: a generator of ops receiving syscall results. */
 export type Prog = Generator<Op, number, SysResult>;

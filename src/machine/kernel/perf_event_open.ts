@@ -410,11 +410,17 @@ perfEventOpen.syscall('perf_event_open', (m, _c, t, e) => {
   return H_CONT;
 });
 
-/** ioctl(fd, cmd, arg) on a perf event; other files: ENOTTY (the only ioctls the machine has). */
+/**
+ * ioctl(fd, cmd, arg) on a perf event; on a terminal (the console a command writes to, /dev/tty*):
+ * TCGETS and TIOCGWINSZ succeed (isatty(), ls's window size: 0x0 as the recorded serial console);
+ * other files: ENOTTY.
+ */
 perfEventOpen.syscall('ioctl', (_m, _c, t, e) => {
   const f = fdOf(t, (e.a as number[])[0]);
   if (!f) { e.ret = -EBADF; return H_CONT; }
   const p = f.pseudo as (PseudoOpen & { ioctl?(cmd: number): number }) | null;
-  e.ret = p?.ioctl ? p.ioctl(Number((e.a as number[])[1])) : -ENOTTY;
+  const cmd = Number((e.a as number[])[1]);
+  const tty = f.kind === 'console' || (f.inode !== null && f.inode.isChr && [4, 5, 136].includes(f.inode.rdev >> 8));
+  e.ret = p?.ioctl ? p.ioctl(cmd) : tty && (cmd === 0x5401 || cmd === 0x5413) ? 0 : -ENOTTY;
   return H_CONT;
 });

@@ -19,12 +19,15 @@ fault.cond('wp_swapcache', (_m, _c, _t, e) => e.swapcache === true);
 fault.cond('swapin_io', () => true);
 fault.cond('reclaim', (_m, _c, _t, e) => e.reclaim === true);
 fault.hook('fault', (m, c, _t, e) => {
-  m.mm.faultDone(e.kind as string, e.region as Region, e.idx as number, e.mm as Mm);
+  m.mm.faultDone(e.kind as string, e.region as Region, e.idx as number, e.mm as Mm, e.write !== false);
   // mm_account_fault(): a swap-in is a major fault (as pgmajfault), the others minor
   if (perfSw.active) perfSw.event(e.kind === 'swap' ? PERF_COUNT_SW_PAGE_FAULTS_MAJ : PERF_COUNT_SW_PAGE_FAULTS_MIN, c.ctx);
   return H_CONT;
 });
-fault.tpArgs('page_fault_user', (_m, _c, _t, e) => [0x7f0000000000 + (e.idx as number) * PAGE, { ip: 0 }, e.kind === 'wp' ? 7 : 6]);
+const faultAddr = (e: Record<string, unknown>): number => (e.address as number | undefined) ?? 0x7f0000000000 + (e.idx as number) * PAGE;
+const faultCode = (e: Record<string, unknown>): number => (e.code as number | undefined) ?? (e.kind === 'wp' ? 7 : 6);
+fault.tpArgs('page_fault_user', (_m, _c, _t, e) => [faultAddr(e), { ip: faultAddr(e) }, faultCode(e)]);
+fault.tpArgs('page_fault_kernel', (_m, _c, _t, e) => [faultAddr(e), { ip: 0 }, faultCode(e) & ~4]);
 fault.hook('swapin_wait', (m, _c, t, e) => {
   if (e.swWaited) return H_CONT;
   e.swWaited = true;

@@ -9,8 +9,9 @@ import { perfSw, PERF_COUNT_SW_PAGE_FAULTS } from '../kernel/perf_events';
 import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Process, Task, TouchOp } from '../include/sched';
 import type { Inode } from '../include/fs';
-import { Mm, Region, SwapDev, P_NONE, P_PRESENT, P_COW, P_SWAPPED } from '../include/mm_types';
+import { Mm, Region, SwapDev, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC } from '../include/mm_types';
 import { pushPath, newEnv } from '../paths/kexec';
+import { hash32 } from '../core/prng';
 import type { Sched } from '../kernel/sched/fair';
 import type { BlockLayer } from '../block/core';
 
@@ -22,8 +23,17 @@ export interface MmMachine extends CpuMachine {
   readonly mm: MemSys;
   readonly sched: Sched;
   readonly blk: BlockLayer;
-  readonly fs: { lookup(p: string, cwd?: string, nofollow?: boolean): Inode | null; readonly dirty: Set<Inode> };
+  readonly fs: { lookup(p: string, cwd?: string, nofollow?: boolean): Inode | null; pathOf(ino: Inode): string; readonly dirty: Set<Inode> };
 }
+
+/** A VMA of an ELF image as /proc/<pid>/maps shows it: [offset from the image's first VMA, length, perms, file offset (-1: anonymous)] */
+export type ImageVma = readonly [number, number, string, number];
+/** What exec maps (fs/binfmt_elf.c load_elf_binary): the program's PT_LOAD VMAs and the interpreter's. */
+export interface ExecImage { exe: readonly ImageVma[]; interp: readonly ImageVma[]; interpPath: string }
+
+const protOf = (perms: string): number => (perms[0] === 'r' ? PROT_READ : 0) | (perms[1] === 'w' ? PROT_WRITE : 0) | (perms[2] === 'x' ? PROT_EXEC : 0);
+/** x86 page fault error code bits (arch/x86/include/asm/trap_pf.h) */
+const PF_WRITE = 2, PF_USER = 4;
 
 export class MemSys {
   readonly totalPages: number;
@@ -61,23 +71,63 @@ export class MemSys {
   get swapTotal(): number { return this.swaps.reduce((a, s) => a + s.slots, 0); }
   get swapUsed(): number { return this.swaps.reduce((a, s) => a + s.used, 0); }
 
-  newMm(p: Process, exe: string): Mm {
+  /**
+   * The address space exec builds (fs/binfmt_elf.c): the program's segments at a randomized base
+   * (ASLR, from the pid: no draw from the machine's PRNG), the interpreter's below the mmap base,
+   * the stack (132 KiB, as the guest's maps show after start-up), [vvar] and [vdso] above it; the
+   * heap starts after the program's bss (brk). Without an image (services started at boot, a program
+   * the loader has no data for): one text VMA of the file, the heap and the stack.
+   */
+  newMm(p: Process, exe: string, image?: ExecImage): Mm {
     const mm = new Mm();
+    const h = hash32(p.tgid * 2654435761);
+    const exeBase = 0x555555554000 + (h % 0x100000) * PAGE_SIZE * 16;
+    mm.mmapBase = 0x7f0000000000 + (hash32(h) % 0x200000) * PAGE_SIZE * 8;
+    mm.stackTop = 0x7ffc00000000 + (hash32(h + 1) % 0x100000) * PAGE_SIZE * 4;
     const exeIno = this.m.fs.lookup(exe);
-    mm.region('text', 64, exeIno);
-    mm.region('heap', 64);
-    mm.region('stack', 16);
+    if (image) {
+      let end = exeBase;
+      for (const [off, len, perms, foff] of image.exe) {
+        // the executable segment keeps the name 'text' (task_objects' start_code/end_code)
+        const name = perms[2] === 'x' ? 'text' : off === 0 ? 'exe' : `exe+${off.toString(16)}`;
+        mm.mapAt(name, exeBase + off, len / PAGE_SIZE, protOf(perms), foff >= 0 ? exeIno : null, Math.max(0, foff), foff >= 0 && exeIno ? this.m.fs.pathOf(exeIno) : '');
+        end = Math.max(end, exeBase + off + len);
+      }
+      mm.bases.set('exe', exeBase);
+      const ldIno = this.m.fs.lookup(image.interpPath);
+      const ldPath = ldIno ? this.m.fs.pathOf(ldIno) : image.interpPath;
+      const span = image.interp.reduce((a, v) => Math.max(a, v[0] + v[1]), 0);
+      const ldBase = mm.place(span / PAGE_SIZE);
+      for (const [off, len, perms, foff] of image.interp) {
+        mm.mapAt(`ld.so+${off.toString(16)}`, ldBase + off, len / PAGE_SIZE, protOf(perms), ldIno, Math.max(0, foff), ldPath);
+      }
+      mm.bases.set('ld.so', ldBase);
+      mm.brkStart = mm.brk = end + ((hash32(h + 2) % 0x2000) + 1) * PAGE_SIZE * 8;
+    } else {
+      mm.mapAt('text', exeBase, 64, PROT_READ | PROT_EXEC, exeIno, 0, exe);
+      mm.brkStart = mm.brk = exeBase + 64 * PAGE_SIZE + 0x2000000;
+      mm.mapAt('heap', mm.brk, 64, PROT_READ | PROT_WRITE, null, 0, '[heap]');
+      mm.brk += 64 * PAGE_SIZE;
+    }
+    mm.bases.set('heap', mm.brkStart);
+    mm.mapAt('stack', mm.stackTop - 33 * PAGE_SIZE, 33, PROT_READ | PROT_WRITE, null, 0, '[stack]');
+    const vvar = mm.stackTop + ((hash32(h + 3) % 0x4000) + 64) * PAGE_SIZE;
+    mm.mapAt('vvar', vvar, 4, PROT_READ, null, 0, '[vvar]');
+    mm.mapAt('vdso', vvar + 4 * PAGE_SIZE, 2, PROT_READ | PROT_EXEC, null, 0, '[vdso]');
+    mm.bases.set('vdso', vvar + 4 * PAGE_SIZE);
     return mm;
   }
 
+  /** fork (kernel/fork.c dup_mmap): the same VMAs; anonymous and private-written pages become COW-shared. */
   dupMm(src: Mm, p: Process): Mm {
     const mm = new Mm();
     for (const [k, r] of src.regions) {
       const nr = new Region(k, r.pages.length, r.file, r.fileOff);
+      nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label;
       for (let i = 0; i < r.pages.length; i++) {
         const s = r.pages[i];
         if (s === P_PRESENT || s === P_COW) {
-          const st = r.file ? P_PRESENT : P_COW;
+          const st = r.file && r.shared ? P_PRESENT : P_COW;
           r.pages[i] = st;
           nr.pages[i] = st;
           mm.rss++;
@@ -85,6 +135,10 @@ export class MemSys {
       }
       mm.regions.set(k, nr);
     }
+    mm.mmapBase = src.mmapBase; mm.brkStart = src.brkStart; mm.brk = src.brk; mm.stackTop = src.stackTop;
+    mm.anonMaps = src.anonMaps;
+    for (const [k, v] of src.bases) mm.bases.set(k, v);
+    void p;
     return mm;
   }
 
@@ -163,25 +217,49 @@ export class MemSys {
     this.pgsteal += v.file + v.anon.length;
   }
 
-  /** Page faults for a touch op; false when a fault path was pushed (resume after it). */
+  /**
+   * Page faults for a touch op; false when a fault path was pushed (resume after it).  A touch names
+   * a region and pages (`region`, `first`, `count`), or, with `base`, one page at an offset from a
+   * mapping the loader placed (mm.bases: `exe`, `ld.so`, a library, `heap`, `anonN`; `stack`: pages
+   * below the top) with the x86 error code the real fault had.
+   */
   touch(c: Cpu, t: Task, op: TouchOp): boolean {
     const mm = t.proc.mm;
     if (!mm) return true;
-    const r = mm.region(op.region, op.first + op.count);
-    let i = (t.scratch.touchI as number | undefined) ?? op.first;
-    const end = op.first + op.count;
+    let r: Region;
+    let i: number;
+    let end: number;
+    let write = op.write;
+    if (op.base) {
+      const base = op.base === 'stack' ? mm.stackTop - (op.first + 1) * PAGE_SIZE : mm.bases.get(op.base);
+      const addr = base === undefined ? -1 : op.base === 'stack' ? base : base + op.first * PAGE_SIZE;
+      const hit = addr >= 0 ? mm.find(addr) : null;
+      if (!hit) return true;
+      r = hit;
+      i = (addr - r.start) / PAGE_SIZE;
+      end = i + 1;
+      write = ((op.code ?? 0) & PF_WRITE) !== 0;
+    } else {
+      r = mm.region(op.region, op.first + op.count);
+      i = (t.scratch.touchI as number | undefined) ?? op.first;
+      end = op.first + op.count;
+    }
     for (; i < end; i++) {
       const s = r.pages[i];
       let kind = '';
-      if (s === P_NONE) kind = r.file ? 'file' : 'anon';
-      else if (s === P_COW && op.write) kind = 'wp';
+      if (s === P_NONE) kind = r.file && !(write && !r.shared) ? 'file' : 'anon';
+      else if (s === P_COW && write) kind = 'wp';
       else if (s === P_SWAPPED) kind = 'swap';
       else { this.m.now += 3; continue; }
-      t.scratch.touchI = i + 1;
+      if (!op.base) t.scratch.touchI = i + 1;
       this.pgfault++;
       if (perfSw.active) perfSw.event(PERF_COUNT_SW_PAGE_FAULTS, c.ctx);
       const low = this.freePages < this.minPages;
-      pushPath(t.ks, 'page_fault', newEnv('page_fault', { kind, region: r, idx: i, mm, reclaim: low }));
+      const code = op.code ?? (PF_USER | (write ? PF_WRITE : 0) | (s !== P_NONE ? 1 : 0));
+      const env = newEnv('page_fault', { kind, region: r, idx: i, mm, reclaim: low, address: r.start + i * PAGE_SIZE, code, write });
+      // the fault's kernel path (paths/templates/mm.ts page_fault: exc_page_fault, handle_mm_fault ...);
+      // its %fault hook (mm/fault.ts) applies the page's new state
+      pushPath(t.ks, 'page_fault', env);
       return false;
     }
     t.scratch.touchI = undefined;
@@ -189,9 +267,11 @@ export class MemSys {
   }
 
   /** Apply a resolved fault. */
-  faultDone(kind: string, r: Region, i: number, mm: Mm): void {
+  faultDone(kind: string, r: Region, i: number, mm: Mm, write = true): void {
+    if (r.pages[i] === P_PRESENT) return;
     if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
-    else if (kind === 'file') { r.pages[i] = P_PRESENT; mm.rss++; }
+    // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
+    else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }
     else if (kind === 'wp') { this.cowFaults++; this.allocPage('anon'); r.pages[i] = P_PRESENT; this.addAnonLru(r, i, mm); }
     else if (kind === 'swap') {
       this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; mm.swapents--; this.swapFreeSlot(); this.pswpin++; this.pgmajfault++;

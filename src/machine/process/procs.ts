@@ -13,6 +13,7 @@ import { U, ProgramMain } from './user';
 import { OpenFile, ConsoleFile } from '../include/fs';
 import type { FsMachine } from '../fs/namei';
 import { sendSignal } from '../kernel/signal';
+import { execImage, startProgram } from './ldso';
 
 /** The machine as the process layer uses it: everything below, and its process table. */
 export interface ProcMachine extends FsMachine {
@@ -223,11 +224,12 @@ export class Procs {
     p.exe = exe;
     p.argv = argv;
     if (p.mm) this.m.mm.releaseMm(p.mm);
-    p.mm = this.m.mm.newMm(p, exe);
+    p.mm = this.m.mm.newMm(p, exe, execImage(exe));
     for (const [sig, h] of p.sigHandlers) if (typeof h === 'function') p.sigHandlers.set(sig, 'default');
     t.comm = exe.slice(exe.lastIndexOf('/') + 1).slice(0, 15);
     const u = new U(this.m, t);
-    t.prog = main(u, argv);
+    // the new image runs ld.so and libc's start-up before main (process/ldso.ts)
+    t.prog = startProgram(u, exe, main(u, argv), argv);
     t.op = null;
     return true;
   }

@@ -85,6 +85,62 @@ void enc; void dec;
 /** The per-process "libc": generator helpers issuing system calls. */
 export class U {
   constructor(readonly m: UserMachine, readonly t: Task) {}
+  private mallocReady = false;
+  /** stdout's stdio buffer: unset until the first output, then line (a terminal) or full (BUFSIZ = st_blksize) */
+  private outMode: '' | 'line' | 'full' | 'none' = '';
+  private outBuf = '';
+  private outSize = 4096;
+  /**
+   * malloc's first call (glibc 2.36 malloc/malloc.c): tcache_key_initialize's getrandom(8,
+   * GRND_NONBLOCK), then sbrk of the main arena: brk(NULL), brk(+132 KiB).
+   */
+  *malloc(): Generator<Op, void, SysResult> {
+    if (this.mallocReady) return;
+    this.mallocReady = true;
+    yield* this.sys('getrandom', [0, 8, 1]);
+    const cur = (yield* this.sys('brk', [0])).ret;
+    yield* this.sys('brk', [cur + 0x21000]);
+  }
+  /** isatty(fd): ioctl(fd, TCGETS) */
+  *isatty(fd: number): Generator<Op, boolean, SysResult> {
+    return (yield* this.sys('ioctl', [fd, 0x5401, 0])).ret === 0;
+  }
+  /**
+   * stdio output on stdout (libio): the first output allocates the buffer (fstat of fd 1; a
+   * character device is asked TCGETS and, a terminal, is line buffered: a write per completed line
+   * batch); other files are fully buffered by st_blksize.
+   */
+  *printf(s: string): Generator<Op, void, SysResult> {
+    if (!this.outMode) {
+      yield* this.malloc();
+      const st = yield* this.fstat(1);
+      if (typeof st === 'number') this.outMode = 'full';
+      else this.outMode = st.isChr && (yield* this.isatty(1)) ? 'line' : 'full';
+    }
+    this.outBuf += s;
+    if (this.outMode === 'line') {
+      const nl = this.outBuf.lastIndexOf('\n');
+      if (nl >= 0 || this.outBuf.length >= 1024) {
+        const cut = nl >= 0 ? nl + 1 : this.outBuf.length;
+        yield* this.writeAll(1, this.outBuf.slice(0, cut));
+        this.outBuf = this.outBuf.slice(cut);
+      }
+      return;
+    }
+    while (this.outBuf.length >= this.outSize) {
+      yield* this.writeAll(1, this.outBuf.slice(0, this.outSize));
+      this.outBuf = this.outBuf.slice(this.outSize);
+    }
+  }
+  *fflush(): Generator<Op, void, SysResult> {
+    if (this.outBuf) { const b = this.outBuf; this.outBuf = ''; yield* this.writeAll(1, b); }
+  }
+  /** gnulib's close_stdout (atexit of coreutils): flush stdout, close(1), close(2) */
+  *closeStdout(): Generator<Op, void, SysResult> {
+    yield* this.fflush();
+    yield* this.close(1);
+    yield* this.close(2);
+  }
   get pid(): number { return this.t.pid; }
   get argv(): string[] { return this.t.proc.argv; }
   *sys(name: string, a: unknown[], extra?: Record<string, unknown>): Generator<Op, SysResult, SysResult> {
@@ -105,12 +161,18 @@ export class U {
   *pwrite(fd: number, data: Uint8Array, off: number): Generator<Op, SysResult, SysResult> {
     return yield* this.sys('pwrite64', [fd, 0, data.length, off], { buf: data });
   }
-  /** write all of data (looping over short writes) */
+  /**
+   * write all of data: one write(2) (dd's 8 MiB block to /dev/null is one call); to a pipe or a socket
+   * in 64 KiB pieces (the machine's pipe and socket writes return after what fits, where the kernel's
+   * blocking pipe_write would wait for room), looping over short writes
+   */
   *writeAll(fd: number, data: string | Uint8Array): Generator<Op, number, SysResult> {
     let b = toBytes(data);
     let total = 0;
+    const kind = this.t.proc.fds[fd]?.kind;
+    const piece = kind === 'pipe_w' || kind === 'sock' ? 65536 : Infinity;
     while (b.length) {
-      const r = yield* this.write(fd, b.length > 65536 ? b.subarray(0, 65536) : b);
+      const r = yield* this.write(fd, b.length > piece ? b.subarray(0, piece) : b);
       if (r.ret <= 0) return r.ret < 0 ? r.ret : total;
       total += r.ret;
       b = b.subarray(r.ret);
@@ -135,6 +197,11 @@ export class U {
     return (yield* this.sys('openat', [-100, p, flags, mode])).ret;
   }
   *close(fd: number): Generator<Op, number, SysResult> { return (yield* this.sys('close', [fd])).ret; }
+  /** statx(AT_FDCWD, p, AT_NO_AUTOMOUNT | nofollow, mask) */
+  *statx(p: string, mask: number, nofollow = false): Generator<Op, StatInfo | number, SysResult> {
+    const r = yield* this.sys('statx', [-100, p, 0x800 | (nofollow ? 0x100 : 0), mask, 0]);
+    return r.ret < 0 ? r.ret : (r.info as unknown as StatInfo);
+  }
   *stat(p: string, nofollow = false): Generator<Op, StatInfo | number, SysResult> {
     const r = yield* this.sys('newfstatat', [-100, p, 0, nofollow ? 0x100 : 0]);
     return r.ret < 0 ? r.ret : (r.info as unknown as StatInfo);

@@ -4,6 +4,8 @@ import { S_IFREG, Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
 import { populateProc, populateKernelLists } from '../fs/procfs';
+import { installLoaderFiles } from '../process/ldso';
+import { procPidFile } from '../fs/proc_pid';
 import { machineNsOf } from './libc_time';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
@@ -154,6 +156,9 @@ export function populate(m: FsMachine, fs: Fs): void {
     const size = DEBIAN_FILES[p]?.[0] ?? 40000;
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + p.length), o, l) }, 0o755);
   }
+  installLoaderFiles(fs, (seed) => (o, l) => synthBytes(seed, o, l));
+  // /proc/<pid>/maps: the process' VMAs (include/mm_types.ts Mm.mapsText); files on the root fs are 08:01
+  procPidFile('maps', (t) => (t.proc.mm ? t.proc.mm.mapsText((r) => (r.file?.fs === 'ext4' ? '08:01' : '00:05')) : ''));
   installTimes(m, fs);
   void S_IFREG; void KERNEL_RELEASE;
 }

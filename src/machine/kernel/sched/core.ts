@@ -106,6 +106,9 @@ function switchTo(m: SchedMachine, c: Cpu): number {
     // woken by another CPU after %pick dequeued it, while still switching out (ttwu's on_cpu
     // wait): queue it now that it is off the CPU
     m.sched.enqueue(prev, c, true);
+    // ...and, this CPU going idle, it reschedules at once (the wakeup's resched IPI): else the task
+    // waits on an idle CPU's queue with nothing to run it
+    if (next.idle) { c.needResched = true; m.kick(c, m.now); }
   }
   if (prev.state & TASK_DEAD) {
     prev.ks.frames.length = 0;

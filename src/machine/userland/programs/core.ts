@@ -60,30 +60,49 @@ function grepPattern(pat: string, flags: string): { test(s: string): boolean } |
 export const programs: Record<string, ProgramMain> = {
   true: function* () { return 0; },
   false: function* () { return 1; },
+  /** coreutils echo: the first malloc (setlocale), stdio output, close_stdout */
   echo: function* (u, argv) {
     let a = argv.slice(1);
     let nl = true;
     if (a[0] === '-n') { nl = false; a = a.slice(1); }
-    yield* u.out(a.join(' ') + (nl ? '\n' : ''));
+    yield* u.malloc();
+    yield* u.printf(a.join(' ') + (nl ? '\n' : ''));
+    yield* u.closeStdout();
     return 0;
   },
+  /**
+   * coreutils cat: fstat of the output, then per file: open, fstat, posix_fadvise(SEQUENTIAL), a
+   * 128 KiB buffer (mmap'd: past malloc's mmap threshold), read/write until EOF (write(2), no stdio)
+   */
   cat: function* (u, argv) {
     const files = argv.slice(1);
     let st = 0;
-    if (!files.length) yield* catFd(u, 0);
-    for (const f of files) {
-      if (f === '-') { yield* catFd(u, 0); continue; }
-      const fd = yield* u.open(f);
+    yield* u.malloc();
+    yield* u.fstat(1);
+    for (const f of files.length ? files : ['-']) {
+      const fd = f === '-' ? 0 : yield* u.open(f);
       if (fd < 0) { yield* u.err(`cat: ${f}: No such file or directory\n`); st = 1; continue; }
-      yield* catFd(u, fd);
-      yield* u.close(fd);
+      yield* u.fstat(fd);
+      yield* u.sys('fadvise64', [fd, 0, 0, 2]);
+      yield* u.mmap('catbuf', 34);
+      for (;;) {
+        const r = yield* u.read(fd, 131072);
+        if (r.ret <= 0 || !r.data) break;
+        yield* u.writeAll(1, r.data);
+      }
+      yield* u.munmap('catbuf');
+      if (fd !== 0) yield* u.close(fd);
     }
+    yield* u.closeStdout();
     return st;
   },
   sleep: function* (u, argv) {
     const s = parseFloat(argv[1] ?? '0');
-    if (Number.isNaN(s)) { yield* u.err(`sleep: invalid time interval '${argv[1]}'\n`); return 1; }
-    yield* u.nanosleep(Math.round(s * 1e9));
+    yield* u.malloc();
+    if (Number.isNaN(s)) { yield* u.err(`sleep: invalid time interval '${argv[1]}'\n`); yield* u.closeStdout(); return 1; }
+    // xnanosleep: clock_nanosleep(CLOCK_REALTIME, 0, ...)
+    yield* u.sys('clock_nanosleep', [0, 0, Math.round(s * 1e9), 0]);
+    yield* u.closeStdout();
     return 0;
   },
   touch: function* (u, argv) {
@@ -150,84 +169,174 @@ export const programs: Record<string, ProgramMain> = {
     if (r < 0) { yield* u.err(`mv: cannot stat '${a[0]}': No such file or directory\n`); return 1; }
     return 0;
   },
+  /**
+   * GNU grep 3.8: c-stack's overflow handler (it reads /proc/self/maps through an 8 KiB mmap'd buffer,
+   * then sigaltstack and SIGSEGV's action), fstat of the output and stat of /dev/null (output to
+   * /dev/null stops at the first match), each file opened O_RDONLY|O_NOCTTY, fstat'd and read 96 KiB
+   * at a time; matches through stdio; close_stdout.
+   */
   grep: function* (u, argv) {
     const flags = argv.slice(1).filter((a) => a.startsWith('-') && a !== '-').join('');
     const rest = argv.slice(1).filter((a) => !a.startsWith('-') || a === '-');
     const pat = rest[0];
-    if (pat === undefined) { yield* u.err('Usage: grep [OPTION]... PATTERNS [FILE]...\nTry \'grep --help\' for more information.\n'); return 2; }
+    yield* u.malloc();
+    const maps = yield* u.open('/proc/self/maps');
+    if (maps >= 0) {
+      yield* u.mmap('grepmaps', 2);
+      yield* u.lseek(maps, 0, 0);
+      let want = 8192;
+      for (;;) { const r = yield* u.read(maps, want); if (r.ret <= 0) break; want = Math.max(1, want - r.ret); }
+      yield* u.close(maps);
+      yield* u.munmap('grepmaps');
+    }
+    yield* u.sys('sigaltstack', [0, 0]);
+    yield* u.sys('rt_sigaction', [11, 0, 0, 8]);
+    yield* u.sys('rt_sigaction', [11, 0, 0, 8]);
+    if (pat === undefined) { yield* u.err('Usage: grep [OPTION]... PATTERNS [FILE]...\nTry \'grep --help\' for more information.\n'); yield* u.closeStdout(); return 2; }
     const re = grepPattern(pat, flags);
-    if (typeof re === 'string') { yield* u.err(`grep: ${re}\n`); return 2; }
+    if (typeof re === 'string') { yield* u.err(`grep: ${re}\n`); yield* u.closeStdout(); return 2; }
+    yield* u.fstat(1);
+    yield* u.stat('/dev/null');
     const files = rest.slice(1);
     let found = false;
     let count = 0;
     let st = 0;
-    for (const f of files.length ? files : [null]) {
-      const text = yield* readText(u, f === '-' ? null : f);
-      if (text === null) { yield* u.err(`grep: ${f}: No such file or directory\n`); st = 2; continue; }
-      let out = '';
-      const lines = text.split('\n');
-      if (lines[lines.length - 1] === '') lines.pop();
-      for (const [n, l] of lines.entries()) {
-        if (re.test(l) !== flags.includes('v')) {
-          found = true; count++;
-          if (!flags.includes('c') && !flags.includes('q')) out += (files.length > 1 && !flags.includes('h') ? `${f}:` : '') + (flags.includes('n') ? `${n + 1}:` : '') + l + '\n';
+    for (const f of files.length ? files : ['-']) {
+      const fd = f === '-' ? 0 : yield* u.open(f, 0x100);
+      if (fd < 0) { yield* u.err(`grep: ${f}: No such file or directory\n`); st = 2; continue; }
+      yield* u.fstat(fd);
+      let partial = '';
+      let n = 0;
+      for (;;) {
+        const r = yield* u.read(fd, 98304);
+        const eof = r.ret <= 0 || !r.data;
+        const lines = (partial + (eof ? '' : bytesToString(r.data))).split('\n');
+        partial = eof ? '' : lines.pop() as string;
+        if (eof && lines[lines.length - 1] === '') lines.pop();
+        for (const l of lines) {
+          n++;
+          if (re.test(l) !== flags.includes('v')) {
+            found = true; count++;
+            if (!flags.includes('c') && !flags.includes('q')) yield* u.printf((files.length > 1 && !flags.includes('h') ? `${f}:` : '') + (flags.includes('n') ? `${n}:` : '') + l + '\n');
+          }
         }
+        if (eof) break;
       }
-      yield* u.out(out);
+      if (fd !== 0) yield* u.close(fd);
     }
-    if (flags.includes('c')) yield* u.out(`${count}\n`);
+    if (flags.includes('c')) yield* u.printf(`${count}\n`);
+    yield* u.closeStdout();
     return st || (found ? 0 : 1);
   },
-  /** head [-n N | -nN | -N | --lines=N] [FILE...]: the first N lines (a header per file when several) */
+  /**
+   * head [-n N | -nN | -N | --lines=N | -c N] [FILE...]: the first N lines or bytes (a header per file
+   * when several). coreutils head.c: lines are read BUFSIZ (8192) at a time and, the input being
+   * seekable, the offset put back after the last line printed (lseek SEEK_CUR); bytes are read
+   * min(BUFSIZ, what is left); output through stdio; close_stdout.
+   */
   head: function* (u, argv) {
-    let n = 10, arg = '10';
+    let n = 10, arg = '10', bytes = false;
     const files: string[] = [];
     for (let i = 1; i < argv.length; i++) {
       const a = argv[i];
+      if (a === '-c' || /^-c./.test(a)) { bytes = true; arg = a === '-c' ? argv[++i] ?? '' : a.slice(2); n = /^\d+$/.test(arg) ? Number(arg) : NaN; continue; }
       const opt = a === '-n' ? argv[++i] ?? '' : /^-n./.test(a) ? a.slice(2) : /^-\d/.test(a) ? a.slice(1) : a.startsWith('--lines=') ? a.slice(8) : null;
       if (opt === null) files.push(a);
       else { arg = opt; n = /^\d+$/.test(opt) ? Number(opt) : NaN; }
     }
-    if (Number.isNaN(n)) { yield* u.err(`head: invalid number of lines: '${arg}'\n`); return 1; }
+    yield* u.malloc();
+    if (Number.isNaN(n)) { yield* u.err(`head: invalid number of ${bytes ? 'bytes' : 'lines'}: '${arg}'\n`); yield* u.closeStdout(); return 1; }
     let status = 0;
-    const list = files.length ? files : [null];
+    const list = files.length ? files : ['-'];
     for (const [k, f] of list.entries()) {
-      const t = yield* readText(u, f);
-      if (t === null) { yield* u.err(`head: cannot open '${f}' for reading: No such file or directory\n`); status = 1; continue; }
-      if (list.length > 1) yield* u.out(`${k ? '\n' : ''}==> ${f} <==\n`);
-      let end = 0;
-      for (let l = 0; l < n && end < t.length; l++) { const nl = t.indexOf('\n', end); end = nl < 0 ? t.length : nl + 1; }
-      yield* u.out(t.slice(0, end));
+      const fd = f === '-' ? 0 : yield* u.open(f);
+      if (fd < 0) { yield* u.err(`head: cannot open '${f}' for reading: No such file or directory\n`); status = 1; continue; }
+      if (list.length > 1) yield* u.printf(`${k ? '\n' : ''}==> ${f === '-' ? 'standard input' : f} <==\n`);
+      if (bytes) {
+        let left = n;
+        while (left > 0) {
+          const r = yield* u.read(fd, Math.min(8192, left));
+          if (r.ret <= 0 || !r.data) break;
+          left -= r.ret;
+          yield* u.fflush();
+          yield* u.writeAll(1, r.data);
+        }
+      } else {
+        let lines = 0;
+        while (lines < n) {
+          const r = yield* u.read(fd, 8192);
+          if (r.ret <= 0 || !r.data) break;
+          const t = bytesToString(r.data);
+          let end = 0;
+          while (lines < n && end < t.length) { const nl = t.indexOf('\n', end); end = nl < 0 ? t.length : nl + 1; if (nl >= 0) lines++; }
+          if (lines >= n && end < t.length) yield* u.lseek(fd, end - t.length, 1);
+          for (const line of t.slice(0, end).split(/(?<=\n)/)) if (line) yield* u.printf(line);
+        }
+      }
+      if (fd !== 0) yield* u.close(fd);
     }
+    yield* u.closeStdout();
     return status;
   },
+  /**
+   * tail -n N FILE (coreutils tail.c tail_lines on a regular file): fstat, lseek(0, SEEK_CUR),
+   * lseek(0, SEEK_END), then reading back from the end in BUFSIZ blocks (a file under BUFSIZ: one
+   * read of its size from the start), output through stdio, a last read of 0 bytes; close_stdout.
+   */
   tail: function* (u, argv) {
-    const n = argv[1] === '-n' ? Number(argv[2]) : argv[1]?.startsWith('-') ? Number(argv[1].slice(1)) : 10;
-    const f = argv.slice(1).filter((a) => !a.startsWith('-') && a !== String(n)).pop() ?? null;
-    // keep only the last n lines while streaming
-    const fd = f === null ? 0 : yield* u.open(f);
-    if (fd < 0) return 1;
-    let keep: string[] = [];
-    let partial = '';
-    for (;;) {
-      const r = yield* u.read(fd, 65536);
-      if (r.ret <= 0 || !r.data) break;
-      const parts = (partial + bytesToString(r.data)).split('\n');
-      partial = parts.pop() as string;
-      keep = keep.concat(parts).slice(-n);
+    let n = 10;
+    const files: string[] = [];
+    for (let i = 1; i < argv.length; i++) {
+      const a = argv[i];
+      if (a === '-n') n = Number(argv[++i]);
+      else if (/^-n?\d+$/.test(a)) n = Number(a.replace(/^-n?/, ''));
+      else files.push(a);
     }
-    if (partial) keep = keep.concat([partial]).slice(-n);
-    yield* u.out(keep.map((l) => l + '\n').join(''));
+    yield* u.malloc();
+    const f = files[0] ?? '-';
+    const fd = f === '-' ? 0 : yield* u.open(f);
+    if (fd < 0) { yield* u.err(`tail: cannot open '${f}' for reading: No such file or directory\n`); yield* u.closeStdout(); return 1; }
+    const st = yield* u.fstat(fd);
+    let text = '';
+    if (typeof st !== 'number' && st.isReg) {
+      yield* u.lseek(fd, 0, 1);
+      const size = yield* u.lseek(fd, 0, 2);
+      const start = Math.max(0, size - (size % 8192 || 8192));
+      yield* u.lseek(fd, start, 0);
+      const r = yield* u.read(fd, size - start);
+      text = bytesToString(r.data);
+      let pos = start;
+      while ((text.match(/\n/g) ?? []).length <= n && pos > 0) {
+        pos -= 8192;
+        yield* u.lseek(fd, pos, 0);
+        text = bytesToString((yield* u.read(fd, 8192)).data) + text;
+      }
+    } else {
+      for (;;) { const r = yield* u.read(fd, 8192); if (r.ret <= 0 || !r.data) break; text += bytesToString(r.data); }
+    }
+    const lines = text.split(/(?<=\n)/).filter(Boolean);
+    for (const l of lines.slice(-n)) yield* u.printf(l);
+    if (typeof st !== 'number' && st.isReg) yield* u.read(fd, 0);
+    if (fd !== 0) yield* u.close(fd);
+    yield* u.closeStdout();
     return 0;
   },
+  /** coreutils wc: open, posix_fadvise(SEQUENTIAL), 16 KiB reads, the counts through stdio, close_stdout */
   wc: function* (u, argv) {
     const f = argv.slice(1).filter((a) => !a.startsWith('-'))[0] ?? null;
-    const t = yield* readText(u, f);
-    if (t === null) return 1;
+    yield* u.malloc();
+    const fd = f === null ? 0 : yield* u.open(f);
+    if (fd < 0) { yield* u.err(`wc: ${f}: No such file or directory\n`); yield* u.closeStdout(); return 1; }
+    yield* u.sys('fadvise64', [fd, 0, 0, 2]);
+    let t = '';
+    for (;;) { const r = yield* u.read(fd, 16384); if (r.ret <= 0 || !r.data) break; t += bytesToString(r.data); }
     const l = (t.match(/\n/g) ?? []).length;
     const w = t.split(/\s+/).filter(Boolean).length;
-    if (argv.includes('-l')) yield* u.out(`${l}${f ? ' ' + f : ''}\n`);
-    else yield* u.out(`${String(l).padStart(7)} ${String(w).padStart(7)} ${String(t.length).padStart(7)}${f ? ' ' + f : ''}\n`);
+    const only = argv.includes('-l') ? l : argv.includes('-w') ? w : argv.includes('-c') ? t.length : null;
+    if (only !== null) yield* u.printf(`${only}${f ? ' ' + f : ''}\n`);
+    else yield* u.printf(`${String(l).padStart(7)} ${String(w).padStart(7)} ${String(t.length).padStart(7)}${f ? ' ' + f : ''}\n`);
+    if (fd !== 0) yield* u.close(fd);
+    yield* u.closeStdout();
     return 0;
   },
   xxd: function* (u, argv) {
@@ -251,41 +360,69 @@ export const programs: Record<string, ProgramMain> = {
     if (carry.length) yield* u.writeAll(1, xxdLine(off, carry));
     return 0;
   },
+  /**
+   * coreutils dd: SIGINT's and SIGUSR1's actions, the first malloc, if= opened (iflag=direct:
+   * O_DIRECT) and dup2'd to 0, lseek(0, 0, SEEK_CUR), of= opened O_WRONLY|O_CREAT|O_TRUNC (oflag=direct:
+   * O_DIRECT) and dup2'd to 1, the buffer (mmap'd past malloc's 128 KiB threshold), read/write of bs
+   * until count or EOF, fsync for conv=fsync, close(0), close(1), the statistics in three writes to
+   * stderr, close(2).
+   */
   dd: function* (u, argv) {
     const o: Record<string, string> = {};
     for (const a of argv.slice(1)) { const i = a.indexOf('='); if (i > 0) o[a.slice(0, i)] = a.slice(i + 1); }
     const bs = num(o.bs, 512);
     const count = o.count !== undefined ? Number(o.count) : Infinity;
-    // iflag=direct / oflag=direct: O_DIRECT on that file (coreutils dd's open flags)
-    const direct = (v: string | undefined) => ((v ?? '').split(',').includes('direct') ? O_DIRECT : 0);
-    const ifd = o.if ? yield* u.open(o.if, direct(o.iflag)) : 0;
-    if (ifd < 0) { yield* u.err(`dd: failed to open '${o.if}': No such file or directory\n`); return 1; }
-    const ofd = o.of ? yield* u.open(o.of, O_WRONLY | O_CREAT | (o.conv?.split(',').includes('notrunc') ? 0 : O_TRUNC) | direct(o.oflag)) : 1;
+    yield* u.sys('rt_sigaction', [2, 0, 0, 8]);
+    yield* u.sys('rt_sigaction', [10, 0, 0, 8]);
+    yield* u.malloc();
+    const direct = (flag: string | undefined): number => ((flag ?? '').split(',').includes('direct') ? O_DIRECT : 0);
+    if (o.if) {
+      const fd = yield* u.open(o.if, direct(o.iflag));
+      if (fd < 0) { yield* u.err(`dd: failed to open '${o.if}': No such file or directory\n`); return 1; }
+      yield* u.dup2(fd, 0);
+      yield* u.close(fd);
+    }
+    yield* u.lseek(0, 0, 1);
+    if (o.of) {
+      const fd = yield* u.open(o.of, O_WRONLY | O_CREAT | (o.conv?.split(',').includes('notrunc') ? 0 : O_TRUNC) | direct(o.oflag), 0o666);
+      if (fd < 0) { yield* u.err(`dd: failed to open '${o.of}': No such file or directory\n`); return 1; }
+      yield* u.dup2(fd, 1);
+      yield* u.close(fd);
+    }
+    if (bs + 4096 >= 131072) yield* u.mmap('ddbuf', Math.ceil((bs + 4096) / 4096));
     const t0 = u.m.now;
     let full = 0, part = 0, bytes = 0;
     while (full + part < count) {
-      const r = yield* u.read(ifd, bs);
+      const r = yield* u.read(0, bs);
       if (r.ret <= 0 || !r.data) break;
       if (r.ret === bs) full++; else part++;
       bytes += r.ret;
-      yield* u.writeAll(ofd, r.data);
+      yield* u.writeAll(1, r.data);
     }
-    if (o.conv === 'fsync' || o.conv === 'fdatasync') yield* u.fsync(ofd);
-    if (o.of) yield* u.close(ofd);
+    const conv = (o.conv ?? '').split(',');
+    if (conv.includes('fsync')) yield* u.sys('fsync', [1]);
+    else if (conv.includes('fdatasync')) yield* u.sys('fdatasync', [1]);
+    yield* u.close(0);
+    yield* u.close(1);
     const secs = Math.max(1e-6, (u.m.now - t0) / 1e9);
     const rate = bytes / secs;
     const rs = rate >= 1e9 ? `${(rate / 1e9).toFixed(1)} GB/s` : rate >= 1e6 ? `${(rate / 1e6).toFixed(1)} MB/s` : `${(rate / 1e3).toFixed(1)} kB/s`;
     const h = (v: number) => (v >= 10 ? String(Math.round(v)) : (Math.round(v * 10) / 10).toFixed(1));
     const human = bytes >= 1e6 ? ` (${h(bytes / 1e6)} MB, ${h(bytes / 1048576)} MiB)` : bytes >= 1000 ? ` (${h(bytes / 1e3)} kB, ${h(bytes / 1024)} KiB)` : '';
-    yield* u.err(`${full}+${part} records in\n${full}+${part} records out\n${bytes} bytes${human} copied, ${secs.toPrecision(3)} s, ${rs}\n`);
+    yield* u.err(`${full}+${part} records in\n${full}+${part} records out\n`);
+    yield* u.err(`${bytes} bytes${human} copied, ${secs.toPrecision(3)} s, ${rs}`);
+    yield* u.err('\n');
+    yield* u.close(2);
     return 0;
   },
-  sync: function* (u) { yield* u.sync(); return 0; },
+  sync: function* (u) { yield* u.malloc(); yield* u.sync(); yield* u.closeStdout(); return 0; },
   pwd: function* (u) { yield* u.out(u.t.proc.cwd + '\n'); return 0; },
   uname: function* (u, argv) {
+    yield* u.malloc();
     yield* u.uname();
     const { KERNEL_RELEASE } = require('../../../kernel/config') as typeof import('../../../kernel/config');
-    yield* u.out(argv.includes('-r') ? `${KERNEL_RELEASE}\n` : argv.includes('-a') ? `Linux ${u.m.hostname} ${KERNEL_RELEASE} #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 (2025-11-09) x86_64 GNU/Linux\n` : 'Linux\n');
+    yield* u.printf(argv.includes('-r') ? `${KERNEL_RELEASE}\n` : argv.includes('-a') ? `Linux ${u.m.hostname} ${KERNEL_RELEASE} #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 (2025-11-09) x86_64 GNU/Linux\n` : 'Linux\n');
+    yield* u.closeStdout();
     return 0;
   },
   swapon: function* (u, argv) {

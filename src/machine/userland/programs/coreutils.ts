@@ -83,6 +83,47 @@ function* readlink(u: U, p: string): G<string | null> {
   return r.ret < 0 ? null : String((r.info as { target?: string } | undefined)?.target ?? '');
 }
 
+/**
+ * ls -C (coreutils ls.c calculate_columns / print_many_per_line): the most columns whose widths
+ * (each name + 2, the last column without) fit in `width`, filled column by column; padding to a
+ * column start uses tabs where a tab stop (8) is reached first (ls.c indent()).  Lines, each with its newline.
+ */
+export function lsColumns(names: string[], width: number): string[] {
+  const n = names.length;
+  if (!n) return [];
+  let best = 1;
+  let bestWidths: number[] = [Math.max(...names.map((x) => x.length))];
+  for (let cols = 2; cols <= Math.min(n, Math.floor(width / 3)); cols++) {
+    const rows = Math.ceil(n / cols);
+    const w = new Array<number>(cols).fill(0);
+    for (let i = 0; i < n; i++) {
+      const c = Math.floor(i / rows);
+      w[c] = Math.max(w[c], names[i].length + (c === cols - 1 ? 0 : 2));
+    }
+    if (w.reduce((a, b) => a + b, 0) < width) { best = cols; bestWidths = w; }
+  }
+  const rows = Math.ceil(n / best);
+  const lines: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    let line = '';
+    let pos = 0;
+    for (let c = 0; c < best; c++) {
+      const i = c * rows + r;
+      if (i >= n) break;
+      line += names[i];
+      if ((c + 1) * rows + r >= n) break;
+      let from = pos + names[i].length;
+      const to = pos + bestWidths[c];
+      while (from < to) {
+        if (Math.floor(to / 8) > Math.floor((from + 1) / 8)) { line += '\t'; from += 8 - (from % 8); } else { line += ' '; from++; }
+      }
+      pos = to;
+    }
+    lines.push(line + '\n');
+  }
+  return lines;
+}
+
 const ls: ProgramMain = function* (u, argv) {
   const { flags, long: longOpts, ops } = parseArgs(argv);
   const long = flags.has('l') || flags.has('n') || flags.has('g') || flags.has('o');
@@ -95,14 +136,21 @@ const ls: ProgramMain = function* (u, argv) {
   const nowSec = epochSeconds(u.m.bootNs, u.m.now);
   const targets = ops.length ? ops : ['.'];
   let st = 0;
+  // the first malloc, isatty(1) and on a terminal its width (TIOCGWINSZ): columns (-C), as strace of
+  // Debian 12's ls shows; each operand statx'd (AT_NO_AUTOMOUNT)
+  yield* u.malloc();
+  const tty = yield* u.isatty(1);
+  const columns = tty && !long && !flags.has('1');
+  if (columns) yield* u.sys('ioctl', [1, 0x5413, 0]);
   const files: { name: string; path: string; s: StatInfo }[] = [];
   const dirs: { name: string; s: StatInfo }[] = [];
   for (const t of targets) {
-    const s = yield* u.stat(t, long || dirSelf);
+    const s = yield* u.statx(t, long ? 0x25e : 2, long || dirSelf);
     if (typeof s === 'number') { yield* u.err(`ls: cannot access '${t}': ${errStr(s)}\n`); st = 2; continue; }
     if (s.isDir && !dirSelf) dirs.push({ name: t, s }); else files.push({ name: t, path: t, s });
   }
   const render = function* (entries: { name: string; path: string; s: StatInfo }[], total: boolean): G<string> {
+    if (!long && columns) return lsColumns(entries.map((e) => (inode ? `${e.s.ino} ` : '') + e.name), 80).join('');
     if (!long) return entries.map((e) => (inode ? `${e.s.ino} ` : '') + e.name + '\n').join('');
     const rows: string[][] = [];
     let blocks = 0;
@@ -130,6 +178,7 @@ const ls: ProgramMain = function* (u, argv) {
     // O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY, as strace of Debian 12's ls shows (0x90800)
     const fd = yield* u.open(d.name, 0x90800);
     if (fd < 0) { yield* u.err(`ls: cannot open directory '${d.name}': ${errStr(fd)}\n`); st = 2; continue; }
+    yield* u.fstat(fd); // fdopendir
     const r = yield* u.getdents(fd);
     yield* u.close(fd);
     const names = (Array.isArray(r) ? r : []).filter((n) => all || (almost ? n !== '.' && n !== '..' : !n.startsWith('.'))).sort();
@@ -143,7 +192,9 @@ const ls: ProgramMain = function* (u, argv) {
     if (targets.length > 1) out += `${out || i ? '\n' : ''}${d.name}:\n`;
     out += yield* render(entries, true);
   }
-  yield* u.out(out);
+  // through stdio (a write per line on a terminal), then close_stdout
+  for (const line of out.split(/(?<=\n)/)) if (line) yield* u.printf(line);
+  yield* u.closeStdout();
   return st;
 };
 

@@ -664,6 +664,25 @@ BUILTINS.command = function* (u, w) {
 };
 
 /** The `sh` program: `sh -c CMD [NAME [ARG...]]`, `sh FILE [ARG...]`, or interactive / stdin. */
+/**
+ * dash 0.5.12's start-up (main.c init(), as strace of Debian 12's /bin/sh shows): the ids, SIGCHLD's
+ * handler, the first malloc, getppid, PWD checked against "." (setpwd), and the job-control signals'
+ * actions looked up (SIGINT, SIGQUIT, SIGTERM) with SIGTERM's set.
+ */
+function* dashInit(u: U): G<void> {
+  for (const n of ['getuid', 'getgid', 'getpid']) yield* u.sys(n, []);
+  yield* u.sys('rt_sigaction', [17, 0, 0, 8]);
+  yield* u.sys('geteuid', []);
+  yield* u.malloc();
+  yield* u.sys('getppid', []);
+  yield* u.stat(u.t.proc.cwd);
+  yield* u.stat('.');
+  yield* u.sys('geteuid', []);
+  yield* u.sys('getegid', []);
+  for (const sig of [2, 3, 15]) yield* u.sys('rt_sigaction', [sig, 0, 0, 8]);
+  yield* u.sys('rt_sigaction', [15, 0, 0, 8]);
+}
+
 export function* shMain(u: U, argv: string[]): Prog {
   const s = new Shell();
   s.pid = u.pid;
@@ -676,6 +695,7 @@ export function* shMain(u: U, argv: string[]): Prog {
     if (a === '-c') { cmd = argv[++i] ?? ''; continue; }
     for (const f of a.slice(1)) { if (f === 'i') interactive = true; if (f === 'e') s.errexit = true; if (f === 'x') s.xtrace = true; }
   }
+  if (!interactive) yield* dashInit(u);
   if (cmd !== null) {
     if (i < argv.length) { s.name = argv[i]; s.params = argv.slice(i + 1); }
     return yield* s.runSource(u, cmd, true);

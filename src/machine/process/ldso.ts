@@ -1,0 +1,250 @@
+/**
+ * The dynamic loader and libc start-up (glibc 2.36's ld.so, elf/rtld.c dl_main, elf/dl-load.c
+ * _dl_map_object_from_fd; csu/libc-start.c): what a dynamically linked program does between its
+ * execve and main(), one implementation for every program, driven by data/userland/ldso.json
+ * (scripts/userland/ldso.ts, from the recordings of the real Debian 12 guest): which libraries
+ * the program links (DT_NEEDED, breadth first), each library's segments, the RELRO order, the TLS
+ * block, and the page faults the real run took (replayed before the syscall they preceded, at the
+ * same offset in the same mapping).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Op, Prog, SysResult, TouchOp } from '../include/sched';
+import type { ExecImage, ImageVma } from '../mm/mm';
+import type { U } from './user';
+
+interface LibSeg { off: number; len: number; prot: number; fileOff: number }
+interface LibInfo { path: string; real: string; size: number; ino: number; pread: boolean; span: number; segs: LibSeg[]; bss: [number, number] | null; relro: [number, number] | null }
+interface ProgramInfo {
+  exe: string; exeMaps: ImageVma[]; exeRelro: [number, number] | null; ldsoRelro: [number, number] | null;
+  libs: string[]; relroOrder: string[]; tls: number; faults: string[]; from: string;
+  /** the faults of the program's other recorded runs, by argv (NUL-joined) */
+  runs: Record<string, string[]>;
+}
+interface LdsoData { ldso: ImageVma[]; ldsoPath: string; cacheSize: number; libs: Record<string, LibInfo>; programs: Record<string, ProgramInfo> }
+
+let data: LdsoData | null = null;
+let faultData: Record<string, { faults: string[]; runs: Record<string, string[]> }> | null = null;
+
+/** data/userland/NAME found from this module's location (dist/src/machine/process or src/machine/process) */
+function dataFile(name: string): string {
+  let d = __dirname;
+  for (let i = 0; i < 7; i++) {
+    const f = path.join(d, 'data', 'userland', name);
+    if (fs.existsSync(f)) return f;
+    d = path.dirname(d);
+  }
+  return '';
+}
+
+function load(): LdsoData {
+  if (data) return data;
+  const f = dataFile('ldso.json');
+  data = f ? JSON.parse(fs.readFileSync(f, 'utf8')) as LdsoData : { ldso: [], ldsoPath: '', cacheSize: 0, libs: {}, programs: {} };
+  return data;
+}
+
+/** the recorded faults of a program's runs (read at the first exec: most of the loader's data) */
+function faultsOf(p: ProgramInfo, argv: readonly string[]): readonly string[] {
+  if (!faultData) {
+    const f = dataFile('ldso-faults.json');
+    faultData = f ? JSON.parse(fs.readFileSync(f, 'utf8')) as typeof faultData : {};
+  }
+  const exe = Object.keys(load().programs).find((k) => load().programs[k] === p) ?? '';
+  const rec = faultData![exe];
+  if (!rec) return [];
+  return rec.runs[argv.join('\0')] ?? rec.faults;
+}
+
+/** the program whose data a program without its own recording borrows: a libc-only coreutil */
+const GENERIC = '/bin/true';
+
+function programInfo(exe: string): ProgramInfo | null {
+  const d = load();
+  return d.programs[exe] ?? d.programs[exe.replace(/^\/usr\/bin\//, '/bin/')] ?? d.programs[exe.replace(/^\/bin\//, '/usr/bin/')] ?? d.programs[GENERIC] ?? null;
+}
+
+/** The libraries a program's loader maps (and the files the machine installs for them). */
+export function sharedLibraries(): { path: string; real: string; size: number }[] {
+  const d = load();
+  return Object.values(d.libs).map((l) => ({ path: l.path, real: l.real, size: l.size }));
+}
+export function loaderFiles(): { ldso: string; ldsoSize: number; cacheSize: number } {
+  const d = load();
+  const end = d.ldso.reduce((a, v) => Math.max(a, v[0] + v[1]), 0);
+  return { ldso: d.ldsoPath, ldsoSize: end, cacheSize: d.cacheSize };
+}
+
+/** What exec maps for `exe` (mm.newMm), or undefined without loader data. */
+export function execImage(exe: string): ExecImage | undefined {
+  const d = load();
+  const p = programInfo(exe);
+  if (!p || !d.ldso.length) return undefined;
+  return { exe: p.exeMaps, interp: d.ldso, interpPath: d.ldsoPath };
+}
+
+const O_CLOEXEC = 0x80000;
+const PROT_READ = 1, PROT_RW = 3;
+const MAP_PRIVATE = 0x2, MAP_ANON_PRIV = 0x22, MAP_FIXED = 0x10, MAP_DENYWRITE = 0x800;
+const AT_EMPTY_PATH = 0x1000;
+const ARCH_SET_FS = 0x1002, RLIMIT_STACK = 3, RSEQ_SIG = 0x53053053;
+
+/** ld.so from _dl_start to the program's entry: the syscalls of dl_main, library by library. */
+function* loader(u: U, p: ProgramInfo): Generator<Op, void, SysResult> {
+  const d = load();
+  yield* u.sys('brk', [0]);
+  yield* u.sys('mmap', [0, 8192, PROT_RW, MAP_ANON_PRIV, -1, 0]);
+  yield* u.sys('access', ['/etc/ld.so.preload', 4]);
+  const cfd = (yield* u.sys('openat', [-100, '/etc/ld.so.cache', O_CLOEXEC])).ret;
+  let cache = 0;
+  if (cfd >= 0) {
+    yield* u.sys('newfstatat', [cfd, '', 0, AT_EMPTY_PATH]);
+    cache = (yield* u.sys('mmap', [0, d.cacheSize, PROT_READ, MAP_PRIVATE, cfd, 0])).ret;
+    yield* u.close(cfd);
+  }
+  const bases = new Map<string, number>();
+  for (const name of p.libs) {
+    const l = d.libs[name];
+    if (!l) continue;
+    const fd = (yield* u.sys('openat', [-100, l.path, O_CLOEXEC])).ret;
+    if (fd < 0) continue;
+    yield* u.read(fd, 832);
+    if (l.pread) yield* u.pread(fd, 784, 64);
+    yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+    if (l.pread) yield* u.pread(fd, 784, 64);
+    const base = (yield* u.sys('mmap', [0, l.span, PROT_READ, MAP_PRIVATE | MAP_DENYWRITE, fd, 0], { base: name })).ret;
+    bases.set(name, base);
+    for (const s of l.segs) yield* u.sys('mmap', [base + s.off, s.len, s.prot, MAP_PRIVATE | MAP_FIXED | MAP_DENYWRITE, fd, s.fileOff]);
+    if (l.bss) yield* u.sys('mmap', [base + l.bss[0], l.bss[1], PROT_RW, MAP_PRIVATE | MAP_FIXED | 0x20, -1, 0]);
+    yield* u.close(fd);
+  }
+  // the static TLS block and the thread control block of the main thread (elf/dl-tls.c, sysdeps/nptl)
+  const tls = (yield* u.sys('mmap', [0, p.tls || 12288, PROT_RW, MAP_ANON_PRIV, -1, 0])).ret;
+  yield* u.sys('arch_prctl', [ARCH_SET_FS, tls + 0x800]);
+  yield* u.sys('set_tid_address', [tls + 0xad0]);
+  yield* u.sys('set_robust_list', [tls + 0xae0, 24]);
+  yield* u.sys('rseq', [tls + 0x1120, 0x20, 0, RSEQ_SIG]);
+  // RELRO made read-only after relocation, in the order of _dl_relocate_object (dependencies first)
+  for (const who of p.relroOrder) {
+    const relro = who === 'exe' ? p.exeRelro : who === 'ld.so' ? p.ldsoRelro : d.libs[who]?.relro ?? null;
+    const base = who === 'exe' || who === 'ld.so' ? u.t.proc.mm?.bases.get(who) : bases.get(who);
+    if (relro && base !== undefined) yield* u.sys('mprotect', [base + relro[0], relro[1], PROT_READ]);
+  }
+  yield* u.sys('prlimit64', [0, RLIMIT_STACK, 0, 0]);
+  if (cache) yield* u.sys('munmap', [cache, d.cacheSize]);
+}
+
+/**
+ * libselinux's constructor (init_lib → selinuxfs_exists, selinux_getenforcemode): statfs of the two
+ * selinuxfs mount points, /proc/filesystems read through stdio (the first malloc), the config file's
+ * access().
+ */
+function* selinuxInit(u: U): Generator<Op, void, SysResult> {
+  yield* u.sys('statfs', ['/sys/fs/selinux', 0]);
+  yield* u.sys('statfs', ['/selinux', 0]);
+  yield* u.malloc();
+  const fd = (yield* u.sys('openat', [-100, '/proc/filesystems', O_CLOEXEC])).ret;
+  if (fd >= 0) {
+    yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+    for (;;) if ((yield* u.read(fd, 1024)).ret <= 0) break;
+    yield* u.close(fd);
+  }
+  yield* u.sys('access', ['/etc/selinux/config', 0]);
+}
+
+/** Recorded faults by the ordinal of the syscall they preceded: [base, page, code, kernel] */
+function faultTable(faults: readonly string[]): Map<number, TouchOp[]> {
+  const out = new Map<number, TouchOp[]>();
+  for (const f of faults) {
+    const [o, base, page, code] = f.split(' ');
+    const ord = Number(o);
+    let list = out.get(ord);
+    if (!list) out.set(ord, list = []);
+    list.push({ k: 'touch', region: '', first: Number(page), count: 1, write: false, base, code: parseInt(code, 16), kernel: code.endsWith('k') });
+  }
+  return out;
+}
+const tables = new Map<readonly string[], Map<number, TouchOp[]>>();
+
+/**
+ * The program image exec starts (`main` with its libc, after ld.so), the recorded faults of the
+ * program replayed before the syscalls they preceded (the syscalls counted from the first the new
+ * image issues): those of its recorded run with the same argv where there is one, else those of
+ * its own workload.  Programs the loader has no data for start at main.
+ */
+export function* startProgram(u: U, exe: string, main: Prog, argv: readonly string[] = []): Prog {
+  const p = programInfo(exe);
+  if (!p) return yield* main;
+  // the faults of the recorded run with the same arguments, else of the program's own workload
+  const list = faultsOf(p, argv);
+  let faults = tables.get(list);
+  if (!faults) tables.set(list, faults = faultTable(list));
+  const fs = faults;
+  let ord = 0;
+  const withFaults = function* (g: Generator<Op, unknown, SysResult>): Generator<Op, unknown, SysResult> {
+    let r = g.next(undefined as unknown as SysResult);
+    while (!r.done) {
+      const op = r.value;
+      if (op.k === 'sys') {
+        for (const f of fs.get(ord) ?? []) yield f;
+        ord++;
+      }
+      r = g.next(yield op);
+    }
+    return r.value;
+  };
+  yield* withFaults(loader(u, p));
+  if (p.libs.includes('libselinux.so.1')) yield* withFaults(selinuxInit(u));
+  return (yield* withFaults(main)) as number;
+}
+
+/** The filesystem the loader needs (fs/namei.ts Fs, structurally). */
+interface LoaderFs {
+  lookup(p: string): unknown;
+  mkdirp(p: string): unknown;
+  symlink(p: string, target: string): unknown;
+  createFile(p: string, content: { size: number; gen: (off: number, len: number) => Uint8Array }, mode?: number): unknown;
+  procFile(p: string, show: () => string): unknown;
+}
+
+/**
+ * The loader's files as on Debian 12 (merged /usr): /lib -> usr/lib, /lib64 -> usr/lib64, ld.so and
+ * the shared libraries under /usr/lib/x86_64-linux-gnu (with their soname links), /etc/ld.so.cache;
+ * sizes from the recordings' fstat.  Created after everything else so earlier inode numbers stay.
+ */
+export function installLoaderFiles(fs: LoaderFs, gen: (seed: number) => (off: number, len: number) => Uint8Array): void {
+  const d = load();
+  if (!d.ldso.length) return;
+  const dir = '/usr/lib/x86_64-linux-gnu';
+  fs.mkdirp(dir);
+  fs.mkdirp('/usr/lib64');
+  if (!fs.lookup('/lib')) fs.symlink('/lib', 'usr/lib');
+  if (!fs.lookup('/lib64')) fs.symlink('/lib64', 'usr/lib64');
+  const elf = (seed: number) => {
+    const g = gen(seed);
+    return (off: number, len: number): Uint8Array => {
+      const b = g(off, len);
+      // the ELF identification (ELFCLASS64, ELFDATA2LSB, EV_CURRENT) ld.so reads first
+      const magic = [0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0];
+      for (let i = off; i < Math.min(magic.length, off + len); i++) b[i - off] = magic[i];
+      return b;
+    };
+  };
+  const { ldsoSize, cacheSize } = loaderFiles();
+  fs.createFile(`${dir}/ld-linux-x86-64.so.2`, { size: ldsoSize, gen: elf(0x1d50) }, 0o755);
+  fs.symlink('/usr/lib64/ld-linux-x86-64.so.2', `/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2`);
+  let seed = 0x11b0;
+  for (const l of sharedLibraries()) {
+    const real = l.real || `${dir}/${path.basename(l.path)}`;
+    if (!fs.lookup(real)) fs.createFile(real, { size: l.size, gen: elf(seed++) }, 0o644);
+    const link = `${dir}/${path.basename(l.path)}`;
+    if (link !== real && !fs.lookup(link)) fs.symlink(link, path.basename(real));
+  }
+  if (!fs.lookup('/etc/ld.so.cache')) fs.createFile('/etc/ld.so.cache', { size: cacheSize, gen: gen(0x1dc4) }, 0o644);
+  // what libselinux's constructor reads at every start of ls, cp, mkdir ...: the file systems registered
+  // on the Debian 12 guest once ext4 is loaded (read there with od)
+  if (!fs.lookup('/proc/filesystems')) {
+    fs.procFile('/proc/filesystems', () => ['sysfs', 'tmpfs', 'proc', 'cgroup', 'cgroup2', 'cpuset', 'devtmpfs', 'debugfs', 'tracefs', 'securityfs',
+      'sockfs', 'bpf', 'pipefs', 'ramfs', 'hugetlbfs', 'devpts', 'mqueue', 'pstore'].map((f) => `nodev\t${f}\n`).join('') + '\text3\n\text2\n\text4\n');
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The programs' system calls against the real Debian 12 binaries: for each program of the recorded
+ * catalogue (data/recordings/, strace of the real guest, recorded by scripts/record/), the syscall-name
+ * sequence of its image (from its execve to its exit) in the recording and in tapsim running the same
+ * workload command, compared by normalized edit similarity (1 - Levenshtein / longer length), plus
+ * the flags the programs pass as constants.  Issue 15's target is >= 0.95; the floors below are what
+ * each program reaches today (a program under 0.95 says what it still lacks).
+ */
+import { expect } from 'chai';
+import { Machine } from '../../src/machine/machine';
+import { syscallByNr } from '../../src/kernel/syscalls';
+import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
+import { editSimilarity } from '../../bench/fidelity_measure';
+import { findRecording, loadRecording, Recording } from '../../scripts/record/recording';
+
+interface Image { exe: string; names: string[]; args: unknown[][] }
+
+/** the recorded images: per strace pid, split at each successful execve */
+function recordedImages(r: Recording): Image[] {
+  const out: Image[] = [];
+  const cur = new Map<number, Image>();
+  for (const [pid, , name, args, ret] of r.strace as [number, number, string, string, string][]) {
+    if (name === '+++' || name === '---') continue;
+    if (name === 'execve' && ret === '0') {
+      const im: Image = { exe: /^"([^"]*)"/.exec(args)?.[1] ?? '', names: [], args: [] };
+      out.push(im);
+      cur.set(pid, im);
+    }
+    const im = cur.get(pid);
+    if (im) { im.names.push(name); im.args.push([args]); }
+  }
+  return out;
+}
+
+/** tapsim's images of a workload command run as `stap -c` runs it (procs.spawnCommand) */
+function simulatedImages(command: string, setup: string): Image[] {
+  const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+  if (setup) m.run(setup);
+  const tids = new Set<number>();
+  const out: Image[] = [];
+  const cur = new Map<number, Image>();
+  const tidOf = (): number => {
+    const c = m.executingCpu();
+    const t = c?.ctx.task as { tid?: number } | undefined;
+    return t?.tid ?? -1;
+  };
+  const onFork = (_d: unknown, parent: { tid: number }, child: { tid: number }): void => { if (tids.has(parent.tid)) tids.add(child.tid); };
+  const onEnter = (_d: unknown, regs: { args: unknown[] }, nr: number): void => {
+    const tid = tidOf();
+    if (!tids.has(tid)) return;
+    const sc = syscallByNr(Number(nr));
+    if (!sc) return;
+    if (sc.name === 'execve') {
+      const im: Image = { exe: String(regs.args[0]), names: [], args: [] };
+      out.push(im);
+      cur.set(tid, im);
+    }
+    const im = cur.get(tid);
+    if (im) { im.names.push(sc.name); im.args.push(regs.args.slice()); }
+  };
+  tracepointProbeRegister('sched_process_fork', onFork as never, null);
+  tracepointProbeRegister('sys_enter', onEnter as never, null);
+  try {
+    const p = m.procs.spawnCommand(command, () => undefined, () => undefined);
+    tids.add(p.tgid);
+    m.runUntil(() => p.finished, 60e9);
+  } finally {
+    tracepointProbeUnregister('sched_process_fork', onFork as never, null);
+    tracepointProbeUnregister('sys_enter', onEnter as never, null);
+  }
+  return out;
+}
+
+const base = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
+/** the image of `exe` that ran longest (a failed execve of a PATH candidate leaves a short one) */
+const pick = (ims: Image[], exe: string): Image | undefined =>
+  ims.filter((i) => base(i.exe) === exe).sort((a, b) => b.names.length - a.names.length)[0];
+
+// [recording, program, floor]: floors at what the program reaches (>= 0.95 is issue 15's target)
+const CASES: [string, string, number][] = [
+  ['ls-root', 'ls', 0.95],
+  ['cat', 'cat', 0.95],
+  ['echo', 'echo', 0.95],
+  ['head', 'head', 0.95],
+  ['tail', 'tail', 0.95],
+  ['wc', 'wc', 0.95],
+  ['uname', 'uname', 0.95],
+  ['sleep', 'sleep', 0.95],
+  ['sync', 'sync', 0.95],
+  ['grep', 'grep', 0.95],
+  ['dd-write', 'dd', 0.95],
+  ['dd-direct-write', 'dd', 0.95],
+  ['dd-direct-read', 'dd', 0.95],
+  ['pagecache-hit', 'dd', 0.95],
+  ['anon-fault', 'dd', 0.95],
+];
+
+describe('programs: syscall sequences of the real Debian 12 binaries (strace recordings)', function () {
+  this.timeout(120000);
+  const results: string[] = [];
+  after(() => { if (process.env.TAPSIM_SEQ_REPORT) console.log(results.join('\n')); });
+  for (const [rec, exe, floor] of CASES) {
+    it(`${exe} (${rec}): edit similarity >= ${floor}`, () => {
+      const e = findRecording(rec);
+      if (!e) throw new Error(`no recording ${rec}`);
+      const r = loadRecording(e);
+      const real = pick(recordedImages(r), exe);
+      const sim = pick(simulatedImages(r.command, r.setup), exe);
+      expect(real, 'recorded image').to.not.equal(undefined);
+      expect(sim, 'simulated image').to.not.equal(undefined);
+      const s = editSimilarity(sim!.names, real!.names);
+      results.push(`${rec} ${exe}: ${s.toFixed(3)} (${sim!.names.length} / ${real!.names.length} syscalls)`);
+      expect(s, `${sim!.names.join(' ')}\n  vs\n${real!.names.join(' ')}`).to.be.at.least(floor);
+    });
+  }
+
+  it('ls / opens / with O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY and asks the terminal as the real ls does', () => {
+    const sim = pick(simulatedImages('ls /', ''), 'ls')!;
+    const opens = sim.names.map((n, i) => [n, sim.args[i]] as const).filter(([n]) => n === 'openat').map(([, a]) => [a[1], Number(a[2])]);
+    // strace of Debian 12's ls /: openat(AT_FDCWD, "/", 0x90800); the loader's ld.so.cache and libraries O_CLOEXEC (0x80000)
+    expect(opens).to.deep.include(['/', 0x90800]);
+    expect(opens).to.deep.include(['/etc/ld.so.cache', 0x80000]);
+    expect(opens).to.deep.include(['/lib/x86_64-linux-gnu/libc.so.6', 0x80000]);
+    const ioctls = sim.names.map((n, i) => [n, sim.args[i]] as const).filter(([n]) => n === 'ioctl').map(([, a]) => Number(a[1]));
+    expect(ioctls).to.deep.equal([0x5401, 0x5413, 0x5401]); // TCGETS, TIOCGWINSZ, stdio's TCGETS
+  });
+
+  it('head -c 100 reads what it prints (min(BUFSIZ, left): strace of Debian 12 head -c 100 on this host)', () => {
+    const sim = pick(simulatedImages('head -c 100 /etc/passwd', ''), 'head')!;
+    const reads = sim.names.map((n, i) => [n, sim.args[i]] as const).filter(([n]) => n === 'read').map(([, a]) => Number(a[2]));
+    expect(reads.slice(-1)).to.deep.equal([100]);
+  });
+
+  it('/proc/self/maps: the VMAs exec and ld.so made, as the real ls-root recording\'s maps (perms per segment, [heap] [stack] [vvar] [vdso])', () => {
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    const lines = m.run('cat /proc/self/maps').out.trim().split('\n');
+    const of = (p: string) => lines.filter((l) => l.endsWith(p)).map((l) => l.split(/\s+/)[1]);
+    // data/recordings/ls-root.json.gz maps: each image r--p r-xp r--p r--p rw-p (RELRO made read-only)
+    expect(of('/usr/bin/cat')).to.deep.equal(['r--p', 'r-xp', 'r--p', 'r--p', 'rw-p']);
+    expect(of('/usr/lib/x86_64-linux-gnu/libc.so.6')).to.deep.equal(['r--p', 'r-xp', 'r--p', 'r--p', 'rw-p']);
+    expect(of('/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2')).to.deep.equal(['r--p', 'r-xp', 'r--p', 'r--p', 'rw-p']);
+    for (const special of ['[heap]', '[stack]', '[vvar]', '[vdso]']) expect(of(special), special).to.have.length(1);
+    expect(lines.find((l) => l.endsWith('[heap]'))!.split(/\s+/)[0]).to.match(/^[0-9a-f]+-[0-9a-f]+$/);
+  });
+});
