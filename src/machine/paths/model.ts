@@ -150,6 +150,25 @@ function treeFeatures(key: string, shape: string): string[] {
   });
 }
 
+/**
+ * Keys whose machine semantics never read the disk: the machine's exec and page faults find the
+ * program's pages in the page cache (as on the real guest once a binary has run: no block I/O), and
+ * make no block request.  Their variants recorded with a cold page cache (a `submit_bio` in the tree)
+ * would hand the block layer bios without a request (`ioblock.request` with dev=N/A size=0), so they
+ * are never drawn while the key has a variant that reads nothing.
+ */
+const CACHED_KEYS = new Set(['sys:execve', 'fault']);
+
+/** The variants of key `name` the machine's state can draw (CACHED_KEYS: those that read no disk). */
+function drawable(name: string, v: readonly [string, number, string, number][]): readonly [string, number, string, number][] {
+  if (!CACHED_KEYS.has(name)) return v;
+  const i = load().functions.indexOf('submit_bio');
+  if (i < 0) return v;
+  const re = new RegExp(`(^|[ (])${i}([ ()*]|$)`);
+  const warm = v.filter(([shape]) => !re.test(shape));
+  return warm.length ? warm : v;
+}
+
 /** A key of the model, or null when no recording has it. */
 export function modelKey(name: string): ModelKey | null {
   let k = keys.get(name);
@@ -158,7 +177,7 @@ export function modelKey(name: string): ModelKey | null {
   k = d ? {
     name,
     rule: d.rule,
-    variants: d.v.map(([shape, count, feat, recs]) => ({
+    variants: drawable(name, d.v).map(([shape, count, feat, recs]) => ({
       shape, count, feat: [...treeFeatures(name, shape), ...feat.split('|')], blocked: shape.includes('^'), recs, code: null,
     })),
     cache: new Map(),
