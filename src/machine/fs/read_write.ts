@@ -9,7 +9,7 @@ import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import type { Task } from '../include/sched';
 import { TASK_INTERRUPTIBLE, TASK_RUNNING, TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { timedWake } from '../kernel/time';
-import { OpenFile, ConsoleFile, Inode, PAGE, O_APPEND, O_DIRECT } from '../include/fs';
+import { OpenFile, ConsoleFile, Inode, PAGE, O_APPEND, O_DIRECT, storeWrite } from '../include/fs';
 import { fdOf } from '../include/fdtable';
 import { BlkRequest, REQ_SYNC, REQ_IDLE } from '../include/blkdev';
 
@@ -142,14 +142,7 @@ fsReadWrite.syscall('lseek', (m, _c, t, e) => {
  * the writer; the page cache is not used.  %dio_wait sleeps until the bio completes.
  */
 fsReadWrite.hook('dio_submit', (m, c, t, e) => {
-  const f = e.file as OpenFile;
-  const ino = e.ino as Inode;
-  const b = e.buf as Uint8Array;
-  const pos = e.pos as number;
-  ino.writeBytes(pos, b);
-  ino.mtime = m.now;
-  if (e.name !== 'pwrite64') f.pos = pos + b.length;
-  e.ret = b.length;
+  const { f, ino, b, pos } = storeWrite(e, m.now);
   const req: BlkRequest = {
     ino, pages: [], write: true, swap: false, sector: (ino.diskBlock + Math.floor(pos / PAGE)) * 8, bytes: b.length,
     cpu: c.id, waiters: [], flags: REQ_SYNC | REQ_IDLE, dio: true,

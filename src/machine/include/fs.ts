@@ -160,3 +160,20 @@ export interface StatInfo {
   /** access time (ns of machine time), 512-byte blocks allocated, st_dev (major << 8 | minor), st_blksize */
   atime?: number; blocks?: number; dev?: number; blksize?: number;
 }
+
+/**
+ * A write's effect on the file (the part buffered and O_DIRECT writes share): the bytes go into the
+ * inode at `pos`, mtime is now, the file position moves (not for pwrite64) and the syscall returns
+ * the length. `e` is the path's environment (file, ino, buf, pos, name, ret).
+ */
+export function storeWrite(e: Record<string, unknown>, now: number): { f: OpenFile; ino: Inode; b: Uint8Array; pos: number } {
+  const f = e.file as OpenFile;
+  const ino = e.ino as Inode;
+  const b = e.buf as Uint8Array;
+  const pos = e.pos as number;
+  ino.writeBytes(pos, b);
+  ino.mtime = now;
+  if (e.name !== 'pwrite64') f.pos = pos + b.length;
+  e.ret = b.length;
+  return { f, ino, b, pos };
+}

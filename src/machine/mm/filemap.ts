@@ -8,7 +8,7 @@ import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
-import { Inode, OpenFile, PAGE } from '../include/fs';
+import { Inode, OpenFile, PAGE, storeWrite } from '../include/fs';
 import type { BlkRequest } from '../include/blkdev';
 
 export const filemap = new Semantics<MmMachine>('mm/filemap');
@@ -105,12 +105,7 @@ filemap.hook('copy_pages', (m, c, t, e) => {
   return H_PUSHED;
 });
 filemap.hook('write_pages', (m, c, t, e) => {
-  const f = e.file as OpenFile;
-  const ino = e.ino as Inode;
-  const b = e.buf as Uint8Array;
-  const pos = e.pos as number;
-  ino.writeBytes(pos, b);
-  ino.mtime = m.now;
+  const { ino, b, pos } = storeWrite(e, m.now);
   ino.ensurePages(ino.size);
   const first = Math.floor(pos / PAGE);
   const last = Math.floor((pos + Math.max(1, b.length) - 1) / PAGE);
@@ -121,8 +116,6 @@ filemap.hook('write_pages', (m, c, t, e) => {
     ino.pc[i] = 2;
     if (k++ < 16) pushPath(t.ks, 'write_page', e);
   }
-  if (e.name !== 'pwrite64') f.pos = pos + b.length;
-  e.ret = b.length;
   m.now += b.length / 4;
   return H_PUSHED;
 });

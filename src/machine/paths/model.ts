@@ -55,6 +55,8 @@ export interface ModelVariant {
   codeInline?: boolean;
   /** programs of this variant cut short at a failure (failingInner), by failing function */
   failCode?: Map<string, CompiledPath>;
+  /** the syscall function's kallsyms id (syscallInner), set with `code` */
+  innerFn?: number;
 }
 
 export interface ModelKey {
@@ -392,14 +394,22 @@ export function variantCode(k: ModelKey, v: ModelVariant): CompiledPath {
  * program of its callees (what runs after the syscall's semantics chose the variant).
  */
 export function syscallInner(k: ModelKey, v: ModelVariant): { fn: number; code: CompiledPath } {
-  const nodes = parseModelShape(v.shape);
-  const top = nodes[0];
-  const sysfn = top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
-  if (!v.code || !current(v.codeInline)) {
-    v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? modelFnId(sysfn.fn) : '');
-    v.codeInline = withInline;
+  const stale = !v.code || !current(v.codeInline);
+  if (stale || v.innerFn === undefined) {
+    const sysfn = syscallNode(v);
+    v.innerFn = sysfn ? modelFnId(sysfn.fn) : -1;
+    if (stale) {
+      v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? modelFnId(sysfn.fn) : '');
+      v.codeInline = withInline;
+    }
   }
-  return { fn: sysfn ? modelFnId(sysfn.fn) : -1, code: v.code };
+  return { fn: v.innerFn, code: v.code! };
+}
+
+/** The syscall function's node of a syscall variant's tree (under `x64_sys_call` when it is there). */
+function syscallNode(v: ModelVariant): MNode | undefined {
+  const top = parseModelShape(v.shape)[0];
+  return top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
 }
 
 /**
@@ -430,9 +440,7 @@ export function failingInner(k: ModelKey, v: ModelVariant, fail: string, upTo: s
   const key = `${fail}<${upTo}${int3SiteCount() > 0 ? '+inline' : ''}`;
   let c = v.failCode?.get(key);
   if (c) return c;
-  const nodes = parseModelShape(v.shape);
-  const top = nodes[0];
-  const sysfn = top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
+  const sysfn = syscallNode(v);
   const kids = sysfn ? truncateAtFailure(sysfn.kids, functionId(fail), functionId(upTo)) : [];
   c = compileNodes(k.name, kids, sysfn ? modelFnId(sysfn.fn) : '');
   (v.failCode ?? (v.failCode = new Map())).set(key, c);
