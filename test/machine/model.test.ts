@@ -85,6 +85,23 @@ describe('entry model: choosing variants', () => {
     expect(seen.get('1')).to.equal(30);
     expect(seen.get('4')).to.equal(50);
   });
+  it('exec and fault never draw a variant recorded with a cold page cache (submit_bio): the machine finds their pages cached', () => {
+    // data/recordings/ has exec trees of tail, tar, find, dd ... that read their ELF from the disk (ioblock_writeback golden)
+    const sb = modelFunctions().indexOf('submit_bio');
+    expect(sb).to.be.greaterThan(-1);
+    const reads = (shape: string): boolean => parseModelShape(shape).some(function has(n): boolean { return n.fn === sb || n.kids.some(has); });
+    for (const name of ['sys:execve', 'fault']) {
+      const k = modelKey(name) as ModelKey;
+      expect(k.variants.length, name).to.be.greaterThan(0);
+      expect(k.variants.filter((v) => reads(v.shape)).length, name).to.equal(0);
+    }
+    for (const exe of ['tail', 'dd', 'tar']) {
+      const feat = withOutcome('execve', argFeatures('execve', [`/usr/bin/${exe}`], () => '-'), 0);
+      for (let i = 0; i < 20; i++) expect(reads(chooseVariant(modelKey('sys:execve') as ModelKey, feat, false, i / 20).shape), exe).to.equal(false);
+    }
+    // keys whose semantics make the block requests keep their cold-cache trees (a read's page-cache miss)
+    expect((modelKey('sys:read') as ModelKey).variants.some((v) => reads(v.shape))).to.equal(true);
+  });
   it('features of a call: outcome, descriptor kinds, paths, flags, sizes', () => {
     const fk = (fd: number): string => (fd === 3 ? 'reg' : '-');
     expect(syscallFeatures({ name: 'read', args: [3, 0, 4096], ret: 4096, fdKind: fk })).to.equal('+|reg|p0');
