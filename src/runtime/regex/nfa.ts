@@ -119,6 +119,21 @@ class Builder {
     return id;
   }
 
+  /**
+   * Builds `nodes` one after another from state `prev` (each instance's entry follows the previous
+   * exit), appending the instances to `into`; returns the last exit.
+   */
+  private chain(inst: Inst, prev: number, nodes: readonly Node[], into: Inst[]): number {
+    for (const it of nodes) {
+      const c = this.build(it);
+      into.push(c);
+      this.edge(prev, c.entry);
+      prev = c.exit;
+      inst.groups ||= c.groups;
+    }
+    return prev;
+  }
+
   build(node: Node): Inst {
     const inst: Inst = {
       kind: node.t, entry: -1, exit: -1, groups: false, items: [], index: 0,
@@ -154,14 +169,7 @@ class Builder {
       }
       case 'cat': {
         inst.entry = this.state(Kind.EPS);
-        let prev = inst.entry;
-        for (const it of node.items) {
-          const c = this.build(it);
-          inst.items.push(c);
-          this.edge(prev, c.entry);
-          prev = c.exit;
-          inst.groups ||= c.groups;
-        }
+        const prev = this.chain(inst, inst.entry, node.items, inst.items);
         inst.exit = this.state(Kind.EPS);
         this.edge(prev, inst.exit);
         break;
@@ -180,17 +188,10 @@ class Builder {
       }
       case 'rep': {
         inst.entry = this.state(Kind.EPS);
-        let prev = inst.entry;
-        for (let i = 0; i < node.min; i++) {
-          const c = this.build(node.body);
-          inst.mand.push(c);
-          this.edge(prev, c.entry);
-          prev = c.exit;
-          inst.groups ||= c.groups;
-        }
+        const mandExit = this.chain(inst, inst.entry, Array<Node>(node.min).fill(node.body), inst.mand);
         inst.afterMand = this.state(Kind.EPS);
-        this.edge(prev, inst.afterMand);
-        prev = inst.afterMand;
+        this.edge(mandExit, inst.afterMand);
+        let prev = inst.afterMand;
         const tails: number[] = [];
         if (node.max < 0) {
           inst.loopHead = this.state(Kind.EPS);
