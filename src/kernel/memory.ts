@@ -236,6 +236,20 @@ export class KernelMemory extends AddressSpace {
     return this.alloc(btfSizeof(id), 64);
   }
 
+  /**
+   * The object of BTF struct type `type` standing for `key`: allocated and laid out by `fill` the
+   * first time it is asked for, the same address after. `memo` holds the address before `fill`
+   * runs, so a fill that reaches the object again (a parent chain, a disk's own part0) gets it.
+   */
+  structFor<K>(memo: { get(k: K): number | undefined; set(k: K, a: number): unknown }, key: K, type: string, fill: (a: number) => void): number {
+    let a = memo.get(key);
+    if (a !== undefined) return a;
+    a = this.allocStruct(type);
+    memo.set(key, a);
+    fill(a);
+    return a;
+  }
+
   /** Address and type of a (dotted, embedded) member path inside an object: 'f_path.dentry'. */
   fieldOf(type: string | number, path: string): { offset: number; type: number; bitSize: number; bitOffset: number } {
     const id = typeof type === 'number' ? type : this.typeId(type);

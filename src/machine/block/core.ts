@@ -61,13 +61,7 @@ const bios = new WeakMap<BlkRequest, number>();
 
 /** The kernel object of type `T` standing for `r`, laid out (by `fill`) when first asked for. */
 function objectFor(memo: WeakMap<BlkRequest, number>, r: BlkRequest | undefined, T: string, fill: (a: number, r: BlkRequest) => void): number {
-  if (!r) return 0;
-  let a = memo.get(r);
-  if (a !== undefined) return a;
-  a = kmem.allocStruct(T);
-  memo.set(r, a);
-  fill(a, r);
-  return a;
+  return r ? kmem.structFor(memo, r, T, (a) => fill(a, r)) : 0;
 }
 
 /** The `struct bio *` a request was built from (what block_bio_queue / block_getrq see). */
@@ -126,27 +120,24 @@ function sdaQueue(mem: KernelMemory): number {
   return sdaQ;
 }
 export function blockDevice(mem: KernelMemory, name: 'sda' | 'sda1'): number {
-  let a = bdevs.get(name);
-  if (a !== undefined) return a;
   const B = 'struct block_device';
-  a = mem.allocStruct(B);
-  bdevs.set(name, a);
-  const partno = name === 'sda1' ? 1 : 0;
-  if (!sdaDisk) {
-    sdaDisk = mem.allocStruct('struct gendisk');
-    mem.setField(sdaDisk, 'struct gendisk', 'disk_name', 'sda');
-    mem.setField(sdaDisk, 'struct gendisk', 'major', 8);
-    mem.setField(sdaDisk, 'struct gendisk', 'first_minor', 0);
-    mem.setField(sdaDisk, 'struct gendisk', 'minors', 16);
-    mem.setField(sdaDisk, 'struct gendisk', 'queue', sdaQueue(mem));
-    mem.setField(sdaDisk, 'struct gendisk', 'part0', blockDevice(mem, 'sda'));
-  }
-  mem.setField(a, B, 'bd_queue', sdaQueue(mem));
-  mem.setField(a, B, 'bd_dev', (8 << 20) | partno);
-  mem.setField(a, B, 'bd_partno', partno);
-  mem.setField(a, B, 'bd_start_sect', partno ? 2048 : 0);
-  mem.setField(a, B, 'bd_disk', sdaDisk);
-  return a;
+  return mem.structFor(bdevs, name, B, (a) => {
+    const partno = name === 'sda1' ? 1 : 0;
+    if (!sdaDisk) {
+      sdaDisk = mem.allocStruct('struct gendisk');
+      mem.setField(sdaDisk, 'struct gendisk', 'disk_name', 'sda');
+      mem.setField(sdaDisk, 'struct gendisk', 'major', 8);
+      mem.setField(sdaDisk, 'struct gendisk', 'first_minor', 0);
+      mem.setField(sdaDisk, 'struct gendisk', 'minors', 16);
+      mem.setField(sdaDisk, 'struct gendisk', 'queue', sdaQueue(mem));
+      mem.setField(sdaDisk, 'struct gendisk', 'part0', blockDevice(mem, 'sda'));
+    }
+    mem.setField(a, B, 'bd_queue', sdaQueue(mem));
+    mem.setField(a, B, 'bd_dev', (8 << 20) | partno);
+    mem.setField(a, B, 'bd_partno', partno);
+    mem.setField(a, B, 'bd_start_sect', partno ? 2048 : 0);
+    mem.setField(a, B, 'bd_disk', sdaDisk);
+  });
 }
 
 // ---------------------------------------------------------------- the paths' hooks

@@ -75,40 +75,34 @@ const SUPERS: Record<FsType, { dev: number; id: string; magic: number }> = {
 const supers = new Map<FsType, number>();
 /** The struct super_block of a filesystem type (one mount each in the machine). */
 export function superBlock(mem: KernelMemory, fs: FsType): number {
-  let a = supers.get(fs);
-  if (a !== undefined) return a;
   const S = 'struct super_block';
-  a = mem.allocStruct(S);
-  supers.set(fs, a);
-  const d = SUPERS[fs];
-  mem.setField(a, S, 's_dev', d.dev);
-  mem.setField(a, S, 's_id', d.id);
-  mem.setField(a, S, 's_magic', d.magic);
-  mem.setField(a, S, 's_blocksize', 4096);
-  mem.setField(a, S, 's_blocksize_bits', 12);
-  if (fs === 'ext4') mem.setField(a, S, 's_bdev', blockDevice(mem, 'sda1'));
-  return a;
+  return mem.structFor(supers, fs, S, (a) => {
+    const d = SUPERS[fs];
+    mem.setField(a, S, 's_dev', d.dev);
+    mem.setField(a, S, 's_id', d.id);
+    mem.setField(a, S, 's_magic', d.magic);
+    mem.setField(a, S, 's_blocksize', 4096);
+    mem.setField(a, S, 's_blocksize_bits', 12);
+    if (fs === 'ext4') mem.setField(a, S, 's_bdev', blockDevice(mem, 'sda1'));
+  });
 }
 
 const dentries = new WeakMap<Inode, number>();
 /** The struct dentry of an inode (one per inode: the machine has no hard-link aliases). */
 export function dentryAddr(mem: KernelMemory, ino: Inode): number {
-  let a = dentries.get(ino);
-  if (a !== undefined) return a;
   const T = 'struct dentry';
-  a = mem.allocStruct(T);
-  dentries.set(ino, a);
-  const name = basename(null, ino);
-  mem.setField(a, T, 'd_name.name', name.length < 32 ? 0 : mem.strdup(name));
-  if (name.length < 32) {
-    // short names live in d_iname, as __d_alloc does
-    mem.setField(a, T, 'd_iname', name);
-    mem.setField(a, T, 'd_name.name', a + mem.fieldOf(T, 'd_iname').offset);
-  }
-  mem.setField(a, T, 'd_name.len', name.length);
-  mem.setField(a, T, 'd_inode', mem.addrOf(ino));
-  mem.setField(a, T, 'd_parent', ino.parent && ino.parent !== ino ? dentryAddr(mem, ino.parent) : a);
-  return a;
+  return mem.structFor(dentries, ino, T, (a) => {
+    const name = basename(null, ino);
+    mem.setField(a, T, 'd_name.name', name.length < 32 ? 0 : mem.strdup(name));
+    if (name.length < 32) {
+      // short names live in d_iname, as __d_alloc does
+      mem.setField(a, T, 'd_iname', name);
+      mem.setField(a, T, 'd_name.name', a + mem.fieldOf(T, 'd_iname').offset);
+    }
+    mem.setField(a, T, 'd_name.len', name.length);
+    mem.setField(a, T, 'd_inode', mem.addrOf(ino));
+    mem.setField(a, T, 'd_parent', ino.parent && ino.parent !== ino ? dentryAddr(mem, ino.parent) : a);
+  });
 }
 
 /**
