@@ -92,7 +92,10 @@ export function collectUse(root: A.Stmt | A.Expr, use: VarUse): void {
         stmt(s.body);
         return;
       case 'delete':
-        lvalue(s.target, false);
+        // stap's varuse visitor takes `delete` as a read-modify-write (elaborate.cxx
+        // visit_delete_statement), so `lv = 7; delete lv` elides nothing; a global's read
+        // half does not count for the global display
+        lvalue(s.target, s.target.k === 'sym' && s.target.ref?.kind !== 'global', false);
         return;
       case 'try':
         stmt(s.body);

@@ -554,9 +554,13 @@ function clones(): Map<string, number[]> {
  * DWARF body (what stap's probe points name), else the symbol name.
  */
 export function dwarfName(id: number): string {
-  const n = symbolName(id);
-  const dot = n.indexOf('.');
-  return dot > 0 && functionLocation(id) !== null ? n.slice(0, dot) : n;
+  return dwarfNameOf(symbolName(id), functionLocation(id));
+}
+
+/** dwarfName() of a symbol whose name and functionLocation() the caller has already. */
+export function dwarfNameOf(name: string, loc: SrcLoc | null): string {
+  const dot = name.indexOf('.');
+  return dot > 0 && loc !== null ? name.slice(0, dot) : name;
 }
 
 /** Number of vmlinux symbols (module symbols have the ids after them). */
@@ -601,9 +605,25 @@ export function kprobeBlacklist(): readonly BlacklistEntry[] {
   return blacklist;
 }
 
+/** The blacklist's ranges by start address, with the running maximum of their ends (they may overlap). */
+let blStarts: Float64Array | null = null;
+let blMaxEnds: Float64Array | null = null;
 function inBlacklist(addr: number): boolean {
-  for (const e of kprobeBlacklist()) if (addr >= e.start && addr < e.end) return true;
-  return false;
+  if (!blStarts || !blMaxEnds) {
+    const es = [...kprobeBlacklist()].sort((a, b) => a.start - b.start);
+    blStarts = Float64Array.from(es, (e) => e.start);
+    blMaxEnds = new Float64Array(es.length);
+    let m = -Infinity;
+    es.forEach((e, i) => { m = Math.max(m, e.end); blMaxEnds![i] = m; });
+  }
+  // the last range starting at or below addr: some range up to it ends above addr?
+  let lo = 0, hi = blStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (blStarts[mid] <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && blMaxEnds[lo - 1] > addr;
 }
 
 /** within_kprobe_blacklist(), including the ".suffix" rule for foo.isra.0 / foo.cold. */
