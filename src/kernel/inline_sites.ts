@@ -156,7 +156,9 @@ const btfCache = new Map<string, number>();
 export function inlineParamBtf(dwarfType: string): number {
   let id = btfCache.get(dwarfType);
   if (id === undefined) {
-    id = btfLookupType(dwarfType) ?? btfLookupType(dwarfType.replace(/\bconst\s+/g, '')) ?? 0;
+    // (a qualified pointer `char *const` falls back to its unqualified type: BTF names no qualifiers)
+    id = btfLookupType(dwarfType) ?? btfLookupType(dwarfType.replace(/\bconst\s+/g, ''))
+      ?? btfLookupType(dwarfType.replace(/\s*\bconst\b\s*/g, ' ').trim()) ?? 0;
     btfCache.set(dwarfType, id);
   }
   return id;

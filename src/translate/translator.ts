@@ -111,17 +111,27 @@ export class Translator extends StmtGen {
     // duplicate probe body once): a wildcard over thousands of functions makes one function
     const pmeta: ProbeMeta[] = [];
     const first = new Map<string, { fn: string; at: number; n: number }>();
+    // probes of one wildcard share their body object (pass 2 elaborated it once): not generated again
+    const byBody = new Map<A.Block, { cond: A.Expr | undefined; f: { fn: string; n: number } }>();
     for (const p of P.probes) {
       let name = `p_${jsInt(p.index)}`;
-      const g = this.genProbe(p, name);
-      const same = g.shareKey !== null ? first.get(g.shareKey) : undefined;
-      if (same) {
-        name = same.fn;
-        same.n++;
+      const known = byBody.get(p.body);
+      if (known && known.cond === p.condition) {
+        name = known.f.fn;
+        known.f.n++;
       } else {
-        out();
-        body.push(...g.lines);
-        if (g.shareKey !== null) first.set(g.shareKey, { fn: name, at: body.length - g.lines.length, n: 1 });
+        const g = this.genProbe(p, name);
+        const same = g.shareKey !== null ? first.get(g.shareKey) : undefined;
+        if (same) {
+          name = same.fn;
+          same.n++;
+        } else {
+          out();
+          body.push(...g.lines);
+          if (g.shareKey !== null) first.set(g.shareKey, { fn: name, at: body.length - g.lines.length, n: 1 });
+        }
+        const f = g.shareKey !== null ? first.get(g.shareKey) : undefined;
+        if (f) byBody.set(p.body, { cond: p.condition, f });
       }
       pmeta.push({
         index: p.index, family: p.point.family, pp: p.point.pp, pn: p.pn, data: p.point.data,
@@ -162,11 +172,13 @@ export class Translator extends StmtGen {
 
   /** Histograms and variance shifts of the stats globals; every node's fields checked (emit.ts checkNode). */
   protected scanStats(): void {
-    const roots: (A.Stmt | A.Expr)[] = [];
+    // (a body shared by a wildcard's probes is scanned once)
+    const bodies = new Set<A.Stmt | A.Expr>();
     for (const p of this.program.probes) {
-      roots.push(p.body);
-      if (p.condition) roots.push(p.condition);
+      bodies.add(p.body);
+      if (p.condition) bodies.add(p.condition);
     }
+    const roots = [...bodies];
     for (const fn of this.program.functions) if (fn.body.k === 'block') roots.push(fn.body);
     for (const r of roots) {
       walk(r, (e) => {

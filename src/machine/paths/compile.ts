@@ -41,12 +41,20 @@ export function setChunkChars(n: number): number {
   return old;
 }
 
-/** What one compile works on: the shape's text, its function ids, whether inline instances are emitted. */
+/**
+ * What one compile works on: the shape's text, its function ids, whether inline instances are emitted,
+ * and the ops of each model function (FnOps by model function index, shared by the compiles with `ids`).
+ */
 interface Src {
   readonly name: string;
   readonly text: string;
   readonly ids: (f: number) => number;
   readonly inline: boolean;
+  readonly ops: (FnOps | undefined)[];
+  /** closeOf's notes, kept while a chunk of the shape is still to compile */
+  close?: Int32Array;
+  /** chunks of the shape not compiled yet */
+  pending: number;
 }
 
 /** Tracepoints that fire right after a callee returns: callee kallsyms id -> OP_TP operands. */
@@ -64,12 +72,21 @@ export function chunkCode(i: number): CompiledPath {
   emitSeq(ch.src, ch.start, ch.end, code, ch.after);
   code.push(OP_END);
   ch.code = { name: ch.src.name, code: Int32Array.from(code) };
+  if (--ch.src.pending === 0) ch.src.close = undefined;
   return ch.code;
 }
 
-/** What a call of one function emits besides its callees (kallsyms id -> ops), made once per function. */
-interface FnOps { pre: number[]; post: number[]; after: AfterSites; inl: number[] | null }
+/** What a call of one function emits besides its callees (its kallsyms id, ops), made once per function. */
+interface FnOps { id: number; pre: number[]; post: number[]; after: AfterSites; inl: number[] | null }
 const fnOps = new Map<number, FnOps>();
+const NOT_A_SYMBOL: FnOps = { id: -1, pre: [], post: [], after: null, inl: [] };
+/** FnOps by model function index, per function-id mapping */
+const opsByIds = new Map<(f: number) => number, (FnOps | undefined)[]>();
+
+function opsOfModelFn(s: Src, f: number): FnOps {
+  const id = s.ids(f);
+  return (s.ops[f] = id < 0 ? NOT_A_SYMBOL : opsOf(id));
+}
 
 function opsOf(id: number): FnOps {
   let o = fnOps.get(id);
@@ -82,7 +99,7 @@ function opsOf(id: number): FnOps {
   for (const a of anchors) if (a.where === 'entry') pre.push(OP_HOOK, hookIndex(a.hook));
   for (const a of anchors) if (a.where === 'exit') post.push(OP_HOOK, hookIndex(a.hook));
   for (const t of tps) if (t.where === 'exit') post.push(OP_TP, tpIndex(t.event));
-  o = { pre, post, after: tps.length ? afterSitesOf(id) : null, inl: null };
+  o = { id, pre, post, after: tps.length ? afterSitesOf(id) : null, inl: null };
   fnOps.set(id, o);
   return o;
 }
@@ -134,16 +151,38 @@ function numAt(text: string, i: number): number {
   return n;
 }
 
-/** The ')' matching the '(' at `open`; `closeFar`: it lies more than `limit` characters on. */
+/**
+ * The ')' matching the '(' at `open` of the shape's text; `closeFar`: it lies more than `limit`
+ * characters on.  A scan notes the ')' of every '(' it passes (`s.close`, position + 1), so each
+ * part of a shape is scanned once however deep it nests.
+ */
 let closeFar = false;
-function closeOf(text: string, open: number, limit: number): number {
-  let depth = 0;
-  for (let i = open; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === C_OPEN) depth++;
-    else if (c === C_CLOSE && --depth === 0) { closeFar = i - open > limit; return i; }
+function closeOf(s: Src, open: number, limit: number): number {
+  const text = s.text;
+  const memo = s.close ?? (s.close = new Int32Array(text.length));
+  let at = memo[open] - 1;
+  if (at < 0) {
+    const stack: number[] = [];
+    for (let i = open; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === C_OPEN) {
+        const known = memo[i];
+        if (known > 0 && i !== open) { i = known - 1; continue; }
+        stack.push(i);
+      } else if (c === C_CLOSE) {
+        memo[stack.pop()!] = i + 1;
+        if (stack.length === 0) { at = i; break; }
+      }
+    }
+    if (at < 0) throw new Error('entry model: ) expected');
   }
-  throw new Error('entry model: ) expected');
+  closeFar = at - open > limit;
+  return at;
+}
+
+function newChunk(s: Src, start: number, end: number, after: AfterSites): number {
+  s.pending++;
+  return chunks.push({ src: s, start, end, after, code: null }) - 1;
 }
 
 /** Emit the callees text[start, end) of a call, through a chunk when they are long. */
@@ -167,18 +206,18 @@ function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSit
       let ks = i, ke = i, chunk = -1;
       if (text.charCodeAt(i) === C_OPEN) {
         ks = i + 1;
-        ke = closeOf(text, i, chunkChars);
+        ke = closeOf(s, i, chunkChars);
         i = ke + 1;
         if (closeFar) chunk = -2;
       }
       if (text.charCodeAt(i) === C_STAR) { rep = numAt(text, i + 1); i = numEnd; }
-      const id = s.ids(f);
+      const o = s.ops[f] ?? opsOfModelFn(s, f);
+      const id = o.id;
       if (id < 0) {
-        if (chunk === -2) chunk = chunks.push({ src: s, start: ks, end: ke, after, code: null }) - 1;
+        if (chunk === -2) chunk = newChunk(s, ks, ke, after);
         for (let r = 0; r < rep; r++) emitKids(s, ks, ke, code, after, chunk);
       } else {
-        const o = opsOf(id);
-        if (chunk === -2) chunk = chunks.push({ src: s, start: ks, end: ke, after: o.after, code: null }) - 1;
+        if (chunk === -2) chunk = newChunk(s, ks, ke, o.after);
         const tail = after?.get(id);
         const rule = rep > 1 ? countRuleIndex(id) : -1;
         if (rule >= 0) {
@@ -219,12 +258,16 @@ function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSit
   }
 }
 
+function pushAll(code: number[], ops: readonly number[]): void {
+  for (let i = 0; i < ops.length; i++) code.push(ops[i]);
+}
+
 function emitCall(s: Src, id: number, o: FnOps, ks: number, ke: number, code: number[], chunk: number): void {
   code.push(id);
-  for (const x of o.pre) code.push(x);
-  if (s.inline) for (const x of inlineOps(id, o)) code.push(x);
+  if (o.pre.length) pushAll(code, o.pre);
+  if (s.inline) pushAll(code, inlineOps(id, o));
   if (ke > ks) emitKids(s, ks, ke, code, o.after, chunk);
-  for (const x of o.post) code.push(x);
+  if (o.post.length) pushAll(code, o.post);
   code.push(OP_RET);
 }
 
@@ -235,7 +278,11 @@ function emitCall(s: Src, id: number, o: FnOps, ks: number, ke: number, code: nu
  */
 export function compileShape(name: string, text: string, start: number, end: number, parent: number, ids: (f: number) => number, inline: boolean): CompiledPath {
   const code: number[] = [];
-  emitSeq({ name, text, ids, inline }, start, end, code, parent >= 0 ? afterSitesOf(parent) : null);
+  let ops = opsByIds.get(ids);
+  if (!ops) opsByIds.set(ids, (ops = []));
+  const s: Src = { name, text, ids, inline, ops, pending: 0 };
+  emitSeq(s, start, end, code, parent >= 0 ? afterSitesOf(parent) : null);
+  if (s.pending === 0) s.close = undefined;
   code.push(OP_END);
   return { name, code: Int32Array.from(code) };
 }
@@ -247,7 +294,13 @@ export function firstCall(text: string, i = 0): { fn: number; start: number; end
   const fn = numAt(text, i);
   const o = numEnd;
   if (text.charCodeAt(o) !== C_OPEN) return { fn, start: o, end: o };
-  return { fn, start: o + 1, end: closeOf(text, o, Infinity) };
+  let depth = 0;
+  for (let i = o; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === C_OPEN) depth++;
+    else if (c === C_CLOSE && --depth === 0) return { fn, start: o + 1, end: i };
+  }
+  throw new Error('entry model: ) expected');
 }
 
 /** A shape parsed into nodes (for rewriting it: truncateAtFailure). */
