@@ -34,8 +34,6 @@ import type { Machine } from '../machine/machine';
 import type { Task, Process } from '../machine/include/sched';
 import type { CpuContext, PtRegs } from '../kernel/current';
 import { tracepointProbeRegister, tracepointProbeUnregister, TRACEPOINT_DEFAULT_PRIO } from '../kernel/tracepoint';
-import { COMMAND_SEARCH_PATH } from '../machine/userland/environment';
-import { PROGRAM_NAMES, MORE_TOOL_NAMES, SEED_TOOL_NAMES } from '../machine/userland/fstree';
 import { currentCpuContext } from './tracepoint';
 import { Deliverer } from './hit';
 
@@ -83,10 +81,14 @@ function canonical(path: string): string {
  */
 export function resolveExecutable(name: string): string {
   if (name.includes('/')) return name.startsWith('/') ? canonical(name) : name;
-  programs ??= new Set([...PROGRAM_NAMES, ...MORE_TOOL_NAMES, ...SEED_TOOL_NAMES, 'stap', 'gcc']);
+  if (!programs) {
+    // (the machine's file tree is loaded only when a script names a program)
+    const t = require('../machine/userland/fstree') as typeof import('../machine/userland/fstree');
+    programs = new Set([...t.PROGRAM_NAMES, ...t.MORE_TOOL_NAMES, ...t.SEED_TOOL_NAMES, 'stap', 'gcc']);
+  }
   if (!programs.has(name)) return name;
-  // every program lives in /usr/bin, and COMMAND_SEARCH_PATH reaches it there or through /bin
-  return COMMAND_SEARCH_PATH.length ? `/usr/bin/${name}` : name;
+  // every program the machine installs lives in /usr/bin, the first $PATH directory that has it
+  return `/usr/bin/${name}`;
 }
 
 function eventOf(cs: A.ProbePointComponent[], from: number): TaskEvent {
