@@ -49,7 +49,8 @@ export abstract class PrintGen extends ExprGen {
         return '0';
       }
       const stat = this.statExpr(e.hist.operand);
-      text = `(L = ${this.loc(e.hist.tok)}, ${stat}.histText(${hr.h}, ${jsInt(this.limits.histElision)}))`;
+      // (an empty aggregate is reported at the print function: real-stap -p3 sets last_stmt to it)
+      text = `(L = ${this.loc(e.tok)}, ${stat}.histText(${hr.h}, ${jsInt(this.limits.histElision)}))`;
       // (the runtime prints a histogram line by line: not bounded by one print buffer)
       return toStr ? `T(${text})` : `(outH(${text}), 0)`;
     }
