@@ -262,7 +262,10 @@ function recompute(only: Iterable<number> | null): void {
     r.flags = f >>> 0;
     if (r.fn >= 0) setSiteLive(r.fn, ref > 0 && S.enabled);
   };
-  if (only === null) { for (const r of recs) update(r); return; }
+  // (a filter of many sites — a wildcard's fprobe: one pass over the records costs less than
+  // finding each site's record; records outside it come out as they were)
+  const many = only !== null && (only instanceof Set ? only.size : 0) * 4 > recs.length;
+  if (only === null || many) { for (const r of recs) update(r); return; }
   for (const ip of only) {
     const p = lookupAddr(ip);
     if (!p) continue;

@@ -408,7 +408,9 @@ export function setBulkThreshold(n: number): void {
 interface FprobeEntry {
   fn: number;
   ip: number;
-  entries: Deliverer[];
+  /** the entry probes on this site; their Deliverers made at the site's first hit (`entries`) */
+  entryProbes: RegisteredProbe[];
+  entries: Deliverer[] | null;
   returns: FprobeReturn[];
 }
 
@@ -487,20 +489,21 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
         const rec = recordOfFunction(d.fn);
         if (rec && rec.ip === d.addr) {
           let e = byIp.get(d.addr);
-          if (!e) byIp.set(d.addr, (e = { fn: d.fn, ip: d.addr, entries: [], returns: [] }));
+          if (!e) byIp.set(d.addr, (e = { fn: d.fn, ip: d.addr, entryProbes: [], entries: null, returns: [] }));
           if (d.kind === 'return') {
             const free = d.maxactive > 0 ? d.maxactive : defaultMaxactive();
             const r: FprobeReturn = { p, d: new Deliverer(engine, p, 'kretprobe', true, d.fn, d.addr), pool: { free, nmissed: 0 },
               withEntry: hasEntryValues(p), withArgs: handlerUsesContext(p), frames: [] };
             for (let i = 0; i < free; i++) r.frames.push(new FprobeFrame(d.fn, r));
             e.returns.push(r);
-          } else e.entries.push(new Deliverer(engine, p, 'kprobe', false, d.fn, d.addr));
+          } else e.entryProbes.push(p);
           continue;
         }
       }
       single.push(p);
     }
-    for (let i = single.length - 1; i >= 0; i--) this.registerOne(single[i], single[i].meta.data as unknown as FuncPointData, engine);
+    const lazy = single.length > BULK_THRESHOLD;
+    for (let i = single.length - 1; i >= 0; i--) this.registerOne(single[i], single[i].meta.data as unknown as FuncPointData, engine, lazy);
     if (byIp.size) this.registerFprobe(byIp, engine);
   }
 
@@ -511,17 +514,27 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
     engine.warn(`probe ${p.meta.pp} (address 0x${BigInt.asUintN(64, BigInt(d.addr)).toString(16)}) registration error [man warning::pass5] (rc ${rc})`);
   }
 
-  private registerOne(p: RegisteredProbe, d: FuncPointData, engine: Engine): void {
+  /** `lazy`: many probes (a wildcard's inline instances): each one's hit context is made at its first hit. */
+  private registerOne(p: RegisteredProbe, d: FuncPointData, engine: Engine, lazy: boolean): void {
     const fn = d.fn;
     const addr = d.addr;
     if (d.kind === 'entry') {
       const kp = new Kprobe({ addr });
       kp.preHandlerName = 'stapkp_probe_prehandler';
-      const dl = new Deliverer(engine, p, 'kprobe', false, fn, addr);
-      kp.preHandler = (_k, regs, ctx) => {
-        dl.fireEntry(regs, ctx); // arguments read from regs only if the handler asks
-        return 0;
-      };
+      if (lazy) {
+        // (most of a wildcard's probes never fire: no hit context made for them)
+        let dl: Deliverer | null = null;
+        kp.preHandler = (_k, regs, ctx) => {
+          (dl ??= new Deliverer(engine, p, 'kprobe', false, fn, addr)).fireEntry(regs, ctx);
+          return 0;
+        };
+      } else {
+        const dl = new Deliverer(engine, p, 'kprobe', false, fn, addr);
+        kp.preHandler = (_k, regs, ctx) => {
+          dl.fireEntry(regs, ctx); // arguments read from regs only if the handler asks
+          return 0;
+        };
+      }
       const rc = registerKprobe(kp);
       if (rc) this.warnFailed(engine, p, d, rc);
       else this.reg.kprobes.push(kp);
@@ -571,7 +584,7 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
       if (bit < 0) return;
       // try/catch, not finally (cheaper on the hit path): handler errors never get here
       try {
-        const ents = e.entries;
+        const ents = e.entries ?? (e.entries = entryDeliverers(engine, e));
         for (let i = 0; i < ents.length; i++) ents[i].fireEntry(regs, ctx);
         const rets = e.returns;
         for (let i = 0; i < rets.length; i++) {
@@ -633,6 +646,14 @@ export class KernelFunctionFamily implements ProbeFamilyRuntime {
 
 const NO_ARGS: readonly unknown[] = [];
 
+/** The hit contexts of a bulk site's entry probes (made at its first hit). */
+function entryDeliverers(engine: Engine, e: FprobeEntry): Deliverer[] {
+  return e.entryProbes.map((p) => {
+    const d = p.meta.data as unknown as FuncPointData;
+    return new Deliverer(engine, p, 'kprobe', false, d.fn, d.addr);
+  });
+}
+
 /**
  * The probe's handler may read its context (arguments, registers, task ...): the generated
  * handler mentions its context parameter `c` anywhere (a call passing it, a builtin). A handler
@@ -661,16 +682,26 @@ function hasEntryValues(p: RegisteredProbe): boolean {
 export function shareHandlers(probes: RegisteredProbe[]): RegisteredProbe[] {
   if (probes.length < 2) return probes;
   const canon = new Map<string, RegisteredProbe['handler']>();
+  // (pass 3 already names one function for all the probes with the same code: seen once here)
+  const known = new Map<RegisteredProbe['handler'], RegisteredProbe['handler']>();
   return probes.map((p) => {
+    const k = known.get(p.handler);
+    if (k === p.handler) return p;
+    if (k !== undefined) return { meta: p.meta, handler: k };
     const src = p.handler.toString().replace(/^function\s+[\w$]+\s*\(/, 'function (');
     const h = canon.get(src);
     if (!h) {
       canon.set(src, p.handler);
+      known.set(p.handler, p.handler);
       return p;
     }
     const entry = (p.handler as unknown as { entry?: unknown[] }).entry;
     const hEntry = (h as unknown as { entry?: unknown[] }).entry;
-    if ((entry?.length ?? 0) !== (hEntry?.length ?? 0)) return p;
+    if ((entry?.length ?? 0) !== (hEntry?.length ?? 0)) {
+      known.set(p.handler, p.handler);
+      return p;
+    }
+    known.set(p.handler, h);
     return { meta: p.meta, handler: h };
   });
 }
