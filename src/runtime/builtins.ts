@@ -94,6 +94,8 @@ const KERNEL_FREE: Record<string, Builtin> = {
   strlen: (c, s: string) => s.length,
   substr: (c, s: string, start: Long, len: Long) => S.substr(s, start, len, max1(c)),
   stringat: (c, s: string, pos: Long) => S.stringat(s, pos),
+  // (string.stp's stringat under --compatible < 2.3, called with pos inside the string)
+  __stringat: (c, s: string, pos: Long) => S.stringat(s, pos),
   isinstr: (c, a: string, b: string) => S.isinstr(a, b),
   strpos: (c, a: string, b: string) => S.strpos(a, b),
   str_replace: (c, s: string, find: string, repl: string) => S.strReplace(s, find, repl, max1(c)),

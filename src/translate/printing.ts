@@ -12,6 +12,7 @@
  */
 import type * as A from '../ast';
 import { parseFormat, FormatConv, FormatPart, STP_BUFFER_SIZE, PAGE_SIZE, clampInt } from '../runtime/format';
+import { compatBefore } from '../parse/version';
 import { jsStr, jsInt } from './emit';
 import { ExprGen } from './exprs';
 
@@ -48,7 +49,8 @@ export abstract class PrintGen extends ExprGen {
         return '0';
       }
       const stat = this.statExpr(e.hist.operand);
-      text = `(L = ${this.loc(e.hist.tok)}, ${stat}.histText(${hr.h}, ${jsInt(this.limits.histElision)}))`;
+      // (an empty aggregate is reported at the print function: real-stap -p3 sets last_stmt to it)
+      text = `(L = ${this.loc(e.tok)}, ${stat}.histText(${hr.h}, ${jsInt(this.limits.histElision)}))`;
       // (the runtime prints a histogram line by line: not bounded by one print buffer)
       return toStr ? `T(${text})` : `(outH(${text}), 0)`;
     }
@@ -74,7 +76,7 @@ export abstract class PrintGen extends ExprGen {
   }
 
   private formatted(e: A.Print, toStr: boolean): string {
-    const parts = parseFormat(e.format ?? '');
+    const parts = oldPointers(parseFormat(e.format ?? ''), this.compatible);
     if (typeof parts === 'string') {
       this.err(parts, e.tok);
       return '""';
@@ -159,4 +161,20 @@ export abstract class PrintGen extends ExprGen {
         return `fI(${jsStr(p.conv)}, ${n}, ${jsStr(p.flag)}, ${w}, ${pr})`;
     }
   }
+}
+
+/**
+ * `%p` before 1.3 (--compatible): a zero-padded pointer, as stap 4.8's pass 3 writes it for
+ * STAP_COMPAT_VERSION < 1.3 (real-stap --compatible 1.2 -p3): the width is the given one or
+ * 2 + 2 * sizeof(void *), the precision width - 2 (at most 16 digits unless left-justified).
+ * (A `*` width or precision keeps today's %p.)
+ */
+function oldPointers(parts: FormatPart[] | string, compatible: string | undefined): FormatPart[] | string {
+  if (typeof parts === 'string' || !compatBefore(compatible, '1.3')) return parts;
+  return parts.map((p) => {
+    if (typeof p === 'string' || p.conv !== 'p' || p.widthStar || p.precStar) return p;
+    const width = p.width < 0 ? 18 : p.width;
+    const prec = p.flag === '-' ? width - 2 : Math.min(width - 2, 16);
+    return { ...p, width, prec };
+  });
 }
