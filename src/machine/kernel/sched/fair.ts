@@ -188,7 +188,7 @@ export class Sched {
   /** scheduler_tick semantics: account, decide preemption. Runs the timer interrupt path. */
   tick(c: Cpu): void {
     c.ticks++;
-    this.m.irq(c, 'timer_irq', newEnv('timer_irq', { irq: 236, vector: 236 }));
+    this.m.irq(c, 'timer_interrupt', newEnv('tick', { tick: true, irq: 236, vector: 236 }));
   }
 
   /** check_preempt_tick(). */
