@@ -14,7 +14,7 @@ import { writeEventTable, builtEventTableFile } from '../src/kernel/event_table'
 import { writeKnownSymbols, builtKnownSymbolsFile } from '../src/kernel/known_symbols';
 import { resolveFirstAlias } from '../src/kernel/kallsyms';
 import { pathNames, pathFunctionNames } from '../src/machine/paths/dsl';
-import { modelFile, readModelFile, compilerSymbolNames } from '../src/machine/paths/model';
+import { modelFile, readModelFile, compilerSymbolNames, modelSummariser } from '../src/machine/paths/model';
 import { writeModelTable, builtModelTableFile } from '../src/machine/paths/model_table';
 import { semanticsFunctionNames } from '../src/machine/paths/semantics';
 import { installKernelSemantics } from '../src/machine/machine';
@@ -23,7 +23,7 @@ const t0 = Date.now();
 let bytes = writeSymtab(builtSymtabFile()) + writeEventTable(builtEventTableFile());
 const mf = modelFile();
 const model = mf ? readModelFile(mf) : null;
-if (mf && model) bytes += writeModelTable(builtModelTableFile(), mf, model, resolveFirstAlias);
+if (mf && model) bytes += writeModelTable(builtModelTableFile(), mf, model, resolveFirstAlias, modelSummariser());
 installKernelSemantics();
 bytes += writeKnownSymbols(builtKnownSymbolsFile(), [...pathNames().flatMap(pathFunctionNames), ...compilerSymbolNames(), ...semanticsFunctionNames()], resolveFirstAlias);
 process.stderr.write(`kernel tables: ${Math.round(bytes / 1024)} KB in ${Date.now() - t0} ms\n`);

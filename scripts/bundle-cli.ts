@@ -58,6 +58,8 @@ async function main(): Promise<void> {
       format: 'cjs',
       sourcemap: 'linked',
       minifyWhitespace: true,
+      // non-ASCII characters escaped: src/cli/launch.ts reads the bundle as latin1
+      charset: 'ascii',
       external: ['source-map-support'],
       logLevel: 'warning',
       plugins: [lazyChildProcess],

@@ -136,6 +136,36 @@ function rule(v: string, p: Params, s: Record<string, string>, ret: boolean): [s
   }
 }
 
+/**
+ * stap 4.8's private aliases (`@__private30`) under sunrpc.clnt.create_client[.return]: the dump of
+ * probe aliases leaves them out, so their points are given here (the names and points of
+ * linux/rpc.stp; the variables computed here from 6.1's rpc_new_client(args, xps, xprt, parent)
+ * and stdlib/nfs_helpers.stp).  rpc_create_client() is gone since 2.6.19: its `?` points match nothing.
+ */
+const CREATE_CLIENT_VARS = [
+  'servername = __rpc_format_servername($args->servername, $args->address)',
+  'progname = kernel_string($args->program->name)',
+  'prog = $args->prognumber',
+  'vers = vers_from_prog($args->program, $args->version)',
+  'authflavor = $args->authflavor',
+  'prot = $xprt->prot',
+  'port = port_from_xprt($xprt)',
+];
+const PRIVATE_ALIASES: [string, string, string[]][] = [
+  ['_sunrpc.clnt.create_client.rpc_new_client_inline', 'kernel.function("rpc_new_client").inline!, module("sunrpc").function("rpc_new_client").inline', CREATE_CLIENT_VARS],
+  ['_sunrpc.clnt.create_client.rpc_new_client', 'kernel.function("rpc_new_client").call!, module("sunrpc").function("rpc_new_client").call?', CREATE_CLIENT_VARS],
+  ['_sunrpc.clnt.create_client.rpc_create_client', 'kernel.function("rpc_create_client")!, module("sunrpc").function("rpc_create_client")?', []],
+  ['_sunrpc.clnt.create_client.return.rpc_create', 'kernel.function("rpc_create").return!, module("sunrpc").function("rpc_create").return', []],
+  ['_sunrpc.clnt.create_client.return.rpc_new_client', 'kernel.function("rpc_new_client").return!, module("sunrpc").function("rpc_new_client").return?', []],
+  ['_sunrpc.clnt.create_client.return.rpc_create_client', 'kernel.function("rpc_create_client").return!, module("sunrpc").function("rpc_create_client").return?', []],
+];
+/** Bodies of aliases made of the private ones (their variables come from those). */
+const OUTER_BODIES: Record<string, string[]> = {
+  'sunrpc.clnt.create_client': ['name = "sunrpc.clnt.create_client"',
+    'argstr = sprintf("%s %s %d %d %d %d %d", servername, progname, prog, vers, prot, port, authflavor)'],
+  'sunrpc.clnt.create_client.return': ['name = "sunrpc.clnt.create_client.return"', 'retstr = return_str(2, $return)'],
+};
+
 function main(): void {
   const text = fs.readFileSync(DATA, 'utf8');
   const aliases: Alias[] = [];
@@ -191,7 +221,11 @@ function main(): void {
       }
       if (!wanted.includes('name')) body.unshift(`name = "${a.name}"`);
     }
+    body.push(...(OUTER_BODIES[a.name] ?? []));
     out.push(`probe ${a.name} = ${a.points}\n{${body.length ? '\n' + body.map((b) => '  ' + b).join('\n') + '\n' : ' '}}`);
+  }
+  for (const [name, points, body] of PRIVATE_ALIASES) {
+    files.sunrpc.push(`probe ${name} = ${points}\n{${body.length ? '\n' + body.map((b) => '  ' + b).join('\n') + '\n' : ' '}}`);
   }
   const names: Record<string, string> = { nfs: 'nfs.stp', nfsd: 'nfsd.stp', sunrpc: 'rpc.stp' };
   for (const fam of Object.keys(files)) {

@@ -251,6 +251,8 @@ export interface VarDecl {
   maxSize?: number;
   /** `global x = literal` */
   init?: NumberLit | StringLit;
+  /** the `=` of an initialised global (where its arity 0 is first inferred) */
+  initTok?: Token;
   /** Declared `private` (file-scoped). */
   isPrivate?: boolean;
   /** Parameter annotation `x:long`. */

@@ -116,6 +116,11 @@ export class Diagnostics {
 
   /** Print a semantic error with its chain; returns false if it was de-duplicated away. */
   semanticError(e: SemanticError): boolean {
+    this.recording?.push(() => this.semanticErrorOnce(e));
+    return this.semanticErrorOnce(e);
+  }
+
+  private semanticErrorOnce(e: SemanticError): boolean {
     const site = e.site || e.message;
     if (this.opts.verbose < 1 && site && this.seenErrorSites.has(site)) {
       this.suppressedErrors++;
@@ -141,8 +146,45 @@ export class Diagnostics {
     return out;
   }
 
+  /** The messages of the body being checked for several probes (see asCopies), to say again. */
+  private recording: (() => void)[] | null = null;
+
+  /**
+   * Run `f`, which checks one body that stands for `copies` probes: pass 2 elaborates one body
+   * for all the points of a wildcard (src/elaborate/aliases.ts), and what it reports is reported
+   * for every one of those probes, in the same order as if each probe's body were checked on its
+   * own (shown once and the others counted as similar messages suppressed, or all shown under -v).
+   * `then(i)` reports what is particular to the i-th probe, after its share of the messages.
+   */
+  asCopies<T>(copies: number, f: () => T, then?: (i: number) => void): T {
+    if (copies <= 1 || this.recording) {
+      const r = f();
+      if (then) for (let i = 0; i < copies; i++) then(i);
+      return r;
+    }
+    const said: (() => void)[] = [];
+    this.recording = said;
+    let r: T;
+    try {
+      r = f();
+    } finally {
+      this.recording = null;
+    }
+    then?.(0);
+    for (let i = 1; i < copies; i++) {
+      for (const again of said) again();
+      then?.(i);
+    }
+    return r;
+  }
+
   /** A warning; `counted` false: not one that -W turns into a failure (counts suppressions only). */
   warning(message: string, tok?: Token, counted = true): void {
+    this.recording?.push(() => this.warningOnce(message, tok, counted));
+    this.warningOnce(message, tok, counted);
+  }
+
+  private warningOnce(message: string, tok: Token | undefined, counted: boolean): void {
     if (this.opts.suppressWarnings) return;
     let text = `WARNING: ${message}`;
     // stap de-duplicates on the message alone: the same warning at another place is suppressed

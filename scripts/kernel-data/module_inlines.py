@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Inline instances (DW_TAG_inlined_subroutine) inside the loaded modules' core text.
+"""Inline instances (DW_TAG_inlined_subroutine) inside the modules' core text: the loaded modules and
+the installed-but-unloaded ones of modules.py (UNLOADED, at the layout modules.py gives them).
 
 Usage: module_inlines.py WORKDIR OUTDIR   (after modules.py; python3 standard library only)
   WORKDIR  fetch.sh's work directory: the image package's .ko files (symbol tables) and the -dbg
@@ -24,7 +25,7 @@ import gzip, io, os, struct, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from inline_sites import parse_dies, scan_instances, abstract, sval, ref  # noqa: E402
-from modules import Elf, read_snapshot, ko_paths, KDIR, DDIR, SNAPSHOT  # noqa: E402
+from modules import Elf, read_snapshot, ko_paths, layout, KDIR, DDIR, SNAPSHOT, UNLOADED  # noqa: E402
 
 
 def concrete_ranges(d):
@@ -45,11 +46,18 @@ def main():
     paths = ko_paths()
     buf = io.StringIO()
     total = 0
-    for m in reversed(mods):
-        name = m['name']
-        rel = paths[name]
+    # the loaded modules in load order, then the installed-but-unloaded ones (modules.py's UNLOADED)
+    todo = [(m['name'], paths[m['name']], True) for m in reversed(mods)]
+    todo += [(os.path.basename(rel).replace('-', '_'), rel, False) for rel in UNLOADED]
+    for name, rel, loaded in todo:
         elf = Elf(os.path.join(KDIR, rel + '.ko'))
-        in_kallsyms = {n for _a, t, n in ksyms.get(name, []) if t in 'tTwW'}
+        if loaded:
+            in_kallsyms = {n for _a, t, n in ksyms.get(name, []) if t in 'tTwW'}
+        else:
+            # not loaded: the function symbols modules.py lays out (core text, no init text)
+            off = layout(elf)[0]
+            in_kallsyms = {s['name'] for s in elf.symbols() if s['type'] == 2 and s['shndx'] in off
+                           and elf.sh[s['shndx']]['flags'] & 4}
         funcs_by_name = {}
         for s in elf.symbols():
             if s['type'] == 2 and 0 < s['shndx'] < len(elf.sh) and s['name'] in in_kallsyms:

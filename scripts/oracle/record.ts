@@ -39,8 +39,9 @@ function oracleTree(): string {
   fs.writeFileSync(path.join(dir, 'Module.symvers'), '');
   fs.writeFileSync(path.join(dir, '.config'),
     'CONFIG_X86_64=y\nCONFIG_64BIT=y\nCONFIG_HZ=250\nCONFIG_MODULES=y\nCONFIG_KPROBES=y\nCONFIG_DEBUG_INFO=y\n' +
-    // as Debian's 6.1 config (data/kernel/config.txt): perf events and hardware breakpoints (kernel.data)
-    'CONFIG_PERF_EVENTS=y\nCONFIG_HAVE_HW_BREAKPOINT=y\n');
+    // as Debian's 6.1 config (data/kernel/config.txt): perf events and hardware breakpoints (kernel.data);
+    // tracepoints and uprobes (stap's process.* task-finder points need them)
+    'CONFIG_PERF_EVENTS=y\nCONFIG_HAVE_HW_BREAKPOINT=y\nCONFIG_TRACEPOINTS=y\nCONFIG_ARCH_SUPPORTS_UPROBES=y\nCONFIG_UPROBES=y\n');
   fs.writeFileSync(path.join(dir, 'include', 'generated', 'utsrelease.h'), '#define UTS_RELEASE "6.1.0-fake"\n');
   fs.writeFileSync(path.join(dir, 'include', 'config', 'kernel.release'), '6.1.0-fake\n');
   fs.writeFileSync(path.join(dir, 'System.map'),

@@ -36,7 +36,7 @@ export interface ProgramInfo {
   exeRelro: [number, number] | null;
   ldsoRelro: [number, number] | null;
   libs: string[];
-  /** RELRO mprotect order: library names, 'exe', 'ld.so' */
+  /** RELRO mprotect order: library names, 'exe', 'ld.so', and `mmap:LEN` for ld.so's anonymous mmap among them */
   relroOrder: string[];
   tls: number;
   /** faults: "ordinal label page flags" (flags: the x86 error code; 'k' suffix: a kernel-mode fault) */
@@ -111,7 +111,13 @@ function prologue(run: ExecRun, realOf: (base: number) => string): Prologue | nu
     else if (name === 'mmap') {
       const addr = num(a[0]), len = num(a[1]), prot = num(a[2]), flags = num(a[3]), fd = num(a[4]), off = num(a[5]);
       const r = parseInt(ret, 16);
-      if (fd === -1 && (flags & 0x10) === 0) { if (afterLibs && !tls) tls = len; continue; }
+      if (fd === -1 && (flags & 0x10) === 0) {
+        // the TLS block; a later one, among the RELRO mprotects, is ld.so's minimal malloc taking a
+        // new chunk (programs with many libraries: cp, mv), kept in the RELRO order as `mmap:LEN`
+        if (afterLibs && !tls) tls = len;
+        else if (tls) mprotects.push([-1, len]);
+        continue;
+      }
       if (!open) { if (!cacheAddr && fd >= 0) cacheAddr = r; continue; }
       const nm = order[order.length - 1];
       if (addr === 0) { open.span = len; libBase.set(nm, r); open.real = realOf(r); continue; }
@@ -274,7 +280,8 @@ function main(): void {
       continue;
     }
     seen.add(run.exe);
-    const relroOrder = pro.mprotects.map(([a]) => {
+    const relroOrder = pro.mprotects.map(([a, len]) => {
+      if (a === -1) return `mmap:${len}`;
       for (const [nm, b] of pro.libBase) if (a >= b && a < b + (pro.libs.get(nm)?.span ?? 0)) return nm;
       if (a >= exeStart && a < exeEnd) return 'exe';
       if (ld.length && a >= ld[0].start && a < ld[ld.length - 1].end) return 'ld.so';

@@ -67,7 +67,8 @@ export function loadBundled<T>(name: string, prefix: string, fallback: () => T):
   } catch {
     return fallback();
   }
-  const code = fs.readFileSync(bundle, 'utf8');
+  // the build writes the bundle in ASCII (scripts/bundle-cli.ts): read as latin1, it needs no UTF-8 decoding
+  const code = fs.readFileSync(bundle, 'latin1');
   const cacheFile = cacheFileFor(st, prefix);
   const cached = (cacheFile && readSealed(cacheFile)) || undefined;
   const script = new vm.Script(Module.wrap(code), { filename: bundle, cachedData: cached });

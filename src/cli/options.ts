@@ -2,6 +2,7 @@
  * The `stap` command line (commander 14), with SystemTap's option names, defaults and messages.
  * Produces a StapOptions record; src/cli/main.ts runs the passes with it.
  */
+import { compatibleError } from '../parse/version';
 import { Command, CommanderError, Option } from 'commander';
 import { toBinary } from '../runtime/strings';
 
@@ -297,6 +298,10 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     opts.moduleName = o.m;
   }
   if (o.c !== undefined && o.x !== undefined) throw new UsageError("You can't specify -c and -x together.");
+  if (opts.compatible !== undefined) {
+    const bad = compatibleError(opts.compatible);
+    if (bad) throw new UsageError(bad, false);
+  }
   const tmpdir = process.env.TMPDIR;
   if (tmpdir !== undefined && !/^[-/._0-9a-z]+$/i.test(tmpdir)) {
     throw new UsageError(`ERROR: Safety pattern mismatch for TMPDIR ('${tmpdir}' vs. '^[-/._0-9a-z]+$') rc=1`, false);

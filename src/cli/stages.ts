@@ -73,7 +73,7 @@ function writeModule(file: string, source: string): string {
   }
 }
 
-const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'perf', 'procfs']);
+const KERNEL_FAMILIES = new Set(['kernel.function', 'kprobe', 'kernel.trace', 'perf', 'procfs', 'process']);
 
 export async function stage2(l: Later): Promise<number> {
   const { opts, io, diag, timer } = l;

@@ -10,7 +10,7 @@ import { Diagnostics, SemanticError } from '../diag';
 import { aliasTrieOf } from './tapset_ast';
 import { MatchNode, AliasEntry, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
 import { probePointError } from './privilege';
-import { deepCopy, renderComponents, renderPoint, synthToken, walkStmt, fold } from './util';
+import { deepCopy, renderComponents, renderPoint, synthToken, walkStmt, walkExpr, fold } from './util';
 
 /** One derived registration before symbol resolution. */
 export interface Expansion {
@@ -23,6 +23,43 @@ export interface Expansion {
   condition?: A.Expr;
   /** The user's probe point this came from (set at the outermost level). */
   loc?: A.ProbePoint;
+  /**
+   * Further points of the same build whose probes are this one's in all but point and pn (the
+   * body reads nothing of its point: see pointFree): pass 2 elaborates the body once for all.
+   */
+  more?: { rp: A.ResolvedPoint; pn: string }[];
+}
+
+/** One expansion per point: those sharing a body (Expansion.more) listed one by one. */
+export function eachPoint(exps: Expansion[]): Expansion[] {
+  if (!exps.some((x) => x.more)) return exps;
+  const out: Expansion[] = [];
+  for (const x of exps) {
+    out.push(x.more ? { ...x, more: undefined } : x);
+    if (x.more) for (const m of x.more) out.push({ ...x, rp: m.rp, pn: m.pn, more: undefined });
+  }
+  return out;
+}
+
+/** Expression kinds a probe body may hold and still mean the same at every point it is on. */
+const POINT_FREE = new Set<A.Expr['k']>([
+  'num', 'str', 'binary', 'logical', 'compare', 'concat', 'regex', 'unary', 'incdec', 'ternary', 'assign',
+  'sym', 'index', 'call', 'print', 'statop', 'hist', 'in',
+]);
+
+/**
+ * Does a body (and condition) read nothing that depends on the probe point: no `$var`, `@var`,
+ * `@cast`, `@entry`, `@defined`, `@probewrite`, embedded C?  Such a body is elaborated once for
+ * all the points one wildcard resolves to.
+ */
+function pointFree(body: A.Block, condition: A.Expr | undefined): boolean {
+  let free = true;
+  const onExpr = (e: A.Expr): void => {
+    if (!POINT_FREE.has(e.k)) free = false;
+  };
+  walkStmt(body, onExpr);
+  if (condition && free) walkExpr(condition, onExpr);
+  return free;
 }
 
 export interface DeriveHooks {
@@ -141,9 +178,16 @@ export class Deriver {
         const denied = probePointError(this.hooks.privilege, node.provider.family, concrete, comps[comps.length - 1].tok);
         if (denied) throw denied;
         const rps = node.provider.build({ components: concrete, point: loc, guru: this.hooks.guru, warn: (m) => this.diag.warning(m) });
+        // (a provider may name the point as written: kernel.data's pp adds .length(1))
+        const pnOf = (rp: A.ResolvedPoint): string => (typeof rp.data?.pn === 'string' ? rp.data.pn : rp.pp);
+        if (rps.length > 1 && pointFree(body, loc.condition)) {
+          // a wildcard's thousands of points: one body for all (not a copy each)
+          out.push({ rp: rps[0], pn: pnOf(rps[0]), chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined,
+            more: rps.slice(1).map((rp) => ({ rp, pn: pnOf(rp) })) });
+          return;
+        }
         for (const rp of rps) {
-          // (a provider may name the point as written: kernel.data's pp adds .length(1))
-          out.push({ rp, pn: typeof rp.data?.pn === 'string' ? rp.data.pn : rp.pp, chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });
+          out.push({ rp, pn: pnOf(rp), chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });
         }
         return;
       }
@@ -250,6 +294,7 @@ export class Deriver {
     for (const x of sub) {
       x.chain.push(chainEntry);
       x.pn = name;
+      if (x.more) for (const m of x.more) m.pn = name;
       out.push(x);
     }
   }

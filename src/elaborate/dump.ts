@@ -6,7 +6,7 @@ import type * as A from '../ast';
 import { chainOperands, chainText } from '../parse/chains';
 import { Diagnostics } from '../diag';
 import { ProbeRegistry, defaultRegistry } from './probes';
-import { setConditionPrinter, aliasChainText, Deriver, Expansion } from './aliases';
+import { setConditionPrinter, aliasChainText, Deriver, Expansion, eachPoint } from './aliases';
 import { Session, ElabOptions } from './session';
 import { Resolver } from './symbols';
 import { TypeResolver } from './types';
@@ -206,7 +206,7 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
   for (const f of files) for (const p of f.probes) {
     const exps: Expansion[] = [];
     d.derive(p.points, p.body, false, false, exps);
-    for (const x of exps) pending.push({ x, line: x.pn });
+    for (const x of eachPoint(exps)) pending.push({ x, line: x.pn });
   }
   // -L on aliases: the alias's variables (locals its prologue/epilogue set), typed by a full
   // (unoptimised) elaboration of the same probes, in order of first assignment

@@ -87,7 +87,8 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
           condition: x.condition, tok: pd.tok, decl: pd,
         };
         probeInfo.set(dp, { elisionTok: x.chain.length > 1 && x.loc ? x.loc.components[0].tok : pd.tok });
-        resolver.resolveProbe(x.body, scope, x.condition);
+        // (a body a wildcard's points share speaks for all of them: Diagnostics.copies)
+        diag.asCopies(1 + (x.more?.length ?? 0), () => resolver.resolveProbe(x.body, scope, x.condition));
         derived.push({ exp: x, decl: pd, scope, dp });
       }
     }
@@ -101,13 +102,13 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const stopForWarnings = (): boolean => !!diag.opts.warningsAreErrors && diag.warningCount > warnings0;
 
   // ---- checks that need resolved symbols
-  checkStats(derived.map((d) => d.dp.body), resolver.usedFunctions, diag);
+  checkStats(derived.map((d) => counted(d.dp.body, d.exp)), resolver.usedFunctions, diag);
   if (diag.errorCount > errors0 || stopForWarnings()) return null;
 
   // ---- optimise
   const liveGlobals = new Set<A.VarDecl>(s.allGlobals);
   const units: (OptUnit & { p: Pending })[] = derived.map((d) => ({
-    body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: d.dp.point.pp,
+    body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: d.dp.point.pp, also: d.exp.more?.map((m) => m.rp.pp),
     tok: probeInfo.get(d.dp)!.elisionTok, isUser: userFiles.has(d.decl.file), p: d,
   }));
   const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body));
@@ -125,7 +126,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   // ---- types
   const functions = reachable();
   // (after the optimiser: code it elided modifies nothing; its warnings come first, as in stap)
-  checkForeachModifications(live.map((u) => u.body), functions, diag);
+  checkForeachModifications(live.map((u) => counted(u.body, u.p.exp)), functions, diag);
   if (diag.errorCount > errors0) return null;
   // valueRead: stap's display of globals written but never read counts `n++;` and `n += x;` as writes only
   const valueRead = new Set<A.VarDecl>();
@@ -145,6 +146,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
   const typeUnits: TypedUnit[] = live.map((u) => ({
     body: u.body, locals: u.locals, condition: u.condition, point: u.p.dp.point, provider: u.p.scope.provider,
+    copies: 1 + (u.p.exp.more?.length ?? 0),
   }));
   const tr = new TypeResolver(diag, !!opts.guru);
   if (!tr.run(functions, typeUnits, usedGlobals)) return null;
@@ -160,12 +162,20 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     g.written = use.written.has(g) || !!g.init;
     if ((g.arity ?? -1) < 0) g.arity = 0;
   }
-  collectHistograms(live.map((u) => u.body), functions, diag);
+  collectHistograms(live.map((u) => counted(u.body, u.p.exp)), functions, diag);
   if (diag.errorCount > errors0) return null;
-  const probes = live.map((u, i) => {
-    u.p.dp.index = i;
-    return u.p.dp;
-  });
+  // (the points that share a body elaborated once: a probe each, in the order they resolved)
+  const probes: A.DerivedProbe[] = [];
+  for (const u of live) {
+    const dp = u.p.dp;
+    dp.index = probes.length;
+    probes.push(dp);
+    for (const m of u.p.exp.more ?? []) {
+      const c: A.DerivedProbe = { ...dp, index: probes.length, point: m.rp, pn: m.pn };
+      probeInfo.set(c, probeInfo.get(dp)!);
+      probes.push(c);
+    }
+  }
   const embeds: A.EmbeddedCode[] = [];
   for (const f of s.files) embeds.push(...f.embeds);
   const prog: A.Program = {
@@ -299,7 +309,7 @@ function functionWrites(f: A.FunctionDecl, memo: Map<A.FunctionDecl, Set<A.VarDe
   return out;
 }
 
-function checkForeachModifications(bodies: A.Block[], functions: A.FunctionDecl[], diag: Diagnostics): void {
+function checkForeachModifications(bodies: Counted[], functions: A.FunctionDecl[], diag: Diagnostics): void {
   const memo = new Map<A.FunctionDecl, Set<A.VarDecl>>();
   const check = (root: A.Stmt): void => {
     walkStmt(root, () => {}, (st) => {
@@ -330,25 +340,37 @@ function checkForeachModifications(bodies: A.Block[], functions: A.FunctionDecl[
       });
     });
   };
-  for (const b of bodies) check(b);
-  for (const f of functions) if (f.body.k !== 'embedded') check(f.body);
+  for (const b of withFunctions(bodies, functions)) diag.asCopies(b.copies, () => check(b.body));
 }
 
 /** `@variance` shift ranges and conflicts. */
-function checkStats(bodies: A.Block[], functions: A.FunctionDecl[], diag: Diagnostics): void {
-  const all: A.Stmt[] = [...bodies, ...functions.filter((f) => f.body.k !== 'embedded').map((f) => f.body as A.Block)];
-  for (const b of all) {
-    walkStmt(b, (e) => {
+function checkStats(bodies: Counted[], functions: A.FunctionDecl[], diag: Diagnostics): void {
+  for (const b of withFunctions(bodies, functions)) {
+    diag.asCopies(b.copies, () => walkStmt(b.body, (e) => {
       if (e.k === 'statop' && e.op === 'variance' && e.shift !== undefined && (e.shift < 0 || e.shift > 62)) {
         diag.semanticError(new SemanticError(`bit shift (${e.shift}) out of range <0..62>`, e.tok, [], 'variance-range'));
       }
-    });
+    }));
   }
 }
 
+/** A probe body and the number of probes it is the body of (a wildcard's points share one). */
+interface Counted {
+  body: A.Block;
+  copies: number;
+}
+
+function counted(body: A.Block, exp: Expansion): Counted {
+  return { body, copies: 1 + (exp.more?.length ?? 0) };
+}
+
+/** The probe bodies, then the (non-embedded) function bodies. */
+function withFunctions(bodies: Counted[], functions: A.FunctionDecl[]): Counted[] {
+  return [...bodies, ...functions.filter((f) => f.body.k !== 'embedded').map((f) => ({ body: f.body as A.Block, copies: 1 }))];
+}
+
 /** VarDecl.histograms / varianceShift of stats globals, and `conflicting bit shifts declared`. */
-function collectHistograms(bodies: A.Block[], functions: A.FunctionDecl[], diag: Diagnostics): void {
-  const all: A.Stmt[] = [...bodies, ...functions.filter((f) => f.body.k !== 'embedded').map((f) => f.body as A.Block)];
+function collectHistograms(bodies: Counted[], functions: A.FunctionDecl[], diag: Diagnostics): void {
   const declOf = (x: A.Expr): A.VarDecl | undefined => (x.k === 'sym' ? x.ref : x.k === 'index' && x.base.k === 'sym' ? x.base.ref : undefined);
   const onExpr = (e: A.Expr): void => {
     if (e.k === 'hist') {
@@ -373,7 +395,7 @@ function collectHistograms(bodies: A.Block[], functions: A.FunctionDecl[], diag:
       }
     }
   };
-  for (const b of all) walkStmt(b, onExpr);
+  for (const b of withFunctions(bodies, functions)) diag.asCopies(b.copies, () => walkStmt(b.body, onExpr));
 }
 
 function unusedArgWarnings(s: Session, opts: ElabOptions, diag: Diagnostics): void {

@@ -17,6 +17,8 @@ export interface OptUnit {
   condition?: A.Expr;
   /** For the elision warning. */
   name: string;
+  /** The names of the other probes that share this body (a wildcard's points: aliases.ts Expansion.more). */
+  also?: string[];
   tok: A.Token;
   elided?: boolean;
   isUser: boolean;
@@ -92,7 +94,10 @@ export function collectUse(root: A.Stmt | A.Expr, use: VarUse): void {
         stmt(s.body);
         return;
       case 'delete':
-        lvalue(s.target, false);
+        // stap's varuse visitor takes `delete` as a read-modify-write (elaborate.cxx
+        // visit_delete_statement), so `lv = 7; delete lv` elides nothing; a global's read
+        // half does not count for the global display
+        lvalue(s.target, s.target.k === 'sym' && s.target.ref?.kind !== 'global', false);
         return;
       case 'try':
         stmt(s.body);
@@ -231,6 +236,8 @@ export class Optimizer {
    * functions (re-computed by the caller).  Returns after convergence.
    */
   run(units: OptUnit[], functions: () => A.FunctionDecl[], liveGlobals: Set<A.VarDecl>): void {
+    // (a body shared by a wildcard's probes speaks for all of them: Diagnostics.asCopies)
+    const copies = (sc: { also?: string[] }): number => 1 + (sc.also?.length ?? 0);
     for (const u of units) this.recordStatementTokens(u.body);
     for (const f of functions()) if (f.body.k !== 'embedded') this.recordStatementTokens(f.body);
     for (let iter = 0; iter < 100; iter++) {
@@ -260,7 +267,7 @@ export class Optimizer {
         }
       }
       // locals of probes and functions
-      const scopes: { locals: A.VarDecl[]; body: A.Block }[] = [
+      const scopes: { locals: A.VarDecl[]; body: A.Block; also?: string[] }[] = [
         ...units.filter((u) => !u.elided),
         ...fns.filter((f) => f.body.k !== 'embedded').map((f) => ({ locals: f.locals ?? [], body: f.body as A.Block, paramDecls: f.paramDecls })),
       ];
@@ -268,7 +275,7 @@ export class Optimizer {
       // then dead assignments (opt4); suggestions come from the scope's variables and the
       // globals still live, however distant
       const liveNames = this.globals.filter((g) => liveGlobals.has(g)).map((g) => g.name);
-      for (const sc of scopes) {
+      for (const sc of scopes) this.diag.asCopies(copies(sc), () => {
         const params = 'paramDecls' in sc ? ((sc as { paramDecls?: A.VarDecl[] }).paramDecls ?? []) : [];
         for (let i = 0; i < sc.locals.length; i++) {
           const l = sc.locals[i];
@@ -284,18 +291,21 @@ export class Optimizer {
             this.warn(withSimilar(`never-assigned local variable '${l.name}'`, suggest(l.name, cands, 5, Infinity)), l.tok);
           }
         }
-      }
-      for (const sc of scopes) {
+      });
+      for (const sc of scopes) this.diag.asCopies(copies(sc), () => {
         for (const l of sc.locals) {
           if (use.written.has(l) && !use.read.has(l) && this.removeDeadAssignments(sc.body, l)) changed = true;
         }
-      }
+      });
       // side-effect-free statements and empty probes
       for (const u of units) if (!u.elided) {
         const own = new Set(u.locals);
-        if (this.reduceBlock(u.body, own)) changed = true;
+        // (each probe's elision notice after its share of the body's messages)
+        const names = [u.name, ...(u.also ?? [])];
+        if (this.diag.asCopies(names.length, () => this.reduceBlock(u.body, own), (i) => {
+          if (u.body.stmts.length === 0) this.warn(`Probe '${names[i]}' has been elided`, u.tok);
+        })) changed = true;
         if (u.body.stmts.length === 0) {
-          this.warn(`Probe '${u.name}' has been elided`, u.tok);
           u.elided = true;
           changed = true;
         }

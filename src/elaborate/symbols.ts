@@ -28,18 +28,19 @@ const arityTok = new WeakMap<A.VarDecl, A.Token>();
 
 export function setArity(d: A.VarDecl, a: number, tok: A.Token): void {
   if (a < 0) return;
-  const cur = d.arity ?? -1;
+  // (an initialised global is a scalar from its `=`)
+  const cur = d.arity ?? (d.init ? 0 : -1);
   if (a === 0 && d.maxSize !== undefined && d.maxSize > 0 && cur < 0) {
     // `global a[10]` used as a scalar
     throw new SemanticError('inconsistent arity', d.tok, [], 'inconsistent-arity0');
   }
   if (cur >= 0 && cur !== a) {
-    const first = arityTok.get(d);
+    const first = arityTok.get(d) ?? (d.kind === 'global' ? d.initTok : d.tok);
     const chain = first ? [new SemanticError(`arity ${cur} first inferred here`, first, [], 'arity-first')] : [];
     throw new SemanticError(`inconsistent arity (${cur} vs ${a})`, tok, chain, 'inconsistent-arity');
   }
-  if (cur !== a) {
-    arityTok.set(d, tok);
+  if (d.arity !== a) {
+    if (cur !== a) arityTok.set(d, tok);
     d.arity = a;
     d.indexTypes = new Array<A.Type>(a).fill('unknown');
   }
@@ -239,6 +240,9 @@ export class Resolver {
   private arraySym(e: A.Sym, arity: number, scope: Scope): void {
     const local = scope.localMap.get(e.name) ?? scope.params?.get(e.name);
     const d = local ?? this.s.findGlobal(e.name, scope.file, e.tok);
+    // (stap's find_var: a local of that name takes the arity, so a scalar one is inconsistent;
+    // parameters count for scalars only)
+    if (d && d.kind === 'local' && arity > 0) setArity(d, arity, e.tok);
     if (!d || d.kind !== 'global') {
       if (arity > 0 || !d) {
         throw new SemanticError(`unresolved arity-${arity} global array ${e.name}, missing global declaration?`, e.tok, [], 'unresolved-array');

@@ -27,6 +27,8 @@ export interface TypedUnit {
   condition?: A.Expr;
   point?: A.ResolvedPoint;
   provider?: Provider;
+  /** The probes this body stands for (a wildcard's points share one: Diagnostics.asCopies). */
+  copies?: number;
 }
 
 const INT_TYPE: Record<string, A.Type> = { long: 'long', string: 'string' };
@@ -97,6 +99,11 @@ export class TypeResolver extends TypeBookkeeping {
   }
 
   private unit(u: TypedUnit): void {
+    // (a body a wildcard's probes share speaks for all of them)
+    this.diag.asCopies(u.copies ?? 1, () => this.unitOnce(u));
+  }
+
+  private unitOnce(u: TypedUnit): void {
     this.current = u;
     try {
       this.t = 'unknown';

@@ -70,6 +70,7 @@ function parse(file: string): Store {
   const st: Store = { funcs: [], byName: new Map(), byCaller: new Map() };
   let cur: InlinedFunction | null = null;
   let mod = '';
+  const callers = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!line) continue;
     const f = line.split('\t');
@@ -87,8 +88,11 @@ function parse(file: string): Store {
       if (!l) st.byName.set(cur.name, (l = []));
       l.push(cur);
     } else if (f[0] === 'S' && cur) {
-      const caller = lookupName(f[1]).find((id) => isFunction(id) && symbolModule(id) === mod);
-      if (caller === undefined) continue;
+      // (the ~17 000 instances have ~600 callers: each caller's name is looked up once)
+      const ck = mod + '\t' + f[1];
+      let caller = callers.get(ck);
+      if (caller === undefined) callers.set(ck, (caller = lookupName(f[1]).find((id) => isFunction(id) && symbolModule(id) === mod) ?? -1));
+      if (caller < 0) continue;
       const inst: InlineInstance = { fn: cur, caller, addr: symbolAddr(caller) + parseInt(f[2], 16), callFile: f[3], callLine: Number(f[4]) };
       cur.instances.push(inst);
       let l = st.byCaller.get(caller);
@@ -152,7 +156,9 @@ const btfCache = new Map<string, number>();
 export function inlineParamBtf(dwarfType: string): number {
   let id = btfCache.get(dwarfType);
   if (id === undefined) {
-    id = btfLookupType(dwarfType) ?? btfLookupType(dwarfType.replace(/\bconst\s+/g, '')) ?? 0;
+    // (a qualified pointer `char *const` falls back to its unqualified type: BTF names no qualifiers)
+    id = btfLookupType(dwarfType) ?? btfLookupType(dwarfType.replace(/\bconst\s+/g, ''))
+      ?? btfLookupType(dwarfType.replace(/\s*\bconst\b\s*/g, ' ').trim()) ?? 0;
     btfCache.set(dwarfType, id);
   }
   return id;

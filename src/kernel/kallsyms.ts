@@ -344,22 +344,56 @@ export interface SrcLoc {
   line: number;
 }
 
-let locs: Map<number, SrcLoc & { inline: boolean }> | null = null;
+/**
+ * The vmlinux functions' locations (funcs.gz), by symbol id: file index + 1 (0 = none), line,
+ * declared inline; `ids` the ids that have one, in file order.  (Typed arrays: a `*` wildcard
+ * reads all 45 000 of them, and objects in a Map cost most of that in allocation and GC.)
+ */
+interface LocTable {
+  file: Uint16Array;
+  line: Int32Array;
+  inline: Uint8Array;
+  files: string[];
+  ids: number[];
+}
+let locs: LocTable | null = null;
 
-function loadLocs() {
+function loadLocs(): LocTable {
   if (locs) return locs;
   const text = funcsText ?? readDataText('funcs.gz');
   funcsText = null;
   const t0 = Date.now();
-  locs = new Map();
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    const [id, file, ln, flags] = line.split('\t');
-    if (!file) continue;
-    locs.set(Number(id), { file, line: Number(ln), inline: flags.startsWith('i') });
+  const n = symbolCount();
+  const t: LocTable = { file: new Uint16Array(n), line: new Int32Array(n), inline: new Uint8Array(n), files: [], ids: [] };
+  const fileIdx = new Map<string, number>();
+  // lines `id TAB file TAB line TAB flags`
+  for (let at = 0; at < text.length;) {
+    let nl = text.indexOf('\n', at);
+    if (nl < 0) nl = text.length;
+    const t1 = text.indexOf('\t', at);
+    const t2 = t1 < 0 || t1 > nl ? -1 : text.indexOf('\t', t1 + 1);
+    if (t2 > t1 + 1 && t2 < nl) {
+      const id = Number(text.slice(at, t1));
+      let t3 = text.indexOf('\t', t2 + 1);
+      if (t3 < 0 || t3 > nl) t3 = nl;
+      const file = text.slice(t1 + 1, t2);
+      let fi = fileIdx.get(file);
+      if (fi === undefined) {
+        fi = t.files.push(file);
+        fileIdx.set(file, fi);
+      }
+      if (id >= 0 && id < n) {
+        if (t.file[id] === 0) t.ids.push(id);
+        t.file[id] = fi;
+        t.line[id] = Number(text.slice(t2 + 1, t3));
+        t.inline[id] = t3 < nl && text.charCodeAt(t3 + 1) === 105 /* i */ ? 1 : 0;
+      }
+    }
+    at = nl + 1;
   }
+  if (t.files.length >= 0xffff) throw new Error('funcs.gz: more source files than the table holds');
   noteParseTime('funcs.gz', Date.now() - t0);
-  return locs;
+  return (locs = t);
 }
 
 /** Source location (DWARF decl_file:decl_line) of a function symbol, or null (asm, no debug info). */
@@ -370,7 +404,9 @@ export function functionLocation(id: number): SrcLoc | null {
     fewLookups++;
     return searchLoc(id);
   }
-  const l = loadLocs().get(id) ?? (id < symbolCount() && load().mods[id] >= 0 ? moduleLocations().get(id) : undefined);
+  const t = loadLocs();
+  if (id >= 0 && id < t.file.length && t.file[id] !== 0) return { file: t.files[t.file[id] - 1], line: t.line[id] };
+  const l = id < symbolCount() && load().mods[id] >= 0 ? moduleLocations().get(id) : undefined;
   return l ? { file: l.file, line: l.line } : null;
 }
 
@@ -388,7 +424,8 @@ function searchLoc(id: number): SrcLoc | null {
 
 /** True when this out-of-line body belongs to a function declared `inline` in the source. */
 export function isDeclaredInline(id: number): boolean {
-  return loadLocs().get(id)?.inline ?? false;
+  const t = loadLocs();
+  return id >= 0 && id < t.inline.length && t.inline[id] === 1;
 }
 
 export interface InlineFunc {
@@ -544,7 +581,7 @@ function clones(): Map<string, number[]> {
     if (!l) cloneIndex!.set(base, (l = []));
     l.push(id);
   };
-  for (const id of loadLocs().keys()) add(id);
+  for (const id of loadLocs().ids) add(id);
   for (const [id] of t.moduleLocs()) add(id);
   return cloneIndex;
 }
@@ -554,9 +591,13 @@ function clones(): Map<string, number[]> {
  * DWARF body (what stap's probe points name), else the symbol name.
  */
 export function dwarfName(id: number): string {
-  const n = symbolName(id);
-  const dot = n.indexOf('.');
-  return dot > 0 && functionLocation(id) !== null ? n.slice(0, dot) : n;
+  return dwarfNameOf(symbolName(id), functionLocation(id));
+}
+
+/** dwarfName() of a symbol whose name and functionLocation() the caller has already. */
+export function dwarfNameOf(name: string, loc: SrcLoc | null): string {
+  const dot = name.indexOf('.');
+  return dot > 0 && loc !== null ? name.slice(0, dot) : name;
 }
 
 /** Number of vmlinux symbols (module symbols have the ids after them). */
@@ -601,9 +642,25 @@ export function kprobeBlacklist(): readonly BlacklistEntry[] {
   return blacklist;
 }
 
+/** The blacklist's ranges by start address, with the running maximum of their ends (they may overlap). */
+let blStarts: Float64Array | null = null;
+let blMaxEnds: Float64Array | null = null;
 function inBlacklist(addr: number): boolean {
-  for (const e of kprobeBlacklist()) if (addr >= e.start && addr < e.end) return true;
-  return false;
+  if (!blStarts || !blMaxEnds) {
+    const es = [...kprobeBlacklist()].sort((a, b) => a.start - b.start);
+    blStarts = Float64Array.from(es, (e) => e.start);
+    blMaxEnds = new Float64Array(es.length);
+    let m = -Infinity;
+    es.forEach((e, i) => { m = Math.max(m, e.end); blMaxEnds![i] = m; });
+  }
+  // the last range starting at or below addr: some range up to it ends above addr?
+  let lo = 0, hi = blStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (blStarts[mid] <= addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && blMaxEnds[lo - 1] > addr;
 }
 
 /** within_kprobe_blacklist(), including the ".suffix" rule for foo.isra.0 / foo.cold. */

@@ -43,10 +43,13 @@ import { swapfile } from './mm/swapfile';
 import { mmap } from './mm/mmap';
 import { filemap } from './mm/filemap';
 import { pageWriteback } from './mm/page_writeback';
+import { fadvise } from './mm/fadvise';
 import { Fs, namei } from './fs/namei';
 import { fsLayout } from './fs/layout';
 import { fsOpen } from './fs/open';
 import { fsReadWrite } from './fs/read_write';
+import { fsFcntl } from './fs/fcntl';
+import { fsUtimes } from './fs/utimes';
 import { fsPipe } from './fs/pipe';
 import { fsStat } from './fs/stat';
 import { fsAttr } from './fs/attr';
@@ -82,8 +85,8 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
   schedCore, time, timer, rcu, softirq, workqueue, sys, signals, perfEventOpen, printk,
   block,
-  fault, vmscan, swapfile, mmap, filemap, pageWriteback,
-  fsLayout, namei, fsOpen, fsReadWrite, fsPipe, fsStat, fsSync, ext4, fsAttr, timerfd,
+  fault, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
+  fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, fsAttr, timerfd,
   netLayout, netCore, netSock, netSocket, netTcp, netUdp, netfilter,
   loopback,
   fork, exec, exit,

@@ -75,7 +75,7 @@ function parseGlobals(c: Cursor, out: A.StapFile, declared: Declared, isPrivate:
       if (!c.isOp(c.next(), ']')) throw c.error("expected ']'");
     }
     if (c.peekOp('=')) {
-      c.next();
+      v.initTok = c.next();
       if (v.maxSize !== undefined || v.wrap) throw c.error('only scalar globals can be initialized');
       v.init = literal(c);
     }

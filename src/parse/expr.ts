@@ -21,6 +21,7 @@ import {
   parseNumber, stringLiteral, signedNumber, splitPretty, targetWithComponents, guruOnly, guruOnlyOp,
 } from './literals';
 import { parseFormat } from '../runtime/format';
+import { compatBefore } from './version';
 
 const ASSIGN_OPS = new Set(['=', '<<<', '<<=', '>>=', '+=', '-=', '*=', '/=', '%=', '&=', '^=', '|=', '.=']);
 
@@ -40,6 +41,7 @@ export const REBALANCE_AT = 64;
 
 const PRINT_NAMES = new Set(['print', 'println', 'sprint', 'sprintln', 'printd', 'printdln', 'sprintd', 'sprintdln', 'printf', 'sprintf']);
 const STAT_OPS = new Set(['@count', '@sum', '@min', '@max', '@avg', '@variance']);
+const ATOPS_4_0 = new Set(['@kderef', '@uderef', '@kregister', '@uregister']);
 const OTHER_AT_OPS = new Set(['@kderef', '@uderef', '@kregister', '@uregister', '@perf', '@probewrite', '@const']);
 
 export function parseExpression(c: Cursor): A.Expr {
@@ -70,6 +72,11 @@ function ternaries(c: Cursor, first: A.Expr): A.Expr {
     conds.push(e);
     thens.push(then);
     marks.push(q);
+    if (compatBefore(c.opts.compatible, '4.0')) {
+      // before 4.0 the else branch was a whole expression: `c ? a : x = 1` assigned in the branch
+      e = parseExpression(c);
+      break;
+    }
     e = parseBinary(c, 0);
   }
   for (let i = conds.length - 1; i >= 0; i--) e = { k: 'ternary', cond: conds[i], then: thens[i], else: e, tok: marks[i] };
@@ -304,15 +311,19 @@ function parseDwarfValue(c: Cursor): A.Expr {
   } else if (t.kind === 'operator' && t.text.length > 1 && t.text[0] === '@') e = parseAtOperator(c);
   else if (t.kind === 'embedded') {
     c.next();
-    guruOnly(c, t, 'embedded expression code');
+    // (the parser then meets the same code at the top level: `embedded code in unprivileged script`)
+    guruOnly(c, t, 'embedded expression code', c.pos - 1);
     e = { k: 'embedded', code: t.text, tok: t };
   } else {
     c.next();
     throw c.error('expected literal string or number');
   }
+  // before 2.6 only target expressions take `->` and `[` (no autocast)
+  const noAutocast = compatBefore(c.opts.compatible, '2.6');
   for (;;) {
     const u = c.peek();
     if (!u) break;
+    if (noAutocast && e.k !== 'target' && e.k !== 'cast' && e.k !== 'atvar' && e.k !== 'hist') break;
     if (u.kind === 'operator' && u.text === '->') {
       c.next();
       const m = c.next();
@@ -393,6 +404,10 @@ function parseSymbol(c: Cursor): A.Expr {
 export function parseAtOperator(c: Cursor): A.Expr {
   const tok = c.next();
   const name = tok.text;
+  // operators of 4.0 (parse.cxx: atwords known only with has_version("4.0"))
+  if (ATOPS_4_0.has(name) && compatBefore(c.opts.compatible, '4.0')) throw new ParseError(`unknown operator ${name}`, tok, true);
+  // stap's parser refuses raw kernel access outside guru mode (and tapsets) at the operator
+  if (name === '@kregister' || name === '@kderef' || name === '@const') guruOnlyOp(c, tok, name);
   const open = c.peek();
   if (!c.isOp(open, '(')) {
     if (STAT_OPS.has(name) || name === '@entry' || name === '@defined' || name === '@cast' || name === '@task' || name === '@var'
@@ -418,6 +433,7 @@ export function parseAtOperator(c: Cursor): A.Expr {
     throw new ParseError(`unknown operator ${name}`, tok, true);
   }
   c.next();
+  if (ATOPS_4_0.has(name)) return rawAccess(c, tok, name);
   if (name === '@probewrite') {
     // stap's parser: the name of a variable, nothing else
     const id = c.next();
@@ -441,6 +457,22 @@ export function parseAtOperator(c: Cursor): A.Expr {
     }
   }
   return atOp(c, tok, name, args, afterFirst);
+}
+
+/**
+ * `@kderef(SIZE, addr)`, `@uderef(SIZE, addr)`, `@kregister(N)`, `@uregister(N)` after the `(`:
+ * stap's parser wants a number literal first, then (for the derefs) `,` and an expression.
+ */
+function rawAccess(c: Cursor, tok: A.Token, name: string): A.Expr {
+  const n = c.next();
+  if (n.kind !== 'number') throw c.error('expected number');
+  const args: A.Expr[] = [{ k: 'num', value: parseNumber(n.text, n), tok: n }];
+  if (name.endsWith('deref')) {
+    if (!c.isOp(c.next(), ',')) throw c.error("expected ','");
+    args.push(parseExpression(c));
+  }
+  if (!c.isOp(c.next(), ')')) throw c.error("expected ')'");
+  return { k: 'atop', name, args, tok };
 }
 
 function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[], afterFirst?: A.Token): A.Expr {
@@ -485,8 +517,6 @@ function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[], af
     if (m && m.k !== 'str') throw new ParseError('expected literal string', m.tok, true);
     return { k: 'atvar', varName: t.value, module: m && m.k === 'str' ? m.value : undefined, components: [], pretty: 0, addressOf: false, tok };
   }
-  // stap's parser: raw kernel access needs guru mode (outside tapsets)
-  if (name === '@kregister' || name === '@kderef' || name === '@const') guruOnlyOp(c, tok, name);
   if (args.some((a) => a === null)) throw new ParseError('wildcard not allowed in array index', tok);
   if (name === '@perf' && args.length >= 1) {
     const a = args[0]!;
@@ -513,7 +543,7 @@ function parsePrint(c: Cursor, nameTok: A.Token, name: string): A.Expr {
   if (n === 'printf' || n === 'sprintf' || n === 'printd' || n === 'printdln' || n === 'sprintd' || n === 'sprintdln') {
     const t = c.peek();
     if (!t || t.kind !== 'string') throw c.error('expected literal string');
-    const f = stringLiteral(c);
+    const f = stringLiteral(c, n === 'printf' || n === 'sprintf');
     e.formatRaw = f.raw;
     if (n === 'printf' || n === 'sprintf') {
       e.format = f.value;

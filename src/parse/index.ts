@@ -14,9 +14,10 @@ import type * as A from '../ast';
 import { Diagnostics, ParseError } from '../diag';
 import { tokenize, lex, KEYWORDS, pendingErrors } from './lexer';
 import { TokenArray, TokenSource, TokenTable } from './tokens';
-import { expandMacros, resolveConditionals, Macro } from './preprocess';
+import { expandMacros, resolveConditionals, Macro, LexicalCastError } from './preprocess';
 import { Cursor } from './cursor';
 import { parseDecl, Declared } from './decl';
+import { PrivilegeError } from './literals';
 import type { ParseOptions } from './options';
 
 export type { Macro, ParseOptions };
@@ -27,7 +28,7 @@ const TOP_KEYWORDS = new Set(['probe', 'global', 'function', 'private']);
 
 /** Lex and preprocess a file: the token stream the parser sees. */
 export function preprocessFile(file: A.SourceFile, opts: ParseOptions, errors: ParseError[]): A.Token[] {
-  const toks = tokenize(file, { args: opts.args, usedArgs: opts.usedArgs, errors });
+  const toks = tokenize(file, { args: opts.args, usedArgs: opts.usedArgs, errors, compatible: opts.compatible });
   const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
   const expanded = expandMacros(toks, popts);
   return resolveConditionals(expanded, popts, opts.args);
@@ -48,7 +49,7 @@ export function parseMacroFile(file: A.SourceFile, opts: ParseOptions, diag: Dia
  */
 export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnostics): A.StapFile | null {
   const errors: ParseError[] = [];
-  const lexed = lex(file, { args: opts.args, usedArgs: opts.usedArgs, errors });
+  const lexed = lex(file, { args: opts.args, usedArgs: opts.usedArgs, errors, compatible: opts.compatible });
   if (lexed.length === 0 && errors.length === 0 && !file.isTapset) {
     diag.plain(`Input file '${file.name}' is empty.\n`);
     return null;
@@ -64,6 +65,11 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
     if (pending) { errors.push(pending); break; }
   }
   if (errors.length) {
+    if (errors.some((e) => e instanceof LexicalCastError)) {
+      // (an exception out of stap's preprocessor: its text alone, nothing else)
+      diag.plain('bad lexical cast\n');
+      return null;
+    }
     for (const e of errors) diag.parseError(e);
     return null;
   }
@@ -88,6 +94,11 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
       if (!(err instanceof ParseError)) throw e;
       diag.parseError(err);
       failed = true;
+      if (err instanceof PrivilegeError) {
+        // stap goes on right there, without skipping (at least one token further)
+        c.pos = Math.max(err.resume, start + 1);
+        continue;
+      }
       // resynchronise at the next top-level keyword (or embedded code) from the failure point
       let k = Math.max(c.pos, start + 1);
       while (k < toks.length && !(toks.kind(k) === 'keyword' && TOP_KEYWORDS.has(toks.text(k))) && toks.kind(k) !== 'embedded') k++;

@@ -7,6 +7,7 @@
 import type { Token, TokenKind, SourceFile } from '../ast';
 import { ParseError } from '../diag';
 import { TokenTable, K } from './tokens';
+import { compatBefore } from './version';
 
 /** Operators by first character, longest first (the lexer takes the longest match). */
 const OPS_BY_CHAR: string[][] = [];
@@ -28,6 +29,8 @@ export interface LexOptions {
   usedArgs?: Set<number>;
   /** Collects errors (lexing continues after junk, as stap's parser recovers). */
   errors: ParseError[];
+  /** --compatible VERSION: `private` is a keyword from 3.0, `\\x` an escape from 2.3 */
+  compatible?: string;
 }
 
 function isIdentStart(c: number): boolean {
@@ -56,6 +59,9 @@ export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenT
   // one string per distinct identifier: machine-generated scripts repeat names a lot
   const names = new Map<string, string>();
 
+  // user scripts only: the library's files are written for this version
+  const noPrivate = !file.isTapset && compatBefore(opts.compatible, '3.0');
+  const noHexEscape = !file.isTapset && compatBefore(opts.compatible, '2.3');
   const make = (kind: TokenKind, t: string, startLine: number, startCol: number): Token => ({ kind, text: t, file, line: startLine, col: startCol });
 
   while (i < n) {
@@ -120,7 +126,7 @@ export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenT
       const word = text.slice(start, i);
       let name = names.get(word);
       if (name === undefined) names.set(word, (name = word));
-      out.addCode(KEYWORDS.has(name) ? K.keyword : K.identifier, name, sLine, sCol);
+      out.addCode(KEYWORDS.has(name) && !(noPrivate && name === 'private') ? K.keyword : K.identifier, name, sLine, sCol);
       continue;
     }
     if (c === 64 /* @ */ && isIdentChar(text.charCodeAt(i + 1))) {
@@ -154,7 +160,7 @@ export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenT
         opts.errors.push(new ParseError('Could not find matching closing quote', tok));
         continue;
       }
-      out.add('string', text.slice(start + 1, i), sLine, sCol);
+      out.add('string', keptEscapes(text.slice(start + 1, i), noHexEscape), sLine, sCol);
       i++;
       continue;
     }
@@ -194,6 +200,24 @@ export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenT
     }
     i++;
     out.add('junk', text[start], sLine, sCol);
+  }
+  return out;
+}
+
+/**
+ * A string literal's text as stap's lexer keeps it (parse.cxx lexer::scan): the C escapes
+ * `\\a \\b \\t \\n \\v \\f \\r \\\\ \\"`, octal digits and (from 2.3) `\\x` keep their backslash; before
+ * any other character the backslash is dropped (`"\\q"` is `"q"`).
+ */
+function keptEscapes(raw: string, noHex: boolean): string {
+  if (raw.indexOf('\\') < 0) return raw;
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i];
+    if (ch !== '\\' || i + 1 >= raw.length) { out += ch; continue; }
+    const d = raw[++i];
+    if ('abtnvfr\\"01234567'.includes(d) || (d === 'x' && !noHex)) out += '\\';
+    out += d;
   }
   return out;
 }

@@ -33,8 +33,12 @@ export function negate(v: A.Long): A.Long {
   return canonical(-BigInt(v));
 }
 
-/** One or more adjacent string literals (the cursor is on the first). */
-export function stringLiteral(c: Cursor): A.StringLit {
+/**
+ * One or more adjacent string literals (the cursor is on the first).  A value is a C string in
+ * stap's module: an escaped NUL (`"a\\000b"`) ends it, unless `keepNul` (printf formats, which
+ * the translator splits into conversions first).
+ */
+export function stringLiteral(c: Cursor, keepNul = false): A.StringLit {
   const first = c.next();
   let raw = first.text;
   let value = unescapeRaw(first.text);
@@ -43,6 +47,8 @@ export function stringLiteral(c: Cursor): A.StringLit {
     raw += t.text;
     value += unescapeRaw(t.text);
   }
+  const nul = keepNul ? -1 : value.indexOf('\0');
+  if (nul >= 0) value = value.slice(0, nul);
   return { k: 'str', value, raw, tok: first };
 }
 
@@ -92,10 +98,23 @@ export function targetWithComponents(base: A.Expr, comp: A.TargetComponent, pret
   return { k: 'autocast', operand: base, components: [comp], tok: opTok ?? comp.tok };
 }
 
-export function guruOnly(c: Cursor, t: A.Token, what: string): void {
-  if (!c.opts.guru && !c.file.isTapset) throw new ParseError(`${what} in unprivileged script; need stap -g`, t, true);
+/**
+ * A refusal of privileged code: stap's parser reports it without skipping ahead
+ * (parse_error(..., false)) and goes on from `resume` at the top level, so what follows
+ * usually gives a second error (`x = @const(1)` then `expected 'probe', ...` at the `(`).
+ */
+export class PrivilegeError extends ParseError {
+  constructor(message: string, tok: A.Token, readonly resume: number) {
+    super(message, tok, true);
+  }
 }
 
+/** Embedded code `t` (already taken) needs guru mode; the parser goes on at `resume`. */
+export function guruOnly(c: Cursor, t: A.Token, what: string, resume = c.pos): void {
+  if (!c.opts.guru && !c.file.isTapset) throw new PrivilegeError(`${what} in unprivileged script; need stap -g`, t, resume);
+}
+
+/** The operator `t` (just taken) needs guru mode; the parser goes on after it. */
 export function guruOnlyOp(c: Cursor, t: A.Token, name: string): void {
-  if (!c.opts.guru && !c.file.isTapset) throw new ParseError(`using ${name} operator not permitted; need stap -g`, t, true);
+  if (!c.opts.guru && !c.file.isTapset) throw new PrivilegeError(`using ${name} operator not permitted; need stap -g`, t, c.pos);
 }

@@ -8,7 +8,9 @@ import type { Token } from '../ast';
 import { ParseError } from '../diag';
 import { ARCH, KERNEL_RELEASE, KERNEL_VERSION, kconfig } from '../kernel/config';
 
-export const STAP_VERSION = '4.8';
+import { STAP_VERSION, strverscmp } from './version';
+
+export { STAP_VERSION, strverscmp };
 
 export interface Macro {
   name: string;
@@ -403,12 +405,30 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
     const b = strLit(r);
     return cmp(op.text, a < b ? -1 : a > b ? 1 : 0);
   }
-  if (l.kind === 'number' || (l.kind === 'operator' && l.text === '-')) {
-    if (r.kind !== 'number') throw new ParseError('expected number', r, true);
-    return cmp(op.text, Math.sign(Number(l.text) - Number(r.text)));
+  if (l.kind === 'number' && r.kind === 'number') {
+    const a = lexicalCastInt64(l);
+    const b = lexicalCastInt64(r);
+    return cmp(op.text, a < b ? -1 : a > b ? 1 : 0);
   }
   throw new ParseError("expected 'arch', 'kernel_v', 'kernel_vr', 'systemtap_v',\n" +
     "             'runtime', 'systemtap_privilege', 'CONFIG_...', or comparison between strings or integers", l);
+}
+
+/**
+ * stap compares `%( N op M %)` numbers with boost::lexical_cast<int64_t>: decimal digits only
+ * (`010` is ten), in range, or the whole run stops with `bad lexical cast`.
+ */
+export class LexicalCastError extends ParseError {
+  constructor(tok: Token) {
+    super('bad lexical cast', tok);
+  }
+}
+
+function lexicalCastInt64(t: Token): bigint {
+  if (!/^[0-9]+$/.test(t.text)) throw new LexicalCastError(t);
+  const v = BigInt(t.text);
+  if (v > 0x7fffffffffffffffn) throw new LexicalCastError(t);
+  return v;
 }
 
 /** C escapes in a raw string token (spec §1). */
@@ -442,36 +462,6 @@ export function unescapeRaw(raw: string): string {
     }
   }
   return out;
-}
-
-/** glibc strverscmp. */
-export function strverscmp(a: string, b: string): number {
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const ca = a[i];
-    const cb = b[j];
-    if (/\d/.test(ca) && /\d/.test(cb)) {
-      let na = '';
-      let nb = '';
-      while (i < a.length && /\d/.test(a[i])) na += a[i++];
-      while (j < b.length && /\d/.test(b[j])) nb += b[j++];
-      const fa = na.startsWith('0');
-      const fb = nb.startsWith('0');
-      if (fa || fb) {
-        // fractional comparison
-        if (na !== nb) return na < nb ? -1 : 1;
-        continue;
-      }
-      if (na.length !== nb.length) return na.length < nb.length ? -1 : 1;
-      if (na !== nb) return na < nb ? -1 : 1;
-      continue;
-    }
-    if (ca !== cb) return ca < cb ? -1 : 1;
-    i++;
-    j++;
-  }
-  return (a.length - i) - (b.length - j) < 0 ? -1 : (a.length - i) - (b.length - j) > 0 ? 1 : 0;
 }
 
 /** fnmatch(3) with `*`, `?`, `[...]`. */

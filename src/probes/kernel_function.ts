@@ -20,8 +20,9 @@ import { suggest, renderComponents } from '../elaborate/util';
 import {
   matchFunctions, functionLocation, symbolName, symbolAddr, lookupName, isFunction, isInitText,
   withinKprobeBlacklist, isInlineOnly, hasGlob, parseFuncPattern, symbolCount, isTextType, symbolType, lookupAddr,
-  globToRegExp, kallsymsLookupName, inlineFunctions, inScope, symbolModule, SymbolScope, modulesMatching, dwarfName,
+  globToRegExp, kallsymsLookupName, inlineFunctions, inScope, symbolModule, SymbolScope, modulesMatching, dwarfName, dwarfNameOf,
 } from '../kernel/kallsyms';
+import type { SrcLoc } from '../kernel/kallsyms';
 import {
   FtraceOps, FTRACE_OPS_FL_SAVE_REGS, registerFtraceFunction, unregisterFtraceFunction, recordOfFunction, isTraceable,
   ftraceTestRecursionTrylock, ftraceTestRecursionUnlock, TRACE_FTRACE_START, pushReturnHook, ftraceHitFn,
@@ -132,44 +133,45 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean;
   const { spec, range } = splitLineRange(spec0);
   const p = parseFuncPattern(spec);
   const wild = hasGlob(p.func) || (p.file !== undefined && hasGlob(p.file));
-  let ids = matchFunctions(spec, opts.scope ?? 'kernel');
-  ids = ids.filter((id) => {
+  const pfx = p.func.startsWith('__pfx_');
+  // the facts each step below needs, worked out once per symbol (a `*` keeps ~40 000)
+  const kept: { id: number; name: string; dname: string; loc: SrcLoc | null }[] = [];
+  for (const id of matchFunctions(spec, opts.scope ?? 'kernel')) {
     const name = symbolName(id);
+    const loc = functionLocation(id);
+    const dname = dwarfNameOf(name, loc);
     // a clone (foo.isra.0) with its own DWARF body is the function foo; .cold parts have none
-    if (name.includes('.') && dwarfName(id) === name) return false;
-    if (name.startsWith('__pfx_') && !p.func.startsWith('__pfx_')) return false;
+    if (name.includes('.') && dname === name) continue;
+    if (!pfx && name.startsWith('__pfx_')) continue;
     // no DWARF location: assembly (no fentry site either) — or a C function the data lacks the
     // location of (it has an fentry site): keep those, listed without @file:line
-    if (functionLocation(id) === null && !isTraceable(id)) return false;
+    if (loc === null && !isTraceable(id)) continue;
     const a = symbolAddr(id);
-    if (isInitText(a)) return false; // freed after boot
-    if (wild && withinKprobeBlacklist(a)) return false; // stap skips blacklisted functions in wildcards
-    if (stapBlacklisted(dwarfName(id), functionLocation(id)?.file)) return false; // the translator's own list
-    if (opts.exported && !isExported(name)) return false;
-    if (range) {
-      const l = functionLocation(id);
-      if (!l || l.line < range[0] || l.line > range[1]) return false;
-    }
-    return true;
-  });
+    if (isInitText(a)) continue; // freed after boot
+    if (wild && withinKprobeBlacklist(a)) continue; // stap skips blacklisted functions in wildcards
+    if (stapBlacklisted(dname, loc?.file)) continue; // the translator's own list
+    if (opts.exported && !isExported(name)) continue;
+    if (range && (!loc || loc.line < range[0] || loc.line > range[1])) continue;
+    kept.push({ id, name, dname, loc });
+  }
   // one probe per (name, file, line); with wildcards, one per address (alias symbols of the same
   // code have no DWARF subprogram of their own); the body named as the function wins over a clone
   const seen = new Set<string>();
   const addrs = new Set<number>();
-  const preferred = [...ids].sort((a, b) => Number(dwarfName(a) !== symbolName(a)) - Number(dwarfName(b) !== symbolName(b)) || a - b);
-  const keep = new Set(preferred.filter((id) => {
+  const preferred = kept.slice().sort((a, b) => Number(a.dname !== a.name) - Number(b.dname !== b.name) || a.id - b.id);
+  const keep = new Set<number>();
+  for (const k of preferred) {
     if (wild) {
-      const a = symbolAddr(id);
-      if (addrs.has(a)) return false;
+      const a = symbolAddr(k.id);
+      if (addrs.has(a)) continue;
       addrs.add(a);
     }
-    const l = functionLocation(id);
-    const k = l ? `${dwarfName(id)}@${l.file}:${l.line}` : `${symbolName(id)}#${id}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  }));
-  return ids.filter((id) => keep.has(id));
+    const key = k.loc ? `${k.dname}@${k.loc.file}:${k.loc.line}` : `${k.name}#${k.id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    keep.add(k.id);
+  }
+  return kept.filter((k) => keep.has(k.id)).map((k) => k.id);
 }
 
 /**

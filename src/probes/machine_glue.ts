@@ -23,6 +23,7 @@ import { setProcfsMachine } from './procfs';
 import { adoptStapio, StdinFeed } from './stapio';
 import { setNetfilterMachine } from './netfilter';
 import { setPerfMachine } from './perf';
+import { setTaskFinderMachine } from './task_finder';
 import { installKernelGlobals } from '../kernel/globals';
 import { installTaskObjects } from './task_objects';
 
@@ -34,6 +35,7 @@ export function connectMachine(m: Machine, executing?: () => CpuContext): void {
   setProcfsMachine(m);
   setNetfilterMachine(m);
   setPerfMachine(m);
+  setTaskFinderMachine(m);
   setCurrentCpuContext(executing ?? (() => (m.executingCpu() ?? m.cpus[0]).ctx));
   setTaskLookup((tid) => m.task(tid));
   installKernelGlobals({
@@ -50,6 +52,7 @@ export function disconnectMachine(): void {
   setProcfsMachine(null);
   setNetfilterMachine(null);
   setPerfMachine(null);
+  setTaskFinderMachine(null);
   setCurrentCpuContext(null);
   setBacktraceSource(null);
   setTaskLookup(null);

@@ -1,15 +1,18 @@
 /**
- * User-space probe points (`process("PATH"|PID).begin`, `.function("f")`, `.mark("m")`,
+ * User-space probe points (`process("PATH"|PID).function("f")`, `.mark("m")`, `.syscall`,
  * `.library("L")...`, `.plt`, `.insn` ...): every pattern stap 4.8 registers
  * (`stap --dump-probe-types`), so a script names them as it would on a real system and they
  * list in --dump-probe-types, but the simulated machine does not model user space (programs'
  * code, ELF/DWARF, uprobes) yet: resolving one is a semantic error that says so, in stap's
  * format (`semantic error: while resolving probe point: identifier 'process' at ...` then the
- * reason).  The unspecified `process.*` checks (-c/-x) of src/elaborate/process_target.ts
+ * reason).  The task-finder events `.begin`, `.end`, `.thread.begin`, `.thread.end` are kernel-side
+ * and work over the machine's processes (src/probes/task_finder.ts).  The unspecified `process.*` checks (-c/-x) of src/elaborate/process_target.ts
  * come first, as in stap.
  */
+import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import type { ProbeRegistry, Provider } from '../elaborate/probes';
+import { taskFinderProvider } from './task_finder';
 
 const notModelled: Provider = {
   family: 'process',
@@ -29,11 +32,17 @@ const LIBRARY = [
   'statement(number)', 'statement(number).nearest', 'statement(string)', 'statement(string).nearest',
 ];
 
-/** Suffixes after `process`, `process("PATH")` and `process(PID)` (all three roots): the library ones and the process events. */
-const COMMON = ['begin', 'end', 'thread.begin', 'thread.end', 'syscall', 'syscall.return', ...LIBRARY];
+/** The task finder's events (modelled) after `process`, `process("PATH")` and `process(PID)`. */
+const EVENTS = ['begin', 'end', 'thread.begin', 'thread.end'];
+/** Suffixes after all three roots: the syscall events and the library ones. */
+const COMMON = ['syscall', 'syscall.return', ...LIBRARY];
 
-export function registerProcess(r: ProbeRegistry): void {
+/** `castOnly`: the @cast/@var typing that needs no probe context (setup.ts). */
+export function registerProcess(r: ProbeRegistry,
+  castOnly: (rp: A.ResolvedPoint, e: A.Target | A.Cast | A.AtVar | A.Autocast) => A.Type | SemanticError): void {
+  const finder = taskFinderProvider(castOnly);
   for (const root of ['process', 'process(string)', 'process(number)']) {
+    for (const s of EVENTS) r.register(`${root}.${s}`, finder);
     for (const s of COMMON) r.register(`${root}.${s}`, notModelled);
   }
   for (const root of ['process', 'process(string)']) {

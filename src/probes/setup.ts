@@ -28,6 +28,7 @@ import { registerProcfs, compileProcfsTarget, compileProcfsAssign, ProcfsFamily 
 import { registerNetfilter, compileNetfilterTarget, compileNetfilterAssign, NetfilterFamily } from './netfilter';
 import { registerProcess } from './process';
 import { registerHwbkpt, HwbkptFamily } from './hwbkpt';
+import { TaskFinderFamily } from './task_finder';
 
 let installed = false;
 
@@ -59,7 +60,7 @@ export function installKernelProbes(): void {
     registerProcfs(r); // procfs("PATH").read/.write (src/probes/procfs.ts): its own $value typing
     registerNetfilter(r); // netfilter.hook(..).pf(..) (src/probes/netfilter.ts): $verdict, parameters
     registerPerf(r); // perf.type(N).config(M)[.sample(N)|.hz(N)] (src/probes/perf.ts)
-    registerProcess(r); // process(...).* (src/probes/process.ts): user space is not modelled yet
+    registerProcess(r, castOnly); // process(...).* (src/probes/process.ts): .begin/.end/.thread.* (task_finder.ts); user space is not modelled yet
     registerHwbkpt(r); // kernel.data(...).write|.rw (src/probes/hwbkpt.ts): hardware breakpoints
     patchProviders(r);
     // kernel.statement("F@FILE:N") / "F@FILE+N" resolve with line records (src/probes/kernel_scopes.ts)
@@ -84,5 +85,6 @@ export function kernelFamilies(): ProbeFamilyRuntime[] {
     new NetfilterFamily(),
     new PerfFamily(),
     new HwbkptFamily(),
+    new TaskFinderFamily(),
   ];
 }

@@ -35,8 +35,22 @@ const FILES = [
   '.*/include/asm/bitops\\.h', 'drivers/ide/ide-iops\\.c', 'arch/.*/kernel/paravirt\\.c', '.*/include/asm/paravirt\\.h',
 ];
 
-const FN_RE = new RegExp(`^(${FUNCTIONS.join('|')})$`);
-const FILE_RE = new RegExp(`^(${FILES.join('|')})$`);
+/**
+ * `^(a|b|...)$` over the list, with each alternative's leading / trailing `.*` turned into an
+ * unanchored end instead (the same set of names, which hold no line breaks): V8 otherwise
+ * backtracks through every `.*X.*` alternative at each name (~8x slower over a `*` wildcard's
+ * 50 000 functions).
+ */
+function wholeMatch(res: string[]): RegExp {
+  return new RegExp(res.map((r) => {
+    const a = (r.startsWith('.*') ? r.slice(2) : '^' + r);
+    const b = a.endsWith('.*') && !a.endsWith('\\.*') ? a.slice(0, -2) : a + '$';
+    return `(?:${b})`;
+  }).join('|'));
+}
+
+const FN_RE = wholeMatch(FUNCTIONS);
+const FILE_RE = wholeMatch(FILES);
 
 /** Is a function (DWARF name, declaration file) one stap's translator refuses to probe? */
 export function stapBlacklisted(name: string, file: string | undefined): boolean {

@@ -144,3 +144,7 @@ export function setCurrentCpuContext(f: (() => CpuContext) | null): void {
 function defaultCurrent(): CpuContext {
   return currentCtx ? currentCtx() : { cpu: 0, task: idleTask(0) };
 }
+/** The executing CPU's context (the machine's, else CPU 0's idle task): what a tracepoint hit sees. */
+export function currentCpuContext(): CpuContext {
+  return defaultCurrent();
+}

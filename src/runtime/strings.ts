@@ -41,21 +41,29 @@ function toIndex(v: Long): number {
   return typeof v === 'number' ? v : v < 0n ? -Infinity : Infinity;
 }
 
-/** substr(str, start, len): start 0-based; out of range -> ""; len clamped to [0, max]. */
+/**
+ * substr(str, start, len): start 0-based; out of range -> ""; len clamped to [0, max].  (string.stp
+ * clamps `len + 1` in int64 arithmetic, which wraps for LLONG_MAX: that length copies nothing.)
+ */
 export function substr(s: string, start: Long, len: Long, max: number = DEFAULT_MAXSTRINGLEN - 1): string {
   const st = toIndex(start);
   if (st < 0 || st >= s.length) return '';
+  if (len === 0x7fffffffffffffffn) return '';
   let l = toIndex(len);
   if (l < 0) l = 0;
   if (l > max) l = max;
   return s.substr(st, l);
 }
 
-/** stringat(str, pos): byte value; error `Position out of bounds`. */
+/**
+ * stringat(str, pos): the byte as a C `char`, signed on x86_64 (string.stp returns
+ * `STAP_ARG_str[pos]`), so bytes 0x80-0xff are negative; error `Position out of bounds`.
+ */
 export function stringat(s: string, pos: Long): number {
   const p = toIndex(pos);
   if (p < 0 || p >= s.length) throw new StapError('Position out of bounds');
-  return s.charCodeAt(p);
+  const b = s.charCodeAt(p) & 255;
+  return b >= 128 ? b - 256 : b;
 }
 
 export function isinstr(s1: string, s2: string): number {
@@ -78,10 +86,11 @@ export function isdigit(s: string): number {
   return c >= 48 && c <= 57 ? 1 : 0;
 }
 
+/** A digit as lib/kstrtox.c _parse_integer_limit reads it: 0-9 and a-f/A-F only (else >= 16). */
 function digitVal(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
-  if (c >= 97 && c <= 122) return c - 87;
-  if (c >= 65 && c <= 90) return c - 55;
+  const l = c | 32;
+  if (l >= 97 && l <= 102) return l - 87;
   return 99;
 }
 
@@ -89,7 +98,10 @@ function isXdigit(c: number): boolean {
   return digitVal(c) < 16;
 }
 
-/** Kernel simple_strtoull (wrapping); base 0 auto-detects 0x / 0. */
+/**
+ * Kernel simple_strtoull (wrapping); base 0 auto-detects 0x / 0.  `base` is the C unsigned int
+ * the kernel gets: digits stop at the first one >= base, and only 0-9a-f are digits at all.
+ */
 function strtoull(s: string, i: number, base: number): bigint {
   if (base === 0) {
     if (s.charCodeAt(i) === 48) {
@@ -110,10 +122,10 @@ function strtoull(s: string, i: number, base: number): bigint {
 
 /** strtol(str, base): kernel simple_strtol (stops at first invalid char, no error). */
 export function strtol(s: string, base: Long): Long {
-  const b = typeof base === 'number' ? base : 0;
-  if (b < 0 || b === 1 || b > 36) return 0;
-  if (s.charCodeAt(0) === 45) return fromBigInt(-strtoull(s, 1, b));
-  return fromBigInt(strtoull(s, 0, b));
+  // (the tapset passes the int64 to an unsigned int parameter: its low 32 bits)
+  const b = Number(BigInt.asUintN(32, BigInt(base)));
+  if (s.charCodeAt(0) === 45) return fromBigInt(BigInt.asIntN(64, -strtoull(s, 1, b)));
+  return fromBigInt(BigInt.asIntN(64, strtoull(s, 0, b)));
 }
 
 // ---------------------------------------------------------------- tokenize
@@ -163,6 +175,7 @@ function escapePieces(s: string): string[] {
   const n = s.length;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
+    if (c === 0) break; // (a C string ends there)
     const e = TEXT_ESC[c];
     if (e !== undefined) {
       out.push(e);
@@ -214,10 +227,13 @@ export function textStrn(s: string, len: Long, quoted: Long | boolean, max: numb
   const pieces = escapePieces(s);
   const q = quoted === true || (quoted !== false && quoted !== 0);
   if (q) {
+    // runtime/stp_string.c _stp_text_str: the quotes come out of max(len, 5), and a cut text
+    // loses 3 more bytes (at a whole escape) for `"...`
+    const budget = Math.max(limit, 5) - 2;
     let total = 0;
     for (const p of pieces) total += p.length;
-    if (total <= limit - 2) return '"' + pieces.join('') + '"';
-    return '"' + take(pieces, limit - 5) + '"...';
+    if (total <= budget) return '"' + pieces.join('') + '"';
+    return '"' + take(pieces, budget - 3) + '"...';
   }
   return take(pieces, limit);
 }

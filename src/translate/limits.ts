@@ -82,7 +82,11 @@ export function defaultMaxNesting(program: A.Program): number {
   const memo = new Map<A.FunctionDecl, number>();
   let recursive = false;
   let deepest = 0;
+  const seen = new Set<A.Stmt>();
   for (const p of program.probes) {
+    // (a body a wildcard's probes share is walked once)
+    if (seen.has(p.body) && !p.condition) continue;
+    seen.add(p.body);
     const s = new Set<A.FunctionDecl>();
     collect(p.body, s);
     if (p.condition) collect(p.condition, s);

@@ -16,6 +16,8 @@ import { StmtGen } from './stmts';
 import { Translated, ProbeMeta, GlobalMeta, TranslateErrors } from './meta';
 
 type BodyVersion = { cond?: string; lines: string[]; temps: number };
+/** A body's generic version, its fast one (if any) with its guards, and (when it may be shared) its key. */
+type Specialised = { generic: BodyVersion; fast?: BodyVersion; guards: Guard[]; shareKey: string | null };
 /** A run-time entry assumption of a specialised body: `decl` holds a value in `range`. */
 type Guard = { decl: A.VarDecl; range: Range };
 /** Entry assumptions tried for a guard, widest first (then int32). */
@@ -26,6 +28,19 @@ const HELPER_CALL = /\b(?:add|sub|mul|div|mod|neg|bitAnd|bitOr|bitXor|bitNot|shl
 /** Number of int64 helper calls in generated code. */
 function helperCalls(js: string): number {
   return js.match(HELPER_CALL)?.length ?? 0;
+}
+
+/** The module table's handler list: a run of one shared handler as `...Array(N).fill(p_K)`. */
+function handlerList(fns: string[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < fns.length;) {
+    let j = i + 1;
+    while (j < fns.length && fns[j] === fns[i]) j++;
+    if (j - i >= 4) parts.push(`...Array(${j - i}).fill(${fns[i]})`);
+    else for (let k = i; k < j; k++) parts.push(fns[k]);
+    i = j;
+  }
+  return parts.join(', ');
 }
 
 export class Translator extends StmtGen {
@@ -92,22 +107,43 @@ export class Translator extends StmtGen {
       body.push(...this.genFunction(fn));
     }
 
-    // probes
+    // probes: a handler whose code is the same as an earlier one's is that one (as stap emits a
+    // duplicate probe body once): a wildcard over thousands of functions makes one function
     const pmeta: ProbeMeta[] = [];
+    const first = new Map<string, { fn: string; at: number; n: number }>();
+    // probes of one wildcard share their body object (pass 2 elaborated it once): not generated again
+    const byBody = new Map<A.Block, { cond: A.Expr | undefined; f: { fn: string; n: number } }>();
     for (const p of P.probes) {
-      const name = `p_${jsInt(p.index)}`;
-      out();
-      body.push(...this.genProbe(p, name));
+      let name = `p_${jsInt(p.index)}`;
+      const known = byBody.get(p.body);
+      if (known && known.cond === p.condition) {
+        name = known.f.fn;
+        known.f.n++;
+      } else {
+        const g = this.genProbe(p, name);
+        const same = g.shareKey !== null ? first.get(g.shareKey) : undefined;
+        if (same) {
+          name = same.fn;
+          same.n++;
+        } else {
+          out();
+          body.push(...g.lines);
+          if (g.shareKey !== null) first.set(g.shareKey, { fn: name, at: body.length - g.lines.length, n: 1 });
+        }
+        const f = g.shareKey !== null ? first.get(g.shareKey) : undefined;
+        if (f) byBody.set(p.body, { cond: p.condition, f });
+      }
       pmeta.push({
         index: p.index, family: p.point.family, pp: p.point.pp, pn: p.pn, data: p.point.data,
         chain: p.chain, where: tokenWhere(p.tok), fn: name,
       });
     }
+    for (const f of first.values()) if (f.n > 1) body[f.at] += `\n// (also the handler of ${f.n - 1} more probe(s) with the same code)`;
 
     // module table
     out();
     out('return {');
-    out(`  probes: [${pmeta.map((m) => m.fn).join(', ')}],`);
+    out(`  probes: [${handlerList(pmeta.map((m) => m.fn))}],`);
     out('  globals: [ // in the order of Translated.globals');
     for (const g of gmeta) {
       const setter = g.arity === 0 && g.type !== 'stats' ? `, set: (v) => { ${g.js} = v; }` : '';
@@ -136,11 +172,13 @@ export class Translator extends StmtGen {
 
   /** Histograms and variance shifts of the stats globals; every node's fields checked (emit.ts checkNode). */
   protected scanStats(): void {
-    const roots: (A.Stmt | A.Expr)[] = [];
+    // (a body shared by a wildcard's probes is scanned once)
+    const bodies = new Set<A.Stmt | A.Expr>();
     for (const p of this.program.probes) {
-      roots.push(p.body);
-      if (p.condition) roots.push(p.condition);
+      bodies.add(p.body);
+      if (p.condition) bodies.add(p.condition);
     }
+    const roots = [...bodies];
     for (const fn of this.program.functions) if (fn.body.k === 'block') roots.push(fn.body);
     for (const r of roots) {
       walk(r, (e) => {
@@ -234,12 +272,19 @@ export class Translator extends StmtGen {
     return o;
   }
 
-  protected genProbe(p: A.DerivedProbe, name: string): string[] {
+  /**
+   * A probe's handler `name` (lines, its comment first) and the key of its code apart from its
+   * name and comment, or null when it must stay its own (target expressions register per-handler
+   * state).  The code of a body seen before is not generated again.
+   */
+  protected genProbe(p: A.DerivedProbe, name: string): { lines: string[]; shareKey: string | null } {
     this.f = { kind: 'probe', loopDepth: 0, temps: 0, locals: new Map(), tryDepth: 0 };
     this.curProbe = p; this.curHandler = name; this.afterLines = []; // target codegen hook (issue 6)
     const locals = this.collectLocals(p.body, p.locals, []);
     for (const d of locals) this.localName(d);
     const v = this.specialise({ cond: p.condition, body: p.body }, locals, [], '  ');
+    const shareKey = v.shareKey === null || this.afterLines.length ? null
+      : `${locals.map((d) => `${this.localName(d)}=${this.localInit(d)}`).join(',')}\n${v.shareKey}`;
     const o: string[] = [];
     o.push(`// probe ${jsComment(p.point.pp + (p.chain.length ? ' <- ' + p.chain.join(' <- ') : '') + '  ' + tokenWhere(p.tok))}`);
     const one = (fname: string, ver: BodyVersion, guard?: string) => {
@@ -260,7 +305,7 @@ export class Translator extends StmtGen {
     } else o.push(...one(name, v.generic));
     o.push(...this.afterLines); // target codegen hook (issue 6)
     this.curProbe = null; this.curHandler = null; this.afterLines = [];
-    return o;
+    return { lines: o, shareKey };
   }
 
   // ------------------------------------------------------------------ range-specialised bodies
@@ -287,11 +332,28 @@ export class Translator extends StmtGen {
    * version keeps running as long as it can.
    */
   protected specialise(roots: { cond?: A.Expr; body: A.Block }, locals: A.VarDecl[], params: A.VarDecl[], ind: string):
-    { generic: BodyVersion; fast?: BodyVersion; guards: Guard[] } {
+    Specialised {
     const base = new Map<A.VarDecl, Range>();
     for (const d of locals) if (tracked(d)) base.set(d, exact(0n));
     const generic = this.bodyVersion(roots, base, ind);
     const cands = this.guardCandidates(roots, params);
+    // (a function's guards name its own parameters: only probe bodies are shared)
+    if (!cands || this.errors.length || this.f.kind !== 'probe') return { ...this.specialiseFresh(roots, base, generic, cands, ind), shareKey: null };
+    // the same generic code over the same variables: the same specialisation (a wildcard's
+    // thousands of copies of one body are specialised once)
+    const shareKey = `${generic.cond ?? ''}\n${generic.temps}\n${generic.lines.join('\n')}`;
+    const known = this.specialised.get(shareKey);
+    if (known) return known;
+    const res = this.specialiseFresh(roots, base, generic, cands, ind);
+    const r: Specialised = { ...res, shareKey };
+    this.specialised.set(shareKey, r);
+    return r;
+  }
+
+  private specialised = new Map<string, Specialised>();
+
+  private specialiseFresh(roots: { cond?: A.Expr; body: A.Block }, base: Map<A.VarDecl, Range>, generic: BodyVersion,
+    cands: A.VarDecl[] | null, ind: string): { generic: BodyVersion; fast?: BodyVersion; guards: Guard[] } {
     if (!cands || !cands.length || this.errors.length) return { generic, guards: [] };
     const nErr = this.errors.length;
     const assuming = (gs: Guard[]) => {

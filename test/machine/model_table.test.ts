@@ -7,28 +7,33 @@ import { expect } from 'chai';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { modelFile, readModelFile } from '../../src/machine/paths/model';
-import { builtModelTableFile, readModelTable, writeModelTable, wholeModel } from '../../src/machine/paths/model_table';
+import { modelFile, readModelFile, modelSummariser } from '../../src/machine/paths/model';
+import { builtModelTableFile, readModelTable, writeModelTable, wholeModel, type KeyData } from '../../src/machine/paths/model_table';
 import { functionId } from '../../src/kernel/ftrace';
 
 describe('entry model table', () => {
   const mf = modelFile();
   const whole = readModelFile(mf);
+  const S = modelSummariser();
+  /** a key's data without the tree readers */
+  const flat = (d: KeyData | undefined): unknown => d && { rule: d.rule, v: d.v.map(({ count, feat, recs, summary }) => ({ count, feat, recs, summary })) };
 
   it('is current after the build and holds every key of the model file as read whole', () => {
-    const t = readModelTable(builtModelTableFile(), mf);
+    const t = readModelTable(builtModelTableFile(), mf, S);
     expect(t, 'dist/kernel-tables/paths-model.bin is current').to.not.equal(null);
     expect(t!.functions).to.deep.equal(whole.functions);
     expect(t!.recordings).to.deep.equal(whole.recordings);
     expect(t!.keyNames().sort()).to.deep.equal(Object.keys(whole.keys).sort());
-    for (const k of t!.keyNames()) expect(t!.keyData(k), k).to.deep.equal(whole.keys[k]);
+    const w = wholeModel(whole, S);
+    for (const k of t!.keyNames()) expect(flat(t!.keyData(k)), k).to.deep.equal(flat(w.keyData(k)));
+    for (const k of t!.keyNames()) expect(t!.keyData(k)!.v.map((v) => v.shape()), k).to.deep.equal(whole.keys[k].v.map(([shape]) => shape));
     expect(t!.keyData('sys:no_such_call')).to.equal(undefined);
     expect(t!.keyData('constructor')).to.equal(undefined);
-    expect(wholeModel(whole).keyData('constructor')).to.equal(undefined);
+    expect(w.keyData('constructor')).to.equal(undefined);
   });
 
   it('carries each function\'s kallsyms id for the current symbol table', () => {
-    const ids = readModelTable(builtModelTableFile(), mf)!.fnIds!;
+    const ids = readModelTable(builtModelTableFile(), mf, S)!.fnIds!;
     expect(ids.length).to.equal(whole.functions.length);
     whole.functions.forEach((f, i) => expect(ids[i], f).to.equal(functionId(f)));
   });
@@ -39,14 +44,18 @@ describe('entry model table', () => {
       const other = path.join(dir, 'entries.json.gz');
       fs.writeFileSync(other, 'not the model');
       const table = path.join(dir, 'paths-model.bin');
-      writeModelTable(table, other, { format: 1, recordings: [], functions: ['vfs_read'], keys: { 'sys:read': { v: [['0', 1, '', 1]] } } }, functionId);
-      expect(readModelTable(table, other)!.keyData('sys:read')).to.deep.equal({ v: [['0', 1, '', 1]] });
-      expect(readModelTable(table, mf)).to.equal(null);
+      writeModelTable(table, other, { format: 1, recordings: [], functions: ['vfs_read'], keys: { 'sys:read': { rule: '+', v: [['0 ^', 1, 'x|y', 3]] } } }, functionId, S);
+      const d = readModelTable(table, other, S)!.keyData('sys:read')!;
+      expect(flat(d)).to.deep.equal({ rule: '+', v: [{ count: 1, feat: 'x|y', recs: 3, summary: 'b-' }] });
+      expect(d.v[0].shape()).to.equal('0 ^');
+      expect(readModelTable(table, mf, S)).to.equal(null);
+      // a table summarised otherwise (the summariser changed since the build)
+      expect(readModelTable(table, other, { ...S, stamp: 'other' })).to.equal(null);
       fs.writeFileSync(other, 'changed, longer than before');
-      expect(readModelTable(table, other)).to.equal(null);
+      expect(readModelTable(table, other, S)).to.equal(null);
       fs.writeFileSync(table, 'garbage\n');
-      expect(readModelTable(table, other)).to.equal(null);
-      expect(readModelTable(path.join(dir, 'missing.bin'), other)).to.equal(null);
+      expect(readModelTable(table, other, S)).to.equal(null);
+      expect(readModelTable(path.join(dir, 'missing.bin'), other, S)).to.equal(null);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

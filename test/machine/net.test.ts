@@ -7,6 +7,7 @@ import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/ke
 import { symbolName, lookupAddr } from '../../src/kernel/kallsyms';
 import { parseShell } from '../../src/machine/userland/shell';
 import { mkPacket, packetOfSkb } from '../../src/machine/include/net';
+import { newEnv } from '../../src/machine/paths/kexec';
 
 const AF_INET = 2, SOCK_STREAM = 1, SOCK_DGRAM = 2;
 
@@ -110,6 +111,67 @@ describe('machine: loopback networking', () => {
     expect(states).to.include.members(['7>10', '7>2', '2>1', '7>3', '3>1', '1>4', '1>8', '4>5', '8>9', '9>7', '5>7', '10>7']);
     expect(states.indexOf('7>2')).to.be.lessThan(states.indexOf('2>1'));
     expect(states.indexOf('1>4')).to.be.lessThan(states.indexOf('4>5'));
+  });
+
+  // The real guest (linux-image-6.1.0-56, perl client/server on 127.0.0.1, sock:inet_sock_set_state and
+  // ftrace of tcp_fin/tcp_send_delayed_ack/tcp_time_wait/tcp_v4_send_reset): the passive side goes
+  // ESTABLISHED -> CLOSE_WAIT and delays its ACK (tcp_send_delayed_ack), its FIN carries it when it
+  // closes; the active closer goes FIN_WAIT1 -> FIN_WAIT2, ACKs the FIN and hands the connection to a
+  // TIME_WAIT socket (tcp_time_wait, then FIN_WAIT2 -> CLOSE); no reset anywhere.
+  it('TCP close: CLOSE_WAIT/LAST_ACK, FIN_WAIT1/FIN_WAIT2/TIME_WAIT, the delayed ACK, no reset', () => {
+    const m = new Machine({ seed: 27 });
+    install(m, 'closer', function* (u: U): Prog {
+      const l = yield* u.socket(AF_INET, SOCK_STREAM);
+      yield* u.bind(l, 5003);
+      yield* u.listen(l);
+      const pid = yield* u.fork(function* (cu: U): Prog {
+        const s = yield* cu.socket(AF_INET, SOCK_STREAM);
+        yield* cu.connect(s, 5003);
+        yield* cu.write(s, 'ping');
+        yield* cu.close(s);
+        return 0;
+      });
+      const c = yield* u.accept(l);
+      while ((yield* u.read(c, 100)).ret > 0) { /* until the FIN */ }
+      // stay in CLOSE_WAIT past the delayed-ACK timeout (40 ms): the timer sends the ACK
+      yield* u.nanosleep(100e6);
+      yield* u.close(c);
+      yield* u.wait(pid);
+      yield* u.close(l);
+      return 0;
+    });
+    const events: string[] = [];
+    const onState = (_d: unknown, _sk: unknown, a: unknown, b: unknown) => { events.push(`${a}>${b}`); };
+    const onXmit = (_d: unknown, skb: unknown) => {
+      const p = packetOfSkb(skb as object)!;
+      events.push(`${p.sport === 5003 ? 'S' : 'C'}:${p.syn ? 'S' : ''}${p.ack ? 'A' : ''}${p.fin ? 'F' : ''}${p.rst ? 'R' : ''}`);
+    };
+    const resets: unknown[] = [];
+    const onReset = (...a: unknown[]) => { resets.push(a); };
+    tracepointProbeRegister('inet_sock_set_state', onState, null);
+    tracepointProbeRegister('net_dev_xmit', onXmit, null);
+    tracepointProbeRegister('tcp_send_reset', onReset, null);
+    const t0 = m.now;
+    const r = m.run('closer');
+    tracepointProbeUnregister('inet_sock_set_state', onState, null);
+    tracepointProbeUnregister('net_dev_xmit', onXmit, null);
+    tracepointProbeUnregister('tcp_send_reset', onReset, null);
+    expect(r.status).to.equal(0);
+    expect(resets).to.deep.equal([]);
+    const close = events.slice(events.indexOf('1>4'));
+    expect(close).to.deep.equal(['1>4', 'C:AF', '1>8', 'S:A', '4>5', '8>9', 'S:AF', 'C:A', '5>7', '9>7', '10>7']);
+    expect(m.net.tw.size).to.equal(1);
+    expect(m.now - t0).to.be.greaterThan(100e6);
+    // a late duplicate ACK for the connection meets the TIME_WAIT socket: dropped, not reset
+    const [local] = [...m.net.tw.keys()][0].split(':').map(Number);
+    const hits: string[] = [];
+    const op = new FtraceOps('tw_ops', (ip) => { hits.push(symbolName(lookupAddr(ip)!.id)); });
+    for (const g of ['tcp_timewait_state_process', 'tcp_v4_send_reset', 'inet_twsk_put']) ftraceSetFilter(op, g, false);
+    registerFtraceFunction(op);
+    m.net.backlog[0].push(mkPacket({ proto: 6, sport: 5003, dport: local, ack: true, data: new Uint8Array(0) }));
+    m.irq(m.cpus[0], 'timer_net_rx', newEnv('softirq', { vec: 3 }), 1);
+    unregisterFtraceFunction(op);
+    expect(hits).to.deep.equal(['tcp_timewait_state_process', 'inet_twsk_put']);
   });
 
   it('UDP datagrams, errors: refused, address in use, bad family', () => {

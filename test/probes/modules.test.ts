@@ -84,6 +84,21 @@ describe('kernel modules (as the real guest loads them)', function () {
     expect(matchInlined({ func: 'crc16_byte' })).to.deep.equal([]);
   });
 
+  it('installed-but-unloaded modules have their inline instances too (list_del_init in lockd)', () => {
+    // real-stap -p2 with the -dbg lockd.ko (stap-oracle-tree.sh + the UNLOADED modules):
+    // four instances, pc=<lockd:nlmsvc_free_block+33>, <lockd:nlmsvc_insert_block_locked+49>,
+    // <lockd:nlmsvc_unlink_block+68>, <lockd:reclaimer+437>; -L: $entry:struct list_head*
+    const [f] = matchInlined({ func: 'list_del_init' }, 'lockd');
+    expect(`${f.file}:${f.line}`).to.equal('include/linux/list.h:211');
+    const at = f.instances.map((i) => `${symbolName(i.caller)}+${i.addr - kallsymsLookupName(symbolName(i.caller))!}`).sort();
+    expect(at).to.deep.equal(['nlmsvc_free_block+33', 'nlmsvc_insert_block_locked+49', 'nlmsvc_unlink_block+68', 'reclaimer+437']);
+    const r = stap('-L', 'module("nfsd").function("read_sequnlock_excl")');
+    expect(r.stdout).to.equal('module("nfsd").function("read_sequnlock_excl@include/linux/seqlock.h:1066") $sl:seqlock_t*\n');
+    // a qualified pointer parameter keeps its pointee (stap: `$p:char* const`; BTF has no qualifiers)
+    const s = stap('-L', 'module("nfsd").function("strscpy").inline');
+    expect(s.stdout).to.contain('$p:char*');
+  });
+
   it('kprobe.function is vmlinux only; kprobe.module keeps its pp as written', () => {
     let r = stap('-l', 'kprobe.function("ext4_file_read_iter")');
     expect(r.stdout).to.equal('');

@@ -41,10 +41,26 @@ describe('runtime/strings', () => {
     expect(S.strtol('0', 0)).to.equal(0);
     expect(S.strtol('0xg', 0)).to.equal(0);
     expect(S.strtol('ff', 16)).to.equal(255);
-    expect(S.strtol('zz', 36)).to.equal(1295);
+    // Linux 6.1 lib/kstrtox.c _parse_integer_limit: only 0-9 and a-f are digits, whatever the
+    // base (an unsigned int: -1 is 4294967295)
+    expect(S.strtol('zz', 36)).to.equal(0);
+    expect(S.strtol('ff', 100)).to.equal(1515);
+    expect(S.strtol('10', -1)).to.equal(4294967295);
+    expect(S.strtol('1', 1)).to.equal(0);
     expect(S.strtol('  5', 10)).to.equal(0);
     expect(S.strtol('18446744073709551615', 10)).to.equal(-1);
     expect(S.strtol('-9223372036854775808', 10)).to.equal(-9223372036854775808n);
+    // string.stp stringat: a C char, signed on x86_64
+    expect(S.stringat('\xff', 0)).to.equal(-1);
+    expect(S.stringat('A\x80', 1)).to.equal(-128);
+    // string.stp substr: clamp(len + 1) wraps for LLONG_MAX
+    expect(S.substr('abc', 0, 0x7fffffffffffffffn)).to.equal('');
+    expect(S.substr('abc', 1, 0x7ffffffffffffffen)).to.equal('bc');
+    // runtime/stp_string.c _stp_text_str: quotes out of max(len, 5); a NUL ends the text
+    expect(S.textStrn('hi', 2, 1)).to.equal('"hi"');
+    expect(S.textStrn('hello', 3, 1)).to.equal('""...');
+    expect(S.textStrn('hello', 6, 1)).to.equal('"h"...');
+    expect(S.textStrn('a\x00b', 0, 0)).to.equal('a');
     expect(S.isdigit('7a')).to.equal(1);
     expect(S.isdigit('a7')).to.equal(0);
     expect(S.isdigit('')).to.equal(0);

@@ -1,14 +1,18 @@
 /**
  * File attributes and links (fs/attr.c, fs/namei.c's link/symlink, fs/stat.c's readlink,
- * fs/statfs.c): fchmodat(2), symlinkat(2), linkat(2), readlinkat(2), statfs(2) — what chmod, ln,
- * ls -l (link targets), stat and df use.
+ * fs/statfs.c, fs/open.c's chown/chmod on a descriptor): fchmodat(2), fchmod(2), fchown(2), symlinkat(2),
+ * linkat(2), readlinkat(2), statfs(2), fstatfs(2) — what chmod, ln, ls -l (link targets), stat, df, gzip and rm use.
  */
 import type { FsMachine } from './namei';
+import { atDir } from './namei';
+import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { S_IFLNK, S_IFMT, PAGE } from '../include/fs';
+import type { Inode } from '../include/fs';
+import { fdOf } from '../include/fdtable';
 
-const ENOENT = 2, EPERM = 1, EEXIST = 17, EINVAL = 22, EISDIR = 21;
+const ENOENT = 2, EBADF = 9, EPERM = 1, EEXIST = 17, EINVAL = 22;
 
 export const fsAttr = new Semantics<FsMachine>('fs/attr');
 
@@ -17,6 +21,25 @@ fsAttr.syscall('fchmodat', (m, _c, t, e) => {
   if (!ino) { e.ret = -ENOENT; return H_CONT; }
   if (ino.fs === 'proc' || ino.pseudo) { e.ret = -EPERM; return H_CONT; }
   ino.mode = (ino.mode & S_IFMT) | (Number(e.a[2]) & 0o7777);
+  e.ret = 0;
+  return H_CONT;
+});
+/** fchmod(fd, mode): chmod_common on the open file's inode */
+fsAttr.syscall('fchmod', (_m, _c, t, e) => {
+  const ino = fdOf(t, e.a[0])?.inode;
+  if (!ino) { e.ret = -EBADF; return H_CONT; }
+  if (ino.fs === 'proc' || ino.pseudo) { e.ret = -EPERM; return H_CONT; }
+  ino.mode = (ino.mode & S_IFMT) | (Number(e.a[1]) & 0o7777);
+  e.ret = 0;
+  return H_CONT;
+});
+/** fchown(fd, uid, gid): chown_common (-1 keeps the id) */
+fsAttr.syscall('fchown', (_m, _c, t, e) => {
+  const ino = fdOf(t, e.a[0])?.inode;
+  if (!ino) { e.ret = -EBADF; return H_CONT; }
+  const [, uid, gid] = (e.a as number[]).map(Number);
+  if (uid !== -1 && uid !== 0xffffffff) ino.uid = uid;
+  if (gid !== -1 && gid !== 0xffffffff) ino.gid = gid;
   e.ret = 0;
   return H_CONT;
 });
@@ -47,23 +70,28 @@ fsAttr.syscall('linkat', (m, _c, t, e) => {
   e.ret = 0;
   return H_CONT;
 });
-fsAttr.syscall('readlinkat', (m, _c, t, e) => {
-  const ino = m.fs.lookup(String(e.a[1]), t.proc.cwd, true);
-  if (!ino) { e.ret = -ENOENT; return H_CONT; }
-  if (!ino.isLnk) { e.ret = ino.isDir ? -EINVAL : -EINVAL; return H_CONT; }
-  const s = ino.target.slice(0, Number(e.a[3]) || 4096);
+/** readlinkat(dfd, path, buf, size) and readlink(path, buf, size) (fs/stat.c do_readlinkat) */
+function readlinkAt(m: FsMachine, cwd: string, p: string, size: number, e: Env): number {
+  const ino = m.fs.lookup(p, cwd, true);
+  if (!ino) return -ENOENT;
+  if (!ino.isLnk) return -EINVAL;
+  const s = ino.target.slice(0, size || 4096);
   e.info = { target: s };
-  e.ret = s.length;
-  void EISDIR;
+  return s.length;
+}
+fsAttr.syscall('readlinkat', (m, _c, t, e) => {
+  e.ret = readlinkAt(m, atDir(m, t, e.a[0], e.a[1]), String(e.a[1]), Number(e.a[3]), e);
+  return H_CONT;
+});
+fsAttr.syscall('readlink', (m, _c, t, e) => {
+  e.ret = readlinkAt(m, t.proc.cwd, String(e.a[0]), Number(e.a[2]), e);
   return H_CONT;
 });
 /**
  * statfs(2): the filesystem of a path, as the real guest's are (ext4 on the 2 GiB sda1 with 4 KiB
  * blocks; tmpfs/devtmpfs sized from memory; proc, sysfs and the others with no blocks).
  */
-fsAttr.syscall('statfs', (m, _c, t, e) => {
-  const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);
-  if (!ino) { e.ret = -ENOENT; return H_CONT; }
+function statfsOf(m: FsMachine, ino: Inode): Record<string, number> {
   let fsUsed = 0;
   let files = 0;
   if (ino.fs === 'ext4') {
@@ -83,7 +111,20 @@ fsAttr.syscall('statfs', (m, _c, t, e) => {
     : ino.fs === 'tmpfs' || ino.fs === 'devtmpfs'
       ? { type: 0x01021994, bsize: PAGE, blocks: Math.floor(m.mm.totalPages / 2), bfree: Math.floor(m.mm.totalPages / 2), bavail: Math.floor(m.mm.totalPages / 2), files: 250000, ffree: 249990 }
       : { type: ino.fs === 'proc' ? 0x9fa0 : 0x62656572, bsize: PAGE, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 };
-  e.info = info;
+  return info;
+}
+fsAttr.syscall('statfs', (m, _c, t, e) => {
+  const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);
+  if (!ino) { e.ret = -ENOENT; return H_CONT; }
+  e.info = statfsOf(m, ino);
+  e.ret = 0;
+  return H_CONT;
+});
+/** fstatfs(fd, buf): the file system of an open file (fts asks it of each directory it reads) */
+fsAttr.syscall('fstatfs', (m, _c, t, e) => {
+  const ino = fdOf(t, e.a[0])?.inode;
+  if (!ino) { e.ret = -EBADF; return H_CONT; }
+  e.info = statfsOf(m, ino);
   e.ret = 0;
   return H_CONT;
 });

@@ -11,6 +11,7 @@ import type { Env } from '../include/kstack';
 import { Inode, OpenFile, FsType, PAGE, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK } from '../include/fs';
 import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
+import { fdOf } from '../include/fdtable';
 import type { MmMachine } from '../mm/mm';
 import type { PseudoNode } from '../../kernel/tracefs/vfs';
 
@@ -269,21 +270,37 @@ namei.hook('walk', (m, _c, t, e) => {
   e.path = p;
   return H_PUSHED;
 });
-namei.syscall('mkdirat', (m, _c, t, e) => {
-  const p = String(e.a[1]);
-  if (m.fs.lookup(p, t.proc.cwd, true)) { e.ret = -EEXIST; return H_CONT; }
-  const pp = m.fs.lookupParent(p, t.proc.cwd);
-  if (!pp) { e.ret = -ENOENT; return H_CONT; }
-  if (pp.dir.pseudo) { e.ret = pp.dir.pseudo.mkdir ? pp.dir.pseudo.mkdir(pp.name) : -1; return H_CONT; }
-  const ino = m.fs.mk(S_IFDIR | (Number(e.a[2]) & 0o777), pp.dir.fs);
+/**
+ * The directory a path of an *at() call is relative to (fs/namei.c path_init): the working directory
+ * for AT_FDCWD (-100) or an absolute path, else the directory open on `dfd`.
+ */
+export function atDir(m: FsMachine, t: Task, dfd: unknown, p: unknown): string {
+  if (dfd === -100 || Number(dfd) === -100 || String(p).startsWith('/')) return t.proc.cwd;
+  const ino = fdOf(t, dfd)?.inode;
+  return ino && ino.isDir ? m.fs.pathOf(ino) : t.proc.cwd;
+}
+/** do_mkdirat, for mkdir(2) and mkdirat(2) */
+function mkdirAt(m: FsMachine, t: Task, cwd: string, p: string, mode: number): number {
+  if (m.fs.lookup(p, cwd, true)) return -EEXIST;
+  const pp = m.fs.lookupParent(p, cwd);
+  if (!pp) return -ENOENT;
+  if (pp.dir.pseudo) return pp.dir.pseudo.mkdir ? pp.dir.pseudo.mkdir(pp.name) : -1;
+  const ino = m.fs.mk(S_IFDIR | (mode & 0o777 & ~t.proc.umask), pp.dir.fs);
   ino.uid = t.euid;
   m.fs.link(pp.dir, pp.name, ino);
-  e.ret = 0;
+  return 0;
+}
+namei.syscall('mkdirat', (m, _c, t, e) => {
+  e.ret = mkdirAt(m, t, atDir(m, t, e.a[0], e.a[1]), String(e.a[1]), Number(e.a[2]));
+  return H_CONT;
+});
+namei.syscall('mkdir', (m, _c, t, e) => {
+  e.ret = mkdirAt(m, t, t.proc.cwd, String(e.a[0]), Number(e.a[1]));
   return H_CONT;
 });
 namei.syscall('unlinkat', (m, _c, t, e) => {
   const p = String(e.a[1]);
-  const pp = m.fs.lookupParent(p, t.proc.cwd);
+  const pp = m.fs.lookupParent(p, atDir(m, t, e.a[0], p));
   if (pp && pp.dir.pseudo) {
     const rmdir = (Number(e.a[2]) & 0x200) !== 0;
     e.ret = rmdir && pp.dir.pseudo.rmdir ? pp.dir.pseudo.rmdir(pp.name) : -1;
@@ -306,10 +323,12 @@ namei.syscall('unlinkat', (m, _c, t, e) => {
   return H_CONT;
 });
 namei.syscall('renameat2', (m, _c, t, e) => {
-  const a = m.fs.lookupParent(String(e.a[1]), t.proc.cwd);
-  const b = m.fs.lookupParent(String(e.a[3]), t.proc.cwd);
+  const a = m.fs.lookupParent(String(e.a[1]), atDir(m, t, e.a[0], e.a[1]));
+  const b = m.fs.lookupParent(String(e.a[3]), atDir(m, t, e.a[2], e.a[3]));
   const ino = a ? a.dir.children!.get(a.name) : undefined;
   if (!a || !b || !ino) { e.ret = -ENOENT; return H_CONT; }
+  // RENAME_NOREPLACE (mv's first attempt)
+  if (Number(e.a[4]) & 1 && b.dir.children!.has(b.name)) { e.ret = -EEXIST; return H_CONT; }
   a.dir.children!.delete(a.name);
   b.dir.children!.set(b.name, ino);
   ino.parent = b.dir;

@@ -4,7 +4,7 @@
  * binding the struct file path_openat allocated), close (the last reference goes through
  * __fput), dup2 and chdir.
  */
-import { Fs } from './namei';
+import { Fs, atDir } from './namei';
 import type { FsMachine } from './namei';
 import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
@@ -27,10 +27,11 @@ export const fsOpen = new Semantics<FsMachine>('fs/open');
 function openError(m: FsMachine, t: Task, e: Env): number {
   const p = String(e.a[1]);
   const flags = Number(e.a[2]);
-  const ino = m.fs.lookup(p, t.proc.cwd);
+  const cwd = atDir(m, t, e.a[0], p);
+  const ino = m.fs.lookup(p, cwd);
   if (!ino) {
     if (!(flags & O_CREAT)) return -ENOENT;
-    const pp = m.fs.lookupParent(p, t.proc.cwd);
+    const pp = m.fs.lookupParent(p, cwd);
     return pp ? (pp.dir.pseudo ? -13 : 0) : -ENOENT;
   }
   if (flags & O_CREAT && flags & O_EXCL) return -EEXIST;
@@ -50,14 +51,15 @@ fsOpen.hook('open', (m, c, t, e) => {
   const p = String(e.a[1]);
   const flags = Number(e.a[2]);
   const fs = m.fs;
-  let ino = fs.lookup(p, t.proc.cwd);
+  const cwd = atDir(m, t, e.a[0], p);
+  let ino = fs.lookup(p, cwd);
   if (!ino) {
     if (!(flags & O_CREAT)) { e.ret = -ENOENT; return H_CONT; }
-    const pp = fs.lookupParent(p, t.proc.cwd);
+    const pp = fs.lookupParent(p, cwd);
     if (!pp) { e.ret = -ENOENT; return H_CONT; }
     // tracefs / debugfs: no files are created by open
     if (pp.dir.pseudo || pp.dir.mounted?.pseudo) { e.ret = -13; return H_CONT; }
-    ino = fs.mk(S_IFREG | (Number(e.a[3]) & 0o777), pp.dir.fs === 'proc' ? 'ext4' : pp.dir.fs);
+    ino = fs.mk(S_IFREG | (Number(e.a[3]) & 0o777 & ~t.proc.umask), pp.dir.fs === 'proc' ? 'ext4' : pp.dir.fs);
     ino.data = Buffer.alloc(0);
     ino.uid = t.euid;
     fs.allocExtent(ino);
@@ -112,6 +114,15 @@ fsOpen.syscall('dup2', (_m, _c, t, e) => {
   t.proc.fds[b] = f.dup();
   if (old) old.close();
   e.ret = b;
+  return H_CONT;
+});
+/** fchdir(fd): the directory open on fd becomes the working directory */
+fsOpen.syscall('fchdir', (m, _c, t, e) => {
+  const ino = fdOf(t, e.a[0])?.inode;
+  if (!ino) { e.ret = -EBADF; return H_CONT; }
+  if (!ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
+  t.proc.cwd = m.fs.pathOf(ino);
+  e.ret = 0;
   return H_CONT;
 });
 fsOpen.syscall('chdir', (m, _c, t, e) => {

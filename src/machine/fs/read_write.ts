@@ -159,3 +159,27 @@ fsReadWrite.hook('dio_wait', (_m, _c, t, e) => {
   t.wchan = 'blk_io_schedule';
   return H_SLEEP;
 });
+
+/**
+ * copy_file_range(fd_in, off_in, fd_out, off_out, len, flags) (vfs_copy_file_range): ext4 has no
+ * remap_file_range, so the kernel copies through the page cache (splice); at the files' positions
+ * (NULL offsets: both advance), up to len bytes of what the source has left; 0 at its end.
+ */
+fsReadWrite.syscall('copy_file_range', (m, _c, t, e) => {
+  const a = e.a as number[];
+  const fi = fdOf(t, a[0]), fo = fdOf(t, a[2]);
+  if (!fi || !fo || !(fo.flags & 3)) { e.ret = -EBADF; return H_CONT; }
+  const src = fi.inode, dst = fo.inode;
+  if (!src || !dst || !src.isReg || !dst.isReg || fi.kind !== 'file' || fo.kind !== 'file') { e.ret = -EINVAL; return H_CONT; }
+  if (fo.flags & O_APPEND) { e.ret = -EBADF; return H_CONT; }
+  const b = src.readBytes(fi.pos, Math.min(Number(a[4]), 0x7ffff000));
+  if (b.length) {
+    dst.writeBytes(fo.pos, Uint8Array.from(b));
+    dst.mtime = m.now;
+    m.now += b.length / 4;
+  }
+  fi.pos += b.length;
+  fo.pos += b.length;
+  e.ret = b.length;
+  return H_CONT;
+});

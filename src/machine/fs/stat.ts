@@ -1,5 +1,6 @@
 /** stat(2) (fs/stat.c) and getdents64(2) (fs/readdir.c). */
 import type { FsMachine } from './namei';
+import { atDir } from './namei';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { Inode } from '../include/fs';
@@ -31,7 +32,7 @@ fsStat.hook('stat', (m, _c, t, e) => {
   let ino: Inode | null;
   if (flags & 0x1000 && fdOf(t, e.a[0])?.kind === 'console') { e.info = { ...TTY_STAT } as unknown as Record<string, unknown>; e.ret = 0; return H_CONT; }
   if (flags & 0x1000) ino = fdOf(t, e.a[0])?.inode ?? null;
-  else ino = m.fs.lookup(String(e.a[1]), t.proc.cwd, (flags & 0x100) !== 0);
+  else ino = m.fs.lookup(String(e.a[1]), atDir(m, t, e.a[0], e.a[1]), (flags & 0x100) !== 0);
   if (!ino) { e.ret = (flags & 0x1000) ? -EBADF : -ENOENT; return H_CONT; }
   e.info = statOf(ino) as unknown as Record<string, unknown>;
   e.ret = 0;
@@ -40,7 +41,7 @@ fsStat.hook('stat', (m, _c, t, e) => {
 /** statx(dfd, path, flags, mask, buf): the same lookup as newfstatat (AT_EMPTY_PATH 0x1000, AT_SYMLINK_NOFOLLOW 0x100) */
 fsStat.syscall('statx', (m, _c, t, e) => {
   const flags = Number(e.a[2]);
-  const ino = flags & 0x1000 ? fdOf(t, e.a[0])?.inode ?? null : m.fs.lookup(String(e.a[1]), t.proc.cwd, (flags & 0x100) !== 0);
+  const ino = flags & 0x1000 ? fdOf(t, e.a[0])?.inode ?? null : m.fs.lookup(String(e.a[1]), atDir(m, t, e.a[0], e.a[1]), (flags & 0x100) !== 0);
   if (!ino) { e.ret = flags & 0x1000 ? -EBADF : -ENOENT; return H_CONT; }
   e.info = statOf(ino) as unknown as Record<string, unknown>;
   e.ret = 0;
@@ -53,7 +54,13 @@ fsStat.syscall('getdents64', (m, _c, t, e) => {
   if (!f.dirNames) f.dirNames = ['.', '..', ...(f.inode.pseudo?.list ? f.inode.pseudo.list() : f.inode.children!.keys()), ...(f.inode.dyn?.list() ?? [])];
   const names = f.dirNames.slice(f.pos, f.pos + 512);
   f.pos += names.length;
-  e.info = { names };
+  // d_type of each entry (DT_DIR 4, DT_REG 8, DT_LNK 10, DT_CHR 2, DT_BLK 6; DT_UNKNOWN 0 for computed entries)
+  const kids = f.inode.children;
+  const types = names.map((n) => {
+    const c = n === '.' || n === '..' ? f.inode : kids?.get(n);
+    return !c ? 0 : c.isDir ? 4 : c.isReg ? 8 : c.isLnk ? 10 : c.isChr ? 2 : c.isBlk ? 6 : 0;
+  });
+  e.info = { names, types };
   e.ret = names.reduce((a, n) => a + 24 + n.length, 0);
   return H_CONT;
 });

@@ -105,10 +105,19 @@ class Skb implements SkbView {
   }
 }
 
+/**
+ * The TCP header length of a segment: 20 bytes plus options: SYN and SYN-ACK carry MSS, SACK_PERM,
+ * timestamps and window scale (40), other segments timestamps (32), a reset none (20); the real
+ * guest's net_dev_xmit lengths on lo: 74, 66 and 54.
+ */
+export function tcpHdrLen(p: { syn?: boolean; rst?: boolean }): number {
+  return p.rst ? 20 : p.syn ? 40 : 32;
+}
+
 /** Make a packet of `p`, which the packet takes over (callers pass a fresh object literal). */
 export function mkPacket(p: Omit<Packet, 'skb'>): Packet {
   // ICMP data already starts with its 8-byte header
-  const hdr = p.proto === IPPROTO_TCP ? 32 : p.proto === IPPROTO_UDP ? 8 : 0;
+  const hdr = p.proto === IPPROTO_TCP ? tcpHdrLen(p) : p.proto === IPPROTO_UDP ? 8 : 0;
   // the flow hash (skb->hash): a function of the 4-tuple, as the kernel's is; ICMP has none (the guest: hash=0)
   const skbHash = p.proto === IPPROTO_ICMP ? 0 : hash32(((p.sport & 0xffff) << 16) ^ p.dport ^ (p.proto << 8));
   // skb->len at the device: IP header + transport header + payload; protocol ETH_P_IP (network order)
@@ -176,6 +185,8 @@ export class Sock {
   closed = false;
   /** shutdown(SHUT_WR) done or FIN sent */
   finSent = false;
+  /** an ACK is owed and the delayed-ACK timer is armed (ICSK_ACK_TIMER) */
+  delack = false;
   /** tasks waiting for data / connection / accept / buffer space */
   readWait: WaitQueue = [];
   writeWait: WaitQueue = [];

@@ -69,6 +69,8 @@ export class Process {
   uid = 0;
   gid = 0;
   sessionName = '';
+  /** the file mode creation mask (umask(2)); Debian's root has 022 */
+  umask = 0o022;
   /** user time and system time consumed by finished threads, ns */
   utime = 0;
   stime = 0;

@@ -413,7 +413,7 @@ perfEventOpen.syscall('perf_event_open', (m, _c, t, e) => {
 /**
  * ioctl(fd, cmd, arg) on a perf event; on a terminal (the console a command writes to, /dev/tty*):
  * TCGETS and TIOCGWINSZ succeed (isatty(), ls's window size: 0x0 as the recorded serial console);
- * other files: ENOTTY.
+ * FICLONE (cp's reflink attempt) on a regular file: EOPNOTSUPP; other files: ENOTTY.
  */
 perfEventOpen.syscall('ioctl', (_m, _c, t, e) => {
   const f = fdOf(t, (e.a as number[])[0]);
@@ -421,6 +421,8 @@ perfEventOpen.syscall('ioctl', (_m, _c, t, e) => {
   const p = f.pseudo as (PseudoOpen & { ioctl?(cmd: number): number }) | null;
   const cmd = Number((e.a as number[])[1]);
   const tty = f.kind === 'console' || (f.inode !== null && f.inode.isChr && [4, 5, 136].includes(f.inode.rdev >> 8));
-  e.ret = p?.ioctl ? p.ioctl(cmd) : tty && (cmd === 0x5401 || cmd === 0x5413) ? 0 : -ENOTTY;
+  // FICLONE on a regular file: ext4 has no remap_file_range (ioctl_file_clone: EOPNOTSUPP)
+  const clone = cmd === 0x40049409 && f.kind === 'file' && f.inode?.isReg === true;
+  e.ret = p?.ioctl ? p.ioctl(cmd) : tty && (cmd === 0x5401 || cmd === 0x5413) ? 0 : clone ? -95 : -ENOTTY;
   return H_CONT;
 });

@@ -268,7 +268,23 @@ signals.fnArgs('do_exit', (_m, _c, _t, e) => [exitCode(e)]);
 signals.syscall('rt_sigaction', (_m, _c, t, e) => {
   const sig = Number(e.a[0]);
   if (sig === SIGKILL || sig === 19 || sig < 1 || sig > 64) { e.ret = -EINVAL; return H_CONT; }
+  // the old disposition (oldact), then the new one when one is given
+  e.info = { old: t.proc.sigHandlers.get(sig) ?? 'default' };
   if (e.handler !== undefined) t.proc.sigHandlers.set(sig, e.handler as 'default');
+  e.ret = 0;
+  return H_CONT;
+});
+/** rt_sigprocmask(how, set, oldset): SIG_BLOCK 0, SIG_UNBLOCK 1, SIG_SETMASK 2 of the mask given as `set` (SIGKILL, SIGSTOP stay unblocked) */
+signals.syscall('rt_sigprocmask', (_m, _c, t, e) => {
+  const how = Number(e.a[0]);
+  e.info = { old: t.sigBlocked };
+  if (e.set !== undefined) {
+    const set = Number(e.set) & ~((1 << (SIGKILL - 1)) | (1 << 18));
+    if (how === 0) t.sigBlocked |= set;
+    else if (how === 1) t.sigBlocked &= ~set;
+    else if (how === 2) t.sigBlocked = set;
+    else { e.ret = -EINVAL; return H_CONT; }
+  }
   e.ret = 0;
   return H_CONT;
 });

@@ -21,6 +21,8 @@ export class Net {
   readonly listeners = new Map<number, Sock>();
   /** established / connecting TCP sockets by "localPort:remotePort" */
   readonly conns = new Map<string, Sock>();
+  /** connections in TIME_WAIT ("localPort:remotePort" -> when the time-wait socket expires) */
+  readonly tw = new Map<string, number>();
   readonly udp = new Map<number, Sock>();
   readonly raw: Sock[] = [];
   /** per-CPU receive backlog (softnet_data.input_pkt_queue) */
@@ -40,7 +42,8 @@ export class Net {
     for (let i = 0; i < 28232; i++) {
       const p = this.nextEphemeral;
       this.nextEphemeral = p >= 60999 ? 32768 : p + 1;
-      if (!this.listeners.has(p) && !this.udp.has(p) && ![...this.conns.keys()].some((k) => k.startsWith(`${p}:`))) return p;
+      const busy = (k: string) => k.startsWith(`${p}:`);
+      if (!this.listeners.has(p) && !this.udp.has(p) && ![...this.conns.keys()].some(busy) && ![...this.tw.keys()].some(busy)) return p;
     }
     return 0;
   }

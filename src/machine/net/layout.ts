@@ -7,7 +7,7 @@
  */
 import { kmem, KernelMemory } from '../../kernel/memory';
 import {
-  Sock, Packet, SkbView, SocketView, socketView, packetOfSkb, AF_INET, IPPROTO_TCP, IPPROTO_UDP, RCVBUF, LOOPBACK,
+  Sock, Packet, SkbView, SocketView, socketView, packetOfSkb, AF_INET, IPPROTO_TCP, IPPROTO_UDP, RCVBUF, LOOPBACK, tcpHdrLen,
 } from '../include/net';
 import type { Env } from '../include/kstack';
 import type { MachineCore } from '../core/machine';
@@ -61,7 +61,7 @@ function skbAddr(mem: KernelMemory, skb: SkbView, p: Packet): number {
   set('mark', skb.mark);
   set('queue_mapping', skb.queue_mapping);
   set('hash', skb.hash);
-  const thLen = p.proto === IPPROTO_TCP ? 32 : 8;
+  const thLen = p.proto === IPPROTO_TCP ? tcpHdrLen(p) : 8;
   const size = 14 + 20 + thLen;
   const head = mem.alloc(size, 64);
   const u8 = (at: number, v: number) => mem.writeUnsigned(head + at, 1, v & 0xff);

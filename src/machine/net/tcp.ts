@@ -19,6 +19,11 @@ import {
   sockOf, empty, fail, change, takeWaiters, tcpPkt, unhash, unwait, sleepOn, sigPending, nonblock, sendBuf, rxCount,
 } from './sock';
 
+/** how long a connection stays in TIME_WAIT (TCP_TIMEWAIT_LEN, 60 s) */
+const TCP_TIMEWAIT_LEN = 60e9;
+/** the delayed-ACK timeout (TCP_DELACK_MIN, HZ/25) */
+const TCP_DELACK_MIN = 40e6;
+
 const EINTR = 4, EAGAIN = 11, EINVAL = 22, EPIPE = 32, ECONNRESET = 104, EISCONN = 106, ENOTCONN = 107,
   ECONNREFUSED = 111;
 
@@ -158,6 +163,21 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
       pushPath(c.ks, 'tcp_rcv_est', env);
       return H_PUSHED;
     }
+    if (s.state === TCP_ESTABLISHED && p.fin && !p.syn) {
+      // the peer's FIN on an established connection (tcp_rcv_established -> tcp_data_queue ->
+      // tcp_fin): CLOSE_WAIT, pingpong mode, and the ACK delayed (tcp_send_delayed_ack) so that our
+      // own FIN or data carries it; the delayed-ACK timer sends it if we stay silent
+      if (p.ack) env.wakeW = s.writeWait.splice(0);
+      if (p.data.length) {
+        if (!s.closed) s.rx.push(p.data);
+        env.queued = true;
+      }
+      s.rxEof = true;
+      change(env, s, TCP_CLOSE_WAIT);
+      takeWaiters(env, s, 'rw');
+      pushPath(c.ks, 'tcp_rcv_est_fin', env);
+      return H_PUSHED;
+    }
     // the slow path: tcp_rcv_state_process
     if (p.ack) {
       env.wakeW = s.writeWait.splice(0);
@@ -165,6 +185,7 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
       else if (s.state === TCP_LAST_ACK) {
         change(env, s, TCP_CLOSE);
         env.tcpDone = true;
+        env.destroy = s.closed;
         unhash(m, s);
         takeWaiters(env, s, 'rw');
       }
@@ -177,15 +198,17 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
     if (p.fin && !s.rxEof) {
       s.rxEof = true;
       env.sendAck = true;
-      if (s.state === TCP_ESTABLISHED) change(env, s, TCP_CLOSE_WAIT, 'sc2');
-      else if (s.state === TCP_FIN_WAIT2 || s.state === TCP_FIN_WAIT1) {
+      if (s.state === TCP_FIN_WAIT2 || s.state === TCP_FIN_WAIT1) {
+        // tcp_fin: ACK the FIN, then tcp_time_wait hands the connection to a TIME_WAIT socket
+        // (inet_twsk_hashdance) and tcp_done closes the full socket (FIN_WAIT2 -> CLOSE)
         change(env, s, TCP_CLOSE, 'sc2');
         env.timeWait = true;
+        env.destroy = s.closed;
       }
       takeWaiters(env, s, 'rw');
     }
-    // the time-wait socket leaves the established hash (inet_twsk_hashdance)
-    if (env.timeWait) unhash(m, s);
+    // the time-wait socket replaces the full one in the established hash for TCP_TIMEWAIT_LEN
+    if (env.timeWait) { unhash(m, s); net.tw.set(`${s.port}:${s.dport}`, m.now + TCP_TIMEWAIT_LEN); }
     pushPath(c.ks, 'tcp_rcv_state', env);
     return H_PUSHED;
   }
@@ -215,9 +238,48 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
       return H_PUSHED;
     }
   }
+  // a TIME_WAIT socket absorbs what still arrives for its connection (tcp_timewait_state_process):
+  // a retransmitted FIN is ACKed again, anything else is dropped without a reset
+  const twKey = `${p.dport}:${p.sport}`;
+  const tw = net.tw.get(twKey);
+  if (tw !== undefined) {
+    if (tw > m.now) {
+      const out = p.fin && !p.rst ? mkPacket({ proto: IPPROTO_TCP, sport: p.dport, dport: p.sport, ack: true, data: empty }) : null;
+      return sub('tcp_rcv_tw', { sk: null, out, twAck: !!out });
+    }
+    net.tw.delete(twKey);
+  }
   const out = p.rst ? null : mkPacket({ proto: IPPROTO_TCP, sport: p.dport, dport: p.sport, rst: true, ack: true, data: empty });
   return sub('tcp_rcv_nosock', { sk: null, out });
 });
+
+/** tcp_send_delayed_ack: arm the delayed-ACK timer; a segment we send first carries the ACK (tcpPkt) */
+netTcp.hook('delack_arm', (m, c, _t, e) => {
+  const s = sockOf(e)!;
+  if (s.delack) return H_CONT;
+  s.delack = true;
+  const cpu = m.cpus[c.id];
+  m.after(TCP_DELACK_MIN, () => {
+    if (s.delack) m.irq(cpu, 'tcp_timer_irq', newEnv('tcp_timer', { sk: s, sock: s, irq: 236 }));
+  });
+  return H_CONT;
+});
+/** tcp_delack_timer_handler: the ACK is still owed while the connection is there */
+netTcp.hook('tcp_delack', (m, _c, _t, e) => {
+  const s = sockOf(e)!;
+  e.sendAck = s.delack && m.net.conns.get(`${s.port}:${s.dport}`) === s;
+  s.delack = false;
+  return H_CONT;
+});
+/** NET_RX raised by what the timer sent runs next in the same __do_softirq */
+netTcp.hook('timer_net_rx', (m, c) => {
+  if (!m.net.backlog[c.id].length) return H_CONT;
+  pushPath(c.ks, 'timer_net_rx', newEnv('softirq', { vec: 3 }));
+  return H_PUSHED;
+});
+netTcp.cond('tw_ack', (_m, _c, _t, e) => e.twAck === true);
+/** tcp_done of an orphan (closed by its owner): inet_csk_destroy_sock fires tcp_destroy_sock */
+netTcp.cond('sk_destroy', (_m, _c, _t, e) => e.destroy === true);
 
 netTcp.hook('wake_waiters', (_m, c, _t, e) => {
   const w = e.wake as Task[] | undefined;
@@ -306,6 +368,7 @@ netTcp.hook('tcp_close', (m, _c, _t, e) => {
 netTcp.tpArgs('tcp_probe', (_m, _c, _t, e) => [e.sk, e.skb]);
 netTcp.tpArgs('tcp_rcv_space_adjust', (_m, _c, _t, e) => [e.sk]);
 netTcp.tpArgs('tcp_send_reset', (_m, _c, _t, e) => [e.sk ?? null, e.skb]);
+netTcp.tpArgs('tcp_destroy_sock', (_m, _c, _t, e) => [e.sk]);
 netTcp.tpArgs('inet_sk_error_report', (_m, _c, _t, e) => [e.sk]);
 
 // tcp_transmit_skb exists only inlined (tcp_connect, tcp_write_xmit): its instances fire where the

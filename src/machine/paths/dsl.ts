@@ -40,6 +40,8 @@ export const OP_REPEAT = -8;
 export const OP_LOOP = -9;
 /** OP_MODEL key: run a variant of entry-model key `modelKeyNames[key]` here (paths/model.ts) */
 export const OP_MODEL = -10;
+/** OP_SUB chunk: run the callees compiled lazily as chunk `chunk` here (paths/compile.ts chunkCode) */
+export const OP_SUB = -11;
 
 const sources = new Map<string, string>();
 let templatesLoaded = false;

@@ -18,7 +18,7 @@ import { pushPath, H_CONT, H_PUSHED } from './kexec';
 import { OP_HOOK, OP_RET, OP_END, hookIndex, path } from './dsl';
 import { TASK_RUNNING } from '../include/sched';
 import type { Task } from '../include/sched';
-import { modelKey, chooseVariant, syscallInner, failingInner, modelPath, ModelKey } from './model';
+import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, ModelKey } from './model';
 import { argFeatures, withOutcome, FdKind } from './features';
 
 export const modelEntry = new Semantics<MachineCore>('paths/entry');
@@ -70,7 +70,7 @@ export function syscallModelPath(e: Env): { path: CompiledPath; key: ModelKey } 
     const key = modelKey(`sys:${name}`);
     sm = null;
     if (key && key.variants.length) {
-      const fn = syscallInner(key, key.variants[0]).fn;
+      const fn = syscallFn(key.variants[0]);
       if (fn >= 0) {
         const code = [fn, OP_HOOK, hookIndex('sys_impl'), OP_HOOK, hookIndex('sys_body'), OP_HOOK, hookIndex('flush_wakes'), OP_RET, OP_END];
         sm = { key, prefix: { name: `sys:${name}`, code: Int32Array.from(code) } };

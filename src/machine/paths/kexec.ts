@@ -17,8 +17,9 @@ import { symbolAddr, symbolCount, symbolName } from '../../kernel/kallsyms';
 import { tracepoint, traceCall, tracepointProto } from '../../kernel/tracepoint';
 import { hash32 } from '../core/prng';
 import { genericArgs } from './args';
-import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, OP_REPEAT, OP_LOOP, OP_MODEL, path, tpNames, hookNames, condNames, modelKeyNames } from './dsl';
+import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, OP_REPEAT, OP_LOOP, OP_MODEL, OP_SUB, path, tpNames, hookNames, condNames, modelKeyNames } from './dsl';
 import { modelPath } from './model';
+import { chunkCode } from './compile';
 import { fireInline } from './inline';
 import { int3SiteCount } from '../../kernel/kprobes';
 import { returnAddress } from '../../kernel/callsites';
@@ -34,7 +35,7 @@ import type { Hook, Cond, ArgBuilder } from './semantics';
 // property loads on the exporting module's object (a dictionary lookup for big modules).
 const sites = siteState;
 const P_RET = OP_RET, P_TP = OP_TP, P_HOOK = OP_HOOK, P_IF = OP_IF, P_IFNOT = OP_IFNOT, P_END = OP_END, P_INLINE = OP_INLINE;
-const P_REPEAT = OP_REPEAT, P_LOOP = OP_LOOP, P_MODEL = OP_MODEL;
+const P_REPEAT = OP_REPEAT, P_LOOP = OP_LOOP, P_MODEL = OP_MODEL, P_SUB = OP_SUB;
 const int3Armed = int3SiteCount;
 
 /** hook time worth remembering for sampling interrupts (Cpu.noteSpan) */
@@ -303,6 +304,13 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
         const left = loops[loops.length - 1] - 1;
         if (left > 0) { loops[loops.length - 1] = left; pc = start; } else loops.pop();
         continue;
+      }
+      if (op === P_SUB) {
+        // callees compiled on their first run (paths/compile.ts): run in place, as a frame of their own
+        const p = chunkCode(code[pc++]);
+        f.pc = pc;
+        pushPath(ks, p, env);
+        break;
       }
       if (op === P_MODEL) {
         const p = modelPath(m, c, t, env, modelKeyNames[code[pc++]]);

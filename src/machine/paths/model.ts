@@ -18,8 +18,8 @@
  * (paths/features.ts for syscalls; 'user'/'kernel' for faults, the caller for schedule bodies), `rule`
  * a syscall's common outcome ('0', 'E:ERRNO', '=N', 'aI', '+').
  *
- * A variant compiles (once, when first chosen) to the interpreter's program (paths/dsl.ts opcodes):
- * function ids, the hooks subsystems attach to functions (`Semantics.at`), the tracepoints that fire in
+ * A variant compiles (once, when first chosen; its long subtrees when they first run: paths/compile.ts)
+ * to the interpreter's program (paths/dsl.ts opcodes): function ids, the hooks subsystems attach to functions (`Semantics.at`), the tracepoints that fire in
  * them (paths/tpsites.ts), the inline instances the DWARF data places in them, and the cut points as
  * hooks.  Choosing a variant (`chooseVariant`) scores the variants' features against the entry's and
  * takes one of the best, weighted by how often the recordings ran it, with the machine's path PRNG.
@@ -27,21 +27,22 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { functionId } from '../../kernel/ftrace';
-import { symbolName } from '../../kernel/kallsyms';
-import { inlineInstancesIn } from '../../kernel/inline_sites';
 import { int3SiteCount } from '../../kernel/kprobes';
 import type { CompiledPath } from '../include/kstack';
-import { OP_HOOK, OP_RET, OP_TP, OP_INLINE, OP_END, OP_REPEAT, OP_LOOP, hookIndex, tpIndex, inlineRefIndex } from './dsl';
-import { anchorsOf, countRuleIndex, featuresOf } from './semantics';
+import { featuresOf } from './semantics';
 import type { MachineCore } from '../core/machine';
 import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
-import { tracepointSitesOf, tracepointSiteTable } from './tpsites';
+import { tracepointSiteTable } from './tpsites';
 import { featureWeight } from './features';
-import { builtModelTableFile, readModelTable, wholeModel, type ModelFile, type ModelSource } from './model_table';
+import { builtModelTableFile, readModelTable, wholeModel, type ModelFile, type ModelSource, type Summariser, type VariantData } from './model_table';
+import { compileShape, firstCall, parseModelShape, shapeText, type MNode } from './compile';
+
+export { parseModelShape };
 
 export interface ModelVariant {
+  /** the tree (read from the model when asked for) */
   readonly shape: string;
   readonly count: number;
   /** the feature vector, split */
@@ -87,7 +88,7 @@ export function modelFile(): string {
 function load(): ModelSource {
   if (file) return file;
   const f = modelFile();
-  file = (f && readModelTable(builtModelTableFile(), f)) || wholeModel(f ? readModelFile(f) : { format: 1, recordings: [], functions: [], keys: {} });
+  file = (f && readModelTable(builtModelTableFile(), f, SUMMARY)) || wholeModel(f ? readModelFile(f) : { format: 1, recordings: [], functions: [], keys: {} }, SUMMARY);
   return file;
 }
 
@@ -134,20 +135,13 @@ export function compilerSymbolNames(): string[] {
   return ['x64_sys_call', ...Object.values(KEY_PARENT), ...tp];
 }
 
-/** the pattern of a function index in a shape, made once per index */
-const featureRes = new Map<number, RegExp>();
-
-/** The tree features of a shape ('-' where absent). */
-function treeFeatures(key: string, shape: string): string[] {
-  const tf = TREE_FEATURES[key];
-  if (!tf) return [];
-  const names = load().functions;
-  return tf.map(([f, fn]) => {
-    const i = names.indexOf(fn);
-    let re = featureRes.get(i);
-    if (!re) { re = new RegExp(`(^|[ (])${i}([ ()*]|$)`); featureRes.set(i, re); }
-    return i >= 0 && re.test(shape) ? f : '-';
-  });
+/** Whether the shape calls model function `i` (a pattern per function, made once). */
+const fnRes = new Map<number, RegExp>();
+function calls(shape: string, i: number): boolean {
+  if (i < 0) return false;
+  let re = fnRes.get(i);
+  if (!re) { re = new RegExp(`(^|[ (])${i}([ ()*]|$)`); fnRes.set(i, re); }
+  return re.test(shape);
 }
 
 /**
@@ -159,14 +153,51 @@ function treeFeatures(key: string, shape: string): string[] {
  */
 const CACHED_KEYS = new Set(['sys:execve', 'fault']);
 
+/**
+ * What choosing a variant needs to know of its tree, worked out once (by the build, for the model
+ * table): 'b' when the task slept in it ('^'), else '-'; 'c' when it reads the disk (submit_bio), else
+ * '-'; then its tree features ('|'-joined, '-' where absent).  The stamp changes with what it reads.
+ */
+const SUMMARY: Summariser = {
+  stamp: JSON.stringify(['summary-1', 'submit_bio', TREE_FEATURES]),
+  summarise(key, shape, functions) {
+    const tf = (TREE_FEATURES[key] ?? []).map(([f, fn]) => (calls(shape, functions.indexOf(fn)) ? f : '-'));
+    return (shape.includes('^') ? 'b' : '-') + (calls(shape, functions.indexOf('submit_bio')) ? 'c' : '-') + tf.join('|');
+  },
+};
+
+/** The summariser of the model's trees (for the build's table). */
+export function modelSummariser(): Summariser {
+  return SUMMARY;
+}
+
 /** The variants of key `name` the machine's state can draw (CACHED_KEYS: those that read no disk). */
-function drawable(name: string, v: readonly [string, number, string, number][]): readonly [string, number, string, number][] {
-  if (!CACHED_KEYS.has(name)) return v;
-  const i = load().functions.indexOf('submit_bio');
-  if (i < 0) return v;
-  const re = new RegExp(`(^|[ (])${i}([ ()*]|$)`);
-  const warm = v.filter(([shape]) => !re.test(shape));
+function drawable(name: string, v: readonly VariantData[]): readonly VariantData[] {
+  if (!CACHED_KEYS.has(name) || load().functions.indexOf('submit_bio') < 0) return v;
+  const warm = v.filter((d) => d.summary[1] !== 'c');
   return warm.length ? warm : v;
+}
+
+/** A variant of the model: its tree read from the model the first time it is asked for. */
+class Variant implements ModelVariant {
+  readonly count: number;
+  readonly feat: readonly string[];
+  readonly blocked: boolean;
+  readonly recs: number;
+  code: CompiledPath | null = null;
+  codeInline?: boolean;
+  failCode?: Map<string, CompiledPath>;
+  innerFn?: number;
+  constructor(private readonly d: VariantData) {
+    const sum = d.summary;
+    this.count = d.count;
+    this.recs = d.recs;
+    this.blocked = sum[0] === 'b';
+    this.feat = sum.length > 2 ? [...sum.slice(2).split('|'), ...d.feat.split('|')] : d.feat.split('|');
+  }
+  get shape(): string {
+    return this.d.shape();
+  }
 }
 
 /** A key of the model, or null when no recording has it. */
@@ -174,14 +205,7 @@ export function modelKey(name: string): ModelKey | null {
   let k = keys.get(name);
   if (k !== undefined) return k;
   const d = load().keyData(name);
-  k = d ? {
-    name,
-    rule: d.rule,
-    variants: drawable(name, d.v).map(([shape, count, feat, recs]) => ({
-      shape, count, feat: [...treeFeatures(name, shape), ...feat.split('|')], blocked: shape.includes('^'), recs, code: null,
-    })),
-    cache: new Map(),
-  } : null;
+  k = d ? { name, rule: d.rule, variants: drawable(name, d.v).map((v) => new Variant(v)), cache: new Map() } : null;
   keys.set(name, k);
   return k;
 }
@@ -225,45 +249,6 @@ export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: nu
   return list[lo];
 }
 
-// ------------------------------------------------------------------ shapes
-
-/** A parsed model shape: call nodes (fn = model function index), cut marks and events ('!', `event` its name). */
-export type Mark = '^' | '~' | '&' | 'w' | 'S';
-export type MNode = { fn: number; kids: MNode[]; rep: number; mark: ''; event?: undefined }
-  | { fn: -1; kids: MNode[]; rep: number; mark: Mark | '!'; event?: string };
-
-export function parseModelShape(text: string): MNode[] {
-  let i = 0;
-  const num = (): number => {
-    const s = i;
-    while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
-    if (s === i) throw new Error(`entry model: number expected at ${s} in ${text.slice(0, 60)}`);
-    return Number(text.slice(s, i));
-  };
-  const seq = (): MNode[] => {
-    const out: MNode[] = [];
-    for (;;) {
-      const ch = text[i];
-      let n: MNode;
-      if (ch === '^' || ch === '~' || ch === '&' || ch === 'w' || ch === 'S') { i++; n = { fn: -1, kids: [], rep: 1, mark: ch }; }
-      else if (ch === '!') {
-        const s = ++i;
-        while (i < text.length && /[a-z0-9_]/.test(text[i])) i++;
-        n = { fn: -1, kids: [], rep: 1, mark: '!', event: text.slice(s, i) };
-      }
-      else {
-        n = { fn: num(), kids: [], rep: 1, mark: '' };
-        if (text[i] === '(') { i++; n.kids = seq(); if (text[i] !== ')') throw new Error('entry model: ) expected'); i++; }
-      }
-      if (text[i] === '*') { i++; n.rep = num(); }
-      out.push(n);
-      if (text[i] !== ' ') return out;
-      i++;
-    }
-  };
-  return text === '' ? [] : seq();
-}
-
 /** The kallsyms id of model function `f`. */
 export function modelFnId(f: number): number {
   const names = load().functions;
@@ -273,101 +258,19 @@ export function modelFnId(f: number): number {
   return id;
 }
 
-/** Hooks run at the cut points (installed by the subsystems that decide them). */
-export const MARK_HOOKS: Record<Mark, string> = { '^': 'sched_point', '~': 'kfault_point', '&': 'softirq_point', 'w': 'ttwu_point', 'S': 'switch' };
-
-/** Tracepoints that fire right after a callee returns: callee kallsyms id -> OP_TP operands. */
-type AfterSites = Map<number, number[]> | null;
-
-function afterSitesOf(fn: number): AfterSites {
-  let m: AfterSites = null;
-  for (const t of tracepointSitesOf(fn)) {
-    if (!t.where.startsWith('after:')) continue;
-    const callee = functionId(t.where.slice(6));
-    if (callee < 0) continue;
-    if (!m) m = new Map();
-    const l = m.get(callee) ?? [];
-    l.push(tpIndex(t.event));
-    m.set(callee, l);
-  }
-  return m;
-}
-
-/** Opcodes for `nodes` appended to `code`: calls with their anchors, tracepoints and inline instances. */
-export function emitNodes(nodes: readonly MNode[], code: number[], after: AfterSites = null): void {
-  for (const n of nodes) {
-    if (n.mark === '!') {
-      // the events the graph runs recorded (sched_process_fork/exec/exit), where they fired
-      for (let r = 0; r < n.rep; r++) code.push(OP_TP, tpIndex(`sched:${n.event}`));
-      continue;
-    }
-    if (n.mark) {
-      // the context switch: sched_switch fires in __schedule right before it (trace_sched_switch)
-      if (n.mark === 'S') code.push(OP_TP, tpIndex('sched:sched_switch'));
-      for (let r = 0; r < n.rep; r++) code.push(OP_HOOK, hookIndex(MARK_HOOKS[n.mark]));
-      continue;
-    }
-    const id = modelFnId(n.fn);
-    if (id < 0) { for (let r = 0; r < n.rep; r++) emitNodes(n.kids, code, after); continue; }
-    const rule = n.rep > 1 ? countRuleIndex(id) : -1;
-    const tail = after?.get(id);
-    if (rule >= 0) {
-      // OP_REPEAT rule, recorded count, end: the body runs as often as the rule says (else the recorded N)
-      code.push(OP_REPEAT, rule, n.rep, 0);
-      const fix = code.length - 1;
-      const start = code.length;
-      emitCall(id, n.kids, code);
-      if (tail) for (const tp of tail) code.push(OP_TP, tp);
-      code.push(OP_LOOP, start);
-      code[fix] = code.length;
-      continue;
-    }
-    for (let r = 0; r < n.rep; r++) {
-      emitCall(id, n.kids, code);
-      if (tail) for (const tp of tail) code.push(OP_TP, tp);
-    }
-  }
-}
-
-function emitCall(id: number, kids: readonly MNode[], code: number[]): void {
-  code.push(id);
-  const anchors = anchorsOf(id);
-  const tps = tracepointSitesOf(id);
-  for (const t of tps) if (t.where === 'entry') code.push(OP_TP, tpIndex(t.event));
-  for (const a of anchors) if (a.where === 'entry') code.push(OP_HOOK, hookIndex(a.hook));
-  // one int3 site per address (instances nested at one pc: the outermost); DWARF also lists a few
-  // functions as inlined into their own out-of-line copy (check_kill_permission in 6.1): the call
-  // itself is that function's entry, so no second hit is made there
-  const self = symbolName(id);
-  const seen = new Set<number>();
-  if (withInline) for (const inst of inlineInstancesIn(id)) {
-    if (seen.has(inst.addr)) continue;
-    seen.add(inst.addr);
-    if (inst.fn.name !== self) code.push(OP_INLINE, inlineRefIndex(inst.fn.name, [inst.callLine]));
-  }
-  emitNodes(kids, code, tps.length ? afterSitesOf(id) : null);
-  for (const a of anchors) if (a.where === 'exit') code.push(OP_HOOK, hookIndex(a.hook));
-  for (const t of tps) if (t.where === 'exit') code.push(OP_TP, tpIndex(t.event));
-  code.push(OP_RET);
-}
-
-/** Compile a node list into a path (ending with OP_END). */
 /**
  * Whether programs compiled now carry the inline-site operations.  They only matter while an
  * int3 site is armed (kexec skips them otherwise), and finding them reads the whole inline-site
  * table (~80 ms): a machine without inline probes compiles without them, and a variant compiled
  * so is compiled again once a site is armed (`current`).
  */
-let withInline = false;
 const current = (inl: boolean | undefined): boolean => inl === true || int3SiteCount() === 0;
 
-export function compileNodes(name: string, nodes: readonly MNode[], parent: string | number = ''): CompiledPath {
-  withInline = int3SiteCount() > 0;
-  const code: number[] = [];
+/** Compile text[start, end) of a shape, the callees of `parent` (a kallsyms id or a name; -1/'': none). */
+function compile(name: string, text: string, start: number, end: number, parent: string | number): { code: CompiledPath; inline: boolean } {
+  const inline = int3SiteCount() > 0;
   const pid = typeof parent === 'number' ? parent : parent ? functionId(parent) : -1;
-  emitNodes(nodes, code, pid >= 0 ? afterSitesOf(pid) : null);
-  code.push(OP_END);
-  return { name, code: Int32Array.from(code) };
+  return { code: compileShape(name, text, start, end, pid, modelFnId, inline), inline };
 }
 
 /**
@@ -384,9 +287,27 @@ export function modelPath(m: MachineCore, c: Cpu, t: Task, e: Env, key: string, 
 /** The compiled program of a variant (the whole tree), made on first use. */
 export function variantCode(k: ModelKey, v: ModelVariant): CompiledPath {
   if (v.code && current(v.codeInline)) return v.code;
-  v.code = compileNodes(k.name, parseModelShape(v.shape), KEY_PARENT[k.name] ?? '');
-  v.codeInline = withInline;
+  const shape = v.shape;
+  const c = compile(k.name, shape, 0, shape.length, KEY_PARENT[k.name] ?? '');
+  v.code = c.code;
+  v.codeInline = c.inline;
   return v.code;
+}
+
+/** The syscall function of a syscall variant's tree (under `x64_sys_call` when it is there): index and callees. */
+function syscallNode(shape: string): { fn: number; start: number; end: number } | null {
+  const top = firstCall(shape);
+  if (!top || modelFnId(top.fn) !== functionId('x64_sys_call')) return top;
+  return top.end > top.start ? firstCall(shape, top.start) : null;
+}
+
+/** The syscall function's kallsyms id of a syscall variant (-1: none), read off its tree without compiling it. */
+export function syscallFn(v: ModelVariant): number {
+  if (v.innerFn === undefined) {
+    const sysfn = syscallNode(v.shape);
+    v.innerFn = sysfn ? modelFnId(sysfn.fn) : -1;
+  }
+  return v.innerFn;
 }
 
 /**
@@ -394,22 +315,15 @@ export function variantCode(k: ModelKey, v: ModelVariant): CompiledPath {
  * program of its callees (what runs after the syscall's semantics chose the variant).
  */
 export function syscallInner(k: ModelKey, v: ModelVariant): { fn: number; code: CompiledPath } {
-  const stale = !v.code || !current(v.codeInline);
-  if (stale || v.innerFn === undefined) {
-    const sysfn = syscallNode(v);
+  if (!v.code || !current(v.codeInline)) {
+    const shape = v.shape;
+    const sysfn = syscallNode(shape);
     v.innerFn = sysfn ? modelFnId(sysfn.fn) : -1;
-    if (stale) {
-      v.code = compileNodes(k.name, sysfn ? sysfn.kids : [], sysfn ? modelFnId(sysfn.fn) : '');
-      v.codeInline = withInline;
-    }
+    const c = sysfn ? compile(k.name, shape, sysfn.start, sysfn.end, v.innerFn) : compile(k.name, '', 0, 0, '');
+    v.code = c.code;
+    v.codeInline = c.inline;
   }
-  return { fn: v.innerFn, code: v.code! };
-}
-
-/** The syscall function's node of a syscall variant's tree (under `x64_sys_call` when it is there). */
-function syscallNode(v: ModelVariant): MNode | undefined {
-  const top = parseModelShape(v.shape)[0];
-  return top && top.fn >= 0 && modelFnId(top.fn) === functionId('x64_sys_call') ? top.kids[0] : top;
+  return { fn: syscallFn(v), code: v.code };
 }
 
 /**
@@ -440,9 +354,10 @@ export function failingInner(k: ModelKey, v: ModelVariant, fail: string, upTo: s
   const key = `${fail}<${upTo}${int3SiteCount() > 0 ? '+inline' : ''}`;
   let c = v.failCode?.get(key);
   if (c) return c;
-  const sysfn = syscallNode(v);
-  const kids = sysfn ? truncateAtFailure(sysfn.kids, functionId(fail), functionId(upTo)) : [];
-  c = compileNodes(k.name, kids, sysfn ? modelFnId(sysfn.fn) : '');
+  const shape = v.shape;
+  const sysfn = syscallNode(shape);
+  const kids = sysfn ? shapeText(truncateAtFailure(parseModelShape(shape.slice(sysfn.start, sysfn.end)), functionId(fail), functionId(upTo))) : '';
+  c = compile(k.name, kids, 0, kids.length, sysfn ? modelFnId(sysfn.fn) : '').code;
   (v.failCode ?? (v.failCode = new Map())).set(key, c);
   return c;
 }

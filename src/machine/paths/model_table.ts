@@ -1,24 +1,30 @@
 /**
  * The entry model (data/paths/entries.json.gz) split by key for reading on demand.  The model is
- * ~5 MB of JSON; gunzipping and parsing it whole cost a start ~40-70 ms, while a shell that runs
- * `true` enters the kernel through half a dozen small keys (schedule, ttwu, fault, wait4 ...).
+ * ~13 MB of JSON; gunzipping and parsing it whole cost a start ~40-70 ms, while a shell that runs
+ * `true` enters the kernel through half a dozen keys (schedule, ttwu, fault, execve, exit_group ...),
+ * and of each it runs one or two of the recorded trees (`fault` alone holds 2.8 MB of them).
  * `npm run build` writes dist/kernel-tables/paths-model.bin (scripts/build-kernel-tables.ts):
  *
  *   line 1     the header's length in bytes (decimal)
- *   header     JSON {format, source, model: {format, generator, recordings, functions},
+ *   header     JSON {format, source, summary, model: {format, generator, recordings, functions},
  *              keys: {KEY: [offset, length]}, symtab, ids}
- *   body       each key's JSON ({rule?, v}) at its offset from the body's start
+ *   body       the trees (shapes) of every variant, read one at a time when a variant is first
+ *              compiled, then each key's variants without their trees, JSON {rule?, v: [[count,
+ *              features, recordings, summary, tree offset, tree length]]} (offsets from the body's start)
  *
- * `source` is the model file's size and time: a stale or missing table is unused and the model is
- * read whole as before (paths/model.ts).  `ids` are the functions' kallsyms ids (functionId) for the
- * symbol table whose sourceStamp() is `symtab`; with another symbol table they are unused.
+ * `source` is the model file's size and time and `summary` the stamp of the function that summarised
+ * each tree (paths/model.ts variantSummary: what choosing a variant needs to know of its tree without
+ * reading it): a stale or missing table is unused and the model is read whole as before.  `ids` are
+ * the functions' kallsyms ids (functionId) for the symbol table whose sourceStamp() is `symtab`; with
+ * another symbol table they are unused.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { sourceStamp } from '../../kernel/ksymtab';
 
-const FORMAT = 'tapsim-paths-model-1';
+const FORMAT = 'tapsim-paths-model-2';
 
+/** A key as the model file has it: its outcome rule and variants [shape, count, features, recordings]. */
 export interface ModelKeyData {
   rule?: string;
   v: [string, number, string, number][];
@@ -31,20 +37,45 @@ export interface ModelFile {
   keys: Record<string, ModelKeyData>;
 }
 
+/** A variant as the loader gives it: its tree (shape) read when asked for. */
+export interface VariantData {
+  count: number;
+  feat: string;
+  recs: number;
+  /** `summarise(key, shape)` (paths/model.ts) */
+  summary: string;
+  shape(): string;
+}
+
+export interface KeyData {
+  rule?: string;
+  v: VariantData[];
+}
+
+/** What a tree is summarised by for choosing (paths/model.ts): the function and its stamp. */
+export interface Summariser {
+  stamp: string;
+  summarise(key: string, shape: string, functions: readonly string[]): string;
+}
+
 /** The model as the loader sees it: its header, and each key's data read when asked for. */
 export interface ModelSource {
   format: number;
   recordings: { name: string; command: string }[];
   functions: string[];
   keyNames(): string[];
-  keyData(name: string): ModelKeyData | undefined;
+  keyData(name: string): KeyData | undefined;
   /** functionId() of each of `functions`, when the build worked them out for this symbol table */
   fnIds?: Int32Array;
 }
 
+/** [count, features, recordings, summary, tree offset, tree length] */
+type TableVariant = [number, string, number, string, number, number];
+
 interface Header {
   format: string;
   source: string;
+  summary: string;
   model: Omit<ModelFile, 'keys'>;
   keys: Record<string, [number, number]>;
   symtab: string;
@@ -69,17 +100,36 @@ function stampOf(modelFile: string): string {
   return `${st.size}:${st.mtimeMs}`;
 }
 
-/** A model read whole (from the model file itself). */
-export function wholeModel(m: ModelFile): ModelSource {
+const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** A model read whole (from the model file itself), its trees summarised as they are asked for. */
+export function wholeModel(m: ModelFile, s: Summariser): ModelSource {
   return {
     format: m.format, recordings: m.recordings, functions: m.functions,
     keyNames: () => Object.keys(m.keys),
-    keyData: (name) => (Object.prototype.hasOwnProperty.call(m.keys, name) ? m.keys[name] : undefined),
+    keyData: (name) => {
+      if (!has(m.keys, name)) return undefined;
+      const d = m.keys[name];
+      const v = d.v.map(([shape, count, feat, recs]): VariantData => ({ count, feat, recs, summary: s.summarise(name, shape, m.functions), shape: () => shape }));
+      return d.rule === undefined ? { v } : { rule: d.rule, v };
+    },
   };
 }
 
-/** The table in `table` if it is current for `modelFile`, else null. */
-export function readModelTable(table: string, modelFile: string): ModelSource | null {
+/** `len` bytes of `file` at `pos`, as latin1 text. */
+function readText(file: string, pos: number, len: number): string {
+  const b = Buffer.allocUnsafe(len);
+  const f = fs.openSync(file, 'r');
+  try {
+    if (fs.readSync(f, b, 0, len, pos) !== len) throw new Error(`entry model table ${file}: short read`);
+  } finally {
+    fs.closeSync(f);
+  }
+  return b.toString('latin1', 0, len);
+}
+
+/** The table in `table` if it is current for `modelFile` and summariser `s`, else null. */
+export function readModelTable(table: string, modelFile: string, s: Summariser): ModelSource | null {
   let fd: number;
   try {
     fd = fs.openSync(table, 'r');
@@ -95,28 +145,18 @@ export function readModelTable(table: string, modelFile: string): ModelSource | 
     const hbuf = Buffer.alloc(hlen);
     if (!(hlen > 0) || fs.readSync(fd, hbuf, 0, hlen, nl + 1) !== hlen) return null;
     const h = JSON.parse(hbuf.toString('latin1')) as Header;
-    if (h.format !== FORMAT || h.source !== stampOf(modelFile)) return null;
+    if (h.format !== FORMAT || h.source !== stampOf(modelFile) || h.summary !== s.stamp) return null;
     const base = nl + 1 + hlen;
-    const cache = new Map<string, ModelKeyData>();
     return {
       ...h.model,
       fnIds: h.symtab === sourceStamp() && h.ids.length === h.model.functions.length ? Int32Array.from(h.ids) : undefined,
       keyNames: () => Object.keys(h.keys),
       keyData: (name) => {
-        if (!Object.prototype.hasOwnProperty.call(h.keys, name)) return undefined;
-        let d = cache.get(name);
-        if (d) return d;
+        if (!has(h.keys, name)) return undefined;
         const [off, len] = h.keys[name];
-        const b = Buffer.alloc(len);
-        const f = fs.openSync(table, 'r');
-        try {
-          if (fs.readSync(f, b, 0, len, base + off) !== len) throw new Error(`entry model table ${table}: short read`);
-        } finally {
-          fs.closeSync(f);
-        }
-        d = JSON.parse(b.toString('latin1')) as ModelKeyData;
-        cache.set(name, d);
-        return d;
+        const d = JSON.parse(readText(table, base + off, len)) as { rule?: string; v: TableVariant[] };
+        const v = d.v.map(([count, feat, recs, summary, so, sl]): VariantData => ({ count, feat, recs, summary, shape: () => readText(table, base + so, sl) }));
+        return d.rule === undefined ? { v } : { rule: d.rule, v };
       },
     };
   } catch {
@@ -128,20 +168,28 @@ export function readModelTable(table: string, modelFile: string): ModelSource | 
 
 /**
  * Build step: write the table of `modelFile` (whose content is `m`, whose functions' ids are
- * `functionId`'s answers) to `table`; returns its size.
+ * `functionId`'s answers, whose trees `s` summarises) to `table`; returns its size.
  */
-export function writeModelTable(table: string, modelFile: string, m: ModelFile, functionId: (name: string) => number): number {
+export function writeModelTable(table: string, modelFile: string, m: ModelFile, functionId: (name: string) => number, s: Summariser): number {
+  // the body: every tree, then each key's metadata (tree offsets are known when it is written)
   const chunks: Buffer[] = [];
-  const keys: Record<string, [number, number]> = {};
   let off = 0;
-  for (const [k, d] of Object.entries(m.keys)) {
-    const b = Buffer.from(JSON.stringify(d), 'latin1');
-    keys[k] = [off, b.length];
+  const put = (text: string): [number, number] => {
+    const b = Buffer.from(text, 'latin1');
     chunks.push(b);
     off += b.length;
-  }
+    return [off - b.length, b.length];
+  };
+  const treeAt = Object.values(m.keys).map((d) => d.v.map(([shape]) => put(shape)));
+  const keys: Record<string, [number, number]> = {};
+  Object.entries(m.keys).forEach(([k, d], i) => {
+    keys[k] = put(JSON.stringify({
+      ...(d.rule === undefined ? {} : { rule: d.rule }),
+      v: d.v.map(([shape, count, feat, recs], j): TableVariant => [count, feat, recs, s.summarise(k, shape, m.functions), ...treeAt[i][j]]),
+    }));
+  });
   const model: Header['model'] = { format: m.format, recordings: m.recordings, functions: m.functions };
-  const header = Buffer.from(JSON.stringify({ format: FORMAT, source: stampOf(modelFile), model, keys,
+  const header = Buffer.from(JSON.stringify({ format: FORMAT, source: stampOf(modelFile), summary: s.stamp, model, keys,
     symtab: sourceStamp(), ids: m.functions.map(functionId) } satisfies Header), 'latin1');
   const all = Buffer.concat([Buffer.from(`${header.length}\n`, 'latin1'), header, ...chunks]);
   fs.mkdirSync(path.dirname(table), { recursive: true });

@@ -126,6 +126,8 @@ function* loader(u: U, p: ProgramInfo): Generator<Op, void, SysResult> {
   yield* u.sys('rseq', [tls + 0x1120, 0x20, 0, RSEQ_SIG]);
   // RELRO made read-only after relocation, in the order of _dl_relocate_object (dependencies first)
   for (const who of p.relroOrder) {
+    // ld.so's minimal malloc taking another chunk between two relocations (cp, mv: many libraries)
+    if (who.startsWith('mmap:')) { yield* u.sys('mmap', [0, Number(who.slice(5)), PROT_RW, MAP_ANON_PRIV, -1, 0]); continue; }
     const relro = who === 'exe' ? p.exeRelro : who === 'ld.so' ? p.ldsoRelro : d.libs[who]?.relro ?? null;
     const base = who === 'exe' || who === 'ld.so' ? u.t.proc.mm?.bases.get(who) : bases.get(who);
     if (relro && base !== undefined) yield* u.sys('mprotect', [base + relro[0], relro[1], PROT_READ]);

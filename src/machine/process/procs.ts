@@ -194,6 +194,7 @@ export class Procs {
       parent.proc.children.push(p);
       p.fds = parent.proc.fds.map((f) => (f ? f.dup() : null));
       p.cwd = parent.proc.cwd;
+      p.umask = parent.proc.umask;
       p.uid = parent.proc.uid;
       p.gid = parent.proc.gid;
       p.argv = parent.proc.argv;

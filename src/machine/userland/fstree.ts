@@ -5,6 +5,7 @@ import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
 import { populateProc, populateKernelLists } from '../fs/procfs';
 import { installLoaderFiles } from '../process/ldso';
+import { installLibcFiles } from './libc_nss';
 import { procPidFile } from '../fs/proc_pid';
 import { machineNsOf } from './libc_time';
 
@@ -157,6 +158,7 @@ export function populate(m: FsMachine, fs: Fs): void {
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + p.length), o, l) }, 0o755);
   }
   installLoaderFiles(fs, (seed) => (o, l) => synthBytes(seed, o, l));
+  installLibcFiles(fs);
   // /proc/<pid>/maps: the process' VMAs (include/mm_types.ts Mm.mapsText); files on the root fs are 08:01
   procPidFile('maps', (t) => (t.proc.mm ? t.proc.mm.mapsText((r) => (r.file?.fs === 'ext4' ? '08:01' : '00:05')) : ''));
   installTimes(m, fs);

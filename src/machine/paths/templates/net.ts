@@ -544,6 +544,84 @@ tcp_v4_do_rcv
     ?!pkt_data
       __kfree_skb
 `,
+  // the peer's FIN on an established connection: CLOSE_WAIT, the ACK delayed
+  tcp_rcv_est_fin: `
+tcp_v4_do_rcv
+  tcp_rcv_established
+    @tcp:tcp_probe
+    ?pkt_ack
+      tcp_ack
+        %wake_writers
+    tcp_data_queue
+      ?pkt_data
+        tcp_queue_rcv
+        tcp_event_data_recv
+      tcp_fin
+        *set_state
+        sock_def_wakeup
+          %wake_waiters
+    __tcp_ack_snd_check
+      tcp_send_delayed_ack
+        sk_reset_timer
+        %delack_arm
+    __kfree_skb
+`,
+  // a segment for a connection in TIME_WAIT (tcp_v4_rcv's do_time_wait)
+  tcp_rcv_tw: `
+tcp_timewait_state_process
+?tw_ack
+  tcp_v4_send_ack
+    ip_send_unicast_reply
+      *ip_out
+inet_twsk_put
+kfree_skb_reason
+  @skb:kfree_skb
+`,
+  // the delayed-ACK timer expiring: the local APIC timer interrupt raises TIMER_SOFTIRQ, whose
+  // run on the way out of the interrupt calls tcp_delack_timer; NET_RX raised by the ACK's
+  // loopback transmit runs next in the same __do_softirq
+  tcp_timer_irq: `
+asm_sysvec_apic_timer_interrupt
+  sysvec_apic_timer_interrupt
+    irq_enter_rcu
+    __sysvec_apic_timer_interrupt
+      @irq_vectors:local_timer_entry
+      hrtimer_interrupt
+        _raw_spin_lock_irqsave
+        ktime_get_update_offsets_now
+        __hrtimer_run_queues
+          @timer:hrtimer_expire_entry
+          tick_sched_timer
+            update_process_times
+              raise_softirq
+                @irq:softirq_raise
+          @timer:hrtimer_expire_exit
+        tick_program_event
+      @irq_vectors:local_timer_exit
+    irq_exit_rcu
+      %bh_enter
+      __do_softirq
+        @irq:softirq_entry
+        run_timer_softirq
+          _raw_spin_lock_irq
+          call_timer_fn
+            tcp_delack_timer
+              tcp_delack_timer_handler
+                %tcp_delack
+                ?send_ack
+                  *tcp_send_ack
+        @irq:softirq_exit
+        %timer_net_rx
+      %bh_leave
+`,
+  timer_net_rx: `
+@irq:softirq_entry
+net_rx_action
+  __napi_poll
+    process_backlog
+      %net_rx
+@irq:softirq_exit
+`,
   tcp_rcv_state: `
 tcp_v4_do_rcv
   tcp_rcv_state_process
@@ -554,6 +632,8 @@ tcp_v4_do_rcv
       *set_state
     ?tcp_done
       tcp_done
+        ?sk_destroy
+          @tcp:tcp_destroy_sock
         %wake_waiters
     ?pkt_data
       tcp_data_queue
@@ -563,17 +643,19 @@ tcp_v4_do_rcv
     ?pkt_fin
       tcp_data_queue
         tcp_fin
-          ?state_change2
-            *set_state
+          ?send_ack
+            *tcp_send_ack
           ?time_wait
             tcp_time_wait
               inet_twsk_alloc
               inet_twsk_hashdance
-              tcp_done
+          ?time_wait
+            tcp_done
+              *set_state
+              ?sk_destroy
+                @tcp:tcp_destroy_sock
           sock_def_wakeup
             %wake_waiters
-    ?send_ack
-      *tcp_send_ack
     __kfree_skb
 `,
   tcp_rcv_reset: `

@@ -90,18 +90,30 @@ export const benchPrograms: Record<string, ProgramMain> = {
         return r < 0 ? 127 : 0;
       });
     }
-    const t0 = u.m.now;
+    // dbench's start-up: each client connects (nb_setup), reports on the barrier pipe and waits for
+    // the go byte; the clock starts when all are connected, so set-up is not in the throughput
+    const [readyR, readyW] = yield* u.pipe();
+    const [goR, goW] = yield* u.pipe();
     const stats = { bytes: 0, maxLat: 0 };
     const client = (k: number) => function* (cu: U): Prog {
+      yield* cu.close(readyR);
+      yield* cu.close(goW);
       let fd = -1;
-      for (let tries = 0; tries < 100; tries++) {
+      // a server started just now may not listen yet: retry a refused connect after 1 ms
+      for (let tries = 0; tries < 1000; tries++) {
         fd = yield* cu.socket(AF_INET, SOCK_STREAM);
-        if ((yield* cu.connect(fd, TBENCH_PORT)) === 0) break;
+        const rc = yield* cu.connect(fd, TBENCH_PORT);
+        if (rc === 0) break;
         yield* cu.close(fd);
         fd = -1;
-        yield* cu.nanosleep(10e6);
+        if (rc !== -ECONNREFUSED) break;
+        yield* cu.nanosleep(1e6);
       }
-      if (fd < 0) { yield* cu.err('tbench: connect failed\n'); return 1; }
+      yield* cu.write(readyW, fd < 0 ? 'x' : 'r');
+      yield* cu.close(readyW);
+      if (fd < 0) { yield* cu.err(`client ${k} failed to start\n`); return 1; }
+      yield* cu.read(goR, 1);
+      yield* cu.close(goR);
       let x = (k + 1) * 2654435761 >>> 0;
       const next = () => { x = (Math.imul(x, 1664525) + 1013904223) >>> 0; return x; };
       for (let l = 0; l < loops; l++) {
@@ -122,6 +134,14 @@ export const benchPrograms: Record<string, ProgramMain> = {
     };
     yield* u.out(`tbench: ${nprocs} clients, server 127.0.0.1:${TBENCH_PORT}, ${loops} loops\n`);
     for (let c = 0; c < nprocs; c++) yield* u.fork(client(c));
+    yield* u.close(readyW);
+    yield* u.close(goR);
+    let ready = 0;
+    while (ready < nprocs) { const r = yield* u.read(readyR, nprocs - ready); if (r.ret <= 0) break; ready += r.ret; }
+    yield* u.close(readyR);
+    const t0 = u.m.now;
+    yield* u.write(goW, new Uint8Array(nprocs));
+    yield* u.close(goW);
     for (let c = 0; c < nprocs; c++) yield* u.wait(-1);
     const secs = Math.max(1e-9, (u.m.now - t0) / 1e9);
     if (srv > 0) { yield* u.kill(srv, 15); yield* u.wait(srv); }

@@ -1,6 +1,6 @@
 /**
  * GNU coreutils 9.1 (Debian 12) commands with their real output formats in the C locale, TZ UTC:
- * ls (-l -a -A -i -d -h -1 -n, "total", link targets, dates), stat, chmod, ln, readlink, df, du,
+ * ls (-l -a -A -i -d -h -1 -n, "total", link targets, dates), chmod, ln, readlink, df, du,
  * date, id, env, tee, seq, tr, which (debianutils), xargs (findutils).  Formats checked against
  * the commands on this Debian 12 host.
  */
@@ -18,10 +18,10 @@ const ERRNO: Record<number, string> = {
   1: 'Operation not permitted', 2: 'No such file or directory', 13: 'Permission denied', 17: 'File exists',
   20: 'Not a directory', 21: 'Is a directory', 22: 'Invalid argument',
 };
-const errStr = (r: number) => ERRNO[-r] ?? 'Input/output error';
+export const errStr = (r: number): string => ERRNO[-r] ?? 'Input/output error';
 
 /** split argv into option letters (-abc, --long) and operands ("--" ends options) */
-function parseArgs(argv: string[], withValue = ''): { flags: Set<string>; long: string[]; vals: Record<string, string>; ops: string[] } {
+export function parseArgs(argv: string[], withValue = ''): { flags: Set<string>; long: string[]; vals: Record<string, string>; ops: string[] } {
   const flags = new Set<string>();
   const long: string[] = [];
   const vals: Record<string, string> = {};
@@ -58,7 +58,7 @@ function* readInput(u: U, files: string[], prog: string): G<string | null> {
 const USERS: Record<number, string> = { 0: 'root', 1: 'daemon', 33: 'www-data', 100: 'sshd', 1000: 'user', 65534: 'nogroup' };
 const userName = (id: number) => USERS[id] ?? String(id);
 
-function modeString(s: StatInfo): string {
+export function modeString(s: StatInfo): string {
   const type = s.isDir ? 'd' : s.isLnk ? 'l' : s.isChr ? 'c' : s.isBlk ? 'b' : (s.mode & 0o170000) === 0o010000 ? 'p' : (s.mode & 0o170000) === 0o140000 ? 's' : '-';
   const m = s.mode;
   const bit = (r: number, ch: string) => (m & r ? ch : '-');
@@ -78,7 +78,7 @@ export function human(n: number): string {
   return `${Math.ceil(v)}${units[i]}`;
 }
 
-function* readlink(u: U, p: string): G<string | null> {
+export function* readlink(u: U, p: string): G<string | null> {
   const r = yield* u.sys('readlinkat', [AT_FDCWD, p, 0, 4096]);
   return r.ret < 0 ? null : String((r.info as { target?: string } | undefined)?.target ?? '');
 }
@@ -195,46 +195,6 @@ const ls: ProgramMain = function* (u, argv) {
   // through stdio (a write per line on a terminal), then close_stdout
   for (const line of out.split(/(?<=\n)/)) if (line) yield* u.printf(line);
   yield* u.closeStdout();
-  return st;
-};
-
-const stat: ProgramMain = function* (u, argv) {
-  const { flags, vals, ops, long } = parseArgs(argv, 'c');
-  const fmtOpt = vals.c ?? long.find((l) => l.startsWith('format='))?.slice(7);
-  if (!ops.length) { yield* u.err("stat: missing operand\nTry 'stat --help' for more information.\n"); return 1; }
-  let st = 0;
-  let out = '';
-  for (const p of ops) {
-    const s = yield* u.stat(p, !flags.has('L'));
-    if (typeof s === 'number') { yield* u.err(`stat: cannot statx '${p}': ${errStr(s)}\n`); st = 1; continue; }
-    const link = s.isLnk ? yield* readlink(u, p) : null;
-    const kind = s.isDir ? 'directory' : s.isLnk ? 'symbolic link' : s.isChr ? 'character special file' : s.isBlk ? 'block special file'
-      : (s.mode & 0o170000) === 0o010000 ? 'fifo' : s.size === 0 ? 'regular empty file' : 'regular file';
-    const dev = s.dev ?? 0;
-    const t = statTime(s.mtime, u.m.bootNs);
-    const at = statTime(s.atime ?? s.mtime, u.m.bootNs);
-    if (fmtOpt !== undefined) {
-      const conv: Record<string, () => string> = {
-        n: () => p, s: () => String(s.size), i: () => String(s.ino), a: () => (s.mode & 0o7777).toString(8), A: () => modeString(s),
-        U: () => userName(s.uid), G: () => userName(s.gid), u: () => String(s.uid), g: () => String(s.gid), h: () => String(s.nlink),
-        b: () => String(s.blocks ?? 0), B: () => '512', o: () => String(s.blksize ?? 4096), F: () => kind, y: () => t, x: () => at, z: () => t,
-        Y: () => String(epochSeconds(u.m.bootNs, s.mtime)), X: () => String(epochSeconds(u.m.bootNs, s.atime ?? s.mtime)), d: () => String(dev),
-        D: () => dev.toString(16), N: () => (link !== null ? `'${p}' -> '${link}'` : `'${p}'`), '%': () => '%',
-      };
-      out += fmtOpt.replace(/%(.)/g, (all, c: string) => (conv[c] ? conv[c]() : all)) + '\n';
-      continue;
-    }
-    const mode = `(${(s.mode & 0o7777).toString(8).padStart(4, '0')}/${modeString(s)})`;
-    const uid = `(${String(s.uid).padStart(5)}/${userName(s.uid).padStart(8)})`;
-    const gid = `(${String(s.gid).padStart(5)}/${userName(s.gid).padStart(8)})`;
-    out += `  File: ${p}${link !== null ? ` -> ${link}` : ''}\n`;
-    out += `  Size: ${String(s.size).padEnd(10)}\tBlocks: ${String(s.blocks ?? 0).padEnd(10)} IO Block: ${String(s.blksize ?? 4096).padEnd(6)} ${kind}\n`;
-    const devs = `${dev >> 8},${dev & 0xff}`;
-    out += (s.isChr || s.isBlk ? `Device: ${devs}\tInode: ${String(s.ino).padEnd(11)} Links: ${String(s.nlink).padEnd(5)} Device type: ${s.rdev >> 8},${s.rdev & 255}\n`
-      : `Device: ${devs}\tInode: ${String(s.ino).padEnd(11)} Links: ${s.nlink}\n`);
-    out += `Access: ${mode}  Uid: ${uid}   Gid: ${gid}\nAccess: ${at}\nModify: ${t}\nChange: ${t}\n Birth: ${t}\n`;
-  }
-  yield* u.out(out);
   return st;
 };
 
@@ -548,5 +508,5 @@ const xargs: ProgramMain = function* (u, argv) {
 };
 
 export const coreutils: Record<string, ProgramMain> = {
-  ls, stat, chmod, ln, readlink: readlinkProg, df, du, date, id, env, tee, seq, tr, which, xargs,
+  ls, chmod, ln, readlink: readlinkProg, df, du, date, id, env, tee, seq, tr, which, xargs,
 };

@@ -1,10 +1,11 @@
-/** More userland: ping (ICMP echo over the loopback), tar, gzip/gunzip, make, cc. */
+/** More userland: ping (ICMP echo over the loopback), tar, make, cc (gzip: gzip.ts). */
 import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
 import { bytesToString, toBytes } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 import { hash32 } from '../../core/prng';
 import { epochSeconds } from '../libc_time';
+import { gzipBytes, gunzipBytes } from './gzip';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -25,77 +26,6 @@ function* writeFile(u: U, p: string, data: Uint8Array, mode = 0o644, chunk = 655
   for (let o = 0; o < data.length; o += chunk) yield* u.writeAll(fd, data.subarray(o, Math.min(data.length, o + chunk)));
   yield* u.close(fd);
   return 0;
-}
-
-// ---------------------------------------------------------------- gzip
-
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-const zlib = (): typeof import('zlib') => require('zlib') as typeof import('zlib');
-/** real gzip format (deflate level 6, no name, mtime 0): deterministic bytes */
-export function gzipBytes(b: Uint8Array): Uint8Array {
-  return new Uint8Array(zlib().gzipSync(b, { level: 6 }));
-}
-export function gunzipBytes(b: Uint8Array): Uint8Array | null {
-  try { return new Uint8Array(zlib().gunzipSync(b)); } catch { return null; }
-}
-
-function* gzipMain(u: U, argv: string[], decompress: boolean): G<number> {
-  const prog = argv[0].split('/').pop() ?? 'gzip';
-  // gunzip and zcat are links to gzip
-  if (prog === 'gunzip') decompress = true;
-  let toStdout0 = false;
-  if (prog === 'zcat') { decompress = true; toStdout0 = true; }
-  let toStdout = toStdout0, keep = false, force = false, list = false;
-  const files: string[] = [];
-  for (const a of argv.slice(1)) {
-    if (a.startsWith('-') && a.length > 1) {
-      for (const ch of a.slice(1)) {
-        if (ch === 'd') decompress = true; else if (ch === 'c') toStdout = true; else if (ch === 'k') keep = true;
-        else if (ch === 'f') force = true; else if (ch === 'l') list = true;
-      }
-    } else files.push(a);
-  }
-  const work = (b: Uint8Array) => {
-    // gzip runs ~50 MB/s compressing, ~250 MB/s decompressing
-    return decompress ? gunzipBytes(b) : gzipBytes(b);
-  };
-  if (!files.length) {
-    const b = yield* u.readAll(0, 32768);
-    const r = work(b);
-    if (!r) { yield* u.err(`${prog}: stdin: not in gzip format\n`); return 1; }
-    yield* u.cpu(decompress ? r.length * 4 : b.length * 20);
-    for (let o = 0; o < r.length; o += 32768) yield* u.writeAll(1, r.subarray(o, o + 32768));
-    return 0;
-  }
-  let st = 0;
-  let listed = false;
-  for (const f of files) {
-    const s = yield* u.stat(f);
-    if (typeof s === 'number') { yield* u.err(`${prog}: ${f}: No such file or directory\n`); st = 1; continue; }
-    if (s.isDir) { yield* u.err(`${prog}: ${f} is a directory -- ignored\n`); st = 2; continue; }
-    if (decompress && !f.endsWith('.gz') && !toStdout && !list) { yield* u.err(`${prog}: ${f}: unknown suffix -- ignored\n`); st = 2; continue; }
-    if (!decompress && !list && f.endsWith('.gz') && !force && !toStdout) { yield* u.err(`${prog}: ${f} already has .gz suffix -- unchanged\n`); st = 2; continue; }
-    const fd = yield* u.open(f);
-    const b = yield* u.readAll(fd, 32768);
-    yield* u.close(fd);
-    if (list) {
-      const r = gunzipBytes(b);
-      if (!r) { yield* u.err(`${prog}: ${f}: not in gzip format\n`); st = 1; continue; }
-      if (!listed) { yield* u.out('         compressed        uncompressed  ratio uncompressed_name\n'); listed = true; }
-      const ratio = r.length ? ((1 - b.length / r.length) * 100).toFixed(1) : '0.0';
-      yield* u.out(`${String(b.length).padStart(19)} ${String(r.length).padStart(19)} ${ratio.padStart(5)}% ${f.replace(/\.gz$/, '')}\n`);
-      continue;
-    }
-    const r = work(b);
-    if (!r) { yield* u.err(`${prog}: ${f}: not in gzip format\n`); st = 1; continue; }
-    yield* u.cpu(decompress ? r.length * 4 : b.length * 20);
-    if (toStdout) { for (let o = 0; o < r.length; o += 32768) yield* u.writeAll(1, r.subarray(o, o + 32768)); continue; }
-    const out = decompress ? f.slice(0, -3) : `${f}.gz`;
-    if (!force && typeof (yield* u.stat(out)) !== 'number') { yield* u.err(`${prog}: ${out} already exists; not overwritten\n`); st = 2; continue; }
-    yield* writeFile(u, out, r, s.mode & 0o777, 32768);
-    if (!keep) yield* u.unlink(f);
-  }
-  return st;
 }
 
 // ---------------------------------------------------------------- tar (ustar)
@@ -530,9 +460,6 @@ const cc: ProgramMain = function* (u, argv) {
 export const toolPrograms: Record<string, ProgramMain> = {
   ping,
   tar,
-  gzip: (u, argv) => gzipMain(u, argv, false),
-  gunzip: (u, argv) => gzipMain(u, argv, true),
-  zcat: (u, argv) => gzipMain(u, [...argv, '-c'], true),
   make,
   cc,
   gcc: cc,

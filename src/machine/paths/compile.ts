@@ -1,0 +1,340 @@
+/**
+ * Recorded call trees (the entry model's shapes, paths/model.ts) compiled into the interpreter's
+ * program (paths/dsl.ts opcodes, run by paths/kexec.ts).  A shape is text:
+ *
+ *   node := ID ['(' seq ')'] ['*' N]     a call (ID: model function index) with its callees, N in a row
+ *         | '^' | '~' | '&' | 'w' | 'S'  cut points, run as hooks (MARK_HOOKS)
+ *         | '!' NAME                     the sched event NAME fired here
+ *   seq  := node (' ' node)*
+ *
+ * A call compiles to its function id, the tracepoints and hooks placed at its entry, the inline
+ * instances the DWARF data places in it (when `inline`), its callees, the hooks and tracepoints of
+ * its exit, and OP_RET.  The compiler reads the text directly, and compiles lazily: the callees of a
+ * call whose text is longer than CHUNK_CHARS become an OP_SUB to a chunk compiled the first time it
+ * runs (kexec pushes the chunk's program as a frame with the same environment, which is what running
+ * the callees in place does: calls, time, tracepoints and hooks are the same, in the same order).
+ * The start-up and exit of a program are recorded trees of ~10,000 calls of which one run needs each
+ * once: a start compiles what it runs and no more, and a hot path (a short syscall tree) has no chunk.
+ */
+import { functionId } from '../../kernel/ftrace';
+import { symbolName } from '../../kernel/kallsyms';
+import { inlineInstancesIn } from '../../kernel/inline_sites';
+import type { CompiledPath } from '../include/kstack';
+import { OP_HOOK, OP_RET, OP_TP, OP_INLINE, OP_END, OP_REPEAT, OP_LOOP, OP_SUB, hookIndex, tpIndex, inlineRefIndex } from './dsl';
+import { anchorsOf, countRuleIndex } from './semantics';
+import { tracepointSitesOf } from './tpsites';
+
+/** A parsed shape: call nodes (fn = model function index), cut marks and events ('!', `event` its name). */
+export type Mark = '^' | '~' | '&' | 'w' | 'S';
+export type MNode = { fn: number; kids: MNode[]; rep: number; mark: ''; event?: undefined }
+  | { fn: -1; kids: MNode[]; rep: number; mark: Mark | '!'; event?: string };
+
+/** Hooks run at the cut points (installed by the subsystems that decide them). */
+export const MARK_HOOKS: Record<Mark, string> = { '^': 'sched_point', '~': 'kfault_point', '&': 'softirq_point', 'w': 'ttwu_point', 'S': 'switch' };
+
+/** Callees longer than this (in shape text) compile when they first run. */
+let chunkChars = 2048;
+/** For tests: the lazy-compilation threshold (Infinity: compile everything at once); returns the old one. */
+export function setChunkChars(n: number): number {
+  const old = chunkChars;
+  chunkChars = n;
+  return old;
+}
+
+/**
+ * What one compile works on: the shape's text, its function ids, whether inline instances are emitted,
+ * and the ops of each model function (FnOps by model function index, shared by the compiles with `ids`).
+ */
+interface Src {
+  readonly name: string;
+  readonly text: string;
+  readonly ids: (f: number) => number;
+  readonly inline: boolean;
+  readonly ops: (FnOps | undefined)[];
+  /** closeOf's notes, kept while a chunk of the shape is still to compile */
+  close?: Int32Array;
+  /** chunks of the shape not compiled yet */
+  pending: number;
+}
+
+/** Tracepoints that fire right after a callee returns: callee kallsyms id -> OP_TP operands. */
+type AfterSites = Map<number, number[]> | null;
+
+/** A lazily compiled run of callees (OP_SUB operand: its index). */
+interface Chunk { src: Src; start: number; end: number; after: AfterSites; code: CompiledPath | null }
+const chunks: Chunk[] = [];
+
+/** The program of chunk `i`, compiled on its first run. */
+export function chunkCode(i: number): CompiledPath {
+  const ch = chunks[i];
+  if (ch.code) return ch.code;
+  const code: number[] = [];
+  emitSeq(ch.src, ch.start, ch.end, code, ch.after);
+  code.push(OP_END);
+  ch.code = { name: ch.src.name, code: Int32Array.from(code) };
+  if (--ch.src.pending === 0) ch.src.close = undefined;
+  return ch.code;
+}
+
+/** What a call of one function emits besides its callees (its kallsyms id, ops), made once per function. */
+interface FnOps { id: number; pre: number[]; post: number[]; after: AfterSites; inl: number[] | null }
+const fnOps = new Map<number, FnOps>();
+const NOT_A_SYMBOL: FnOps = { id: -1, pre: [], post: [], after: null, inl: [] };
+/** FnOps by model function index, per function-id mapping */
+const opsByIds = new Map<(f: number) => number, (FnOps | undefined)[]>();
+
+function opsOfModelFn(s: Src, f: number): FnOps {
+  const id = s.ids(f);
+  return (s.ops[f] = id < 0 ? NOT_A_SYMBOL : opsOf(id));
+}
+
+function opsOf(id: number): FnOps {
+  let o = fnOps.get(id);
+  if (o) return o;
+  const anchors = anchorsOf(id);
+  const tps = tracepointSitesOf(id);
+  const pre: number[] = [];
+  const post: number[] = [];
+  for (const t of tps) if (t.where === 'entry') pre.push(OP_TP, tpIndex(t.event));
+  for (const a of anchors) if (a.where === 'entry') pre.push(OP_HOOK, hookIndex(a.hook));
+  for (const a of anchors) if (a.where === 'exit') post.push(OP_HOOK, hookIndex(a.hook));
+  for (const t of tps) if (t.where === 'exit') post.push(OP_TP, tpIndex(t.event));
+  o = { id, pre, post, after: tps.length ? afterSitesOf(id) : null, inl: null };
+  fnOps.set(id, o);
+  return o;
+}
+
+/** The tracepoints of `fn` that fire after one of its callees returns. */
+export function afterSitesOf(fn: number): AfterSites {
+  let m: AfterSites = null;
+  for (const t of tracepointSitesOf(fn)) {
+    if (!t.where.startsWith('after:')) continue;
+    const callee = functionId(t.where.slice(6));
+    if (callee < 0) continue;
+    if (!m) m = new Map();
+    const l = m.get(callee) ?? [];
+    l.push(tpIndex(t.event));
+    m.set(callee, l);
+  }
+  return m;
+}
+
+/**
+ * The inline instances DWARF places in `id`: one int3 site per address (instances nested at one pc:
+ * the outermost); DWARF also lists a few functions as inlined into their own out-of-line copy
+ * (check_kill_permission in 6.1): the call itself is that function's entry, so no second hit is made there.
+ */
+function inlineOps(id: number, o: FnOps): number[] {
+  if (o.inl) return o.inl;
+  const self = symbolName(id);
+  const seen = new Set<number>();
+  const inl: number[] = [];
+  for (const inst of inlineInstancesIn(id)) {
+    if (seen.has(inst.addr)) continue;
+    seen.add(inst.addr);
+    if (inst.fn.name !== self) inl.push(OP_INLINE, inlineRefIndex(inst.fn.name, [inst.callLine]));
+  }
+  o.inl = inl;
+  return inl;
+}
+
+const C_OPEN = 40, C_CLOSE = 41, C_STAR = 42, C_SPACE = 32, C_0 = 48, C_9 = 57;
+
+/** The number at `i` of `text` and where it ends. */
+let numEnd = 0;
+function numAt(text: string, i: number): number {
+  let n = 0;
+  let c = text.charCodeAt(i);
+  if (!(c >= C_0 && c <= C_9)) throw new Error(`entry model: number expected at ${i} in ${text.slice(0, 60)}`);
+  do { n = n * 10 + (c - C_0); c = text.charCodeAt(++i); } while (c >= C_0 && c <= C_9);
+  numEnd = i;
+  return n;
+}
+
+/**
+ * The ')' matching the '(' at `open` of the shape's text; `closeFar`: it lies more than `limit`
+ * characters on.  A scan notes the ')' of every '(' it passes (`s.close`, position + 1), so each
+ * part of a shape is scanned once however deep it nests.
+ */
+let closeFar = false;
+function closeOf(s: Src, open: number, limit: number): number {
+  const text = s.text;
+  const memo = s.close ?? (s.close = new Int32Array(text.length));
+  let at = memo[open] - 1;
+  if (at < 0) {
+    const stack: number[] = [];
+    for (let i = open; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === C_OPEN) {
+        const known = memo[i];
+        if (known > 0 && i !== open) { i = known - 1; continue; }
+        stack.push(i);
+      } else if (c === C_CLOSE) {
+        memo[stack.pop()!] = i + 1;
+        if (stack.length === 0) { at = i; break; }
+      }
+    }
+    if (at < 0) throw new Error('entry model: ) expected');
+  }
+  closeFar = at - open > limit;
+  return at;
+}
+
+function newChunk(s: Src, start: number, end: number, after: AfterSites): number {
+  s.pending++;
+  return chunks.push({ src: s, start, end, after, code: null }) - 1;
+}
+
+/** Emit the callees text[start, end) of a call, through a chunk when they are long. */
+function emitKids(s: Src, start: number, end: number, code: number[], after: AfterSites, chunk: number): void {
+  if (chunk >= 0) code.push(OP_SUB, chunk);
+  else emitSeq(s, start, end, code, after);
+}
+
+/**
+ * Emit the nodes of text[i, end) (a seq; `after`: the tracepoints of their caller that fire after
+ * one of them returns).
+ */
+function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSites): void {
+  const text = s.text;
+  while (i < end) {
+    const ch = text.charCodeAt(i);
+    let rep = 1;
+    if (ch >= C_0 && ch <= C_9) {
+      const f = numAt(text, i);
+      i = numEnd;
+      let ks = i, ke = i, chunk = -1;
+      if (text.charCodeAt(i) === C_OPEN) {
+        ks = i + 1;
+        ke = closeOf(s, i, chunkChars);
+        i = ke + 1;
+        if (closeFar) chunk = -2;
+      }
+      if (text.charCodeAt(i) === C_STAR) { rep = numAt(text, i + 1); i = numEnd; }
+      const o = s.ops[f] ?? opsOfModelFn(s, f);
+      const id = o.id;
+      if (id < 0) {
+        if (chunk === -2) chunk = newChunk(s, ks, ke, after);
+        for (let r = 0; r < rep; r++) emitKids(s, ks, ke, code, after, chunk);
+      } else {
+        if (chunk === -2) chunk = newChunk(s, ks, ke, o.after);
+        const tail = after?.get(id);
+        const rule = rep > 1 ? countRuleIndex(id) : -1;
+        if (rule >= 0) {
+          // OP_REPEAT rule, recorded count, end: the body runs as often as the rule says (else the recorded N)
+          code.push(OP_REPEAT, rule, rep, 0);
+          const fix = code.length - 1;
+          const start = code.length;
+          emitCall(s, id, o, ks, ke, code, chunk);
+          if (tail) for (const tp of tail) code.push(OP_TP, tp);
+          code.push(OP_LOOP, start);
+          code[fix] = code.length;
+        } else {
+          for (let r = 0; r < rep; r++) {
+            emitCall(s, id, o, ks, ke, code, chunk);
+            if (tail) for (const tp of tail) code.push(OP_TP, tp);
+          }
+        }
+      }
+    } else if (ch === 33 /* ! */) {
+      // the events the graph runs recorded (sched_process_fork/exec/exit), where they fired
+      const st = ++i;
+      for (let c = text.charCodeAt(i); (c >= 97 && c <= 122) || (c >= C_0 && c <= C_9) || c === 95; c = text.charCodeAt(++i));
+      const tp = tpIndex(`sched:${text.slice(st, i)}`);
+      if (text.charCodeAt(i) === C_STAR) { rep = numAt(text, i + 1); i = numEnd; }
+      for (let r = 0; r < rep; r++) code.push(OP_TP, tp);
+    } else {
+      const mark = text[i++] as Mark;
+      const hook = MARK_HOOKS[mark];
+      if (hook === undefined) throw new Error(`entry model: bad node '${mark}' at ${i - 1} in ${text.slice(0, 60)}`);
+      if (text.charCodeAt(i) === C_STAR) { rep = numAt(text, i + 1); i = numEnd; }
+      // the context switch: sched_switch fires in __schedule right before it (trace_sched_switch)
+      if (mark === 'S') code.push(OP_TP, tpIndex('sched:sched_switch'));
+      const hi = hookIndex(hook);
+      for (let r = 0; r < rep; r++) code.push(OP_HOOK, hi);
+    }
+    if (i < end && text.charCodeAt(i) === C_SPACE) i++;
+    else if (i < end) throw new Error(`entry model: ' ' expected at ${i} in ${text.slice(0, 60)}`);
+  }
+}
+
+function pushAll(code: number[], ops: readonly number[]): void {
+  for (let i = 0; i < ops.length; i++) code.push(ops[i]);
+}
+
+function emitCall(s: Src, id: number, o: FnOps, ks: number, ke: number, code: number[], chunk: number): void {
+  code.push(id);
+  if (o.pre.length) pushAll(code, o.pre);
+  if (s.inline) pushAll(code, inlineOps(id, o));
+  if (ke > ks) emitKids(s, ks, ke, code, o.after, chunk);
+  if (o.post.length) pushAll(code, o.post);
+  code.push(OP_RET);
+}
+
+/**
+ * Compile text[start, end) of a shape (a seq) into a path ending with OP_END: `ids` maps the model's
+ * function indices to kallsyms ids, `parent` is the function the nodes are the callees of (its
+ * after-callee tracepoints apply; -1: none), `inline` whether inline-site operations are emitted.
+ */
+export function compileShape(name: string, text: string, start: number, end: number, parent: number, ids: (f: number) => number, inline: boolean): CompiledPath {
+  const code: number[] = [];
+  let ops = opsByIds.get(ids);
+  if (!ops) opsByIds.set(ids, (ops = []));
+  const s: Src = { name, text, ids, inline, ops, pending: 0 };
+  emitSeq(s, start, end, code, parent >= 0 ? afterSitesOf(parent) : null);
+  if (s.pending === 0) s.close = undefined;
+  code.push(OP_END);
+  return { name, code: Int32Array.from(code) };
+}
+
+/** The first node of a shape when it is a call: its function index and its callees' text range. */
+export function firstCall(text: string, i = 0): { fn: number; start: number; end: number } | null {
+  const ch = text.charCodeAt(i);
+  if (!(ch >= C_0 && ch <= C_9)) return null;
+  const fn = numAt(text, i);
+  const o = numEnd;
+  if (text.charCodeAt(o) !== C_OPEN) return { fn, start: o, end: o };
+  let depth = 0;
+  for (let i = o; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === C_OPEN) depth++;
+    else if (c === C_CLOSE && --depth === 0) return { fn, start: o + 1, end: i };
+  }
+  throw new Error('entry model: ) expected');
+}
+
+/** A shape parsed into nodes (for rewriting it: truncateAtFailure). */
+export function parseModelShape(text: string): MNode[] {
+  let i = 0;
+  const num = (): number => { const n = numAt(text, i); i = numEnd; return n; };
+  const seq = (): MNode[] => {
+    const out: MNode[] = [];
+    for (;;) {
+      const ch = text[i];
+      let n: MNode;
+      if (ch === '^' || ch === '~' || ch === '&' || ch === 'w' || ch === 'S') { i++; n = { fn: -1, kids: [], rep: 1, mark: ch }; }
+      else if (ch === '!') {
+        const s = ++i;
+        while (i < text.length && /[a-z0-9_]/.test(text[i])) i++;
+        n = { fn: -1, kids: [], rep: 1, mark: '!', event: text.slice(s, i) };
+      }
+      else {
+        n = { fn: num(), kids: [], rep: 1, mark: '' };
+        if (text[i] === '(') { i++; n.kids = seq(); if (text[i] !== ')') throw new Error('entry model: ) expected'); i++; }
+      }
+      if (text[i] === '*') { i++; n.rep = num(); }
+      out.push(n);
+      if (text[i] !== ' ') return out;
+      i++;
+    }
+  };
+  return text === '' ? [] : seq();
+}
+
+/** Nodes back to shape text (parseModelShape's inverse). */
+export function shapeText(nodes: readonly MNode[]): string {
+  return nodes.map((n) => {
+    const head = n.mark === '!' ? `!${n.event}` : n.mark ? n.mark : n.kids.length ? `${n.fn}(${shapeText(n.kids)})` : `${n.fn}`;
+    return n.rep > 1 ? `${head}*${n.rep}` : head;
+  }).join(' ');
+}

@@ -1,0 +1,151 @@
+/**
+ * glibc 2.36's name service switch and time zone set-up as programs reach them (getpwuid, getgrgid,
+ * localtime), with the system calls strace shows on Debian 12 (data/recordings/stat.json.gz):
+ *
+ * - each lookup first asks nscd (nscd/nscd_helper.c open_socket: socket(AF_UNIX, SOCK_STREAM |
+ *   SOCK_CLOEXEC | SOCK_NONBLOCK) and connect to /var/run/nscd/socket, twice: the passwd/group
+ *   request and the database mapping), closing the socket when the daemon is not there;
+ * - the first lookup reads /etc/nsswitch.conf (nss/nss_database.c: stat of the file and of /, then
+ *   open, fstat, read to the end, fstat, close); later lookups stat it to see whether it changed;
+ * - the `files` backend opens /etc/passwd or /etc/group O_CLOEXEC, fstats it, rewinds it and reads
+ *   4 KiB buffers until the entry is found;
+ * - tzset reads /etc/localtime (time/tzfile.c: open, fstat, fstat, a 4 KiB read, seek back to the
+ *   TZif v2 footer, read it).
+ *
+ * installLibcFiles creates the two configuration files Debian 12 ships (libc-bin's nsswitch.conf,
+ * tzdata's Etc/UTC behind the /etc/localtime link).
+ */
+import type { U } from '../process/user';
+import type { Op, SysResult } from '../include/sched';
+import { bytesToString } from '../process/user';
+
+type G<T> = Generator<Op, T, SysResult>;
+
+const AF_UNIX = 1, SOCK_STREAM = 1, SOCK_CLOEXEC = 0x80000, SOCK_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
+const AT_EMPTY_PATH = 0x1000;
+
+/** per-process state of the C library's NSS and tz code (a U is one process image) */
+const nssLoaded = new WeakSet<U>();
+const tzLoaded = new WeakSet<U>();
+
+/** nscd's socket tried and closed (a kernel without AF_UNIX sockets fails the socket: no connect) */
+function* nscd(u: U): G<void> {
+  const fd = (yield* u.sys('socket', [AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0])).ret;
+  if (fd < 0) return;
+  yield* u.sys('connect', [fd, 0, 110], { path: '/var/run/nscd/socket' });
+  yield* u.close(fd);
+}
+
+function* nssConfig(u: U): G<void> {
+  if (nssLoaded.has(u)) { yield* u.stat('/etc/nsswitch.conf'); return; }
+  nssLoaded.add(u);
+  yield* u.stat('/etc/nsswitch.conf');
+  yield* u.stat('/');
+  const fd = yield* u.open('/etc/nsswitch.conf', O_CLOEXEC);
+  if (fd < 0) return;
+  yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+  for (;;) if ((yield* u.read(fd, 4096)).ret <= 0) break;
+  yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+  yield* u.close(fd);
+}
+
+/** the `files` backend: the line of `db` whose third field is `id`, read 4 KiB at a time */
+function* filesLookup(u: U, db: string, id: number): G<string[] | null> {
+  const fd = yield* u.open(db, O_CLOEXEC);
+  if (fd < 0) return null;
+  yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+  yield* u.lseek(fd, 0, 0);
+  let buf = '';
+  let found: string[] | null = null;
+  for (;;) {
+    const r = yield* u.read(fd, 4096);
+    if (r.ret <= 0 || !r.data) break;
+    buf += bytesToString(r.data);
+    const lines = buf.split('\n');
+    buf = lines.pop() ?? '';
+    found = lines.map((l) => l.split(':')).find((f) => f.length > 2 && Number(f[2]) === id) ?? null;
+    if (found) break;
+  }
+  if (!found && buf) { const f = buf.split(':'); if (f.length > 2 && Number(f[2]) === id) found = f; }
+  yield* u.close(fd);
+  return found;
+}
+
+/** getpwuid(uid)->pw_name, or null */
+export function* getpwuidName(u: U, uid: number): G<string | null> {
+  yield* nscd(u);
+  yield* nscd(u);
+  yield* nssConfig(u);
+  return (yield* filesLookup(u, '/etc/passwd', uid))?.[0] ?? null;
+}
+
+/** getgrgid(gid)->gr_name, or null */
+export function* getgrgidName(u: U, gid: number): G<string | null> {
+  yield* nscd(u);
+  yield* nscd(u);
+  yield* nssConfig(u);
+  return (yield* filesLookup(u, '/etc/group', gid))?.[0] ?? null;
+}
+
+/** tzset's first call: /etc/localtime read as glibc's tzfile does (the machine's zone is UTC either way) */
+export function* tzset(u: U): G<void> {
+  if (tzLoaded.has(u)) return;
+  tzLoaded.add(u);
+  const fd = yield* u.open('/etc/localtime', O_CLOEXEC);
+  if (fd < 0) return;
+  yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+  yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+  const r = yield* u.read(fd, 4096);
+  // the v1 block read, the v2 header and data after it: seek back to the second header and read on
+  if (r.ret > 60) { yield* u.lseek(fd, -60, 1); yield* u.read(fd, 4096); }
+  yield* u.close(fd);
+}
+
+/** Debian 12's /etc/nsswitch.conf (libc-bin's /usr/share/libc-bin/nsswitch.conf, 494 bytes) */
+const NSSWITCH = `# /etc/nsswitch.conf
+#
+# Example configuration of GNU Name Service Switch functionality.
+# If you have the \`glibc-doc-reference' and \`info' packages installed, try:
+# \`info libc "Name Service Switch"' for information about this file.
+
+passwd:         files
+group:          files
+shadow:         files
+gshadow:        files
+
+hosts:          files dns
+networks:       files
+
+protocols:      db files
+services:       db files
+ethers:         db files
+rpc:            db files
+
+netgroup:       nis
+`;
+/** tzdata's Etc/UTC (114 bytes: a TZif2 v1 block, the v2 block, the "UTC0" footer) */
+function utcTzif(): Buffer {
+  const block = Buffer.alloc(54);
+  block.write('TZif2', 0, 'latin1');
+  block.writeUInt32BE(1, 36); // tzh_typecnt
+  block.writeUInt32BE(4, 40); // tzh_charcnt
+  block.write('UTC\0', 50, 'latin1');
+  return Buffer.concat([block, block, Buffer.from('\nUTC0\n', 'latin1')]);
+}
+
+interface LibcFs {
+  lookup(p: string): unknown;
+  mkdirp(p: string): unknown;
+  symlink(p: string, target: string): unknown;
+  createFile(p: string, content: string | { size: number; gen: (off: number, len: number) => Uint8Array }, mode?: number): unknown;
+}
+/** /etc/nsswitch.conf and /etc/localtime -> /usr/share/zoneinfo/Etc/UTC, as a Debian 12 install has them */
+export function installLibcFiles(fs: LibcFs): void {
+  if (!fs.lookup('/etc/nsswitch.conf')) fs.createFile('/etc/nsswitch.conf', NSSWITCH);
+  if (!fs.lookup('/usr/share/zoneinfo/Etc/UTC')) {
+    fs.mkdirp('/usr/share/zoneinfo/Etc');
+    const tz = utcTzif();
+    fs.createFile('/usr/share/zoneinfo/Etc/UTC', { size: tz.length, gen: (o, l) => Uint8Array.from(tz.subarray(o, o + l)) }, 0o644);
+  }
+  if (!fs.lookup('/etc/localtime')) fs.symlink('/etc/localtime', '/usr/share/zoneinfo/Etc/UTC');
+}
