@@ -5,7 +5,7 @@ the installed-but-unloaded ones of modules.py (UNLOADED, at the layout modules.p
 Usage: module_inlines.py WORKDIR OUTDIR   (after modules.py; python3 standard library only)
   WORKDIR  fetch.sh's work directory: the image package's .ko files (symbol tables) and the -dbg
            package's .ko files (DWARF)
-  OUTDIR   data/kernel: writes module_inlines.gz (which modules and their kallsyms: the
+  OUTDIR   data/kernel: writes module_inlines.gz and module_inlines_installed.gz (which modules and their kallsyms: the
            recorder's data/recordings/system.json.gz)
 
 Every module's whole DWARF is dumped (`llvm-dwarfdump --debug-info`, ext4.ko: ~2.6 M lines,
@@ -15,7 +15,8 @@ function holding the pc is the function's hot (`foo`) or cold (`foo.cold`) part,
 of that name starting at the range's start. Instances inside init text (freed after the module's
 init, not in kallsyms) are dropped.
 
-module_inlines.gz, per module (load order):
+module_inlines.gz (the loaded modules) and module_inlines_installed.gz (the installed-but-unloaded
+ones, read only for probes on them), per module (load order):
   M  name
   F  name  decl_file  decl_line  params        as inline_sites.gz (params = name:DWARF type;...)
   S  caller_symbol  offset  call_file  call_line
@@ -44,7 +45,7 @@ def main():
     work, outdir = sys.argv[1], sys.argv[2]
     mods, ksyms, _sysmod = read_snapshot(SNAPSHOT)
     paths = ko_paths()
-    buf = io.StringIO()
+    bufs = {True: io.StringIO(), False: io.StringIO()}   # loaded / installed-but-unloaded
     total = 0
     # the loaded modules in load order, then the installed-but-unloaded ones (modules.py's UNLOADED)
     todo = [(m['name'], paths[m['name']], True) for m in reversed(mods)]
@@ -83,6 +84,7 @@ def main():
 
         funcs, sites = {}, {}
         scan_instances(dies, funcs, sites, where)
+        buf = bufs[loaded]
         buf.write(f'M\t{name}\n')
         n = 0
         for key in sorted(funcs):
@@ -95,9 +97,10 @@ def main():
             n += len(rows)
         total += n
         print(f'{name}: {len(funcs)} inlined functions, {n} instances', file=sys.stderr)
-    with open(os.path.join(outdir, 'module_inlines.gz'), 'wb') as f:
-        with gzip.GzipFile(fileobj=f, mode='wb', mtime=0, filename='') as g:
-            g.write(buf.getvalue().encode())
+    for loaded, out in ((True, 'module_inlines.gz'), (False, 'module_inlines_installed.gz')):
+        with open(os.path.join(outdir, out), 'wb') as f:
+            with gzip.GzipFile(fileobj=f, mode='wb', mtime=0, filename='') as g:
+                g.write(bufs[loaded].getvalue().encode())
     print(f'module inline instances: {total}', file=sys.stderr)
 
 

@@ -114,7 +114,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body));
   if (!opts.unoptimized && !opts.listing) {
     for (const d of derived) markUnresolvedTargets(d.dp.body, d.scope);
-    new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals);
+    new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals, stopForWarnings);
   }
   const live = units.filter((u) => !u.elided);
   if (stopForWarnings()) return null;

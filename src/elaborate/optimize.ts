@@ -235,7 +235,7 @@ export class Optimizer {
    * One relaxation loop over all probes and functions.  `units` are probes; `functions` the reachable
    * functions (re-computed by the caller).  Returns after convergence.
    */
-  run(units: OptUnit[], functions: () => A.FunctionDecl[], liveGlobals: Set<A.VarDecl>): void {
+  run(units: OptUnit[], functions: () => A.FunctionDecl[], liveGlobals: Set<A.VarDecl>, stop?: () => boolean): void {
     // (a body shared by a wildcard's probes speaks for all of them: Diagnostics.asCopies)
     const copies = (sc: { also?: string[] }): number => 1 + (sc.also?.length ?? 0);
     for (const u of units) this.recordStatementTokens(u.body);
@@ -324,7 +324,8 @@ export class Optimizer {
         for (const u of units) if (!u.elided) walkStmt(u.body, checkUnfoldable);
         for (const f of fns) if (f.body.k !== 'embedded') walkStmt(f.body, checkUnfoldable);
       }
-      if (!changed) return;
+      // (-W: stap counts the warnings as errors and does not start another iteration)
+      if (!changed || stop?.()) return;
     }
   }
 
@@ -473,7 +474,7 @@ export function replaceNode(node: A.Expr, by: A.Expr): void {
 
 /** The leftmost token of an expression (what stap's statement token is). */
 /** Is e a long constant stap's folder reduces (literals, unary and binary operators of them)? */
-function foldable(e: A.Expr): boolean {
+export function foldable(e: A.Expr): boolean {
   if (e.k === 'num') return true;
   if (e.k === 'unary') return foldable(e.operand);
   if (e.k === 'binary') return e.op !== '>>>' && foldable(e.left) && foldable(e.right);

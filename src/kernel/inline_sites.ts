@@ -7,10 +7,12 @@
  * For vmlinux the data covers the inline instances inside the functions the machine model runs (the
  * compile units of those functions were scanned); the abstract definitions of every other inline
  * function are in inlines.gz (kallsyms.ts `inlineFunctions()`) without instances. For the loaded
- * modules (module_inlines.gz, scripts/kernel-data/module_inlines.py) every instance in core text.
+ * modules (module_inlines.gz, scripts/kernel-data/module_inlines.py) every instance in core text;
+ * for the installed-but-unloaded ones (module_inlines_installed.gz) the same at the layout
+ * modules.py gives them.  A module("M") probe reads only the file of M.
  */
 import { readDataText, noteParseTime } from './data';
-import { lookupName, isFunction, symbolAddr, globToRegExp, hasGlob, fileMatches, FuncPattern, symbolModule } from './kallsyms';
+import { lookupName, isFunction, symbolAddr, globToRegExp, hasGlob, fileMatches, FuncPattern, symbolModule, knownModules } from './kallsyms';
 import { btfLookupType } from './btf';
 
 /** The function id (`KHit.fn`, `FuncPointData.fn`) of a hit on an inline instance: it has no symbol of its own. */
@@ -42,15 +44,17 @@ export interface InlineInstance {
   callLine: number;
 }
 
-/** The inline data of vmlinux (inline_sites.gz) or of the modules (module_inlines.gz). */
+/** The inline data of vmlinux (inline_sites.gz) or of the modules (module_inlines*.gz). */
 interface Store {
   funcs: InlinedFunction[];
   byName: Map<string, InlinedFunction[]>;
   byCaller: Map<number, InlineInstance[]>;
 }
 
-let vmlinuxStore: Store | null = null;
-let moduleStore: Store | null = null;
+const VMLINUX = 'inline_sites.gz';
+const LOADED = 'module_inlines.gz';
+const INSTALLED = 'module_inlines_installed.gz';
+const stores = new Map<string, Store>();
 /** the data text until it is parsed (a plain name absent from it needs no parse) */
 const rawTexts = new Map<string, string>();
 function rawText(file: string): string {
@@ -105,12 +109,18 @@ function parse(file: string): Store {
   return st;
 }
 
-function vmlinux(): Store {
-  return (vmlinuxStore ??= parse('inline_sites.gz'));
+function store(file: string): Store {
+  let st = stores.get(file);
+  if (!st) stores.set(file, (st = parse(file)));
+  return st;
 }
 
-function modules(): Store {
-  return (moduleStore ??= parse('module_inlines.gz'));
+/** The data files a scope (`kernel`, a module name or a module glob) needs. */
+function filesOf(scope: string): string[] {
+  if (scope === 'kernel') return [VMLINUX];
+  if (hasGlob(scope)) return [LOADED, INSTALLED];
+  const m = knownModules().find((k) => k.name === scope);
+  return m ? [m.loaded ? LOADED : INSTALLED] : [];
 }
 
 /**
@@ -119,19 +129,19 @@ function modules(): Store {
  * names (a name or a glob).
  */
 export function matchInlined(p: FuncPattern, scope: string = 'kernel'): InlinedFunction[] {
-  const file = scope === 'kernel' ? 'inline_sites.gz' : 'module_inlines.gz';
-  const parsed = scope === 'kernel' ? vmlinuxStore : moduleStore;
-  // a plain name: when the data has no such inlined function, no need to parse it all
-  if (!parsed && !hasGlob(p.func)) {
-    const raw = rawText(file);
-    if (!raw.includes(`\nF\t${p.func}\t`) && !raw.startsWith(`F\t${p.func}\t`)) return [];
-  }
-  const st = scope === 'kernel' ? vmlinux() : modules();
-  let cands: InlinedFunction[];
-  if (!hasGlob(p.func)) cands = st.byName.get(p.func) ?? [];
-  else {
-    const re = globToRegExp(p.func);
-    cands = st.funcs.filter((f) => re.test(f.name));
+  let cands: InlinedFunction[] = [];
+  for (const file of filesOf(scope)) {
+    // a plain name: when the data has no such inlined function, no need to parse it all
+    if (!stores.has(file) && !hasGlob(p.func)) {
+      const raw = rawText(file);
+      if (!raw.includes(`\nF\t${p.func}\t`) && !raw.startsWith(`F\t${p.func}\t`)) continue;
+    }
+    const st = store(file);
+    if (!hasGlob(p.func)) cands = cands.concat(st.byName.get(p.func) ?? []);
+    else {
+      const re = globToRegExp(p.func);
+      cands = cands.concat(st.funcs.filter((f) => re.test(f.name)));
+    }
   }
   if (scope !== 'kernel') {
     const mre = hasGlob(scope) ? globToRegExp(scope) : null;
@@ -146,8 +156,9 @@ export function matchInlined(p: FuncPattern, scope: string = 'kernel'): InlinedF
 
 /** The inline instances inside one symbol, address order (empty when none are known). */
 export function inlineInstancesIn(caller: number): readonly InlineInstance[] {
-  const st = symbolModule(caller) === '' ? vmlinux() : modules();
-  return st.byCaller.get(caller) ?? NONE;
+  const mod = symbolModule(caller);
+  const file = mod === '' ? VMLINUX : knownModules().find((k) => k.name === mod)?.loaded === false ? INSTALLED : LOADED;
+  return store(file).byCaller.get(caller) ?? NONE;
 }
 const NONE: readonly InlineInstance[] = [];
 
@@ -166,6 +177,11 @@ export function inlineParamBtf(dwarfType: string): number {
 
 /** The inlined function `name` declared at file:line (the abstract definition) of vmlinux or a module, or null. */
 export function inlinedFunction(name: string, file: string, line: number, module = ''): InlinedFunction | null {
-  const st = module === '' || module === 'kernel' ? vmlinux() : modules();
-  return st.byName.get(name)?.find((f) => f.file === file && f.line === line && f.module === (module === 'kernel' ? '' : module)) ?? null;
+  const files = module === '' || module === 'kernel' ? [VMLINUX] : filesOf(module);
+  const mod = module === 'kernel' ? '' : module;
+  for (const data of files) {
+    const f = store(data).byName.get(name)?.find((x) => x.file === file && x.line === line && x.module === mod);
+    if (f) return f;
+  }
+  return null;
 }

@@ -32,6 +32,7 @@ import { Rcu, rcu } from './kernel/rcu';
 import { softirq } from './kernel/softirq';
 import { workqueue } from './kernel/workqueue';
 import { sys } from './kernel/sys';
+import { capability } from './kernel/capability';
 import { perfEventOpen } from './kernel/perf_event_open';
 import { signals } from './kernel/signal';
 import { printk } from './kernel/printk';
@@ -60,6 +61,7 @@ import { Net, netCore } from './net/core';
 import { netLayout } from './net/layout';
 import { netSock } from './net/sock';
 import { netSocket } from './net/socket';
+import { netSockopt } from './net/sockopt';
 import { netTcp } from './net/tcp';
 import { netUdp } from './net/udp';
 import { netfilter } from './net/netfilter';
@@ -83,11 +85,11 @@ import type { Tracefs } from '../kernel/tracefs/tracefs';
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
-  schedCore, time, timer, rcu, softirq, workqueue, sys, signals, perfEventOpen, printk,
+  schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, perfEventOpen, printk,
   block,
   fault, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, fsAttr, timerfd,
-  netLayout, netCore, netSock, netSocket, netTcp, netUdp, netfilter,
+  netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netUdp, netfilter,
   loopback,
   fork, exec, exit,
   returnValues,

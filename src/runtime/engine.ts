@@ -446,10 +446,8 @@ export class Engine implements EngineApi {
         const spec: HistSpec = h.kind === 'log' ? logHist() : linearHist(h.params[0], h.params[1], h.params[2]);
         const w = histSpecWarnings(spec);
         if (w.length) {
+          // (stat-common.c's _stp_warn; the global's allocation then fails: -ENOMEM)
           this.stderrW(w.join('\n') + '\n');
-          if (spec.kind === 'linear' && spec.interval !== 0) {
-            this.stderrW(`WARNING: histogram: Bad bucket specification; start=${spec.start} stop=${spec.stop} interval=${spec.interval}\n`);
-          }
           this.stderrW(`ERROR: Couldn't insert module '${this.moduleName}': Cannot allocate memory\n`);
           return this.finishStatus(true);
         }

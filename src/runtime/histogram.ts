@@ -5,6 +5,7 @@ import { Long, add, sub, mul, div, fromBigInt } from './int64';
 import { StapError } from './errors';
 
 export const HIST_LOG_BUCKETS = 128;
+export const STP_MAX_BUCKETS = 128;
 export const HIST_LOG_BUCKET0 = 64;
 export const HIST_WIDTH = 50;
 export const HIST_ELISION_DEFAULT = 2;
@@ -15,10 +16,11 @@ export interface HistLogSpec {
 }
 export interface HistLinearSpec {
   readonly kind: 'linear';
-  readonly start: Long;
-  readonly stop: Long;
-  readonly interval: Long;
-  /** (stop-start)/interval + 3 (0 = underflow, buckets-1 = overflow) */
+  /** the runtime's C ints (struct _Hist): the script's numbers cut to 32 bits */
+  readonly start: number;
+  readonly stop: number;
+  readonly interval: number;
+  /** (stop-start)/interval + 3 (0 = underflow, buckets-1 = overflow); 0 when refused */
   readonly buckets: number;
 }
 export type HistSpec = HistLogSpec | HistLinearSpec;
@@ -29,14 +31,26 @@ export function logHist(): HistLogSpec {
   return LOG_HIST;
 }
 
-/** Build a linear histogram descriptor.  Use histSpecWarnings() to validate at module init. */
+/** The C int a 64-bit value becomes when passed as an `int`. */
+function cInt(v: Long): number {
+  return typeof v === 'number' && v >= -2147483648 && v <= 2147483647 ? v : Number(BigInt.asIntN(32, BigInt(v)));
+}
+
+/**
+ * Build a linear histogram descriptor as the runtime does (stat-common.c
+ * _stp_stat_calc_buckets, on C ints): buckets = (stop - start) / interval + 3, 0 when the interval
+ * is 0 or the count is outside 3..STP_MAX_BUCKETS (histSpecWarnings() gives the warnings).
+ */
 export function linearHist(start: Long, stop: Long, interval: Long): HistLinearSpec {
+  const st = cInt(start);
+  const sp = cInt(stop);
+  const iv = cInt(interval);
   let buckets = 0;
-  if (interval !== 0) {
-    const n = add(div(sub(stop, start), interval), 3);
-    buckets = typeof n === 'number' ? n : Number(n);
+  if (iv !== 0) {
+    const n = Math.trunc(((sp - st) | 0) / iv) + 3;
+    if (n >= 3 && n <= STP_MAX_BUCKETS) buckets = n;
   }
-  return { kind: 'linear', start, stop, interval, buckets };
+  return { kind: 'linear', start: st, stop: sp, interval: iv, buckets };
 }
 
 /**
@@ -47,8 +61,9 @@ export function linearHist(start: Long, stop: Long, interval: Long): HistLinearS
 export function histSpecWarnings(spec: HistSpec): string[] {
   if (spec.kind === 'log') return [];
   if (spec.interval === 0) return ['WARNING: histogram: interval cannot be zero.'];
-  if (spec.buckets > HIST_LOG_BUCKETS || spec.buckets < 3) {
-    return ['WARNING: histogram: Number of buckets must be between 1 and 126'];
+  if (spec.buckets === 0) {
+    return [`WARNING: histogram: Number of buckets must be between 1 and ${STP_MAX_BUCKETS - 2}`,
+      'Number_of_buckets = (stop - start) / interval.', 'Please adjust your start, stop, and interval values.'];
   }
   return [];
 }
@@ -82,14 +97,18 @@ export function logBucketValue(b: number): Long {
   return k < 53 ? -(2 ** k) : fromBigInt(-(1n << BigInt(k)));
 }
 
-/** Linear histogram bucket of a value. */
+/**
+ * Linear histogram bucket of a value (stat-common.c __stp_stat_add): the distance from start
+ * divided as unsigned by the interval as a u32 (do_div), plus one; under- and overflow buckets.
+ */
 export function linearBucket(spec: HistLinearSpec, v: Long): number {
   const d = sub(v, spec.start);
   if (d < 0) return 0;
-  const q = div(d, spec.interval);
   const last = spec.buckets - 1;
-  if (q >= last - 1) return last;
-  return (q as number) + 1;
+  const base = spec.interval >>> 0;
+  const q = typeof d === 'number' ? Math.floor(d / base) : Number(BigInt(d) / BigInt(base));
+  if (q + 1 >= last) return last;
+  return q + 1;
 }
 
 export function bucketOf(spec: HistSpec, v: Long): number {
@@ -151,7 +170,8 @@ export function renderHistogram(spec: HistSpec, counts: ArrayLike<number>, elisi
   let i0: number;
   if (spec.kind === 'linear') {
     i0 = neededSpace(spec.start) + under;
-    valSpace = neededSpace(add(spec.start, mul(spec.interval, high))) + over;
+    // (`st->start + st->interval * high_bucket` in C int arithmetic)
+    valSpace = neededSpace((spec.start + Math.imul(spec.interval, high)) | 0) + over;
   } else {
     i0 = neededSpace(logBucketValue(high));
     valSpace = neededSpace(logBucketValue(low < 0 ? 0 : low));

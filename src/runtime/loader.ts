@@ -61,9 +61,13 @@ function runtimeObject(tr: Translated, host: ModuleHost): Record<string, unknown
     lim: tr.limits,
     D: tr.data,
     B: builtinFor,
-    shlS: (a: Long, b: Long): Long => (b < 0 ? a : I.shl(a, b)),
-    shrS: (a: Long, b: Long): Long => (b < 0 ? a : I.shr(a, b)),
-    ushrS: (a: Long, b: Long): Long => (b < 0 ? a : I.ushr(a, b)),
+    // run-time shifts mask the count with 63 (stap's pass 3: `a << (b & 63)`); stap's constant
+    // folder leaves a constant shifted by a count outside 0..63 unchanged (`120 << -2` is 120)
+    shlS: I.shl,
+    shrS: I.shr,
+    ushrS: I.ushr,
+    shlF: (a: Long, b: Long): Long => (b < 0 || b > 63 ? a : I.shl(a, b)),
+    shrF: (a: Long, b: Long): Long => (b < 0 || b > 63 ? a : I.shr(a, b)),
     T: (s: string) => (s.length > max ? s.slice(0, max) : s),
     Z: cutNul,
     C: (a: string, b: string, size: number) => (a.length >= size ? a : (a + b).slice(0, size)),

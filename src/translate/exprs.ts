@@ -5,6 +5,7 @@
  */
 import type * as A from '../ast';
 import { strverscmp } from '../parse/preprocess';
+import { foldable } from '../elaborate/optimize';
 import { compileEre, regexErrorText, rawOfValue } from '../runtime/regex';
 import { constValue } from './consts';
 import { assignBinaryOp, TOP, exact, addR, subR, tracked, hasZero, Range } from './ranges';
@@ -190,6 +191,10 @@ export abstract class ExprGen extends GenBase {
     }
     const fast = fastBinary(e.op, ra, rb, this.rng(e));
     if (fast) return fast(this.ex(e.left), this.ex(e.right));
+    if ((e.op === '<<' || e.op === '>>') && foldable(e)) {
+      // stap's constant folder computed it (a count outside 0..63 leaves the value unchanged)
+      return `${e.op === '<<' ? 'shlF' : 'shrF'}(${this.ex(e.left)}, ${this.ex(e.right)})`;
+    }
     if ((e.op === '/' || e.op === '%') && hasZero(rb)) return this.located(e.tok, [e.left, e.right], (a) => `${f}(${a[0]}, ${a[1]})`);
     return `${f}(${this.ex(e.left)}, ${this.ex(e.right)})`; // (a nonzero divisor cannot fail: no location)
   }

@@ -150,11 +150,8 @@ export function negR(a: Range): Range {
 
 /** Shifts as the generated code does them: a negative count leaves the value unchanged. */
 function shiftR(a: Range, c: Range, f: (a: Range, k: Range) => Range): Range {
-  if (c.hi > 63n) return TOP; // the count is masked with 63
-  let r: Range | undefined;
-  if (c.hi >= 0n) r = f(a, { lo: c.lo < 0n ? 0n : c.lo, hi: c.hi });
-  if (c.lo < 0n) r = r ? join(r, a) : a;
-  return r!;
+  if (c.hi > 63n || c.lo < 0n) return TOP; // the count is masked with 63
+  return f(a, c);
 }
 
 export function shlR(a: Range, c: Range): Range {
@@ -170,7 +167,7 @@ export function shrR(a: Range, c: Range): Range {
 }
 
 export function ushrR(a: Range, c: Range): Range {
-  if (a.lo < 0n) return c.hi < 0n ? a : TOP;
+  if (a.lo < 0n) return TOP;
   return shrR(a, c);
 }
 

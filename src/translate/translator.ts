@@ -24,7 +24,7 @@ type Guard = { decl: A.VarDecl; range: Range };
 const GUARD_RANGES: Range[] = [SAFE, ...[50, 44, 36].map((k) => ({ lo: -(2n ** BigInt(k)), hi: 2n ** BigInt(k) }))];
 const bitLength = (x: bigint) => x.toString(2).length - 1;
 
-const HELPER_CALL = /\b(?:add|sub|mul|div|mod|neg|bitAnd|bitOr|bitXor|bitNot|shlS|shrS|ushrS)\(/g;
+const HELPER_CALL = /\b(?:add|sub|mul|div|mod|neg|bitAnd|bitOr|bitXor|bitNot|shlS|shrS|ushrS|shlF|shrF)\(/g;
 /** Number of int64 helper calls in generated code. */
 function helperCalls(js: string): number {
   return js.match(HELPER_CALL)?.length ?? 0;
@@ -156,7 +156,7 @@ export class Translator extends StmtGen {
     const head: string[] = [];
     head.push(`// tapsim pass 3: ${P.probes.length} probe(s), ${P.functions.filter((f) => f.body.k === 'block').length} function(s), ${P.globals.length} global(s)`);
     head.push('const { add, sub, mul, div, mod, neg, bitAnd, bitOr, bitXor, bitNot, shl, shr, ushr } = R.I;');
-    head.push('const { shlS, shrS, ushrS } = R; // shifts: a negative count leaves the value unchanged');
+    head.push('const { shlS, shrS, ushrS, shlF, shrF } = R; // shifts: count & 63 (F: of constants, as folded)');
     head.push('const { T, Z, C, out, outH, maxact, nestErr, frame, caught, B, fI, fS, fC, fB, fM, fx, star, memPrec, D } = R;');
     head.push('const MAXACT = R.lim.maxAction, MAXNEST = R.lim.maxNesting, MAXSTR = R.lim.maxStringLen - 1;');
     head.push('let L = 0, act = 0, depth = 0;');

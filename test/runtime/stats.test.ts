@@ -111,6 +111,25 @@ describe('runtime/histogram', () => {
     expect(histSpecWarnings(linearHist(0, 1000, 1))[0]).to.match(/Number of buckets must be between 1 and 126/);
     expect(histSpecWarnings(linearHist(0, 100, 10))).to.deep.equal([]);
   });
+  it('linear descriptors on C ints, as stat-common.c computes them', () => {
+    // _stp_stat_calc_buckets(int stop, int start, int interval): 3..STP_MAX_BUCKETS (128) buckets
+    expect(linearHist(0, 125, 1).buckets).to.equal(128);
+    expect(histSpecWarnings(linearHist(0, 126, 1))).to.deep.equal([
+      'WARNING: histogram: Number of buckets must be between 1 and 126',
+      'Number_of_buckets = (stop - start) / interval.',
+      'Please adjust your start, stop, and interval values.',
+    ]);
+    expect(histSpecWarnings(linearHist(10, 0, 1))).to.have.length(3); // (negative count: refused, no fault)
+    expect(histSpecWarnings(linearHist(0, 10, -1))).to.have.length(3);
+    // a decreasing range with a negative interval is accepted: 13 buckets
+    const down = linearHist(10, 0, -1);
+    expect(down.buckets).to.equal(13);
+    // do_div by the interval as a u32: 20 / 4294967295 is 0
+    expect(linearBucket(down, 30)).to.equal(1);
+    expect(linearBucket(down, 9)).to.equal(0);
+    // the runtime's ints: 2^32 is 0
+    expect(linearHist(0, 4294967296, 1).buckets).to.equal(3);
+  });
   const row = (label: string, count: number, bar: number, cnt = 1, vs = 5) =>
     label.padStart(vs) + ' |' + '@'.repeat(bar) + String(count).padStart(50 - bar + 1 + cnt) + '\n';
   const head = (vs = 5) => 'value'.padStart(vs) + ' |' + '-'.repeat(50) + ' count\n';

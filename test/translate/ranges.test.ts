@@ -16,7 +16,8 @@ import { binaryR, negR, notR, Range, TOP, analyzeRanges, within, INT32 } from '.
 import { Engine } from '../../src/runtime/engine';
 import { fromBigInt } from '../../src/runtime/int64';
 import * as B from './ast-builders';
-import { int64Ref } from './int64-ref';
+import { int64Ref, int64Folded } from './int64-ref';
+import { foldable } from '../../src/elaborate/optimize';
 
 const MIN = -(2n ** 63n);
 const MAX = 2n ** 63n - 1n;
@@ -172,7 +173,7 @@ function evalE(e: A.Expr, env: Map<A.VarDecl, bigint>): bigint {
     case 'binary': {
       const a = evalE(e.left, env);
       const b = evalE(e.right, env);
-      const r = cOp(e.op, a, b);
+      const r = foldable(e) ? int64Folded(e.op, a, b) : cOp(e.op, a, b);
       if (r === 'div0') throw new Div0(e.tok);
       return r;
     }

@@ -1,4 +1,4 @@
-/** Small system calls of kernel/sys.c: getpid, uname, the credential getters, getppid, umask. */
+/** Small system calls of kernel/sys.c: getpid, uname, the credential getters, getppid, umask, setuid, prctl. */
 import type { MachineCore } from '../core/machine';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
@@ -15,3 +15,25 @@ sys.syscall('getegid', (_m, _c, t, e) => { e.ret = t.egid; return H_CONT; });
 sys.syscall('getppid', (_m, _c, t, e) => { e.ret = t.proc.parent?.tgid ?? 0; return H_CONT; });
 /** umask(mask): the process' new file creation mask, the old one returned */
 sys.syscall('umask', (_m, _c, t, e) => { e.ret = t.proc.umask; t.proc.umask = Number(e.a[0]) & 0o777; return H_CONT; });
+/** setuid(uid) (__sys_setuid): root sets every uid; others only their effective one, to the real or saved uid */
+sys.syscall('setuid', (_m, _c, t, e) => {
+  const uid = Number(e.a[0]);
+  if (t.euid === 0) { t.uid = t.euid = uid; t.proc.uid = uid; } else if (uid === t.uid) t.euid = uid; else { e.ret = -1; return H_CONT; }
+  e.ret = 0;
+  return H_CONT;
+});
+/**
+ * prctl(option, ...) (kernel/sys.c): PR_CAPBSET_READ (1 for a capability the kernel has: 0..40 on
+ * 6.1, EINVAL past it), PR_SET_KEEPCAPS/PR_GET_KEEPCAPS; others EINVAL.
+ */
+const keepCaps = new WeakMap<object, number>();
+sys.syscall('prctl', (_m, _c, t, e) => {
+  const [opt, arg] = (e.a as number[]).map(Number);
+  switch (opt) {
+    case 23: e.ret = arg >= 0 && arg <= 40 ? 1 : -22; break;
+    case 8: if (arg !== 0 && arg !== 1) { e.ret = -22; break; } keepCaps.set(t, arg); e.ret = 0; break;
+    case 7: e.ret = keepCaps.get(t) ?? 0; break;
+    default: e.ret = -22;
+  }
+  return H_CONT;
+});

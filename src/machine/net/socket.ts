@@ -14,7 +14,7 @@ import {
 import { syncSock } from './layout';
 import { sockOf, sockFile, fail, change, unwait, sleepOn, sigPending, nonblock, rxCount } from './sock';
 
-const EPERM = 1, EINTR = 4, EBADF = 9, EAGAIN = 11, EINVAL = 22, EAFNOSUPPORT = 97, EADDRINUSE = 98, ENOTSOCK = 88,
+const EPERM = 1, EINTR = 4, EACCES = 13, EBADF = 9, EAGAIN = 11, EINVAL = 22, EAFNOSUPPORT = 97, EADDRINUSE = 98, ENOTSOCK = 88,
   EPROTONOSUPPORT = 93, EOPNOTSUPP = 95;
 const O_NONBLOCK = 0o4000;
 
@@ -26,7 +26,12 @@ netSocket.hook('sock_new', (m, _c, t, e) => {
   const type = type0 & 0xf;
   let proto = proto0;
   if (type === SOCK_STREAM) { if (proto && proto !== IPPROTO_TCP) return fail(e, EPROTONOSUPPORT); proto = IPPROTO_TCP; }
-  else if (type === SOCK_DGRAM) { if (proto && proto !== IPPROTO_UDP && proto !== IPPROTO_ICMP) return fail(e, EPROTONOSUPPORT); proto = proto || IPPROTO_UDP; }
+  else if (type === SOCK_DGRAM) {
+    if (proto && proto !== IPPROTO_UDP && proto !== IPPROTO_ICMP) return fail(e, EPROTONOSUPPORT);
+    // ping sockets (ping_init_sock): Debian 12's net.ipv4.ping_group_range is "1 0", no group may open one
+    if (proto === IPPROTO_ICMP) return fail(e, EACCES);
+    proto = proto || IPPROTO_UDP;
+  }
   else if (type === SOCK_RAW) { if (t.euid !== 0) return fail(e, EPERM); if (proto !== IPPROTO_ICMP) return fail(e, EPROTONOSUPPORT); }
   else return fail(e, EINVAL);
   const s = new Sock(type, proto);

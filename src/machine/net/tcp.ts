@@ -304,7 +304,12 @@ netTcp.hook('tcp_recv', (m, _c, _t, e) => {
     e.ret = b.length;
     e.copied = b.length;
     e.len = b.length;
-    e.ackNow = !!s.peer && !s.peer.closed && (s.state === TCP_ESTABLISHED || s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2);
+    // tcp_cleanup_rbuf ACKs when an ACK is owed (the delayed one of the data just read), or as a
+    // window update when the reader freed room the blocked sender waits for; once sent, a second
+    // read has nothing to ACK
+    const peer = s.peer;
+    e.ackNow = !!peer && !peer.closed && (s.delack || peer.writeWait.length > 0)
+      && (s.state === TCP_ESTABLISHED || s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2);
     if (e.ackNow && !m.net.conns.has(`${s.dport}:${s.port}`)) e.ackNow = false;
     return H_CONT;
   }

@@ -116,21 +116,21 @@ export function wholeModel(m: ModelFile, s: Summariser): ModelSource {
   };
 }
 
-/** `len` bytes of `file` at `pos`, as latin1 text. */
-function readText(file: string, pos: number, len: number): string {
+/** `len` bytes of open file `fd` at `pos`, as latin1 text. */
+function readText(fd: number, file: string, pos: number, len: number): string {
   const b = Buffer.allocUnsafe(len);
-  const f = fs.openSync(file, 'r');
-  try {
-    if (fs.readSync(f, b, 0, len, pos) !== len) throw new Error(`entry model table ${file}: short read`);
-  } finally {
-    fs.closeSync(f);
-  }
+  if (fs.readSync(fd, b, 0, len, pos) !== len) throw new Error(`entry model table ${file}: short read`);
   return b.toString('latin1', 0, len);
 }
 
-/** The table in `table` if it is current for `modelFile` and summariser `s`, else null. */
+/**
+ * The table in `table` if it is current for `modelFile` and summariser `s`, else null.  The file stays
+ * open for the trees read later: a build that writes a new table meanwhile replaces the file
+ * (writeModelTable renames), so a running process keeps reading the table it checked.
+ */
 export function readModelTable(table: string, modelFile: string, s: Summariser): ModelSource | null {
   let fd: number;
+  let keep = false;
   try {
     fd = fs.openSync(table, 'r');
   } catch {
@@ -147,6 +147,7 @@ export function readModelTable(table: string, modelFile: string, s: Summariser):
     const h = JSON.parse(hbuf.toString('latin1')) as Header;
     if (h.format !== FORMAT || h.source !== stampOf(modelFile) || h.summary !== s.stamp) return null;
     const base = nl + 1 + hlen;
+    keep = true;
     return {
       ...h.model,
       fnIds: h.symtab === sourceStamp() && h.ids.length === h.model.functions.length ? Int32Array.from(h.ids) : undefined,
@@ -154,15 +155,15 @@ export function readModelTable(table: string, modelFile: string, s: Summariser):
       keyData: (name) => {
         if (!has(h.keys, name)) return undefined;
         const [off, len] = h.keys[name];
-        const d = JSON.parse(readText(table, base + off, len)) as { rule?: string; v: TableVariant[] };
-        const v = d.v.map(([count, feat, recs, summary, so, sl]): VariantData => ({ count, feat, recs, summary, shape: () => readText(table, base + so, sl) }));
+        const d = JSON.parse(readText(fd, table, base + off, len)) as { rule?: string; v: TableVariant[] };
+        const v = d.v.map(([count, feat, recs, summary, so, sl]): VariantData => ({ count, feat, recs, summary, shape: () => readText(fd, table, base + so, sl) }));
         return d.rule === undefined ? { v } : { rule: d.rule, v };
       },
     };
   } catch {
     return null;
   } finally {
-    fs.closeSync(fd);
+    if (!keep) fs.closeSync(fd);
   }
 }
 
@@ -193,6 +194,8 @@ export function writeModelTable(table: string, modelFile: string, m: ModelFile, 
     symtab: sourceStamp(), ids: m.functions.map(functionId) } satisfies Header), 'latin1');
   const all = Buffer.concat([Buffer.from(`${header.length}\n`, 'latin1'), header, ...chunks]);
   fs.mkdirSync(path.dirname(table), { recursive: true });
-  fs.writeFileSync(table, all);
+  const tmp = `${table}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, all);
+  fs.renameSync(tmp, table);
   return all.length;
 }

@@ -80,9 +80,13 @@ export function synthBytes(seed: number, off: number, len: number): Uint8Array {
 
 /** Fill an empty tree with a Debian install's files (and procfs, fs/procfs.ts, at its place in inode order). */
 export function populate(m: FsMachine, fs: Fs): void {
+  // Debian 12 is usrmerged: /bin and /sbin are symlinks into /usr (`ls -l /` of the real guest:
+  // bin -> usr/bin, sbin -> usr/sbin, lib -> usr/lib, lib64 -> usr/lib64; the last two from ldso.ts)
   for (const d of ['/bin', '/sbin', '/usr/bin', '/usr/sbin', '/usr/lib', '/etc/cron.d', '/etc/ssh', '/etc/systemd/system',
-    '/home/user', '/root', '/var/log/journal', '/var/lib', '/var/www/html', '/opt', '/mnt', '/srv', '/boot', '/usr/src/app'])
-    fs.mkdirp(d);
+    '/home/user', '/root', '/var/log/journal', '/var/lib', '/var/www/html', '/opt', '/mnt', '/srv', '/boot', '/usr/src/app']) {
+    if (d === '/bin' || d === '/sbin') fs.symlink(d, `usr${d}`);
+    else fs.mkdirp(d);
+  }
   fs.mkdirp('/tmp', 'tmpfs', 0o1777);
   fs.mkdirp('/proc', 'proc', 0o555);
   fs.mkdirp('/sys/kernel/debug', 'sysfs');
@@ -94,10 +98,12 @@ export function populate(m: FsMachine, fs: Fs): void {
     const size = 40000 + (hash32(p.length * 7919 + p.charCodeAt(0)) % 200000);
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
   }
-  fs.symlink('/bin/sh', '/usr/bin/sh');
-  fs.symlink('/bin/bash', '/usr/bin/bash');
-  for (const p of ['swapon', 'swapoff']) fs.symlink(`/sbin/${p}`, `/usr/bin/${p}`);
-  fs.symlink('/sbin/init', '/usr/bin/systemd');
+  // /bin/sh and /bin/bash are /usr/bin/sh and /usr/bin/bash; bash's rbash and iputils' ping4 links as
+  // the real guest's /usr/bin has them (and in their place, so later inode numbers stay as they were)
+  fs.symlink('/usr/bin/rbash', 'bash');
+  fs.symlink('/usr/bin/ping4', 'ping');
+  for (const p of ['swapon', 'swapoff']) fs.symlink(`/usr/sbin/${p}`, `/usr/bin/${p}`);
+  fs.symlink('/usr/sbin/init', '/usr/bin/systemd');
   // /etc
   const etc: Record<string, string> = {
     hostname: `${m.hostname}\n`,
@@ -151,7 +157,7 @@ export function populate(m: FsMachine, fs: Fs): void {
     const size = 40000 + (hash32(p.length * 7919 + p.charCodeAt(0)) % 200000);
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
   }
-  fs.symlink('/sbin/mkswap', '/usr/bin/mkswap');
+  fs.symlink('/usr/sbin/mkswap', '/usr/bin/mkswap');
   populateKernelLists(fs);
   for (const p of MORE_TOOL_NAMES) {
     const size = DEBIAN_FILES[p]?.[0] ?? 40000;

@@ -25,12 +25,13 @@ import { coreutils } from './programs/coreutils';
 import { fileutils } from './programs/fileutils';
 import { stat } from './programs/stat';
 import { gzipPrograms } from './programs/gzip';
+import { ping } from './programs/ping';
 import { procps } from './programs/procps';
 import { sedPrograms } from './programs/sed';
 
 export function registerPrograms(m: ProcMachine): void {
   const all: Record<string, ProgramMain> = {
-    ...programs, ...coreutils, ...fileutils, stat, ...gzipPrograms, ...procps, ...sedPrograms, ...benchPrograms, ...toolPrograms, ...seedTools, 'trace-cmd': traceCmd, perf, ...services,
+    ...programs, ...coreutils, ...fileutils, stat, ...gzipPrograms, ping, ...procps, ...sedPrograms, ...benchPrograms, ...toolPrograms, ...seedTools, 'trace-cmd': traceCmd, perf, ...services,
     sh: shMain, bash: shMain,
   };
   for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES]) {

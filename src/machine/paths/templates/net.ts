@@ -541,6 +541,8 @@ tcp_v4_do_rcv
           %wake_waiters
       __tcp_ack_snd_check
         tcp_send_delayed_ack
+          sk_reset_timer
+          %delack_arm
     ?!pkt_data
       __kfree_skb
 `,
@@ -640,6 +642,10 @@ tcp_v4_do_rcv
         tcp_queue_rcv
         sock_def_readable
           %wake_waiters
+      __tcp_ack_snd_check
+        tcp_send_delayed_ack
+          sk_reset_timer
+          %delack_arm
     ?pkt_fin
       tcp_data_queue
         tcp_fin

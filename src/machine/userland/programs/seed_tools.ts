@@ -1,6 +1,6 @@
 /**
  * The small tools the seed experiments (and the tracing tools' users) run that the userland did
- * not have yet: mount (tracefs, debugfs), mkswap, cut, sort, uniq, awk's field printing, timeout.
+ * not have yet: mount (tracefs, debugfs), mkswap, cut, sort, uniq, timeout (and awk, programs/awk.ts).
  * Listed in the issue-17 report; the userland proper grows elsewhere.
  */
 import type { U, ProgramMain } from '../../process/user';
@@ -8,6 +8,7 @@ import type { Op, Prog, SysResult } from '../../include/sched';
 import { bytesToString } from '../../process/user';
 import { O_WRONLY } from '../../include/fs';
 import { PAGE } from '../../include/fs';
+import { awkMain as awk } from './awk';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -116,27 +117,6 @@ const uniq: ProgramMain = function* (u, argv) {
     while (j < l.length && l[j] === l[i]) j++;
     out += count ? `${String(j - i).padStart(7)} ${l[i]}\n` : `${l[i]}\n`;
     i = j;
-  }
-  yield* u.out(out);
-  return 0;
-};
-
-/** awk 'PROGRAM' [FILE...] for `{ print $N, ... }` programs (optionally with a /regex/ pattern) */
-const awk: ProgramMain = function* (u, argv) {
-  let i = 1, fs: string | null = null;
-  if (argv[i] === '-F') { fs = argv[i + 1]; i += 2; } else if (argv[i]?.startsWith('-F')) { fs = argv[i].slice(2); i++; }
-  const prog = argv[i++];
-  const m = prog ? /^\s*(?:\/(.*)\/)?\s*\{\s*print\s*(.*?)\s*;?\s*\}\s*$/.exec(prog) : null;
-  if (!m) { yield* u.err(`awk: cannot run program: ${prog ?? ''}\n`); return 2; }
-  const re = m[1] !== undefined ? new RegExp(m[1]) : null;
-  const items = m[2] ? m[2].split(/\s*,\s*/) : ['$0'];
-  const s = yield* input(u, argv.slice(i), 'awk');
-  if (s === null) return 2;
-  let out = '';
-  for (const l of lines(s)) {
-    if (re && !re.test(l)) continue;
-    const f = fs === null ? l.trim().split(/[ \t]+/) : l.split(fs);
-    out += items.map((it) => { const k = /^\$(\d+)$/.exec(it); if (k) return Number(k[1]) === 0 ? l : f[Number(k[1]) - 1] ?? ''; if (it === 'NF') return String(f.length); return it.replace(/^"(.*)"$/, '$1'); }).join(' ') + '\n';
   }
   yield* u.out(out);
   return 0;

@@ -1,4 +1,4 @@
-/** More userland: ping (ICMP echo over the loopback), tar, make, cc (gzip: gzip.ts). */
+/** More userland: tar, make, cc (gzip: gzip.ts, ping: ping.ts). */
 import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
 import { bytesToString, toBytes } from '../../process/user';
@@ -9,7 +9,6 @@ import { gzipBytes, gunzipBytes } from './gzip';
 
 type G<T> = Generator<Op, T, SysResult>;
 
-const AF_INET = 2, SOCK_DGRAM = 2, SOCK_RAW = 3, IPPROTO_ICMP = 1;
 /** seconds since the epoch of machine time `ns` (file times shown by tar) */
 const epochOf = (u: U, ns: number) => epochSeconds(u.m.bootNs, ns);
 
@@ -195,89 +194,6 @@ const tar: ProgramMain = function* (u, argv) {
 
 // ---------------------------------------------------------------- ping
 
-const SEND_ERRORS: Record<number, string> = { 1: 'Operation not permitted', 22: 'Invalid argument', 105: 'No buffer space available' };
-
-const ping: ProgramMain = function* (u, argv) {
-  let count = Infinity, interval = 1, quiet = false, size = 56;
-  let host = '';
-  for (let i = 1; i < argv.length; i++) {
-    const a = argv[i];
-    const val = () => (a.length > 2 ? a.slice(2) : argv[++i]);
-    if (a.startsWith('-c')) count = Number(val());
-    else if (a.startsWith('-i')) interval = Number(val());
-    else if (a.startsWith('-s')) size = Number(val());
-    else if (a === '-q') quiet = true;
-    else if (a.startsWith('-')) { /* ignore */ }
-    else host = a;
-  }
-  if (!host) { yield* u.err('ping: usage error: Destination address required\n'); return 2; }
-  if (!(count > 0)) { yield* u.err(`ping: invalid argument: '${count}': out of range: 1 <= value <= 9223372036854775807\n`); return 1; }
-  const names: Record<string, string> = { localhost: '127.0.0.1', 'ip6-localhost': '127.0.0.1', [u.m.hostname]: '127.0.1.1' };
-  const addr = names[host] ?? host;
-  // other names go to DNS: the nameserver of /etc/resolv.conf is off the loopback-only machine, so
-  // the resolver's connect() fails (ENETUNREACH) before any packet leaves, and getaddrinfo gives EAI_AGAIN
-  if (!/^\d+\.\d+\.\d+\.\d+$/.test(addr)) { yield* u.err(`ping: ${host}: Temporary failure in name resolution\n`); return 2; }
-  if (!addr.startsWith('127.')) { yield* u.err('ping: connect: Network is unreachable\n'); return 2; }
-  let fd = yield* u.socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
-  if (fd < 0) fd = yield* u.socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
-  if (fd < 0) { yield* u.err('ping: socket: Operation not permitted\n'); return 2; }
-  let stop = false;
-  yield* u.sigaction(2, () => { stop = true; });
-  const label = host === addr ? addr : `${host} (${addr})`;
-  yield* u.out(`PING ${host} (${addr}) ${size}(${size + 28}) bytes of data.\n`);
-  const id = u.pid & 0xffff;
-  const rtts: number[] = [];
-  let sent = 0;
-  const start = u.m.now;
-  let lastRecv = start;
-  for (let seq = 1; seq <= count && !stop; seq++) {
-    const pkt = new Uint8Array(8 + size);
-    pkt[0] = 8; pkt[4] = id >> 8; pkt[5] = id & 0xff; pkt[6] = (seq >> 8) & 0xff; pkt[7] = seq & 0xff;
-    for (let i = 8; i < pkt.length; i++) pkt[i] = (i - 8) & 0xff;
-    let sum = 0;
-    for (let i = 0; i < pkt.length; i += 2) sum += (pkt[i] << 8) | (pkt[i + 1] ?? 0);
-    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-    sum = ~sum & 0xffff;
-    pkt[2] = sum >> 8; pkt[3] = sum & 0xff;
-    const t0 = u.m.now;
-    const r = yield* u.sendto(fd, pkt, 0);
-    sent++;
-    // a refused send (a netfilter hook dropped the echo request: EPERM) is reported and counted
-    if (r < 0) yield* u.err(`ping: sendmsg: ${SEND_ERRORS[-r] ?? `Unknown error ${-r}`}\n`);
-    else for (;;) {
-      const x = yield* u.recv(fd, 192);
-      if (x.ret < 0 || !x.data) break;
-      const b = x.data;
-      const off = (b[0] & 0xf) * 4;
-      if (b[off] !== 0 || ((b[off + 4] << 8) | b[off + 5]) !== id) continue;
-      const rseq = (b[off + 6] << 8) | b[off + 7];
-      const t1 = u.m.now;
-      lastRecv = t1;
-      const ms = (t1 - t0) / 1e6;
-      rtts.push(ms);
-      const tm = ms < 1 ? ms.toFixed(3) : ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : String(Math.round(ms));
-      if (!quiet) yield* u.out(`${x.ret - off} bytes from ${label}: icmp_seq=${rseq} ttl=${b[8]} time=${tm} ms\n`);
-      break;
-    }
-    if (seq < count && !stop) {
-      const wait = Math.round(interval * 1e9) - (u.m.now - t0);
-      if (wait > 0) yield* u.nanosleep(wait);
-    }
-  }
-  yield* u.close(fd);
-  const recv = rtts.length;
-  const loss = sent ? Math.round(((sent - recv) / sent) * 100) : 0;
-  let s = `\n--- ${host} ping statistics ---\n${sent} packets transmitted, ${recv} received, ${loss}% packet loss, time ${Math.round((lastRecv - start) / 1e6)}ms\n`;
-  if (recv) {
-    const min = Math.min(...rtts), max = Math.max(...rtts);
-    const avg = rtts.reduce((a, b) => a + b, 0) / recv;
-    const mdev = Math.sqrt(Math.max(0, rtts.reduce((a, b) => a + b * b, 0) / recv - avg * avg));
-    s += `rtt min/avg/max/mdev = ${min.toFixed(3)}/${avg.toFixed(3)}/${max.toFixed(3)}/${mdev.toFixed(3)} ms\n`;
-  }
-  yield* u.out(s);
-  return recv ? 0 : 1;
-};
-
 // ---------------------------------------------------------------- make, cc
 
 interface Rule { target: string; deps: string[]; recipe: string[]; lines: number[]; line: number }
@@ -458,7 +374,6 @@ const cc: ProgramMain = function* (u, argv) {
 };
 
 export const toolPrograms: Record<string, ProgramMain> = {
-  ping,
   tar,
   make,
   cc,
