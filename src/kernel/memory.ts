@@ -398,7 +398,8 @@ function isTaskLike(o: object): o is TaskLike {
 /**
  * The built-in materializer: `struct task_struct` for {pid, tid, comm}-objects (the kernel's
  * pid = thread id, tgid = process id), with prio, __state, a `struct cred` (uid/gid/euid/egid),
- * real_parent/parent (the parent process' first thread, or the task itself) and group_leader.
+ * real_parent/parent (the parent process' first thread; init_task for init and kthreadd, the idle
+ * task itself) and group_leader.
  */
 function taskMaterializer(o: object, mem: KernelMemory): number | null {
   if (!isTaskLike(o)) return null;
@@ -413,7 +414,10 @@ export function placeTask(o: object, addr: number): void {
   if (!isTaskLike(o)) throw new Error('kernel memory: not a task');
   kmem.map(addr, btfSizeof(kmem.typeId('struct task_struct')));
   layoutTask(kmem, o, addr);
+  initTaskAddr = addr;
 }
+/** init_task's address once placed: the real_parent of the tasks the kernel started itself (init, kthreadd) */
+let initTaskAddr = 0;
 
 function layoutTask(mem: KernelMemory, o: TaskLike, a: number): number {
   const T = 'struct task_struct';
@@ -434,7 +438,7 @@ function layoutTask(mem: KernelMemory, o: TaskLike, a: number): number {
   mem.setField(a, T, 'cred', cred);
   mem.setField(a, T, 'real_cred', cred);
   const parentTask = o.parent ?? o.proc?.parent?.threads?.[0] ?? null;
-  const pa = parentTask && parentTask !== o ? mem.addrOf(parentTask) : a;
+  const pa = parentTask && parentTask !== o ? mem.addrOf(parentTask) : o.pid > 0 && initTaskAddr ? initTaskAddr : a;
   mem.setField(a, T, 'real_parent', pa);
   mem.setField(a, T, 'parent', pa);
   const leader = o.proc?.threads?.[0];

@@ -27,6 +27,8 @@ import { returnValues } from './paths/retvals';
 import { Sched } from './kernel/sched/fair';
 import { schedCore } from './kernel/sched/core';
 import { time } from './kernel/time';
+import { Timers, timer } from './kernel/timer';
+import { Rcu, rcu } from './kernel/rcu';
 import { softirq } from './kernel/softirq';
 import { workqueue } from './kernel/workqueue';
 import { sys } from './kernel/sys';
@@ -54,6 +56,7 @@ import { fsStat } from './fs/stat';
 import { fsAttr } from './fs/attr';
 import { fsSync } from './fs/sync';
 import { ext4 } from './fs/ext4';
+import { timerfd } from './fs/timerfd';
 import { Net, netCore } from './net/core';
 import { netLayout } from './net/layout';
 import { netSock } from './net/sock';
@@ -82,10 +85,10 @@ import type { Tracefs } from '../kernel/tracefs/tracefs';
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
-  schedCore, time, softirq, workqueue, sys, capability, signals, perfEventOpen, printk,
+  schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, perfEventOpen, printk,
   block,
   fault, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
-  fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, fsAttr,
+  fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, fsAttr, timerfd,
   netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netUdp, netfilter,
   loopback,
   fork, exec, exit,
@@ -130,6 +133,10 @@ export class Machine {
   now: number;
   readonly bootNs: number;
   readonly sched: Sched;
+  /** kernel timers and the NO_HZ tick (kernel/timer.ts) */
+  readonly timers: Timers;
+  /** RCU grace periods (kernel/rcu.ts) */
+  readonly rcu: Rcu;
   readonly procs: Procs;
   readonly mm: MemSys;
   readonly fs: Fs;
@@ -168,6 +175,8 @@ export class Machine {
       this.cpus.push(c);
     }
     this.sched = new Sched(this);
+    this.timers = new Timers(this, new Prng(((opts.seed ?? 1) ^ 0x2545f491) >>> 0));
+    this.rcu = new Rcu(this);
     this.procs = new Procs(this);
     this.mm = new MemSys(this, opts.memMB ?? 2048);
     this.blk = new BlockLayer(this, new Disk(this));
@@ -328,7 +337,7 @@ export class Machine {
     const oldExec = this.executing;
     this.executing = c;
     try {
-      runSync(this, c, c.irqStack, 'softirq', newEnv('softirq', { pending: c.softirqPending }));
+      runSync(this, c, c.irqStack, 'do_softirq', newEnv('softirq', { pending: c.softirqPending }));
     } finally {
       this.executing = oldExec;
     }
@@ -368,7 +377,7 @@ export class Machine {
       const t = c.curr;
       c.ks = t.ks;
       if (t.ks.frames.length === 0) {
-        if (t.idle) pushPath(t.ks, 'idle', newEnv('idle'));
+        if (t.idle) pushPath(t.ks, 'idle_loop', newEnv('idle'));
         else if (t.kthread) {
           if (!t.kbody) throw new Error(`kthread ${t.comm} has no body`);
           t.kbody(t);

@@ -190,7 +190,8 @@ function startClock(m: CpuMachine, c: PerfCounter): () => void {
       c.add(ctx, c.period, c.handler ? interruptedPc(m, cpu, due, pc) : undefined);
       if (!live) return;
     }
-    due = m.now + c.period;
+    // hrtimer_forward: the next expiry a period after this one's, whatever ran meanwhile
+    due += c.period;
     m.schedule(due, fire, 0);
   };
   if (c.handler && c.period > 0) { due = m.now + c.period; m.schedule(due, fire, 0); }

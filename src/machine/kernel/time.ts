@@ -16,7 +16,7 @@ export const time = new Semantics<CpuMachine>('kernel/time');
 export function timedWake(m: CpuMachine, t: Task, ns: number): void {
   m.after(ns, () => {
     if (t.state === TASK_RUNNING) return;
-    m.irq(m.cpus[t.cpu], 'hrtimer_wake_irq', newEnv('hrtimer', { p: t, irq: 236 }));
+    m.irq(m.cpus[t.cpu], 'hrtimer_wake_irq', newEnv('hrtimer', { p: t, irq: 236, hrfn: 'hrtimer_wakeup' }));
   });
 }
 time.hook('nanosleep', (m, c, t, e) => {
@@ -32,10 +32,7 @@ time.hook('nanosleep', (m, c, t, e) => {
   timedWake(m, t, ns);
   return H_SLEEP;
 });
-time.tpArgs('hrtimer_start', (m, _c, t, e) => [{ function: 'hrtimer_wakeup', task: t }, 1]);
 time.hook('wake_sleeper', (m, c, _t, e) => pushWakeups(c, [e.p as Task]));
 time.hook('timers', () => H_CONT);
 time.tpArgs('local_timer_entry', () => [236]);
 time.tpArgs('local_timer_exit', () => [236]);
-time.tpArgs('hrtimer_expire_entry', (m) => [{ function: 'tick_sched_timer' }, m.now]);
-time.tpArgs('hrtimer_expire_exit', () => [{ function: 'tick_sched_timer' }]);

@@ -48,6 +48,29 @@ const SITES: Record<string, [string, string][]> = {
   // kernel/signal.c: __send_signal_locked traces the signal it queued (or not) last
   __send_signal_locked: [['signal:signal_generate', 'exit']],
   delayed_put_task_struct: [['sched:sched_process_free', 'entry']],
+  // kernel/time (the idle system's ticks and timers, kernel/timer.ts): the local timer interrupt
+  // (arch/x86/kernel/apic/apic.c), __run_hrtimer inlined in __hrtimer_run_queues (the callback runs
+  // right after the base lock is dropped), enqueue_hrtimer's debug_activate, call_timer_fn (the
+  // timer was detached just before: timer_cancel), hrtimer_init's debug_init
+  __sysvec_apic_timer_interrupt: [['irq_vectors:local_timer_entry', 'entry'], ['irq_vectors:local_timer_exit', 'exit']],
+  __hrtimer_run_queues: [['timer:hrtimer_expire_entry', 'after:_raw_spin_unlock_irqrestore'], ['timer:hrtimer_expire_exit', 'after:tick_sched_timer'],
+    ['timer:hrtimer_expire_exit', 'after:timerfd_tmrproc'], ['timer:hrtimer_expire_exit', 'after:watchdog_timer_fn'], ['timer:hrtimer_expire_exit', 'after:hrtimer_wakeup']],
+  enqueue_hrtimer: [['timer:hrtimer_start', 'entry']],
+  hrtimer_init: [['timer:hrtimer_init', 'entry']],
+  call_timer_fn: [['timer:timer_cancel', 'entry'], ['timer:timer_expire_entry', 'entry'], ['timer:timer_expire_exit', 'exit']],
+  // kernel/rcu/tree.c: trace_rcu_utilization around the scheduler-tick, RCU-core and context-switch hooks
+  rcu_sched_clock_irq: [['rcu:rcu_utilization', 'entry'], ['rcu:rcu_utilization', 'exit']],
+  rcu_core: [['rcu:rcu_utilization', 'entry'], ['rcu:rcu_utilization', 'exit']],
+  rcu_note_context_switch: [['rcu:rcu_utilization', 'entry'], ['rcu:rcu_utilization', 'exit']],
+  // kernel/sched/fair.c update_curr (inlined trace_sched_stat_runtime, for a task entity): where a
+  // task's own entity is charged: dequeued (it sleeps), put back (preempted), ticked
+  dequeue_entity: [['sched:sched_stat_runtime', 'after:update_curr']],
+  put_prev_entity: [['sched:sched_stat_runtime', 'after:update_curr']],
+  task_tick_fair: [['sched:sched_stat_runtime', 'after:update_curr']],
+  // kernel/time/timer.c enqueue_timer (mod_timer, add_timer_on ...): trace_timer_start
+  enqueue_timer: [['timer:timer_start', 'entry']],
+  // kernel/workqueue.c __queue_work: queued and activated under the pool lock, then insert_work
+  __queue_work: [['workqueue:workqueue_queue_work', 'after:_raw_spin_lock'], ['workqueue:workqueue_activate_work', 'after:_raw_spin_lock']],
 };
 
 const NONE: readonly TpSite[] = [];

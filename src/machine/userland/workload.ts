@@ -1,14 +1,17 @@
 /**
- * The default system: init (systemd), kthreadd and per-CPU kthreads (ksoftirqd/N, migration/N,
- * kworker/N:M), rcu_sched, kswapd0, jbd2/sda1-8, writeback flusher, and services (journald,
- * sshd, cron, rsyslogd, nginx-like server) with periodic activity so probes see a live machine.
+ * The default system: init (systemd), kthreadd and per-CPU kthreads (ksoftirqd/N, migration/N with
+ * the watchdog, kworker/N:M running the periodic delayed works), rcu_preempt, kswapd0, kcompactd0,
+ * jbd2/sda1-8, the writeback flusher, and the services (journald, sshd, cron, rsyslogd, nginx),
+ * doing what the `idle` recording shows them do on an idle Debian 12 box.
  */
 import type { ProcMachine } from '../process/procs';
 import type { ProgramMain } from '../process/user';
 import type { Task } from '../include/sched';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
 import { pushPath, newEnv } from '../paths/kexec';
-import { timedWake } from '../kernel/time';
+import { KTimer, pushScheduleTimeout } from '../kernel/timer';
+import { rcuGpKthread, type RcuMachine } from '../kernel/rcu';
+import { DelayedWork, queueDelayed, workerThread } from '../kernel/workqueue';
 import { programs } from './programs/core';
 import { benchPrograms } from './programs/bench';
 import { toolPrograms } from './programs/tools';
@@ -38,21 +41,8 @@ export function registerPrograms(m: ProcMachine): void {
   m.procs.programs.set('/bin/sh', shMain);
 }
 
-/** A periodically-waking kernel thread running `pathName` every `period` ns (± jitter). */
-function periodic(m: ProcMachine, pathName: string, period: number): (t: Task) => void {
-  return (t) => {
-    if (t.scratch.due) {
-      t.scratch.due = false;
-      pushPath(t.ks, pathName, newEnv(pathName));
-      return;
-    }
-    t.scratch.due = true;
-    t.state = TASK_INTERRUPTIBLE;
-    t.wchan = 'schedule_timeout';
-    timedWake(m, t, period * (0.75 + m.rand.next() / 2));
-    pushPath(t.ks, 'kthread_sleep', newEnv('sleep'));
-  };
-}
+/** The machine as the default system uses it: processes, and the kernel's timers and RCU. */
+type SystemMachine = ProcMachine & RcuMachine;
 
 function sleeper(m: ProcMachine): (t: Task) => void {
   return (t) => {
@@ -62,16 +52,74 @@ function sleeper(m: ProcMachine): (t: Task) => void {
   };
 }
 
-export function startDefaultSystem(m: ProcMachine): void {
+/** migration/N: cpu_stopper_thread, woken by the watchdog's hrtimer to run softlockup_fn. */
+function cpuStopper(): (t: Task) => void {
+  return (t) => {
+    if (t.scratch.due) { t.scratch.due = false; pushPath(t.ks, 'cpu_stopper_run', newEnv('stopper')); return; }
+    t.state = TASK_INTERRUPTIBLE;
+    t.wchan = 'smpboot_thread_fn';
+    pushPath(t.ks, 'smpboot_sleep', newEnv('sleep'));
+  };
+}
+
+/**
+ * The watchdog (kernel/watchdog.c): a per-CPU hrtimer every 2 * watchdog_thresh / 5 = 4 s that queues
+ * softlockup_fn on the CPU's stopper thread (migration/N) and wakes it.
+ */
+function watchdog(m: SystemMachine, cpu: number, stopper: Task): void {
+  const period = 4e9;
+  const t = new KTimer('watchdog_timer_fn', (mm, _c, e) => {
+    stopper.scratch.due = true;
+    (e.wakes as Task[]).push(stopper);
+    mm.timers.mod(t, cpu, t.expires + period);
+  }, true);
+  // the CPUs' watchdogs started one after another at boot (the recording: ~0.2 s apart)
+  m.timers.mod(t, cpu, m.now + period * (cpu + 1) / m.ncpus + m.timers.rand.int(1e6));
+}
+
+/**
+ * The periodic delayed works of an idle Debian 12 box (the `idle` recording's workqueue_queue_work
+ * by function and CPU, timer_start timeouts): psi_avgs_work of four psi groups every PSI_FREQ (2 s),
+ * neigh_managed_work of the ARP and ND tables every DELAY_PROBE_TIME (5 s), and the deferrable
+ * vmstat_update (per CPU), vmstat_shepherd (CPU 0) every second and flush_memcg_stats_dwork every
+ * FLUSH_TIME (2 s, unbound), which run when their CPU is awake anyway.
+ */
+function idleWorks(m: SystemMachine, unbound: number): DelayedWork[] {
+  const w: DelayedWork[] = [];
+  const on = (cpu: number) => cpu % m.ncpus;
+  for (const cpu of [0, 2, 3, 3]) w.push(new DelayedWork('psi_avgs_work', 2e9 + 4e6, on(cpu), false));
+  for (let i = 0; i < 2; i++) w.push(new DelayedWork('neigh_managed_work', 5e9, 0, false));
+  for (const c of m.cpus) w.push(new DelayedWork('vmstat_update', 1e9, c.id, true));
+  w.push(new DelayedWork('vmstat_shepherd', 1e9, 0, true));
+  w.push(new DelayedWork('flush_memcg_stats_dwork', 2e9, unbound, true));
+  for (const x of w) queueDelayed(m, x, m.timers.rand.int(x.period));
+  return w;
+}
+
+/**
+ * net/ipv4/tcp.c tcp_orphan_update: a deferrable timer every TCP_ORPHAN_TIMER_PERIOD (100 ms) that
+ * re-arms itself from its callback (the recording: on CPU 1, when that CPU is awake).
+ */
+function tcpOrphanTimer(m: SystemMachine, cpu: number): void {
+  const period = 100e6;
+  const t = new KTimer('tcp_orphan_update', (mm, c) => { mm.timers.mod(t, c.id, mm.now + period); }, false, true);
+  m.timers.mod(t, cpu, m.now + m.timers.rand.int(period));
+}
+
+export function startDefaultSystem(m: SystemMachine): void {
   registerPrograms(m);
   const init = m.procs.spawn(null, '/usr/bin/systemd', ['/sbin/init'], [null, null, null], { comm: 'systemd' });
   m.procs.init = init;
   m.procs.kthreadd = m.procs.kthread('kthreadd', sleeper(m));
-  m.procs.kthread('rcu_sched', periodic(m, 'rcu_gp', 12e6));
+  m.rcu.gpTask = m.procs.kthread('rcu_preempt', rcuGpKthread(m));
+  const works = idleWorks(m, m.ncpus - 1);
+  tcpOrphanTimer(m, Math.min(1, m.ncpus - 1));
   for (const c of m.cpus) {
-    m.procs.kthread(`migration/${c.id}`, sleeper(m), c.id);
+    const stopper = m.procs.kthread(`migration/${c.id}`, cpuStopper(), c.id);
+    watchdog(m, c.id, stopper);
     m.procs.kthread(`ksoftirqd/${c.id}`, sleeper(m), c.id);
-    m.procs.kthread(`kworker/${c.id}:0`, periodic(m, 'kworker_work', 1e9), c.id);
+    const worker = m.procs.kthread(`kworker/${c.id}:1`, workerThread(), c.id);
+    for (const w of works) if (w.cpu === c.id && w.fn !== 'flush_memcg_stats_dwork') w.worker = worker;
     m.procs.kthread(`kworker/${c.id}:1H`, sleeper(m), c.id, -20);
   }
   const kswapd = m.procs.kthread('kswapd0', (t) => {
@@ -81,8 +129,26 @@ export function startDefaultSystem(m: ProcMachine): void {
     pushPath(t.ks, 'kthread_sleep', newEnv('sleep'));
   });
   m.mm.kswapd = kswapd;
+  // kcompactd: wait_event_freezable_timeout(HPAGE_FRAG_CHECK_INTERVAL_MSEC = 500 ms), then the proactive compaction check
+  const kcompactd = m.procs.kthread('kcompactd0', (t) => {
+    t.state = TASK_INTERRUPTIBLE;
+    t.wchan = 'kcompactd';
+    pushPath(t.ks, 'kcompactd_wait', newEnv('kcompactd', { timeout: 500e6 }));
+  });
   m.procs.jbd2 = m.procs.kthread('jbd2/sda1-8', (t) => pushPath(t.ks, 'jbd2_commit', newEnv('jbd2')));
-  m.procs.kthread('kworker/u8:1-flush-8:0', periodic(m, 'writeback_work', 5e9));
+  // the flusher: dirty_writeback_interval (5 s) while inodes are dirty (wb_wakeup_delayed), else only
+  // when its CPU is awake anyway
+  m.procs.kthread('kworker/u8:1-flush-8:0', (t) => {
+    if (t.scratch.due) { t.scratch.due = false; if (m.fs.dirty.size) { pushPath(t.ks, 'writeback_work', newEnv('writeback_work')); return; } }
+    t.scratch.due = true;
+    t.state = TASK_INTERRUPTIBLE;
+    t.wchan = 'worker_thread';
+    pushScheduleTimeout(t, 5e9, m.fs.dirty.size === 0);
+  });
+  const unboundWorker = m.procs.kthread(`kworker/u${2 * m.ncpus}:3`, workerThread(), m.ncpus - 1);
+  for (const w of works) if (w.fn === 'flush_memcg_stats_dwork') w.worker = unboundWorker;
+  // kcompactd ran once at boot (kthread_run), arming its timeout; the flusher waits to be woken
+  m.sched.wake(kcompactd);
   const root = [m.fs.devNullFile(), m.fs.devNullFile(), m.fs.devNullFile()];
   m.procs.spawn(init, '/usr/bin/systemd-journald', ['/lib/systemd/systemd-journald'], root, { comm: 'systemd-journal' });
   m.procs.spawn(init, '/usr/bin/rsyslogd', ['/usr/sbin/rsyslogd', '-n'], root);

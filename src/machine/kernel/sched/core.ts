@@ -26,6 +26,8 @@ export interface SchedMachine extends CpuMachine {
   readonly sched: Sched;
   readonly procs: { taskDead(t: Task): void };
   readonly mm: { tick(c: Cpu): void };
+  /** RCU: a CPU left idle to run a task (kernel/rcu.ts) */
+  readonly rcu: { ranTask(c: Cpu, t: Task): void };
 }
 
 export const schedCore = new Semantics<SchedMachine>('kernel/sched/core');
@@ -115,6 +117,7 @@ function switchTo(m: SchedMachine, c: Cpu): number {
     prev.ks.sp = 0;
     m.procs.taskDead(prev);
   }
+  if (prev.idle && !next.idle) m.rcu.ranTask(c, next);
   next.onCpu = true;
   next.onRq = !next.idle;
   next.cpu = c.id;
@@ -139,12 +142,10 @@ schedCore.hook('tick', (m, c) => {
     if (t.ks.frames.length) t.stime += d; else t.utime += d;
   }
   m.sched.checkPreemptTick(c);
-  c.softirqPending |= 1 << 1; // TIMER_SOFTIRQ
-  if ((c.ticks & 3) === 0) c.softirqPending |= 1 << 7; // SCHED_SOFTIRQ: periodic rebalance
-  c.softirqPending |= 1 << 9; // RCU_SOFTIRQ
   m.mm.tick(c);
   return H_CONT;
 });
+schedCore.at('scheduler_tick', 'tick');
 
 /** try_to_wake_up semantics for env.p: the wake itself (state, run queue, preemption). */
 function ttwu(m: SchedMachine, e: Env): void {

@@ -169,10 +169,14 @@ export class Sched {
         const n = this.rqs[o.id].q.length;
         if (n >= most) { most = n; busiest = o; }
       }
-      if (busiest && this.rqs[busiest.id].q.length >= 1 && this.nrRunning(busiest) >= 2) {
-        const orq = this.rqs[busiest.id];
-        const t = orq.q[orq.q.length - 1];
-        orq.q.pop();
+      // can_migrate_task: never a task still running on its CPU (a prev put back by a __schedule
+      // that has not switched yet)
+      const orq = busiest ? this.rqs[busiest.id] : null;
+      let k = orq ? orq.q.length - 1 : -1;
+      while (k >= 0 && orq!.q[k].onCpu) k--;
+      if (busiest && orq && k >= 0 && this.nrRunning(busiest) >= 2) {
+        const t = orq.q[k];
+        orq.q.splice(k, 1);
         t.vruntime = t.vruntime - orq.minVruntime + rq.minVruntime;
         t.cpu = c.id;
         t.nrMigrations++;
@@ -188,7 +192,7 @@ export class Sched {
   /** scheduler_tick semantics: account, decide preemption. Runs the timer interrupt path. */
   tick(c: Cpu): void {
     c.ticks++;
-    this.m.irq(c, 'timer_irq', newEnv('timer_irq', { irq: 236, vector: 236 }));
+    this.m.irq(c, 'timer_interrupt', newEnv('tick', { tick: true, irq: 236, vector: 236 }));
   }
 
   /** check_preempt_tick(). */

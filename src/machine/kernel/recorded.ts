@@ -1,0 +1,60 @@
+/**
+ * Recorded call trees of one recording, by what they call: the variants of an entry-model key
+ * (paths/model.ts) that a given recording ran (the `idle` recording for the idle system's ticks and
+ * softirqs), narrowed to those whose tree calls every function of `has` and none of `hasNot`, drawn
+ * by recorded frequency with the given PRNG (the timers' own stream: background activity never
+ * changes which variants the workload's entries draw).  The machine's state decides `has`/`hasNot`
+ * (the tick restarts or not, the CPU ran a fair task or the idle task, the expiring timer's callback),
+ * so the tree that runs is one the real kernel ran in the same situation.
+ */
+import { modelKey, modelRecordings, modelFunctions, variantCode, type ModelKey, type ModelVariant } from '../paths/model';
+import type { CompiledPath } from '../include/kstack';
+import type { Prng } from '../core/prng';
+
+interface Choice { key: ModelKey; list: ModelVariant[]; cum: Float64Array }
+const choices = new Map<string, Choice | null>();
+
+/** the pattern matching a call of model function `name` in a shape (null: not in the model) */
+function callPattern(name: string): RegExp | null {
+  const i = modelFunctions().indexOf(name);
+  return i < 0 ? null : new RegExp(`(^|[ (])${i}([ ()*]|$)`);
+}
+
+function choice(key: string, recording: string, has: readonly string[], hasNot: readonly string[]): Choice | null {
+  const id = `${key}|${recording}|${has.join(',')}|${hasNot.join(',')}`;
+  let c = choices.get(id);
+  if (c !== undefined) return c;
+  c = null;
+  const k = modelKey(key);
+  const r = modelRecordings().findIndex((x) => x.name === recording);
+  if (k && r >= 0) {
+    const yes = has.map(callPattern);
+    const no = hasNot.map(callPattern);
+    const list = yes.includes(null) ? [] : k.variants.filter((v) => (v.recs & (2 ** r)) !== 0
+      && yes.every((re) => re!.test(v.shape)) && no.every((re) => re === null || !re.test(v.shape)));
+    if (list.length) {
+      const cum = new Float64Array(list.length);
+      let acc = 0;
+      list.forEach((v, i) => { acc += v.count; cum[i] = acc; });
+      c = { key: k, list, cum };
+    }
+  }
+  choices.set(id, c);
+  return c;
+}
+
+/**
+ * A compiled variant of `key` that recording `recording` ran, whose tree calls every function of
+ * `has` and none of `hasNot`; null when there is none.
+ */
+export function recordedVariant(rand: Prng, key: string, recording: string, has: readonly string[], hasNot: readonly string[] = []): CompiledPath | null {
+  const c = choice(key, recording, has, hasNot);
+  if (!c) return null;
+  const x = rand.next() * c.cum[c.cum.length - 1];
+  let lo = 0, hi = c.cum.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (c.cum[mid] > x) hi = mid; else lo = mid + 1;
+  }
+  return variantCode(c.key, c.list[lo]);
+}

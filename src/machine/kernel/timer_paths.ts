@@ -1,0 +1,286 @@
+/**
+ * The paths of the idle system's kernel mechanisms (paths/dsl.ts format), installed with the timer
+ * semantics (timer.ts): the idle loop with the NO_HZ tick, the timer interrupt and softirqs around
+ * their recorded bodies, schedule_timeout, and the kernel threads' loops (rcu.ts, workqueue.ts,
+ * userland/workload.ts).  Function order and names are those of the `idle` recording's trees of
+ * these threads (data/recordings/idle.json.gz: rcu_preempt, kcompactd0, migration/N, kworker/N:M).
+ */
+export const TIMER_PATHS: Record<string, string> = {
+  // kernel/sched/idle.c do_idle: tick_nohz_idle_stop_tick, cpuidle (cpu_idle events around the
+  // idle state), then the tick restarts when a task is to run (tick_nohz_idle_exit)
+  idle_loop: `
+do_idle
+  tick_nohz_idle_enter
+  ?!need_resched
+    %nohz_stop
+    tick_nohz_idle_stop_tick
+      ?tick_stop
+        @timer:tick_stop
+      ?tick_reprogram
+        hrtimer_start_range_ns
+          @timer:hrtimer_start
+    arch_cpu_idle_enter
+    cpuidle_select
+      menu_select
+        tick_nohz_get_sleep_length
+    call_cpuidle
+      cpuidle_enter
+        cpuidle_enter_state
+          @power:cpu_idle
+          intel_idle
+            %cpuidle_wait
+          %cpuidle_exit
+          @power:cpu_idle
+    cpuidle_reflect
+    arch_cpu_idle_exit
+  ?need_resched
+    %nohz_exit
+    tick_nohz_idle_exit
+      ?tick_restart
+        tick_nohz_restart_sched_tick
+          hrtimer_cancel
+            @timer:hrtimer_cancel
+          hrtimer_start_range_ns
+            @timer:hrtimer_start
+  flush_smp_call_function_queue
+?need_resched
+  schedule_idle
+    *__schedule
+`,
+  // the local timer interrupt: a tick, or another hrtimer (their recorded trees, timer.ts)
+  timer_interrupt: `
+%tick_body
+%tick_raised
+`,
+  hrtimer_irq: `
+%hrtimer_body
+%flush_wakes
+`,
+  softirq_raise_event: `
+@irq:softirq_raise
+`,
+  // kernel/softirq.c __do_softirq: one action per pending vector (timer.ts %softirq_next)
+  do_softirq: `
+%softirq_next
+`,
+  softirq_timer: `
+@irq:softirq_entry
+%run_timers
+%flush_wakes
+@irq:softirq_exit
+`,
+  softirq_sched: `
+@irq:softirq_entry
+%rebalance_body
+@irq:softirq_exit
+`,
+  softirq_rcu: `
+@irq:softirq_entry
+%rcu_core_body
+%flush_wakes
+@irq:softirq_exit
+`,
+  // when no recording has a tree for the case (a model without the idle recording)
+  tick_template: `
+*timer_irq
+`,
+  softirq_timer_template: `
+run_timer_softirq
+  _raw_spin_lock_irq
+  _raw_spin_unlock_irq
+`,
+  softirq_sched_template: `
+run_rebalance_domains
+  update_blocked_averages
+  rebalance_domains
+`,
+  rcu_core_template: `
+rcu_core_si
+  rcu_core
+    note_gp_changes
+`,
+  hrtimer_template: `
+__sysvec_apic_timer_interrupt
+  @irq_vectors:local_timer_entry
+  hrtimer_interrupt
+    __hrtimer_run_queues
+      @timer:hrtimer_expire_entry
+      @timer:hrtimer_expire_exit
+  @irq_vectors:local_timer_exit
+`,
+  // kernel/time/timer.c schedule_timeout: the on-stack timer (timer_init), armed (enqueue_timer:
+  // timer_start), schedule, then __timer_delete_sync (timer_cancel when it had not expired)
+  schedule_timeout_path: `
+schedule_timeout
+  @timer:timer_init
+  lock_timer_base
+    _raw_spin_lock_irqsave
+  detach_if_pending
+  get_nohz_timer_target
+  calc_wheel_index
+  enqueue_timer
+    %timer_arm
+    @timer:timer_start
+  _raw_spin_unlock_irqrestore
+  schedule
+    *__schedule
+  __timer_delete_sync
+    lock_timer_base
+      _raw_spin_lock_irqsave
+    detach_if_pending
+      %timer_del
+      ?timer_was_pending
+        @timer:timer_cancel
+    _raw_spin_unlock_irqrestore
+`,
+  // kernel/rcu/tree.c rcu_gp_kthread: wait for a grace-period request, then rcu_gp_init,
+  // rcu_gp_fqs_loop (schedule_timeout of jiffies_till_first_fqs, force_qs_rnp), rcu_gp_cleanup
+  rcu_gp_wait: `
+prepare_to_swait_event
+  _raw_spin_lock_irqsave
+  _raw_spin_unlock_irqrestore
+schedule
+  *__schedule
+finish_swait
+  _raw_spin_lock_irqsave
+  _raw_spin_unlock_irqrestore
+`,
+  rcu_gp_init_path: `
+rcu_gp_init
+  _raw_spin_lock_irq
+  _raw_spin_unlock_irq
+  _raw_spin_lock
+  _raw_spin_unlock
+  rcu_gp_slow
+  rcu_gp_slow
+  _raw_spin_lock_irqsave
+  __note_gp_changes
+    rcu_accelerate_cbs
+      rcu_segcblist_pend_cbs
+  _raw_spin_unlock_irq
+  __cond_resched
+`,
+  rcu_gp_fqs_sleep: `
+rcu_gp_fqs_loop
+  prepare_to_swait_event
+    _raw_spin_lock_irqsave
+    _raw_spin_unlock_irqrestore
+  %rcu_fqs_sleep
+`,
+  rcu_gp_fqs_scan: `
+prepare_to_swait_event
+  _raw_spin_lock_irqsave
+  _raw_spin_unlock_irqrestore
+finish_swait
+  _raw_spin_lock_irqsave
+  _raw_spin_unlock_irqrestore
+force_qs_rnp
+  __cond_resched
+  _raw_spin_lock_irqsave
+  dyntick_save_progress_counter
+  rcu_disable_urgency_upon_qs
+  dyntick_save_progress_counter
+  rcu_disable_urgency_upon_qs
+  dyntick_save_progress_counter
+  rcu_report_qs_rnp
+    _raw_spin_unlock_irqrestore
+  %rcu_fqs_scan
+__cond_resched
+`,
+  rcu_gp_cleanup_path: `
+rcu_gp_cleanup
+  _raw_spin_lock_irq
+  _raw_spin_unlock_irq
+  _raw_spin_lock_irq
+  __note_gp_changes
+    rcu_segcblist_pend_cbs
+  _raw_spin_unlock_irq
+  swake_up_all
+    _raw_spin_lock_irq
+    _raw_spin_unlock_irq
+  __cond_resched
+  rcu_gp_slow
+  _raw_spin_lock_irq
+  rcu_accelerate_cbs
+    rcu_segcblist_pend_cbs
+  _raw_spin_unlock_irq
+  %rcu_gp_end
+`,
+  // mm/compaction.c kcompactd: kcompactd_sleep event, wait_event_freezable_timeout(HPAGE_FRAG_CHECK_INTERVAL_MSEC),
+  // then the proactive-compaction check (fragmentation score per order)
+  kcompactd_wait: `
+@compaction:mm_compaction_kcompactd_sleep
+prepare_to_wait_event
+  _raw_spin_lock_irqsave
+  _raw_spin_unlock_irqrestore
+%sleep_timeout
+finish_wait
+  _raw_spin_lock_irqsave
+  _raw_spin_unlock_irqrestore
+kthread_should_stop
+mutex_lock
+  __cond_resched
+extfrag_for_order
+extfrag_for_order
+extfrag_for_order
+extfrag_for_order
+extfrag_for_order
+mutex_unlock
+kthread_should_stop
+kthread_should_stop
+kthread_should_stop
+`,
+  // kernel/stop_machine.c cpu_stopper_thread running the watchdog's softlockup_fn (kernel/watchdog.c)
+  cpu_stopper_run: `
+kthread_should_stop
+kthread_should_park
+cpu_stop_should_run
+  _raw_spin_lock_irqsave
+  _raw_spin_unlock_irqrestore
+cpu_stopper_thread
+  _raw_spin_lock_irq
+  _raw_spin_unlock_irq
+  softlockup_fn
+  _raw_spin_lock_irq
+  _raw_spin_unlock_irq
+`,
+  smpboot_sleep: `
+kthread_should_stop
+kthread_should_park
+cpu_stop_should_run
+  _raw_spin_lock_irqsave
+  _raw_spin_unlock_irqrestore
+schedule
+  *__schedule
+`,
+  // kernel/workqueue.c worker_thread: process_one_work for each pending work, then idle until woken
+  process_work: `
+process_one_work
+  _raw_spin_unlock_irq
+  @workqueue:workqueue_execute_start
+  %work_fn
+  @workqueue:workqueue_execute_end
+  __cond_resched
+  _raw_spin_lock_irq
+  pwq_dec_nr_in_flight
+`,
+  worker_sleep: `
+worker_enter_idle
+_raw_spin_unlock_irq
+schedule
+  wq_worker_sleeping
+  *__schedule
+  wq_worker_running
+_raw_spin_lock_irq
+`,
+  // a delayed work arming its timer again (queue_delayed_work_on: __queue_delayed_work, add_timer_on)
+  requeue_delayed_work: `
+queue_delayed_work_on
+  __queue_delayed_work
+    add_timer_on
+      _raw_spin_lock_irqsave
+      %timer_arm
+      @timer:timer_start
+      _raw_spin_unlock_irqrestore
+`,
+};
