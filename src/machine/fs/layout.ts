@@ -71,6 +71,8 @@ const SUPERS: Record<FsType, { dev: number; id: string; magic: number }> = {
   sockfs: { dev: 0, id: 'sockfs', magic: 0x534f434b },
   tracefs: { dev: 12, id: 'tracefs', magic: 0x74726163 },
   debugfs: { dev: 7, id: 'debugfs', magic: 0x64626720 },
+  // the guest: stat -L of a timerfd's /proc/self/fd link gives st_dev 14 (ANON_INODE_FS_MAGIC)
+  anon_inodefs: { dev: 14, id: 'anon_inodefs', magic: 0x09041934 },
 };
 const supers = new Map<FsType, number>();
 /** The struct super_block of a filesystem type (one mount each in the machine). */
@@ -155,6 +157,10 @@ const FOPS: Record<string, Record<string, string>> = {
   urandom_fops: { read_iter: 'urandom_read_iter', write_iter: 'random_write_iter', llseek: 'noop_llseek' },
   random_fops: { read_iter: 'random_read_iter', write_iter: 'random_write_iter', llseek: 'noop_llseek' },
   tty_fops: { llseek: 'noop_llseek', read_iter: 'tty_read', write_iter: 'tty_write', open: 'tty_open', release: 'tty_release' },
+  timerfd_fops: {
+    release: 'timerfd_release', poll: 'timerfd_poll', read: 'timerfd_read', show_fdinfo: 'timerfd_show',
+    llseek: 'noop_llseek', unlocked_ioctl: 'timerfd_ioctl',
+  },
   def_blk_fops: { open: 'blkdev_open', release: 'blkdev_close', read_iter: 'blkdev_read_iter', write_iter: 'blkdev_write_iter' },
 };
 
@@ -239,6 +245,36 @@ function pipeInode(mem: KernelMemory, key: object): number {
   return a;
 }
 
+/**
+ * The one inode every anon_inode_getfile file shares (fs/anon_inodes.c anon_inode_inode: mode 0600
+ * without a file type; the guest's timerfd and eventpoll files both stat as dev 14, ino 9633).
+ */
+const anonInodes = new Map<string, number>();
+function anonInode(mem: KernelMemory): number {
+  const T = 'struct inode';
+  return mem.structFor(anonInodes, 'anon_inode', T, (a) => {
+    mem.setField(a, T, 'i_mode', 0o600);
+    mem.setField(a, T, 'i_ino', 9633);
+    mem.setField(a, T, '__i_nlink', 1);
+    mem.setField(a, T, 'i_blkbits', 12);
+    mem.setField(a, T, 'i_sb', superBlock(mem, 'anon_inodefs'));
+    mem.setField(a, T, 'i_mapping', a + mem.fieldOf(T, 'i_data').offset);
+  });
+}
+
+/** The dentry alloc_file_pseudo gives an anon file: named after it ("[timerfd]"), on the shared inode. */
+const anonDentries = new Map<string, number>();
+function anonDentry(mem: KernelMemory, name: string, inode: number): number {
+  const T = 'struct dentry';
+  return mem.structFor(anonDentries, name, T, (a) => {
+    mem.setField(a, T, 'd_iname', name);
+    mem.setField(a, T, 'd_name.name', a + mem.fieldOf(T, 'd_iname').offset);
+    mem.setField(a, T, 'd_name.len', name.length);
+    mem.setField(a, T, 'd_inode', inode);
+    mem.setField(a, T, 'd_parent', a);
+  });
+}
+
 /** Lay out the struct file at `a` for the machine's open file `f` (do_dentry_open's result). */
 export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
   const T = 'struct file';
@@ -262,6 +298,12 @@ export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
     mem.setField(a, T, 'f_inode', ia);
     mem.setField(a, T, 'f_mapping', ia + mem.fieldOf('struct inode', 'i_data').offset);
     mem.setField(a, T, 'f_op', fopsAddr(mem, 'pipefifo_fops'));
+  } else if (f.anon) {
+    const ia = anonInode(mem);
+    mem.setField(a, T, 'f_inode', ia);
+    mem.setField(a, T, 'f_mapping', ia + mem.fieldOf('struct inode', 'i_data').offset);
+    mem.setField(a, T, 'f_path.dentry', anonDentry(mem, f.anon.name, ia));
+    mem.setField(a, T, 'f_op', fopsAddr(mem, f.anon.fops));
   }
   if (f.sock) mem.setField(a, T, 'private_data', socketView(f.sock));
 }

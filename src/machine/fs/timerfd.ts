@@ -53,6 +53,7 @@ timerfd.syscall('timerfd_create', (_m, _c, t, e) => {
     release: () => 0,
   };
   f.pseudo = pseudo;
+  f.anon = { name: '[timerfd]', fops: 'timerfd_fops' };
   byFile.set(f, tf);
   const l = timerfds.get(t.proc) ?? [];
   l.push(tf);

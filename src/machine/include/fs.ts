@@ -14,7 +14,7 @@ export const S_IFMT = 0o170000, S_IFREG = 0o100000, S_IFDIR = 0o040000, S_IFLNK 
   S_IFCHR = 0o020000, S_IFBLK = 0o060000, S_IFIFO = 0o010000;
 export const PAGE = 4096;
 
-export type FsType = 'ext4' | 'proc' | 'devtmpfs' | 'sysfs' | 'tmpfs' | 'pipefs' | 'sockfs' | 'tracefs' | 'debugfs';
+export type FsType = 'ext4' | 'proc' | 'devtmpfs' | 'sysfs' | 'tmpfs' | 'pipefs' | 'sockfs' | 'tracefs' | 'debugfs' | 'anon_inodefs';
 
 export class Inode {
   ino: number;
@@ -128,6 +128,8 @@ export class OpenFile {
   sock: Sock | null = null;
   /** an open pseudo filesystem file (tracefs): reads, writes and release go to it */
   pseudo: PseudoOpen | null = null;
+  /** a file on the shared anonymous inode (anon_inode_getfile): its dentry name ("[timerfd]") and file_operations */
+  anon: { name: string; fops: string } | null = null;
   /** snapshot of a proc file's text at open */
   text: Buffer | null = null;
   /** directory listing cursor */
