@@ -19,6 +19,10 @@ describe('file utilities: cp, mv, rm, mkdir, touch, stat, gzip', function () {
       + "Try 'cp --help' for more information.\ncp: cannot stat '/nope': No such file or directory\n");
   });
 
+  it('ls -1 is an option (one name per line), as coreutils 9.1 parses it', () => {
+    expect(run('mkdir /tmp/l; touch /tmp/l/a /tmp/l/b; ls -1 /tmp/l; ls -1a /tmp/l').out).to.equal('a\nb\n.\n..\na\nb\n');
+  });
+
   it('mv renames, moves into a directory, and reports a missing source', () => {
     const r = run('touch /tmp/a; mv /tmp/a /tmp/b; ls /tmp; mkdir /tmp/d; mv /tmp/b /tmp/d; ls /tmp/d; mv /tmp/nope /tmp/d');
     expect(r.out).to.equal("b\nb\nmv: cannot stat '/tmp/nope': No such file or directory\n");

@@ -21,7 +21,8 @@ const ERRNO: Record<number, string> = {
 export const errStr = (r: number): string => ERRNO[-r] ?? 'Input/output error';
 
 /** split argv into option letters (-abc, --long) and operands ("--" ends options) */
-export function parseArgs(argv: string[], withValue = ''): { flags: Set<string>; long: string[]; vals: Record<string, string>; ops: string[] } {
+/** `digitFlags`: -1, -2 ... are options (ls -1) rather than numbers (head -5, kill -9). */
+export function parseArgs(argv: string[], withValue = '', digitFlags = false): { flags: Set<string>; long: string[]; vals: Record<string, string>; ops: string[] } {
   const flags = new Set<string>();
   const long: string[] = [];
   const vals: Record<string, string> = {};
@@ -30,7 +31,7 @@ export function parseArgs(argv: string[], withValue = ''): { flags: Set<string>;
     const a = argv[i];
     if (a === '--') { ops.push(...argv.slice(i + 1)); break; }
     if (a.startsWith('--')) { long.push(a.slice(2)); continue; }
-    if (a.startsWith('-') && a.length > 1 && !/^-\d/.test(a)) {
+    if (a.startsWith('-') && a.length > 1 && (digitFlags || !/^-\d/.test(a))) {
       for (let k = 1; k < a.length; k++) {
         const ch = a[k];
         if (withValue.includes(ch)) { vals[ch] = a.slice(k + 1) || argv[++i] || ''; break; }
@@ -125,7 +126,7 @@ export function lsColumns(names: string[], width: number): string[] {
 }
 
 const ls: ProgramMain = function* (u, argv) {
-  const { flags, long: longOpts, ops } = parseArgs(argv);
+  const { flags, long: longOpts, ops } = parseArgs(argv, '', true);
   const long = flags.has('l') || flags.has('n') || flags.has('g') || flags.has('o');
   const all = flags.has('a') || longOpts.includes('all');
   const almost = flags.has('A');
