@@ -16,21 +16,21 @@ const ENOENT = 2, EBADF = 9, EPERM = 1, EEXIST = 17, EINVAL = 22;
 
 export const fsAttr = new Semantics<FsMachine>('fs/attr');
 
+/** chmod_common (fs/open.c): the permission bits of an inode; proc and pseudo files refuse */
+function chmodCommon(ino: Inode, mode: number): number {
+  if (ino.fs === 'proc' || ino.pseudo) return -EPERM;
+  ino.mode = (ino.mode & S_IFMT) | (mode & 0o7777);
+  return 0;
+}
 fsAttr.syscall('fchmodat', (m, _c, t, e) => {
   const ino = m.fs.lookup(String(e.a[1]), t.proc.cwd);
-  if (!ino) { e.ret = -ENOENT; return H_CONT; }
-  if (ino.fs === 'proc' || ino.pseudo) { e.ret = -EPERM; return H_CONT; }
-  ino.mode = (ino.mode & S_IFMT) | (Number(e.a[2]) & 0o7777);
-  e.ret = 0;
+  e.ret = ino ? chmodCommon(ino, Number(e.a[2])) : -ENOENT;
   return H_CONT;
 });
 /** fchmod(fd, mode): chmod_common on the open file's inode */
 fsAttr.syscall('fchmod', (_m, _c, t, e) => {
   const ino = fdOf(t, e.a[0])?.inode;
-  if (!ino) { e.ret = -EBADF; return H_CONT; }
-  if (ino.fs === 'proc' || ino.pseudo) { e.ret = -EPERM; return H_CONT; }
-  ino.mode = (ino.mode & S_IFMT) | (Number(e.a[1]) & 0o7777);
-  e.ret = 0;
+  e.ret = ino ? chmodCommon(ino, Number(e.a[1])) : -EBADF;
   return H_CONT;
 });
 /** fchown(fd, uid, gid): chown_common (-1 keeps the id) */
