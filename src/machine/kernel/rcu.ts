@@ -14,7 +14,7 @@ import { symbolName } from '../../kernel/kallsyms';
 import { Semantics } from '../paths/semantics';
 import { H_CONT, H_PUSHED, pushPath, newEnv } from '../paths/kexec';
 import { recordedVariant } from './recorded';
-import { pushScheduleTimeout, type TimerMachine } from './timer';
+import { pushScheduleTimeout, IDLE_RECORDING, type TimerMachine } from './timer';
 
 /** jiffies_till_first_fqs at HZ=250 (RCU_JIFFIES_TILL_FORCE_QS + nr_cpu_ids / RCU_JIFFIES_FQS_DIV = 1; the recording's process_timeout timeouts) */
 const FQS_JIFFIES = 1;
@@ -79,7 +79,7 @@ export const rcu = new Semantics<RcuMachine>('kernel/rcu/tree');
 rcu.hook('rcu_core_body', (m, c, _t, e) => {
   const wake = m.rcu.core(c);
   if (wake) (e.wakes as Task[]).push(m.rcu.gpTask as Task);
-  const p = recordedVariant(m.timers.rand, 'softirq:rcu_core_si', 'idle', wake ? ['try_to_wake_up'] : [], wake ? [] : ['try_to_wake_up']);
+  const p = recordedVariant(m.timers.rand, 'softirq:rcu_core_si', IDLE_RECORDING, wake ? ['try_to_wake_up'] : [], wake ? [] : ['try_to_wake_up']);
   e.recorded = true;
   pushPath(c.ks, p ?? 'rcu_core_template', e);
   return H_PUSHED;

@@ -26,7 +26,7 @@ export const TIMER_SOFTIRQ = 1, BLOCK_SOFTIRQ = 4, SCHED_SOFTIRQ = 7, RCU_SOFTIR
 /** the paths running TIMER, SCHED and RCU softirqs (timer_paths.ts) */
 const SOFTIRQ_ACTIONS: Record<number, string> = { [TIMER_SOFTIRQ]: 'softirq_timer', [SCHED_SOFTIRQ]: 'softirq_sched', [RCU_SOFTIRQ]: 'softirq_rcu' };
 /** the recording whose trees the idle system's interrupts and softirqs run */
-const IDLE_RECORDING = 'idle';
+export const IDLE_RECORDING = 'idle';
 /** hrtimer callbacks other than the tick's (a tick tree calls none of them) */
 const HR_CALLBACKS = ['hrtimer_wakeup', 'timerfd_tmrproc', 'watchdog_timer_fn'];
 

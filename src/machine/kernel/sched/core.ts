@@ -9,7 +9,7 @@ import type { TaskRef } from '../../../kernel/current';
 import type { CpuMachine, Cpu } from '../../include/cpu';
 import { Task, TASK_RUNNING, TASK_DEAD, RW_FPU, RW_NOTIFY } from '../../include/sched';
 import { Semantics } from '../../paths/semantics';
-import { H_CONT, H_SWITCHED, H_IDLE, H_PUSHED, pushPath, newEnv } from '../../paths/kexec';
+import { H_CONT, H_SWITCHED, H_PUSHED, pushPath, newEnv } from '../../paths/kexec';
 import { path } from '../../paths/dsl';
 import { modelPath } from '../../paths/model';
 import { symbolName } from '../../../kernel/kallsyms';
@@ -130,10 +130,6 @@ function switchTo(m: SchedMachine, c: Cpu): number {
 }
 schedCore.hook('switch', (m, c) => switchTo(m, c));
 
-schedCore.hook('idle_wait', (m, c) => {
-  if (m.sched.hasRunnable(c) || c.needResched) return H_CONT;
-  return H_IDLE;
-});
 
 schedCore.hook('tick', (m, c) => {
   const t = c.curr;

@@ -57,26 +57,7 @@ schedule
 %sched_body
 %switch_late
 `,
-  idle: `
-do_idle
-  tick_nohz_idle_enter
-  arch_cpu_idle_enter
-  ?!need_resched
-    cpuidle_select
-      menu_select
-        tick_nohz_get_sleep_length
-    call_cpuidle
-      cpuidle_enter
-        cpuidle_enter_state
-          intel_idle
-            %idle_wait
-    cpuidle_reflect
-  tick_nohz_idle_exit
-    tick_nohz_restart_sched_tick
-  flush_smp_call_function_queue
-schedule_idle
-  *__schedule
-`,
+  // the idle loop (do_idle with the NO_HZ tick): kernel/timer_paths.ts idle_loop
   // a wakeup (kernel/sched/core.c try_to_wake_up): its body from the recordings (%ttwu_body)
   ttwu: `
 try_to_wake_up
