@@ -89,19 +89,22 @@ export function superBlock(mem: KernelMemory, fs: FsType): number {
   });
 }
 
+/** d_name of the dentry at `a`: short names live in d_iname, as __d_alloc does, longer ones are allocated */
+function setDentryName(mem: KernelMemory, a: number, name: string): void {
+  const T = 'struct dentry';
+  if (name.length < 32) {
+    mem.setField(a, T, 'd_iname', name);
+    mem.setField(a, T, 'd_name.name', a + mem.fieldOf(T, 'd_iname').offset);
+  } else mem.setField(a, T, 'd_name.name', mem.strdup(name));
+  mem.setField(a, T, 'd_name.len', name.length);
+}
+
 const dentries = new WeakMap<Inode, number>();
 /** The struct dentry of an inode (one per inode: the machine has no hard-link aliases). */
 export function dentryAddr(mem: KernelMemory, ino: Inode): number {
   const T = 'struct dentry';
   return mem.structFor(dentries, ino, T, (a) => {
-    const name = basename(null, ino);
-    mem.setField(a, T, 'd_name.name', name.length < 32 ? 0 : mem.strdup(name));
-    if (name.length < 32) {
-      // short names live in d_iname, as __d_alloc does
-      mem.setField(a, T, 'd_iname', name);
-      mem.setField(a, T, 'd_name.name', a + mem.fieldOf(T, 'd_iname').offset);
-    }
-    mem.setField(a, T, 'd_name.len', name.length);
+    setDentryName(mem, a, basename(null, ino));
     mem.setField(a, T, 'd_inode', mem.addrOf(ino));
     mem.setField(a, T, 'd_parent', ino.parent && ino.parent !== ino ? dentryAddr(mem, ino.parent) : a);
   });
@@ -267,9 +270,7 @@ const anonDentries = new Map<string, number>();
 function anonDentry(mem: KernelMemory, name: string, inode: number): number {
   const T = 'struct dentry';
   return mem.structFor(anonDentries, name, T, (a) => {
-    mem.setField(a, T, 'd_iname', name);
-    mem.setField(a, T, 'd_name.name', a + mem.fieldOf(T, 'd_iname').offset);
-    mem.setField(a, T, 'd_name.len', name.length);
+    setDentryName(mem, a, name);
     mem.setField(a, T, 'd_inode', inode);
     mem.setField(a, T, 'd_parent', a);
   });
