@@ -15,6 +15,9 @@
  * the callees in place does: calls, time, tracepoints and hooks are the same, in the same order).
  * The start-up and exit of a program are recorded trees of ~10,000 calls of which one run needs each
  * once: a start compiles what it runs and no more, and a hot path (a short syscall tree) has no chunk.
+ * The build compiles every variant whole with no inline sites (paths/model.ts programCompiler); a
+ * process runs those programs (relocate) and compiles here only when they do not apply (an int3 site
+ * armed, a stale table, a failure cut short: paths/model.ts).
  */
 import { functionId } from '../../kernel/ftrace';
 import { symbolName } from '../../kernel/kallsyms';

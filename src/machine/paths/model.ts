@@ -18,8 +18,9 @@
  * (paths/features.ts for syscalls; 'user'/'kernel' for faults, the caller for schedule bodies), `rule`
  * a syscall's common outcome ('0', 'E:ERRNO', '=N', 'aI', '+').
  *
- * A variant compiles (once, when first chosen; its long subtrees when they first run: paths/compile.ts)
- * to the interpreter's program (paths/dsl.ts opcodes): function ids, the hooks subsystems attach to functions (`Semantics.at`), the tracepoints that fire in
+ * A variant's program is the one the build compiled (dist/kernel-tables/paths-model.bin, paths/model_table.ts:
+ * a start reads the programs it runs and compiles nothing), else it compiles (once, when first chosen;
+ * its long subtrees when they first run: paths/compile.ts) to the interpreter's program (paths/dsl.ts opcodes): function ids, the hooks subsystems attach to functions (`Semantics.at`), the tracepoints that fire in
  * them (paths/tpsites.ts), the inline instances the DWARF data places in them, and the cut points as
  * hooks.  Choosing a variant (`chooseVariant`) scores the variants' features against the entry's and
  * takes one of the best, weighted by how often the recordings ran it, with the machine's path PRNG.
