@@ -29,13 +29,7 @@ do_idle
             ?tick_restart_armed
               _raw_spin_lock_irqsave
               __remove_hrtimer
-                hrtimer_update_next_event
-                  __hrtimer_next_event_base
-                  __hrtimer_next_event_base
-                tick_program_event
-                  clockevents_program_event
-                    ktime_get
-                    lapic_next_event
+                *hrtimer_next_event_program
               @timer:hrtimer_cancel
               _raw_spin_unlock_irqrestore
         hrtimer_forward
@@ -54,6 +48,16 @@ do_idle
   flush_smp_call_function_queue
   schedule_idle
     *__schedule
+`,
+  // kernel/time/hrtimer.c: the first expiring hrtimer changed, the clock event device is programmed for it
+  hrtimer_next_event_program: `
+hrtimer_update_next_event
+  __hrtimer_next_event_base
+  __hrtimer_next_event_base
+tick_program_event
+  clockevents_program_event
+    ktime_get
+    lapic_next_event
 `,
   // one pass of do_idle's loop: cpuidle_idle_call without a cpuidle driver
   // (idle_call_stop_or_retain_tick(got_tick): the first idle period after a task keeps the tick, one
@@ -102,13 +106,7 @@ cpuidle_not_available
               __remove_hrtimer
             enqueue_hrtimer
               @timer:hrtimer_start
-            hrtimer_update_next_event
-              __hrtimer_next_event_base
-              __hrtimer_next_event_base
-            tick_program_event
-              clockevents_program_event
-                ktime_get
-                lapic_next_event
+            *hrtimer_next_event_program
             _raw_spin_unlock_irqrestore
         ?tick_cancel
           hrtimer_cancel
