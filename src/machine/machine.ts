@@ -35,6 +35,7 @@ import { sys } from './kernel/sys';
 import { capability } from './kernel/capability';
 import { perfEventOpen } from './kernel/perf_event_open';
 import { signals } from './kernel/signal';
+import { posixTimers } from './kernel/posix_timers';
 import { printk } from './kernel/printk';
 import { BlockLayer, block } from './block/core';
 import { MemSys } from './mm/mm';
@@ -85,7 +86,7 @@ import type { Tracefs } from '../kernel/tracefs/tracefs';
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
-  schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, perfEventOpen, printk,
+  schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, perfEventOpen, printk,
   block,
   fault, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, fsAttr, timerfd,

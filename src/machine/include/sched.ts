@@ -71,12 +71,18 @@ export class Process {
   sessionName = '';
   /** the file mode creation mask (umask(2)); Debian's root has 022 */
   umask = 0o022;
+  /**
+   * process group (setpgid(2)): a forked child inherits its parent's; a process started by init
+   * (a service, a session's shell) leads its own, as systemd and login make them
+   */
+  pgid: number;
   /** user time and system time consumed by finished threads, ns */
   utime = 0;
   stime = 0;
   constructor(tgid: number, parent: Process | null) {
     this.tgid = tgid;
     this.parent = parent;
+    this.pgid = parent && parent.tgid > 1 ? parent.pgid : tgid;
   }
   /**
    * The process has exited and none of its threads still runs kernel code: its exit (do_exit up to

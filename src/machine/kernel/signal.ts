@@ -17,7 +17,7 @@ import type { CpuMachine } from '../include/cpu';
 import { Task, Process, SigHandler, TASK_INTERRUPTIBLE, TASK_STOPPED, TASK_DEAD } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
-import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { groupExitPath } from '../paths/entry';
 import { wakeTasks } from './sched/core';
 import { sigDefault, SIGKILL, SIGCHLD, SIGCONT } from '../include/signal';
@@ -31,7 +31,7 @@ export interface SignalMachine extends CpuMachine {
   };
 }
 
-const EINVAL = 22, ESRCH = 3;
+const EINVAL = 22, ESRCH = 3, EINTR = 4;
 const SI_USER = 0, CLD_EXITED = 1, CLD_KILLED = 2;
 /** fake user-space address of a program's handler (the programs' handlers are JS closures) */
 const USER_HANDLER = 0x55d4c6a01230;
@@ -107,11 +107,15 @@ function killFind(m: SignalMachine, t: Task, e: Env): number {
   const sig = Number(e.a[1]);
   e.sgProc = null;
   if (!(sig >= 0 && sig <= 64)) { e.ret = -EINVAL; return H_CONT; }
-  const p = pid > 0 ? m.procs.procs.get(pid) : undefined;
+  // pid 0: the caller's process group, pid < -1: group -pid (__kill_pgrp_info: every member)
+  const pgrp = pid === 0 ? t.proc.pgid : pid < -1 ? -pid : 0;
+  const group = pgrp ? [...m.procs.procs.values()].filter((x) => x.pgid === pgrp && !x.exited && x.tgid > 0) : [];
+  const p = pid > 0 ? m.procs.procs.get(pid) : group[0];
   if (!p || p.exited) { e.ret = -ESRCH; return H_CONT; }
   e.ret = 0;
   if (sig === 0) return H_CONT; // permission / existence check only
   e.sgProc = p;
+  e.sgGroup = group.slice(1);
   e.sgSig = sig;
   e.sgInfo = { signo: sig, code: SI_USER, pid: t.proc.tgid, uid: t.uid } satisfies SigInfo;
   return H_CONT;
@@ -126,15 +130,20 @@ signals.hook('sig_send', (m, c, _t, e) => {
   // of its group); the machine sends the one signal of this call once
   if (!e.sgProc || e.sgSent === e.sgProc) return H_CONT;
   if (e.recorded === true) e.sgSent = e.sgProc;
-  const r = sendSignal(e.sgProc as Process, e.sgSig as number);
-  e.sgTarget = r.target;
-  e.sgResult = r.result;
-  e.sgWake = r.wake;
-  if (r.result === 0 && r.target) {
-    let q = queued.get(r.target);
-    if (!q) queued.set(r.target, (q = []));
-    q[(e.sgSig as number) - 1] = e.sgInfo as SigInfo;
+  const wake: Task[] = [];
+  // a process group's other members get the signal too (kill(0, sig), kill(-pgrp, sig))
+  for (const p of [e.sgProc as Process, ...((e.sgGroup as Process[] | undefined) ?? [])]) {
+    const r = sendSignal(p, e.sgSig as number);
+    if (p === e.sgProc) { e.sgTarget = r.target; e.sgResult = r.result; }
+    for (const w of r.wake) if (!wake.includes(w)) wake.push(w);
+    if (r.result === 0 && r.target) {
+      let q = queued.get(r.target);
+      if (!q) queued.set(r.target, (q = []));
+      q[(e.sgSig as number) - 1] = e.sgInfo as SigInfo;
+    }
   }
+  e.sgWake = wake;
+  const r = { wake };
   // in a recorded tree the wakeup is queued now for its try_to_wake_up (or the syscall's end): the
   // variant that runs may not reach complete_signal (its recording found the signal ignored)
   if (e.recorded === true) return wakeTasks(c, e, r.wake);
@@ -286,5 +295,29 @@ signals.syscall('rt_sigprocmask', (_m, _c, t, e) => {
     else { e.ret = -EINVAL; return H_CONT; }
   }
   e.ret = 0;
+  return H_CONT;
+});
+
+/**
+ * rt_sigsuspend(mask) (kernel/signal.c sigsuspend): wait with `mask` (given as `set`) blocked until
+ * a signal not blocked by it is pending; -EINTR (ERESTARTNOHAND, which a handler turns into EINTR).
+ * The mask stays in force while the signal is delivered; the program's rt_sigreturn puts back the
+ * one it had (the saved_sigmask restore_saved_sigmask does at the end of the handler).
+ */
+signals.syscall('rt_sigsuspend', (_m, _c, t, e) => {
+  if (!e.slept) {
+    e.slept = true;
+    e.info = { old: t.sigBlocked };
+    t.sigBlocked = Number(e.set ?? 0) & ~((1 << (SIGKILL - 1)) | (1 << 18));
+  }
+  if (t.sigPending & ~t.sigBlocked) { e.ret = -EINTR; return H_CONT; }
+  t.state = TASK_INTERRUPTIBLE;
+  t.wchan = 'sigsuspend';
+  return H_SLEEP;
+});
+/** rt_sigreturn: the end of a handler; the mask of the interrupted code comes back (`set`, as the frame holds it). */
+signals.syscall('rt_sigreturn', (_m, _c, t, e) => {
+  if (e.set !== undefined) t.sigBlocked = Number(e.set) & ~((1 << (SIGKILL - 1)) | (1 << 18));
+  e.ret = Number(e.restore ?? 0);
   return H_CONT;
 });

@@ -1,9 +1,15 @@
-/** Small system calls of kernel/sys.c: getpid, uname, the credential getters, getppid, umask, setuid, prctl. */
+/** Small system calls of kernel/sys.c: getpid, uname, the credential getters, getppid, setpgid/getpgid/getpgrp, umask, setuid, prctl. */
 import type { MachineCore } from '../core/machine';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
+import type { Process } from '../include/sched';
 
-export const sys = new Semantics<MachineCore>('kernel/sys');
+/** The machine as kernel/sys.c uses it: the core and the process table (setpgid's group check). */
+export interface SysMachine extends MachineCore {
+  readonly procs: { readonly procs: Map<number, Process> };
+}
+
+export const sys = new Semantics<SysMachine>('kernel/sys');
 
 sys.syscall('getpid', (_m, _c, t, e) => { e.ret = t.pid; return H_CONT; });
 sys.syscall('uname', (_m, _c, _t, e) => { e.ret = 0; return H_CONT; });
@@ -13,6 +19,28 @@ sys.syscall('geteuid', (_m, _c, t, e) => { e.ret = t.euid; return H_CONT; });
 sys.syscall('getgid', (_m, _c, t, e) => { e.ret = t.gid; return H_CONT; });
 sys.syscall('getegid', (_m, _c, t, e) => { e.ret = t.egid; return H_CONT; });
 sys.syscall('getppid', (_m, _c, t, e) => { e.ret = t.proc.parent?.tgid ?? 0; return H_CONT; });
+/**
+ * setpgid(pid, pgid) (kernel/sys.c): 0 for either means the caller; only the caller or one of its
+ * children may be moved (ESRCH), into its own group or an existing group (EPERM); getpgid/getpgrp
+ */
+sys.syscall('setpgid', (m, _c, t, e) => {
+  const pid = Number(e.a[0]) || t.proc.tgid;
+  const p = pid === t.proc.tgid ? t.proc : t.proc.children.find((x) => x.tgid === pid && !x.exited);
+  if (!p) { e.ret = -3; return H_CONT; }
+  const pgid = Number(e.a[1]) || p.tgid;
+  if (pgid < 0) { e.ret = -22; return H_CONT; }
+  if (pgid !== p.tgid && ![...m.procs.procs.values()].some((x) => x.pgid === pgid && !x.exited)) { e.ret = -1; return H_CONT; }
+  p.pgid = pgid;
+  e.ret = 0;
+  return H_CONT;
+});
+sys.syscall('getpgid', (m, _c, t, e) => {
+  const pid = Number(e.a[0]);
+  const p = pid ? m.procs.procs.get(pid) : t.proc;
+  e.ret = p && !p.exited ? p.pgid : -3;
+  return H_CONT;
+});
+sys.syscall('getpgrp', (_m, _c, t, e) => { e.ret = t.proc.pgid; return H_CONT; });
 /** umask(mask): the process' new file creation mask, the old one returned */
 sys.syscall('umask', (_m, _c, t, e) => { e.ret = t.proc.umask; t.proc.umask = Number(e.a[0]) & 0o777; return H_CONT; });
 /** setuid(uid) (__sys_setuid): root sets every uid; others only their effective one, to the real or saved uid */

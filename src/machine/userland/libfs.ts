@@ -47,3 +47,19 @@ export function* which(u: U, cmd: string): G<string | null> {
   }
   return null;
 }
+
+/**
+ * glibc's execvp: a name with a slash is exec'd as is, else each PATH directory in turn (an ENOENT,
+ * ENOTDIR or EACCES goes on to the next); returns the error of the last attempt (-ENOENT when
+ * none was found, -EACCES when one was found but not executable)
+ */
+export function* execvp(u: U, cmd: string, argv: string[]): G<number> {
+  if (cmd.includes('/')) return yield* u.exec(cmd, argv);
+  let err = -2;
+  for (const d of PATHS) {
+    const r = yield* u.exec(`${d}/${cmd}`, argv);
+    if (r === -13) err = r;
+    else if (r !== -2 && r !== -20) return r;
+  }
+  return err;
+}

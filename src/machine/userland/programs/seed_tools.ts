@@ -9,6 +9,7 @@ import { bytesToString } from '../../process/user';
 import { O_WRONLY } from '../../include/fs';
 import { PAGE } from '../../include/fs';
 import { awkMain as awk } from './awk';
+import { execvp } from '../libfs';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -122,26 +123,92 @@ const uniq: ProgramMain = function* (u, argv) {
   return 0;
 };
 
-/** timeout DURATION COMMAND...: TERM after DURATION, status 124 when it fired */
+/**
+ * timeout DURATION COMMAND...: coreutils 9.1's timeout.c as strace shows Debian 12's binary
+ * (data/recordings/timeout.json.gz, `timeout 1 sleep 3`): its own process group (setpgid), the
+ * cleanup handler on ALRM INT QUIT HUP TERM (TERM twice: install_cleanup then the term signal), TTIN
+ * and TTOU ignored, the CHLD handler installed and unblocked; fork, and in the child the TTIN/TTOU
+ * defaults back and execvp; in the parent ALRM unblocked, a POSIX timer (timer_create +
+ * timer_settime) armed, the handled signals blocked, then waitpid(WNOHANG) / sigsuspend until the
+ * child is gone. When the timer fires the cleanup handler sends TERM to the child and (ignoring it
+ * itself) to its group, then CONT the same way; the exit status is 124, else the child's.
+ */
 const timeout: ProgramMain = function* (u, argv) {
-  const secs = parseFloat(argv[1] ?? '');
-  if (!(secs >= 0) || argv.length < 3) { yield* u.err("timeout: missing operand\n"); return 125; }
+  const secs = parseDuration(argv[1] ?? '');
+  if (secs === null || argv.length < 3) {
+    yield* u.err(argv.length < 3 ? "timeout: missing operand\nTry 'timeout --help' for more information.\n" : `timeout: invalid time interval '${argv[1]}'\nTry 'timeout --help' for more information.\n`);
+    return 125;
+  }
   const cmd = argv.slice(2);
+  const SIGHUP = 1, SIGINT = 2, SIGQUIT = 3, SIGALRM = 14, SIGTERM = 15, SIGCHLD = 17, SIGCONT = 18, SIGTTIN = 21, SIGTTOU = 22;
+  const bit = (...s: number[]): number => s.reduce((a, x) => a | (1 << (x - 1)), 0);
+  yield* u.malloc();
+  yield* u.sys('setpgid', [0, 0]);
+  const caught: number[] = [];
+  const cleanupHandler = (sig: number): void => { caught.push(sig); };
+  for (const sig of [SIGALRM, SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTERM]) yield* u.sigaction(sig, cleanupHandler);
+  yield* u.sigaction(SIGTTIN, 'ignore');
+  yield* u.sigaction(SIGTTOU, 'ignore');
+  let chld = 0;
+  yield* u.sigaction(SIGCHLD, () => { chld++; });
+  yield* u.sys('rt_sigprocmask', [1, 1, 0, 8], { set: bit(SIGCHLD) });
   const pid = yield* u.fork(function* (cu: U): Prog {
-    const r = yield* cu.exec(cmd[0].includes('/') ? cmd[0] : `/usr/bin/${cmd[0]}`, cmd);
-    yield* cu.err(`timeout: failed to run command '${cmd[0]}': No such file or directory\n`);
+    yield* cu.sys('set_robust_list', [0, 24]);
+    yield* cu.sigaction(SIGTTIN, 'default');
+    yield* cu.sigaction(SIGTTOU, 'default');
+    const r = yield* execvp(cu, cmd[0], cmd);
+    yield* cu.err(`timeout: failed to run command '${cmd[0]}': ${r === -2 ? 'No such file or directory' : 'Permission denied'}\n`);
     return r === -2 ? 127 : 126;
   });
-  let fired = false;
-  const timer = yield* u.fork(function* (cu: U): Prog {
-    yield* cu.nanosleep(secs * 1e9);
-    yield* cu.kill(pid, 15);
-    return 0;
-  });
-  const [, st] = yield* u.wait(pid);
-  const [r] = yield* u.wait(timer, true);
-  if (r !== timer) { yield* u.kill(timer, 9); yield* u.wait(timer); } else fired = true;
-  return fired && st & 0x7f ? 124 : st & 0x7f ? 128 + (st & 0x7f) : (st >> 8) & 0xff;
+  if (pid < 0) { yield* u.err('timeout: fork system call failed: Resource temporarily unavailable\n'); return 125; }
+  yield* u.sys('rt_sigprocmask', [1, 1, 0, 8], { set: bit(SIGALRM) });
+  if (secs > 0) {
+    yield* u.sys('timer_create', [0, 1, 1], { signo: SIGALRM });
+    yield* u.sys('timer_settime', [0, 0, 1, 0], { value: Math.round(secs * 1e9) });
+  }
+  const held = bit(SIGHUP, SIGINT, SIGQUIT, SIGALRM, SIGTERM, SIGCHLD);
+  const orig = ((yield* u.sys('rt_sigprocmask', [0, 1, 1, 8], { set: held })).info?.old as number | undefined) ?? 0;
+  let timedOut = false;
+  let seenChld = 0;
+  // a handler's end: the CHLD handler that ran on the way out of a syscall, then this one
+  function* handlersDone(mask: number): G<void> {
+    if (chld > seenChld) { seenChld = chld; yield* u.sys('rt_sigreturn', [], { set: mask | bit(SIGALRM) }); }
+  }
+  let status = 0;
+  for (;;) {
+    const [w, st] = yield* u.wait(pid, true);
+    if (w !== 0) { status = st; break; }
+    yield* u.sys('rt_sigsuspend', [1, 8], { set: orig });
+    // the handlers that ran when the signals were delivered (cleanup's kill / sigaction calls are the program's)
+    for (let sig = caught.shift(); sig !== undefined; sig = caught.shift()) {
+      if (sig === SIGALRM) timedOut = true;
+      const term = sig === SIGALRM ? SIGTERM : sig;
+      yield* u.kill(pid, term);
+      yield* handlersDone(orig);
+      yield* u.sigaction(term, 'ignore');
+      yield* handlersDone(orig);
+      yield* u.kill(0, term);
+      yield* handlersDone(orig);
+      yield* u.kill(pid, SIGCONT);
+      yield* handlersDone(orig);
+      yield* u.sigaction(SIGCONT, 'ignore');
+      yield* handlersDone(orig);
+      yield* u.kill(0, SIGCONT);
+      yield* handlersDone(orig);
+    }
+    if (chld > seenChld) seenChld = chld;
+    yield* u.sys('rt_sigreturn', [], { set: held, restore: -4 });
+  }
+  yield* u.closeStdout();
+  if (timedOut) return 124;
+  return status & 0x7f ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
 };
+
+/** timeout's DURATION: a floating point number with an optional suffix s, m, h or d */
+function parseDuration(s: string): number | null {
+  const m = /^([0-9]*\.?[0-9]+|[0-9]+\.)([smhd]?)$/.exec(s);
+  if (!m) return null;
+  return parseFloat(m[1]) * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]];
+}
 
 export const seedTools: Record<string, ProgramMain> = { mount, mkswap, cut, sort, uniq, awk, timeout };
