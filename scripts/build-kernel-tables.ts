@@ -5,7 +5,7 @@
  * read on demand, dist/kernel-tables/events.tab (src/kernel/event_table.ts); and the function
  * ids of the names in the machine's call paths, dist/kernel-tables/known-symbols.json
  * (src/kernel/known_symbols.ts), with the names the entry model's compiler looks up; and the entry
- * model split by key with its functions' ids, dist/kernel-tables/paths-model.bin
+ * model split by key with its functions' ids and its trees compiled, dist/kernel-tables/paths-model.bin
  * (src/machine/paths/model_table.ts).  The tables record the data files' sizes and times; a stale one
  * is only unused.
  */
@@ -14,16 +14,16 @@ import { writeEventTable, builtEventTableFile } from '../src/kernel/event_table'
 import { writeKnownSymbols, builtKnownSymbolsFile } from '../src/kernel/known_symbols';
 import { resolveFirstAlias } from '../src/kernel/kallsyms';
 import { pathNames, pathFunctionNames } from '../src/machine/paths/dsl';
-import { modelFile, readModelFile, compilerSymbolNames, modelSummariser } from '../src/machine/paths/model';
+import { modelFile, readModelFile, compilerSymbolNames, modelSummariser, programCompiler } from '../src/machine/paths/model';
 import { writeModelTable, builtModelTableFile } from '../src/machine/paths/model_table';
 import { semanticsFunctionNames } from '../src/machine/paths/semantics';
 import { installKernelSemantics } from '../src/machine/machine';
 
 const t0 = Date.now();
 let bytes = writeSymtab(builtSymtabFile()) + writeEventTable(builtEventTableFile());
+installKernelSemantics();
 const mf = modelFile();
 const model = mf ? readModelFile(mf) : null;
-if (mf && model) bytes += writeModelTable(builtModelTableFile(), mf, model, resolveFirstAlias, modelSummariser());
-installKernelSemantics();
+if (mf && model) bytes += writeModelTable(builtModelTableFile(), mf, model, resolveFirstAlias, modelSummariser(), programCompiler());
 bytes += writeKnownSymbols(builtKnownSymbolsFile(), [...pathNames().flatMap(pathFunctionNames), ...compilerSymbolNames(), ...semanticsFunctionNames()], resolveFirstAlias);
 process.stderr.write(`kernel tables: ${Math.round(bytes / 1024)} KB in ${Date.now() - t0} ms\n`);

@@ -2,6 +2,11 @@ import { expect } from 'chai';
 import { Inode, S_IFREG } from '../../src/machine/include/fs';
 import { Fs } from '../../src/machine/fs/namei';
 import { Machine } from '../../src/machine/machine';
+import { OpenFile } from '../../src/machine/include/fs';
+import type { Task } from '../../src/machine/include/sched';
+import type { Env } from '../../src/machine/include/kstack';
+import type { FsMachine } from '../../src/machine/fs/namei';
+import { fsAttr } from '../../src/machine/fs/attr';
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
 const bytes = (s: string): Uint8Array => Buffer.from(s, 'latin1');
@@ -114,5 +119,24 @@ describe('machine: path lookups', () => {
     m.fs.lookupParent('/tmp/rs/hop/rel');
     expect(Fs.parts('/tmp/rs/hop/rel', '/')).to.deep.equal(['tmp', 'rs', 'hop', 'rel']);
     expect(Fs.parts('hop/rel', '/tmp/rs')).to.equal(once);
+  });
+
+  it('fchmodat resolves a relative path against its dirfd (fs/open.c do_fchmodat: user_path_at(dfd, ...))', () => {
+    const m = new Machine({ seed: 3 });
+    m.run('mkdir /tmp/d; touch /tmp/d/f /tmp/f');
+    const fchmodat = fsAttr.syscalls.find(([n]) => n === 'fchmodat')![1];
+    const dir = new OpenFile('dir', m.fs.lookup('/tmp/d'), 0o200000);
+    const t = { proc: { cwd: '/tmp', fds: [null, null, null, dir] } } as unknown as Task;
+    const call = (dfd: number, path: string, mode: number): number => {
+      const e = { name: 'fchmodat', nr: 268, a: [dfd, path, mode], ret: 0, rv: 0 } as Env;
+      fchmodat(m as unknown as FsMachine, null as never, t, e);
+      return e.ret;
+    };
+    expect(call(3, 'f', 0o600)).to.equal(0);
+    expect(m.fs.lookup('/tmp/d/f')!.mode & 0o7777).to.equal(0o600);
+    expect(m.fs.lookup('/tmp/f')!.mode & 0o7777).to.equal(0o644);
+    expect(call(-100, 'f', 0o640)).to.equal(0); // AT_FDCWD: the cwd's f
+    expect(m.fs.lookup('/tmp/f')!.mode & 0o7777).to.equal(0o640);
+    expect(call(3, 'nope', 0o600)).to.equal(-2);
   });
 });

@@ -1,15 +1,20 @@
 /**
- * The idle system's event rates against the recording of the real Debian 12 guest idling for 5.3 s
- * (data/recordings/system.json.gz `idle`, scripts/record/FORMAT.md).  The recorder's own `sh`, its
- * `sleep 5` and two `date` calls ran inside that window: the expected rate of each event leaves out
- * what happened in their context (byComm), and for sched_switch the switches out of them and the
- * as many switches into them (byKey prev_comm), for sched_wakeup their wakeups (byKey comm).
+ * The idle system's event rates against the recording of the real Debian 12 guest idling
+ * (data/recordings/idle.json.gz, the `idle` workload: `sleep 5` with every tracepoint enabled, its
+ * events run's eventRecords, scripts/record/FORMAT.md).  The reference window is the quiet system:
+ * from 1 s after the start (the launcher's `sh` exec'ing `sleep` queues RCU callbacks whose grace
+ * period runs in the first ~60 ms, with the ticks it keeps) to the wakeup of the `sleep` (then the
+ * launcher runs again), so no launcher task runs inside it: every event is the services' and the
+ * kernel's own.  (system.json's `idle` rates are not used: the recorder's `date` calls ran inside
+ * that window, and their RCU grace periods, ticks and kworkers cannot be told apart from the
+ * system's; it shows twice the quiet system's ticks.)
  *
- * Tolerances: ±25% for the events the idle system's own mechanisms make (ticks, softirqs, timers,
- * switches, wakeups, RCU, workqueues, systemd's syscalls); ±45% for the per-thread switch rates
- * (rcu_preempt's grace periods run longer under the recording's emulated CPUs).  Events the
- * recording shows only from the launcher's work (page faults, exec, block I/O of its files) are not
- * compared.
+ * Tolerances: ±25% for the events of the idle system's own mechanisms (ticks, softirqs, timers,
+ * switches, wakeups, RCU, workqueues, systemd's syscalls), ±20% for the NO_HZ tick (tick_stop,
+ * hrtimer_cancel); the window holds ~4 s of events, so rarer events carry more counting noise.
+ * softirq_entry ±30%: the machine has no block I/O while idle, so neither the BLOCK softirq nor
+ * blk-wbt's stat window timer (blk_stat_timer_fn, 1.5/s of the recording's TIMER softirqs, armed
+ * by the journal's writes) runs.
  */
 import { expect } from 'chai';
 import * as fs from 'fs';
@@ -19,39 +24,49 @@ import { Machine } from '../../src/machine/machine';
 import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
 import type { Task } from '../../src/machine/include/sched';
 
-interface IdleRecording {
-  seconds: number;
-  counts: Record<string, number>;
-  byComm: Record<string, Record<string, number>>;
-  byKey: Record<string, Record<string, number>>;
+interface IdleWorkload {
+  events: string[];
+  /** flat [tUs, pid, cpu, event, flags, fields, ...] */
+  eventRecords: (number | string)[];
 }
 
-const LAUNCHER = ['sh', 'sleep', 'date'];
-
-function recording(): IdleRecording {
+/** The quiet idle system of the recording: per-second rates of each event and of each thread's switches out. */
+function recordedRates(): { rates: Map<string, number>; switches: Map<string, number> } {
   let d = __dirname;
-  for (let i = 0; i < 5 && !fs.existsSync(path.join(d, 'data', 'recordings', 'system.json.gz')); i++) d = path.dirname(d);
-  const f = path.join(d, 'data', 'recordings', 'system.json.gz');
-  return (JSON.parse(zlib.gunzipSync(fs.readFileSync(f)).toString('latin1')) as { idle: IdleRecording }).idle;
-}
-
-/** The idle system's rate of `ev` in the recording, the launcher's share left out (per second). */
-function systemRate(r: IdleRecording, ev: string): number {
-  const n = r.counts[ev] ?? 0;
-  const sum = (o: Record<string, number> | undefined): number => LAUNCHER.reduce((a, c) => a + (o?.[c] ?? 0), 0);
-  let sub = sum(r.byComm[ev]);
-  if (ev === 'sched_switch') sub = 2 * sum(r.byKey.sched_switch);
-  if (ev === 'sched_wakeup') sub = sum(r.byKey.sched_wakeup);
-  return (n - sub) / r.seconds;
+  for (let i = 0; i < 5 && !fs.existsSync(path.join(d, 'data', 'recordings', 'idle.json.gz')); i++) d = path.dirname(d);
+  const w = JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(d, 'data', 'recordings', 'idle.json.gz'))).toString('latin1')) as IdleWorkload;
+  const rec = w.eventRecords;
+  const START_US = 1e6;
+  let end = Infinity;
+  for (let i = 0; i < rec.length; i += 6) {
+    if (w.events[rec[i + 3] as number] === 'sched_wakeup' && / ?comm=sleep /.test(rec[i + 5] as string)) { end = rec[i] as number; break; }
+  }
+  const counts = new Map<string, number>();
+  const switches = new Map<string, number>();
+  for (let i = 0; i < rec.length; i += 6) {
+    const t = rec[i] as number;
+    if (t < START_US || t >= end) continue;
+    const ev = w.events[rec[i + 3] as number];
+    counts.set(ev, (counts.get(ev) ?? 0) + 1);
+    if (ev === 'sched_switch') {
+      const prev = /prev_comm=(\S+)/.exec(rec[i + 5] as string)![1];
+      switches.set(prev, (switches.get(prev) ?? 0) + 1);
+    }
+  }
+  const secs = (end - START_US) / 1e6;
+  const per = (x: Map<string, number>) => new Map([...x].map(([k, v]) => [k, v / secs]));
+  return { rates: per(counts), switches: per(switches) };
 }
 
 const EVENTS: [string, number][] = [
-  ['sched_switch', 0.25], ['sched_wakeup', 0.25], ['local_timer_entry', 0.25], ['softirq_entry', 0.25],
+  ['sched_switch', 0.25], ['sched_wakeup', 0.25], ['local_timer_entry', 0.25], ['softirq_entry', 0.3],
   ['hrtimer_start', 0.25], ['hrtimer_expire_entry', 0.25], ['cpu_idle', 0.25], ['rcu_utilization', 0.25],
   ['timer_start', 0.25], ['timer_expire_entry', 0.25], ['sched_stat_runtime', 0.25], ['sys_enter', 0.25],
   ['workqueue_execute_start', 0.25], ['workqueue_queue_work', 0.25], ['mm_compaction_kcompactd_sleep', 0.25],
+  ['tick_stop', 0.2], ['hrtimer_cancel', 0.2],
 ];
-const THREADS: [string, number][] = [['rcu_preempt', 0.45], ['systemd', 0.25], ['kcompactd0', 0.25]];
+/** switches out per second; rcu_preempt none: the quiet system queues no RCU callbacks, so it runs no grace period */
+const THREADS: [string, number][] = [['rcu_preempt', 0], ['systemd', 0.25], ['kcompactd0', 0.25]];
 
 /** Simulated rates over `secs` of an idle default machine. */
 function simulate(seed: number, secs: number): { rates: Map<string, number>; switches: Map<string, number> } {
@@ -71,20 +86,20 @@ function simulate(seed: number, secs: number): { rates: Map<string, number>; swi
   return { rates: per(counts), switches: per(switches) };
 }
 
-describe('machine: the idle system at the recorded rates (data/recordings/system.json.gz idle)', function () {
+describe('machine: the idle system at the recorded rates (data/recordings/idle.json.gz, the quiet system)', function () {
   this.timeout(120000);
-  const r = recording();
+  const real = recordedRates();
   const sim = simulate(1, 20);
   for (const [ev, tol] of EVENTS) {
     it(`${ev} within ${tol * 100}% of the recording`, () => {
-      const want = systemRate(r, ev);
+      const want = real.rates.get(ev) ?? 0;
       const got = sim.rates.get(ev) ?? 0;
       expect(got, `${ev}: simulated ${got.toFixed(1)}/s, recorded ${want.toFixed(1)}/s`).to.be.within(want * (1 - tol), want * (1 + tol));
     });
   }
   for (const [comm, tol] of THREADS) {
     it(`${comm} switches out within ${tol * 100}% of the recording`, () => {
-      const want = (r.byKey.sched_switch[comm] ?? 0) / r.seconds;
+      const want = real.switches.get(comm) ?? 0;
       const got = sim.switches.get(comm) ?? 0;
       expect(got, `${comm}: simulated ${got.toFixed(1)}/s, recorded ${want.toFixed(1)}/s`).to.be.within(want * (1 - tol), want * (1 + tol));
     });

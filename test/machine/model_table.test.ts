@@ -1,13 +1,19 @@
 /**
  * The entry model's per-key table (src/machine/paths/model_table.ts, written by `npm run build`):
  * it gives what the model file read whole gives, key by key, with the functions' kallsyms ids, and
- * is unused when it is not the table of the current model file.
+ * is unused when it is not the table of the current model file.  Its programs (each variant's tree
+ * compiled by the build) are, once relocated to this process's hook and tracepoint numbers, the
+ * programs this process compiles from the trees' text: a start that runs them runs what it would
+ * have compiled (expected values: the compiler's own output, paths/compile.ts, whose lazy chunks
+ * test/machine/compile.test.ts checks against the same eager compile).
  */
 import { expect } from 'chai';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { modelFile, readModelFile, modelSummariser } from '../../src/machine/paths/model';
+import { modelFile, readModelFile, modelSummariser, compileTree, modelFnId } from '../../src/machine/paths/model';
+import { compilerStamp, relocate, setChunkChars } from '../../src/machine/paths/compile';
+import { installKernelSemantics } from '../../src/machine/machine';
 import { builtModelTableFile, readModelTable, writeModelTable, wholeModel, type KeyData } from '../../src/machine/paths/model_table';
 import { functionId } from '../../src/kernel/ftrace';
 
@@ -36,6 +42,28 @@ describe('entry model table', () => {
     const ids = readModelTable(builtModelTableFile(), mf, S)!.fnIds!;
     expect(ids.length).to.equal(whole.functions.length);
     whole.functions.forEach((f, i) => expect(ids[i], f).to.equal(functionId(f)));
+  });
+
+  it('holds every variant\'s program as this process compiles it from the tree, and its syscall function', () => {
+    installKernelSemantics();
+    const t = readModelTable(builtModelTableFile(), mf, S)!;
+    expect(t.progs?.stamp, 'programs compiled with the current compiler').to.equal(compilerStamp());
+    const maps = {};
+    const old = setChunkChars(Infinity);
+    let n = 0;
+    try {
+      for (const k of t.keyNames()) {
+        for (const v of t.keyData(k)!.v) {
+          const want = compileTree(k, v.shape(), modelFnId, false);
+          expect(v.inner, k).to.equal(want.inner);
+          expect([...relocate(v.program!(), t.progs!.hooks, t.progs!.tps, maps)], `${k} variant ${n}`).to.deep.equal([...want.code.code]);
+          n++;
+        }
+      }
+    } finally {
+      setChunkChars(old);
+    }
+    expect(n).to.equal(Object.values(whole.keys).reduce((a, d) => a + d.v.length, 0));
   });
 
   it('is unused when written for another model file, damaged or missing', () => {

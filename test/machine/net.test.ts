@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
 import type { U } from '../../src/machine/process/user';
-import type { Prog } from '../../src/machine/include/sched';
+import type { Prog, Op, SysResult } from '../../src/machine/include/sched';
 import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceSetFilter, resetFtrace } from '../../src/kernel/ftrace';
 import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
 import { symbolName, lookupAddr } from '../../src/kernel/kallsyms';
@@ -16,14 +16,27 @@ function install(m: Machine, name: string, main: (u: U, argv: string[]) => Prog)
   m.procs.programs.set(`/usr/bin/${name}`, main);
 }
 
-/** a TCP exchange: the client sends `n` bytes (sendto, then sendmsg), half-closes, reads the server's count */
-function* tcpPair(u: U, n: number, report: (k: string, v: unknown) => void): Prog {
+/**
+ * One TCP connection on 127.0.0.1:`port`: a listening socket, a forked client that connects and runs
+ * `client` on its socket, the accepted server side. Reports bind/listen/connect results.
+ */
+function* connection(u: U, port: number, client: (cu: U, s: number) => Prog,
+  report: (k: string, v: unknown) => void = () => undefined): Generator<Op, { l: number; c: number; pid: number }, SysResult> {
   const l = yield* u.socket(AF_INET, SOCK_STREAM);
-  report('bind', yield* u.bind(l, 5001));
+  report('bind', yield* u.bind(l, port));
   report('listen', yield* u.listen(l));
   const pid = yield* u.fork(function* (cu: U): Prog {
     const s = yield* cu.socket(AF_INET, SOCK_STREAM);
-    report('connect', yield* cu.connect(s, 5001));
+    report('connect', yield* cu.connect(s, port));
+    return yield* client(cu, s);
+  });
+  const c = yield* u.accept(l);
+  return { l, c, pid };
+}
+
+/** a TCP exchange: the client sends `n` bytes (sendto, then sendmsg), half-closes, reads the server's count */
+function* tcpPair(u: U, n: number, report: (k: string, v: unknown) => void): Prog {
+  const { l, c, pid } = yield* connection(u, 5001, function* (cu: U, s: number): Prog {
     const data = new Uint8Array(n);
     for (let i = 0; i < n; i++) data[i] = (i * 7) & 0xff;
     report('sent', (yield* cu.sendAll(s, data.subarray(0, n >> 1))) + (yield* cu.sendmsg(s, data.subarray(n >> 1))));
@@ -33,8 +46,7 @@ function* tcpPair(u: U, n: number, report: (k: string, v: unknown) => void): Pro
     report('eof', (yield* cu.recv(s, 100)).ret);
     yield* cu.close(s);
     return 0;
-  });
-  const c = yield* u.accept(l);
+  }, report);
   const parts: Uint8Array[] = [];
   for (;;) {
     const r = yield* u.read(c, 50000);
@@ -121,17 +133,11 @@ describe('machine: loopback networking', () => {
   it('TCP close: CLOSE_WAIT/LAST_ACK, FIN_WAIT1/FIN_WAIT2/TIME_WAIT, the delayed ACK, no reset', () => {
     const m = new Machine({ seed: 27 });
     install(m, 'closer', function* (u: U): Prog {
-      const l = yield* u.socket(AF_INET, SOCK_STREAM);
-      yield* u.bind(l, 5003);
-      yield* u.listen(l);
-      const pid = yield* u.fork(function* (cu: U): Prog {
-        const s = yield* cu.socket(AF_INET, SOCK_STREAM);
-        yield* cu.connect(s, 5003);
+      const { l, c, pid } = yield* connection(u, 5003, function* (cu: U, s: number): Prog {
         yield* cu.write(s, 'ping');
         yield* cu.close(s);
         return 0;
       });
-      const c = yield* u.accept(l);
       while ((yield* u.read(c, 100)).ret > 0) { /* until the FIN */ }
       // stay in CLOSE_WAIT past the delayed-ACK timeout (40 ms): the timer sends the ACK
       yield* u.nanosleep(100e6);
@@ -229,12 +235,7 @@ describe('machine: loopback networking', () => {
     const m = new Machine({ seed: 22 });
     const res: Record<string, unknown> = {};
     install(m, 'recvall', (u) => (function* (): Prog {
-      const l = yield* u.socket(AF_INET, SOCK_STREAM);
-      yield* u.bind(l, 5003);
-      yield* u.listen(l);
-      const pid = yield* u.fork(function* (cu: U): Prog {
-        const s = yield* cu.socket(AF_INET, SOCK_STREAM);
-        yield* cu.connect(s, 5003);
+      const { l, c, pid } = yield* connection(u, 5003, function* (cu: U, s: number): Prog {
         yield* cu.sendAll(s, 'hello');
         yield* cu.nanosleep(1e6);
         yield* cu.sendAll(s, 'abc');
@@ -243,7 +244,6 @@ describe('machine: loopback networking', () => {
         yield* cu.close(s);
         return 0;
       });
-      const c = yield* u.accept(l);
       const one = yield* u.recvAll(c, 5);
       const two = yield* u.recvAll(c, 8);
       const eof = yield* u.recvAll(c, 4);

@@ -5,6 +5,7 @@
  */
 import type { FsMachine } from './namei';
 import { atDir } from './namei';
+import { superMagic } from './layout';
 import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
@@ -22,8 +23,9 @@ function chmodCommon(ino: Inode, mode: number): number {
   ino.mode = (ino.mode & S_IFMT) | (mode & 0o7777);
   return 0;
 }
+/** fchmodat(dfd, path, mode): a relative path resolves against dfd, as every *at call does */
 fsAttr.syscall('fchmodat', (m, _c, t, e) => {
-  const ino = m.fs.lookup(String(e.a[1]), t.proc.cwd);
+  const ino = m.fs.lookup(String(e.a[1]), atDir(m, t, e.a[0], e.a[1]));
   e.ret = ino ? chmodCommon(ino, Number(e.a[2])) : -ENOENT;
   return H_CONT;
 });
@@ -106,11 +108,12 @@ function statfsOf(m: FsMachine, ino: Inode): Record<string, number> {
     walk(m.fs.root);
   }
   const total = Math.floor((m.fs.lookup('/dev/sda1')?.size ?? 0) / PAGE) || m.fs.sdaBlocks;
+  const type = superMagic(ino.fs);
   const info = ino.fs === 'ext4'
-    ? { type: 0xef53, bsize: PAGE, blocks: total, bfree: total - fsUsed - 9000, bavail: total - fsUsed - 9000 - Math.floor(total * 0.05), files: 4194304, ffree: 4194304 - files - 11 }
+    ? { type, bsize: PAGE, blocks: total, bfree: total - fsUsed - 9000, bavail: total - fsUsed - 9000 - Math.floor(total * 0.05), files: 4194304, ffree: 4194304 - files - 11 }
     : ino.fs === 'tmpfs' || ino.fs === 'devtmpfs'
-      ? { type: 0x01021994, bsize: PAGE, blocks: Math.floor(m.mm.totalPages / 2), bfree: Math.floor(m.mm.totalPages / 2), bavail: Math.floor(m.mm.totalPages / 2), files: 250000, ffree: 249990 }
-      : { type: ino.fs === 'proc' ? 0x9fa0 : 0x62656572, bsize: PAGE, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 };
+      ? { type, bsize: PAGE, blocks: Math.floor(m.mm.totalPages / 2), bfree: Math.floor(m.mm.totalPages / 2), bavail: Math.floor(m.mm.totalPages / 2), files: 250000, ffree: 249990 }
+      : { type, bsize: PAGE, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 };
   return info;
 }
 fsAttr.syscall('statfs', (m, _c, t, e) => {

@@ -74,6 +74,10 @@ const SUPERS: Record<FsType, { dev: number; id: string; magic: number }> = {
   // the guest: stat -L of a timerfd's /proc/self/fd link gives st_dev 14 (ANON_INODE_FS_MAGIC)
   anon_inodefs: { dev: 14, id: 'anon_inodefs', magic: 0x09041934 },
 };
+/** The filesystem's magic number (s_magic, statfs's f_type). */
+export function superMagic(fs: FsType): number {
+  return SUPERS[fs].magic;
+}
 const supers = new Map<FsType, number>();
 /** The struct super_block of a filesystem type (one mount each in the machine). */
 export function superBlock(mem: KernelMemory, fs: FsType): number {
@@ -119,19 +123,16 @@ const mounts = new WeakMap<Inode, number>();
 export function vfsmountOf(mem: KernelMemory, ino: Inode): number {
   let root = ino;
   for (let i = 0; i < 4096 && root.parent && root.parent !== root; i++) root = root.parent;
-  let a = mounts.get(root);
-  if (a !== undefined) return a;
   const M = 'struct mount';
-  const m = mem.allocStruct(M);
-  const sb = superBlock(mem, 'ext4');
-  const d = dentryAddr(mem, root);
-  a = m + mem.fieldOf(M, 'mnt').offset;
-  mem.setField(m, M, 'mnt.mnt_root', d);
-  mem.setField(m, M, 'mnt.mnt_sb', sb);
-  mem.setField(m, M, 'mnt_parent', m);
-  mem.setField(m, M, 'mnt_mountpoint', d);
-  mounts.set(root, a);
-  return a;
+  const m = mem.structFor(mounts, root, M, (m) => {
+    const sb = superBlock(mem, 'ext4');
+    const d = dentryAddr(mem, root);
+    mem.setField(m, M, 'mnt.mnt_root', d);
+    mem.setField(m, M, 'mnt.mnt_sb', sb);
+    mem.setField(m, M, 'mnt_parent', m);
+    mem.setField(m, M, 'mnt_mountpoint', d);
+  });
+  return m + mem.fieldOf(M, 'mnt').offset;
 }
 
 // struct file_operations of the file kinds the machine has (6.1's tables, members that scripts

@@ -114,6 +114,8 @@ export class Task implements TaskRef {
   state = TASK_RUNNING;
   /** the CPU the task last ran on / is queued on */
   cpu = 0;
+  /** the only CPU it may run on (a per-CPU kthread: cpus_mask of one CPU, kthread_bind), else -1 */
+  boundCpu = -1;
   onRq = false;
   onCpu = false;
   /** CFS */

@@ -1,7 +1,8 @@
 /**
- * RCU (kernel/rcu/tree.c) as the idle system shows it: a CPU that ran a task has callbacks waiting
- * for a grace period and a quiescent state to report, so it keeps its tick (rcu_needs_cpu) and
- * raises RCU_SOFTIRQ; rcu_core on such a CPU asks the grace-period kthread (rcu_preempt) for a grace
+ * RCU (kernel/rcu/tree.c) as the idle system shows it: a CPU where call_rcu queued a callback (a
+ * recorded path calling it: exit, exec, file and dentry frees; the idle system's services and
+ * kthreads queue none, the idle recording's call_rcu calls are all the launcher's) has callbacks
+ * waiting for a grace period, so it keeps its tick (rcu_needs_cpu) and raises RCU_SOFTIRQ; rcu_core on such a CPU asks the grace-period kthread (rcu_preempt) for a grace
  * period and wakes it; the kthread runs rcu_gp_init, waits jiffies_till_first_fqs in
  * rcu_gp_fqs_loop (schedule_timeout: a process_timeout timer), forces quiescent states, and
  * rcu_gp_cleanup ends the grace period: the CPUs whose callbacks it covered run them (RCU_SOFTIRQ)
@@ -36,9 +37,8 @@ export class Rcu {
     this.waiting = m.cpus.map(() => false);
   }
 
-  /** CPU `c` switched from idle to task `t`: the task's kernel work queues callbacks, and a quiescent state is due. */
-  ranTask(c: Cpu, t: Task): void {
-    if (t === this.gpTask) return;
+  /** call_rcu on CPU `c`: a callback waits there for the next grace period. */
+  queued(c: Cpu): void {
     this.cbs[c.id] = true;
     const b = this.m.timers.bases[c.id];
     b.rcuPending = true;
@@ -74,6 +74,10 @@ export interface RcuMachine extends TimerMachine {
 }
 
 export const rcu = new Semantics<RcuMachine>('kernel/rcu/tree');
+
+/** __call_rcu_common: the callback is queued on this CPU's segmented list. */
+rcu.hook('rcu_call', (m, c) => { m.rcu.queued(c); return H_CONT; });
+rcu.at('call_rcu', 'rcu_call');
 
 /** rcu_core's tree (RCU_SOFTIRQ): the recorded one that wakes the grace-period kthread when this one does. */
 rcu.hook('rcu_core_body', (m, c, _t, e) => {

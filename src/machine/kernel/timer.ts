@@ -59,6 +59,8 @@ class Base {
   rcuPending = false;
   /** jiffy of the next periodic load balance (rq->next_balance) */
   nextBalance = 0;
+  /** a tick ran while the CPU idled (ts->got_idle_tick) */
+  gotTick = false;
 }
 
 export interface TimerMachine extends CpuMachine {
@@ -97,7 +99,7 @@ export class Timers {
     // a CPU idling with its tick stopped is woken for an earlier timer (wake_up_nohz_cpu): its
     // next tick is programmed again
     const c = m.cpus[cpu];
-    if (!t.deferrable && c.idling && b.tickStopped) this.program(c, false);
+    if (!t.deferrable && c.idling && b.tickStopped) this.program(c);
   }
 
   /** del_timer / hrtimer_cancel: true when it was armed. */
@@ -136,36 +138,55 @@ export class Timers {
     return best === Infinity ? best : Math.ceil(best / this.m.tickNs) * this.m.tickNs;
   }
 
-  /**
-   * tick_nohz_idle_stop_tick for `c` going idle: keep the tick when RCU needs the CPU or its next
-   * timer is due within a tick, else stop it (true when it stops now: the tick_stop event) and
-   * program the tick hrtimer for the next timer.
-   */
-  idleEnter(c: Cpu): { stopped: boolean; reprogram: boolean } {
-    const m = this.m;
-    const b = this.bases[c.id];
-    const nextJiffy = (Math.floor(m.now / m.tickNs) + 1) * m.tickNs;
-    const wake = this.nextWake(c);
-    if (b.rcuHoldUntil > m.now || b.rcuPending || wake <= nextJiffy) {
-      const was = b.tickStopped;
-      b.tickStopped = false;
-      this.arm(c, nextJiffy);
-      return { stopped: false, reprogram: was };
-    }
-    const stopping = !b.tickStopped;
-    b.tickStopped = true;
-    const reprogram = this.program(c, true);
-    return { stopped: stopping, reprogram };
+  /** tick_nohz_idle_retain_tick: the CPU idles with its tick running (its next tick programmed). */
+  idleRetain(c: Cpu): void {
+    this.arm(c, this.nextJiffy());
   }
 
-  /** Program the stopped tick for the next timer of `c`: true when an expiry is programmed. */
-  program(c: Cpu, idle: boolean): boolean {
+  /**
+   * tick_nohz_idle_stop_tick (kernel/time/tick-sched.c) for idling `c`: tick_nohz_next_event keeps
+   * the tick when RCU needs the CPU or its next timer is due within a tick (`near`) unless the tick is
+   * stopped already; otherwise tick_nohz_stop_tick stops it (`stop`: the tick_stop event, the first
+   * time only) and programs the tick hrtimer for the next event (`start`: hrtimer_start, skipped when
+   * it is programmed for that expiry already), or cancels it when no timer is pending (`cancel`).
+   */
+  idleStop(c: Cpu): IdleStop {
+    const b = this.bases[c.id];
+    const nextJiffy = this.nextJiffy();
+    const wake = this.nextWake(c);
+    const rcu = b.rcuHoldUntil > this.m.now || b.rcuPending;
+    const near = rcu || wake <= nextJiffy;
+    const r: IdleStop = { rcu, near, go: false, stop: false, start: false, wasArmed: false, cancel: false };
+    if (near && !b.tickStopped) { this.arm(c, nextJiffy); return r; }
+    r.go = true;
+    r.stop = !b.tickStopped;
+    b.tickStopped = true;
+    const expires = near ? nextJiffy : wake;
+    const armed = b.idleEv !== null && !b.idleEv.cancelled;
+    if (armed && b.idleEv!.t === expires) return r;
+    if (expires === Infinity) {
+      r.cancel = armed;
+      if (armed) b.idleEv!.cancelled = true;
+      b.idleEv = null;
+      return r;
+    }
+    r.start = true;
+    r.wasArmed = armed;
+    this.arm(c, expires);
+    return r;
+  }
+
+  /** The jiffy boundary after now (last_jiffies_update + TICK_NSEC). */
+  private nextJiffy(): number {
+    return (Math.floor(this.m.now / this.m.tickNs) + 1) * this.m.tickNs;
+  }
+
+  /** Program the stopped tick for the next timer of `c`, unless an earlier wakeup is programmed. */
+  program(c: Cpu): void {
     const wake = this.nextWake(c);
     const b = this.bases[c.id];
-    if (wake === Infinity) { if (b.idleEv) b.idleEv.cancelled = true; b.idleEv = null; return false; }
-    if (!idle && b.idleEv && !b.idleEv.cancelled && b.idleEv.t <= wake) return false;
+    if (wake === Infinity || (b.idleEv && !b.idleEv.cancelled && b.idleEv.t <= wake)) return;
     this.arm(c, wake);
-    return true;
   }
 
   private arm(c: Cpu, at: number): void {
@@ -178,20 +199,45 @@ export class Timers {
       b.idleEv = null;
       // the CPU left idle meanwhile: its ticks are the running CPU's (machine.ts cpuStep)
       if (!c.idling) return;
+      // tick_sched_do_timer: a tick while the CPU idles (got_idle_tick, read by the idle loop)
+      b.gotTick = true;
       c.ticks++;
       m.irq(c, 'timer_interrupt', newEnv('tick', { tick: true, irq: 236, vector: 236 }));
       m.kick(c, m.now);
     });
   }
 
-  /** The CPU left NO_HZ idle to run a task (tick_nohz_idle_exit): true when the tick restarts. */
-  idleExit(c: Cpu): boolean {
+  /**
+   * The CPU leaves NO_HZ idle to run a task (tick_nohz_idle_exit): a stopped tick restarts
+   * (tick_nohz_restart_sched_tick); `armed` when its hrtimer was still pending (hrtimer_cancel
+   * removes it: the hrtimer_cancel event), not when it expired to wake the CPU.
+   */
+  idleExit(c: Cpu): { restart: boolean; armed: boolean } {
     const b = this.bases[c.id];
+    const armed = b.idleEv !== null && !b.idleEv.cancelled;
     if (b.idleEv) { b.idleEv.cancelled = true; b.idleEv = null; }
-    const was = b.tickStopped;
+    const restart = b.tickStopped;
     b.tickStopped = false;
-    return was;
+    return { restart, armed: restart && armed };
   }
+}
+
+/** What tick_nohz_idle_stop_tick did (Timers.idleStop). */
+export interface IdleStop {
+  /** rcu_needs_cpu: callbacks wait on this CPU (the next timer is not looked up) */
+  rcu: boolean;
+  /** tick_nohz_next_event: the next event is within a tick (RCU needs the CPU, a timer is due) */
+  near: boolean;
+  /** tick_nohz_stop_tick runs (the tick is or was stopped, or nothing is near) */
+  go: boolean;
+  /** the tick stops now (tick_stop event) */
+  stop: boolean;
+  /** the tick hrtimer is programmed for a new expiry (hrtimer_start) */
+  start: boolean;
+  /** ... and was pending until then (__remove_hrtimer) */
+  wasArmed: boolean;
+  /** the tick hrtimer is cancelled: no timer pending (hrtimer_cancel) */
+  cancel: boolean;
 }
 
 export const timer = new Semantics<TimerMachine>('kernel/time/timer');
@@ -296,22 +342,45 @@ timer.hook('run_timers', (m, c, _t, e) => {
 });
 const WHEEL_CALLBACKS = ['process_timeout', 'delayed_work_timer_fn', 'tcp_orphan_update', 'blk_stat_timer_fn', 'writeout_period', 'blk_rq_timed_out_timer', 'commit_timeout', 'mix_interrupt_randomness'];
 
-/** The idle loop: cpuidle until an interrupt or a wakeup (the interrupt handler kicks the CPU). */
+/**
+ * The idle loop (kernel/sched/idle.c do_idle): one iteration per idle period while nothing is to
+ * run; `e.gotTick` is what tick_nohz_idle_got_tick returned after the last one (false at first).
+ */
+timer.hook('idle_iterate', (m, c, _t, e) => {
+  if (c.needResched || m.sched.hasRunnable(c)) return H_CONT;
+  e.waited = false;
+  e.idleExit = false;
+  pushPath(c.ks, 'idle_iteration', e);
+  return H_AGAIN;
+});
+/** cpuidle_not_available: idle_call_stop_or_retain_tick(got_tick): stop the tick after an idle tick or when stopped. */
+timer.cond('idle_got_tick', (_m, _c, _t, e) => e.gotTick === true);
+timer.cond('idle_stop_tick', (m, c, _t, e) => e.gotTick === true || m.timers.bases[c.id].tickStopped);
+timer.hook('nohz_retain', (m, c) => { m.timers.idleRetain(c); return H_CONT; });
+timer.hook('nohz_stop', (m, c, _t, e) => { e.nohz = m.timers.idleStop(c); return H_CONT; });
+const nohz = (e: Env): IdleStop => e.nohz as IdleStop;
+timer.cond('tick_rcu', (_m, _c, _t, e) => nohz(e).rcu);
+timer.cond('tick_near', (_m, _c, _t, e) => nohz(e).near);
+timer.cond('tick_go', (_m, _c, _t, e) => nohz(e).go);
+timer.cond('tick_stop', (_m, _c, _t, e) => nohz(e).stop);
+timer.cond('tick_start', (_m, _c, _t, e) => nohz(e).start);
+timer.cond('tick_was_armed', (_m, _c, _t, e) => nohz(e).wasArmed);
+timer.cond('tick_cancel', (_m, _c, _t, e) => nohz(e).cancel);
+/** amd_e400_idle (HLT): the CPU waits until an interrupt or a wakeup kicks it. */
 timer.hook('cpuidle_wait', (m, c, _t, e) => {
   if (e.waited || m.sched.hasRunnable(c) || c.needResched) return H_CONT;
   e.waited = true;
   return H_IDLE;
 });
-timer.hook('nohz_stop', (m, c, _t, e) => {
-  const r = m.timers.idleEnter(c);
-  e.tickStop = r.stopped;
-  e.tickReprogram = r.reprogram;
+timer.hook('idle_got_tick', (m, c, _t, e) => {
+  const b = m.timers.bases[c.id];
+  e.gotTick = b.gotTick;
+  b.gotTick = false;
   return H_CONT;
 });
-timer.cond('tick_stop', (_m, _c, _t, e) => e.tickStop === true);
-timer.cond('tick_reprogram', (_m, _c, _t, e) => e.tickReprogram === true);
-timer.hook('nohz_exit', (m, c, _t, e) => { e.tickRestart = m.timers.idleExit(c); return H_CONT; });
-timer.cond('tick_restart', (_m, _c, _t, e) => e.tickRestart === true);
+timer.hook('nohz_exit', (m, c, _t, e) => { e.nohzExit = m.timers.idleExit(c); return H_CONT; });
+timer.cond('tick_restart', (_m, _c, _t, e) => (e.nohzExit as { restart: boolean }).restart);
+timer.cond('tick_restart_armed', (_m, _c, _t, e) => (e.nohzExit as { armed: boolean }).armed);
 
 // tracepoint arguments (TP_PROTO order)
 const timerObj = (e: Env): { function: string } => ({ function: (e.ktimer as KTimer | undefined)?.fn ?? 'process_timeout' });

@@ -6,46 +6,128 @@
  * these threads (data/recordings/idle.json.gz: rcu_preempt, kcompactd0, migration/N, kworker/N:M).
  */
 export const TIMER_PATHS: Record<string, string> = {
-  // kernel/sched/idle.c do_idle: tick_nohz_idle_stop_tick, cpuidle (cpu_idle events around the
-  // idle state), then the tick restarts when a task is to run (tick_nohz_idle_exit)
+  // kernel/sched/idle.c do_idle, as the idle recording's swapper/N trees show it (no cpuidle driver:
+  // default_idle_call, amd_e400_idle's HLT): one idle_iteration per idle period until a task is to
+  // run, then the tick restarts (tick_nohz_idle_exit) and schedule_idle switches to it
   idle_loop: `
 do_idle
+  nohz_run_idle_balance
   tick_nohz_idle_enter
-  ?!need_resched
-    %nohz_stop
-    tick_nohz_idle_stop_tick
-      ?tick_stop
-        @timer:tick_stop
-      ?tick_reprogram
+    ktime_get
+  %idle_iterate
+  %nohz_exit
+  tick_nohz_idle_exit
+    ?tick_restart
+      ktime_get
+      tick_nohz_restart_sched_tick
+        tick_do_update_jiffies64
+        timer_clear_idle
+        calc_load_nohz_stop
+        hrtimer_cancel
+          hrtimer_try_to_cancel
+            hrtimer_active
+            ?tick_restart_armed
+              _raw_spin_lock_irqsave
+              __remove_hrtimer
+                *hrtimer_next_event_program
+              @timer:hrtimer_cancel
+              _raw_spin_unlock_irqrestore
+        hrtimer_forward
         hrtimer_start_range_ns
-          @timer:hrtimer_start
-    arch_cpu_idle_enter
-    cpuidle_select
-      menu_select
-        tick_nohz_get_sleep_length
-    call_cpuidle
-      cpuidle_enter
-        cpuidle_enter_state
-          @power:cpu_idle
-          intel_idle
-            %cpuidle_wait
-          %cpuidle_exit
-          @power:cpu_idle
-    cpuidle_reflect
-    arch_cpu_idle_exit
-  ?need_resched
-    %nohz_exit
-    tick_nohz_idle_exit
-      ?tick_restart
-        tick_nohz_restart_sched_tick
-          hrtimer_cancel
-            @timer:hrtimer_cancel
-          hrtimer_start_range_ns
+          _raw_spin_lock_irqsave
+          enqueue_hrtimer
             @timer:hrtimer_start
+          hrtimer_reprogram
+            tick_program_event
+              clockevents_program_event
+                ktime_get
+                lapic_next_event
+          _raw_spin_unlock_irqrestore
+      tick_nohz_account_idle_time
+        account_idle_ticks
   flush_smp_call_function_queue
-?need_resched
   schedule_idle
     *__schedule
+`,
+  // kernel/time/hrtimer.c: the first expiring hrtimer changed, the clock event device is programmed for it
+  hrtimer_next_event_program: `
+hrtimer_update_next_event
+  __hrtimer_next_event_base
+  __hrtimer_next_event_base
+tick_program_event
+  clockevents_program_event
+    ktime_get
+    lapic_next_event
+`,
+  // one pass of do_idle's loop: cpuidle_idle_call without a cpuidle driver
+  // (idle_call_stop_or_retain_tick(got_tick): the first idle period after a task keeps the tick, one
+  // after an idle tick stops it), the HLT, then tick_nohz_idle_got_tick for the next pass
+  idle_iteration: `
+arch_cpu_idle_enter
+  tsc_verify_tsc_adjust
+  local_touch_nmi
+rcu_nocb_flush_deferred_wakeup
+tick_check_broadcast_expired
+cpuidle_get_cpu_driver
+cpuidle_not_available
+?!idle_got_tick
+  tick_nohz_tick_stopped
+?!idle_stop_tick
+  %nohz_retain
+  tick_nohz_idle_retain_tick
+    timer_clear_idle
+?idle_stop_tick
+  %nohz_stop
+  tick_nohz_idle_stop_tick
+    can_stop_idle_tick
+    tick_nohz_next_event
+      rcu_needs_cpu
+      ?!tick_rcu
+        get_next_timer_interrupt
+          _raw_spin_lock
+          _raw_spin_unlock
+          hrtimer_get_next_event
+            _raw_spin_lock_irqsave
+            _raw_spin_unlock_irqrestore
+      ?tick_near
+        timer_clear_idle
+      ?tick_go
+        timekeeping_max_deferment
+    ?tick_go
+      tick_nohz_stop_tick
+        ?tick_stop
+          calc_load_nohz_start
+          quiet_vmstat
+          @timer:tick_stop
+        ?tick_start
+          hrtimer_start_range_ns
+            _raw_spin_lock_irqsave
+            ?tick_was_armed
+              __remove_hrtimer
+            enqueue_hrtimer
+              @timer:hrtimer_start
+            *hrtimer_next_event_program
+            _raw_spin_unlock_irqrestore
+        ?tick_cancel
+          hrtimer_cancel
+            hrtimer_try_to_cancel
+              hrtimer_active
+              _raw_spin_lock_irqsave
+              __remove_hrtimer
+              @timer:hrtimer_cancel
+              _raw_spin_unlock_irqrestore
+      ?tick_stop
+        nohz_balance_enter_idle
+default_idle_call
+  @power:cpu_idle
+  arch_cpu_idle
+    amd_e400_idle
+      %cpuidle_wait
+  %cpuidle_exit
+  @power:cpu_idle
+tick_nohz_idle_got_tick
+  %idle_got_tick
+arch_cpu_idle_exit
 `,
   // the local timer interrupt: a tick, or another hrtimer (their recorded trees, timer.ts)
   timer_interrupt: `

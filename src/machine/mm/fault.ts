@@ -4,7 +4,9 @@ import { Semantics } from '../paths/semantics';
 import { H_CONT, H_SLEEP } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { PAGE } from '../include/fs';
-import { Region, Mm } from '../include/mm_types';
+import { Region, Mm, PROT_EXEC } from '../include/mm_types';
+import type { Task } from '../include/sched';
+import type { Env } from '../include/kstack';
 import { perfSw, PERF_COUNT_SW_PAGE_FAULTS_MAJ, PERF_COUNT_SW_PAGE_FAULTS_MIN } from '../kernel/perf_events';
 import { timedWake } from '../kernel/time';
 
@@ -23,6 +25,47 @@ fault.hook('fault', (m, c, _t, e) => {
   // mm_account_fault(): a swap-in is a major fault (as pgmajfault), the others minor
   if (perfSw.active) perfSw.event(e.kind === 'swap' ? PERF_COUNT_SW_PAGE_FAULTS_MAJ : PERF_COUNT_SW_PAGE_FAULTS_MIN, c.ctx);
   return H_CONT;
+});
+/**
+ * handle_mm_fault's vm_fault_t (include/linux/mm_types.h of 6.1), as the real guest returns it
+ * (kretprobe on handle_mm_fault during `ls /` under ../shared/tools/qemu-debian-guest: 0x0 for
+ * anonymous pages, 0x100 VM_FAULT_NOPAGE for file reads mapped by fault-around (filemap_map_pages),
+ * 0x200 VM_FAULT_LOCKED for file pages that __do_fault locked (writes to a file mapping),
+ * 0x8 VM_FAULT_WRITE for a copy-on-write, 0x4 VM_FAULT_MAJOR for a swap-in).
+ */
+const VM_FAULT_MAJOR = 0x4, VM_FAULT_WRITE = 0x8, VM_FAULT_NOPAGE = 0x100, VM_FAULT_LOCKED = 0x200;
+const faultResult = (e: Env): number =>
+  e.name !== 'page_fault' ? 0 : e.kind === 'file' ? (e.write === true ? VM_FAULT_LOCKED : VM_FAULT_NOPAGE)
+    : e.kind === 'wp' ? VM_FAULT_WRITE : e.kind === 'swap' ? VM_FAULT_MAJOR : 0;
+fault.fnRet('handle_mm_fault', faultResult);
+fault.fnRet('__handle_mm_fault', faultResult);
+/**
+ * handle_mm_fault(vma, address, flags, regs): the faulting address and the FAULT_FLAG_* bits
+ * do_user_addr_fault passes, as the real guest's kprobe on handle_mm_fault shows them during
+ * `ls /`: a user fault 0x254 (ALLOW_RETRY|KILLABLE|USER|INTERRUPTIBLE), |0x1 for a write, |0x100
+ * for an instruction fetch (a read of an executable file mapping); a fault the kernel takes on a
+ * user buffer inside a system call has no USER bit (0x214|write); execve's copy of the arguments
+ * onto the new stack (get_user_pages_remote) is 0x81 (WRITE|REMOTE) at the temporary stack top.
+ */
+const FAULT_FLAG_WRITE = 0x1, FAULT_FLAG_USER = 0x40, FAULT_FLAG_REMOTE = 0x80, FAULT_FLAG_INSTRUCTION = 0x100;
+const FAULT_FLAGS_KERNEL = 0x214;
+const STACK_TOP_MAX = 0x7ffffffff000;
+function faultArgs(t: Task, e: Env): [number, number] {
+  if (e.name === 'page_fault') {
+    const r = e.region as Region | undefined;
+    const exec = e.kind === 'file' && e.write !== true && r !== undefined && (r.prot & PROT_EXEC) !== 0;
+    const flags = FAULT_FLAGS_KERNEL | FAULT_FLAG_USER | (e.write === true ? FAULT_FLAG_WRITE : 0) | (exec ? FAULT_FLAG_INSTRUCTION : 0);
+    return [faultAddr(e), flags];
+  }
+  if (e.name === 'execve') return [STACK_TOP_MAX - 0x10, FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE];
+  // a copy to the user buffer of the system call (a read into a fresh heap or stack page)
+  const mm = t.proc.mm;
+  const buf = typeof e.a?.[1] === 'number' && (e.a[1] as number) > 0xffff ? e.a[1] as number : mm ? (mm.brk || mm.stackTop - 0x2000) : 0;
+  return [buf, FAULT_FLAGS_KERNEL | FAULT_FLAG_WRITE];
+}
+fault.fnArgs('handle_mm_fault', (_m, _c, t, e) => {
+  const [address, flags] = faultArgs(t, e);
+  return [0, address, flags, 0];
 });
 const faultAddr = (e: Record<string, unknown>): number => (e.address as number | undefined) ?? 0x7f0000000000 + (e.idx as number) * PAGE;
 const faultCode = (e: Record<string, unknown>): number => (e.code as number | undefined) ?? (e.kind === 'wp' ? 7 : 6);

@@ -105,15 +105,11 @@ function posPtr(t: Task, pos: number): number {
 const filenames = new WeakMap<Env, number>();
 /** The struct filename getname() made of `path` for the environment (kernel copy of the name). */
 export function filenameStruct(e: Env, path: string): number {
-  let a = filenames.get(e);
-  if (a !== undefined) return a;
   const T = 'struct filename';
-  a = kmem.allocStruct(T);
-  const s = kmem.strdup(path);
-  kmem.setField(a, T, 'name', s);
-  kmem.setField(a, T, 'refcnt', 1);
-  filenames.set(e, a);
-  return a;
+  return kmem.structFor(filenames, e, T, (a) => {
+    kmem.setField(a, T, 'name', kmem.strdup(path));
+    kmem.setField(a, T, 'refcnt', 1);
+  });
 }
 
 /** getname()'s struct filename of the environment's path (0: the syscall has none). */

@@ -15,14 +15,17 @@
  * the callees in place does: calls, time, tracepoints and hooks are the same, in the same order).
  * The start-up and exit of a program are recorded trees of ~10,000 calls of which one run needs each
  * once: a start compiles what it runs and no more, and a hot path (a short syscall tree) has no chunk.
+ * The build compiles every variant whole with no inline sites (paths/model.ts programCompiler); a
+ * process runs those programs (relocate) and compiles here only when they do not apply (an int3 site
+ * armed, a stale table, a failure cut short: paths/model.ts).
  */
 import { functionId } from '../../kernel/ftrace';
 import { symbolName } from '../../kernel/kallsyms';
 import { inlineInstancesIn } from '../../kernel/inline_sites';
 import type { CompiledPath } from '../include/kstack';
 import { OP_HOOK, OP_RET, OP_TP, OP_INLINE, OP_END, OP_REPEAT, OP_LOOP, OP_SUB, hookIndex, tpIndex, inlineRefIndex } from './dsl';
-import { anchorsOf, countRuleIndex } from './semantics';
-import { tracepointSitesOf } from './tpsites';
+import { anchorsOf, countRuleIndex, compileInputs } from './semantics';
+import { tracepointSitesOf, tracepointSiteTable } from './tpsites';
 
 /** A parsed shape: call nodes (fn = model function index), cut marks and events ('!', `event` its name). */
 export type Mark = '^' | '~' | '&' | 'w' | 'S';
@@ -285,6 +288,38 @@ export function compileShape(name: string, text: string, start: number, end: num
   if (s.pending === 0) s.close = undefined;
   code.push(OP_END);
   return { name, code: Int32Array.from(code) };
+}
+
+/**
+ * What a program compiled without inline sites depends on besides its tree and the symbol table: the
+ * hooks placed at functions, the tracepoint sites, the count rules, the cut points' hooks, and this
+ * compiler's output format (bump COMPILER_FORMAT when emitSeq's output changes).  The build's
+ * programs (paths/model_table.ts) are used only while it is the running process's.
+ */
+const COMPILER_FORMAT = 1;
+let stamp: string | null = null;
+export function compilerStamp(): string {
+  return stamp ?? (stamp = JSON.stringify([COMPILER_FORMAT, MARK_HOOKS, compileInputs(), tracepointSiteTable()]));
+}
+
+/**
+ * A program compiled by another process (the build), whose hook and tracepoint operands index
+ * `hooks` and `tps` there, with them renumbered in place to this process's indices (hookIndex,
+ * tpIndex).  Such a program has no OP_SUB (compiled whole) and no OP_INLINE.
+ */
+export function relocate(code: Int32Array, hooks: readonly string[], tps: readonly string[], maps: { hook?: Int32Array; tp?: Int32Array }): Int32Array {
+  const hm = maps.hook ?? (maps.hook = Int32Array.from(hooks, (n) => hookIndex(n)));
+  const tm = maps.tp ?? (maps.tp = Int32Array.from(tps, (n) => tpIndex(n)));
+  for (let pc = 0; pc < code.length;) {
+    const op = code[pc++];
+    if (op >= 0 || op === OP_RET || op === OP_END) continue;
+    if (op === OP_TP) { code[pc] = tm[code[pc]]; pc++; }
+    else if (op === OP_HOOK) { code[pc] = hm[code[pc]]; pc++; }
+    else if (op === OP_REPEAT) pc += 3;
+    else if (op === OP_LOOP) pc++;
+    else throw new Error(`entry model table: opcode ${op} in a built program`);
+  }
+  return code;
 }
 
 /** The first node of a shape when it is a call: its function index and its callees' text range. */

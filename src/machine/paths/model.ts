@@ -18,8 +18,9 @@
  * (paths/features.ts for syscalls; 'user'/'kernel' for faults, the caller for schedule bodies), `rule`
  * a syscall's common outcome ('0', 'E:ERRNO', '=N', 'aI', '+').
  *
- * A variant compiles (once, when first chosen; its long subtrees when they first run: paths/compile.ts)
- * to the interpreter's program (paths/dsl.ts opcodes): function ids, the hooks subsystems attach to functions (`Semantics.at`), the tracepoints that fire in
+ * A variant's program is the one the build compiled (dist/kernel-tables/paths-model.bin, paths/model_table.ts:
+ * a start reads the programs it runs and compiles nothing), else it compiles (once, when first chosen;
+ * its long subtrees when they first run: paths/compile.ts) to the interpreter's program (paths/dsl.ts opcodes): function ids, the hooks subsystems attach to functions (`Semantics.at`), the tracepoints that fire in
  * them (paths/tpsites.ts), the inline instances the DWARF data places in them, and the cut points as
  * hooks.  Choosing a variant (`chooseVariant`) scores the variants' features against the entry's and
  * takes one of the best, weighted by how often the recordings ran it, with the machine's path PRNG.
@@ -36,8 +37,9 @@ import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { tracepointSiteTable } from './tpsites';
 import { featureWeight } from './features';
-import { builtModelTableFile, readModelTable, wholeModel, type ModelFile, type ModelSource, type Summariser, type VariantData } from './model_table';
-import { compileShape, firstCall, parseModelShape, shapeText, type MNode } from './compile';
+import { builtModelTableFile, readModelTable, wholeModel, type ModelFile, type ModelSource, type ProgramCompiler, type Summariser, type VariantData } from './model_table';
+import { compileShape, compilerStamp, firstCall, parseModelShape, relocate, setChunkChars, shapeText, type MNode } from './compile';
+import { hookNames, tpNames } from './dsl';
 
 export { parseModelShape };
 
@@ -198,6 +200,35 @@ class Variant implements ModelVariant {
   get shape(): string {
     return this.d.shape();
   }
+  /** the build's program of this variant (paths/model_table.ts), when usable: see builtPrograms */
+  built(name: string): CompiledPath | null {
+    const p = this.d.program;
+    if (!p || !builtPrograms()) return null;
+    const progs = load().progs!;
+    return { name, code: relocate(p(), progs.hooks, progs.tps, relocation) };
+  }
+  /** the build's syscall function of this variant (-1: none; undefined: no build program) */
+  builtInner(): number | undefined {
+    return this.d.program && builtPrograms() ? this.d.inner : undefined;
+  }
+}
+
+/** this process's numbers of the build programs' hook and tracepoint operands (compile.ts relocate) */
+const relocation: { hook?: Int32Array; tp?: Int32Array } = {};
+let programsUsable: boolean | null = null;
+/**
+ * Whether the build's programs can run: the table has them for this symbol table, they were compiled
+ * with what this process would compile with (compilerStamp), and no int3 site is armed (the
+ * programs hold no inline-site operations: see `current`).
+ */
+function builtPrograms(): boolean {
+  if (int3SiteCount() > 0) return false;
+  if (programsUsable === null) programsUsable = load().progs?.stamp === compilerStamp();
+  return programsUsable;
+}
+/** The build's program of a variant, when there is a usable one. */
+function builtCode(k: ModelKey, v: ModelVariant): CompiledPath | null {
+  return v instanceof Variant ? v.built(k.name) : null;
 }
 
 /** A key of the model, or null when no recording has it. */
@@ -266,11 +297,16 @@ export function modelFnId(f: number): number {
  */
 const current = (inl: boolean | undefined): boolean => inl === true || int3SiteCount() === 0;
 
-/** Compile text[start, end) of a shape, the callees of `parent` (a kallsyms id or a name; -1/'': none). */
-function compile(name: string, text: string, start: number, end: number, parent: string | number): { code: CompiledPath; inline: boolean } {
-  const inline = int3SiteCount() > 0;
-  const pid = typeof parent === 'number' ? parent : parent ? functionId(parent) : -1;
-  return { code: compileShape(name, text, start, end, pid, modelFnId, inline), inline };
+/**
+ * A variant's tree of key `key` compiled from its text (functions' kallsyms ids `ids`): `whole`, the
+ * tree (the callees of the key's parent function); else, for a syscall, the callees of its syscall
+ * function, whose id is `inner` (-1: none; the program is empty).
+ */
+export function compileTree(key: string, shape: string, ids: (f: number) => number, inline: boolean, whole = !key.startsWith('sys:')): { inner: number; code: CompiledPath } {
+  if (whole) return { inner: -1, code: compileShape(key, shape, 0, shape.length, KEY_PARENT[key] ? functionId(KEY_PARENT[key]) : -1, ids, inline) };
+  const sysfn = syscallNode(shape, ids);
+  const inner = sysfn ? ids(sysfn.fn) : -1;
+  return { inner, code: sysfn ? compileShape(key, shape, sysfn.start, sysfn.end, inner, ids, inline) : compileShape(key, '', 0, 0, -1, ids, inline) };
 }
 
 /**
@@ -287,25 +323,34 @@ export function modelPath(m: MachineCore, c: Cpu, t: Task, e: Env, key: string, 
 /** The compiled program of a variant (the whole tree), made on first use. */
 export function variantCode(k: ModelKey, v: ModelVariant): CompiledPath {
   if (v.code && current(v.codeInline)) return v.code;
-  const shape = v.shape;
-  const c = compile(k.name, shape, 0, shape.length, KEY_PARENT[k.name] ?? '');
-  v.code = c.code;
-  v.codeInline = c.inline;
+  const b = k.name.startsWith('sys:') ? null : builtCode(k, v);
+  if (b) {
+    v.code = b;
+    v.codeInline = false;
+    return b;
+  }
+  const inline = int3SiteCount() > 0;
+  v.code = compileTree(k.name, v.shape, modelFnId, inline, true).code;
+  v.codeInline = inline;
   return v.code;
 }
 
 /** The syscall function of a syscall variant's tree (under `x64_sys_call` when it is there): index and callees. */
-function syscallNode(shape: string): { fn: number; start: number; end: number } | null {
+function syscallNode(shape: string, ids: (f: number) => number = modelFnId): { fn: number; start: number; end: number } | null {
   const top = firstCall(shape);
-  if (!top || modelFnId(top.fn) !== functionId('x64_sys_call')) return top;
+  if (!top || ids(top.fn) !== functionId('x64_sys_call')) return top;
   return top.end > top.start ? firstCall(shape, top.start) : null;
 }
 
 /** The syscall function's kallsyms id of a syscall variant (-1: none), read off its tree without compiling it. */
 export function syscallFn(v: ModelVariant): number {
   if (v.innerFn === undefined) {
-    const sysfn = syscallNode(v.shape);
-    v.innerFn = sysfn ? modelFnId(sysfn.fn) : -1;
+    const b = v instanceof Variant ? v.builtInner() : undefined;
+    if (b !== undefined) v.innerFn = b;
+    else {
+      const sysfn = syscallNode(v.shape);
+      v.innerFn = sysfn ? modelFnId(sysfn.fn) : -1;
+    }
   }
   return v.innerFn;
 }
@@ -316,15 +361,45 @@ export function syscallFn(v: ModelVariant): number {
  */
 export function syscallInner(k: ModelKey, v: ModelVariant): { fn: number; code: CompiledPath } {
   if (!v.code || !current(v.codeInline)) {
-    const shape = v.shape;
-    const sysfn = syscallNode(shape);
-    v.innerFn = sysfn ? modelFnId(sysfn.fn) : -1;
-    const c = sysfn ? compile(k.name, shape, sysfn.start, sysfn.end, v.innerFn) : compile(k.name, '', 0, 0, '');
-    v.code = c.code;
-    v.codeInline = c.inline;
+    const b = builtCode(k, v);
+    if (b) {
+      v.code = b;
+      v.codeInline = false;
+    } else {
+      const inline = int3SiteCount() > 0;
+      const c = compileTree(k.name, v.shape, modelFnId, inline, false);
+      v.innerFn = c.inner;
+      v.code = c.code;
+      v.codeInline = inline;
+    }
   }
   return { fn: syscallFn(v), code: v.code };
 }
+
+/**
+ * The build's compiler of the variants' programs (paths/model_table.ts): what syscallInner (a `sys:`
+ * key) or variantCode (the others) compile from a tree while no int3 site is armed, compiled whole
+ * (no lazily compiled chunks: a chunk is this process's).
+ */
+export function programCompiler(): ProgramCompiler {
+  return {
+    stamp: compilerStamp(),
+    compile(key, shape, ids) {
+      const idOf = idsFns.get(ids) ?? ((f: number): number => ids[f]);
+      idsFns.set(ids, idOf);
+      const old = setChunkChars(Infinity);
+      try {
+        const c = compileTree(key, shape, idOf, false);
+        return { inner: c.inner, code: c.code.code };
+      } finally {
+        setChunkChars(old);
+      }
+    },
+    names: () => ({ hooks: [...hookNames], tps: [...tpNames] }),
+  };
+}
+/** one function per id table, so that compileShape's per-function operations are made once */
+const idsFns = new WeakMap<Int32Array, (f: number) => number>();
 
 /**
  * A call that fails where no recording failed: the recorded tree cut short where the failure returns
@@ -357,7 +432,7 @@ export function failingInner(k: ModelKey, v: ModelVariant, fail: string, upTo: s
   const shape = v.shape;
   const sysfn = syscallNode(shape);
   const kids = sysfn ? shapeText(truncateAtFailure(parseModelShape(shape.slice(sysfn.start, sysfn.end)), functionId(fail), functionId(upTo))) : '';
-  c = compile(k.name, kids, 0, kids.length, sysfn ? modelFnId(sysfn.fn) : '').code;
+  c = compileShape(k.name, kids, 0, kids.length, sysfn ? modelFnId(sysfn.fn) : -1, modelFnId, int3SiteCount() > 0);
   (v.failCode ?? (v.failCode = new Map())).set(key, c);
   return c;
 }

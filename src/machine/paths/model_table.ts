@@ -9,8 +9,18 @@
  *   header     JSON {format, source, summary, model: {format, generator, recordings, functions},
  *              keys: {KEY: [offset, length]}, symtab, ids}
  *   body       the trees (shapes) of every variant, read one at a time when a variant is first
- *              compiled, then each key's variants without their trees, JSON {rule?, v: [[count,
- *              features, recordings, summary, tree offset, tree length]]} (offsets from the body's start)
+ *              compiled; the variants' programs compiled by the build (below); then each key's variants
+ *              without their trees, JSON {rule?, v: [[count, features, recordings, summary, tree offset,
+ *              tree length, syscall function, program offset, program length]]} (offsets from the body's start)
+ *
+ * Programs: what a start would otherwise compile from the trees' text (paths/compile.ts), the build
+ * compiles once: each variant's interpreter program (for a `sys:` key, the callees of its syscall
+ * function, whose kallsyms id is the variant's `syscall function`; -1: none), as little-endian int32
+ * with hook and tracepoint operands indexing the header's `progs.hooks` and `progs.tps` (the running
+ * process numbers its names in its own order: paths/model.ts relocates).  They hold kallsyms ids, so
+ * they are used only with the symbol table `symtab`, and only while `progs.stamp` is the compiler's
+ * (what the programs depend on besides the trees: the hooks attached to functions, tracepoint sites,
+ * count rules).
  *
  * `source` is the model file's size and time and `summary` the stamp of the function that summarised
  * each tree (paths/model.ts variantSummary: what choosing a variant needs to know of its tree without
@@ -22,7 +32,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { sourceStamp } from '../../kernel/ksymtab';
 
-const FORMAT = 'tapsim-paths-model-2';
+/** the format, with the host's byte order (the programs are int32 as the host writes them) */
+const FORMAT = `tapsim-paths-model-3-${new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 'LE' : 'BE'}`;
 
 /** A key as the model file has it: its outcome rule and variants [shape, count, features, recordings]. */
 export interface ModelKeyData {
@@ -45,6 +56,9 @@ export interface VariantData {
   /** `summarise(key, shape)` (paths/model.ts) */
   summary: string;
   shape(): string;
+  /** the build's program (table-local hook and tracepoint operands) and syscall function, when it made them */
+  program?(): Int32Array;
+  inner?: number;
 }
 
 export interface KeyData {
@@ -67,10 +81,22 @@ export interface ModelSource {
   keyData(name: string): KeyData | undefined;
   /** functionId() of each of `functions`, when the build worked them out for this symbol table */
   fnIds?: Int32Array;
+  /** the names the programs' hook and tracepoint operands index, and the compiler stamp they were made with */
+  progs?: ProgramNames;
 }
 
-/** [count, features, recordings, summary, tree offset, tree length] */
-type TableVariant = [number, string, number, string, number, number];
+export interface ProgramNames { stamp: string; hooks: string[]; tps: string[] }
+
+/** How the build compiles the programs (paths/model.ts buildPrograms): one variant's, and the names their operands index. */
+export interface ProgramCompiler {
+  stamp: string;
+  /** the program of a variant of `key` (functions' kallsyms ids `ids`) and its syscall function (-1: none) */
+  compile(key: string, shape: string, ids: Int32Array): { inner: number; code: Int32Array };
+  names(): { hooks: string[]; tps: string[] };
+}
+
+/** [count, features, recordings, summary, tree offset, tree length, syscall function, program offset, program length] */
+type TableVariant = [number, string, number, string, number, number, number, number, number];
 
 interface Header {
   format: string;
@@ -80,6 +106,7 @@ interface Header {
   keys: Record<string, [number, number]>;
   symtab: string;
   ids: number[];
+  progs?: ProgramNames;
 }
 
 /**
@@ -123,6 +150,13 @@ function readText(fd: number, file: string, pos: number, len: number): string {
   return b.toString('latin1', 0, len);
 }
 
+/** `len` bytes of open file `fd` at `pos`, as int32 (the host's byte order: the table's format names it). */
+function readInts(fd: number, file: string, pos: number, len: number): Int32Array {
+  const a = new Int32Array(len >> 2);
+  if (fs.readSync(fd, new Uint8Array(a.buffer), 0, len, pos) !== len) throw new Error(`entry model table ${file}: short read`);
+  return a;
+}
+
 /**
  * The table in `table` if it is current for `modelFile` and summariser `s`, else null.  The file stays
  * open for the trees read later: a build that writes a new table meanwhile replaces the file
@@ -148,15 +182,22 @@ export function readModelTable(table: string, modelFile: string, s: Summariser):
     if (h.format !== FORMAT || h.source !== stampOf(modelFile) || h.summary !== s.stamp) return null;
     const base = nl + 1 + hlen;
     keep = true;
+    const sameSymtab = h.symtab === sourceStamp() && h.ids.length === h.model.functions.length;
+    const progs = sameSymtab ? h.progs : undefined;
     return {
       ...h.model,
-      fnIds: h.symtab === sourceStamp() && h.ids.length === h.model.functions.length ? Int32Array.from(h.ids) : undefined,
+      fnIds: sameSymtab ? Int32Array.from(h.ids) : undefined,
+      progs,
       keyNames: () => Object.keys(h.keys),
       keyData: (name) => {
         if (!has(h.keys, name)) return undefined;
         const [off, len] = h.keys[name];
         const d = JSON.parse(readText(fd, table, base + off, len)) as { rule?: string; v: TableVariant[] };
-        const v = d.v.map(([count, feat, recs, summary, so, sl]): VariantData => ({ count, feat, recs, summary, shape: () => readText(fd, table, base + so, sl) }));
+        const v = d.v.map(([count, feat, recs, summary, so, sl, inner, po, pl]): VariantData => {
+          const vd: VariantData = { count, feat, recs, summary, shape: () => readText(fd, table, base + so, sl) };
+          if (progs && pl > 0) { vd.inner = inner; vd.program = () => readInts(fd, table, base + po, pl); }
+          return vd;
+        });
         return d.rule === undefined ? { v } : { rule: d.rule, v };
       },
     };
@@ -169,29 +210,37 @@ export function readModelTable(table: string, modelFile: string, s: Summariser):
 
 /**
  * Build step: write the table of `modelFile` (whose content is `m`, whose functions' ids are
- * `functionId`'s answers, whose trees `s` summarises) to `table`; returns its size.
+ * `functionId`'s answers, whose trees `s` summarises, whose programs `progs` compiles) to `table`;
+ * returns its size.
  */
-export function writeModelTable(table: string, modelFile: string, m: ModelFile, functionId: (name: string) => number, s: Summariser): number {
-  // the body: every tree, then each key's metadata (tree offsets are known when it is written)
-  const chunks: Buffer[] = [];
+export function writeModelTable(table: string, modelFile: string, m: ModelFile, functionId: (name: string) => number, s: Summariser, progs?: ProgramCompiler): number {
+  // the body: every tree, every program, then each key's metadata (offsets are known when it is written)
+  const chunks: Uint8Array[] = [];
   let off = 0;
-  const put = (text: string): [number, number] => {
-    const b = Buffer.from(text, 'latin1');
+  const putBytes = (b: Uint8Array): [number, number] => {
     chunks.push(b);
     off += b.length;
     return [off - b.length, b.length];
   };
+  const put = (text: string): [number, number] => putBytes(Buffer.from(text, 'latin1'));
+  const ids = m.functions.map(functionId);
+  const idArray = Int32Array.from(ids);
   const treeAt = Object.values(m.keys).map((d) => d.v.map(([shape]) => put(shape)));
+  const progAt = Object.entries(m.keys).map(([k, d]) => d.v.map(([shape]): [number, number, number] => {
+    if (!progs) return [-1, 0, 0];
+    const p = progs.compile(k, shape, idArray);
+    return [p.inner, ...putBytes(new Uint8Array(p.code.buffer, p.code.byteOffset, p.code.byteLength))];
+  }));
   const keys: Record<string, [number, number]> = {};
   Object.entries(m.keys).forEach(([k, d], i) => {
     keys[k] = put(JSON.stringify({
       ...(d.rule === undefined ? {} : { rule: d.rule }),
-      v: d.v.map(([shape, count, feat, recs], j): TableVariant => [count, feat, recs, s.summarise(k, shape, m.functions), ...treeAt[i][j]]),
+      v: d.v.map(([shape, count, feat, recs], j): TableVariant => [count, feat, recs, s.summarise(k, shape, m.functions), ...treeAt[i][j], ...progAt[i][j]]),
     }));
   });
   const model: Header['model'] = { format: m.format, recordings: m.recordings, functions: m.functions };
   const header = Buffer.from(JSON.stringify({ format: FORMAT, source: stampOf(modelFile), summary: s.stamp, model, keys,
-    symtab: sourceStamp(), ids: m.functions.map(functionId) } satisfies Header), 'latin1');
+    symtab: sourceStamp(), ids, ...(progs ? { progs: { stamp: progs.stamp, ...progs.names() } } : {}) } satisfies Header), 'latin1');
   const all = Buffer.concat([Buffer.from(`${header.length}\n`, 'latin1'), header, ...chunks]);
   fs.mkdirSync(path.dirname(table), { recursive: true });
   const tmp = `${table}.${process.pid}.tmp`;

@@ -209,6 +209,13 @@ export function anchorsOf(fn: number): readonly { hook: string; where: Where }[]
 export function semanticsFunctionNames(): string[] {
   return [...anchorsByName.keys(), ...countByName.keys(), ...fnArgsByName.keys(), ...retByName.keys()];
 }
+/**
+ * What compiled programs depend on besides the trees (paths/compile.ts compilerStamp): the hooks
+ * attached to each function and the count rules, in installation order.
+ */
+export function compileInputs(): { anchors: [string, { hook: string; where: Where }[]][]; counts: string[] } {
+  return { anchors: [...anchorsByName], counts: [...countByName.keys()] };
+}
 /** Every function name a hook is attached to (for checks). */
 export function anchoredFunctions(): string[] {
   return [...anchorsByName.keys()];

@@ -115,12 +115,14 @@ export function startDefaultSystem(m: SystemMachine): void {
   const works = idleWorks(m, m.ncpus - 1);
   tcpOrphanTimer(m, Math.min(1, m.ncpus - 1));
   for (const c of m.cpus) {
-    const stopper = m.procs.kthread(`migration/${c.id}`, cpuStopper(), c.id);
+    // per-CPU kthreads, bound to their CPU (smpboot threads, the per-CPU worker pools)
+    const bound = (t: Task): Task => { t.boundCpu = c.id; return t; };
+    const stopper = bound(m.procs.kthread(`migration/${c.id}`, cpuStopper(), c.id));
     watchdog(m, c.id, stopper);
-    m.procs.kthread(`ksoftirqd/${c.id}`, sleeper(m), c.id);
-    const worker = m.procs.kthread(`kworker/${c.id}:1`, workerThread(), c.id);
+    bound(m.procs.kthread(`ksoftirqd/${c.id}`, sleeper(m), c.id));
+    const worker = bound(m.procs.kthread(`kworker/${c.id}:1`, workerThread(), c.id));
     for (const w of works) if (w.cpu === c.id && w.fn !== 'flush_memcg_stats_dwork') w.worker = worker;
-    m.procs.kthread(`kworker/${c.id}:1H`, sleeper(m), c.id, -20);
+    bound(m.procs.kthread(`kworker/${c.id}:1H`, sleeper(m), c.id, -20));
   }
   const kswapd = m.procs.kthread('kswapd0', (t) => {
     if (m.mm.freePages < m.mm.highPages) { pushPath(t.ks, 'kswapd_run', newEnv('kswapd')); return; }

@@ -26,8 +26,6 @@ export interface SchedMachine extends CpuMachine {
   readonly sched: Sched;
   readonly procs: { taskDead(t: Task): void };
   readonly mm: { tick(c: Cpu): void };
-  /** RCU: a CPU left idle to run a task (kernel/rcu.ts) */
-  readonly rcu: { ranTask(c: Cpu, t: Task): void };
 }
 
 export const schedCore = new Semantics<SchedMachine>('kernel/sched/core');
@@ -117,7 +115,6 @@ function switchTo(m: SchedMachine, c: Cpu): number {
     prev.ks.sp = 0;
     m.procs.taskDead(prev);
   }
-  if (prev.idle && !next.idle) m.rcu.ranTask(c, next);
   next.onCpu = true;
   next.onRq = !next.idle;
   next.cpu = c.id;

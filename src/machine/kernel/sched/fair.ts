@@ -96,6 +96,7 @@ export class Sched {
   /** select_task_rq_fair(): previous CPU if idle, else an idle CPU, else the least loaded. */
   selectCpu(t: Task): Cpu {
     const cpus = this.m.cpus;
+    if (t.boundCpu >= 0) return cpus[t.boundCpu];
     const prev = cpus[t.cpu] ?? cpus[0];
     const isIdle = (c: Cpu) => c.curr.idle && this.rqs[c.id].q.length === 0;
     if (isIdle(prev)) return prev;
@@ -170,10 +171,10 @@ export class Sched {
         if (n >= most) { most = n; busiest = o; }
       }
       // can_migrate_task: never a task still running on its CPU (a prev put back by a __schedule
-      // that has not switched yet)
+      // that has not switched yet), nor one bound to its CPU
       const orq = busiest ? this.rqs[busiest.id] : null;
       let k = orq ? orq.q.length - 1 : -1;
-      while (k >= 0 && orq!.q[k].onCpu) k--;
+      while (k >= 0 && (orq!.q[k].onCpu || orq!.q[k].boundCpu >= 0)) k--;
       if (busiest && orq && k >= 0 && this.nrRunning(busiest) >= 2) {
         const t = orq.q[k];
         orq.q.splice(k, 1);
