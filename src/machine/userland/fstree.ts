@@ -8,6 +8,7 @@ import { installLoaderFiles } from '../process/ldso';
 import { installLibcFiles } from './libc_nss';
 import { procPidFile } from '../fs/proc_pid';
 import { machineNsOf } from './libc_time';
+import { installEtcTree } from './etc_tree';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
@@ -168,6 +169,7 @@ export function populate(m: FsMachine, fs: Fs): void {
   // /proc/<pid>/maps: the process' VMAs (include/mm_types.ts Mm.mapsText); files on the root fs are 08:01
   procPidFile('maps', (t) => (t.proc.mm ? t.proc.mm.mapsText((r) => (r.file?.fs === 'ext4' ? '08:01' : '00:05')) : ''));
   installTimes(m, fs);
+  installEtcTree(fs, m.bootNs, INSTALL_S);
   void S_IFREG; void KERNEL_RELEASE;
 }
 
