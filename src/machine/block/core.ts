@@ -64,18 +64,37 @@ function objectFor(memo: WeakMap<BlkRequest, number>, r: BlkRequest | undefined,
   return r ? kmem.structFor(memo, r, T, (a) => fill(a, r)) : 0;
 }
 
-/** The `struct bio *` a request was built from (what block_bio_queue / block_getrq see). */
+/** The block device a request's bio is for: files and the journal on the ext4 partition, raw I/O of /dev/sda on the disk. */
+const bioDevice = (q: BlkRequest): 'sda' | 'sda1' => (q.ino && !q.ino.isBlk ? 'sda1' : q.ino?.dev === 'sda' ? 'sda' : 'sda1');
+/** The partition's first sector, which blk_partition_remap adds to the bio's sector in submit_bio_noacct. */
+const startSect = (q: BlkRequest): number => (bioDevice(q) === 'sda1' ? 2048 : 0);
+
+/**
+ * The `struct bio *` a request was built from (what submit_bio_noacct, block_bio_queue and
+ * block_getrq see). Once the device completed it, blk_update_request has advanced its iterator:
+ * bio_endio sees bi_size 0 and the remapped (whole-disk) sector, as the real guest's kprobe on
+ * bio_endio shows (submit_bio_noacct sector=76616 size=16384, bio_endio sector=78664 size=0).
+ */
 export function bioAddr(r: BlkRequest | undefined): number {
   const T = 'struct bio';
   return objectFor(bios, r, T, (a, q) => {
     kmem.setField(a, T, 'bi_opf', (q.write ? REQ_OP_WRITE : REQ_OP_READ) | (q.flags ?? 0));
-    kmem.setField(a, T, 'bi_iter.bi_sector', q.sector);
-    kmem.setField(a, T, 'bi_iter.bi_size', q.bytes);
+    setBioIter(a, q);
     kmem.setField(a, T, 'bi_vcnt', q.pages.length || Math.ceil(q.bytes / 4096));
-    // bios of files and the journal go to the ext4 partition, swap I/O and raw reads to the disk
-    kmem.setField(a, T, 'bi_bdev', blockDevice(kmem, q.ino && !q.ino.isBlk ? 'sda1' : q.ino?.dev === 'sda' ? 'sda' : 'sda1'));
+    kmem.setField(a, T, 'bi_bdev', blockDevice(kmem, bioDevice(q)));
     kmem.setField(a, T, 'bi_status', 0);
   });
+}
+function setBioIter(a: number, q: BlkRequest): void {
+  const T = 'struct bio';
+  kmem.setField(a, T, 'bi_iter.bi_sector', q.advanced ? q.sector + startSect(q) : q.sector);
+  kmem.setField(a, T, 'bi_iter.bi_size', q.advanced ? 0 : q.bytes);
+}
+/** The device completed `q`: its bio's iterator is consumed (blk_update_request -> bio_advance). */
+function advanceBio(q: BlkRequest): void {
+  q.advanced = true;
+  const a = bios.get(q);
+  if (a !== undefined) setBioIter(a, q);
 }
 
 /** The `struct request *` of a block request (block_rq_insert/issue/complete's `rq`). */
@@ -84,7 +103,7 @@ export function requestAddr(r: BlkRequest | undefined): number {
   return objectFor(requests, r, T, (a, q) => {
     kmem.setField(a, T, 'cmd_flags', (q.write ? REQ_OP_WRITE : REQ_OP_READ) | (q.flags ?? 0));
     kmem.setField(a, T, '__data_len', q.bytes);
-    kmem.setField(a, T, '__sector', q.sector);
+    kmem.setField(a, T, '__sector', q.sector + startSect(q));
     kmem.setField(a, T, 'q', sdaQueue(kmem));
     kmem.setField(a, T, 'bio', bioAddr(q));
     kmem.setField(a, T, 'biotail', bioAddr(q));
@@ -171,6 +190,7 @@ block.tpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRe
 block.tpArgs('block_bio_queue', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.tpArgs('block_getrq', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.hook('blk_irq', (m, c, _t, e) => {
+  advanceBio(e.req as BlkRequest);
   m.blk.done[c.id].push(e.req as BlkRequest);
   c.softirqPending |= 1 << 4; // BLOCK_SOFTIRQ
   return H_CONT;

@@ -157,7 +157,7 @@ const FOPS: Record<string, Record<string, string>> = {
   pipefifo_fops: { open: 'fifo_open', llseek: 'noop_llseek', read_iter: 'pipe_read', write_iter: 'pipe_write', release: 'pipe_release' },
   socket_file_ops: { llseek: 'noop_llseek', read_iter: 'sock_read_iter', write_iter: 'sock_write_iter', release: 'sock_close' },
   null_fops: { llseek: 'noop_llseek', read: 'read_null', write: 'write_null', read_iter: 'read_iter_null', write_iter: 'write_iter_null' },
-  zero_fops: { llseek: 'noop_llseek', write: 'write_null', read_iter: 'read_iter_zero', write_iter: 'write_iter_null' },
+  zero_fops: { llseek: 'noop_llseek', read: 'read_zero', write: 'write_null', read_iter: 'read_iter_zero', write_iter: 'write_iter_null' },
   urandom_fops: { read_iter: 'urandom_read_iter', write_iter: 'random_write_iter', llseek: 'noop_llseek' },
   random_fops: { read_iter: 'random_read_iter', write_iter: 'random_write_iter', llseek: 'noop_llseek' },
   tty_fops: { llseek: 'noop_llseek', read_iter: 'tty_read', write_iter: 'tty_write', open: 'tty_open', release: 'tty_release' },

@@ -10,6 +10,11 @@ import { Inode, S_IFDIR, S_IFREG, S_IFLNK, OpenFile } from '../include/fs';
 import type { Task } from '../include/sched';
 import type { Fs, FsMachine } from './namei';
 
+/** The name /proc shows (proc_task_name): comm, and a workqueue worker's description after it (wq_worker_comm). */
+function procComm(t: Task): string {
+  return t.wqDesc ? `${t.comm}-${t.wqDesc}` : t.comm;
+}
+
 /** what a /proc directory with computed children provides (Inode.dyn) */
 export interface DynDir {
   child(name: string): Inode | null;
@@ -72,7 +77,7 @@ export function statText(t: Task, m: FsMachine): string {
   const flags = t.kthread ? 0x208040 : 0x400000;
   const tty = ttyNr(t);
   const f = [
-    t.pid, `(${t.comm})`, stateChar(t), ppid, t.kthread ? 0 : p.tgid, t.kthread ? 0 : sessionOf(t), tty, tty ? p.tgid : -1, flags,
+    t.pid, `(${procComm(t)})`, stateChar(t), ppid, t.kthread ? 0 : p.tgid, t.kthread ? 0 : sessionOf(t), tty, tty ? p.tgid : -1, flags,
     0, 0, 0, 0, ticks(t.utime + p.utime), ticks(t.stime + p.stime), 0, 0, t.prio - 100, t.nice, threads, 0,
     ticks(t.startTime), size * 4096, rss, t.kthread ? 0 : '18446744073709551615',
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, t.exitSignal, t.cpu, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, p.exited ? p.exitCode : 0,
@@ -89,7 +94,7 @@ export function statusText(t: Task, m: FsMachine): string {
   const ppid = p.parent?.tgid ?? 0;
   const st = stateChar(t);
   const ids = (a: number, b: number) => `${a}\t${b}\t${b}\t${b}`;
-  let s = `Name:\t${t.comm}\nUmask:\t${t.kthread ? '0000' : '0022'}\nState:\t${STATE_NAMES[st]}\nTgid:\t${p.tgid}\nNgid:\t0\n`;
+  let s = `Name:\t${procComm(t)}\nUmask:\t${t.kthread ? '0000' : '0022'}\nState:\t${STATE_NAMES[st]}\nTgid:\t${p.tgid}\nNgid:\t0\n`;
   s += `Pid:\t${t.tid}\nPPid:\t${ppid}\nTracerPid:\t0\nUid:\t${ids(t.uid, t.euid)}\nGid:\t${ids(t.gid, t.egid)}\n`;
   s += `FDSize:\t${t.kthread ? 64 : Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(1, p.fds.length))))}\nGroups:\t \n`;
   s += `NStgid:\t${p.tgid}\nNSpid:\t${t.tid}\nNSpgid:\t${t.kthread ? 0 : p.tgid}\nNSsid:\t${t.kthread ? 0 : sessionOf(t)}\n`;
@@ -172,7 +177,7 @@ export function procRoot(m: FsMachine, fs: Fs, proc: Inode): DynDir {
     file('stat', () => statText(t, m), 1);
     file('status', () => statusText(t, m), 2);
     file('cmdline', () => (t.kthread || t.proc.exited ? '' : t.proc.argv.map((a) => a + '\0').join('')), 3);
-    file('comm', () => `${t.comm}\n`, 4, 0o644);
+    file('comm', () => `${procComm(t)}\n`, 4, 0o644);
     let k = 8;
     for (const [name, show] of extraFiles) file(name, () => show(t, m), k++);
     const fdDir = mkIno(S_IFDIR, 0o500, pid, 5);

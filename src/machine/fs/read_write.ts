@@ -40,7 +40,7 @@ fsReadWrite.hook('read_dispatch', (m, c, t, e) => {
     case 'pipe_r': pushPath(t.ks, 'read_pipe', e); return H_PUSHED;
     case 'proc': pushPath(t.ks, 'read_seq', e); return H_PUSHED;
     case 'sock': e.sock = f.sock; e.sk = f.sock; pushPath(t.ks, 'sock_read', e); return H_PUSHED;
-    default: pushPath(t.ks, 'read_simple', e); return H_PUSHED;
+    default: pushPath(t.ks, f.inode?.dev === 'zero' ? 'read_zero' : 'read_simple', e); return H_PUSHED;
   }
 });
 fsReadWrite.hook('simple_read', (m, _c, t, e) => {
@@ -114,15 +114,18 @@ fsReadWrite.hook('write_dispatch', (m, c, t, e) => {
       e.ret = ino.store(Buffer.from(e.buf as Uint8Array).toString('latin1'));
       return H_CONT;
     }
-    default: pushPath(t.ks, 'write_simple', e); return H_PUSHED;
+    default: pushPath(t.ks, isNullDev(f) ? 'write_null' : 'write_simple', e); return H_PUSHED;
   }
 });
+/** /dev/null and /dev/zero: their write is write_null */
+const isNullDev = (f: OpenFile): boolean => f.inode?.dev === 'null' || f.inode?.dev === 'zero';
 fsReadWrite.hook('simple_write', (m, _c, _t, e) => {
   const f = e.file as OpenFile;
   const b = e.buf as Uint8Array;
   if (f instanceof ConsoleFile) f.writer(Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1'));
   e.ret = b.length;
-  m.now += b.length / 4;
+  // write_null does not look at the data
+  if (!isNullDev(f)) m.now += b.length / 4;
   return H_CONT;
 });
 fsReadWrite.syscall('lseek', (m, _c, t, e) => {

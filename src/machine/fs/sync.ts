@@ -1,6 +1,6 @@
 /**
  * sync(2) (fs/sync.c ksys_sync): wakeup_flusher_threads() hands the dirty inodes to the writeback
- * flusher (the kworker/u8:N-flush-8:0 kthread runs wb_workfn -> ext4_writepages and submits the
+ * flusher (the kworker/u8:N kthread, flush-8:0 in /proc, runs wb_workfn -> ext4_writepages and submits the
  * requests: the real guest's sync shows its data writes issued by the flusher, only the journal's
  * WSM write by sync itself, data/recordings/sync.json.gz), then sync_inodes_sb waits until that
  * writeback completed (wb_wait_for_completion).  Without a flusher, sync writes back itself.
@@ -16,7 +16,7 @@ export const fsSync = new Semantics<FsMachine>('fs/sync');
 
 /** the writeback flusher kthread, when the system has one */
 function flusher(m: FsMachine): Task | null {
-  for (const t of m.procs.tasks.values()) if (t.kthread && t.comm.includes('-flush-')) return t;
+  for (const t of m.procs.tasks.values()) if (t.kthread && t.wqDesc.startsWith('flush-')) return t;
   return null;
 }
 

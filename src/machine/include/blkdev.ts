@@ -18,6 +18,8 @@ export interface BlkRequest {
   dio?: boolean;
   /** set when the request completed (bio_endio ran) */
   done?: boolean;
+  /** the device completed it: blk_update_request advanced the bio's iterator (bio_endio sees bi_size 0) */
+  advanced?: boolean;
 }
 /** include/linux/blk_types.h (6.1): request flags above the 8 op bits */
 export const REQ_SYNC = 1 << 11, REQ_META = 1 << 12, REQ_PRIO = 1 << 13, REQ_IDLE = 1 << 15, REQ_RAHEAD = 1 << 19;

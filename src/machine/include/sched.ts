@@ -152,6 +152,11 @@ export class Task implements TaskRef {
   woken = false;
   /** data hooks may stash across a sleep */
   scratch: Record<string, unknown> = {};
+  /**
+   * A workqueue worker's description (kworker/u8:1 writing back for bdi 8:0: 'flush-8:0'): comm
+   * stays 'kworker/u8:1' (execname(), trace comms), /proc shows it appended as wq_worker_comm does.
+   */
+  wqDesc = '';
   /** work on the way back to user mode (RW_*: TIF_NOTIFY_RESUME, TIF_NEED_FPU_LOAD, task_work) */
   resumeWork = 0;
   /** registered an rseq area (rseq(2)): its notify-resume work runs after a switch */

@@ -9,6 +9,7 @@ import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { Inode, OpenFile, PAGE, storeWrite } from '../include/fs';
+import { REQ_RAHEAD } from '../include/blkdev';
 import type { BlkRequest } from '../include/blkdev';
 
 export const filemap = new Semantics<MmMachine>('mm/filemap');
@@ -80,7 +81,7 @@ filemap.hook('ra_submit', (m, c, t, e) => {
     const chunk = pages.slice(i, i + 64);
     const req: BlkRequest = {
       ino, pages: chunk, write: false, swap: false, sector: (ino.diskBlock + chunk[0]) * 8,
-      bytes: chunk.length * PAGE, cpu: c.id, waiters: [],
+      bytes: chunk.length * PAGE, cpu: c.id, waiters: [], flags: REQ_RAHEAD,
     };
     pushPath(t.ks, 'bio_submit', newEnv('bio', { req, blkdev: e.blkdev, rq: req, bio: req }));
   }

@@ -140,13 +140,16 @@ export function startDefaultSystem(m: SystemMachine): void {
   m.procs.jbd2 = m.procs.kthread('jbd2/sda1-8', (t) => pushPath(t.ks, 'jbd2_commit', newEnv('jbd2')));
   // the flusher: dirty_writeback_interval (5 s) while inodes are dirty (wb_wakeup_delayed), else only
   // when its CPU is awake anyway
-  m.procs.kthread('kworker/u8:1-flush-8:0', (t) => {
+  // the flusher's comm is kworker/uN:1 (TASK_COMM_LEN 16: the real guest's ftrace comm of its
+  // writeback bios is "kworker/u2:1" on 1 CPU); /proc/PID/comm and ps add "-flush-8:0"
+  const flush = m.procs.kthread(`kworker/u${2 * m.ncpus}:1`, (t) => {
     if (t.scratch.due) { t.scratch.due = false; if (m.fs.dirty.size) { pushPath(t.ks, 'writeback_work', newEnv('writeback_work')); return; } }
     t.scratch.due = true;
     t.state = TASK_INTERRUPTIBLE;
     t.wchan = 'worker_thread';
     pushScheduleTimeout(t, 5e9, m.fs.dirty.size === 0);
   });
+  flush.wqDesc = 'flush-8:0';
   const unboundWorker = m.procs.kthread(`kworker/u${2 * m.ncpus}:3`, workerThread(), m.ncpus - 1);
   for (const w of works) if (w.fn === 'flush_memcg_stats_dwork') w.worker = unboundWorker;
   // kcompactd ran once at boot (kthread_run), arming its timeout; the flusher waits to be woken
