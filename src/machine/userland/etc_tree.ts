@@ -27,26 +27,35 @@ function load(): Entry[] {
   return entries;
 }
 
-/** `size` bytes: the shown prefix, then comment lines */
-function fill(prefix: string, size: number): string {
-  if (prefix.length >= size) return prefix.slice(0, size);
-  let s = prefix;
-  if (s && !s.endsWith('\n')) s += '\n';
-  while (s.length < size) s += '# ' + 'x'.repeat(Math.max(0, Math.min(60, size - s.length - 3))) + '\n';
-  return s.slice(0, size);
+/** `size` bytes made on demand: the shown prefix, then 64-byte comment lines ("# xxx...\n") */
+function fill(prefix: string, size: number): { size: number; gen: (off: number, len: number) => Uint8Array } {
+  const head = prefix && !prefix.endsWith('\n') && prefix.length < size ? prefix + '\n' : prefix;
+  return {
+    size,
+    gen: (off, len) => {
+      const b = new Uint8Array(Math.max(0, Math.min(len, size - off)));
+      for (let i = 0; i < b.length; i++) {
+        const p = off + i;
+        if (p < head.length) { b[i] = head.charCodeAt(p) & 0xff; continue; }
+        const k = (p - head.length) % 64;
+        b[i] = k === 63 || p === size - 1 ? 10 : k === 0 ? 35 : k === 1 ? 32 : 120;
+      }
+      return b;
+    },
+  };
 }
 
 /** Build /etc from the recording (after the rest of the tree: the inode numbers made before stay). */
 export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
   const ns = (s: number): number => machineNsOf(bootNs, Math.min(s, latestS));
-  const dirs: Inode[] = [];
+  const dirs: [Inode, string][] = [];
   const before = new Set(load().filter(([p]) => fs.lookup(p, '/', true)).map(([p]) => p));
   // made in the recorded inode order (savedir's SAVEDIR_SORT_FASTREAD, cp -r's order, sorts by it)
   for (const [p, type, mode, uid, gid, size, mtime, , , body] of [...load()].sort((a, b) => a[8] - b[8])) {
     let ino = fs.lookup(p, '/', true);
     const want = type === 'd' ? 0o040000 : type === 'l' ? 0o120000 : 0o100000;
     if (ino && (ino.mode & 0o170000) !== want) continue; // the machine's own kind of entry stays
-    if (ino?.isDir) dirs.push(ino);
+    if (ino?.isDir) dirs.push([ino, p]);
     // an entry the machine made before keeps its mode, owner, time and content (what its programs and
     // tests rely on) and takes the next number, so that its place in inode order is the real one
     if (ino) {
@@ -55,23 +64,20 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
     }
     if (type === 'd') ino = fs.mkdirp(p, 'ext4', mode);
     else if (type === 'l') ino = fs.symlink(p, body ?? '');
-    else ino = fs.createFile(p, fill(body ?? '', size), mode);
+    else ino = fs.createFile(p, body !== null && body.length >= size ? body.slice(0, size) : fill(body ?? '', size), mode);
     if (type !== 'l') ino.mode = want | mode;
     ino.uid = uid;
     ino.gid = gid;
     ino.mtime = ino.atime = ns(mtime);
-    if (type === 'd') dirs.push(ino);
+    if (type === 'd') dirs.push([ino, p]);
   }
   // a directory's time is its own (creating its entries above touched it)
-  for (const [p, type, , , , , mtime] of load()) {
-    const d = type === 'd' && !before.has(p) ? fs.lookup(p, '/', true) : null;
-    if (d?.isDir) d.mtime = d.atime = ns(mtime);
-  }
+  const mtimes = new Map(load().map((e) => [e[0], e[6]]));
+  for (const [d, p] of dirs) if (!before.has(p)) d.mtime = d.atime = ns(mtimes.get(p) ?? 0);
   // each directory's entries in the recorded (getdents) order, the machine's own after them
   const rank = new Map<string, number>();
   load().forEach(([p], i) => rank.set(p, i));
-  for (const d of dirs) {
-    const base = fs.pathOf(d);
+  for (const [d, base] of dirs) {
     const kids = [...d.children!.entries()];
     const r = (n: string): number => rank.get(`${base}/${n}`) ?? Infinity;
     kids.sort((a, b) => r(a[0]) - r(b[0]));
