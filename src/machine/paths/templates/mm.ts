@@ -15,7 +15,7 @@ asm_exc_page_fault
               %new_page
               get_page_from_freelist
               @kmem:mm_page_alloc
-            clear_page_erms
+            clear_page_rep
             folio_add_lru_vma
             %fault
           ?fault_file
@@ -37,7 +37,8 @@ asm_exc_page_fault
                   %new_page
                   get_page_from_freelist
                   @kmem:mm_page_alloc
-                copy_mc_enhanced_fast_string
+                copy_mc_to_kernel
+                  __memcpy
                 %fault
           ?fault_swap
             do_swap_page
