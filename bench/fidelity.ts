@@ -14,6 +14,8 @@ import * as path from 'path';
 import { compareSides, FidelityRow, FidelitySide } from './fidelity_measure';
 import { runSimulated } from './fidelity_run';
 import { findRecording, IndexEntry, loadIndex, loadRecording, Recording } from '../scripts/record/recording';
+import { parseShape, ShapeNode } from '../scripts/record/shape';
+import { syscalls as syscallTable } from '../src/kernel/syscalls';
 
 export function recordedSide(r: Recording): FidelitySide {
   const functions = new Map<string, number>();
@@ -22,6 +24,57 @@ export function recordedSide(r: Recording): FidelitySide {
   r.events.forEach((e, i) => { if (r.eventCounts[i] > 0) events.set(e, r.eventCounts[i]); });
   const syscalls = r.strace.filter((s) => s[2] !== '---' && s[2] !== '+++').map((s) => s[2]);
   return { functions, events, syscalls };
+}
+
+let sysNames: Map<string, string> | null = null;
+/** The syscall-table name of a syscall function ('__x64_sys_newfstatat' -> 'newfstatat'). */
+function sysName(fn: string): string {
+  if (!sysNames) {
+    sysNames = new Map();
+    for (const s of syscallTable()) if (s.abi !== 'x32' && s.tableSymbol && !sysNames.has(s.tableSymbol)) sysNames.set(s.tableSymbol, s.name);
+  }
+  return sysNames.get(fn) ?? fn.replace(/^__(x64|do|se)_sys_/, '');
+}
+
+/**
+ * The recording's calls per kernel entry, named as the simulated side names them (bench/fidelity_run.ts
+ * byEntry): 'sys:NAME' (x64_sys_call's syscall function), 'fault' (a user page fault), 'irq' (every
+ * interrupt and softirq, wherever it ran), 'fork_return', 'other'.
+ */
+export function recordedEntries(r: Recording): Map<string, number> {
+  const out = new Map<string, number>();
+  const parsed = new Map<number, ShapeNode[]>();
+  const shape = (id: number): ShapeNode[] => { let p = parsed.get(id); if (!p) parsed.set(id, (p = parseShape(r.shapes[id]))); return p; };
+  const walk = (ns: readonly ShapeNode[], k: number, b: string): void => {
+    for (const n of ns) {
+      const m = k * n.repeat;
+      if (n.kind === 'call') { out.set(b, (out.get(b) ?? 0) + m); walk(n.children, m, b); } else if (n.kind === 'ref') walk(shape(n.shape), m, 'irq');
+    }
+  };
+  for (const t of r.tasks) {
+    for (let i = 0; i < t.entries.length; i += 3) {
+      const ns = shape(t.entries[i + 2]);
+      const top = ns.find((x) => x.kind === 'call');
+      let b = 'other';
+      if (top && top.kind === 'call') {
+        const f = r.functions[top.fn];
+        const sys = top.children.find((x) => x.kind === 'call');
+        if (f === 'x64_sys_call' && sys && sys.kind === 'call') b = `sys:${sysName(r.functions[sys.fn])}`;
+        else if (f === 'lock_mm_and_find_vma' || f === 'do_user_addr_fault') b = 'fault';
+        else if (f === 'schedule_tail') b = 'fork_return';
+      }
+      walk(ns, 1, b);
+    }
+  }
+  return out;
+}
+
+/** Per-entry lines (real vs tapsim calls), the largest differences first. */
+function entryLines(real: ReadonlyMap<string, number>, sim: ReadonlyMap<string, number>, top = 12): string[] {
+  const keys = [...new Set([...real.keys(), ...sim.keys()])];
+  const d = (k: string): number => Math.abs((real.get(k) ?? 0) - (sim.get(k) ?? 0));
+  keys.sort((a, b) => d(b) - d(a) || (a < b ? -1 : 1));
+  return keys.slice(0, top).map((k) => `    ${k}: real ${real.get(k) ?? 0}, tapsim ${sim.get(k) ?? 0}`);
 }
 
 const pct = (x: number): string => x.toFixed(3);
@@ -35,11 +88,12 @@ function rowLine(name: string, command: string, row: FidelityRow): string {
 export const TABLE_HEAD = '| workload | command | fn J | ev J | sys | distinct fns sim / real | calls sim / real | syscalls sim / real | faults sim / real |\n' +
   '|---|---|---|---|---|---|---|---|---|';
 
-function measure(entry: IndexEntry, seed: number): { row: FidelityRow; ms: number; status: number } {
+function measure(entry: IndexEntry, seed: number): { row: FidelityRow; ms: number; status: number; entries: string[] } {
   const rec = loadRecording(entry);
   const t = Date.now();
   const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed, allTasks: rec.flags.includes('background') });
-  return { row: compareSides(sim, recordedSide(rec)), ms: Date.now() - t, status: sim.status };
+  const ms = Date.now() - t;
+  return { row: compareSides(sim, recordedSide(rec)), ms, status: sim.status, entries: entryLines(recordedEntries(rec), sim.byEntry) };
 }
 
 function main(): void {
@@ -66,13 +120,14 @@ function main(): void {
   const details: string[] = [];
   console.log(TABLE_HEAD);
   for (const e of entries) {
-    const { row, ms, status } = measure(e, seed);
+    const { row, ms, status, entries: byEntry } = measure(e, seed);
     const line = rowLine(e.name, e.command, row);
     lines.push(line);
     console.log(line);
     details.push(`- **${e.name}** (${ms} ms${status !== 0 ? `, tapsim exit status ${status}` : ''}): most missing ` +
       row.missing.slice(0, 6).map(([f, n]) => `${f} ${n}`).join(', ') +
-      (row.extra.length ? `; most extra ${row.extra.slice(0, 4).map(([f, n]) => `${f} ${n}`).join(', ')}` : ''));
+      (row.extra.length ? `; most extra ${row.extra.slice(0, 4).map(([f, n]) => `${f} ${n}`).join(', ')}` : '') +
+      (wanted.length ? `\n  calls per kernel entry (largest differences):\n${byEntry.join('\n')}` : ''));
   }
   if (wanted.length) for (const d of details) console.log(d);
   if (all || write) {

@@ -23,7 +23,11 @@ export interface SimOptions {
   allTasks?: boolean;
 }
 
-export interface SimResult extends FidelitySide { status: number; exited: boolean; virtualNs: number; output: string }
+export interface SimResult extends FidelitySide {
+  status: number; exited: boolean; virtualNs: number; output: string;
+  /** calls per kernel entry (fidelity_measure.ts entry names: 'sys:NAME', 'fault', 'irq', 'other') */
+  byEntry: Map<string, number>;
+}
 
 interface TaskLike { tid: number }
 const tidOf = (t: unknown): number => (t && typeof t === 'object' && 'tid' in t ? (t as TaskLike).tid : -1);
@@ -38,7 +42,10 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const events = new Map<string, number>();
   const syscalls: string[] = [];
   const EXECVE_NR = 59;
-  const reset = (): void => { fnCalls.clear(); events.clear(); syscalls.length = 0; };
+  // the kernel entry each task is in (sys_enter .. sys_exit, a user fault until its next entry)
+  const entryOf = new Map<number, string>();
+  const byEntry = new Map<string, number>();
+  const reset = (): void => { fnCalls.clear(); events.clear(); syscalls.length = 0; byEntry.clear(); };
   const counted = (tid: number): boolean => o.allTasks || tids.has(tid);
   const currentTid = (): number => {
     const c = m.executingCpu();
@@ -51,6 +58,8 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     const fn = ftraceHitFn();
     if (!started && tid === root && execveFn.has(symbolName(fn))) { started = true; reset(); }
     fnCalls.set(fn, (fnCalls.get(fn) ?? 0) + 1);
+    const b = ctx.context !== 0 ? 'irq' : entryOf.get(tid) ?? 'other';
+    byEntry.set(b, (byEntry.get(b) ?? 0) + 1);
   }, FTRACE_OPS_FL_INITIALIZED, 'fidelity_call');
   const bump = (name: string): void => { events.set(name, (events.get(name) ?? 0) + 1); };
   const probes: [string, (...a: unknown[]) => void][] = [];
@@ -70,6 +79,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
         const nr = enter ? Number(nrOrRet) : Number(regs?.orig_ax ?? -1);
         if (enter && !started && tid === root && nr === EXECVE_NR) { started = true; reset(); }
         const sc = syscallByNr(nr);
+        entryOf.set(tid, enter ? `sys:${sc ? sc.name : nr}` : 'other');
         bump(name);
         if (sc) {
           bump(`${enter ? 'sys_enter_' : 'sys_exit_'}${sc.name}`);
@@ -77,7 +87,13 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
         }
       };
     } else {
-      probe = () => { if (counted(currentTid())) bump(name); };
+      const fault = name === 'page_fault_user';
+      probe = () => {
+        const tid = currentTid();
+        if (!counted(tid)) return;
+        if (fault) entryOf.set(tid, 'fault');
+        bump(name);
+      };
     }
     if (tracepointProbeRegister(name, probe as never, null) === 0) probes.push([name, probe]);
   }
@@ -102,5 +118,5 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     const name = symbolName(fn);
     functions.set(name, (functions.get(name) ?? 0) + n);
   }
-  return { functions, events, syscalls, status, exited, virtualNs: m.now - t0, output };
+  return { functions, events, syscalls, status, exited, virtualNs: m.now - t0, output, byEntry };
 }

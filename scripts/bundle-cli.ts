@@ -38,6 +38,27 @@ const lazyChildProcess: import('esbuild').Plugin = {
   },
 };
 
+/**
+ * tsc's `import * as fs from 'fs'` is `__importStar(require("fs"))`: a new object with a getter for
+ * each of the module's ~100 exports, built again in every module that imports it (~50 such imports,
+ * ~5-15 ms of a start).  A Node built-in module is a plain CommonJS object whose properties the
+ * namespace would only mirror, so inside the bundle the import is the module itself.  The compiled
+ * modules (dist/src, loaded without a bundle) are unchanged.
+ */
+const BUILTIN_IMPORT_STAR = /__importStar\(require\("(node:)?(fs|path|os|vm|readline)"\)\)/g;
+const builtinNamespaces: import('esbuild').Plugin = {
+  name: 'builtin-namespaces',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, (args) => {
+      const text = fs.readFileSync(args.path, 'utf8');
+      if (!text.includes('__importStar(require("')) return undefined;
+      // padded to the same length: the columns of the module's source map stay right
+      const contents = text.replace(BUILTIN_IMPORT_STAR, (m, node: string | undefined, name: string) => `require("${node ?? ''}${name}")`.padEnd(m.length));
+      return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
 async function main(): Promise<void> {
   let esbuild: typeof import('esbuild');
   try {
@@ -62,7 +83,7 @@ async function main(): Promise<void> {
       charset: 'ascii',
       external: ['source-map-support'],
       logLevel: 'warning',
-      plugins: [lazyChildProcess],
+      plugins: [lazyChildProcess, builtinNamespaces],
     });
   }
   // Warm the code cache (written by the loader when the run ends, with what that run compiled).

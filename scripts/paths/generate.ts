@@ -41,6 +41,21 @@ class KeyModel {
 /** Softirq actions (the callees of handle_softirqs that are an action, not its own bookkeeping). */
 const ACTION = /(_action|_softirq|^rcu_core_si|^run_rebalance_domains|^blk_done_softirq|^tasklet_\w+)$/;
 
+/**
+ * What a recorded page fault did (mm/memory.c handle_pte_fault), the machine's fault kinds
+ * (mm/mm.ts touch): 'swap' (do_swap_page), 'wp' (do_wp_page: a write to a present read-only page, COW),
+ * 'cow' (do_fault allocating a page: a write to a private file mapping, do_cow_fault), 'file' (do_fault
+ * mapping page cache pages: do_read_fault / do_shared_fault), 'anon' (do_anonymous_page: a new zeroed
+ * page), '-' (none of them: the PTE was already there, a spurious or retried fault).
+ */
+export function faultKind(t: readonly TNode[]): string {
+  if (countCalls(t, 'do_swap_page')) return 'swap';
+  if (countCalls(t, 'do_wp_page')) return 'wp';
+  if (countCalls(t, 'do_fault')) return countCalls(t, 'vma_alloc_folio') ? 'cow' : 'file';
+  if (countCalls(t, 'vma_alloc_folio') || countCalls(t, 'do_huge_pmd_anonymous_page')) return 'anon';
+  return '-';
+}
+
 /** syscall-table entry symbol ('__x64_sys_openat', '__do_sys_getpid') -> syscall name. */
 function syscallNames(): Map<string, string> {
   const m = new Map<string, string>();
@@ -89,7 +104,7 @@ export function generate(recDir = RECORDINGS_DIR): Model {
   recs.sort((a, b) => (a.name < b.name ? -1 : 1));
   const addCuts = (c: Cuts, ri: number, k = 1): void => {
     for (const s of c.schedules) key('schedule').add(markSwitch(s.body), s.caller, k, ri);
-    for (const f of c.faults) key('fault').add(f, 'kernel', k, ri);
+    for (const f of c.faults) key('fault').add(f, `kernel|${faultKind(f)}`, k, ri);
     for (const s of c.softirqs) addSoftirq(s, ri, k);
     for (const w of c.wakeups) key('ttwu').add(w.body, w.caller, k, ri);
   };
@@ -149,7 +164,7 @@ export function generate(recDir = RECORDINGS_DIR): Model {
           if (sc) km.outcomes.push(sc);
           label = `sys:${sys}|${label}`;
         } else if (top && top.kind === 'call' && (top.fn === 'lock_mm_and_find_vma' || top.fn === 'do_user_addr_fault')) {
-          key('fault').add(body, 'user', 1, ri);
+          key('fault').add(body, `user|${faultKind(body)}`, 1, ri);
           label = 'fault';
         } else if (top && top.kind === 'call' && top.fn === 'schedule_tail') {
           key('fork_return').add(body, '', 1, ri);

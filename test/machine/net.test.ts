@@ -231,6 +231,12 @@ describe('machine: loopback networking', () => {
     expect(m.run('ping -c 1 10.0.0.1').status).to.equal(2);
   });
 
+  it('/sys/class/net/lo: the attributes the real guest shows for lo once up (mtu 65536, ifindex 1, flags 0x9, type 772)', () => {
+    const m = new Machine({ seed: 28 });
+    const r = m.run('ls /sys/class/net; cat /sys/class/net/lo/mtu /sys/class/net/lo/ifindex /sys/class/net/lo/flags /sys/class/net/lo/address /sys/class/net/lo/type; readlink /sys/class/net/lo');
+    expect(r.out).to.equal('lo\n65536\n1\n0x9\n00:00:00:00:00:00\n772\n../../devices/virtual/net/lo\n');
+  });
+
   it('recvAll: a Buffer of exactly the bytes asked for, whether they came in one receive or several', () => {
     const m = new Machine({ seed: 22 });
     const res: Record<string, unknown> = {};

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { compareSides, editDistance, editSimilarity, weightedJaccard } from '../../bench/fidelity_measure';
-import { recordedSide } from '../../bench/fidelity';
+import { recordedEntries, recordedSide } from '../../bench/fidelity';
 import { runSimulated } from '../../bench/fidelity_run';
 import { findRecording, loadIndex, loadRecording, Recording } from '../../scripts/record/recording';
 import { countShapeCalls } from '../../scripts/record/shape';
@@ -83,6 +83,15 @@ describe('fidelity: the committed recordings', () => {
     expect(s.pageFaults).to.be.within(87 * 0.85, 87 * 1.15);
     expect(s.syscalls).to.be.within(72 * 0.85, 72 * 1.15);
   });
+  it('splits ls /\'s calls by kernel entry: every call once, the syscalls by name, the user faults, the interrupts', () => {
+    const r = loadRecording(findRecording('ls-root')!);
+    const by = recordedEntries(r);
+    expect([...by.values()].reduce((a, b) => a + b, 0)).to.equal(r.calls.reduce((a, b) => a + b, 0));
+    expect(by.get('sys:execve')).to.be.greaterThan(1000);
+    expect(by.get('sys:newfstatat')).to.be.greaterThan(0);
+    expect(by.get('fault')).to.be.greaterThan(1000);
+    expect(by.get('irq')).to.be.greaterThan(0);
+  });
 });
 
 describe('fidelity: the simulated side', () => {
@@ -95,5 +104,10 @@ describe('fidelity: the simulated side', () => {
     expect(sim.functions.size).to.be.greaterThan(10);
     expect(sim.events.get('sys_enter_execve')).to.equal(1);
     expect(sim.events.get('sys_enter')).to.equal(sim.syscalls.length);
+    // the same calls split by kernel entry (syscalls by table name, user page faults)
+    const total = [...sim.functions.values()].reduce((a, b) => a + b, 0);
+    expect([...sim.byEntry.values()].reduce((a, b) => a + b, 0)).to.equal(total);
+    expect(sim.byEntry.get('sys:newfstatat')).to.be.greaterThan(0);
+    expect(sim.byEntry.get('fault')).to.be.greaterThan(1000);
   });
 });

@@ -5,6 +5,7 @@ import { KERNEL_RELEASE } from '../../kernel/config';
 import { procModulesText, procKallsymsText, sysModuleNames } from '../../kernel/kallsyms';
 import { procRoot } from './proc_pid';
 import { cpuinfoText, sysCpuFiles } from '../kernel/cpu';
+import { loDev } from '../net/core';
 
 export function populateProc(m: FsMachine, fs: Fs): void {
   const proc = fs.lookup('/proc')!;
@@ -68,6 +69,27 @@ export function populateKernelLists(fs: Fs): void {
     return s;
   });
   for (const n of sysModuleNames()) fs.mkdirp(`/sys/module/${n}`, 'sysfs');
+}
+
+/**
+ * /sys/class/net (net/core/net-sysfs.c): a link per interface to /sys/devices/virtual/net/NAME with
+ * its attributes, as the real guest shows lo once it is up (mtu=65536 ifindex=1 flags=0x9
+ * addr=00:00:00:00:00:00 type=772, scripts/record/guest/examples-io.sh). Made after the root
+ * filesystem's files, whose inode numbers it leaves as they were.
+ */
+export function populateSysClassNet(fs: Fs): void {
+  const d = loDev;
+  const dir = `/sys/devices/virtual/net/${d.name}`;
+  fs.mkdirp(dir, 'sysfs');
+  fs.mkdirp('/sys/class/net', 'sysfs');
+  const attrs: [string, string][] = [
+    ['mtu', String(d.mtu)], ['ifindex', String(d.ifindex)], ['iflink', String(d.ifindex)], ['type', String(d.type)],
+    ['flags', `0x${d.flags.toString(16)}`], ['address', '00:00:00:00:00:00'], ['broadcast', '00:00:00:00:00:00'],
+    ['addr_len', String(d.addr_len)], ['tx_queue_len', String(d.tx_queue_len)], ['operstate', 'unknown'], ['carrier', '1'],
+  ];
+  for (const [k, v] of attrs) fs.procFile(`${dir}/${k}`, () => `${v}\n`);
+  // sysfs links have size 0 (ls -l shows 0)
+  fs.symlink(`/sys/class/net/${d.name}`, `../../devices/virtual/net/${d.name}`).size = 0;
 }
 
 function dropCaches(m: FsMachine, fs: Fs): void {

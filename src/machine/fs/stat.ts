@@ -60,7 +60,9 @@ fsStat.syscall('getdents64', (m, _c, t, e) => {
     const c = n === '.' || n === '..' ? f.inode : kids?.get(n);
     return !c ? 0 : c.isDir ? 4 : c.isReg ? 8 : c.isLnk ? 10 : c.isChr ? 2 : c.isBlk ? 6 : 0;
   });
-  e.info = { names, types };
+  // d_ino of each entry (0 where the directory has no inode for it: computed entries)
+  const inos = names.map((n) => (n === '.' ? f.inode!.ino : n === '..' ? (f.inode!.parent ?? f.inode!).ino : kids?.get(n)?.ino ?? 0));
+  e.info = { names, types, inos };
   e.ret = names.reduce((a, n) => a + 24 + n.length, 0);
   return H_CONT;
 });

@@ -13,7 +13,7 @@ import type { Env, CompiledPath } from '../include/kstack';
 import type { OpenFile } from '../include/fs';
 import { fdOf } from '../include/fdtable';
 import { syscallByNr } from '../../kernel/syscalls';
-import { Semantics, syscallImpl } from './semantics';
+import { Semantics, syscallImpl, hookNamed } from './semantics';
 import { pushPath, H_CONT, H_PUSHED } from './kexec';
 import { OP_HOOK, OP_RET, OP_END, hookIndex, path } from './dsl';
 import { TASK_RUNNING } from '../include/sched';
@@ -95,10 +95,16 @@ const ERRNO: Record<string, number> = {};
   for (let i = 1; i < 600; i++) ERRNO[errnoName(i)] = i;
 }
 
+/**
+ * Syscalls whose semantics are a hook of their former template (the work of the call, nothing pushed
+ * but a sleep): run as the implementation when the recorded trees replace the template.
+ */
+const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep' };
+
 modelEntry.hook('sys_impl', (m, c, t, e) => {
   e.recorded = true;
   if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)), t.proc.exe);
-  const f = syscallImpl(e.name);
+  const f = syscallImpl(e.name) ?? (IMPL_HOOKS[e.name] !== undefined ? hookNamed(IMPL_HOOKS[e.name]) : undefined);
   if (!f) { e.ret = ruleResult((e.model as ModelKey).rule, e); return H_CONT; }
   return f(m, c, t, e);
 });
@@ -152,4 +158,22 @@ modelEntry.hook('sched_point', (_m, c, t, e) => {
 });
 let schedulePath: CompiledPath | null = null;
 modelEntry.hook('softirq_point', () => H_CONT);
-modelEntry.hook('kfault_point', (m, c, t, e) => (pushModel(m, c, t, e, 'fault', 'kernel') ? H_PUSHED : H_CONT));
+/**
+ * A user page fault's features (the `fault` key's variants are labelled so by scripts/paths/generate.ts
+ * faultKind): the machine's fault kind (mm/mm.ts touch) as the real kernel's handle_pte_fault branches:
+ * a write to a private file mapping is do_cow_fault ('cow'), a read of anonymous memory maps the zero
+ * page without allocating ('-').
+ */
+modelEntry.features('fault', (_m, _c, _t, e) => {
+  const k = e.kind as string;
+  const r = e.region as { file?: unknown; shared?: boolean } | undefined;
+  if (k === 'anon') return r?.file && !r.shared ? 'user|cow' : e.write === false ? 'user|-' : 'user|anon';
+  return `user|${k}`;
+});
+/**
+ * A page fault taken in kernel mode ('~': a copy to or from user memory): what the machine knows of it is
+ * the address space, so a swap-in when the process has pages out on swap, else a new anonymous page
+ * (the common kernel fault of the recordings: a buffer the call fills).
+ */
+modelEntry.hook('kfault_point', (m, c, t, e) =>
+  (pushModel(m, c, t, e, 'fault', (t.proc.mm?.swapents ?? 0) > 0 ? 'kernel|swap' : 'kernel|anon') ? H_PUSHED : H_CONT));

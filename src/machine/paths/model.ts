@@ -147,13 +147,14 @@ function calls(shape: string, i: number): boolean {
 }
 
 /**
- * Keys whose machine semantics never read the disk: the machine's exec and page faults find the
+ * Keys whose machine semantics never read the disk: the machine's exec, page faults and directory
+ * reads (getdents64: the dcache and the directory's buffer heads) find the
  * program's pages in the page cache (as on the real guest once a binary has run: no block I/O), and
  * make no block request.  Their variants recorded with a cold page cache (a `submit_bio` in the tree)
  * would hand the block layer bios without a request (`ioblock.request` with dev=N/A size=0), so they
  * are never drawn while the key has a variant that reads nothing.
  */
-const CACHED_KEYS = new Set(['sys:execve', 'fault']);
+const CACHED_KEYS = new Set(['sys:execve', 'fault', 'sys:getdents64']);
 
 /**
  * What choosing a variant needs to know of its tree, worked out once (by the build, for the model

@@ -34,8 +34,33 @@ const SITES: Record<string, [string, string][]> = {
   kfree: [['kmem:kfree', 'entry']],
   // mm/page_alloc.c
   __alloc_pages: [['kmem:mm_page_alloc', 'exit']],
-  free_unref_page: [['kmem:mm_page_free', 'entry']],
+  // free_pages_prepare (inlined in free_pcp_prepare, the order-0 frees of free_unref_page and
+  // free_unref_page_list, and in __free_pages_ok) traces each page freed: the recordings show one
+  // mm_page_free per free_pcp_prepare call (ls /: 91 calls, 94 events; cat 77/81; files 298/299)
+  free_pcp_prepare: [['kmem:mm_page_free', 'entry']],
   __free_pages_ok: [['kmem:mm_page_free', 'entry']],
+  // mm/swap.c lru_add_fn: a folio put on an LRU list (ls /: 38 calls, 39 events)
+  lru_add_fn: [['pagemap:mm_lru_insertion', 'exit']],
+  // mm/mmap.c: vma_mas_store (the maple tree store of a VMA: 59 calls, 59 events for ls /), the end of
+  // vm_unmapped_area (7/7) and of exit_mmap (2/2)
+  vma_mas_store: [['mmap:vma_store', 'entry']],
+  vm_unmapped_area: [['mmap:vm_unmapped_area', 'exit']],
+  exit_mmap: [['mmap:exit_mmap', 'exit']],
+  // include/linux/mmap_lock.h: mmap_read_trylock / mmap_write_lock_killable / mmap_*_unlock (inline)
+  // trace around the rwsem calls of the functions they are inlined in: a page fault's
+  // lock_mm_and_find_vma (its up_read is the fault's last call: templates/mm.ts page_fault), the mmap,
+  // mprotect, brk and munmap syscalls; mmap_write_downgrade traces acquire_returned (read)
+  lock_mm_and_find_vma: [['mmap_lock:mmap_lock_start_locking', 'entry'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_read_trylock']],
+  vm_mmap_pgoff: [['mmap_lock:mmap_lock_start_locking', 'after:security_mmap_file'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write_killable'],
+    ['mmap_lock:mmap_lock_released', 'after:up_write']],
+  do_mprotect_pkey: [['mmap_lock:mmap_lock_start_locking', 'entry'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write_killable'],
+    ['mmap_lock:mmap_lock_released', 'after:up_write']],
+  __x64_sys_brk: [['mmap_lock:mmap_lock_start_locking', 'entry'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write_killable'],
+    ['mmap_lock:mmap_lock_acquire_returned', 'after:downgrade_write'], ['mmap_lock:mmap_lock_released', 'after:up_write'], ['mmap_lock:mmap_lock_released', 'after:up_read']],
+  __vm_munmap: [['mmap_lock:mmap_lock_start_locking', 'entry'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write_killable'],
+    ['mmap_lock:mmap_lock_acquire_returned', 'after:downgrade_write'], ['mmap_lock:mmap_lock_released', 'after:up_write'], ['mmap_lock:mmap_lock_released', 'after:up_read']],
+  // arch/x86/mm/tlb.c flush_tlb_func: trace_tlb_flush once the flush is done (ls /: 23 calls, 24 events)
+  flush_tlb_func: [['tlb:tlb_flush', 'exit']],
   // kernel/sched/core.c: try_to_wake_up (ttwu_state_match under p->pi_lock, then trace_sched_waking),
   // ttwu_do_activate (ttwu_do_wakeup inlined: check_preempt_curr, then trace_sched_wakeup),
   // wake_up_new_task (activate_task, then trace_sched_wakeup_new)

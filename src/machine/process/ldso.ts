@@ -27,7 +27,7 @@ let data: LdsoData | null = null;
 let faultData: Record<string, { faults: string[]; runs: Record<string, string[]> }> | null = null;
 
 /** data/userland/NAME found from this module's location (dist/src/machine/process or src/machine/process) */
-function dataFile(name: string): string {
+export function userlandDataFile(name: string): string {
   let d = __dirname;
   for (let i = 0; i < 7; i++) {
     const f = path.join(d, 'data', 'userland', name);
@@ -39,7 +39,7 @@ function dataFile(name: string): string {
 
 function load(): LdsoData {
   if (data) return data;
-  const f = dataFile('ldso.json');
+  const f = userlandDataFile('ldso.json');
   data = f ? JSON.parse(fs.readFileSync(f, 'utf8')) as LdsoData : { ldso: [], ldsoPath: '', cacheSize: 0, libs: {}, programs: {} };
   return data;
 }
@@ -47,7 +47,7 @@ function load(): LdsoData {
 /** the recorded faults of a program's runs (read at the first exec: most of the loader's data) */
 function faultsOf(p: ProgramInfo, argv: readonly string[]): readonly string[] {
   if (!faultData) {
-    const f = dataFile('ldso-faults.json');
+    const f = userlandDataFile('ldso-faults.json');
     faultData = f ? JSON.parse(fs.readFileSync(f, 'utf8')) as typeof faultData : {};
   }
   const exe = Object.keys(load().programs).find((k) => load().programs[k] === p) ?? '';

@@ -3,11 +3,12 @@ import type { Fs, FsMachine } from '../fs/namei';
 import { S_IFREG, Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
-import { populateProc, populateKernelLists, populateSysCpu } from '../fs/procfs';
+import { populateProc, populateKernelLists, populateSysClassNet, populateSysCpu } from '../fs/procfs';
 import { installLoaderFiles } from '../process/ldso';
 import { installLibcFiles } from './libc_nss';
 import { procPidFile } from '../fs/proc_pid';
 import { machineNsOf } from './libc_time';
+import { installEtcTree } from './etc_tree';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
@@ -165,9 +166,11 @@ export function populate(m: FsMachine, fs: Fs): void {
   }
   installLoaderFiles(fs, (seed) => (o, l) => synthBytes(seed, o, l));
   installLibcFiles(fs);
+  populateSysClassNet(fs);
   // /proc/<pid>/maps: the process' VMAs (include/mm_types.ts Mm.mapsText); files on the root fs are 08:01
   procPidFile('maps', (t) => (t.proc.mm ? t.proc.mm.mapsText((r) => (r.file?.fs === 'ext4' ? '08:01' : '00:05')) : ''));
   installTimes(m, fs);
+  installEtcTree(fs, m.bootNs, INSTALL_S);
   populateSysCpu(fs, m.ncpus);
   void S_IFREG; void KERNEL_RELEASE;
 }

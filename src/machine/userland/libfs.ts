@@ -63,3 +63,14 @@ export function* execvp(u: U, cmd: string, argv: string[]): G<number> {
   }
   return err;
 }
+
+/** A directory's entries as getdents64 returns them (32 KiB calls to the end): name, d_type, d_ino; [] on error. */
+export function* readDir(u: U, fd: number): G<{ name: string; type: number; ino: number }[]> {
+  const out: { name: string; type: number; ino: number }[] = [];
+  for (;;) {
+    const r = yield* u.sys('getdents64', [fd, 0, 32768]);
+    if (r.ret <= 0) return out;
+    const i = (r.info ?? {}) as { names?: string[]; types?: number[]; inos?: number[] };
+    (i.names ?? []).forEach((name, k) => out.push({ name, type: i.types?.[k] ?? 0, ino: i.inos?.[k] ?? 0 }));
+  }
+}

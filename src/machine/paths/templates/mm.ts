@@ -1,65 +1,19 @@
 /** Memory management paths: page faults (anon, file, COW, swap-in), reclaim (kswapd), swap out, swapon. */
 
 export const mmPaths: Record<string, string> = {
+  // a user page fault: exc_page_fault (noinstr: not traced) fires page_fault_user, then the tree the
+  // real kernel ran for a fault of this kind (entry model key 'fault', chosen by paths/entry.ts's
+  // features: anon, file, cow, wp, swap), whose last call is the mmap_read_unlock (up_read) that traces
+  // mmap_lock_released; %fault (mm/fault.ts) applies the page's new state
   page_fault: `
-asm_exc_page_fault
-  exc_page_fault
-    do_user_addr_fault
-      lock_mm_and_find_vma
-      @exceptions:page_fault_user
-      handle_mm_fault
-        __handle_mm_fault
-          ?fault_anon
-            __pte_alloc
-            __alloc_pages
-              %new_page
-              get_page_from_freelist
-              @kmem:mm_page_alloc
-            clear_page_rep
-            folio_add_lru_vma
-            %fault
-          ?fault_file
-            filemap_fault
-              __filemap_get_folio
-              %fault
-              filemap_map_pages
-          ?fault_wp
-            do_wp_page
-              ?wp_swapcache
-                folio_free_swap
-                  swap_page_trans_huge_swapped
-                  delete_from_swap_cache
-                    __delete_from_swap_cache
-                    put_swap_folio
-                      free_swap_slot
-              wp_page_copy
-                __alloc_pages
-                  %new_page
-                  get_page_from_freelist
-                  @kmem:mm_page_alloc
-                copy_mc_to_kernel
-                  __memcpy
-                %fault
-          ?fault_swap
-            do_swap_page
-              swap_cache_get_folio
-              ?swapin_io
-                swapin_readahead
-                  swap_cluster_readahead
-                    read_swap_cache_async
-                      __read_swap_cache_async
-                        add_to_swap_cache
-                        swap_readpage
-                          submit_bio
-                            submit_bio_noacct
-                    blk_finish_plug
-                      __blk_flush_plug
-                %swapin_wait
-              swap_free
-                __swap_entry_free
-              %fault
-          ?reclaim
-            *direct_reclaim
+@exceptions:page_fault_user
+?fault_swap
+  %swapin_wait
+&fault
+@mmap_lock:mmap_lock_released
+%fault
+?reclaim
+  *direct_reclaim
 `,
   direct_reclaim: `
 __alloc_pages_slowpath.constprop.0

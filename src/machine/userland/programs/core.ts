@@ -5,6 +5,7 @@ import type { ProgramMain } from '../../process/user';
 import { bytesToString } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY, O_DIRECT } from '../../include/fs';
 import { sh } from '../shell';
+import { find } from './find';
 
 function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
   for (;;) {
@@ -397,32 +398,7 @@ export const programs: Record<string, ProgramMain> = {
     }
     return st;
   },
-  find: function* (u, argv) {
-    const a = argv.slice(1);
-    const roots = a.filter((x, i) => !x.startsWith('-') && (i === 0 || !a[i - 1].startsWith('-')));
-    const ni = a.indexOf('-name');
-    const ti = a.indexOf('-type');
-    const { globToRegExp } = require('../../../kernel/kallsyms') as typeof import('../../../kernel/kallsyms');
-    const re = ni >= 0 ? globToRegExp(a[ni + 1]) : null;
-    const type = ti >= 0 ? a[ti + 1] : null;
-    let out = '';
-    const walk = function* (p: string, depth: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
-      const s = yield* u.stat(p, true);
-      if (typeof s === 'number') return;
-      const name = p.split('/').pop() || p;
-      const tOk = !type || (type === 'd' && s.isDir) || (type === 'f' && s.isReg) || (type === 'l' && s.isLnk);
-      if ((!re || re.test(name)) && tOk) out += p + '\n';
-      if (s.isDir && depth < 12 && !p.startsWith('/proc')) {
-        const fd = yield* u.open(p, 0o200000);
-        const r = yield* u.getdents(fd);
-        yield* u.close(fd);
-        for (const n of (Array.isArray(r) ? r : []).filter((x) => x !== '.' && x !== '..').sort()) yield* walk(p === '/' ? `/${n}` : `${p}/${n}`, depth + 1);
-      }
-    };
-    for (const r of roots.length ? roots : ['.']) yield* walk(r, 0);
-    yield* u.out(out);
-    return 0;
-  },
+  find,
   sh,
   bash: sh,
 };

@@ -9,6 +9,7 @@
 import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
 import type { StatInfo } from '../../include/fs';
+import { readDir } from '../libfs';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -113,9 +114,9 @@ function* copyAny(u: U, src: string, dst: string, top: boolean, o: CpOpts, dstKn
     const fd = yield* u.open(src, O_NONBLOCK | O_CLOEXEC | O_DIRECTORY);
     if (fd < 0) { yield* u.err(`cp: cannot access '${src}': ${errStr(fd)}\n`); return 1; }
     yield* u.fstat(fd);
-    const r = yield* u.getdents(fd);
+    const ents = yield* readDir(u, fd);
     yield* u.close(fd);
-    const names = (Array.isArray(r) ? r : []).filter((n) => n !== '.' && n !== '..');
+    const names = ents.filter((x) => x.name !== '.' && x.name !== '..').sort((a, b) => a.ino - b.ino).map((x) => x.name);
     let st = 0;
     for (const n of names) st |= yield* copyAny(u, join(src, n), join(dst, n), false, o);
     return st;

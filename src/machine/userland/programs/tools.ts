@@ -6,6 +6,7 @@ import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 import { hash32 } from '../../core/prng';
 import { epochSeconds } from '../libc_time';
 import { gzipBytes, gunzipBytes } from './gzip';
+import { TarWriter, TarCreate, RECORD, dumpFile, memberName } from './tar';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -29,33 +30,7 @@ function* writeFile(u: U, p: string, data: Uint8Array, mode = 0o644, chunk = 655
 
 // ---------------------------------------------------------------- tar (ustar)
 
-function octal(n: number, width: number): string {
-  return n.toString(8).padStart(width - 1, '0') + '\0';
-}
-function tarHeader(name: string, size: number, mode: number, mtime: number, type: '0' | '5', uid: number, gid: number): Uint8Array {
-  const h = new Uint8Array(512);
-  const put = (off: number, s: string) => { for (let i = 0; i < s.length; i++) h[off + i] = s.charCodeAt(i) & 0xff; };
-  let prefix = '';
-  let nm = name;
-  if (nm.length > 100) { const i = nm.lastIndexOf('/', 155); prefix = nm.slice(0, i); nm = nm.slice(i + 1); }
-  put(0, nm.slice(0, 100));
-  put(100, octal(mode & 0o7777, 8));
-  put(108, octal(uid, 8));
-  put(116, octal(gid, 8));
-  put(124, octal(size, 12));
-  put(136, octal(mtime, 12));
-  put(148, '        ');
-  put(156, type);
-  put(257, 'ustar  \0');
-  put(265, uid === 0 ? 'root' : uid === 1000 ? 'user' : String(uid));
-  put(297, gid === 0 ? 'root' : gid === 1000 ? 'user' : String(gid));
-  put(345, prefix);
-  let sum = 0;
-  for (const x of h) sum += x;
-  put(148, sum.toString(8).padStart(6, '0') + '\0 ');
-  return h;
-}
-interface TarEntry { name: string; size: number; mode: number; mtime: number; type: string; uid: number; gid: number; data: Uint8Array }
+interface TarEntry { name: string; size: number; mode: number; mtime: number; type: string; uid: number; gid: number; data: Uint8Array; link: string }
 function parseTar(b: Uint8Array): TarEntry[] | null {
   const out: TarEntry[] = [];
   for (let o = 0; o + 512 <= b.length;) {
@@ -68,13 +43,13 @@ function parseTar(b: Uint8Array): TarEntry[] | null {
     const name = (prefix ? prefix + '/' : '') + str(0, 100);
     const size = num(124, 12);
     const type = String.fromCharCode(h[156] || 48);
-    out.push({ name, size, mode: num(100, 8), mtime: num(136, 12), type, uid: num(108, 8), gid: num(116, 8), data: b.subarray(o + 512, o + 512 + size) });
+    out.push({ name, size, mode: num(100, 8), mtime: num(136, 12), type, uid: num(108, 8), gid: num(116, 8), data: b.subarray(o + 512, o + 512 + size), link: str(157, 100) });
     o += 512 + Math.ceil(size / 512) * 512;
   }
   return out;
 }
-function modeString(mode: number, dir: boolean): string {
-  return (dir ? 'd' : '-') + [6, 3, 0].map((s) => ((mode >> s) & 4 ? 'r' : '-') + ((mode >> s) & 2 ? 'w' : '-') + ((mode >> s) & 1 ? 'x' : '-')).join('');
+function modeString(mode: number, dir: boolean, type = ''): string {
+  return (dir ? 'd' : type === '2' ? 'l' : '-') + [6, 3, 0].map((s) => ((mode >> s) & 4 ? 'r' : '-') + ((mode >> s) & 2 ? 'w' : '-') + ((mode >> s) & 1 ? 'x' : '-')).join('');
 }
 function dateString(sec: number): string {
   const d = new Date(sec * 1000);
@@ -106,49 +81,31 @@ const tar: ProgramMain = function* (u, argv) {
     names.push(a);
   }
   if (!mode) { yield* u.err("tar: You must specify one of the '-Acdtrux', '--delete' or '--test-label' options\nTry 'tar --help' or 'tar --usage' for more information.\n"); return 2; }
-  const RECORD = 10240;
   if (mode === 'c') {
     if (!names.length) { yield* u.err('tar: Cowardly refusing to create an empty archive\nTry \'tar --help\' or \'tar --usage\' for more information.\n'); return 2; }
-    const parts: Uint8Array[] = [];
-    let st = 0;
-    let warned = false;
+    // stdopen's checks of 0, 1, 2, SIGCHLD back to its default, then the archive (creat) and its fstat
+    for (const fd of [0, 1, 2]) yield* u.sys('fcntl', [fd, 1]);
+    yield* u.sigaction(17, 'default');
+    const ofd = gz || !file || file === '-' ? 1 : yield* u.open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o666);
+    if (ofd < 0) { yield* u.err(`tar: ${file}: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n`); return 2; }
+    if (!gz) yield* u.sys('newfstatat', [ofd, '', 0, 0x1000]);
     const cwd0 = u.t.proc.cwd;
     if (dir && (yield* u.chdir(dir)) < 0) { yield* u.err(`tar: ${dir}: Cannot open: No such file or directory\n`); return 2; }
-    const add = function* (p: string): G<void> {
-      const s = yield* u.stat(p, true);
-      if (typeof s === 'number') { yield* u.err(`tar: ${p}: Cannot stat: No such file or directory\n`); st = 2; return; }
-      let name = p.replace(/^\/+/, '');
-      if (name !== p && !warned) { warned = true; yield* u.err("tar: Removing leading `/' from member names\n"); }
-      if (s.isDir) {
-        name = name.replace(/\/?$/, '/');
-        if (verbose) yield* u.out(`${name}\n`);
-        parts.push(tarHeader(name, 0, s.mode, epochOf(u, s.mtime), '5', s.uid, s.gid));
-        const fd = yield* u.open(p, 0o200000);
-        const r = yield* u.getdents(fd);
-        yield* u.close(fd);
-        for (const n of (Array.isArray(r) ? r : []).filter((x) => x !== '.' && x !== '..').sort()) yield* add(p.endsWith('/') ? p + n : `${p}/${n}`);
-        return;
-      }
-      if (!s.isReg) return;
-      const fd = yield* u.open(p);
-      if (fd < 0) { yield* u.err(`tar: ${p}: Cannot open: Permission denied\n`); st = 2; return; }
-      const data = yield* u.readAll(fd, RECORD);
-      yield* u.close(fd);
-      if (verbose) yield* u.out(`${name}\n`);
-      parts.push(tarHeader(name, data.length, s.mode, epochOf(u, s.mtime), '0', s.uid, s.gid));
-      parts.push(data);
-      if (data.length % 512) parts.push(new Uint8Array(512 - (data.length % 512)));
-    };
-    for (const n of names) yield* add(n);
+    const c: TarCreate = { epochOf: (ns) => epochOf(u, ns), verbose, out: new TarWriter(u, gz ? -1 : ofd), status: 0, warned: false, names: new Map() };
+    for (const n of names) yield* dumpFile(u, c, -100, n, yield* memberName(u, c, n));
     if (dir) yield* u.chdir(cwd0);
-    parts.push(new Uint8Array(1024));
-    let arch: Uint8Array = Buffer.concat(parts);
-    if (arch.length % RECORD) arch = Buffer.concat([arch, new Uint8Array(RECORD - (arch.length % RECORD))]);
-    if (gz) { yield* u.cpu(arch.length * 20); arch = gzipBytes(arch); }
-    const ofd = !file || file === '-' ? 1 : yield* u.open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644);
-    if (ofd < 0) { yield* u.err(`tar: ${file}: Cannot open: No such file or directory\n`); return 2; }
-    for (let o = 0; o < arch.length; o += RECORD) yield* u.writeAll(ofd, arch.subarray(o, Math.min(arch.length, o + RECORD)));
-    if (ofd !== 1) yield* u.close(ofd);
+    yield* c.out.finish();
+    const st = c.status;
+    if (gz) {
+      const arch = Buffer.concat(c.out.kept);
+      yield* u.cpu(arch.length * 20);
+      const z = gzipBytes(arch);
+      const zfd = !file || file === '-' ? 1 : yield* u.open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o666);
+      if (zfd < 0) { yield* u.err(`tar: ${file}: Cannot open: No such file or directory\n`); return 2; }
+      for (let o = 0; o < z.length; o += RECORD) yield* u.writeAll(zfd, z.subarray(o, Math.min(z.length, o + RECORD)));
+      if (zfd !== 1) yield* u.close(zfd);
+    } else if (ofd !== 1) yield* u.close(ofd);
+    yield* u.closeStdout();
     if (st) yield* u.err('tar: Exiting with failure status due to previous errors\n');
     return st;
   }
@@ -177,7 +134,7 @@ const tar: ProgramMain = function* (u, argv) {
     if (mode === 't' || verbose) {
       if (mode === 't' && verbose) {
         const owner = `${en.uid === 0 ? 'root' : en.uid === 1000 ? 'user' : en.uid}/${en.gid === 0 ? 'root' : en.gid === 1000 ? 'user' : en.gid}`;
-        out += `${modeString(en.mode, isDir)} ${owner} ${String(en.size).padStart(Math.max(1, 14 - owner.length))} ${dateString(en.mtime)} ${en.name}\n`;
+        out += `${modeString(en.mode, isDir, en.type)} ${owner} ${String(en.size).padStart(Math.max(1, 14 - owner.length))} ${dateString(en.mtime)} ${en.name}${en.type === '2' ? ` -> ${en.link}` : ''}\n`;
       } else out += en.name + '\n';
     }
     if (mode !== 'x') continue;
@@ -185,6 +142,7 @@ const tar: ProgramMain = function* (u, argv) {
     const parts = en.name.replace(/\/$/, '').split('/');
     for (let k = 1; k < parts.length; k++) yield* u.mkdir(parts.slice(0, k).join('/'), 0o755);
     if (isDir) { yield* u.mkdir(en.name.replace(/\/$/, ''), en.mode & 0o7777); continue; }
+    if (en.type === '2') { yield* u.sys('symlinkat', [en.link, -100, en.name]); continue; }
     const r = yield* writeFile(u, en.name, en.data, en.mode & 0o7777, RECORD);
     if (r < 0) yield* u.err(`tar: ${en.name}: Cannot open: No such file or directory\n`);
   }
