@@ -4,8 +4,9 @@
  * their modes, owners, sizes and times, each directory's entries in the order the real ext4 returned
  * them (getdents64's hash order: what find, tar, cp -r and ls -U walk in).
  *
- * The entries the machine already has (fstree.ts: passwd, group, hosts, ... whose content its programs
- * read) keep their content, mode, owner and time; the others get the guest's own bytes: inline in
+ * The entries the machine already has (fstree.ts) keep their inode's place; their content, mode, owner
+ * and time become the recorded ones but for MACHINE_OWN (passwd, group, hostname, hosts). Files get the
+ * guest's own bytes: inline in
  * etc.json up to 1 KiB, the longer files from data/userland/etc-files.json.gz (copied off the
  * recording guest's disk, scripts/record/pull_etc.sh), read the first time one of them is read.
  * Entries the recording lacks stay, after the recorded ones. New inodes are numbered
@@ -53,6 +54,12 @@ function recorded(p: string, size: number): { size: number; gen: (off: number, l
   };
 }
 
+/**
+ * Files the machine writes itself and keeps: its users (passwd, group: the simulation's uid 1000
+ * `user`, which the recording guest lacks) and its host name (hostname, hosts: Machine's `hostname`).
+ */
+const MACHINE_OWN = new Set(['/etc/passwd', '/etc/group', '/etc/hostname', '/etc/hosts']);
+
 /** Build /etc from the recording (after the rest of the tree: the inode numbers made before stay). */
 export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
   const ns = (s: number): number => machineNsOf(bootNs, Math.min(s, latestS));
@@ -68,6 +75,19 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
     // tests rely on) and takes the next number, so that its place in inode order is the real one
     if (ino) {
       if (p !== '/etc') ino.ino = fs.mk(ino.mode, 'ext4').ino;
+      if (type === 'f' && !MACHINE_OWN.has(p)) {
+        // the machine's placeholder text gives way to the guest's file (same inode, the recorded bytes and stat)
+        const b = body !== null ? Buffer.from(body, 'latin1') : etcFileContent(p);
+        if (b && b.length === size) {
+          ino.data = b;
+          ino.gen = null;
+          ino.size = size;
+          ino.mode = want | mode;
+          ino.uid = uid;
+          ino.gid = gid;
+          ino.mtime = ino.atime = ns(mtime);
+        }
+      }
       continue;
     }
     if (type === 'd') ino = fs.mkdirp(p, 'ext4', mode);
