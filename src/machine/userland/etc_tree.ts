@@ -71,22 +71,17 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
     const want = type === 'd' ? 0o040000 : type === 'l' ? 0o120000 : 0o100000;
     if (ino && (ino.mode & 0o170000) !== want) continue; // the machine's own kind of entry stays
     if (ino?.isDir) dirs.push([ino, p]);
-    // an entry the machine made before keeps its mode, owner, time and content (what its programs and
-    // tests rely on) and takes the next number, so that its place in inode order is the real one
+    // an entry the machine made before takes the next number, so that its place in inode order is the
+    // real one; a file's placeholder text gives way to the guest's bytes and stat (but MACHINE_OWN's)
     if (ino) {
       if (p !== '/etc') ino.ino = fs.mk(ino.mode, 'ext4').ino;
       if (type === 'f' && !MACHINE_OWN.has(p)) {
-        // the machine's placeholder text gives way to the guest's file (same inode, the recorded bytes and stat)
-        const b = body !== null ? Buffer.from(body, 'latin1') : etcFileContent(p);
-        if (b && b.length === size) {
-          ino.data = b;
-          ino.gen = null;
-          ino.size = size;
-          ino.mode = want | mode;
-          ino.uid = uid;
-          ino.gid = gid;
-          ino.mtime = ino.atime = ns(mtime);
-        }
+        if (body !== null) { ino.data = Buffer.from(body, 'latin1'); ino.gen = null; } else { ino.data = null; ino.gen = recorded(p, size).gen; }
+        ino.size = size;
+        ino.mode = want | mode;
+        ino.uid = uid;
+        ino.gid = gid;
+        ino.mtime = ino.atime = ns(mtime);
       }
       continue;
     }
