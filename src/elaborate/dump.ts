@@ -10,7 +10,7 @@ import { setConditionPrinter, aliasChainText, Deriver, Expansion, eachPoint } fr
 import { Session, ElabOptions } from './session';
 import { Resolver } from './symbols';
 import { TypeResolver } from './types';
-import { quoteString, renderPoint, cmpBytes } from './util';
+import { quoteString, renderPoint, cmpBytes, walkStmt } from './util';
 import type { TapsetLibrary } from './tapsets';
 import { programInfo } from './program_info';
 
@@ -71,6 +71,22 @@ function globalLine(g: A.VarDecl): string {
   return s;
 }
 
+/**
+ * stap 4.8's optimiser caches each call of a `/* stable *\/` function without arguments (pp(),
+ * execname(), uid(), ...) in a local of the probe or function that calls it: the listing shows
+ * `__stable_<mangled name>_value` after the body's own locals, in order of first call.
+ */
+function stableLocals(body: A.Stmt | { k: 'embedded' }): A.VarDecl[] {
+  if (body.k === 'embedded') return [];
+  const out = new Map<string, A.VarDecl>();
+  walkStmt(body, (e) => {
+    if (e.k !== 'call' || e.args.length || !e.ref?.pragmas?.includes('stable')) return;
+    const name = `__stable___global_${e.name}__overload_0_value`;
+    if (!out.has(name)) out.set(name, { name, type: e.type ?? e.ref.type, tok: e.tok, kind: 'local' });
+  });
+  return [...out.values()];
+}
+
 function localsBlock(locals: A.VarDecl[]): string {
   if (!locals.length) return '';
   return '  # locals\n' + locals.map((l) => `  ${l.name}:${typeName(l.type)}\n`).join('');
@@ -93,7 +109,7 @@ export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } 
     const fns = [...prog.functions].sort((a, b) => cmpBytes(a.name, b.name));
     for (const f of fns) {
       out += `${f.name}:${typeName(f.type)} (${(f.paramDecls ?? []).map((p) => `${p.name}:${typeName(p.type)}`).join(', ')})\n`;
-      out += localsBlock(f.locals ?? []);
+      out += localsBlock([...(f.locals ?? []), ...(info?.optimized ? stableLocals(f.body) : [])]);
     }
   }
   const extra: string[] = [];
@@ -120,7 +136,7 @@ export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } 
       // prints perf derived probes)
       const origin = p.point.data && typeof p.point.data.dumpOrigin === 'string' ? p.point.data.dumpOrigin : p.chain.join(' <- ');
       out += `${pp} /* <- ${origin} */\n`;
-      out += localsBlock(p.locals);
+      out += localsBlock([...p.locals, ...(info?.optimized ? stableLocals(p.body) : [])]);
     }
     out += extra.join('');
   }

@@ -116,7 +116,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     for (const d of derived) markUnresolvedTargets(d.dp.body, d.scope);
     new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals, stopForWarnings);
   }
-  const live = units.filter((u) => !u.elided);
+  let live = units.filter((u) => !u.elided);
   if (stopForWarnings()) return null;
   if (live.length === 0 && !opts.listing) {
     diag.semanticError(new SemanticError('no probes found', undefined, [], 'no-probes'));
@@ -124,7 +124,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
 
   // ---- types
-  const functions = reachable();
+  let functions = reachable();
   // (after the optimiser: code it elided modifies nothing; its warnings come first, as in stap)
   checkForeachModifications(live.map((u) => counted(u.body, u.p.exp)), functions, diag);
   if (diag.errorCount > errors0) return null;
@@ -136,7 +136,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     if (u.condition) collectUse(u.condition, use);
   }
   for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
-  const usedGlobals = stapGlobalOrder(
+  let usedGlobals = stapGlobalOrder(
     s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || (opts.unoptimized && userFiles.has(g.file!)))),
     live, functions);
   for (const g of usedGlobals) {
@@ -151,6 +151,27 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const tr = new TypeResolver(diag, !!opts.guru);
   if (!tr.run(functions, typeUnits, usedGlobals)) return null;
   if (diag.errorCount > errors0 || stopForWarnings()) return null;
+  if (!opts.unoptimized && !opts.listing) {
+    // stap's optimize2: constant folding and what it leaves unused
+    new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals, stopForWarnings, true);
+    if (stopForWarnings()) return null;
+    live = units.filter((u) => !u.elided);
+    if (live.length === 0) {
+      diag.semanticError(new SemanticError('no probes found', undefined, [], 'no-probes'));
+      return null;
+    }
+    functions = reachable();
+    const use2: VarUse = { read: new Set(), written: new Set(), valueRead };
+    valueRead.clear();
+    for (const u of live) {
+      collectUse(u.body, use2);
+      if (u.condition) collectUse(u.condition, use2);
+    }
+    for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use2);
+    use.read = use2.read;
+    use.written = use2.written;
+    usedGlobals = usedGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g)));
+  }
 
   checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);
   checkPrivilege(live.map((u) => u.body), functions, opts.privilege, diag);
@@ -191,6 +212,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   programInfo.set(prog, {
     hasConditions: probes.some((p) => p.condition),
     displayGlobals: usedGlobals.filter((g) => g.written && !g.read && !g.synthetic && userFiles.has(g.file!)),
+    optimized: !opts.unoptimized && !opts.listing,
   });
   return prog;
 }

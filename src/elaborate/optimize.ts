@@ -6,6 +6,7 @@
  * never-assigned warnings.  Warnings are printed only for user files, as stap does.
  */
 import type * as A from '../ast';
+import { ConstFolder } from './const_fold';
 import { Diagnostics, SemanticError } from '../diag';
 import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar } from './util';
 import { preorder } from './callgraph';
@@ -227,23 +228,37 @@ export class Optimizer {
     return this.userFiles.has(tok.file);
   }
 
-  private warn(msg: string, tok: A.Token): void {
-    if (this.isUser(tok)) this.diag.warning(msg, tok);
+  /** After type resolution (stap's optimize2): the only message is an elided probe's. */
+  private quiet = false;
+
+  private warn(msg: string, tok: A.Token, always = false): void {
+    if (this.isUser(tok) && (!this.quiet || always)) this.diag.warning(msg, tok);
   }
 
   /**
    * One relaxation loop over all probes and functions.  `units` are probes; `functions` the reachable
    * functions (re-computed by the caller).  Returns after convergence.
    */
-  run(units: OptUnit[], functions: () => A.FunctionDecl[], liveGlobals: Set<A.VarDecl>, stop?: () => boolean): void {
+  run(units: OptUnit[], functions: () => A.FunctionDecl[], liveGlobals: Set<A.VarDecl>, stop?: () => boolean, afterTypes = false): void {
+    this.quiet = afterTypes;
     // (a body shared by a wildcard's probes speaks for all of them: Diagnostics.asCopies)
     const copies = (sc: { also?: string[] }): number => 1 + (sc.also?.length ?? 0);
     for (const u of units) this.recordStatementTokens(u.body);
     for (const f of functions()) if (f.body.k !== 'embedded') this.recordStatementTokens(f.body);
     for (let iter = 0; iter < 100; iter++) {
       let changed = false;
-      const first = iter === 0;
+      const first = iter === 0 && !afterTypes;
       this.first = first;
+      this.pass0 = iter === 0;
+      if (afterTypes) {
+        // constant folding, after type resolution as in stap 4.8 (the dead code of `if (0)` is
+        // typed, its globals count as assigned; it goes now, and what only it used with it);
+        // the folder also makes the checks stap's makes
+        const folder = new ConstFolder((e) => !this.effects.exprHasEffects(e, null) && !hasTargets(e), replaceNode);
+        for (const u of units) if (!u.elided) folder.block(u.body);
+        for (const f of functions()) if (f.body.k !== 'embedded') folder.block(f.body);
+        if (folder.changed) changed = true;
+      }
       const fns = functions();
       const use: VarUse = { read: new Set(), written: new Set() };
       for (const u of units) if (!u.elided) {
@@ -262,8 +277,9 @@ export class Optimizer {
           // stap elides unused globals silently
           liveGlobals.delete(g);
           changed = true;
-        } else if (r && !w) {
+        } else if (r && !w && first) {
           this.warn(withSimilar(`never-assigned global variable '${g.name}'`, suggest(g.name, globalNames)), g.tok);
+          changed = true;
         }
       }
       // locals of probes and functions
@@ -289,6 +305,8 @@ export class Optimizer {
             // reported on the first iteration only (later ones would suggest from fewer names)
             const cands = [...sc.locals.filter((o) => o !== l).map((o) => o.name), ...params.map((p) => p.name), ...liveNames];
             this.warn(withSimilar(`never-assigned local variable '${l.name}'`, suggest(l.name, cands, 5, Infinity)), l.tok);
+            // (stap then goes over the code once more: `if (x) {}` on a never-assigned x goes)
+            changed = true;
           }
         }
       });
@@ -303,7 +321,7 @@ export class Optimizer {
         // (each probe's elision notice after its share of the body's messages)
         const names = [u.name, ...(u.also ?? [])];
         if (this.diag.asCopies(names.length, () => this.reduceBlock(u.body, own), (i) => {
-          if (u.body.stmts.length === 0) this.warn(`Probe '${names[i]}' has been elided`, u.tok);
+          if (u.body.stmts.length === 0) this.warn(`Probe '${names[i]}' has been elided`, u.tok, true);
         })) changed = true;
         if (u.body.stmts.length === 0) {
           u.elided = true;
@@ -320,10 +338,6 @@ export class Optimizer {
           this.warn(`side-effect-free function '${f.name}'`, f.tok);
         }
       }
-      if (first) {
-        for (const u of units) if (!u.elided) walkStmt(u.body, checkUnfoldable);
-        for (const f of fns) if (f.body.k !== 'embedded') walkStmt(f.body, checkUnfoldable);
-      }
       // (-W: stap counts the warnings as errors and does not start another iteration)
       if (!changed || stop?.()) return;
     }
@@ -335,6 +349,9 @@ export class Optimizer {
    * then finds dead, and what is left of it, go silently; checked against real-stap -v).
    */
   private first = true;
+
+  /** In the first iteration of this loop (before types, or after them)? */
+  private pass0 = true;
 
   /** Functions already reported as side-effect-free. */
   private sideEffectFree = new WeakSet<A.FunctionDecl>();
@@ -401,8 +418,10 @@ export class Optimizer {
           changed ||= e.changed;
           if (!e.keep) s.else = undefined;
         }
+        // (stap drops an empty `if` on the optimiser's second pass over the code: `x = 1; if (x) {}`
+        // stays when nothing else changes, `if (x) { 1 }` goes; checked against real-stap)
         const empty = s.then.k === 'null' && !s.else;
-        if (empty && !this.effects.exprHasEffects(s.cond, null) && !hasTargets(s.cond)) return { keep: false, changed: true };
+        if (empty && !this.pass0 && !this.effects.exprHasEffects(s.cond, null) && !hasTargets(s.cond)) return { keep: false, changed: true };
         return { keep: true, changed };
       }
       case 'foreach': case 'while': case 'for': {
@@ -417,6 +436,8 @@ export class Optimizer {
             }
           }
         }
+        // a foreach with a literal limit <= 0 never runs its body (stap drops it before typing)
+        if (s.k === 'foreach' && s.limit?.k === 'num' && BigInt(s.limit.value) <= 0n) return { keep: false, changed: true };
         const r = this.reduceStmt(s.body, own);
         if (!r.keep) s.body = { k: 'null', tok: s.body.tok };
         if (s.k !== 'foreach' && !r.keep && !(s.k === 'for' && (s.init || s.incr))) {
@@ -479,26 +500,6 @@ export function foldable(e: A.Expr): boolean {
   if (e.k === 'unary') return foldable(e.operand);
   if (e.k === 'binary') return e.op !== '>>>' && foldable(e.left) && foldable(e.right);
   return false;
-}
-
-/**
- * Checks stap 4.8 makes while optimising (first iteration, after its warnings):
- *  - its constant folder has no rule for `>>>`: folding one whose operands are constants fails
- *    (`3 >>> 1`, `-1 >>> 1`; `x >>> 1` is left to run time);
- *  - the statistics a stat operator or histogram extracts from must be named (a global or an
- *    element): `@count(@sum(st))`, `@hist_log(@hist_log(st)[1])` fail at the inner operator.
- */
-function checkUnfoldable(e: A.Expr): void {
-  if (e.k === 'binary' && e.op === '>>>' && foldable(e.left) && foldable(e.right)) {
-    throw new SemanticError('unsupported binary operator >>>', undefined, [], 'fold->>>');
-  }
-  if (e.k === 'statop' || e.k === 'hist') {
-    const o = e.operand;
-    const inner = o.k === 'index' && o.base.k === 'hist' ? o.base : o;
-    if (inner.k === 'statop' || inner.k === 'hist') {
-      throw new SemanticError('Expecting symbol or array index expression', inner.tok, [], 'stat-operand');
-    }
-  }
 }
 
 export function firstToken(e: A.Expr): A.Token {

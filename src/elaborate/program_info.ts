@@ -8,6 +8,8 @@ import type * as A from '../ast';
 export interface ProgramInfo {
   hasConditions: boolean;
   displayGlobals: A.VarDecl[];
+  /** the optimiser ran (not -u): stap's listing then shows the locals that cache calls of stable functions */
+  optimized: boolean;
 }
 
 export const programInfo = new WeakMap<A.Program, ProgramInfo>();

@@ -741,7 +741,8 @@ export class TypeResolver extends TypeBookkeeping {
         return;
       }
     }
-    const what = e.k === 'atvar' ? 'unresolved @var() expression' : 'unresolved target-symbol expression';
+    // (an autocast whose operand carries no type: stap's visit_autocast_op)
+    const what = e.k === 'atvar' ? 'unresolved @var() expression' : e.k === 'autocast' ? 'unknown type in dereference' : 'unresolved target-symbol expression';
     this.still++;
     this.report(new SemanticError(what, e.tok, [], 'unresolved-target'));
     this.unresolved(e.tok);

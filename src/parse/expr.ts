@@ -18,7 +18,7 @@ import type * as A from '../ast';
 import { ParseError } from '../diag';
 import type { Cursor } from './cursor';
 import {
-  parseNumber, stringLiteral, signedNumber, splitPretty, targetWithComponents, guruOnly, guruOnlyOp,
+  parseNumber, negate, stringLiteral, signedNumber, splitPretty, targetWithComponents, guruOnly, guruOnlyOp,
 } from './literals';
 import { parseFormat } from '../runtime/format';
 import { compatBefore } from './version';
@@ -286,14 +286,24 @@ function parseDwarfValue(c: Cursor): A.Expr {
     c.next();
     // (one `&`: stap then wants a value, `& &` fails at the second)
     if (c.peekOp('&')) throw c.error('expected literal string or number');
+    const v = c.peek();
+    const isTarget = !!v && ((v.kind === 'identifier' && v.text.startsWith('$')) || c.isOp(v, '@cast') || c.isOp(v, '@var'));
+    // before 2.6 only target expressions take an address; since, `&` on any value is an autocast
+    if (!isTarget && compatBefore(c.opts.compatible, '2.6')) throw c.error('expected @cast, @var or $var');
     c.enter(amp);
-    const x = parseDwarfValue(c);
+    let x: A.Expr;
+    if (!isTarget && c.isOp(v, '-')) {
+      // (stap's literal: `-` and a number)
+      c.next();
+      const n = c.next();
+      if (!n || n.kind !== 'number') throw c.error('expected literal string or number');
+      x = parseSuffixes(c, { k: 'num', value: negate(parseNumber(n.text, n)), tok: n });
+    } else x = parseDwarfValue(c);
     c.leave();
-    if (x.k === 'target' || x.k === 'cast' || x.k === 'atvar' || x.k === 'autocast') {
-      x.addressOf = true;
-      return x;
-    }
-    throw new ParseError('expected @cast, @var or $var', x.tok, true);
+    if (!isTarget && x.k !== 'autocast') x = { k: 'autocast', operand: x, components: [], tok: amp };
+    else if (x.k === 'autocast') x.tok = amp;
+    (x as A.Target).addressOf = true;
+    return x;
   }
   // the value (inline, not a call: one stack frame less per nested parenthesis)
   let e: A.Expr;
@@ -318,6 +328,11 @@ function parseDwarfValue(c: Cursor): A.Expr {
     c.next();
     throw c.error('expected literal string or number');
   }
+  return parseSuffixes(c, e);
+}
+
+/** The `->member`, `[index]` and `$`/`$$` suffixes after a value. */
+function parseSuffixes(c: Cursor, e: A.Expr): A.Expr {
   // before 2.6 only target expressions take `->` and `[` (no autocast)
   const noAutocast = compatBefore(c.opts.compatible, '2.6');
   for (;;) {

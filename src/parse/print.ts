@@ -65,7 +65,7 @@ export function expr(e: A.Expr): string {
       return `${e.addressOf ? '&' : ''}@cast(${expr(e.operand)}, "${e.typeName}"${e.module !== undefined ? `, "${e.module}"` : ''})${components(e.components)}${pretty(e.pretty)}`;
     case 'atvar':
       return `${e.addressOf ? '&' : ''}@var("${e.varName}"${e.module !== undefined ? `, "${e.module}"` : ''})${components(e.components)}${pretty(e.pretty)}`;
-    case 'autocast': return `${e.addressOf ? '&' : ''}${expr(e.operand)}${components(e.components)}`;
+    case 'autocast': return `${e.addressOf ? '&' : ''}(${expr(e.operand)})${components(e.components)}`;
     case 'entry': return `@entry(${expr(e.operand)})`;
     case 'defined': return `@defined(${expr(e.operand)})`;
     case 'atop': return `${e.name}(${e.args.map(expr).join(', ')})`;

@@ -313,7 +313,7 @@ function makePlanInner(rp: A.ResolvedPoint, e: TExpr): Plan | SemanticError {
 
   if (e.k === 'atvar') return planGlobal(rp, e, build);
 
-  if (e.k === 'autocast') return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
+  if (e.k === 'autocast') return new SemanticError('unknown type in dereference', e.tok, [], 'unresolved-target');
 
   if (!env) return new SemanticError('unresolved target-symbol expression', e.tok, [], 'unresolved-target');
   const name = e.name;

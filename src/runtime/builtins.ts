@@ -170,6 +170,14 @@ const KERNEL_FREE: Record<string, Builtin> = {
   user_mode: (c) => (c.userMode ? 1 : 0),
   module_name: (c) => c.engine.moduleName,
   stp_pid: (c) => c.engine.stapioPid,
+  /** the text between `label("` and the next `"` of pn() (pn.stp), "" without one */
+  pnlabel: (c) => {
+    const at = c.pn.indexOf('label("');
+    if (at < 0) return '';
+    const rest = c.pn.slice(at + 7);
+    const end = rest.indexOf('"');
+    return end < 0 ? rest : rest.slice(0, end);
+  },
 
   // ------------------------------------------------------------ stopwatch.stp
   start_stopwatch: (c, name: string) => {
@@ -202,6 +210,8 @@ const KERNEL_FREE: Record<string, Builtin> = {
  * finds nothing inherited); src/probes/setup.ts adds the kernel and tapset-library builtins.
  */
 export const builtins: Record<string, Builtin> = Object.assign(Object.create(null) as Record<string, Builtin>, KERNEL_FREE);
+// every simulated task lives in the initial pid and user namespaces: ns_pid() and friends are the plain ids
+for (const id of ['pid', 'tid', 'ppid', 'pgrp', 'sid', 'uid', 'euid', 'gid', 'egid']) builtins[`ns_${id}`] = KERNEL_FREE[id];
 
 /** Does the runtime implement the embedded-C function `name`? */
 export function builtinExists(name: string): boolean {

@@ -8,5 +8,6 @@ import { compatible } from './compatible';
 import { formats } from './formats';
 import { probes } from './probes';
 import { library } from './library';
+import { corners } from './corners';
 
-export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library];
+export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners];

@@ -1,0 +1,66 @@
+/**
+ * Pass 2 after type resolution, as stap 4.8 does it: constant folding (elaborate.cxx
+ * const_folder) and what it leaves unused, and the listing of the locals that cache calls of
+ * `stable` tapset functions.  Every expected text was checked against real SystemTap 4.8
+ * (../shared/tools/real-stap -p2); the oracle table test/oracle/corners.json holds more.
+ */
+import { expect } from 'chai';
+import { Diagnostics } from '../../src/diag';
+import { parseFile } from '../../src/parse';
+import { elaborate, printProgram, TapsetLibrary, stdlibDir } from '../../src/elaborate';
+
+let library: TapsetLibrary | null = null;
+
+function p2(text: string, u = false): { out: string; err: string } {
+  let err = '';
+  const diag = new Diagnostics({ verbose: 0, suppressWarnings: false }, (s) => { err += s; });
+  library ??= new TapsetLibrary({ dirs: [stdlibDir()], parse: { args: [], guru: false }, diag, cacheDir: null, builtCacheDir: null });
+  const f = parseFile({ name: '<input>', text, isTapset: false }, { args: [], guru: false, libraryMacros: library.macros() as never }, diag);
+  if (!f) return { out: '', err };
+  const prog = elaborate([f], { guru: false, unoptimized: u, library }, diag);
+  return { out: prog ? printProgram(prog) : '', err };
+}
+
+describe('elaborate: constant folding after types (stap optimize2)', () => {
+  it('an if (0) body is typed, then dropped; a probe left empty is elided', () => {
+    expect(p2('probe begin { x = 1; if (0) { x = "a" } println(x) }').err).to.contain('type mismatch (string)');
+    const r = p2('probe begin { if (0) println(1) }');
+    expect(r.err).to.contain("WARNING: Probe 'begin' has been elided");
+    expect(r.err).to.contain('semantic error: no probes found');
+    // a global only the dead code assigned stays, typed, without a warning
+    expect(p2('global g probe begin { if (0) { g = 1 } println(g) }')).to.deep.equal({ out: '# globals\ng:long\n# probes\nbegin /* <- begin */\n', err: '' });
+  });
+
+  it('operands an absorbing literal makes useless go, with their variables and functions', () => {
+    expect(p2('function f() { return 1 } probe begin { x = 0 * f(); println(x) }').out)
+      .to.equal('# probes\nbegin /* <- begin */\n  # locals\n  x:long\n');
+    expect(p2('probe begin { y = 1; x = (0 ? y : 2) && 1; println(x) }').out)
+      .to.equal('# probes\nbegin /* <- begin */\n  # locals\n  x:long\n');
+  });
+
+  it('the dead part is not checked: >>> and nested statistics operators', () => {
+    expect(p2('probe begin { if (0) { println(3 >>> 1) } println(2) }').err).to.equal('');
+    expect(p2('probe begin { x = 3 >>> 1; println(x) }').err).to.contain('unsupported binary operator >>>');
+  });
+
+  it('foreach with a literal limit <= 0 goes before types; an empty if only on a second pass', () => {
+    expect(p2('global a probe begin { foreach (k in a limit 0) { println(k) } println(1) }').err).to.not.contain('error');
+    expect(p2('probe begin { x = 1; if (x) {} }').out).to.equal('# probes\nbegin /* <- begin */\n  # locals\n  x:long\n');
+    expect(p2('probe begin { x = 1; if (x) { 1 } }').err).to.contain('no probes found');
+  });
+
+  it('-u folds nothing', () => {
+    expect(p2('probe begin { if (0) println(1) }', true).out).to.equal('# probes\nbegin /* <- begin */\n');
+  });
+});
+
+describe('elaborate: stable function calls', () => {
+  it('lists a __stable_ local per stable function called, after the own locals, not with -u', () => {
+    expect(p2('probe begin { x = 1; println(pp(), x); print(execname(), pp(), pid()) }').out).to.equal([
+      '# functions', 'execname:string ()', 'pid:long ()', 'pp:string ()', '# probes', 'begin /* <- begin */', '  # locals', '  x:long',
+      '  __stable___global_pp__overload_0_value:string', '  __stable___global_execname__overload_0_value:string', '',
+    ].join('\n'));
+    expect(p2('function f() { return uid() } probe begin { println(f()) }').out).to.contain('f:long ()\n  # locals\n  __stable___global_uid__overload_0_value:long\n');
+    expect(p2('probe begin { println(pp()) }', true).out).to.not.contain('__stable');
+  });
+});
