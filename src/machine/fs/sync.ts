@@ -11,6 +11,7 @@ import { TASK_UNINTERRUPTIBLE, TASK_RUNNING } from '../include/sched';
 import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_AGAIN, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { pushWakeups } from '../kernel/sched/core';
+import { waitWriteback } from '../mm/page_writeback';
 
 export const fsSync = new Semantics<FsMachine>('fs/sync');
 
@@ -35,7 +36,8 @@ fsSync.syscall('sync', (m, c, t, e) => {
     if (fl.state !== TASK_RUNNING) { const r = pushWakeups(c, [fl]); if (r === H_PUSHED) return H_AGAIN; }
     return H_AGAIN;
   }
-  if (e.waitFlush && m.fs.syncWaiters.includes(t)) {
+  // until the flusher has taken this sync's work and the writeback it started has completed
+  if (e.waitFlush && (m.fs.syncWaiters.includes(t) || waitWriteback(m, t))) {
     t.state = TASK_UNINTERRUPTIBLE;
     t.wchan = 'wb_wait_for_completion';
     return H_SLEEP;
