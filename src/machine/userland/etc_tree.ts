@@ -15,7 +15,6 @@
 import type { Fs } from '../fs/namei';
 import type { Inode } from '../include/fs';
 import * as nodeFs from 'fs';
-import * as zlib from 'zlib';
 import { userlandDataFile } from '../process/ldso';
 import { machineNsOf } from './libc_time';
 
@@ -35,6 +34,8 @@ let files: Map<string, string> | null = null;
 export function etcFileContent(p: string): Buffer | null {
   if (!files) {
     const f = userlandDataFile('etc-files.json.gz');
+    // zlib (and with it Node's stream library, ~10 ms) is loaded only here, not at every start
+    const zlib = require('zlib') as typeof import('zlib');
     files = new Map(f ? (JSON.parse(zlib.gunzipSync(nodeFs.readFileSync(f)).toString('utf8')) as { files: [string, string][] }).files : []);
   }
   const b = files.get(p);
