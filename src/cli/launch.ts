@@ -13,7 +13,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vm from 'vm';
 import Module = require('module');
-import { cacheDir, readSealed, writeSealed } from '../cachedir';
+import { cacheDir, digestHex, readSealed, writeSealed } from '../cachedir';
 import { quietBinding } from '../binding';
 
 type Cli = typeof import('./stap');
@@ -69,7 +69,10 @@ export function loadBundled<T>(name: string, prefix: string, fallback: () => T):
   }
   // the build writes the bundle in ASCII (scripts/bundle-cli.ts): read as latin1, it needs no UTF-8 decoding
   const code = fs.readFileSync(bundle, 'latin1');
-  const cacheFile = cacheFileFor(st, prefix);
+  // one checkout's entries carry its bundle's path digest: a stale one of this checkout is
+  // replaced, another checkout's (sharing the cache directory) is left alone
+  const own = `${prefix}${digestHex(bundle).slice(0, 8)}-`;
+  const cacheFile = cacheFileFor(st, own);
   const cached = (cacheFile && readSealed(cacheFile)) || undefined;
   const script = new vm.Script(Module.wrap(code), { filename: bundle, cachedData: cached });
   const fn = script.runInThisContext() as (...a: unknown[]) => void;
@@ -82,7 +85,7 @@ export function loadBundled<T>(name: string, prefix: string, fallback: () => T):
     process.once('exit', () => {
       const dir = path.dirname(cacheFile);
       try {
-        for (const f of fs.readdirSync(dir)) if (f.startsWith(prefix)) fs.rmSync(path.join(dir, f), { force: true });
+        for (const f of fs.readdirSync(dir)) if (f.startsWith(own) || (f.startsWith(prefix) && !/^[0-9a-f]{8}-/.test(f.slice(prefix.length)))) fs.rmSync(path.join(dir, f), { force: true });
       } catch {
         // no cache directory yet
       }

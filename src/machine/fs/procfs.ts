@@ -4,6 +4,7 @@ import type { Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { procModulesText, procKallsymsText, sysModuleNames } from '../../kernel/kallsyms';
 import { procRoot } from './proc_pid';
+import { cpuinfoText, sysCpuFiles } from '../kernel/cpu';
 import { loDev } from '../net/core';
 
 export function populateProc(m: FsMachine, fs: Fs): void {
@@ -22,7 +23,7 @@ export function populateProc(m: FsMachine, fs: Fs): void {
     const r = m.cpus.reduce((a, c) => a + m.sched.nrRunning(c), 0);
     return `${(r * 0.6).toFixed(2)} ${(r * 0.4).toFixed(2)} ${(r * 0.3).toFixed(2)} ${r}/${m.procs.tasks.size} ${m.procs.nextPid - 1}\n`;
   });
-  fs.procFile('/proc/cpuinfo', () => m.cpus.map((c) => `processor\t: ${c.id}\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz\ncpu MHz\t\t: 2399.998\ncache size\t: 35840 KB\ncore id\t\t: ${c.id}\ncpu cores\t: ${m.ncpus}\n\n`).join(''));
+  fs.procFile('/proc/cpuinfo', () => cpuinfoText(m.ncpus));
   fs.procFile('/proc/swaps', () => 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' +
     m.mm.swaps.map((s) => `${s.path.padEnd(40)}${(s.path.startsWith('/dev') ? 'partition' : 'file').padEnd(16)}${String(s.slots * 4).padEnd(16)}${String(s.used * 4).padEnd(16)}${s.prio}\n`).join(''));
   fs.procFile('/proc/mounts', () => '/dev/sda1 / ext4 rw,relatime,errors=remount-ro 0 0\nproc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\nsysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\nudev /dev devtmpfs rw,nosuid,relatime 0 0\ntmpfs /tmp tmpfs rw,nosuid,nodev 0 0\n' +
@@ -107,5 +108,28 @@ function dropCaches(m: FsMachine, fs: Fs): void {
   for (const n of ['sda', 'sda1']) {
     const c = fs.lookup(`/dev/${n}`);
     if (c) { let k = 0; for (let i = 0; i < c.pc.length; i++) if (c.pc[i] === 1) { c.pc[i] = 0; k++; } c.cachedPages -= k; m.mm.filePages -= k; m.mm.freePages += k; }
+  }
+}
+
+/**
+ * /sys/devices/system/cpu (kernel/cpu.ts sysCpuFiles: the recorded guest's files), created after
+ * the rest of the tree so that every other inode keeps its number. cpuidle/current_governor takes
+ * the name of an available governor, as cpuidle's sysfs store does.
+ */
+export function populateSysCpu(fs: Fs, ncpus: number): void {
+  const base = '/sys/devices/system/cpu';
+  for (const [rel, text] of sysCpuFiles(ncpus)) {
+    const at = `${base}/${rel}`;
+    fs.mkdirp(at.slice(0, at.lastIndexOf('/')), 'sysfs');
+    if (rel === 'cpuidle/current_governor') {
+      let cur = text;
+      fs.procFile(at, () => cur, (s) => {
+        const name = s.trim();
+        const avail = (sysCpuFiles(ncpus).get('cpuidle/available_governors') ?? '').split(' ');
+        if (!name || !avail.includes(name)) return -22;
+        cur = `${name}\n`;
+        return s.length;
+      }, 0o644);
+    } else fs.procFile(at, () => text);
   }
 }

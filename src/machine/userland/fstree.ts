@@ -3,7 +3,7 @@ import type { Fs, FsMachine } from '../fs/namei';
 import { S_IFREG, Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
-import { populateProc, populateKernelLists, populateSysClassNet } from '../fs/procfs';
+import { populateProc, populateKernelLists, populateSysClassNet, populateSysCpu } from '../fs/procfs';
 import { installLoaderFiles } from '../process/ldso';
 import { installLibcFiles } from './libc_nss';
 import { procPidFile } from '../fs/proc_pid';
@@ -171,6 +171,7 @@ export function populate(m: FsMachine, fs: Fs): void {
   procPidFile('maps', (t) => (t.proc.mm ? t.proc.mm.mapsText((r) => (r.file?.fs === 'ext4' ? '08:01' : '00:05')) : ''));
   installTimes(m, fs);
   installEtcTree(fs, m.bootNs, INSTALL_S);
+  populateSysCpu(fs, m.ncpus);
   void S_IFREG; void KERNEL_RELEASE;
 }
 

@@ -363,12 +363,13 @@ file_tty_write.constprop.0
   write_simple: `
 %simple_write
 `,
-  // /dev/zero and /dev/null (drivers/char/mem.c): read_zero clears the user buffer (clear_user,
-  // clear_user_erms on an ERMS CPU: where a profile of dd if=/dev/zero spends its time, as perf on
-  // the real guest shows it), write_null returns the count without touching the data
+  // /dev/zero and /dev/null (drivers/char/mem.c): read_zero clears the user buffer (clear_user:
+  // clear_user_rep_good on the recorded CPU, rep_good without erms, machine/kernel/cpu.ts; where a
+  // profile of dd if=/dev/zero spends its time, as perf on the real guest shows it), write_null
+  // returns the count without touching the data
   read_zero: `
 read_zero
-  clear_user_erms
+  clear_user_rep_good
     %simple_read
 `,
   write_null: `
