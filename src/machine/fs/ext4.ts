@@ -46,6 +46,9 @@ export class Journal {
   readonly waiters: Task[] = [];
   /** inodes whose creation a commit has logged already */
   private readonly known = new WeakSet<Inode>();
+  /** the inode table block of each file logged, and the next inode slot (from the guest's /root/f) */
+  private readonly itables = new WeakMap<Inode, number>();
+  private slot = 15;
   /** first sector (of sda1) of journal block b */
   static sector(b: number): number { return (196608 + b) * 8; }
   /**
@@ -56,9 +59,11 @@ export class Journal {
    */
   touch(ino: Inode): void {
     if (ino.fs !== 'ext4' || ino.isBlk) return;
-    // 16 inodes of 256 bytes per block; the table's start is placed so that the inode tapsim gives
-    // /root/f lands on the block the guest logged for it (1306): the recording has no inode numbers
-    const itable = 1264 + (Math.floor(((ino.ino - 1) % 8192) / 16) % 512);
+    // 16 inodes of 256 bytes per block: the files a commit logs get the guest's inode table slots in
+    // order (its /root/f was the last inode of block 1306, the next file's in 1307; the recording
+    // has no inode numbers, so tapsim's own numbering is not used)
+    let itable = this.itables.get(ino);
+    if (itable === undefined) this.itables.set(ino, (itable = 1306 + Math.floor(this.slot++ / 16)));
     for (const b of this.known.has(ino) ? [1, 271, 303, itable] : [1, 271, 274, 303, itable, 8698]) this.meta.add(b);
     this.known.add(ino);
   }

@@ -7,7 +7,8 @@
 #   196608 + 19: sector 1575064 of sda) merged into one "WSM 28672 ... + 56" request, then the
 #   commit block as an "FWFSM" bio: the flush machinery's pre-flush "FF" (sector -1 at completion),
 #   the block as "WSM 4096", the post-flush "FF" (the disk has no FUA) and the request's end "+ 0";
-#   then sync writes the 6 committed metadata blocks in place (sectors 2056 ... 71632, "WSM 4096");
+#   then sync writes the 6 committed metadata blocks in place (sectors 2056 ... 71632, "WSM 4096";
+#   the second new file's inode block is the next one, 12504, as in the guest's run "sync2");
 # - fsync: the data as "WS [dd]", then the same commit, 8 journal blocks further on;
 # - sync with nothing to commit: the checkpoint of the fsync's blocks, then ext4_sync_fs's
 #   cache flush "FWS 0 + 0 [sync]" (an empty bio is not remapped) and "FF".
