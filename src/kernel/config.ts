@@ -12,6 +12,10 @@ export const KERNEL_RELEASE = '6.1.0-56-amd64';
 /** kernel_v compares against the base release (no local version suffix). */
 export const KERNEL_VERSION = '6.1.0';
 export const ARCH = 'x86_64';
+/** utsname.version (uname -v): the recorded guest's boot banner, data/kernel/cpu.txt. */
+export const KERNEL_UTS_VERSION = '#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-2 (2026-11-16)';
+/** /proc/version: the same banner, with the compiler Debian built this kernel with. */
+export const KERNEL_PROC_VERSION = `Linux version ${KERNEL_RELEASE} (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) ${KERNEL_UTS_VERSION}`;
 
 const configCache = new Map<string, string>();
 

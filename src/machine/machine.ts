@@ -43,7 +43,7 @@ import { fault } from './mm/fault';
 import { vmscan } from './mm/vmscan';
 import { swapfile } from './mm/swapfile';
 import { mmap } from './mm/mmap';
-import { filemap } from './mm/filemap';
+import { filemap, warmPageCache } from './mm/filemap';
 import { pageWriteback } from './mm/page_writeback';
 import { fadvise } from './mm/fadvise';
 import { Fs, namei } from './fs/namei';
@@ -183,6 +183,7 @@ export class Machine {
     this.blk = new BlockLayer(this, new Disk(this));
     this.fs = new Fs(this);
     populate(this, this.fs);
+    warmPageCache(this, (p) => this.fs.lookup(p));
     this.net = new Net(this);
     this.tracefs = attachTracefs(this, { functionProfiler: opts.functionProfiler });
     this.procs.boot();

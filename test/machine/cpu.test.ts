@@ -7,6 +7,8 @@ import { Machine, installKernelSemantics } from '../../src/machine/machine';
 import { pathNames, pathItems } from '../../src/machine/paths/dsl';
 import { alternativesFor, cpuAlternatives, cpuFlags, cpuinfoText, cpulist, cpumask, recordedCpuSection, recordedCpuSectionNames } from '../../src/machine/kernel/cpu';
 
+import { KERNEL_UTS_VERSION } from '../../src/kernel/config';
+
 installKernelSemantics();
 
 const show = (m: Machine, p: string): string => {
@@ -33,6 +35,13 @@ describe('machine: the CPU (recorded guest)', () => {
     for (const n of names) expect(show(m, n), n).to.equal(recordedCpuSection(n));
     expect(m.fs.lookup('/sys/devices/system/cpu/cpu0/cpuidle'), 'no cpuidle driver: no per-CPU states').to.equal(null);
     expect(m.fs.lookup('/sys/devices/system/cpu/cpu0/online'), 'the boot CPU has no online file').to.equal(null);
+  });
+
+  it('/proc/version and uname -v are the guest\'s boot banner (its dmesg\'s first line)', () => {
+    const banner = recordedCpuSection('dmesg').split('\n').map((l) => l.replace(/^\[[ \d.]+\] /, '')).find((l) => l.startsWith('Linux version '));
+    expect(banner, 'the recorded dmesg has the banner').to.not.equal(undefined);
+    expect(show(m, '/proc/version')).to.equal(banner + '\n');
+    expect(banner).to.contain(` ${KERNEL_UTS_VERSION}`);
   });
 
   it('cpuidle/current_governor takes an available governor only', () => {

@@ -140,3 +140,29 @@ describe('machine: path lookups', () => {
     expect(call(3, 'nope', 0o600)).to.equal(-2);
   });
 });
+
+describe('machine: the page cache at boot (data/paths/pagecache.json, scripts/paths/pagecache.ts)', () => {
+  const cached = (m: Machine, p: string): number => m.fs.lookup(p)?.cachedPages ?? -1;
+  it('holds the files the recorded guest had cached (libraries, programs, /etc), every page', () => {
+    const m = new Machine({ cpus: 1, seed: 1 });
+    const libc = m.fs.lookup('/lib/x86_64-linux-gnu/libc.so.6') as Inode;
+    expect(libc.cachedPages).to.equal(Math.ceil(libc.size / 4096));
+    expect(cached(m, '/etc/passwd')).to.be.greaterThan(0);
+    expect(cached(m, '/usr/bin/ls')).to.be.greaterThan(0);
+    expect(m.mm.filePages).to.be.greaterThan(1000);
+  });
+  it('leaves other files cold, and drop_caches empties it', () => {
+    const m = new Machine({ cpus: 1, seed: 1 });
+    m.run('dd if=/dev/zero of=/root/f bs=4k count=4; sync; echo 3 > /proc/sys/vm/drop_caches');
+    // sync waits for the writeback it (or the flusher before it) started: every page clean, then dropped
+    expect(cached(m, '/root/f')).to.equal(0);
+    expect(cached(m, '/lib/x86_64-linux-gnu/libc.so.6')).to.equal(0);
+  });
+  it('a cold file comes into the cache when read', () => {
+    const m = new Machine({ cpus: 1, seed: 1 });
+    m.run('dd if=/dev/zero of=/root/g bs=4k count=4; sync; echo 1 > /proc/sys/vm/drop_caches');
+    expect(cached(m, '/root/g')).to.equal(0);
+    m.run('cat /root/g > /dev/null');
+    expect(cached(m, '/root/g')).to.equal(4);
+  });
+});

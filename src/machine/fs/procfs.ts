@@ -1,7 +1,7 @@
 /** /proc and /proc/sys/vm: generated from the machine's live state. */
 import type { Fs, FsMachine } from './namei';
 import type { Inode } from '../include/fs';
-import { KERNEL_RELEASE } from '../../kernel/config';
+import { KERNEL_PROC_VERSION, KERNEL_RELEASE } from '../../kernel/config';
 import { procModulesText, procKallsymsText, sysModuleNames } from '../../kernel/kallsyms';
 import { procRoot } from './proc_pid';
 import { cpuinfoText, sysCpuFiles } from '../kernel/cpu';
@@ -18,7 +18,7 @@ export function populateProc(m: FsMachine, fs: Fs): void {
     const idle = m.cpus.reduce((a, c) => a + c.idleNs, 0) / 1e9;
     return `${up().toFixed(2)} ${idle.toFixed(2)}\n`;
   });
-  fs.procFile('/proc/version', () => `Linux version ${KERNEL_RELEASE} (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 (2025-11-09)\n`);
+  fs.procFile('/proc/version', () => `${KERNEL_PROC_VERSION}\n`);
   fs.procFile('/proc/loadavg', () => {
     const r = m.cpus.reduce((a, c) => a + m.sched.nrRunning(c), 0);
     return `${(r * 0.6).toFixed(2)} ${(r * 0.4).toFixed(2)} ${(r * 0.3).toFixed(2)} ${r}/${m.procs.tasks.size} ${m.procs.nextPid - 1}\n`;

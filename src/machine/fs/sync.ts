@@ -20,6 +20,7 @@ import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_AGAIN, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { pushWakeups } from '../kernel/sched/core';
 import { journalOf, metaRequest } from './ext4';
+import { waitWriteback } from '../mm/page_writeback';
 
 export const fsSync = new Semantics<FsMachine>('fs/sync');
 
@@ -59,7 +60,8 @@ fsSync.syscall('sync', (m, c, t, e) => {
     if (fl.state !== TASK_RUNNING) { const r = pushWakeups(c, [fl]); if (r === H_PUSHED) return H_AGAIN; }
     return H_AGAIN;
   }
-  if (e.waitFlush && m.fs.syncWaiters.includes(t)) return sleepOn(t, 'wb_wait_for_completion');
+  // until the flusher has taken this sync's work and the writeback it started has completed
+  if (e.waitFlush && (m.fs.syncWaiters.includes(t) || waitWriteback(m, t))) return sleepOn(t, 'wb_wait_for_completion');
   if (!e.syncFs) {
     e.syncFs = true;
     const j = m.procs.jbd2;

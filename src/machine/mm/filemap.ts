@@ -4,8 +4,10 @@
  * at the marker), waits for pages under I/O, copies to user space; buffered writes that dirty
  * pages (generic_perform_write).  The state of each page is `Inode.pc`.
  */
+import * as nodeFs from 'fs';
 import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
+import { pathsDataFile } from '../paths/model';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { Inode, OpenFile, PAGE, storeWrite } from '../include/fs';
@@ -121,3 +123,38 @@ filemap.hook('write_pages', (m, c, t, e) => {
   return H_PUSHED;
 });
 filemap.tpArgs('mm_filemap_add_to_page_cache', (_m, _c, _t, e) => [{ mapping: e.ino, index: e.first ?? 0 }]);
+
+/**
+ * The page cache at boot: the files the recorded guest had cached when the workloads ran (its boot,
+ * services and earlier runs had read them: the libraries, the programs, /etc), listed by
+ * scripts/paths/pagecache.ts from the recordings, get every page clean in the cache, so reads and
+ * faults on them take the cache-hit variants as on the real system; any other file starts cold.
+ * Stops at the high watermark (a small machine keeps its free memory).
+ */
+export function warmPageCache(m: MmMachine, lookup: (p: string) => Inode | null): void {
+  const f = pathsDataFile('pagecache.json');
+  if (!f) return;
+  const files = (JSON.parse(nodeFs.readFileSync(f, 'utf8')) as { files: string[] }).files;
+  const mm = m.mm;
+  // one lookup per directory (the list is sorted: a directory's files are together), then its entries
+  let dirPath = '';
+  let dir: Inode | null = null;
+  for (const p of files) {
+    const k = p.lastIndexOf('/');
+    const d = p.slice(0, k) || '/';
+    if (d !== dirPath) { dirPath = d; dir = lookup(d); }
+    let ino = dir?.children?.get(p.slice(k + 1)) ?? null;
+    if (ino?.isLnk) ino = lookup(p);
+    if (!ino || !ino.isReg || ino.fs !== 'ext4' || ino.size === 0) continue;
+    const n = Math.ceil(ino.size / PAGE);
+    if (mm.freePages - n <= mm.highPages) break;
+    ino.ensurePages(ino.size);
+    for (let i = 0; i < n; i++) {
+      if (ino.pc[i] !== 0) continue;
+      ino.pc[i] = 1;
+      ino.cachedPages++;
+      mm.allocPage('file');
+      mm.addFileLru(ino, i);
+    }
+  }
+}

@@ -4,11 +4,37 @@ import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { OpenFile, PAGE } from '../include/fs';
+import type { Inode } from '../include/fs';
 import { BlkRequest, REQ_SYNC } from '../include/blkdev';
 import type { Task } from '../include/sched';
 import { pushWakeups } from '../kernel/sched/core';
 
 export const pageWriteback = new Semantics<MmMachine>('mm/page_writeback');
+
+/** Write requests issued by writeback and not yet completed, per machine, in issue order. */
+const inflight = new WeakMap<object, Set<BlkRequest>>();
+/**
+ * Make `t` wait for the writeback requests still in flight (of inode `ino`, or all): true when it
+ * was added to the last one's waiters (the caller sleeps; the completion wakes it).
+ */
+export function waitWriteback(m: MmMachine, t: Task, ino?: Inode | null): boolean {
+  const pend = pendingWrites(m, ino);
+  if (!pend.length) return false;
+  const w = pend[pend.length - 1].waiters;
+  if (!w.includes(t)) w.push(t);
+  return true;
+}
+/** The uncompleted writeback requests (of inode `ino`, or all). */
+function pendingWrites(m: MmMachine, ino?: Inode | null): BlkRequest[] {
+  const s = inflight.get(m);
+  const out: BlkRequest[] = [];
+  if (!s) return out;
+  for (const r of s) {
+    if (r.done) s.delete(r);
+    else if (!ino || r.ino === ino) out.push(r);
+  }
+  return out;
+}
 
 /** Write back dirty pages of `inos` (all dirty inodes when omitted) as block write requests. */
 pageWriteback.hook('writeback', (m, c, t, e) => {
@@ -29,8 +55,18 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
   }
   // sync(2) callers waiting for this flush (fs/sync.ts): woken when its last request completes
   const syncers = f ? [] : (m.fs as { syncWaiters?: Task[] }).syncWaiters?.splice(0) ?? [];
-  if (!reqs.length) { e.ret = 0; return syncers.length ? pushWakeups(c, syncers) : H_CONT; }
-  if (e.name === 'fsync' || e.name === 'sync') reqs[reqs.length - 1].waiters.push(t);
+  const waits = e.name === 'fsync' || e.name === 'sync';
+  if (!reqs.length) {
+    e.ret = 0;
+    // nothing dirty left, but pages still under writeback (a flusher run before this sync): sync(2)
+    // and fsync(2) wait for them too (sync_inodes_sb's wait_sb_inodes, file_write_and_wait_range)
+    if (waits && waitWriteback(m, t, f?.inode)) e.wbIssued = true;
+    return syncers.length ? pushWakeups(c, syncers) : H_CONT;
+  }
+  let live = inflight.get(m);
+  if (!live) inflight.set(m, (live = new Set()));
+  for (const r of reqs) live.add(r);
+  if (waits) reqs[reqs.length - 1].waiters.push(t);
   reqs[reqs.length - 1].waiters.push(...syncers);
   for (const req of reqs) pushPath(c.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
   m.blk.queue; // requests are queued by %bio_queued, issued below

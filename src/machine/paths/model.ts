@@ -75,16 +75,18 @@ const keys = new Map<string, ModelKey | null>();
 /** model function index -> kallsyms id (-1: not a symbol of this kernel), resolved on first use */
 let fnIds: Int32Array | null = null;
 
-/** data/paths/ found from this module's location (dist/src/machine/paths or src/machine/paths). */
-export function modelFile(): string {
+/** data/paths/NAME found from this module's location (dist/src/machine/paths or src/machine/paths), or ''. */
+export function pathsDataFile(name: string): string {
   let d = __dirname;
   for (let i = 0; i < 7; i++) {
-    const f = path.join(d, 'data', 'paths', 'entries.json.gz');
+    const f = path.join(d, 'data', 'paths', name);
     if (fs.existsSync(f)) return f;
     d = path.dirname(d);
   }
   return '';
 }
+/** The entry model's file. */
+export const modelFile = (): string => pathsDataFile('entries.json.gz');
 
 /** The model: the build's per-key table when current (paths/model_table.ts), else the file read whole. */
 function load(): ModelSource {

@@ -4,15 +4,18 @@
  * their modes, owners, sizes and times, each directory's entries in the order the real ext4 returned
  * them (getdents64's hash order: what find, tar, cp -r and ls -U walk in).
  *
- * The entries the machine already has (fstree.ts: passwd, group, hosts, ... whose content its programs
- * read) keep their content, mode, owner and time; the others get the content
- * strace showed (all of it under 256 bytes, else that prefix followed by comment lines to the
- * recorded size). Entries the recording lacks stay, after the recorded ones. New inodes are numbered
+ * The entries the machine already has (fstree.ts) keep their inode's place; their content, mode, owner
+ * and time become the recorded ones but for MACHINE_OWN (passwd, group, hostname, hosts). Files get the
+ * guest's own bytes: inline in
+ * etc.json up to 1 KiB, the longer files from data/userland/etc-files.json.gz (copied off the
+ * recording guest's disk, scripts/record/pull_etc.sh), read the first time one of them is read.
+ * Entries the recording lacks stay, after the recorded ones. New inodes are numbered
  * in the recorded inode order (the machine's numbers differ, their order among these is the real one).
  */
 import type { Fs } from '../fs/namei';
 import type { Inode } from '../include/fs';
 import * as nodeFs from 'fs';
+import * as zlib from 'zlib';
 import { userlandDataFile } from '../process/ldso';
 import { machineNsOf } from './libc_time';
 
@@ -27,23 +30,35 @@ function load(): Entry[] {
   return entries;
 }
 
-/** `size` bytes made on demand: the shown prefix, then 64-byte comment lines ("# xxx...\n") */
-function fill(prefix: string, size: number): { size: number; gen: (off: number, len: number) => Uint8Array } {
-  const head = prefix && !prefix.endsWith('\n') && prefix.length < size ? prefix + '\n' : prefix;
+let files: Map<string, string> | null = null;
+/** a long file's recorded bytes (etc-files.json.gz, loaded once, when the first of them is read) */
+export function etcFileContent(p: string): Buffer | null {
+  if (!files) {
+    const f = userlandDataFile('etc-files.json.gz');
+    files = new Map(f ? (JSON.parse(zlib.gunzipSync(nodeFs.readFileSync(f)).toString('utf8')) as { files: [string, string][] }).files : []);
+  }
+  const b = files.get(p);
+  return b === undefined ? null : Buffer.from(b, 'base64');
+}
+
+/** the recorded content of a long file, made when it is first read */
+function recorded(p: string, size: number): { size: number; gen: (off: number, len: number) => Uint8Array } {
+  let data: Buffer | null = null;
   return {
     size,
     gen: (off, len) => {
-      const b = new Uint8Array(Math.max(0, Math.min(len, size - off)));
-      for (let i = 0; i < b.length; i++) {
-        const p = off + i;
-        if (p < head.length) { b[i] = head.charCodeAt(p) & 0xff; continue; }
-        const k = (p - head.length) % 64;
-        b[i] = k === 63 || p === size - 1 ? 10 : k === 0 ? 35 : k === 1 ? 32 : 120;
-      }
-      return b;
+      data ??= etcFileContent(p);
+      if (!data || data.length !== size) throw new Error(`data/userland/etc-files.json.gz lacks ${p} (${size} bytes): regenerate it (scripts/userland/etc_tree.ts)`);
+      return data.subarray(off, Math.min(size, off + len));
     },
   };
 }
+
+/**
+ * Files the machine writes itself and keeps: its users (passwd, group: the simulation's uid 1000
+ * `user`, which the recording guest lacks) and its host name (hostname, hosts: Machine's `hostname`).
+ */
+const MACHINE_OWN = new Set(['/etc/passwd', '/etc/group', '/etc/hostname', '/etc/hosts']);
 
 /** Build /etc from the recording (after the rest of the tree: the inode numbers made before stay). */
 export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
@@ -56,15 +71,23 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
     const want = type === 'd' ? 0o040000 : type === 'l' ? 0o120000 : 0o100000;
     if (ino && (ino.mode & 0o170000) !== want) continue; // the machine's own kind of entry stays
     if (ino?.isDir) dirs.push([ino, p]);
-    // an entry the machine made before keeps its mode, owner, time and content (what its programs and
-    // tests rely on) and takes the next number, so that its place in inode order is the real one
+    // an entry the machine made before takes the next number, so that its place in inode order is the
+    // real one; a file's placeholder text gives way to the guest's bytes and stat (but MACHINE_OWN's)
     if (ino) {
       if (p !== '/etc') ino.ino = fs.mk(ino.mode, 'ext4').ino;
+      if (type === 'f' && !MACHINE_OWN.has(p)) {
+        if (body !== null) { ino.data = Buffer.from(body, 'latin1'); ino.gen = null; } else { ino.data = null; ino.gen = recorded(p, size).gen; }
+        ino.size = size;
+        ino.mode = want | mode;
+        ino.uid = uid;
+        ino.gid = gid;
+        ino.mtime = ino.atime = ns(mtime);
+      }
       continue;
     }
     if (type === 'd') ino = fs.mkdirp(p, 'ext4', mode);
     else if (type === 'l') ino = fs.symlink(p, body ?? '');
-    else ino = fs.createFile(p, body !== null && body.length >= size ? body.slice(0, size) : fill(body ?? '', size), mode);
+    else ino = fs.createFile(p, body ?? recorded(p, size), mode);
     if (type !== 'l') ino.mode = want | mode;
     ino.uid = uid;
     ino.gid = gid;

@@ -105,7 +105,8 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.symlink('/usr/bin/ping4', 'ping');
   for (const p of ['swapon', 'swapoff']) fs.symlink(`/usr/sbin/${p}`, `/usr/bin/${p}`);
   fs.symlink('/usr/sbin/init', '/usr/bin/systemd');
-  // /etc
+  // /etc (etc_tree.ts then gives these the recording guest's bytes and stat, but for passwd, group,
+  // hostname and hosts; the text here is what a machine without data/userland/ shows)
   const etc: Record<string, string> = {
     hostname: `${m.hostname}\n`,
     passwd: 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\nwww-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\nuser:x:1000:1000:User,,,:/home/user:/bin/bash\n',

@@ -357,8 +357,8 @@ export const programs: Record<string, ProgramMain> = {
   uname: function* (u, argv) {
     yield* u.malloc();
     yield* u.uname();
-    const { KERNEL_RELEASE } = require('../../../kernel/config') as typeof import('../../../kernel/config');
-    yield* u.printf(argv.includes('-r') ? `${KERNEL_RELEASE}\n` : argv.includes('-a') ? `Linux ${u.m.hostname} ${KERNEL_RELEASE} #1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 (2025-11-09) x86_64 GNU/Linux\n` : 'Linux\n');
+    const { KERNEL_RELEASE, KERNEL_UTS_VERSION } = require('../../../kernel/config') as typeof import('../../../kernel/config');
+    yield* u.printf(argv.includes('-r') ? `${KERNEL_RELEASE}\n` : argv.includes('-a') ? `Linux ${u.m.hostname} ${KERNEL_RELEASE} ${KERNEL_UTS_VERSION} x86_64 GNU/Linux\n` : 'Linux\n');
     yield* u.closeStdout();
     return 0;
   },
