@@ -118,24 +118,62 @@ const SPECIAL: Record<string, (argNames: string[]) => FieldGetter | null> = {
     return out;
   },
   'sys_exit.id': () => (a) => Number((a[0] as { orig_ax?: number } | undefined)?.orig_ax ?? -1),
-  'block_rq_issue.rwbs': () => (a) => rwbs(a[0]),
-  'block_rq_insert.rwbs': () => (a) => rwbs(a[0]),
-  'block_rq_complete.rwbs': () => (a) => rwbs(a[0]),
   'block_rq_issue.comm': () => (_a, ctx) => ctx.task.comm,
   'block_rq_insert.comm': () => (_a, ctx) => ctx.task.comm,
+  'block_bio_queue.comm': () => (_a, ctx) => ctx.task.comm,
 };
+// block/blk-mq.c's events read `struct request` (rq->q->disk is sda: dev 8,0): blk_rq_trace_sector()
+// is 0 for a flush request (its __sector is (sector_t)-1), block_rq_complete prints blk_rq_pos()
+// as it is and nr_bytes >> 9; the rwbs string is blk_fill_rwbs() of cmd_flags.
+const RQ = 'struct request', BIO = 'struct bio';
 for (const e of ['block_rq_issue', 'block_rq_insert', 'block_rq_complete', 'block_rq_requeue']) {
+  const complete = e === 'block_rq_complete';
   SPECIAL[`${e}.dev`] = () => () => (8 << 20) | 0;
-  SPECIAL[`${e}.sector`] = () => (a) => Number(prop(a[0], 'sector') ?? 0);
-  SPECIAL[`${e}.nr_sector`] = () => (a) => Math.floor(Number(prop(a[0], 'bytes') ?? 0) / 512);
-  SPECIAL[`${e}.bytes`] = () => (a) => Number(prop(a[0], 'bytes') ?? 0);
+  SPECIAL[`${e}.rwbs`] = () => (a) => blkRwbs(rd(a[0], RQ, 'cmd_flags'));
+  SPECIAL[`${e}.sector`] = () => (a) => {
+    const s = rdBig(a[0], RQ, '__sector');
+    return complete || s !== 0xffffffffffffffffn ? s : 0n;
+  };
+  SPECIAL[`${e}.nr_sector`] = () => (a) => Math.floor((complete ? Number(a[2] ?? 0) : rd(a[0], RQ, '__data_len')) / 512);
+  SPECIAL[`${e}.bytes`] = () => (a) => rd(a[0], RQ, '__data_len');
   SPECIAL[`${e}.cmd`] = () => EMPTY;
 }
+// block_bio_*: bio_dev() is the whole disk's devt, the sector is the remapped one (blk_partition_remap
+// ran before submit_bio_noacct_nocheck traced it: the partition's bd_start_sect added to a bio with data).
+for (const e of ['block_bio_queue', 'block_getrq', 'block_bio_complete', 'block_bio_backmerge', 'block_bio_frontmerge', 'block_bio_bounce']) {
+  SPECIAL[`${e}.dev`] = () => (a) => (rd(bioArg(e, a), BIO, 'bi_bdev') ? 8 << 20 : 0);
+  SPECIAL[`${e}.rwbs`] = () => (a) => blkRwbs(rd(bioArg(e, a), BIO, 'bi_opf'));
+  SPECIAL[`${e}.sector`] = () => (a) => {
+    const bio = bioArg(e, a);
+    const bdev = typeof bio === 'number' && bio ? kmem.readPtr(bio + kmem.fieldOf(BIO, 'bi_bdev').offset) : 0;
+    const start = bdev && rd(bio, BIO, 'bi_iter.bi_size') ? rd(bdev, 'struct block_device', 'bd_start_sect') : 0;
+    return rd(bio, BIO, 'bi_iter.bi_sector') + start;
+  };
+  SPECIAL[`${e}.nr_sector`] = () => (a) => Math.floor(rd(bioArg(e, a), BIO, 'bi_iter.bi_size') / 512);
+}
+/** block_bio_complete(q, bio) has the bio second; the others first. */
+const bioArg = (e: string, a: readonly unknown[]): unknown => (e === 'block_bio_complete' ? a[1] : a[0]);
 for (const e of ['softirq_entry', 'softirq_exit', 'softirq_raise']) SPECIAL[`${e}.vec`] = () => (a) => Number(a[0] ?? 0);
 
-function rwbs(rq: unknown): string {
-  const w = prop(rq, 'write');
-  return w ? (prop(rq, 'sync') ? 'WS' : 'W') : 'R';
+/** A field of the kernel object at address `addr` (0 when there is none). */
+function rdBig(addr: unknown, T: string, path: string): bigint {
+  const a = typeof addr === 'number' ? addr : 0;
+  if (!a) return 0n;
+  const f = kmem.fieldOf(T, path);
+  return kmem.readUnsigned(a + f.offset, btfSizeof(f.type));
+}
+const rd = (addr: unknown, T: string, path: string): number => Number(rdBig(addr, T, path));
+
+/** blk_fill_rwbs() of 6.1 (block/blktrace.c): PREFLUSH, the op, then FUA, RAHEAD, SYNC, META. */
+function blkRwbs(opf: number): string {
+  let s = opf & (1 << 18) ? 'F' : '';
+  const op = opf & 0xff;
+  s += op === 1 ? 'W' : op === 3 ? 'D' : op === 5 ? 'DE' : op === 2 ? 'F' : op === 0 ? 'R' : 'N';
+  if (opf & (1 << 17)) s += 'F';
+  if (opf & (1 << 19)) s += 'A';
+  if (opf & (1 << 11)) s += 'S';
+  if (opf & (1 << 12)) s += 'M';
+  return s;
 }
 
 function toNum(v: unknown): number | bigint {

@@ -6,7 +6,7 @@
  * `struct bio` the block tracepoints see.
  */
 import type { CpuMachine, Cpu } from '../include/cpu';
-import type { BlkRequest } from '../include/blkdev';
+import { BlkRequest, REQ_FUA, REQ_PREFLUSH } from '../include/blkdev';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
 import { pushWakeups } from '../kernel/sched/core';
@@ -35,8 +35,33 @@ export class BlockLayer {
     this.done = m.cpus.map(() => []);
   }
 
+  /**
+   * A bio enters CPU c's plug: a mergeable bio contiguous with the last plugged request joins it
+   * (blk_attempt_plug_merge -> bio_attempt_back_merge, up to max_sectors 256), a PREFLUSH/FUA bio
+   * starts its flush sequence (blk_insert_flush: the pre-flush goes first; QEMU's AHCI disk has a
+   * write cache without FUA, so FUA becomes a post-flush, as the real guest's FF / WSM / FF shows).
+   */
   queue(c: Cpu, r: BlkRequest): void {
-    this.plugs[c.id].push(r);
+    const plug = this.plugs[c.id];
+    const last = plug[plug.length - 1];
+    if (r.merge && last?.merge && last.flags === r.flags && last.sector + last.bytes / 512 === r.sector && last.bytes + r.bytes <= 256 * 512) {
+      last.bytes += r.bytes;
+      last.waiters.push(...r.waiters);
+      r.mergedInto = last;
+      mergedRequest(last);
+      return;
+    }
+    if (!r.flush && (r.flags ?? 0) & (REQ_PREFLUSH | REQ_FUA)) {
+      const flushRq = (): BlkRequest => ({ ino: null, pages: [], write: false, swap: false, sector: 0, bytes: 0, cpu: r.cpu, waiters: [], flags: REQ_PREFLUSH, flush: true, owner: r });
+      const steps: BlkRequest[] = [];
+      if ((r.flags ?? 0) & REQ_PREFLUSH) steps.push(flushRq());
+      if (r.bytes) steps.push({ ...r, waiters: [], flags: (r.flags ?? 0) & ~(REQ_PREFLUSH | REQ_FUA), owner: r });
+      if (r.bytes && (r.flags ?? 0) & REQ_FUA) steps.push(flushRq());
+      r.seq = steps;
+      plug.push(steps.shift() as BlkRequest);
+      return;
+    }
+    plug.push(r);
   }
 
   /** Take CPU c's plugged requests (blk_mq_flush_plug_list): they go to the device one by one. */
@@ -56,6 +81,8 @@ export class BlockLayer {
 
 const REQ_OP_READ = 0;
 const REQ_OP_WRITE = 1;
+const REQ_OP_FLUSH = 2;
+const reqOp = (q: BlkRequest): number => (q.flush ? REQ_OP_FLUSH : q.write ? REQ_OP_WRITE : REQ_OP_READ);
 const requests = new WeakMap<BlkRequest, number>();
 const bios = new WeakMap<BlkRequest, number>();
 
@@ -66,8 +93,8 @@ function objectFor(memo: WeakMap<BlkRequest, number>, r: BlkRequest | undefined,
 
 /** The block device a request's bio is for: files and the journal on the ext4 partition, raw I/O of /dev/sda on the disk. */
 const bioDevice = (q: BlkRequest): 'sda' | 'sda1' => (q.ino && !q.ino.isBlk ? 'sda1' : q.ino?.dev === 'sda' ? 'sda' : 'sda1');
-/** The partition's first sector, which blk_partition_remap adds to the bio's sector in submit_bio_noacct. */
-const startSect = (q: BlkRequest): number => (bioDevice(q) === 'sda1' ? 2048 : 0);
+/** The partition's first sector, which blk_partition_remap adds to the sector of a bio with data in submit_bio_noacct. */
+const startSect = (q: BlkRequest): number => (bioDevice(q) === 'sda1' && q.bytes ? 2048 : 0); // an empty bio is not remapped
 
 /**
  * The `struct bio *` a request was built from (what submit_bio_noacct, block_bio_queue and
@@ -78,7 +105,7 @@ const startSect = (q: BlkRequest): number => (bioDevice(q) === 'sda1' ? 2048 : 0
 export function bioAddr(r: BlkRequest | undefined): number {
   const T = 'struct bio';
   return objectFor(bios, r, T, (a, q) => {
-    kmem.setField(a, T, 'bi_opf', (q.write ? REQ_OP_WRITE : REQ_OP_READ) | (q.flags ?? 0));
+    kmem.setField(a, T, 'bi_opf', reqOp(q) | (q.flags ?? 0));
     setBioIter(a, q);
     kmem.setField(a, T, 'bi_vcnt', q.pages.length || Math.ceil(q.bytes / 4096));
     kmem.setField(a, T, 'bi_bdev', blockDevice(kmem, bioDevice(q)));
@@ -97,13 +124,21 @@ function advanceBio(q: BlkRequest): void {
   if (a !== undefined) setBioIter(a, q);
 }
 
+/** Bios merged into request `r`: its length grows (blk_rq_bytes). */
+function mergedRequest(r: BlkRequest): void {
+  const a = requests.get(r);
+  if (a !== undefined) kmem.setField(a, 'struct request', '__data_len', r.bytes);
+}
+
 /** The `struct request *` of a block request (block_rq_insert/issue/complete's `rq`). */
 export function requestAddr(r: BlkRequest | undefined): number {
   const T = 'struct request';
   return objectFor(requests, r, T, (a, q) => {
-    kmem.setField(a, T, 'cmd_flags', (q.write ? REQ_OP_WRITE : REQ_OP_READ) | (q.flags ?? 0));
+    // blk_insert_flush took REQ_PREFLUSH and REQ_FUA off a request its flush sequence carries out
+    kmem.setField(a, T, 'cmd_flags', reqOp(q) | ((q.flags ?? 0) & (q.seq ? ~(REQ_PREFLUSH | REQ_FUA) : ~0)));
     kmem.setField(a, T, '__data_len', q.bytes);
-    kmem.setField(a, T, '__sector', q.sector + startSect(q));
+    // blk_rq_init's (sector_t)-1 stays in a flush request
+    kmem.setField(a, T, '__sector', q.flush ? 0xffffffffffffffffn : q.sector + startSect(q));
     kmem.setField(a, T, 'q', sdaQueue(kmem));
     kmem.setField(a, T, 'bio', bioAddr(q));
     kmem.setField(a, T, 'biotail', bioAddr(q));
@@ -168,7 +203,8 @@ block.hook('bio_queued', (m, c, _t, e) => {
   return H_CONT;
 });
 block.hook('rq_insert_each', (m, c, t, e) => {
-  const list = m.blk.plugs[c.id];
+  // a flush sequence's steps bypass the I/O scheduler (blk_insert_flush: no block_rq_insert)
+  const list = m.blk.plugs[c.id].filter((r) => !r.owner);
   for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_insert', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
   return list.length ? H_PUSHED : H_CONT;
 });
@@ -186,7 +222,7 @@ block.structArg('bio', () => (_m, _c, _t, e) => bioAddr(e.req as BlkRequest | un
 block.structArg('request', () => (_m, _c, _t, e) => requestAddr(e.req as BlkRequest | undefined));
 block.tpArgs('block_rq_issue', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
 block.tpArgs('block_rq_insert', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest)]);
-block.tpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest), 0, (e.req as BlkRequest | undefined)?.bytes ?? 0]);
+block.tpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest), 0, (e.nrBytes as number | undefined) ?? (e.req as BlkRequest | undefined)?.bytes ?? 0]);
 block.tpArgs('block_bio_queue', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.tpArgs('block_getrq', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.hook('blk_irq', (m, c, _t, e) => {
@@ -204,6 +240,14 @@ block.cond('swapio', (_m, _c, _t, e) => e.swapio === true);
 block.hook('bio_done', (m, c, _t, e) => {
   const req = e.req as BlkRequest;
   req.done = true;
+  const owner = req.owner;
+  if (owner) {
+    // blk_flush_complete_seq: the next step goes to the device, after the last the request itself ends (+0)
+    const next = owner.seq?.shift();
+    if (next) pushPath(c.ks, 'blk_rq_queue', newEnv('rq', { req: next, rq: next }));
+    else { advanceBio(owner); pushPath(c.ks, 'blk_end_request', newEnv('blk_end', { req: owner, nrBytes: 0 })); }
+    return H_PUSHED;
+  }
   const ino = req.ino;
   const wake = [...req.waiters];
   if (ino) {

@@ -1,15 +1,17 @@
 /**
  * ext4 and its journal (fs/ext4, fs/jbd2): which files and block requests take ext4's paths,
- * and the jbd2/sda1-8 thread: woken by fsync/sync, committing the journal (a small write near
- * the journal area) and sleeping for the 5 s commit interval.
+ * and the jbd2/sda1-8 thread: woken by fsync/sync, committing the journal and sleeping for the
+ * 5 s commit interval.
  */
 import type { FsMachine } from './namei';
 import { Semantics } from '../paths/semantics';
-import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
-import { TASK_INTERRUPTIBLE, TASK_RUNNING } from '../include/sched';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
+import { TASK_INTERRUPTIBLE, TASK_RUNNING, TASK_UNINTERRUPTIBLE } from '../include/sched';
+import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
+import { fdOf } from '../include/fdtable';
 import { Inode, PAGE } from '../include/fs';
-import { BlkRequest, REQ_SYNC, REQ_META, REQ_PRIO } from '../include/blkdev';
+import { BlkRequest, REQ_SYNC, REQ_META, REQ_PRIO, REQ_FUA, REQ_PREFLUSH } from '../include/blkdev';
 import { pushWakeups } from '../kernel/sched/core';
 import { timedWake } from '../kernel/time';
 
@@ -25,22 +27,126 @@ ext4.cond('ext4wbio', (_m, _c, _t, e) => e.swapio !== true && reqExt4(e) && (e.r
 const dio = (e: Env) => (e.req as BlkRequest | undefined)?.dio === true;
 ext4.cond('diobio', (_m, _c, _t, e) => e.swapio !== true && dio(e));
 ext4.cond('plainbio', (_m, _c, _t, e) => e.swapio !== true && !dio(e) && !(reqExt4(e) && (e.req as BlkRequest).write));
-/** fsync/sync: wake the journal thread for a commit */
-ext4.hook('jbd2_kick', (m, c) => {
-  const j = m.procs.jbd2;
-  if (j && j.state !== TASK_RUNNING) { j.scratch.commit = true; return pushWakeups(c, [j]); }
+/**
+ * The journal of sda1 (fs/jbd2): ext4's journal inode 8 is one extent at fs block 196608 (the real
+ * guest's `debugfs -R 'stat <8>'`: (0-8191):196608-204799, 4 KiB blocks); the running transaction
+ * holds the metadata blocks the file system dirtied, a commit logs a descriptor block, those blocks
+ * and a commit block at the journal head, then they are dirty in the block device's cache until
+ * sync writes them back (the checkpoint). data/recordings/guest/sync-block.txt
+ * (scripts/record/guest/sync-block.sh) has each step.
+ */
+export class Journal {
+  /** the next free journal block: the guest's first commit after boot logged at block 19 */
+  head = 19;
+  /** metadata blocks (fs block numbers) of the running transaction */
+  readonly meta = new Set<number>();
+  /** committed metadata blocks not yet written in place */
+  readonly checkpoint = new Set<number>();
+  /** tasks waiting for the running transaction's commit (jbd2_log_wait_commit) */
+  readonly waiters: Task[] = [];
+  /** inodes whose creation a commit has logged already */
+  private readonly known = new WeakSet<Inode>();
+  /** the inode table block of each file logged, and the next inode slot (from the guest's /root/f) */
+  private readonly itables = new WeakMap<Inode, number>();
+  private slot = 15;
+  /** first sector (of sda1) of journal block b */
+  static sector(b: number): number { return (196608 + b) * 8; }
+  /**
+   * Writing back an ext4 file dirties its allocation's metadata (the guest's `dd of=/root/f; sync`
+   * logged 6 blocks, at fs blocks 1 (group descriptors), 271 and 274 (the bitmaps), 303 (/root's
+   * inode), 1306 (the new inode's table block) and 8698 (/root's directory block), the sectors sync writes back;
+   * rewriting an existing file (conv=fdatasync) logged 4).
+   */
+  touch(ino: Inode): void {
+    if (ino.fs !== 'ext4' || ino.isBlk) return;
+    // 16 inodes of 256 bytes per block: the files a commit logs get the guest's inode table slots in
+    // order (its /root/f was the last inode of block 1306, the next file's in 1307; the recording
+    // has no inode numbers, so tapsim's own numbering is not used)
+    let itable = this.itables.get(ino);
+    if (itable === undefined) this.itables.set(ino, (itable = 1306 + Math.floor(this.slot++ / 16)));
+    for (const b of this.known.has(ino) ? [1, 271, 303, itable] : [1, 271, 274, 303, itable, 8698]) this.meta.add(b);
+    this.known.add(ino);
+  }
+}
+const journals = new WeakMap<object, Journal>();
+export function journalOf(m: FsMachine): Journal {
+  let j = journals.get(m.fs);
+  if (!j) { j = new Journal(); journals.set(m.fs, j); }
+  return j;
+}
+
+/** A 4 KiB block request of the journal or the metadata (REQ_SYNC | REQ_META | REQ_PRIO: "WSM" as the guest traces them). */
+export function metaRequest(sector: number, cpu: number, flags = 0, merge = false): BlkRequest {
+  return { ino: null, pages: [], write: true, swap: false, sector, bytes: PAGE, cpu, waiters: [], flags: REQ_SYNC | REQ_META | REQ_PRIO | flags, merge };
+}
+
+/** fsync/sync: wake the journal thread for a commit and wait for it (jbd2_log_wait_commit) */
+ext4.hook('jbd2_kick', (m, c, t, e) => {
+  const jr = journalOf(m);
+  if (!e.jbd2Kicked) {
+    e.jbd2Kicked = true;
+    const ino = (e.file as { inode?: Inode } | undefined)?.inode ?? (e.a ? fdOf(t, (e.a as number[])[0])?.inode : null);
+    if (ino) jr.touch(ino);
+    const j = m.procs.jbd2;
+    if (!j || !jr.meta.size) return H_CONT;
+    j.scratch.commit = true;
+    jr.waiters.push(t);
+    if (j.state !== TASK_RUNNING) { const r = pushWakeups(c, [j]); if (r === H_PUSHED) return H_AGAIN; }
+    return H_AGAIN;
+  }
+  if (jr.waiters.includes(t)) {
+    t.state = TASK_UNINTERRUPTIBLE;
+    t.wchan = 'jbd2_log_wait_commit';
+    return H_SLEEP;
+  }
   return H_CONT;
 });
+/**
+ * kjournald2's commit (jbd2_journal_commit_transaction): the descriptor and the logged blocks go
+ * out as one bio each, merged into one request ("WSM ... + 56" for 7 blocks), and once they are
+ * on disk the commit block, with REQ_PREFLUSH | REQ_FUA ("FWFSM"); then the waiters wake.
+ */
 ext4.hook('jbd2_commit', (m, c, t, e) => {
-  // the commit writes the journal blocks: one small write request near the journal area
-  if (!t.scratch.commit && !m.fs.dirty.size) return H_CONT;
-  t.scratch.commit = false;
-  // the guest's journal writes are WSM (REQ_SYNC | REQ_META | REQ_PRIO: data/recordings/sync block_rq_issue)
-  const req: BlkRequest = { ino: null, pages: [], write: true, swap: false, sector: 0x1000000 + m.rand.int(1 << 16) * 8, bytes: 3 * PAGE, cpu: c.id, waiters: [], flags: REQ_SYNC | REQ_META | REQ_PRIO };
-  pushPath(t.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
-  pushPath(t.ks, 'blk_plug_flush', newEnv('bio'));
-  void e;
-  return H_PUSHED;
+  const jr = journalOf(m);
+  const step = (e.step as number | undefined) ?? 0;
+  if (step === 0) {
+    t.scratch.commit = false;
+    if (!jr.meta.size) {
+      e.step = 3;
+      return jr.waiters.length ? pushWakeups(c, jr.waiters.splice(0)) : H_CONT;
+    }
+    const n = 1 + jr.meta.size;
+    const bios: BlkRequest[] = [];
+    for (let i = 0; i < n; i++) bios.push(metaRequest(Journal.sector(jr.head + i), c.id, 0, true));
+    bios[0].waiters.push(t);
+    e.log = bios[0];
+    e.step = 1;
+    pushPath(t.ks, 'blk_plug_flush', newEnv('bio'));
+    for (let i = n - 1; i >= 0; i--) pushPath(t.ks, 'bio_submit', newEnv('bio', { req: bios[i], rq: bios[i], bio: bios[i] }));
+    return H_AGAIN;
+  }
+  const wait = (r: BlkRequest): number => { t.state = TASK_UNINTERRUPTIBLE; t.wchan = 'jbd2_journal_commit_transaction'; void r; return H_SLEEP; };
+  if (step === 1) {
+    const log = e.log as BlkRequest;
+    if (!log.done) return wait(log);
+    const commit = metaRequest(Journal.sector(jr.head + 1 + jr.meta.size), c.id, REQ_PREFLUSH | REQ_FUA);
+    commit.waiters.push(t);
+    e.commit = commit;
+    e.step = 2;
+    pushPath(t.ks, 'blk_plug_flush', newEnv('bio'));
+    pushPath(t.ks, 'bio_submit', newEnv('bio', { req: commit, rq: commit, bio: commit }));
+    return H_AGAIN;
+  }
+  if (step === 2) {
+    const commit = e.commit as BlkRequest;
+    if (!commit.done) return wait(commit);
+    jr.head += 2 + jr.meta.size;
+    for (const b of jr.meta) jr.checkpoint.add(b);
+    jr.meta.clear();
+    e.step = 3;
+    if (jr.waiters.length) return pushWakeups(c, jr.waiters.splice(0));
+  }
+  return H_CONT;
 });
 ext4.hook('jbd2_sleep', (m, _c, t, e) => {
   if (e.slept) return H_CONT;

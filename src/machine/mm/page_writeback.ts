@@ -5,7 +5,7 @@ import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { OpenFile, PAGE } from '../include/fs';
 import type { Inode } from '../include/fs';
-import type { BlkRequest } from '../include/blkdev';
+import { BlkRequest, REQ_SYNC } from '../include/blkdev';
 import type { Task } from '../include/sched';
 import { pushWakeups } from '../kernel/sched/core';
 
@@ -49,7 +49,8 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
     m.fs.dirty.delete(ino);
     for (let i = 0; i < pages.length; i += 64) {
       const chunk = pages.slice(i, i + 64);
-      reqs.push({ ino, pages: chunk, write: true, swap: false, sector: (ino.diskBlock + chunk[0]) * 8, bytes: chunk.length * PAGE, cpu: c.id, waiters: [] });
+      // fsync writes with WB_SYNC_ALL: REQ_SYNC ("WS [dd]" in data/recordings/guest/sync-block.txt)
+      reqs.push({ ino, pages: chunk, write: true, swap: false, sector: (ino.diskBlock + chunk[0]) * 8, bytes: chunk.length * PAGE, cpu: c.id, waiters: [], flags: e.name === 'fsync' ? REQ_SYNC : 0 });
     }
   }
   // sync(2) callers waiting for this flush (fs/sync.ts): woken when its last request completes
