@@ -183,18 +183,15 @@ const timeout: ProgramMain = function* (u, argv) {
     for (let sig = caught.shift(); sig !== undefined; sig = caught.shift()) {
       if (sig === SIGALRM) timedOut = true;
       const term = sig === SIGALRM ? SIGTERM : sig;
-      yield* u.kill(pid, term);
-      yield* handlersDone(orig);
-      yield* u.sigaction(term, 'ignore');
-      yield* handlersDone(orig);
-      yield* u.kill(0, term);
-      yield* handlersDone(orig);
-      yield* u.kill(pid, SIGCONT);
-      yield* handlersDone(orig);
-      yield* u.sigaction(SIGCONT, 'ignore');
-      yield* handlersDone(orig);
-      yield* u.kill(0, SIGCONT);
-      yield* handlersDone(orig);
+      // timeout.c's send_sig(child, s); signal(s, SIG_IGN); send_sig(0, s): the signal, then SIGCONT
+      for (const s of [term, SIGCONT]) {
+        yield* u.kill(pid, s);
+        yield* handlersDone(orig);
+        yield* u.sigaction(s, 'ignore');
+        yield* handlersDone(orig);
+        yield* u.kill(0, s);
+        yield* handlersDone(orig);
+      }
     }
     if (chld > seenChld) seenChld = chld;
     yield* u.sys('rt_sigreturn', [], { set: held, restore: -4 });
