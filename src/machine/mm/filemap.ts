@@ -62,10 +62,7 @@ filemap.hook('ra_alloc', (m, c, t, e) => {
   ino.ensurePages(Math.min(ino.size, (start + size) * PAGE));
   for (let i = start; i < Math.min(maxPage, start + size); i++) {
     if (ino.pc[i] !== 0) continue;
-    ino.pc[i] = 3;
-    ino.cachedPages++;
-    m.mm.allocPage('file');
-    m.mm.addFileLru(ino, i);
+    pageCacheAdd(m.mm, ino, i, 3);
     pages.push(i);
   }
   holder.raEnd = start + size;
@@ -114,7 +111,7 @@ filemap.hook('write_pages', (m, c, t, e) => {
   const last = Math.floor((pos + Math.max(1, b.length) - 1) / PAGE);
   let k = 0;
   for (let i = first; i <= last; i++) {
-    if (ino.pc[i] === 0) { ino.cachedPages++; m.mm.allocPage('file'); m.mm.addFileLru(ino, i); }
+    if (ino.pc[i] === 0) pageCacheAdd(m.mm, ino, i, 1);
     if (ino.pc[i] !== 2) { ino.dirtyPages++; m.fs.dirty.add(ino); }
     ino.pc[i] = 2;
     if (k++ < 16) pushPath(t.ks, 'write_page', e);
@@ -123,6 +120,18 @@ filemap.hook('write_pages', (m, c, t, e) => {
   return H_PUSHED;
 });
 filemap.tpArgs('mm_filemap_add_to_page_cache', (_m, _c, _t, e) => [{ mapping: e.ino, index: e.first ?? 0 }]);
+
+/**
+ * Page `i` of `ino` (not cached yet) enters the page cache in `state` (1 cached, 2 dirty, 3 under
+ * read I/O): a file page is allocated and put on the file LRU. Readahead, writes and the boot's
+ * warm cache all add pages this way.
+ */
+function pageCacheAdd(mm: MmMachine['mm'], ino: Inode, i: number, state: number): void {
+  ino.pc[i] = state;
+  ino.cachedPages++;
+  mm.allocPage('file');
+  mm.addFileLru(ino, i);
+}
 
 /**
  * The page cache at boot: the files the recorded guest had cached when the workloads ran (its boot,
@@ -150,11 +159,7 @@ export function warmPageCache(m: MmMachine, lookup: (p: string) => Inode | null)
     if (mm.freePages - n <= mm.highPages) break;
     ino.ensurePages(ino.size);
     for (let i = 0; i < n; i++) {
-      if (ino.pc[i] !== 0) continue;
-      ino.pc[i] = 1;
-      ino.cachedPages++;
-      mm.allocPage('file');
-      mm.addFileLru(ino, i);
+      if (ino.pc[i] === 0) pageCacheAdd(mm, ino, i, 1);
     }
   }
 }
