@@ -118,15 +118,16 @@ function dropCaches(m: FsMachine, fs: Fs): void {
  */
 export function populateSysCpu(fs: Fs, ncpus: number): void {
   const base = '/sys/devices/system/cpu';
-  for (const [rel, text] of sysCpuFiles(ncpus)) {
+  const files = sysCpuFiles(ncpus);
+  const governors = (files.get('cpuidle/available_governors') ?? '').split(' ');
+  for (const [rel, text] of files) {
     const at = `${base}/${rel}`;
     fs.mkdirp(at.slice(0, at.lastIndexOf('/')), 'sysfs');
     if (rel === 'cpuidle/current_governor') {
       let cur = text;
       fs.procFile(at, () => cur, (s) => {
         const name = s.trim();
-        const avail = (sysCpuFiles(ncpus).get('cpuidle/available_governors') ?? '').split(' ');
-        if (!name || !avail.includes(name)) return -22;
+        if (!name || !governors.includes(name)) return -22;
         cur = `${name}\n`;
         return s.length;
       }, 0o644);
