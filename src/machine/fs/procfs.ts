@@ -122,15 +122,18 @@ export function populateSysCpu(fs: Fs, ncpus: number): void {
   const governors = (files.get('cpuidle/available_governors') ?? '').split(' ');
   for (const [rel, text] of files) {
     const at = `${base}/${rel}`;
-    fs.mkdirp(at.slice(0, at.lastIndexOf('/')), 'sysfs');
+    const slash = at.lastIndexOf('/');
+    // the directory mkdirp makes (or finds) is the one procFile's walk would find: nothing under /sys is a symlink or mount yet
+    const dir = fs.mkdirp(at.slice(0, slash), 'sysfs');
+    const name = at.slice(slash + 1);
     if (rel === 'cpuidle/current_governor') {
       let cur = text;
-      fs.procFile(at, () => cur, (s) => {
+      fs.procFileIn(dir, name, () => cur, (s) => {
         const name = s.trim();
         if (!name || !governors.includes(name)) return -22;
         cur = `${name}\n`;
         return s.length;
       }, 0o644);
-    } else fs.procFile(at, () => text);
+    } else fs.procFileIn(dir, name, () => text);
   }
 }
