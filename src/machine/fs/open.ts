@@ -16,6 +16,7 @@ import { fdOf, installFd } from '../include/fdtable';
 import { drain } from '../kernel/sched/core';
 import { kmem } from '../../kernel/memory';
 import { fillFile } from './layout';
+import { journalOf } from './ext4';
 
 const ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21;
 
@@ -83,6 +84,8 @@ function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, 
   else if (ino.dev && ino.dev !== 'sda' && ino.dev !== 'sda1' && ino.dev !== 'sda2') f = new OpenFile('dev', ino, flags);
   else f = new OpenFile('file', ino, flags);
   if (flags & O_TRUNC && ino.isReg && !ino.show) {
+    // ext4 frees the blocks: written again, they are allocated anew (fdatasync then commits)
+    if (ino.fs === 'ext4' && ino.size) journalOf(m).reallocated.add(ino);
     m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages;
     ino.pc.fill(0); ino.cachedPages = 0; ino.dirtyPages = 0;
     ino.truncate(0);
