@@ -1,21 +1,38 @@
 /**
- * Build step: bundle the compiled `stap` command (dist/src/cli/stap.js and its imports,
- * commander included) into dist/src/cli/stap.bundle.js with a source map chained to the .ts
- * sources, then run it once so src/cli/launch.ts stores its V8 code cache.  The bundle sits in
- * the directory of the modules it replaces, so their `__dirname`-relative data paths
- * (lang/, stdlib/, data/kernel/) resolve the same.  Without esbuild (an install without
- * devDependencies) the step removes any stale bundle and the command loads its modules directly.
+ * Build step: bundle the compiled commands into two files with source maps chained to the .ts
+ * sources, then run each once so src/cli/launch.ts stores their V8 code caches:
+ *
+ *   dist/src/cli/tapsim.bundle.js  `tapsim shell` and the simulated machine (src/cli/tapsim.js
+ *                                  and its imports), commander not among them
+ *   dist/src/cli/stap.bundle.js    the stap pipeline (src/cli/pipeline.js: options, parse,
+ *                                  elaborate, translate, runtime, probes, the REPL)
+ *
+ * A module both reach (the machine, the kernel's tables, ...) must be one instance in a process:
+ * stap inside a `tapsim shell` machine probes that machine.  So the stap bundle leaves every
+ * module of the shell's bundle out and requires it as `tapsim-host:PATH` (PATH under dist/), and
+ * the shell's bundle exports those modules by PATH (its entry, generated here, lists them
+ * explicitly); the loader answers one with the other (src/cli/launch.ts), loading the shell's
+ * bundle only when the pipeline first uses one of them.  A shell that never runs stap never
+ * loads the pipeline, and a begin-only stap script never loads the machine.
+ *
+ * Each bundle sits in the directory of the modules it replaces, so their `__dirname`-relative
+ * data paths (lang/, stdlib/, data/kernel/) resolve the same.  Without esbuild (an install
+ * without devDependencies) the step removes any stale bundle and the commands load their
+ * modules directly.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { execFileSync } from 'child_process';
 
-const cliDir = path.join(__dirname, '..', 'src', 'cli');
-const entry = path.join(cliDir, 'stap.js');
+const distDir = path.join(__dirname, '..');
+const cliDir = path.join(distDir, 'src', 'cli');
 const out = path.join(cliDir, 'stap.bundle.js');
-/** the `tapsim` command (tapsim shell): the same modules plus src/cli/tapsim.ts, its own cache */
+const pipelineEntry = path.join(cliDir, 'pipeline.js');
+/** the `tapsim` command (tapsim shell), its own bundle and cache */
 const tapsimEntry = path.join(cliDir, 'tapsim.js');
 const tapsimOut = path.join(cliDir, 'tapsim.bundle.js');
+/** src/cli/launch.ts's HOST_PREFIX */
+const HOST_PREFIX = 'tapsim-host:';
 
 function removeStale(): void {
   for (const f of [out, out + '.map', tapsimOut, tapsimOut + '.map']) fs.rmSync(f, { force: true });
@@ -59,6 +76,53 @@ const builtinNamespaces: import('esbuild').Plugin = {
   },
 };
 
+const common: import('esbuild').BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minifyWhitespace: true,
+  // non-ASCII characters escaped: src/cli/launch.ts reads the bundle as latin1
+  charset: 'ascii',
+  external: ['source-map-support'],
+  logLevel: 'warning',
+};
+
+/** A module's path under dist/ with forward slashes (the name the two bundles agree on). */
+const distName = (file: string): string => path.relative(distDir, file).split(path.sep).join('/');
+
+/**
+ * Modules each bundle carries a copy of, though both reach them: leaves the pipeline uses
+ * without the machine (a begin-only script), whose state is at most a memo of read-only data,
+ * so two copies answer alike (the cache directory's verdict is shared through globalThis:
+ * src/cachedir.ts).  And src/cli/stdio.ts, the process's output: a process writes through one
+ * copy only (`stap` through the pipeline's, `tapsim shell` through the shell's; stap inside
+ * the shell writes to the machine's fds).
+ */
+const DUPLICATED = new Set(['src/binding.js', 'src/cachedir.js', 'src/kernel/config.js', 'src/kernel/timekeeping.js',
+  'src/machine/core/events.js', 'src/cli/stdio.js']);
+
+/**
+ * The stap bundle's side of the sharing: an import that resolves to one of `shared` (the shell
+ * bundle's modules under dist/src) becomes `require("tapsim-host:PATH")`; `used` collects them.
+ */
+function hostImports(shared: Set<string>, used: Set<string>): import('esbuild').Plugin {
+  return {
+    name: 'host-imports',
+    setup(build) {
+      build.onResolve({ filter: /^\./ }, async (args) => {
+        if (args.pluginData === 'host-imports') return undefined;
+        const r = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: 'host-imports' });
+        if (r.errors.length || !shared.has(r.path)) return undefined;
+        const name = distName(r.path);
+        if (DUPLICATED.has(name)) return undefined;
+        used.add(name);
+        return { path: HOST_PREFIX + name, external: true };
+      });
+    },
+  };
+}
+
 async function main(): Promise<void> {
   let esbuild: typeof import('esbuild');
   try {
@@ -69,35 +133,35 @@ async function main(): Promise<void> {
     return;
   }
   const t0 = Date.now();
-  for (const [from, to] of [[entry, out], [tapsimEntry, tapsimOut]]) {
-    await esbuild.build({
-      entryPoints: [from],
-      outfile: to,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      sourcemap: 'linked',
-      minifyWhitespace: true,
-      // non-ASCII characters escaped: src/cli/launch.ts reads the bundle as latin1
-      charset: 'ascii',
-      external: ['source-map-support'],
-      logLevel: 'warning',
-      plugins: [lazyChildProcess, builtinNamespaces],
-    });
-  }
-  // Warm the code cache (written by the loader when the run ends, with what that run compiled).
-  // The script boots the machine and probes a tracepoint and a kernel function: a kernel script
-  // then finds the machine's code compiled too (~7% of a syscall probe's start), and a
-  // begin-only script pays nothing measurable for the larger cache.
+  const plugins = [lazyChildProcess, builtinNamespaces];
+  // 1. what the shell's bundle holds: src/cli/tapsim.js and its imports
+  const probe = await esbuild.build({ ...common, entryPoints: [tapsimEntry], outfile: tapsimOut, write: false, metafile: true, plugins });
+  const shared = new Set(Object.keys(probe.metafile!.inputs).map((f) => path.resolve(f))
+    .filter((f) => f.startsWith(path.join(distDir, 'src') + path.sep)));
+  // 2. the stap bundle, the shell's modules left out
+  const used = new Set<string>();
+  await esbuild.build({ ...common, entryPoints: [pipelineEntry], outfile: out, sourcemap: 'linked', plugins: [hostImports(shared, used), ...plugins] });
+  // 3. the shell's bundle, exporting the modules the stap bundle asked for
+  const rel = (name: string): string => JSON.stringify('./' + path.relative(cliDir, path.join(distDir, name)).split(path.sep).join('/'));
+  const entry = "exports.tapsim = require('./tapsim.js');\nexports.modules = {\n" +
+    [...used].sort().map((name) => `  ${JSON.stringify(name)}: () => require(${rel(name)}),\n`).join('') + '};\n';
+  await esbuild.build({
+    ...common, stdin: { contents: entry, resolveDir: cliDir, sourcefile: 'tapsim.bundle-entry.js', loader: 'js' },
+    outfile: tapsimOut, sourcemap: 'linked', plugins,
+  });
+  // Warm the code caches (each written by the loader when its first run ends, with what that run
+  // compiled).  The shell's first: a shell reading a tracing file and using the function tracer.
+  execFileSync(process.execPath, [path.join(cliDir, 'tapsim_main.js'), 'shell', '-c',
+    'cat /sys/kernel/tracing/available_tracers > /dev/null; echo function > /sys/kernel/tracing/current_tracer; ' +
+    'head -3 /sys/kernel/tracing/trace > /dev/null'], { stdio: 'ignore' });
+  // The pipeline's: a script that probes a tracepoint and a kernel function (its kernel-probe
+  // code compiled; the machine's code is in the shell's cache).
   const warm = 'global n probe syscall.read { n++ } probe kernel.function("vfs_read") { n++ } ' +
     'probe begin { n = strlen(sprintf("%d", 42)); println("hi") } probe timer.ms(1) { exit() }';
   execFileSync(process.execPath, [path.join(cliDir, 'main.js'), '-e', warm], { stdio: 'ignore' });
-  // tapsim's cache: a shell running a tracing file read, the function tracer and stap in it
-  execFileSync(process.execPath, [path.join(cliDir, 'tapsim_main.js'), 'shell', '-c',
-    'cat /sys/kernel/tracing/available_tracers > /dev/null; echo function > /sys/kernel/tracing/current_tracer; ' +
-    "stap -e 'probe begin { exit() }'; head -3 /sys/kernel/tracing/trace > /dev/null"], { stdio: 'ignore' });
-  process.stderr.write(`bundle: ${path.relative(process.cwd(), out)} (${Math.round(fs.statSync(out).size / 1024)} KB) in ${Date.now() - t0} ms\n`);
+  const kb = (f: string): number => Math.round(fs.statSync(f).size / 1024);
+  process.stderr.write(`bundle: ${path.relative(process.cwd(), out)} (${kb(out)} KB, ${used.size} modules from the shell's), ` +
+    `${path.relative(process.cwd(), tapsimOut)} (${kb(tapsimOut)} KB) in ${Date.now() - t0} ms\n`);
 }
 
 main().catch((e: unknown) => {

@@ -18,6 +18,7 @@ import type { Output } from './output';
 import { installKernelProbes } from '../probes/setup';
 import { Repl, ReplIO } from '../repl/commands';
 import { installStap } from './stap_program';
+import { guestPipeline } from './guest';
 import { History } from '../repl/history';
 import { isComplete } from '../repl/scan';
 
@@ -82,7 +83,7 @@ export async function runInteractive(opts: StapOptions, io: Output): Promise<num
     tty,
     note: colour ? (s) => DIM + s + RESET : (s) => s,
     // stap is a program inside the REPL's machine too (`sh stap -e ... &`)
-    setupMachine: (m) => installStap(m),
+    setupMachine: (m) => installStap(m, () => guestPipeline),
   };
   const repl = new Repl(opts, replIO);
   io.out(repl.banner());

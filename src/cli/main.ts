@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * The `stap` command's entry point: loads the command (src/cli/stap.ts, through the bundled and
- * code-cached copy when the build made one: src/cli/launch.ts) and runs it on process.argv.
+ * code-cached pipeline when the build made one: src/cli/launch.ts) and runs it on process.argv.
  */
-import { growYoungGenerationFast, loadCli } from './launch';
+import { growYoungGenerationFast, loadPipeline } from './launch';
 
 growYoungGenerationFast();
-loadCli().runCli();
+loadPipeline().runCli();

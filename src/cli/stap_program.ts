@@ -30,6 +30,7 @@ import { installProgramFile } from '../machine/userland/fstree';
 import type { Engine } from '../runtime/engine';
 import type { GuestRun, Output } from './output';
 import type { StapOptions } from './options';
+import type { GuestPipeline } from './guest';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -52,7 +53,7 @@ class GuestSession implements GuestRun {
   private wakeQueued = false;
 
   constructor(private readonly m: Machine, private readonly task: Task, private readonly files: Map<string, string | 'missing' | 'directory'>,
-    private readonly command: string | undefined) {}
+    private readonly command: string | undefined, private readonly pipeline: GuestPipeline) {}
 
   readFile(name: string): string | 'missing' | 'directory' {
     return this.files.get(name) ?? 'missing';
@@ -82,6 +83,7 @@ class GuestSession implements GuestRun {
 
   run(engine: Engine): Promise<number> {
     const m = this.m;
+    const { taskInfo } = this.pipeline;
     this.engine = engine;
     if (this.command !== undefined) {
       // stapio's -c: a child of this process with its fds, started before the begin probes
@@ -89,7 +91,6 @@ class GuestSession implements GuestRun {
       this.child = m.procs.spawn(p, '/bin/sh', ['sh', '-c', this.command], p.fds, { cwd: p.cwd }).tgid;
       engine.targetPid = this.child;
     }
-    const { taskInfo } = require('../probes/hit') as typeof import('../probes/hit');
     engine.attachHost({
       now: () => Math.floor(m.now),
       schedule: (at, fire, prio) => { m.schedule(at, fire, prio); },
@@ -125,9 +126,10 @@ function refused(opts: StapOptions): string | null {
   return null;
 }
 
-function stapMain(m: Machine): ProgramMain {
+function stapMain(m: Machine, load: () => GuestPipeline): ProgramMain {
   return function* (u, argv) {
-    const { parseArgs, helpText, UsageError, VERSION_TEXT } = require('./options') as typeof import('./options');
+    const pipeline = load();
+    const { parseArgs, helpText, UsageError, VERSION_TEXT, runPasses } = pipeline;
     let opts: ReturnType<typeof parseArgs>;
     try {
       opts = parseArgs(argv.slice(1));
@@ -157,12 +159,11 @@ function stapMain(m: Machine): ProgramMain {
       }
       opts.outputFile = undefined;
     }
-    const s = new GuestSession(m, u.t, files, opts.command);
+    const s = new GuestSession(m, u.t, files, opts.command, pipeline);
     for (const sig of [SIGINT, SIGTERM, SIGHUP]) yield* u.sigaction(sig, () => { s.interrupted = true; });
     yield* u.sigaction(SIGCHLD, () => undefined);
-    connect(m);
+    connect(m, pipeline);
     const io: Output = { out: (t) => s.write(1, t), err: (t) => s.write(2, t), guest: s };
-    const { runPasses } = require('./passes') as typeof import('./passes');
     runPasses(opts, io).then((st) => { s.status = st; s.wake(1000); }, (e: unknown) => {
       s.write(2, `tapsim: internal error (this is a bug in tapsim, not in your script): ${e instanceof Error ? e.message : String(e)}\n`);
       s.status = 70;
@@ -193,15 +194,18 @@ function stapMain(m: Machine): ProgramMain {
 
 let connected: Machine | null = null;
 /** The probe layer's view of the machine (current task, perf events, /proc), set once per machine. */
-function connect(m: Machine): void {
+function connect(m: Machine, pipeline: GuestPipeline): void {
   if (connected === m) return;
   connected = m;
-  (require('../probes/machine_glue') as typeof import('../probes/machine_glue')).connectMachine(m);
+  pipeline.connectMachine(m);
 }
 
-/** Put `stap` into the machine: /usr/bin/stap and its program. */
-export function installStap(m: Machine): void {
+/**
+ * Put `stap` into the machine: /usr/bin/stap and its program, which runs the pipeline `load`
+ * gives (called when stap first runs: src/cli/guest.ts).
+ */
+export function installStap(m: Machine, load: () => GuestPipeline): void {
   // Debian's systemtap 4.8 binary: its size and build time (userland/fstree.ts)
   if (!m.fs.lookup(STAP_PATH, '/')) installProgramFile(m, m.fs, 'stap');
-  m.procs.programs.set(STAP_PATH, stapMain(m));
+  m.procs.programs.set(STAP_PATH, stapMain(m, load));
 }

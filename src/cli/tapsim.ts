@@ -13,6 +13,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Machine } from '../machine/machine';
+import type { GuestPipeline } from './guest';
 import { stdout, stderr, flushThenExit } from './stdio';
 
 export const TAPSIM_VERSION = 'tapsim 0.1.0 (simulated Linux 6.1.0-56-amd64, Debian 12)';
@@ -69,12 +70,12 @@ export function parseTapsimArgs(argv: string[]): ShellArgs | 'help' | 'version' 
   return a;
 }
 
-async function run(a: ShellArgs): Promise<number> {
+async function run(a: ShellArgs, pipeline: () => GuestPipeline): Promise<number> {
   const { Machine } = await import('../machine/machine');
   const { installMaterializers } = await import('../machine/paths/args');
   const m = new Machine({ seed: a.seed, cpus: a.cpus, functionProfiler: a.functionProfiler });
   installMaterializers();
-  (await import('./stap_program')).installStap(m);
+  (await import('./stap_program')).installStap(m, pipeline);
   const out = (s: string) => { stdout.write(Buffer.from(s, 'latin1')); };
   const err = (s: string) => { stderr.write(Buffer.from(s, 'latin1')); };
   if (a.command !== undefined || a.file !== undefined) {
@@ -125,8 +126,11 @@ function seedOf(m: Machine): number {
   return (m as unknown as { seed?: number }).seed ?? 1;
 }
 
-/** Runs the command on process.argv and exits with its status. */
-export function runTapsim(): void {
+/**
+ * Runs the command on process.argv and exits with its status.  `pipeline` loads the stap
+ * pipeline when stap first runs in the machine (src/cli/tapsim_main.ts: from its own bundle).
+ */
+export function runTapsim(pipeline: () => GuestPipeline): void {
   let args: ReturnType<typeof parseTapsimArgs>;
   try {
     args = parseTapsimArgs(process.argv.slice(2));
@@ -136,7 +140,7 @@ export function runTapsim(): void {
   }
   if (args === 'help') { stdout.write(Buffer.from(USAGE)); flushThenExit(0); return; }
   if (args === 'version') { stdout.write(Buffer.from(TAPSIM_VERSION + '\n')); flushThenExit(0); return; }
-  run(args).then(flushThenExit, (e: unknown) => {
+  run(args, pipeline).then(flushThenExit, (e: unknown) => {
     const er = e instanceof Error ? e : new Error(String(e));
     stderr.write(Buffer.from(`tapsim: internal error (this is a bug in tapsim): ${er.message}\n${er.stack ?? ''}\n`));
     flushThenExit(70);

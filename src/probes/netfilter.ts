@@ -35,33 +35,47 @@ import { defineFamilyEnv, targetType as kernelTargetType, targetDefined as kerne
 // ---------------------------------------------------------------------------------------------
 // names
 
-// (null-prototype tables: a name from the script such as "constructor" finds nothing inherited)
-const PF: Record<string, number> = Object.assign(Object.create(null) as Record<string, number>, {
-  NFPROTO_IPV4, NFPROTO_IPV6, NFPROTO_ARP, NFPROTO_BRIDGE,
-});
-const INET_HOOKS = ['PRE_ROUTING', 'LOCAL_IN', 'FORWARD', 'LOCAL_OUT', 'POST_ROUTING'];
-const HOOKS: Record<number, Record<string, number>> = {
-  [NFPROTO_IPV4]: names([['NF_INET_', INET_HOOKS], ['NF_IP_', INET_HOOKS]]),
-  [NFPROTO_IPV6]: names([['NF_IP6_', INET_HOOKS]]),
-  [NFPROTO_ARP]: names([['NF_ARP_', ['IN', 'OUT', 'FORWARD']]]),
-  [NFPROTO_BRIDGE]: names([['NF_BR_', INET_HOOKS]]),
-};
-function names(groups: [string, string[]][]): Record<string, number> {
-  const r: Record<string, number> = Object.create(null) as Record<string, number>;
-  for (const [prefix, list] of groups) list.forEach((n, i) => { r[prefix + n] = i; });
-  return r;
+interface NfNames {
+  pf: Record<string, number>;
+  hooks: Record<number, Record<string, number>>;
+  priorities: Record<number, Record<string, number>>;
+}
+
+let nfNames: NfNames | undefined;
+/**
+ * The names stap accepts, made when a netfilter probe is first resolved (their values come from
+ * the machine's netfilter module, which a script without netfilter probes never loads).
+ * (null-prototype tables: a name from the script such as "constructor" finds nothing inherited)
+ */
+function names(): NfNames {
+  if (nfNames) return nfNames;
+  const inetHooks = ['PRE_ROUTING', 'LOCAL_IN', 'FORWARD', 'LOCAL_OUT', 'POST_ROUTING'];
+  const table = (groups: [string, string[]][]): Record<string, number> => {
+    const r: Record<string, number> = Object.create(null) as Record<string, number>;
+    for (const [prefix, list] of groups) list.forEach((n, i) => { r[prefix + n] = i; });
+    return r;
+  };
+  /** enum nf_ip_hook_priorities / nf_ip6_hook_priorities: the names stap accepts */
+  const ipPri: [string, number][] = [
+    ['FIRST', INT_MIN], ['CONNTRACK_DEFRAG', -400], ['RAW', -300], ['SELINUX_FIRST', -225], ['CONNTRACK', -200],
+    ['MANGLE', -150], ['NAT_DST', -100], ['FILTER', 0], ['SECURITY', 50], ['NAT_SRC', 100], ['SELINUX_LAST', 225],
+    ['CONNTRACK_CONFIRM', INT_MAX], ['LAST', INT_MAX],
+  ];
+  return (nfNames = {
+    pf: Object.assign(Object.create(null) as Record<string, number>, { NFPROTO_IPV4, NFPROTO_IPV6, NFPROTO_ARP, NFPROTO_BRIDGE }),
+    hooks: {
+      [NFPROTO_IPV4]: table([['NF_INET_', inetHooks], ['NF_IP_', inetHooks]]),
+      [NFPROTO_IPV6]: table([['NF_IP6_', inetHooks]]),
+      [NFPROTO_ARP]: table([['NF_ARP_', ['IN', 'OUT', 'FORWARD']]]),
+      [NFPROTO_BRIDGE]: table([['NF_BR_', inetHooks]]),
+    },
+    priorities: {
+      [NFPROTO_IPV4]: Object.assign(Object.create(null), Object.fromEntries(ipPri.map(([n, v]) => ['NF_IP_PRI_' + n, v]))),
+      [NFPROTO_IPV6]: Object.assign(Object.create(null), Object.fromEntries(ipPri.filter(([n]) => n !== 'CONNTRACK_CONFIRM').map(([n, v]) => ['NF_IP6_PRI_' + n, v]))),
+    },
+  });
 }
 const INT_MIN = -2147483648, INT_MAX = 2147483647;
-/** enum nf_ip_hook_priorities / nf_ip6_hook_priorities: the names stap accepts */
-const IP_PRI: [string, number][] = [
-  ['FIRST', INT_MIN], ['CONNTRACK_DEFRAG', -400], ['RAW', -300], ['SELINUX_FIRST', -225], ['CONNTRACK', -200],
-  ['MANGLE', -150], ['NAT_DST', -100], ['FILTER', 0], ['SECURITY', 50], ['NAT_SRC', 100], ['SELINUX_LAST', 225],
-  ['CONNTRACK_CONFIRM', INT_MAX], ['LAST', INT_MAX],
-];
-const PRIORITIES: Record<number, Record<string, number>> = {
-  [NFPROTO_IPV4]: Object.assign(Object.create(null), Object.fromEntries(IP_PRI.map(([n, v]) => ['NF_IP_PRI_' + n, v]))),
-  [NFPROTO_IPV6]: Object.assign(Object.create(null), Object.fromEntries(IP_PRI.filter(([n]) => n !== 'CONNTRACK_CONFIRM').map(([n, v]) => ['NF_IP6_PRI_' + n, v]))),
-};
 
 /** strtol(s, &end, 10) consuming the whole string, within int: the number, else null. */
 function decimalInt(s: string): number | null {
@@ -92,13 +106,14 @@ function build(req: BuildRequest): A.ResolvedPoint[] {
   }
   const guru = req.guru;
   const need = '; need stap -g';
-  let pfv: number | undefined = PF[pf];
+  const nf = names();
+  let pfv: number | undefined = nf.pf[pf];
   if (pfv === undefined) {
     const n = decimalInt(pf);
     if (!guru) throw new SemanticError(`unsupported netfilter protocol family "${pf}"${need}`, undefined, [], 'netfilter-pf');
     pfv = n ?? Number.NaN;
   }
-  let hv: number | undefined = HOOKS[pfv]?.[hook];
+  let hv: number | undefined = nf.hooks[pfv]?.[hook];
   if (hv === undefined) {
     const n = decimalInt(hook);
     if (!guru) throw new SemanticError(`unsupported netfilter hook "${hook}" for protocol family "${pfv}"${need}`, undefined, [], 'netfilter-hook');
@@ -106,7 +121,7 @@ function build(req: BuildRequest): A.ResolvedPoint[] {
   }
   let pv = 0;
   if (prio !== null) {
-    const named = PRIORITIES[pfv]?.[prio];
+    const named = nf.priorities[pfv]?.[prio];
     const n = named ?? decimalInt(prio);
     if (n === null) {
       if (!guru) throw new SemanticError(`unsupported netfilter priority "${prio}" for protocol family "${pfv}"${need}`, undefined, [], 'netfilter-priority');

@@ -11,6 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 const cli = path.join(__dirname, '..', '..', 'src', 'cli', 'tapsim_main.js');
+const stapCli = path.join(__dirname, '..', '..', 'src', 'cli', 'main.js');
 const run = (args: string[], input = '') => spawnSync(process.execPath, [cli, ...args], { input, encoding: 'latin1', timeout: 60000 });
 
 describe('tapsim shell: exit', function () {
@@ -43,5 +44,44 @@ describe('tapsim shell: start-up', function () {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// The build makes two bundles (scripts/bundle-cli.ts): the shell with the machine, and the stap
+// pipeline whose machine-side modules come from the shell's (src/cli/launch.ts).  Each is loaded
+// only when a command needs it; which ones a run compiled is seen through vm.Script.
+describe('tapsim and stap: which bundles a start loads', function () {
+  this.timeout(60000);
+  const bundles = ['stap.bundle.js', 'tapsim.bundle.js'];
+  let dir: string;
+  let probe: string;
+  before(function () {
+    if (!bundles.every((b) => fs.existsSync(path.join(path.dirname(cli), b)))) this.skip(); // (a build without esbuild)
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-bundles-'));
+    probe = path.join(dir, 'probe.js');
+    fs.writeFileSync(probe, [
+      'const vm = require("vm"); const seen = [];',
+      'vm.Script = class extends vm.Script { constructor(code, o) { super(code, o); if (o && /\\.bundle\\.js$/.test(o.filename)) seen.push(require("path").basename(o.filename)); } };',
+      'process.on("exit", () => require("fs").writeSync(2, "\\nBUNDLES " + seen.sort().join(",") + "\\n"));',
+    ].join('\n'));
+  });
+  after(() => { if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
+  const loads = (main: string, args: string[]) => {
+    const r = spawnSync(process.execPath, ['-r', probe, main, ...args], { encoding: 'latin1', timeout: 60000, env: { ...process.env, TAPSIM_NO_BUNDLE: '' } });
+    expect(r.status, r.stderr).to.equal(0);
+    return { out: r.stdout, loaded: /\nBUNDLES (.*)\n/.exec(r.stderr)?.[1] };
+  };
+  it('`shell -c true` does not load the stap pipeline', () => {
+    expect(loads(cli, ['shell', '-c', 'true']).loaded).to.equal('tapsim.bundle.js');
+  });
+  it('a begin-only stap script does not load the machine', () => {
+    expect(loads(stapCli, ['-e', 'probe begin { println("hi"); exit() }'])).to.deep.equal({ out: 'hi\n', loaded: 'stap.bundle.js' });
+  });
+  // one machine for both bundles: a probe placed by the pipeline fires in the machine the
+  // shell's bundle runs (a second copy of the kernel's modules would never see the call)
+  it('a kernel probe, from stap and from stap inside the shell, loads both and fires', () => {
+    const script = 'probe kernel.function("vfs_read") { println(execname()); exit() }';
+    expect(loads(stapCli, ['-e', script, '-c', 'cat /etc/hostname'])).to.deep.equal({ out: 'cat\n', loaded: bundles.join(',') });
+    expect(loads(cli, ['shell', '-c', `stap -e '${script}' -c 'cat /etc/hostname'`])).to.deep.equal({ out: 'debian\ncat\n', loaded: bundles.join(',') });
   });
 });
