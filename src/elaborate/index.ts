@@ -10,7 +10,7 @@ import { Session, ElabOptions } from './session';
 import { Resolver, Scope } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
-import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets } from './optimize';
+import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents, exprChildren, stmtChildren, cmpBytes } from './util';
 import { preorder } from './callgraph';
@@ -137,7 +137,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
   for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
   let usedGlobals = stapGlobalOrder(
-    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || (opts.unoptimized && userFiles.has(g.file!)))),
+    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || caughtOnly.has(g) || (opts.unoptimized && userFiles.has(g.file!)))),
     live, functions);
   for (const g of usedGlobals) {
     if (g.init && (g.type ?? 'unknown') === 'unknown') g.type = g.init.k === 'num' ? 'long' : 'string';

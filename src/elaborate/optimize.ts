@@ -96,9 +96,10 @@ export function collectUse(root: A.Stmt | A.Expr, use: VarUse): void {
         return;
       case 'delete':
         // stap's varuse visitor takes `delete` as a read-modify-write (elaborate.cxx
-        // visit_delete_statement), so `lv = 7; delete lv` elides nothing; a global's read
-        // half does not count for the global display
-        lvalue(s.target, s.target.k === 'sym' && s.target.ref?.kind !== 'global', false);
+        // visit_delete_statement), so `lv = 7; delete lv` elides nothing, and a global that
+        // is deleted is not shown at the end of the run (`a[1] = 1; delete a` or `delete a[1]`
+        // adds no display probe: real-stap -p2)
+        lvalue(s.target, true, true);
         return;
       case 'try':
         stmt(s.body);
@@ -298,7 +299,7 @@ export class Optimizer {
           const r = use.read.has(l);
           const w = use.written.has(l);
           if (!r && !w) {
-            if (first) this.warn(`Eliding unused variable '${l.name}'`, l.tok);
+            // (silently, as stap 4.8 even with -vv)
             sc.locals.splice(i--, 1);
             changed = true;
           } else if (r && !w && first) {
@@ -314,6 +315,10 @@ export class Optimizer {
         for (const l of sc.locals) {
           if (use.written.has(l) && !use.read.has(l) && this.removeDeadAssignments(sc.body, l)) changed = true;
         }
+        // as stap's dead-assignment remover, a `catch (v)` whose v is never read loses v, without
+        // starting another iteration: `catch (e) {}` alone leaves e declared and untyped
+        // ("unresolved type" at e), unless something else changes (checked with real-stap)
+        dropUnreadCatchVars(sc.body, use.read);
       });
       // side-effect-free statements and empty probes
       for (const u of units) if (!u.elided) {
@@ -338,6 +343,10 @@ export class Optimizer {
           this.warn(`side-effect-free function '${f.name}'`, f.tok);
         }
       }
+      // statements after next/return/break/continue (stap's dead_control_remover, last in the
+      // iteration and silent: what dead code assigned or printed was reported above)
+      for (const u of units) if (!u.elided && removeDeadControl(u.body)) changed = true;
+      for (const f of fns) if (f.body.k !== 'embedded' && removeDeadControl(f.body)) changed = true;
       // (-W: stap counts the warnings as errors and does not start another iteration)
       if (!changed || stop?.()) return;
     }
@@ -464,6 +473,45 @@ export class Optimizer {
     }
   }
 }
+
+/**
+ * stap's dead_control_remover: in a block, the statements after one that always leaves it
+ * (`next`, `return`, `break`, `continue`, or a nested block ending in one) go, in every block of
+ * the body.  An `if` whose branches both leave, or a `try`, does not count (stap 4.8 keeps
+ * what follows them; checked with real-stap -v -p2).  Returns whether anything was removed.
+ */
+export function removeDeadControl(s: A.Stmt): boolean {
+  let changed = false;
+  const leaves = (st: A.Stmt): boolean =>
+    st.k === 'next' || st.k === 'return' || st.k === 'break' || st.k === 'continue' ||
+    (st.k === 'block' && st.stmts.length > 0 && leaves(st.stmts[st.stmts.length - 1]));
+  const visit = (st: A.Stmt): void => {
+    stmtChildren(st, () => {}, visit);
+    if (st.k !== 'block') return;
+    const i = st.stmts.findIndex(leaves);
+    if (i >= 0 && i < st.stmts.length - 1) {
+      st.stmts.length = i + 1;
+      changed = true;
+    }
+  };
+  visit(s);
+  return changed;
+}
+
+function dropUnreadCatchVars(body: A.Stmt, read: Set<A.VarDecl>): void {
+  walkStmt(body, () => {}, (st) => {
+    if (st.k === 'try' && st.catchVar?.ref && !read.has(st.catchVar.ref)) {
+      if (st.catchVar.ref.kind === 'global') caughtOnly.add(st.catchVar.ref);
+      st.catchVar = undefined;
+    }
+  });
+}
+
+/**
+ * Globals a dropped `catch (g)` named: stap keeps them declared (and untyped, an error) until
+ * another iteration of the optimiser finds them unused.
+ */
+export const caughtOnly = new WeakSet<A.VarDecl>();
 
 /**
  * `$var`s that do not resolve at their probe point (marked before optimisation): stap keeps the

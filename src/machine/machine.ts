@@ -55,6 +55,7 @@ import { fsUtimes } from './fs/utimes';
 import { fsPipe } from './fs/pipe';
 import { fsStat } from './fs/stat';
 import { fsAttr } from './fs/attr';
+import { fsXattr } from './fs/xattr';
 import { fsSync } from './fs/sync';
 import { ext4 } from './fs/ext4';
 import { timerfd } from './fs/timerfd';
@@ -65,6 +66,7 @@ import { netSocket } from './net/socket';
 import { netSockopt } from './net/sockopt';
 import { netTcp } from './net/tcp';
 import { netUdp } from './net/udp';
+import { netUnix } from './net/unix';
 import { netfilter } from './net/netfilter';
 import { Disk } from './drivers/disk';
 import { loopback } from './drivers/loopback';
@@ -89,8 +91,8 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, perfEventOpen, printk,
   block,
   fault, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
-  fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, fsAttr, timerfd,
-  netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netUdp, netfilter,
+  fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, fsAttr, fsXattr, timerfd,
+  netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netUdp, netUnix, netfilter,
   loopback,
   fork, exec, exit,
   returnValues,

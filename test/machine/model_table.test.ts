@@ -12,7 +12,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { modelFile, readModelFile, modelSummariser, compileTree, modelFnId } from '../../src/machine/paths/model';
-import { compilerStamp, relocate, setChunkChars } from '../../src/machine/paths/compile';
+import { compilerStamp, operandPositions, relocate, setChunkChars } from '../../src/machine/paths/compile';
 import { installKernelSemantics } from '../../src/machine/machine';
 import { builtModelTableFile, readModelTable, writeModelTable, wholeModel, type KeyData } from '../../src/machine/paths/model_table';
 import { functionId } from '../../src/kernel/ftrace';
@@ -56,7 +56,9 @@ describe('entry model table', () => {
         for (const v of t.keyData(k)!.v) {
           const want = compileTree(k, v.shape(), modelFnId, false);
           expect(v.inner, k).to.equal(want.inner);
-          expect([...relocate(v.program!(), t.progs!.hooks, t.progs!.tps, maps)], `${k} variant ${n}`).to.deep.equal([...want.code.code]);
+          const p = v.program!();
+          expect([...p.at], `${k} variant ${n}: operand positions`).to.deep.equal([...operandPositions(p.code)]);
+          expect([...relocate(p.code, p.at, t.progs!.hooks, t.progs!.tps, maps)], `${k} variant ${n}`).to.deep.equal([...want.code.code]);
           n++;
         }
       }

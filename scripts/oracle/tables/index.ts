@@ -9,5 +9,6 @@ import { formats } from './formats';
 import { probes } from './probes';
 import { library } from './library';
 import { corners } from './corners';
+import { leftovers } from './leftovers';
 
-export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners];
+export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners, leftovers];

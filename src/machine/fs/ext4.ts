@@ -46,6 +46,18 @@ export class Journal {
   readonly waiters: Task[] = [];
   /** inodes whose creation a commit has logged already */
   private readonly known = new WeakSet<Inode>();
+  /** each logged inode's size when its metadata was last logged */
+  private readonly loggedSize = new WeakMap<Inode, number>();
+  /** inodes whose blocks were freed (O_TRUNC) since their metadata was last logged: rewriting them allocates anew */
+  readonly reallocated = new WeakSet<Inode>();
+  /**
+   * fdatasync needs a commit (ext4_sync_file with datasync: the inode's i_datasync_tid) only when
+   * metadata a later read needs changed since it was logged: a new inode, its size, or its blocks
+   * (freed by a truncate and allocated again at writeback); overwriting allocated blocks needs none.
+   */
+  datasyncNeedsCommit(ino: Inode): boolean {
+    return !this.known.has(ino) || this.reallocated.has(ino) || this.loggedSize.get(ino) !== ino.size;
+  }
   /** the inode table block of each file logged, and the next inode slot (from the guest's /root/f) */
   private readonly itables = new WeakMap<Inode, number>();
   private slot = 15;
@@ -66,6 +78,8 @@ export class Journal {
     if (itable === undefined) this.itables.set(ino, (itable = 1306 + Math.floor(this.slot++ / 16)));
     for (const b of this.known.has(ino) ? [1, 271, 303, itable] : [1, 271, 274, 303, itable, 8698]) this.meta.add(b);
     this.known.add(ino);
+    this.loggedSize.set(ino, ino.size);
+    this.reallocated.delete(ino);
   }
 }
 const journals = new WeakMap<object, Journal>();
@@ -80,12 +94,16 @@ export function metaRequest(sector: number, cpu: number, flags = 0, merge = fals
   return { ino: null, pages: [], write: true, swap: false, sector, bytes: PAGE, cpu, waiters: [], flags: REQ_SYNC | REQ_META | REQ_PRIO | flags, merge };
 }
 
-/** fsync/sync: wake the journal thread for a commit and wait for it (jbd2_log_wait_commit) */
+/**
+ * fsync/fdatasync/sync: wake the journal thread for a commit and wait for it (jbd2_log_wait_commit);
+ * fdatasync only when the file's size or allocation changed (Journal.datasyncNeedsCommit)
+ */
 ext4.hook('jbd2_kick', (m, c, t, e) => {
   const jr = journalOf(m);
   if (!e.jbd2Kicked) {
     e.jbd2Kicked = true;
     const ino = (e.file as { inode?: Inode } | undefined)?.inode ?? (e.a ? fdOf(t, (e.a as number[])[0])?.inode : null);
+    if (ino && e.name === 'fdatasync' && !jr.datasyncNeedsCommit(ino)) return H_CONT;
     if (ino) jr.touch(ino);
     const j = m.procs.jbd2;
     if (!j || !jr.meta.size) return H_CONT;

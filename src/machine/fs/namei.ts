@@ -8,7 +8,7 @@
 import type { MachineCore } from '../core/machine';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
-import { Inode, OpenFile, FsType, PAGE, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK } from '../include/fs';
+import { Inode, OpenFile, FsType, PAGE, S_IFMT, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK } from '../include/fs';
 import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
 import { fdOf } from '../include/fdtable';
@@ -73,6 +73,11 @@ export class Fs {
     return new Inode(ino, mode, fs, this.m.now);
   }
 
+  /** The next inode number, taken without making an inode (what `mk` numbers its inode). */
+  takeIno(): number {
+    return this.nextIno++;
+  }
+
   /**
    * Split and normalise a path relative to cwd. The result is shared (memoized per full path:
    * workloads resolve the same few paths over and over): callers must not modify it.
@@ -103,10 +108,12 @@ export class Fs {
     let from = 0;
     for (let i = 0; i < n; i++) {
       if (cur.mounted) cur = cur.mounted;
-      if (!cur.isDir || !cur.children) return null;
-      const nx = cur.pseudo ? this.pseudoChild(cur, parts[i]) : cur.children.get(parts[i]) ?? cur.dyn?.child(parts[i]);
+      // (isDir and isLnk written out: a start resolves ~1,000 paths before any of this is compiled)
+      const kids = cur.children;
+      if ((cur.mode & S_IFMT) !== S_IFDIR || !kids) return null;
+      const nx = cur.pseudo ? this.pseudoChild(cur, parts[i]) : kids.get(parts[i]) ?? cur.dyn?.child(parts[i]);
       if (!nx) return null;
-      if (nx.isLnk && (i < n - 1 || !nofollow)) {
+      if ((nx.mode & S_IFMT) === S_IFLNK && (i < n - 1 || !nofollow)) {
         let curPath = base;
         for (let k = from; k < i; k++) curPath += '/' + parts[k];
         const tgt = nx.target.startsWith('/') ? nx.target : `${curPath}/${nx.target}`;

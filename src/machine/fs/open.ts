@@ -10,11 +10,13 @@ import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
 import { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
-import { OpenFile, S_IFREG, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY } from '../include/fs';
+import type { Cpu } from '../include/cpu';
+import { OpenFile, S_IFREG, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_WRONLY } from '../include/fs';
 import { fdOf, installFd } from '../include/fdtable';
 import { drain } from '../kernel/sched/core';
 import { kmem } from '../../kernel/memory';
 import { fillFile } from './layout';
+import { journalOf } from './ext4';
 
 const ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21;
 
@@ -47,11 +49,13 @@ fsOpen.hook('open_check', (m, _c, t, e) => {
   return H_CONT;
 });
 fsOpen.cond('open_ok', (_m, _c, _t, e) => e.ret === 0);
-fsOpen.hook('open', (m, c, t, e) => {
-  const p = String(e.a[1]);
-  const flags = Number(e.a[2]);
+fsOpen.hook('open', (m, c, t, e) => openAt(m, c, t, e, e.a[0], String(e.a[1]), Number(e.a[2]), Number(e.a[3])));
+/** creat(path, mode): open(path, O_CREAT|O_WRONLY|O_TRUNC, mode) (fs/open.c) */
+fsOpen.syscall('creat', (m, c, t, e) => openAt(m, c, t, e, -100, String(e.a[0]), O_CREAT | O_WRONLY | O_TRUNC, Number(e.a[1])));
+/** do_sys_openat2 after the path walk: the inode found or created, its struct file installed at the lowest free fd */
+function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, flags: number, mode: number): number {
   const fs = m.fs;
-  const cwd = atDir(m, t, e.a[0], p);
+  const cwd = atDir(m, t, dfd, p);
   let ino = fs.lookup(p, cwd);
   if (!ino) {
     if (!(flags & O_CREAT)) { e.ret = -ENOENT; return H_CONT; }
@@ -59,7 +63,7 @@ fsOpen.hook('open', (m, c, t, e) => {
     if (!pp) { e.ret = -ENOENT; return H_CONT; }
     // tracefs / debugfs: no files are created by open
     if (pp.dir.pseudo || pp.dir.mounted?.pseudo) { e.ret = -13; return H_CONT; }
-    ino = fs.mk(S_IFREG | (Number(e.a[3]) & 0o777 & ~t.proc.umask), pp.dir.fs === 'proc' ? 'ext4' : pp.dir.fs);
+    ino = fs.mk(S_IFREG | (mode & 0o777 & ~t.proc.umask), pp.dir.fs === 'proc' ? 'ext4' : pp.dir.fs);
     ino.data = Buffer.alloc(0);
     ino.uid = t.euid;
     fs.allocExtent(ino);
@@ -80,6 +84,8 @@ fsOpen.hook('open', (m, c, t, e) => {
   else if (ino.dev && ino.dev !== 'sda' && ino.dev !== 'sda1' && ino.dev !== 'sda2') f = new OpenFile('dev', ino, flags);
   else f = new OpenFile('file', ino, flags);
   if (flags & O_TRUNC && ino.isReg && !ino.show) {
+    // ext4 frees the blocks: written again, they are allocated anew (fdatasync then commits)
+    if (ino.fs === 'ext4' && ino.size) journalOf(m).reallocated.add(ino);
     m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages;
     ino.pc.fill(0); ino.cachedPages = 0; ino.dirtyPages = 0;
     ino.truncate(0);
@@ -92,7 +98,7 @@ fsOpen.hook('open', (m, c, t, e) => {
   e.file = f;
   e.fd = e.ret;
   return H_CONT;
-});
+}
 fsOpen.hook('close', (m, c, t, e) => {
   const fd = e.a[0] as number;
   const f = fdOf(t, fd);
@@ -103,6 +109,12 @@ fsOpen.hook('close', (m, c, t, e) => {
   if (f.refs === 0) pushPath(t.ks, 'close_file', e);
   const r = drain(c);
   return f.refs === 0 || r === H_PUSHED ? H_PUSHED : H_CONT;
+});
+/** dup(fd): the file at the lowest free descriptor (fs/file.c ksys_dup) */
+fsOpen.syscall('dup', (_m, _c, t, e) => {
+  const f = fdOf(t, e.a[0]);
+  e.ret = f ? installFd(t, f.dup()) : -EBADF;
+  return H_CONT;
 });
 fsOpen.syscall('dup2', (_m, _c, t, e) => {
   const [a, b] = e.a as number[];

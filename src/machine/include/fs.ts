@@ -16,6 +16,9 @@ export const PAGE = 4096;
 
 export type FsType = 'ext4' | 'proc' | 'devtmpfs' | 'sysfs' | 'tmpfs' | 'pipefs' | 'sockfs' | 'tracefs' | 'debugfs' | 'anon_inodefs';
 
+/** the page-cache state of an inode with no pages yet (shared: ensurePages replaces it before a page is set) */
+const NO_PAGES = new Uint8Array(0);
+
 export class Inode {
   ino: number;
   mode: number;
@@ -48,7 +51,7 @@ export class Inode {
   /** first disk block (4 KiB) of this file's extent on /dev/sda */
   diskBlock = 0;
   /** page cache state per page: 0 absent, 1 clean, 2 dirty, 3 under read I/O, 4 under writeback */
-  pc: Uint8Array = new Uint8Array(0);
+  pc: Uint8Array = NO_PAGES;
   cachedPages = 0;
   dirtyPages = 0;
   /** tasks waiting for I/O on this inode's pages */

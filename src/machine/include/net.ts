@@ -8,7 +8,7 @@
 import type { WaitQueue } from './wait';
 import { hash32 } from '../core/prng';
 
-export const AF_INET = 2;
+export const AF_UNIX = 1, AF_INET = 2;
 export const SOCK_STREAM = 1, SOCK_DGRAM = 2, SOCK_RAW = 3;
 export const IPPROTO_ICMP = 1, IPPROTO_TCP = 6, IPPROTO_UDP = 17;
 export const LOOPBACK = 0x7f000001;
@@ -195,9 +195,14 @@ export class Sock {
   bytesRecv = 0;
   segsOut = 0;
   segsIn = 0;
+  /** address family: AF_INET, or AF_UNIX (net/unix.ts) */
+  family = AF_INET;
+  /** AF_UNIX: the path it is bound to ('' while unbound) */
+  path = '';
   constructor(readonly type: number, readonly protocol: number) {}
-  get isTcp(): boolean { return this.type === SOCK_STREAM; }
-  get isUdp(): boolean { return this.type === SOCK_DGRAM && this.protocol !== IPPROTO_ICMP; }
+  get isTcp(): boolean { return this.type === SOCK_STREAM && this.family === AF_INET; }
+  get isUdp(): boolean { return this.type === SOCK_DGRAM && this.protocol !== IPPROTO_ICMP && this.family === AF_INET; }
+  get isUnix(): boolean { return this.family === AF_UNIX; }
   get isIcmp(): boolean { return this.protocol === IPPROTO_ICMP; }
 }
 
@@ -213,6 +218,7 @@ export class SocketView {
   /** socket_state: SS_UNCONNECTED 1, SS_CONNECTING 2, SS_CONNECTED 3, SS_DISCONNECTING 4 */
   get ssState(): number {
     const s = this.sk;
+    if (s.isUnix) return s.peer ? 3 : 1;
     if (s.type !== 1) return s.dport ? 3 : 1;
     if (s.state === TCP_SYN_SENT) return 2;
     if (s.state === TCP_CLOSE || s.listening) return 1;

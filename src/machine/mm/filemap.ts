@@ -158,8 +158,18 @@ export function warmPageCache(m: MmMachine, lookup: (p: string) => Inode | null)
     const n = Math.ceil(ino.size / PAGE);
     if (mm.freePages - n <= mm.highPages) break;
     ino.ensurePages(ino.size);
+    // pageCacheAdd of each absent page, its counts added once: above the high watermark (checked
+    // above) no page taken here reclaims or wakes kswapd (MemSys.allocPage)
+    const pc = ino.pc;
+    let added = 0;
     for (let i = 0; i < n; i++) {
-      if (ino.pc[i] === 0) pageCacheAdd(mm, ino, i, 1);
+      if (pc[i] !== 0) continue;
+      pc[i] = 1;
+      mm.addFileLru(ino, i);
+      added++;
     }
+    ino.cachedPages += added;
+    mm.freePages -= added;
+    mm.filePages += added;
   }
 }

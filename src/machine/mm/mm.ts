@@ -47,10 +47,11 @@ export class MemSys {
     dirty_writeback_centisecs: 500,
   };
   swaps: SwapDev[] = [];
-  /** FIFO victims: anon [region, idx, mm] and file [inode, idx] */
+  /** FIFO victims: anon [region, idx, mm] and file pages (inode, page index: two parallel lists, no pair per page) */
   private anonLru: [Region, number, Mm][] = [];
   private anonHead = 0;
-  private fileLru: [Inode, number][] = [];
+  private fileLruIno: Inode[] = [];
+  private fileLruIdx: number[] = [];
   private fileHead = 0;
   kswapd: Task | null = null;
   pgfault = 0;
@@ -175,8 +176,13 @@ export class MemSys {
   }
 
   addFileLru(ino: Inode, idx: number): void {
-    this.fileLru.push([ino, idx]);
-    if (this.fileHead > 65536) { this.fileLru = this.fileLru.slice(this.fileHead); this.fileHead = 0; }
+    this.fileLruIno.push(ino);
+    this.fileLruIdx.push(idx);
+    if (this.fileHead > 65536) {
+      this.fileLruIno = this.fileLruIno.slice(this.fileHead);
+      this.fileLruIdx = this.fileLruIdx.slice(this.fileHead);
+      this.fileHead = 0;
+    }
   }
   addAnonLru(r: Region, idx: number, mm: Mm): void {
     this.anonLru.push([r, idx, mm]);
@@ -193,8 +199,9 @@ export class MemSys {
       if (v[0].pages[v[1]] === P_PRESENT && v[2].users > 0) anon.push(v);
     }
     let file = 0;
-    while (file < n - anon.length && this.fileHead < this.fileLru.length) {
-      const [ino, idx] = this.fileLru[this.fileHead++];
+    while (file < n - anon.length && this.fileHead < this.fileLruIno.length) {
+      const ino = this.fileLruIno[this.fileHead];
+      const idx = this.fileLruIdx[this.fileHead++];
       if (ino.pc[idx] === 1) { ino.pc[idx] = 0; ino.cachedPages--; this.filePages--; this.freePages++; file++; }
     }
     return { file, anon };

@@ -50,12 +50,12 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
     for (let i = 0; i < pages.length; i += 64) {
       const chunk = pages.slice(i, i + 64);
       // fsync writes with WB_SYNC_ALL: REQ_SYNC ("WS [dd]" in data/recordings/guest/sync-block.txt)
-      reqs.push({ ino, pages: chunk, write: true, swap: false, sector: (ino.diskBlock + chunk[0]) * 8, bytes: chunk.length * PAGE, cpu: c.id, waiters: [], flags: e.name === 'fsync' ? REQ_SYNC : 0 });
+      reqs.push({ ino, pages: chunk, write: true, swap: false, sector: (ino.diskBlock + chunk[0]) * 8, bytes: chunk.length * PAGE, cpu: c.id, waiters: [], flags: e.name === 'fsync' || e.name === 'fdatasync' ? REQ_SYNC : 0 });
     }
   }
   // sync(2) callers waiting for this flush (fs/sync.ts): woken when its last request completes
   const syncers = f ? [] : (m.fs as { syncWaiters?: Task[] }).syncWaiters?.splice(0) ?? [];
-  const waits = e.name === 'fsync' || e.name === 'sync';
+  const waits = e.name === 'fsync' || e.name === 'fdatasync' || e.name === 'sync';
   if (!reqs.length) {
     e.ret = 0;
     // nothing dirty left, but pages still under writeback (a flusher run before this sync): sync(2)

@@ -10,7 +10,7 @@ import { Task, TASK_INTERRUPTIBLE } from '../include/sched';
 import type { Env } from '../include/kstack';
 import type { WaitQueue } from '../include/wait';
 import { OpenFile } from '../include/fs';
-import { Sock, Packet, mkPacket, SOCK_STREAM, SOCK_RAW, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP } from '../include/net';
+import { Sock, Packet, mkPacket, AF_UNIX, SOCK_STREAM, SOCK_RAW, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP } from '../include/net';
 import { syncSock } from './layout';
 
 const MSG_DONTWAIT = 0x40;
@@ -95,8 +95,9 @@ export const netSock = new Semantics<NetMachine>('net/sock');
 
 const typeOf = (e: Env): number => {
   const s = sockOf(e);
-  if (s) return s.isTcp ? 1 : s.isIcmp ? 3 : 2;
+  if (s) return s.isUnix ? 4 : s.isTcp ? 1 : s.isIcmp ? 3 : 2;
   if (e.name === 'socket') {
+    if (Number(e.a[0]) === AF_UNIX) return 4;
     const ty = Number(e.a[1]) & 0xf, pr = Number(e.a[2]);
     return ty === SOCK_STREAM ? 1 : pr === IPPROTO_ICMP || ty === SOCK_RAW ? 3 : 2;
   }
@@ -105,6 +106,7 @@ const typeOf = (e: Env): number => {
 netSock.cond('is_tcp', (_m, _c, _t, e) => typeOf(e) === 1);
 netSock.cond('is_udp', (_m, _c, _t, e) => typeOf(e) === 2);
 netSock.cond('is_icmp', (_m, _c, _t, e) => typeOf(e) === 3);
+netSock.cond('is_unix', (_m, _c, _t, e) => typeOf(e) === 4);
 netSock.cond('sock_ok', (_m, _c, _t, e) => !!e.sock && !e.err);
 netSock.cond('sock_ok2', (_m, _c, _t, e) => !e.err);
 netSock.cond('state_change', (_m, _c, _t, e) => e.sc1 === true);

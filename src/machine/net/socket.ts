@@ -8,7 +8,7 @@ import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_AGAIN } from '../paths/kexec';
 import { installFd } from '../include/fdtable';
 import {
-  Sock, AF_INET, SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP, TCP_ESTABLISHED,
+  Sock, AF_INET, AF_UNIX, SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP, TCP_ESTABLISHED,
   TCP_FIN_WAIT1, TCP_FIN_WAIT2, TCP_CLOSE, TCP_LISTEN,
 } from '../include/net';
 import { syncSock } from './layout';
@@ -22,6 +22,11 @@ export const netSocket = new Semantics<NetMachine>('net/socket');
 
 netSocket.hook('sock_new', (m, _c, t, e) => {
   const [domain, type0, proto0] = e.a as number[];
+  // an AF_UNIX socket made by unix_create (net/unix.ts): its file and descriptor
+  if (domain === AF_UNIX) {
+    if (!e.err) e.ret = installFd(t, sockFile(m, e.sock as Sock, 2 | (type0 & O_NONBLOCK)));
+    return H_CONT;
+  }
   if (domain !== AF_INET) return fail(e, EAFNOSUPPORT);
   const type = type0 & 0xf;
   let proto = proto0;

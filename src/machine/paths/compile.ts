@@ -303,21 +303,33 @@ export function compilerStamp(): string {
 }
 
 /**
- * A program compiled by another process (the build), whose hook and tracepoint operands index
- * `hooks` and `tps` there, with them renumbered in place to this process's indices (hookIndex,
- * tpIndex).  Such a program has no OP_SUB (compiled whole) and no OP_INLINE.
+ * The positions of a program's hook and tracepoint operands (what `relocate` renumbers), for a
+ * program compiled whole (no OP_SUB) without inline sites (no OP_INLINE): the build's.
  */
-export function relocate(code: Int32Array, hooks: readonly string[], tps: readonly string[], maps: { hook?: Int32Array; tp?: Int32Array }): Int32Array {
-  const hm = maps.hook ?? (maps.hook = Int32Array.from(hooks, (n) => hookIndex(n)));
-  const tm = maps.tp ?? (maps.tp = Int32Array.from(tps, (n) => tpIndex(n)));
+export function operandPositions(code: Int32Array): Int32Array {
+  const at: number[] = [];
   for (let pc = 0; pc < code.length;) {
     const op = code[pc++];
     if (op >= 0 || op === OP_RET || op === OP_END) continue;
-    if (op === OP_TP) { code[pc] = tm[code[pc]]; pc++; }
-    else if (op === OP_HOOK) { code[pc] = hm[code[pc]]; pc++; }
+    if (op === OP_TP || op === OP_HOOK) at.push(pc++);
     else if (op === OP_REPEAT) pc += 3;
     else if (op === OP_LOOP) pc++;
     else throw new Error(`entry model table: opcode ${op} in a built program`);
+  }
+  return Int32Array.from(at);
+}
+
+/**
+ * A program compiled by another process (the build), whose hook and tracepoint operands (at the
+ * positions `at`: operandPositions) index `hooks` and `tps` there, with them renumbered in place to
+ * this process's indices (hookIndex, tpIndex).
+ */
+export function relocate(code: Int32Array, at: Int32Array, hooks: readonly string[], tps: readonly string[], maps: { hook?: Int32Array; tp?: Int32Array }): Int32Array {
+  const hm = maps.hook ?? (maps.hook = Int32Array.from(hooks, (n) => hookIndex(n)));
+  const tm = maps.tp ?? (maps.tp = Int32Array.from(tps, (n) => tpIndex(n)));
+  for (let i = 0; i < at.length; i++) {
+    const pc = at[i];
+    code[pc] = code[pc - 1] === OP_TP ? tm[code[pc]] : hm[code[pc]];
   }
   return code;
 }

@@ -129,15 +129,24 @@ function parseTree(name: string, src: string, seen: string[]): Node[] {
   return t;
 }
 
+/** White space as String.prototype.trim removes it (ECMAScript WhiteSpace and LineTerminator). */
+function isSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
 function parseText(name: string, src: string, seen: string[]): Node[] {
   const root: Node = { text: '', kids: [] };
   const stack: { ind: number; node: Node }[] = [{ ind: -1, node: root }];
   for (const raw of src.split('\n')) {
-    const hash = raw.indexOf('#');
-    const line = (hash >= 0 ? raw.slice(0, hash) : raw).replace(/\s+$/, '');
-    if (!line.trim()) continue;
-    const ind = line.length - line.trimStart().length;
-    const text = line.trim();
+    // the line without its comment and surrounding white space (what trim removes), its indent
+    let end = raw.indexOf('#');
+    if (end < 0) end = raw.length;
+    while (end > 0 && isSpace(raw.charCodeAt(end - 1))) end--;
+    let ind = 0;
+    while (ind < end && isSpace(raw.charCodeAt(ind))) ind++;
+    if (ind === end) continue;
+    const text = raw.slice(ind, end);
     while (stack[stack.length - 1].ind >= ind) stack.pop();
     const parent = stack[stack.length - 1].node;
     if (text.startsWith('*')) {

@@ -38,7 +38,7 @@ import type { Env } from '../include/kstack';
 import { tracepointSiteTable } from './tpsites';
 import { featureWeight } from './features';
 import { builtModelTableFile, readModelTable, wholeModel, type ModelFile, type ModelSource, type ProgramCompiler, type Summariser, type VariantData } from './model_table';
-import { compileShape, compilerStamp, firstCall, parseModelShape, relocate, setChunkChars, shapeText, type MNode } from './compile';
+import { compileShape, compilerStamp, firstCall, operandPositions, parseModelShape, relocate, setChunkChars, shapeText, type MNode } from './compile';
 import { hookNames, tpNames } from './dsl';
 
 export { parseModelShape };
@@ -193,22 +193,22 @@ class Variant implements ModelVariant {
   codeInline?: boolean;
   failCode?: Map<string, CompiledPath>;
   innerFn?: number;
-  constructor(private readonly d: VariantData) {
-    const sum = d.summary;
+  constructor(private readonly d: VariantData, g: VariantGroup) {
     this.count = d.count;
     this.recs = d.recs;
-    this.blocked = sum[0] === 'b';
-    this.feat = sum.length > 2 ? [...sum.slice(2).split('|'), ...d.feat.split('|')] : d.feat.split('|');
+    this.blocked = g.blocked;
+    this.feat = g.feat;
   }
   get shape(): string {
     return this.d.shape();
   }
   /** the build's program of this variant (paths/model_table.ts), when usable: see builtPrograms */
   built(name: string): CompiledPath | null {
-    const p = this.d.program;
-    if (!p || !builtPrograms()) return null;
+    const d = this.d;
+    if (!d.program || !builtPrograms()) return null;
     const progs = load().progs!;
-    return { name, code: relocate(p(), progs.hooks, progs.tps, relocation) };
+    const p = d.program();
+    return { name, code: relocate(p.code, p.at, progs.hooks, progs.tps, relocation) };
   }
   /** the build's syscall function of this variant (-1: none; undefined: no build program) */
   builtInner(): number | undefined {
@@ -234,12 +234,53 @@ function builtCode(k: ModelKey, v: ModelVariant): CompiledPath | null {
   return v instanceof Variant ? v.built(k.name) : null;
 }
 
+/**
+ * Variants of a key with the same features and sleep (`members`: their indices in the key's
+ * variants, ascending): what choosing compares once for all of them.  A key's hundreds of variants
+ * (fault, newfstatat) have a dozen or two feature vectors.
+ */
+interface VariantGroup { readonly blocked: boolean; readonly feat: readonly string[]; readonly members: number[] }
+const variantGroups = new WeakMap<readonly ModelVariant[], VariantGroup[]>();
+
+/** The groups of a key's variants (a key made elsewhere than modelKey: one group per variant). */
+function groupsOf(vs: readonly ModelVariant[]): VariantGroup[] {
+  let gs = variantGroups.get(vs);
+  if (!gs) {
+    gs = vs.map((v, i) => ({ blocked: v.blocked, feat: v.feat, members: [i] }));
+    variantGroups.set(vs, gs);
+  }
+  return gs;
+}
+
+/** The variants of a key's data, grouped by summary and features (the feature vector split once per group). */
+function keyVariants(data: readonly VariantData[]): ModelVariant[] {
+  const byText = new Map<string, VariantGroup>();
+  const gs: VariantGroup[] = [];
+  const vs: ModelVariant[] = new Array(data.length);
+  for (let i = 0; i < data.length; i++) {
+    const d = data[i];
+    const text = `${d.summary}\n${d.feat}`;
+    let g = byText.get(text);
+    if (!g) {
+      const sum = d.summary;
+      const feat = d.feat.split('|');
+      g = { blocked: sum[0] === 'b', feat: sum.length > 2 ? sum.slice(2).split('|').concat(feat) : feat, members: [] };
+      byText.set(text, g);
+      gs.push(g);
+    }
+    g.members.push(i);
+    vs[i] = new Variant(d, g);
+  }
+  variantGroups.set(vs, gs);
+  return vs;
+}
+
 /** A key of the model, or null when no recording has it. */
 export function modelKey(name: string): ModelKey | null {
   let k = keys.get(name);
   if (k !== undefined) return k;
   const d = load().keyData(name);
-  k = d ? { name, rule: d.rule, variants: drawable(name, d.v).map((v) => new Variant(v)), cache: new Map() } : null;
+  k = d ? { name, rule: d.rule, variants: keyVariants(drawable(name, d.v)), cache: new Map() } : null;
   keys.set(name, k);
   return k;
 }
@@ -256,13 +297,16 @@ function candidates(k: ModelKey, feat: string, blocked: boolean): { list: ModelV
   if (c) return c;
   const q = feat.split('|');
   let best = -1;
-  let list: ModelVariant[] = [];
-  for (const v of k.variants) {
-    let s = v.blocked === blocked ? BLOCKED_WEIGHT : 0;
-    const n = Math.min(q.length, v.feat.length);
-    for (let i = 0; i < n; i++) if (v.feat[i] === q[i] && q[i] !== '?') s += featureWeight(i);
-    if (s > best) { best = s; list = [v]; } else if (s === best) list.push(v);
+  let top: VariantGroup[] = [];
+  for (const g of groupsOf(k.variants)) {
+    let s = g.blocked === blocked ? BLOCKED_WEIGHT : 0;
+    const n = Math.min(q.length, g.feat.length);
+    for (let i = 0; i < n; i++) if (g.feat[i] === q[i] && q[i] !== '?') s += featureWeight(i);
+    if (s > best) { best = s; top = [g]; } else if (s === best) top.push(g);
   }
+  // the best-scoring variants in the key's order
+  const at = top.length === 1 ? top[0].members : top.flatMap((g) => g.members).sort((a, b) => a - b);
+  const list = at.map((i) => k.variants[i]);
   const cum = new Float64Array(list.length);
   let acc = 0;
   list.forEach((v, i) => { acc += v.count; cum[i] = acc; });
@@ -393,7 +437,7 @@ export function programCompiler(): ProgramCompiler {
       const old = setChunkChars(Infinity);
       try {
         const c = compileTree(key, shape, idOf, false);
-        return { inner: c.inner, code: c.code.code };
+        return { inner: c.inner, code: c.code.code, at: operandPositions(c.code.code) };
       } finally {
         setChunkChars(old);
       }

@@ -11,13 +11,15 @@
  *   body       the trees (shapes) of every variant, read one at a time when a variant is first
  *              compiled; the variants' programs compiled by the build (below); then each key's variants
  *              without their trees, JSON {rule?, v: [[count, features, recordings, summary, tree offset,
- *              tree length, syscall function, program offset, program length]]} (offsets from the body's start)
+ *              tree length, syscall function, program offset, program length, relocations length]]}
+ *              (offsets from the body's start)
  *
  * Programs: what a start would otherwise compile from the trees' text (paths/compile.ts), the build
  * compiles once: each variant's interpreter program (for a `sys:` key, the callees of its syscall
  * function, whose kallsyms id is the variant's `syscall function`; -1: none), as little-endian int32
  * with hook and tracepoint operands indexing the header's `progs.hooks` and `progs.tps` (the running
- * process numbers its names in its own order: paths/model.ts relocates).  They hold kallsyms ids, so
+ * process numbers its names in its own order: paths/model.ts relocates), each followed by the positions
+ * of those operands (int32: relocating touches them, not every op).  They hold kallsyms ids, so
  * they are used only with the symbol table `symtab`, and only while `progs.stamp` is the compiler's
  * (what the programs depend on besides the trees: the hooks attached to functions, tracepoint sites,
  * count rules).
@@ -33,7 +35,7 @@ import * as path from 'path';
 import { sourceStamp } from '../../kernel/ksymtab';
 
 /** the format, with the host's byte order (the programs are int32 as the host writes them) */
-const FORMAT = `tapsim-paths-model-3-${new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 'LE' : 'BE'}`;
+const FORMAT = `tapsim-paths-model-4-${new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 'LE' : 'BE'}`;
 
 /** A key as the model file has it: its outcome rule and variants [shape, count, features, recordings]. */
 export interface ModelKeyData {
@@ -56,8 +58,11 @@ export interface VariantData {
   /** `summarise(key, shape)` (paths/model.ts) */
   summary: string;
   shape(): string;
-  /** the build's program (table-local hook and tracepoint operands) and syscall function, when it made them */
-  program?(): Int32Array;
+  /**
+   * the build's program (table-local hook and tracepoint operands, at the positions `at`) and syscall
+   * function, when it made them
+   */
+  program?(): BuiltProgram;
   inner?: number;
 }
 
@@ -87,16 +92,22 @@ export interface ModelSource {
 
 export interface ProgramNames { stamp: string; hooks: string[]; tps: string[] }
 
+/** A program of the build: its code and the positions of its hook and tracepoint operands in it. */
+export interface BuiltProgram { code: Int32Array; at: Int32Array }
+
 /** How the build compiles the programs (paths/model.ts buildPrograms): one variant's, and the names their operands index. */
 export interface ProgramCompiler {
   stamp: string;
-  /** the program of a variant of `key` (functions' kallsyms ids `ids`) and its syscall function (-1: none) */
-  compile(key: string, shape: string, ids: Int32Array): { inner: number; code: Int32Array };
+  /**
+   * the program of a variant of `key` (functions' kallsyms ids `ids`), the positions of its hook and
+   * tracepoint operands, and its syscall function (-1: none)
+   */
+  compile(key: string, shape: string, ids: Int32Array): { inner: number; code: Int32Array; at: Int32Array };
   names(): { hooks: string[]; tps: string[] };
 }
 
-/** [count, features, recordings, summary, tree offset, tree length, syscall function, program offset, program length] */
-type TableVariant = [number, string, number, string, number, number, number, number, number];
+/** [count, features, recordings, summary, tree offset, tree length, syscall function, program offset, program length, relocations length] */
+type TableVariant = [number, string, number, string, number, number, number, number, number, number];
 
 interface Header {
   format: string;
@@ -157,6 +168,36 @@ function readInts(fd: number, file: string, pos: number, len: number): Int32Arra
   return a;
 }
 
+/** The open table a key's variants read their trees and programs from. */
+interface OpenTable { fd: number; file: string; base: number; progs: boolean }
+
+/** A variant of the table: its row, its tree and program read when asked for (one object, no closures per variant). */
+class TableVariantData implements VariantData {
+  readonly count: number;
+  readonly feat: string;
+  readonly recs: number;
+  readonly summary: string;
+  readonly inner?: number;
+  readonly program?: () => BuiltProgram;
+  constructor(private readonly t: OpenTable, private readonly row: TableVariant) {
+    this.count = row[0];
+    this.feat = row[1];
+    this.recs = row[2];
+    this.summary = row[3];
+    if (t.progs && row[8] > 0) { this.inner = row[6]; this.program = this.readProgram; }
+  }
+  shape(): string {
+    const t = this.t;
+    return readText(t.fd, t.file, t.base + this.row[4], this.row[5]);
+  }
+  private readProgram(): BuiltProgram {
+    const t = this.t;
+    const [, , , , , , , po, pl, rl] = this.row;
+    const all = readInts(t.fd, t.file, t.base + po, pl + rl);
+    return { code: all.subarray(0, pl >> 2), at: all.subarray(pl >> 2) };
+  }
+}
+
 /**
  * The table in `table` if it is current for `modelFile` and summariser `s`, else null.  The file stays
  * open for the trees read later: a build that writes a new table meanwhile replaces the file
@@ -184,6 +225,7 @@ export function readModelTable(table: string, modelFile: string, s: Summariser):
     keep = true;
     const sameSymtab = h.symtab === sourceStamp() && h.ids.length === h.model.functions.length;
     const progs = sameSymtab ? h.progs : undefined;
+    const open: OpenTable = { fd, file: table, base, progs: progs !== undefined };
     return {
       ...h.model,
       fnIds: sameSymtab ? Int32Array.from(h.ids) : undefined,
@@ -193,11 +235,8 @@ export function readModelTable(table: string, modelFile: string, s: Summariser):
         if (!has(h.keys, name)) return undefined;
         const [off, len] = h.keys[name];
         const d = JSON.parse(readText(fd, table, base + off, len)) as { rule?: string; v: TableVariant[] };
-        const v = d.v.map(([count, feat, recs, summary, so, sl, inner, po, pl]): VariantData => {
-          const vd: VariantData = { count, feat, recs, summary, shape: () => readText(fd, table, base + so, sl) };
-          if (progs && pl > 0) { vd.inner = inner; vd.program = () => readInts(fd, table, base + po, pl); }
-          return vd;
-        });
+        const v: VariantData[] = new Array(d.v.length);
+        for (let i = 0; i < v.length; i++) v[i] = new TableVariantData(open, d.v[i]);
         return d.rule === undefined ? { v } : { rule: d.rule, v };
       },
     };
@@ -226,10 +265,12 @@ export function writeModelTable(table: string, modelFile: string, m: ModelFile, 
   const ids = m.functions.map(functionId);
   const idArray = Int32Array.from(ids);
   const treeAt = Object.values(m.keys).map((d) => d.v.map(([shape]) => put(shape)));
-  const progAt = Object.entries(m.keys).map(([k, d]) => d.v.map(([shape]): [number, number, number] => {
-    if (!progs) return [-1, 0, 0];
+  const progAt = Object.entries(m.keys).map(([k, d]) => d.v.map(([shape]): [number, number, number, number] => {
+    if (!progs) return [-1, 0, 0, 0];
     const p = progs.compile(k, shape, idArray);
-    return [p.inner, ...putBytes(new Uint8Array(p.code.buffer, p.code.byteOffset, p.code.byteLength))];
+    const code = putBytes(new Uint8Array(p.code.buffer, p.code.byteOffset, p.code.byteLength));
+    const at = putBytes(new Uint8Array(p.at.buffer, p.at.byteOffset, p.at.byteLength));
+    return [p.inner, ...code, at[1]];
   }));
   const keys: Record<string, [number, number]> = {};
   Object.entries(m.keys).forEach(([k, d], i) => {

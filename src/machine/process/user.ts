@@ -263,6 +263,15 @@ export class U {
   *accept(fd: number, flags = 0): Generator<Op, number, SysResult> { return (yield* this.sys('accept4', [fd, 0, 0, flags])).ret; }
   /** connect to 127.0.0.1:port */
   *connect(fd: number, port: number): Generator<Op, number, SysResult> { return (yield* this.sys('connect', [fd, 0, 16], { port })).ret; }
+  /** bind an AF_UNIX socket to a path (sockaddr_un: family, path, NUL; '' autobinds) */
+  *bindPath(fd: number, path: string): Generator<Op, number, SysResult> { return (yield* this.sys('bind', [fd, 0, path ? 3 + path.length : 2], { path })).ret; }
+  /** connect an AF_UNIX socket to the socket bound at path */
+  *connectPath(fd: number, path: string): Generator<Op, number, SysResult> { return (yield* this.sys('connect', [fd, 0, 3 + path.length], { path })).ret; }
+  /** a datagram to the AF_UNIX socket bound at path */
+  *sendtoPath(fd: number, data: Uint8Array | string, path: string): Generator<Op, number, SysResult> {
+    const b = toBytes(data);
+    return (yield* this.sys('sendto', [fd, 0, b.length, 0, 0, 3 + path.length], { buf: b, path })).ret;
+  }
   *send(fd: number, data: Uint8Array | string, flags = 0): Generator<Op, number, SysResult> {
     const b = toBytes(data);
     return (yield* this.sys('sendto', [fd, 0, b.length, flags, 0, 0], { buf: b })).ret;

@@ -75,7 +75,7 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
     // an entry the machine made before takes the next number, so that its place in inode order is the
     // real one; a file's placeholder text gives way to the guest's bytes and stat (but MACHINE_OWN's)
     if (ino) {
-      if (p !== '/etc') ino.ino = fs.mk(ino.mode, 'ext4').ino;
+      if (p !== '/etc') ino.ino = fs.takeIno();
       if (type === 'f' && !MACHINE_OWN.has(p)) {
         if (body !== null) { ino.data = Buffer.from(body, 'latin1'); ino.gen = null; } else { ino.data = null; ino.gen = recorded(p, size).gen; }
         ino.size = size;
@@ -99,13 +99,14 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
   const mtimes = new Map(load().map((e) => [e[0], e[6]]));
   for (const [d, p] of dirs) if (!before.has(p)) d.mtime = d.atime = ns(mtimes.get(p) ?? 0);
   // each directory's entries in the recorded (getdents) order, the machine's own after them
+  // (each entry's rank worked out once, not at every comparison; the comparison is the same)
   const rank = new Map<string, number>();
   load().forEach(([p], i) => rank.set(p, i));
   for (const [d, base] of dirs) {
-    const kids = [...d.children!.entries()];
-    const r = (n: string): number => rank.get(`${base}/${n}`) ?? Infinity;
-    kids.sort((a, b) => r(a[0]) - r(b[0]));
+    const kids: [number, string, Inode][] = [];
+    for (const [n, c] of d.children!) kids.push([rank.get(`${base}/${n}`) ?? Infinity, n, c]);
+    kids.sort((a, b) => a[0] - b[0]);
     d.children!.clear();
-    for (const [n, c] of kids) d.children!.set(n, c);
+    for (const [, n, c] of kids) d.children!.set(n, c);
   }
 }

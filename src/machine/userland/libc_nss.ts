@@ -4,7 +4,8 @@
  *
  * - each lookup first asks nscd (nscd/nscd_helper.c open_socket: socket(AF_UNIX, SOCK_STREAM |
  *   SOCK_CLOEXEC | SOCK_NONBLOCK) and connect to /var/run/nscd/socket, twice: the passwd/group
- *   request and the database mapping), closing the socket when the daemon is not there;
+ *   request and the database mapping), closing the socket when the daemon is not there; after that
+ *   failure the database does without nscd for the next 100 lookups;
  * - the first lookup reads /etc/nsswitch.conf (nss/nss_database.c: stat of the file and of /, then
  *   open, fstat, read to the end, fstat, close); later lookups stat it to see whether it changed;
  * - the `files` backend opens /etc/passwd or /etc/group O_CLOEXEC, fstats it, rewinds it and reads
@@ -28,12 +29,33 @@ const AT_EMPTY_PATH = 0x1000;
 const nssLoaded = new WeakSet<U>();
 const tzLoaded = new WeakSet<U>();
 
-/** nscd's socket tried and closed (a kernel without AF_UNIX sockets fails the socket: no connect) */
-function* nscd(u: U): G<void> {
+/**
+ * __nss_not_use_nscd_<db> per process image: 0 asks nscd; after a failed connect 1, counted up by each
+ * later lookup and reset to 0 (ask again) past NSS_NSCD_RETRY (100) lookups (nscd/nscd_getpw_r.c)
+ */
+const notUseNscd = new WeakMap<U, Map<string, number>>();
+const NSS_NSCD_RETRY = 100;
+
+/** one try to reach nscd: its socket made, connected (ENOENT without the daemon), closed */
+function* nscdSocket(u: U): G<boolean> {
   const fd = (yield* u.sys('socket', [AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0])).ret;
-  if (fd < 0) return;
-  yield* u.sys('connect', [fd, 0, 110], { path: '/var/run/nscd/socket' });
+  if (fd < 0) return false;
+  const r = yield* u.sys('connect', [fd, 0, 110], { path: '/var/run/nscd/socket' });
   yield* u.close(fd);
+  return r.ret === 0;
+}
+/** a lookup in `db` asks nscd first (the mapped database, then the socket request), unless it failed lately */
+function* nscd(u: U, db: string): G<void> {
+  let m = notUseNscd.get(u);
+  if (!m) notUseNscd.set(u, (m = new Map()));
+  let n = m.get(db) ?? 0;
+  if (n > 0 && ++n > NSS_NSCD_RETRY) n = 0;
+  m.set(db, n);
+  if (n > 0) return;
+  // __nscd_get_map_ref's request for the database mapping, then __nscd_open_socket for the lookup
+  const mapped = yield* nscdSocket(u);
+  const asked = yield* nscdSocket(u);
+  if (!mapped && !asked) m.set(db, 1);
 }
 
 function* nssConfig(u: U): G<void> {
@@ -73,16 +95,14 @@ function* filesLookup(u: U, db: string, id: number): G<string[] | null> {
 
 /** getpwuid(uid)->pw_name, or null */
 export function* getpwuidName(u: U, uid: number): G<string | null> {
-  yield* nscd(u);
-  yield* nscd(u);
+  yield* nscd(u, 'passwd');
   yield* nssConfig(u);
   return (yield* filesLookup(u, '/etc/passwd', uid))?.[0] ?? null;
 }
 
 /** getgrgid(gid)->gr_name, or null */
 export function* getgrgidName(u: U, gid: number): G<string | null> {
-  yield* nscd(u);
-  yield* nscd(u);
+  yield* nscd(u, 'group');
   yield* nssConfig(u);
   return (yield* filesLookup(u, '/etc/group', gid))?.[0] ?? null;
 }

@@ -22,6 +22,7 @@ import { perf } from './programs/perf';
 import { shMain } from './sh/exec';
 import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES } from './fstree';
 import { coreutils } from './programs/coreutils';
+import { lsPrograms } from './programs/ls';
 import { fileutils } from './programs/fileutils';
 import { stat } from './programs/stat';
 import { gzipPrograms } from './programs/gzip';
@@ -31,7 +32,7 @@ import { sedPrograms } from './programs/sed';
 
 export function registerPrograms(m: ProcMachine): void {
   const all: Record<string, ProgramMain> = {
-    ...programs, ...coreutils, ...fileutils, stat, ...gzipPrograms, ping, ...procps, ...sedPrograms, ...benchPrograms, ...toolPrograms, ...seedTools, 'trace-cmd': traceCmd, perf, ...services,
+    ...programs, ...coreutils, ...lsPrograms, ...fileutils, stat, ...gzipPrograms, ping, ...procps, ...sedPrograms, ...benchPrograms, ...toolPrograms, ...seedTools, 'trace-cmd': traceCmd, perf, ...services,
     sh: shMain, bash: shMain,
   };
   for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES]) {

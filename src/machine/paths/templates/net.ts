@@ -20,13 +20,16 @@ __x64_sys_socket
     sock_create
       __sock_create
         sock_alloc
-        inet_create
-          ?is_tcp
-            tcp_v4_init_sock
-          ?is_udp
-            udp_init_sock
-          ?is_icmp
-            raw_init
+        ?is_unix
+          *unix_create
+        ?!is_unix
+          inet_create
+            ?is_tcp
+              tcp_v4_init_sock
+            ?is_udp
+              udp_init_sock
+            ?is_icmp
+              raw_init
     %sock_new
     sock_alloc_file
       alloc_file_pseudo
@@ -41,28 +44,35 @@ __x64_sys_bind
   __sys_bind
     *sock_lookup
     ?sock_ok
-      inet_bind
-        __inet_bind
-          ?is_tcp
-            inet_csk_get_port
-          ?is_udp
-            udp_v4_get_port
-              udp_lib_get_port
-          %sock_bind
+      ?is_unix
+        *unix_bind
+      ?!is_unix
+        inet_bind
+          __inet_bind
+            ?is_tcp
+              inet_csk_get_port
+            ?is_udp
+              udp_v4_get_port
+                udp_lib_get_port
+            %sock_bind
 `,
   sys_listen: `
 __x64_sys_listen
   __sys_listen
     *sock_lookup
     ?sock_ok
-      inet_listen
-        lock_sock_nested
-        inet_csk_listen_start
-          inet_csk_get_port
-          %sock_listen
-          ?state_change
-            *set_state
-        release_sock
+      ?is_unix
+        unix_listen
+          %unix_listen
+      ?!is_unix
+        inet_listen
+          lock_sock_nested
+          inet_csk_listen_start
+            inet_csk_get_port
+            %sock_listen
+            ?state_change
+              *set_state
+          release_sock
 `,
   sys_accept4: `
 __x64_sys_accept4
@@ -71,12 +81,17 @@ __x64_sys_accept4
     ?sock_ok
       do_accept
         sock_alloc
-        inet_accept
-          inet_csk_accept
-            lock_sock_nested
+        ?is_unix
+          unix_accept
             %sock_accept_wait
-            release_sock
           %sock_accept
+        ?!is_unix
+          inet_accept
+            inet_csk_accept
+              lock_sock_nested
+              %sock_accept_wait
+              release_sock
+            %sock_accept
         ?accepted
           sock_alloc_file
             alloc_file_pseudo
@@ -89,6 +104,8 @@ __x64_sys_connect
     *sock_lookup
     ?sock_ok
       __sys_connect_file
+        ?is_unix
+          *unix_connect
         ?is_tcp
           inet_stream_connect
             lock_sock_nested
@@ -107,14 +124,15 @@ __x64_sys_connect
               %tcp_connect_wait
             release_sock
         ?!is_tcp
-          inet_dgram_connect
-            ?is_udp
-              inet_autobind
-                udp_v4_get_port
-            ip4_datagram_connect
-              __ip4_datagram_connect
-                ip_route_output_flow
-                %dgram_connect
+          ?!is_unix
+            inet_dgram_connect
+              ?is_udp
+                inet_autobind
+                  udp_v4_get_port
+              ip4_datagram_connect
+                __ip4_datagram_connect
+                  ip_route_output_flow
+                  %dgram_connect
 `,
   sys_sendto: `
 __x64_sys_sendto
@@ -153,20 +171,25 @@ __x64_sys_shutdown
   __sys_shutdown
     *sock_lookup
     ?sock_ok
-      inet_shutdown
-        lock_sock_nested
-        ?is_tcp
-          tcp_shutdown
-            %tcp_shutdown
-            ?state_change
-              *set_state
-            ?fin
-              *tcp_send_fin
-        ?!is_tcp
-          %dgram_shutdown
-        sock_def_wakeup
+      ?is_unix
+        unix_shutdown
+          %unix_shutdown
           %wake_waiters
-        release_sock
+      ?!is_unix
+        inet_shutdown
+          lock_sock_nested
+          ?is_tcp
+            tcp_shutdown
+              %tcp_shutdown
+              ?state_change
+                *set_state
+              ?fin
+                *tcp_send_fin
+          ?!is_tcp
+            %dgram_shutdown
+          sock_def_wakeup
+            %wake_waiters
+          release_sock
 `,
   // read()/write() on a socket fd (from %read_dispatch / %write_dispatch)
   sock_read: `
@@ -182,80 +205,86 @@ sock_write_iter
 sock_sendmsg
   security_socket_sendmsg
     apparmor_socket_sendmsg
-  inet_sendmsg
-    ?is_tcp
-      tcp_sendmsg
-        lock_sock_nested
-        tcp_sendmsg_locked
-          tcp_send_mss
-            tcp_current_mss
-          %tcp_send
-        release_sock
-    ?is_udp
-      udp_sendmsg
-        %udp_send
-        ?sock_ok2
-          ip_make_skb
-            __alloc_skb
-              kmalloc_reserve
-            __ip_make_skb
-          udp_send_skb
-            ip_send_skb
-              *ip_out
-    ?is_icmp
-      raw_sendmsg
-        %raw_send
-        ?sock_ok2
-          ip_route_output_flow
-          ip_append_data
-            __alloc_skb
-          ip_push_pending_frames
-            __ip_make_skb
-            ip_send_skb
-              *ip_out
+  ?is_unix
+    *unix_sendmsg
+  ?!is_unix
+    inet_sendmsg
+      ?is_tcp
+        tcp_sendmsg
+          lock_sock_nested
+          tcp_sendmsg_locked
+            tcp_send_mss
+              tcp_current_mss
+            %tcp_send
+          release_sock
+      ?is_udp
+        udp_sendmsg
+          %udp_send
+          ?sock_ok2
+            ip_make_skb
+              __alloc_skb
+                kmalloc_reserve
+              __ip_make_skb
+            udp_send_skb
+              ip_send_skb
+                *ip_out
+      ?is_icmp
+        raw_sendmsg
+          %raw_send
+          ?sock_ok2
+            ip_route_output_flow
+            ip_append_data
+              __alloc_skb
+            ip_push_pending_frames
+              __ip_make_skb
+              ip_send_skb
+                *ip_out
 `,
   sock_recvmsg: `
 %sock_args
 sock_recvmsg
   security_socket_recvmsg
     apparmor_socket_recvmsg
-  inet_recvmsg
-    ?is_tcp
-      tcp_recvmsg
-        lock_sock_nested
-        tcp_recvmsg_locked
-          ?rx_wait
-            sk_wait_data
-              %sock_wait_rx
-          %tcp_recv
+  ?is_unix
+    *unix_recvmsg
+  ?!is_unix
+    inet_recvmsg
+      ?is_tcp
+        tcp_recvmsg
+          lock_sock_nested
+          tcp_recvmsg_locked
+            ?rx_wait
+              sk_wait_data
+                %sock_wait_rx
+            %tcp_recv
+            ?copied
+              *skb_copy_iter
+              tcp_rcv_space_adjust
+                @tcp:tcp_rcv_space_adjust
+            tcp_cleanup_rbuf
+              ?ack_now
+                *tcp_send_ack
+          release_sock
+      ?is_udp
+        udp_recvmsg
+          __skb_recv_udp
+            *skb_recv_wait
+          %dgram_recv
           ?copied
             *skb_copy_iter
-            tcp_rcv_space_adjust
-              @tcp:tcp_rcv_space_adjust
-          tcp_cleanup_rbuf
-            ?ack_now
-              *tcp_send_ack
-        release_sock
-    ?is_udp
-      udp_recvmsg
-        __skb_recv_udp
-          *skb_recv_wait
-        %dgram_recv
-        ?copied
-          *skb_copy_iter
-          skb_consume_udp
-            __consume_stateless_skb
-              @skb:consume_skb
-    ?is_icmp
-      raw_recvmsg
-        __skb_recv_datagram
-          *skb_recv_wait
-        %dgram_recv
-        ?copied
-          *skb_copy_iter
-          skb_free_datagram
-            consume_skb
-              @skb:consume_skb
+            skb_consume_udp
+              __consume_stateless_skb
+                @skb:consume_skb
+      ?is_icmp
+        raw_recvmsg
+          __skb_recv_datagram
+            *skb_recv_wait
+          %dgram_recv
+          ?copied
+            *skb_copy_iter
+            skb_free_datagram
+              consume_skb
+                @skb:consume_skb
 `,
   // copying queued skb data to the user's iov (tcp, udp and raw receive)
   skb_copy_iter: `
@@ -274,32 +303,38 @@ __skb_try_recv_datagram
   sock_close: `
 sock_close
   __sock_release
-    inet_release
-      ?is_tcp
-        tcp_close
-          lock_sock_nested
-          __tcp_close
-            %tcp_close
-            ?state_change
-              *set_state
-            ?fin
-              *tcp_send_fin
-            ?state_change2
-              inet_csk_listen_stop
-                tcp_v4_send_reset
-                  @tcp:tcp_send_reset
-                *set_state
-          release_sock
+    ?is_unix
+      unix_release
+        unix_release_sock
+          %unix_close
           %wake_waiters
-      ?is_udp
-        udp_lib_close
-          sk_common_release
-            udp_destroy_sock
-            %dgram_close
-      ?is_icmp
-        raw_close
-          sk_common_release
-            %dgram_close
+    ?!is_unix
+      inet_release
+        ?is_tcp
+          tcp_close
+            lock_sock_nested
+            __tcp_close
+              %tcp_close
+              ?state_change
+                *set_state
+              ?fin
+                *tcp_send_fin
+              ?state_change2
+                inet_csk_listen_stop
+                  tcp_v4_send_reset
+                    @tcp:tcp_send_reset
+                  *set_state
+            release_sock
+            %wake_waiters
+        ?is_udp
+          udp_lib_close
+            sk_common_release
+              udp_destroy_sock
+              %dgram_close
+        ?is_icmp
+          raw_close
+            sk_common_release
+              %dgram_close
 `,
   set_state: `
 %set_state
@@ -674,5 +709,112 @@ tcp_v4_do_rcv
         %wake_waiters
 kfree_skb_reason
   @skb:kfree_skb
+`,
+
+  // ---------------------------------------------------------------- AF_UNIX (net/unix/af_unix.c; semantics in net/unix.ts)
+  unix_create: `
+unix_create
+  unix_create1
+    sk_alloc
+      sk_prot_alloc
+    sock_init_data
+  %unix_new
+`,
+  // bind(2): a socket inode made at the path (unix_bind_bsd: kern_path_create, vfs_mknod), or autobind
+  unix_bind: `
+unix_bind
+  ?unix_named
+    kern_path_create
+      filename_create
+    security_path_mknod
+    %unix_bind
+    ?sock_ok2
+      vfs_mknod
+    done_path_create
+  ?!unix_named
+    unix_autobind
+      %unix_bind
+`,
+  // connect(2): stream connect allocates the server-side sock and the skb that carries it before
+  // looking the listener up (unix_stream_connect); on failure both are freed again
+  unix_connect: `
+?is_stream
+  unix_stream_connect
+    unix_create1
+      sk_alloc
+        sk_prot_alloc
+      sock_init_data
+    sock_wmalloc
+      __alloc_skb
+    unix_find_other
+      kern_path
+        filename_lookup
+          path_lookupat
+      %unix_find
+    %unix_stream_connect
+    ?sock_ok2
+      skb_queue_tail
+      sock_def_readable
+        %wake_waiters
+    ?!sock_ok2
+      kfree_skb_reason
+      unix_release_sock
+      sk_free
+?!is_stream
+  unix_dgram_connect
+    unix_find_other
+      kern_path
+        filename_lookup
+          path_lookupat
+      %unix_find
+    %unix_dgram_connect
+`,
+  unix_sendmsg: `
+?is_stream
+  unix_stream_sendmsg
+    sock_alloc_send_pskb
+      __alloc_skb
+    %unix_send
+    ?sock_ok2
+      skb_queue_tail
+      sock_def_readable
+        %wake_waiters
+?!is_stream
+  unix_dgram_sendmsg
+    sock_alloc_send_pskb
+      __alloc_skb
+    %unix_send
+    ?sock_ok2
+      skb_queue_tail
+      sock_def_readable
+        %wake_waiters
+`,
+  unix_recvmsg: `
+?is_stream
+  unix_stream_recvmsg
+    unix_stream_read_generic
+      %unix_recv_check
+      ?rx_wait
+        unix_wait_for_peer
+          %sock_wait_rx
+      %unix_recv
+      ?copied
+        unix_stream_read_actor
+          skb_copy_datagram_iter
+        consume_skb
+      sock_def_readable
+        %wake_waiters
+?!is_stream
+  unix_dgram_recvmsg
+    __unix_dgram_recvmsg
+      __skb_try_recv_datagram
+      ?rx_wait
+        __skb_wait_for_more_packets
+          %sock_wait_rx
+      %dgram_recv
+      ?copied
+        skb_copy_datagram_iter
+        skb_free_datagram
+          consume_skb
 `,
 };

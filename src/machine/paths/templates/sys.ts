@@ -5,6 +5,27 @@ __fdget_pos
   __fget_light
 `;
 
+/** vfs_fsync_range of fsync(2) and fdatasync(2) */
+const fsyncBody = `  vfs_fsync_range
+    ext4_sync_file
+      file_write_and_wait_range
+        __filemap_fdatawrite_range
+          filemap_fdatawrite_wbc
+            do_writepages
+              ext4_writepages
+                mpage_prepare_extent_to_map
+                  mpage_process_page_bufs
+                %writeback
+            blk_finish_plug
+              __blk_flush_plug
+                blk_mq_flush_plug_list
+                  *blk_dispatch
+            %wb_wait
+        file_check_and_advance_wb_err
+      jbd2_complete_transaction
+        jbd2_log_start_commit
+          %jbd2_kick
+`;
 export const sysPaths: Record<string, string> = {
   sys_read: `
 __x64_sys_read
@@ -483,28 +504,13 @@ __x64_sys_chdir
   set_fs_pwd
     %impl
 `,
+  // fsync and fdatasync (do_fsync(fd, datasync)): ext4_sync_file; the journal's %jbd2_kick tells them apart
   sys_fsync: `
 __x64_sys_fsync
-  vfs_fsync_range
-    ext4_sync_file
-      file_write_and_wait_range
-        __filemap_fdatawrite_range
-          filemap_fdatawrite_wbc
-            do_writepages
-              ext4_writepages
-                mpage_prepare_extent_to_map
-                  mpage_process_page_bufs
-                %writeback
-            blk_finish_plug
-              __blk_flush_plug
-                blk_mq_flush_plug_list
-                  *blk_dispatch
-            %wb_wait
-        file_check_and_advance_wb_err
-      jbd2_complete_transaction
-        jbd2_log_start_commit
-          %jbd2_kick
-`,
+${fsyncBody}`,
+  sys_fdatasync: `
+__x64_sys_fdatasync
+${fsyncBody}`,
   blk_plug_flush: `
 blk_finish_plug
   __blk_flush_plug

@@ -1,6 +1,6 @@
 /**
  * GNU coreutils 9.1 (Debian 12) commands with their real output formats in the C locale, TZ UTC:
- * ls (-l -a -A -i -d -h -1 -n, "total", link targets, dates), chmod, ln, readlink, df, du,
+ * chmod, ln, readlink, df, du,
  * date, id, env, tee, seq, tr, which (debianutils), xargs (findutils).  Formats checked against
  * the commands on this Debian 12 host.
  */
@@ -57,7 +57,7 @@ function* readInput(u: U, files: string[], prog: string): G<string | null> {
 }
 
 const USERS: Record<number, string> = { 0: 'root', 1: 'daemon', 33: 'www-data', 100: 'sshd', 1000: 'user', 65534: 'nogroup' };
-const userName = (id: number) => USERS[id] ?? String(id);
+export const userName = (id: number) => USERS[id] ?? String(id);
 
 export function modeString(s: StatInfo): string {
   const type = s.isDir ? 'd' : s.isLnk ? 'l' : s.isChr ? 'c' : s.isBlk ? 'b' : (s.mode & 0o170000) === 0o010000 ? 'p' : (s.mode & 0o170000) === 0o140000 ? 's' : '-';
@@ -83,121 +83,6 @@ export function* readlink(u: U, p: string): G<string | null> {
   const r = yield* u.sys('readlinkat', [AT_FDCWD, p, 0, 4096]);
   return r.ret < 0 ? null : String((r.info as { target?: string } | undefined)?.target ?? '');
 }
-
-/**
- * ls -C (coreutils ls.c calculate_columns / print_many_per_line): the most columns whose widths
- * (each name + 2, the last column without) fit in `width`, filled column by column; padding to a
- * column start uses tabs where a tab stop (8) is reached first (ls.c indent()).  Lines, each with its newline.
- */
-export function lsColumns(names: string[], width: number): string[] {
-  const n = names.length;
-  if (!n) return [];
-  let best = 1;
-  let bestWidths: number[] = [Math.max(...names.map((x) => x.length))];
-  for (let cols = 2; cols <= Math.min(n, Math.floor(width / 3)); cols++) {
-    const rows = Math.ceil(n / cols);
-    const w = new Array<number>(cols).fill(0);
-    for (let i = 0; i < n; i++) {
-      const c = Math.floor(i / rows);
-      w[c] = Math.max(w[c], names[i].length + (c === cols - 1 ? 0 : 2));
-    }
-    if (w.reduce((a, b) => a + b, 0) < width) { best = cols; bestWidths = w; }
-  }
-  const rows = Math.ceil(n / best);
-  const lines: string[] = [];
-  for (let r = 0; r < rows; r++) {
-    let line = '';
-    let pos = 0;
-    for (let c = 0; c < best; c++) {
-      const i = c * rows + r;
-      if (i >= n) break;
-      line += names[i];
-      if ((c + 1) * rows + r >= n) break;
-      let from = pos + names[i].length;
-      const to = pos + bestWidths[c];
-      while (from < to) {
-        if (Math.floor(to / 8) > Math.floor((from + 1) / 8)) { line += '\t'; from += 8 - (from % 8); } else { line += ' '; from++; }
-      }
-      pos = to;
-    }
-    lines.push(line + '\n');
-  }
-  return lines;
-}
-
-const ls: ProgramMain = function* (u, argv) {
-  const { flags, long: longOpts, ops } = parseArgs(argv, '', true);
-  const long = flags.has('l') || flags.has('n') || flags.has('g') || flags.has('o');
-  const all = flags.has('a') || longOpts.includes('all');
-  const almost = flags.has('A');
-  const inode = flags.has('i') || longOpts.includes('inode');
-  const dirSelf = flags.has('d');
-  const hum = flags.has('h') || longOpts.includes('human-readable');
-  const numeric = flags.has('n');
-  const nowSec = epochSeconds(u.m.bootNs, u.m.now);
-  const targets = ops.length ? ops : ['.'];
-  let st = 0;
-  // the first malloc, isatty(1) and on a terminal its width (TIOCGWINSZ): columns (-C), as strace of
-  // Debian 12's ls shows; each operand statx'd (AT_NO_AUTOMOUNT)
-  yield* u.malloc();
-  const tty = yield* u.isatty(1);
-  const columns = tty && !long && !flags.has('1');
-  if (columns) yield* u.sys('ioctl', [1, 0x5413, 0]);
-  const files: { name: string; path: string; s: StatInfo }[] = [];
-  const dirs: { name: string; s: StatInfo }[] = [];
-  for (const t of targets) {
-    const s = yield* u.statx(t, long ? 0x25e : 2, long || dirSelf);
-    if (typeof s === 'number') { yield* u.err(`ls: cannot access '${t}': ${errStr(s)}\n`); st = 2; continue; }
-    if (s.isDir && !dirSelf) dirs.push({ name: t, s }); else files.push({ name: t, path: t, s });
-  }
-  const render = function* (entries: { name: string; path: string; s: StatInfo }[], total: boolean): G<string> {
-    if (!long && columns) return lsColumns(entries.map((e) => (inode ? `${e.s.ino} ` : '') + e.name), 80).join('');
-    if (!long) return entries.map((e) => (inode ? `${e.s.ino} ` : '') + e.name + '\n').join('');
-    const rows: string[][] = [];
-    let blocks = 0;
-    for (const e of entries) {
-      const s = e.s;
-      blocks += (s.blocks ?? 0) / 2;
-      const size = s.isChr || s.isBlk ? `${s.rdev >> 8}, ${s.rdev & 255}` : hum ? human(s.size) : String(s.size);
-      let name = e.name;
-      if (s.isLnk) { const l = yield* readlink(u, e.path); if (l !== null) name += ` -> ${l}`; }
-      const owner = numeric ? String(s.uid) : userName(s.uid);
-      const group = numeric ? String(s.gid) : userName(s.gid);
-      rows.push([inode ? String(s.ino) : '', modeString(s), String(s.nlink), owner, group, size, lsTime(epochSeconds(u.m.bootNs, s.mtime), nowSec), name]);
-    }
-    const w = (k: number) => Math.max(0, ...rows.map((r) => r[k].length));
-    const wi = w(0), wn = w(2), wo = w(3), wg = w(4), ws = w(5);
-    let out = total ? `total ${hum ? human(blocks * 1024) : Math.ceil(blocks)}\n` : '';
-    for (const r of rows) {
-      out += (inode ? r[0].padStart(wi) + ' ' : '') + `${r[1]} ${r[2].padStart(wn)} ${r[3].padEnd(wo)} `
-        + (flags.has('g') ? '' : '') + `${r[4].padEnd(wg)} ${r[5].padStart(ws)} ${r[6]} ${r[7]}\n`;
-    }
-    return out;
-  };
-  let out = yield* render(files.sort((a, b) => (a.name < b.name ? -1 : 1)), false);
-  for (const [i, d] of dirs.entries()) {
-    // O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY, as strace of Debian 12's ls shows (0x90800)
-    const fd = yield* u.open(d.name, 0x90800);
-    if (fd < 0) { yield* u.err(`ls: cannot open directory '${d.name}': ${errStr(fd)}\n`); st = 2; continue; }
-    yield* u.fstat(fd); // fdopendir
-    const r = yield* u.getdents(fd);
-    yield* u.close(fd);
-    const names = (Array.isArray(r) ? r : []).filter((n) => all || (almost ? n !== '.' && n !== '..' : !n.startsWith('.'))).sort();
-    const entries: { name: string; path: string; s: StatInfo }[] = [];
-    for (const n of names) {
-      const p = d.name === '/' ? `/${n}` : `${d.name}/${n}`;
-      if (!long && !inode) { entries.push({ name: n, path: p, s: d.s }); continue; }
-      const s = yield* u.stat(p, true);
-      if (typeof s !== 'number') entries.push({ name: n, path: p, s });
-    }
-    if (targets.length > 1) out += `${out || i ? '\n' : ''}${d.name}:\n`;
-    out += yield* render(entries, true);
-  }
-  // through stdio (a write per line on a terminal), then close_stdout
-  for (const line of out.split(/(?<=\n)/)) if (line) yield* u.printf(line);
-  yield* u.closeStdout();
-  return st;
-};
 
 const chmod: ProgramMain = function* (u, argv) {
   const { flags, ops } = parseArgs(argv);
@@ -509,5 +394,5 @@ const xargs: ProgramMain = function* (u, argv) {
 };
 
 export const coreutils: Record<string, ProgramMain> = {
-  ls, chmod, ln, readlink: readlinkProg, df, du, date, id, env, tee, seq, tr, which, xargs,
+  chmod, ln, readlink: readlinkProg, df, du, date, id, env, tee, seq, tr, which, xargs,
 };

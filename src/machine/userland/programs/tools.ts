@@ -1,6 +1,6 @@
 /** More userland: tar, make, cc (gzip: gzip.ts, ping: ping.ts). */
 import type { U, ProgramMain } from '../../process/user';
-import type { Op, SysResult } from '../../include/sched';
+import type { Op, Prog, SysResult } from '../../include/sched';
 import { bytesToString, toBytes } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 import { hash32 } from '../../core/prng';
@@ -57,6 +57,37 @@ function dateString(sec: number): string {
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}`;
 }
 
+/** xdup2: close `into`, dup `from` there, close `from` (GNU tar's system.c) */
+function* xdup2(u: U, from: number, into: number): G<void> {
+  yield* u.close(into);
+  yield* u.sys('dup', [from]);
+  yield* u.close(from);
+}
+
+/**
+ * The child of `tar czf` (sys_child_open_for_compress, as strace shows Debian 12's tar 1.34): SIGPIPE
+ * back to its default, the pipe's read end as stdin, the archive (is_regular_file, creat 0666) as
+ * stdout, then the compressor through the shell (xexec: execv("/bin/sh", {"/bin/sh", "-c", "gzip"})).
+ */
+function* compressChild(u: U, rfd: number, wfd: number, archive: string): Prog {
+  yield* u.sys('set_robust_list', [0, 24]);
+  yield* u.sigaction(13, 'default');
+  yield* xdup2(u, rfd, 0);
+  yield* u.close(wfd);
+  if (archive) {
+    yield* u.sys('newfstatat', [-100, archive, 0, 0]);
+    const fd = (yield* u.sys('creat', [archive, 0o666])).ret;
+    if (fd < 0) {
+      yield* u.err(`tar (child): ${archive}: Cannot open: ${fd === -13 ? 'Permission denied' : fd === -21 ? 'Is a directory' : 'No such file or directory'}\ntar (child): Error is not recoverable: exiting now\n`);
+      return 2;
+    }
+    yield* xdup2(u, fd, 1);
+  }
+  yield* u.exec('/bin/sh', ['/bin/sh', '-c', 'gzip']);
+  yield* u.err('tar (child): gzip: Cannot exec: No such file or directory\ntar (child): Error is not recoverable: exiting now\n');
+  return 2;
+}
+
 const tar: ProgramMain = function* (u, argv) {
   let mode = '', file = '', gz = false, verbose = false, dir = '';
   const names: string[] = [];
@@ -86,25 +117,35 @@ const tar: ProgramMain = function* (u, argv) {
     // stdopen's checks of 0, 1, 2, SIGCHLD back to its default, then the archive (creat) and its fstat
     for (const fd of [0, 1, 2]) yield* u.sys('fcntl', [fd, 1]);
     yield* u.sigaction(17, 'default');
-    const ofd = gz || !file || file === '-' ? 1 : yield* u.open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o666);
+    const archive = !file || file === '-' ? '' : file;
+    let child = 0;
+    let ofd = 1;
+    if (gz) {
+      // sys_child_open_for_compress: SIGPIPE ignored, a pipe to a child that makes the archive its
+      // stdout and runs the compressor through the shell (xexec: /bin/sh -c gzip)
+      yield* u.sigaction(13, 'ignore');
+      const [rfd, wfd] = yield* u.pipe();
+      child = yield* u.fork((cu) => compressChild(cu, rfd, wfd, archive));
+      yield* u.close(rfd);
+      ofd = wfd;
+    } else if (archive) ofd = yield* u.open(archive, O_WRONLY | O_CREAT | O_TRUNC, 0o666);
     if (ofd < 0) { yield* u.err(`tar: ${file}: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n`); return 2; }
-    if (!gz) yield* u.sys('newfstatat', [ofd, '', 0, 0x1000]);
+    yield* u.sys('newfstatat', [ofd, '', 0, 0x1000]);
     const cwd0 = u.t.proc.cwd;
     if (dir && (yield* u.chdir(dir)) < 0) { yield* u.err(`tar: ${dir}: Cannot open: No such file or directory\n`); return 2; }
-    const c: TarCreate = { epochOf: (ns) => epochOf(u, ns), verbose, out: new TarWriter(u, gz ? -1 : ofd), status: 0, warned: false, names: new Map() };
+    const c: TarCreate = { epochOf: (ns) => epochOf(u, ns), verbose, out: new TarWriter(u, ofd), status: 0, warned: false, names: new Map() };
     for (const n of names) yield* dumpFile(u, c, -100, n, yield* memberName(u, c, n));
     if (dir) yield* u.chdir(cwd0);
     yield* c.out.finish();
-    const st = c.status;
+    let st = c.status;
+    if (ofd !== 1) yield* u.close(ofd);
     if (gz) {
-      const arch = Buffer.concat(c.out.kept);
-      yield* u.cpu(arch.length * 20);
-      const z = gzipBytes(arch);
-      const zfd = !file || file === '-' ? 1 : yield* u.open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o666);
-      if (zfd < 0) { yield* u.err(`tar: ${file}: Cannot open: No such file or directory\n`); return 2; }
-      for (let o = 0; o < z.length; o += RECORD) yield* u.writeAll(zfd, z.subarray(o, Math.min(z.length, o + RECORD)));
-      if (zfd !== 1) yield* u.close(zfd);
-    } else if (ofd !== 1) yield* u.close(ofd);
+      // sys_wait_for_child: the compressor's status
+      const [, ws] = yield* u.wait(child);
+      const sig = ws & 0x7f, code = (ws >> 8) & 0xff;
+      if (sig && sig !== 13) { yield* u.err(`tar: Child died with signal ${sig}\ntar: Error is not recoverable: exiting now\n`); return 2; }
+      if (code) { yield* u.err(`tar: Child returned status ${code}\ntar: Error is not recoverable: exiting now\n`); return 2; }
+    }
     yield* u.closeStdout();
     if (st) yield* u.err('tar: Exiting with failure status due to previous errors\n');
     return st;
