@@ -123,6 +123,19 @@ function hostImports(shared: Set<string>, used: Set<string>): import('esbuild').
   };
 }
 
+/**
+ * The commands' entry points (dist/src/cli/main.js, tapsim_main.js) are rewritten with the loader
+ * and the cache directory's modules inlined: a start resolves, reads and compiles one file
+ * before its bundle instead of four (~1.5 ms of CPU).  The modules the loader requires by name
+ * for a run without bundles (src/cli/pipeline.ts, tapsim.ts) stay requires.
+ */
+const launcherOnly: import('esbuild').Plugin = {
+  name: 'launcher-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(tapsim|pipeline)$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 async function main(): Promise<void> {
   let esbuild: typeof import('esbuild');
   try {
@@ -149,6 +162,10 @@ async function main(): Promise<void> {
     ...common, stdin: { contents: entry, resolveDir: cliDir, sourcefile: 'tapsim.bundle-entry.js', loader: 'js' },
     outfile: tapsimOut, sourcemap: 'linked', plugins,
   });
+  for (const f of ['main.js', 'tapsim_main.js']) {
+    const file = path.join(cliDir, f);
+    await esbuild.build({ ...common, entryPoints: [file], outfile: file, allowOverwrite: true, sourcemap: 'linked', plugins: [launcherOnly, builtinNamespaces] });
+  }
   // Warm the code caches (each written by the loader when its first run ends, with what that run
   // compiled).  The shell's first: a shell reading a tracing file and using the function tracer.
   execFileSync(process.execPath, [path.join(cliDir, 'tapsim_main.js'), 'shell', '-c',
