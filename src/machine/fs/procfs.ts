@@ -137,3 +137,25 @@ export function populateSysCpu(fs: Fs, ncpus: number): void {
     } else fs.procFileIn(dir, name, () => text);
   }
 }
+
+/**
+ * The terminal the machine's processes run on (tty_nr 136:0 in /proc/<pid>/stat: devpts' /dev/pts/0,
+ * group tty) and the tty drivers' list (fs/proc/proc_tty.c show_tty_driver) procps reads to name it.
+ * Made last, so that the inode numbers of the tree before stay.
+ */
+export function populateTty(fs: Fs): void {
+  fs.mkdirp('/dev/pts', 'devtmpfs');
+  fs.devNode('/dev/pts/0', 'tty', false, 136, 0, 0o620).gid = 5;
+  fs.mkdirp('/proc/tty', 'proc', 0o555);
+  fs.procFile('/proc/tty/drivers', () => TTY_DRIVERS);
+}
+/** as a Debian 12 kernel lists them (this host's /proc/tty/drivers) */
+const TTY_DRIVERS = `/dev/tty             /dev/tty        5       0 system:/dev/tty
+/dev/console         /dev/console    5       1 system:console
+/dev/ptmx            /dev/ptmx       5       2 system
+/dev/vc/0            /dev/vc/0       4       0 system:vtmaster
+serial               /dev/ttyS       4      64 serial
+pty_slave            /dev/pts      136 0-1048575 pty:slave
+pty_master           /dev/ptm      128 0-1048575 pty:master
+unknown              /dev/tty        4 1-63 console
+`;
