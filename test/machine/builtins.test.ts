@@ -20,6 +20,13 @@ describe('dash builtins echo, printf, test and [', () => {
     expect(m.run(`printf '%d|%s\\n' 3x 2>&1`).out).to.equal('sh: 1: printf: 3x: not completely converted\n3|\n');
   });
 
+  it('printf: floating-point conversions as glibc prints them (dash on Debian 12: printf "%g %g %g %e %G %.3g %f\\n" ...)', () => {
+    const m = new Machine({ seed: 1 });
+    // expected: Debian 12's dash and coreutils printf on this host print the same line
+    expect(m.run(`printf '%g %g %g %e %G %.3g %f %#g\\n' 0.0001 123456789 0.5 12345 1e-10 2.5 3 2`).out)
+      .to.equal('0.0001 1.23457e+08 0.5 1.234500e+04 1E-10 2.5 3.000000 2.00000\n');
+  });
+
   it('test and [: strings, integers, files, !, -a/-o, errors', () => {
     const m = new Machine({ seed: 1 });
     const st = (c: string) => m.run(`${c}; echo $?`).out.trim();

@@ -66,6 +66,18 @@ describe('machine: shell and programs', () => {
     expect(r.out).to.match(/^16\+0 records in\n16\+0 records out\n65536 bytes \(66 kB, 64 KiB\) copied, /);
     expect(m.run('echo hello | xxd').out).to.equal('00000000: 6865 6c6c 6f0a                           hello.\n');
   });
+  it("dd's statistics as coreutils 9.1 prints them: sizes, %g seconds, the rate, status=noxfer and none", () => {
+    // forms checked with Debian 12's dd on this host (head -c N /dev/zero | dd of=/dev/null bs=100k):
+    // "1 byte copied, 0.0129755 s, 0.1 kB/s", "999999 bytes (1.0 MB, 977 KiB) copied, 0.00461761 s, 217 MB/s"
+    const last = (n: number) => m.run(`head -c ${n} /dev/zero | dd of=/dev/null bs=100k 2>&1 | tail -1`).out;
+    expect(last(1)).to.match(/^1 byte copied, \d\.\d+(e-\d\d)? s, \d+\.\d (k|M)B\/s\n$/);
+    expect(last(999)).to.match(/^999 bytes copied, /);
+    expect(last(1000)).to.match(/^1000 bytes \(1\.0 kB\) copied, /);
+    expect(last(9999)).to.match(/^9999 bytes \(10 kB, 9\.8 KiB\) copied, /);
+    expect(last(999999)).to.match(/^999999 bytes \(1\.0 MB, 977 KiB\) copied, [0-9.e-]+ s, (\d\d?\.\d|\d{3}) [kMG]B\/s\n$/);
+    expect(m.run('dd if=/dev/zero of=/tmp/q count=3 status=noxfer 2>&1').out).to.equal('3+0 records in\n3+0 records out\n');
+    expect(m.run('dd if=/dev/zero of=/tmp/q count=3 status=none 2>&1; echo $?').out).to.equal('0\n');
+  });
   it('sleep advances virtual time; kill of a sleeper', () => {
     const t0 = m.now;
     m.run('sleep 2');

@@ -3,6 +3,7 @@
  * process (no fork, no execve); /usr/bin/echo stays a program for a direct exec.
  */
 import type { U } from '../process/user';
+import { expForm, fixedForm, gForm, nonFinite } from './libc_printf';
 
 type Op = import('../include/sched').Op;
 type SysResult = import('../include/sched').SysResult;
@@ -126,8 +127,8 @@ function* printf(u: U, words: string[]): Generator<Op, number, SysResult> {
         const s = next();
         const v = s === undefined ? 0 : Number(s);
         const p = prec ?? 6;
-        body = conv === 'f' ? v.toFixed(p) : conv === 'e' || conv === 'E' ? expo(v, p) : v.toPrecision(Math.max(1, p));
-        if (conv === 'E' || conv === 'G') body = body.toUpperCase();
+        const upper = conv === 'E' || conv === 'G';
+        body = !Number.isFinite(v) ? nonFinite(v, upper) : conv === 'f' ? fixedForm(v, p) : conv === 'e' || conv === 'E' ? expForm(v, p, upper) : gForm(v, p, upper, flags.includes('#'));
         if (v >= 0 && flags.includes('+')) body = '+' + body;
         out += pad(body, width, flags.includes('-'), flags.includes('0'));
         continue;
@@ -158,11 +159,6 @@ function pad(s: string, width: number | undefined, left: boolean, zero: boolean)
   if (left) return s.padEnd(width);
   if (zero) { const sg = /^[+-]/.test(s) ? s[0] : ''; return sg + s.slice(sg.length).padStart(width - sg.length, '0'); }
   return s.padStart(width);
-}
-
-function expo(v: number, p: number): string {
-  const s = v.toExponential(p);
-  return s.replace(/e([+-])(\d)$/, 'e$10$2');
 }
 
 class TestError extends Error {}

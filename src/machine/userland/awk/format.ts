@@ -4,6 +4,8 @@
  * prefix, hex included), the "looks numeric" test of input fields, and printf/sprintf's C formats.
  */
 
+import { expForm, fixedForm, gForm, nonFinite } from '../libc_printf';
+
 /** An awk value: a number, a string, a strnum (input that looks numeric: compares as a number), or uninitialized. */
 export type V = number | string | StrNum | undefined;
 export class StrNum { constructor(readonly s: string, readonly n: number) {} }
@@ -57,35 +59,6 @@ export function toBool(v: V): boolean {
   if (v === undefined) return false;
   if (v instanceof StrNum) return v.n !== 0;
   return v !== '';
-}
-
-function nonFinite(n: number, upper: boolean): string {
-  const s = Number.isNaN(n) ? (Object.is(n, NaN) && 1 / n < 0 ? '-nan' : 'nan') : n < 0 ? '-inf' : 'inf';
-  return upper ? s.toUpperCase() : s;
-}
-
-/** C's %e digits: mantissa with `prec` decimals and a two-digit (at least) exponent */
-function expForm(n: number, prec: number, upper: boolean): string {
-  const s = n.toExponential(Math.min(prec, 100));
-  const m = /^(-?[0-9.]+)e([+-])([0-9]+)$/.exec(s)!;
-  const e = m[3].length < 2 ? '0' + m[3] : m[3];
-  return `${m[1]}${upper ? 'E' : 'e'}${m[2]}${e}`;
-}
-function fixedForm(n: number, prec: number): string {
-  if (Math.abs(n) < 1e21) return n.toFixed(Math.min(prec, 100));
-  // beyond toFixed's range: the exact integer digits
-  const int = BigInt(Math.trunc(n)).toString();
-  return prec > 0 ? `${int}.${'0'.repeat(prec)}` : int;
-}
-function gForm(n: number, precIn: number, upper: boolean, alt: boolean): string {
-  const p = precIn === 0 ? 1 : precIn;
-  if (n === 0) return alt ? '0.' + '0'.repeat(p - 1) : '0';
-  const x = Math.floor(Math.log10(Math.abs(Number(n.toExponential(p - 1)))));
-  let s = p > x && x >= -4 ? fixedForm(n, p - 1 - x) : expForm(n, p - 1, upper);
-  if (!alt) {
-    s = s.replace(/(\.[0-9]*?)0+(?=$|[eE])/, '$1').replace(/\.(?=$|[eE])/, '');
-  }
-  return s;
 }
 
 /** printf/sprintf: C's conversions (c d i o x X u e E f F g G s %) with flags, width and precision, `*` included */

@@ -5,6 +5,7 @@ import type { ProgramMain } from '../../process/user';
 import { bytesToString } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY, O_RDWR, O_DIRECT } from '../../include/fs';
 import { sh } from '../shell';
+import { gForm } from '../libc_printf';
 import { find } from './find';
 
 function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
@@ -301,7 +302,7 @@ export const programs: Record<string, ProgramMain> = {
    * coreutils dd: SIGINT's and SIGUSR1's actions, the first malloc, if= opened (iflag=direct:
    * O_DIRECT) and dup2'd to 0, lseek(0, 0, SEEK_CUR), of= opened O_WRONLY|O_CREAT|O_TRUNC (oflag=direct:
    * O_DIRECT) and dup2'd to 1, the buffer (mmap'd past malloc's 128 KiB threshold), read/write of bs
-   * until count or EOF, fsync for conv=fsync, close(0), close(1), the statistics in three writes to
+   * until count or EOF, fsync for conv=fsync, close(0), close(1), the statistics (status=none: none; noxfer: the record counts) in writes to
    * stderr, close(2).
    */
   dd: function* (u, argv) {
@@ -350,14 +351,15 @@ export const programs: Record<string, ProgramMain> = {
     else if (conv.includes('fdatasync')) yield* u.sys('fdatasync', [1]);
     yield* u.close(0);
     yield* u.close(1);
-    const secs = Math.max(1e-6, (u.m.now - t0) / 1e9);
-    const rate = bytes / secs;
-    const rs = rate >= 1e9 ? `${(rate / 1e9).toFixed(1)} GB/s` : rate >= 1e6 ? `${(rate / 1e6).toFixed(1)} MB/s` : `${(rate / 1e3).toFixed(1)} kB/s`;
-    const h = (v: number) => (v >= 10 ? String(Math.round(v)) : (Math.round(v * 10) / 10).toFixed(1));
-    const human = bytes >= 1e6 ? ` (${h(bytes / 1e6)} MB, ${h(bytes / 1048576)} MiB)` : bytes >= 1000 ? ` (${h(bytes / 1e3)} kB, ${h(bytes / 1024)} KiB)` : '';
-    yield* u.err(`${full}+${part} records in\n${full}+${part} records out\n`);
-    yield* u.err(`${bytes} bytes${human} copied, ${secs.toPrecision(3)} s, ${rs}`);
-    yield* u.err('\n');
+    // status=none prints nothing, status=noxfer the record counts only (strace of Debian 12's dd 9.1)
+    if (o.status !== 'none') {
+      yield* u.err(`${full}+${part} records in\n${full}+${part} records out\n`);
+      if (o.status !== 'noxfer') {
+        const secs = Math.max(1e-6, (u.m.now - t0) / 1e9);
+        yield* u.err(`${bytes} byte${bytes === 1 ? '' : 's'}${ddHumanBytes(bytes)} copied, ${gForm(secs, 6, false, false)} s, ${ddRate(bytes / secs)}`);
+        yield* u.err('\n');
+      }
+    }
     yield* u.close(2);
     return 0;
   },
@@ -424,3 +426,30 @@ function xxdLine(off: number, b: Uint8Array): string {
 }
 
 export type { Prog };
+
+/**
+ * human_readable's autoscaled size as dd 9.1 prints it after the byte count: " (3.1 kB, 3.0 KiB)" (SI
+ * from 1000 bytes, IEC from 1024), one decimal below 10 and whole numbers above, to the nearest, a
+ * value that rounds up to the base moving to the next unit (999999 bytes: "1.0 MB, 977 KiB"; checked
+ * with Debian 12's dd on 999 to 2e9 bytes)
+ */
+function ddHumanBytes(bytes: number): string {
+  const scaled = (base: number, units: string[]): string => {
+    let v = bytes, i = -1;
+    while (v >= base && i < units.length - 1) { v /= base; i++; }
+    if (v < 10 && Math.round(v * 10) < 100) return `${(Math.round(v * 10) / 10).toFixed(1)} ${units[i]}`;
+    const r = Math.round(v);
+    return r >= base && i < units.length - 1 ? `1.0 ${units[i + 1]}` : `${r} ${units[i]}`;
+  };
+  if (bytes < 1000) return '';
+  const si = scaled(1000, ['kB', 'MB', 'GB', 'TB', 'PB', 'EB']);
+  return bytes < 1024 ? ` (${si})` : ` (${si}, ${scaled(1024, ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'])})`;
+}
+
+/** dd 9.1's transfer rate: SI units from kB/s, one decimal below 100 and whole numbers above ("0.1 kB/s", "61.4 MB/s", "584 MB/s") */
+function ddRate(perSec: number): string {
+  const units = ['kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+  let v = perSec / 1000, i = 0;
+  while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+  return `${v < 100 ? v.toFixed(1) : String(Math.round(v))} ${units[i]}/s`;
+}
