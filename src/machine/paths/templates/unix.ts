@@ -63,25 +63,23 @@ unix_bind
       %unix_find
     %unix_dgram_connect
 `,
+  // the data in an skb queued on the receiver, who is woken (stream and datagram sends alike)
+  unix_queue_skb: `
+sock_alloc_send_pskb
+  __alloc_skb
+%unix_send
+?sock_ok2
+  skb_queue_tail
+  sock_def_readable
+    %wake_waiters
+`,
   unix_sendmsg: `
 ?is_stream
   unix_stream_sendmsg
-    sock_alloc_send_pskb
-      __alloc_skb
-    %unix_send
-    ?sock_ok2
-      skb_queue_tail
-      sock_def_readable
-        %wake_waiters
+    *unix_queue_skb
 ?!is_stream
   unix_dgram_sendmsg
-    sock_alloc_send_pskb
-      __alloc_skb
-    %unix_send
-    ?sock_ok2
-      skb_queue_tail
-      sock_def_readable
-        %wake_waiters
+    *unix_queue_skb
 `,
   unix_recvmsg: `
 ?is_stream
