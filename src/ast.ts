@@ -366,6 +366,8 @@ export interface DerivedProbe {
   pn: string;
   /** The derivation chain for the -p2 `<-` comment and -t `from:` (script-level point first). */
   chain: string[];
+  /** `?` or `!` as written on the location that made this point (-p2 shows it after the point). */
+  mark?: string;
   /** Body including alias prologue/epilogue. */
   body: Block;
   locals: VarDecl[];

@@ -15,6 +15,8 @@ export class SemanticError extends Error {
 
 export class ParseError extends Error {
   /** `saw`: the message is an "expected X" about `tok` (printed as `saw:`), else `at:`. */
+  /** What makes two errors "similar" (one shown, the others counted); the message if unset. */
+  similar?: string;
   constructor(message: string, public tok?: Token, public saw = false, public eof?: SourceFile) {
     super(message);
   }
@@ -97,11 +99,12 @@ export class Diagnostics {
   parseError(e: ParseError): void {
     this.errorCount++;
     if (this.opts.verbose < 1) {
-      if (this.seenParseErrors.has(e.message)) {
+      const key = e.similar ?? e.message;
+      if (this.seenParseErrors.has(key)) {
         this.suppressedErrors++;
         return;
       }
-      this.seenParseErrors.add(e.message);
+      this.seenParseErrors.add(key);
     }
     let out = `parse error: ${e.message}\n`;
     if (e.tok) {

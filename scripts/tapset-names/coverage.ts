@@ -106,7 +106,8 @@ export function coverage(ref: Reference = readReference()): Coverage {
     const d = quietDiag();
     const f = parseFile({ name: '<input>', text: `probe ${names.map((n) => `${n} ?`).join(', ')} {}`, isTapset: false }, { args: [], guru: false } as never, d);
     if (!f) continue;
-    for (const line of listProbes([f], { guru: false, library: library(d) }, d, false)) resolved.add(line);
+    // (-l shows the `?` the batch was written with)
+    for (const line of listProbes([f], { guru: false, library: library(d) }, d, false)) resolved.add(line.replace(/\?$/, ''));
   }
   const unresolved = wanted.filter((n) => !resolved.has(n));
   // macros

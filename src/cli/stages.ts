@@ -81,7 +81,7 @@ export async function stage2(l: Later): Promise<number> {
   const elabOpts: ElabOptions = {
     guru: opts.guru, unoptimized: opts.unoptimized, args: opts.args, usedArgs: l.usedArgs, library: l.library,
     verbose: opts.verbose, listing: l.listing, compatible: opts.compatible, privilege: opts.privilege,
-    target: { command: opts.command, pid: opts.targetPid },
+    target: { command: opts.command, pid: opts.targetPid }, skipBadvars: opts.skipBadvars,
   };
 
   if (l.listing) {
@@ -94,9 +94,15 @@ export async function stage2(l: Later): Promise<number> {
       // stap parses `probe PATTERN {}` and lists what it resolves to
       const { parseFile } = await import('../parse');
       const quiet = new Diagnostics({ verbose: opts.verbose, suppressWarnings: true }, opts.verbose >= 2 ? io.err : () => undefined);
+      // (a pattern that does not parse, `timer.s()`, is reported as stap does: the parse
+      // errors and their count, no pass failure line; real-stap -l)
+      const pd = new Diagnostics({ verbose: opts.verbose, suppressWarnings: true }, io.err);
       const f = parseFile({ name: '<input>', text: `probe ${pattern} {}`, isTapset: false },
-        { args: opts.args, guru: opts.guru, libraryMacros: l.library.macros() as never }, quiet);
-      if (!f) return 1;
+        { args: opts.args, guru: opts.guru, libraryMacros: l.library.macros() as never }, pd);
+      if (!f) {
+        if (pd.errorCount > 0) io.err(`${pd.errorCount} parse error${pd.errorCount === 1 ? '' : 's'}.\n`);
+        return 1;
+      }
       const lines = listProbes([f, ...l.files], elabOpts, quiet, opts.listProbesVars !== undefined);
       io.out(lines.map((s) => s + '\n').join(''));
       return lines.length > 0 ? 0 : 1;

@@ -23,11 +23,24 @@ export interface Expansion {
   condition?: A.Expr;
   /** The user's probe point this came from (set at the outermost level). */
   loc?: A.ProbePoint;
+  /** `?`/`!` as written on the location the point was built from (writtenMark). */
+  mark?: string;
   /**
    * Further points of the same build whose probes are this one's in all but point and pn (the
    * body reads nothing of its point: see pointFree): pass 2 elaborates the body once for all.
    */
   more?: { rp: A.ResolvedPoint; pn: string }[];
+}
+
+/** The marks of locations an alias expansion made (its optionality is the use's too). */
+const aliasPointMarks = new WeakMap<A.ProbePoint, string>();
+
+/**
+ * `?` or `!` as written on a location (`a = begin?` used as `a` shows `begin?`, `a = begin` used
+ * as `a?` shows `begin`: real-stap -p2).
+ */
+export function writtenMark(loc: A.ProbePoint): string {
+  return aliasPointMarks.get(loc) ?? (loc.sufficient ? '!' : loc.optional ? '?' : '');
 }
 
 /** One expansion per point: those sharing a body (Expansion.more) listed one by one. */
@@ -180,14 +193,15 @@ export class Deriver {
         const rps = node.provider.build({ components: concrete, point: loc, guru: this.hooks.guru, warn: (m) => this.diag.warning(m) });
         // (a provider may name the point as written: kernel.data's pp adds .length(1))
         const pnOf = (rp: A.ResolvedPoint): string => (typeof rp.data?.pn === 'string' ? rp.data.pn : rp.pp);
+        const mark = writtenMark(loc);
         if (rps.length > 1 && pointFree(body, loc.condition)) {
           // a wildcard's thousands of points: one body for all (not a copy each)
           out.push({ rp: rps[0], pn: pnOf(rps[0]), chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined,
-            more: rps.slice(1).map((rp) => ({ rp, pn: pnOf(rp) })) });
+            more: rps.slice(1).map((rp) => ({ rp, pn: pnOf(rp) })), mark });
           return;
         }
         for (const rp of rps) {
-          out.push({ rp, pn: pnOf(rp), chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined });
+          out.push({ rp, pn: pnOf(rp), chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined, mark });
         }
         return;
       }
@@ -218,6 +232,7 @@ export class Deriver {
         const pre = c.name.slice(0, dglob) + '*';
         const rest: A.ProbePointComponent = { ...c, name: '**' + c.name.slice(dglob + 2) };
         const sub: A.ProbePoint = { ...loc, components: [...comps.slice(0, i), rest, ...comps.slice(i + 1)] };
+        aliasPointMarks.set(sub, writtenMark(loc));
         // (spanning needs a deeper component: a leaf was matched by the loop above)
         const spans = [...node.children.values()].filter((ch) => ch.arg === 'none' && ch.children.size > 0 && globMatch(pre, ch.name));
         spans.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -271,16 +286,20 @@ export class Deriver {
       return stmts.length === 1 ? body : { k: 'block', stmts, tok: (d.prologue ?? d.epilogue ?? body).tok };
     });
     // Locations: the alias's points with the suffix appended, the use's optionality and condition.
-    const locs: A.ProbePoint[] = d.points.map((p) => ({
-      components: [...p.components, ...suffix],
-      optional: p.optional || use.optional,
-      // stap's alias_expansion_builder copies the alias's points as they are: the use's `!`
-      // stops its own list, not the alias's (nd_syscall.X = ..., nd2_syscall.X!, ... keeps both
-      // kprobes of nd2_syscall.X = kprobe.function("__{ia32,x64}_sys_X"))
-      sufficient: p.sufficient,
-      condition: andConditions(p.condition, use.condition),
-      tok: p.tok,
-    }));
+    const locs: A.ProbePoint[] = d.points.map((p) => {
+      const loc: A.ProbePoint = {
+        components: [...p.components, ...suffix],
+        optional: p.optional || use.optional,
+        // stap's alias_expansion_builder copies the alias's points as they are: the use's `!`
+        // stops its own list, not the alias's (nd_syscall.X = ..., nd2_syscall.X!, ... keeps both
+        // kprobes of nd2_syscall.X = kprobe.function("__{ia32,x64}_sys_X"))
+        sufficient: p.sufficient,
+        condition: andConditions(p.condition, use.condition),
+        tok: p.tok,
+      };
+      aliasPointMarks.set(loc, writtenMark(p));
+      return loc;
+    });
     const sub: Expansion[] = [];
     this.stack.push(entry);
     try {

@@ -6,7 +6,7 @@ import type * as A from '../ast';
 import { chainOperands, chainText } from '../parse/chains';
 import { Diagnostics } from '../diag';
 import { ProbeRegistry, defaultRegistry } from './probes';
-import { setConditionPrinter, aliasChainText, Deriver, Expansion, eachPoint } from './aliases';
+import { setConditionPrinter, aliasChainText, Deriver, Expansion, eachPoint, writtenMark } from './aliases';
 import { Session, ElabOptions } from './session';
 import { Resolver } from './symbols';
 import { TypeResolver } from './types';
@@ -17,12 +17,19 @@ import { programInfo } from './program_info';
 // ---------------------------------------------------------------------------------------------
 // Expressions as stap's -p1/-p2 printer writes them (binary operands parenthesised)
 
-export function exprText(e: A.Expr, mangleGlobals = false): string {
+/**
+ * `mangleGlobals`: print globals as `__global_NAME` (as -p2 does), by their declaration, or for
+ * an unresolved tree (the user's probe point as written) by the names in the set.
+ */
+export function exprText(e: A.Expr, mangleGlobals: boolean | Set<string> = false): string {
   const p = (x: A.Expr): string => `(${exprText(x, mangleGlobals)})`;
   switch (e.k) {
     case 'num': return String(e.value);
     case 'str': return quoteString(e.value);
-    case 'sym': return mangleGlobals && e.ref?.kind === 'global' ? `__global_${e.name}` : e.name;
+    case 'sym': {
+      const global = e.ref ? e.ref.kind === 'global' : mangleGlobals instanceof Set && mangleGlobals.has(e.name);
+      return mangleGlobals && global ? `__global_${e.name}` : e.name;
+    }
     case 'binary': case 'logical': case 'concat': {
       const chain = chainOperands(e);
       if (chain) return chainText(e, chain, (x) => exprText(x, mangleGlobals));
@@ -129,12 +136,17 @@ export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } 
   }
   if (prog.probes.length || extra.length) {
     out += '# probes\n';
+    const globalNames = new Set(prog.globals.map((g) => g.name));
     for (const p of prog.probes) {
-      let pp = p.point.pp;
+      let pp = p.point.pp + (p.mark ?? '');
       if (p.condition) pp += ` if (${exprText(p.condition, true)})`;
       // a family may name its own origin (perf: the alias-expanded point as written, as stap 4.8
       // prints perf derived probes)
-      const origin = p.point.data && typeof p.point.data.dumpOrigin === 'string' ? p.point.data.dumpOrigin : p.chain.join(' <- ');
+      // (the user's points as stap prints them once resolved: a condition's globals mangled)
+      const userEntry = p.decl.points.map((pt) => renderPoint(pt) + (pt.condition ? ` if (${exprText(pt.condition, globalNames)})` : '')).join(',');
+      // (not through an alias: `a if (g > 1)` stays as written)
+      const chain = p.chain.length === 1 && p.decl.points.some((pt) => pt.condition) ? [userEntry] : p.chain;
+      const origin = p.point.data && typeof p.point.data.dumpOrigin === 'string' ? p.point.data.dumpOrigin : chain.join(' <- ');
       out += `${pp} /* <- ${origin} */\n`;
       out += localsBlock([...p.locals, ...(info?.optimized ? stableLocals(p.body) : [])]);
     }
@@ -222,7 +234,8 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
   for (const f of files) for (const p of f.probes) {
     const exps: Expansion[] = [];
     d.derive(p.points, p.body, false, false, exps);
-    for (const x of eachPoint(exps)) pending.push({ x, line: x.pn });
+    // (the script-level point with the mark the user wrote: `-l 'be*?'` lists `begin?`)
+    for (const x of eachPoint(exps)) pending.push({ x, line: x.pn + (x.loc ? writtenMark(x.loc) : '') });
   }
   // -L on aliases: the alias's variables (locals its prologue/epilogue set), typed by a full
   // (unoptimised) elaboration of the same probes, in order of first assignment

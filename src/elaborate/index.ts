@@ -10,7 +10,7 @@ import { Session, ElabOptions } from './session';
 import { Resolver, Scope } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
-import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly } from './optimize';
+import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly, replaceNode } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents, exprChildren, stmtChildren, cmpBytes } from './util';
 import { preorder } from './callgraph';
@@ -83,12 +83,16 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
         const provider = s.providerFor(x.rp.family);
         const scope: Scope = { file: pd.file, locals, localMap: new Map(), point: x.rp, provider, pn: x.pn };
         const dp: A.DerivedProbe = {
-          index: -1, point: x.rp, pn: x.pn, chain: x.chain, body: x.body, locals,
+          index: -1, point: x.rp, pn: x.pn, chain: x.chain, mark: x.mark, body: x.body, locals,
           condition: x.condition, tok: pd.tok, decl: pd,
         };
         probeInfo.set(dp, { elisionTok: x.chain.length > 1 && x.loc ? x.loc.components[0].tok : pd.tok });
         // (a body a wildcard's points share speaks for all of them: Diagnostics.copies)
-        diag.asCopies(1 + (x.more?.length ?? 0), () => resolver.resolveProbe(x.body, scope, x.condition));
+        diag.asCopies(1 + (x.more?.length ?? 0), () => {
+          resolver.resolveProbe(x.body, scope, x.condition);
+          // (after `if (@defined($x))` has dropped its dead branch)
+          if (opts.skipBadvars) skipBadvars(x.body, scope, diag);
+        });
         derived.push({ exp: x, decl: pd, scope, dp });
       }
     }
@@ -210,7 +214,8 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   // stap warns about unused command-line arguments once pass 2 is over (-W does not fail on it)
   unusedArgWarnings(s, opts, diag);
   programInfo.set(prog, {
-    hasConditions: probes.some((p) => p.condition),
+    // (stap's begin probe that arms conditional probes: only for conditions on globals)
+    hasConditions: probes.some((p) => p.condition && readsGlobal(p.condition)),
     displayGlobals: usedGlobals.filter((g) => g.written && !g.read && !g.synthetic && userFiles.has(g.file!)),
     optimized: !opts.unoptimized && !opts.listing,
   });
@@ -268,6 +273,30 @@ function checkEmbeddedGlobals(bodies: A.Block[], functions: A.FunctionDecl[], gl
     if (f.body.k === 'embedded') check(f.body.code);
     else walkStmt(f.body, (e) => { if (e.k === 'embedded') check(e.code); });
   }
+}
+
+/**
+ * --skip-badvars: a `$var` (with what follows it, `$p->f`) its point cannot resolve becomes the
+ * literal 0, with stap's warning; not inside `@defined`, which asks, and not `@var`, which stays
+ * an error (real-stap -p2).
+ */
+function skipBadvars(body: A.Block, scope: Scope, diag: Diagnostics): void {
+  const p = scope.provider;
+  const bad = (e: A.Expr): boolean => e.k === 'target' && !(p?.targetDefined && scope.point && p.targetDefined(scope.point, e));
+  const visit = (e: A.Expr): void => {
+    if (e.k === 'defined') return;
+    if (bad(e)) {
+      diag.warning('Bad $context variable being substituted with literal 0', e.tok);
+      replaceNode(e, { k: 'num', value: 0, tok: e.tok });
+      return;
+    }
+    const lost = e.k === 'assign' && bad(e.target) ? e.target : undefined;
+    exprChildren(e, visit);
+    // `$nosuch = 1` is then `0 = 1` (the resolver's check, made again)
+    if (lost) diag.semanticError(new SemanticError('Expecting lvalue for assignment', e.tok, [new SemanticError('', lost.tok)], 'lvalue'));
+  };
+  const stmt = (st: A.Stmt): void => stmtChildren(st, visit, stmt);
+  stmt(body);
 }
 
 /** Mark the `$var`s of a probe body that its point cannot resolve (see optimize.ts). */
@@ -429,3 +458,11 @@ function unusedArgWarnings(s: Session, opts: ElabOptions, diag: Diagnostics): vo
 }
 
 export { renderComponents, walkExpr };
+
+function readsGlobal(e: A.Expr): boolean {
+  let found = false;
+  walkExpr(e, (x) => {
+    if (x.k === 'sym' && x.ref?.kind === 'global') found = true;
+  });
+  return found;
+}

@@ -29,6 +29,8 @@ export interface ElabOptions {
   target?: TargetSpec;
   /** --privilege (`stapusr`, `stapsys`, `stapdev`, the default): what pass 2 lets the script use (privilege.ts). */
   privilege?: string;
+  /** --skip-badvars: unresolvable `$var`s become 0 with a warning. */
+  skipBadvars?: boolean;
 }
 
 export class Session {

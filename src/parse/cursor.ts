@@ -8,6 +8,7 @@ import type * as A from '../ast';
 import { ParseError } from '../diag';
 import type { ParseOptions } from './options';
 import type { TokenSource } from './tokens';
+import { ppErrors } from './preprocess';
 
 /** Deepest nesting of statements and expressions accepted (far beyond hand-written scripts). */
 export const MAX_NESTING = 1000;
@@ -35,6 +36,15 @@ export class Cursor {
     if (i === this.at1) return this.tok1;
     if (i >= this.toks.length) return undefined;
     const t = this.toks.get(i);
+    if (t.kind === 'junk') {
+      // an error the preprocessor left in the stream (a bad `%( )%`): raised where stap's
+      // scanner would raise it, when the parser reaches it
+      const e = ppErrors.get(t);
+      if (e) {
+        this.pos = i + 1;
+        throw e;
+      }
+    }
     this.at1 = this.at0;
     this.tok1 = this.tok0;
     this.at0 = i;

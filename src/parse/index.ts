@@ -14,7 +14,7 @@ import type * as A from '../ast';
 import { Diagnostics, ParseError } from '../diag';
 import { tokenize, lex, KEYWORDS, pendingErrors } from './lexer';
 import { TokenArray, TokenSource, TokenTable } from './tokens';
-import { expandMacros, resolveConditionals, Macro, LexicalCastError } from './preprocess';
+import { expandMacros, resolveConditionals, Macro, LexicalCastError, ppErrors } from './preprocess';
 import { Cursor } from './cursor';
 import { parseDecl, Declared } from './decl';
 import { PrivilegeError } from './literals';
@@ -31,7 +31,13 @@ export function preprocessFile(file: A.SourceFile, opts: ParseOptions, errors: P
   const toks = tokenize(file, { args: opts.args, usedArgs: opts.usedArgs, errors, compatible: opts.compatible });
   const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
   const expanded = expandMacros(toks, popts);
-  return resolveConditionals(expanded, popts, opts.args);
+  const out: A.Token[] = [];
+  for (const t of resolveConditionals(expanded, popts, opts.args)) {
+    const pe = t.kind === 'junk' ? ppErrors.get(t) : undefined;
+    if (pe) errors.push(pe);
+    else out.push(t);
+  }
+  return out;
 }
 
 /** Collect `@define`s of a library macro file (.stpm). */
@@ -101,7 +107,12 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
       }
       // resynchronise at the next top-level keyword (or embedded code) from the failure point
       let k = Math.max(c.pos, start + 1);
-      while (k < toks.length && !(toks.kind(k) === 'keyword' && TOP_KEYWORDS.has(toks.text(k))) && toks.kind(k) !== 'embedded') k++;
+      while (k < toks.length && !(toks.kind(k) === 'keyword' && TOP_KEYWORDS.has(toks.text(k))) && toks.kind(k) !== 'embedded') {
+        // (the preprocessor's errors on the way are reported, as stap's scanner raises them)
+        const pe = toks.kind(k) === 'junk' ? ppErrors.get(toks.get(k)) : undefined;
+        if (pe) diag.parseError(pe);
+        k++;
+      }
       c.pos = k;
     }
   }

@@ -9,6 +9,7 @@ import { ParseError } from '../diag';
 import { ARCH, KERNEL_RELEASE, KERNEL_VERSION, kconfig } from '../kernel/config';
 
 import { STAP_VERSION, strverscmp } from './version';
+import { pendingErrors } from './lexer';
 
 export { STAP_VERSION, strverscmp };
 
@@ -77,7 +78,7 @@ function defineMacro(toks: Token[], i: number, opts: PreprocessOptions, defined:
   i++;
   const nameTok = toks[i];
   if (!nameTok || nameTok.kind !== 'identifier' && nameTok.kind !== 'keyword') {
-    opts.errors.push(new ParseError('expected identifier', nameTok ?? defTok, true));
+    opts.errors.push(new ParseError('expected identifier', nameTok ?? defTok));
     return toks.length;
   }
   const name = nameTok.text;
@@ -92,19 +93,19 @@ function defineMacro(toks: Token[], i: number, opts: PreprocessOptions, defined:
     for (;;) {
       const p = toks[i];
       if (!p || (p.kind !== 'identifier' && p.kind !== 'keyword')) {
-        opts.errors.push(new ParseError('expected identifier', p ?? nameTok, true));
+        opts.errors.push(new ParseError('expected identifier', p ?? nameTok));
         return toks.length;
       }
       params.push(p.text);
       i++;
       if (isOp(toks[i], ',')) { i++; continue; }
       if (isOp(toks[i], ')')) { i++; break; }
-      opts.errors.push(new ParseError("expected ',' or ')'", toks[i] ?? p, true));
+      opts.errors.push(new ParseError("expected ',' or ')'", toks[i] ?? p));
       return toks.length;
     }
   }
   if (!isOp(toks[i], '%(')) {
-    opts.errors.push(new ParseError(params.length ? "expected '%('" : "expected '%(' or '('", toks[i] ?? nameTok, true));
+    opts.errors.push(new ParseError(params.length ? "expected '%('" : "expected '%(' or '('", toks[i] ?? nameTok));
     return toks.length;
   }
   i++;
@@ -152,7 +153,7 @@ function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions
     if (!isOp(toks[i], '(')) {
       opts.errors.push(new ParseError(
         `expected '(' in invocation of macro '@${m.name}' taking ${m.params.length} parameter${m.params.length === 1 ? '' : 's'}`,
-        toks[i] ?? inv, true));
+        toks[i] ?? inv));
       return null;
     }
     i++;
@@ -232,10 +233,24 @@ export function resolveConditionals(toks: Token[], opts: PreprocessOptions, args
       j++;
     }
     if (cond.length === 0) {
-      throw new ParseError("incomplete condition after '%('", toks[j] ?? toks[start], true);
+      throw new ParseError("incomplete condition after '%('", toks[start]);
     }
-    if (!isOp(toks[j], '%?')) throw new ParseError("expected '%?' marker for conditional", toks[j] ?? toks[n - 1], true);
-    const value = evalCondition(cond, opts);
+    // stap reads a condition three tokens at a time, then one (`%?`, `&&`, `||`); where it
+    // fails, its scanner has read the tokens the failing comparison (or connective) took
+    const failAt = (e: unknown, taken: number): never => {
+      if (e instanceof ParseError) resume.set(e, Math.min(start + 1 + taken, n));
+      throw e;
+    };
+    let value = false;
+    try {
+      value = evalCondition(cond, opts, toks.slice(j, j + 3), toks[start]);
+    } catch (e) {
+      failAt(e, conditionTaken.get(e as ParseError) ?? n);
+    }
+    if (!isOp(toks[j], '%?')) {
+      const e = new ParseError("expected '%?' marker for conditional", toks[start]);
+      failAt(e, cond.length % 4 === 3 ? cond.length + 1 : cond.length);
+    }
     j++;
     // then-branch
     const thenToks: Token[] = [];
@@ -283,45 +298,87 @@ export function resolveConditionals(toks: Token[], opts: PreprocessOptions, args
     throw new ParseError('incomplete conditional at end of file', toks[start]);
   };
 
-  void args;
+  // An error goes into the token stream where the conditional stood (a `junk` token the parser
+  // raises when it reaches it, ppErrors) and scanning goes on where stap's scanner stood: as in
+  // stap, the parser then skips to the next declaration, and each stray `%?`, `%:`, `%)` on the
+  // way is an error of its own ("incomplete conditional - missing '%('").
+  const resume = new WeakMap<ParseError, number>();
   while (i < n) {
     const t = toks[i];
     if (isOp(t, '%(')) {
       try {
         i = conditional(i, out);
       } catch (e) {
-        if (e instanceof ParseError) { opts.errors.push(e); return out; }
-        throw e;
+        if (!(e instanceof ParseError) || e instanceof LexicalCastError) {
+          if (e instanceof ParseError) { opts.errors.push(e); return out; }
+          throw e;
+        }
+        out.push(errorToken(e, t));
+        i = resume.get(e) ?? n;
       }
       continue;
     }
     if (isOp(t, '%?') || isOp(t, '%:') || isOp(t, '%)')) {
-      opts.errors.push(new ParseError("incomplete conditional - missing '%('", t));
-      return out;
+      // (stap raises each of the three from a place of its own: one of each is shown, and
+      // repeats are counted as similar; real-stap -p1)
+      const e = new ParseError("incomplete conditional - missing '%('", t);
+      e.similar = `${e.message} ${t.text}`;
+      out.push(errorToken(e, t));
+      i++;
+      continue;
     }
     out.push(t);
     i++;
   }
+  void args;
   return out;
 }
 
-function evalCondition(cond: Token[], opts: PreprocessOptions): boolean {
-  // OR of ANDs of 3-token atoms
+/** The errors the preprocessor left in the token stream for the parser (see resolveConditionals). */
+export const ppErrors = new WeakMap<Token, ParseError>();
+
+function errorToken(e: ParseError, at: Token): Token {
+  const t: Token = { ...at, kind: 'junk', text: '' };
+  ppErrors.set(t, e);
+  return t;
+}
+
+/** How many condition tokens stap had read when a condition failed (evalCondition). */
+const conditionTaken = new WeakMap<ParseError, number>();
+
+/**
+ * Evaluate `cond` (the tokens up to `%?`), an OR of ANDs of 3-token comparisons; `after` are
+ * the tokens after it (from `%?` on), which a short last comparison reads as stap does;
+ * `start` is the `%(`.
+ */
+function evalCondition(cond: Token[], opts: PreprocessOptions, after: Token[], start: Token): boolean {
   let i = 0;
   let result = false;
   let conj = true;
+  const fail = (e: ParseError, taken: number): never => {
+    conditionTaken.set(e, taken);
+    throw e;
+  };
   for (;;) {
-    if (i + 3 > cond.length) {
-      throw new ParseError(i < cond.length ? 'expected comparison operator' : "incomplete condition after '%('",
-        cond[Math.min(i + 1, cond.length - 1)], true);
+    let atom = cond.slice(i, i + 3);
+    if (atom.length < 3) {
+      // stap reads on through `%?` (or `%)`: `%( 1 %)` is not a comparison of numbers)
+      atom = [...atom, ...after].slice(0, 3);
+      if (atom.length < 3) fail(new ParseError("incomplete condition after '%('", start), cond.length);
     }
-    const v = evalAtom(cond[i], cond[i + 1], cond[i + 2], opts);
+    let v = false;
+    try {
+      v = evalAtom(atom[0], atom[1], atom[2], opts);
+    } catch (e) {
+      if (e instanceof ParseError) fail(e, i + 3);
+      throw e;
+    }
     conj = conj && v;
     i += 3;
     if (i >= cond.length) { result = result || conj; break; }
     if (isOp(cond[i], '&&')) { i++; continue; }
     if (isOp(cond[i], '||')) { result = result || conj; conj = true; i++; continue; }
-    throw new ParseError('expected comparison operator', cond[i], true);
+    fail(new ParseError("expected '%?' marker for conditional", start), i + 1);
   }
   return result;
 }
@@ -339,13 +396,29 @@ function cmp(op: string, c: number): boolean {
   }
 }
 
+const CONDITION_NAMES = new Set(['kernel_v', 'kernel_vr', 'systemtap_v', 'arch', 'runtime', 'systemtap_privilege', 'guru_mode']);
+
 function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boolean {
-  if (op.kind !== 'operator' || !CMP_OPS.includes(op.text)) throw new ParseError('expected comparison operator', op, true);
+  // (a `$1` past the arguments is the lexer's error, raised when the condition reads it)
+  for (const t of [l, op, r]) {
+    const pending = t.kind === 'junk' ? pendingErrors.get(t) : undefined;
+    if (pending) throw pending;
+  }
+  // (what the left side is decides first: `%( 1 %? begin` is not a comparison at all, while
+  // `%( 1 %? 1` has a bad operator; real-stap -p1)
+  const known = (l.kind === 'identifier' && (CONDITION_NAMES.has(l.text) || l.text.startsWith('CONFIG_'))) ||
+    l.kind === 'string' || (l.kind === 'number' && r.kind === 'number');
+  if (!known) {
+    throw new ParseError("expected 'arch', 'kernel_v', 'kernel_vr', 'systemtap_v',\n" +
+      "             'runtime', 'systemtap_privilege', 'CONFIG_...', or\n" +
+      '             comparison between strings or integers', l);
+  }
+  if (op.kind !== 'operator' || !CMP_OPS.includes(op.text)) throw new ParseError('expected comparison operator', op);
   const eqOnly = () => {
-    if (op.text !== '==' && op.text !== '!=') throw new ParseError("expected '==' or '!='", op, true);
+    if (op.text !== '==' && op.text !== '!=') throw new ParseError("expected '==' or '!='", op);
   };
   const strLit = (t: Token): string => {
-    if (t.kind !== 'string') throw new ParseError('expected string literal', t, true);
+    if (t.kind !== 'string') throw new ParseError('expected string literal', t);
     return unescapeRaw(t.text);
   };
   if (l.kind === 'identifier') {
@@ -379,7 +452,7 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
     if (name === 'guru_mode') {
       opts.usedOptions?.add('guru');
       eqOnly();
-      if (r.kind !== 'number' || (r.text !== '0' && r.text !== '1')) throw new ParseError('expected 0 or 1', r, true);
+      if (r.kind !== 'number' || (r.text !== '0' && r.text !== '1')) throw new ParseError('expected 0 or 1', r);
       return (Number(r.text) === (opts.guru ? 1 : 0)) === (op.text === '==');
     }
     if (name.startsWith('CONFIG_')) {
@@ -397,12 +470,13 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
         eqOnly();
         return (have === kconfig(r.text)) === (op.text === '==');
       }
-      throw new ParseError('expected string literal', r, true);
+      throw new ParseError('expected string, number literal or other CONFIG_... as right side operand', r);
     }
   }
   if (l.kind === 'string') {
     const a = unescapeRaw(l.text);
-    const b = strLit(r);
+    if (r.kind !== 'string') throw new ParseError('expected string literal as right value', r);
+    const b = unescapeRaw(r.text);
     return cmp(op.text, a < b ? -1 : a > b ? 1 : 0);
   }
   if (l.kind === 'number' && r.kind === 'number') {
@@ -410,8 +484,7 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
     const b = lexicalCastInt64(r);
     return cmp(op.text, a < b ? -1 : a > b ? 1 : 0);
   }
-  throw new ParseError("expected 'arch', 'kernel_v', 'kernel_vr', 'systemtap_v',\n" +
-    "             'runtime', 'systemtap_privilege', 'CONFIG_...', or comparison between strings or integers", l);
+  throw new Error('unreachable: a condition of an unknown kind');
 }
 
 /**

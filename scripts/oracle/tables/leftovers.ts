@@ -2,9 +2,10 @@
  * Issue 16's leftovers (scripts written for it, one behaviour each): statements after
  * `return`/`next`/`break`/`continue` (stap's dead-control remover, and what it makes pure),
  * `catch (e)` with an unused e, `delete` as a read for the end-of-run display of globals, the
- * errors after a bad `%( )%` condition, `begin?`/`begin!` in -p2 and -l, what -l accepts.
+ * errors after a bad `%( )%` condition, `begin?`/`begin!` in -p2 and -l, probe conditions in
+ * -p2 (the arming begin probe, the point as printed), --skip-badvars, -l of patterns that do not parse.
  */
-import { OracleCase, Table, p2 } from '../cases';
+import { OracleCase, Table, p1, p2 } from '../cases';
 
 const CONTROL = [
   'function g() { return 1; println(2) } probe begin { g() }',
@@ -53,9 +54,58 @@ const DISPLAY = [
   'global a, b probe begin { a[1] = 1; b[1] = 2; delete b }',
 ];
 
+const PP = [
+  'probe begin { %( nosuch == 1 %? println(1) %) }',
+  'probe begin { %( 1 == %? println(1) %) } probe end { x }',
+  '%( kernel_vr == 1 %? probe begin {} %)',
+  '%( kernel_vr == 1 %? probe begin {} %) probe end { println(2) }',
+  'probe begin { %( kernel_v >= "2.6" && nosuch == 1 %? println(1) %: println(2) %) }',
+  'probe begin { %( kernel_v >= "2.6" || 1 1 1 %? println(1) %: println(2) %) }',
+  'probe begin { %( arch == "x86_64" 1 %? println(1) %) } probe end { }',
+  'probe begin { println(1) } %? probe end { } %: probe end { } %)',
+  'probe begin { println(1) } %)',
+  'probe begin { %( 1 == 1 %? println(%( "a" < 2 %? 1 %: 2 %)) %) }',
+  'probe begin { %( CONFIG_NOSUCH == y %? println(1) %: println(2) %) } probe end { %( 2 %? 1 %) }',
+  'probe begin { %( $1 == 1 %? println(1) %) }',
+  'probe begin { %( "a" == "a" && %? println(1) %) }',
+  'probe begin { %( 1 %) }',
+  'probe begin { %( %) }',
+  'probe begin { x = 1 %? 2 %: 3 }',
+];
+
+const MARKS = [
+  'probe begin? { println(1) }',
+  'probe begin! { println(1) }',
+  'probe begin?, end! { println(1) }',
+  'probe timer.s(1)?, timer.s(2)! { println(1) }',
+  'probe nosuch?, begin! { println(1) }',
+  'probe a = begin { } probe a? { println(1) }',
+  'probe a = begin? { } probe a { println(1) }',
+  'probe a = begin! { } probe a? { println(1) }',
+  'probe a = begin, end? { } probe a! { println(1) }',
+  'probe be*? { println(1) }',
+  'probe begin if (1) { println(1) }',
+  'probe timer.s(1) if (0) { println(1) }',
+  'global g probe begin if (g) { println(1) } probe end { g = 1 }',
+  'global g probe timer.s(1) if (g > 1) { println(1) } probe end { g = 1 }',
+  'global g, h probe begin?, end if (g) { println(1) } probe end { g = 1 }',
+  'global g probe a = begin if (g) { } probe a { println(1) } probe end { g = 1 }',
+];
+
+const LIST = ['begin?', 'begin!', 'be*?', 'begin, end?', 'timer.s(1)?', 'timer.s(1)!', 'end!', 'timer.s()', 'timer.ms()', 'begin()', 'timer.s(1', 'timer.s(*)?'];
+
+const SKIP = [
+  'probe begin { println($nosuch) }',
+  'probe timer.s(1) { x = $nosuch->a; println(x) }',
+  'probe begin { $nosuch = 1 }',
+  'probe begin { println(@defined($nosuch)) }',
+  'probe begin { println($nosuch$, $a + $b) }',
+  'probe begin { if (@defined($x)) println($x) else println(1) }',
+];
+
 export const leftovers: Table = {
   name: 'leftovers',
-  about: 'dead control flow, unused catch variables, delete and the global display',
+  about: 'dead control flow, unused catch variables, delete and the global display, %( %) error cascades, ?/! marks, conditions',
   cases(): OracleCase[] {
     const out: OracleCase[] = [];
     CONTROL.forEach((s, i) => {
@@ -67,6 +117,16 @@ export const leftovers: Table = {
       out.push(p2(`catch:${i}:u`, s, '-u'));
     });
     DISPLAY.forEach((s, i) => out.push(p2(`display:${i}`, s)));
+    PP.forEach((s, i) => out.push(p1(`pp:${i}`, s)));
+    MARKS.forEach((s, i) => out.push(p2(`mark:${i}`, s)));
+    SKIP.forEach((s, i) => {
+      out.push(p2(`skip:${i}`, s, '--skip-badvars'));
+      out.push(p2(`skip:${i}:w`, s, '--skip-badvars', '-w'));
+    });
+    LIST.forEach((s, i) => {
+      out.push({ id: `l:${i}`, args: ['-l', s] });
+      out.push({ id: `L:${i}`, args: ['-L', s] });
+    });
     return out;
   },
 };
