@@ -21,29 +21,35 @@ interface KnownFile {
   firstAlias: Record<string, number>;
 }
 
-let known: Map<string, number> | null = null;
+/** the table's answers as parsed (a Map of ~1,000 entries made at every start cost more than the lookups) */
+let known: Record<string, number> | null = null;
 
 /** The table `npm run build` writes. */
 export function builtKnownSymbolsFile(): string {
   return path.join(__dirname, '..', '..', 'kernel-tables', 'known-symbols.json');
 }
 
-/** The table in `file` if it is current for the symbol table's data, else null. */
-export function readKnownSymbols(file: string, stamp: string): Map<string, number> | null {
+/** The table's name -> answer object in `file` if it is current for the symbol table's data, else null. */
+function readKnownFile(file: string, stamp: string): Record<string, number> | null {
   let k: KnownFile;
   try {
     k = JSON.parse(fs.readFileSync(file, 'latin1')) as KnownFile;
   } catch {
     return null;
   }
-  if (k.format !== FORMAT || k.stamp !== stamp) return null;
-  return new Map(Object.entries(k.firstAlias));
+  return k.format === FORMAT && k.stamp === stamp ? k.firstAlias : null;
+}
+
+/** The table in `file` if it is current for the symbol table's data, else null. */
+export function readKnownSymbols(file: string, stamp: string): Map<string, number> | null {
+  const k = readKnownFile(file, stamp);
+  return k && new Map(Object.entries(k));
 }
 
 /** firstAliasOf(name) as the build computed it, or undefined (not a precomputed name, or no current table). */
 export function knownFirstAlias(name: string): number | undefined {
-  if (!known) known = readKnownSymbols(builtKnownSymbolsFile(), sourceStamp()) ?? new Map();
-  return known.get(name);
+  if (!known) known = readKnownFile(builtKnownSymbolsFile(), sourceStamp()) ?? {};
+  return Object.prototype.hasOwnProperty.call(known, name) ? known[name] : undefined;
 }
 
 /** Build step: write the table for `names` (answers from `firstAliasOf`); returns its size. */

@@ -282,12 +282,24 @@ export class Symtab {
 
   /** The modules section's JSON lines (list, ftrace sites, source locations, /sys/module). */
   private modulePart(i: number): string {
-    if (!this.moduleParts) {
+    const parts = this.moduleParts ??= [];
+    let p = parts[i];
+    if (p === undefined) {
+      // only line i is decoded (a start reads /sys/module's, the last and shortest, of ~340 KB)
       const [off, len] = this.h.sections.modules;
-      this.moduleParts = this.src.bytes(off, len).toString('latin1').split('\n');
+      const b = this.moduleBytes ??= this.src.bytes(off, len);
+      let start = 0;
+      for (let k = 0; k < i && start <= b.length; k++) {
+        const nl = b.indexOf(10, start);
+        start = nl < 0 ? b.length + 1 : nl + 1;
+      }
+      if (start > b.length) return undefined as unknown as string;
+      const nl = b.indexOf(10, start);
+      p = parts[i] = b.toString('latin1', start, nl < 0 ? b.length : nl);
     }
-    return this.moduleParts[i];
+    return p;
   }
+  private moduleBytes?: Buffer;
 
   /** Loaded modules, in load order. */
   moduleList(): KModule[] {

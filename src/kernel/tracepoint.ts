@@ -204,7 +204,20 @@ export function tracepoint(name: string): Tracepoint | null {
   if (!found) return null;
   tp = new Tracepoint(name);
   tps.set(name, tp);
+  tracepointsMade.count++;
   return tp;
+}
+
+/**
+ * How many Tracepoint objects tracepoint() has made (a probe can only be registered on one it made):
+ * the machine's executor resolves a path's tracepoint references against the made ones and looks
+ * again when this changes, so a start that attaches nothing never reads the event table.
+ */
+export const tracepointsMade = { count: 0 };
+
+/** The Tracepoint of `name` if tracepoint() has made it, else undefined (reads no table). */
+export function madeTracepoint(name: string): Tracepoint | undefined {
+  return tps.get(name);
 }
 
 /** tracepoint_probe_register_prio(): 0, or -EEXIST for a duplicate (func, data), -ENOENT/-EINVAL. */

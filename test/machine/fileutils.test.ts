@@ -55,4 +55,16 @@ describe('file utilities: cp, mv, rm, mkdir, touch, stat, gzip', function () {
     const r = run('cp /etc/passwd /tmp/p; chmod 640 /tmp/p; gzip /tmp/p; ls /tmp; stat -c %a /tmp/p.gz; gunzip /tmp/p.gz; cat /tmp/p');
     expect(r.out).to.equal(`p.gz\n640\n${run('cat /etc/passwd').out}`);
   });
+
+  it('tar czf pipes the archive through a gzip child (/bin/sh -c gzip); its failure is reported as on Debian 12', () => {
+    const r = run('tar czf /tmp/a.tgz /etc/hostname /etc/passwd; echo rc=$?; tar tzf /tmp/a.tgz; zcat /tmp/a.tgz | wc -c; tar czf /nonexist/x.tgz /etc/hostname; echo rc=$?');
+    // tar 1.34 on this host: the child's messages, then the parent's (status 2)
+    expect(r.out).to.equal("tar: Removing leading `/' from member names\nrc=0\netc/hostname\netc/passwd\n10240\n"
+      + "tar: Removing leading `/' from member names\ntar (child): /nonexist/x.tgz: Cannot open: No such file or directory\n"
+      + 'tar (child): Error is not recoverable: exiting now\ntar: Child returned status 2\ntar: Error is not recoverable: exiting now\nrc=2\n');
+  });
+
+  it('gzip refuses to write compressed data to a terminal (gzip 1.12 on this host)', () => {
+    expect(run('gzip < /etc/hostname').out).to.equal('gzip: compressed data not written to a terminal. Use -f to force compression.\nFor help, type: gzip -h\n');
+  });
 });

@@ -76,7 +76,10 @@ export class Journal {
     // has no inode numbers, so tapsim's own numbering is not used)
     let itable = this.itables.get(ino);
     if (itable === undefined) this.itables.set(ino, (itable = 1306 + Math.floor(this.slot++ / 16)));
-    for (const b of this.known.has(ino) ? [1, 271, 303, itable] : [1, 271, 274, 303, itable, 8698]) this.meta.add(b);
+    // a file only extended since it was logged (blocks appended, `dd seek=16 conv=notrunc,fdatasync` on the
+    // guest) logs 3 (the group descriptors, the block bitmap, its inode's table block)
+    const grown = this.known.has(ino) && !this.reallocated.has(ino) && (this.loggedSize.get(ino) ?? 0) < ino.size;
+    for (const b of !this.known.has(ino) ? [1, 271, 274, 303, itable, 8698] : grown ? [1, 271, itable] : [1, 271, 303, itable]) this.meta.add(b);
     this.known.add(ino);
     this.loggedSize.set(ino, ino.size);
     this.reallocated.delete(ino);
@@ -89,6 +92,10 @@ export function journalOf(m: FsMachine): Journal {
   return j;
 }
 
+/** An empty REQ_PREFLUSH write: the disk's cache flushed (blkdev_issue_flush, "FWS 0 + 0" as the guest traces it). */
+export function flushRequest(cpu: number): BlkRequest {
+  return { ino: null, pages: [], write: true, swap: false, sector: 0, bytes: 0, cpu, waiters: [], flags: REQ_SYNC | REQ_PREFLUSH };
+}
 /** A 4 KiB block request of the journal or the metadata (REQ_SYNC | REQ_META | REQ_PRIO: "WSM" as the guest traces them). */
 export function metaRequest(sector: number, cpu: number, flags = 0, merge = false): BlkRequest {
   return { ino: null, pages: [], write: true, swap: false, sector, bytes: PAGE, cpu, waiters: [], flags: REQ_SYNC | REQ_META | REQ_PRIO | flags, merge };
@@ -103,7 +110,16 @@ ext4.hook('jbd2_kick', (m, c, t, e) => {
   if (!e.jbd2Kicked) {
     e.jbd2Kicked = true;
     const ino = (e.file as { inode?: Inode } | undefined)?.inode ?? (e.a ? fdOf(t, (e.a as number[])[0])?.inode : null);
-    if (ino && e.name === 'fdatasync' && !jr.datasyncNeedsCommit(ino)) return H_CONT;
+    if (ino && e.name === 'fdatasync' && !jr.datasyncNeedsCommit(ino)) {
+      // nothing to commit: ext4_sync_file flushes the disk's cache itself (blkdev_issue_flush), as the
+      // guest's `dd conv=notrunc,fdatasync` over allocated blocks shows ("FWS 0 + 0 [dd]", then "FF")
+      const fl = flushRequest(c.id);
+      fl.waiters.push(t);
+      e.flushRq = fl;
+      pushPath(t.ks, 'blk_plug_flush', newEnv('bio'));
+      pushPath(t.ks, 'bio_submit', newEnv('bio', { req: fl, rq: fl, bio: fl }));
+      return H_AGAIN;
+    }
     if (ino) jr.touch(ino);
     const j = m.procs.jbd2;
     if (!j || !jr.meta.size) return H_CONT;
@@ -115,6 +131,12 @@ ext4.hook('jbd2_kick', (m, c, t, e) => {
   if (jr.waiters.includes(t)) {
     t.state = TASK_UNINTERRUPTIBLE;
     t.wchan = 'jbd2_log_wait_commit';
+    return H_SLEEP;
+  }
+  const fl = e.flushRq as BlkRequest | undefined;
+  if (fl && !fl.done) {
+    t.state = TASK_UNINTERRUPTIBLE;
+    t.wchan = 'submit_bio_wait';
     return H_SLEEP;
   }
   return H_CONT;

@@ -227,10 +227,15 @@ export class Fs {
 
   procFile(p: string, show: () => string, store?: (s: string) => number, mode = 0o444): Inode {
     const pp = this.lookupParent(p)!;
-    const ino = this.mk(S_IFREG | mode, pp.dir.fs);
+    return this.procFileIn(pp.dir, pp.name, show, store, mode);
+  }
+
+  /** procFile in directory `dir` (a tree builder that holds the directory: no path walk). */
+  procFileIn(dir: Inode, name: string, show: () => string, store?: (s: string) => number, mode = 0o444): Inode {
+    const ino = this.mk(S_IFREG | mode, dir.fs);
     ino.show = show;
     ino.store = store ?? null;
-    return this.link(pp.dir, pp.name, ino);
+    return this.link(dir, name, ino);
   }
 
   devNode(p: string, dev: string, blk: boolean, major: number, minor: number, mode = 0o666): Inode {

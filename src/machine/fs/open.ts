@@ -11,14 +11,15 @@ import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
 import { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import type { Cpu } from '../include/cpu';
-import { OpenFile, S_IFREG, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_WRONLY } from '../include/fs';
+import { OpenFile, S_IFREG, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_WRONLY, PAGE } from '../include/fs';
+import type { Inode } from '../include/fs';
 import { fdOf, installFd } from '../include/fdtable';
 import { drain } from '../kernel/sched/core';
 import { kmem } from '../../kernel/memory';
 import { fillFile } from './layout';
 import { journalOf } from './ext4';
 
-const ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21;
+const ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22;
 
 export const fsOpen = new Semantics<FsMachine>('fs/open');
 
@@ -83,13 +84,7 @@ function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, 
   else if (ino.show) { f = new OpenFile('proc', ino, flags); f.text = Buffer.from(ino.show(), 'latin1'); }
   else if (ino.dev && ino.dev !== 'sda' && ino.dev !== 'sda1' && ino.dev !== 'sda2') f = new OpenFile('dev', ino, flags);
   else f = new OpenFile('file', ino, flags);
-  if (flags & O_TRUNC && ino.isReg && !ino.show) {
-    // ext4 frees the blocks: written again, they are allocated anew (fdatasync then commits)
-    if (ino.fs === 'ext4' && ino.size) journalOf(m).reallocated.add(ino);
-    m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages;
-    ino.pc.fill(0); ino.cachedPages = 0; ino.dirtyPages = 0;
-    ino.truncate(0);
-  }
+  if (flags & O_TRUNC && ino.isReg && !ino.show) truncateFile(m, ino, 0);
   if (flags & O_APPEND) f.pos = ino.size;
   // the struct file path_openat allocated, when a probe has seen its address
   if (typeof e.filpAddr === 'number') { kmem.bind(f, e.filpAddr); fillFile(kmem, e.filpAddr, f); }
@@ -109,6 +104,37 @@ fsOpen.hook('close', (m, c, t, e) => {
   if (f.refs === 0) pushPath(t.ks, 'close_file', e);
   const r = drain(c);
   return f.refs === 0 || r === H_PUSHED ? H_PUSHED : H_CONT;
+});
+/**
+ * do_truncate of a regular file to `n` bytes: the pages past the end leave the page cache; ext4 frees
+ * the blocks past it (written again, they are allocated anew: fdatasync then commits)
+ */
+function truncateFile(m: FsMachine, ino: Inode, n: number): void {
+  if (ino.fs === 'ext4' && ino.size > n) journalOf(m).reallocated.add(ino);
+  if (n === 0) {
+    m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages;
+    ino.pc.fill(0); ino.cachedPages = 0; ino.dirtyPages = 0;
+  } else {
+    let dropped = 0;
+    for (let i = Math.ceil(n / PAGE); i < ino.pc.length; i++) {
+      if (!ino.pc[i]) continue;
+      dropped++;
+      if (ino.pc[i] === 2) ino.dirtyPages--;
+      ino.pc[i] = 0;
+    }
+    ino.cachedPages -= dropped; m.mm.filePages -= dropped; m.mm.freePages += dropped;
+  }
+  ino.truncate(n);
+}
+/** ftruncate(fd, length): a regular file open for writing (EINVAL otherwise, as fs/open.c do_sys_ftruncate) */
+fsOpen.syscall('ftruncate', (m, _c, t, e) => {
+  const f = fdOf(t, e.a[0]);
+  const n = Number(e.a[1]);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
+  if (!f.inode || !f.inode.isReg || f.inode.show || !(f.flags & 3) || n < 0) { e.ret = -EINVAL; return H_CONT; }
+  truncateFile(m, f.inode, n);
+  e.ret = 0;
+  return H_CONT;
 });
 /** dup(fd): the file at the lowest free descriptor (fs/file.c ksys_dup) */
 fsOpen.syscall('dup', (_m, _c, t, e) => {

@@ -122,15 +122,40 @@ export function populateSysCpu(fs: Fs, ncpus: number): void {
   const governors = (files.get('cpuidle/available_governors') ?? '').split(' ');
   for (const [rel, text] of files) {
     const at = `${base}/${rel}`;
-    fs.mkdirp(at.slice(0, at.lastIndexOf('/')), 'sysfs');
+    const slash = at.lastIndexOf('/');
+    // the directory mkdirp makes (or finds) is the one procFile's walk would find: nothing under /sys is a symlink or mount yet
+    const dir = fs.mkdirp(at.slice(0, slash), 'sysfs');
+    const name = at.slice(slash + 1);
     if (rel === 'cpuidle/current_governor') {
       let cur = text;
-      fs.procFile(at, () => cur, (s) => {
+      fs.procFileIn(dir, name, () => cur, (s) => {
         const name = s.trim();
         if (!name || !governors.includes(name)) return -22;
         cur = `${name}\n`;
         return s.length;
       }, 0o644);
-    } else fs.procFile(at, () => text);
+    } else fs.procFileIn(dir, name, () => text);
   }
 }
+
+/**
+ * The terminal the machine's processes run on (tty_nr 136:0 in /proc/<pid>/stat: devpts' /dev/pts/0,
+ * group tty) and the tty drivers' list (fs/proc/proc_tty.c show_tty_driver) procps reads to name it.
+ * Made last, so that the inode numbers of the tree before stay.
+ */
+export function populateTty(fs: Fs): void {
+  fs.mkdirp('/dev/pts', 'devtmpfs');
+  fs.devNode('/dev/pts/0', 'tty', false, 136, 0, 0o620).gid = 5;
+  fs.mkdirp('/proc/tty', 'proc', 0o555);
+  fs.procFile('/proc/tty/drivers', () => TTY_DRIVERS);
+}
+/** as a Debian 12 kernel lists them (this host's /proc/tty/drivers) */
+const TTY_DRIVERS = `/dev/tty             /dev/tty        5       0 system:/dev/tty
+/dev/console         /dev/console    5       1 system:console
+/dev/ptmx            /dev/ptmx       5       2 system
+/dev/vc/0            /dev/vc/0       4       0 system:vtmaster
+serial               /dev/ttyS       4      64 serial
+pty_slave            /dev/pts      136 0-1048575 pty:slave
+pty_master           /dev/ptm      128 0-1048575 pty:master
+unknown              /dev/tty        4 1-63 console
+`;

@@ -15,11 +15,10 @@ import type { FsMachine } from './namei';
 import type { Task } from '../include/sched';
 import { TASK_UNINTERRUPTIBLE, TASK_RUNNING } from '../include/sched';
 import type { BlkRequest } from '../include/blkdev';
-import { REQ_SYNC, REQ_PREFLUSH } from '../include/blkdev';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_AGAIN, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { pushWakeups } from '../kernel/sched/core';
-import { journalOf, metaRequest } from './ext4';
+import { journalOf, metaRequest, flushRequest } from './ext4';
 import { waitWriteback } from '../mm/page_writeback';
 
 export const fsSync = new Semantics<FsMachine>('fs/sync');
@@ -87,7 +86,7 @@ fsSync.syscall('sync', (m, c, t, e) => {
   if (reqs && !reqs[reqs.length - 1].done) return sleepOn(t, 'wait_on_page_writeback');
   if (!e.committed && !e.flushRq) {
     // nothing was committed: ext4_sync_fs(wait) flushes the disk cache (an empty REQ_PREFLUSH write)
-    const fl: BlkRequest = { ino: null, pages: [], write: true, swap: false, sector: 0, bytes: 0, cpu: c.id, waiters: [], flags: REQ_SYNC | REQ_PREFLUSH };
+    const fl = flushRequest(c.id);
     e.flushRq = fl;
     return submitAndWait(t, [fl]);
   }

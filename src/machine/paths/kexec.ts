@@ -14,7 +14,7 @@ import { kenterRegs, kleave, siteState } from '../../kernel/ftrace';
 import { LazyRet } from '../../kernel/current';
 import type { PtRegs } from '../../kernel/current';
 import { symbolAddr, symbolCount, symbolName } from '../../kernel/kallsyms';
-import { tracepoint, traceCall, tracepointProto } from '../../kernel/tracepoint';
+import { madeTracepoint, tracepointsMade, traceCall, tracepointProto } from '../../kernel/tracepoint';
 import { hash32 } from '../core/prng';
 import { genericArgs } from './args';
 import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, OP_REPEAT, OP_LOOP, OP_MODEL, OP_SUB, path, tpNames, hookNames, condNames, modelKeyNames } from './dsl';
@@ -143,19 +143,31 @@ class PathRegs implements PtRegs {
 /** one reusable PathRegs per CPU id */
 const cpuRegs: PathRegs[] = [];
 
-/** Per tracepoint reference of the paths (tpNames index): the Tracepoint (its static key) and args. */
-interface TpRef { tp: Tracepoint | null; name: string; build: ArgBuilder | null; proto: string[] | null }
+/**
+ * Per tracepoint reference of the paths (tpNames index): the Tracepoint (its static key) and args.
+ * `tp` is null while no Tracepoint of the name is made (tracepoint(): nothing can be registered on
+ * it, so it is off; a name the kernel lacks never gets one); `made` is tracepointsMade.count when it
+ * was looked for, so that it is looked for again once more are made.
+ */
+interface TpRef { tp: Tracepoint | null; made: number; name: string; build: ArgBuilder | null; proto: string[] | null }
 const tpRefs: TpRef[] = [];
+const tpMade = tracepointsMade;
 function tpRef(idx: number): TpRef {
   let r = tpRefs[idx];
   if (r === undefined) {
     const full = tpNames[idx];
     const colon = full.indexOf(':');
     const name = colon >= 0 ? full.slice(colon + 1) : full;
-    r = { tp: tracepoint(name), name, build: null, proto: null };
+    r = { tp: madeTracepoint(name) ?? null, made: tpMade.count, name, build: null, proto: null };
     tpRefs[idx] = r;
   }
   return r;
+}
+/** A reference without its Tracepoint, looked for again (more were made since): whether it has one now. */
+function tpResolved(r: TpRef): boolean {
+  r.made = tpMade.count;
+  r.tp = madeTracepoint(r.name) ?? null;
+  return r.tp !== null;
 }
 function fireTp(m: MachineCore, c: Cpu, t: Task, e: Env, r: TpRef): void {
   const tp = r.tp as Tracepoint;
@@ -236,7 +248,7 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
       if (op === P_TP) {
         // a tracepoint's static key: one load and a branch while nothing is attached
         const r = tpRefs[code[pc++]] ?? tpRef(code[pc - 1]);
-        if (r.tp === null || !r.tp.enabled) continue;
+        if (r.tp === null ? r.made === tpMade.count || !tpResolved(r) || !r.tp!.enabled : !r.tp.enabled) continue;
         m.now = now; ks.sp = sp; m.kcalls += calls; calls = 0;
         fireTp(m, c, t, env, r);
         now = m.now;

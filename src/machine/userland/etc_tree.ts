@@ -65,7 +65,8 @@ const MACHINE_OWN = new Set(['/etc/passwd', '/etc/group', '/etc/hostname', '/etc
 export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
   const ns = (s: number): number => machineNsOf(bootNs, Math.min(s, latestS));
   const dirs: [Inode, string][] = [];
-  const before = new Set(load().filter(([p]) => fs.lookup(p, '/', true)).map(([p]) => p));
+  // the directories the machine made before (only directories' times are read from it below)
+  const before = new Set(load().filter(([p, type]) => type === 'd' && fs.lookup(p, '/', true)).map(([p]) => p));
   // made in the recorded inode order (savedir's SAVEDIR_SORT_FASTREAD, cp -r's order, sorts by it)
   for (const [p, type, mode, uid, gid, size, mtime, , , body] of [...load()].sort((a, b) => a[8] - b[8])) {
     let ino = fs.lookup(p, '/', true);

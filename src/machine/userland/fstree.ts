@@ -3,10 +3,11 @@ import type { Fs, FsMachine } from '../fs/namei';
 import { S_IFREG, Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
-import { populateProc, populateKernelLists, populateSysClassNet, populateSysCpu } from '../fs/procfs';
+import { populateProc, populateKernelLists, populateSysClassNet, populateSysCpu, populateTty } from '../fs/procfs';
 import { installLoaderFiles } from '../process/ldso';
 import { installLibcFiles } from './libc_nss';
 import { procPidFile } from '../fs/proc_pid';
+import { defaultEnvironment } from './environment';
 import { machineNsOf } from './libc_time';
 import { installEtcTree } from './etc_tree';
 
@@ -169,10 +170,14 @@ export function populate(m: FsMachine, fs: Fs): void {
   installLibcFiles(fs);
   populateSysClassNet(fs);
   // /proc/<pid>/maps: the process' VMAs (include/mm_types.ts Mm.mapsText); files on the root fs are 08:01
+  // the environment a user process started with (the machine does not keep per-process environments:
+  // the one sh -c and stap -c commands get, userland/environment.ts); a kernel thread has none
+  procPidFile('environ', (t) => (t.kthread || t.proc.exited ? '' : Object.entries(defaultEnvironment()).map(([k, v]) => `${k}=${v}\0`).join('')));
   procPidFile('maps', (t) => (t.proc.mm ? t.proc.mm.mapsText((r) => (r.file?.fs === 'ext4' ? '08:01' : '00:05')) : ''));
   installTimes(m, fs);
   installEtcTree(fs, m.bootNs, INSTALL_S);
   populateSysCpu(fs, m.ncpus);
+  populateTty(fs);
   void S_IFREG; void KERNEL_RELEASE;
 }
 

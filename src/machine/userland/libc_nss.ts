@@ -107,6 +107,22 @@ export function* getgrgidName(u: U, gid: number): G<string | null> {
   return (yield* filesLookup(u, '/etc/group', gid))?.[0] ?? null;
 }
 
+/** gnulib's idcache.c (getuser/getgroup), procps' pwcache: one getpwuid/getgrgid per id and process, the number when there is no entry */
+export class IdCache {
+  private users = new Map<number, string>();
+  private groups = new Map<number, string>();
+  *user(u: U, id: number): G<string> {
+    let n = this.users.get(id);
+    if (n === undefined) this.users.set(id, (n = (yield* getpwuidName(u, id)) ?? String(id)));
+    return n;
+  }
+  *group(u: U, id: number): G<string> {
+    let n = this.groups.get(id);
+    if (n === undefined) this.groups.set(id, (n = (yield* getgrgidName(u, id)) ?? String(id)));
+    return n;
+  }
+}
+
 /** tzset's first call: /etc/localtime read as glibc's tzfile does (the machine's zone is UTC either way) */
 export function* tzset(u: U): G<void> {
   if (tzLoaded.has(u)) return;

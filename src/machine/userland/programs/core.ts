@@ -3,7 +3,7 @@ import type { U } from '../../process/user';
 import type { Prog } from '../../include/sched';
 import type { ProgramMain } from '../../process/user';
 import { bytesToString } from '../../process/user';
-import { O_CREAT, O_TRUNC, O_WRONLY, O_DIRECT } from '../../include/fs';
+import { O_CREAT, O_TRUNC, O_WRONLY, O_RDWR, O_DIRECT } from '../../include/fs';
 import { sh } from '../shell';
 import { find } from './find';
 
@@ -320,12 +320,21 @@ export const programs: Record<string, ProgramMain> = {
       yield* u.close(fd);
     }
     yield* u.lseek(0, 0, 1);
+    // seek=N: the output opened O_RDWR without O_TRUNC, cut to N blocks unless conv=notrunc (iftruncate),
+    // then lseek(1, N*bs, SEEK_CUR) (strace of Debian 12's dd seek=16 conv=notrunc on this host)
+    const seek = Number(o.seek ?? 0) * bs;
+    const notrunc = (o.conv ?? '').split(',').includes('notrunc');
     if (o.of) {
-      const fd = yield* u.open(o.of, O_WRONLY | O_CREAT | (o.conv?.split(',').includes('notrunc') ? 0 : O_TRUNC) | direct(o.oflag), 0o666);
+      const fd = yield* u.open(o.of, (seek ? O_RDWR : O_WRONLY) | O_CREAT | (notrunc || seek ? 0 : O_TRUNC) | direct(o.oflag), 0o666);
       if (fd < 0) { yield* u.err(`dd: failed to open '${o.of}': No such file or directory\n`); return 1; }
       yield* u.dup2(fd, 1);
       yield* u.close(fd);
+      if (seek && !notrunc && (yield* u.sys('ftruncate', [1, seek])).ret < 0) {
+        yield* u.err(`dd: failed to truncate to ${seek} bytes in output file '${o.of}': Invalid argument\n`);
+        return 1;
+      }
     }
+    if (seek) yield* u.lseek(1, seek, 1);
     if (bs + 4096 >= 131072) yield* u.mmap('ddbuf', Math.ceil((bs + 4096) / 4096));
     const t0 = u.m.now;
     let full = 0, part = 0, bytes = 0;

@@ -16,7 +16,7 @@ import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
 import type { StatInfo } from '../../include/fs';
 import { epochSeconds, lsTime } from '../libc_time';
-import { getpwuidName, getgrgidName, tzset } from '../libc_nss';
+import { IdCache, tzset } from '../libc_nss';
 import { errStr, parseArgs, modeString, human } from './coreutils';
 
 type G<T> = Generator<Op, T, SysResult>;
@@ -72,22 +72,6 @@ export function lsColumns(names: string[], width: number): string[] {
   return lines;
 }
 
-
-/** idcache.c: getuser/getgroup, one lookup per id and process */
-class IdCache {
-  private users = new Map<number, string>();
-  private groups = new Map<number, string>();
-  *user(u: U, id: number): G<string> {
-    let n = this.users.get(id);
-    if (n === undefined) this.users.set(id, (n = (yield* getpwuidName(u, id)) ?? String(id)));
-    return n;
-  }
-  *group(u: U, id: number): G<string> {
-    let n = this.groups.get(id);
-    if (n === undefined) this.groups.set(id, (n = (yield* getgrgidName(u, id)) ?? String(id)));
-    return n;
-  }
-}
 
 const ls: ProgramMain = function* (u, argv) {
   const { flags, long: longOpts, ops } = parseArgs(argv, '', true);

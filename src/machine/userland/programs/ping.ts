@@ -12,9 +12,10 @@
  * ICMPv6 socket fails (EAFNOSUPPORT) and ping goes on with IPv4 as the real one does.
  */
 import type { ProgramMain } from '../../process/user';
+import { libcapInit } from '../libcap';
 
 const AF_INET = 2, AF_INET6 = 10, SOCK_DGRAM = 2, SOCK_RAW = 3, IPPROTO_ICMP = 1, IPPROTO_ICMPV6 = 58;
-const PR_SET_KEEPCAPS = 8, PR_CAPBSET_READ = 23;
+const PR_SET_KEEPCAPS = 8;
 const CAP_NET_ADMIN = 12, CAP_NET_RAW = 13;
 const SOL_SOCKET = 1, SOL_IP = 0, SOL_RAW = 255, ICMP_FILTER = 1, IP_RECVERR = 11;
 const SO_SNDBUF = 7, SO_RCVBUF = 8, SO_TIMESTAMP = 29, SO_SNDTIMEO = 21, SO_RCVTIMEO = 20;
@@ -35,10 +36,7 @@ export const ping: ProgramMain = function* (u, argv) {
     else if (a.startsWith('-')) { /* other options: defaults */ }
     else host = a;
   }
-  // libcap's constructor: the highest capability the kernel knows (PR_CAPBSET_READ, binary search)
-  for (let lo = 0, hi = 64, mid = 32; hi - lo > 1; mid = (lo + hi) >> 1) {
-    if ((yield* u.sys('prctl', [PR_CAPBSET_READ, mid, 0, 0, 0])).ret >= 0) lo = mid; else hi = mid;
-  }
+  yield* libcapInit(u);
   yield* u.malloc();
   const capget = function* (): Generator<import('../../include/sched').Op, { effective: number; permitted: number; inheritable: number }, import('../../include/sched').SysResult> {
     yield* u.sys('capget', [0, 0]);

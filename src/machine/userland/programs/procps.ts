@@ -9,6 +9,8 @@ import type { Op, SysResult, Task } from '../../include/sched';
 import { bytesToString } from '../../process/user';
 import { epochSeconds, strftime } from '../libc_time';
 import { human } from './coreutils';
+import { IdCache, tzset } from '../libc_nss';
+import { libcapInit } from '../libcap';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -19,49 +21,222 @@ function* readText(u: U, p: string): G<string | null> {
   yield* u.close(fd);
   return t;
 }
-function* isTty(u: U, fd: number): G<boolean> {
-  const s = yield* u.fstat(fd);
-  return typeof s !== 'number' && s.isChr;
+
+/**
+ * libproc2's file2str: a file read into a buffer kept between calls, 1 KiB to start, grown by 1 KiB
+ * each time a read fills it (so one read per file once the buffer is big enough)
+ */
+class StrBuf {
+  size = 1024;
+  *read(u: U, p: string): G<string | null> {
+    const fd = yield* u.open(p, 0);
+    if (fd < 0) return null;
+    let tot = 0;
+    const parts: Uint8Array[] = [];
+    for (;;) {
+      const r = yield* u.read(fd, this.size - tot);
+      if (r.ret <= 0) break;
+      if (r.data) parts.push(r.data);
+      tot += r.ret;
+      if (tot < this.size) break;
+      this.size += 1024;
+    }
+    yield* u.close(fd);
+    return bytesToString(Buffer.concat(parts));
+  }
+}
+/** libproc2's file2strvec (environ, cmdline): reads of what is left of 128 KiB until end of file */
+function* readVec(u: U, p: string): G<string | null> {
+  const fd = yield* u.open(p, 0);
+  if (fd < 0) return null;
+  let tot = 0;
+  const parts: Uint8Array[] = [];
+  for (;;) {
+    const r = yield* u.read(fd, 131072 - tot);
+    if (r.ret <= 0 || !r.data) break;
+    parts.push(r.data);
+    tot += r.ret;
+  }
+  yield* u.close(fd);
+  return bytesToString(Buffer.concat(parts));
+}
+/** a small /proc file read whole with one read of 1 KiB after an fstat (procps' uptime, pid_max) */
+function* readSmall(u: U, p: string): G<string | null> {
+  const fd = yield* u.open(p, 0);
+  if (fd < 0) return null;
+  yield* u.fstat(fd);
+  const r = yield* u.read(fd, 1024);
+  yield* u.close(fd);
+  return bytesToString(r.data ?? new Uint8Array(0));
 }
 
-const USERS: Record<number, string> = { 0: 'root', 1: 'daemon', 33: 'www-data', 100: 'sshd', 1000: 'user' };
+const AT_FDCWD = -100;
+/** ps's signal handler (ps/display.c: every signal but SIGKILL, SIGSTOP, the job-control and ignored ones), highest first */
+const PS_SIGNALS = [31, 30, 29, 26, 25, 24, 21, 17, 16, 15, 14, 13, 12, 11, 10, 8, 7, 6, 5, 4, 1];
+/** the directories ld.so searches for a library not in ld.so.cache, with the hwcaps subdirectories it tries first */
+const LIB_DIRS = ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib', '/usr/lib'];
+const HWCAP_SUBDIRS = ['tls/x86_64/x86_64', 'tls/x86_64', 'tls/x86_64', 'tls', 'x86_64/x86_64', 'x86_64', 'x86_64', ''];
 
-interface PsRow { t: Task; pid: number; ppid: number; user: string; stat: string; tty: string; cmd: string; comm: string; start: string; cpu: number; vsz: number; rss: number; time: number }
+/**
+ * dlopen of a library that is not installed (libproc2's libnuma, procps-ng 4.0.2): ld.so.cache mapped,
+ * the system directories tried (the first search also stats each hwcaps subdirectory), the cache unmapped
+ */
+function* dlopenMissing(u: U, name: string, first: boolean): G<void> {
+  const fd = yield* u.open('/etc/ld.so.cache', 0x80000);
+  let size = 0;
+  if (fd >= 0) {
+    const st = yield* u.fstat(fd);
+    size = typeof st === 'number' ? 0 : st.size;
+    yield* u.sys('mmap', [0, size, 1, 2, fd, 0]);
+    yield* u.close(fd);
+  }
+  for (const dir of LIB_DIRS) {
+    for (const sub of first ? HWCAP_SUBDIRS : ['']) {
+      const d = sub ? `${dir}/${sub}` : dir;
+      yield* u.open(`${d}/${name}`, 0x80000);
+      if (first) yield* u.sys('newfstatat', [AT_FDCWD, d, 0, 0]);
+    }
+  }
+  if (fd >= 0) yield* u.sys('munmap', [0, size], { region: 'ld.so.cache' });
+}
+
+/**
+ * procps-ng 4.0.2's start (strace of Debian 12's `ps aux`, data/recordings/ps.json.gz): malloc, libcap's
+ * bounding-set probe, the signal handlers, libproc2's libnuma dlopen, its own /proc/self look-up, the
+ * terminal size (stdout, stderr, stdin, then /dev/tty), whether stdout is a terminal (lines cut at 80
+ * columns), euid and pid_max
+ */
+function* psStart(u: U): G<boolean> {
+  yield* u.malloc();
+  yield* libcapInit(u);
+  // (its handler ends ps on the signal: here the default action, which ends it too)
+  for (const sig of PS_SIGNALS) yield* u.sigaction(sig, 'default');
+  yield* dlopenMissing(u, 'libnuma.so', true);
+  yield* dlopenMissing(u, 'libnuma.so.1', false);
+  // procps_pids_new: the hertz and the task lookups of ps itself
+  yield* new StrBuf().read(u, '/proc/self/stat');
+  const pid = (yield* u.sys('getpid', [])).ret;
+  yield* u.sys('newfstatat', [AT_FDCWD, '/proc/self/task', 0, 0]);
+  yield* u.sys('mmap', [0, 135168, 3, 0x22, -1, 0]);
+  yield* u.sys('mmap', [0, 135168, 3, 0x22, -1, 0]);
+  yield* readSmall(u, '/proc/uptime');
+  yield* u.sys('mmap', [0, 1183744, 3, 0x22, -1, 0]);
+  yield* new StrBuf().read(u, `/proc/${pid}/status`);
+  yield* u.sys('newfstatat', [AT_FDCWD, `/proc/${pid}`, 0, 0]);
+  yield* new StrBuf().read(u, `/proc/${pid}/stat`);
+  // set_screen_size: the first of stdout, stderr, stdin with a size, else the controlling terminal's
+  let sized = false;
+  for (const fd of [1, 2, 0]) {
+    const r = yield* u.sys('ioctl', [fd, 0x5413, 0]);
+    const ws = (r.info as { ws?: { col: number; row: number } } | undefined)?.ws;
+    if (r.ret === 0 && ws && ws.col > 0 && ws.row > 0) { sized = true; break; }
+  }
+  if (!sized) {
+    // O_RDONLY|O_NOCTTY|O_NONBLOCK
+    const fd = yield* u.open('/dev/tty', 0x900);
+    if (fd >= 0) { yield* u.sys('ioctl', [fd, 0x5413, 0]); yield* u.close(fd); }
+  }
+  const tty = yield* u.isatty(1);
+  yield* u.sys('geteuid', []);
+  yield* readSmall(u, '/proc/sys/kernel/pid_max');
+  yield* u.sys('mmap', [0, 139264, 3, 0x22, -1, 0]);
+  yield* u.sys('mprotect', [0, 4096, 0]);
+  return tty;
+}
+
+interface PsRow { t: Task; pid: number; ppid: number; user: string; stat: string; tty: string; cmd: string; comm: string; start: string; cpu: number; vsz: number; rss: number; time: number; uid: number }
+
+/** the device name of a tty number (procps devname.c: /proc/tty/drivers read once, the candidate paths stat-ed) */
+function* ttyName(u: U, nr: number, drivers: { text: string | null }): G<string> {
+  if (drivers.text === null) {
+    const fd = yield* u.open('/proc/tty/drivers', 0);
+    drivers.text = '';
+    if (fd >= 0) { drivers.text = bytesToString((yield* u.read(fd, 9999)).data ?? new Uint8Array(0)); yield* u.close(fd); }
+  }
+  const major = (nr >> 8) & 0xfff, minor = (nr & 0xff) | ((nr >> 12) & 0xfff00);
+  // Unix98 ptys (major 136..143): /dev/pts<N> then /dev/pts/<N>; the rest by the driver's name
+  const cands = major >= 136 && major <= 143 ? [`/dev/pts${minor}`, `/dev/pts/${minor}`] : major === 4 && minor >= 64 ? [`/dev/ttyS${minor - 64}`] : [`/dev/tty${minor}`];
+  for (const c of cands) {
+    const s = yield* u.stat(c);
+    if (typeof s !== 'number') return c.slice(5);
+  }
+  return '?';
+}
 
 function* psRows(u: U): G<PsRow[]> {
-  // procps reads /proc: the directory, then each process's stat, status and cmdline
-  const fd = yield* u.open('/proc', 0o200000);
-  const names = fd < 0 ? [] : yield* u.getdents(fd);
-  if (fd >= 0) yield* u.close(fd);
+  // procps reads /proc: the directory, then per process its directory's owner, stat, status, the
+  // owner's name, environ, cmdline and the ctty probe, as the task stack of libproc2 does
+  const fd = yield* u.open('/proc', 0x90800);
   const rows: PsRow[] = [];
+  if (fd < 0) return rows;
+  yield* u.fstat(fd);
+  yield* u.sys('brk', [0]);
+  yield* readSmall(u, '/proc/uptime');
   const nowSec = epochSeconds(u.m.bootNs, u.m.now);
-  for (const n of Array.isArray(names) ? names : []) {
-    if (!/^\d+$/.test(n)) continue;
-    const st = yield* readText(u, `/proc/${n}/stat`);
-    if (!st) continue;
-    const cmdline = (yield* readText(u, `/proc/${n}/cmdline`)) ?? '';
-    const t = u.m.procs.list().find((x) => x.tid === Number(n));
-    if (!t) continue;
-    const close = st.lastIndexOf(')');
-    const comm = st.slice(st.indexOf('(') + 1, close);
-    const f = st.slice(close + 2).split(' ');
-    const state = f[0];
-    const nice = Number(f[16]);
-    const threads = Number(f[17]);
-    const ttyNr = Number(f[4]);
-    const startSec = epochSeconds(u.m.bootNs, Number(f[19]) * 1e7);
-    const time = Math.floor((Number(f[11]) + Number(f[12])) / 100);
-    const elapsed = Math.max(1, nowSec - startSec);
-    const isLeader = Number(f[3]) === Number(n);
-    const stat = state + (nice < 0 ? '<' : nice > 0 ? 'N' : '') + (isLeader && Number(f[2]) === Number(n) ? 's' : '') + (threads > 1 ? 'l' : '') + (ttyNr && Number(f[5]) === Number(n) ? '+' : '');
-    const args = cmdline.split('\0').filter(Boolean).join(' ');
-    rows.push({
-      t, pid: Number(n), ppid: Number(f[1]), user: USERS[t.uid] ?? String(t.uid), stat, tty: ttyNr ? `pts/${ttyNr & 0xff}` : '?',
-      cmd: args || `[${comm}]`, comm, start: nowSec - startSec < 86400 ? strftime('%H:%M', startSec) : strftime('%b%d', startSec),
-      cpu: Math.round((time * 1000) / elapsed) / 10, vsz: Math.floor(Number(f[20]) / 1024), rss: Number(f[21]) * 4, time,
-    });
+  const buf = new StrBuf();
+  const users = new IdCache();
+  const drivers = { text: null as string | null };
+  for (;;) {
+    const r = yield* u.sys('getdents64', [fd, 0, 32768]);
+    if (r.ret <= 0) break;
+    for (const n of (r.info?.names as string[] | undefined) ?? []) {
+      if (!/^\d+$/.test(n)) continue;
+      const ds = yield* u.sys('newfstatat', [AT_FDCWD, `/proc/${n}`, 0, 0]);
+      if (ds.ret < 0) continue;
+      const st = yield* buf.read(u, `/proc/${n}/stat`);
+      if (!st) continue;
+      const status = (yield* buf.read(u, `/proc/${n}/status`)) ?? '';
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      const user = yield* users.user(u, uid);
+      yield* readVec(u, `/proc/${n}/environ`);
+      const cmdline = (yield* readVec(u, `/proc/${n}/cmdline`)) ?? '';
+      yield* u.open(`/proc/${n}/ctty`, 0);
+      const t = u.m.procs.list().find((x) => x.tid === Number(n));
+      if (!t) continue;
+      const close = st.lastIndexOf(')');
+      const comm = st.slice(st.indexOf('(') + 1, close);
+      const f = st.slice(close + 2).split(' ');
+      const state = f[0];
+      const nice = Number(f[16]);
+      const threads = Number(f[17]);
+      const ttyNr = Number(f[4]);
+      const tty = ttyNr ? yield* ttyName(u, ttyNr, drivers) : '?';
+      const startSec = epochSeconds(u.m.bootNs, Number(f[19]) * 1e7);
+      const time = Math.floor((Number(f[11]) + Number(f[12])) / 100);
+      const elapsed = Math.max(1, nowSec - startSec);
+      const isLeader = Number(f[3]) === Number(n);
+      const stat = state + (nice < 0 ? '<' : nice > 0 ? 'N' : '') + (isLeader && Number(f[2]) === Number(n) ? 's' : '') + (threads > 1 ? 'l' : '') + (ttyNr && Number(f[5]) === Number(n) ? '+' : '');
+      const args = cmdline.split('\0').filter(Boolean).join(' ');
+      rows.push({
+        t, pid: Number(n), ppid: Number(f[1]), user, uid, stat, tty,
+        cmd: args || `[${comm}]`, comm, start: nowSec - startSec < 86400 ? strftime('%H:%M', startSec) : strftime('%b%d', startSec),
+        cpu: Math.round((time * 1000) / elapsed) / 10, vsz: Math.floor(Number(f[20]) / 1024), rss: Number(f[21]) * 4, time,
+      });
+    }
   }
+  yield* u.close(fd);
   return rows;
+}
+
+/** what ps reads before its first line with a START or TIME: the time zone, the CPUs (/proc/cpuinfo) and the boot time (/proc/stat, twice) */
+function* psClock(u: U): G<void> {
+  yield* tzset(u);
+  let fd = yield* u.open('/proc/cpuinfo', 0);
+  if (fd >= 0) {
+    yield* u.fstat(fd);
+    while ((yield* u.read(fd, 1024)).ret > 0) { /* to the end */ }
+    yield* u.close(fd);
+  }
+  fd = yield* u.open('/proc/stat', 0);
+  if (fd >= 0) {
+    yield* u.fstat(fd);
+    for (let i = 0; i < 2; i++) {
+      yield* u.lseek(fd, 0, 0);
+      yield* u.read(fd, 8192);
+      yield* u.read(fd, 6144);
+    }
+    yield* u.close(fd);
+  }
 }
 
 const mmss = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
@@ -73,41 +248,52 @@ const ps: ProgramMain = function* (u, argv) {
   const opts = bsd ? a[0] : a.filter((x) => x.startsWith('-')).map((x) => x.slice(1)).join('');
   const pIdx = a.indexOf('-p');
   const uIdx = a.indexOf('-u');
+  const tty = yield* psStart(u);
   let rows = yield* psRows(u);
-  const tty = yield* isTty(u, 1);
   const cut = (l: string) => (tty && !opts.includes('w') ? l.slice(0, 80) : l);
-  const memKb = (yield* meminfo(u)).MemTotal || 1;
-  let out = '';
+  const line = (l: string) => u.printf(cut(l) + '\n');
   if (bsd && opts.includes('u')) {
     if (!opts.includes('a') || !opts.includes('x')) rows = rows.filter((r) => r.tty !== '?' || opts.includes('x'));
-    out = cut('USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND') + '\n';
+    yield* line('USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND');
+    // the header is out before /proc/meminfo (%MEM) and the clock are read (strace of ps aux)
+    const memKb = (yield* meminfo(u, true)).MemTotal || 1;
+    yield* psClock(u);
     for (const r of rows) {
       const mem = (Math.round((r.rss * 1000) / memKb) / 10).toFixed(1);
-      out += cut(`${r.user.padEnd(8)} ${String(r.pid).padStart(7)} ${r.cpu.toFixed(1).padStart(4)} ${mem.padStart(4)} ${String(r.vsz).padStart(6)} ${String(r.rss).padStart(5)} ${r.tty.padEnd(8)} ${r.stat.padEnd(4)} ${r.start.padStart(5)} ${mmss(r.time).padStart(6)} ${r.cmd}`) + '\n';
+      yield* line(`${r.user.padEnd(8)} ${String(r.pid).padStart(7)} ${r.cpu.toFixed(1).padStart(4)} ${mem.padStart(4)} ${String(r.vsz).padStart(6)} ${String(r.rss).padStart(5)} ${r.tty.padEnd(8)} ${r.stat.padEnd(4)} ${r.start.padStart(5)} ${mmss(r.time).padStart(6)} ${r.cmd}`);
     }
   } else if (opts.includes('f')) {
     if (!opts.includes('e') && !opts.includes('A')) rows = rows.filter((r) => r.tty !== '?');
     if (pIdx >= 0) rows = rows.filter((r) => a[pIdx + 1].split(',').includes(String(r.pid)));
-    out = cut('UID          PID    PPID  C STIME TTY          TIME CMD') + '\n';
-    for (const r of rows) out += cut(`${r.user.padEnd(8)} ${String(r.pid).padStart(7)} ${String(r.ppid).padStart(7)} ${String(Math.min(99, Math.floor(r.cpu))).padStart(2)} ${r.start.padStart(5)} ${r.tty.padEnd(8)} ${hhmmss(r.time).padStart(8)} ${r.cmd}`) + '\n';
+    yield* line('UID          PID    PPID  C STIME TTY          TIME CMD');
+    yield* psClock(u);
+    for (const r of rows) yield* line(`${r.user.padEnd(8)} ${String(r.pid).padStart(7)} ${String(r.ppid).padStart(7)} ${String(Math.min(99, Math.floor(r.cpu))).padStart(2)} ${r.start.padStart(5)} ${r.tty.padEnd(8)} ${hhmmss(r.time).padStart(8)} ${r.cmd}`);
   } else {
     if (pIdx >= 0) rows = rows.filter((r) => a[pIdx + 1].split(',').includes(String(r.pid)));
-    else if (uIdx >= 0) rows = rows.filter((r) => r.user === a[uIdx + 1] || String(r.t.uid) === a[uIdx + 1]);
+    else if (uIdx >= 0) rows = rows.filter((r) => r.user === a[uIdx + 1] || String(r.uid) === a[uIdx + 1]);
     else if (!opts.includes('e') && !opts.includes('A') && !(bsd && opts.includes('a') && opts.includes('x'))) {
       // the processes of this terminal (procps: same tty and euid as ps itself)
       const self = rows.find((r) => r.pid === u.t.pid);
       rows = rows.filter((r) => r.tty !== '?' && r.tty === (self?.tty ?? 'pts/0'));
     }
-    out = '    PID TTY          TIME CMD\n';
-    for (const r of rows) out += `${String(r.pid).padStart(7)} ${r.tty.padEnd(8)} ${hhmmss(r.time)} ${r.comm}\n`;
+    yield* u.printf('    PID TTY          TIME CMD\n');
+    for (const r of rows) yield* u.printf(`${String(r.pid).padStart(7)} ${r.tty.padEnd(8)} ${hhmmss(r.time)} ${r.comm}\n`);
   }
-  yield* u.out(out);
+  yield* u.sys('munmap', [0, 1183744]);
+  yield* u.closeStdout();
   return 0;
 };
 
-/** /proc/meminfo's fields in KiB */
-function* meminfo(u: U): G<Record<string, number>> {
-  const t = (yield* readText(u, '/proc/meminfo')) ?? '';
+/** /proc/meminfo's fields in KiB (procps' meminfo: rewound and read twice with 8191 bytes) */
+function* meminfo(u: U, procps = false): G<Record<string, number>> {
+  let t = '';
+  if (procps) {
+    const fd = yield* u.open('/proc/meminfo', 0);
+    if (fd >= 0) {
+      for (let i = 0; i < 2; i++) { yield* u.lseek(fd, 0, 0); t = bytesToString((yield* u.read(fd, 8191)).data ?? new Uint8Array(0)); }
+      yield* u.close(fd);
+    }
+  } else t = (yield* readText(u, '/proc/meminfo')) ?? '';
   const m: Record<string, number> = {};
   for (const l of t.split('\n')) { const x = /^(\S+):\s+(\d+)/.exec(l); if (x) m[x[1]] = Number(x[2]); }
   return m;

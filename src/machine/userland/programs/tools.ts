@@ -5,7 +5,7 @@ import { bytesToString, toBytes } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 import { hash32 } from '../../core/prng';
 import { epochSeconds } from '../libc_time';
-import { gzipBytes, gunzipBytes } from './gzip';
+import { gunzipBytes } from './gzip';
 import { TarWriter, TarCreate, RECORD, dumpFile, memberName } from './tar';
 
 type G<T> = Generator<Op, T, SysResult>;
@@ -137,7 +137,7 @@ const tar: ProgramMain = function* (u, argv) {
     for (const n of names) yield* dumpFile(u, c, -100, n, yield* memberName(u, c, n));
     if (dir) yield* u.chdir(cwd0);
     yield* c.out.finish();
-    let st = c.status;
+    const st = c.status;
     if (ofd !== 1) yield* u.close(ofd);
     if (gz) {
       // sys_wait_for_child: the compressor's status
