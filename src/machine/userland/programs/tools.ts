@@ -6,6 +6,7 @@ import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 import { hash32 } from '../../core/prng';
 import { epochSeconds } from '../libc_time';
 import { gunzipBytes } from './gzip';
+import { execvp } from '../libfs';
 import { TarWriter, TarCreate, RECORD, dumpFile, memberName } from './tar';
 
 type G<T> = Generator<Op, T, SysResult>;
@@ -88,6 +89,30 @@ function* compressChild(u: U, rfd: number, wfd: number, archive: string): Prog {
   return 2;
 }
 
+/**
+ * The child of `tar tzf`/`tar xzf` (sys_child_open_for_uncompress, as strace shows Debian 12's tar 1.34
+ * on `tar tzf /tmp/mt.tgz`): SIGPIPE back to its default, the pipe's write end as stdout, the read end
+ * closed, the archive (stat, open O_RDONLY) as stdin, then `gzip -d` looked up in PATH (execvp).
+ */
+function* uncompressChild(u: U, rfd: number, wfd: number, archive: string): Prog {
+  yield* u.sys('set_robust_list', [0, 24]);
+  yield* u.sigaction(13, 'default');
+  yield* xdup2(u, wfd, 1);
+  yield* u.close(rfd);
+  if (archive) {
+    yield* u.sys('newfstatat', [-100, archive, 0, 0]);
+    const fd = (yield* u.sys('openat', [-100, archive, 0])).ret;
+    if (fd < 0) {
+      yield* u.err(`tar (child): ${archive}: Cannot open: ${fd === -13 ? 'Permission denied' : 'No such file or directory'}\ntar (child): Error is not recoverable: exiting now\n`);
+      return 2;
+    }
+    yield* xdup2(u, fd, 0);
+  }
+  yield* execvp(u, 'gzip', ['gzip', '-d']);
+  yield* u.err('tar (child): gzip: Cannot exec: No such file or directory\ntar (child): Error is not recoverable: exiting now\n');
+  return 2;
+}
+
 const tar: ProgramMain = function* (u, argv) {
   let mode = '', file = '', gz = false, verbose = false, dir = '';
   const names: string[] = [];
@@ -151,18 +176,32 @@ const tar: ProgramMain = function* (u, argv) {
     return st;
   }
   // list / extract
-  const ifd = !file || file === '-' ? 0 : yield* u.open(file);
-  if (ifd < 0) { yield* u.err(`tar: ${file}: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n`); return 2; }
-  let arch = yield* u.readAll(ifd, RECORD);
-  if (ifd !== 0) yield* u.close(ifd);
-  if (arch.length >= 2 && arch[0] === 0x1f && arch[1] === 0x8b) {
+  let arch: Uint8Array;
+  if (gz) {
+    // stdopen's checks, SIGCHLD back to its default, a pipe from a child running gzip -d on the archive;
+    // the records read from the pipe (fstat first), the child's status
+    for (const fd of [0, 1, 2]) yield* u.sys('fcntl', [fd, 1]);
+    yield* u.sigaction(17, 'default');
+    const [rfd, wfd] = yield* u.pipe();
+    const child = yield* u.fork((cu) => uncompressChild(cu, rfd, wfd, !file || file === '-' ? '' : file));
+    yield* u.close(wfd);
+    yield* u.sys('newfstatat', [rfd, '', 0, 0x1000]);
+    arch = yield* u.readAll(rfd, RECORD);
+    yield* u.close(rfd);
+    const [, ws] = yield* u.wait(child);
+    const code = (ws >> 8) & 0xff;
+    if (code) { yield* u.err(`tar: Child returned status ${code}\ntar: Error is not recoverable: exiting now\n`); return 2; }
+  } else {
+    const ifd = !file || file === '-' ? 0 : yield* u.open(file);
+    if (ifd < 0) { yield* u.err(`tar: ${file}: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now\n`); return 2; }
+    arch = yield* u.readAll(ifd, RECORD);
+    if (ifd !== 0) yield* u.close(ifd);
+  }
+  if (!gz && arch.length >= 2 && arch[0] === 0x1f && arch[1] === 0x8b) {
     const r = gunzipBytes(arch);
     if (!r) { yield* u.err('gzip: stdin: not in gzip format\ntar: Child returned status 1\ntar: Error is not recoverable: exiting now\n'); return 2; }
     yield* u.cpu(r.length * 4);
     arch = r;
-  } else if (gz) {
-    yield* u.err('gzip: stdin: not in gzip format\ntar: Child returned status 1\ntar: Error is not recoverable: exiting now\n');
-    return 2;
   }
   const ents = parseTar(arch);
   if (!ents) { yield* u.err('tar: This does not look like a tar archive\ntar: Exiting with failure status due to previous errors\n'); return 2; }
