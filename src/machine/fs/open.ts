@@ -8,7 +8,8 @@ import { Fs, atDir } from './namei';
 import type { FsMachine } from './namei';
 import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
-import { Task } from '../include/sched';
+import { Task, RW_TASKWORK } from '../include/sched';
+import type { Cpu } from '../include/cpu';
 import type { Env } from '../include/kstack';
 import { OpenFile, S_IFREG, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY } from '../include/fs';
 import { fdOf, installFd } from '../include/fdtable';
@@ -20,34 +21,8 @@ const ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21;
 
 export const fsOpen = new Semantics<FsMachine>('fs/open');
 
-/**
- * The error of an open found before the file is opened (lookup: ENOENT; do_open: EEXIST,
- * ENOTDIR, EISDIR), 0 when path_openat goes on to vfs_open.
- */
-function openError(m: FsMachine, t: Task, e: Env): number {
-  const p = String(e.a[1]);
-  const flags = Number(e.a[2]);
-  const cwd = atDir(m, t, e.a[0], p);
-  const ino = m.fs.lookup(p, cwd);
-  if (!ino) {
-    if (!(flags & O_CREAT)) return -ENOENT;
-    const pp = m.fs.lookupParent(p, cwd);
-    return pp ? (pp.dir.pseudo ? -13 : 0) : -ENOENT;
-  }
-  if (flags & O_CREAT && flags & O_EXCL) return -EEXIST;
-  if (flags & O_DIRECTORY && !ino.isDir) return -ENOTDIR;
-  if (ino.isDir && (flags & 3)) return -EISDIR;
-  return 0;
-}
-fsOpen.cond('opened', (_m, _c, _t, e) => typeof e.ret === 'number' && e.ret >= 0);
-// the checks run once: e.ret is the open's error (0: path_openat goes on to vfs_open, whose
-// %open then sets the fd)
-fsOpen.hook('open_check', (m, _c, t, e) => {
-  e.ret = openError(m, t, e);
-  return H_CONT;
-});
-fsOpen.cond('open_ok', (_m, _c, _t, e) => e.ret === 0);
-fsOpen.hook('open', (m, c, t, e) => {
+/** The open itself (lookup, create, the checks of do_open, the file opened and installed: fd_install). */
+function openFile(m: FsMachine, c: Cpu, t: Task, e: Env): number {
   const p = String(e.a[1]);
   const flags = Number(e.a[2]);
   const fs = m.fs;
@@ -85,20 +60,45 @@ fsOpen.hook('open', (m, c, t, e) => {
     ino.truncate(0);
   }
   if (flags & O_APPEND) f.pos = ino.size;
-  // the struct file path_openat allocated, when a probe has seen its address
-  if (typeof e.filpAddr === 'number') { kmem.bind(f, e.filpAddr); fillFile(kmem, e.filpAddr, f); }
   e.ret = installFd(t, f);
-  // the struct file and fd the rest of the open path sees (fd_install(fd, file), ...)
-  e.file = f;
+  // the struct file and fd the rest of the open path sees from do_dentry_open on (fd_install(fd, file), ...)
+  e.opened = f;
   e.fd = e.ret;
   return H_CONT;
+}
+/**
+ * do_dentry_open: the file the open made is the struct file path_openat allocated (bound to its address
+ * when a probe has seen it, laid out as opened); before it, probes see the struct as alloc_empty_file left it.
+ */
+fsOpen.hook('open_bind', (_m, _c, _t, e) => {
+  const f = e.opened;
+  if (!(f instanceof OpenFile) || e.name !== 'openat') return H_CONT;
+  if (typeof e.filpAddr === 'number') { kmem.bind(f, e.filpAddr); fillFile(kmem, e.filpAddr, f); }
+  e.file = f;
+  return H_CONT;
 });
-fsOpen.hook('close', (m, c, t, e) => {
-  const fd = e.a[0] as number;
+fsOpen.at('do_dentry_open', 'open_bind');
+/**
+ * openat(2) on its recorded trees: the open, then (a failure) the struct file path_openat allocated is
+ * freed by the deferred fput on the way back to user mode, as the recordings show (task_work_run ____fput).
+ */
+fsOpen.syscall('openat', (m, c, t, e) => {
+  const r = openFile(m, c, t, e);
+  if (e.ret < 0) t.resumeWork |= RW_TASKWORK;
+  return r;
+});
+
+/** Close descriptor `fd` of `t` (close_fd: pick_file, filp_close): the file, or null when none is open there. */
+function closeFd(t: Task, fd: number): OpenFile | null {
   const f = fdOf(t, fd);
-  if (!f) { e.ret = -EBADF; return H_CONT; }
+  if (!f) return null;
   t.proc.fds[fd] = null;
   f.close();
+  return f;
+}
+fsOpen.hook('close', (m, c, t, e) => {
+  const f = closeFd(t, e.a[0] as number);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
   e.ret = 0;
   if (f.refs === 0) pushPath(t.ks, 'close_file', e);
   const r = drain(c);
