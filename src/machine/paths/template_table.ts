@@ -18,8 +18,8 @@
  * text as before.  A stale or missing table is only unused.
  */
 import * as fs from 'fs';
-import * as path from 'path';
 import { sourceStamp } from '../../kernel/ksymtab';
+import { builtTableFile, writeTable } from './model_table';
 
 const FORMAT = `tapsim-templates-1-${new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 'LE' : 'BE'}`;
 
@@ -44,14 +44,9 @@ export function includesOf(text: string): string[] {
   return out;
 }
 
-/** dist/kernel-tables/templates.bin (found upward from this module: dist/src/machine/paths, or bundled dist/src/cli). */
+/** dist/kernel-tables/templates.bin */
 export function builtTemplateTableFile(): string {
-  let d = __dirname;
-  for (let i = 0; i < 4; i++) {
-    if (fs.existsSync(path.join(d, 'kernel-tables'))) return path.join(d, 'kernel-tables', 'templates.bin');
-    d = path.dirname(d);
-  }
-  return path.join(__dirname, '..', '..', '..', 'kernel-tables', 'templates.bin');
+  return builtTableFile('templates.bin');
 }
 
 /** Build step: write the table of `programs` (operands numbered as `names`; template texts `source`) to `file`; returns its size. */
@@ -81,12 +76,7 @@ export function writeTemplateTable(file: string, programs: readonly BuiltTemplat
     off += code.length + at.length;
   }
   const header = Buffer.from(JSON.stringify({ format: FORMAT, symtab: sourceStamp(), names, sources, paths } satisfies Header), 'latin1');
-  const all = Buffer.concat([Buffer.from(`${header.length}\n`, 'latin1'), header, ...chunks]);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, all);
-  fs.renameSync(tmp, file);
-  return all.length;
+  return writeTable(file, Buffer.concat([Buffer.from(`${header.length}\n`, 'latin1'), header, ...chunks]));
 }
 
 /** The table as a process reads it: the build's numbering, and each template's program when still current. */
