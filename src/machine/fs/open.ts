@@ -8,9 +8,9 @@ import { Fs, atDir } from './namei';
 import type { FsMachine } from './namei';
 import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
-import { Task } from '../include/sched';
-import type { Env } from '../include/kstack';
+import { Task, RW_TASKWORK } from '../include/sched';
 import type { Cpu } from '../include/cpu';
+import type { Env } from '../include/kstack';
 import { OpenFile, S_IFREG, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_WRONLY, PAGE } from '../include/fs';
 import type { Inode } from '../include/fs';
 import { fdOf, installFd } from '../include/fdtable';
@@ -23,37 +23,7 @@ const ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22
 
 export const fsOpen = new Semantics<FsMachine>('fs/open');
 
-/**
- * The error of an open found before the file is opened (lookup: ENOENT; do_open: EEXIST,
- * ENOTDIR, EISDIR), 0 when path_openat goes on to vfs_open.
- */
-function openError(m: FsMachine, t: Task, e: Env): number {
-  const p = String(e.a[1]);
-  const flags = Number(e.a[2]);
-  const cwd = atDir(m, t, e.a[0], p);
-  const ino = m.fs.lookup(p, cwd);
-  if (!ino) {
-    if (!(flags & O_CREAT)) return -ENOENT;
-    const pp = m.fs.lookupParent(p, cwd);
-    return pp ? (pp.dir.pseudo ? -13 : 0) : -ENOENT;
-  }
-  if (flags & O_CREAT && flags & O_EXCL) return -EEXIST;
-  if (flags & O_DIRECTORY && !ino.isDir) return -ENOTDIR;
-  if (ino.isDir && (flags & 3)) return -EISDIR;
-  return 0;
-}
-fsOpen.cond('opened', (_m, _c, _t, e) => typeof e.ret === 'number' && e.ret >= 0);
-// the checks run once: e.ret is the open's error (0: path_openat goes on to vfs_open, whose
-// %open then sets the fd)
-fsOpen.hook('open_check', (m, _c, t, e) => {
-  e.ret = openError(m, t, e);
-  return H_CONT;
-});
-fsOpen.cond('open_ok', (_m, _c, _t, e) => e.ret === 0);
-fsOpen.hook('open', (m, c, t, e) => openAt(m, c, t, e, e.a[0], String(e.a[1]), Number(e.a[2]), Number(e.a[3])));
-/** creat(path, mode): open(path, O_CREAT|O_WRONLY|O_TRUNC, mode) (fs/open.c) */
-fsOpen.syscall('creat', (m, c, t, e) => openAt(m, c, t, e, -100, String(e.a[0]), O_CREAT | O_WRONLY | O_TRUNC, Number(e.a[1])));
-/** do_sys_openat2 after the path walk: the inode found or created, its struct file installed at the lowest free fd */
+/** The open itself (lookup, create, the checks of do_open, the file opened and installed: fd_install). */
 function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, flags: number, mode: number): number {
   const fs = m.fs;
   const cwd = atDir(m, t, dfd, p);
@@ -86,24 +56,85 @@ function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, 
   else f = new OpenFile('file', ino, flags);
   if (flags & O_TRUNC && ino.isReg && !ino.show) truncateFile(m, ino, 0);
   if (flags & O_APPEND) f.pos = ino.size;
-  // the struct file path_openat allocated, when a probe has seen its address
-  if (typeof e.filpAddr === 'number') { kmem.bind(f, e.filpAddr); fillFile(kmem, e.filpAddr, f); }
   e.ret = installFd(t, f);
-  // the struct file and fd the rest of the open path sees (fd_install(fd, file), ...)
-  e.file = f;
+  // the struct file and fd the rest of the open path sees from do_dentry_open on (fd_install(fd, file), ...)
+  e.opened = f;
   e.fd = e.ret;
   return H_CONT;
 }
-fsOpen.hook('close', (m, c, t, e) => {
-  const fd = e.a[0] as number;
+/**
+ * do_dentry_open: the file the open made is the struct file path_openat allocated (bound to its address
+ * when a probe has seen it, laid out as opened); before it, probes see the struct as alloc_empty_file left it.
+ */
+fsOpen.hook('open_bind', (_m, _c, _t, e) => {
+  const f = e.opened;
+  if (!(f instanceof OpenFile) || e.name !== 'openat') return H_CONT;
+  if (typeof e.filpAddr === 'number') { kmem.bind(f, e.filpAddr); fillFile(kmem, e.filpAddr, f); }
+  e.file = f;
+  return H_CONT;
+});
+fsOpen.at('do_dentry_open', 'open_bind');
+/**
+ * openat(2) on its recorded trees: the open, then (a failure) the struct file path_openat allocated is
+ * freed by the deferred fput on the way back to user mode, as the recordings show (task_work_run ____fput).
+ */
+fsOpen.syscall('openat', (m, c, t, e) => {
+  const r = openAt(m, c, t, e, e.a[0], String(e.a[1]), Number(e.a[2]), Number(e.a[3]));
+  if (e.ret < 0) t.resumeWork |= RW_TASKWORK;
+  return r;
+});
+/** creat(path, mode): open(path, O_CREAT|O_WRONLY|O_TRUNC, mode) (fs/open.c); it runs no recorded tree, so the file is the one it opened */
+fsOpen.syscall('creat', (m, c, t, e) => {
+  const r = openAt(m, c, t, e, -100, String(e.a[0]), O_CREAT | O_WRONLY | O_TRUNC, Number(e.a[1]));
+  if (e.opened instanceof OpenFile) e.file = e.opened;
+  return r;
+});
+
+/** Close descriptor `fd` of `t` (close_fd: pick_file, filp_close): the file, or null when none is open there. */
+function closeFd(t: Task, fd: number): OpenFile | null {
   const f = fdOf(t, fd);
-  if (!f) { e.ret = -EBADF; return H_CONT; }
+  if (!f) return null;
   t.proc.fds[fd] = null;
   f.close();
+  return f;
+}
+fsOpen.hook('close', (m, c, t, e) => {
+  const f = closeFd(t, e.a[0] as number);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
   e.ret = 0;
   if (f.refs === 0) pushPath(t.ks, 'close_file', e);
   const r = drain(c);
   return f.refs === 0 || r === H_PUSHED ? H_PUSHED : H_CONT;
+});
+fsOpen.syscall('dup2', (_m, _c, t, e) => {
+  const [a, b] = e.a as number[];
+  const f = fdOf(t, a);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
+  if (a === b) { e.ret = b; return H_CONT; }
+  const old = t.proc.fds[b];
+  while (t.proc.fds.length <= b) t.proc.fds.push(null);
+  t.proc.fds[b] = f.dup();
+  if (old) old.close();
+  e.ret = b;
+  return H_CONT;
+});
+/** fchdir(fd): the directory open on fd becomes the working directory */
+fsOpen.syscall('fchdir', (m, _c, t, e) => {
+  const ino = fdOf(t, e.a[0])?.inode;
+  if (!ino) { e.ret = -EBADF; return H_CONT; }
+  if (!ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
+  t.proc.cwd = m.fs.pathOf(ino);
+  e.ret = 0;
+  return H_CONT;
+});
+fsOpen.syscall('chdir', (m, _c, t, e) => {
+  const p = String(e.a[0]);
+  const ino = m.fs.lookup(p, t.proc.cwd);
+  if (!ino) { e.ret = -ENOENT; return H_CONT; }
+  if (!ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
+  t.proc.cwd = '/' + Fs.parts(p, t.proc.cwd).join('/');
+  e.ret = 0;
+  return H_CONT;
 });
 /**
  * do_truncate of a regular file to `n` bytes: the pages past the end leave the page cache; ext4 frees
@@ -140,35 +171,5 @@ fsOpen.syscall('ftruncate', (m, _c, t, e) => {
 fsOpen.syscall('dup', (_m, _c, t, e) => {
   const f = fdOf(t, e.a[0]);
   e.ret = f ? installFd(t, f.dup()) : -EBADF;
-  return H_CONT;
-});
-fsOpen.syscall('dup2', (_m, _c, t, e) => {
-  const [a, b] = e.a as number[];
-  const f = fdOf(t, a);
-  if (!f) { e.ret = -EBADF; return H_CONT; }
-  if (a === b) { e.ret = b; return H_CONT; }
-  const old = t.proc.fds[b];
-  while (t.proc.fds.length <= b) t.proc.fds.push(null);
-  t.proc.fds[b] = f.dup();
-  if (old) old.close();
-  e.ret = b;
-  return H_CONT;
-});
-/** fchdir(fd): the directory open on fd becomes the working directory */
-fsOpen.syscall('fchdir', (m, _c, t, e) => {
-  const ino = fdOf(t, e.a[0])?.inode;
-  if (!ino) { e.ret = -EBADF; return H_CONT; }
-  if (!ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
-  t.proc.cwd = m.fs.pathOf(ino);
-  e.ret = 0;
-  return H_CONT;
-});
-fsOpen.syscall('chdir', (m, _c, t, e) => {
-  const p = String(e.a[0]);
-  const ino = m.fs.lookup(p, t.proc.cwd);
-  if (!ino) { e.ret = -ENOENT; return H_CONT; }
-  if (!ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
-  t.proc.cwd = '/' + Fs.parts(p, t.proc.cwd).join('/');
-  e.ret = 0;
   return H_CONT;
 });

@@ -104,21 +104,53 @@ filemap.hook('copy_pages', (m, c, t, e) => {
   m.now += k * 250; // copying 4 KiB to user
   return H_PUSHED;
 });
-filemap.hook('write_pages', (m, c, t, e) => {
+/**
+ * A buffered write's work on the page cache (generic_perform_write): the data stored, each page it
+ * touches cached and dirty (a new page enters the cache), the inode on the dirty list; the pages.
+ */
+export function bufferedWrite(m: MmMachine, e: Record<string, unknown>): { first: number; last: number } {
   const { ino, b, pos } = storeWrite(e, m.now);
   ino.ensurePages(ino.size);
   const first = Math.floor(pos / PAGE);
   const last = Math.floor((pos + Math.max(1, b.length) - 1) / PAGE);
-  let k = 0;
   for (let i = first; i <= last; i++) {
     if (ino.pc[i] === 0) pageCacheAdd(m.mm, ino, i, 1);
     if (ino.pc[i] !== 2) { ino.dirtyPages++; m.fs.dirty.add(ino); }
     ino.pc[i] = 2;
-    if (k++ < 16) pushPath(t.ks, 'write_page', e);
   }
   m.now += b.length / 4;
+  return { first, last };
+}
+filemap.hook('write_pages', (m, c, t, e) => {
+  const { first, last } = bufferedWrite(m, e);
+  for (let i = first; i <= Math.min(last, first + 15); i++) pushPath(t.ks, 'write_page', e);
   return H_PUSHED;
 });
+
+/**
+ * Whether a read of bytes [pos, end) of `ino` finds every page in the page cache, uptodate, with no
+ * readahead to start (filemap_get_pages takes neither page_cache_sync_ra nor page_cache_async_ra: the
+ * batch does not reach the marker read_batches starts async readahead at).
+ */
+export function readHitsCache(ino: Inode, pos: number, end: number): boolean {
+  if (end <= pos) return true;
+  ino.ensurePages(end);
+  const first = Math.floor(pos / PAGE);
+  const last = Math.floor((end - 1) / PAGE);
+  for (let i = first; i <= last; i++) if (ino.pc[i] !== 1 && ino.pc[i] !== 2) return false;
+  const raEnd = (ino as unknown as { raEnd?: number }).raEnd ?? 0;
+  return !(raEnd > 0 && last + 1 >= raEnd - 16 && raEnd * PAGE < ino.size && ino.pc[Math.min(raEnd, ino.pc.length - 1)] === 0);
+}
+/** A read served from the page cache (filemap_read's copy to user space): the bytes, the file position moved. */
+export function cachedRead(m: MmMachine, e: Record<string, unknown>, ino: Inode, f: OpenFile, pos: number, count: number): Uint8Array {
+  const b = ino.readBytes(pos, Math.max(0, Math.min(ino.size, pos + count) - pos));
+  f.pos = pos + b.length;
+  m.now += Math.ceil(b.length / PAGE) * 250; // copying 4 KiB to user
+  e.data = b;
+  e.ret = b.length;
+  return b;
+}
+
 filemap.tpArgs('mm_filemap_add_to_page_cache', (_m, _c, _t, e) => [{ mapping: e.ino, index: e.first ?? 0 }]);
 
 /**

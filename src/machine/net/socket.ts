@@ -20,6 +20,8 @@ const O_NONBLOCK = 0o4000;
 
 export const netSocket = new Semantics<NetMachine>('net/socket');
 
+/** socket(2) runs its recorded trees for every family but AF_UNIX (paths/syscall.ts RECORDED_WHEN) */
+netSocket.cond('recorded_socket', (_m, _c, _t, e) => e.a[0] !== AF_UNIX);
 netSocket.hook('sock_new', (m, _c, t, e) => {
   const [domain, type0, proto0] = e.a as number[];
   // an AF_UNIX socket made by unix_create (net/unix.ts): its file and descriptor

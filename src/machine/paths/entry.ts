@@ -99,7 +99,7 @@ const ERRNO: Record<string, number> = {};
  * Syscalls whose semantics are a hook of their former template (the work of the call, nothing pushed
  * but a sleep): run as the implementation when the recorded trees replace the template.
  */
-const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep' };
+const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep', munmap: 'unmap', socket: 'sock_new' };
 
 modelEntry.hook('sys_impl', (m, c, t, e) => {
   e.recorded = true;
@@ -124,12 +124,20 @@ modelEntry.hook('sys_body', (m, _c, t, e) => {
   // exit and exit_group never return (outcome '?' as strace shows them) and always end asleep in do_task_dead
   const noReturn = name === 'exit_group' || name === 'exit';
   const feat = withOutcome(name, e.fargs as string, !noReturn && typeof e.ret === 'number' ? e.ret : null);
+  e.sysFeat = feat;
   const v = chooseVariant(k, feat, noReturn || e.slept === true, m.pathRand.next());
   const out = feat.slice(0, feat.indexOf('|') >>> 0);
   const fail = v.feat[0] !== out ? FAILS[`${k.name}|${out}`] : undefined;
   pushPath(t.ks, fail ? failingInner(k, v, fail[0], fail[1]) : syscallInner(k, v).code, e);
   return H_PUSHED;
 });
+
+/**
+ * The work run on the way back to user mode after a syscall (task_work_run: the deferred fput of a close,
+ * of a failed open's struct file): the recordings label each with the syscall it followed, as
+ * `sys:NAME|<the syscall's features>`; the machine's are the syscall's own ('' after a template's call).
+ */
+modelEntry.features('tail:task_work_run', (_m, _c, _t, e) => (typeof e.sysFeat === 'string' ? `${(e.model as ModelKey).name}|${e.sysFeat}` : ''));
 
 /**
  * The recorded do_group_exit of the program `t` runs (the callees of an exit_group variant chosen for
@@ -173,7 +181,20 @@ modelEntry.features('fault', (_m, _c, _t, e) => {
 /**
  * A page fault taken in kernel mode ('~': a copy to or from user memory): what the machine knows of it is
  * the address space, so a swap-in when the process has pages out on swap, else a new anonymous page
- * (the common kernel fault of the recordings: a buffer the call fills).
+ * (the common kernel fault of the recordings: a buffer the call fills).  The buffer a syscall copies
+ * to or from is faulted in by the first such call of the address space (dd's first read into its
+ * buffer); later calls of the same syscall find it mapped and take no fault, as on the real kernel
+ * (the recorded variants of a call that faulted keep the rest of their tree).
  */
-modelEntry.hook('kfault_point', (m, c, t, e) =>
-  (pushModel(m, c, t, e, 'fault', (t.proc.mm?.swapents ?? 0) > 0 ? 'kernel|swap' : 'kernel|anon') ? H_PUSHED : H_CONT));
+const kfaulted = new WeakMap<object, Set<string>>();
+modelEntry.hook('kfault_point', (m, c, t, e) => {
+  if (e.nr >= 0 && e.kfault !== true) {
+    const as: object = t.proc.mm ?? t.proc;
+    let seen = kfaulted.get(as);
+    if (!seen) kfaulted.set(as, (seen = new Set()));
+    if (seen.has(e.name)) return H_CONT;
+    seen.add(e.name);
+    e.kfault = true;
+  }
+  return pushModel(m, c, t, e, 'fault', (t.proc.mm?.swapents ?? 0) > 0 ? 'kernel|swap' : 'kernel|anon') ? H_PUSHED : H_CONT;
+});

@@ -136,10 +136,15 @@ for (const cache of Object.keys(CACHE_SIZES)) {
     e.slab = cache;
     e.slabObj = undefined;
     // alloc_empty_file(open_flag): the struct file of the open in progress
-    if (cache === 'filp') { e.filpFlags = Number(e.a[2] ?? 0); e.filpAddr = undefined; }
+    if (cache === 'filp') { e.filpFlags = e.name === 'openat' ? Number(e.a[2] ?? 0) : O_LARGEFILE; e.filpAddr = undefined; }
     return H_CONT;
   });
 }
+const O_LARGEFILE = 0o100000;
+// where the recorded trees allocate them: getname's struct filename, path_openat's (and do_open_execat's) struct file
+kobjects.at('getname_flags.part.0', 'slab_names_cache');
+kobjects.at('getname_flags', 'slab_names_cache');
+kobjects.at('alloc_empty_file', 'slab_filp');
 
 // kmem_cache_alloc(call_site, ptr, s, gfp_flags, node)
 kobjects.tpArgs('kmem_cache_alloc', (_m, _c, _t, e) => {

@@ -156,7 +156,9 @@ function calls(shape: string, i: number): boolean {
  * would hand the block layer bios without a request (`ioblock.request` with dev=N/A size=0), so they
  * are never drawn while the key has a variant that reads nothing.
  */
-const CACHED_KEYS = new Set(['sys:execve', 'fault', 'sys:getdents64']);
+const CACHED_KEYS = new Set(['sys:execve', 'fault', 'sys:getdents64',
+  // the machine runs these on their recorded trees only for page-cache hits and buffered writes (fs/read_write.ts)
+  'sys:read', 'sys:write', 'tail:task_work_run']);
 
 /**
  * What choosing a variant needs to know of its tree, worked out once (by the build, for the model

@@ -221,8 +221,8 @@ export function anchoredFunctions(): string[] {
   return [...anchorsByName.keys()];
 }
 
-/** The index of the count rule of function `fn` (kallsyms id), or -1. */
-export function countRuleIndex(fn: number): number {
+/** The count rules by function id, made on first use (by a compile, or by a build program's OP_REPEAT). */
+function countIndex(): Map<number, number> {
   if (!countIdxById) {
     countIdxById = new Map();
     countRules.length = 0;
@@ -231,10 +231,15 @@ export function countRuleIndex(fn: number): number {
       if (id >= 0) { countIdxById.set(id, countRules.length); countRules.push(r); }
     }
   }
-  return countIdxById.get(fn) ?? -1;
+  return countIdxById;
 }
-/** Count rule number `i` (countRuleIndex). */
+/** The index of the count rule of function `fn` (kallsyms id), or -1. */
+export function countRuleIndex(fn: number): number {
+  return countIndex().get(fn) ?? -1;
+}
+/** Count rule number `i` (countRuleIndex; the build's programs number them in the same installation order). */
 export function countRuleAt(i: number): CountRule {
+  if (!countIdxById) countIndex();
   return countRules[i];
 }
 /** The feature function of a model key, if a subsystem defined one. */

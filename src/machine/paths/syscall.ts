@@ -7,7 +7,8 @@
  * the raw_syscalls tracepoints' arguments; `?sigpending` on the way out (exit_to_user_mode_loop).
  */
 import type { MachineCore } from '../core/machine';
-import { Semantics, syscallImpl } from './semantics';
+import { Semantics, syscallImpl, condNamed, type Cond } from './semantics';
+import type { Env } from '../include/kstack';
 import { pushPath, H_CONT, H_PUSHED } from './kexec';
 import { pathNames, path, CompiledPath } from './dsl';
 import { syscallModelPath } from './entry';
@@ -21,31 +22,54 @@ function hasPath(n: string): boolean {
   if (!sysPaths.size) for (const p of pathNames()) sysPaths.add(p);
   return sysPaths.has(n);
 }
-/** syscall name -> its compiled path (recorded, sys_NAME, else sys_generic): resolved once per name */
-const sysPathOf = new Map<string, { cp: CompiledPath; model: ModelKey | null }>();
+/**
+ * syscall name -> its compiled paths, resolved once per name: the recorded trees (`rec`, from the entry
+ * model) and the template (`sys_NAME`, else `sys_generic`); `when`, for a call that runs its recorded trees
+ * only in the states its semantics at the recorded functions cover (the subsystem's `recorded_NAME`
+ * condition: a read whose pages are all cached, a buffered write ...), else its template.
+ */
+interface SysPaths { rec: CompiledPath | null; model: ModelKey | null; tmpl: CompiledPath | null; when: Cond | undefined }
+const sysPathOf = new Map<string, SysPaths>();
 /**
  * Syscalls whose template the recorded trees replace (the rest keep theirs until their semantics sit
  * at the recorded functions; a call with no template runs its recorded trees when there are any).
  */
 const RECORDED = new Set(['execve', 'exit_group', 'getpid', 'uname', 'dup2', 'rt_sigaction', 'brk', 'mmap', 'lseek', 'pipe2', 'clone', 'wait4', 'kill',
   // their semantics are the implementation (Semantics.syscall) or a hook of the template run as one (paths/entry.ts IMPL_HOOKS)
-  // (not yet: munmap, whose recorded variants free swap entries or not, which its features do not tell
-  // apart; sync, whose recorded writeback submits bios the block layer's hooks are not attached to)
-  'getdents64', 'mkdirat', 'unlinkat', 'renameat2', 'chdir', 'ioctl', 'swapon', 'swapoff', 'newfstatat', 'clock_nanosleep']);
-syscallEntry.hook('sys', (m, c, t, e) => {
+  // (not yet: sync, whose recorded writeback submits bios the block layer's hooks are not attached to)
+  'getdents64', 'mkdirat', 'unlinkat', 'renameat2', 'chdir', 'ioctl', 'swapon', 'swapoff', 'newfstatat', 'clock_nanosleep',
+  'openat', 'munmap']);
+/** Syscalls that run their recorded trees when their subsystem's `recorded_NAME` condition holds, else their template. */
+// (not yet: close, whose recorded tail (task_work_run's __fput) is chosen among variants that can
+// signal a process (kill_fasync): its features do not tell those apart yet)
+// socket: an AF_INET socket runs its recorded trees; an AF_UNIX one its template, whose unix_create
+// hook makes the sock (net/unix.ts)
+const RECORDED_WHEN = ['read', 'write', 'socket'];
+function pathsOf(e: Env): SysPaths {
   let sp = sysPathOf.get(e.name);
-  if (sp === undefined) {
-    const p = `sys_${e.name}`;
-    const tmpl = hasPath(p);
-    const rec = !tmpl || RECORDED.has(e.name) ? syscallModelPath(e) : null;
-    sp = rec ? { cp: rec.path, model: rec.key } : { cp: path(tmpl ? p : 'sys_generic'), model: null };
-    sysPathOf.set(e.name, sp);
-  }
-  if (sp.model) e.model = sp.model;
-  pushPath(t.ks, sp.cp, e);
+  if (sp !== undefined) return sp;
+  const p = `sys_${e.name}`;
+  const tmpl = hasPath(p);
+  const when = tmpl && RECORDED_WHEN.includes(e.name) ? condNamed(`recorded_${e.name}`) : undefined;
+  const rec = !tmpl || RECORDED.has(e.name) || when ? syscallModelPath(e) : null;
+  sp = {
+    rec: rec?.path ?? null, model: rec?.key ?? null,
+    tmpl: rec && !when ? null : path(tmpl ? p : 'sys_generic'), when: rec ? when : undefined,
+  };
+  sysPathOf.set(e.name, sp);
+  return sp;
+}
+syscallEntry.hook('sys', (m, c, t, e) => {
+  const sp = pathsOf(e);
+  if (sp.rec && (!sp.when || sp.when(m, c, t, e))) {
+    e.model = sp.model;
+    pushPath(t.ks, sp.rec, e);
+  } else pushPath(t.ks, sp.tmpl!, e);
   return H_PUSHED;
 });
-syscallEntry.hook('sysret', (_m, _c, t, e) => {
+syscallEntry.hook('sysret', (m, _c, t, e) => {
+  // the time of a recorded call's copy its tree had no place for (fs/read_write.ts copy_time)
+  if (typeof e.copyNs === 'number' && e.copyNs > 0) { m.now += e.copyNs; e.copyNs = 0; }
   t.lastResult = { ret: e.ret, data: e.data as Uint8Array | undefined, info: e.info as Record<string, unknown> | undefined };
   return H_CONT;
 });

@@ -398,39 +398,6 @@ write_null
   %simple_write
 `,
   // ----- open/close/stat/dirs
-  sys_openat: `
-__x64_sys_openat
-  +do_sys_open:1352
-  do_sys_openat2
-    getname
-      getname_flags
-        kmem_cache_alloc
-          %slab_names_cache
-          @kmem:kmem_cache_alloc
-    get_unused_fd_flags
-      alloc_fd
-    do_filp_open
-      path_openat
-        alloc_empty_file
-          kmem_cache_alloc
-            %slab_filp
-            @kmem:kmem_cache_alloc
-        %walk
-        %open_check
-        ?open_ok
-          vfs_open
-            do_dentry_open
-              security_file_open
-                apparmor_file_open
-              %open
-    ?opened
-      fd_install
-    ?!opened
-      put_unused_fd
-    putname
-      kmem_cache_free
-        @kmem:kmem_cache_free
-`,
   walk_component: `
 walk_component
   lookup_fast
