@@ -45,6 +45,27 @@ describe('tapsim shell: start-up', function () {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+  // The programs under /usr/bin are loaded when first run (src/machine/userland/workload.ts): seen
+  // through the module cache of a start without the bundles.
+  it('a program module is loaded only when one of its programs runs', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-start-'));
+    try {
+      const probe = path.join(dir, 'probe.js');
+      fs.writeFileSync(probe, 'process.on("exit", () => require("fs").writeSync(2, "\\nPROGRAMS " + Object.keys(require.cache).filter((f) => /[\\\\/]userland[\\\\/]programs[\\\\/]/.test(f)).map((f) => require("path").basename(f)).sort().join(",") + "\\n"));\n');
+      const programs = (cmd: string) => {
+        const r = spawnSync(process.execPath, ['-r', probe, cli, 'shell', '-c', cmd], { encoding: 'latin1', timeout: 60000, env: { ...process.env, TAPSIM_NO_BUNDLE: '1' } });
+        expect(r.status, r.stderr).to.equal(0);
+        return /\nPROGRAMS (.*)\n/.exec(r.stderr)?.[1];
+      };
+      // (the services, systemd, sshd, ..., run from boot on)
+      expect(programs('true')).to.equal('services.js');
+      // cat is in programs/core.js, which loads find (one of its programs); sed is in programs/sed.js, which imports core
+      expect(programs('cat /etc/hostname')).to.equal('core.js,find.js,services.js');
+      expect(programs('seq 3 | sed s/1/x/')).to.equal('core.js,coreutils.js,find.js,sed.js,services.js');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 // The build makes two bundles (scripts/bundle-cli.ts): the shell with the machine, and the stap

@@ -24,6 +24,7 @@
 import { functionId } from '../../kernel/ftrace';
 import type { CompiledPath } from '../include/kstack';
 import { TEMPLATES } from './templates';
+import { builtTemplateTableFile, readTemplateTable, includesOf, type BuiltTemplate, type TemplateNames, type TemplateTable } from './template_table';
 
 export type { CompiledPath };
 
@@ -176,10 +177,76 @@ export function pathFunctionNames(name: string): string[] {
   return pathItems(name).filter((t) => t[0] !== '@' && t[0] !== '%' && t[0] !== '?' && t[0] !== '+' && t[0] !== '&');
 }
 
-/** Compile (once) and return a path. */
+/** Compile (once) and return a path: the build's program (paths/template_table.ts) when current, else from the text. */
 export function path(name: string): CompiledPath {
   let c = compiled.get(name);
   if (c) return c;
+  c = builtTemplate(name) ?? compilePath(name);
+  compiled.set(name, c);
+  return c;
+}
+
+let table: TemplateTable | null | undefined;
+/** the table's operand numbers -> this process's (-1: not yet), by kind: tracepoint, hook, condition, inline reference, model key */
+let renumber: Int32Array[] | null = null;
+
+/**
+ * The build's program of template `name` with its operands renumbered to this process's, or null
+ * (no current one).  Operands are numbered in program order, as compiling the text would.
+ */
+export function builtTemplate(name: string): CompiledPath | null {
+  if (table === undefined) table = readTemplateTable(builtTemplateTableFile(), (n) => allSources().get(n));
+  const p = table?.program(name);
+  if (!p) return null;
+  const n = table!.names;
+  const r = renumber ?? (renumber = [n.tp, n.hook, n.cond, n.inl, n.model].map((l) => new Int32Array(l.length).fill(-1)));
+  const { code, at } = p;
+  for (let j = 0; j < at.length; j++) {
+    const pc = at[j];
+    const op = code[pc - 1];
+    const i = code[pc];
+    const k = op === OP_TP ? 0 : op === OP_HOOK ? 1 : op === OP_IF || op === OP_IFNOT ? 2 : op === OP_INLINE ? 3 : 4;
+    let v = r[k][i];
+    if (v < 0) {
+      v = r[k][i] = k === 0 ? tpIndex(n.tp[i]) : k === 1 ? hookIndex(n.hook[i]) : k === 2 ? intern(condNames, condIndex, n.cond[i])
+        : k === 3 ? inlineRefIndex(n.inl[i][0], n.inl[i][1]) : intern(modelKeyNames, modelKeyIndex, n.model[i]);
+    }
+    code[pc] = v;
+  }
+  return { name, code };
+}
+
+/**
+ * Build step (paths/template_table.ts): every template that compiles, with the positions of its
+ * renumbered operands and the templates it was compiled from, and the numbering they use.
+ */
+export function templatesForBuild(): { programs: BuiltTemplate[]; names: TemplateNames } {
+  const programs: BuiltTemplate[] = [];
+  for (const name of pathNames()) {
+    let code: Int32Array;
+    try {
+      code = compilePath(name).code;
+    } catch {
+      continue; // runs compile it from the text, and fail there as before
+    }
+    const at: number[] = [];
+    for (let pc = 0; pc < code.length;) {
+      const op = code[pc++];
+      if (op >= 0 || op === OP_RET || op === OP_END) continue;
+      if (op === OP_TP || op === OP_HOOK || op === OP_INLINE || op === OP_MODEL) at.push(pc++);
+      else if (op === OP_IF || op === OP_IFNOT) { at.push(pc); pc += 2; }
+      else throw new Error(`path ${name}: opcode ${op} in a template`);
+    }
+    const deps = new Set([name]);
+    for (const d of deps) for (const inc of includesOf(pathSource(d))) deps.add(inc);
+    programs.push({ name, deps: [...deps], code, at: Int32Array.from(at) });
+  }
+  const names = { tp: [...tpNames], hook: [...hookNames], cond: [...condNames], inl: inlineRefs.map((r): [string, number[]] => [r.name, [...r.lines]]), model: [...modelKeyNames] };
+  return { programs, names };
+}
+
+/** A template compiled from its text (includes expanded). */
+export function compilePath(name: string): CompiledPath {
   const code: number[] = [];
   const emit = (ns: Node[]) => {
     for (const n of ns) {
@@ -216,7 +283,5 @@ export function path(name: string): CompiledPath {
   };
   emit(parseTree(name, pathSource(name), [name]));
   code.push(OP_END);
-  c = { name, code: Int32Array.from(code) };
-  compiled.set(name, c);
-  return c;
+  return { name, code: Int32Array.from(code) };
 }

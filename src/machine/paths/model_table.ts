@@ -125,12 +125,26 @@ interface Header {
  * in dist/src/machine/paths or, bundled, in dist/src/cli).
  */
 export function builtModelTableFile(): string {
+  return builtTableFile('paths-model.bin');
+}
+
+/** dist/kernel-tables/NAME, found upward from this module (dist/src/machine/paths or, bundled, dist/src/cli). */
+export function builtTableFile(name: string): string {
   let d = __dirname;
   for (let i = 0; i < 4; i++) {
-    if (fs.existsSync(path.join(d, 'kernel-tables'))) return path.join(d, 'kernel-tables', 'paths-model.bin');
+    if (fs.existsSync(path.join(d, 'kernel-tables'))) return path.join(d, 'kernel-tables', name);
     d = path.dirname(d);
   }
-  return path.join(__dirname, '..', '..', '..', 'kernel-tables', 'paths-model.bin');
+  return path.join(__dirname, '..', '..', '..', 'kernel-tables', name);
+}
+
+/** Write a table: a new file renamed over the old, so a process that has the old one open keeps reading it. */
+export function writeTable(file: string, data: Buffer): number {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, data);
+  fs.renameSync(tmp, file);
+  return data.length;
 }
 
 function stampOf(modelFile: string): string {
@@ -282,10 +296,5 @@ export function writeModelTable(table: string, modelFile: string, m: ModelFile, 
   const model: Header['model'] = { format: m.format, recordings: m.recordings, functions: m.functions };
   const header = Buffer.from(JSON.stringify({ format: FORMAT, source: stampOf(modelFile), summary: s.stamp, model, keys,
     symtab: sourceStamp(), ids, ...(progs ? { progs: { stamp: progs.stamp, ...progs.names() } } : {}) } satisfies Header), 'latin1');
-  const all = Buffer.concat([Buffer.from(`${header.length}\n`, 'latin1'), header, ...chunks]);
-  fs.mkdirSync(path.dirname(table), { recursive: true });
-  const tmp = `${table}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, all);
-  fs.renameSync(tmp, table);
-  return all.length;
+  return writeTable(table, Buffer.concat([Buffer.from(`${header.length}\n`, 'latin1'), header, ...chunks]));
 }
