@@ -66,49 +66,28 @@ function* xdup2(u: U, from: number, into: number): G<void> {
 }
 
 /**
- * The child of `tar czf` (sys_child_open_for_compress, as strace shows Debian 12's tar 1.34): SIGPIPE
- * back to its default, the pipe's read end as stdin, the archive (is_regular_file, creat 0666) as
- * stdout, then the compressor through the shell (xexec: execv("/bin/sh", {"/bin/sh", "-c", "gzip"})).
+ * The compressor's child of `tar czf` and `tar tzf`/`xzf` (sys_child_open_for_compress and
+ * _for_uncompress, as strace shows Debian 12's tar 1.34): SIGPIPE back to its default, its end of the
+ * pipe as stdin (compressing) or stdout, the other end closed, the archive (stat, then creat 0666 to
+ * compress or open O_RDONLY) as the other standard descriptor; then the compressor: xexec's
+ * execv("/bin/sh", {"/bin/sh", "-c", "gzip"}) to compress, execvp of "gzip -d" (PATH) to decompress.
  */
-function* compressChild(u: U, rfd: number, wfd: number, archive: string): Prog {
+function* gzipChild(u: U, rfd: number, wfd: number, archive: string, compress: boolean): Prog {
   yield* u.sys('set_robust_list', [0, 24]);
   yield* u.sigaction(13, 'default');
-  yield* xdup2(u, rfd, 0);
-  yield* u.close(wfd);
+  yield* xdup2(u, compress ? rfd : wfd, compress ? 0 : 1);
+  yield* u.close(compress ? wfd : rfd);
   if (archive) {
     yield* u.sys('newfstatat', [-100, archive, 0, 0]);
-    const fd = (yield* u.sys('creat', [archive, 0o666])).ret;
+    const fd = (compress ? yield* u.sys('creat', [archive, 0o666]) : yield* u.sys('openat', [-100, archive, 0])).ret;
     if (fd < 0) {
       yield* u.err(`tar (child): ${archive}: Cannot open: ${fd === -13 ? 'Permission denied' : fd === -21 ? 'Is a directory' : 'No such file or directory'}\ntar (child): Error is not recoverable: exiting now\n`);
       return 2;
     }
-    yield* xdup2(u, fd, 1);
+    yield* xdup2(u, fd, compress ? 1 : 0);
   }
-  yield* u.exec('/bin/sh', ['/bin/sh', '-c', 'gzip']);
-  yield* u.err('tar (child): gzip: Cannot exec: No such file or directory\ntar (child): Error is not recoverable: exiting now\n');
-  return 2;
-}
-
-/**
- * The child of `tar tzf`/`tar xzf` (sys_child_open_for_uncompress, as strace shows Debian 12's tar 1.34
- * on `tar tzf /tmp/mt.tgz`): SIGPIPE back to its default, the pipe's write end as stdout, the read end
- * closed, the archive (stat, open O_RDONLY) as stdin, then `gzip -d` looked up in PATH (execvp).
- */
-function* uncompressChild(u: U, rfd: number, wfd: number, archive: string): Prog {
-  yield* u.sys('set_robust_list', [0, 24]);
-  yield* u.sigaction(13, 'default');
-  yield* xdup2(u, wfd, 1);
-  yield* u.close(rfd);
-  if (archive) {
-    yield* u.sys('newfstatat', [-100, archive, 0, 0]);
-    const fd = (yield* u.sys('openat', [-100, archive, 0])).ret;
-    if (fd < 0) {
-      yield* u.err(`tar (child): ${archive}: Cannot open: ${fd === -13 ? 'Permission denied' : 'No such file or directory'}\ntar (child): Error is not recoverable: exiting now\n`);
-      return 2;
-    }
-    yield* xdup2(u, fd, 0);
-  }
-  yield* execvp(u, 'gzip', ['gzip', '-d']);
+  if (compress) yield* u.exec('/bin/sh', ['/bin/sh', '-c', 'gzip']);
+  else yield* execvp(u, 'gzip', ['gzip', '-d']);
   yield* u.err('tar (child): gzip: Cannot exec: No such file or directory\ntar (child): Error is not recoverable: exiting now\n');
   return 2;
 }
@@ -150,7 +129,7 @@ const tar: ProgramMain = function* (u, argv) {
       // stdout and runs the compressor through the shell (xexec: /bin/sh -c gzip)
       yield* u.sigaction(13, 'ignore');
       const [rfd, wfd] = yield* u.pipe();
-      child = yield* u.fork((cu) => compressChild(cu, rfd, wfd, archive));
+      child = yield* u.fork((cu) => gzipChild(cu, rfd, wfd, archive, true));
       yield* u.close(rfd);
       ofd = wfd;
     } else if (archive) ofd = yield* u.open(archive, O_WRONLY | O_CREAT | O_TRUNC, 0o666);
@@ -183,7 +162,7 @@ const tar: ProgramMain = function* (u, argv) {
     for (const fd of [0, 1, 2]) yield* u.sys('fcntl', [fd, 1]);
     yield* u.sigaction(17, 'default');
     const [rfd, wfd] = yield* u.pipe();
-    const child = yield* u.fork((cu) => uncompressChild(cu, rfd, wfd, !file || file === '-' ? '' : file));
+    const child = yield* u.fork((cu) => gzipChild(cu, rfd, wfd, !file || file === '-' ? '' : file, false));
     yield* u.close(wfd);
     yield* u.sys('newfstatat', [rfd, '', 0, 0x1000]);
     arch = yield* u.readAll(rfd, RECORD);
