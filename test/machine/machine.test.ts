@@ -78,6 +78,14 @@ describe('machine: shell and programs', () => {
     expect(m.run('dd if=/dev/zero of=/tmp/q count=3 status=noxfer 2>&1').out).to.equal('3+0 records in\n3+0 records out\n');
     expect(m.run('dd if=/dev/zero of=/tmp/q count=3 status=none 2>&1; echo $?').out).to.equal('0\n');
   });
+  it("ls -lh sizes: rounded up, a size that rounds up to 1024 moves to the next unit (gnulib's human_readable)", () => {
+    // Debian 12's ls -lh on this host: 1048000 bytes -> 1.0M, 1047552 bytes -> 1023K, 10200 bytes -> 10K
+    const size = (bs: number, count: number) =>
+      m.run(`dd if=/dev/zero of=/tmp/h bs=${bs} count=${count} 2>/dev/null; ls -lh /tmp/h`).out.split(/ +/)[4];
+    expect(size(1000, 1048)).to.equal('1.0M');
+    expect(size(1023, 1024)).to.equal('1023K');
+    expect(size(1020, 10)).to.equal('10K');
+  });
   it('sleep advances virtual time; kill of a sleeper', () => {
     const t0 = m.now;
     m.run('sleep 2');

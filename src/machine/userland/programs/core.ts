@@ -6,6 +6,7 @@ import { bytesToString } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY, O_RDWR, O_DIRECT } from '../../include/fs';
 import { sh } from '../shell';
 import { gForm } from '../libc_printf';
+import { humanScale } from '../gnulib_human';
 import { find } from './find';
 
 function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
@@ -428,18 +429,13 @@ function xxdLine(off: number, b: Uint8Array): string {
 export type { Prog };
 
 /**
- * human_readable's autoscaled size as dd 9.1 prints it after the byte count: " (3.1 kB, 3.0 KiB)" (SI
- * from 1000 bytes, IEC from 1024), one decimal below 10 and whole numbers above, to the nearest, a
- * value that rounds up to the base moving to the next unit (999999 bytes: "1.0 MB, 977 KiB"; checked
- * with Debian 12's dd on 999 to 2e9 bytes)
+ * The sizes dd 9.1 prints after the byte count: " (3.1 kB, 3.0 KiB)", SI from 1000 bytes and IEC from
+ * 1024, to the nearest (gnulib_human.ts; checked with Debian 12's dd on 999 to 2e9 bytes)
  */
 function ddHumanBytes(bytes: number): string {
   const scaled = (base: number, units: string[]): string => {
-    let v = bytes, i = -1;
-    while (v >= base && i < units.length - 1) { v /= base; i++; }
-    if (v < 10 && Math.round(v * 10) < 100) return `${(Math.round(v * 10) / 10).toFixed(1)} ${units[i]}`;
-    const r = Math.round(v);
-    return r >= base && i < units.length - 1 ? `1.0 ${units[i + 1]}` : `${r} ${units[i]}`;
+    const h = humanScale(bytes, base, Math.round, units.length - 1);
+    return `${h.digits} ${units[h.unit]}`;
   };
   if (bytes < 1000) return '';
   const si = scaled(1000, ['kB', 'MB', 'GB', 'TB', 'PB', 'EB']);

@@ -10,6 +10,7 @@ import type { StatInfo } from '../../include/fs';
 import { bytesToString } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY, O_APPEND } from '../../include/fs';
 import { epochSeconds, lsTime, statTime, dateString, strftime } from '../libc_time';
+import { humanScale } from '../gnulib_human';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -68,15 +69,10 @@ export function modeString(s: StatInfo): string {
     + bit(0o4, 'r') + bit(0o2, 'w') + x(0o1, 0o1000, 't', 'T');
 }
 
-/** ls -h / du -h / df -h sizes: 1 decimal under 10, rounded up, K M G T (powers of 1024) */
+/** ls -h / du -h / df -h sizes: K M G T P (powers of 1024), rounded up (gnulib_human.ts) */
 export function human(n: number): string {
-  const units = ['', 'K', 'M', 'G', 'T', 'P'];
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
-  if (i === 0) return String(n);
-  if (v < 10) { const r = Math.ceil(v * 10) / 10; return r >= 10 ? `${Math.ceil(r)}${units[i]}` : `${r.toFixed(1)}${units[i]}`; }
-  return `${Math.ceil(v)}${units[i]}`;
+  const h = humanScale(n, 1024, Math.ceil, 4);
+  return h.unit < 0 ? h.digits : h.digits + 'KMGTP'[h.unit];
 }
 
 export function* readlink(u: U, p: string): G<string | null> {
