@@ -42,6 +42,10 @@ export function p1(id: string, script: string, ...opts: string[]): OracleCase {
 export function p2(id: string, script: string, ...opts: string[]): OracleCase {
   return { id, args: [...opts, '-p2', '-e', script] };
 }
+/** Each script at -p2 as `PREFIX:i`, and again with option `opt` as `PREFIX:i:SUFFIX` (what the option changes, case by case) */
+export function p2Pairs(prefix: string, scripts: readonly string[], suffix: string, opt: string): OracleCase[] {
+  return scripts.flatMap((s, i) => [p2(`${prefix}:${i}`, s), p2(`${prefix}:${i}:${suffix}`, s, opt)]);
+}
 
 /**
  * Lines of real stap's output that come from the oracle's environment, not from the script:

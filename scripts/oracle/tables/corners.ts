@@ -5,7 +5,7 @@
  * calls of `stable` tapset functions in the -p2 listing, and `&` on any value (an autocast since
  * 2.6) at -p1 and -p2.
  */
-import { OracleCase, Table, p1, p2 } from '../cases';
+import { OracleCase, Table, p1, p2, p2Pairs } from '../cases';
 
 const REGEX = [
   "probe begin { println(\"a\" =~ \"(\") }",
@@ -277,18 +277,9 @@ export const corners: Table = {
   cases(): OracleCase[] {
     const out: OracleCase[] = [];
     REGEX.forEach((s, i) => out.push(p2(`regex:${i}`, s)));
-    WARN.forEach((s, i) => {
-      out.push(p2(`warn:${i}`, s));
-      out.push(p2(`warn:${i}:W`, s, '-W'));
-    });
-    DEAD.forEach((s, i) => {
-      out.push(p2(`dead:${i}`, s));
-      out.push(p2(`dead:${i}:u`, s, '-u'));
-    });
-    STABLE.forEach((s, i) => {
-      out.push(p2(`stable:${i}`, s));
-      out.push(p2(`stable:${i}:u`, s, '-u'));
-    });
+    out.push(...p2Pairs('warn', WARN, 'W', '-W'));
+    out.push(...p2Pairs('dead', DEAD, 'u', '-u'));
+    out.push(...p2Pairs('stable', STABLE, 'u', '-u'));
     ADDR.forEach((s, i) => {
       out.push(p1(`addr:${i}:p1`, s));
       out.push(p2(`addr:${i}`, s));

@@ -5,7 +5,7 @@
  * errors after a bad `%( )%` condition, `begin?`/`begin!` in -p2 and -l, probe conditions in
  * -p2 (the arming begin probe, the point as printed), --skip-badvars, -l of patterns that do not parse.
  */
-import { OracleCase, Table, p1, p2 } from '../cases';
+import { OracleCase, Table, p1, p2, p2Pairs } from '../cases';
 
 const CONTROL = [
   'function g() { return 1; println(2) } probe begin { g() }',
@@ -108,14 +108,8 @@ export const leftovers: Table = {
   about: 'dead control flow, unused catch variables, delete and the global display, %( %) error cascades, ?/! marks, conditions',
   cases(): OracleCase[] {
     const out: OracleCase[] = [];
-    CONTROL.forEach((s, i) => {
-      out.push(p2(`control:${i}`, s));
-      out.push(p2(`control:${i}:W`, s, '-W'));
-    });
-    CATCH.forEach((s, i) => {
-      out.push(p2(`catch:${i}`, s));
-      out.push(p2(`catch:${i}:u`, s, '-u'));
-    });
+    out.push(...p2Pairs('control', CONTROL, 'W', '-W'));
+    out.push(...p2Pairs('catch', CATCH, 'u', '-u'));
     DISPLAY.forEach((s, i) => out.push(p2(`display:${i}`, s)));
     PP.forEach((s, i) => out.push(p1(`pp:${i}`, s)));
     MARKS.forEach((s, i) => out.push(p2(`mark:${i}`, s)));
