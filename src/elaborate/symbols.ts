@@ -307,8 +307,12 @@ export class Resolver {
         const nested = containsDefined(e.operand);
         if (nested) this.expr(e.operand, scope);
         const v = this.definedValue(e.operand, scope);
-        if (v && !nested) this.expr(e.operand, scope);
-        fold(e, v ? 1 : 0);
+        // an operand without target expressions (`@defined(x)` of a plain local) is resolved
+        // as any expression (x is read: no never-assigned warning is lost) and folds to 0: only
+        // target expansion makes a @defined 1 (real-stap -p2/-p3 -e 'probe begin { x = 1;
+        // println(@defined(x)) }': prints 0)
+        if (!nested && v !== false) this.expr(e.operand, scope);
+        fold(e, v === true ? 1 : 0);
         return;
       }
       case 'atop':
@@ -340,10 +344,13 @@ export class Resolver {
   }
 
   /** `@defined(x)`: is a target expression resolvable here? Plain expressions are defined. */
-  private definedValue(e: A.Expr, scope: Scope): boolean {
+  /** true: every target expression of `e` resolves; false: one does not; null: there are none. */
+  private definedValue(e: A.Expr, scope: Scope): boolean | null {
     let ok = true;
+    let targets = false;
     const check = (x: A.Expr): void => {
       if (x.k === 'target' || x.k === 'atvar' || x.k === 'cast' || x.k === 'autocast') {
+        targets = true;
         let p = scope.provider;
         let point = scope.point;
         if ((!point || !p?.targetDefined) && (x.k === 'cast' || x.k === 'atvar')) {
@@ -356,7 +363,7 @@ export class Resolver {
       exprChildren(x, check);
     };
     check(e);
-    return ok;
+    return targets ? ok : null;
   }
 
   private call(e: A.Call, scope: Scope): void {

@@ -127,4 +127,29 @@ describe('issue 16 behaviours (stap command)', function () {
     expect(r.err).to.contain('WARNING: Hwbkpt probe kernel.data("pid_max").length(1).write: registration error [man warning::pass5] -19, addr 0000000000000000, name pid_max\n');
     expect(r.err).to.contain('ERROR: probe kernel.data("pid_max").length(1).write registration error [man warning::pass5] (rc -19)\n');
   });
+
+  it('@defined of an expression without target variables is 0 (a plain local included)', () => {
+    // real-stap -p3 -e 'probe begin { x = 1; println(@defined(x)) }': the generated C prints
+    // ((int64_t)0LL); only target expansion ($var, @cast, @var) makes a @defined 1
+    const r = stap(['-w', '-e', 'probe begin { x = 1; println(@defined(x)); println(@defined(1)); println(@defined(@cast(0, "task_struct")->pid)); exit() }']);
+    expect(r.out).to.equal('0\n0\n1\n');
+  });
+
+  it('tokenize() and the last regex match are per CPU: they carry over to the next probe on the same CPU', () => {
+    // stap 4.8 keeps tok_str/tok_start and last_match in each CPU's struct context
+    // (runtime/common_probe_context.h), allocated zeroed and not reset at probe entry
+    // (tapset/tokenize.stp, tapset/regex.stp): begin probes run one after another on one CPU;
+    // a CPU that never tokenized gets "" and one that never matched has no match to read
+    const r = stap(['-e', [
+      'global seen',
+      'probe begin { println(tokenize("a b c", " ")); if ("xay" =~ "x(a)y") println(matched(1)) }',
+      'probe begin { println(tokenize(" ")) }',
+      'probe timer.profile { if (seen[cpu()]++) next; if (cpu() == 0) printf("cpu0 [%s] [%s]\\n", tokenize(" "), matched_str());',
+      '  else { printf("cpu%d [%s]\\n", cpu(), tokenize(" ")); exit() } }',
+    ].join('\n')]);
+    expect(r.out).to.match(/^a\na\nb\n/);
+    expect(r.out).to.contain('cpu0 [c] [xay]\n');
+    expect(r.out).to.match(/cpu[1-9]\d* \[\]\n$/);
+    expect(r.err).to.equal('');
+  });
 });

@@ -10,5 +10,6 @@ import { probes } from './probes';
 import { library } from './library';
 import { corners } from './corners';
 import { leftovers } from './leftovers';
+import { cascades } from './cascades';
 
-export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners, leftovers];
+export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners, leftovers, cascades];
