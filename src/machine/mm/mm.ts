@@ -182,15 +182,16 @@ export class MemSys {
     }
   }
 
-  addFileLru(ino: Inode, idx: number): void {
+  /** pages idx .. idx+count-1 of `ino` enter the file LRU (at its tail, in that order) */
+  addFileLru(ino: Inode, idx: number, count = 1): void {
     const last = this.fileLruIno.length - 1;
     if (last >= this.fileHead && this.fileLruIno[last] === ino && this.fileLruIdx[last] + this.fileLruLen[last] === idx) {
-      this.fileLruLen[last]++;
+      this.fileLruLen[last] += count;
       return;
     }
     this.fileLruIno.push(ino);
     this.fileLruIdx.push(idx);
-    this.fileLruLen.push(1);
+    this.fileLruLen.push(count);
     if (this.fileHead > 65536) {
       this.fileLruIno = this.fileLruIno.slice(this.fileHead);
       this.fileLruIdx = this.fileLruIdx.slice(this.fileHead);
