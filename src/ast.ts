@@ -35,6 +35,12 @@ export interface Token {
   col: number;
   /** Set on tokens produced by macro expansion or $N/@N pasting: the invocation token. */
   chain?: Token;
+  /**
+   * Set on tokens a macro expansion produced: the `@name` that expanded them (a parameter's
+   * tokens: the `@param` in the body, whose own `expansion` is the invocation).  Diagnostics
+   * print the chain as stap does (`in expansion of macro: ...`); $N pasting has none.
+   */
+  expansion?: Token;
 }
 
 // ---------------------------------------------------------------------------------------------

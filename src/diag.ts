@@ -83,6 +83,13 @@ export class Diagnostics {
     return s;
   }
 
+  /** The macro expansions a token came from, innermost first, each with its source line (stap's token chain). */
+  private expansions(tok: Token, align: number): string {
+    let out = '';
+    for (let c = tok.expansion; c; c = c.expansion) out += `\tin expansion of macro: ${renderTokenText(c)}\n` + this.sourceBlock(c, align);
+    return out;
+  }
+
   private sourceBlock(tok: Token, align: number): string {
     const line = sourceLine(tok.file, tok.line);
     let caret = '';
@@ -109,7 +116,7 @@ export class Diagnostics {
     let out = `parse error: ${e.message}\n`;
     if (e.tok) {
       out += `${e.saw ? '        saw:' : '         at:'} ${renderTokenText(e.tok)}\n`;
-      out += this.sourceBlock(e.tok, 5);
+      out += this.sourceBlock(e.tok, 5) + this.expansions(e.tok, 5);
     } else if (e.eof) {
       out += `        saw: ${e.eof.name} EOF\n`;
     }
@@ -138,7 +145,7 @@ export class Diagnostics {
   private renderSemantic(e: SemanticError): string {
     let out = `semantic error: ${e.message}`;
     const details = e.details.map((d) => `        ${d}\n`).join('');
-    if (e.tok) out += `: ${this.renderToken(e.tok)}\n` + details + this.sourceBlock(e.tok, 8);
+    if (e.tok) out += `: ${this.renderToken(e.tok)}\n` + details + this.sourceBlock(e.tok, 8) + this.expansions(e.tok, 8);
     else out += '\n' + details;
     // a chained error without a message is stap's second token of the same error (tok2: the
     // left side of a bad assignment, the declaration of a mis-called function), in its block
@@ -196,7 +203,7 @@ export class Diagnostics {
       this.suppressedWarnings++;
       return;
     }
-    if (tok) text += `: ${this.renderToken(tok)}\n` + this.sourceBlock(tok, 1).replace(/\n$/, '') + '\n';
+    if (tok) text += `: ${this.renderToken(tok)}\n` + this.sourceBlock(tok, 1).replace(/\n$/, '') + '\n' + this.expansions(tok, 1);
     else text += '\n';
     this.seenWarnings.add(key);
     if (counted) this.warningCount++;

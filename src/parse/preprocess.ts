@@ -187,11 +187,12 @@ function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions
     if (t.kind === 'operator' && t.text.startsWith('@')) {
       const idx = m.params.indexOf(t.text.slice(1));
       if (idx >= 0) {
-        for (const a of args[idx]) subst.push({ ...a, chain: inv });
+        const use: Token = { ...t, chain: inv, expansion: inv };
+        for (const a of args[idx]) subst.push({ ...a, chain: inv, expansion: use });
         continue;
       }
     }
-    subst.push({ ...t, chain: inv });
+    subst.push({ ...t, chain: inv, expansion: inv });
   }
   const expanded: Token[] = [];
   let j = 0;
