@@ -94,3 +94,11 @@ mmap.hook('free_swap_cache', (m, _c, t, e) => {
 
 // arguments of type struct mm_struct *: the address space of the task
 mmap.structArg('mm_struct', () => (_m, _c, t) => t.proc.mm ?? 0);
+
+// rss_stat(mm, member, count): the counter add_mm_counter changed, read after the change: the file pages
+// of the address space (MM_FILEPAGES; /proc/PID/status's RssFile of the same mm)
+mmap.tpArgs('rss_stat', (_m, _c, t, e) => {
+  const mm = t.proc.mm;
+  const member = typeof e.rssMember === 'number' ? e.rssMember : 0;
+  return [mm ?? 0, member, mm ? (member === 2 ? mm.swapents : member === 1 ? Math.min(mm.rss, 28) : Math.max(0, mm.rss - 28)) : 0];
+});

@@ -135,7 +135,7 @@ const KEY_PARENT: Record<string, string> = { ttwu: 'try_to_wake_up', schedule: '
 
 /** Functions the compiler looks up by name besides the model's own (for the build's known-symbols table). */
 export function compilerSymbolNames(): string[] {
-  const tp = Object.entries(tracepointSiteTable()).flatMap(([fn, l]) => [fn, ...l.filter(([, w]) => w.startsWith('after:')).map(([, w]) => w.slice(6))]);
+  const tp = Object.entries(tracepointSiteTable()).flatMap(([fn, l]) => [fn, ...l.filter(([, w]) => w.includes(':')).map(([, w]) => w.slice(w.indexOf(':') + 1))]);
   return ['x64_sys_call', ...Object.values(KEY_PARENT), ...tp];
 }
 
