@@ -84,15 +84,19 @@ export function syscallModelPath(e: Env): { path: CompiledPath; key: ModelKey } 
 /** What a syscall without semantics returns: the recordings' common outcome (generate.ts outcomeRule). */
 function ruleResult(rule: string | undefined, e: Env): number {
   if (!rule || rule === '0' || rule === '+' || rule === '?') return 0;
-  if (rule.startsWith('E:')) return -(ERRNO[rule.slice(2)] ?? 22);
+  if (rule.startsWith('E:')) return -(errnoByName()[rule.slice(2)] ?? 22);
   if (rule[0] === '=') return Number(rule.slice(1));
   if (rule[0] === 'a') return Number(e.a[Number(rule.slice(1))] ?? 0);
   return 0;
 }
-const ERRNO: Record<string, number> = {};
-{
+let ERRNO: Record<string, number> | null = null;
+/** errno names' numbers, made when a recorded outcome first names one (not by every start) */
+function errnoByName(): Record<string, number> {
+  if (ERRNO) return ERRNO;
+  ERRNO = {};
   const { errnoName } = require('../../kernel/errno') as typeof import('../../kernel/errno');
   for (let i = 1; i < 600; i++) ERRNO[errnoName(i)] = i;
+  return ERRNO;
 }
 
 /**
