@@ -126,12 +126,19 @@ export class MemSys {
     return mm;
   }
 
-  /** fork (kernel/fork.c dup_mmap): the same VMAs; anonymous and private-written pages become COW-shared. */
+  /**
+   * fork (kernel/fork.c dup_mmap): the same VMAs; copy_page_range copies the page table entries of a
+   * VMA only when it has an anon_vma (mm/memory.c vma_needs_copy): anonymous and private-written pages
+   * become COW-shared, while a file mapping never written (program text, read-only data) starts empty
+   * in the child, which faults its pages in again.
+   */
   dupMm(src: Mm, p: Process): Mm {
     const mm = new Mm();
     for (const [k, r] of src.regions) {
       const nr = new Region(k, r.pages.length, r.file, r.fileOff);
-      nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label;
+      nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma;
+      mm.regions.set(k, nr);
+      if (r.file && !r.anonVma) continue;
       for (let i = 0; i < r.pages.length; i++) {
         const s = r.pages[i];
         if (s === P_PRESENT || s === P_COW) {
@@ -141,7 +148,6 @@ export class MemSys {
           mm.rss++;
         } else if (s === P_SWAPPED) nr.pages[i] = P_NONE;
       }
-      mm.regions.set(k, nr);
     }
     mm.mmapBase = src.mmapBase; mm.brkStart = src.brkStart; mm.brk = src.brk; mm.stackTop = src.stackTop;
     mm.anonMaps = src.anonMaps;
@@ -293,6 +299,7 @@ export class MemSys {
   /** Apply a resolved fault. */
   faultDone(kind: string, r: Region, i: number, mm: Mm, write = true): void {
     if (r.pages[i] === P_PRESENT) return;
+    if (kind !== 'file') r.anonVma = true;
     if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
     // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
     else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }
