@@ -109,6 +109,79 @@ export function writeAtomic(file: string, data: string | Uint8Array): void {
   }
 }
 
+/** One kind of entry in a cache directory, for pruneKind. */
+export interface EntryKind {
+  /** The group an entry's file name belongs to (entries of a group are kept or removed together); null: not this kind. */
+  group: (name: string) => string | null;
+  /** How many groups besides the current one may stay (the most recently written). */
+  keep: number;
+  /** Prune only once more than this many other groups are found (default `keep`): a big kind is pruned now and then, not at every write. */
+  above?: number;
+}
+
+/** The directories each kind was pruned in by this process. */
+const pruned = new WeakMap<EntryKind, Set<string>>();
+
+/**
+ * Remove stale entries of one kind from `dir` (a directory of the checked cache): called when
+ * an entry of group `current` has just been written (a miss), never on a start that found its
+ * entry, and at most once per process, kind and directory.  Entries of other groups are ranked by
+ * their newest file's mtime; all but the `keep` most recent groups are removed.  Only regular
+ * files this user owns are considered (never a symlink: lstat, and unlink removes no target);
+ * `dir` itself must be a real directory this user owns.  Best effort: failures are ignored.
+ */
+export function pruneKind(dir: string, kind: EntryKind, current: string | null): void {
+  let done = pruned.get(kind);
+  if (!done) pruned.set(kind, (done = new Set()));
+  if (done.has(dir)) return;
+  done.add(dir);
+  try {
+    const me = uid();
+    const d = fs.lstatSync(dir);
+    if (!d.isDirectory() || (me >= 0 && d.uid !== me)) return;
+    const groups = new Map<string, string[]>();
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isFile()) continue; // (symlinks, directories)
+      const g = kind.group(e.name);
+      if (g === null || g === current) continue;
+      const l = groups.get(g);
+      if (l) l.push(e.name);
+      else groups.set(g, [e.name]);
+    }
+    if (groups.size <= (kind.above ?? kind.keep)) return;
+    const ranked: { files: string[]; newest: number }[] = [];
+    for (const names of groups.values()) {
+      const files: string[] = [];
+      let newest = -Infinity;
+      for (const n of names) {
+        const f = path.join(dir, n);
+        const st = fs.lstatSync(f, { throwIfNoEntry: false });
+        if (!st || !st.isFile() || (me >= 0 && st.uid !== me)) continue;
+        files.push(f);
+        newest = Math.max(newest, st.mtimeMs);
+      }
+      if (files.length) ranked.push({ files, newest });
+    }
+    ranked.sort((a, b) => b.newest - a.newest);
+    for (const { files } of ranked.slice(kind.keep)) {
+      for (const f of files) {
+        try {
+          fs.unlinkSync(f);
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
+  } catch {
+    // caches are best effort
+  }
+}
+
+/** A kind whose entries are `PREFIX<key>SUFFIX` files, each its own group. */
+export function namedKind(prefix: string, suffix: string, keep: number, above?: number): EntryKind {
+  return { group: (n) => (n.startsWith(prefix) && n.endsWith(suffix) && n.length > prefix.length + suffix.length ? n : null), keep, above };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sealed entries: `tapsim-sealed <crc32 hex> <length>\n` + content
 

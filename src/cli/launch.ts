@@ -16,7 +16,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vm from 'vm';
 import Module = require('module');
-import { cacheDir, digestHex, readSealed, writeSealed } from '../cachedir';
+import { cacheDir, digestHex, pruneKind, readSealed, writeSealed } from '../cachedir';
 import { quietBinding } from '../binding';
 
 type Pipeline = typeof import('./pipeline');
@@ -168,12 +168,8 @@ function loadBundled<T>(bundle: string, prefix: string, req: NodeRequire): T {
   fn.call(mod.exports, mod.exports, req, mod, bundle, __dirname);
   if (cacheFile && (!cached || script.cachedDataRejected)) {
     process.once('exit', () => {
-      const dir = path.dirname(cacheFile);
-      try {
-        for (const f of fs.readdirSync(dir)) if (f.startsWith(own) || (f.startsWith(prefix) && !/^[0-9a-f]{8}-/.test(f.slice(prefix.length)))) fs.rmSync(path.join(dir, f), { force: true });
-      } catch {
-        // no cache directory yet
-      }
+      const ownOrUnkeyed = (f: string): boolean => f.startsWith(own) || (f.startsWith(prefix) && !/^[0-9a-f]{8}-/.test(f.slice(prefix.length)));
+      pruneKind(path.dirname(cacheFile), { group: (f) => (ownOrUnkeyed(f) ? f : null), keep: 0 }, null);
       writeSealed(cacheFile, script.createCachedData());
     });
   }

@@ -13,7 +13,7 @@ import * as path from 'path';
 import type * as A from '../ast';
 import { Diagnostics, PassFailed } from '../diag';
 import { ARCH } from '../kernel/config';
-import { cacheDir, writeAtomic, writeSealed, readSealed, digestHex, crc32 } from '../cachedir';
+import { cacheDir, writeAtomic, writeSealed, readSealed, digestHex, crc32, pruneKind, namedKind, EntryKind } from '../cachedir';
 import type { SessionOption } from '../parse/preprocess';
 import { parserFiles } from '../parse/files';
 import { AstWriter, reviver, encodeTapsetAst, decodeTapsetAst, isFailedParse, inMemory, EncodedAst, DamagedEntry } from './tapset_ast';
@@ -178,6 +178,21 @@ export function deserialize<T>(text: string, fileFor: (name: string, isTapset: b
 /** Largest user script whose AST is cached (the parser does 2+ MB/s; JSON.parse of the AST less). */
 const USER_CACHE_MAX_SOURCE = 64 * 1024;
 
+/*
+ * Pruning (cachedir.ts pruneKind, only after writing an entry, never on a start that found its
+ * own): an index or macro file per set of directories and options, the newest 8 others kept
+ * (other checkouts, -g, -I sets); syntax trees grouped by the library key they were made with
+ * (their name's first 8 digits: a new parser or macro file makes a new group), the newest 3
+ * other groups kept; parsed user scripts, the newest 1000 kept once there are more than 2000.
+ */
+const INDEX_KIND = namedKind('index-', '.json', 8);
+const MACROS_KIND = namedKind('macros-', '.json', 8);
+const AST_KIND: EntryKind = {
+  group: (n) => /^([0-9a-f]{8})-[0-9a-f]{24}\.json$/.exec(n)?.[1] ?? (/^[0-9a-f]{24}\.json$/.test(n) ? '(unkeyed)' : null),
+  keep: 3,
+};
+const USER_KIND = namedKind('', '.json', 1000, 2000);
+
 export class TapsetLibrary {
   private files: string[] = [];
   /** Each `.stp` file's stamp (stampOf) when the library was scanned. */
@@ -272,7 +287,7 @@ export class TapsetLibrary {
   private astPath(dir: string | null, file: string): string | null {
     if (!dir) return null;
     const h = digestHex(file + '\0' + this.baseKey + this.optionsSuffix(this.optionFiles.get(file) ?? [])).slice(0, 24);
-    return path.join(dir, 'ast', `${h}.json`);
+    return path.join(dir, 'ast', `${this.baseKey.slice(0, 8)}-${h}.json`);
   }
 
   private readIndex(dirs: string[], key: string): IndexFile | null {
@@ -341,7 +356,10 @@ export class TapsetLibrary {
       this.addIndex(f, idx);
     }
     if (cached && Object.keys(cached.files).length !== this.files.length) dirty = true;
-    if (dirty && ip) writeSealed(ip, JSON.stringify(out));
+    if (dirty && ip) {
+      writeSealed(ip, JSON.stringify(out));
+      pruneKind(path.dirname(ip), INDEX_KIND, path.basename(ip));
+    }
   }
 
   private addIndex(f: string, idx: FileIndex): void {
@@ -381,7 +399,10 @@ export class TapsetLibrary {
     const idx: FileIndex = ast ? indexOf(ast) : { functions: [], globals: [], roots: [], failed: true };
     const ap = this.astPath(this.cacheDir, f);
     const data = Buffer.from(encodeTapsetAst(ast), 'utf8');
-    if (ap) writeAtomic(ap, Buffer.concat([Buffer.from(JSON.stringify({ stamp, key: this.baseKey, head: headCrc(data, 0) }) + '\n'), data]));
+    if (ap) {
+      writeAtomic(ap, Buffer.concat([Buffer.from(JSON.stringify({ stamp, key: this.baseKey, head: headCrc(data, 0) }) + '\n'), data]));
+      pruneKind(path.dirname(ap), AST_KIND, this.baseKey.slice(0, 8));
+    }
     this.astData.set(f, inMemory(data));
     return idx;
   }
@@ -405,7 +426,10 @@ export class TapsetLibrary {
       }
     }
     const all = this.parseMacros();
-    if (this.cacheDir) writeSealed(path.join(this.cacheDir, name), serialize([...all]));
+    if (this.cacheDir) {
+      writeSealed(path.join(this.cacheDir, name), serialize([...all]));
+      pruneKind(this.cacheDir, MACROS_KIND, name);
+    }
     return all;
   }
 
@@ -479,7 +503,10 @@ export class TapsetLibrary {
     const used = new Set<number>();
     const ast = parser().parseFile(src, { ...opts, usedArgs: used }, diag);
     for (const n of used) opts.usedArgs?.add(n);
-    if (ast && file && diag.activity === before) writeSealed(file, JSON.stringify({ usedArgs: [...used] }) + '\n' + serialize(ast));
+    if (ast && file && diag.activity === before) {
+      writeSealed(file, JSON.stringify({ usedArgs: [...used] }) + '\n' + serialize(ast));
+      pruneKind(path.dirname(file), USER_KIND, path.basename(file));
+    }
     return ast;
   }
 

@@ -56,7 +56,8 @@ describe('entry model: data', () => {
       for (const [ev, where] of sites) {
         const [sys, name] = ev.split(':');
         expect(findEvent(sys, name), ev).to.not.equal(null);
-        if (where.startsWith('after:')) expect(functionId(where.slice(6)), where).to.be.at.least(0);
+        if (where.includes(':')) expect(functionId(where.slice(where.indexOf(':') + 1)), where).to.be.at.least(0);
+        else expect(where, fn).to.be.oneOf(['entry', 'exit']);
       }
     }
   });

@@ -154,6 +154,12 @@ for (const e of ['block_bio_queue', 'block_getrq', 'block_bio_complete', 'block_
 /** block_bio_complete(q, bio) has the bio second; the others first. */
 const bioArg = (e: string, a: readonly unknown[]): unknown => (e === 'block_bio_complete' ? a[1] : a[0]);
 for (const e of ['softirq_entry', 'softirq_exit', 'softirq_raise']) SPECIAL[`${e}.vec`] = () => (a) => Number(a[0] ?? 0);
+// kmem:rss_stat (include/trace/events/kmem.h): mm_id is mm_ptr_to_hash(mm) (the pointer's low 32 bits
+// mixed with a boot-time key), curr whether mm is current's (the machine traces only the current
+// task's counters), size the counter in bytes (count << PAGE_SHIFT)
+SPECIAL['rss_stat.mm_id'] = () => (a) => (Math.imul(Number(BigInt.asUintN(32, BigInt(toNum(a[0])))), 0x9e3779b1) ^ 0x5bd1e995) >>> 0;
+SPECIAL['rss_stat.curr'] = () => (a) => (a[0] ? 1 : 0);
+SPECIAL['rss_stat.size'] = () => (a) => Number(a[2] ?? 0) * 4096;
 
 /** A field of the kernel object at address `addr` (0 when there is none). */
 function rdBig(addr: unknown, T: string, path: string): bigint {

@@ -106,6 +106,23 @@ fsOpen.hook('close', (m, c, t, e) => {
   const r = drain(c);
   return f.refs === 0 || r === H_PUSHED ? H_PUSHED : H_CONT;
 });
+/**
+ * close on its recorded trees (paths/syscall.ts RECORDED_WHEN): the descriptor's file goes; when that
+ * was its last reference, the deferred fput runs on the way back to user mode (task_work_run: the
+ * recorded `tail:task_work_run` of a close of that kind of file, ____fput __fput ...).  A socket's
+ * release keeps its template (close_file: sock_close's semantics sit on its lines).
+ */
+fsOpen.cond('recorded_close', (_m, _c, t, e) => {
+  const f = fdOf(t, e.a[0] as number);
+  return !!f && f.kind !== 'sock';
+});
+fsOpen.hook('close_recorded', (_m, c, t, e) => {
+  const f = closeFd(t, e.a[0] as number);
+  if (!f) { e.ret = -EBADF; return H_CONT; }
+  e.ret = 0;
+  if (f.refs === 0) t.resumeWork |= RW_TASKWORK;
+  return drain(c);
+});
 fsOpen.syscall('dup2', (_m, _c, t, e) => {
   const [a, b] = e.a as number[];
   const f = fdOf(t, a);

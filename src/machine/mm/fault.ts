@@ -70,7 +70,9 @@ fault.fnArgs('handle_mm_fault', (_m, _c, t, e) => {
 const faultAddr = (e: Record<string, unknown>): number => (e.address as number | undefined) ?? 0x7f0000000000 + (e.idx as number) * PAGE;
 const faultCode = (e: Record<string, unknown>): number => (e.code as number | undefined) ?? (e.kind === 'wp' ? 7 : 6);
 fault.tpArgs('page_fault_user', (_m, _c, _t, e) => [faultAddr(e), { ip: faultAddr(e) }, faultCode(e)]);
-fault.tpArgs('page_fault_kernel', (_m, _c, _t, e) => [faultAddr(e), { ip: 0 }, faultCode(e) & ~4]);
+// a fault inside a system call (paths/entry.ts kfault_point): the user buffer the call copies to, error
+// code 2 (a write, not present, no USER bit)
+fault.tpArgs('page_fault_kernel', (_m, _c, t, e) => (e.name === 'page_fault' ? [faultAddr(e), { ip: 0 }, faultCode(e) & ~4] : [faultArgs(t, e)[0], { ip: 0 }, 2]));
 fault.hook('swapin_wait', (m, _c, t, e) => {
   if (e.swWaited) return H_CONT;
   e.swWaited = true;

@@ -3,7 +3,7 @@ import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
 import { PAGE } from '../include/fs';
-import { P_PRESENT } from '../include/mm_types';
+import { P_PRESENT, P_SWAPPED } from '../include/mm_types';
 import { fdOf } from '../include/fdtable';
 
 const EINVAL = 22;
@@ -72,8 +72,10 @@ mmap.hook('unmap', (m, _c, t, e) => {
     const named = region ? mm.regions.get(region) : undefined;
     const rs = named ? [named] : region ? [] : mm.carve(Number(e.a[0]), Number(e.a[0]) + pagesOf(Number(e.a[1])) * PAGE);
     let freed = 0;
+    let mapped = 0;
     for (const r of rs) {
       for (let i = 0; i < r.pages.length; i++) {
+        if (r.pages[i] !== 0 && r.pages[i] !== P_SWAPPED) mapped++;
         if (r.pages[i] === P_PRESENT && !r.file) { m.mm.anonPages--; m.mm.freePages++; freed++; }
         if (r.pages[i] !== 0) mm.rss = Math.max(0, mm.rss - 1);
         r.pages[i] = 0;
@@ -81,6 +83,8 @@ mmap.hook('unmap', (m, _c, t, e) => {
       mm.regions.delete(r.name);
     }
     e.freed = freed;
+    // the pages the recorded munmap tree zaps (paths/entry.ts chooses it by them)
+    e.zapPages = mapped;
   }
   e.ret = 0;
   return H_CONT;
@@ -94,3 +98,11 @@ mmap.hook('free_swap_cache', (m, _c, t, e) => {
 
 // arguments of type struct mm_struct *: the address space of the task
 mmap.structArg('mm_struct', () => (_m, _c, t) => t.proc.mm ?? 0);
+
+// rss_stat(mm, member, count): the counter add_mm_counter changed, read after the change: the file pages
+// of the address space (MM_FILEPAGES; /proc/PID/status's RssFile of the same mm)
+mmap.tpArgs('rss_stat', (_m, _c, t, e) => {
+  const mm = t.proc.mm;
+  const member = typeof e.rssMember === 'number' ? e.rssMember : 0;
+  return [mm ?? 0, member, mm ? (member === 2 ? mm.swapents : member === 1 ? Math.min(mm.rss, 28) : Math.max(0, mm.rss - 28)) : 0];
+});

@@ -35,6 +35,7 @@ import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { InlinedFunction, inlineParamBtf } from '../../kernel/inline_sites';
 import { functionLocals } from '../../kernel/locals';
+import { tracepointProto } from '../../kernel/tracepoint';
 import { structArgOf } from './semantics';
 import type { Getter } from './semantics';
 
@@ -218,4 +219,14 @@ export function inlineArgs(f: InlinedFunction): (m: MachineCore, c: Cpu, t: Task
   b = argVector(f.params.map((p) => getterFor(f.name, p.name, inlineParamBtf(p.dwarfType))));
   inlineBuilders.set(f, b);
   return b;
+}
+
+/**
+ * The generic arguments of tracepoint `name` (a subsystem defines none with `Semantics.tpArgs`): its
+ * TP_PROTO parameters built from the path environment by name and type as for a function's (an
+ * mm_struct is the task's address space, a task_struct the task, an inode or file the environment's).
+ */
+export function tracepointArgs(name: string): (m: MachineCore, c: Cpu, t: Task, e: Env) => unknown[] {
+  installMaterializers();
+  return argVector((tracepointProto(name) ?? []).map((p) => getterFor(`trace_${name}`, p.name, p.btfType)));
 }

@@ -60,8 +60,11 @@ interface Src {
   pending: number;
 }
 
-/** Tracepoints that fire right after a callee returns: callee kallsyms id -> OP_TP operands. */
-type AfterSites = Map<number, number[]> | null;
+/**
+ * Tracepoints that fire right before a callee is called and right after it returns: callee kallsyms
+ * id -> [before, after] OP_TP operands.
+ */
+type AfterSites = Map<number, [number[], number[]]> | null;
 
 /** A lazily compiled run of callees (OP_SUB operand: its index). */
 interface Chunk { src: Src; start: number; end: number; after: AfterSites; code: CompiledPath | null }
@@ -107,17 +110,18 @@ function opsOf(id: number): FnOps {
   return o;
 }
 
-/** The tracepoints of `fn` that fire after one of its callees returns. */
+/** The tracepoints of `fn` that fire before one of its callees is called or after it returns. */
 export function afterSitesOf(fn: number): AfterSites {
   let m: AfterSites = null;
   for (const t of tracepointSitesOf(fn)) {
-    if (!t.where.startsWith('after:')) continue;
-    const callee = functionId(t.where.slice(6));
+    const after = t.where.startsWith('after:');
+    if (!after && !t.where.startsWith('before:')) continue;
+    const callee = functionId(t.where.slice(after ? 6 : 7));
     if (callee < 0) continue;
     if (!m) m = new Map();
-    const l = m.get(callee) ?? [];
-    l.push(tpIndex(t.event));
-    m.set(callee, l);
+    let l = m.get(callee);
+    if (!l) m.set(callee, (l = [[], []]));
+    l[after ? 1 : 0].push(tpIndex(t.event));
   }
   return m;
 }
@@ -221,22 +225,18 @@ function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSit
         for (let r = 0; r < rep; r++) emitKids(s, ks, ke, code, after, chunk);
       } else {
         if (chunk === -2) chunk = newChunk(s, ks, ke, o.after);
-        const tail = after?.get(id);
+        const around = after?.get(id);
         const rule = rep > 1 ? countRuleIndex(id) : -1;
         if (rule >= 0) {
           // OP_REPEAT rule, recorded count, end: the body runs as often as the rule says (else the recorded N)
           code.push(OP_REPEAT, rule, rep, 0);
           const fix = code.length - 1;
           const start = code.length;
-          emitCall(s, id, o, ks, ke, code, chunk);
-          if (tail) for (const tp of tail) code.push(OP_TP, tp);
+          emitAround(s, id, o, ks, ke, code, chunk, around);
           code.push(OP_LOOP, start);
           code[fix] = code.length;
         } else {
-          for (let r = 0; r < rep; r++) {
-            emitCall(s, id, o, ks, ke, code, chunk);
-            if (tail) for (const tp of tail) code.push(OP_TP, tp);
-          }
+          for (let r = 0; r < rep; r++) emitAround(s, id, o, ks, ke, code, chunk, around);
         }
       }
     } else if (ch === 33 /* ! */) {
@@ -265,6 +265,13 @@ function pushAll(code: number[], ops: readonly number[]): void {
   for (let i = 0; i < ops.length; i++) code.push(ops[i]);
 }
 
+/** A call with its caller's tracepoints right before it and right after it returns. */
+function emitAround(s: Src, id: number, o: FnOps, ks: number, ke: number, code: number[], chunk: number, around: [number[], number[]] | undefined): void {
+  if (around) for (const tp of around[0]) code.push(OP_TP, tp);
+  emitCall(s, id, o, ks, ke, code, chunk);
+  if (around) for (const tp of around[1]) code.push(OP_TP, tp);
+}
+
 function emitCall(s: Src, id: number, o: FnOps, ks: number, ke: number, code: number[], chunk: number): void {
   code.push(id);
   if (o.pre.length) pushAll(code, o.pre);
@@ -276,15 +283,20 @@ function emitCall(s: Src, id: number, o: FnOps, ks: number, ke: number, code: nu
 
 /**
  * Compile text[start, end) of a shape (a seq) into a path ending with OP_END: `ids` maps the model's
- * function indices to kallsyms ids, `parent` is the function the nodes are the callees of (its
- * after-callee tracepoints apply; -1: none), `inline` whether inline-site operations are emitted.
+ * function indices to kallsyms ids, `parent` is the function the nodes are the callees of (its entry,
+ * exit and before/after-callee tracepoints apply; -1: none), `inline` whether inline-site operations are emitted.
  */
 export function compileShape(name: string, text: string, start: number, end: number, parent: number, ids: (f: number) => number, inline: boolean): CompiledPath {
   const code: number[] = [];
   let ops = opsByIds.get(ids);
   if (!ops) opsByIds.set(ids, (ops = []));
   const s: Src = { name, text, ids, inline, ops, pending: 0 };
+  // the caller's call op is not in this program (the syscall path calls __x64_sys_*), its entry and
+  // exit tracepoints are: before its first callee and after its last
+  const tps = parent >= 0 ? tracepointSitesOf(parent) : [];
+  for (const t of tps) if (t.where === 'entry') code.push(OP_TP, tpIndex(t.event));
   emitSeq(s, start, end, code, parent >= 0 ? afterSitesOf(parent) : null);
+  for (const t of tps) if (t.where === 'exit') code.push(OP_TP, tpIndex(t.event));
   if (s.pending === 0) s.close = undefined;
   code.push(OP_END);
   return { name, code: Int32Array.from(code) };
@@ -296,7 +308,7 @@ export function compileShape(name: string, text: string, start: number, end: num
  * compiler's output format (bump COMPILER_FORMAT when emitSeq's output changes).  The build's
  * programs (paths/model_table.ts) are used only while it is the running process's.
  */
-const COMPILER_FORMAT = 1;
+const COMPILER_FORMAT = 3;
 let stamp: string | null = null;
 export function compilerStamp(): string {
   return stamp ?? (stamp = JSON.stringify([COMPILER_FORMAT, MARK_HOOKS, compileInputs(), tracepointSiteTable()]));

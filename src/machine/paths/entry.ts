@@ -15,7 +15,7 @@ import { fdOf } from '../include/fdtable';
 import { syscallByNr } from '../../kernel/syscalls';
 import { Semantics, syscallImpl, hookNamed } from './semantics';
 import { pushPath, H_CONT, H_PUSHED } from './kexec';
-import { OP_HOOK, OP_RET, OP_END, hookIndex, path } from './dsl';
+import { OP_HOOK, OP_RET, OP_END, OP_TP, hookIndex, tpIndex, path } from './dsl';
 import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Task } from '../include/sched';
 import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, ModelKey } from './model';
@@ -103,7 +103,7 @@ function errnoByName(): Record<string, number> {
  * Syscalls whose semantics are a hook of their former template (the work of the call, nothing pushed
  * but a sleep): run as the implementation when the recorded trees replace the template.
  */
-const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep', munmap: 'unmap', socket: 'sock_new' };
+const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep', munmap: 'unmap', socket: 'sock_new', close: 'close_recorded' };
 
 /**
  * The pages of the address space an exec (the old one) or an exit tears down, before the call's
@@ -215,5 +215,14 @@ modelEntry.hook('kfault_point', (m, c, t, e) => {
     seen.add(e.name);
     e.kfault = true;
   }
-  return pushModel(m, c, t, e, 'fault', (t.proc.mm?.swapents ?? 0) > 0 ? 'kernel|swap' : 'kernel|anon') ? H_PUSHED : H_CONT;
+  // exc_page_fault (noinstr) traces page_fault_kernel first; the tree's last call is the mmap_read_unlock
+  // (up_read) that traces mmap_lock_released (as for a user fault: templates/mm.ts page_fault)
+  const p = modelPath(m, c, t, e, 'fault', (t.proc.mm?.swapents ?? 0) > 0 ? 'kernel|swap' : 'kernel|anon');
+  if (!p) return H_CONT;
+  pushPath(c.ks, KFAULT_EXIT, e);
+  pushPath(c.ks, p, e);
+  pushPath(c.ks, KFAULT_ENTRY, e);
+  return H_PUSHED;
 });
+const KFAULT_ENTRY: CompiledPath = { name: 'kernel_fault_entry', code: Int32Array.of(OP_TP, tpIndex('exceptions:page_fault_kernel'), OP_END) };
+const KFAULT_EXIT: CompiledPath = { name: 'kernel_fault_exit', code: Int32Array.of(OP_TP, tpIndex('mmap_lock:mmap_lock_released'), OP_END) };

@@ -14,9 +14,9 @@ import { kenterRegs, kleave, siteState } from '../../kernel/ftrace';
 import { LazyRet } from '../../kernel/current';
 import type { PtRegs } from '../../kernel/current';
 import { symbolAddr, symbolName } from '../../kernel/kallsyms';
-import { madeTracepoint, tracepointsMade, traceCall, tracepointProto } from '../../kernel/tracepoint';
+import { madeTracepoint, tracepointsMade, traceCall } from '../../kernel/tracepoint';
 import { hash32 } from '../core/prng';
-import { genericArgs } from './args';
+import { genericArgs, tracepointArgs } from './args';
 import { OP_END, OP_HOOK, OP_IF, OP_IFNOT, OP_RET, OP_TP, OP_INLINE, OP_REPEAT, OP_LOOP, OP_MODEL, OP_SUB, path, tpNames, hookNames, condNames, modelKeyNames } from './dsl';
 import { modelPath } from './model';
 import { chunkCode } from './compile';
@@ -151,7 +151,7 @@ const cpuRegs: PathRegs[] = [];
  * it, so it is off; a name the kernel lacks never gets one); `made` is tracepointsMade.count when it
  * was looked for, so that it is looked for again once more are made.
  */
-interface TpRef { tp: Tracepoint | null; made: number; name: string; build: ArgBuilder | null; proto: string[] | null }
+interface TpRef { tp: Tracepoint | null; made: number; name: string; build: ArgBuilder | null }
 const tpRefs: TpRef[] = [];
 const tpMade = tracepointsMade;
 function tpRef(idx: number): TpRef {
@@ -160,7 +160,7 @@ function tpRef(idx: number): TpRef {
     const full = tpNames[idx];
     const colon = full.indexOf(':');
     const name = colon >= 0 ? full.slice(colon + 1) : full;
-    r = { tp: madeTracepoint(name) ?? null, made: tpMade.count, name, build: null, proto: null };
+    r = { tp: madeTracepoint(name) ?? null, made: tpMade.count, name, build: null };
     tpRefs[idx] = r;
   }
   return r;
@@ -174,16 +174,9 @@ function tpResolved(r: TpRef): boolean {
 function fireTp(m: MachineCore, c: Cpu, t: Task, e: Env, r: TpRef): void {
   const tp = r.tp as Tracepoint;
   let b = r.build;
-  if (b === null) b = r.build = tpArgsNamed(r.name) ?? null;
-  let args: unknown[];
-  if (b) args = b(m, c, t, e);
-  else {
-    // generic: TP_PROTO parameter names looked up in the path environment
-    let names = r.proto;
-    if (!names) names = r.proto = (tracepointProto(r.name) ?? []).map((p) => p.name);
-    args = names.map((n) => (e[n] !== undefined ? e[n] : n === 'task' || n === 'p' || n === 'tsk' ? t : 0));
-  }
-  traceCall(tp, ...args);
+  // a subsystem's builder, else the TP_PROTO parameters from the path environment by name and type
+  if (b === null) b = r.build = tpArgsNamed(r.name) ?? tracepointArgs(r.name);
+  traceCall(tp, ...b(m, c, t, e));
 }
 
 /** Push a path onto a kernel stack. */

@@ -135,7 +135,7 @@ const KEY_PARENT: Record<string, string> = { ttwu: 'try_to_wake_up', schedule: '
 
 /** Functions the compiler looks up by name besides the model's own (for the build's known-symbols table). */
 export function compilerSymbolNames(): string[] {
-  const tp = Object.entries(tracepointSiteTable()).flatMap(([fn, l]) => [fn, ...l.filter(([, w]) => w.startsWith('after:')).map(([, w]) => w.slice(6))]);
+  const tp = Object.entries(tracepointSiteTable()).flatMap(([fn, l]) => [fn, ...l.filter(([, w]) => w.includes(':')).map(([, w]) => w.slice(w.indexOf(':') + 1))]);
   return ['x64_sys_call', ...Object.values(KEY_PARENT), ...tp];
 }
 
@@ -346,17 +346,17 @@ function zapOf(v: ModelVariant): number {
   }
   return n;
 }
+/** How much farther than the nearest (in log ratio) a variant's zap may be and still be drawn (~20%). */
+const ZAP_SLACK = 0.2;
 /**
  * The variants of `list` whose zap is nearest to `pages` in ratio (sizes of address spaces: a fork's
- * child of 60 pages is nearer to one of 200 than to none), with cumulative weights.
+ * child of 60 pages is nearer to one of 200 than to none; variants within ZAP_SLACK of the nearest are
+ * as near: the machine's count is not the real one to the page), with cumulative weights.
  */
 function nearestZap(list: readonly ModelVariant[], pages: number): { list: ModelVariant[]; cum: Float64Array } {
-  let best = Infinity;
-  let out: ModelVariant[] = [];
-  for (const v of list) {
-    const d = Math.abs(Math.log((zapOf(v) + 16) / (pages + 16)));
-    if (d < best) { best = d; out = [v]; } else if (d === best) out.push(v);
-  }
+  const d = list.map((v) => Math.abs(Math.log((zapOf(v) + 16) / (pages + 16))));
+  const best = Math.min(...d);
+  const out = list.filter((_, i) => d[i] <= best + ZAP_SLACK);
   const cum = new Float64Array(out.length);
   let acc = 0;
   out.forEach((v, i) => { acc += v.count; cum[i] = acc; });

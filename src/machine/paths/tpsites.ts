@@ -1,8 +1,12 @@
 /**
  * Where tracepoints fire in the kernel's functions (the `trace_X()` calls of Linux 6.1's source), so
  * that recorded call trees (paths/model.ts), which show only traced functions, fire them at the right
- * place: at a function's entry (before its first traced callee), at its exit (after its last), or right
- * after one of its callees returns (`after:CALLEE`).  The site is the function the trace_X() call is
+ * place: at a function's entry (before its first traced callee), at its exit (after its last), right
+ * before one of its callees is called (`before:CALLEE`) or right after it returns (`after:CALLEE`).
+ * Which function holds which trace_X() call comes from the disassembly of Debian's 6.1.0-56 vmlinux and
+ * (-dbg package: the calls of `__SCT__tp_func_X`); where that function is notrace (the
+ * maple tree's mt_find, mas_store_prealloc ...), the traced functions calling it.  Each site's count was
+ * checked against the recordings (events of the events run vs calls of the graph run, same workload).  The site is the function the trace_X() call is
  * compiled into: where the C function holding it is inlined, the function it is inlined in (e.g.
  * trace_sched_switch in __schedule, notrace, whose callees show under schedule(); compiled with
  * `parent: '__schedule'`).  The arguments come from the subsystems (`Semantics.tpArgs`) or the path
@@ -13,7 +17,7 @@ import { functionId } from '../../kernel/ftrace';
 export interface TpSite {
   /** 'system:event' */
   readonly event: string;
-  /** 'entry', 'exit', or 'after:CALLEE' */
+  /** 'entry', 'exit', 'before:CALLEE' or 'after:CALLEE' */
   readonly where: string;
 }
 
@@ -43,9 +47,7 @@ const SITES: Record<string, [string, string][]> = {
   lru_add_fn: [['pagemap:mm_lru_insertion', 'exit']],
   // mm/mmap.c: vma_mas_store (the maple tree store of a VMA: 59 calls, 59 events for ls /), the end of
   // vm_unmapped_area (7/7) and of exit_mmap (2/2)
-  vma_mas_store: [['mmap:vma_store', 'entry']],
   vm_unmapped_area: [['mmap:vm_unmapped_area', 'exit']],
-  exit_mmap: [['mmap:exit_mmap', 'exit']],
   // include/linux/mmap_lock.h: mmap_read_trylock / mmap_write_lock_killable / mmap_*_unlock (inline)
   // trace around the rwsem calls of the functions they are inlined in: a page fault's
   // lock_mm_and_find_vma (its up_read is the fault's last call: templates/mm.ts page_fault), the mmap,
@@ -56,9 +58,9 @@ const SITES: Record<string, [string, string][]> = {
   do_mprotect_pkey: [['mmap_lock:mmap_lock_start_locking', 'entry'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write_killable'],
     ['mmap_lock:mmap_lock_released', 'after:up_write']],
   __x64_sys_brk: [['mmap_lock:mmap_lock_start_locking', 'entry'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write_killable'],
-    ['mmap_lock:mmap_lock_acquire_returned', 'after:downgrade_write'], ['mmap_lock:mmap_lock_released', 'after:up_write'], ['mmap_lock:mmap_lock_released', 'after:up_read']],
+    ['mmap_lock:mmap_lock_released', 'after:up_write'], ['mmap_lock:mmap_lock_released', 'after:up_read']],
   __vm_munmap: [['mmap_lock:mmap_lock_start_locking', 'entry'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write_killable'],
-    ['mmap_lock:mmap_lock_acquire_returned', 'after:downgrade_write'], ['mmap_lock:mmap_lock_released', 'after:up_write'], ['mmap_lock:mmap_lock_released', 'after:up_read']],
+    ['mmap_lock:mmap_lock_released', 'after:up_write'], ['mmap_lock:mmap_lock_released', 'after:up_read']],
   // arch/x86/mm/tlb.c flush_tlb_func: trace_tlb_flush once the flush is done (ls /: 23 calls, 24 events)
   flush_tlb_func: [['tlb:tlb_flush', 'exit']],
   // kernel/sched/core.c: try_to_wake_up (ttwu_state_match under p->pi_lock, then trace_sched_waking),
@@ -94,9 +96,77 @@ const SITES: Record<string, [string, string][]> = {
   task_tick_fair: [['sched:sched_stat_runtime', 'after:update_curr']],
   // kernel/time/timer.c enqueue_timer (mod_timer, add_timer_on ...): trace_timer_start
   enqueue_timer: [['timer:timer_start', 'entry']],
+  // lib/maple_tree.c is notrace: mt_find's and mtree_load's trace_ma_read fire in their traced callers
+  // (find_vma: 59 calls, find_vma_intersection, __vma_adjust 13, vma_merge 4, insert_vm_struct 3 ...:
+  // 83 for cat's 86 events, 701 for ps' 704); mas_store_prealloc's/mas_store_gfp's trace_ma_write in
+  // vma_mas_store and vma_mas_remove, do_brk_flags, do_mas_align_munmap (mas_store_gfp of the detached
+  // VMAs, then mas_store_prealloc: two before unmap_region, as cat's munmap shows), __vma_adjust (its
+  // inlined stores; a node store traces a second ma_write: cat 88 for 89 events, fork-wait 390/388)
+  find_vma: [['maple_tree:ma_read', 'entry']],
+  find_vma_intersection: [['maple_tree:ma_read', 'entry']],
+  vma_merge: [['maple_tree:ma_read', 'entry']],
+  insert_vm_struct: [['maple_tree:ma_read', 'entry']],
+  find_extend_vma_locked: [['maple_tree:ma_read', 'entry']],
+  __get_user_pages: [['maple_tree:ma_read', 'entry']],
+  __access_remote_vm: [['maple_tree:ma_read', 'entry']],
+  __vma_adjust: [['maple_tree:ma_read', 'entry'], ['maple_tree:ma_write', 'exit'], ['maple_tree:ma_write', 'exit']],
+  vma_mas_store: [['mmap:vma_store', 'entry'], ['maple_tree:ma_write', 'entry']],
+  vma_mas_remove: [['maple_tree:ma_write', 'entry']],
+  do_brk_flags: [['maple_tree:ma_write', 'entry']],
+  // mmap_write_downgrade (inline: downgrade_write) traces acquire_returned (read) after the stores
+  do_mas_align_munmap: [['maple_tree:ma_write', 'before:unmap_region'], ['maple_tree:ma_write', 'before:unmap_region'],
+    ['mmap_lock:mmap_lock_acquire_returned', 'after:downgrade_write']],
+  dup_mmap: [['maple_tree:ma_write', 'after:vm_area_dup']],
+  // mm/page_alloc.c free_unref_page_list: one mm_page_free_batched per page, before its commit
+  free_unref_page_list: [['kmem:mm_page_free_batched', 'before:free_unref_page_commit']],
+  // include/linux/mm.h add_mm_counter -> mm_trace_rss_stat (out of line), inlined in mm/memory.c as
+  // add_mm_rss_vec at the end of a zap (unmap_page_range) and in sync_mm_rss (cat: 2 + 53 + 9 for 60)
+  mm_trace_rss_stat: [['kmem:rss_stat', 'entry']],
+  unmap_page_range: [['kmem:rss_stat', 'exit']],
+  sync_mm_rss: [['kmem:rss_stat', 'entry']],
+  // include/linux/mmap_lock.h around the rwsem calls of the functions holding the mmap lock
+  get_arg_page: mmapLock('down_read', 'up_read'),
+  alloc_bprm: mmapLock('down_write_killable', 'up_write'),
+  load_elf_binary: mmapLock('down_write_killable', 'up_write'),
+  begin_new_exec: mmapLock('down_read_killable', 'up_read'),
+  setup_arg_pages: mmapLock('down_write_killable', 'up_write'),
+  map_vdso: mmapLock('down_write_killable', 'up_write'),
+  vm_brk_flags: mmapLock('down_write_killable', 'up_write'),
+  do_exit: mmapLock('down_read', 'up_read'),
+  acct_collect: mmapLock('down_read', 'up_read'),
+  // exit_mmap: the read lock around unmap_vmas, then the write lock to the end (trace_exit_mmap before the unlock)
+  exit_mmap: [...mmapLock('down_read', 'up_read'), ['mmap_lock:mmap_lock_start_locking', 'before:down_write'],
+    ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write'], ['mmap:exit_mmap', 'exit'], ['mmap_lock:mmap_lock_released', 'exit']],
+  // arch/x86/kernel/fpu/core.c, kernel/rseq.c
+  fpu__drop: [['x86_fpu:x86_fpu_regs_deactivated', 'entry'], ['x86_fpu:x86_fpu_dropped', 'exit']],
+  switch_fpu_return: [['x86_fpu:x86_fpu_regs_activated', 'exit']],
+  fpu_clone: [['x86_fpu:x86_fpu_copy_src', 'entry'], ['x86_fpu:x86_fpu_copy_dst', 'exit']],
+  __rseq_handle_notify_resume: [['rseq:rseq_update', 'exit']],
+  // kernel/exit.c do_wait
+  do_wait: [['sched:sched_process_wait', 'entry']],
+  // fs/buffer.c, fs/fs-writeback.c, mm/page-writeback.c: touch_buffer of a buffer found; __mark_inode_dirty
+  // around ->dirty_inode (only for I_DIRTY_INODE: ext4_dirty_inode is then its callee); folio_account_dirtied
+  __find_get_block: [['block:block_touch_buffer', 'exit']],
+  mark_buffer_dirty: [['block:block_dirty_buffer', 'entry']],
+  __mark_inode_dirty: [['writeback:writeback_mark_inode_dirty', 'entry'], ['writeback:writeback_dirty_inode_start', 'before:ext4_dirty_inode'],
+    ['writeback:writeback_dirty_inode', 'after:ext4_dirty_inode']],
+  __folio_mark_dirty: [['writeback:writeback_dirty_folio', 'entry']],
+  domain_dirty_limits: [['writeback:global_dirty_state', 'exit']],
+  // mm/swap.c folio_activate_fn, block/blk-merge.c, fs/iomap/iter.c, net/core/dev.c __napi_poll, fib
+  folio_activate_fn: [['pagemap:mm_lru_activate', 'entry']],
+  bio_attempt_back_merge: [['block:block_bio_backmerge', 'entry']],
+  iomap_iter: [['iomap:iomap_iter', 'entry']],
+  __napi_poll: [['napi:napi_poll', 'exit']],
+  fib_table_lookup: [['fib:fib_table_lookup', 'exit']],
   // kernel/workqueue.c __queue_work: queued and activated under the pool lock, then insert_work
   __queue_work: [['workqueue:workqueue_queue_work', 'after:_raw_spin_lock'], ['workqueue:workqueue_activate_work', 'after:_raw_spin_lock']],
 };
+
+/** The mmap lock taken with rwsem call `down` and dropped with `up` (mmap_lock.h's trace around them). */
+function mmapLock(down: string, up: string): [string, string][] {
+  return [['mmap_lock:mmap_lock_start_locking', `before:${down}`], ['mmap_lock:mmap_lock_acquire_returned', `after:${down}`],
+    ['mmap_lock:mmap_lock_released', `after:${up}`]];
+}
 
 const NONE: readonly TpSite[] = [];
 let byId: Map<number, TpSite[]> | null = null;

@@ -18,7 +18,8 @@ entry_SYSCALL_64
     %sysret
 `,
   // kernel/entry/common.c exit_to_user_mode_prepare: exit_to_user_mode_loop (schedule, signals,
-  // resume_user_mode_work: task_work, memcg/blkcg throttling, rseq), then the FPU registers
+  // resume_user_mode_work: task_work, memcg/blkcg throttling, rseq), then the FPU registers (rseq_update
+  // once the rseq area is written, x86_fpu_regs_activated by fpregs_restore_userregs' fpregs_activate)
   exit_to_user: `
 exit_to_user_mode_prepare
   ?need_resched
@@ -37,10 +38,12 @@ exit_to_user_mode_prepare
     ?rseq
       __rseq_handle_notify_resume
         &tail:__rseq_handle_notify_resume
+        @rseq:rseq_update
   fpregs_assert_state_consistent
   ?fpu_load
     switch_fpu_return
       &tail:switch_fpu_return
+      @x86_fpu:x86_fpu_regs_activated
   %user_resume
 `,
   preempt_user: `
