@@ -5,82 +5,108 @@
  * hash probe of the symbol table plus a name compare, reading the table's name index, name blob
  * and addresses (4 MB) for that alone; with this table it reads one small JSON file.  The file
  * records the symbol table's source stamp (ksymtab.ts sourceStamp()): a stale or missing one is
- * unused and every name is looked up as before.  It also lists the directories of /sys/module (the
- * symbol table's module data), which every boot makes: a start that reads no symbol then opens no
- * symbol table.  `npm run build` writes it to
+ * unused and every name is looked up as before.  `npm run build` writes it to
  * dist/kernel-tables/known-symbols.json (scripts/build-kernel-tables.ts).
+ *
+ * Beside it, dist/kernel-tables/boot-symbols.json holds what every boot asks of the symbol table:
+ * the directories of /sys/module and the names of those ids (symbolName, of the call paths' function
+ * ids: the caller of `schedule` a start names is one), so that a start opens no symbol table.  Its
+ * ids and names are two lists (a name list is one string): it is parsed at every start.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { sourceStamp } from './ksymtab';
 
-const FORMAT = 'tapsim-known-symbols-3';
+const FORMAT = 'tapsim-known-symbols-1';
+const BOOT_FORMAT = 'tapsim-boot-symbols-1';
 
 interface KnownFile {
   format: string;
   stamp: string;
   /** name -> firstAliasOf(name) */
   firstAlias: Record<string, number>;
-  /** kallsyms sysModuleNames() */
-  sysModules: string[];
-  /** [id, symbolName(id)] of every id in firstAlias (an alias's id may name another symbol) */
-  idNames: [number, string][];
 }
 
-/** the table as parsed (a Map of its ~1,000 names made at every start cost more than the lookups); {} when none is current */
-let known: KnownFile | Record<string, never> | null = null;
+interface BootFile {
+  format: string;
+  stamp: string;
+  /** kallsyms sysModuleNames() */
+  sysModules: string[];
+  /** ids (ascending) and their symbolName()s, '\n'-separated: the ids firstAlias answers (an alias's id may name another symbol) */
+  ids: number[];
+  names: string;
+}
+
+/** the table's answers as parsed (a Map of ~1,000 entries made at every start cost more than the lookups) */
+let known: Record<string, number> | null = null;
 
 /** The table `npm run build` writes. */
 export function builtKnownSymbolsFile(): string {
   return path.join(__dirname, '..', '..', 'kernel-tables', 'known-symbols.json');
 }
 
-/** The table's name -> answer object in `file` if it is current for the symbol table's data, else null. */
-function readKnownFile(file: string, stamp: string): KnownFile | null {
-  let k: KnownFile;
+/** The boot's answers `npm run build` writes. */
+export function builtBootSymbolsFile(): string {
+  return path.join(__dirname, '..', '..', 'kernel-tables', 'boot-symbols.json');
+}
+
+/** The JSON in `file` if it has `format` and is current for the symbol table's data (`stamp`), else null. */
+function readCurrent<T extends { format: string; stamp: string }>(file: string, format: string, stamp: string): T | null {
+  let k: T;
   try {
-    k = JSON.parse(fs.readFileSync(file, 'latin1')) as KnownFile;
+    k = JSON.parse(fs.readFileSync(file, 'latin1')) as T;
   } catch {
     return null;
   }
-  return k.format === FORMAT && k.stamp === stamp ? k : null;
+  return k.format === format && k.stamp === stamp ? k : null;
 }
 
 /** The table in `file` if it is current for the symbol table's data, else null. */
 export function readKnownSymbols(file: string, stamp: string): Map<string, number> | null {
-  const k = readKnownFile(file, stamp);
+  const k = readCurrent<KnownFile>(file, FORMAT, stamp);
   return k && new Map(Object.entries(k.firstAlias));
 }
 
 /** firstAliasOf(name) as the build computed it, or undefined (not a precomputed name, or no current table). */
 export function knownFirstAlias(name: string): number | undefined {
-  const a = current().firstAlias;
-  return a && Object.prototype.hasOwnProperty.call(a, name) ? a[name] : undefined;
+  if (!known) known = readCurrent<KnownFile>(builtKnownSymbolsFile(), FORMAT, sourceStamp())?.firstAlias ?? {};
+  return Object.prototype.hasOwnProperty.call(known, name) ? known[name] : undefined;
+}
+
+let boot: { sysModules?: string[]; ids?: number[]; names?: string[] } | null = null;
+function bootAnswers(): NonNullable<typeof boot> {
+  if (boot) return boot;
+  const b = readCurrent<BootFile>(builtBootSymbolsFile(), BOOT_FORMAT, sourceStamp());
+  boot = b ? { sysModules: b.sysModules, ids: b.ids, names: b.names.split('\n') } : {};
+  return boot;
 }
 
 /** sysModuleNames() as the build listed them, or undefined (no current table). */
 export function knownSysModules(): readonly string[] | undefined {
-  return current().sysModules;
+  return bootAnswers().sysModules;
 }
 
-let byId: Map<number, string> | null = null;
 /** symbolName(id) as the build worked it out for the ids of firstAlias's answers, or undefined. */
 export function knownSymbolName(id: number): string | undefined {
-  return (byId ??= new Map(current().idNames ?? [])).get(id);
+  const b = bootAnswers();
+  const i = b.ids ? b.ids.indexOf(id) : -1;
+  return i >= 0 ? b.names![i] : undefined;
 }
 
-function current(): Partial<KnownFile> {
-  return (known ??= readKnownFile(builtKnownSymbolsFile(), sourceStamp()) ?? {});
-}
-
-/** Build step: write the table for `names` (answers from `firstAliasOf`, their names from `nameOf`) and /sys/module's `sysModules`; returns its size. */
+/**
+ * Build step: write the table for `names` (answers from `firstAliasOf`) and the boot's answers (the
+ * answers' names from `nameOf`, /sys/module's `sysModules`); returns their size.
+ */
 export function writeKnownSymbols(file: string, names: Iterable<string>, firstAliasOf: (name: string) => number, sysModules: readonly string[],
-  nameOf: (id: number) => string): number {
+  nameOf: (id: number) => string, bootFile = builtBootSymbolsFile()): number {
   const firstAlias: Record<string, number> = {};
   for (const n of [...new Set(names)].sort()) firstAlias[n] = firstAliasOf(n);
-  const idNames = [...new Set(Object.values(firstAlias))].filter((id) => id >= 0).sort((a, b) => a - b).map((id): [number, string] => [id, nameOf(id)]);
-  const text = JSON.stringify({ format: FORMAT, stamp: sourceStamp(), firstAlias, sysModules: [...sysModules], idNames } satisfies KnownFile);
+  const stamp = sourceStamp();
+  const text = JSON.stringify({ format: FORMAT, stamp, firstAlias } satisfies KnownFile);
+  const ids = [...new Set(Object.values(firstAlias))].filter((id) => id >= 0).sort((a, b) => a - b);
+  const bootText = JSON.stringify({ format: BOOT_FORMAT, stamp, sysModules: [...sysModules], ids, names: ids.map(nameOf).join('\n') } satisfies BootFile);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text, 'latin1');
-  return text.length;
+  fs.writeFileSync(bootFile, bootText, 'latin1');
+  return text.length + bootText.length;
 }
