@@ -251,7 +251,7 @@ signals.hook('signal', (m, c, t) => {
   if (fatal) {
     const exitPath = groupExitPath(m, t);
     if (!exitPath) throw new Error('entry model: no recorded exit_group (data/paths/entries.json.gz)');
-    pushPath(t.ks, exitPath, newEnv('exit_group', { a: [128 + sig], sig, signaled: true }));
+    pushPath(t.ks, exitPath, newEnv('exit_group', { a: [128 + sig], sig, signaled: true, recorded: true }));
   }
   // frames run last-pushed first: signal_deliver fires before do_group_exit
   pushPath(t.ks, 'signal_deliver', newEnv('signal_deliver', { sig, sgInfo: info }));

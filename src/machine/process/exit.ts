@@ -5,7 +5,7 @@ import { H_CONT, H_SLEEP } from '../paths/kexec';
 import { TASK_INTERRUPTIBLE, TASK_DEAD, Task } from '../include/sched';
 import type { Cpu } from '../include/cpu';
 import type { Env } from '../include/kstack';
-import { drainTo, flushWakes } from '../kernel/sched/core';
+import { drainTo, flushWakes, wakeLater } from '../kernel/sched/core';
 import { notifyPrep } from '../kernel/signal';
 
 const ECHILD = 10, EINTR = 4;
@@ -50,8 +50,11 @@ function exitTask(m: ProcMachine, t: Task, e: Env): void {
  * (pipe peers, the parent) go to the path's own try_to_wake_up calls, the rest at do_task_dead.
  */
 exit.hook('exit_notify', (m, c, t, e) => {
+  // exit_mm's mm_release: a vfork child that never exec'd wakes its parent (complete_vfork_done)
+  const vforkParent = t.tid === t.proc.tgid ? m.procs.vforkRelease(t.proc) : null;
   exitTask(m, t, e);
   notifyPrep(t, e);
+  if (vforkParent) wakeLater(vforkParent);
   return drainTo(c, e);
 });
 exit.at('do_notify_parent', 'exit_notify');
