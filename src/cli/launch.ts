@@ -152,14 +152,15 @@ export function growYoungGenerationFast(): void {
  */
 function loadBundled<T>(bundle: string, prefix: string, req: NodeRequire): T {
   const st = fs.statSync(bundle);
-  // the build writes the bundle in ASCII (scripts/bundle-cli.ts): read as latin1, it needs no UTF-8 decoding
+  // the build writes the bundle in ASCII (scripts/bundle-cli.ts): read as latin1, it needs no UTF-8
+  // decoding; and inside Module.wrap's function already (a wrapped copy would be a second string)
   const code = fs.readFileSync(bundle, 'latin1');
   // one checkout's entries carry its bundle's path digest: a stale one of this checkout is
   // replaced, another checkout's (sharing the cache directory) is left alone
   const own = `${prefix}${digestHex(bundle).slice(0, 8)}-`;
   const cacheFile = cacheFileFor(st, own);
   const cached = (cacheFile && readSealed(cacheFile)) || undefined;
-  const script = new vm.Script(Module.wrap(code), { filename: bundle, cachedData: cached });
+  const script = new vm.Script(code, { filename: bundle, cachedData: cached });
   const fn = script.runInThisContext() as (...a: unknown[]) => void;
   const mod = new Module(bundle, module);
   mod.filename = bundle;

@@ -98,7 +98,7 @@ interface PendingEntries {
 const TRIE_KIND: Record<string, ArgKind> = { '-': 'none', '#': 'number', $: 'string' };
 
 export class MatchNode {
-  private kids = new Map<string, MatchNode>();
+  private kids: Map<string, MatchNode> = new Map();
   private own: AliasEntry[] = [];
   /** Alias-name tries attached here whose first level is not in `kids` yet, in attach order. */
   private pendingLevels: PendingLevel[] | null = null;
@@ -115,6 +115,16 @@ export class MatchNode {
   get children(): Map<string, MatchNode> {
     if (this.pendingLevels) this.spread();
     return this.kids;
+  }
+
+  /** A tree's root: its children come from `kids` (ProbeRegistry's lazy families). */
+  lazyRoot(kids: RootChildren): void {
+    this.kids = kids;
+  }
+
+  /** The root's children without loading anything (null: not a registry tree's root). */
+  get rootChildren(): RootChildren | null {
+    return this.kids instanceof RootChildren ? this.kids : null;
   }
 
   /** The aliases whose name ends here, in attach order. */
@@ -190,22 +200,151 @@ export function argKind(c: A.ProbePointComponent): ArgKind {
   return !c.arg ? 'none' : c.arg.k === 'num' ? 'number' : 'string';
 }
 
+/**
+ * A family of probe points registered when a probe point first names one of its root names
+ * (`kernel`, `kprobe`, `procfs` ...): `load` registers its patterns.
+ */
+export interface LazyFamily {
+  roots: string[];
+  load: (r: ProbeRegistry) => void;
+}
+
+/** The root name of a child key (`procfs(string)` -> `procfs`). */
+function rootOfKey(k: string): string {
+  const p = k.indexOf('(');
+  return p < 0 ? k : k.slice(0, p);
+}
+
+/**
+ * The children of a tree's root: a lookup of a root name first loads the lazy families of that
+ * name (ensure); anything that enumerates them loads every family once it goes past the ones
+ * loaded (a wildcard root, a `similar:` list, --dump-probe-types).  After each load the entries
+ * are put in the order loading every family at once gives (`rank`, then insertion order), so
+ * what a lazy tree enumerates is what the eager one did.
+ */
+class RootChildren extends Map<string, MatchNode> {
+  constructor(private ensure: (root: string | null) => boolean, private rank: (k: string) => number) {
+    super();
+  }
+
+  /** Load the families of `root` (null: all); reorder when any was loaded. */
+  load(root: string | null): void {
+    if (!this.ensure(root)) return;
+    const all = [...super.entries()];
+    const order = all.map(([k], i) => ({ i, r: this.rank(k) }));
+    order.sort((a, b) => a.r - b.r || a.i - b.i);
+    super.clear();
+    for (const { i } of order) super.set(all[i][0], all[i][1]);
+  }
+
+  /** Without loading: the number of entries, and the entries. */
+  peekSize(): number { return super.size; }
+  peekEntries(): MapIterator<[string, MatchNode]> { return super.entries(); }
+
+  override get(k: string): MatchNode | undefined { this.load(rootOfKey(k)); return super.get(k); }
+  override has(k: string): boolean { this.load(rootOfKey(k)); return super.has(k); }
+  override get size(): number { this.load(null); return super.size; }
+  override keys(): MapIterator<string> { return this.lazy((e) => e[0]); }
+  override values(): MapIterator<MatchNode> { return this.lazy((e) => e[1]); }
+  override entries(): MapIterator<[string, MatchNode]> { return this.lazy((e) => e); }
+  override [Symbol.iterator](): MapIterator<[string, MatchNode]> { return this.entries(); }
+  override forEach(f: (v: MatchNode, k: string, m: Map<string, MatchNode>) => void, self?: unknown): void {
+    for (const [k, v] of this.entries()) f.call(self, v, k, this);
+  }
+
+  /** The entries loaded now, then (if the caller reads on) those of every other family. */
+  private *lazy<T>(pick: (e: [string, MatchNode]) => T): MapIterator<T> {
+    const seen = new Set<string>();
+    for (const e of [...super.entries()]) {
+      seen.add(e[0]);
+      yield pick(e);
+    }
+    this.load(null);
+    for (const e of [...super.entries()]) if (!seen.has(e[0])) yield pick(e);
+  }
+}
+
 /** The registry of probe families.  One per session; `defaultRegistry()` has the kernel-free ones. */
 export class ProbeRegistry {
-  root = new MatchNode('', 'none');
-  patterns: string[] = [];
+  root: MatchNode;
+  private registered: string[] = [];
   /** Extra root names used only for `(similar: ...)` suggestions. */
   suggestionRoots = new Set<string>();
+  /** Families not loaded yet, by root name (a family may have several). */
+  private lazy = new Map<string, LazyFamily[]>();
+  private families: LazyFamily[] = [];
+  private loaded = new Set<LazyFamily>();
+  /** Rank of each root key: its family's place in `families` (eager ones 0), for RootChildren. */
+  private rootRank = new Map<string, number>();
+  /** The family being loaded (its root keys take its rank). */
+  private loading = 0;
+  private registeredProviders: Provider[] = [];
+
+  constructor() {
+    this.root = new MatchNode('', 'none');
+    this.root.lazyRoot(new RootChildren((r) => this.ensure(r), (k) => this.rootRank.get(k) ?? Infinity));
+  }
 
   register(pattern: string, provider: Provider): void {
     let n = this.root;
-    for (const p of parsePattern(pattern)) n = n.child(p.name, p.arg);
+    const parts = parsePattern(pattern);
+    const key = MatchNode.key(parts[0].name, parts[0].arg);
+    if (!this.rootRank.has(key)) this.rootRank.set(key, this.loading);
+    for (const p of parts) n = n.child(p.name, p.arg);
     n.provider = provider;
     n.pattern = pattern;
-    this.patterns.push(pattern);
+    this.registered.push(pattern);
+    this.registeredProviders.push(provider);
   }
 
-  /** A fresh tree containing the registered patterns (aliases are attached per session). */
+  /** The providers registered so far, in order (one entry per pattern); loads nothing. */
+  providers(): readonly Provider[] {
+    return this.registeredProviders;
+  }
+
+  /** Every registered pattern (all families loaded). */
+  get patterns(): string[] {
+    this.ensure(null);
+    return this.registered;
+  }
+
+  /** Register `f`'s patterns when a probe point first names one of its roots. */
+  addFamily(f: LazyFamily): void {
+    this.families.push(f);
+    for (const r of f.roots) {
+      let l = this.lazy.get(r);
+      if (!l) this.lazy.set(r, (l = []));
+      l.push(f);
+    }
+  }
+
+  /** Load the families of root name `root` (null: all); were any loaded? */
+  private ensure(root: string | null): boolean {
+    // (a family's own registrations look its roots up: nothing else loads meanwhile)
+    if (this.loading !== 0) return false;
+    const todo = root === null ? this.families.filter((f) => !this.loaded.has(f)) : this.lazy.get(root)?.filter((f) => !this.loaded.has(f));
+    if (!todo?.length) return false;
+    // (in the order addFamily saw them: one family's patterns never precede an earlier one's)
+    todo.sort((a, b) => this.families.indexOf(a) - this.families.indexOf(b));
+    for (const f of todo) {
+      if (this.loaded.has(f)) continue;
+      this.loaded.add(f);
+      const was = this.loading;
+      this.loading = this.families.indexOf(f) + 1;
+      try {
+        f.load(this);
+      } finally {
+        this.loading = was;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * A fresh tree containing the registered patterns (aliases are attached per session): a root
+   * child is copied from the registry's when first looked up, so families load as the session
+   * names them.
+   */
   cloneTree(): MatchNode {
     const copy = (n: MatchNode): MatchNode => {
       const c = new MatchNode(n.name, n.arg);
@@ -214,7 +353,26 @@ export class ProbeRegistry {
       for (const [k, ch] of n.children) c.children.set(k, copy(ch));
       return c;
     };
-    return copy(this.root);
+    const root = new MatchNode('', 'none');
+    const src = this.root.rootChildren!;
+    /** registry root keys copied into this tree */
+    const copied = new Set<string>();
+    let known = -1;
+    const kids: RootChildren = new RootChildren((r) => {
+      src.load(r);
+      if (src.peekSize() === known) return false; // (nothing new: registry roots only grow)
+      known = src.peekSize();
+      let added = false;
+      for (const [k, ch] of src.peekEntries()) {
+        if (copied.has(k)) continue;
+        copied.add(k);
+        kids.set(k, copy(ch));
+        added = true;
+      }
+      return added;
+    }, (k) => this.rootRank.get(k) ?? Infinity);
+    root.lazyRoot(kids);
+    return root;
   }
 }
 

@@ -49,8 +49,7 @@ export function builtCacheDir(): string {
 interface FileIndex {
   functions: string[];
   globals: string[];
-  /** Full alias names (`syscall.read`), and their first components. */
-  aliases: string[];
+  /** The first components of the file's probe alias names (`syscall` of `syscall.read`). */
   roots: string[];
   failed?: boolean;
 }
@@ -117,11 +116,16 @@ function parserStamp(cacheDirs: string[]): string {
 
 function stampOf(p: string): string | null {
   try {
-    const st = fs.statSync(p);
-    return `${st.mtimeMs}:${st.size}`;
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    return st ? statStamp(st) : null;
   } catch {
     return null;
   }
+}
+
+/** A file's cache stamp: its modification time and size. */
+function statStamp(st: fs.Stats): string {
+  return `${st.mtimeMs}:${st.size}`;
 }
 
 /** A tapset SourceFile whose text is read on first use. */
@@ -176,6 +180,8 @@ const USER_CACHE_MAX_SOURCE = 64 * 1024;
 
 export class TapsetLibrary {
   private files: string[] = [];
+  /** Each `.stp` file's stamp (stampOf) when the library was scanned. */
+  private fileStamps: Map<string, string>;
   private macroFiles: string[] = [];
   private index = new Map<string, FileIndex>();
   private fnMap = new Map<string, string[]>();
@@ -208,10 +214,12 @@ export class TapsetLibrary {
     this.readDirs = this.cacheDir === null ? [] : [this.cacheDir];
     // (the build's cache sits with the code, as trusted as it: read even without a user cache)
     if (built && (this.cacheDir === null || path.resolve(built) !== path.resolve(this.cacheDir))) this.readDirs.push(built);
-    this.files = scanDirs(opts.dirs, '.stp');
-    this.macroFiles = scanDirs(opts.dirs, '.stpm');
+    const scan = scanDirs(opts.dirs);
+    this.fileStamps = scan.stp;
+    this.files = [...scan.stp.keys()];
+    this.macroFiles = [...scan.stpm.keys()];
     const p = opts.parse;
-    const macroStamps = this.macroFiles.map((f) => `${f}=${stampOf(f)}`).join(';');
+    const macroStamps = [...scan.stpm].map(([f, st]) => `${f}=${st}`).join(';');
     this.baseKey = digestHex([CACHE_VERSION, parserStamp(this.readDirs), macroStamps].join('|'));
     this.optsKey = this.keyFor(p);
     // Script arguments only matter to the (rare) tapset files that paste $N/@N: theirs is the
@@ -301,7 +309,7 @@ export class TapsetLibrary {
     const out: IndexFile = { version: CACHE_VERSION, base: this.baseKey, key: this.optsKey, files: {} };
     let dirty = !cached;
     for (const f of this.files) {
-      const base = stampOf(f) ?? '';
+      const base = this.fileStamps.get(f) ?? '';
       const expected = (e: IndexEntry): string => base + (e.usesArgs ? this.argsSuffix : '') + this.optionsSuffix(e.usesOptions ?? []);
       let hit = cached?.files[f];
       if (hit && hit.stamp !== expected(hit)) hit = undefined;
@@ -315,6 +323,11 @@ export class TapsetLibrary {
       // (the AST file itself is checked against stamp and key when it is loaded)
       if (hit) {
         idx = hit.index;
+        // (an index of cache format 11 also listed every alias name: rewritten without them)
+        if ('aliases' in idx) {
+          idx = { functions: idx.functions, globals: idx.globals, roots: idx.roots, failed: idx.failed };
+          dirty = true;
+        }
         stamp = hit.stamp;
         if (hit.usesArgs) this.argFiles.add(f);
         if (hit.usesOptions?.length) this.optionFiles.set(f, hit.usesOptions);
@@ -365,7 +378,7 @@ export class TapsetLibrary {
     if (used.size) this.optionFiles.set(f, [...used].sort());
     else this.optionFiles.delete(f);
     const stamp = this.fullStamp(f, base);
-    const idx: FileIndex = ast ? indexOf(ast) : { functions: [], globals: [], aliases: [], roots: [], failed: true };
+    const idx: FileIndex = ast ? indexOf(ast) : { functions: [], globals: [], roots: [], failed: true };
     const ap = this.astPath(this.cacheDir, f);
     const data = Buffer.from(encodeTapsetAst(ast), 'utf8');
     if (ap) writeAtomic(ap, Buffer.concat([Buffer.from(JSON.stringify({ stamp, key: this.baseKey, head: headCrc(data, 0) }) + '\n'), data]));
@@ -624,7 +637,7 @@ function validIndex(idx: IndexFile): boolean {
   if (!idx.files || typeof idx.files !== 'object' || Array.isArray(idx.files)) return false;
   const names = (l: unknown) => Array.isArray(l) && l.every((x) => typeof x === 'string');
   return Object.values(idx.files).every((e) => !!e && typeof e.stamp === 'string' && !!e.index && names(e.index.functions)
-    && names(e.index.globals) && names(e.index.aliases) && names(e.index.roots));
+    && names(e.index.globals) && names(e.index.roots));
 }
 
 /** The shape of a user script's syntax tree (a cached one; its contents only ever become data). */
@@ -636,16 +649,11 @@ function isStapFile(f: unknown): f is A.StapFile {
 function indexOf(ast: A.StapFile): FileIndex {
   const functions = [...new Set(ast.functions.filter((f) => !f.isPrivate).map((f) => f.name))];
   const globals = [...new Set(ast.globals.filter((g) => !g.isPrivate).map((g) => g.name))];
-  const aliases: string[] = [];
   const roots: string[] = [];
   for (const a of ast.aliases) {
-    for (const n of a.names) {
-      const full = n.components.map((c) => c.name).join('.');
-      if (!aliases.includes(full)) aliases.push(full);
-      if (!roots.includes(n.components[0].name)) roots.push(n.components[0].name);
-    }
+    for (const n of a.names) if (!roots.includes(n.components[0].name)) roots.push(n.components[0].name);
   }
-  return { functions, globals, aliases, roots };
+  return { functions, globals, roots };
 }
 
 /** A read-only Map whose entries come from `source()` when first looked at. */
@@ -677,9 +685,14 @@ class LazyMap<K, V> extends Map<K, V> {
   override clear(): void { this.source = null; super.clear(); }
 }
 
-/** `.stp`/`.stpm` files of each dir and its `linux/`, `ARCH/`, `linux/ARCH/` subdirectories, sorted per dir. */
-function scanDirs(dirs: string[], ext: string): string[] {
-  const out: string[] = [];
+/**
+ * The `.stp` and `.stpm` files of each dir and its `linux/`, `ARCH/`, `linux/ARCH/`
+ * subdirectories, sorted per dir, with their stamps: one readdir per directory and one stat per
+ * file (the stat both says the name is a file, through symbolic links, and gives its stamp).
+ */
+function scanDirs(dirs: string[]): { stp: Map<string, string>; stpm: Map<string, string> } {
+  const stp = new Map<string, string>();
+  const stpm = new Map<string, string>();
   for (const d of dirs) {
     for (const sub of ['', 'linux', ARCH, path.join('linux', ARCH)]) {
       const dir = path.resolve(d, sub);
@@ -690,18 +703,19 @@ function scanDirs(dirs: string[], ext: string): string[] {
         continue;
       }
       for (const n of names.sort()) {
-        if (n.endsWith(ext) && !(ext === '.stp' && n.endsWith('.stpm'))) {
-          const p = path.join(dir, n);
-          try {
-            if (fs.statSync(p).isFile()) out.push(p);
-          } catch {
-            // skip
-          }
+        const out = n.endsWith('.stp') ? stp : n.endsWith('.stpm') ? stpm : null;
+        if (!out) continue;
+        const p = path.join(dir, n);
+        try {
+          const st = fs.statSync(p, { throwIfNoEntry: false });
+          if (st?.isFile()) out.set(p, statStamp(st));
+        } catch {
+          // skip
         }
       }
     }
   }
-  return out;
+  return { stp, stpm };
 }
 
 /** The repository's stdlib/ directory (dist/src/elaborate -> repo root, or src/elaborate). */

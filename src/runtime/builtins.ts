@@ -213,8 +213,22 @@ export const builtins: Record<string, Builtin> = Object.assign(Object.create(nul
 // every simulated task lives in the initial pid and user namespaces: ns_pid() and friends are the plain ids
 for (const id of ['pid', 'tid', 'ppid', 'pgrp', 'sid', 'uid', 'euid', 'gid', 'egid']) builtins[`ns_${id}`] = KERNEL_FREE[id];
 
+/**
+ * Tables added to `builtins` when a name is first not found there (src/probes/setup.ts: the
+ * kernel-context and tapset-library builtins, whose modules a begin-only script never loads).
+ */
+const pending: (() => void)[] = [];
+
+/** Add builtins on first need: `load` fills `builtins` when a lookup misses. */
+export function addLazyBuiltins(load: () => void): void {
+  pending.push(load);
+}
+
 /** Does the runtime implement the embedded-C function `name`? */
 export function builtinExists(name: string): boolean {
+  if (Object.prototype.hasOwnProperty.call(builtins, name)) return true;
+  if (!pending.length) return false;
+  for (const load of pending.splice(0)) load();
   return Object.prototype.hasOwnProperty.call(builtins, name);
 }
 
