@@ -10,6 +10,7 @@ import { perfEventExec } from '../kernel/perf_event_open';
 import { kmem } from '../../kernel/memory';
 import { OpenFile } from '../include/fs';
 import { wakeTasks } from '../kernel/sched/core';
+import { setEnviron } from './environ';
 
 const ENOENT = 2;
 const O_LARGEFILE = 0o100000;
@@ -29,6 +30,7 @@ exec.syscall('execve', (m, c, t, e) => {
   // exec_mmap's mm_release: a vfork child gives its parent's address space back (complete_vfork_done)
   const vforkParent = m.procs.programs.has(exe) ? m.procs.vforkRelease(t.proc) : null;
   if (!m.procs.exec(t, exe, e.a[1] as string[])) { e.ret = -8; return H_CONT; } // ENOEXEC
+  if (Array.isArray(e.envp)) setEnviron(t.proc, e.envp as string[]);
   e.oldPid = t.pid;
   // the comm changes in __set_task_comm, after task_rename has seen the old one
   e.newComm = t.comm;

@@ -14,6 +14,7 @@ import { OpenFile, ConsoleFile } from '../include/fs';
 import type { FsMachine } from '../fs/namei';
 import { sendSignal } from '../kernel/signal';
 import { execImage, startProgram } from './ldso';
+import { inheritEnviron } from './environ';
 
 /** The machine as the process layer uses it: everything below, and its process table. */
 export interface ProcMachine extends FsMachine {
@@ -222,6 +223,7 @@ export class Procs {
       p.argv = parent.proc.argv;
       p.exe = parent.proc.exe;
       p.sigHandlers = new Map(parent.proc.sigHandlers);
+      inheritEnviron(p, parent.proc);
       if (vfork) { p.mm = parent.proc.mm; this.vforkParent.set(p, parent); } else p.mm = parent.proc.mm ? this.m.mm.dupMm(parent.proc.mm, p) : null;
       this.procs.set(pid, p);
     }

@@ -264,7 +264,10 @@ export class U {
   *thread(child: (u: U) => Prog): Generator<Op, number, SysResult> {
     return (yield* this.sys('clone', [0x3d0f00, 0, 0, 0, 0], { child, thread: true })).ret;
   }
-  *exec(p: string, argv: string[]): Generator<Op, number, SysResult> { return (yield* this.sys('execve', [p, argv, []])).ret; }
+  /** execve(p, argv, envp): `envp` the new environment (none: this process's own, as glibc's execv passes `environ`) */
+  *exec(p: string, argv: string[], envp?: string[]): Generator<Op, number, SysResult> {
+    return (yield* this.sys('execve', [p, argv, []], envp ? { envp } : undefined)).ret;
+  }
   /** wait4: returns [pid, status] or [errno, 0] */
   *wait(pid = -1, nohang = false): Generator<Op, [number, number], SysResult> {
     const r = yield* this.sys('wait4', [pid, 0, nohang ? 1 : 0, 0]);

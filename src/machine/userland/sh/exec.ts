@@ -19,6 +19,8 @@ import { Command, List, AndOr, Pipeline, Redir, Word, parseScript, ShSyntaxError
 import { ExpandHost, expandWords, expandToString, hereParts } from './expand';
 import { globMatch } from '../../../kernel/ftrace_regex';
 import { Jobs, Job, DOWAIT_NONBLOCK, DOWAIT_WAITCMD, DOWAIT_WAITCMD_ALL } from './jobs';
+import { dashEnvironment } from './vars';
+import { environOf } from '../../process/environ';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -60,8 +62,12 @@ export class Shell implements ExpandHost {
   xtrace = false;
   private u: U | null = null;
 
-  constructor() {
-    for (const [k, v] of Object.entries(defaultEnvironment())) { this.vars.set(k, v); this.exported.add(k); }
+  /** `env`: the environment the shell started with (NAME=VALUE), all exported */
+  constructor(env?: readonly string[]) {
+    for (const x of env ?? Object.entries(defaultEnvironment()).map(([k, v]) => `${k}=${v}`)) {
+      const eq = x.indexOf('=');
+      if (eq > 0) { this.vars.set(x.slice(0, eq), x.slice(eq + 1)); this.exported.add(x.slice(0, eq)); }
+    }
     this.vars.set('IFS', ' \t\n');
     this.vars.set('PS1', '# ');
     this.vars.set('PS2', '> ');
@@ -114,8 +120,7 @@ export class Shell implements ExpandHost {
     return Buffer.from(b).toString('latin1').replace(/\n+$/, '');
   }
 
-  /** Parse and run a script text; `exit` as dash's EV_EXIT (the last command may exec). */
-  /** Run `src`; `nested` (eval, `.`, the interactive loop): an `exit` in it ends the shell, not just this text. */
+  /** Run `src`; `exit` as dash's EV_EXIT (the last command may exec); `nested` (eval, `.`, the interactive loop): an `exit` in it ends the shell. */
   *runSource(u: U, src: string, exit: boolean, nested = false): G<number> {
     let list: List;
     try {
@@ -478,7 +483,7 @@ export class Shell implements ExpandHost {
       const path = yield* self.find(u, name);
       if (!path) { yield* u.err(`${self.prefix()}${name}: not found\n`); return 127; }
       const exec = function* (cu: U): Prog {
-        const r = yield* cu.exec(path, words);
+        const r = yield* cu.exec(path, words, dashEnvironment(self.vars, self.exported));
         yield* cu.err(`${self.prefix()}${name}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
         return r === -2 ? 127 : 126;
       };
@@ -578,7 +583,8 @@ const BUILTINS: Record<string, Builtin> = {
     const dir = w[1] ?? this.vars.get('HOME') ?? '/';
     const r = yield* u.chdir(dir);
     if (r < 0) { yield* u.err(`${this.prefix()}cd: can't cd to ${dir}\n`); return 2; }
-    this.vars.set('PWD', u.t.proc.cwd);
+    // dash's setpwd: the old directory in OLDPWD, both exported
+    this.vars.set('OLDPWD', this.vars.get('PWD') ?? '/'); this.vars.set('PWD', u.t.proc.cwd); this.exported.add('OLDPWD');
     return 0;
   },
   pwd: function* (u) { yield* u.out(u.t.proc.cwd + '\n'); return 0; },
@@ -631,7 +637,7 @@ const BUILTINS: Record<string, Builtin> = {
     if (w.length === 1) return 0;
     const path = yield* (this as unknown as { find(u: U, n: string): G<string | null> }).find(u, w[1]);
     if (!path) { yield* u.err(`${this.prefix()}exec: ${w[1]}: not found\n`); throw new Flow('exit', 127); }
-    const r = yield* u.exec(path, w.slice(1));
+    const r = yield* u.exec(path, w.slice(1), dashEnvironment(this.vars, this.exported));
     yield* u.err(`${this.prefix()}exec: ${w[1]}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
     throw new Flow('exit', r === -2 ? 127 : 126);
   },
@@ -736,7 +742,6 @@ BUILTINS.command = function* (u, w) {
   return yield* this.runSource(u, w.slice(1).map((x) => `'${x.replace(/'/g, "'\\''")}'`).join(' '), false, true);
 };
 
-/** The `sh` program: `sh -c CMD [NAME [ARG...]]`, `sh FILE [ARG...]`, or interactive / stdin. */
 /**
  * dash 0.5.12's start-up (main.c init(), as strace of Debian 12's /bin/sh shows): the ids, SIGCHLD's
  * handler, the first malloc, getppid, PWD checked against "." (setpwd), and the job-control signals'
@@ -756,8 +761,9 @@ function* dashInit(u: U, s: Shell): G<void> {
   yield* u.sys('rt_sigaction', [15, 0, 0, 8]);
 }
 
+/** The `sh` program: `sh -c CMD [NAME [ARG...]]`, `sh FILE [ARG...]`, or interactive / stdin. */
 export function* shMain(u: U, argv: string[]): Prog {
-  const s = new Shell();
+  const s = new Shell(environOf(u.t.proc));
   s.pid = u.pid;
   let i = 1;
   let cmd: string | null = null;
@@ -768,6 +774,9 @@ export function* shMain(u: U, argv: string[]): Prog {
     if (a === '-c') { cmd = argv[++i] ?? ''; continue; }
     for (const f of a.slice(1)) { if (f === 'i') interactive = true; if (f === 'e') s.errexit = true; if (f === 'x') s.xtrace = true; }
   }
+  // setpwd: PWD (the directory checked against ".") is exported
+  s.vars.set('PWD', u.t.proc.cwd);
+  s.exported.add('PWD');
   if (!interactive) yield* dashInit(u, s);
   else yield* s.jobs.catchChld(u);
   if (cmd !== null) {
