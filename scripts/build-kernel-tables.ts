@@ -13,7 +13,7 @@
 import { writeSymtab, builtSymtabFile } from '../src/kernel/ksymtab';
 import { writeEventTable, builtEventTableFile } from '../src/kernel/event_table';
 import { writeKnownSymbols, builtKnownSymbolsFile } from '../src/kernel/known_symbols';
-import { resolveFirstAlias } from '../src/kernel/kallsyms';
+import { resolveFirstAlias, sysModuleNames, symbolName } from '../src/kernel/kallsyms';
 import { pathNames, pathFunctionNames, pathSource, templatesForBuild } from '../src/machine/paths/dsl';
 import { writeTemplateTable, builtTemplateTableFile } from '../src/machine/paths/template_table';
 import { modelFile, readModelFile, compilerSymbolNames, modelSummariser, programCompiler } from '../src/machine/paths/model';
@@ -27,7 +27,7 @@ installKernelSemantics();
 const mf = modelFile();
 const model = mf ? readModelFile(mf) : null;
 if (mf && model) bytes += writeModelTable(builtModelTableFile(), mf, model, resolveFirstAlias, modelSummariser(), programCompiler());
-bytes += writeKnownSymbols(builtKnownSymbolsFile(), [...pathNames().flatMap(pathFunctionNames), ...compilerSymbolNames(), ...semanticsFunctionNames()], resolveFirstAlias);
+bytes += writeKnownSymbols(builtKnownSymbolsFile(), [...pathNames().flatMap(pathFunctionNames), ...compilerSymbolNames(), ...semanticsFunctionNames()], resolveFirstAlias, sysModuleNames(), symbolName);
 const tt = templatesForBuild();
 bytes += writeTemplateTable(builtTemplateTableFile(), tt.programs, tt.names, pathSource);
 process.stderr.write(`kernel tables: ${Math.round(bytes / 1024)} KB in ${Date.now() - t0} ms\n`);

@@ -607,10 +607,22 @@ export class TypeResolver extends TypeBookkeeping {
       }
       e.args.forEach((a, i) => this.checkArgType(INT_TYPE[wanted[i]], a));
     } else {
+      // without a format each argument must resolve on its own; while one does not, the print
+      // itself stays unresolved (stap 4.8's visit_print_format: `sprint(y)` leaves what it is
+      // assigned to untyped too, and the asserting pass reports the print's token after its
+      // arguments': real-stap -v -p2 -e 'probe begin { z = sprint(y); println(z) }')
+      let unresolvedArgs = 0;
       for (const a of e.args) {
         this.t = 'unknown';
         this.expr(a);
-        if (ty(a) === 'unknown') this.unresolved(a.tok);
+        if (ty(a) === 'unknown') {
+          this.unresolved(a.tok);
+          unresolvedArgs++;
+        }
+      }
+      if (unresolvedArgs) {
+        this.unresolved(e.tok);
+        return;
       }
     }
     if (e.hist) {

@@ -276,7 +276,7 @@ function recompute(only: Iterable<number> | null): void {
 
 /** bit 0 of a site, and bit 2 with it while a site call is installed */
 function setSiteLive(fn: number, live: boolean): void {
-  sites[fn] = (sites[fn] & SITE_INT3) | (live ? SITE_FTRACE | (siteCalls[fn] !== undefined ? SITE_CALL : 0) : 0);
+  sites[fn] = (sites[fn] & SITE_INT3) | (live ? SITE_FTRACE | (siteCalls !== null && siteCalls[fn] !== undefined ? SITE_CALL : 0) : 0);
 }
 
 // ---------------------------------------------------------------- site calls
@@ -299,19 +299,26 @@ export interface FtraceSiteCall {
   call(ip: number, parentIp: number, regs: PtRegs, ctx: CpuContext): void;
 }
 
-/** site calls by function id (packed: the hit path indexes an array, not a dictionary) */
-const siteCalls: (FtraceSiteCall | undefined)[] = new Array<FtraceSiteCall | undefined>(CAP).fill(undefined);
+/**
+ * site calls by function id (packed: the hit path indexes an array, not a dictionary), made when the
+ * first is installed (filling 131,072 slots cost every start ~1 ms; most runs install none)
+ */
+let siteCalls: (FtraceSiteCall | undefined)[] | null = null;
 
 /** Install (or remove, with null) the site call of function `fn`'s fentry site. */
 export function ftraceSetSiteCall(fn: number, sc: FtraceSiteCall | null): void {
   if (fn < 0 || fn >= CAP) return;
+  if (!siteCalls) {
+    if (!sc) return;
+    siteCalls = new Array<FtraceSiteCall | undefined>(CAP).fill(undefined);
+  }
   siteCalls[fn] = sc ?? undefined;
   setSiteLive(fn, (sites[fn] & SITE_FTRACE) !== 0);
 }
 
 /** The site call installed for `fn`, or null (tests / introspection). */
 export function ftraceSiteCall(fn: number): FtraceSiteCall | null {
-  return siteCalls[fn] ?? null;
+  return siteCalls?.[fn] ?? null;
 }
 
 function opsIps(op: FtraceOps): Iterable<number> | null {
@@ -623,7 +630,7 @@ function enterWith(fn: number, ctx: CpuContext, regs: PtRegs, st: number): numbe
   try {
     if (st === SITE_DIRECT) {
       // one ops owns the trampoline and this site has a call standing for its func here
-      const sc = siteCalls[fn] as FtraceSiteCall;
+      const sc = siteCalls![fn] as FtraceSiteCall;
       if (sc.func === directFunc) {
         (directOps as FtraceOps).hits++;
         sc.call(regs.ip, regs.parentIp, regs, ctx);
@@ -745,7 +752,7 @@ export function resetFtrace(): void {
   pidSet.clear();
   S.pidFiltering = false;
   sites.fill(0);
-  siteCalls.fill(undefined);
+  siteCalls?.fill(undefined);
   if (records) for (const r of records) r.flags &= FTRACE_FL_DISABLED;
   updateTraceFunction();
 }

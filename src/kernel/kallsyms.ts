@@ -12,7 +12,7 @@
  */
 import { readDataText, noteParseTime } from './data';
 import { openSymtab, Symtab, KModule } from './ksymtab';
-import { knownFirstAlias } from './known_symbols';
+import { knownFirstAlias, knownSysModules, knownSymbolName } from './known_symbols';
 
 export type { KModule } from './ksymtab';
 
@@ -106,7 +106,7 @@ export function procKallsymsText(): string {
 
 /** The directories of /sys/module (loaded modules and built-in ones with parameters), sorted. */
 export function sysModuleNames(): readonly string[] {
-  return load().sysModules();
+  return knownSysModules() ?? load().sysModules();
 }
 
 /** Module name of a symbol ('' for vmlinux), as /proc/kallsyms shows it in brackets. */
@@ -137,7 +137,9 @@ export function symbol(id: number): KSym {
 }
 
 export function symbolName(id: number): string {
-  return load().name(id);
+  // before the table is open, the names of the call paths' functions the build listed (a shell's
+  // start names schedule's caller: it opens no symbol table for that)
+  return (table === null ? knownSymbolName(id) : undefined) ?? load().name(id);
 }
 
 export function symbolAddr(id: number): number {

@@ -44,7 +44,8 @@ const byNr = new Map<number, Syscall>();
 function load(): Syscall[] {
   if (rows) return rows;
   rows = [];
-  const lines = readDataText('syscalls.tsv').split('\n');
+  const lines = (text ?? readDataText('syscalls.tsv')).split('\n');
+  text = null;
   for (let k = 0; k < lines.length; k++) {
     const line = lines[k];
     if (!line) continue;
@@ -76,6 +77,30 @@ export function syscalls(): readonly Syscall[] {
 export function syscallByNr(nr: number): Syscall | null {
   load();
   return byNr.get(nr) ?? null;
+}
+
+let text: string | null = null;
+/**
+ * The number of the native 64-bit syscall `name` (syscallByName(name)?.nr), -1 when none.  Before the
+ * table is parsed, its row is found in the text: a shell's start asks for the numbers of the dozen
+ * syscalls its programs make and nothing else of the table.
+ */
+export function syscallNumber(name: string): number {
+  if (rows) return byName.get(name)?.nr ?? -1;
+  return syscallNumberIn((text ??= '\n' + readDataText('syscalls.tsv')), name);
+}
+
+/** syscallNumber's answer from the table's text `t` (with a newline in front). */
+export function syscallNumberIn(t: string, name: string): number {
+  const needle = `\t${name}\t`;
+  for (let at = t.indexOf(needle); at >= 0; at = t.indexOf(needle, at + 1)) {
+    const start = t.lastIndexOf('\n', at) + 1;
+    const end = t.indexOf('\n', at);
+    const f = t.slice(start, end < 0 ? t.length : end).split('\t');
+    if (f[0].startsWith('#') || f[2] !== name || f[1] === 'x32') continue;
+    return Number(f[0]);
+  }
+  return -1;
 }
 
 /** The native 64-bit syscall with this name ("read", "openat"), or null. */

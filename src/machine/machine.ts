@@ -40,6 +40,7 @@ import { printk } from './kernel/printk';
 import { BlockLayer, block } from './block/core';
 import { MemSys } from './mm/mm';
 import { fault } from './mm/fault';
+import { rmap } from './mm/rmap';
 import { vmscan } from './mm/vmscan';
 import { swapfile } from './mm/swapfile';
 import { mmap } from './mm/mmap';
@@ -90,7 +91,7 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
   schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, perfEventOpen, printk,
   block,
-  fault, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
+  fault, rmap, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, fsAttr, fsXattr, timerfd,
   netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netUdp, netUnix, netfilter,
   loopback,

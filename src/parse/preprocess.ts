@@ -216,122 +216,114 @@ function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions
 // ---------------------------------------------------------------------------------------------
 // Conditionals
 
+/** Where a conditional stands (stap's pp_state_t): which branch is kept, which skipped. */
+type PpState = 'keep-then' | 'skip-then' | 'keep-else' | 'skip-else';
+
+/**
+ * Resolve `%( %? %: %)` as stap's scanner does (parser::scan_pp): a stack of open
+ * conditionals, each keeping or skipping its current branch, read one token at a time.  An
+ * error goes into the token stream where stap's scanner raises it (a `junk` token the parser
+ * raises when it reaches it, ppErrors) and the scan goes on from where that scanner stood,
+ * the stack as it was: a bad condition inside a taken branch leaves the outer conditional
+ * open, so its `%:` still switches to skipping and its `%)` still closes it; a stray `%?`, or a
+ * `%:`/`%)` with nothing open, is an error of its own ("incomplete conditional - missing '%('").
+ */
 export function resolveConditionals(toks: Token[], opts: PreprocessOptions, args: string[]): Token[] {
   if (!toks.some((t) => t.kind === 'operator' && t.text.length === 2 && t.text.charCodeAt(0) === 37 /* %( %? %: %) */)) return toks;
-  const out: Token[] = [];
-  let i = 0;
-  const n = toks.length;
-
-  // Returns index after the construct.
-  const conditional = (start: number, emit: Token[]): number => {
-    let j = start + 1;
-    // condition tokens up to %?
-    const cond: Token[] = [];
-    while (j < n && !isOp(toks[j], '%?')) {
-      if (isOp(toks[j], '%(') || isOp(toks[j], '%)') || isOp(toks[j], '%:')) break;
-      cond.push(toks[j]);
-      j++;
-    }
-    if (cond.length === 0) {
-      throw new ParseError("incomplete condition after '%('", toks[start]);
-    }
-    // stap reads a condition three tokens at a time, then one (`%?`, `&&`, `||`); where it
-    // fails, its scanner has read the tokens the failing comparison (or connective) took
-    const failAt = (e: unknown, taken: number): never => {
-      if (e instanceof ParseError) resume.set(e, Math.min(start + 1 + taken, n));
-      throw e;
-    };
-    let value = false;
-    try {
-      value = evalCondition(cond, opts, toks.slice(j, j + 3), toks[start]);
-    } catch (e) {
-      failAt(e, conditionTaken.get(e as ParseError) ?? n);
-    }
-    if (!isOp(toks[j], '%?')) {
-      const e = new ParseError("expected '%?' marker for conditional", toks[start]);
-      failAt(e, cond.length % 4 === 3 ? cond.length + 1 : cond.length);
-    }
-    j++;
-    // then-branch
-    const thenToks: Token[] = [];
-    j = branch(j, value ? thenToks : null);
-    let elseToks: Token[] = [];
-    if (isOp(toks[j], '%:')) {
-      j++;
-      j = branch(j, value ? null : elseToks);
-      if (isOp(toks[j], '%:')) throw new ParseError("invalid conditional - duplicate '%:'", toks[j]);
-    }
-    if (!isOp(toks[j], '%)')) {
-      throw new ParseError('incomplete conditional at end of file', toks[start]);
-    }
-    for (const x of value ? thenToks : elseToks) emit.push(x);
-    return j + 1;
-  };
-
-  // Collects tokens of a branch until an unnested %: or %); nested conditionals are resolved
-  // (when emitting) or just skipped over (when the branch is not taken).
-  const branch = (j: number, emit: Token[] | null): number => {
-    while (j < n) {
-      const t = toks[j];
-      if (isOp(t, '%:') || isOp(t, '%)')) return j;
-      if (isOp(t, '%(')) {
-        if (emit) j = conditional(j, emit);
-        else j = skipConditional(j);
-        continue;
-      }
-      if (isOp(t, '%?')) throw new ParseError("incomplete conditional - missing '%('", t);
-      if (emit) emit.push(t);
-      j++;
-    }
-    return j;
-  };
-
-  const skipConditional = (start: number): number => {
-    let depth = 0;
-    for (let j = start; j < n; j++) {
-      if (isOp(toks[j], '%(')) depth++;
-      else if (isOp(toks[j], '%)')) {
-        depth--;
-        if (depth === 0) return j + 1;
-      }
-    }
-    throw new ParseError('incomplete conditional at end of file', toks[start]);
-  };
-
-  // An error goes into the token stream where the conditional stood (a `junk` token the parser
-  // raises when it reaches it, ppErrors) and scanning goes on where stap's scanner stood: as in
-  // stap, the parser then skips to the next declaration, and each stray `%?`, `%:`, `%)` on the
-  // way is an error of its own ("incomplete conditional - missing '%('").
-  const resume = new WeakMap<ParseError, number>();
-  while (i < n) {
-    const t = toks[i];
-    if (isOp(t, '%(')) {
-      try {
-        i = conditional(i, out);
-      } catch (e) {
-        if (!(e instanceof ParseError) || e instanceof LexicalCastError) {
-          if (e instanceof ParseError) { opts.errors.push(e); return out; }
-          throw e;
-        }
-        out.push(errorToken(e, t));
-        i = resume.get(e) ?? n;
-      }
-      continue;
-    }
-    if (isOp(t, '%?') || isOp(t, '%:') || isOp(t, '%)')) {
-      // (stap raises each of the three from a place of its own: one of each is shown, and
-      // repeats are counted as similar; real-stap -p1)
-      const e = new ParseError("incomplete conditional - missing '%('", t);
-      e.similar = `${e.message} ${t.text}`;
-      out.push(errorToken(e, t));
-      i++;
-      continue;
-    }
-    out.push(t);
-    i++;
-  }
   void args;
+  const out: Token[] = [];
+  const stack: { tok: Token; pp: PpState }[] = [];
+  const n = toks.length;
+  let i = 0;
+  const missingOpen = (t: Token): void => {
+    // (stap raises it from three places, one per marker: one of each is shown, and repeats
+    // are counted as similar; real-stap -p1)
+    const e = new ParseError("incomplete conditional - missing '%('", t);
+    e.similar = `${e.message} ${t.text}`;
+    out.push(errorToken(e, t));
+  };
+  for (;;) {
+    const top = stack.length ? stack[stack.length - 1] : null;
+    let t: Token | undefined;
+    if (top && (top.pp === 'skip-then' || top.pp === 'skip-else')) {
+      // skip_pp: over nested conditionals whole, to this one's next marker
+      let nesting = 0;
+      while (i < n) {
+        const x = toks[i++];
+        if (isOp(x, '%(')) nesting++;
+        else if (nesting && isOp(x, '%)')) nesting--;
+        else if (!nesting && (isOp(x, '%:') || isOp(x, '%?') || isOp(x, '%)'))) { t = x; break; }
+      }
+    } else if (i < n) t = toks[i++];
+    if (!t) {
+      if (!top) break;
+      stack.pop();
+      out.push(errorToken(new ParseError('incomplete conditional at end of file', top.tok), top.tok));
+      continue;
+    }
+    if (t.kind !== 'operator' || t.text.length !== 2 || t.text.charCodeAt(0) !== 37) { out.push(t); continue; }
+    if (t.text === '%?') { missingOpen(t); continue; }
+    if (t.text === '%:') {
+      if (!top) missingOpen(t);
+      else if (top.pp === 'keep-else' || top.pp === 'skip-else') out.push(errorToken(new ParseError("invalid conditional - duplicate '%:'", t), t));
+      else top.pp = top.pp === 'skip-then' ? 'keep-else' : 'skip-else';
+      continue;
+    }
+    if (t.text === '%)') {
+      if (!top) missingOpen(t);
+      else stack.pop();
+      continue;
+    }
+    if (t.text !== '%(') { out.push(t); continue; }
+    const c = readCondition(toks, i - 1, opts);
+    if (c instanceof LexicalCastError) {
+      // (an exception out of stap's preprocessor: the run stops there)
+      opts.errors.push(c);
+      return out;
+    }
+    if (c.error) {
+      out.push(errorToken(c.error, t));
+      i = c.next;
+      continue;
+    }
+    i = c.next;
+    stack.push({ tok: t, pp: c.value ? 'keep-then' : 'skip-then' });
+  }
   return out;
+}
+
+/**
+ * Read and evaluate the condition of the `%(` at `start` as stap does: three tokens (a
+ * comparison), then one (`&&`, `||` or the `%?` that must end it), whatever they are.  `next`
+ * is where the scanner stands afterwards, also after an error (the tokens it had read are gone).
+ */
+function readCondition(toks: Token[], start: number, opts: PreprocessOptions):
+  { value: boolean; next: number; error?: ParseError } | LexicalCastError {
+  const n = toks.length;
+  let j = start + 1;
+  let result = false;
+  let conj = true;
+  let m: Token | undefined;
+  for (;;) {
+    if (j + 3 > n) return { value: false, next: n, error: new ParseError("incomplete condition after '%('", toks[start]) };
+    const [l, op, r] = [toks[j], toks[j + 1], toks[j + 2]];
+    j += 3;
+    try {
+      // (no short cut: stap evaluates every comparison, `&=`)
+      conj = evalAtom(l, op, r, opts) && conj;
+    } catch (e) {
+      if (e instanceof LexicalCastError) return e;
+      if (e instanceof ParseError) return { value: false, next: j, error: e };
+      throw e;
+    }
+    m = j < n ? toks[j++] : undefined;
+    if (isOp(m, '&&')) continue;
+    result = result || conj;
+    conj = true;
+    if (!isOp(m, '||')) break;
+  }
+  if (!isOp(m, '%?')) return { value: false, next: j, error: new ParseError("expected '%?' marker for conditional", toks[start]) };
+  return { value: result, next: j };
 }
 
 /** The errors the preprocessor left in the token stream for the parser (see resolveConditionals). */
@@ -341,46 +333,6 @@ function errorToken(e: ParseError, at: Token): Token {
   const t: Token = { ...at, kind: 'junk', text: '' };
   ppErrors.set(t, e);
   return t;
-}
-
-/** How many condition tokens stap had read when a condition failed (evalCondition). */
-const conditionTaken = new WeakMap<ParseError, number>();
-
-/**
- * Evaluate `cond` (the tokens up to `%?`), an OR of ANDs of 3-token comparisons; `after` are
- * the tokens after it (from `%?` on), which a short last comparison reads as stap does;
- * `start` is the `%(`.
- */
-function evalCondition(cond: Token[], opts: PreprocessOptions, after: Token[], start: Token): boolean {
-  let i = 0;
-  let result = false;
-  let conj = true;
-  const fail = (e: ParseError, taken: number): never => {
-    conditionTaken.set(e, taken);
-    throw e;
-  };
-  for (;;) {
-    let atom = cond.slice(i, i + 3);
-    if (atom.length < 3) {
-      // stap reads on through `%?` (or `%)`: `%( 1 %)` is not a comparison of numbers)
-      atom = [...atom, ...after].slice(0, 3);
-      if (atom.length < 3) fail(new ParseError("incomplete condition after '%('", start), cond.length);
-    }
-    let v = false;
-    try {
-      v = evalAtom(atom[0], atom[1], atom[2], opts);
-    } catch (e) {
-      if (e instanceof ParseError) fail(e, i + 3);
-      throw e;
-    }
-    conj = conj && v;
-    i += 3;
-    if (i >= cond.length) { result = result || conj; break; }
-    if (isOp(cond[i], '&&')) { i++; continue; }
-    if (isOp(cond[i], '||')) { result = result || conj; conj = true; i++; continue; }
-    fail(new ParseError("expected '%?' marker for conditional", start), i + 1);
-  }
-  return result;
 }
 
 const CMP_OPS = ['<', '<=', '==', '!=', '>', '>='];

@@ -76,7 +76,7 @@ export function deliver(engine: Engine, p: RegisteredProbe, probeType: string, i
   const c: ProbeContext = {
     pp: m.pp, pn: m.pn, probeIndex: m.index, family: m.family, probeType,
     cpu: hit.cpuCtx.cpu, task: taskInfo(hit.cpuCtx.task), isReturn, userMode: false,
-    engine, match: undefined, tok: undefined, mem: undefined, data: hit,
+    engine, mem: undefined, data: hit,
   };
   engine.hit(p, c, null);
 }
@@ -118,7 +118,7 @@ export class Deliverer {
     this.c = {
       pp: m.pp, pn: m.pn, probeIndex: m.index, family: m.family, probeType,
       cpu: 0, task: NO_TASK, isReturn, userMode: false,
-      engine, match: undefined, tok: undefined, mem: undefined, data: this.h,
+      engine, mem: undefined, data: this.h,
     };
   }
 
@@ -139,8 +139,6 @@ export class Deliverer {
     c.cpu = cpuCtx.cpu;
     const task = taskInfo(cpuCtx.task);
     if (c.task !== task) c.task = task;
-    c.match = undefined;
-    c.tok = undefined;
     engine.hit(this.p, c, null);
   }
 
@@ -160,8 +158,6 @@ export class Deliverer {
     c.cpu = cpuCtx.cpu;
     const task = taskInfo(cpuCtx.task);
     if (c.task !== task) c.task = task;
-    c.match = undefined;
-    c.tok = undefined;
     engine.hit(this.p, c, null);
   }
 }
@@ -178,7 +174,7 @@ export function entryValues(engine: Engine, p: RegisteredProbe, hit: KHit): unkn
   const c: ProbeContext = {
     pp: m.pp, pn: m.pn, probeIndex: m.index, family: m.family, probeType: 'kprobe',
     cpu: hit.cpuCtx.cpu, task: taskInfo(hit.cpuCtx.task), isReturn: false, userMode: false,
-    engine, match: undefined, tok: undefined, mem: undefined, data: hit,
+    engine, mem: undefined, data: hit,
   };
   try {
     return fns.map((f) => f(c));

@@ -282,7 +282,7 @@ export class NetfilterFamily implements ProbeFamilyRuntime {
     const c: ProbeContext = {
       pp: m.pp, pn: m.pn, probeIndex: m.index, family: m.family, probeType: 'netfilter',
       cpu: ctx.cpu, task: taskInfo(ctx.task), isReturn: false, userMode: false,
-      engine, match: undefined, tok: undefined, mem: undefined, data: hit,
+      engine, mem: undefined, data: hit,
     };
     engine.hit(p, c, null);
     return hit.verdict;

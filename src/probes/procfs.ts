@@ -174,7 +174,7 @@ export class ProcfsFamily implements ProbeFamilyRuntime {
         const c: ProbeContext = {
           pp: p.meta.pp, pn: p.meta.pn, probeIndex: p.meta.index, family: p.meta.family, probeType: 'procfs',
           cpu: cpu.ctx.cpu, task: taskInfo(cpu.ctx.task), isReturn: false, userMode: false,
-          engine, match: undefined, tok: undefined, mem: undefined, data: hit,
+          engine, mem: undefined, data: hit,
         };
         engine.hit(p, c, null);
         return hit.value;

@@ -14,7 +14,7 @@ import { StapError } from './errors';
 import * as S from './strings';
 import * as RX from './regex';
 import { ctime as ctimeOf } from './time';
-import type { ProbeContext } from './context';
+import { ProbeContext, cpuMatchState } from './context';
 import { kernelHz } from '../kernel/config';
 import { jiffiesAt } from '../kernel/jiffies';
 
@@ -102,16 +102,17 @@ const KERNEL_FREE: Record<string, Builtin> = {
   strtol: (c, s: string, base: Long) => S.strtol(s, base),
   isdigit: (c, s: string) => S.isdigit(s),
   tokenize: (c, a: string, b?: string) => {
-    const st = c.tok ?? (c.tok = S.newTokenizeState());
+    const cs = c.engine.cpuState(c.cpu);
+    const st = cs.tok ?? (cs.tok = S.newTokenizeState());
     if (b === undefined) return S.tokenize(st, '', a, max1(c));
     return S.tokenize(st, a, b, max1(c));
   },
   text_str: (c, s: string) => S.textStr(s, max1(c)),
   text_strn: (c, s: string, len: Long, quoted: Long) => S.textStrn(s, len, quoted, max1(c)),
   string_quoted: (c, s: string) => S.stringQuoted(s, max1(c)),
-  matched: (c, n: Long) => RX.matched(c.match ?? (c.match = RX.newMatchState()), n),
-  matched_str: (c) => RX.matchedStr(c.match ?? (c.match = RX.newMatchState())),
-  ngroups: (c) => RX.ngroups(c.match ?? (c.match = RX.newMatchState())),
+  matched: (c, n: Long) => RX.matched(cpuMatchState(c), n),
+  matched_str: (c) => RX.matchedStr(cpuMatchState(c)),
+  ngroups: (c) => RX.ngroups(cpuMatchState(c)),
 
   // ------------------------------------------------------------ endian.stp
   big_endian2: (c, v: Long) => swapBytes(v, 2),

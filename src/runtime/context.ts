@@ -4,7 +4,7 @@
  * task and family-specific fields (`regs`, `mem`, `data`) for their hits.
  */
 import type { TokenizeState } from './strings';
-import type { MatchState } from './regex';
+import { MatchState, newMatchState } from './regex';
 import type { MemReader } from './format';
 import type { Long } from './int64';
 
@@ -40,6 +40,18 @@ export interface EngineApi {
   ncpus: number;
   maxStringLen: number;
   stopwatches: Map<string, { startNs: Long; accNs: Long; running: boolean }>;
+  /**
+   * The state stap keeps in each CPU's `struct context` across probe hits (it is allocated
+   * zeroed once per CPU and never reset at probe entry): tokenize()'s string and position, the
+   * last regex match that matched()/ngroups() read.
+   */
+  cpuState(cpu: number): CpuState;
+}
+
+/** Per-CPU probe-context state (runtime/common_probe_context.h: tok_str/tok_start, last_match). */
+export interface CpuState {
+  tok?: TokenizeState;
+  match?: MatchState;
 }
 
 export interface ProbeContext {
@@ -54,10 +66,6 @@ export interface ProbeContext {
   isReturn: boolean;
   userMode: boolean;
   engine: EngineApi;
-  /** regex match state for matched()/ngroups() (created on first use) */
-  match?: MatchState;
-  /** tokenize() state (per context) */
-  tok?: TokenizeState;
   /** kernel/user memory reader for %m/%M and *_string() (kernel families) */
   mem?: MemReader;
   /** family-specific data (registers, tracepoint args, ...) */
@@ -76,4 +84,10 @@ export function makeContext(engine: EngineApi, fields: Partial<ProbeContext> & {
     ...fields,
     engine,
   } as ProbeContext;
+}
+
+/** The CPU's last regex match (what `=~` records and matched()/ngroups() read). */
+export function cpuMatchState(c: ProbeContext): MatchState {
+  const cs = c.engine.cpuState(c.cpu);
+  return cs.match ?? (cs.match = newMatchState());
 }

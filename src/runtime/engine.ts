@@ -34,7 +34,7 @@ import { AbortSignal } from './builtins';
 import { Module, ErrLoc, loadModule, MAX_STRINGLEN } from './loader';
 import { EventQueue } from '../machine/core/events'; // (the same binary heap the machine's clock uses)
 import { Transport, Writer, fdWriter, OutputRotation } from './transport';
-import { ProbeContext, TaskInfo, EngineApi, makeContext } from './context';
+import { ProbeContext, TaskInfo, EngineApi, CpuState, makeContext } from './context';
 import type { Translated, ProbeMeta } from '../translate';
 import { kernelHz } from '../kernel/config';
 import { SESSION_START_REALTIME_NS } from '../kernel/timekeeping';
@@ -189,6 +189,7 @@ export class Engine implements EngineApi {
   readonly moduleName: string;
   readonly maxStringLen: number;
   readonly stopwatches = new Map<string, { startNs: Long; accNs: Long; running: boolean }>();
+  private readonly cpuStates: CpuState[] = [];
   readonly stapioTask: TaskInfo;
   private readonly rand: () => number;
   private readonly queue = new EventQueue();
@@ -323,6 +324,10 @@ export class Engine implements EngineApi {
   idleTask(cpu: number): TaskInfo {
     if (this.host) return this.host.task(cpu);
     return { pid: 0, tid: 0, ppid: 0, execname: `swapper/${cpu}`, uid: 0, gid: 0, euid: 0, egid: 0 };
+  }
+
+  cpuState(cpu: number): CpuState {
+    return this.cpuStates[cpu] ?? (this.cpuStates[cpu] = {});
   }
 
   newContext(p: ProbeMeta, fields: Partial<ProbeContext> & { task: TaskInfo }): ProbeContext {

@@ -11,9 +11,9 @@ import { StapMap, MapOptions } from './maps';
 import { Stat, StatSpec, StatOptions, EMPTY_STAT } from './stats';
 import { logHist, linearHist } from './histogram';
 import { formatInteger, formatString, formatChar, formatBinary, formatMemory, formatInBuffer, clampInt, PAGE_SIZE, STP_BUFFER_SIZE, FormatPart, MemReader } from './format';
-import { compileEre, ereMatch, newMatchState, regexErrorText, CompiledEre } from './regex';
+import { compileEre, ereMatch, regexErrorText, CompiledEre } from './regex';
 import { builtinFor, AbortSignal } from './builtins';
-import type { ProbeContext } from './context';
+import { ProbeContext, cpuMatchState } from './context';
 import type { Translated } from '../translate';
 import { compileModule } from './sandbox';
 
@@ -121,7 +121,7 @@ function runtimeObject(tr: Translated, host: ModuleHost): Record<string, unknown
       if ('error' in r) throw new StapError(regexErrorText(r));
       return r;
     },
-    ereMatch: (re: CompiledEre, s: string, c: ProbeContext) => ereMatch(re, s, c.match ?? (c.match = newMatchState())),
+    ereMatch: (re: CompiledEre, s: string, c: ProbeContext) => ereMatch(re, s, cpuMatchState(c)),
   };
 }
 

@@ -6,7 +6,8 @@ import {
 import {
   btfFunc, btfTypeName, btfLookupType, btfResolveChain, btfSizeof, btfFindMember, btfEnumValues, btfFindByName, BtfKind,
 } from '../../src/kernel/btf';
-import { syscallByName, syscallByNr, syscallTableSize } from '../../src/kernel/syscalls';
+import { syscallByName, syscallByNr, syscallTableSize, syscallNumber, syscallNumberIn } from '../../src/kernel/syscalls';
+import { readDataText } from '../../src/kernel/data';
 import { kconfig } from '../../src/kernel/config';
 
 describe('kernel data: kallsyms', () => {
@@ -90,6 +91,18 @@ describe('kernel data: syscalls and config', () => {
     expect(syscallByName('read')!.args).to.deep.equal([
       { type: 'unsigned int', name: 'fd' }, { type: 'char *', name: 'buf' }, { type: 'size_t', name: 'count' }]);
     expect(syscallTableSize()).to.be.greaterThan(400);
+  });
+
+  it('numbers a syscall from the table\'s text as the parsed table does (the first native row of the name)', () => {
+    const text = '\n' + readDataText('syscalls.tsv');
+    const names = new Set<string>();
+    for (const line of text.split('\n')) if (line && !line.startsWith('#')) names.add(line.split('\t')[2]);
+    expect(names.size).to.be.greaterThan(350);
+    for (const n of names) expect(syscallNumberIn(text, n), n).to.equal(syscallByName(n)?.nr ?? -1);
+    // an x32-only name, a name that is another column's text, no such syscall
+    expect(syscallNumberIn(text, 'sys_read')).to.equal(-1);
+    expect(syscallNumberIn(text, 'no_such_syscall')).to.equal(-1);
+    expect(syscallNumber('openat')).to.equal(257);
   });
 
   it('reads the Debian .config', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { builtKnownSymbolsFile, readKnownSymbols, knownFirstAlias } from '../../src/kernel/known_symbols';
-import { sourceStamp } from '../../src/kernel/ksymtab';
+import { builtKnownSymbolsFile, readKnownSymbols, knownFirstAlias, knownSysModules, knownSymbolName } from '../../src/kernel/known_symbols';
+import { sourceStamp, openSymtab } from '../../src/kernel/ksymtab';
 import { resolveFirstAlias, firstAliasOf } from '../../src/kernel/kallsyms';
 import { pathNames, pathFunctionNames } from '../../src/machine/paths/dsl';
 import { compilerSymbolNames } from '../../src/machine/paths/model';
@@ -30,5 +30,24 @@ describe('kernel data: function ids the build works out for the call paths', () 
     expect(firstAliasOf('not_a_kernel_function')).to.equal(-1);
     expect(readKnownSymbols(builtKnownSymbolsFile(), 'kallsyms.gz=1:2')).to.equal(null);
     expect(readKnownSymbols('/nonexistent/known-symbols.json', sourceStamp())).to.equal(null);
+  });
+
+  it('lists the directories of /sys/module as the symbol table\'s module data has them', () => {
+    const fromTable = openSymtab().table.sysModules();
+    expect(fromTable).to.include('ext4');
+    expect(knownSysModules()).to.deep.equal(fromTable);
+  });
+
+  it('names the ids of its answers as the symbol table does (an alias\'s id may name another symbol)', () => {
+    const t = openSymtab().table;
+    const known = readKnownSymbols(builtKnownSymbolsFile(), sourceStamp())!;
+    let aliases = 0;
+    for (const [name, id] of known) {
+      if (id < 0) continue;
+      expect(knownSymbolName(id), name).to.equal(t.name(id));
+      if (t.name(id) !== name) aliases++;
+    }
+    expect(aliases, 'names whose first alias is another symbol').to.be.greaterThan(0);
+    expect(knownSymbolName(knownFirstAlias('schedule')!)).to.equal('schedule');
   });
 });

@@ -18,6 +18,8 @@ export class Region {
   shared = false;
   /** what /proc/<pid>/maps names the mapping: a path, [heap], [stack], [vvar], [vdso], '' */
   label = '';
+  /** the VMA has an anon_vma (an anonymous page was made in it: mm/mm.ts faultDone): fork copies its ptes */
+  anonVma = false;
   constructor(readonly name: string, n: number, readonly file: Inode | null, readonly fileOff = 0) {
     this.pages = new Uint8Array(n);
   }
@@ -29,6 +31,12 @@ const hex = (n: number): string => n.toString(16);
 export class Mm {
   regions = new Map<string, Region>();
   rss = 0;
+  /**
+   * Pages the address space maps as the real kernel counts them (the rmap calls of the recorded fault
+   * trees, fault-around included: mm/rmap.ts); 0 for an address space the machine did not build page
+   * by page (a service started at boot).  What exec and exit tear down (zap_pte_range per page).
+   */
+  mapped = 0;
   swapents = 0;
   users = 1;
   /** the next mmap without a hint ends here (top-down, as mm->mmap_base) */
@@ -48,7 +56,7 @@ export class Mm {
       const nr = new Region(name, n, file, off);
       if (r) {
         nr.pages.set(r.pages);
-        nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label;
+        nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma;
       } else {
         nr.start = this.place(n);
         nr.label = name === 'heap' ? '[heap]' : name === 'stack' ? '[stack]' : '';
@@ -94,7 +102,7 @@ export class Mm {
         const name = a === r.start ? r.name : `${r.name}@${hex(a)}`;
         const piece = new Region(name, (b - a) / PAGE_SIZE, r.file, r.fileOff + (a - r.start));
         piece.pages.set(r.pages.subarray(first, first + piece.pages.length));
-        piece.start = a; piece.prot = r.prot; piece.shared = r.shared; piece.label = r.label;
+        piece.start = a; piece.prot = r.prot; piece.shared = r.shared; piece.label = r.label; piece.anonVma = r.anonVma;
         this.regions.set(name, piece);
         if (i === 1) inside.push(piece);
       }

@@ -192,13 +192,16 @@ export function warmPageCache(m: MmMachine, lookup: (p: string) => Inode | null)
     ino.ensurePages(ino.size);
     // pageCacheAdd of each absent page, its counts added once: above the high watermark (checked
     // above) no page taken here reclaims or wakes kswapd (MemSys.allocPage)
+    // each run of absent pages enters the LRU at once, in page order
     const pc = ino.pc;
     let added = 0;
-    for (let i = 0; i < n; i++) {
-      if (pc[i] !== 0) continue;
-      pc[i] = 1;
-      mm.addFileLru(ino, i);
-      added++;
+    for (let i = 0; i < n;) {
+      if (pc[i] !== 0) { i++; continue; }
+      let j = i;
+      while (j < n && pc[j] === 0) pc[j++] = 1;
+      mm.addFileLru(ino, i, j - i);
+      added += j - i;
+      i = j;
     }
     ino.cachedPages += added;
     mm.freePages -= added;

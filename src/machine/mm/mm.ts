@@ -47,12 +47,19 @@ export class MemSys {
     dirty_writeback_centisecs: 500,
   };
   swaps: SwapDev[] = [];
-  /** FIFO victims: anon [region, idx, mm] and file pages (inode, page index: two parallel lists, no pair per page) */
+  /**
+   * FIFO victims: anon [region, idx, mm], and file pages in runs (inode, first page index, page count:
+   * parallel lists; a page added right after the last one of the same inode lengthens the last run,
+   * so the boot's warm cache, ~30,000 pages, is a few hundred runs). The victims' order is the pages'.
+   */
   private anonLru: [Region, number, Mm][] = [];
   private anonHead = 0;
   private fileLruIno: Inode[] = [];
   private fileLruIdx: number[] = [];
+  private fileLruLen: number[] = [];
+  /** the first run not fully taken, and how many of its pages have been taken */
   private fileHead = 0;
+  private fileHeadUsed = 0;
   kswapd: Task | null = null;
   pgfault = 0;
   pgmajfault = 0;
@@ -119,12 +126,19 @@ export class MemSys {
     return mm;
   }
 
-  /** fork (kernel/fork.c dup_mmap): the same VMAs; anonymous and private-written pages become COW-shared. */
+  /**
+   * fork (kernel/fork.c dup_mmap): the same VMAs; copy_page_range copies the page table entries of a
+   * VMA only when it has an anon_vma (mm/memory.c vma_needs_copy): anonymous and private-written pages
+   * become COW-shared, while a file mapping never written (program text, read-only data) starts empty
+   * in the child, which faults its pages in again.
+   */
   dupMm(src: Mm, p: Process): Mm {
     const mm = new Mm();
     for (const [k, r] of src.regions) {
       const nr = new Region(k, r.pages.length, r.file, r.fileOff);
-      nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label;
+      nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma;
+      mm.regions.set(k, nr);
+      if (r.file && !r.anonVma) continue;
       for (let i = 0; i < r.pages.length; i++) {
         const s = r.pages[i];
         if (s === P_PRESENT || s === P_COW) {
@@ -134,7 +148,6 @@ export class MemSys {
           mm.rss++;
         } else if (s === P_SWAPPED) nr.pages[i] = P_NONE;
       }
-      mm.regions.set(k, nr);
     }
     mm.mmapBase = src.mmapBase; mm.brkStart = src.brkStart; mm.brk = src.brk; mm.stackTop = src.stackTop;
     mm.anonMaps = src.anonMaps;
@@ -175,12 +188,20 @@ export class MemSys {
     }
   }
 
-  addFileLru(ino: Inode, idx: number): void {
+  /** pages idx .. idx+count-1 of `ino` enter the file LRU (at its tail, in that order) */
+  addFileLru(ino: Inode, idx: number, count = 1): void {
+    const last = this.fileLruIno.length - 1;
+    if (last >= this.fileHead && this.fileLruIno[last] === ino && this.fileLruIdx[last] + this.fileLruLen[last] === idx) {
+      this.fileLruLen[last] += count;
+      return;
+    }
     this.fileLruIno.push(ino);
     this.fileLruIdx.push(idx);
+    this.fileLruLen.push(count);
     if (this.fileHead > 65536) {
       this.fileLruIno = this.fileLruIno.slice(this.fileHead);
       this.fileLruIdx = this.fileLruIdx.slice(this.fileHead);
+      this.fileLruLen = this.fileLruLen.slice(this.fileHead);
       this.fileHead = 0;
     }
   }
@@ -200,8 +221,10 @@ export class MemSys {
     }
     let file = 0;
     while (file < n - anon.length && this.fileHead < this.fileLruIno.length) {
-      const ino = this.fileLruIno[this.fileHead];
-      const idx = this.fileLruIdx[this.fileHead++];
+      const h = this.fileHead;
+      const ino = this.fileLruIno[h];
+      const idx = this.fileLruIdx[h] + this.fileHeadUsed;
+      if (++this.fileHeadUsed === this.fileLruLen[h]) { this.fileHead++; this.fileHeadUsed = 0; }
       if (ino.pc[idx] === 1) { ino.pc[idx] = 0; ino.cachedPages--; this.filePages--; this.freePages++; file++; }
     }
     return { file, anon };
@@ -276,6 +299,7 @@ export class MemSys {
   /** Apply a resolved fault. */
   faultDone(kind: string, r: Region, i: number, mm: Mm, write = true): void {
     if (r.pages[i] === P_PRESENT) return;
+    if (kind !== 'file') r.anonVma = true;
     if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
     // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
     else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }

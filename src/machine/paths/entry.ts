@@ -16,7 +16,7 @@ import { syscallByNr } from '../../kernel/syscalls';
 import { Semantics, syscallImpl, hookNamed } from './semantics';
 import { pushPath, H_CONT, H_PUSHED } from './kexec';
 import { OP_HOOK, OP_RET, OP_END, hookIndex, path } from './dsl';
-import { TASK_RUNNING } from '../include/sched';
+import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Task } from '../include/sched';
 import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, ModelKey } from './model';
 import { argFeatures, withOutcome, FdKind } from './features';
@@ -84,15 +84,19 @@ export function syscallModelPath(e: Env): { path: CompiledPath; key: ModelKey } 
 /** What a syscall without semantics returns: the recordings' common outcome (generate.ts outcomeRule). */
 function ruleResult(rule: string | undefined, e: Env): number {
   if (!rule || rule === '0' || rule === '+' || rule === '?') return 0;
-  if (rule.startsWith('E:')) return -(ERRNO[rule.slice(2)] ?? 22);
+  if (rule.startsWith('E:')) return -(errnoByName()[rule.slice(2)] ?? 22);
   if (rule[0] === '=') return Number(rule.slice(1));
   if (rule[0] === 'a') return Number(e.a[Number(rule.slice(1))] ?? 0);
   return 0;
 }
-const ERRNO: Record<string, number> = {};
-{
+let ERRNO: Record<string, number> | null = null;
+/** errno names' numbers, made when a recorded outcome first names one (not by every start) */
+function errnoByName(): Record<string, number> {
+  if (ERRNO) return ERRNO;
+  ERRNO = {};
   const { errnoName } = require('../../kernel/errno') as typeof import('../../kernel/errno');
   for (let i = 1; i < 600; i++) ERRNO[errnoName(i)] = i;
+  return ERRNO;
 }
 
 /**
@@ -101,9 +105,24 @@ const ERRNO: Record<string, number> = {};
  */
 const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep', munmap: 'unmap', socket: 'sock_new' };
 
+/**
+ * The pages of the address space an exec (the old one) or an exit tears down, before the call's
+ * semantics replace or release it (mm/rmap.ts `Mm.mapped`): none when another user keeps it mapped;
+ * undefined when the machine did not build it page by page (a service started at boot, a fork of one).
+ */
+function teardownPages(t: Task): number | undefined {
+  const mm = t.proc.mm;
+  // a thread exiting beside others: the last one to exit tears the address space down
+  if (t.proc.threads.some((o) => o !== t && o.state !== TASK_DEAD)) return undefined;
+  if (!mm || mm.users > 1) return 0;
+  return mm.mapped > 0 ? mm.mapped : undefined;
+}
+const TEARDOWN = new Set(['execve', 'exit_group', 'exit']);
+
 modelEntry.hook('sys_impl', (m, c, t, e) => {
   e.recorded = true;
   if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)), t.proc.exe);
+  if (TEARDOWN.has(e.name)) e.zapPages = teardownPages(t);
   const f = syscallImpl(e.name) ?? (IMPL_HOOKS[e.name] !== undefined ? hookNamed(IMPL_HOOKS[e.name]) : undefined);
   if (!f) { e.ret = ruleResult((e.model as ModelKey).rule, e); return H_CONT; }
   return f(m, c, t, e);
@@ -125,7 +144,7 @@ modelEntry.hook('sys_body', (m, _c, t, e) => {
   const noReturn = name === 'exit_group' || name === 'exit';
   const feat = withOutcome(name, e.fargs as string, !noReturn && typeof e.ret === 'number' ? e.ret : null);
   e.sysFeat = feat;
-  const v = chooseVariant(k, feat, noReturn || e.slept === true, m.pathRand.next());
+  const v = chooseVariant(k, feat, noReturn || e.slept === true, m.pathRand.next(), e.zapPages as number | undefined);
   const out = feat.slice(0, feat.indexOf('|') >>> 0);
   const fail = v.feat[0] !== out ? FAILS[`${k.name}|${out}`] : undefined;
   pushPath(t.ks, fail ? failingInner(k, v, fail[0], fail[1]) : syscallInner(k, v).code, e);
@@ -147,7 +166,7 @@ export function groupExitPath(m: MachineCore, t: Task): CompiledPath | null {
   const k = modelKey('sys:exit_group');
   if (!k || !k.variants.length) return null;
   const feat = withOutcome('exit_group', argFeatures('exit_group', [], () => '-', t.proc.exe), null);
-  return syscallInner(k, chooseVariant(k, feat, true, m.pathRand.next())).code;
+  return syscallInner(k, chooseVariant(k, feat, true, m.pathRand.next(), teardownPages(t))).code;
 }
 
 /** Run a variant of model key `key` (features from the key's feature function, else ''), pushed on `c.ks`. */

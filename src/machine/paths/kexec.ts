@@ -13,7 +13,7 @@
 import { kenterRegs, kleave, siteState } from '../../kernel/ftrace';
 import { LazyRet } from '../../kernel/current';
 import type { PtRegs } from '../../kernel/current';
-import { symbolAddr, symbolCount, symbolName } from '../../kernel/kallsyms';
+import { symbolAddr, symbolName } from '../../kernel/kallsyms';
 import { madeTracepoint, tracepointsMade, traceCall, tracepointProto } from '../../kernel/tracepoint';
 import { hash32 } from '../core/prng';
 import { genericArgs } from './args';
@@ -88,11 +88,13 @@ function condAt(i: number): Cond {
 let costs: Uint16Array | null = null;
 /**
  * Simulated cost in ns of one function's own work (deterministic per function), by function
- * id: 0 until first asked for (fnCost), so a start does not hash every kernel symbol.
+ * id: 0 until first asked for (fnCost), so a start does not hash every kernel symbol.  Sized
+ * above the symbol count (110,097) without opening the symbol table; an id past it is costed
+ * every time (fnCost), the same number.
  */
 export function fnCosts(): Uint16Array {
   if (costs) return costs;
-  costs = new Uint16Array(symbolCount());
+  costs = new Uint16Array(1 << 17);
   return costs;
 }
 

@@ -317,9 +317,14 @@ function candidates(k: ModelKey, feat: string, blocked: boolean): { list: ModelV
   return c;
 }
 
-/** One of the best-matching variants, drawn with `r` in [0, 1) by recorded frequency. */
-export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: number): ModelVariant {
-  const { list, cum } = candidates(k, feat, blocked);
+/**
+ * One of the best-matching variants, drawn with `r` in [0, 1) by recorded frequency; with `pages` (the
+ * pages of the address space an exec or exit tears down: mm/rmap.ts), among those whose recorded zap
+ * (one page_remove_rmap per page) is nearest to it.
+ */
+export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: number, pages?: number): ModelVariant {
+  const c = candidates(k, feat, blocked);
+  const { list, cum } = pages !== undefined && c.list.length > 1 ? nearestZap(c.list, pages) : c;
   const x = r * cum[cum.length - 1];
   let lo = 0, hi = cum.length - 1;
   while (lo < hi) {
@@ -327,6 +332,35 @@ export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: nu
     if (cum[mid] > x) hi = mid; else lo = mid + 1;
   }
   return list[lo];
+}
+
+/** The pages a variant's tree unmaps (its page_remove_rmap calls), counted once per variant. */
+const zapPages = new WeakMap<ModelVariant, number>();
+function zapOf(v: ModelVariant): number {
+  let n = zapPages.get(v);
+  if (n === undefined) {
+    const f = load().functions.indexOf('page_remove_rmap');
+    const count = (ns: readonly MNode[], k: number): number => ns.reduce((a, x) => a + (x.fn === f ? x.rep * k : 0) + count(x.kids, k * x.rep), 0);
+    n = f < 0 ? 0 : count(parseModelShape(v.shape), 1);
+    zapPages.set(v, n);
+  }
+  return n;
+}
+/**
+ * The variants of `list` whose zap is nearest to `pages` in ratio (sizes of address spaces: a fork's
+ * child of 60 pages is nearer to one of 200 than to none), with cumulative weights.
+ */
+function nearestZap(list: readonly ModelVariant[], pages: number): { list: ModelVariant[]; cum: Float64Array } {
+  let best = Infinity;
+  let out: ModelVariant[] = [];
+  for (const v of list) {
+    const d = Math.abs(Math.log((zapOf(v) + 16) / (pages + 16)));
+    if (d < best) { best = d; out = [v]; } else if (d === best) out.push(v);
+  }
+  const cum = new Float64Array(out.length);
+  let acc = 0;
+  out.forEach((v, i) => { acc += v.count; cum[i] = acc; });
+  return { list: out, cum };
 }
 
 /** The kallsyms id of model function `f`. */

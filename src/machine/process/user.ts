@@ -11,7 +11,7 @@ import type { StatInfo } from '../include/fs';
 import type { MmMachine } from '../mm/mm';
 import { pushPath } from '../paths/kexec';
 import { path } from '../paths/dsl';
-import { syscallByName } from '../../kernel/syscalls';
+import { syscallNumber } from '../../kernel/syscalls';
 
 /**
  * What programs read of the machine directly instead of through system calls: the clock, the
@@ -32,7 +32,7 @@ const nrCache = new Map<string, number>();
 export function syscallNr(name: string): number {
   let n = nrCache.get(name);
   if (n === undefined) {
-    n = syscallByName(name)?.nr ?? -1;
+    n = syscallNumber(name);
     nrCache.set(name, n);
   }
   return n;
@@ -73,15 +73,12 @@ export function runUser(m: MmMachine, c: Cpu, t: Task, until: number): void {
   if (m.mm.touch(c, t, op)) { t.op = null; t.lastResult = { ret: 0 }; }
 }
 
-const enc = new TextEncoder();
-const dec = new TextDecoder('latin1');
 export function toBytes(s: string | Uint8Array): Uint8Array {
   return typeof s === 'string' ? Buffer.from(s, 'latin1') : s;
 }
 export function bytesToString(b: Uint8Array | undefined): string {
   return b ? Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1') : '';
 }
-void enc; void dec;
 
 /** The per-process "libc": generator helpers issuing system calls. */
 export class U {
