@@ -32,6 +32,16 @@ export interface SimResult extends FidelitySide {
 interface TaskLike { tid: number }
 const tidOf = (t: unknown): number => (t && typeof t === 'object' && 'tid' in t ? (t as TaskLike).tid : -1);
 
+/**
+ * The command as the recorder launched it (scripts/record/guest/recorder.sh launch): one with shell
+ * syntax (any of ; & | < > ( ) $ ` \\ " ' * ? [ ] { } ~ =) through `sh -c CMD`, anything else exec'd
+ * directly.  So a catalogue command `sh -c '...'` ran as sh -c "sh -c '...'": two shells, the
+ * outer one vforking the inner.
+ */
+export function recorderCommand(command: string): string {
+  return /[;&|<>()$`\\"'*?[\]{}~=]/.test(command) ? `sh -c '${command.replace(/'/g, "'\\''")}'` : command;
+}
+
 export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const m = new Machine({ cpus: 4, seed: o.seed ?? 1, memMB: 2048 });
   if (o.setup) m.run(o.setup);
@@ -103,7 +113,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   let status = -1;
   const t0 = m.now;
   try {
-    const p = m.procs.spawnCommand(command, (s) => { output += s; }, (s) => { output += s; });
+    const p = m.procs.spawnCommand(recorderCommand(command), (s) => { output += s; }, (s) => { output += s; });
     root = p.tgid;
     tids.add(root);
     m.runUntil(() => p.finished, o.maxNs ?? 120e9);

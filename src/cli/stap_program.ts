@@ -86,9 +86,10 @@ class GuestSession implements GuestRun {
     const { taskInfo } = this.pipeline;
     this.engine = engine;
     if (this.command !== undefined) {
-      // stapio's -c: a child of this process with its fds, started before the begin probes
+      // stapio's -c: a child of this process with its fds, started before the begin probes (the
+      // command exec'd when wordexp splits it, else through /bin/sh -c, whose commands dash forks)
       const p = this.task.proc;
-      this.child = m.procs.spawn(p, '/bin/sh', ['sh', '-c', this.command], p.fds, { cwd: p.cwd }).tgid;
+      this.child = m.procs.spawnTarget(p, this.command, p.fds, p.cwd).tgid;
       engine.targetPid = this.child;
     }
     engine.attachHost({

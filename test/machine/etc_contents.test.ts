@@ -40,10 +40,18 @@ describe('machine: /etc contents from the recording guest', () => {
     expect(sha(read('/etc/ssh/moduli'))).to.equal('17a9f49ca51718883cffaccf444ef4ca1e78216bbf88e0a897ef04677e5a06a6');
     expect(sha(read('/etc/login.defs'))).to.equal('9db13777d7524a39ba1182742ccebc5b0435314f862050f601e240d58516d9b0');
     expect(sha(read('/etc/ssh/ssh_host_ed25519_key.pub'))).to.equal('251b9cf62c224b9163965a94af9b539cd0341a71cb1b3c231611bf86d0765a5e');
-    // files the machine also writes (fstree.ts) hold the guest's bytes too, but for its users and host name
+    // files the machine also writes (fstree.ts) hold the guest's bytes too, but for its host name
     expect(sha(read('/etc/ssh/sshd_config'))).to.equal('160f305635ece2300959616ab840adeb028dfc3a986bc14859675aaf55e70bbe');
     expect(sha(read('/etc/crontab'))).to.equal('2da6929c30925df6d73cfc92293952baf633ca88acd7751707eefa684ba8dcd1');
-    expect(Buffer.from(read('/etc/passwd')).toString()).to.contain('user:x:1000:1000');
+    // passwd and group are Debian 12's base files: the 958 bytes the recorded `cat /etc/passwd` read
+    // (data/recordings/cat.json.gz), 20 users from root to sshd; 41 groups up to _ssh
+    const passwd = Buffer.from(read('/etc/passwd')).toString('latin1');
+    expect(passwd.length).to.equal(958);
+    expect(passwd.split('\n')[0]).to.equal('root:x:0:0:root:/root:/bin/bash');
+    expect(passwd.trimEnd().split('\n').pop()).to.equal('sshd:x:100:65534::/run/sshd:/usr/sbin/nologin');
+    const group = Buffer.from(read('/etc/group')).toString('latin1');
+    expect(group.length).to.equal(507);
+    expect(group.trimEnd().split('\n').pop()).to.equal('_ssh:x:102:');
     // a read past a page boundary in the middle of the file
     const ino = m.fs.lookup('/etc/ssh/moduli', '/')!;
     expect(Buffer.from(ino.readBytes(4000, 200))).to.deep.equal(Buffer.from(long.get('/etc/ssh/moduli')!.subarray(4000, 4200)));

@@ -20,37 +20,40 @@ describe('processes and signals as on 6.1 with dash as /bin/sh', () => {
     "sh -c 'sleep 5 & sleep 0.1; kill $!; wait'");
     expect(r.err).to.equal('');
     const lines = r.out.trim().split('\n');
-    // sleep 0.1 exits normally: SIGCHLD (CLD_EXITED) to sh, whose SIGCHLD disposition is SIG_DFL: ignored
-    expect(lines.slice(0, 2)).to.deep.equal(['exit sleep 0', 'gen sleep SIGCHLD->sh res 1 group 1 code 1']);
+    // sleep 0.1 exits normally: SIGCHLD (CLD_EXITED) to sh, which catches SIGCHLD (dash's init:
+    // rt_sigaction(SIGCHLD, {onsig}) in strace of Debian 12's /bin/sh and in the recordings): delivered
+    expect(lines.slice(0, 3)).to.deep.equal(['exit sleep 0', 'gen sleep SIGCHLD->sh res 0 group 1 code 1', 'deliver sh SIGCHLD dfl 0']);
     // the kill builtin: SI_USER, queued on the sleeping `sleep 5`, delivered, fatal (code = signal).
     // signal_generate fires at the end of __send_signal_locked, after the wakeup: the woken sleep,
     // on another CPU, may deliver before the sender's event prints (the machine interleaves CPUs in
     // steps of up to 20 us), so only the causal orders are checked
-    const kill = lines.slice(2, 6);
+    const kill = lines.slice(3, 8);
     expect([...kill].sort()).to.deep.equal([
+      'deliver sh SIGCHLD dfl 0',
       'deliver sleep SIGTERM dfl 1',
       'exit sleep 15',
       'gen sh SIGTERM->sleep res 0 group 1 code 0',
-      'gen sleep SIGCHLD->sh res 1 group 1 code 2',
+      'gen sleep SIGCHLD->sh res 0 group 1 code 2',
     ]);
     const at = (l: string) => kill.indexOf(l);
     expect(at('deliver sleep SIGTERM dfl 1')).to.be.below(at('exit sleep 15'));
-    expect(at('exit sleep 15')).to.be.below(at('gen sleep SIGCHLD->sh res 1 group 1 code 2'));
-    expect(at('gen sh SIGTERM->sleep res 0 group 1 code 0')).to.be.below(at('gen sleep SIGCHLD->sh res 1 group 1 code 2'));
-    // sh -c's last command ran in sh itself; its exit goes to stapio, which catches SIGCHLD (whether
-    // stapio's delivery still shows depends on whether it runs before the exiting sh's last switch,
-    // where the run ends: src/probes/machine_glue.ts)
-    expect(lines.slice(6, 8)).to.deep.equal(['exit sh 0', 'gen sh SIGCHLD->stapio res 0 group 1 code 1']);
+    expect(at('exit sleep 15')).to.be.below(at('gen sleep SIGCHLD->sh res 0 group 1 code 2'));
+    expect(at('gen sh SIGTERM->sleep res 0 group 1 code 0')).to.be.below(at('gen sleep SIGCHLD->sh res 0 group 1 code 2'));
+    // sh ends (`wait` is a builtin); its exit goes to stapio, which catches SIGCHLD
+    expect(lines[8]).to.equal('exit sh 0');
+    expect(lines.slice(9)).to.include('gen sh SIGCHLD->stapio res 0 group 1 code 1');
   });
 
-  it('fork/exec: one fork per background command, no fork for kill or the last command, exec events only on success', async () => {
+  it('fork/exec: one fork per external command, none for kill, exec events only on success', async () => {
     const r = await stapC(`
       probe kernel.trace("sched_process_fork") { printf("fork %s\\n", execname()) }
       probe kernel.trace("sched_process_exec") { printf("exec %s\\n", kernel_string(@cast($bprm, "struct linux_binprm")->filename)) }
       probe kernel.trace("task_rename") { printf("rename %s %s\\n", kernel_string($task->comm), kernel_string($comm)) }
       probe kernel.function("bprm_execve").return { if ($return) printf("failed %d\\n", $return) }`,
     "sh -c 'sleep 1 & kill $!; /nonexistent; /usr/bin/true'"); // dash's true is a builtin
-    expect(r.out.split('\n').filter((l) => l.startsWith('fork')).length).to.equal(2);
+    // dash 0.5.12 forks for the background job and vforks for /nonexistent and for the last command
+    // too: `sh -c` does not exec its last command (strace -f of Debian 12's sh -c 'ls /dev/null': vfork)
+    expect(r.out.split('\n').filter((l) => l.startsWith('fork')).length).to.equal(3);
     expect(r.out).to.not.contain('exec /usr/bin/kill');
     expect(r.out).to.contain('exec /usr/bin/true\n');
     expect(r.out).to.contain('rename sh true\n');

@@ -125,11 +125,12 @@ signals.syscall('kill', (m, _c, t, e) => killFind(m, t, e));
 signals.cond('sigtarget', (_m, _c, _t, e) => e.sgProc != null);
 
 /** __send_signal_locked: queue the signal (or not) and note whom complete_signal wakes. */
-signals.hook('sig_send', (m, c, _t, e) => {
+signals.hook('sig_send', (_m, c, _t, e) => {
   // a recorded tree may call __send_signal_locked more than once (timeout's kill of the child and
   // of its group); the machine sends the one signal of this call once
   if (!e.sgProc || e.sgSent === e.sgProc) return H_CONT;
   if (e.recorded === true) e.sgSent = e.sgProc;
+  e.sgDone = true;
   const wake: Task[] = [];
   // a process group's other members get the signal too (kill(0, sig), kill(-pgrp, sig))
   for (const p of [e.sgProc as Process, ...((e.sgGroup as Process[] | undefined) ?? [])]) {
@@ -221,11 +222,36 @@ export function notifyPrep(t: Task, e: Env): void {
 
 /** __wake_up_parent: wake the parent's wait4 sleepers (not those the signal already woke). */
 signals.hook('notify_parent', (m, c, t, e) => {
+  e.parentNotified = true;
   if (!t.proc.exited || t.tid !== t.proc.tgid && t.proc.threads.some((x) => x !== t && !(x.state & 0x80))) return H_CONT;
   const woken = (e.sgWake as Task[] | undefined) ?? [];
   const w = m.procs.notifyParent(t.proc).filter((x) => !woken.includes(x));
   return wakeTasks(c, e, w);
 });
+
+/**
+ * The end of an exit whose recorded tree lacked do_notify_parent's sending or __wake_up_parent (a
+ * variant recorded with a parent that ignored SIGCHLD, or one that never slept in wait4): the
+ * machine still owes its own parent the SIGCHLD and the wait4 wakeup, whatever tree ran.
+ */
+export function finishNotify(m: SignalMachine, t: Task, e: Env): Task[] {
+  const wake: Task[] = [];
+  if (e.sgProc && e.sgSig === SIGCHLD && !e.sgDone) {
+    e.sgDone = true;
+    const r = sendSignal(e.sgProc as Process, SIGCHLD);
+    if (r.result === 0 && r.target) {
+      let q = queued.get(r.target);
+      if (!q) queued.set(r.target, (q = []));
+      q[SIGCHLD - 1] = e.sgInfo as SigInfo;
+    }
+    wake.push(...r.wake);
+  }
+  if (!e.parentNotified && t.proc.exited && (t.tid === t.proc.tgid || !t.proc.threads.some((x) => x !== t && !(x.state & 0x80)))) {
+    e.parentNotified = true;
+    for (const w of m.procs.notifyParent(t.proc)) if (!wake.includes(w)) wake.push(w);
+  }
+  return wake;
+}
 
 // where the recorded paths do this work (kernel/signal.c, kernel/exit.c exit_notify)
 signals.at('__send_signal_locked', 'sig_send');
@@ -251,7 +277,7 @@ signals.hook('signal', (m, c, t) => {
   if (fatal) {
     const exitPath = groupExitPath(m, t);
     if (!exitPath) throw new Error('entry model: no recorded exit_group (data/paths/entries.json.gz)');
-    pushPath(t.ks, exitPath, newEnv('exit_group', { a: [128 + sig], sig, signaled: true }));
+    pushPath(t.ks, exitPath, newEnv('exit_group', { a: [128 + sig], sig, signaled: true, recorded: true }));
   }
   // frames run last-pushed first: signal_deliver fires before do_group_exit
   pushPath(t.ks, 'signal_deliver', newEnv('signal_deliver', { sig, sgInfo: info }));

@@ -9,13 +9,15 @@ import { H_CONT } from '../paths/kexec';
 import { perfEventExec } from '../kernel/perf_event_open';
 import { kmem } from '../../kernel/memory';
 import { OpenFile } from '../include/fs';
+import { wakeTasks } from '../kernel/sched/core';
+import { setEnviron } from './environ';
 
 const ENOENT = 2;
 const O_LARGEFILE = 0o100000;
 
 export const exec = new Semantics<ProcMachine>('process/exec');
 
-exec.syscall('execve', (m, _c, t, e) => {
+exec.syscall('execve', (m, c, t, e) => {
   const p = String(e.a[0]);
   const ino = m.fs.lookup(p, t.proc.cwd);
   if (!ino || !ino.isReg) { e.ret = -ENOENT; return H_CONT; }
@@ -25,13 +27,16 @@ exec.syscall('execve', (m, _c, t, e) => {
   e.file = new OpenFile('file', ino, O_LARGEFILE);
   e.ino = ino;
   const oldComm = t.comm;
+  // exec_mmap's mm_release: a vfork child gives its parent's address space back (complete_vfork_done)
+  const vforkParent = m.procs.programs.has(exe) ? m.procs.vforkRelease(t.proc) : null;
   if (!m.procs.exec(t, exe, e.a[1] as string[])) { e.ret = -8; return H_CONT; } // ENOEXEC
+  if (Array.isArray(e.envp)) setEnviron(t.proc, e.envp as string[]);
   e.oldPid = t.pid;
   // the comm changes in __set_task_comm, after task_rename has seen the old one
   e.newComm = t.comm;
   t.comm = oldComm;
   e.ret = 0;
-  return H_CONT;
+  return vforkParent ? wakeTasks(c, e, [vforkParent]) : H_CONT;
 });
 exec.tpArgs('task_rename', (_m, _c, t, e) => [t, e.newComm ?? t.comm]);
 exec.hook('set_comm', (_m, _c, t, e) => {

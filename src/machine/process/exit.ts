@@ -5,8 +5,8 @@ import { H_CONT, H_SLEEP } from '../paths/kexec';
 import { TASK_INTERRUPTIBLE, TASK_DEAD, Task } from '../include/sched';
 import type { Cpu } from '../include/cpu';
 import type { Env } from '../include/kstack';
-import { drainTo, flushWakes } from '../kernel/sched/core';
-import { notifyPrep } from '../kernel/signal';
+import { drainTo, flushWakes, wakeLater } from '../kernel/sched/core';
+import { finishNotify, notifyPrep } from '../kernel/signal';
 
 const ECHILD = 10, EINTR = 4;
 
@@ -50,11 +50,22 @@ function exitTask(m: ProcMachine, t: Task, e: Env): void {
  * (pipe peers, the parent) go to the path's own try_to_wake_up calls, the rest at do_task_dead.
  */
 exit.hook('exit_notify', (m, c, t, e) => {
+  // exit_mm's mm_release: a vfork child that never exec'd wakes its parent (complete_vfork_done)
+  const vforkParent = t.tid === t.proc.tgid ? m.procs.vforkRelease(t.proc) : null;
   exitTask(m, t, e);
   notifyPrep(t, e);
+  if (vforkParent) wakeLater(vforkParent);
   return drainTo(c, e);
 });
 exit.at('do_notify_parent', 'exit_notify');
-exit.hook('task_dead', (_m, c, t, e) => { t.state = TASK_DEAD; return flushWakes(c, e); });
+exit.hook('task_dead', (m, c, t, e) => {
+  t.state = TASK_DEAD;
+  const late = finishNotify(m, t, e);
+  if (late.length) {
+    const q = (e.wakes as Task[] | undefined) ?? (e.wakes = []) as Task[];
+    for (const w of late) if (!q.includes(w)) q.push(w);
+  }
+  return flushWakes(c, e);
+});
 exit.at('do_task_dead', 'task_dead');
 exit.syscall('wait4', (m, c, t, e) => waitHook(m, c, t, e));

@@ -14,6 +14,7 @@ import { OpenFile, ConsoleFile } from '../include/fs';
 import type { FsMachine } from '../fs/namei';
 import { sendSignal } from '../kernel/signal';
 import { execImage, startProgram } from './ldso';
+import { inheritEnviron } from './environ';
 
 /** The machine as the process layer uses it: everything below, and its process table. */
 export interface ProcMachine extends FsMachine {
@@ -160,31 +161,53 @@ export class Procs {
    * `/bin/sh -c CMD`.
    */
   spawnCommand(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
+    const con = new ConsoleFile(out);
+    const econ = err === out ? con : new ConsoleFile(err);
+    return this.spawnTarget(parent ?? this.init, cmd, [this.m.fs.devNullFile(), con, econ], '/root');
+  }
+
+  /**
+   * stapio's start_cmd for `-c CMD` as a child of `par` with descriptors `fds`: the words exec'd
+   * (when wordexp splits CMD and the program is on the PATH), else `/bin/sh -c CMD`
+   */
+  spawnTarget(par: Process, cmd: string, fds: (OpenFile | null)[], cwd: string): Process {
     const words = wordexpPlain(cmd);
     if (words && words.length) {
       const name = words[0];
       const cands = name.includes('/') ? [name] : ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].map((d) => `${d}/${name}`);
       const exe = cands.find((x) => this.programs.has(x));
       if (exe) {
-        const con = new ConsoleFile(out);
-        const econ = err === out ? con : new ConsoleFile(err);
         // stapio forks, and the child execs the command (execve: sched_process_exec, comm
         // changes): the forked child starts as a copy of its parent
-        const par = parent ?? this.init;
         const pexe = par.exe || exe;
         const comm = par.threads[0]?.comm ?? pexe.slice(pexe.lastIndexOf('/') + 1).slice(0, 15);
         const execMain: ProgramMain = function* (u) {
           yield* u.exec(exe, words);
           return yield* u.exit(127);
         };
-        return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], [this.m.fs.devNullFile(), con, econ], { cwd: '/root', comm, main: execMain });
+        return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], fds, { cwd, comm, main: execMain });
       }
     }
-    return this.spawnShell(cmd, out, err, parent);
+    return this.spawn(par, '/bin/sh', ['sh', '-c', cmd], fds, { cwd });
   }
 
-  /** copy_process semantics: a new task (thread or process) for `parent` running `prog`. */
-  fork(parent: Task, mkProg: (u: U) => Prog, thread: boolean, c: Cpu): Task {
+  /**
+   * vfork children (CLONE_VM | CLONE_VFORK) -> the parent waiting in wait_for_vfork_done: the child
+   * runs in the parent's address space until it execs or exits (mm_release's complete_vfork_done)
+   */
+  readonly vforkParent = new Map<Process, Task>();
+
+  /** The parent a vfork child releases (at its exec or exit), or null. */
+  vforkRelease(p: Process): Task | null {
+    const par = this.vforkParent.get(p);
+    if (!par) return null;
+    this.vforkParent.delete(p);
+    p.mm = null; // the parent's: not the child's to free
+    return par;
+  }
+
+  /** copy_process semantics: a new task (thread or process) for `parent` running `prog` (`vfork`: sharing its mm). */
+  fork(parent: Task, mkProg: (u: U) => Prog, thread: boolean, c: Cpu, vfork = false): Task {
     const pid = this.allocPid();
     let p: Process;
     if (thread) {
@@ -200,11 +223,13 @@ export class Procs {
       p.argv = parent.proc.argv;
       p.exe = parent.proc.exe;
       p.sigHandlers = new Map(parent.proc.sigHandlers);
-      p.mm = parent.proc.mm ? this.m.mm.dupMm(parent.proc.mm, p) : null;
+      inheritEnviron(p, parent.proc);
+      if (vfork) { p.mm = parent.proc.mm; this.vforkParent.set(p, parent); } else p.mm = parent.proc.mm ? this.m.mm.dupMm(parent.proc.mm, p) : null;
       this.procs.set(pid, p);
     }
     const t = new Task(thread ? parent.pid : pid, pid, parent.comm, p, false);
     t.uid = parent.uid; t.euid = parent.euid; t.gid = parent.gid; t.egid = parent.egid;
+    t.sigBlocked = parent.sigBlocked; // copy_process: the child starts with its parent's signal mask
     this.m.sched.setNice(t, parent.nice);
     t.startTime = this.m.now;
     t.cpu = c.id;

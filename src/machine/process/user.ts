@@ -39,6 +39,7 @@ export function syscallNr(name: string): number {
 }
 
 let syscallPath: CompiledPath | null = null;
+const CLONE_CHILD_CLEARTID = 0x200000, CLONE_CHILD_SETTID = 0x1000000;
 
 /** Run user mode of `t` on `c` until `until` or until it enters the kernel. */
 export function runUser(m: MmMachine, c: Cpu, t: Task, until: number): void {
@@ -141,7 +142,30 @@ export class U {
   get pid(): number { return this.t.pid; }
   get argv(): string[] { return this.t.proc.argv; }
   *sys(name: string, a: unknown[], extra?: Record<string, unknown>): Generator<Op, SysResult, SysResult> {
-    return yield { k: 'sys', name, a, extra };
+    const r: SysResult = yield { k: 'sys', name, a, extra };
+    if (this.handled) yield* this.sigreturns(name, r);
+    return r;
+  }
+  /** handlers of `catchSignal` that ran on the way back to user mode and have not returned yet */
+  private handled = 0;
+  /**
+   * The end of each handler that ran after syscall `name` (a signal delivered on its way back to user
+   * mode): rt_sigreturn, which gives back the interrupted call's result and the mask of before the
+   * handler (after rt_sigsuspend, the mask the call replaced).
+   */
+  private *sigreturns(name: string, r: SysResult): Generator<Op, void, SysResult> {
+    const set = name === 'rt_sigsuspend' ? (r.info?.old as number | undefined) : undefined;
+    while (this.handled > 0) {
+      this.handled--;
+      yield { k: 'sys', name: 'rt_sigreturn', a: [], extra: set === undefined ? { restore: r.ret } : { restore: r.ret, set } };
+    }
+  }
+  /**
+   * sigaction(sig, handler) for a handler that returns (a C function: its end is rt_sigreturn, which
+   * this U issues after the syscall the signal interrupted)
+   */
+  *catchSignal(sig: number, h: (sig: number) => void): Generator<Op, number, SysResult> {
+    return yield* this.sigaction(sig, (s: number) => { this.handled++; h(s); });
   }
   *cpu(ns: number): Generator<Op, void, SysResult> {
     if (ns > 0) yield { k: 'cpu', ns };
@@ -224,11 +248,23 @@ export class U {
   *sync(): Generator<Op, number, SysResult> { return (yield* this.sys('sync', [])).ret; }
   *nanosleep(ns: number): Generator<Op, number, SysResult> { return (yield* this.sys('clock_nanosleep', [1, 0, ns, 0])).ret; }
   *getpid(): Generator<Op, number, SysResult> { return (yield* this.sys('getpid', [])).ret; }
-  *fork(child: (u: U) => Prog): Generator<Op, number, SysResult> { return (yield* this.sys('clone', [17, 0, 0, 0, 0], { child })).ret; }
+  /**
+   * glibc's fork(): clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD);
+   * the child's first call is set_robust_list (_Fork resets the robust mutex list the kernel cleared)
+   */
+  *fork(child: (u: U) => Prog): Generator<Op, number, SysResult> {
+    const run = function* (cu: U): Prog { yield* cu.sys('set_robust_list', [0, 24]); return yield* child(cu); };
+    return (yield* this.sys('clone', [CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | 17, 0, 0, 0, 0], { child: run })).ret;
+  }
+  /** vfork(): the child shares the address space and the parent sleeps until it execs or exits */
+  *vfork(child: (u: U) => Prog): Generator<Op, number, SysResult> { return (yield* this.sys('vfork', [], { child })).ret; }
   *thread(child: (u: U) => Prog): Generator<Op, number, SysResult> {
     return (yield* this.sys('clone', [0x3d0f00, 0, 0, 0, 0], { child, thread: true })).ret;
   }
-  *exec(p: string, argv: string[]): Generator<Op, number, SysResult> { return (yield* this.sys('execve', [p, argv, []])).ret; }
+  /** execve(p, argv, envp): `envp` the new environment (none: this process's own, as glibc's execv passes `environ`) */
+  *exec(p: string, argv: string[], envp?: string[]): Generator<Op, number, SysResult> {
+    return (yield* this.sys('execve', [p, argv, []], envp ? { envp } : undefined)).ret;
+  }
   /** wait4: returns [pid, status] or [errno, 0] */
   *wait(pid = -1, nohang = false): Generator<Op, [number, number], SysResult> {
     const r = yield* this.sys('wait4', [pid, 0, nohang ? 1 : 0, 0]);

@@ -5,7 +5,7 @@
  * them (getdents64's hash order: what find, tar, cp -r and ls -U walk in).
  *
  * The entries the machine already has (fstree.ts) keep their inode's place; their content, mode, owner
- * and time become the recorded ones but for MACHINE_OWN (passwd, group, hostname, hosts). Files get the
+ * and time become the recorded ones but for MACHINE_OWN (hostname, hosts). Files get the
  * guest's own bytes: inline in
  * etc.json up to 1 KiB, the longer files from data/userland/etc-files.json.gz (copied off the
  * recording guest's disk, scripts/record/pull_etc.sh), read the first time one of them is read.
@@ -56,10 +56,11 @@ function recorded(p: string, size: number): { size: number; gen: (off: number, l
 }
 
 /**
- * Files the machine writes itself and keeps: its users (passwd, group: the simulation's uid 1000
- * `user`, which the recording guest lacks) and its host name (hostname, hosts: Machine's `hostname`).
+ * Files the machine writes itself and keeps: its host name (hostname, hosts: Machine's `hostname`).
+ * passwd and group are the guest's (Debian 12's base users and groups: the 958 and 507 bytes the
+ * recordings' cat /etc/passwd and ps's NSS look-ups read).
  */
-const MACHINE_OWN = new Set(['/etc/passwd', '/etc/group', '/etc/hostname', '/etc/hosts']);
+const MACHINE_OWN = new Set(['/etc/hostname', '/etc/hosts']);
 
 /** Build /etc from the recording (after the rest of the tree: the inode numbers made before stay). */
 export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {

@@ -7,7 +7,7 @@ import { populateProc, populateKernelLists, populateSysClassNet, populateSysCpu,
 import { installLoaderFiles } from '../process/ldso';
 import { installLibcFiles } from './libc_nss';
 import { procPidFile } from '../fs/proc_pid';
-import { defaultEnvironment } from './environment';
+import { environOf } from '../process/environ';
 import { machineNsOf } from './libc_time';
 import { installEtcTree } from './etc_tree';
 
@@ -106,8 +106,8 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.symlink('/usr/bin/ping4', 'ping');
   for (const p of ['swapon', 'swapoff']) fs.symlink(`/usr/sbin/${p}`, `/usr/bin/${p}`);
   fs.symlink('/usr/sbin/init', '/usr/bin/systemd');
-  // /etc (etc_tree.ts then gives these the recording guest's bytes and stat, but for passwd, group,
-  // hostname and hosts; the text here is what a machine without data/userland/ shows)
+  // /etc (etc_tree.ts then gives these the recording guest's bytes and stat, but for hostname and
+  // hosts; the text here is what a machine without data/userland/ shows)
   const etc: Record<string, string> = {
     hostname: `${m.hostname}\n`,
     passwd: 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\nwww-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\nuser:x:1000:1000:User,,,:/home/user:/bin/bash\n',
@@ -170,9 +170,8 @@ export function populate(m: FsMachine, fs: Fs): void {
   installLibcFiles(fs);
   populateSysClassNet(fs);
   // /proc/<pid>/maps: the process' VMAs (include/mm_types.ts Mm.mapsText); files on the root fs are 08:01
-  // the environment a user process started with (the machine does not keep per-process environments:
-  // the one sh -c and stap -c commands get, userland/environment.ts); a kernel thread has none
-  procPidFile('environ', (t) => (t.kthread || t.proc.exited ? '' : Object.entries(defaultEnvironment()).map(([k, v]) => `${k}=${v}\0`).join('')));
+  // the environment the process's last execve passed (process/environ.ts); a kernel thread has none
+  procPidFile('environ', (t) => (t.kthread || t.proc.exited ? '' : environOf(t.proc).map((x) => `${x}\0`).join('')));
   procPidFile('maps', (t) => (t.proc.mm ? t.proc.mm.mapsText((r) => (r.file?.fs === 'ext4' ? '08:01' : '00:05')) : ''));
   installTimes(m, fs);
   installEtcTree(fs, m.bootNs, INSTALL_S);

@@ -153,7 +153,6 @@ const timeout: ProgramMain = function* (u, argv) {
   yield* u.sigaction(SIGCHLD, () => { chld++; });
   yield* u.sys('rt_sigprocmask', [1, 1, 0, 8], { set: bit(SIGCHLD) });
   const pid = yield* u.fork(function* (cu: U): Prog {
-    yield* cu.sys('set_robust_list', [0, 24]);
     yield* cu.sigaction(SIGTTIN, 'default');
     yield* cu.sigaction(SIGTTOU, 'default');
     const r = yield* execvp(cu, cmd[0], cmd);

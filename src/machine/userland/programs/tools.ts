@@ -73,7 +73,6 @@ function* xdup2(u: U, from: number, into: number): G<void> {
  * execv("/bin/sh", {"/bin/sh", "-c", "gzip"}) to compress, execvp of "gzip -d" (PATH) to decompress.
  */
 function* gzipChild(u: U, rfd: number, wfd: number, archive: string, compress: boolean): Prog {
-  yield* u.sys('set_robust_list', [0, 24]);
   yield* u.sigaction(13, 'default');
   yield* xdup2(u, compress ? rfd : wfd, compress ? 0 : 1);
   yield* u.close(compress ? wfd : rfd);

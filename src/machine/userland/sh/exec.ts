@@ -1,10 +1,14 @@
 /**
- * The shell (dash): runs parsed lists in the simulated machine's process model. Builtins and
- * compound commands run in the shell's process (with their redirections undone afterwards);
- * other commands are found on PATH and run with fork + execve + wait4 (as dash, the last command
- * of `sh -c` and of a subshell is exec'd without a fork); pipelines fork one child per command;
- * `list &` forks a subshell and records a job (`jobs`, `fg`, `wait`, `$!`); command substitution
- * reads a forked subshell's output through a pipe.
+ * The shell (dash 0.5.12, as strace -f of Debian 12's /bin/sh shows it): runs parsed lists in the
+ * simulated machine's process model. Builtins and compound commands run in the shell's process;
+ * a simple command's redirections are applied in the shell with the replaced descriptors saved
+ * above 10 (and put back after it); other commands are found on PATH (each name once: dash's command
+ * hash table) and run with vfork + execve, waited for as a job (sh/jobs.ts). A forked child (pipeline
+ * member, `list &`, subshell, command substitution) execs its last command without another fork
+ * (EV_EXIT); the top level of `sh -c` does not (dash's evalstring clears EV_EXIT until the parser
+ * has seen the end of the string). Pipelines fork one child per command with pipe2; `list &` forks
+ * a child reading /dev/null with SIGINT and SIGQUIT ignored; command substitution reads a forked
+ * subshell's output through a pipe.
  */
 import type { U } from '../../process/user';
 import type { Op, Prog, SysResult } from '../../include/sched';
@@ -14,6 +18,9 @@ import { defaultEnvironment } from '../environment';
 import { Command, List, AndOr, Pipeline, Redir, Word, parseScript, ShSyntaxError } from './parse';
 import { ExpandHost, expandWords, expandToString, hereParts } from './expand';
 import { globMatch } from '../../../kernel/ftrace_regex';
+import { Jobs, Job, DOWAIT_NONBLOCK, DOWAIT_WAITCMD, DOWAIT_WAITCMD_ALL } from './jobs';
+import { dashEnvironment } from './vars';
+import { environOf } from '../../process/environ';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -25,8 +32,6 @@ class Flow {
 class ShError {
   constructor(readonly msg: string, readonly status = 2) {}
 }
-
-export interface Job { id: number; pids: number[]; cmd: string; done: boolean; status: number }
 
 /** The shells' foreground jobs by shell pid (the terminal sends Ctrl-C's SIGINT to them). */
 export const foregroundJobs = new Map<number, number[]>();
@@ -44,7 +49,9 @@ export class Shell implements ExpandHost {
   status = 0;
   lastBg = 0;
   funcs = new Map<string, Command>();
-  jobs: Job[] = [];
+  jobs = new Jobs();
+  /** dash's command hash table: name -> path found on PATH (inherited by forked children) */
+  hashed = new Map<string, string>();
   interactive = false;
   /** the pid $$ names (the top shell's, also in subshells) */
   pid = 0;
@@ -55,8 +62,12 @@ export class Shell implements ExpandHost {
   xtrace = false;
   private u: U | null = null;
 
-  constructor() {
-    for (const [k, v] of Object.entries(defaultEnvironment())) { this.vars.set(k, v); this.exported.add(k); }
+  /** `env`: the environment the shell started with (NAME=VALUE), all exported */
+  constructor(env?: readonly string[]) {
+    for (const x of env ?? Object.entries(defaultEnvironment()).map(([k, v]) => `${k}=${v}`)) {
+      const eq = x.indexOf('=');
+      if (eq > 0) { this.vars.set(x.slice(0, eq), x.slice(eq + 1)); this.exported.add(x.slice(0, eq)); }
+    }
     this.vars.set('IFS', ' \t\n');
     this.vars.set('PS1', '# ');
     this.vars.set('PS2', '> ');
@@ -66,7 +77,7 @@ export class Shell implements ExpandHost {
     const s = new Shell();
     s.vars = new Map(this.vars); s.exported = new Set(this.exported); s.params = this.params.slice(); s.name = this.name;
     s.status = this.status; s.lastBg = this.lastBg; s.funcs = new Map(this.funcs); s.pid = this.pid; s.line = this.line;
-    s.arg0 = this.arg0; s.errexit = this.errexit; s.xtrace = this.xtrace;
+    s.arg0 = this.arg0; s.errexit = this.errexit; s.xtrace = this.xtrace; s.hashed = new Map(this.hashed);
     return s;
   }
 
@@ -94,22 +105,22 @@ export class Shell implements ExpandHost {
     const [r, w] = yield* u.pipe();
     if (r < 0) return '';
     const sub = this.clone();
+    const jp = this.jobs.make(src, false);
+    // evalbackcmd: the child's stdout is the pipe; expbackq reads it 128 bytes at a time
     const pid = yield* u.fork(function* (cu: U): Prog {
       yield* cu.close(r);
-      yield* cu.dup2(w, 1);
-      yield* cu.close(w);
+      if (w !== 1) { yield* cu.dup2(w, 1); yield* cu.close(w); }
       return yield* sub.runSource(cu, src, true);
     });
+    if (pid > 0) this.jobs.add(jp, pid);
     yield* u.close(w);
-    const b = yield* u.readAll(r);
+    const b = yield* u.readAll(r, 128);
     yield* u.close(r);
-    const [, st] = yield* u.wait(pid);
-    this.status = statusOf(st);
+    this.status = yield* this.jobs.waitForJob(u, jp);
     return Buffer.from(b).toString('latin1').replace(/\n+$/, '');
   }
 
-  /** Parse and run a script text; `exit` as dash's EV_EXIT (the last command may exec). */
-  /** Run `src`; `nested` (eval, `.`, the interactive loop): an `exit` in it ends the shell, not just this text. */
+  /** Run `src`; `exit` as dash's EV_EXIT (the last command may exec); `nested` (eval, `.`, the interactive loop): an `exit` in it ends the shell. */
   *runSource(u: U, src: string, exit: boolean, nested = false): G<number> {
     let list: List;
     try {
@@ -139,15 +150,17 @@ export class Shell implements ExpandHost {
     return this.status;
   }
 
+  /** `list &`: a pipeline runs as one with its members in the background, anything else in a forked child (evalsubshell) */
   private *background(u: U, ao: AndOr): G<void> {
+    if (!ao.rest.length && ao.first.cmds.length > 1 && !ao.first.bang) {
+      yield* this.runPipeline(u, ao.first, false, ao.src);
+      this.status = 0;
+      return;
+    }
+    const jp = this.jobs.make(ao.src, true);
     const sub = this.clone();
     const pid = yield* u.fork(function* (cu: U): Prog {
-      // a non-interactive shell's background job reads /dev/null (dash's forkchild)
-      if (!sub.interactive) {
-        const nul = yield* cu.open('/dev/null', 0);
-        if (nul >= 0 && nul !== 0) { yield* cu.dup2(nul, 0); yield* cu.close(nul); }
-      }
-      sub.interactive = false;
+      yield* sub.forkBg(cu, true);
       try {
         return yield* sub.runAndOr(cu, { ...ao, bg: false }, true);
       } catch (e) {
@@ -155,13 +168,27 @@ export class Shell implements ExpandHost {
         throw e;
       }
     });
-    if (pid > 0) {
-      this.lastBg = pid;
-      const id = (this.jobs.reduce((m, j) => Math.max(m, j.id), 0)) + 1;
-      this.jobs.push({ id, pids: [pid], cmd: ao.src, done: false, status: 0 });
-      if (this.interactive) yield* u.err(`[${id}] ${pid}\n`);
-    }
+    if (pid > 0) yield* this.bgStarted(u, jp, pid);
     this.status = 0;
+  }
+
+  /**
+   * forkchild of a background job: SIGINT and SIGQUIT ignored, and the job's first process reads
+   * /dev/null (close(0), open); an interactive shell's jobs keep the terminal
+   */
+  private *forkBg(cu: U, first: boolean): G<void> {
+    if (!this.interactive) {
+      yield* cu.sigaction(2, 'ignore');
+      yield* cu.sigaction(3, 'ignore');
+      if (first) { yield* cu.close(0); yield* cu.open('/dev/null', 0); }
+    }
+    this.interactive = false;
+  }
+
+  private *bgStarted(u: U, jp: Job, pid: number): G<void> {
+    this.jobs.add(jp, pid);
+    this.lastBg = pid;
+    if (this.interactive && jp.pids.length === 1) yield* u.err(`[${jp.id}] ${pid}\n`);
   }
 
   private *runAndOr(u: U, ao: AndOr, exit: boolean): G<number> {
@@ -174,21 +201,32 @@ export class Shell implements ExpandHost {
     return st;
   }
 
-  private *runPipeline(u: U, pl: Pipeline, exit: boolean): G<number> {
+  /**
+   * evalpipe: per command, its name hashed (prehash), a pipe2 unless it is the last, a fork; the child
+   * closes the pipe's read end, takes the previous read end as stdin and the write end as stdout
+   * (dup2, close) and runs the command as its last (EV_EXIT); the parent closes the previous read
+   * end and the write end (close(-1) after the last command, as dash). `bg`: the job's source text
+   * when the pipeline is `&`'s (not waited for).
+   */
+  private *runPipeline(u: U, pl: Pipeline, exit: boolean, bg: string | null = null): G<number> {
     let st: number;
     if (pl.cmds.length === 1) st = yield* this.runCommand(u, pl.cmds[0], exit && !pl.bang);
     else {
-      const pids: number[] = [];
-      let prevRead = -1;
+      const jp = this.jobs.make(bg ?? '', bg !== null);
+      let prevfd = -1;
       for (let k = 0; k < pl.cmds.length; k++) {
+        const cmd = pl.cmds[k];
+        yield* this.prehash(u, cmd);
         let pr = -1, pw = -1;
         if (k < pl.cmds.length - 1) [pr, pw] = yield* u.pipe();
-        const inFd = prevRead;
+        const inFd = prevfd;
         const sub = this.clone();
-        const cmd = pl.cmds[k];
+        const first = k === 0;
         const pid = yield* u.fork(function* (cu: U): Prog {
-          if (inFd >= 0) { yield* cu.dup2(inFd, 0); yield* cu.close(inFd); }
-          if (pw >= 0) { yield* cu.dup2(pw, 1); yield* cu.close(pw); yield* cu.close(pr); }
+          if (bg !== null) yield* sub.forkBg(cu, first);
+          if (pw >= 0) yield* cu.close(pr);
+          if (inFd > 0) { yield* cu.dup2(inFd, 0); yield* cu.close(inFd); }
+          if (pw > 1) { yield* cu.dup2(pw, 1); yield* cu.close(pw); }
           try {
             return yield* sub.runCommand(cu, cmd, true);
           } catch (e) {
@@ -197,24 +235,30 @@ export class Shell implements ExpandHost {
             throw e;
           }
         });
+        if (pid > 0) { if (bg !== null) yield* this.bgStarted(u, jp, pid); else this.jobs.add(jp, pid); }
         if (inFd >= 0) yield* u.close(inFd);
-        if (pw >= 0) yield* u.close(pw);
-        prevRead = pr;
-        pids.push(pid);
+        prevfd = pr;
+        yield* u.close(pw);
       }
-      st = yield* this.waitFg(u, pids);
+      st = bg !== null ? 0 : yield* this.waitFg(u, jp);
     }
     return pl.bang ? (st === 0 ? 1 : 0) : st;
   }
 
-  /** wait for a foreground job; the status of its last process */
-  *waitFg(u: U, pids: number[]): G<number> {
-    if (this.interactive) foregroundJobs.set(this.pid, pids);
-    let last = 0;
-    for (const pid of pids) {
-      const [r, st] = yield* u.wait(pid);
-      if (r === pid && pid === pids[pids.length - 1]) last = statusOf(st);
-    }
+  /** prehash: a simple command's name looked up on PATH before its pipeline member is forked */
+  private *prehash(u: U, c: Command): G<void> {
+    if (c.k !== 'simple' || !c.words.length) return;
+    const w = c.words[0];
+    if (w.parts.length !== 1 || w.parts[0].k !== 'lit') return;
+    const name = (w.parts[0] as { s?: string }).s ?? '';
+    if (!name || name.includes('/') || this.funcs.has(name) || this.builtin(name)) return;
+    yield* this.find(u, name);
+  }
+
+  /** waitforjob: wait for a foreground job; the status of its last process */
+  *waitFg(u: U, jp: Job): G<number> {
+    if (this.interactive) foregroundJobs.set(this.pid, jp.pids.slice());
+    const last = yield* this.jobs.waitForJob(u, jp);
     if (this.interactive) {
       foregroundJobs.delete(this.pid);
       if (last >= 128 && last - 128 === 2) yield* u.err('\n');
@@ -239,8 +283,10 @@ export class Shell implements ExpandHost {
             }
           };
           if (exit) return yield* run(u);
+          const jp = this.jobs.make('', false);
           const pid = yield* u.fork(run);
-          return yield* this.waitFg(u, [pid]);
+          if (pid > 0) this.jobs.add(jp, pid);
+          return yield* this.waitFg(u, jp);
         }
         default: return yield* this.withRedirs(u, c.redirs, () => this.compound(u, c, exit));
       }
@@ -316,30 +362,35 @@ export class Shell implements ExpandHost {
   }
 
   /** run `body` with redirections applied to the shell itself, undone afterwards */
+  /** run `body` with redirections applied to the shell itself (REDIR_PUSH), put back afterwards (popredir) */
   private *withRedirs(u: U, redirs: Redir[], body: () => G<number>): G<number> {
     if (!redirs.length) return yield* body();
-    const saved: { fd: number; copy: number }[] = [];
+    const saved = new Map<number, number>();
     let st: number;
     try {
       if (!(yield* this.redirect(u, redirs, saved))) return 2;
       st = yield* body();
     } finally {
-      for (const x of saved.reverse()) {
-        if (x.copy < 0) { yield* u.close(x.fd); continue; }
-        yield* u.dup2(x.copy, x.fd);
-        yield* u.close(x.copy);
+      // popredir: descriptors 0-9 in order; a saved copy dup2'ed back and closed, one that was not open closed
+      for (const fd of [...saved.keys()].sort((a, b) => a - b)) {
+        const copy = saved.get(fd)!;
+        if (copy >= 0) yield* u.dup2(copy, fd);
+        yield* u.close(copy >= 0 ? copy : fd);
       }
     }
     return st;
   }
 
-  /** open the redirections (saving the fds replaced when `saved` is given); false after a message */
-  *redirect(u: U, redirs: Redir[], saved: { fd: number; copy: number }[] | null): G<boolean> {
+  /**
+   * dash's redirect: each redirection's file opened (openredirect), then, when `saved` is given
+   * (REDIR_PUSH), the descriptor it replaces saved the first time (savefd: fcntl(fd, F_DUPFD, 10),
+   * close(fd), fcntl(copy, F_SETFD, FD_CLOEXEC); -1 for a descriptor that was not open), then moved
+   * into place (dupredirect: dup2 and close, `>&N` a dup2 alone, `>&-` a close). False after a message.
+   */
+  *redirect(u: U, redirs: Redir[], saved: Map<number, number> | null): G<boolean> {
     for (const r of redirs) {
-      if (saved && !saved.some((x) => x.fd === r.fd)) {
-        const copy = 10 + saved.length;
-        saved.push({ fd: r.fd, copy: (yield* u.dup2(r.fd, copy)) < 0 ? -1 : copy });
-      }
+      let newfd: number;
+      const dupOp = r.op === '>&' || r.op === '<&';
       if (r.op === '<<' || r.op === '<<-') {
         const body = r.here!.quoted ? r.here!.body : yield* expandToString(this, u, { parts: hereParts(r.here!.body) });
         const [pr, pw] = yield* u.pipe();
@@ -347,25 +398,43 @@ export class Shell implements ExpandHost {
         if (b.length <= 4096) yield* u.writeAll(pw, b);
         else yield* u.fork(function* (cu: U): Prog { yield* cu.close(pr); yield* cu.writeAll(pw, b); return 0; });
         yield* u.close(pw);
-        yield* u.dup2(pr, r.fd);
-        yield* u.close(pr);
+        newfd = pr;
+      } else {
+        const target = yield* expandToString(this, u, r.target);
+        if (dupOp) {
+          if (target === '-') newfd = -1;
+          else if (!/^\d+$/.test(target)) { yield* u.err(`${this.prefix()}Syntax error: Bad fd number\n`); return false; } else newfd = Number(target);
+        } else {
+          const flags = r.op === '<' ? 0 : r.op === '<>' ? O_RDWR | O_CREAT : O_WRONLY | O_CREAT | (r.op === '>>' ? O_APPEND : O_TRUNC);
+          newfd = yield* u.open(target, flags, 0o666);
+          if (newfd < 0) {
+            const fd = newfd;
+            const why = fd === -2 ? (r.op === '<' ? 'No such file' : 'Directory nonexistent') : fd === -13 || fd === -1 ? 'Permission denied' : fd === -21 ? 'Is a directory' : 'Permission denied';
+            yield* u.err(`${this.prefix()}cannot ${r.op === '<' ? 'open' : 'create'} ${target}: ${why}\n`);
+            return false;
+          }
+        }
+      }
+      if (saved && !saved.has(r.fd)) {
+        let copy = -1;
+        if (r.fd !== newfd) {
+          copy = (yield* u.sys('fcntl', [r.fd, F_DUPFD, 10])).ret;
+          if (copy !== -9) {
+            yield* u.close(r.fd);
+            if (copy >= 0) yield* u.sys('fcntl', [copy, F_SETFD, FD_CLOEXEC]);
+          }
+          if (copy < 0) copy = -1;
+        }
+        saved.set(r.fd, copy);
+      }
+      if (r.fd === newfd) continue;
+      if (dupOp) {
+        if (newfd < 0) { yield* u.close(r.fd); continue; }
+        if ((yield* u.dup2(newfd, r.fd)) < 0) { yield* u.err(`${this.prefix()}${newfd}: Bad file descriptor\n`); return false; }
         continue;
       }
-      const target = yield* expandToString(this, u, r.target);
-      if (r.op === '>&' || r.op === '<&') {
-        if (target === '-') { yield* u.close(r.fd); continue; }
-        if (!/^\d+$/.test(target)) { yield* u.err(`${this.prefix()}Syntax error: Bad fd number\n`); return false; }
-        if ((yield* u.dup2(Number(target), r.fd)) < 0) { yield* u.err(`${this.prefix()}${target}: Bad file descriptor\n`); return false; }
-        continue;
-      }
-      const flags = r.op === '<' ? 0 : r.op === '<>' ? O_RDWR | O_CREAT : O_WRONLY | O_CREAT | (r.op === '>>' ? O_APPEND : O_TRUNC);
-      const fd = yield* u.open(target, flags, 0o666);
-      if (fd < 0) {
-        const why = fd === -2 ? (r.op === '<' ? 'No such file' : 'Directory nonexistent') : fd === -13 || fd === -1 ? 'Permission denied' : fd === -21 ? 'Is a directory' : 'Permission denied';
-        yield* u.err(`${this.prefix()}cannot ${r.op === '<' ? 'open' : 'create'} ${target}: ${why}\n`);
-        return false;
-      }
-      if (fd !== r.fd) { yield* u.dup2(fd, r.fd); yield* u.close(fd); }
+      yield* u.dup2(newfd, r.fd);
+      yield* u.close(newfd);
     }
     return true;
   }
@@ -407,28 +476,35 @@ export class Shell implements ExpandHost {
         if (savedVars) for (const [k, v] of savedVars) { if (v === undefined) this.vars.delete(k); else this.vars.set(k, v); }
       }
     }
-    const path = yield* this.find(u, name);
-    const redirs = c.redirs;
+    // the redirections first (saved: dash pushes them for every simple command), then the command
+    // looked up, then a vforked child execs it (run as the last command of a forked child: exec'd)
     const self = this;
-    const run = function* (cu: U): Prog {
-      if (!(yield* self.redirect(cu, redirs, null))) return 2;
-      if (!path) { yield* cu.err(`${self.prefix()}${name}: not found\n`); return 127; }
-      const r = yield* cu.exec(path, words);
-      yield* cu.err(`${self.prefix()}${name}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
-      return r === -2 ? 127 : 126;
+    const run = function* (): G<number> {
+      const path = yield* self.find(u, name);
+      if (!path) { yield* u.err(`${self.prefix()}${name}: not found\n`); return 127; }
+      const exec = function* (cu: U): Prog {
+        const r = yield* cu.exec(path, words, dashEnvironment(self.vars, self.exported));
+        yield* cu.err(`${self.prefix()}${name}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
+        return r === -2 ? 127 : 126;
+      };
+      if (exit) throw new Flow('exit', yield* exec(u));
+      return yield* self.waitFg(u, yield* self.jobs.vforkExec(u, name, exec));
     };
-    if (exit) throw new Flow('exit', yield* run(u));
-    const pid = yield* u.fork(run);
-    return yield* this.waitFg(u, [pid]);
+    if (!exit) return yield* this.withRedirs(u, c.redirs, run);
+    if (!(yield* this.redirect(u, c.redirs, new Map()))) return 2;
+    return yield* run();
   }
   private status0 = 0;
 
+  /** find_command: a name with a slash as it is, else the hash table's path, else PATH searched (stat per entry) and hashed */
   private *find(u: U, name: string): G<string | null> {
     if (name.includes('/')) return name;
+    const h = this.hashed.get(name);
+    if (h) return h;
     for (const d of (this.vars.get('PATH') ?? '').split(':')) {
       if (!d) continue;
       const st = yield* u.stat(`${d}/${name}`);
-      if (typeof st !== 'number' && st.isReg) return `${d}/${name}`;
+      if (typeof st !== 'number' && st.isReg) { this.hashed.set(name, `${d}/${name}`); return `${d}/${name}`; }
     }
     return null;
   }
@@ -441,16 +517,14 @@ export class Shell implements ExpandHost {
     return null;
   }
 
-  /** reap finished background jobs (interactive: report them before the prompt) */
+  /** showjobs(SHOW_CHANGED): reap what has ended (dowait NONBLOCK), report finished background jobs (interactive) */
   *reapJobs(u: U, report: boolean): G<void> {
-    for (const j of this.jobs) {
-      if (j.done) continue;
-      const [r, st] = yield* u.wait(j.pids[0], true);
-      if (r === j.pids[0]) { j.done = true; j.status = statusOf(st); }
+    yield* this.jobs.dowait(u, DOWAIT_NONBLOCK, null);
+    for (const j of this.jobs.list.filter((x) => x.bg && !this.jobs.running(x))) {
+      const st = this.jobs.getstatus(j);
+      if (report) yield* u.err(`[${j.id}] + Done${st ? `(${st})` : ''}                    ${j.cmd}\n`);
+      this.jobs.free(j);
     }
-    const done = this.jobs.filter((j) => j.done);
-    if (report) for (const j of done) yield* u.err(`[${j.id}] + Done${j.status ? `(${j.status})` : ''}                    ${j.cmd}\n`);
-    this.jobs = this.jobs.filter((j) => !j.done);
   }
 
   /** the interactive loop: prompt, read a command (continuation lines with PS2), run it */
@@ -494,9 +568,7 @@ export class Shell implements ExpandHost {
   }
 }
 
-export function statusOf(st: number): number {
-  return st & 0x7f ? 128 + (st & 0x7f) : (st >> 8) & 0xff;
-}
+const F_DUPFD = 0, F_SETFD = 2, FD_CLOEXEC = 1;
 
 const SPECIAL_BUILTINS = new Set([':', '.', 'break', 'continue', 'eval', 'exec', 'exit', 'export', 'readonly', 'return', 'set', 'shift', 'trap', 'unset']);
 
@@ -511,7 +583,8 @@ const BUILTINS: Record<string, Builtin> = {
     const dir = w[1] ?? this.vars.get('HOME') ?? '/';
     const r = yield* u.chdir(dir);
     if (r < 0) { yield* u.err(`${this.prefix()}cd: can't cd to ${dir}\n`); return 2; }
-    this.vars.set('PWD', u.t.proc.cwd);
+    // dash's setpwd: the old directory in OLDPWD, both exported
+    this.vars.set('OLDPWD', this.vars.get('PWD') ?? '/'); this.vars.set('PWD', u.t.proc.cwd); this.exported.add('OLDPWD');
     return 0;
   },
   pwd: function* (u) { yield* u.out(u.t.proc.cwd + '\n'); return 0; },
@@ -564,7 +637,7 @@ const BUILTINS: Record<string, Builtin> = {
     if (w.length === 1) return 0;
     const path = yield* (this as unknown as { find(u: U, n: string): G<string | null> }).find(u, w[1]);
     if (!path) { yield* u.err(`${this.prefix()}exec: ${w[1]}: not found\n`); throw new Flow('exit', 127); }
-    const r = yield* u.exec(path, w.slice(1));
+    const r = yield* u.exec(path, w.slice(1), dashEnvironment(this.vars, this.exported));
     yield* u.err(`${this.prefix()}exec: ${w[1]}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
     throw new Flow('exit', r === -2 ? 127 : 126);
   },
@@ -586,42 +659,48 @@ const BUILTINS: Record<string, Builtin> = {
     names.forEach((n, i) => this.vars.set(n, i === names.length - 1 ? fields.slice(i).join(' ') : fields[i] ?? ''));
     return 0;
   },
+  // waitcmd: no operand, reap until no job runs (dowait WAITCMD_ALL: WNOHANG, sigsuspend between
+  // SIGCHLDs); operands (a job's last pid or %N): wait for each, the status of the last (127: unknown)
   wait: function* (u, w) {
     const want = w.slice(1);
+    const J = this.jobs;
     if (!want.length) {
-      for (const j of this.jobs) for (const pid of j.pids) { const [, st] = yield* u.wait(pid); j.status = statusOf(st); }
-      this.jobs = [];
+      while (J.list.some((j) => j.bg && J.running(j))) if (!(yield* J.dowait(u, DOWAIT_WAITCMD_ALL, null))) break;
+      for (const j of J.list.filter((x) => x.bg && !J.running(x))) J.free(j);
       return 0;
     }
     let last = 0;
     for (const a of want) {
-      const j = a.startsWith('%') ? this.jobs.find((x) => x.id === Number(a.slice(1))) : this.jobs.find((x) => x.pids.includes(Number(a)));
+      const bg = J.list.filter((x) => x.bg);
+      const j = a.startsWith('%') ? bg.find((x) => x.id === Number(a.slice(1))) : bg.find((x) => x.pids[x.pids.length - 1] === Number(a));
       if (!j) { last = 127; continue; }
-      for (const pid of j.pids) { const [r, st] = yield* u.wait(pid); last = r === pid ? statusOf(st) : 127; }
-      this.jobs = this.jobs.filter((x) => x !== j);
+      yield* J.dowait(u, DOWAIT_WAITCMD, j);
+      last = J.getstatus(j);
+      if (!J.running(j)) J.free(j);
     }
     return last;
   },
   jobs: function* (u) {
-    for (const j of this.jobs) {
-      const [r, st] = yield* u.wait(j.pids[0], true);
-      if (r === j.pids[0]) { j.done = true; j.status = statusOf(st); }
-    }
-    const cur = this.jobs.length - 1;
-    for (let i = 0; i < this.jobs.length; i++) {
-      const j = this.jobs[i];
-      const state = j.done ? (j.status ? `Done(${j.status})` : 'Done') : 'Running';
+    const J = this.jobs;
+    yield* J.dowait(u, DOWAIT_NONBLOCK, null);
+    const list = J.list.filter((x) => x.bg);
+    const cur = list.length - 1;
+    for (let i = 0; i < list.length; i++) {
+      const j = list[i];
+      const st = J.getstatus(j);
+      const state = !J.running(j) ? (st ? `Done(${st})` : 'Done') : 'Running';
       yield* u.out(`[${j.id}] ${i === cur ? '+' : i === cur - 1 ? '-' : ' '} ${state.padEnd(24)}${j.cmd}\n`);
+      if (!J.running(j)) J.free(j);
     }
-    this.jobs = this.jobs.filter((j) => !j.done);
     return 0;
   },
   fg: function* (u, w) {
-    const j = w[1] ? this.jobs.find((x) => x.id === Number(w[1].replace(/^%/, ''))) : this.jobs[this.jobs.length - 1];
+    const list = this.jobs.list.filter((x) => x.bg);
+    const j = w[1] ? list.find((x) => x.id === Number(w[1].replace(/^%/, ''))) : list[list.length - 1];
     if (!j) { yield* u.err(`${this.prefix()}fg: No current job\n`); return 2; }
     yield* u.out(j.cmd + '\n');
-    this.jobs = this.jobs.filter((x) => x !== j);
-    return yield* this.waitFg(u, j.pids);
+    j.bg = false;
+    return yield* this.waitFg(u, j);
   },
   bg: function* (u) { yield* u.err(`${this.prefix()}bg: No current job\n`); return 2; },
   kill: function* (u, w) {
@@ -635,7 +714,7 @@ const BUILTINS: Record<string, Builtin> = {
     if (!a.length) { yield* u.err('kill: usage: kill [-s sigspec | -signum | -sigspec] [pid | job]... or\nkill -l [exitstatus]\n'); return 2; }
     let st = 0;
     for (const p of a) {
-      const pids = p.startsWith('%') ? this.jobs.find((j) => j.id === Number(p.slice(1)))?.pids ?? [] : /^-?\d+$/.test(p) ? [Number(p)] : null;
+      const pids = p.startsWith('%') ? this.jobs.list.find((j) => j.bg && j.id === Number(p.slice(1)))?.pids ?? [] : /^-?\d+$/.test(p) ? [Number(p)] : null;
       if (!pids) { yield* u.err(`${this.prefix()}kill: Illegal number: ${p}\n`); st = 2; continue; }
       for (const pid of pids) {
         const r = yield* u.kill(pid, sig);
@@ -663,15 +742,14 @@ BUILTINS.command = function* (u, w) {
   return yield* this.runSource(u, w.slice(1).map((x) => `'${x.replace(/'/g, "'\\''")}'`).join(' '), false, true);
 };
 
-/** The `sh` program: `sh -c CMD [NAME [ARG...]]`, `sh FILE [ARG...]`, or interactive / stdin. */
 /**
  * dash 0.5.12's start-up (main.c init(), as strace of Debian 12's /bin/sh shows): the ids, SIGCHLD's
  * handler, the first malloc, getppid, PWD checked against "." (setpwd), and the job-control signals'
  * actions looked up (SIGINT, SIGQUIT, SIGTERM) with SIGTERM's set.
  */
-function* dashInit(u: U): G<void> {
+function* dashInit(u: U, s: Shell): G<void> {
   for (const n of ['getuid', 'getgid', 'getpid']) yield* u.sys(n, []);
-  yield* u.sys('rt_sigaction', [17, 0, 0, 8]);
+  yield* s.jobs.catchChld(u);
   yield* u.sys('geteuid', []);
   yield* u.malloc();
   yield* u.sys('getppid', []);
@@ -683,8 +761,9 @@ function* dashInit(u: U): G<void> {
   yield* u.sys('rt_sigaction', [15, 0, 0, 8]);
 }
 
+/** The `sh` program: `sh -c CMD [NAME [ARG...]]`, `sh FILE [ARG...]`, or interactive / stdin. */
 export function* shMain(u: U, argv: string[]): Prog {
-  const s = new Shell();
+  const s = new Shell(environOf(u.t.proc));
   s.pid = u.pid;
   let i = 1;
   let cmd: string | null = null;
@@ -695,10 +774,14 @@ export function* shMain(u: U, argv: string[]): Prog {
     if (a === '-c') { cmd = argv[++i] ?? ''; continue; }
     for (const f of a.slice(1)) { if (f === 'i') interactive = true; if (f === 'e') s.errexit = true; if (f === 'x') s.xtrace = true; }
   }
-  if (!interactive) yield* dashInit(u);
+  // setpwd: PWD (the directory checked against ".") is exported
+  s.vars.set('PWD', u.t.proc.cwd);
+  s.exported.add('PWD');
+  if (!interactive) yield* dashInit(u, s);
+  else yield* s.jobs.catchChld(u);
   if (cmd !== null) {
     if (i < argv.length) { s.name = argv[i]; s.params = argv.slice(i + 1); }
-    return yield* s.runSource(u, cmd, true);
+    return yield* s.runSource(u, cmd, false);
   }
   if (i < argv.length) {
     const file = argv[i];
@@ -707,12 +790,12 @@ export function* shMain(u: U, argv: string[]): Prog {
     const b = yield* u.readAll(fd);
     yield* u.close(fd);
     s.name = file; s.arg0 = file; s.params = argv.slice(i + 1);
-    return yield* s.runSource(u, Buffer.from(b).toString('latin1'), true);
+    return yield* s.runSource(u, Buffer.from(b).toString('latin1'), false);
   }
   if (interactive) {
     yield* u.sigaction(2, () => undefined);
     return yield* s.interactiveLoop(u);
   }
   const b = yield* u.readAll(0);
-  return yield* s.runSource(u, Buffer.from(b).toString('latin1'), true);
+  return yield* s.runSource(u, Buffer.from(b).toString('latin1'), false);
 }
