@@ -27,10 +27,14 @@ function statOf(ino: Inode): StatInfo {
 }
 /** fstat of the terminal a command writes to (a console file has no inode): the pseudo-terminal /dev/pts/0, crw--w---- 136,0 */
 const TTY_STAT: StatInfo = { ino: 3, mode: 0o20620, nlink: 1, uid: 0, gid: 5, size: 0, mtime: 0, isDir: false, isReg: false, isLnk: false, isChr: true, isBlk: false, rdev: 136 << 8 };
+/** fstat of a pipe end (a pipefs inode, not in the tree): prw------- of the task's user, size 0, st_dev 0:13 (strace of Debian 12's wc reading a pipe) */
+const pipeStat = (uid: number, gid: number): StatInfo => ({ ino: 0, mode: 0o10600, nlink: 1, uid, gid, size: 0, mtime: 0, isDir: false, isReg: false, isLnk: false, isChr: false, isBlk: false, rdev: 0, blocks: 0, dev: ST_DEV.pipefs, blksize: 4096 });
 fsStat.hook('stat', (m, _c, t, e) => {
   const flags = Number(e.a[3]);
   let ino: Inode | null;
-  if (flags & 0x1000 && fdOf(t, e.a[0])?.kind === 'console') { e.info = { ...TTY_STAT } as unknown as Record<string, unknown>; e.ret = 0; return H_CONT; }
+  const kind = flags & 0x1000 ? fdOf(t, e.a[0])?.kind : undefined;
+  if (kind === 'console') { e.info = { ...TTY_STAT } as unknown as Record<string, unknown>; e.ret = 0; return H_CONT; }
+  if (kind === 'pipe_r' || kind === 'pipe_w') { e.info = pipeStat(t.euid, t.egid) as unknown as Record<string, unknown>; e.ret = 0; return H_CONT; }
   if (flags & 0x1000) ino = fdOf(t, e.a[0])?.inode ?? null;
   else ino = m.fs.lookup(String(e.a[1]), atDir(m, t, e.a[0], e.a[1]), (flags & 0x100) !== 0);
   if (!ino) { e.ret = (flags & 0x1000) ? -EBADF : -ENOENT; return H_CONT; }

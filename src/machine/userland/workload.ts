@@ -21,6 +21,7 @@ type ProgramModule = () => Record<string, ProgramMain>;
 
 const core: ProgramModule = () => (require('./programs/core') as typeof import('./programs/core')).programs;
 const coreutils: ProgramModule = () => (require('./programs/coreutils') as typeof import('./programs/coreutils')).coreutils;
+const textutils: ProgramModule = () => (require('./programs/textutils') as typeof import('./programs/textutils')).textutils;
 const fileutils: ProgramModule = () => (require('./programs/fileutils') as typeof import('./programs/fileutils')).fileutils;
 const ls: ProgramModule = () => (require('./programs/ls') as typeof import('./programs/ls')).lsPrograms;
 const stat: ProgramModule = () => ({ stat: (require('./programs/stat') as typeof import('./programs/stat')).stat });
@@ -44,10 +45,10 @@ const boot: ProgramModule = () => services;
  * not among them).
  */
 export const PROGRAM_MODULES: Readonly<Record<string, ProgramModule>> = {
-  true: core, false: core, echo: core, cat: core, sleep: core, grep: core, head: core, tail: core, wc: core,
+  true: core, false: core, echo: core, cat: core, sleep: core, grep: core, head: core, tail: core, wc: textutils,
   xxd: core, dd: core, sync: core, pwd: core, uname: core, swapon: core, swapoff: core, kill: core, find: core,
   chmod: coreutils, ln: coreutils, readlink: coreutils, df: coreutils, du: coreutils, date: coreutils,
-  id: coreutils, env: coreutils, tee: coreutils, seq: coreutils, tr: coreutils, which: coreutils, xargs: coreutils,
+  id: coreutils, env: coreutils, tee: coreutils, seq: coreutils, tr: textutils, which: coreutils, xargs: coreutils,
   cp: fileutils, mv: fileutils, rm: fileutils, mkdir: fileutils, touch: fileutils,
   ls, stat, ping, sed,
   gzip, gunzip: gzip, zcat: gzip,

@@ -260,24 +260,6 @@ export const programs: Record<string, ProgramMain> = {
     yield* u.closeStdout();
     return 0;
   },
-  /** coreutils wc: open, posix_fadvise(SEQUENTIAL), 16 KiB reads, the counts through stdio, close_stdout */
-  wc: function* (u, argv) {
-    const f = argv.slice(1).filter((a) => !a.startsWith('-'))[0] ?? null;
-    yield* u.malloc();
-    const fd = f === null ? 0 : yield* u.open(f);
-    if (fd < 0) { yield* u.err(`wc: ${f}: No such file or directory\n`); yield* u.closeStdout(); return 1; }
-    yield* u.sys('fadvise64', [fd, 0, 0, 2]);
-    let t = '';
-    for (;;) { const r = yield* u.read(fd, 16384); if (r.ret <= 0 || !r.data) break; t += bytesToString(r.data); }
-    const l = (t.match(/\n/g) ?? []).length;
-    const w = t.split(/\s+/).filter(Boolean).length;
-    const only = argv.includes('-l') ? l : argv.includes('-w') ? w : argv.includes('-c') ? t.length : null;
-    if (only !== null) yield* u.printf(`${only}${f ? ' ' + f : ''}\n`);
-    else yield* u.printf(`${String(l).padStart(7)} ${String(w).padStart(7)} ${String(t.length).padStart(7)}${f ? ' ' + f : ''}\n`);
-    if (fd !== 0) yield* u.close(fd);
-    yield* u.closeStdout();
-    return 0;
-  },
   xxd: function* (u, argv) {
     const f = argv[1] ?? null;
     const fd = f === null ? 0 : yield* u.open(f);

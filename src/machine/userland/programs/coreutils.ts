@@ -1,7 +1,7 @@
 /**
  * GNU coreutils 9.1 (Debian 12) commands with their real output formats in the C locale, TZ UTC:
  * chmod, ln, readlink, df, du,
- * date, id, env, tee, seq, tr, which (debianutils), xargs (findutils).  Formats checked against
+ * date, id, env, tee, seq, which (debianutils), xargs (findutils).  Formats checked against
  * the commands on this Debian 12 host.
  */
 import type { U, ProgramMain } from '../../process/user';
@@ -302,55 +302,6 @@ const seq: ProgramMain = function* (u, argv) {
   return 0;
 };
 
-/** tr's SET syntax: ranges a-z, escapes \n \t \\, classes [:upper:] [:lower:] [:digit:] [:space:] [:alpha:] [:alnum:] */
-function trSet(s: string): string {
-  const cls: Record<string, string> = {
-    upper: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', lower: 'abcdefghijklmnopqrstuvwxyz', digit: '0123456789', space: ' \t\n\r\f\v',
-    blank: ' \t', punct: '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~',
-  };
-  cls.alpha = cls.upper + cls.lower; cls.alnum = cls.alpha + cls.digit;
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const m = /^\[:(\w+):\]/.exec(s.slice(i));
-    if (m && cls[m[1]]) { out += cls[m[1]]; i += m[0].length - 1; continue; }
-    let ch = s[i];
-    if (ch === '\\' && i + 1 < s.length) { const e = s[++i]; ch = e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e; }
-    if (s[i + 1] === '-' && i + 2 < s.length) {
-      const end = s.charCodeAt(i + 2);
-      for (let c = ch.charCodeAt(0); c <= end; c++) out += String.fromCharCode(c);
-      i += 2;
-      continue;
-    }
-    out += ch;
-  }
-  return out;
-}
-
-const tr: ProgramMain = function* (u, argv) {
-  const { flags, ops } = parseArgs(argv);
-  if (!ops.length) { yield* u.err("tr: missing operand\nTry 'tr --help' for more information.\n"); return 1; }
-  const a = trSet(ops[0]);
-  const b = ops[1] !== undefined ? trSet(ops[1]) : '';
-  if (!flags.has('d') && !flags.has('s') && ops.length < 2) { yield* u.err(`tr: missing operand after '${ops[0]}'\nTry 'tr --help' for more information.\n`); return 1; }
-  const inSet = (c: string) => (flags.has('c') ? !a.includes(c) : a.includes(c));
-  const text = bytesToString(yield* u.readAll(0));
-  let out = '';
-  let last = '';
-  for (const c of text) {
-    let o = c;
-    if (flags.has('d')) { if (inSet(c)) continue; } else if (b && inSet(c)) {
-      const k = flags.has('c') ? b.length - 1 : a.indexOf(c);
-      o = b[Math.min(k, b.length - 1)];
-    }
-    const squeezeSet = flags.has('d') ? b : b || a;
-    if (flags.has('s') && o === last && squeezeSet.includes(o)) continue;
-    out += o;
-    last = o;
-  }
-  yield* u.out(out);
-  return 0;
-};
-
 const which: ProgramMain = function* (u, argv) {
   const { ops } = parseArgs(argv);
   let st = 0;
@@ -390,5 +341,5 @@ const xargs: ProgramMain = function* (u, argv) {
 };
 
 export const coreutils: Record<string, ProgramMain> = {
-  chmod, ln, readlink: readlinkProg, df, du, date, id, env, tee, seq, tr, which, xargs,
+  chmod, ln, readlink: readlinkProg, df, du, date, id, env, tee, seq, which, xargs,
 };

@@ -1,0 +1,30 @@
+/**
+ * wc and tr as coreutils 9.1 prints them: every expected value below is the output of the same command
+ * run with this Debian 12 host's coreutils 9.1 (LC_ALL=C, dash) on files holding the machine's own
+ * /etc/passwd (958 bytes) and /etc/group (507 bytes), copied out with `tapsim shell -c 'cat ...'`.
+ */
+import { expect } from 'chai';
+import { Machine } from '../../src/machine/machine';
+
+describe('textutils: wc and tr (coreutils 9.1)', function () {
+  this.timeout(60000);
+  const run = (cmd: string) => new Machine({ cpus: 2, seed: 1 }).run(cmd).out;
+
+  it('wc: one line per file, a total line, column widths from the files\' sizes, exit 1 for a missing file', () => {
+    expect(run('wc -c /etc/passwd /etc/group; wc -l /etc/passwd nosuch /etc/group 2>&1; echo rc=$?; wc /etc/passwd; wc -l /etc/passwd;'
+      + ' cat /etc/passwd | wc; cat /etc/passwd | wc -c - /etc/group; wc -L -m /etc/group'))
+      .to.equal(' 958 /etc/passwd\n 507 /etc/group\n1465 total\n  20 /etc/passwd\nwc: nosuch: No such file or directory\n  42 /etc/group\n'
+        + '  62 total\nrc=1\n 20  24 958 /etc/passwd\n20 /etc/passwd\n     20      24     958\n    958 -\n    507 /etc/group\n   1465 total\n'
+        + '507  22 /etc/group\n');
+  });
+
+  it('tr: NUL and octal escapes, classes, ranges, -c, -d, -s, [c*n], and its errors', () => {
+    expect(run("printf 'a\\0b\\0' | tr '\\0' '\\n'; echo 'Hello World' | tr '[:lower:]' '[:upper:]'; echo 'hello 123 world' | tr -cs 'a-z' '\\n';"
+      + " echo 'hello 123 world 45' | tr -cd '0-9\\n'; echo aabbccdd | tr -s 'a-c'; echo abcdef | tr 'a-f' '[x*2]yz'; echo abc | tr '\\141' X;"
+      + " echo hello | tr -ds l o; echo abc | tr z-a x 2>&1; echo rc=$?; echo abc | tr -d a b 2>&1; echo abc | tr a '[:digit:]' 2>&1"))
+      .to.equal('a\nb\nHELLO WORLD\nhello\nworld\n12345\nabcdd\nxxyzzz\nXbc\nheo\n'
+        + "tr: range-endpoints of 'z-a' are in reverse collating sequence order\nrc=1\n"
+        + "tr: extra operand 'b'\nOnly one string may be given when deleting without squeezing repeats.\nTry 'tr --help' for more information.\n"
+        + "tr: when translating, the only character classes that may appear in\nstring2 are 'upper' and 'lower'\n");
+  });
+});
