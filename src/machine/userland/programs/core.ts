@@ -16,6 +16,31 @@ function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, v
     yield* u.writeAll(1, r.data);
   }
 }
+/**
+ * head -c -N / -n -N (head.c elide_tail_*; the pipe variant, which coreutils 9.1 also takes for a
+ * regular file no larger than its st_blksize): fstat, lseek(0, SEEK_CUR), the whole input read (-c:
+ * into an N + 8 KiB buffer, -n: 8 KiB reads), all but the last N bytes or lines through stdio, and a
+ * seekable input left positioned after what was printed (lseek SEEK_SET) as strace of Debian 12's
+ * head shows.  A larger regular file is read the same way (the real head seeks back from its end).
+ */
+function* headElide(u: U, fd: number, n: number, bytes: boolean): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
+  yield* u.fstat(fd);
+  const pos = yield* u.lseek(fd, 0, 1);
+  const size = bytes ? n + 8192 : 8192;
+  let t = '';
+  for (;;) {
+    const r = yield* u.read(fd, bytes ? size - (t.length % size) : size);
+    if (r.ret <= 0 || !r.data) break;
+    t += bytesToString(r.data);
+  }
+  let end = Math.max(0, t.length - n);
+  if (!bytes) {
+    const ls = t.split(/(?<=\n)/).filter(Boolean);
+    end = ls.slice(0, Math.max(0, ls.length - n)).join('').length;
+  }
+  if (end) yield* u.printf(t.slice(0, end));
+  if (pos >= 0) yield* u.lseek(fd, pos + end, 0);
+}
 function* readText(u: U, p: string | null): Generator<import('../../include/sched').Op, string | null, import('../../include/sched').SysResult> {
   const fd = p === null ? 0 : yield* u.open(p);
   if (fd < 0) return null;
@@ -178,20 +203,21 @@ export const programs: Record<string, ProgramMain> = {
     const files: string[] = [];
     for (let i = 1; i < argv.length; i++) {
       const a = argv[i];
-      if (a === '-c' || /^-c./.test(a)) { bytes = true; arg = a === '-c' ? argv[++i] ?? '' : a.slice(2); n = /^\d+$/.test(arg) ? Number(arg) : NaN; continue; }
+      if (a === '-c' || /^-c./.test(a)) { bytes = true; arg = a === '-c' ? argv[++i] ?? '' : a.slice(2); n = /^-?\d+$/.test(arg) ? Number(arg) : NaN; continue; }
       const opt = a === '-n' ? argv[++i] ?? '' : /^-n./.test(a) ? a.slice(2) : /^-\d/.test(a) ? a.slice(1) : a.startsWith('--lines=') ? a.slice(8) : null;
       if (opt === null) files.push(a);
-      else { arg = opt; n = /^\d+$/.test(opt) ? Number(opt) : NaN; }
+      else { arg = opt; n = /^\d+$/.test(opt) || (a === '-n' || /^-n./.test(a)) && /^-\d+$/.test(opt) ? Number(opt) : NaN; }
     }
     yield* u.malloc();
-    if (Number.isNaN(n)) { yield* u.err(`head: invalid number of ${bytes ? 'bytes' : 'lines'}: '${arg}'\n`); yield* u.closeStdout(); return 1; }
+    if (Number.isNaN(n)) { yield* u.err(`head: invalid number of ${bytes ? 'bytes' : 'lines'}: '${arg.replace(/^-/, '')}'\n`); yield* u.closeStdout(); return 1; }
     let status = 0;
     const list = files.length ? files : ['-'];
     for (const [k, f] of list.entries()) {
       const fd = f === '-' ? 0 : yield* u.open(f);
       if (fd < 0) { yield* u.err(`head: cannot open '${f}' for reading: No such file or directory\n`); status = 1; continue; }
       if (list.length > 1) yield* u.printf(`${k ? '\n' : ''}==> ${f === '-' ? 'standard input' : f} <==\n`);
-      if (bytes) {
+      if (n < 0 || Object.is(n, -0)) yield* headElide(u, fd, -n, bytes);
+      else if (bytes) {
         let left = n;
         while (left > 0) {
           const r = yield* u.read(fd, Math.min(8192, left));

@@ -287,7 +287,7 @@ const tee: ProgramMain = function* (u, argv) {
 };
 
 const seq: ProgramMain = function* (u, argv) {
-  const { vals, ops } = parseArgs(argv, 'sf');
+  const { flags, vals, ops } = parseArgs(argv, 'sf');
   const nums = ops.map(Number);
   if (!ops.length || nums.some(Number.isNaN)) {
     yield* u.err(ops.length ? `seq: invalid floating point argument: '${ops.find((o) => Number.isNaN(Number(o)))}'\nTry 'seq --help' for more information.\n` : "seq: missing operand\nTry 'seq --help' for more information.\n");
@@ -297,7 +297,10 @@ const seq: ProgramMain = function* (u, argv) {
   const dec = Math.max(...ops.slice(0, nums.length === 3 ? 2 : 1).map((o) => (o.includes('.') ? o.length - o.indexOf('.') - 1 : 0)));
   const sep = vals.s ?? '\n';
   const out: string[] = [];
-  if (step !== 0) for (let x = first, k = 0; step > 0 ? x <= last + 1e-12 : x >= last - 1e-12; k++, x = first + k * step) { out.push(x.toFixed(dec)); if (out.length > 1e6) break; }
+  // -w: every number zero-padded (after its sign) to the wider of FIRST and LAST as printed (coreutils 9.1: seq -w 5 -2 -5 -> 05 ... -5)
+  const width = flags.has('w') ? Math.max(first.toFixed(dec).length, last.toFixed(dec).length) : 0;
+  const fmt = (x: number): string => { const t = x.toFixed(dec); return t.startsWith('-') ? '-' + t.slice(1).padStart(width - 1, '0') : t.padStart(width, '0'); };
+  if (step !== 0) for (let x = first, k = 0; step > 0 ? x <= last + 1e-12 : x >= last - 1e-12; k++, x = first + k * step) { out.push(fmt(x)); if (out.length > 1e6) break; }
   yield* u.out(out.length ? out.join(sep) + '\n' : '');
   return 0;
 };

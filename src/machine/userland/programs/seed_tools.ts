@@ -10,6 +10,7 @@ import { O_WRONLY } from '../../include/fs';
 import { PAGE } from '../../include/fs';
 import { awkMain as awk } from './awk';
 import { execvp } from '../libfs';
+import { parseArgs } from './coreutils';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -75,48 +76,110 @@ const mkswap: ProgramMain = function* (u, argv) {
   return 0;
 };
 
-const cut: ProgramMain = function* (u, argv) {
-  let delim = '\t', fields = '', i = 1;
-  const files: string[] = [];
-  for (; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '-d') delim = argv[++i] ?? '\t';
-    else if (a.startsWith('-d')) delim = a.slice(2);
-    else if (a === '-f') fields = argv[++i] ?? '';
-    else if (a.startsWith('-f')) fields = a.slice(2);
-    else files.push(a);
+/** a cut LIST (1,3-5,7-): whether position n (from 1) is in it */
+function cutList(list: string): ((n: number) => boolean) | null {
+  const ranges: [number, number][] = [];
+  for (const r of list.split(',')) {
+    const m = /^(\d*)(-?)(\d*)$/.exec(r);
+    if (!m || (!m[1] && !m[3])) return null;
+    const lo = m[1] ? Number(m[1]) : 1;
+    ranges.push([lo, m[2] ? (m[3] ? Number(m[3]) : Infinity) : lo]);
   }
-  if (!fields) { yield* u.err('cut: you must specify a list of bytes, characters, or fields\n'); return 1; }
-  const want = (n: number) => fields.split(',').some((r) => { const [a, b] = r.split('-'); const lo = a ? Number(a) : 1; const hi = r.includes('-') ? (b ? Number(b) : Infinity) : lo; return n >= lo && n <= hi; });
-  const s = yield* input(u, files, 'cut');
+  return (n) => ranges.some(([lo, hi]) => n >= lo && n <= hi);
+}
+
+/** cut -f LIST [-d DELIM] [-s], -b/-c LIST: the selected parts in input order (coreutils 9.1) */
+const cut: ProgramMain = function* (u, argv) {
+  const { flags, vals, ops } = parseArgs(argv, 'dfbc');
+  const list = vals.f ?? vals.c ?? vals.b;
+  if (list === undefined) { yield* u.err("cut: you must specify a list of bytes, characters, or fields\nTry 'cut --help' for more information.\n"); return 1; }
+  const want = cutList(list);
+  if (!want) { yield* u.err(`cut: invalid field range\nTry 'cut --help' for more information.\n`); return 1; }
+  const delim = vals.d ?? '\t';
+  const s = yield* input(u, ops, 'cut');
   if (s === null) return 1;
-  yield* u.out(lines(s).map((l) => (l.includes(delim) ? l.split(delim).filter((_, k) => want(k + 1)).join(delim) : l) + '\n').join(''));
+  let out = '';
+  for (const l of lines(s)) {
+    if (vals.f === undefined) { out += [...l].filter((_, k) => want(k + 1)).join('') + '\n'; continue; }
+    if (!l.includes(delim)) { if (!flags.has('s')) out += l + '\n'; continue; }
+    out += l.split(delim).filter((_, k) => want(k + 1)).join(delim) + '\n';
+  }
+  yield* u.out(out);
   return 0;
 };
 
+/** a sort key (-k F[.C][opts][,F[.C][opts]]): fields from 1, end 0 = end of line */
+interface SortKey { sf: number; sc: number; ef: number; ec: number; n: boolean; r: boolean; b: boolean }
+
+/** the field boundaries of a line: with -t at each separator, else each field begins with its leading blanks */
+function fieldStarts(l: string, t: string | undefined): [number, number][] {
+  const f: [number, number][] = [];
+  if (t !== undefined) { let p = 0; for (const x of l.split(t)) { f.push([p, p + x.length]); p += x.length + 1; } return f; }
+  const re = /[ \t]*[^ \t]*/g;
+  for (let m = re.exec(l); m && m[0]; m = re.exec(l)) f.push([m.index, m.index + m[0].length]);
+  return f.length ? f : [[0, 0]];
+}
+
+function keyText(l: string, k: SortKey, t: string | undefined): string {
+  const f = fieldStarts(l, t);
+  const skip = (p: number, end: number) => { if (k.b) while (p < end && (l[p] === ' ' || l[p] === '\t')) p++; return p; };
+  if (k.sf > f.length) return '';
+  const [fs, fe] = f[k.sf - 1];
+  const start = Math.min(skip(fs, fe) + k.sc - 1, fe);
+  let end = l.length;
+  if (k.ef) end = k.ef > f.length ? l.length : k.ec ? Math.min(skip(f[k.ef - 1][0], f[k.ef - 1][1]) + k.ec, f[k.ef - 1][1]) : f[k.ef - 1][1];
+  return start < end ? l.slice(start, end) : '';
+}
+
+/** strtold-like leading number of a key: blanks, sign, digits, decimal point (sort -n) */
+const numOf = (s: string): number => { const m = /^[ \t]*(-?(\d*\.?\d*))/.exec(s); return m && /\d/.test(m[2]) ? Number(m[1].replace(/\.$/, '')) : 0; };
+const byteCmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** sort [-nrubs] [-t SEP] [-k KEY]...: keys in order, then the whole line (not with -s or -u), as coreutils 9.1 in the C locale */
 const sort: ProgramMain = function* (u, argv) {
-  const flags = argv.slice(1).filter((a) => a.startsWith('-')).join('');
-  const s = yield* input(u, argv.slice(1).filter((a) => !a.startsWith('-')), 'sort');
+  const { flags, vals, ops } = parseArgs(argv, 'tko');
+  const keyArgs: string[] = [];
+  for (let i = 1; i < argv.length; i++) { const a = argv[i]; if (a === '-k') keyArgs.push(argv[++i] ?? ''); else if (/^-[a-z]*k./.test(a)) keyArgs.push(a.slice(a.indexOf('k') + 1)); else if (a === '--') break; }
+  const glob = { n: flags.has('n'), r: flags.has('r'), b: flags.has('b') };
+  const keys: SortKey[] = [];
+  for (const ka of keyArgs) {
+    const m = /^(\d+)(?:\.(\d+))?([bnr]*)(?:,(\d+)(?:\.(\d+))?([bnr]*))?$/.exec(ka);
+    if (!m || Number(m[1]) === 0) { yield* u.err(`sort: invalid number at field start: invalid count at start of '${ka}'\n`); return 2; }
+    const o = (m[3] ?? '') + (m[6] ?? '');
+    const k = o ? { n: o.includes('n'), r: o.includes('r'), b: o.includes('b') } : glob;
+    keys.push({ sf: Number(m[1]), sc: Number(m[2] ?? 1), ef: Number(m[4] ?? 0), ec: Number(m[5] ?? 0), ...k });
+  }
+  if (!keys.length) keys.push({ sf: 1, sc: 1, ef: 0, ec: 0, ...glob });
+  const t = vals.t;
+  const s = yield* input(u, ops, 'sort');
   if (s === null) return 2;
-  let l = lines(s);
-  if (flags.includes('n')) l.sort((a, b) => (parseFloat(a) || 0) - (parseFloat(b) || 0) || (a < b ? -1 : a > b ? 1 : 0));
-  else l.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  if (flags.includes('r')) l.reverse();
-  if (flags.includes('u')) l = l.filter((x, i) => i === 0 || x !== l[i - 1]);
+  const keyCmp = (a: string, b: string): number => {
+    for (const k of keys) {
+      const x = keyText(a, k, t), y = keyText(b, k, t);
+      const c = k.n ? numOf(x) - numOf(y) : byteCmp(x, y);
+      if (c) return k.r ? -c : c;
+    }
+    return 0;
+  };
+  const last = !flags.has('s') && !flags.has('u');
+  let l = lines(s).sort((a, b) => keyCmp(a, b) || (last ? (glob.r ? -byteCmp(a, b) : byteCmp(a, b)) : 0));
+  if (flags.has('u')) l = l.filter((x, i) => i === 0 || keyCmp(x, l[i - 1]) !== 0);
   yield* u.out(l.map((x) => x + '\n').join(''));
   return 0;
 };
 
+/** uniq [-c] [-d] [-u]: adjacent equal lines, counted with "%7d " */
 const uniq: ProgramMain = function* (u, argv) {
-  const count = argv.includes('-c');
-  const s = yield* input(u, argv.slice(1).filter((a) => !a.startsWith('-')), 'uniq');
+  const { flags, ops } = parseArgs(argv);
+  const s = yield* input(u, ops, 'uniq');
   if (s === null) return 1;
   let out = '';
   const l = lines(s);
   for (let i = 0; i < l.length;) {
     let j = i;
     while (j < l.length && l[j] === l[i]) j++;
-    out += count ? `${String(j - i).padStart(7)} ${l[i]}\n` : `${l[i]}\n`;
+    const n = j - i;
+    if (!(flags.has('d') && n === 1) && !(flags.has('u') && n > 1)) out += flags.has('c') ? `${String(n).padStart(7)} ${l[i]}\n` : `${l[i]}\n`;
     i = j;
   }
   yield* u.out(out);
