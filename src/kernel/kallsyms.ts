@@ -539,7 +539,8 @@ export function matchFunctions(spec: string, scope?: SymbolScope): number[] {
   let ids: number[];
   if (!hasGlob(p.func)) {
     ids = lookupName(p.func).filter(isFunction);
-    const cl = clones().get(p.func);
+    // (the clone index needs every function's DWARF location: built only when a clone can exist)
+    const cl = mayHaveClones(p.func) ? clones().get(p.func) : undefined;
     if (cl) ids = [...ids, ...cl].sort((a, b) => a - b);
   } else {
     const re = globToRegExp(p.func);
@@ -563,6 +564,24 @@ export function matchFunctions(spec: string, scope?: SymbolScope): number[] {
     });
   }
   return ids;
+}
+
+let cloneBases: Set<string> | null = null;
+/**
+ * Is `name` the part before the first dot of some text symbol (foo of foo.isra.0)?  True for
+ * every key of clones(), from the names alone.
+ */
+function mayHaveClones(name: string): boolean {
+  if (!cloneBases) {
+    const t = load();
+    cloneBases = new Set();
+    for (const id of t.dottedIds()) {
+      if (!isTextCode(t.types[id])) continue;
+      const n = t.name(id);
+      cloneBases.add(n.slice(0, n.indexOf('.')));
+    }
+  }
+  return cloneBases.has(name);
 }
 
 let cloneIndex: Map<string, number[]> | null = null;

@@ -254,6 +254,33 @@ export class Symtab {
     return this.names;
   }
 
+  /**
+   * Ids of the symbols whose name has its first '.' after its first byte (foo.isra.0, foo.cold),
+   * ascending: found by scanning the name bytes for dots, without decoding every name.
+   */
+  dottedIds(): number[] {
+    if (this.dotted) return this.dotted;
+    const [off, len] = this.h.sections.names;
+    const blob = this.src.bytes(off, len);
+    const ends = this.nameOff;
+    const ids: number[] = [];
+    for (let p = blob.indexOf(0x2e); p >= 0;) {
+      // the symbol holding byte p: the last id whose name starts at or before p
+      let lo = 0;
+      let hi = this.n - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (ends[mid] <= p) lo = mid;
+        else hi = mid - 1;
+      }
+      if (p > ends[lo]) ids.push(lo);
+      // (its first dot decides: on to the next name)
+      p = lo + 1 < this.n ? blob.indexOf(0x2e, ends[lo + 1]) : -1;
+    }
+    return (this.dotted = ids);
+  }
+  private dotted?: number[];
+
   /** Compare `name` with symbol `id`'s name, in Latin-1 code order (faster than Buffer#compare). */
   private cmp(name: string, id: number): number {
     const b = this.nameBuf(id);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   addrHex, functionLocation, kallsymsLookupName, lookupAddr, lookupName, matchFunctions, symbol,
   formatSymOffset, withinKprobeBlacklist, isInlineOnly, parseFuncPattern, globToRegExp, kprobeBlacklist,
+  symbolCount, symbolName, isFunction,
 } from '../../src/kernel/kallsyms';
 import {
   btfFunc, btfTypeName, btfLookupType, btfResolveChain, btfSizeof, btfFindMember, btfEnumValues, btfFindByName, BtfKind,
@@ -11,6 +12,28 @@ import { readDataText } from '../../src/kernel/data';
 import { kconfig } from '../../src/kernel/config';
 
 describe('kernel data: kallsyms', () => {
+  it('an exact function name finds its compiler clones as the one-name glob does', () => {
+    // matchFunctions('foo') skips the clone index (and the DWARF table it needs) unless some text
+    // symbol is named foo.<suffix>; '[f]oo' always goes through the index: both must agree
+    const bases = new Set<string>();
+    for (let id = 0; id < symbolCount(); id++) {
+      const n = symbolName(id);
+      if (n.indexOf('.') > 0 && isFunction(id)) bases.add(n.slice(0, n.indexOf('.')));
+    }
+    const sample = [...bases].filter((b, i) => i % 40 === 0 && /^[a-z_]/.test(b));
+    expect(sample.length).to.be.greaterThan(20);
+    let withClones = 0;
+    for (const b of sample) {
+      const exact = matchFunctions(b);
+      expect(exact, b).to.deep.equal(matchFunctions(`[${b[0]}]${b.slice(1)}`));
+      if (exact.some((id) => symbolName(id) !== b)) withClones++;
+    }
+    expect(withClones).to.be.greaterThan(0);
+    // names without a dotted namesake: the symbols of that name only
+    expect(matchFunctions('vfs_read')).to.deep.equal(lookupName('vfs_read'));
+    expect(matchFunctions('sys_read')).to.deep.equal([]);
+  });
+
   it('has real 6.1 symbols with addresses, type letters and file:line', () => {
     const [id] = lookupName('vfs_read');
     const s = symbol(id);
