@@ -33,6 +33,16 @@ export const probeInfo = new WeakMap<A.DerivedProbe, ProbeInfo>();
 
 export { programInfo } from './program_info';
 
+/**
+ * The name stap gives a derived probe in `Probe '...' has been elided`: the first component's functor
+ * of its point (real-stap -p2: `timer.s(1)` -> 'timer', `procfs("x").read` -> 'procfs', `begin(1)` ->
+ * 'begin'), so equal names are one message and the rest count as similar warnings suppressed.
+ */
+function functorOf(pp: string): string {
+  const m = /^[^.(]+/.exec(pp);
+  return m ? m[0] : pp;
+}
+
 /** -l / -L: the probe points (and with `withVars` their variables) the scripts' probes derive. */
 export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics, withVars: boolean): string[] {
   return listDerived(files, opts, diag, withVars, elaborate);
@@ -112,7 +122,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   // ---- optimise
   const liveGlobals = new Set<A.VarDecl>(s.allGlobals);
   const units: (OptUnit & { p: Pending })[] = derived.map((d) => ({
-    body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: d.dp.point.pp, also: d.exp.more?.map((m) => m.rp.pp),
+    body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: functorOf(d.dp.point.pp), also: d.exp.more?.map((m) => functorOf(m.rp.pp)),
     tok: probeInfo.get(d.dp)!.elisionTok, isUser: userFiles.has(d.decl.file), p: d,
   }));
   const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body));

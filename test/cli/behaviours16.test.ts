@@ -38,6 +38,25 @@ describe('issue 16 behaviours (stap command)', function () {
     expect(r.out).to.equal('x 1 y 0\nx 0 y 1\n2\nx 0 y 0\nx 1 y 0\n');
   });
 
+  it('an elided empty probe is named by its first functor; equal names are one warning', () => {
+    // real-stap -p2 -e 'probe timer.ms(5) {} probe timer.s(1) {} probe timer.jiffies(3) {} probe begin {} probe begin(2) {}'
+    // (stap 4.8; its Debian wrapper's closing "Tip:" line left out)
+    const src = 'probe timer.ms(5) {} probe timer.s(1) {} probe timer.jiffies(3) {} probe begin {} probe begin(2) {}';
+    const r = stap(['-p2', '-e', src]);
+    expect(r.code).to.equal(1);
+    expect(r.err).to.equal(
+      "WARNING: Probe 'timer' has been elided: keyword at <input>:1:1\n" +
+      ` source: ${src}\n` +
+      '         ^\n' +
+      "WARNING: Probe 'begin' has been elided: keyword at :1:68\n" +
+      ` source: ${src}\n` +
+      ' '.repeat(76) + '^\n' +
+      'semantic error: no probes found\n\n' +
+      'Pass 2: analysis failed.  [man error::pass2]\n' +
+      'Number of similar warning messages suppressed: 3.\n' +
+      'Rerun with -v to see them.\n');
+  });
+
   it('@probewrite outside an alias epilogue is refused as stap 4.8 does', () => {
     // real-stap -p2 -e 'global x probe begin { println(@probewrite(x)) }'
     const r = stap(['-p2', '-e', 'global x probe begin { println(@probewrite(x)) }']);
