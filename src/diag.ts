@@ -218,6 +218,8 @@ export class Diagnostics {
 
   /** Failures reported through plain(). */
   failures = 0;
+  /** An exception ended stap's run (`bad lexical cast`): its text alone, no pass footer after it. */
+  aborted = false;
 
   /** The `Number of similar ... suppressed` footers stap prints before exiting. */
   footer(): void {

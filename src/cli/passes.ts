@@ -121,6 +121,9 @@ async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise
     if (n > 0) io.err(`${n} parse error${n === 1 ? '' : 's'}.\n`);
   }
   if (diag.errorCount > 0 || files.length < sources.length) {
+    // (an exception out of stap's preprocessor ends the run with its text alone: real-stap -p2 -e
+    // 'probe begin { println(%( 0x10 == 16 %? 1 %: 2 %)) }' prints only `bad lexical cast`)
+    if (diag.aborted) return 1;
     io.err('Pass 1: parse failed.  [man error::pass1]\n');
     return 1;
   }

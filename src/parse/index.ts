@@ -74,6 +74,7 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
     if (errors.some((e) => e instanceof LexicalCastError)) {
       // (an exception out of stap's preprocessor: its text alone, nothing else)
       diag.plain('bad lexical cast\n');
+      diag.aborted = true;
       return null;
     }
     for (const e of errors) diag.parseError(e);
