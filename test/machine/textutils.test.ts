@@ -18,6 +18,13 @@ describe('textutils: wc, tr, sort, uniq, cut, seq, head (coreutils 9.1)', functi
         + '507  22 /etc/group\n');
   });
 
+  it('a directory read fails with EISDIR: cat, wc and head report it and exit 1 (generic_read_dir)', () => {
+    // host: LC_ALL=C cat /etc /etc/hostname; wc /etc; head -c 10 /etc; head -n 2 /etc (each 2>&1, echo rc=$?)
+    expect(run('cat /etc /etc/hostname 2>&1; echo rc=$?; wc /etc 2>&1; echo rc=$?; head -c 10 /etc 2>&1; echo rc=$?; head -n 2 /etc 2>&1; echo rc=$?'))
+      .to.equal('cat: /etc: Is a directory\ndebian\nrc=1\nwc: /etc: Is a directory\n      0       0       0 /etc\nrc=1\n'
+        + "head: error reading '/etc': Is a directory\nrc=1\nhead: error reading '/etc': Is a directory\nrc=1\n");
+  });
+
   it('tr: NUL and octal escapes, classes, ranges, -c, -d, -s, [c*n], and its errors', () => {
     expect(run("printf 'a\\0b\\0' | tr '\\0' '\\n'; echo 'Hello World' | tr '[:lower:]' '[:upper:]'; echo 'hello 123 world' | tr -cs 'a-z' '\\n';"
       + " echo 'hello 123 world 45' | tr -cd '0-9\\n'; echo aabbccdd | tr -s 'a-c'; echo abcdef | tr 'a-f' '[x*2]yz'; echo abc | tr '\\141' X;"

@@ -39,6 +39,8 @@ fsReadWrite.hook('read_dispatch', (m, c, t, e) => {
       pushPath(t.ks, 'read_filemap', e);
       return H_PUSHED;
     }
+    // a directory's f_op->read is generic_read_dir: -EISDIR (cat /etc, wc /etc)
+    case 'dir': e.ret = -EISDIR; return H_CONT;
     case 'pipe_r': pushPath(t.ks, 'read_pipe', e); return H_PUSHED;
     case 'proc': pushPath(t.ks, 'read_seq', e); return H_PUSHED;
     case 'sock': e.sock = f.sock; e.sk = f.sock; pushPath(t.ks, 'sock_read', e); return H_PUSHED;

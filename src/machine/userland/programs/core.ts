@@ -8,6 +8,7 @@ import { sh } from '../shell';
 import { gForm } from '../libc_printf';
 import { humanScale } from '../gnulib_human';
 import { find } from './find';
+import { errStr } from '../libc_strerror';
 
 function* catFd(u: U, fd: number): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
   for (;;) {
@@ -115,7 +116,9 @@ export const programs: Record<string, ProgramMain> = {
       yield* u.mmap('catbuf', 34);
       for (;;) {
         const r = yield* u.read(fd, 131072);
-        if (r.ret <= 0 || !r.data) break;
+        // a directory's read fails (EISDIR): `cat: /etc: Is a directory`, status 1 (Debian 12's cat)
+        if (r.ret < 0) { yield* u.err(`cat: ${f}: ${errStr(r.ret)}\n`); st = 1; break; }
+        if (r.ret === 0 || !r.data) break;
         yield* u.writeAll(1, r.data);
       }
       yield* u.munmap('catbuf');
@@ -221,7 +224,8 @@ export const programs: Record<string, ProgramMain> = {
         let left = n;
         while (left > 0) {
           const r = yield* u.read(fd, Math.min(8192, left));
-          if (r.ret <= 0 || !r.data) break;
+          if (r.ret < 0) { yield* u.err(`head: error reading '${f}': ${errStr(r.ret)}\n`); status = 1; break; }
+          if (r.ret === 0 || !r.data) break;
           left -= r.ret;
           yield* u.fflush();
           yield* u.writeAll(1, r.data);
@@ -230,7 +234,8 @@ export const programs: Record<string, ProgramMain> = {
         let lines = 0;
         while (lines < n) {
           const r = yield* u.read(fd, 8192);
-          if (r.ret <= 0 || !r.data) break;
+          if (r.ret < 0) { yield* u.err(`head: error reading '${f}': ${errStr(r.ret)}\n`); status = 1; break; }
+          if (r.ret === 0 || !r.data) break;
           const t = bytesToString(r.data);
           let end = 0;
           while (lines < n && end < t.length) { const nl = t.indexOf('\n', end); end = nl < 0 ? t.length : nl + 1; if (nl >= 0) lines++; }

@@ -11,15 +11,12 @@ import { bytesToString } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY, O_APPEND } from '../../include/fs';
 import { epochSeconds, lsTime, statTime, dateString, strftime } from '../libc_time';
 import { humanScale } from '../gnulib_human';
+import { errStr } from '../libc_strerror';
 
 type G<T> = Generator<Op, T, SysResult>;
 
 const AT_FDCWD = -100;
-const ERRNO: Record<number, string> = {
-  1: 'Operation not permitted', 2: 'No such file or directory', 13: 'Permission denied', 17: 'File exists',
-  20: 'Not a directory', 21: 'Is a directory', 22: 'Invalid argument',
-};
-export const errStr = (r: number): string => ERRNO[-r] ?? 'Input/output error';
+export { errStr };
 
 /** split argv into option letters (-abc, --long) and operands ("--" ends options) */
 /** `digitFlags`: -1, -2 ... are options (ls -1) rather than numbers (head -5, kill -9). */

@@ -10,6 +10,7 @@ import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
 import type { StatInfo } from '../../include/fs';
 import { readDir } from '../libfs';
+import { errStr } from '../libc_strerror';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -21,11 +22,6 @@ const FICLONE = 0x40049409, POSIX_FADV_SEQUENTIAL = 2, F_GETFL = 3, F_SETFD = 2,
 const COPY_MAX = 9223372035781033984;
 const IO_BUFSIZE = 131072;
 
-const ERRNO: Record<number, string> = {
-  1: 'Operation not permitted', 2: 'No such file or directory', 13: 'Permission denied', 17: 'File exists',
-  20: 'Not a directory', 21: 'Is a directory', 22: 'Invalid argument', 39: 'Directory not empty',
-};
-const errStr = (r: number): string => ERRNO[-r] ?? 'Input/output error';
 
 /** options (-abc, --long) and operands; "--" ends the options */
 function args(argv: string[]): { flags: Set<string>; long: Set<string>; ops: string[] } {

@@ -1,0 +1,11 @@
+/**
+ * glibc's strerror texts for the errnos the machine's programs report (`cat: /etc: Is a directory`),
+ * one table for every program; an errno without its text here reads as EIO's.
+ */
+const TEXT: Record<number, string> = {
+  1: 'Operation not permitted', 2: 'No such file or directory', 13: 'Permission denied', 17: 'File exists',
+  20: 'Not a directory', 21: 'Is a directory', 22: 'Invalid argument', 39: 'Directory not empty',
+};
+
+/** strerror(-r) for a syscall's negative return `r`. */
+export const errStr = (r: number): string => TEXT[-r] ?? 'Input/output error';
