@@ -124,6 +124,15 @@ signals.hook('kill_find', (m, _c, t, e) => killFind(m, t, e));
 signals.syscall('kill', (m, _c, t, e) => killFind(m, t, e));
 signals.cond('sigtarget', (_m, _c, _t, e) => e.sgProc != null);
 
+/** The siginfo a queued signal carries to its delivery (signal_deliver's `info`). */
+function queueInfo(target: Task, sig: number, info: SigInfo): void {
+  let q = queued.get(target);
+  if (!q) queued.set(target, (q = []));
+  q[sig - 1] = info;
+}
+/** The task is its process's last live thread (exit_notify's check before telling the parent). */
+const lastThread = (t: Task): boolean => t.tid === t.proc.tgid || !t.proc.threads.some((x) => x !== t && !(x.state & 0x80));
+
 /** __send_signal_locked: queue the signal (or not) and note whom complete_signal wakes. */
 signals.hook('sig_send', (_m, c, _t, e) => {
   // a recorded tree may call __send_signal_locked more than once (timeout's kill of the child and
@@ -137,11 +146,7 @@ signals.hook('sig_send', (_m, c, _t, e) => {
     const r = sendSignal(p, e.sgSig as number);
     if (p === e.sgProc) { e.sgTarget = r.target; e.sgResult = r.result; }
     for (const w of r.wake) if (!wake.includes(w)) wake.push(w);
-    if (r.result === 0 && r.target) {
-      let q = queued.get(r.target);
-      if (!q) queued.set(r.target, (q = []));
-      q[(e.sgSig as number) - 1] = e.sgInfo as SigInfo;
-    }
+    if (r.result === 0 && r.target) queueInfo(r.target, e.sgSig as number, e.sgInfo as SigInfo);
   }
   e.sgWake = wake;
   const r = { wake };
@@ -208,7 +213,7 @@ export function notifyPrep(t: Task, e: Env): void {
   const p = t.proc;
   const par = p.parent;
   if (!p.exited || !par || par.exited) return;
-  if (t.tid !== p.tgid && p.threads.some((x) => x !== t && !(x.state & 0x80))) return;
+  if (!lastThread(t)) return;
   if (par.sigHandlers.get(SIGCHLD) === 'ignore') return;
   const signaled = e.signaled === true;
   const sig = (e.sig as number | undefined) ?? 0;
@@ -223,7 +228,7 @@ export function notifyPrep(t: Task, e: Env): void {
 /** __wake_up_parent: wake the parent's wait4 sleepers (not those the signal already woke). */
 signals.hook('notify_parent', (m, c, t, e) => {
   e.parentNotified = true;
-  if (!t.proc.exited || t.tid !== t.proc.tgid && t.proc.threads.some((x) => x !== t && !(x.state & 0x80))) return H_CONT;
+  if (!t.proc.exited || !lastThread(t)) return H_CONT;
   const woken = (e.sgWake as Task[] | undefined) ?? [];
   const w = m.procs.notifyParent(t.proc).filter((x) => !woken.includes(x));
   return wakeTasks(c, e, w);
@@ -239,14 +244,10 @@ export function finishNotify(m: SignalMachine, t: Task, e: Env): Task[] {
   if (e.sgProc && e.sgSig === SIGCHLD && !e.sgDone) {
     e.sgDone = true;
     const r = sendSignal(e.sgProc as Process, SIGCHLD);
-    if (r.result === 0 && r.target) {
-      let q = queued.get(r.target);
-      if (!q) queued.set(r.target, (q = []));
-      q[SIGCHLD - 1] = e.sgInfo as SigInfo;
-    }
+    if (r.result === 0 && r.target) queueInfo(r.target, SIGCHLD, e.sgInfo as SigInfo);
     wake.push(...r.wake);
   }
-  if (!e.parentNotified && t.proc.exited && (t.tid === t.proc.tgid || !t.proc.threads.some((x) => x !== t && !(x.state & 0x80)))) {
+  if (!e.parentNotified && t.proc.exited && lastThread(t)) {
     e.parentNotified = true;
     for (const w of m.procs.notifyParent(t.proc)) if (!wake.includes(w)) wake.push(w);
   }

@@ -5,7 +5,7 @@ import { H_CONT, H_SLEEP } from '../paths/kexec';
 import { TASK_INTERRUPTIBLE, TASK_DEAD, Task } from '../include/sched';
 import type { Cpu } from '../include/cpu';
 import type { Env } from '../include/kstack';
-import { drainTo, flushWakes, wakeLater } from '../kernel/sched/core';
+import { drainTo, flushWakes, queueWakes, wakeLater } from '../kernel/sched/core';
 import { finishNotify, notifyPrep } from '../kernel/signal';
 
 const ECHILD = 10, EINTR = 4;
@@ -60,11 +60,7 @@ exit.hook('exit_notify', (m, c, t, e) => {
 exit.at('do_notify_parent', 'exit_notify');
 exit.hook('task_dead', (m, c, t, e) => {
   t.state = TASK_DEAD;
-  const late = finishNotify(m, t, e);
-  if (late.length) {
-    const q = (e.wakes as Task[] | undefined) ?? (e.wakes = []) as Task[];
-    for (const w of late) if (!q.includes(w)) q.push(w);
-  }
+  queueWakes(e, finishNotify(m, t, e));
   return flushWakes(c, e);
 });
 exit.at('do_task_dead', 'task_dead');

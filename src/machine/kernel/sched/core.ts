@@ -196,9 +196,13 @@ schedCore.hook('flush_wakes', (_m, c, _t, e) => flushWakes(c, e));
  */
 export function wakeTasks(c: Cpu, e: Env, tasks: readonly TaskRef[]): number {
   if (e.recorded !== true) return pushWakeups(c, tasks);
+  queueWakes(e, tasks);
+  return H_CONT;
+}
+/** Queue `tasks` on the path's env for its try_to_wake_up calls (the rest at %flush_wakes). */
+export function queueWakes(e: Env, tasks: readonly TaskRef[]): void {
   const q = (e.wakes as Task[] | undefined) ?? (e.wakes = []) as Task[];
   for (const x of tasks) if ((x as Task).state !== TASK_RUNNING && !q.includes(x as Task)) q.push(x as Task);
-  return H_CONT;
 }
 
 /**
