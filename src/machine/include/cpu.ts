@@ -19,6 +19,8 @@ export class Cpu {
   idleTask!: Task;
   /** next task chosen by pick (between %pick and %switch) */
   next: Task | null = null;
+  /** the task the last context switch on this CPU switched out (finish_task_switch's prev) */
+  switchedFrom: Task | null = null;
   /** local time of this CPU */
   now = 0;
   nextTick = 0;

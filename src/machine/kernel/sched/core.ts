@@ -52,9 +52,6 @@ function pick(m: SchedMachine, c: Cpu, e: Env): void {
 }
 schedCore.hook('pick', (m, c, _t, e) => { pick(m, c, e); return H_CONT; });
 
-/** per CPU: the task the last context switch switched out (finish_task_switch's prev) */
-const switchedFrom: (Task | undefined)[] = [];
-
 /**
  * __schedule from the recordings (the callees of schedule() & co., paths/model.ts key `schedule`):
  * pick the next task, then run the variant that did what this call does (switched or not, to the
@@ -91,7 +88,7 @@ function switchTo(m: SchedMachine, c: Cpu): number {
   c.next = null;
   // a recorded variant's switch point after the switch was made (or with nothing picked): no switch
   if (next === null || next === prev) return H_CONT;
-  switchedFrom[c.id] = prev; // finish_task_switch(prev) runs next on this CPU, in next's context
+  c.switchedFrom = prev; // finish_task_switch(prev) runs next on this CPU, in next's context
   c.switches++;
   m.sched.rqs[c.id].nrSwitches++;
   if (perfSw.active) perfSw.switched(c.id, prev, next);
@@ -247,6 +244,6 @@ export function drain(c: Cpu): number {
 
 // arguments of type struct task_struct * and struct rq *
 schedCore.structArg('task_struct', (fn, pname) => fn.startsWith('finish_task_switch') && pname === 'prev'
-  ? (_m, c, t) => switchedFrom[c.id] ?? t
+  ? (_m, c, t) => c.switchedFrom ?? t
   : (_m, _c, t, e) => (e.p as Task | undefined) ?? (pname === 'prev' || pname === 'curr' || pname === 'current' ? t : (e.childTask as Task | undefined) ?? t));
 schedCore.structArg('rq', () => (_m, c) => ({ cpu: c.id, nr_running: 1 }));
