@@ -251,7 +251,7 @@ block.hook('bio_done', (m, c, _t, e) => {
   const ino = req.ino;
   const wake = [...req.waiters];
   if (ino) {
-    for (const i of req.pages) if (ino.pc[i] === 3) ino.pc[i] = 1; else if (ino.pc[i] === 4) ino.pc[i] = 1;
+    for (const i of req.pages) if (ino.pc[i] === 3 || ino.pc[i] === 4) ino.pc[i] = 1;
     wake.push(...ino.waiters.splice(0));
   }
   return pushWakeups(c, wake);
