@@ -4,7 +4,6 @@
  * the first read; its size comes from the gzip trailer so that the boot does not inflate it.
  */
 import * as fs from 'fs';
-import * as zlib from 'zlib';
 import { userlandDataFile } from '../process/ldso';
 
 let loadText: Uint8Array | null = null;
@@ -12,6 +11,8 @@ let loadText: Uint8Array | null = null;
 export function dbenchLoadfile(): Uint8Array {
   if (loadText) return loadText;
   const f = userlandDataFile('dbench-client.txt.gz');
+  // zlib (and the stream library under it) loaded on the first read only: not at boot (issue 17)
+  const zlib = require('zlib') as typeof import('zlib');
   loadText = f ? new Uint8Array(zlib.gunzipSync(fs.readFileSync(f))) : new Uint8Array(0);
   return loadText;
 }
