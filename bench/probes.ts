@@ -147,7 +147,7 @@ export async function benchProbes(): Promise<Record<string, string | number>> {
     r[`${label} slowdown with kernel.function("*") (x)`] = r2(all.ns / base.ns);
     r[`${label} slowdown with kernel.function("*").return (x)`] = r2(allRet.ns / base.ns);
   };
-  await workload('dbench-like', 'dbench 4 400');
+  await workload('dbench', 'dbench -t 1 -D /root 1');
   await workload('tbench-like', 'tbench 4 200');
   return r;
 }

@@ -36,6 +36,9 @@ import { capability } from './kernel/capability';
 import { perfEventOpen } from './kernel/perf_event_open';
 import { signals } from './kernel/signal';
 import { posixTimers } from './kernel/posix_timers';
+import { itimer } from './kernel/itimer';
+import { sem } from './ipc/sem';
+import { shm } from './ipc/shm';
 import { printk } from './kernel/printk';
 import { BlockLayer, block } from './block/core';
 import { MemSys } from './mm/mm';
@@ -90,7 +93,8 @@ import type { Tracefs } from '../kernel/tracefs/tracefs';
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
-  schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, perfEventOpen, printk,
+  schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, itimer, perfEventOpen, printk,
+  sem, shm,
   block,
   fault, rmap, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd,

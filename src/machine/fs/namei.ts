@@ -310,20 +310,15 @@ namei.syscall('mkdir', (m, _c, t, e) => {
   e.ret = mkdirAt(m, t, t.proc.cwd, String(e.a[0]), Number(e.a[1]));
   return H_CONT;
 });
-namei.syscall('unlinkat', (m, _c, t, e) => {
-  const p = String(e.a[1]);
-  const pp = m.fs.lookupParent(p, atDir(m, t, e.a[0], p));
-  if (pp && pp.dir.pseudo) {
-    const rmdir = (Number(e.a[2]) & 0x200) !== 0;
-    e.ret = rmdir && pp.dir.pseudo.rmdir ? pp.dir.pseudo.rmdir(pp.name) : -1;
-    return H_CONT;
-  }
+/** do_unlinkat / do_rmdir, for unlinkat(2) (AT_REMOVEDIR 0x200: rmdir), unlink(2) and rmdir(2) */
+function unlinkAt(m: FsMachine, t: Task, cwd: string, p: string, rmdir: boolean): number {
+  const pp = m.fs.lookupParent(p, cwd);
+  if (pp && pp.dir.pseudo) return rmdir && pp.dir.pseudo.rmdir ? pp.dir.pseudo.rmdir(pp.name) : -1;
   const ino = pp ? pp.dir.children!.get(pp.name) : undefined;
-  if (!pp || !ino) { e.ret = -ENOENT; return H_CONT; }
-  const rmdir = (Number(e.a[2]) & 0x200) !== 0;
-  if (rmdir && !ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
-  if (!rmdir && ino.isDir) { e.ret = -EISDIR; return H_CONT; }
-  if (rmdir && ino.children!.size) { e.ret = -ENOTEMPTY; return H_CONT; }
+  if (!pp || !ino) return -ENOENT;
+  if (rmdir && !ino.isDir) return -ENOTDIR;
+  if (!rmdir && ino.isDir) return -EISDIR;
+  if (rmdir && ino.children!.size) return -ENOTEMPTY;
   pp.dir.children!.delete(pp.name);
   if (ino.isDir) pp.dir.nlink--;
   ino.nlink--;
@@ -331,19 +326,32 @@ namei.syscall('unlinkat', (m, _c, t, e) => {
     m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages; ino.cachedPages = 0; ino.pc.fill(0);
     m.fs.dirty.delete(ino);
   }
-  e.ret = 0;
+  return 0;
+}
+namei.syscall('unlinkat', (m, _c, t, e) => {
+  const p = String(e.a[1]);
+  e.ret = unlinkAt(m, t, atDir(m, t, e.a[0], p), p, (Number(e.a[2]) & 0x200) !== 0);
   return H_CONT;
 });
-namei.syscall('renameat2', (m, _c, t, e) => {
-  const a = m.fs.lookupParent(String(e.a[1]), atDir(m, t, e.a[0], e.a[1]));
-  const b = m.fs.lookupParent(String(e.a[3]), atDir(m, t, e.a[2], e.a[3]));
+namei.syscall('unlink', (m, _c, t, e) => { e.ret = unlinkAt(m, t, t.proc.cwd, String(e.a[0]), false); return H_CONT; });
+namei.syscall('rmdir', (m, _c, t, e) => { e.ret = unlinkAt(m, t, t.proc.cwd, String(e.a[0]), true); return H_CONT; });
+/** do_renameat2, for renameat2(2) (RENAME_NOREPLACE 1: mv's first attempt) and rename(2) */
+function renameAt(m: FsMachine, t: Task, aDir: string, aPath: string, bDir: string, bPath: string, flags: number): number {
+  const a = m.fs.lookupParent(aPath, aDir);
+  const b = m.fs.lookupParent(bPath, bDir);
   const ino = a ? a.dir.children!.get(a.name) : undefined;
-  if (!a || !b || !ino) { e.ret = -ENOENT; return H_CONT; }
-  // RENAME_NOREPLACE (mv's first attempt)
-  if (Number(e.a[4]) & 1 && b.dir.children!.has(b.name)) { e.ret = -EEXIST; return H_CONT; }
+  if (!a || !b || !ino) return -ENOENT;
+  if (flags & 1 && b.dir.children!.has(b.name)) return -EEXIST;
   a.dir.children!.delete(a.name);
   b.dir.children!.set(b.name, ino);
   ino.parent = b.dir;
-  e.ret = 0;
+  return 0;
+}
+namei.syscall('renameat2', (m, _c, t, e) => {
+  e.ret = renameAt(m, t, atDir(m, t, e.a[0], e.a[1]), String(e.a[1]), atDir(m, t, e.a[2], e.a[3]), String(e.a[3]), Number(e.a[4]));
+  return H_CONT;
+});
+namei.syscall('rename', (m, _c, t, e) => {
+  e.ret = renameAt(m, t, t.proc.cwd, String(e.a[0]), t.proc.cwd, String(e.a[1]), 0);
   return H_CONT;
 });

@@ -313,7 +313,9 @@ export class Procs {
 
   /** A zombie child of `p` (matching pid, -1 = any), or null; `none` when no children at all. */
   findZombie(p: Process, pid: number): Process | null | 'none' {
-    const kids = p.children.filter((c) => !c.reaped && (pid === -1 || c.tgid === pid));
+    // wait4's pid: -1 any child, 0 a child in the caller's process group, < -1 one in group -pid
+    const pgid = pid === 0 ? p.pgid : -pid;
+    const kids = p.children.filter((c) => !c.reaped && (pid === -1 || (pid > 0 ? c.tgid === pid : c.pgid === pgid)));
     if (!kids.length) return 'none';
     return kids.find((c) => c.exited && c.threads.every((t) => t.state & TASK_DEAD)) ?? null;
   }

@@ -10,6 +10,7 @@ import { procPidFile } from '../fs/proc_pid';
 import { environOf } from '../process/environ';
 import { machineNsOf } from './libc_time';
 import { installEtcTree } from './etc_tree';
+import { dbenchLoadfile, dbenchLoadfileSize } from './dbench_loadfile';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
@@ -177,7 +178,20 @@ export function populate(m: FsMachine, fs: Fs): void {
   installEtcTree(fs, m.bootNs, INSTALL_S);
   populateSysCpu(fs, m.ncpus);
   populateTty(fs);
+  installDbenchLoadfile(m, fs);
   void S_IFREG; void KERNEL_RELEASE;
+}
+
+/**
+ * dbench's load file (/usr/share/dbench/client.txt of Debian's dbench 4.0-2.1, its mtime; the first
+ * lines of it: programs/dbench.ts), read lazily; created last so that earlier inodes keep their numbers.
+ */
+function installDbenchLoadfile(m: FsMachine, fs: Fs): void {
+  const size = dbenchLoadfileSize();
+  if (!size) return;
+  fs.mkdirp('/usr/share/dbench');
+  const ino = fs.createFile('/usr/share/dbench/client.txt', { size, gen: (o, l) => dbenchLoadfile().subarray(o, o + l).slice() });
+  ino.mtime = ino.atime = machineNsOf(m.bootNs, 1670856212);
 }
 
 /**

@@ -1,7 +1,6 @@
-/** Benchmark programs from the seeds: block_hasher (pread), dbench-like file load. */
+/** Benchmark programs from the seeds: block_hasher (pread), tbench and tbench_srv (dbench: dbench.ts). */
 import type { U, ProgramMain } from '../../process/user';
 import type { Prog } from '../../include/sched';
-import { O_CREAT, O_TRUNC, O_WRONLY } from '../../include/fs';
 
 const TBENCH_PORT = 7003;
 const AF_INET = 2, SOCK_STREAM = 1, ECONNREFUSED = 111;
@@ -33,9 +32,6 @@ function* tbenchServer(u: U, port: number): Prog {
     for (;;) { const [r] = yield* u.wait(-1, true); if (r <= 0) break; }
   }
 }
-
-/** dbench's write blocks ('A'..'D' x 16 KiB): read-only, shared by every client (the kernel copies them) */
-const DBENCH_BLOCKS = [0, 1, 2, 3].map((k) => new Uint8Array(16384).fill(65 + k));
 
 export const benchPrograms: Record<string, ProgramMain> = {
   /** block_hasher -d DEV -b BS -t THREADS -n N: threads pread N blocks each and hash them */
@@ -146,34 +142,6 @@ export const benchPrograms: Record<string, ProgramMain> = {
     const secs = Math.max(1e-9, (u.m.now - t0) / 1e9);
     if (srv > 0) { yield* u.kill(srv, 15); yield* u.wait(srv); }
     yield* u.out(`Throughput ${(stats.bytes / 1048576 / secs).toFixed(4)} MB/sec  ${nprocs} clients  ${nprocs} procs  max_latency=${(stats.maxLat / 1e6).toFixed(3)} ms\n`);
-    return 0;
-  },
-  /** dbench-like load: create/write/read/unlink files in a client directory */
-  dbench: function* (u, argv) {
-    const clients = Number(argv[1] ?? 1);
-    const loops = Number(argv[2] ?? 20);
-    yield* u.mkdir('/tmp/dbench');
-    let done = 0;
-    const client = (c: number) => function* (cu: U): Prog {
-      for (let l = 0; l < loops; l++) {
-        const p = `/tmp/dbench/c${c}_${l % 4}`;
-        const fd = yield* cu.open(p, O_WRONLY | O_CREAT | O_TRUNC);
-        for (let k = 0; k < 4; k++) yield* cu.write(fd, DBENCH_BLOCKS[k]);
-        yield* cu.close(fd);
-        const rfd = yield* cu.open(p);
-        while ((yield* cu.read(rfd, 65536)).ret > 0) { /* read back */ }
-        yield* cu.close(rfd);
-        yield* cu.stat(p);
-        if (l % 4 === 3) yield* cu.unlink(p);
-        yield* cu.cpu(20000);
-      }
-      done++;
-      return 0;
-    };
-    for (let c = 0; c < clients; c++) yield* u.fork(client(c));
-    for (let c = 0; c < clients; c++) yield* u.wait();
-    yield* u.out(`Throughput ${(clients * loops * 64 / 1024).toFixed(2)} MB/sec  ${clients} clients  ${clients} procs\n`);
-    void done;
     return 0;
   },
 };

@@ -13,6 +13,8 @@
 import type { U } from '../../process/user';
 import type { Op, Prog, SysResult } from '../../include/sched';
 import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY, O_RDWR } from '../../include/fs';
+import { netPath, netOpen } from '../bash/netopen';
+import { bashInit } from '../bash/init';
 import { SHELL_BUILTINS } from '../builtins';
 import { defaultEnvironment } from '../environment';
 import { Command, List, AndOr, Pipeline, Redir, Word, parseScript, ShSyntaxError } from './parse';
@@ -60,6 +62,7 @@ export class Shell implements ExpandHost {
   arg0 = 'sh';
   errexit = false;
   xtrace = false;
+  bash = false; // run as bash: its /dev/tcp and /dev/udp redirections (bash/netopen.ts)
   private u: U | null = null;
 
   /** `env`: the environment the shell started with (NAME=VALUE), all exported */
@@ -406,7 +409,9 @@ export class Shell implements ExpandHost {
           else if (!/^\d+$/.test(target)) { yield* u.err(`${this.prefix()}Syntax error: Bad fd number\n`); return false; } else newfd = Number(target);
         } else {
           const flags = r.op === '<' ? 0 : r.op === '<>' ? O_RDWR | O_CREAT : O_WRONLY | O_CREAT | (r.op === '>>' ? O_APPEND : O_TRUNC);
-          newfd = yield* u.open(target, flags, 0o666);
+          const net = this.bash && netPath(target) !== null;
+          newfd = net ? yield* netOpen(u, target, 'bash') : yield* u.open(target, flags, 0o666);
+          if (net && newfd < 0) return false;
           if (newfd < 0) {
             const fd = newfd;
             const why = fd === -2 ? (r.op === '<' ? 'No such file' : 'Directory nonexistent') : fd === -13 || fd === -1 ? 'Permission denied' : fd === -21 ? 'Is a directory' : 'Permission denied';
@@ -765,6 +770,7 @@ function* dashInit(u: U, s: Shell): G<void> {
 export function* shMain(u: U, argv: string[]): Prog {
   const s = new Shell(environOf(u.t.proc));
   s.pid = u.pid; s.name = s.arg0 = argv[0] || 'sh'; // $0 and the name in messages: `/bin/sh: 1: ...`
+  s.bash = /(^|\/)bash$/.test(u.t.proc.exe);
   let i = 1;
   let cmd: string | null = null;
   let interactive = false;
@@ -777,7 +783,7 @@ export function* shMain(u: U, argv: string[]): Prog {
   // setpwd: PWD (the directory checked against ".") is exported
   s.vars.set('PWD', u.t.proc.cwd);
   s.exported.add('PWD');
-  if (!interactive) yield* dashInit(u, s);
+  if (!interactive) yield* (s.bash ? bashInit(u, s.vars.get('PATH') ?? '', () => s.jobs.catchChld(u)) : dashInit(u, s));
   else yield* s.jobs.catchChld(u);
   if (cmd !== null) {
     if (i < argv.length) { s.name = s.arg0 = argv[i]; s.params = argv.slice(i + 1); }
