@@ -128,7 +128,9 @@ export function statusText(t: Task, m: FsMachine): string {
     s += `VmData:\t${kB(90)}\nVmStk:\t${kB(33)}\nVmExe:\t${kB(5)}\nVmLib:\t${kB(Math.max(0, size - 128))}\nVmPTE:\t${kB(11)}\n`;
     s += `VmSwap:\t${kB(p.mm.swapents)}\nHugetlbPages:\t${kB(0)}\n`;
   }
-  s += `CoreDumping:\t0\nTHP_enabled:\t1\nThreads:\t${p.threads.filter((x) => !x.proc.exited).length || 1}\n`;
+  // task_core_dumping and task_thp_status only with an mm (a kernel thread goes from NSsid to Threads, as the guest's /proc/3/status)
+  if (p.mm) s += 'CoreDumping:\t0\nTHP_enabled:\t1\n';
+  s += `Threads:\t${p.threads.filter((x) => !x.proc.exited).length || 1}\n`;
   s += `SigQ:\t0/7781\nSigPnd:\t0000000000000000\nShdPnd:\t${hex16(t.sigPending)}\nSigBlk:\t${hex16(t.sigBlocked)}\n`;
   const { ign, cgt } = sigMasks(t);
   s += `SigIgn:\t${hex16(ign)}\nSigCgt:\t${hex16(cgt)}\n`;
