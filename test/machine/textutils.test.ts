@@ -1,5 +1,5 @@
 /**
- * wc, tr, sort, uniq, cut, seq and head as coreutils 9.1 prints them: every expected value below is the output of the same command
+ * wc, tr, sort, uniq, cut, seq, head and tail as coreutils 9.1 prints them: every expected value below is the output of the same command
  * run with this Debian 12 host's coreutils 9.1 (LC_ALL=C, dash) on files holding the machine's own
  * /etc/passwd (958 bytes) and /etc/group (507 bytes), copied out with `tapsim shell -c 'cat ...'`.
  */
@@ -43,5 +43,23 @@ describe('textutils: wc, tr, sort, uniq, cut, seq, head (coreutils 9.1)', functi
       .to.equal('     18 /usr/sbin/nologin\n      1 /bin/sync\n      1 /bin/bash\nroot\ndaemon\nbin\nsys\nnogroup:x:65534:\nsystemd-journal:x:999:\n'
         + '  c 1\na 10\n b 2\nz 2\nx 1\ny 1\na 1\na\nb\nroot\ndaem\nb\n08\n09\n10\n05\n02\n-1\n-4\n'
         + 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sroot:x:0:0:root:/root:/bin/bash\n');
+  });
+
+  it('sort -g (strtold: failures, NaN, numbers), -h (SI suffixes), -V (filevercmp), -M (months), as keys too', () => {
+    // host: LC_ALL=C sh -c '<the same commands>' with coreutils 9.1
+    expect(run("printf '1e3\\n2\\n-5\\n0x10\\nabc\\nnan\\n-inf\\ninf\\n 7\\n.5\\n0x1p4\\n' | sort -g;"
+      + " printf '1K\\n2M\\n3\\n1G\\n-1K\\n0.5K\\n1k\\n2\\n10T\\n' | sort -h;"
+      + " printf 'a-1.10\\na-1.9\\na-1.2\\n.hidden\\n..\\n.\\nfoo.tar.gz\\nfoo-1.0.tar.gz\\nfoo-1.0~rc1.tar.gz\\nfoo-1.0a.tar.gz\\n2.6.32\\n2.6.9\\n' | sort -V;"
+      + " printf 'Mar\\nJan\\nfeb\\nxyz\\n  dec\\n' | sort -M; printf 'b 3K\\na 1M\\nc 2\\n' | sort -k2h; printf 'x 1e2\\ny 5\\n' | sort -k2,2gr"))
+      .to.equal('abc\nnan\n-inf\n-5\n.5\n2\n 7\n0x10\n0x1p4\n1e3\ninf\n-1K\n2\n3\n0.5K\n1K\n1k\n2M\n1G\n10T\n.\n..\n.hidden\n2.6.9\n2.6.32\n'
+        + 'a-1.2\na-1.9\na-1.10\nfoo.tar.gz\nfoo-1.0~rc1.tar.gz\nfoo-1.0.tar.gz\nfoo-1.0a.tar.gz\nxyz\nJan\nfeb\nMar\n  dec\nc 2\nb 3K\na 1M\nx 1e2\ny 5\n');
+  });
+
+  it('tail -c N, -c +N, -n +N, size suffixes and a bad count', () => {
+    // host: LC_ALL=C, the machine's /etc/passwd copied out, the same commands
+    expect(run('tail -c 20 /etc/passwd; tail -c +900 /etc/passwd; seq 1 3000 > /tmp/s; tail -c 30 /tmp/s; tail -c +14000 /tmp/s; tail -n +2998 /tmp/s;'
+      + ' tail -c 1K /tmp/s | wc -c; echo abcdef | tail -c 3; echo abcdef | tail -c +3; tail -c x /tmp/s 2>&1; echo rc=$?'))
+      .to.equal('d:/usr/sbin/nologin\nsbin/nologin\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\n2995\n2996\n2997\n2998\n2999\n3000\n'
+        + "2998\n2999\n3000\n1024\nef\ncdef\ntail: invalid number of bytes: 'x'\nrc=1\n");
   });
 });

@@ -9,6 +9,7 @@
 import { Inode, S_IFDIR, S_IFREG, S_IFLNK, OpenFile } from '../include/fs';
 import type { Task } from '../include/sched';
 import type { Fs, FsMachine } from './namei';
+import { PROC_PID_FILES } from '../paths/features';
 
 /** The name /proc shows (proc_task_name): comm, and a workqueue worker's description after it (wq_worker_comm). */
 function procComm(t: Task): string {
@@ -35,8 +36,9 @@ function stateChar(t: Task): string {
   const s = t.state as unknown as number;
   if (t.proc.exited) return 'Z';
   if (s === 0) return 'R';
-  if (s & 2) return t.kthread && t.wchan.startsWith('worker') ? 'I' : 'D';
-  return t.kthread && /^(kworker|rcu_|.*_wq$)/.test(t.comm) ? 'I' : 'S';
+  // a kernel thread asleep in TASK_IDLE (TASK_UNINTERRUPTIBLE | TASK_NOLOAD): workers, rescuers, RCU kthreads
+  if (s & 2) return t.kthread && (t.idleSleep || t.wchan.startsWith('worker')) ? 'I' : 'D';
+  return t.kthread && t.idleSleep ? 'I' : 'S';
 }
 const STATE_NAMES: Record<string, string> = {
   R: 'R (running)', S: 'S (sleeping)', D: 'D (disk sleep)', Z: 'Z (zombie)', I: 'I (idle)', T: 'T (stopped)',
@@ -68,19 +70,40 @@ function sessionOf(t: Task): number {
   return p.tgid;
 }
 
+/** the signals a task ignores and catches (its process' handlers; a kernel thread ignores all) */
+function sigMasks(t: Task): { ign: bigint; cgt: bigint } {
+  if (t.kthread) return { ign: (1n << 64n) - 1n, cgt: 0n };
+  let ign = 0n, cgt = 0n;
+  for (const [sig, h] of t.proc.sigHandlers) {
+    if (sig < 1 || sig > 64 || (h as unknown) === 'default') continue;
+    const bit = 1n << BigInt(sig - 1);
+    if ((h as unknown) === 'ignore' || (h as { ignore?: boolean }).ignore) ign |= bit; else cgt |= bit;
+  }
+  return { ign, cgt };
+}
+
+/** PF_* flags: the recorded ones of a boot kthread, else PF_KTHREAD | PF_NOFREEZE | PF_FORKNOEXEC for a kthread, PF_RANDOMIZE for a user task */
+function taskFlags(t: Task): number {
+  return t.pflags || (t.kthread ? 0x208040 : 0x400000);
+}
+
 /** /proc/<pid>/stat (do_task_stat) */
 export function statText(t: Task, m: FsMachine): string {
   const p = t.proc;
   const ppid = p.parent?.tgid ?? 0;
   const { size, rss } = vmPages(t);
   const threads = p.threads.filter((x) => !x.proc.exited).length || 1;
-  const flags = t.kthread ? 0x208040 : 0x400000;
   const tty = ttyNr(t);
+  // the signal words as do_task_stat prints them: the first 31 signals (sig[0] & 0x7fffffff)
+  const low = (v: bigint | number) => Number(BigInt(Math.trunc(Number(v))) & 0x7fffffffn);
+  const { ign, cgt } = sigMasks(t);
+  const running = (t.state as unknown as number) === 0;
   const f = [
-    t.pid, `(${procComm(t)})`, stateChar(t), ppid, t.kthread ? 0 : p.tgid, t.kthread ? 0 : sessionOf(t), tty, tty ? p.tgid : -1, flags,
+    t.pid, `(${procComm(t)})`, stateChar(t), ppid, t.kthread ? 0 : p.tgid, t.kthread ? 0 : sessionOf(t), tty, tty ? p.tgid : -1, taskFlags(t),
     0, 0, 0, 0, ticks(t.utime + p.utime), ticks(t.stime + p.stime), 0, 0, t.prio - 100, t.nice, threads, 0,
-    ticks(t.startTime), size * 4096, rss, t.kthread ? 0 : '18446744073709551615',
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, t.exitSignal, t.cpu, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, p.exited ? p.exitCode : 0,
+    ticks(t.startTime), size * 4096, rss, '18446744073709551615',
+    0, 0, 0, 0, 0, low(t.sigPending), low(t.sigBlocked), Number(ign & 0x7fffffffn), Number(cgt & 0x7fffffffn), running ? 0 : 1, 0, 0,
+    t.exitSignal, t.cpu, t.rtPriority, t.policy, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, p.exited ? p.exitCode : 0,
   ];
   void m;
   return f.join(' ') + '\n';
@@ -105,16 +128,12 @@ export function statusText(t: Task, m: FsMachine): string {
     s += `VmData:\t${kB(90)}\nVmStk:\t${kB(33)}\nVmExe:\t${kB(5)}\nVmLib:\t${kB(Math.max(0, size - 128))}\nVmPTE:\t${kB(11)}\n`;
     s += `VmSwap:\t${kB(p.mm.swapents)}\nHugetlbPages:\t${kB(0)}\n`;
   }
-  s += `CoreDumping:\t0\nTHP_enabled:\t1\nThreads:\t${p.threads.filter((x) => !x.proc.exited).length || 1}\n`;
+  // task_core_dumping and task_thp_status only with an mm (a kernel thread goes from NSsid to Threads, as the guest's /proc/3/status)
+  if (p.mm) s += 'CoreDumping:\t0\nTHP_enabled:\t1\n';
+  s += `Threads:\t${p.threads.filter((x) => !x.proc.exited).length || 1}\n`;
   s += `SigQ:\t0/7781\nSigPnd:\t0000000000000000\nShdPnd:\t${hex16(t.sigPending)}\nSigBlk:\t${hex16(t.sigBlocked)}\n`;
-  let ign = 0, cgt = 0;
-  for (const [sig, h] of p.sigHandlers) {
-    if (sig < 1 || sig > 64) continue;
-    const bit = 2 ** (sig - 1);
-    if ((h as unknown) === 'ignore' || (h as { ignore?: boolean }).ignore) ign += bit; else cgt += bit;
-  }
-  if (t.kthread) ign = 0xffffffffffffffff;
-  s += `SigIgn:\t${t.kthread ? 'ffffffffffffffff' : hex16(ign)}\nSigCgt:\t${hex16(cgt)}\n`;
+  const { ign, cgt } = sigMasks(t);
+  s += `SigIgn:\t${hex16(ign)}\nSigCgt:\t${hex16(cgt)}\n`;
   const caps = t.euid === 0 ? '000001ffffffffff' : '0000000000000000';
   s += `CapInh:\t0000000000000000\nCapPrm:\t${caps}\nCapEff:\t${caps}\nCapBnd:\t000001ffffffffff\nCapAmb:\t0000000000000000\n`;
   s += 'NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\nSpeculation_Store_Bypass:\tthread vulnerable\nSpeculationIndirectBranch:\tconditional enabled\n';
@@ -124,7 +143,7 @@ export function statusText(t: Task, m: FsMachine): string {
   s += `voluntary_ctxt_switches:\t${t.nvcsw}\nnonvoluntary_ctxt_switches:\t${t.nivcsw}\n`;
   return s;
 }
-const hex16 = (v: number) => BigInt.asUintN(64, BigInt(Math.trunc(v))).toString(16).padStart(16, '0');
+const hex16 = (v: number | bigint) => BigInt.asUintN(64, typeof v === 'bigint' ? v : BigInt(Math.trunc(v))).toString(16).padStart(16, '0');
 
 /** the path an open file shows as its /proc/<pid>/fd/N link target (d_path, or pipe:[ino] / socket:[ino]) */
 function fdTarget(fs: Fs, f: OpenFile): string {
@@ -170,6 +189,7 @@ export function procRoot(m: FsMachine, fs: Fs, proc: Inode): DynDir {
     const file = (name: string, show: () => string, k: number, mode = 0o444) => {
       const f = mkIno(S_IFREG, mode, pid, k);
       f.show = show;
+      if (PROC_PID_FILES.includes(name)) f.procKind = `proc_${name}`;
       f.parent = dir;
       f.uid = t.uid;
       dir.children!.set(name, f);

@@ -223,6 +223,8 @@ fsReadWrite.cond('recorded_read', (_m, _c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f || (f.flags & 3) === 1) return false;
   if (devNull(f)) return true;
+  // a /proc/PID/{stat,status,cmdline,environ}: the recorded seq_file / access_remote_vm trees (procfs owns the text)
+  if (f.kind === 'proc' && f.inode?.procKind) return true;
   if (!ext4File(f)) return false;
   const ino = f.inode!;
   return readHitsCache(ino, f.pos, Math.min(ino.size, f.pos + Number(e.a[2])));

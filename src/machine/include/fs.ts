@@ -39,6 +39,8 @@ export class Inode {
   mounted: Inode | null = null;
   /** procfs/sysfs content producer and writer */
   show: (() => string) | null = null;
+  /** a /proc/PID file whose reads have trees of their own: its descriptors' kind (paths/features.ts procPidKind), else '' */
+  procKind = '';
   store: ((s: string) => number) | null = null;
   children: Map<string, Inode> | null = null;
   /** a directory whose further children are computed (/proc's per-process directories) */

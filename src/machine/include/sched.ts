@@ -157,6 +157,13 @@ export class Task implements TaskRef {
    * stays 'kworker/u8:1' (execname(), trace comms), /proc shows it appended as wq_worker_comm does.
    */
   wqDesc = '';
+  /** PF_* flags where the real task's are known (the boot kthreads: data/userland/kthreads.json), else 0: derived from `kthread` */
+  pflags = 0;
+  /** scheduling policy (SCHED_NORMAL 0, SCHED_FIFO 1) and rt_priority, as sched_setscheduler left them */
+  policy = 0;
+  rtPriority = 0;
+  /** a kernel thread that sleeps in TASK_IDLE (workqueue workers and rescuers, the RCU kthreads): ps shows it `I` */
+  idleSleep = false;
   /** work on the way back to user mode (RW_*: TIF_NOTIFY_RESUME, TIF_NEED_FPU_LOAD, task_work) */
   resumeWork = 0;
   /** registered an rseq area (rseq(2)): its notify-resume work runs after a switch */

@@ -53,7 +53,12 @@ export function workerThread(): (t: Task) => void {
   return (t) => {
     const q = (t.scratch.works as DelayedWork[] | undefined) ?? (t.scratch.works = []) as DelayedWork[];
     const w = q.shift();
-    if (w) { pushPath(t.ks, 'process_work', newEnv('work', { dwork: w })); return; }
+    if (w) {
+      // wq_worker_comm: /proc/PID/comm and ps show the workqueue of the worker's last work after its name
+      t.wqDesc = WORK_QUEUES[w.fn] ?? t.wqDesc;
+      pushPath(t.ks, 'process_work', newEnv('work', { dwork: w }));
+      return;
+    }
     t.state = TASK_INTERRUPTIBLE;
     t.wchan = 'worker_thread';
     pushPath(t.ks, 'worker_sleep', newEnv('worker'));
@@ -65,6 +70,15 @@ workqueue.hook('work_fn', (m, c, _t, e) => {
   pushPath(c.ks, `work:${w.fn}`, newEnv('work', { ktimer: w.timer, timeout: w.period, dwork: w }));
   return H_PUSHED;
 });
+/**
+ * The workqueue each periodic work is queued on (its workqueue_struct's name): psi_avgs_work and
+ * vmstat_shepherd by schedule_delayed_work (system_wq, "events"), vmstat_update on mm_percpu_wq,
+ * flush_memcg_stats_dwork on system_unbound_wq, neigh_managed_work on system_power_efficient_wq.
+ */
+const WORK_QUEUES: Record<string, string> = {
+  psi_avgs_work: 'events', vmstat_shepherd: 'events', vmstat_update: 'mm_percpu_wq',
+  flush_memcg_stats_dwork: 'events_unbound', neigh_managed_work: 'events_power_efficient',
+};
 /** The works an idle system runs, by function: their paths (the function, then the re-queue). */
 export const WORK_FUNCTIONS = ['psi_avgs_work', 'vmstat_update', 'vmstat_shepherd', 'flush_memcg_stats_dwork', 'neigh_managed_work'];
 function workPaths(): Record<string, string> {

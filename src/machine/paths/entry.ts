@@ -31,7 +31,7 @@ export function fileKind(f: OpenFile | null): FdKind {
     case 'pipe_r': case 'pipe_w': return 'pipe';
     case 'sock': return 'sock';
     case 'console': return 'tty';
-    case 'proc': return f.inode?.fs === 'sysfs' ? 'sys' : 'proc';
+    case 'proc': return f.inode?.fs === 'sysfs' ? 'sys' : f.inode?.procKind || 'proc';
     default: break;
   }
   const ino = f.inode;

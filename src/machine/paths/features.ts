@@ -11,7 +11,7 @@ import { syscallByName } from '../../kernel/syscalls';
 import type { Syscall } from '../../kernel/syscalls';
 import { errnoName } from '../../kernel/errno';
 
-/** Kinds of open files: 'reg' 'dir' 'tmp' 'proc' 'sys' 'tty' 'null' 'zero' 'rand' 'dev' 'pipe' 'sock', '-' not open, 'cwd' AT_FDCWD. */
+/** Kinds of open files: 'reg' 'dir' 'tmp' 'proc' (and 'proc_stat' ...: procPidKind) 'sys' 'tty' 'null' 'zero' 'rand' 'dev' 'pipe' 'sock', '-' not open, 'cwd' AT_FDCWD. */
 export type FdKind = string;
 
 /** The class of a path argument. */
@@ -24,6 +24,19 @@ export function pathClass(p: string): string {
   return 'fs';
 }
 
+/**
+ * The /proc/PID files whose reads run trees of their own (fs/proc/array.c do_task_stat and
+ * proc_pid_status, fs/proc/base.c proc_pid_cmdline_read and environ_read): a descriptor of one is
+ * of kind `proc_NAME`, so the entry model keeps their recorded reads (and closes) apart from the
+ * other /proc files'.
+ */
+export const PROC_PID_FILES: readonly string[] = ['stat', 'status', 'cmdline', 'environ'];
+/** `proc_NAME` for /proc/PID/NAME (or /proc/self/NAME, /proc/PID/task/TID/NAME) of PROC_PID_FILES, else null. */
+export function procPidKind(p: string): FdKind | null {
+  const m = /^\/proc\/(?:\d+|self|thread-self)\/(?:task\/\d+\/)?([a-z]+)$/.exec(p);
+  return m && PROC_PID_FILES.includes(m[1]) ? `proc_${m[1]}` : null;
+}
+
 /** The kind of file a path opened by a program is (a recording's descriptors; directories by O_DIRECTORY). */
 export function fileKindOfPath(p: string, flags: number): FdKind {
   if (p === '/dev/null') return 'null';
@@ -31,7 +44,8 @@ export function fileKindOfPath(p: string, flags: number): FdKind {
   if (p === '/dev/urandom' || p === '/dev/random') return 'rand';
   if (/^\/dev\/(tty|pts\/|console)/.test(p)) return 'tty';
   const c = pathClass(p);
-  if (c === 'proc' || c === 'sys') return c;
+  if (c === 'proc') return procPidKind(p) ?? c;
+  if (c === 'sys') return c;
   if (c === 'dev') return 'dev';
   if (flags & 0o200000) return 'dir';
   return c === 'tmp' ? 'tmp' : 'reg';

@@ -114,15 +114,20 @@ export class Procs {
    * in ppoll): it gets `pid`, costs no CPU time and draws no random numbers; woken (a signal), it
    * returns to user mode and runs `main`.
    */
-  adoptSleeper(pid: number, comm: string, exe: string, argv: string[], main: ProgramMain, wchan: string): Process {
-    const p = new Process(pid, this.init);
-    this.init.children.push(p);
+  adoptSleeper(pid: number, comm: string, exe: string, argv: string[], main: ProgramMain, wchan: string,
+    opts: { parent?: Process; uid?: number; cwd?: string } = {}): Process {
+    const parent = opts.parent ?? this.init;
+    const p = new Process(pid, parent);
+    parent.children.push(p);
     p.fds = [this.m.fs.devNullFile(), this.m.fs.devNullFile(), this.m.fs.devNullFile()];
-    p.cwd = '/root';
+    p.cwd = opts.cwd ?? '/root';
+    p.uid = p.gid = opts.uid ?? 0;
     p.argv = argv;
     p.exe = exe;
     p.mm = this.m.mm.newMm(p, exe);
     const t = new Task(pid, pid, comm, p, false);
+    t.uid = t.euid = p.uid;
+    t.gid = t.egid = p.gid;
     t.startTime = this.m.now;
     p.threads.push(t);
     this.tasks.set(pid, t);

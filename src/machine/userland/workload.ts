@@ -1,12 +1,14 @@
 /**
- * The default system: init (systemd), kthreadd and per-CPU kthreads (ksoftirqd/N, migration/N with
- * the watchdog, kworker/N:M running the periodic delayed works), rcu_preempt, kswapd0, kcompactd0,
- * jbd2/sda1-8, the writeback flusher, and the services (journald, sshd, cron, rsyslogd, nginx),
- * doing what the `idle` recording shows them do on an idle Debian 12 box.
+ * The default system: init (systemd), the kernel threads of the real guest (boot_tasks.ts: kthreadd,
+ * per-CPU cpuhp/N, migration/N with the watchdog, ksoftirqd/N, kworker/N:M running the periodic
+ * delayed works, rcu_preempt, kswapd0, kcompactd0, jbd2/sda1-8, the writeback flusher, and the
+ * workqueue rescuers, scsi_eh_N, kauditd ... that sleep on an idle box), and the services (journald,
+ * sshd, cron, rsyslogd, nginx) with the real guest's pids, doing what the `idle` recording shows them
+ * do on an idle Debian 12 box.
  */
 import type { ProcMachine } from '../process/procs';
 import type { ProgramMain } from '../process/user';
-import type { Task } from '../include/sched';
+import type { Task, Process } from '../include/sched';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
 import { pushPath, newEnv } from '../paths/kexec';
 import { KTimer, pushScheduleTimeout } from '../kernel/timer';
@@ -15,6 +17,7 @@ import { DelayedWork, queueDelayed, workerThread } from '../kernel/workqueue';
 import { shMain } from './sh/exec';
 import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES } from './fstree';
 import { services } from './programs/services';
+import { bootKthreads, bootServices, type BootKthread } from './boot_tasks';
 
 /** A program module's table of mains, loaded (and its top-level code run) when first asked for. */
 type ProgramModule = () => Record<string, ProgramMain>;
@@ -141,59 +144,121 @@ function tcpOrphanTimer(m: SystemMachine, cpu: number): void {
   m.timers.mod(t, cpu, m.now + m.timers.rand.int(period));
 }
 
+/** What a boot kthread does, by its name; null: it sleeps for good (nothing on an idle box wakes it). */
+type Role = (t: Task) => void;
+
 export function startDefaultSystem(m: SystemMachine): void {
   registerPrograms(m);
   const init = m.procs.spawn(null, '/usr/bin/systemd', ['/sbin/init'], [null, null, null], { comm: 'systemd' });
   m.procs.init = init;
-  m.procs.kthreadd = m.procs.kthread('kthreadd', sleeper(m));
-  m.rcu.gpTask = m.procs.kthread('rcu_preempt', rcuGpKthread(m));
+  const svc = bootServices();
+  init.threads[0].startTime = svc.get('systemd')?.startNs ?? 0;
   const works = idleWorks(m, m.ncpus - 1);
   tcpOrphanTimer(m, Math.min(1, m.ncpus - 1));
-  for (const c of m.cpus) {
-    // per-CPU kthreads, bound to their CPU (smpboot threads, the per-CPU worker pools)
-    const bound = (t: Task): Task => { t.boundCpu = c.id; return t; };
-    const stopper = bound(m.procs.kthread(`migration/${c.id}`, cpuStopper(), c.id));
-    watchdog(m, c.id, stopper);
-    bound(m.procs.kthread(`ksoftirqd/${c.id}`, sleeper(m), c.id));
-    const worker = bound(m.procs.kthread(`kworker/${c.id}:1`, workerThread(), c.id));
-    for (const w of works) if (w.cpu === c.id && w.fn !== 'flush_memcg_stats_dwork') w.worker = worker;
-    bound(m.procs.kthread(`kworker/${c.id}:1H`, sleeper(m), c.id, -20));
+  const unboundName = `kworker/u${2 * m.ncpus}:`;
+  // the per-CPU worker that runs the periodic works: the first kworker/N:M of each CPU
+  const worker = new Map<number, Task>();
+  let unboundWorker: Task | null = null;
+  let kswapd: Task | null = null, kcompactd: Task | null = null;
+  const role = (k: BootKthread): Role | null => {
+    const c = k.bound;
+    if (k.comm === 'kthreadd') return sleeper(m);
+    if (k.comm === 'rcu_preempt') return rcuGpKthread(m);
+    if (/^migration\//.test(k.comm)) return cpuStopper();
+    if (/^ksoftirqd\//.test(k.comm)) return sleeper(m);
+    if (c >= 0 && /^kworker\/\d+:\d+$/.test(k.comm) && !worker.has(c)) return workerThread();
+    return null;
+  };
+  const kthreads = bootKthreads(m.ncpus);
+  // the unbound workers of the boot set: the first runs the unbound periodic work, the second (kworker/uN:1) writes back
+  const unbound = kthreads.filter((k) => k.comm.startsWith(unboundName));
+  const unboundK = unbound[0], flushK = unbound[1] ?? unbound[0];
+  for (const k of kthreads) {
+    if (k.pid) m.procs.nextPid = k.pid;
+    let body = role(k) ?? dormant;
+    if (k.comm === 'kswapd0') body = kswapdBody(m);
+    else if (k.comm === 'kcompactd0') body = kcompactdBody;
+    else if (k.comm === 'jbd2/sda1-8') body = (t) => pushPath(t.ks, 'jbd2_commit', newEnv('jbd2'));
+    else if (k === flushK) body = flusherBody(m);
+    else if (k === unboundK) body = workerThread();
+    const t = m.procs.kthread(k.comm, body, k.bound >= 0 ? k.bound : k.cpu, k.nice);
+    if (k.bound >= 0) t.boundCpu = k.bound;
+    t.pflags = k.flags;
+    t.idleSleep = k.idle;
+    t.wqDesc = k.wq;
+    t.startTime = k.startNs;
+    if (k.policy) { t.policy = k.policy; t.rtPriority = k.rtPriority; t.prio = 99 - k.rtPriority; }
+    if (k.comm === 'kthreadd') { m.procs.kthreadd = t; t.exitSignal = 0; }
+    else if (k.comm === 'rcu_preempt') m.rcu.gpTask = t;
+    else if (/^migration\//.test(k.comm)) watchdog(m, k.bound, t);
+    else if (body !== dormant && /^kworker\/\d+:\d+$/.test(k.comm)) worker.set(k.bound, t);
+    else if (k.comm === 'kswapd0') kswapd = t;
+    else if (k.comm === 'kcompactd0') kcompactd = t;
+    else if (k.comm === 'jbd2/sda1-8') m.procs.jbd2 = t;
+    else if (k === flushK) t.wqDesc = 'flush-8:0'; // /proc/PID/comm and ps: wq_worker_comm of a writeback worker
+    else if (k === unboundK) unboundWorker = t;
   }
-  const kswapd = m.procs.kthread('kswapd0', (t) => {
+  for (const w of works) w.worker = w.fn === 'flush_memcg_stats_dwork' ? unboundWorker : worker.get(w.cpu) ?? null;
+  if (kswapd) m.mm.kswapd = kswapd;
+  // kcompactd ran once at boot (kthread_run), arming its timeout; the flusher waits to be woken
+  if (kcompactd) m.sched.wake(kcompactd);
+  const root = [m.fs.devNullFile(), m.fs.devNullFile(), m.fs.devNullFile()];
+  const service = (exe: string, argv: string[], comm: string): Process => {
+    const s = svc.get(comm);
+    if (s) m.procs.nextPid = s.pid;
+    const p = m.procs.spawn(init, exe, argv, root, { comm });
+    if (s) p.threads[0].startTime = s.startNs;
+    return p;
+  };
+  service('/usr/bin/systemd-journald', ['/lib/systemd/systemd-journald'], 'systemd-journal');
+  service('/usr/bin/rsyslogd', ['/usr/sbin/rsyslogd', '-n', '-iNONE'], 'rsyslogd');
+  service('/usr/bin/cron', ['/usr/sbin/cron', '-f'], 'cron');
+  service('/usr/bin/sshd', ['sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups'], 'sshd');
+  const nginx = service('/usr/bin/nginx', ['nginx: master process /usr/sbin/nginx -g daemon on; master_process on;'], 'nginx');
+  // nginx's workers (worker_processes auto: one per CPU), as www-data (uid 33), the pids after the
+  // master's: asleep in epoll_wait from before the machine is handed over (nothing wakes them on an idle box)
+  for (let i = 0; i < m.ncpus; i++) {
+    const w = m.procs.adoptSleeper(nginx.tgid + 1 + i, 'nginx', '/usr/bin/nginx', ['nginx: worker process'], services.nginx, 'ep_poll',
+      { parent: nginx, uid: 33, cwd: '/' });
+    w.threads[0].startTime = nginx.threads[0].startTime;
+  }
+  m.procs.nextPid = 5800 + m.rand.int(100);
+}
+
+/** A kernel thread with nothing to do on an idle box (rescuers, scsi_eh, kauditd ...): it sleeps until woken, and nothing wakes it. */
+function dormant(t: Task): void {
+  t.state = TASK_INTERRUPTIBLE;
+  t.wchan = 'kthread';
+  pushPath(t.ks, 'kthread_sleep', newEnv('sleep'));
+}
+
+function kswapdBody(m: SystemMachine): (t: Task) => void {
+  return (t) => {
     if (m.mm.freePages < m.mm.highPages) { pushPath(t.ks, 'kswapd_run', newEnv('kswapd')); return; }
     t.state = TASK_INTERRUPTIBLE;
     t.wchan = 'kswapd_try_to_sleep';
     pushPath(t.ks, 'kthread_sleep', newEnv('sleep'));
-  });
-  m.mm.kswapd = kswapd;
-  // kcompactd: wait_event_freezable_timeout(HPAGE_FRAG_CHECK_INTERVAL_MSEC = 500 ms), then the proactive compaction check
-  const kcompactd = m.procs.kthread('kcompactd0', (t) => {
-    t.state = TASK_INTERRUPTIBLE;
-    t.wchan = 'kcompactd';
-    pushPath(t.ks, 'kcompactd_wait', newEnv('kcompactd', { timeout: 500e6 }));
-  });
-  m.procs.jbd2 = m.procs.kthread('jbd2/sda1-8', (t) => pushPath(t.ks, 'jbd2_commit', newEnv('jbd2')));
-  // the flusher: dirty_writeback_interval (5 s) while inodes are dirty (wb_wakeup_delayed), else only
-  // when its CPU is awake anyway
-  // the flusher's comm is kworker/uN:1 (TASK_COMM_LEN 16: the real guest's ftrace comm of its
-  // writeback bios is "kworker/u2:1" on 1 CPU); /proc/PID/comm and ps add "-flush-8:0"
-  const flush = m.procs.kthread(`kworker/u${2 * m.ncpus}:1`, (t) => {
+  };
+}
+
+/** kcompactd: wait_event_freezable_timeout(HPAGE_FRAG_CHECK_INTERVAL_MSEC = 500 ms), then the proactive compaction check */
+function kcompactdBody(t: Task): void {
+  t.state = TASK_INTERRUPTIBLE;
+  t.wchan = 'kcompactd';
+  pushPath(t.ks, 'kcompactd_wait', newEnv('kcompactd', { timeout: 500e6 }));
+}
+
+/**
+ * The flusher: dirty_writeback_interval (5 s) while inodes are dirty (wb_wakeup_delayed), else only
+ * when its CPU is awake anyway.  Its comm is kworker/uN:M (TASK_COMM_LEN 16: the real guest's ftrace
+ * comm of its writeback bios is "kworker/u2:1" on 1 CPU).
+ */
+function flusherBody(m: SystemMachine): (t: Task) => void {
+  return (t) => {
     if (t.scratch.due) { t.scratch.due = false; if (m.fs.dirty.size) { pushPath(t.ks, 'writeback_work', newEnv('writeback_work')); return; } }
     t.scratch.due = true;
     t.state = TASK_INTERRUPTIBLE;
     t.wchan = 'worker_thread';
     pushScheduleTimeout(t, 5e9, m.fs.dirty.size === 0);
-  });
-  flush.wqDesc = 'flush-8:0';
-  const unboundWorker = m.procs.kthread(`kworker/u${2 * m.ncpus}:3`, workerThread(), m.ncpus - 1);
-  for (const w of works) if (w.fn === 'flush_memcg_stats_dwork') w.worker = unboundWorker;
-  // kcompactd ran once at boot (kthread_run), arming its timeout; the flusher waits to be woken
-  m.sched.wake(kcompactd);
-  const root = [m.fs.devNullFile(), m.fs.devNullFile(), m.fs.devNullFile()];
-  m.procs.spawn(init, '/usr/bin/systemd-journald', ['/lib/systemd/systemd-journald'], root, { comm: 'systemd-journal' });
-  m.procs.spawn(init, '/usr/bin/rsyslogd', ['/usr/sbin/rsyslogd', '-n'], root);
-  m.procs.spawn(init, '/usr/bin/cron', ['/usr/sbin/cron', '-f'], root);
-  m.procs.spawn(init, '/usr/bin/sshd', ['sshd: /usr/sbin/sshd -D'], root);
-  m.procs.spawn(init, '/usr/bin/nginx', ['nginx: master process'], root);
-  m.procs.nextPid = 5800 + m.rand.int(100);
+  };
 }

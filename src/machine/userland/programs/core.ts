@@ -1,6 +1,6 @@
 /** Core userland programs. Each is a generator of system calls (see user.ts). */
 import type { U } from '../../process/user';
-import type { Prog } from '../../include/sched';
+import type { Prog, Op, SysResult } from '../../include/sched';
 import type { ProgramMain } from '../../process/user';
 import { bytesToString } from '../../process/user';
 import { O_CREAT, O_TRUNC, O_WRONLY, O_RDWR, O_DIRECT } from '../../include/fs';
@@ -83,6 +83,63 @@ function grepPattern(pat: string, flags: string): { test(s: string): boolean } |
     return /character class/.test(m) ? (pat.endsWith('[') ? 'Invalid regular expression' : 'Unmatched [, [^, [:, [., or [=')
       : /group|\)/.test(m) ? 'Unmatched ( or \\('
         : 'Invalid regular expression';
+  }
+}
+
+/** A tail count: digits with coreutils' multiplier suffixes (b 512, kB 1000, K/KiB 1024, MB, M ...), else null. */
+function tailCount(v: string): number | null {
+  const m = /^(\d+)(b|[kKMGT]B|[KMGT](?:iB)?)?$/.exec(v);
+  if (!m) return null;
+  const suf = m[2] ?? '';
+  const mult = suf === 'b' ? 512 : suf === '' ? 1 : (suf.endsWith('B') && !suf.endsWith('iB') ? 1000 : 1024) ** ('KMGT'.indexOf(suf[0].toUpperCase()) + 1);
+  return Number(m[1]) * mult;
+}
+
+/**
+ * tail -c N, -c +N, -n +N (coreutils 9.1 tail.c, strace of Debian 12's tail): -c N of a regular file
+ * bigger than its st_blksize (4096) lseeks to N before the end (lseek(0, SEEK_CUR), lseek(end - N,
+ * SEEK_SET)) and reads just those N bytes; of a smaller file or a pipe it reads everything in BUFSIZ
+ * (8192) reads (pipe_bytes) and keeps the last N.  -c +N lseeks N-1 forward from the current
+ * position (a pipe: reads and drops them); -n +N reads past N-1 lines; both then copy the rest in
+ * BUFSIZ reads to the end (dump_remainder), through stdio.
+ */
+function* tailFrom(u: U, fd: number, size: number, bytes: number | null, n: number, fromStart: boolean): Generator<Op, void, SysResult> {
+  if (bytes !== null && !fromStart) {
+    if (size > 4096) {
+      const cur = yield* u.lseek(fd, 0, 1);
+      let left = Math.min(bytes, Math.max(0, size - cur));
+      if (bytes < size - cur) yield* u.lseek(fd, size - bytes, 0);
+      while (left > 0) {
+        const r = yield* u.read(fd, Math.min(left, 8192));
+        if (r.ret <= 0 || !r.data) break;
+        left -= r.ret;
+        yield* u.printf(bytesToString(r.data));
+      }
+      return;
+    }
+    const parts: Uint8Array[] = [];
+    for (;;) { const r = yield* u.read(fd, 8192); if (r.ret <= 0 || !r.data) break; parts.push(r.data); }
+    const all = Buffer.concat(parts);
+    if (bytes > 0) yield* u.printf(bytesToString(all.subarray(Math.max(0, all.length - bytes))));
+    return;
+  }
+  let skip = bytes !== null ? Math.max(0, bytes - 1) : n;
+  let carry = '';
+  if (bytes !== null && size >= 0) { yield* u.lseek(fd, skip, 1); skip = 0; }
+  for (;;) {
+    const r = yield* u.read(fd, 8192);
+    if (r.ret <= 0 || !r.data) break;
+    let t = bytesToString(r.data);
+    if (bytes !== null && skip > 0) { const d = Math.min(skip, t.length); t = t.slice(d); skip -= d; }
+    if (bytes === null && skip > 0) {
+      t = carry + t;
+      carry = '';
+      let i = 0;
+      while (skip > 0) { const nl = t.indexOf('\n', i); if (nl < 0) { i = -1; break; } i = nl + 1; skip--; }
+      if (i < 0) continue;
+      t = t.slice(i);
+    }
+    if (t) yield* u.printf(t);
   }
 }
 
@@ -255,20 +312,41 @@ export const programs: Record<string, ProgramMain> = {
    */
   tail: function* (u, argv) {
     let n = 10;
+    let bytes: number | null = null;
+    let fromStart = false;
     const files: string[] = [];
     for (let i = 1; i < argv.length; i++) {
       const a = argv[i];
-      if (a === '-n') n = Number(argv[++i]);
-      else if (/^-n?\d+$/.test(a)) n = Number(a.replace(/^-n?/, ''));
-      else files.push(a);
+      const c = /^(?:-c|--bytes=?)(.*)$/.exec(a);
+      if (c) {
+        const v = c[1] !== '' || a === '--bytes=' ? c[1] : argv[++i] ?? '';
+        fromStart = v.startsWith('+');
+        const b = tailCount(v.replace(/^[+-]/, ''));
+        if (b === null) { yield* u.err(`tail: invalid number of bytes: '${v}'\n`); return 1; }
+        bytes = b;
+      } else if (a === '-n' || /^-n.+$/.test(a) || /^--lines=/.test(a)) {
+        const v = a === '-n' ? argv[++i] ?? '' : a.replace(/^(-n|--lines=)/, '');
+        fromStart = v.startsWith('+');
+        const l = tailCount(v.replace(/^[+-]/, ''));
+        if (l === null) { yield* u.err(`tail: invalid number of lines: '${v}'\n`); return 1; }
+        n = l;
+        bytes = null;
+      } else if (/^-\d+$/.test(a)) { n = Number(a.slice(1)); bytes = null; fromStart = false; } else files.push(a);
     }
     yield* u.malloc();
     const f = files[0] ?? '-';
     const fd = f === '-' ? 0 : yield* u.open(f);
     if (fd < 0) { yield* u.err(`tail: cannot open '${f}' for reading: No such file or directory\n`); yield* u.closeStdout(); return 1; }
     const st = yield* u.fstat(fd);
+    const reg = typeof st !== 'number' && st.isReg;
+    if (bytes !== null || fromStart) {
+      yield* tailFrom(u, fd, reg ? (st as { size: number }).size : -1, bytes, fromStart ? Math.max(0, n - 1) : n, fromStart);
+      if (fd !== 0) yield* u.close(fd);
+      yield* u.closeStdout();
+      return 0;
+    }
     let text = '';
-    if (typeof st !== 'number' && st.isReg) {
+    if (reg) {
       yield* u.lseek(fd, 0, 1);
       const size = yield* u.lseek(fd, 0, 2);
       const start = Math.max(0, size - (size % 8192 || 8192));
@@ -286,7 +364,7 @@ export const programs: Record<string, ProgramMain> = {
     }
     const lines = text.split(/(?<=\n)/).filter(Boolean);
     for (const l of lines.slice(-n)) yield* u.printf(l);
-    if (typeof st !== 'number' && st.isReg) yield* u.read(fd, 0);
+    if (reg) yield* u.read(fd, 0);
     if (fd !== 0) yield* u.close(fd);
     yield* u.closeStdout();
     return 0;

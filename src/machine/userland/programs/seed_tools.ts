@@ -109,7 +109,11 @@ const cut: ProgramMain = function* (u, argv) {
 };
 
 /** a sort key (-k F[.C][opts][,F[.C][opts]]): fields from 1, end 0 = end of line */
-interface SortKey { sf: number; sc: number; ef: number; ec: number; n: boolean; r: boolean; b: boolean }
+interface SortKey { sf: number; sc: number; ef: number; ec: number; mode: SortMode; r: boolean; b: boolean }
+/** how a key compares: '' bytes, n numeric, g general numeric, h human numeric, M month, V version */
+type SortMode = '' | 'n' | 'g' | 'h' | 'M' | 'V';
+const SORT_MODES = 'nghMV';
+const modeOf = (o: string): SortMode => ([...o].reverse().find((c) => SORT_MODES.includes(c)) ?? '') as SortMode;
 
 /** the field boundaries of a line: with -t at each separator, else each field begins with its leading blanks */
 function fieldStarts(l: string, t: string | undefined): [number, number][] {
@@ -135,18 +139,127 @@ function keyText(l: string, k: SortKey, t: string | undefined): string {
 const numOf = (s: string): number => { const m = /^[ \t]*(-?(\d*\.?\d*))/.exec(s); return m && /\d/.test(m[2]) ? Number(m[1].replace(/\.$/, '')) : 0; };
 const byteCmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** sort [-nrubs] [-t SEP] [-k KEY]...: keys in order, then the whole line (not with -s or -u), as coreutils 9.1 in the C locale */
+/** strtold of a key's start (blanks, sign, decimal or hex float, inf, nan): the value, or null when nothing converts (sort -g) */
+function strtold(s: string): number | null {
+  const m = /^[ \t\n\v\f\r]*([+-]?)(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])/.exec(s);
+  if (!m) return null;
+  const sign = m[1] === '-' ? -1 : 1;
+  const t = m[2].toLowerCase();
+  if (t.startsWith('inf')) return sign * Infinity;
+  if (t === 'nan') return NaN;
+  if (t.startsWith('0x')) {
+    const h = /^0x([0-9a-f]*)\.?([0-9a-f]*)(?:p([+-]?\d+))?$/.exec(t)!;
+    const v = parseInt(h[1] || '0', 16) + (h[2] ? parseInt(h[2], 16) / 16 ** h[2].length : 0);
+    return sign * v * 2 ** Number(h[3] ?? 0);
+  }
+  return sign * Number(t);
+}
+/** coreutils general_numcompare: conversion failures first, then NaNs, then numbers in order */
+function generalCmp(a: string, b: string): number {
+  const x = strtold(a), y = strtold(b);
+  if (x === null) return y === null ? 0 : -1;
+  if (y === null) return 1;
+  if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : -1;
+  if (Number.isNaN(y)) return 1;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+/** coreutils find_unit_order: the SI suffix after a nonzero number (K/k 1 ... Q 10), negative for a negative number */
+function unitOrder(s: string): number {
+  const m = /^[ \t]*(-?)(\d*)(?:\.(\d*))?(.?)/.exec(s)!;
+  if (!/[1-9]/.test(m[2] + (m[3] ?? ''))) return 0;
+  const o = ' KMGTPEZYRQ'.indexOf(m[4] === 'k' ? 'K' : m[4]);
+  const order = m[4] && o > 0 ? o : 0;
+  return m[1] ? -order : order;
+}
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+/** coreutils getmonth: the month of a key's first three letters after blanks (case-insensitive), 0 if none */
+const monthOf = (s: string): number => MONTHS.indexOf(s.replace(/^[ \t\n\v\f\r]*/, '').slice(0, 3).toUpperCase()) + 1;
+/** gnulib filevercmp's character order: digits 0, letters themselves, '~' before everything, the rest after letters */
+const verOrder = (s: string, i: number, len: number): number => {
+  if (i >= len) return 0;
+  const c = s.charCodeAt(i);
+  if (c >= 48 && c <= 57) return 0;
+  if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) return c;
+  return c === 126 ? -1 : c + 256;
+};
+const isDigitAt = (s: string, i: number, len: number): boolean => i < len && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57;
+/** gnulib verrevcmp: non-digit runs by verOrder, digit runs numerically (leading zeros skipped) */
+function verrevcmp(a: string, al: number, b: string, bl: number): number {
+  let i = 0, j = 0;
+  while (i < al || j < bl) {
+    let first = 0;
+    while ((i < al && !isDigitAt(a, i, al)) || (j < bl && !isDigitAt(b, j, bl))) {
+      const x = verOrder(a, i, al), y = verOrder(b, j, bl);
+      if (x !== y) return x - y;
+      i++; j++;
+    }
+    while (i < al && a[i] === '0') i++;
+    while (j < bl && b[j] === '0') j++;
+    while (isDigitAt(a, i, al) && isDigitAt(b, j, bl)) {
+      if (!first) first = a.charCodeAt(i) - b.charCodeAt(j);
+      i++; j++;
+    }
+    if (isDigitAt(a, i, al)) return 1;
+    if (isDigitAt(b, j, bl)) return -1;
+    if (first) return first;
+  }
+  return 0;
+}
+/** gnulib file_prefixlen: the length without trailing suffixes (\.[A-Za-z~][A-Za-z0-9~]*)* */
+function filePrefixLen(s: string): number {
+  const n = s.length;
+  let prefix = 0;
+  for (let i = 0; i < n;) {
+    i++;
+    prefix = i;
+    while (i + 1 < n && s[i] === '.' && /[A-Za-z~]/.test(s[i + 1])) for (i += 2; i < n && /[A-Za-z0-9~]/.test(s[i]); i++) { /* the suffix */ }
+  }
+  return prefix;
+}
+/** gnulib filevercmp (sort -V): "." < ".." < other dot names < the rest; versions without, then with, their suffixes */
+function verCmp(a: string, b: string): number {
+  if (!a) return b ? -1 : 0;
+  if (!b) return 1;
+  if (a[0] === '.') {
+    if (b[0] !== '.') return -1;
+    if (a === '.') return b === '.' ? 0 : -1;
+    if (b === '.') return 1;
+    if (a === '..') return b === '..' ? 0 : -1;
+    if (b === '..') return 1;
+  } else if (b[0] === '.') return 1;
+  const ap = filePrefixLen(a), bp = filePrefixLen(b);
+  const r = verrevcmp(a, ap, b, bp);
+  return r || (ap === a.length && bp === b.length) ? r : verrevcmp(a, a.length, b, b.length);
+}
+/** compare two keys as sort's mode says */
+function keyCompare(mode: SortMode, x: string, y: string): number {
+  switch (mode) {
+    case 'n': return numOf(x) - numOf(y);
+    case 'g': return generalCmp(x, y);
+    case 'h': return unitOrder(x) - unitOrder(y) || numOf(x) - numOf(y);
+    case 'M': return monthOf(x) - monthOf(y);
+    case 'V': return verCmp(x, y);
+    default: return byteCmp(x, y);
+  }
+}
+
+/** sort [-nghMVrubs] [-t SEP] [-k KEY]...: keys in order, then the whole line (not with -s or -u), as coreutils 9.1 in the C locale */
 const sort: ProgramMain = function* (u, argv) {
-  const { flags, vals, ops } = parseArgs(argv, 'tko');
+  const { flags, long, vals, ops } = parseArgs(argv, 'tko');
+  const LONG: Record<string, string> = {
+    'numeric-sort': 'n', 'general-numeric-sort': 'g', 'human-numeric-sort': 'h', 'month-sort': 'M', 'version-sort': 'V',
+    reverse: 'r', unique: 'u', stable: 's', 'ignore-leading-blanks': 'b',
+  };
+  for (const l of long) if (LONG[l]) flags.add(LONG[l]);
   const keyArgs: string[] = [];
   for (let i = 1; i < argv.length; i++) { const a = argv[i]; if (a === '-k') keyArgs.push(argv[++i] ?? ''); else if (/^-[a-z]*k./.test(a)) keyArgs.push(a.slice(a.indexOf('k') + 1)); else if (a === '--') break; }
-  const glob = { n: flags.has('n'), r: flags.has('r'), b: flags.has('b') };
+  const glob = { mode: modeOf([...SORT_MODES].filter((c) => flags.has(c)).join('')), r: flags.has('r'), b: flags.has('b') };
   const keys: SortKey[] = [];
   for (const ka of keyArgs) {
-    const m = /^(\d+)(?:\.(\d+))?([bnr]*)(?:,(\d+)(?:\.(\d+))?([bnr]*))?$/.exec(ka);
+    const m = /^(\d+)(?:\.(\d+))?([bnrghMV]*)(?:,(\d+)(?:\.(\d+))?([bnrghMV]*))?$/.exec(ka);
     if (!m || Number(m[1]) === 0) { yield* u.err(`sort: invalid number at field start: invalid count at start of '${ka}'\n`); return 2; }
     const o = (m[3] ?? '') + (m[6] ?? '');
-    const k = o ? { n: o.includes('n'), r: o.includes('r'), b: o.includes('b') } : glob;
+    const k = o ? { mode: modeOf(o), r: o.includes('r'), b: o.includes('b') } : glob;
     keys.push({ sf: Number(m[1]), sc: Number(m[2] ?? 1), ef: Number(m[4] ?? 0), ec: Number(m[5] ?? 0), ...k });
   }
   if (!keys.length) keys.push({ sf: 1, sc: 1, ef: 0, ec: 0, ...glob });
@@ -156,7 +269,7 @@ const sort: ProgramMain = function* (u, argv) {
   const keyCmp = (a: string, b: string): number => {
     for (const k of keys) {
       const x = keyText(a, k, t), y = keyText(b, k, t);
-      const c = k.n ? numOf(x) - numOf(y) : byteCmp(x, y);
+      const c = keyCompare(k.mode, x, y);
       if (c) return k.r ? -c : c;
     }
     return 0;
