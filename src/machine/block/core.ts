@@ -10,6 +10,7 @@ import { BlkRequest, REQ_FUA, REQ_PREFLUSH } from '../include/blkdev';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
 import { pushWakeups } from '../kernel/sched/core';
+import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { kmem, KernelMemory } from '../../kernel/memory';
 
 /** A block device as the block layer drives it: its driver takes a request (ahci_qc_issue). */
@@ -260,3 +261,59 @@ block.hook('flush_plug', (m, c) => {
   for (const r of m.blk.takePlug(c)) m.blk.issue(r);
   return H_CONT;
 });
+
+/**
+ * The bios a recorded syscall tree submits (`e.ioReqs`: a read's readahead, a direct read or write,
+ * made by the call's semantics before its tree runs): they enter the CPU's plug at the tree's first
+ * submit_bio (blk_mq_submit_bio's blk_add_rq_to_plug), go to the device at blk_mq_flush_plug_list
+ * (blk_finish_plug), and the caller sleeps at io_schedule / blk_io_schedule (the tree's '^') until they
+ * complete (bio_endio wakes the request's waiters).
+ */
+function queueIo(m: BlockMachine, c: Cpu, e: Record<string, unknown>): void {
+  const reqs = e.ioReqs as BlkRequest[] | undefined;
+  if (!reqs || e.ioQueued === true) return;
+  e.ioQueued = true;
+  // the request the block tracepoints of the tree describe (block_bio_queue ... block_rq_issue)
+  e.req = reqs[0];
+  for (const r of reqs) m.blk.queue(c, r);
+}
+block.hook('io_submit', (m, c, _t, e) => {
+  queueIo(m, c, e);
+  return H_CONT;
+});
+block.hook('io_wait', (m, c, t, e) => {
+  const reqs = e.ioReqs as BlkRequest[] | undefined;
+  if (!reqs) return H_CONT;
+  // schedule's blk_flush_plug: what the task plugged goes to the device before it sleeps
+  queueIo(m, c, e);
+  for (const r of m.blk.takePlug(c)) m.blk.issue(r);
+  const r = reqs.find((q) => !q.done);
+  if (!r) return H_CONT;
+  if (!r.waiters.includes(t)) r.waiters.push(t);
+  t.state = TASK_UNINTERRUPTIBLE;
+  t.wchan = r.dio ? 'blk_io_schedule' : 'folio_wait_bit_common';
+  return H_CONT;
+});
+// a tree with no submit_bio or plug flush where the machine started I/O: it goes to the device when the call ends
+block.hook('io_flush', (m, c, _t, e) => {
+  if (!e.ioReqs) return H_CONT;
+  queueIo(m, c, e);
+  for (const r of m.blk.takePlug(c)) m.blk.issue(r);
+  return H_CONT;
+});
+// the driver takes the requests in order (scsi_queue_rq, whose blk_mq_start_request traces block_rq_issue)
+block.hook('io_dispatch', (_m, _c, _t, e) => {
+  const reqs = e.ioReqs as BlkRequest[] | undefined;
+  if (!reqs) return H_CONT;
+  const i = (e.ioNext as number | undefined) ?? 0;
+  e.req = reqs[Math.min(i, reqs.length - 1)];
+  e.ioNext = i + 1;
+  return H_CONT;
+});
+block.at('submit_bio', 'io_submit');
+block.at('scsi_queue_rq', 'io_dispatch');
+block.at('blk_mq_flush_plug_list', 'flush_plug');
+block.at('io_schedule', 'io_wait');
+block.at('blk_io_schedule', 'io_wait');
+block.at('vfs_read', 'io_flush', 'exit');
+block.at('vfs_write', 'io_flush', 'exit');

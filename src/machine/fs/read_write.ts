@@ -13,7 +13,8 @@ import { OpenFile, ConsoleFile, Inode, PAGE, O_APPEND, O_DIRECT, storeWrite } fr
 import { fdOf } from '../include/fdtable';
 import { BlkRequest, REQ_SYNC, REQ_IDLE } from '../include/blkdev';
 import type { Env } from '../include/kstack';
-import { bufferedWrite, cachedRead, readHitsCache } from '../mm/filemap';
+import { bufferedWrite, cachedRead, readahead, markAccessed } from '../mm/filemap';
+import type { Cpu } from '../include/cpu';
 
 const EBADF = 9, EISDIR = 21, EINVAL = 22, EPERM = 1, EINTR = 4;
 
@@ -149,16 +150,12 @@ fsReadWrite.syscall('lseek', (m, _c, t, e) => {
 });
 
 /**
- * An O_DIRECT write (iomap_dio_rw): the data goes to the file's blocks in one bio, REQ_OP_WRITE |
- * REQ_SYNC | REQ_IDLE ("WS" in the guest's block_rq_issue events of dd oflag=direct), submitted by
- * the writer; the page cache is not used.  %dio_wait sleeps until the bio completes.
+ * An O_DIRECT pwrite64 (its template, write_direct: write(2) runs its recorded trees): the data goes
+ * to the file's blocks in one bio (dioRequest) submitted by the writer; %dio_wait sleeps until it completes.
  */
 fsReadWrite.hook('dio_submit', (m, c, t, e) => {
-  const { f, ino, b, pos } = storeWrite(e, m.now);
-  const req: BlkRequest = {
-    ino, pages: [], write: true, swap: false, sector: (ino.diskBlock + Math.floor(pos / PAGE)) * 8, bytes: b.length,
-    cpu: c.id, waiters: [], flags: REQ_SYNC | REQ_IDLE, dio: true,
-  };
+  const { ino, b, pos } = storeWrite(e, m.now);
+  const req = dioRequest(c, ino, pos, b.length, true);
   e.dioReq = req;
   pushPath(t.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
   return H_PUSHED;
@@ -174,7 +171,8 @@ fsReadWrite.hook('dio_wait', (_m, _c, t, e) => {
 
 /**
  * copy_file_range(fd_in, off_in, fd_out, off_out, len, flags) (vfs_copy_file_range): ext4 has no
- * remap_file_range, so the kernel copies through the page cache (splice); at the files' positions
+ * remap_file_range, so the kernel copies through the page cache (splice: the copy is cached, so a later
+ * read of it hits, as gzip's of the file cp made in data/recordings/gzip); at the files' positions
  * (NULL offsets: both advance), up to len bytes of what the source has left; 0 at its end.
  */
 fsReadWrite.syscall('copy_file_range', (m, _c, t, e) => {
@@ -185,28 +183,27 @@ fsReadWrite.syscall('copy_file_range', (m, _c, t, e) => {
   if (!src || !dst || !src.isReg || !dst.isReg || fi.kind !== 'file' || fo.kind !== 'file') { e.ret = -EINVAL; return H_CONT; }
   if (fo.flags & O_APPEND) { e.ret = -EBADF; return H_CONT; }
   const b = src.readBytes(fi.pos, Math.min(Number(a[4]), 0x7ffff000));
-  if (b.length) {
-    dst.writeBytes(fo.pos, Uint8Array.from(b));
-    dst.mtime = m.now;
-    m.now += b.length / 4;
-  }
+  // the copy goes through the page cache: the destination's pages are cached and dirty, as a write's
+  if (b.length) bufferedWrite(m, { file: fo, ino: dst, buf: Uint8Array.from(b), pos: fo.pos, name: 'copy_file_range' });
   fi.pos += b.length;
-  fo.pos += b.length;
   e.ret = b.length;
   return H_CONT;
 });
 
 /**
- * read(2) and write(2) on their recorded trees, for the files whose work the machine does without
- * sleeping or starting I/O: an ext4 file read whose pages are all in the page cache (the recorded
- * filemap_read hit: filemap_get_read_batch, folio_mark_accessed per folio, touch_atime), a buffered
- * write to one, a write to /dev/null, the terminal, a read of /dev/null.  The rest (a page-cache miss
- * or readahead, pipes, sockets, seq files, O_DIRECT, block devices, /dev/zero, whose clear_user the
- * recordings cannot show) run their template, whose hooks sleep and start the I/O.
+ * read(2) and write(2) on their recorded trees, for the files whose work the recordings show: an ext4
+ * file's read (a page-cache hit: filemap_get_read_batch, folio_mark_accessed per folio, touch_atime; a
+ * miss or a read reaching the readahead marker: page_cache_sync_ra / page_cache_async_ra, the folios
+ * allocated and read by ext4_mpage_readpages' bios; an O_DIRECT read: iomap_dio_rw's bio, the caller
+ * asleep in blk_io_schedule until it completes), a buffered or O_DIRECT write to one, a write to
+ * /dev/null, the terminal, a read of /dev/null.  The rest (pipes, sockets, seq files, block devices,
+ * /dev/zero, whose clear_user the recordings cannot show) run their template.
  *
- * The work is done before the tree runs (its outcome chooses the variant); the time the copy takes
- * is spent where the real kernel copies (`copy_time`: filemap_read, generic_perform_write, n_tty_write,
- * whose copies are inlined), so a profile sees it there.
+ * The work is done before the tree runs (its outcome chooses the variant: `e.treeFeat`, paths/model.ts
+ * TREE_FEATURES); the bios it makes (`e.ioReqs`) are submitted, issued and waited for at the tree's
+ * submit_bio, blk_mq_flush_plug_list and io_schedule (block/core.ts); the time the copy takes is spent
+ * where the real kernel copies (`copy_time`: filemap_read, generic_perform_write, n_tty_write, whose
+ * copies are inlined), so a profile sees it there.
  */
 const ext4File = (f: OpenFile | null): f is OpenFile =>
   f !== null && f.kind === 'file' && !!f.inode && f.inode.isReg && !f.inode.isBlk && f.inode.fs === 'ext4' && !f.pseudo;
@@ -222,14 +219,22 @@ function timed(m: FsMachine, e: Env, work: () => void): number {
 fsReadWrite.cond('recorded_read', (_m, _c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f || (f.flags & 3) === 1) return false;
-  if (devNull(f)) return true;
   // a /proc/PID/{stat,status,cmdline,environ}: the recorded seq_file / access_remote_vm trees (procfs owns the text)
   if (f.kind === 'proc' && f.inode?.procKind) return true;
-  if (!ext4File(f)) return false;
-  const ino = f.inode!;
-  return readHitsCache(ino, f.pos, Math.min(ino.size, f.pos + Number(e.a[2])));
+  return devNull(f) || ext4File(f);
 });
-fsReadWrite.syscall('read', (m, _c, t, e) => {
+/**
+ * An O_DIRECT transfer of `f` at `pos` (iomap_dio_rw): one bio of the file's blocks, REQ_OP_READ or
+ * REQ_OP_WRITE | REQ_SYNC | REQ_IDLE ("WS" in the guest's block_rq_issue events of dd oflag=direct),
+ * completed by iomap_dio_bio_end_io; the page cache is not used.
+ */
+function dioRequest(c: Cpu, ino: Inode, pos: number, bytes: number, write: boolean): BlkRequest {
+  return {
+    ino, pages: [], write, swap: false, sector: (ino.diskBlock + Math.floor(pos / PAGE)) * 8, bytes,
+    cpu: c.id, waiters: [], flags: write ? REQ_SYNC | REQ_IDLE : 0, dio: true,
+  };
+}
+fsReadWrite.syscall('read', (m, c, t, e) => {
   const f = fdOf(t, e.a[0])!;
   e.file = f;
   e.count = e.a[2] as number;
@@ -237,17 +242,40 @@ fsReadWrite.syscall('read', (m, _c, t, e) => {
   if (!ext4File(f)) return simpleRead(m, t, e);
   const ino = f.inode!;
   e.ino = ino;
+  const pos = f.pos;
+  const end = Math.min(ino.size, pos + (e.count as number));
+  if (f.flags & O_DIRECT) {
+    const b = ino.readBytes(pos, Math.max(0, end - pos));
+    f.pos = pos + b.length;
+    e.data = b;
+    e.ret = b.length;
+    if (b.length) {
+      e.ioReqs = [(e.req = dioRequest(c, ino, pos, b.length, false))];
+      e.ioBlocked = true;
+      e.treeFeat = '-|-|-|dio|-';
+    }
+    return H_CONT;
+  }
+  const io = readahead(m, c.id, f, ino, pos, end);
+  const act = markAccessed(ino, pos, end);
+  e.treeFeat = `${io.sync ? 'sra' : '-'}|${io.async ? 'ara' : '-'}|${io.pages ? 'rap' : '-'}|-|${act ? 'act' : '-'}`;
+  // (e.req: the bio submit_bio and the block tracepoints see; block/core.ts moves it on per request)
+  if (io.reqs.length) { e.ioReqs = io.reqs; e.req = io.reqs[0]; }
+  // a synchronous readahead's pages are waited for in the tree (io_schedule); others at touch_atime (read_wait)
+  e.ioBlocked = io.sync && io.pages > 0;
+  e.readPos = pos;
+  e.readEnd = end;
   return timed(m, e, () => {
-    const b = cachedRead(m, e, ino, f, f.pos, e.count as number);
+    const b = cachedRead(m, e, ino, f, pos, e.count as number);
     e.folios = Math.ceil(b.length / PAGE);
   });
 });
 fsReadWrite.cond('recorded_write', (_m, _c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f || !(f.flags & 3)) return false;
-  return f.kind === 'console' || devNull(f) || (ext4File(f) && !(f.flags & O_DIRECT));
+  return f.kind === 'console' || devNull(f) || ext4File(f);
 });
-fsReadWrite.syscall('write', (m, _c, t, e) => {
+fsReadWrite.syscall('write', (m, c, t, e) => {
   const f = fdOf(t, e.a[0])!;
   e.file = f;
   e.count = e.a[2] as number;
@@ -255,6 +283,15 @@ fsReadWrite.syscall('write', (m, _c, t, e) => {
   const ino = f.inode!;
   e.ino = ino;
   e.pos = f.flags & O_APPEND ? ino.size : f.pos;
+  if (f.flags & O_DIRECT) {
+    const { b, pos } = storeWrite(e, m.now);
+    if (b.length) {
+      e.ioReqs = [(e.req = dioRequest(c, ino, pos, b.length, true))];
+      e.ioBlocked = true;
+      e.treeFeat = 'dio';
+    }
+    return H_CONT;
+  }
   return timed(m, e, () => bufferedWrite(m, e));
 });
 fsReadWrite.hook('copy_time', (m, _c, _t, e) => {

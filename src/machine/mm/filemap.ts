@@ -128,19 +128,137 @@ filemap.hook('write_pages', (m, c, t, e) => {
 });
 
 /**
- * Whether a read of bytes [pos, end) of `ino` finds every page in the page cache, uptodate, with no
- * readahead to start (filemap_get_pages takes neither page_cache_sync_ra nor page_cache_async_ra: the
- * batch does not reach the marker read_batches starts async readahead at).
+ * A struct file's readahead state (struct file_ra_state): the window [start, start + size), its async
+ * part, and the page that carries PG_readahead (-1: none).
  */
-export function readHitsCache(ino: Inode, pos: number, end: number): boolean {
-  if (end <= pos) return true;
+interface RaState { start: number; size: number; asyncSize: number; marker: number }
+const raStates = new WeakMap<OpenFile, RaState>();
+/**
+ * The disk's readahead window, pages: read_ahead_kb 128 (VM_READAHEAD_PAGES), the 32 folios each of the
+ * real guest's readaheads allocates (data/recordings/pagecache-miss: dd bs=64k, page_cache_sync_ra once,
+ * then page_cache_async_ra every other read).
+ */
+const RA_PAGES = 32;
+/** mm/readahead.c get_init_ra_size: the first window for a read of `req` pages */
+function initRaSize(req: number, max: number): number {
+  let n = 1;
+  while (n < req) n <<= 1;
+  return n <= max / 32 ? n * 4 : n <= max / 4 ? n * 2 : max;
+}
+/** mm/readahead.c get_next_ra_size */
+const nextRaSize = (cur: number, max: number): number => (cur < max / 16 ? 4 * cur : cur <= max / 2 ? 2 * cur : max);
+
+/** The page-cache work of a read: readahead started (sync, async), the folios it allocated, their bios. */
+export interface ReadIo { sync: boolean; async: boolean; pages: number; reqs: BlkRequest[] }
+
+/**
+ * What filemap_read's filemap_get_pages does to the page cache for a read of bytes [pos, end) of `f`
+ * (mm/readahead.c ondemand_readahead): the first page absent starts synchronous readahead (a window of
+ * get_init_ra_size pages from it, its async part marked PG_readahead); a read reaching the marked page
+ * starts asynchronous readahead of the next window.  page_cache_ra_unbounded adds each absent page of
+ * the window (up to the end of the file) to the cache locked for read I/O, ext4_mpage_readpages makes a
+ * bio of each run (up to max_sectors_kb 128), REQ_RAHEAD.  The bios are submitted where the recorded tree
+ * submits them (block/core.ts io_submit).
+ */
+export function readahead(m: MmMachine, cpu: number, f: OpenFile, ino: Inode, pos: number, end: number): ReadIo {
+  const io: ReadIo = { sync: false, async: false, pages: 0, reqs: [] };
+  if (end <= pos) return io;
   ino.ensurePages(end);
   const first = Math.floor(pos / PAGE);
   const last = Math.floor((end - 1) / PAGE);
-  for (let i = first; i <= last; i++) if (ino.pc[i] !== 1 && ino.pc[i] !== 2) return false;
-  const raEnd = (ino as unknown as { raEnd?: number }).raEnd ?? 0;
-  return !(raEnd > 0 && last + 1 >= raEnd - 16 && raEnd * PAGE < ino.size && ino.pc[Math.min(raEnd, ino.pc.length - 1)] === 0);
+  let ra = raStates.get(f);
+  if (!ra) raStates.set(f, (ra = { start: 0, size: 0, asyncSize: 0, marker: -1 }));
+  if (ino.pc[first] === 0) {
+    const req = last - first + 1;
+    io.sync = true;
+    ra.start = first;
+    ra.size = initRaSize(req, RA_PAGES);
+    ra.asyncSize = ra.size > req ? ra.size - req : ra.size;
+    raWindow(m, cpu, ino, ra, io);
+  }
+  if (ra.marker >= first && ra.marker <= last) {
+    io.async = true;
+    ra.start += ra.size;
+    ra.size = nextRaSize(ra.size, RA_PAGES);
+    ra.asyncSize = ra.size;
+    raWindow(m, cpu, ino, ra, io);
+  }
+  return io;
 }
+/** page_cache_ra_unbounded of the window of `ra`: absent pages added locked, one bio per run, the marker set. */
+function raWindow(m: MmMachine, cpu: number, ino: Inode, ra: RaState, io: ReadIo): void {
+  const end = Math.min(Math.ceil(ino.size / PAGE), ra.start + ra.size);
+  const mark = ra.start + ra.size - ra.asyncSize;
+  ra.marker = -1;
+  if (end <= ra.start) return;
+  ino.ensurePages(Math.min(ino.size, end * PAGE));
+  let run: number[] = [];
+  const bio = (): void => {
+    if (!run.length) return;
+    io.reqs.push({
+      ino, pages: run, write: false, swap: false, sector: (ino.diskBlock + run[0]) * 8,
+      bytes: run.length * PAGE, cpu, waiters: [], flags: REQ_RAHEAD,
+    });
+    run = [];
+  };
+  for (let i = ra.start; i < end; i++) {
+    if (ino.pc[i] !== 0) { bio(); continue; }
+    pageCacheAdd(m.mm, ino, i, 3);
+    io.pages++;
+    run.push(i);
+    if (i === mark) ra.marker = i;
+    if (run.length === 32) bio();
+  }
+  bio();
+}
+/**
+ * What folio_mark_accessed (mm/swap.c) has left on each page of a file a read copied: 1 PG_referenced,
+ * 2 PG_active (0: neither; a page entering the cache starts so).
+ */
+const accessed = new WeakMap<Inode, Uint8Array>();
+/**
+ * filemap_read's folio_mark_accessed of the pages of bytes [pos, end) of `ino`: a page not referenced
+ * becomes referenced, a referenced one is activated (folio_activate, workingset_activation: the
+ * recorded reads of a file read before, data/recordings/pagecache-hit).  Whether one was activated.
+ */
+export function markAccessed(ino: Inode, pos: number, end: number): boolean {
+  if (end <= pos) return false;
+  const first = Math.floor(pos / PAGE);
+  const last = Math.floor((end - 1) / PAGE);
+  let a = accessed.get(ino);
+  if (!a || a.length <= last) {
+    const b = new Uint8Array(Math.max(last + 1, (a?.length ?? 0) * 2));
+    if (a) b.set(a);
+    accessed.set(ino, (a = b));
+  }
+  let act = false;
+  for (let i = first; i <= last; i++) {
+    if (a[i] === 0) a[i] = 1;
+    else if (a[i] === 1) { a[i] = 2; act = true; }
+  }
+  return act;
+}
+/** The first page of bytes [pos, end) of `ino` still under read I/O (locked, not uptodate), or -1. */
+export function lockedPage(ino: Inode, pos: number, end: number): number {
+  if (end <= pos) return -1;
+  for (let i = Math.floor(pos / PAGE), last = Math.floor((end - 1) / PAGE); i <= last && i < ino.pc.length; i++) if (ino.pc[i] === 3) return i;
+  return -1;
+}
+/**
+ * filemap_read waits for the folios it copies that are still under read I/O (filemap_update_page's
+ * folio lock: the recorded async-readahead trees never waited, the guest's disk being faster than its
+ * emulated CPU; the machine's disk is not), before touch_atime ends the copy loop.
+ */
+filemap.hook('read_wait', (_m, _c, t, e) => {
+  const ino = e.ino as Inode | undefined;
+  if (!ino || e.readEnd === undefined || lockedPage(ino, e.readPos as number, e.readEnd as number) < 0) return H_CONT;
+  if (!ino.waiters.includes(t)) ino.waiters.push(t);
+  t.state = TASK_UNINTERRUPTIBLE;
+  t.wchan = 'folio_wait_bit_common';
+  return H_SLEEP;
+});
+filemap.at('touch_atime', 'read_wait');
+
 /** A read served from the page cache (filemap_read's copy to user space): the bytes, the file position moved. */
 export function cachedRead(m: MmMachine, e: Record<string, unknown>, ino: Inode, f: OpenFile, pos: number, count: number): Uint8Array {
   const b = ino.readBytes(pos, Math.max(0, Math.min(ino.size, pos + count) - pos));
@@ -160,6 +278,8 @@ filemap.tpArgs('mm_filemap_add_to_page_cache', (_m, _c, _t, e) => [{ mapping: e.
  */
 function pageCacheAdd(mm: MmMachine['mm'], ino: Inode, i: number, state: number): void {
   ino.pc[i] = state;
+  const a = accessed.get(ino);
+  if (a && i < a.length) a[i] = 0;
   ino.cachedPages++;
   mm.allocPage('file');
   mm.addFileLru(ino, i);

@@ -128,7 +128,19 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   // queued it for its CPU's IPI instead (the machine activates locally: never asked for), moved it to
   // another CPU, the task is a per-CPU kernel thread
   ttwu: [['woke', 'ttwu_do_activate'], ['ipi', '__smp_call_single_queue'], ['mig', 'set_task_cpu'], ['kt', 'kthread_is_per_cpu']],
+  // read(2) of a regular file: filemap_get_pages started synchronous readahead (the first page was not
+  // cached), asynchronous readahead (the batch reached the PG_readahead marker), readahead allocated
+  // folios (not at the end of the file), an O_DIRECT read (iomap direct I/O), a folio read before was
+  // activated (folio_mark_accessed); mm/filemap.ts readahead, markAccessed
+  'sys:read': [['sra', 'page_cache_sync_ra'], ['ara', 'page_cache_async_ra'], ['rap', 'filemap_alloc_folio'], ['dio', 'iomap_dio_rw'], ['act', 'folio_activate']],
+  // write(2): an O_DIRECT write (iomap direct I/O: the bio submitted and waited for in the call)
+  'sys:write': [['dio', 'iomap_dio_rw']],
 };
+
+/** How many tree features the variants of key `key` are labelled with first (TREE_FEATURES). */
+export function treeFeatureCount(key: string): number {
+  return TREE_FEATURES[key]?.length ?? 0;
+}
 
 /** The function a key's trees are the callees of (its tracepoint sites apply: sched_waking in try_to_wake_up ...). */
 const KEY_PARENT: Record<string, string> = { ttwu: 'try_to_wake_up', schedule: '__schedule' };
@@ -157,8 +169,12 @@ function calls(shape: string, i: number): boolean {
  * are never drawn while the key has a variant that reads nothing.
  */
 const CACHED_KEYS = new Set(['sys:execve', 'fault', 'sys:getdents64',
-  // the machine runs these on their recorded trees only for page-cache hits and buffered writes (fs/read_write.ts)
-  'sys:read', 'sys:write', 'tail:task_work_run']);
+  // a read or write whose I/O is readahead or direct I/O takes the variants labelled so (TREE_FEATURES);
+  // the other cold-cache trees (a metadata block read ...) are not drawn
+  'sys:read', 'sys:write', 'tail:task_work_run',
+  // the machine's copy_file_range copies without reading the disk (fs/read_write.ts): its cold trees'
+  // bios would fire the block tracepoints (paths/tpsites.ts) for no request
+  'sys:copy_file_range']);
 
 /**
  * What choosing a variant needs to know of its tree, worked out once (by the build, for the model
@@ -179,13 +195,17 @@ export function modelSummariser(): Summariser {
 }
 
 /**
- * The variants of key `name` the machine's state can draw (CACHED_KEYS: those that read no disk), as
- * indices into the key's data; null: all of them.
+ * The variants of key `name` the machine's state can draw (CACHED_KEYS: those that read no disk, or whose
+ * disk I/O a tree feature names: the readahead and direct I/O of a read or write, which the machine
+ * chooses from its page cache and the file's flags), as indices into the key's data; null: all of them.
  */
 function drawable(name: string, d: KeyData): number[] | null {
   if (!CACHED_KEYS.has(name) || load().functions.indexOf('submit_bio') < 0) return null;
   const warm: number[] = [];
-  for (let i = 0; i < d.n; i++) if (d.summary(i)[1] !== 'c') warm.push(i);
+  for (let i = 0; i < d.n; i++) {
+    const s = d.summary(i);
+    if (s[1] !== 'c' || (s.length > 2 && /[^-|]/.test(s.slice(2)))) warm.push(i);
+  }
   return warm.length && warm.length < d.n ? warm : null;
 }
 

@@ -155,6 +155,14 @@ const SITES: Record<string, [string, string][]> = {
   // mm/swap.c folio_activate_fn, block/blk-merge.c, fs/iomap/iter.c, net/core/dev.c __napi_poll, fib
   folio_activate_fn: [['pagemap:mm_lru_activate', 'entry']],
   bio_attempt_back_merge: [['block:block_bio_backmerge', 'entry']],
+  // block/blk-core.c submit_bio_noacct_nocheck (after blkcg_bio_issue_init's ktime_get, before
+  // __submit_bio), blk-mq.c blk_mq_submit_bio (the request allocated, then rq_qos_track) and
+  // blk_mq_start_request (first), mq-deadline.c dd_insert_request inlined in dd_insert_requests
+  // (before deadline_add_rq_rb's elv_rb_add): a recorded read's or direct I/O's request
+  submit_bio_noacct_nocheck: [['block:block_bio_queue', 'before:__submit_bio']],
+  blk_mq_submit_bio: [['block:block_getrq', 'after:__blk_mq_alloc_requests']],
+  dd_insert_requests: [['block:block_rq_insert', 'before:elv_rb_add']],
+  blk_mq_start_request: [['block:block_rq_issue', 'entry']],
   iomap_iter: [['iomap:iomap_iter', 'entry']],
   __napi_poll: [['napi:napi_poll', 'exit']],
   fib_table_lookup: [['fib:fib_table_lookup', 'exit']],
