@@ -84,6 +84,11 @@ export interface DeriveHooks {
   target?: TargetSpec;
   /** --privilege: the points a family provider may build (privilege.ts). */
   privilege?: string;
+  /**
+   * Does this alias derive no probe and say nothing when expanded optionally without a suffix
+   * (the build's table, alias_table.ts)?  Such a use is skipped unread.
+   */
+  failsSilently?: (decl: A.AliasDecl) => boolean;
 }
 
 export function attachAlias(root: MatchNode, decl: A.AliasDecl): void {
@@ -267,9 +272,22 @@ export class Deriver {
     throw mismatchError(node, c, this.hooks.suggestionRoots);
   }
 
+  /**
+   * Expand an alias as a `?` use of its own name would (`dw_syscall.read?`): what pass 2 does
+   * with it where its failure is swallowed.  For the build's alias table and its test.
+   */
+  expandOptionally(entry: AliasEntry, out: Expansion[]): void {
+    const name = entry.decl.names[entry.nameIndex];
+    const use: A.ProbePoint = { components: name.components, optional: true, sufficient: false, tok: name.tok };
+    this.expandAlias(entry, use, name.components, [], { k: 'block', stmts: [], tok: name.tok }, out);
+  }
+
   private expandAlias(entry: AliasEntry, use: A.ProbePoint, concrete: A.ProbePointComponent[], suffix: A.ProbePointComponent[],
     body: A.Block, out: Expansion[]): void {
     const d = entry.decl;
+    // an alias the build found to resolve to nothing here (dw_syscall.NAME on 6.1), used where
+    // its failure is swallowed: it would derive nothing and print nothing (alias_table.ts)
+    if (!suffix.length && (use.optional || this.parentOptional) && this.hooks.failsSilently?.(d)) return;
     // stap's check skips the outermost expansion, so a loop is reported one level deeper
     if (this.stack.slice(1).includes(entry)) {
       throw new RecursiveExpansionError(
