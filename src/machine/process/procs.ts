@@ -172,23 +172,35 @@ export class Procs {
    */
   spawnTarget(par: Process, cmd: string, fds: (OpenFile | null)[], cwd: string): Process {
     const words = wordexpPlain(cmd);
+    let argv: string[] | null = null;
+    let exe: string | undefined;
     if (words && words.length) {
       const name = words[0];
       const cands = name.includes('/') ? [name] : ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].map((d) => `${d}/${name}`);
-      const exe = cands.find((x) => this.programs.has(x));
-      if (exe) {
-        // stapio forks, and the child execs the command (execve: sched_process_exec, comm
-        // changes): the forked child starts as a copy of its parent
-        const pexe = par.exe || exe;
-        const comm = par.threads[0]?.comm ?? pexe.slice(pexe.lastIndexOf('/') + 1).slice(0, 15);
-        const execMain: ProgramMain = function* (u) {
-          yield* u.exec(exe, words);
-          return yield* u.exit(127);
-        };
-        return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], fds, { cwd, comm, main: execMain });
-      }
+      // execvp's name as given (`/bin/true` stays `/bin/true` in execve's filename), a program when
+      // the file it names (through /bin -> usr/bin and other links) is one
+      exe = cands.find((x) => {
+        const ino = this.m.fs.lookup(x, cwd);
+        return !!ino && ino.isReg && this.programs.has(this.m.fs.pathOf(ino));
+      });
+      if (exe) argv = words;
+    } else if (words === null) {
+      // shell syntax: wordexp("/bin/sh -c") with CMD appended, spawned the same way
+      exe = '/bin/sh';
+      argv = ['/bin/sh', '-c', cmd];
     }
-    return this.spawn(par, '/bin/sh', ['sh', '-c', cmd], fds, { cwd });
+    if (!exe || !argv) return this.spawn(par, '/bin/sh', ['sh', '-c', cmd], fds, { cwd });
+    // stapio forks, and the child execs the command (execve: sched_process_exec, comm
+    // changes): the forked child starts as a copy of its parent
+    const prog = exe;
+    const args = argv;
+    const pexe = par.exe || prog;
+    const comm = par.threads[0]?.comm ?? pexe.slice(pexe.lastIndexOf('/') + 1).slice(0, 15);
+    const execMain: ProgramMain = function* (u) {
+      yield* u.exec(prog, args);
+      return yield* u.exit(127);
+    };
+    return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], fds, { cwd, comm, main: execMain });
   }
 
   /**

@@ -764,7 +764,7 @@ function* dashInit(u: U, s: Shell): G<void> {
 /** The `sh` program: `sh -c CMD [NAME [ARG...]]`, `sh FILE [ARG...]`, or interactive / stdin. */
 export function* shMain(u: U, argv: string[]): Prog {
   const s = new Shell(environOf(u.t.proc));
-  s.pid = u.pid;
+  s.pid = u.pid; s.name = s.arg0 = argv[0] || 'sh'; // $0 and the name in messages: `/bin/sh: 1: ...`
   let i = 1;
   let cmd: string | null = null;
   let interactive = false;
@@ -780,7 +780,7 @@ export function* shMain(u: U, argv: string[]): Prog {
   if (!interactive) yield* dashInit(u, s);
   else yield* s.jobs.catchChld(u);
   if (cmd !== null) {
-    if (i < argv.length) { s.name = argv[i]; s.params = argv.slice(i + 1); }
+    if (i < argv.length) { s.name = s.arg0 = argv[i]; s.params = argv.slice(i + 1); }
     return yield* s.runSource(u, cmd, false);
   }
   if (i < argv.length) {
