@@ -388,6 +388,17 @@ export function isDeferred(obj: object, key: string): boolean {
   return !!t && !!pending.get(t)?.some((p) => p.keys.includes(key));
 }
 
+/**
+ * The deferred part of a decoded declaration that holds `key`, decoded anew for the caller
+ * alone (the declaration keeps it deferred), or null once the declaration has it filled in.
+ * An alias body used once (each alias of a `syscall.*`) is then decoded once and not copied.
+ */
+export function freshDeferred(obj: object, key: string): Record<string, unknown> | null {
+  const t = targetOf.get(obj);
+  const p = t && pending.get(t)?.find((x) => x.keys.includes(key));
+  return p ? p.load() : null;
+}
+
 /** A fresh StapFile from an encoded AST (not a failed parse). */
 export function decodeTapsetAst(e: EncodedAst, fileFor: (name: string, isTapset: boolean) => A.SourceFile): A.StapFile {
   const { head, start } = e;
