@@ -208,7 +208,8 @@ export type Expr =
 interface StmtBase { tok: Token; }
 
 export interface Block extends StmtBase { k: 'block'; stmts: Stmt[]; }
-export interface ExprStmt extends StmtBase { k: 'expr'; expr: Expr; }
+/** `first`: the statement's first token (a `(` before the expression's own), stap's expr_statement token */
+export interface ExprStmt extends StmtBase { k: 'expr'; expr: Expr; first?: Token; }
 export interface If extends StmtBase { k: 'if'; cond: Expr; then: Stmt; else?: Stmt; }
 export interface While extends StmtBase { k: 'while'; cond: Expr; body: Stmt; }
 export interface For extends StmtBase { k: 'for'; init?: Expr; cond?: Expr; incr?: Expr; body: Stmt; }

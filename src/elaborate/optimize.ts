@@ -370,7 +370,7 @@ export class Optimizer {
 
   private recordStatementTokens(b: A.Stmt): void {
     walkStmt(b, () => {}, (st) => {
-      if (st.k === 'expr' && !this.stmtTok.has(st)) this.stmtTok.set(st, firstToken(st.expr));
+      if (st.k === 'expr' && !this.stmtTok.has(st)) this.stmtTok.set(st, st.first ?? firstToken(st.expr));
     });
   }
 

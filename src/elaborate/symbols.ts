@@ -70,12 +70,21 @@ export class Resolver {
 
   constructor(private s: Session) {}
 
+  /** Errors reported without ending the body's resolution. */
+  private softErrors = 0;
+
+  private softError(e: SemanticError): void {
+    this.softErrors++;
+    this.s.diag.semanticError(e);
+  }
+
   /** Resolve a probe body; returns false (after reporting) on error. */
   resolveProbe(body: A.Block, scope: Scope, condition?: A.Expr): boolean {
+    const before = this.softErrors;
     try {
       this.stmt(body, scope);
       if (condition) this.condition(condition, scope);
-      return true;
+      return this.softErrors === before;
     } catch (e) {
       if (!(e instanceof SemanticError)) throw e;
       this.s.diag.semanticError(e);
@@ -110,9 +119,10 @@ export class Resolver {
       return true;
     }
     const scope: Scope = { file: fn.file, locals: fn.locals, localMap: new Map(), params, fn };
+    const before = this.softErrors;
     try {
       this.stmt(fn.body, scope);
-      return true;
+      return this.softErrors === before;
     } catch (e) {
       if (!(e instanceof SemanticError)) throw e;
       this.s.diag.semanticError(e);
@@ -245,7 +255,10 @@ export class Resolver {
     if (d && d.kind === 'local' && arity > 0) setArity(d, arity, e.tok);
     if (!d || d.kind !== 'global') {
       if (arity > 0 || !d) {
-        throw new SemanticError(`unresolved arity-${arity} global array ${e.name}, missing global declaration?`, e.tok, [], 'unresolved-array');
+        // reported and resolution goes on (stap's symresolution_info prints it and continues, so
+        // a second unresolved array in the body counts as a similar, suppressed error)
+        this.softError(new SemanticError(`unresolved arity-${arity} global array ${e.name}, missing global declaration?`, e.tok, [], 'unresolved-array'));
+        return;
       }
     }
     if (d.kind === 'global') setArity(d, arity, e.tok);

@@ -538,7 +538,8 @@ export class TypeResolver extends TypeBookkeeping {
       if (e.indexes.length !== 1) this.unresolved(e.tok);
       this.t = 'long';
       if (e.indexes[0]) this.expr(e.indexes[0]);
-      if (!e.indexes[0] || e.indexes[0].type !== 'long') this.unresolved(e.tok);
+      // (a string index is a type mismatch, reported as such and not again as unresolved)
+      if (!e.indexes[0] || e.indexes[0].type === 'unknown') this.unresolved(e.tok);
       this.expr(hist);
       this.setType(e, 'long');
       return;
@@ -724,7 +725,8 @@ export class TypeResolver extends TypeBookkeeping {
         return;
       }
     }
-    if (e.k === 'autocast' && !this.guru && this.targetAccess.has(e)) {
+    // (a write through an autocast whose operand has no type is refused as an unknown type first)
+    if (e.k === 'autocast' && !this.guru && this.targetAccess.has(e) && e.operandType !== undefined) {
       throw new SemanticError('write not permitted; need stap -g', e.tok, [], 'autocast-write');
     }
     const u = this.current;

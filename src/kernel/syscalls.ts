@@ -44,6 +44,8 @@ const byNr = new Map<number, Syscall>();
 function load(): Syscall[] {
   if (rows) return rows;
   rows = [];
+  // the rows syscallByNr made from the text give way to the table's (one object per row)
+  byNr.clear();
   const lines = (text ?? readDataText('syscalls.tsv')).split('\n');
   text = null;
   for (let k = 0; k < lines.length; k++) {
@@ -75,8 +77,31 @@ export function syscalls(): readonly Syscall[] {
 
 /** The native 64-bit syscall with this number (abi common/64), or null. */
 export function syscallByNr(nr: number): Syscall | null {
-  load();
-  return byNr.get(nr) ?? null;
+  if (rows) return byNr.get(nr) ?? null;
+  // before the table is parsed (a start asks a dozen numbers): the row found in its text, made once
+  let r = byNr.get(nr);
+  if (r === undefined) {
+    const f = rowIn((text ??= '\n' + readDataText('syscalls.tsv')), `\n${nr}\t`, (g) => g[1] !== 'x32');
+    r = f ? rowOf(f) : NOT_A_ROW;
+    byNr.set(nr, r);
+  }
+  return r === NOT_A_ROW ? null : r;
+}
+
+/** byNr's answer for a number the text has no native row of (until the table is parsed) */
+const NOT_A_ROW = new Row(-1, '', '', '', '', '', undefined);
+
+const rowOf = (f: string[]): Row => new Row(Number(f[0]), f[1], f[2], f[3], f[4], f[5], f[6]);
+
+/** The fields of the first line of `t` (a newline in front) that holds `needle` and passes `ok`. */
+function rowIn(t: string, needle: string, ok: (f: string[]) => boolean): string[] | null {
+  for (let at = t.indexOf(needle); at >= 0; at = t.indexOf(needle, at + 1)) {
+    const start = t.lastIndexOf('\n', at) + 1;
+    const end = t.indexOf('\n', at + 1);
+    const f = t.slice(start, end < 0 ? t.length : end).split('\t');
+    if (!f[0].startsWith('#') && ok(f)) return f;
+  }
+  return null;
 }
 
 let text: string | null = null;
@@ -92,15 +117,8 @@ export function syscallNumber(name: string): number {
 
 /** syscallNumber's answer from the table's text `t` (with a newline in front). */
 export function syscallNumberIn(t: string, name: string): number {
-  const needle = `\t${name}\t`;
-  for (let at = t.indexOf(needle); at >= 0; at = t.indexOf(needle, at + 1)) {
-    const start = t.lastIndexOf('\n', at) + 1;
-    const end = t.indexOf('\n', at);
-    const f = t.slice(start, end < 0 ? t.length : end).split('\t');
-    if (f[0].startsWith('#') || f[2] !== name || f[1] === 'x32') continue;
-    return Number(f[0]);
-  }
-  return -1;
+  const f = rowIn(t, `\t${name}\t`, (g) => g[2] === name && g[1] !== 'x32');
+  return f ? Number(f[0]) : -1;
 }
 
 /** The native 64-bit syscall with this name ("read", "openat"), or null. */

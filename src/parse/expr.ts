@@ -118,7 +118,7 @@ export function parseBinary(c: Cursor, minPrec: number): A.Expr {
     if (prec === IN_PREC) {
       c.next();
       const array = parseIndexable(c);
-      operands.push({ k: 'in', keys: [operands.pop()!], array, tok: t });
+      operands.push(inExpr([operands.pop()!], array, t));
       tupleLevel = true;
       regexHere = false;
       continue;
@@ -214,11 +214,25 @@ function makeBinary(o: string, tok: A.Token, l: A.Expr, r: A.Expr, chain?: numbe
   return e;
 }
 
-/** After `in`: the array (a name). */
-function parseIndexable(c: Cursor): A.Sym {
+/**
+ * After `in`: the array, a name or any `@word` (stap's expect_ident_or_atword: `k in @sum` is an
+ * array named `@sum`, refused in pass 2 as an undeclared global), or a histogram.
+ */
+export function parseIndexable(c: Cursor): A.Sym | A.Hist {
+  const a = c.peek();
+  if (c.isOp(a, '@hist_log') || c.isOp(a, '@hist_linear')) return parseAtOperator(c) as A.Hist;
   const t = c.next();
-  if (t.kind !== 'identifier') throw c.error('expected identifier or statistical operation');
+  if (t.kind !== 'identifier' && !(t.kind === 'operator' && t.text.startsWith('@'))) throw c.error('expected identifier or statistical operation');
   return { k: 'sym', name: t.text, tok: t };
+}
+
+/**
+ * `keys in array`; `k in @hist_*(s)` is `@hist_*(s)[k]`, the bucket's count (stap's translator
+ * delegates it to the index: true iff the bucket is nonzero, errors on the histogram's token).
+ */
+function inExpr(keys: (A.Expr | null)[], array: A.Sym | A.Hist, tok: A.Token): A.Expr {
+  if (array.k === 'hist') return { k: 'index', base: array, indexes: keys, tok: array.tok };
+  return { k: 'in', keys, array, tok };
 }
 
 /** `[k1, k2, ...] in array` (a single `[k]` without `in` is just k, as in stap). */
@@ -240,7 +254,7 @@ function parseTuple(c: Cursor, open: A.Token): A.Expr {
   const t = c.peek();
   if (c.isKw(t, 'in')) {
     c.next();
-    return { k: 'in', keys, array: parseIndexable(c), tok: t };
+    return inExpr(keys, parseIndexable(c), t);
   }
   if (keys.length === 1 && keys[0]) return keys[0];
   if (keys.length === 1) throw c.error('wildcard not allowed in array index');

@@ -6,6 +6,7 @@ import type * as A from '../ast';
 import { ParseError } from '../diag';
 import { unescapeRaw } from './preprocess';
 import type { Cursor } from './cursor';
+import { compatBefore } from './version';
 
 function canonical(b: bigint): A.Long {
   const w = BigInt.asIntN(64, b);
@@ -42,7 +43,9 @@ export function stringLiteral(c: Cursor, keepNul = false): A.StringLit {
   const first = c.next();
   let raw = first.text;
   let value = unescapeRaw(first.text);
-  for (let t = c.peek(); t && t.kind === 'string'; t = c.peek()) {
+  // (adjacent literals are joined since stap 2.0; before, the second is a token of its own)
+  const glue = !compatBefore(c.opts.compatible, '2.0');
+  for (let t = c.peek(); glue && t && t.kind === 'string'; t = c.peek()) {
     c.next();
     raw += t.text;
     value += unescapeRaw(t.text);

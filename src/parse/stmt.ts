@@ -7,7 +7,7 @@
 import type * as A from '../ast';
 import { ParseError } from '../diag';
 import type { Cursor } from './cursor';
-import { parseExpression, parseAtOperator } from './expr';
+import { parseExpression, parseIndexable } from './expr';
 
 const STAT_SORT = new Set(['@count', '@sum', '@min', '@max', '@avg', '@variance']);
 
@@ -60,6 +60,7 @@ export function parseStatement(c: Cursor): A.Stmt {
   } else if (t.kind === 'operator' || t.kind === 'identifier' || t.kind === 'number' || t.kind === 'string' || t.kind === 'embedded') {
     const e = parseExpression(c);
     s = { k: 'expr', expr: e, tok: e.tok };
+    if (t !== e.tok) s.first = t;
   } else throw c.error('expected statement');
   if (c.peekOp(';')) c.next();
   return s;
@@ -179,13 +180,8 @@ function parseForeach(c: Cursor): A.Foreach {
   if (!c.isKw(c.next(), 'in')) throw c.error("expected 'in'");
   const st = { k: 'foreach', keys, tok: kw } as A.Foreach;
   if (value) st.value = value;
-  const a = c.peek();
-  if (c.isOp(a, '@hist_log') || c.isOp(a, '@hist_linear')) {
-    st.array = parseAtOperator(c) as A.Hist;
-  } else {
-    const t = c.next();
-    if (t.kind !== 'identifier') throw c.error('expected identifier or statistical operation');
-    st.array = { k: 'sym', name: t.text, tok: t };
+  st.array = parseIndexable(c);
+  if (st.array.k === 'sym') {
     if (c.peekOp('[')) {
       c.next();
       const slice: (A.Expr | null)[] = [];

@@ -14,7 +14,7 @@ import * as path from 'path';
 import { modelFile, readModelFile, modelSummariser, compileTree, modelFnId } from '../../src/machine/paths/model';
 import { compilerStamp, operandPositions, relocate, setChunkChars } from '../../src/machine/paths/compile';
 import { installKernelSemantics } from '../../src/machine/machine';
-import { builtModelTableFile, readModelTable, writeModelTable, wholeModel, type KeyData } from '../../src/machine/paths/model_table';
+import { builtModelTableFile, readModelTable, writeModelTable, wholeModel, type KeyData, type VariantData } from '../../src/machine/paths/model_table';
 import { functionId } from '../../src/kernel/ftrace';
 
 describe('entry model table', () => {
@@ -22,7 +22,16 @@ describe('entry model table', () => {
   const whole = readModelFile(mf);
   const S = modelSummariser();
   /** a key's data without the tree readers */
-  const flat = (d: KeyData | undefined): unknown => d && { rule: d.rule, v: d.v.map(({ count, feat, recs, summary }) => ({ count, feat, recs, summary })) };
+  /** a key's variants made whole (the loader makes each when asked for) */
+  const list = (d: KeyData): VariantData[] => Array.from({ length: d.n }, (_, i) => d.at(i));
+  const flat = (d: KeyData | undefined): unknown => d && {
+    rule: d.rule,
+    v: list(d).map(({ count, feat, recs, summary }, i) => {
+      // what choosing reads by index is the variant's own
+      expect([d.count(i), d.feat(i), d.summary(i)]).to.deep.equal([count, feat, summary]);
+      return { count, feat, recs, summary };
+    }),
+  };
 
   it('is current after the build and holds every key of the model file as read whole', () => {
     const t = readModelTable(builtModelTableFile(), mf, S);
@@ -32,7 +41,7 @@ describe('entry model table', () => {
     expect(t!.keyNames().sort()).to.deep.equal(Object.keys(whole.keys).sort());
     const w = wholeModel(whole, S);
     for (const k of t!.keyNames()) expect(flat(t!.keyData(k)), k).to.deep.equal(flat(w.keyData(k)));
-    for (const k of t!.keyNames()) expect(t!.keyData(k)!.v.map((v) => v.shape()), k).to.deep.equal(whole.keys[k].v.map(([shape]) => shape));
+    for (const k of t!.keyNames()) expect(list(t!.keyData(k)!).map((v) => v.shape()), k).to.deep.equal(whole.keys[k].v.map(([shape]) => shape));
     expect(t!.keyData('sys:no_such_call')).to.equal(undefined);
     expect(t!.keyData('constructor')).to.equal(undefined);
     expect(w.keyData('constructor')).to.equal(undefined);
@@ -53,7 +62,7 @@ describe('entry model table', () => {
     let n = 0;
     try {
       for (const k of t.keyNames()) {
-        for (const v of t.keyData(k)!.v) {
+        for (const v of list(t.keyData(k)!)) {
           const want = compileTree(k, v.shape(), modelFnId, false);
           expect(v.inner, k).to.equal(want.inner);
           const p = v.program!();
@@ -77,7 +86,7 @@ describe('entry model table', () => {
       writeModelTable(table, other, { format: 1, recordings: [], functions: ['vfs_read'], keys: { 'sys:read': { rule: '+', v: [['0 ^', 1, 'x|y', 3]] } } }, functionId, S);
       const d = readModelTable(table, other, S)!.keyData('sys:read')!;
       expect(flat(d)).to.deep.equal({ rule: '+', v: [{ count: 1, feat: 'x|y', recs: 3, summary: 'b-' }] });
-      expect(d.v[0].shape()).to.equal('0 ^');
+      expect(d.at(0).shape()).to.equal('0 ^');
       expect(readModelTable(table, mf, S)).to.equal(null);
       // a table summarised otherwise (the summariser changed since the build)
       expect(readModelTable(table, other, { ...S, stamp: 'other' })).to.equal(null);

@@ -11,5 +11,6 @@ import { library } from './library';
 import { corners } from './corners';
 import { leftovers } from './leftovers';
 import { cascades } from './cascades';
+import { lvalues } from './lvalues';
 
-export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners, leftovers, cascades];
+export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners, leftovers, cascades, lvalues];

@@ -18,7 +18,7 @@ import { pushPath, H_CONT, H_PUSHED } from './kexec';
 import { OP_HOOK, OP_RET, OP_END, OP_TP, hookIndex, tpIndex, path } from './dsl';
 import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Task } from '../include/sched';
-import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, ModelKey } from './model';
+import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, ModelKey, variantAt, variantCount } from './model';
 import { argFeatures, withOutcome, FdKind } from './features';
 
 export const modelEntry = new Semantics<MachineCore>('paths/entry');
@@ -69,8 +69,8 @@ export function syscallModelPath(e: Env): { path: CompiledPath; key: ModelKey } 
   if (sm === undefined) {
     const key = modelKey(`sys:${name}`);
     sm = null;
-    if (key && key.variants.length) {
-      const fn = syscallFn(key.variants[0]);
+    if (key && variantCount(key)) {
+      const fn = syscallFn(variantAt(key, 0));
       if (fn >= 0) {
         const code = [fn, OP_HOOK, hookIndex('sys_impl'), OP_HOOK, hookIndex('sys_body'), OP_HOOK, hookIndex('flush_wakes'), OP_RET, OP_END];
         sm = { key, prefix: { name: `sys:${name}`, code: Int32Array.from(code) } };
@@ -164,7 +164,7 @@ modelEntry.features('tail:task_work_run', (_m, _c, _t, e) => (typeof e.sysFeat =
  */
 export function groupExitPath(m: MachineCore, t: Task): CompiledPath | null {
   const k = modelKey('sys:exit_group');
-  if (!k || !k.variants.length) return null;
+  if (!k || !variantCount(k)) return null;
   const feat = withOutcome('exit_group', argFeatures('exit_group', [], () => '-', t.proc.exe), null);
   return syscallInner(k, chooseVariant(k, feat, true, m.pathRand.next(), teardownPages(t))).code;
 }

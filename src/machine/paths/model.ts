@@ -37,7 +37,7 @@ import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { tracepointSiteTable } from './tpsites';
 import { featureWeight } from './features';
-import { builtModelTableFile, readModelTable, wholeModel, type ModelFile, type ModelSource, type ProgramCompiler, type Summariser, type VariantData } from './model_table';
+import { builtModelTableFile, readModelTable, wholeModel, type KeyData, type ModelFile, type ModelSource, type ProgramCompiler, type Summariser, type VariantData } from './model_table';
 import { compileShape, compilerStamp, firstCall, operandPositions, parseModelShape, relocate, setChunkChars, shapeText, type MNode } from './compile';
 import { hookNames, tpNames } from './dsl';
 
@@ -178,11 +178,15 @@ export function modelSummariser(): Summariser {
   return SUMMARY;
 }
 
-/** The variants of key `name` the machine's state can draw (CACHED_KEYS: those that read no disk). */
-function drawable(name: string, v: readonly VariantData[]): readonly VariantData[] {
-  if (!CACHED_KEYS.has(name) || load().functions.indexOf('submit_bio') < 0) return v;
-  const warm = v.filter((d) => d.summary[1] !== 'c');
-  return warm.length ? warm : v;
+/**
+ * The variants of key `name` the machine's state can draw (CACHED_KEYS: those that read no disk), as
+ * indices into the key's data; null: all of them.
+ */
+function drawable(name: string, d: KeyData): number[] | null {
+  if (!CACHED_KEYS.has(name) || load().functions.indexOf('submit_bio') < 0) return null;
+  const warm: number[] = [];
+  for (let i = 0; i < d.n; i++) if (d.summary(i)[1] !== 'c') warm.push(i);
+  return warm.length && warm.length < d.n ? warm : null;
 }
 
 /** A variant of the model: its tree read from the model the first time it is asked for. */
@@ -254,27 +258,74 @@ function groupsOf(vs: readonly ModelVariant[]): VariantGroup[] {
   return gs;
 }
 
-/** The variants of a key's data, grouped by summary and features (the feature vector split once per group). */
-function keyVariants(data: readonly VariantData[]): ModelVariant[] {
-  const byText = new Map<string, VariantGroup>();
-  const gs: VariantGroup[] = [];
-  const vs: ModelVariant[] = new Array(data.length);
-  for (let i = 0; i < data.length; i++) {
-    const d = data[i];
-    const text = `${d.summary}\n${d.feat}`;
-    let g = byText.get(text);
-    if (!g) {
-      const sum = d.summary;
-      const feat = d.feat.split('|');
-      g = { blocked: sum[0] === 'b', feat: sum.length > 2 ? sum.slice(2).split('|').concat(feat) : feat, members: [] };
-      byText.set(text, g);
-      gs.push(g);
+/**
+ * A key of the model read from its data: its variants grouped by summary and features when read (the
+ * feature vector split once per group), each variant made when it is first drawn or asked for (a
+ * start draws one or two of fault's and newfstatat's ~500-650).
+ */
+class DataKey implements ModelKey {
+  readonly cache = new Map<string, { list: ModelVariant[]; cum: Float64Array }>();
+  /** the number of variants */
+  readonly size: number;
+  readonly groups: VariantGroup[] = [];
+  /** each variant's group (an index into groups) */
+  private readonly groupOf: Int32Array;
+  private readonly made: (ModelVariant | undefined)[];
+  private all: ModelVariant[] | null = null;
+  /** `at`: the data indices of the drawable variants (null: all, in order) */
+  constructor(readonly name: string, readonly rule: string | undefined, private readonly d: KeyData, private readonly at: number[] | null) {
+    const n = this.size = at ? at.length : d.n;
+    this.groupOf = new Int32Array(n);
+    this.made = new Array<ModelVariant | undefined>(n);
+    const newGroup = (sum: string, f: string): number => {
+      const feat = f.split('|');
+      this.groups.push({ blocked: sum[0] === 'b', feat: sum.length > 2 ? sum.slice(2).split('|').concat(feat) : feat, members: [] });
+      return this.groups.length - 1;
+    };
+    // the data's own groups (the build's table), numbered here in order of first use; else by text
+    const given = d.groups && d.groupOf ? new Int32Array(d.groups.length).fill(-1) : null;
+    const byText = new Map<string, number>();
+    for (let i = 0; i < n; i++) {
+      const j = at ? at[i] : i;
+      let g: number | undefined;
+      if (given) {
+        const dg = d.groupOf!(j);
+        g = given[dg];
+        if (g < 0) g = given[dg] = newGroup(d.groups![dg][0], d.groups![dg][1]);
+      } else {
+        const sum = d.summary(j);
+        const f = d.feat(j);
+        const text = `${sum}\n${f}`;
+        g = byText.get(text);
+        if (g === undefined) { g = newGroup(sum, f); byText.set(text, g); }
+      }
+      this.groups[g].members.push(i);
+      this.groupOf[i] = g;
     }
-    g.members.push(i);
-    vs[i] = new Variant(d, g);
   }
-  variantGroups.set(vs, gs);
-  return vs;
+  /** variant `i` (made on first use) */
+  variant(i: number): ModelVariant {
+    return this.made[i] ??= new Variant(this.d.at(this.at ? this.at[i] : i), this.groups[this.groupOf[i]]);
+  }
+  get variants(): readonly ModelVariant[] {
+    if (!this.all) {
+      const vs: ModelVariant[] = new Array(this.size);
+      for (let i = 0; i < this.size; i++) vs[i] = this.variant(i);
+      variantGroups.set(vs, this.groups);
+      this.all = vs;
+    }
+    return this.all;
+  }
+}
+
+/** The number of variants of a key. */
+export function variantCount(k: ModelKey): number {
+  return k instanceof DataKey ? k.size : k.variants.length;
+}
+
+/** Variant `i` of a key (a key read from the model makes only the variants asked for). */
+export function variantAt(k: ModelKey, i: number): ModelVariant {
+  return k instanceof DataKey ? k.variant(i) : k.variants[i];
 }
 
 /** A key of the model, or null when no recording has it. */
@@ -282,7 +333,7 @@ export function modelKey(name: string): ModelKey | null {
   let k = keys.get(name);
   if (k !== undefined) return k;
   const d = load().keyData(name);
-  k = d ? { name, rule: d.rule, variants: keyVariants(drawable(name, d.v)), cache: new Map() } : null;
+  k = d ? new DataKey(name, d.rule, d, drawable(name, d)) : null;
   keys.set(name, k);
   return k;
 }
@@ -300,7 +351,7 @@ function candidates(k: ModelKey, feat: string, blocked: boolean): { list: ModelV
   const q = feat.split('|');
   let best = -1;
   let top: VariantGroup[] = [];
-  for (const g of groupsOf(k.variants)) {
+  for (const g of k instanceof DataKey ? k.groups : groupsOf(k.variants)) {
     let s = g.blocked === blocked ? BLOCKED_WEIGHT : 0;
     const n = Math.min(q.length, g.feat.length);
     for (let i = 0; i < n; i++) if (g.feat[i] === q[i] && q[i] !== '?') s += featureWeight(i);
@@ -308,7 +359,7 @@ function candidates(k: ModelKey, feat: string, blocked: boolean): { list: ModelV
   }
   // the best-scoring variants in the key's order
   const at = top.length === 1 ? top[0].members : top.flatMap((g) => g.members).sort((a, b) => a - b);
-  const list = at.map((i) => k.variants[i]);
+  const list = at.map((i) => variantAt(k, i));
   const cum = new Float64Array(list.length);
   let acc = 0;
   list.forEach((v, i) => { acc += v.count; cum[i] = acc; });
@@ -398,7 +449,7 @@ export function compileTree(key: string, shape: string, ids: (f: number) => numb
  */
 export function modelPath(m: MachineCore, c: Cpu, t: Task, e: Env, key: string, feat?: string): CompiledPath | null {
   const k = modelKey(key);
-  if (!k || !k.variants.length) return null;
+  if (!k || !variantCount(k)) return null;
   const f = feat ?? featuresOf(key)?.(m, c, t, e) ?? '';
   return variantCode(k, chooseVariant(k, f, false, m.pathRand.next()));
 }

@@ -10,9 +10,12 @@
  *              keys: {KEY: [offset, length]}, symtab, ids}
  *   body       the trees (shapes) of every variant, read one at a time when a variant is first
  *              compiled; the variants' programs compiled by the build (below); then each key's variants
- *              without their trees, JSON {rule?, v: [[count, features, recordings, summary, tree offset,
- *              tree length, syscall function, program offset, program length, relocations length]]}
- *              (offsets from the body's start)
+ *              without their trees: JSON {rule?, g: [[summary, features]]} (the distinct summaries and
+ *              feature vectors of its variants, in order of first use) and the variants as float64
+ *              rows [group (an index into g), count, recordings, tree offset, tree length, syscall
+ *              function, program offset, program length, relocations length] (offsets from the body's
+ *              start): a start reads a key's hundreds of variants without parsing or making one
+ *              object per variant
  *
  * Programs: what a start would otherwise compile from the trees' text (paths/compile.ts), the build
  * compiles once: each variant's interpreter program (for a `sys:` key, the callees of its syscall
@@ -35,7 +38,7 @@ import * as path from 'path';
 import { sourceStamp } from '../../kernel/ksymtab';
 
 /** the format, with the host's byte order (the programs are int32 as the host writes them) */
-const FORMAT = `tapsim-paths-model-4-${new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 'LE' : 'BE'}`;
+const FORMAT = `tapsim-paths-model-5-${new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 'LE' : 'BE'}`;
 
 /** A key as the model file has it: its outcome rule and variants [shape, count, features, recordings]. */
 export interface ModelKeyData {
@@ -66,9 +69,32 @@ export interface VariantData {
   inner?: number;
 }
 
+/**
+ * A key's variants as the loader gives them: what choosing reads of every variant (count, features,
+ * summary) by index, and a variant's data made only when it is asked for (`at`, once per index: a
+ * start draws one or two of a key's hundreds of variants).
+ */
 export interface KeyData {
   rule?: string;
-  v: VariantData[];
+  /** the number of variants */
+  n: number;
+  count(i: number): number;
+  feat(i: number): string;
+  summary(i: number): string;
+  at(i: number): VariantData;
+  /**
+   * The variants' distinct [summary, features] (when the loader has them: the build's table), and
+   * the one of variant i: choosing groups the variants by them without comparing their text.
+   */
+  groups?: readonly (readonly [string, string])[];
+  groupOf?(i: number): number;
+}
+
+/** The KeyData of variants made whole. */
+function listKeyData(v: readonly VariantData[], rule: string | undefined): KeyData {
+  const d: KeyData = { n: v.length, count: (i) => v[i].count, feat: (i) => v[i].feat, summary: (i) => v[i].summary, at: (i) => v[i] };
+  if (rule !== undefined) d.rule = rule;
+  return d;
 }
 
 /** What a tree is summarised by for choosing (paths/model.ts): the function and its stamp. */
@@ -106,15 +132,16 @@ export interface ProgramCompiler {
   names(): { hooks: string[]; tps: string[] };
 }
 
-/** [count, features, recordings, summary, tree offset, tree length, syscall function, program offset, program length, relocations length] */
-type TableVariant = [number, string, number, string, number, number, number, number, number, number];
+/** A variant's row in the table (float64): [group, count, recordings, tree offset, tree length, syscall function, program offset, program length, relocations length] */
+const ROW = 9;
 
 interface Header {
   format: string;
   source: string;
   summary: string;
   model: Omit<ModelFile, 'keys'>;
-  keys: Record<string, [number, number]>;
+  /** key -> [offset, length] of its JSON, [offset, number] of its rows */
+  keys: Record<string, [number, number, number, number]>;
   symtab: string;
   ids: number[];
   progs?: ProgramNames;
@@ -163,7 +190,7 @@ export function wholeModel(m: ModelFile, s: Summariser): ModelSource {
       if (!has(m.keys, name)) return undefined;
       const d = m.keys[name];
       const v = d.v.map(([shape, count, feat, recs]): VariantData => ({ count, feat, recs, summary: s.summarise(name, shape, m.functions), shape: () => shape }));
-      return d.rule === undefined ? { v } : { rule: d.rule, v };
+      return listKeyData(v, d.rule);
     },
   };
 }
@@ -182,32 +209,37 @@ function readInts(fd: number, file: string, pos: number, len: number): Int32Arra
   return a;
 }
 
+/** `n` float64 of open file `fd` at `pos` (the host's byte order). */
+function readFloats(fd: number, file: string, pos: number, n: number): Float64Array {
+  const a = new Float64Array(n);
+  if (fs.readSync(fd, new Uint8Array(a.buffer), 0, n * 8, pos) !== n * 8) throw new Error(`entry model table ${file}: short read`);
+  return a;
+}
+
 /** The open table a key's variants read their trees and programs from. */
 interface OpenTable { fd: number; file: string; base: number; progs: boolean }
 
 /** A variant of the table: its row, its tree and program read when asked for (one object, no closures per variant). */
 class TableVariantData implements VariantData {
   readonly count: number;
-  readonly feat: string;
   readonly recs: number;
-  readonly summary: string;
   readonly inner?: number;
   readonly program?: () => BuiltProgram;
-  constructor(private readonly t: OpenTable, private readonly row: TableVariant) {
-    this.count = row[0];
-    this.feat = row[1];
-    this.recs = row[2];
-    this.summary = row[3];
-    if (t.progs && row[8] > 0) { this.inner = row[6]; this.program = this.readProgram; }
+  /** row `at` of `rows` (at: its first field) */
+  constructor(private readonly t: OpenTable, readonly summary: string, readonly feat: string, private readonly rows: Float64Array, private readonly at: number) {
+    this.count = rows[at + 1];
+    this.recs = rows[at + 2];
+    if (t.progs && rows[at + 7] > 0) { this.inner = rows[at + 5]; this.program = this.readProgram; }
   }
   shape(): string {
     const t = this.t;
-    return readText(t.fd, t.file, t.base + this.row[4], this.row[5]);
+    return readText(t.fd, t.file, t.base + this.rows[this.at + 3], this.rows[this.at + 4]);
   }
   private readProgram(): BuiltProgram {
     const t = this.t;
-    const [, , , , , , , po, pl, rl] = this.row;
-    const all = readInts(t.fd, t.file, t.base + po, pl + rl);
+    const r = this.rows, a = this.at;
+    const pl = r[a + 7];
+    const all = readInts(t.fd, t.file, t.base + r[a + 6], pl + r[a + 8]);
     return { code: all.subarray(0, pl >> 2), at: all.subarray(pl >> 2) };
   }
 }
@@ -247,11 +279,17 @@ export function readModelTable(table: string, modelFile: string, s: Summariser):
       keyNames: () => Object.keys(h.keys),
       keyData: (name) => {
         if (!has(h.keys, name)) return undefined;
-        const [off, len] = h.keys[name];
-        const d = JSON.parse(readText(fd, table, base + off, len)) as { rule?: string; v: TableVariant[] };
-        const v: VariantData[] = new Array(d.v.length);
-        for (let i = 0; i < v.length; i++) v[i] = new TableVariantData(open, d.v[i]);
-        return d.rule === undefined ? { v } : { rule: d.rule, v };
+        const [off, len, rowsAt, n] = h.keys[name];
+        const d = JSON.parse(readText(fd, table, base + off, len)) as { rule?: string; g: [string, string][] };
+        const rows = readFloats(fd, table, base + rowsAt, n * ROW);
+        const g = d.g;
+        const k: KeyData = {
+          n, count: (i) => rows[i * ROW + 1], feat: (i) => g[rows[i * ROW]][1], summary: (i) => g[rows[i * ROW]][0],
+          at: (i) => { const [sum, feat] = g[rows[i * ROW]]; return new TableVariantData(open, sum, feat, rows, i * ROW); },
+          groups: g, groupOf: (i) => rows[i * ROW],
+        };
+        if (d.rule !== undefined) k.rule = d.rule;
+        return k;
       },
     };
   } catch {
@@ -286,12 +324,21 @@ export function writeModelTable(table: string, modelFile: string, m: ModelFile, 
     const at = putBytes(new Uint8Array(p.at.buffer, p.at.byteOffset, p.at.byteLength));
     return [p.inner, ...code, at[1]];
   }));
-  const keys: Record<string, [number, number]> = {};
+  const keys: Record<string, [number, number, number, number]> = {};
   Object.entries(m.keys).forEach(([k, d], i) => {
-    keys[k] = put(JSON.stringify({
-      ...(d.rule === undefined ? {} : { rule: d.rule }),
-      v: d.v.map(([shape, count, feat, recs], j): TableVariant => [count, feat, recs, s.summarise(k, shape, m.functions), ...treeAt[i][j], ...progAt[i][j]]),
-    }));
+    const g: [string, string][] = [];
+    const groupOf = new Map<string, number>();
+    const rows = new Float64Array(d.v.length * ROW);
+    d.v.forEach(([shape, count, feat, recs], j) => {
+      const summary = s.summarise(k, shape, m.functions);
+      const text = `${summary}\n${feat}`;
+      let gi = groupOf.get(text);
+      if (gi === undefined) { gi = g.length; g.push([summary, feat]); groupOf.set(text, gi); }
+      rows.set([gi, count, recs, ...treeAt[i][j], ...progAt[i][j]], j * ROW);
+    });
+    const json = put(JSON.stringify({ ...(d.rule === undefined ? {} : { rule: d.rule }), g }));
+    const at = putBytes(new Uint8Array(rows.buffer));
+    keys[k] = [...json, at[0], d.v.length];
   });
   const model: Header['model'] = { format: m.format, recordings: m.recordings, functions: m.functions };
   const header = Buffer.from(JSON.stringify({ format: FORMAT, source: stampOf(modelFile), summary: s.stamp, model, keys,
