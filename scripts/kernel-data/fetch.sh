@@ -33,6 +33,8 @@ llvm-dwarfdump --debug-info -r 1 vmlinux 2>/dev/null | python3 "$HERE/dwarf_func
 python3 "$HERE/gen.py" "$WORK" "$OUT"
 python3 "$HERE/globals.py" "$WORK" "$OUT"
 python3 "$HERE/modules.py" "$WORK" "$OUT"
+# the modules' trace events (their formats and ids recorded from the guest: module-events.sh)
+python3 "$HERE/module_events.py" "$WORK" "$OUT"
 KDATA_WORK="$WORK" python3 "$HERE/module_inlines.py" "$WORK" "$OUT"
 # inline instances, locals and call sites of the functions the machine model runs (needs a built tree: npm run build)
 node "$HERE/../../dist/scripts/model-functions.js" > model_funcs.txt

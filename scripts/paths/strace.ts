@@ -110,9 +110,10 @@ export function straceByPid(r: Recording, errnos: Map<string, number> = errnoNum
       if (x !== undefined) exes.set(rv!, x);
     } else if (name === 'execve' && ok && typeof av[0] === 'string') {
       exes.set(pid, av[0]);
-    } else if ((name === 'openat' || name === 'open') && ok) {
+    } else if ((name === 'openat' || name === 'open' || name === 'creat') && ok) {
+      // creat(path, mode) is open(path, O_CREAT|O_WRONLY|O_TRUNC, mode) (GNU tar creates its archive so)
       const p = av[name === 'openat' ? 1 : 0];
-      const fl = av[name === 'openat' ? 2 : 1];
+      const fl = name === 'creat' ? 0o1101 : av[name === 'openat' ? 2 : 1];
       tab.set(rv!, fileKindOfPath(typeof p === 'string' ? p : '', typeof fl === 'number' ? fl : 0));
     } else if (name === 'pipe2' || name === 'pipe') {
       const m = /\[(\d+), (\d+)\]/.exec(args);

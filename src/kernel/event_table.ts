@@ -44,7 +44,7 @@ const FL_TRACEPOINT = 1 << 4;
 
 type RawField = [string, string, number, number, number, number];
 /** events.json.gz's form of an event */
-export interface RawEvent { system: string; name: string; class: string; fields: RawField[]; fmt: string; flags: number; id: number; nr?: number }
+export interface RawEvent { system: string; name: string; class: string; fields: RawField[]; fmt: string; flags: number; id: number; nr?: number; module?: string }
 type Details = [string, RawField[], string] | [string, RawField[], string, number];
 
 const FORMAT = 'tapsim-events-2';
@@ -171,13 +171,18 @@ export function decodeEventTable(buf: Buffer, stamp: string): EventTable | null 
   return { count: evs.length, event, find, tracepoints: h.tracepoints };
 }
 
+/** The data files of the table: vmlinux's events, then the loaded modules' (scripts/kernel-data/module_events.py). */
+const SOURCES = ['events.json.gz', 'module_events.json.gz'];
+
 export function eventSourceStamp(): string {
-  try {
-    const st = fs.statSync(path.join(kernelDataDir(), 'events.json.gz'));
-    return `events.json.gz=${st.size}:${st.mtimeMs}`;
-  } catch {
-    return 'events.json.gz=-';
-  }
+  return SOURCES.map((f) => {
+    try {
+      const st = fs.statSync(path.join(kernelDataDir(), f));
+      return `${f}=${st.size}:${st.mtimeMs}`;
+    } catch {
+      return `${f}=-`;
+    }
+  }).join(',');
 }
 
 /** The table `npm run build` writes: dist/kernel-tables/events.tab. */
@@ -189,8 +194,13 @@ function cachedEventTableFile(): string | null {
   return cacheFile('events.tab');
 }
 
+/**
+ * vmlinux's events in section order, then the modules' in registration order (load order, each one's
+ * _ftrace_events order: their ids continue vmlinux's); the tracepoint names of both, sorted.
+ */
 function parseEventData(): { events: RawEvent[]; tracepoints: string[] } {
-  return JSON.parse(readDataText('events.json.gz')) as { events: RawEvent[]; tracepoints: string[] };
+  const [core, mods] = SOURCES.map((f) => JSON.parse(readDataText(f)) as { events: RawEvent[]; tracepoints: string[] });
+  return { events: [...core.events, ...mods.events], tracepoints: [...core.tracepoints, ...mods.tracepoints].sort() };
 }
 
 /** The table: the build's (or a cached) one when current, else parsed from the text data (`parsed`) and cached. */

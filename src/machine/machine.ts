@@ -59,6 +59,7 @@ import { fsAttr } from './fs/attr';
 import { fsXattr } from './fs/xattr';
 import { fsSync } from './fs/sync';
 import { ext4 } from './fs/ext4';
+import { ext4Trace } from './paths/trace_ext4';
 import { timerfd } from './fs/timerfd';
 import { Net, netCore } from './net/core';
 import { netLayout } from './net/layout';
@@ -92,7 +93,7 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, perfEventOpen, printk,
   block,
   fault, rmap, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
-  fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, fsAttr, fsXattr, timerfd,
+  fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd,
   netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netUdp, netUnix, netfilter,
   loopback,
   fork, exec, exit,

@@ -40,10 +40,12 @@ describe('kernel data: trace event table', () => {
     for (const [s, n] of [['a', ''], ['', 'x'], ['c', 'x'], ['a', 'z'], ['b', 'y']]) expect(t.find(s, n)).to.deep.equal([]);
   });
 
-  it('the build\'s table matches events.json.gz', () => {
+  it('the build\'s table matches events.json.gz followed by module_events.json.gz', () => {
     const t = decodeEventTable(fs.readFileSync(builtEventTableFile()), eventSourceStamp());
     expect(t, 'dist/kernel-tables/events.tab is current').to.not.equal(null);
-    const src = JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(kernelDataDir(), 'events.json.gz'))).toString('latin1')) as typeof raw;
+    const [core, mods] = ['events.json.gz', 'module_events.json.gz'].map((f) =>
+      JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(kernelDataDir(), f))).toString('latin1')) as typeof raw);
+    const src = { events: [...core.events, ...mods.events], tracepoints: [...core.tracepoints, ...mods.tracepoints].sort() };
     expect(t!.tracepoints).to.deep.equal(src.tracepoints);
     expect(t!.count).to.equal(src.events.length);
     src.events.forEach((e, i) => {

@@ -2,8 +2,9 @@
  * Tracepoints fired inside the recorded call trees (src/machine/paths/tpsites.ts, compiled by
  * paths/compile.ts): the events the real kernel traces in functions the machine replays, at the
  * function holding the trace_X() call (maple tree reads and writes, rss_stat, mm_page_free_batched,
- * the mmap lock around the exec and exit trees), counted against the recording of the same workload
- * (data/recordings/cat.json.gz, its events run), and their fields as a tracer reads them.
+ * the mmap lock around the exec and exit trees; the modules' ext4 and jbd2 events), counted against the
+ * recording of the same workload (data/recordings/cat.json.gz, dd-write.json.gz: their events runs), and
+ * their fields as a tracer reads them.
  */
 import { expect } from 'chai';
 import { runSimulated } from '../../bench/fidelity_run';
@@ -76,5 +77,65 @@ describe('tracepoints inside recorded trees', () => {
       expect(s.mmId).to.be.greaterThan(0);
     }
     expect(seen.some((s) => s.size > 0)).to.equal(true);
+  });
+
+  it('dd conv=fsync: ext4 and jbd2 events as often as the recording shows (module tracepoints)', () => {
+    const rec = loadRecording(findRecording('dd-write')!);
+    const real = recordedSide(rec).events;
+    const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed: 1 }).events;
+    // the recording's events run: es_lookup_extent 2,053, da_write_begin 1,024, journal_start 1,049,
+    // jbd2_handle_start 1,047 (the graph run's trees, which the machine replays: 2,061, 1,024, 1,093, 1,091 calls)
+    for (const ev of ['ext4_es_lookup_extent_enter', 'ext4_es_lookup_extent_exit', 'ext4_da_write_begin', 'ext4_da_write_end',
+      'ext4_da_reserve_space', 'ext4_es_insert_delayed_block', 'ext4_journal_start', 'ext4_mark_inode_dirty',
+      'jbd2_handle_start', 'jbd2_handle_stats', 'mm_filemap_add_to_page_cache', 'mm_page_alloc_zone_locked']) {
+      const r = real.get(ev) ?? 0;
+      expect(r, ev).to.be.greaterThan(500);
+      expect(sim.get(ev) ?? 0, ev).to.be.within(Math.floor(r * 0.85), Math.ceil(r * 1.15));
+    }
+  });
+
+  it('ext4 and jbd2 fields: the page written, the inode, the handle its caller starts', () => {
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    const got: Record<string, Record<string, number>[]> = {};
+    const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [];
+    for (const [sys, name] of [['ext4', 'ext4_da_write_begin'], ['ext4', 'ext4_da_write_end'], ['jbd2', 'jbd2_handle_start'],
+      ['ext4', 'ext4_es_insert_delayed_block'], ['ext4', 'ext4_da_reserve_space']]) {
+      const ev = findEvent(sys, name)!;
+      const g = fieldGetters(ev);
+      const probe = (_d: unknown, ...a: unknown[]): void => {
+        const ctx = m.executingCpu()!.ctx;
+        if (ctx.task.comm !== 'dd') return;
+        (got[name] ??= []).push(Object.fromEntries(ev.fields.map((f, i) => [f.name, Number(g[i](a, ctx))])));
+      };
+      probes.push([name, probe]);
+      expect(tracepointProbeRegister(name, probe as never, null)).to.equal(0);
+    }
+    try {
+      const p = m.procs.spawnCommand('dd if=/dev/zero of=/root/ddfile bs=10240 count=2', () => undefined, () => undefined);
+      m.runUntil(() => p.finished, 10e9);
+    } finally {
+      for (const [name, probe] of probes) tracepointProbeUnregister(name, probe as never, null);
+    }
+    // two writes of 10240 bytes: pages [0,4096) [4096,8192) [8192,10240), then [10240,12288) ...
+    const begins = got.ext4_da_write_begin.map((f) => [f.pos, f.len]);
+    expect(begins).to.deep.equal([[0, 4096], [4096, 4096], [8192, 2048], [10240, 2048], [12288, 4096], [16384, 4096]]);
+    const dev = (8 << 20) | 1; // 8,1: /dev/sda1 (`dev 8,1` in every recorded ext4 event)
+    const ino = got.ext4_da_write_begin[0].ino;
+    expect(ino).to.be.greaterThan(0);
+    for (const f of [...got.ext4_da_write_begin, ...got.ext4_da_write_end, ...got.jbd2_handle_start]) expect(f.dev).to.equal(dev);
+    expect(got.ext4_da_write_end.map((f) => [f.ino, f.copied])[0]).to.deep.equal([ino, 4096]);
+    // the inode created (ext4_create: EXT4_HT_DIR 4, line 2885, 53 + 1 credits), then ext4_dirty_inode's (1, 6196, 2 + 1)
+    expect(got.jbd2_handle_start.slice(0, 2).map((f) => [f.type, f.line_no, f.requested_blocks])).to.deep.equal([[4, 2885, 54], [1, 6196, 3]]);
+    // a delayed block per page (status D), one more block reserved each time
+    // a delayed block (status D) for a page written (which pages the replayed tree reserves is the
+    // recorded write's), one more block reserved each time
+    const pages = got.ext4_da_write_begin.map((f) => Math.floor(f.pos / 4096));
+    for (const f of got.ext4_es_insert_delayed_block) {
+      expect([f.len, f.status]).to.deep.equal([1, 4]);
+      expect(pages).to.include(f.lblk);
+    }
+    const res = got.ext4_da_reserve_space.map((f) => f.reserved_data_blocks);
+    expect(res.length).to.be.greaterThan(2);
+    res.forEach((r, i) => expect(r).to.equal(i === 0 ? res[0] : res[i - 1] + 1));
   });
 });

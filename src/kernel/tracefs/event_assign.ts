@@ -10,7 +10,7 @@
  * fields). A field with no source is 0 (or an empty string), as a zeroed record.
  */
 import { CpuContext } from '../current';
-import { btfResolve, btfType, btfSizeof, btfFindMember, btfArrayInfo, BtfKind } from '../btf';
+import { btfResolve, btfType, btfSizeof, btfFindMember, btfArrayInfo, btfTypeName, BtfKind } from '../btf';
 import { kmem } from '../memory';
 import { TraceEvent, TraceEventField, tracepointProto, TpArg } from '../tracepoint';
 
@@ -161,6 +161,88 @@ SPECIAL['rss_stat.mm_id'] = () => (a) => (Math.imul(Number(BigInt.asUintN(32, Bi
 SPECIAL['rss_stat.curr'] = () => (a) => (a[0] ? 1 : 0);
 SPECIAL['rss_stat.size'] = () => (a) => Number(a[2] ?? 0) * 4096;
 
+/** The modules' event systems whose TP_fast_assign reads the filesystem's objects (fsFieldGetter). */
+const FS_SYSTEMS = new Set(['ext4', 'jbd2']);
+
+/** A plain object's own property (the machine passes a struct it does not lay out in memory as one). */
+function plainProp(v: unknown, name: string): unknown {
+  if (!v || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+  return Object.prototype.hasOwnProperty.call(v, name) ? (v as Record<string, unknown>)[name] : undefined;
+}
+
+/**
+ * ext4's and jbd2's fields (include/trace/events/ext4.h, jbd2.h): `dev` is inode->i_sb->s_dev (or
+ * sb->s_dev), `ino` inode->i_ino, an inode argument stored as a number (`dir`) its i_ino, `mode`
+ * and the other i_* copies the inode's member; a struct the machine passes as a plain object (an
+ * extent_status, an ext4_map_blocks) gives the field of its name (es->es_lblk as `lblk` ...), as do
+ * the values only the module's private inode holds (EXT4_I(inode)->i_reserved_data_blocks, passed
+ * after the TP_PROTO arguments).
+ */
+function fsFieldGetter(ev: TraceEvent, f: TraceEventField, proto: TpArg[]): FieldGetter | null {
+  if (!FS_SYSTEMS.has(ev.system)) return null;
+  const kinds = proto.map((p) => { const st = pointee(p.btfType); return st ? btfTypeName(st) : ''; });
+  const inodeAt = kinds.indexOf('struct inode');
+  const sbAt = kinds.indexOf('struct super_block');
+  const plain = (k: number, fallback: FieldGetter): FieldGetter => (a, ctx) => {
+    const v = plainProp(a[k], f.name);
+    return v === undefined ? fallback(a, ctx) : toNum(v);
+  };
+  // (TP_PROTO's `unsigned long IP` is stored as `ip`)
+  const named = proto.findIndex((p) => p.name === f.name || (f.name === 'ip' && p.name === 'IP'));
+  if (named >= 0 && f.name === 'ip') return (a) => toNum(a[named]);
+  const IT = inodeAt >= 0 ? pointee(proto[inodeAt].btfType) : 0;
+  if (named >= 0 && kinds[named] === 'struct inode' && !isStringField(f)) {
+    const T = pointee(proto[named].btfType);
+    return (a) => inodeMember(a[named], 'i_ino', T);
+  }
+  if (named >= 0) return null;
+  if (f.name === 'dev' && inodeAt >= 0) return (a) => sbDev(inodeMember(a[inodeAt], 'i_sb', IT));
+  if (f.name === 'dev' && sbAt >= 0) return (a) => sbDev(toNum(a[sbAt]));
+  if (f.name === 'ino' && inodeAt >= 0) return (a) => inodeMember(a[inodeAt], 'i_ino', IT);
+  let base: FieldGetter = ZERO;
+  if (inodeAt >= 0) {
+    const m = btfFindMemberSafe('struct inode', f.name.startsWith('i_') ? f.name : `i_${f.name}`);
+    if (m) base = (a) => inodeMember(a[inodeAt], m, IT);
+  }
+  // a plain-object argument (TP_PROTO's struct pointers, then values after them)
+  for (let k = proto.length; k >= 0; k--) {
+    if (k === proto.length || kinds[k]) base = plain(k, base);
+  }
+  return base;
+}
+
+function btfFindMemberSafe(T: string, member: string): string | null {
+  try {
+    return kmem.fieldOf(T, member) ? member : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A member of the machine's inode object (read through its kernel layout). */
+function inodeMember(obj: unknown, member: string, T: number): number {
+  if (obj === null || obj === undefined || obj === 0) return 0;
+  try {
+    const a = typeof obj === 'number' ? obj : kmem.addrOf(obj, T || null);
+    const fl = kmem.fieldOf('struct inode', member);
+    const size = btfSizeof(fl.type);
+    return Number(size === 8 && member === 'i_sb' ? kmem.readPtr(a + fl.offset) : kmem.readUnsigned(a + fl.offset, Math.min(8, size)));
+  } catch {
+    return 0;
+  }
+}
+
+/** sb->s_dev of a super block address. */
+function sbDev(sb: number | bigint): number {
+  const a = Number(sb);
+  if (!a) return 0;
+  try {
+    return Number(kmem.readUnsigned(a + kmem.fieldOf('struct super_block', 's_dev').offset, 4));
+  } catch {
+    return 0;
+  }
+}
+
 /** A field of the kernel object at address `addr` (0 when there is none). */
 function rdBig(addr: unknown, T: string, path: string): bigint {
   const a = typeof addr === 'number' ? addr : 0;
@@ -219,6 +301,9 @@ function getterFor(ev: TraceEvent, f: TraceEventField, proto: TpArg[]): FieldGet
   const sp = SPECIAL[`${ev.name}.${f.name}`];
   if (sp) { const s = sp(names); if (s) return s; }
   const asString = isStringField(f);
+  // 0. the filesystem's objects as ext4's and jbd2's TP_fast_assign read them
+  const fsg = fsFieldGetter(ev, f, proto);
+  if (fsg) return fsg;
   // 1. an argument of that name
   const i = names.indexOf(f.name);
   if (i >= 0) { const conv = argValue(proto[i], asString); return (a) => conv(a[i]); }

@@ -158,6 +158,42 @@ const SITES: Record<string, [string, string][]> = {
   iomap_iter: [['iomap:iomap_iter', 'entry']],
   __napi_poll: [['napi:napi_poll', 'exit']],
   fib_table_lookup: [['fib:fib_table_lookup', 'exit']],
+  // mm/page_alloc.c: __rmqueue_smallest (inlined in rmqueue_bulk's __rmqueue) traces each page it takes
+  // off the buddy lists under the zone lock; rmqueue_bulk then checks it (check_pcp_refill's
+  // check_new_pages): one event per check_new_pages (dd-write: 16 refills of 63 pages, 819 events in its events run)
+  rmqueue_bulk: [['kmem:mm_page_alloc_zone_locked', 'before:check_new_pages']],
+  // mm/filemap.c __filemap_add_folio: the folio is in the page cache (pagecache-miss: 1,024 calls, 1,024 events)
+  __filemap_add_folio: [['filemap:mm_filemap_add_to_page_cache', 'exit']],
+  // fs/ext4 (module ext4): extents_status.c traces a lookup on entry and its result on return, an
+  // insert or cache of an extent and a delayed block before taking i_es_lock; inode.c's
+  // ext4_da_write_begin after ext4_nonda_switch, ext4_da_write_end first, ext4_da_reserve_space
+  // under i_block_reservation_lock, __ext4_mark_inode_dirty and ext4_jbd2.c's __ext4_journal_start_sb
+  // first; extents.c ext4_ext_map_blocks on entry and return; ialloc.c __ext4_new_inode on entry
+  // (request) and once the inode is set up (allocate). Counts checked against the events runs (dd-write:
+  // ext4_es_lookup_extent 2,061 calls / 2,053 events; ext4_da_write_begin 1,024 / 1,024; __ext4_journal_start_sb
+  // 1,093 / 1,049; cp -r: __ext4_new_inode 331 / 331)
+  ext4_es_lookup_extent: [['ext4:ext4_es_lookup_extent_enter', 'entry'], ['ext4:ext4_es_lookup_extent_exit', 'exit']],
+  ext4_es_find_extent_range: [['ext4:ext4_es_find_extent_range_enter', 'entry'], ['ext4:ext4_es_find_extent_range_exit', 'exit']],
+  ext4_es_insert_extent: [['ext4:ext4_es_insert_extent', 'entry']],
+  ext4_es_cache_extent: [['ext4:ext4_es_cache_extent', 'entry']],
+  ext4_es_insert_delayed_block: [['ext4:ext4_es_insert_delayed_block', 'entry']],
+  ext4_da_write_begin: [['ext4:ext4_da_write_begin', 'after:ext4_nonda_switch']],
+  ext4_da_write_end: [['ext4:ext4_da_write_end', 'entry']],
+  ext4_da_reserve_space: [['ext4:ext4_da_reserve_space', 'before:ext4_claim_free_clusters']],
+  __ext4_mark_inode_dirty: [['ext4:ext4_mark_inode_dirty', 'entry']],
+  __ext4_journal_start_sb: [['ext4:ext4_journal_start', 'entry']],
+  ext4_ext_map_blocks: [['ext4:ext4_ext_map_blocks_enter', 'entry'], ['ext4:ext4_ext_map_blocks_exit', 'exit']],
+  __ext4_new_inode: [['ext4:ext4_request_inode', 'entry'], ['ext4:ext4_allocate_inode', 'exit']],
+  // fs/jbd2/transaction.c: a handle started (after start_this_handle) and its statistics when the
+  // outermost stop drops it (before stop_this_handle; a nested stop returns before: dd-write's 2)
+  jbd2__journal_start: [['jbd2:jbd2_handle_start', 'after:start_this_handle']],
+  jbd2_journal_stop: [['jbd2:jbd2_handle_stats', 'before:stop_this_handle']],
+  // drivers/scsi/scsi_lib.c scsi_dispatch_cmd (inlined in scsi_queue_rq) right before ->queuecommand;
+  // drivers/ata/libata-core.c ata_qc_issue around ->qc_prep and before ->qc_issue
+  scsi_queue_rq: [['scsi:scsi_dispatch_cmd_start', 'before:ata_scsi_queuecmd']],
+  // scsi_done's scsi_done_internal (inlined): the command is done, before the request is completed
+  scsi_done: [['scsi:scsi_dispatch_cmd_done', 'entry']],
+  ata_qc_issue: [['libata:ata_qc_prep', 'before:ahci_qc_prep'], ['libata:ata_qc_issue', 'before:ahci_qc_issue']],
   // kernel/workqueue.c __queue_work: queued and activated under the pool lock, then insert_work
   __queue_work: [['workqueue:workqueue_queue_work', 'after:_raw_spin_lock'], ['workqueue:workqueue_activate_work', 'after:_raw_spin_lock']],
 };

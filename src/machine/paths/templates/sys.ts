@@ -217,6 +217,7 @@ asm_common_interrupt
                     __ata_qc_complete
                       ata_scsi_qc_complete
                         scsi_done
+                          @scsi:scsi_dispatch_cmd_done
                           blk_mq_complete_request
                             %blk_irq
           @irq:irq_handler_exit
