@@ -7,7 +7,7 @@
 import { checkUnspecifiedProcess, TargetSpec } from './process_target';
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
-import { aliasTrieOf } from './tapset_ast';
+import { aliasTrieOf, freshDeferred } from './tapset_ast';
 import { MatchNode, AliasEntry, argKind, hasWildcard, globMatch, mismatchError, truncatedError } from './probes';
 import { probePointError } from './privilege';
 import { deepCopy, renderComponents, renderPoint, synthToken, walkStmt, walkExpr, fold } from './util';
@@ -84,6 +84,11 @@ export interface DeriveHooks {
   target?: TargetSpec;
   /** --privilege: the points a family provider may build (privilege.ts). */
   privilege?: string;
+  /**
+   * Does this alias derive no probe and say nothing when expanded optionally without a suffix
+   * (the build's table, alias_table.ts)?  Such a use is skipped unread.
+   */
+  failsSilently?: (decl: A.AliasDecl) => boolean;
 }
 
 export function attachAlias(root: MatchNode, decl: A.AliasDecl): void {
@@ -109,7 +114,9 @@ export function attachAliases(root: MatchNode, f: A.StapFile): void {
 export function aliasChainText(entry: AliasEntry): string {
   const d = entry.decl;
   const name = renderComponents(d.names[entry.nameIndex].components);
-  const op = d.epilogue && !d.prologue ? '+=' : '=';
+  // (what a fresh decode of the bodies found, if one was made: the declaration's stay unread)
+  const shape = bodyShape.get(d);
+  const op = (shape ? shape.epilogue && !shape.prologue : d.epilogue && !d.prologue) ? '+=' : '=';
   return `${name} ${op} ${d.points.map(pointWithCondition).join(', ')}`;
 }
 
@@ -196,12 +203,12 @@ export class Deriver {
         const mark = writtenMark(loc);
         if (rps.length > 1 && pointFree(body, loc.condition)) {
           // a wildcard's thousands of points: one body for all (not a copy each)
-          out.push({ rp: rps[0], pn: pnOf(rps[0]), chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined,
+          out.push({ rp: rps[0], pn: pnOf(rps[0]), chain: [], body: copyBody(body), condition: loc.condition ? deepCopy(loc.condition) : undefined,
             more: rps.slice(1).map((rp) => ({ rp, pn: pnOf(rp) })), mark });
           return;
         }
         for (const rp of rps) {
-          out.push({ rp, pn: pnOf(rp), chain: [], body: deepCopy(body), condition: loc.condition ? deepCopy(loc.condition) : undefined, mark });
+          out.push({ rp, pn: pnOf(rp), chain: [], body: copyBody(body), condition: loc.condition ? deepCopy(loc.condition) : undefined, mark });
         }
         return;
       }
@@ -267,9 +274,22 @@ export class Deriver {
     throw mismatchError(node, c, this.hooks.suggestionRoots);
   }
 
+  /**
+   * Expand an alias as a `?` use of its own name would (`dw_syscall.read?`): what pass 2 does
+   * with it where its failure is swallowed.  For the build's alias table and its test.
+   */
+  expandOptionally(entry: AliasEntry, out: Expansion[]): void {
+    const name = entry.decl.names[entry.nameIndex];
+    const use: A.ProbePoint = { components: name.components, optional: true, sufficient: false, tok: name.tok };
+    this.expandAlias(entry, use, name.components, [], { k: 'block', stmts: [], tok: name.tok }, out);
+  }
+
   private expandAlias(entry: AliasEntry, use: A.ProbePoint, concrete: A.ProbePointComponent[], suffix: A.ProbePointComponent[],
     body: A.Block, out: Expansion[]): void {
     const d = entry.decl;
+    // an alias the build found to resolve to nothing here (dw_syscall.NAME on 6.1), used where
+    // its failure is swallowed: it would derive nothing and print nothing (alias_table.ts)
+    if (!suffix.length && (use.optional || this.parentOptional) && this.hooks.failsSilently?.(d)) return;
     // stap's check skips the outermost expansion, so a loop is reported one level deeper
     if (this.stack.slice(1).includes(entry)) {
       throw new RecursiveExpansionError(
@@ -279,11 +299,20 @@ export class Deriver {
     // alias whose points resolve nothing never reads its bodies (tapset_ast.ts stores them apart)
     // (the alias's own blocks are not copied here: every derived probe deep-copies its whole body)
     const newBody = lazyBlock(() => {
+      // (a cached alias's first use decodes its bodies for this expansion alone: taken, not copied)
+      const fresh = usedOnce.has(d) ? null : freshDeferred(d, 'prologue');
+      usedOnce.add(d);
+      const prologue = fresh ? (fresh.prologue as A.Block | undefined) : d.prologue;
+      const epilogue = fresh ? (fresh.epilogue as A.Block | undefined) : d.epilogue;
+      if (fresh) {
+        for (const b of [prologue, epilogue]) if (b) owned.add(b);
+        bodyShape.set(d, { prologue: !!prologue, epilogue: !!epilogue });
+      }
       const stmts: A.Stmt[] = [];
-      if (d.prologue) stmts.push(d.prologue);
+      if (prologue) stmts.push(prologue);
       stmts.push(body);
-      if (d.epilogue) stmts.push(hasProbewrite(d.epilogue) ? resolveProbewrite(deepCopy(d.epilogue), body) : d.epilogue);
-      return stmts.length === 1 ? body : { k: 'block', stmts, tok: (d.prologue ?? d.epilogue ?? body).tok };
+      if (epilogue) stmts.push(hasProbewrite(epilogue) ? resolveProbewrite(fresh ? epilogue : deepCopy(epilogue), body) : epilogue);
+      return stmts.length === 1 ? body : { k: 'block', stmts, tok: (prologue ?? epilogue ?? body).tok };
     });
     // Locations: the alias's points with the suffix appended, the use's optionality and condition.
     const locs: A.ProbePoint[] = d.points.map((p) => {
@@ -317,6 +346,21 @@ export class Deriver {
       out.push(x);
     }
   }
+}
+
+/** Which bodies a cached alias has, from the fresh decode of them (aliasChainText). */
+const bodyShape = new WeakMap<A.AliasDecl, { prologue: boolean; epilogue: boolean }>();
+/** Cached aliases whose bodies an expansion has decoded for itself once already. */
+const usedOnce = new WeakSet<A.AliasDecl>();
+/**
+ * Alias bodies decoded for one expansion alone: the first derived probe that copies the
+ * expansion's body takes them as they are (later ones copy them, before any is elaborated).
+ */
+const owned = new WeakSet<object>();
+
+/** A derived probe's own copy of a body (taking the alias bodies decoded for it). */
+function copyBody(body: A.Block): A.Block {
+  return deepCopy(body, (n) => owned.delete(n));
 }
 
 /** Does an alias epilogue use @probewrite (then each derived probe gets its own copy to fold)? */

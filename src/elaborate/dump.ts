@@ -228,7 +228,9 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
   const s = new Session({ ...opts, registry: opts.registry ?? defaultRegistry(), listing: true }, diag);
   for (const f of files) s.include(f);
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
-  const d = new Deriver(s.tree, diag, { ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target });
+  const d = new Deriver(s.tree, diag, {
+    ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target, failsSilently: (a) => s.failsSilently(a),
+  });
   const out = new Set<string>();
   const pending: { x: Expansion; line: string }[] = [];
   for (const f of files) for (const p of f.probes) {

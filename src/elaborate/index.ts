@@ -79,6 +79,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
   const deriver = new Deriver(s.tree, diag, {
     ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target, privilege: opts.privilege,
+    failsSilently: (d) => s.failsSilently(d),
   });
   const derived: Pending[] = [];
   while (s.pendingProbes.length) {

@@ -536,7 +536,19 @@ export function mismatchError(node: MatchNode, c: A.ProbePointComponent, extraRo
   if (node.name === '') for (const n of extraRoots) names.add(n);
   const wild = hasWildcard(c.name);
   const base = wild ? "probe point mismatch: didn't find any wildcard matches" : 'probe point mismatch';
-  return new SemanticError(withSimilar(base, suggest(c.name, names)), c.tok, [], wild ? 'pp-wild-mismatch' : 'pp-mismatch');
+  const e = new SemanticError(base, c.tok, [], wild ? 'pp-wild-mismatch' : 'pp-mismatch');
+  // the suggestions (an edit distance over the names) only when the message is read: a
+  // flavour an optional alias point names and no alias defines (nd2_syscall.NAME of a syscall
+  // without one) is tried and dropped by the hundred in a `syscall.*` elaboration
+  let msg: string | undefined;
+  Object.defineProperty(e, 'message', {
+    configurable: true,
+    get: () => (msg ??= withSimilar(base, suggest(c.name, names))),
+    set: (v: string) => {
+      msg = v;
+    },
+  });
+  return e;
 }
 
 export function truncatedError(node: MatchNode, tok: A.Token): SemanticError {

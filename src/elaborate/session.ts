@@ -103,6 +103,8 @@ export class Session {
           [new SemanticError(`alias component ${c.name} contains illegal parameter`)], `alias-param:${c.name}`));
       }
       if (bad.length) f = { ...f, aliases: f.aliases.filter((a) => !bad.includes(a)) };
+      for (const a of f.aliases) for (const n of a.names) this.ownAliasRoots.add(n.components[0].name);
+      this.tableHolds = undefined;
     }
     attachAliases(this.tree, f);
     this.embeds.push(...f.embeds);
@@ -115,9 +117,37 @@ export class Session {
     const lib = this.library;
     if (!lib) return null;
     const f = lib.load(path);
-    if (f) this.include(f);
+    if (f) {
+      // (the aliases of this file the build found to resolve to nothing: skipped where optional)
+      const table = this.opts.guru || !f.aliases.length ? null : lib.builtAliasTable();
+      const fails = table?.failures(path, lib.fileStamp(path));
+      if (fails) for (const i of fails) if (i < f.aliases.length) this.silentAliases.add(f.aliases[i]);
+      this.include(f);
+    }
     return f;
   }
+
+  /** Library aliases that derive no probe and say nothing when expanded (alias_table.ts). */
+  private silentAliases = new WeakSet<A.AliasDecl>();
+  /** First components of the alias names of the script (and other non-library) files included. */
+  private ownAliasRoots = new Set<string>();
+
+  /**
+   * Does expanding this alias (optionally, without a suffix) derive no probe and print nothing?
+   * True only for an alias of the build's table while nothing of this session can change that:
+   * no alias of the script or of a -I directory under the roots the table's expansions tried.
+   */
+  failsSilently(decl: A.AliasDecl): boolean {
+    if (!this.silentAliases.has(decl)) return false;
+    if (this.tableHolds === undefined) {
+      const lib = this.library!;
+      this.tableHolds = lib.builtAliasTable()!.holds((r) => lib.filesDefiningAliasRoot(r), this.ownAliasRoots);
+    }
+    return this.tableHolds;
+  }
+
+  /** Whether the alias table holds for this session (failsSilently), once asked; reset by a script's aliases. */
+  private tableHolds: boolean | undefined;
 
   /**
    * Global lookup: private of `from`, then public, then the tapset library.  `at`: the token

@@ -17,6 +17,7 @@ import { cacheDir, writeAtomic, writeSealed, readSealed, digestHex, crc32, prune
 import type { SessionOption } from '../parse/preprocess';
 import { parserFiles } from '../parse/files';
 import { AstWriter, reviver, encodeTapsetAst, decodeTapsetAst, isFailedParse, inMemory, EncodedAst, DamagedEntry } from './tapset_ast';
+import type { AliasTable } from './alias_table';
 
 export interface LibraryParseOptions {
   args: string[];
@@ -70,7 +71,7 @@ interface IndexFile {
   files: Record<string, IndexEntry>;
 }
 
-const CACHE_VERSION = 'tapsim-tapset-cache-11';
+const CACHE_VERSION = 'tapsim-tapset-cache-12';
 
 /** The session options of a library parse, as the preprocessor sees them. */
 function optionValues(p: LibraryParseOptions): Record<SessionOption, string> {
@@ -245,6 +246,30 @@ export class TapsetLibrary {
 
   get dirs(): string[] {
     return this.opts.dirs;
+  }
+
+  /** The library key (parser build, macro files): what a file's parse, and so its alias order, depends on. */
+  get key(): string {
+    return this.baseKey;
+  }
+
+  private aliasTable: AliasTable | null | undefined;
+
+  /**
+   * The build's table of stdlib aliases that resolve to nothing (alias_table.ts), when it holds
+   * for this library (the stdlib directory it was made for first); null otherwise.
+   */
+  builtAliasTable(): AliasTable | null {
+    if (this.aliasTable !== undefined) return this.aliasTable;
+    const stdlib = this.opts.dirs[0];
+    const table = (): typeof import('./alias_table') => require('./alias_table') as typeof import('./alias_table');
+    this.aliasTable = stdlib && path.resolve(stdlib) === path.resolve(stdlibDir()) ? table().AliasTable.load(this.baseKey, stdlib) : null;
+    return this.aliasTable;
+  }
+
+  /** The stamp (mtime:size) of a library file when the library was scanned. */
+  fileStamp(f: string): string | undefined {
+    return this.fileStamps.get(f);
   }
 
   allFiles(): string[] {

@@ -105,17 +105,19 @@ export function walkExpr(e: A.Expr, onExpr: (e: A.Expr) => void): void {
 
 const SHARED_KEYS = new Set(['tok', 'file', 'ref']);
 
-export function deepCopy<T>(node: T): T {
-  return copyValue(node) as T;
+/** A copy of an AST; `keep(node)` true: that subtree is the copy's own as it is (not copied). */
+export function deepCopy<T>(node: T, keep?: (node: object) => boolean): T {
+  return copyValue(node, keep) as T;
 }
 
-function copyValue(v: unknown): unknown {
+function copyValue(v: unknown, keep?: (node: object) => boolean): unknown {
   if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(copyValue);
+  if (keep && keep(v)) return v;
+  if (Array.isArray(v)) return v.map((x) => copyValue(x, keep));
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     if (k === 'ref' || k === 'type') continue;
-    out[k] = SHARED_KEYS.has(k) ? x : copyValue(x);
+    out[k] = SHARED_KEYS.has(k) ? x : copyValue(x, keep);
   }
   return out;
 }
