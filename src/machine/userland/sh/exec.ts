@@ -15,6 +15,7 @@ import type { Op, Prog, SysResult } from '../../include/sched';
 import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY, O_RDWR } from '../../include/fs';
 import { netPath, netOpen } from '../bash/netopen';
 import { bashInit } from '../bash/init';
+import { dashInit } from './init';
 import { SHELL_BUILTINS } from '../builtins';
 import { defaultEnvironment } from '../environment';
 import { Command, List, AndOr, Pipeline, Redir, Word, parseScript, ShSyntaxError } from './parse';
@@ -747,25 +748,6 @@ BUILTINS.command = function* (u, w) {
   return yield* this.runSource(u, w.slice(1).map((x) => `'${x.replace(/'/g, "'\\''")}'`).join(' '), false, true);
 };
 
-/**
- * dash 0.5.12's start-up (main.c init(), as strace of Debian 12's /bin/sh shows): the ids, SIGCHLD's
- * handler, the first malloc, getppid, PWD checked against "." (setpwd), and the job-control signals'
- * actions looked up (SIGINT, SIGQUIT, SIGTERM) with SIGTERM's set.
- */
-function* dashInit(u: U, s: Shell): G<void> {
-  for (const n of ['getuid', 'getgid', 'getpid']) yield* u.sys(n, []);
-  yield* s.jobs.catchChld(u);
-  yield* u.sys('geteuid', []);
-  yield* u.malloc();
-  yield* u.sys('getppid', []);
-  yield* u.stat(u.t.proc.cwd);
-  yield* u.stat('.');
-  yield* u.sys('geteuid', []);
-  yield* u.sys('getegid', []);
-  for (const sig of [2, 3, 15]) yield* u.sys('rt_sigaction', [sig, 0, 0, 8]);
-  yield* u.sys('rt_sigaction', [15, 0, 0, 8]);
-}
-
 /** The `sh` program: `sh -c CMD [NAME [ARG...]]`, `sh FILE [ARG...]`, or interactive / stdin. */
 export function* shMain(u: U, argv: string[]): Prog {
   const s = new Shell(environOf(u.t.proc));
@@ -783,7 +765,7 @@ export function* shMain(u: U, argv: string[]): Prog {
   // setpwd: PWD (the directory checked against ".") is exported
   s.vars.set('PWD', u.t.proc.cwd);
   s.exported.add('PWD');
-  if (!interactive) yield* (s.bash ? bashInit(u, s.vars.get('PATH') ?? '', () => s.jobs.catchChld(u)) : dashInit(u, s));
+  if (!interactive) yield* (s.bash ? bashInit(u, s.vars.get('PATH') ?? '', () => s.jobs.catchChld(u)) : dashInit(u, () => s.jobs.catchChld(u)));
   else yield* s.jobs.catchChld(u);
   if (cmd !== null) {
     if (i < argv.length) { s.name = s.arg0 = argv[i]; s.params = argv.slice(i + 1); }
