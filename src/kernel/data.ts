@@ -28,6 +28,21 @@ export function kernelDataDir(): string {
   throw new KernelDataError('kernel data directory data/kernel not found (see scripts/kernel-data/README.md)');
 }
 
+/**
+ * Identity of data files a derived table is made from (each file's size and modification time,
+ * `-` when missing), joined with `sep`: a built table records it and is used only while it matches.
+ */
+export function dataFilesStamp(files: readonly string[], sep: string): string {
+  return files.map((f) => {
+    try {
+      const st = fs.statSync(path.join(kernelDataDir(), f));
+      return `${f}=${st.size}:${st.mtimeMs}`;
+    } catch {
+      return `${f}=-`;
+    }
+  }).join(sep);
+}
+
 const stats = new Map<string, number>();
 
 /** Raw bytes of a data file, gunzipped when it ends in .gz. */

@@ -10,7 +10,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { kernelDataDir, readDataText, openDerivedTable, wholeFile, writeDerivedTable } from './data';
+import { kernelDataDir, dataFilesStamp, readDataText, openDerivedTable, wholeFile, writeDerivedTable } from './data';
 import { cacheFile } from '../cachedir';
 
 export interface TraceEventField {
@@ -175,14 +175,7 @@ export function decodeEventTable(buf: Buffer, stamp: string): EventTable | null 
 const SOURCES = ['events.json.gz', 'module_events.json.gz'];
 
 export function eventSourceStamp(): string {
-  return SOURCES.map((f) => {
-    try {
-      const st = fs.statSync(path.join(kernelDataDir(), f));
-      return `${f}=${st.size}:${st.mtimeMs}`;
-    } catch {
-      return `${f}=-`;
-    }
-  }).join(',');
+  return dataFilesStamp(SOURCES, ',');
 }
 
 /** The table `npm run build` writes: dist/kernel-tables/events.tab. */

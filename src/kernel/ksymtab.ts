@@ -20,7 +20,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { kernelDataDir, readDataText, openDerivedTable, writeDerivedTable } from './data';
+import { kernelDataDir, dataFilesStamp, readDataText, openDerivedTable, writeDerivedTable } from './data';
 import { cacheFile } from '../cachedir';
 
 /** A loaded module (modules.gz): core layout in the module area, text first. */
@@ -529,14 +529,7 @@ export function openSymtabFile(file: string, stamp: string): Symtab | null {
 
 /** Identity of the data files the table is made from (sizes and times). */
 export function sourceStamp(): string {
-  return SOURCES.map((f) => {
-    try {
-      const st = fs.statSync(path.join(kernelDataDir(), f));
-      return `${f}=${st.size}:${st.mtimeMs}`;
-    } catch {
-      return `${f}=-`;
-    }
-  }).join(';');
+  return dataFilesStamp(SOURCES, ';');
 }
 
 /** The table `npm run build` writes: dist/kernel-tables/ksymtab.bin. */

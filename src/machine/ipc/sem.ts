@@ -16,6 +16,7 @@ import { H_CONT, H_SLEEP } from '../paths/kexec';
 import { wakeTasks } from '../kernel/sched/core';
 import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Env } from '../include/kstack';
+import { perMachineIds } from './util';
 
 const EINVAL = 22, EIDRM = 43, EAGAIN = 11, EINTR = 4, EFBIG = 27, ERANGE = 34;
 const IPC_RMID = 0, GETNCNT = 14, GETZCNT = 15, GETVAL = 12, SETVAL = 16, IPC_NOWAIT = 0o4000;
@@ -24,14 +25,8 @@ const IPC_RMID = 0, GETNCNT = 14, GETZCNT = 15, GETVAL = 12, SETVAL = 16, IPC_NO
 type Sop = [number, number, number];
 interface Waiter { t: Task; e: Env; sops: readonly Sop[] }
 interface SemArray { id: number; vals: number[]; waiters: Waiter[]; removed: boolean }
-/** a machine's semaphore ids (ipc_ids): ipc_idr_alloc hands out indexes cyclically from 0 on a fresh box */
-interface SemIds { sets: Map<number, SemArray>; next: number }
-const idsOf = new WeakMap<object, SemIds>();
-function semIds(m: object): SemIds {
-  let s = idsOf.get(m);
-  if (!s) idsOf.set(m, s = { sets: new Map(), next: 0 });
-  return s;
-}
+/** a machine's semaphore ids (ipc_ids) */
+const semIds = perMachineIds<SemArray>();
 
 export const sem = new Semantics<CpuMachine>('ipc/sem');
 
@@ -39,8 +34,7 @@ sem.syscall('semget', (m, _c, _t, e) => {
   const ids = semIds(m);
   const nsems = Number(e.a[1]);
   if (nsems < 0 || nsems > 32000) { e.ret = -EINVAL; return H_CONT; }
-  const s: SemArray = { id: ids.next++, vals: new Array(nsems).fill(0), waiters: [], removed: false };
-  ids.sets.set(s.id, s);
+  const s = ids.add((id) => ({ id, vals: new Array(nsems).fill(0), waiters: [], removed: false }));
   e.ret = s.id;
   return H_CONT;
 });
@@ -82,7 +76,7 @@ function wakeAll(c: Cpu, e: Env, s: SemArray, removed = false): number {
 function semop(m: CpuMachine, c: Cpu, t: Task, e: Env): number {
   // woken: the operations were done (or failed) by the call that woke it
   if (typeof e.semResult === 'number') { e.ret = e.semResult; return H_CONT; }
-  const s = semIds(m).sets.get(Number(e.a[0]));
+  const s = semIds(m).objs.get(Number(e.a[0]));
   if (!s || s.removed) { e.ret = -EINVAL; return H_CONT; }
   const sops = (e.sops as Sop[] | undefined) ?? [];
   const r = tryOps(s, sops);
@@ -101,13 +95,13 @@ sem.syscall('semop', semop);
 
 sem.syscall('semctl', (m, c, _t, e) => {
   const ids = semIds(m);
-  const s = ids.sets.get(Number(e.a[0]));
+  const s = ids.objs.get(Number(e.a[0]));
   if (!s || s.removed) { e.ret = -EINVAL; return H_CONT; }
   const n = Number(e.a[1]), cmd = Number(e.a[2]) & 0xff;
   switch (cmd) {
     case IPC_RMID:
       s.removed = true;
-      ids.sets.delete(s.id);
+      ids.objs.delete(s.id);
       e.ret = 0;
       return wakeAll(c, e, s, true);
     case GETVAL: e.ret = s.vals[n] ?? -EINVAL; return H_CONT;

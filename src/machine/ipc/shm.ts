@@ -9,6 +9,7 @@ import type { MmMachine } from '../mm/mm';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { PAGE } from '../include/fs';
+import { perMachineIds } from './util';
 
 const EINVAL = 22, ENOMEM = 12;
 const IPC_RMID = 0, SHM_RDONLY = 0o10000;
@@ -16,14 +17,8 @@ const PROT_READ = 1, PROT_RW = 3;
 
 /** one struct shmid_kernel */
 interface Segment { id: number; key: number; size: number; removed: boolean }
-/** a machine's shm ids (ipc_ids): indexes handed out cyclically from 0 on a fresh box */
-interface ShmIds { segs: Map<number, Segment>; next: number }
-const idsOf = new WeakMap<object, ShmIds>();
-function shmIds(m: object): ShmIds {
-  let s = idsOf.get(m);
-  if (!s) idsOf.set(m, s = { segs: new Map(), next: 0 });
-  return s;
-}
+/** a machine's shm ids (ipc_ids) */
+const shmIds = perMachineIds<Segment>();
 
 export const shm = new Semantics<MmMachine>('ipc/shm');
 
@@ -31,14 +26,13 @@ shm.syscall('shmget', (m, _c, _t, e) => {
   const size = Number(e.a[1]);
   if (size <= 0 || size > 2 ** 46) { e.ret = -EINVAL; return H_CONT; }
   const ids = shmIds(m);
-  const s: Segment = { id: ids.next++, key: Number(e.a[0]), size, removed: false };
-  ids.segs.set(s.id, s);
+  const s = ids.add((id) => ({ id, key: Number(e.a[0]), size, removed: false }));
   e.ret = s.id;
   return H_CONT;
 });
 
 shm.syscall('shmat', (m, _c, t, e) => {
-  const s = shmIds(m).segs.get(Number(e.a[0]));
+  const s = shmIds(m).objs.get(Number(e.a[0]));
   const mm = t.proc.mm;
   if (!s || s.removed) { e.ret = -EINVAL; return H_CONT; }
   if (!mm) { e.ret = -ENOMEM; return H_CONT; }
@@ -53,11 +47,11 @@ shm.syscall('shmat', (m, _c, t, e) => {
 
 shm.syscall('shmctl', (m, _c, _t, e) => {
   const ids = shmIds(m);
-  const s = ids.segs.get(Number(e.a[0]));
+  const s = ids.objs.get(Number(e.a[0]));
   if (!s || s.removed) { e.ret = -EINVAL; return H_CONT; }
   if ((Number(e.a[1]) & 0xff) === IPC_RMID) {
     s.removed = true;
-    ids.segs.delete(s.id);
+    ids.objs.delete(s.id);
     e.ret = 0;
     return H_CONT;
   }
