@@ -27,7 +27,9 @@ export const modelEntry = new Semantics<MachineCore>('paths/entry');
 export function fileKind(f: OpenFile | null): FdKind {
   if (!f) return '-';
   switch (f.kind) {
-    case 'dir': return 'dir';
+    // a directory on procfs is `proc`, as the recordings label it (features.ts fileKindOfPath: the
+    // path class comes before O_DIRECTORY), so listing /proc draws the recorded proc readdir trees
+    case 'dir': return f.inode?.fs === 'proc' ? 'proc' : 'dir';
     case 'pipe_r': case 'pipe_w': return 'pipe';
     case 'sock': return 'sock';
     case 'console': return 'tty';

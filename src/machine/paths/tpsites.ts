@@ -144,9 +144,11 @@ const SITES: Record<string, [string, string][]> = {
   __rseq_handle_notify_resume: [['rseq:rseq_update', 'exit']],
   // kernel/exit.c do_wait
   do_wait: [['sched:sched_process_wait', 'entry']],
-  // fs/buffer.c, fs/fs-writeback.c, mm/page-writeback.c: touch_buffer of a buffer found; __mark_inode_dirty
+  // fs/buffer.c, fs/fs-writeback.c, mm/page-writeback.c: touch_buffer (inlined in __find_get_block) of a
+  // buffer found in the per-CPU bh LRU traces, then calls mark_page_accessed (a miss goes to
+  // __find_get_block_slow, which marks the page through the page cache lookup: no event); __mark_inode_dirty
   // around ->dirty_inode (only for I_DIRTY_INODE: ext4_dirty_inode is then its callee); folio_account_dirtied
-  __find_get_block: [['block:block_touch_buffer', 'exit']],
+  __find_get_block: [['block:block_touch_buffer', 'before:mark_page_accessed']],
   mark_buffer_dirty: [['block:block_dirty_buffer', 'entry']],
   __mark_inode_dirty: [['writeback:writeback_mark_inode_dirty', 'entry'], ['writeback:writeback_dirty_inode_start', 'before:ext4_dirty_inode'],
     ['writeback:writeback_dirty_inode', 'after:ext4_dirty_inode']],
