@@ -27,7 +27,7 @@ export interface AliasTableData {
   version: string;
   /** The tapset library key (parser build, macro files) the alias indices belong to. */
   base: string;
-  /** data/kernel file -> stamp (mtime:size) when the table was made. */
+  /** data/kernel file -> stamp (kernel/data.ts dataFileStamp) when the table was made. */
   kernel: Record<string, string>;
   /** stdlib file (relative to stdlib/) -> its stamp and the indices of its aliases that resolve to nothing. */
   files: Record<string, { stamp: string; fails: number[] }>;
@@ -46,17 +46,18 @@ export function builtAliasTableFile(): string {
 /** The stamps of the kernel data files (the top level of data/kernel), as the table records them. */
 export function kernelDataStamps(): Record<string, string> {
   const out: Record<string, string> = {};
-  let dir: string;
+  // (required here: the kernel data module comes with the machine's bundle, which a run that
+  // names no library alias never loads)
+  const data = require('../kernel/data') as typeof import('../kernel/data');
+  let names: string[];
   try {
-    // (required here: the kernel data module comes with the machine's bundle, which a run that
-    // names no library alias never loads)
-    dir = (require('../kernel/data') as typeof import('../kernel/data')).kernelDataDir();
+    names = fs.readdirSync(data.kernelDataDir()).sort();
   } catch {
     return out;
   }
-  for (const n of fs.readdirSync(dir).sort()) {
-    const st = fs.statSync(path.join(dir, n), { throwIfNoEntry: false });
-    if (st?.isFile()) out[n] = `${st.mtimeMs}:${st.size}`;
+  for (const n of names) {
+    const st = data.dataFileStamp(n);
+    if (st !== null) out[n] = st;
   }
   return out;
 }

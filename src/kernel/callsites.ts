@@ -60,6 +60,11 @@ export function returnAddress(caller: number, callee: number): number {
   return a;
 }
 
+/** _RET_IP_ of the function on top of a kernel stack (`fn[sp - 1]`): its return address in its caller, 0 with no caller. */
+export function stackRetIp(fn: ArrayLike<number>, sp: number): number {
+  return sp >= 2 ? returnAddress(fn[sp - 2], fn[sp - 1]) : 0;
+}
+
 function lookupReturnAddress(caller: number, callee: number): number {
   const key = caller * 0x40000 + callee;
   const hit = cache.get(key);

@@ -28,19 +28,22 @@ export function kernelDataDir(): string {
   throw new KernelDataError('kernel data directory data/kernel not found (see scripts/kernel-data/README.md)');
 }
 
+/** Identity of one data file (its size and modification time, `size:mtime`), null when it is missing. */
+export function dataFileStamp(name: string): string | null {
+  try {
+    const st = fs.statSync(path.join(kernelDataDir(), name));
+    return st.isFile() ? `${st.size}:${st.mtimeMs}` : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Identity of data files a derived table is made from (each file's size and modification time,
- * `-` when missing), joined with `sep`: a built table records it and is used only while it matches.
+ * Identity of data files a derived table is made from (each file's dataFileStamp, `-` when
+ * missing), joined with `sep`: a built table records it and is used only while it matches.
  */
 export function dataFilesStamp(files: readonly string[], sep: string): string {
-  return files.map((f) => {
-    try {
-      const st = fs.statSync(path.join(kernelDataDir(), f));
-      return `${f}=${st.size}:${st.mtimeMs}`;
-    } catch {
-      return `${f}=-`;
-    }
-  }).join(sep);
+  return files.map((f) => `${f}=${dataFileStamp(f) ?? '-'}`).join(sep);
 }
 
 const stats = new Map<string, number>();

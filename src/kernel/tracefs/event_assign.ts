@@ -234,10 +234,8 @@ function inodeMember(obj: unknown, member: string, T: number): number {
 
 /** sb->s_dev of a super block address. */
 function sbDev(sb: number | bigint): number {
-  const a = Number(sb);
-  if (!a) return 0;
   try {
-    return Number(kmem.readUnsigned(a + kmem.fieldOf('struct super_block', 's_dev').offset, 4));
+    return rd(Number(sb), 'struct super_block', 's_dev');
   } catch {
     return 0;
   }

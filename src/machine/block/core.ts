@@ -72,6 +72,11 @@ export class BlockLayer {
     return list;
   }
 
+  /** blk_mq_flush_plug_list without its tree: CPU c's plugged requests go to the device in order. */
+  flushPlug(c: Cpu): void {
+    for (const r of this.takePlug(c)) this.issue(r);
+  }
+
   /** The driver issues request r to the device (ahci_qc_issue). */
   issue(r: BlkRequest): void {
     this.disk.issue(r);
@@ -258,7 +263,7 @@ block.hook('bio_done', (m, c, _t, e) => {
   return pushWakeups(c, wake);
 });
 block.hook('flush_plug', (m, c) => {
-  for (const r of m.blk.takePlug(c)) m.blk.issue(r);
+  m.blk.flushPlug(c);
   return H_CONT;
 });
 
@@ -286,7 +291,7 @@ block.hook('io_wait', (m, c, t, e) => {
   if (!reqs) return H_CONT;
   // schedule's blk_flush_plug: what the task plugged goes to the device before it sleeps
   queueIo(m, c, e);
-  for (const r of m.blk.takePlug(c)) m.blk.issue(r);
+  m.blk.flushPlug(c);
   const r = reqs.find((q) => !q.done);
   if (!r) return H_CONT;
   if (!r.waiters.includes(t)) r.waiters.push(t);
@@ -298,7 +303,7 @@ block.hook('io_wait', (m, c, t, e) => {
 block.hook('io_flush', (m, c, _t, e) => {
   if (!e.ioReqs) return H_CONT;
   queueIo(m, c, e);
-  for (const r of m.blk.takePlug(c)) m.blk.issue(r);
+  m.blk.flushPlug(c);
   return H_CONT;
 });
 // the driver takes the requests in order (scsi_queue_rq, whose blk_mq_start_request traces block_rq_issue)

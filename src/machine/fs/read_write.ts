@@ -252,13 +252,14 @@ fsReadWrite.syscall('read', (m, c, t, e) => {
     if (b.length) {
       e.ioReqs = [(e.req = dioRequest(c, ino, pos, b.length, false))];
       e.ioBlocked = true;
-      e.treeFeat = '-|-|-|dio|-';
+      e.treeFeat = ['dio'];
     }
     return H_CONT;
   }
   const io = readahead(m, c.id, f, ino, pos, end);
   const act = markAccessed(ino, pos, end);
-  e.treeFeat = `${io.sync ? 'sra' : '-'}|${io.async ? 'ara' : '-'}|${io.pages ? 'rap' : '-'}|-|${act ? 'act' : '-'}`;
+  // the tree features this read's state gives (paths/model.ts TREE_FEATURES 'sys:read')
+  e.treeFeat = [io.sync && 'sra', io.async && 'ara', io.pages > 0 && 'rap', act && 'act'].filter((x): x is string => !!x);
   // (e.req: the bio submit_bio and the block tracepoints see; block/core.ts moves it on per request)
   if (io.reqs.length) { e.ioReqs = io.reqs; e.req = io.reqs[0]; }
   // a synchronous readahead's pages are waited for in the tree (io_schedule); others at touch_atime (read_wait)
@@ -288,7 +289,7 @@ fsReadWrite.syscall('write', (m, c, t, e) => {
     if (b.length) {
       e.ioReqs = [(e.req = dioRequest(c, ino, pos, b.length, true))];
       e.ioBlocked = true;
-      e.treeFeat = 'dio';
+      e.treeFeat = ['dio'];
     }
     return H_CONT;
   }

@@ -18,7 +18,7 @@ import { pushPath, H_CONT, H_PUSHED } from './kexec';
 import { OP_HOOK, OP_RET, OP_END, OP_TP, hookIndex, tpIndex, path } from './dsl';
 import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Task } from '../include/sched';
-import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, treeFeatureCount, ModelKey, variantAt, variantCount } from './model';
+import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, treeFeatureCount, treeFeatureLabel, ModelKey, variantAt, variantCount } from './model';
 import { argFeatures, withOutcome, FdKind } from './features';
 
 export const modelEntry = new Semantics<MachineCore>('paths/entry');
@@ -147,10 +147,10 @@ modelEntry.hook('sys_body', (m, _c, t, e) => {
   const feat = withOutcome(name, e.fargs as string, !noReturn && typeof e.ret === 'number' ? e.ret : null);
   e.sysFeat = feat;
   // the features read off the trees (paths/model.ts TREE_FEATURES), as the call's semantics found them
-  // (e.treeFeat: a read's readahead, a direct I/O), first; a call that sleeps in its tree for I/O it
+  // (e.treeFeat: the names of those present, a read's readahead, a direct I/O), first; a call that sleeps in its tree for I/O it
   // started (e.ioBlocked) takes the variants that slept
   const nt = treeFeatureCount(k.name);
-  const q = nt ? `${typeof e.treeFeat === 'string' ? e.treeFeat : Array(nt).fill('-').join('|')}|${feat}` : feat;
+  const q = nt ? `${treeFeatureLabel(k.name, (e.treeFeat as string[] | undefined) ?? [])}|${feat}` : feat;
   const v = chooseVariant(k, q, noReturn || e.slept === true || e.ioBlocked === true, m.pathRand.next(), e.zapPages as number | undefined);
   const out = feat.slice(0, feat.indexOf('|') >>> 0);
   const fail = v.feat[nt] !== out ? FAILS[`${k.name}|${out}`] : undefined;

@@ -21,7 +21,7 @@
  */
 import { kmem } from '../../kernel/memory';
 import { lookupName, isFunction, symbolAddr } from '../../kernel/kallsyms';
-import { returnAddress } from '../../kernel/callsites';
+import { stackRetIp } from '../../kernel/callsites';
 import type { Env } from '../include/kstack';
 import type { MachineCore } from '../core/machine';
 import { Semantics } from './semantics';
@@ -180,7 +180,7 @@ kobjects.tpArgs('kmalloc', (_m, c, _t, e) => {
   const info = KMALLOC_SITES[String(e.kmSite)];
   const n = Number(e.kmSize ?? 8);
   const ks = c.ks;
-  const site = info ? callSite(info.caller[0], info.caller[1]) : ks.sp >= 2 ? returnAddress(ks.fn[ks.sp - 2], ks.fn[ks.sp - 1]) : 0;
+  const site = info ? callSite(info.caller[0], info.caller[1]) : stackRetIp(ks.fn, ks.sp);
   return [site, kmallocObject(e), n, kmallocSize(n), 0xcc0, -1];
 });
 

@@ -142,6 +142,11 @@ export function treeFeatureCount(key: string): number {
   return TREE_FEATURES[key]?.length ?? 0;
 }
 
+/** The tree-feature label of key `key` for the features `present` (names of TREE_FEATURES; '-' where absent), in the labels' order. */
+export function treeFeatureLabel(key: string, present: readonly string[]): string {
+  return (TREE_FEATURES[key] ?? []).map(([f]) => (present.includes(f) ? f : '-')).join('|');
+}
+
 /** The function a key's trees are the callees of (its tracepoint sites apply: sched_waking in try_to_wake_up ...). */
 const KEY_PARENT: Record<string, string> = { ttwu: 'try_to_wake_up', schedule: '__schedule' };
 

@@ -13,18 +13,17 @@
 import { Semantics } from './semantics';
 import { structArgOf } from './semantics';
 import { installMaterializers } from './args';
-import { returnAddress } from '../../kernel/callsites';
+import { stackRetIp } from '../../kernel/callsites';
 import { functionId } from '../../kernel/ftrace';
 import { kmem } from '../../kernel/memory';
 import type { MachineCore } from '../core/machine';
 import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
-import type { Inode } from '../include/fs';
+import { PAGE, type Inode } from '../include/fs';
 
 export const ext4Trace = new Semantics('ext4_trace');
 
-const PAGE = 4096;
 /** extent status bits as the events print them (ext4_es_status() >> ES_SHIFT): written, delayed */
 const ES_WRITTEN = 1, ES_DELAYED = 4;
 
@@ -80,16 +79,7 @@ function extent(e: Env, ino: Inode | null, lblk: number): { lblk: number; len: n
 }
 
 /** _RET_IP_ of the function holding the trace call: the return address in its caller (the kernel stack). */
-function retIp(c: Cpu): number {
-  const ks = c.ks;
-  return ks.sp >= 2 ? returnAddress(ks.fn[ks.sp - 2], ks.fn[ks.sp - 1]) : 0;
-}
-
-/** The caller of the function holding the trace call (kallsyms id; -1 at the top). */
-function callerFn(c: Cpu): number {
-  const ks = c.ks;
-  return ks.sp >= 2 ? ks.fn[ks.sp - 2] : -1;
-}
+const retIp = (c: Cpu): number => stackRetIp(c.ks.fn, c.ks.sp);
 
 /** The super block's address of an inode (its i_sb, laid out by fs/layout.ts). */
 function sbOf(ino: Inode | null): number {

@@ -162,8 +162,8 @@ export class Procs {
    * `stap -c CMD` (stapio's start_cmd): a command line without shell syntax is split into words
    * and spawned directly (posix_spawnp: a child of `parent`, stapio, that execve()s the program
    * found on the PATH — execve, sched_process_exec and the comm change happen on the machine; the
-   * command's pid is target()); anything else, or a program not found on the PATH, runs as
-   * `/bin/sh -c CMD`.
+   * command's pid is target()); a command with shell syntax is spawned the same way as
+   * `/bin/sh -c CMD`, and one whose program is not on the PATH runs under `sh -c CMD` (which reports it).
    */
   spawnCommand(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
     const con = new ConsoleFile(out);
@@ -172,37 +172,35 @@ export class Procs {
   }
 
   /**
-   * stapio's start_cmd for `-c CMD` as a child of `par` with descriptors `fds`: the words exec'd
-   * (when wordexp splits CMD and the program is on the PATH), else `/bin/sh -c CMD`
+   * stapio's start_cmd for `-c CMD` as a child of `par` with descriptors `fds`: the child execs the
+   * words (when wordexp splits CMD and the program is on the PATH) or `/bin/sh -c CMD` (shell syntax);
+   * else `sh -c CMD` is spawned
    */
   spawnTarget(par: Process, cmd: string, fds: (OpenFile | null)[], cwd: string): Process {
     const words = wordexpPlain(cmd);
-    let argv: string[] | null = null;
-    let exe: string | undefined;
-    if (words && words.length) {
+    let target: { exe: string; argv: string[] } | null = null;
+    if (words === null) {
+      // shell syntax: wordexp("/bin/sh -c") with CMD appended, spawned the same way
+      target = { exe: '/bin/sh', argv: ['/bin/sh', '-c', cmd] };
+    } else if (words.length) {
       const name = words[0];
       const cands = name.includes('/') ? [name] : ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'].map((d) => `${d}/${name}`);
       // execvp's name as given (`/bin/true` stays `/bin/true` in execve's filename), a program when
       // the file it names (through /bin -> usr/bin and other links) is one
-      exe = cands.find((x) => {
+      const exe = cands.find((x) => {
         const ino = this.m.fs.lookup(x, cwd);
         return !!ino && ino.isReg && this.programs.has(this.m.fs.pathOf(ino));
       });
-      if (exe) argv = words;
-    } else if (words === null) {
-      // shell syntax: wordexp("/bin/sh -c") with CMD appended, spawned the same way
-      exe = '/bin/sh';
-      argv = ['/bin/sh', '-c', cmd];
+      if (exe) target = { exe, argv: words };
     }
-    if (!exe || !argv) return this.spawn(par, '/bin/sh', ['sh', '-c', cmd], fds, { cwd });
+    if (!target) return this.spawn(par, '/bin/sh', ['sh', '-c', cmd], fds, { cwd });
     // stapio forks, and the child execs the command (execve: sched_process_exec, comm
     // changes): the forked child starts as a copy of its parent
-    const prog = exe;
-    const args = argv;
-    const pexe = par.exe || prog;
+    const { exe, argv } = target;
+    const pexe = par.exe || exe;
     const comm = par.threads[0]?.comm ?? pexe.slice(pexe.lastIndexOf('/') + 1).slice(0, 15);
     const execMain: ProgramMain = function* (u) {
-      yield* u.exec(prog, args);
+      yield* u.exec(exe, argv);
       return yield* u.exit(127);
     };
     return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], fds, { cwd, comm, main: execMain });

@@ -160,6 +160,10 @@ export function startDefaultSystem(m: SystemMachine): void {
   const worker = new Map<number, Task>();
   let unboundWorker: Task | null = null;
   let kswapd: Task | null = null, kcompactd: Task | null = null;
+  const kthreads = bootKthreads(m.ncpus);
+  // the unbound workers of the boot set: the first runs the unbound periodic work, the second (kworker/uN:1) writes back
+  const unbound = kthreads.filter((k) => k.comm.startsWith(unboundName));
+  const unboundK = unbound[0], flushK = unbound[1] ?? unbound[0];
   const role = (k: BootKthread): Role | null => {
     const c = k.bound;
     if (k.comm === 'kthreadd') return sleeper(m);
@@ -167,20 +171,16 @@ export function startDefaultSystem(m: SystemMachine): void {
     if (/^migration\//.test(k.comm)) return cpuStopper();
     if (/^ksoftirqd\//.test(k.comm)) return sleeper(m);
     if (c >= 0 && /^kworker\/\d+:\d+$/.test(k.comm) && !worker.has(c)) return workerThread();
+    if (k.comm === 'kswapd0') return kswapdBody(m);
+    if (k.comm === 'kcompactd0') return kcompactdBody;
+    if (k.comm === 'jbd2/sda1-8') return (t) => pushPath(t.ks, 'jbd2_commit', newEnv('jbd2'));
+    if (k === flushK) return flusherBody(m);
+    if (k === unboundK) return workerThread();
     return null;
   };
-  const kthreads = bootKthreads(m.ncpus);
-  // the unbound workers of the boot set: the first runs the unbound periodic work, the second (kworker/uN:1) writes back
-  const unbound = kthreads.filter((k) => k.comm.startsWith(unboundName));
-  const unboundK = unbound[0], flushK = unbound[1] ?? unbound[0];
   for (const k of kthreads) {
     if (k.pid) m.procs.nextPid = k.pid;
-    let body = role(k) ?? dormant;
-    if (k.comm === 'kswapd0') body = kswapdBody(m);
-    else if (k.comm === 'kcompactd0') body = kcompactdBody;
-    else if (k.comm === 'jbd2/sda1-8') body = (t) => pushPath(t.ks, 'jbd2_commit', newEnv('jbd2'));
-    else if (k === flushK) body = flusherBody(m);
-    else if (k === unboundK) body = workerThread();
+    const body = role(k) ?? dormant;
     const t = m.procs.kthread(k.comm, body, k.bound >= 0 ? k.bound : k.cpu, k.nice);
     if (k.bound >= 0) t.boundCpu = k.bound;
     t.pflags = k.flags;

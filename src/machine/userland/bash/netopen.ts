@@ -25,7 +25,7 @@ export function netPath(target: string): { udp: boolean; host: string; port: num
 export function* netOpen(u: U, target: string, shellName: string): Generator<Op, number, SysResult> {
   const p = netPath(target)!;
   const loop = p.host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(p.host);
-  if (!Number.isInteger(p.port) || p.port < 0 || p.port > 65535 || !/^\d+$/.test(String(p.port))) {
+  if (!Number.isInteger(p.port) || p.port < 0 || p.port > 65535) {
     yield* u.err(`${shellName}: ${p.host}: Servname not supported for ai_socktype\n${shellName}: ${target}: Invalid argument\n`);
     return -1;
   }

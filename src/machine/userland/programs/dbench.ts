@@ -17,7 +17,10 @@
  *   and rmdir of clients.
  */
 import type { U, ProgramMain } from '../../process/user';
-import type { Prog } from '../../include/sched';
+import type { Prog, Op, SysResult } from '../../include/sched';
+import { gForm } from '../libc_printf';
+
+type G<T> = Generator<Op, T, SysResult>;
 
 const O_RDONLY = 0, O_RDWR = 2, O_CREAT = 0o100, O_TRUNC = 0o1000, O_DIRECTORY = 0o200000;
 /** opendir(3): O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY */
@@ -47,7 +50,7 @@ class LineReader {
   private buf = '';
   private statted = false;
   constructor(readonly fd: number) {}
-  *gets(u: U): Generator<import('../../include/sched').Op, string | null, import('../../include/sched').SysResult> {
+  *gets(u: U): G<string | null> {
     for (;;) {
       const nl = this.buf.indexOf('\n');
       if (nl >= 0) { const l = this.buf.slice(0, nl); this.buf = this.buf.slice(nl + 1); return l; }
@@ -58,7 +61,7 @@ class LineReader {
     }
   }
   /** rewind(3): back to the start, the buffer dropped */
-  *rewind(u: U): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
+  *rewind(u: U): G<void> {
     this.buf = '';
     yield* u.lseek(this.fd, 0, 0);
   }
@@ -93,7 +96,7 @@ function* clientRun(u: U, child: Child, dir: string, parent: number): Prog {
   const expectOk = (status: string): boolean => status === 'NT_STATUS_OK' || (status.startsWith('0x') && Number.parseInt(status, 16) === 0);
 
   /** opendir, readdir to the end (or `stop`), closedir: the names read */
-  const scan = function* (d: string, stop?: (n: string) => boolean): Generator<import('../../include/sched').Op, string[] | null, import('../../include/sched').SysResult> {
+  const scan = function* (d: string, stop?: (n: string) => boolean): G<string[] | null> {
     const fd = (yield* u.sys('openat', [-100, d, OPENDIR])).ret;
     if (fd < 0) return null;
     yield* u.fstat(fd);
@@ -109,7 +112,7 @@ function* clientRun(u: U, child: Child, dir: string, parent: number): Prog {
     return names;
   };
   /** pvfs_resolve_name's simulation: stat, and for a name not found a case-insensitive scan of its directory */
-  const resolve = function* (name: string): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
+  const resolve = function* (name: string): G<void> {
     if (typeof (yield* u.stat(name)) !== 'number') return;
     const slash = name.lastIndexOf('/');
     if (slash < 0) return;
@@ -121,7 +124,7 @@ function* clientRun(u: U, child: Child, dir: string, parent: number): Prog {
     if (!f) throw new Error(`dbench: handle ${h} was not found`);
     return f;
   };
-  const deltree = function* (d: string): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
+  const deltree = function* (d: string): G<void> {
     const fd = (yield* u.sys('openat', [-100, d, OPENDIR])).ret;
     if (fd < 0) return;
     yield* u.fstat(fd);
@@ -140,17 +143,16 @@ function* clientRun(u: U, child: Child, dir: string, parent: number): Prog {
     yield* u.close(fd);
   };
 
-  const op = function* (params: string[], fname: string, fname2: string, status: string): Generator<import('../../include/sched').Op, OpName | null, import('../../include/sched').SysResult> {
+  const op = function* (params: string[], fname: string, fname2: string, status: string): G<OpName | null> {
     switch (params[0]) {
       case 'NTCreateX': {
         const opts = ival(params[2]);
-        let disp = ival(params[3]);
+        const disp = ival(params[3]);
         yield* resolve(fname);
         let flags = O_RDWR;
         if (disp === FILE_CREATE) flags |= O_CREAT;
         if (disp === FILE_OVERWRITE || disp === FILE_OVERWRITE_IF) flags |= O_CREAT | O_TRUNC;
         if (opts & FILE_DIRECTORY_FILE) { yield* u.sys('mkdir', [fname, 0o700]); flags = O_RDONLY | O_DIRECTORY; }
-        void disp; disp = 0;
         let fd = (yield* u.sys('openat', [-100, fname, flags, 0o600])).ret;
         if (fd === -EISDIR) fd = (yield* u.sys('openat', [-100, fname, O_RDONLY | O_DIRECTORY, 0o600])).ret;
         if (fd < 0) return 'NTCreateX';
@@ -281,14 +283,12 @@ export const dbench: ProgramMain = function* (u, argv) {
   }
   const barrier = (yield* u.sys('semget', [IPC_PRIVATE, 1, IPC_CREAT | 0o600])).ret;
   yield* u.sys('semtimedop', [barrier, 0, 1, 0], { sops: [[0, 1, SEM_UNDO]] });
-  const parent = u.pid;
   for (let i = 0; i < nprocs; i++) {
     const child = children[i];
     yield* u.fork(function* (cu: U): Prog {
       if ((yield* cu.sys('semtimedop', [barrier, 0, 1, 0], { sops: [[0, 0, 0]] })).ret < 0) return 1;
       yield* cu.sys('semctl', [barrier, 0, IPC_RMID, 0]);
       const ppid = (yield* cu.sys('getppid', [])).ret;
-      void parent;
       return yield* clientRun(cu, child, dir, ppid);
     });
   }
@@ -309,7 +309,7 @@ export const dbench: ProgramMain = function* (u, argv) {
   let pending = 0;
   const onAlarm = () => { pending++; };
   /** sig_alarm: the progress line; past the time limit the children are told to finish */
-  const sigAlarm = function* (): Generator<import('../../include/sched').Op, void, import('../../include/sched').SysResult> {
+  const sigAlarm = function* (): G<void> {
     const now = u.m.now;
     let total = 0, lines = 0, active = 0, finished = 0, inWarmup = false;
     for (const c of children) {
@@ -357,16 +357,9 @@ export const dbench: ProgramMain = function* (u, argv) {
     yield* u.printf(` ${o.padEnd(12)} ${pad(count, 7)} ${pad(f3(1000 * total / count), 9)} ${pad(f3(max * 1000), 9)}\n`);
   }
   yield* u.printf('\n');
-  yield* u.printf(`Throughput ${fmtG(throughput)} MB/sec  ${nprocs} clients  ${nprocs} procs  max_latency=0.000 ms\n`);
+  yield* u.printf(`Throughput ${gForm(throughput, 6, false, false)} MB/sec  ${nprocs} clients  ${nprocs} procs  max_latency=0.000 ms\n`);
   // atexit(sem_cleanup): the barrier is gone already
   yield* u.sys('semctl', [barrier, 0, IPC_RMID, 0]);
   return 0;
 };
 
-/** printf's %g (6 significant digits, trailing zeros dropped) */
-function fmtG(x: number): string {
-  if (x === 0) return '0';
-  const e = Math.floor(Math.log10(Math.abs(x)));
-  if (e < -4 || e >= 6) return x.toExponential(5).replace(/\.?0+e/, 'e').replace(/e([+-])(\d)$/, 'e$10$2');
-  return x.toFixed(Math.max(0, 5 - e)).replace(/\.?0+$/, '');
-}

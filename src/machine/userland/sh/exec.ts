@@ -365,7 +365,6 @@ export class Shell implements ExpandHost {
     }
   }
 
-  /** run `body` with redirections applied to the shell itself, undone afterwards */
   /** run `body` with redirections applied to the shell itself (REDIR_PUSH), put back afterwards (popredir) */
   private *withRedirs(u: U, redirs: Redir[], body: () => G<number>): G<number> {
     if (!redirs.length) return yield* body();
@@ -414,8 +413,7 @@ export class Shell implements ExpandHost {
           newfd = net ? yield* netOpen(u, target, 'bash') : yield* u.open(target, flags, 0o666);
           if (net && newfd < 0) return false;
           if (newfd < 0) {
-            const fd = newfd;
-            const why = fd === -2 ? (r.op === '<' ? 'No such file' : 'Directory nonexistent') : fd === -13 || fd === -1 ? 'Permission denied' : fd === -21 ? 'Is a directory' : 'Permission denied';
+            const why = newfd === -2 ? (r.op === '<' ? 'No such file' : 'Directory nonexistent') : newfd === -21 ? 'Is a directory' : 'Permission denied';
             yield* u.err(`${this.prefix()}cannot ${r.op === '<' ? 'open' : 'create'} ${target}: ${why}\n`);
             return false;
           }
@@ -526,7 +524,7 @@ export class Shell implements ExpandHost {
   /** showjobs(SHOW_CHANGED): reap what has ended (dowait NONBLOCK), report finished background jobs (interactive) */
   *reapJobs(u: U, report: boolean): G<void> {
     yield* this.jobs.dowait(u, DOWAIT_NONBLOCK, null);
-    for (const j of this.jobs.list.filter((x) => x.bg && !this.jobs.running(x))) {
+    for (const j of this.jobs.background().filter((x) => !this.jobs.running(x))) {
       const st = this.jobs.getstatus(j);
       if (report) yield* u.err(`[${j.id}] + Done${st ? `(${st})` : ''}                    ${j.cmd}\n`);
       this.jobs.free(j);
@@ -671,13 +669,13 @@ const BUILTINS: Record<string, Builtin> = {
     const want = w.slice(1);
     const J = this.jobs;
     if (!want.length) {
-      while (J.list.some((j) => j.bg && J.running(j))) if (!(yield* J.dowait(u, DOWAIT_WAITCMD_ALL, null))) break;
-      for (const j of J.list.filter((x) => x.bg && !J.running(x))) J.free(j);
+      while (J.background().some((j) => J.running(j))) if (!(yield* J.dowait(u, DOWAIT_WAITCMD_ALL, null))) break;
+      for (const j of J.background().filter((x) => !J.running(x))) J.free(j);
       return 0;
     }
     let last = 0;
     for (const a of want) {
-      const bg = J.list.filter((x) => x.bg);
+      const bg = J.background();
       const j = a.startsWith('%') ? bg.find((x) => x.id === Number(a.slice(1))) : bg.find((x) => x.pids[x.pids.length - 1] === Number(a));
       if (!j) { last = 127; continue; }
       yield* J.dowait(u, DOWAIT_WAITCMD, j);
@@ -689,7 +687,7 @@ const BUILTINS: Record<string, Builtin> = {
   jobs: function* (u) {
     const J = this.jobs;
     yield* J.dowait(u, DOWAIT_NONBLOCK, null);
-    const list = J.list.filter((x) => x.bg);
+    const list = J.background();
     const cur = list.length - 1;
     for (let i = 0; i < list.length; i++) {
       const j = list[i];
@@ -701,7 +699,7 @@ const BUILTINS: Record<string, Builtin> = {
     return 0;
   },
   fg: function* (u, w) {
-    const list = this.jobs.list.filter((x) => x.bg);
+    const list = this.jobs.background();
     const j = w[1] ? list.find((x) => x.id === Number(w[1].replace(/^%/, ''))) : list[list.length - 1];
     if (!j) { yield* u.err(`${this.prefix()}fg: No current job\n`); return 2; }
     yield* u.out(j.cmd + '\n');
@@ -720,7 +718,7 @@ const BUILTINS: Record<string, Builtin> = {
     if (!a.length) { yield* u.err('kill: usage: kill [-s sigspec | -signum | -sigspec] [pid | job]... or\nkill -l [exitstatus]\n'); return 2; }
     let st = 0;
     for (const p of a) {
-      const pids = p.startsWith('%') ? this.jobs.list.find((j) => j.bg && j.id === Number(p.slice(1)))?.pids ?? [] : /^-?\d+$/.test(p) ? [Number(p)] : null;
+      const pids = p.startsWith('%') ? this.jobs.background().find((j) => j.id === Number(p.slice(1)))?.pids ?? [] : /^-?\d+$/.test(p) ? [Number(p)] : null;
       if (!pids) { yield* u.err(`${this.prefix()}kill: Illegal number: ${p}\n`); st = 2; continue; }
       for (const pid of pids) {
         const r = yield* u.kill(pid, sig);

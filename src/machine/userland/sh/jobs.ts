@@ -53,6 +53,8 @@ export class Jobs {
   /** getstatus: the status of the job's last process */
   getstatus(j: Job): number { return j.status.length ? statusOf(Math.max(0, j.status[j.status.length - 1])) : 0; }
   free(j: Job): void { this.list = this.list.filter((x) => x !== j); }
+  /** the background (`&`) jobs, in the order they were made (`jobs`, `wait`, `fg`, `kill %N`) */
+  background(): Job[] { return this.list.filter((x) => x.bg); }
 
   /** sigblockall: rt_sigprocmask(SIG_SETMASK, all, &old); the old mask */
   *sigblockall(u: U): G<number> {
