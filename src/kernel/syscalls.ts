@@ -44,8 +44,9 @@ const byNr = new Map<number, Syscall>();
 function load(): Syscall[] {
   if (rows) return rows;
   rows = [];
-  // the rows syscallByNr made from the text give way to the table's (one object per row)
+  // the rows syscallByNr and syscallByName made from the text give way to the table's (one object per row)
   byNr.clear();
+  byName.clear();
   const lines = (text ?? readDataText('syscalls.tsv')).split('\n');
   text = null;
   for (let k = 0; k < lines.length; k++) {
@@ -81,7 +82,7 @@ export function syscallByNr(nr: number): Syscall | null {
   // before the table is parsed (a start asks a dozen numbers): the row found in its text, made once
   let r = byNr.get(nr);
   if (r === undefined) {
-    const f = rowIn((text ??= '\n' + readDataText('syscalls.tsv')), `\n${nr}\t`, (g) => g[1] !== 'x32');
+    const f = rowIn(tableText(), `\n${nr}\t`, (g) => g[1] !== 'x32');
     r = f ? rowOf(f) : NOT_A_ROW;
     byNr.set(nr, r);
   }
@@ -105,6 +106,8 @@ function rowIn(t: string, needle: string, ok: (f: string[]) => boolean): string[
 }
 
 let text: string | null = null;
+/** The table's text with a newline in front (until the table is parsed). */
+const tableText = (): string => (text ??= '\n' + readDataText('syscalls.tsv'));
 /**
  * The number of the native 64-bit syscall `name` (syscallByName(name)?.nr), -1 when none.  Before the
  * table is parsed, its row is found in the text: a shell's start asks for the numbers of the dozen
@@ -112,7 +115,13 @@ let text: string | null = null;
  */
 export function syscallNumber(name: string): number {
   if (rows) return byName.get(name)?.nr ?? -1;
-  return syscallNumberIn((text ??= '\n' + readDataText('syscalls.tsv')), name);
+  return syscallNumberIn(tableText(), name);
+}
+
+/** syscallByName's answer from the table's text `t` (with a newline in front): the first native row of the name. */
+export function syscallRowIn(t: string, name: string): Syscall | null {
+  const f = rowIn(t, `\t${name}\t`, (g) => g[2] === name && g[1] !== 'x32');
+  return f ? rowOf(f) : null;
 }
 
 /** syscallNumber's answer from the table's text `t` (with a newline in front). */
@@ -121,8 +130,17 @@ export function syscallNumberIn(t: string, name: string): number {
   return f ? Number(f[0]) : -1;
 }
 
-/** The native 64-bit syscall with this name ("read", "openat"), or null. */
+/**
+ * The native 64-bit syscall with this name ("read", "openat"), or null.  Before the table is parsed
+ * (a shell's start asks for the argument names of the dozen syscalls its programs make: paths/features.ts
+ * argRoles), the row is found in the table's text and made once, as syscallByNr does.
+ */
 export function syscallByName(name: string): Syscall | null {
-  load();
-  return byName.get(name) ?? null;
+  if (rows) return byName.get(name) ?? null;
+  let r = byName.get(name);
+  if (r === undefined) {
+    r = syscallRowIn(tableText(), name) ?? NOT_A_ROW;
+    byName.set(name, r);
+  }
+  return r === NOT_A_ROW ? null : r;
 }

@@ -7,7 +7,7 @@ import {
 import {
   btfFunc, btfTypeName, btfLookupType, btfResolveChain, btfSizeof, btfFindMember, btfEnumValues, btfFindByName, BtfKind,
 } from '../../src/kernel/btf';
-import { syscallByName, syscallByNr, syscallTableSize, syscallNumber, syscallNumberIn } from '../../src/kernel/syscalls';
+import { syscallByName, syscallByNr, syscallTableSize, syscallNumber, syscallNumberIn, syscallRowIn, syscalls } from '../../src/kernel/syscalls';
 import { readDataText } from '../../src/kernel/data';
 import { kconfig } from '../../src/kernel/config';
 
@@ -126,6 +126,16 @@ describe('kernel data: syscalls and config', () => {
     expect(syscallNumberIn(text, 'sys_read')).to.equal(-1);
     expect(syscallNumberIn(text, 'no_such_syscall')).to.equal(-1);
     expect(syscallNumber('openat')).to.equal(257);
+  });
+
+  it('finds a syscall\'s row by name in the table\'s text as the parsed table does (a start parses no table)', () => {
+    const text = '\n' + readDataText('syscalls.tsv');
+    const table = syscalls(); // parsed: syscallByName answers from the table from here on
+    const names = new Set(table.map((r) => r.name));
+    names.add('sys_read').add('no_such_syscall');
+    const fields = (r: ReturnType<typeof syscallByName>) => r && { nr: r.nr, abi: r.abi, name: r.name, entry: r.entry, tableSymbol: r.tableSymbol, args: r.args };
+    for (const n of names) expect(fields(syscallRowIn(text, n)), n).to.deep.equal(fields(syscallByName(n)));
+    expect(syscallRowIn(text, 'openat')!.args!.map((a) => a.name)).to.deep.equal(['dfd', 'filename', 'flags', 'mode']);
   });
 
   it('reads the Debian .config', () => {
