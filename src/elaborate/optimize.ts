@@ -312,9 +312,8 @@ export class Optimizer {
         }
       });
       for (const sc of scopes) this.diag.asCopies(copies(sc), () => {
-        for (const l of sc.locals) {
-          if (use.written.has(l) && !use.read.has(l) && this.removeDeadAssignments(sc.body, l)) changed = true;
-        }
+        const dead = sc.locals.filter((l) => use.written.has(l) && !use.read.has(l));
+        if (dead.length && this.removeDeadAssignments(sc.body, dead)) changed = true;
         // as stap's dead-assignment remover, a `catch (v)` whose v is never read loses v, without
         // starting another iteration: `catch (e) {}` alone leaves e declared and untyped
         // ("unresolved type" at e), unless something else changes (checked with real-stap)
@@ -374,18 +373,28 @@ export class Optimizer {
     });
   }
 
-  /** `x = e` with x a never-read local becomes `e`. */
-  private removeDeadAssignments(body: A.Block, l: A.VarDecl): boolean {
+  /**
+   * `x = e` with x one of the never-read locals `dead` becomes `e`: one walk of the body for all
+   * of them (children before their parent, as one walk per local would rewrite them), the
+   * warnings said in the order one walk per local, in `dead`'s order, would say them.
+   */
+  private removeDeadAssignments(body: A.Block, dead: A.VarDecl[]): boolean {
+    const which = new Map(dead.map((l, i) => [l, i]));
+    const said: { i: number; tok: A.Token }[] = [];
     let changed = false;
     const visitExpr = (e: A.Expr): void => {
       exprChildren(e, visitExpr);
-      if (e.k === 'assign' && e.target.k === 'sym' && e.target.ref === l) {
-        if (this.first) this.warn(`Eliding assignment to '${l.name}'`, e.tok);
+      const i = e.k === 'assign' && e.target.k === 'sym' && e.target.ref ? which.get(e.target.ref) : undefined;
+      if (i !== undefined && e.k === 'assign') {
+        if (this.first) said.push({ i, tok: e.tok });
         replaceNode(e, e.value);
         changed = true;
       }
     };
     walkStmtTop(body, visitExpr);
+    // (a stable sort: within one local, the walk's order)
+    said.sort((a, b) => a.i - b.i);
+    for (const w of said) this.warn(`Eliding assignment to '${dead[w.i].name}'`, w.tok);
     return changed;
   }
 
