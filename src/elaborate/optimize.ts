@@ -490,6 +490,7 @@ export class Optimizer {
  * what follows them; checked with real-stap -v -p2).  Returns whether anything was removed.
  */
 export function removeDeadControl(s: A.Stmt): boolean {
+  if (!holds(s).jumps) return false;
   let changed = false;
   const leaves = (st: A.Stmt): boolean =>
     st.k === 'next' || st.k === 'return' || st.k === 'break' || st.k === 'continue' ||
@@ -508,6 +509,7 @@ export function removeDeadControl(s: A.Stmt): boolean {
 }
 
 function dropUnreadCatchVars(body: A.Stmt, read: Set<A.VarDecl>): void {
+  if (!holds(body).tries) return;
   walkStmt(body, () => {}, (st) => {
     if (st.k === 'try' && st.catchVar?.ref && !read.has(st.catchVar.ref)) {
       if (st.catchVar.ref.kind === 'global') caughtOnly.add(st.catchVar.ref);
@@ -515,6 +517,28 @@ function dropUnreadCatchVars(body: A.Stmt, read: Set<A.VarDecl>): void {
     }
   });
 }
+
+/**
+ * Does a body hold a `try`, or a `next`/`return`/`break`/`continue` (what dropUnreadCatchVars and
+ * removeDeadControl act on)?  Found by one walk of its statements; the optimiser only removes
+ * statements, so a body found without them stays without them (one found with them is walked
+ * again, as it may have lost them).
+ */
+const bodyHolds = new WeakMap<A.Stmt, { tries: boolean; jumps: boolean }>();
+function holds(body: A.Stmt): { tries: boolean; jumps: boolean } {
+  const known = bodyHolds.get(body);
+  if (known && !known.tries && !known.jumps) return known;
+  const r = { tries: false, jumps: false };
+  const visit = (st: A.Stmt): void => {
+    if (st.k === 'try') r.tries = true;
+    else if (st.k === 'next' || st.k === 'return' || st.k === 'break' || st.k === 'continue') r.jumps = true;
+    stmtChildren(st, noExpr, visit);
+  };
+  visit(body);
+  bodyHolds.set(body, r);
+  return r;
+}
+const noExpr = (): void => {};
 
 /**
  * Globals a dropped `catch (g)` named: stap keeps them declared (and untyped, an error) until
