@@ -220,10 +220,19 @@ export class Effects {
   }
 }
 
+/** The bodies of the probes not elided, then of the functions (not embedded C). */
+export function liveBodies(units: { body: A.Block; elided?: boolean }[], functions: A.FunctionDecl[]): A.Block[] {
+  const r = units.filter((u) => !u.elided).map((u) => u.body);
+  for (const f of functions) if (f.body.k !== 'embedded') r.push(f.body);
+  return r;
+}
+
 export class Optimizer {
   effects = new Effects();
 
-  constructor(private diag: Diagnostics, private globals: A.VarDecl[], private userFiles: Set<A.SourceFile>) {}
+  /** `definedReads`: variables read by a `@defined` folded away before (Resolver.definedReads). */
+  constructor(private diag: Diagnostics, private globals: A.VarDecl[], private userFiles: Set<A.SourceFile>,
+    private definedReads: ReadonlySet<A.VarDecl> = new Set()) {}
 
   private isUser(tok: A.Token): boolean {
     return this.userFiles.has(tok.file);
@@ -234,6 +243,18 @@ export class Optimizer {
 
   private warn(msg: string, tok: A.Token, always = false): void {
     if (this.isUser(tok) && (!this.quiet || always)) this.diag.warning(msg, tok);
+  }
+
+  /**
+   * Constant folding alone (no warnings): stap 4.8 folds constants and drops the dead branches
+   * they leave before it asserts that every type is resolved, so a dead branch is typed (its
+   * mismatches are errors) but an unresolved name only it uses is not (`if (0) println(y)`).
+   * Returns whether anything changed.
+   */
+  foldConstants(bodies: A.Block[]): boolean {
+    const folder = new ConstFolder((e) => !this.effects.exprHasEffects(e, null) && !hasTargets(e), replaceNode);
+    for (const b of bodies) folder.block(b);
+    return folder.changed;
   }
 
   /**
@@ -255,10 +276,7 @@ export class Optimizer {
         // constant folding, after type resolution as in stap 4.8 (the dead code of `if (0)` is
         // typed, its globals count as assigned; it goes now, and what only it used with it);
         // the folder also makes the checks stap's makes
-        const folder = new ConstFolder((e) => !this.effects.exprHasEffects(e, null) && !hasTargets(e), replaceNode);
-        for (const u of units) if (!u.elided) folder.block(u.body);
-        for (const f of functions()) if (f.body.k !== 'embedded') folder.block(f.body);
-        if (folder.changed) changed = true;
+        if (this.foldConstants(liveBodies(units, functions()))) changed = true;
       }
       const fns = functions();
       const use: VarUse = { read: new Set(), written: new Set() };
@@ -267,6 +285,8 @@ export class Optimizer {
         if (u.condition) collectUse(u.condition, use);
       }
       for (const f of fns) if (f.body.k !== 'embedded') collectUse(f.body, use);
+      // (stap folds those `@defined`s after its first look)
+      if (first) for (const v of this.definedReads) use.read.add(v);
 
       // globals
       const globalNames = this.globals.map((g) => g.name);
