@@ -11,7 +11,7 @@
  * do 64-bit arithmetic.
  */
 import { readDataText, noteParseTime } from './data';
-import { openSymtab, Symtab, KModule } from './ksymtab';
+import { openSymtab, Symtab, KModule, nameHashOf } from './ksymtab';
 import { knownFirstAlias, knownSysModules, knownSymbolName } from './known_symbols';
 
 export type { KModule } from './ksymtab';
@@ -566,22 +566,21 @@ export function matchFunctions(spec: string, scope?: SymbolScope): number[] {
   return ids;
 }
 
-let cloneBases: Set<string> | null = null;
+let cloneBases: Set<number> | null = null;
 /**
- * Is `name` the part before the first dot of some text symbol (foo of foo.isra.0)?  True for
- * every key of clones(), from the names alone.
+ * May `name` be the part before the first dot of some text symbol (foo of foo.isra.0)?  True for
+ * every key of clones(), from the names' bytes alone: the hashes (nameHashOf) of those parts, so
+ * no name is decoded; a hash collision only sends a name to clones(), which is exact.
  */
 function mayHaveClones(name: string): boolean {
   if (!cloneBases) {
     const t = load();
+    const ids = t.dottedIds();
+    const hashes = t.dottedPrefixHashes();
     cloneBases = new Set();
-    for (const id of t.dottedIds()) {
-      if (!isTextCode(t.types[id])) continue;
-      const n = t.name(id);
-      cloneBases.add(n.slice(0, n.indexOf('.')));
-    }
+    for (let i = 0; i < ids.length; i++) if (isTextCode(t.types[ids[i]])) cloneBases.add(hashes[i]);
   }
-  return cloneBases.has(name);
+  return cloneBases.has(nameHashOf(name));
 }
 
 let cloneIndex: Map<string, number[]> | null = null;

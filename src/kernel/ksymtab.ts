@@ -264,6 +264,7 @@ export class Symtab {
     const blob = this.src.bytes(off, len);
     const ends = this.nameOff;
     const ids: number[] = [];
+    const hashes: number[] = [];
     for (let p = blob.indexOf(0x2e); p >= 0;) {
       // the symbol holding byte p: the last id whose name starts at or before p
       let lo = 0;
@@ -273,13 +274,27 @@ export class Symtab {
         if (ends[mid] <= p) lo = mid;
         else hi = mid - 1;
       }
-      if (p > ends[lo]) ids.push(lo);
+      if (p > ends[lo]) {
+        ids.push(lo);
+        // (FNV-1a of the bytes before the dot, as nameHashOf hashes a name)
+        let h = 0x811c9dc5;
+        for (let i = ends[lo]; i < p; i++) h = Math.imul(h ^ blob[i], 0x01000193);
+        hashes.push(h >>> 0);
+      }
       // (its first dot decides: on to the next name)
       p = lo + 1 < this.n ? blob.indexOf(0x2e, ends[lo + 1]) : -1;
     }
+    this.dottedHashes = hashes;
     return (this.dotted = ids);
   }
   private dotted?: number[];
+
+  /** nameHashOf the part before the first '.' of each dottedIds() name, in the same order. */
+  dottedPrefixHashes(): number[] {
+    if (!this.dottedHashes) this.dottedIds();
+    return this.dottedHashes!;
+  }
+  private dottedHashes?: number[];
 
   /** Compare `name` with symbol `id`'s name, in Latin-1 code order (faster than Buffer#compare). */
   private cmp(name: string, id: number): number {
