@@ -171,9 +171,15 @@ arch_cpu_idle_exit
   softirq_raise_event: `
 @irq:softirq_raise
 `,
-  // kernel/softirq.c __do_softirq: one action per pending vector (timer.ts %softirq_next)
+  // kernel/softirq.c: irq_exit_rcu's invoke_softirq runs handle_softirqs (6.1.192's __do_softirq body,
+  // the function the recordings show under irq_exit_rcu): one action per pending vector (timer.ts %softirq_next)
   do_softirq: `
-%softirq_next
+handle_softirqs
+  %softirq_next
+`,
+  // an interrupt of user mode: the return to user mode (sched/fair.ts tick)
+  irq_exit_user: `
+*exit_to_user
 `,
   softirq_timer: `
 @irq:softirq_entry

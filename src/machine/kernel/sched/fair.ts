@@ -6,7 +6,7 @@
  */
 import type { CpuMachine, Cpu } from '../../include/cpu';
 import { Task, TASK_RUNNING, TASK_DEAD, EXIT_ZOMBIE, PRIO_TO_WEIGHT } from '../../include/sched';
-import { newEnv } from '../../paths/kexec';
+import { newEnv, pushPath } from '../../paths/kexec';
 
 export const SCHED_LATENCY_BASE = 6e6;
 export const SCHED_MIN_GRAN_BASE = 0.75e6;
@@ -194,6 +194,11 @@ export class Sched {
   tick(c: Cpu): void {
     c.ticks++;
     this.m.irq(c, 'timer_interrupt', newEnv('tick', { tick: true, irq: 236, vector: 236 }));
+    // a tick that interrupted user mode returns through irqentry_exit_to_user_mode (noinstr):
+    // exit_to_user_mode_prepare, where a reschedule the tick asked for happens (the recordings'
+    // interrupt-of-user entries: `@S exit_to_user_mode_prepare(fpregs_assert_state_consistent)`)
+    const t = c.curr;
+    if (!t.idle && !t.kthread && t.state === TASK_RUNNING && t.ks.frames.length === 0) pushPath(t.ks, 'irq_exit_user', newEnv('irq_exit'));
   }
 
   /** check_preempt_tick(). */
