@@ -340,18 +340,22 @@ export class Optimizer {
         dropUnreadCatchVars(sc.body, use.read);
       });
       // side-effect-free statements and empty probes
+      const emptied: OptUnit[] = [];
       for (const u of units) if (!u.elided) {
         const own = new Set(u.locals);
-        // (each probe's elision notice after its share of the body's messages)
         const names = [u.name, ...(u.also ?? [])];
-        if (this.diag.asCopies(names.length, () => this.reduceBlock(u.body, own), (i) => {
-          if (u.body.stmts.length === 0) this.warn(`Probe '${names[i]}' has been elided`, u.tok, true);
-        })) changed = true;
+        if (this.diag.asCopies(names.length, () => this.reduceBlock(u.body, own))) changed = true;
         if (u.body.stmts.length === 0) {
           u.elided = true;
+          emptied.push(u);
           changed = true;
         }
       }
+      // (the elision notices after the functions' warnings, each point of a shared body in
+      // turn: real-stap -v -p2 -e 'function f() { } probe begin, end { f() }')
+      const noteElided = (): void => {
+        for (const u of emptied) for (const name of [u.name, ...(u.also ?? [])]) this.warn(`Probe '${name}' has been elided`, u.tok, true);
+      };
       for (const f of fns) if (f.body.k !== 'embedded') {
         const own = new Set([...(f.locals ?? []), ...(f.paramDecls ?? [])]);
         const had = f.body.stmts.length > 0;
@@ -362,6 +366,7 @@ export class Optimizer {
           this.warn(`side-effect-free function '${f.name}'`, f.tok);
         }
       }
+      noteElided();
       // statements after next/return/break/continue (stap's dead_control_remover, last in the
       // iteration and silent: what dead code assigned or printed was reported above)
       for (const u of units) if (!u.elided && removeDeadControl(u.body)) changed = true;

@@ -175,7 +175,8 @@ export class Resolver {
   private stmt(s: A.Stmt, scope: Scope): void {
     switch (s.k) {
       case 'foreach': {
-        if (s.array.k === 'sym') this.arraySym(s.array, s.keys.length, scope);
+        // (stap reports an unresolved foreach array from a place of its own: not similar to an index's)
+        if (s.array.k === 'sym') this.arraySym(s.array, s.keys.length, scope, 'unresolved-array-foreach');
         else this.expr(s.array, scope);
         for (const k of s.keys) this.localSym(k, scope);
         if (s.value) this.localSym(s.value, scope);
@@ -254,7 +255,7 @@ export class Resolver {
     this.scalarSym(e, scope);
   }
 
-  private arraySym(e: A.Sym, arity: number, scope: Scope): void {
+  private arraySym(e: A.Sym, arity: number, scope: Scope, site = 'unresolved-array'): void {
     const local = scope.localMap.get(e.name) ?? scope.params?.get(e.name);
     const d = local ?? this.s.findGlobal(e.name, scope.file, e.tok);
     // (stap's find_var: a local of that name takes the arity, so a scalar one is inconsistent;
@@ -264,7 +265,7 @@ export class Resolver {
       if (arity > 0 || !d) {
         // reported and resolution goes on (stap's symresolution_info prints it and continues, so
         // a second unresolved array in the body counts as a similar, suppressed error)
-        this.softError(new SemanticError(`unresolved arity-${arity} global array ${e.name}, missing global declaration?`, e.tok, [], 'unresolved-array'));
+        this.softError(new SemanticError(`unresolved arity-${arity} global array ${e.name}, missing global declaration?`, e.tok, [], site));
         return;
       }
     }

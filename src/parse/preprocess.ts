@@ -359,9 +359,16 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
   }
   // (what the left side is decides first: `%( 1 %? begin` is not a comparison at all, while
   // `%( 1 %? 1` has a bad operator; real-stap -p1)
-  const known = (l.kind === 'identifier' && (CONDITION_NAMES.has(l.text) || l.text.startsWith('CONFIG_'))) ||
-    l.kind === 'string' || (l.kind === 'number' && r.kind === 'number');
-  if (!known) {
+  // (literals: two of a kind compare; a string and a number with an operator between them
+  // name the right side; anything else is not a condition: real-stap -p1 '%( 1 == "a" ...',
+  // '%( "a" == x ...', '%( "a" begin 1 ...')
+  const named = l.kind === 'identifier' && (CONDITION_NAMES.has(l.text) || l.text.startsWith('CONFIG_'));
+  const sameLiterals = (l.kind === 'string' || l.kind === 'number') && r.kind === l.kind;
+  if (!named && !sameLiterals && op.kind === 'operator') {
+    if (l.kind === 'string' && r.kind === 'number') throw new ParseError('expected string literal as right value', r);
+    if (l.kind === 'number' && r.kind === 'string') throw new ParseError('expected number literal as right value', r);
+  }
+  if (!named && !sameLiterals) {
     throw new ParseError("expected 'arch', 'kernel_v', 'kernel_vr', 'systemtap_v',\n" +
       "             'runtime', 'systemtap_privilege', 'CONFIG_...', or\n" +
       '             comparison between strings or integers', l);
@@ -428,7 +435,6 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
   }
   if (l.kind === 'string') {
     const a = unescapeRaw(l.text);
-    if (r.kind !== 'string') throw new ParseError('expected string literal as right value', r);
     const b = unescapeRaw(r.text);
     return cmp(op.text, a < b ? -1 : a > b ? 1 : 0);
   }

@@ -54,6 +54,25 @@ describe('elaborate: constant folding after types (stap optimize2)', () => {
     expect(p2('probe begin { x = 1; println(@defined(x)) }')).to.deep.equal({ out: '# probes\nbegin /* <- begin */\n', err: '' });
   });
 
+  it('says which probes were elided after the side-effect-free functions (real-stap -p2)', () => {
+    const warnings = (src: string): string[] => p2(src).err.split('\n').filter((l) => l.startsWith('WARNING'));
+    expect(warnings('function f() { } function g() {} probe begin { f() } probe end { g() }')).to.deep.equal([
+      "WARNING: Eliding side-effect-free expression : identifier 'f' at <input>:1:48",
+      "WARNING: side-effect-free function 'f': identifier 'f' at :1:10",
+      "WARNING: side-effect-free function 'g': identifier 'g' at :1:27",
+      "WARNING: Probe 'begin' has been elided: keyword at :1:34",
+      "WARNING: Probe 'end' has been elided: keyword at :1:54",
+    ]);
+  });
+
+  it('an unresolved foreach array is not similar to an unresolved index (real-stap -p2)', () => {
+    const errors = p2('probe begin { a[1]=1; foreach ([k] in a limit 1) println(k) }').err.split('\n').filter((l) => l.startsWith('semantic error'));
+    expect(errors).to.deep.equal([
+      "semantic error: unresolved arity-1 global array a, missing global declaration?: identifier 'a' at <input>:1:15",
+      "semantic error: unresolved arity-1 global array a, missing global declaration?: identifier 'a' at :1:39",
+    ]);
+  });
+
   it('operands an absorbing literal makes useless go, with their variables and functions', () => {
     expect(p2('function f() { return 1 } probe begin { x = 0 * f(); println(x) }').out)
       .to.equal('# probes\nbegin /* <- begin */\n  # locals\n  x:long\n');

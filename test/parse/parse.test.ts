@@ -239,6 +239,15 @@ describe('pass 1: preprocessor', () => {
     expect(parse('@define foo %( cheese %)').errors).to.equal("Input file '<input>' is empty after preprocessing.\n");
   });
 
+  it('names the right side of a condition comparing a string and a number (real-stap -p1)', () => {
+    expect(errorOf('%( 1 == "a" %? probe begin {} %)')).to.equal('parse error: expected number literal as right value');
+    expect(errorOf('%( "a" =~ 1 %? probe begin {} %)')).to.equal('parse error: expected string literal as right value');
+    expect(errorOf('%( $1 =~ "5" %? probe begin {} %)', ['5'])).to.equal('parse error: expected number literal as right value');
+    expect(errorOf('%( "a" == x %? probe begin {} %)')).to.match(/^parse error: expected 'arch', 'kernel_v'/);
+    expect(errorOf('%( "a" begin 1 %? probe begin {} %)')).to.match(/^parse error: expected 'arch', 'kernel_v'/);
+    expect(errorOf('%( "a" begin "b" %? probe begin {} %)')).to.equal('parse error: expected comparison operator');
+  });
+
   it('rejects duplicate and conflicting global declarations', () => {
     expect(errorOf('global x global x')).to.equal('parse error: duplicate global name');
     expect(errorOf('global x private x')).to.equal('parse error: global versus private variable declaration conflict');
