@@ -64,6 +64,7 @@ import { fsSync } from './fs/sync';
 import { ext4 } from './fs/ext4';
 import { ext4Trace } from './paths/trace_ext4';
 import { timerfd } from './fs/timerfd';
+import { fsSelect } from './fs/select';
 import { Net, netCore } from './net/core';
 import { netLayout } from './net/layout';
 import { netSock } from './net/sock';
@@ -97,7 +98,7 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   sem, shm,
   block,
   fault, rmap, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
-  fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd,
+  fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd, fsSelect,
   netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netUdp, netUnix, netfilter,
   loopback,
   fork, exec, exit,

@@ -109,6 +109,11 @@ const CASES: [string, string, number][] = [
   ['files', 'sh', 0.95],
   ['cow', 'sh', 0.9],
   ['cow', 'ls', 0.95],
+  // bash's /dev/tcp client and its printf, redirections and fork of cat (the nginx answer read by cat)
+  ['tcp-http', 'bash', 0.98],
+  ['tcp-http', 'cat', 0.99],
+  // netcat-openbsd's UDP client (its poll loop, the services look-up)
+  ['udp', 'nc', 0.99],
 ];
 
 /** workloads run with the recording's directory order (its guest's ext4 hash order differs from the /etc of data/userland/etc.json) */

@@ -100,7 +100,8 @@ fsReadWrite.hook('write_dispatch', (m, c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f) { e.ret = -EBADF; return H_CONT; }
   e.file = f;
-  e.count = e.a[2] as number;
+  // writev's third argument is the iovec count: its bytes are the gathered buffer
+  e.count = e.name === 'writev' ? (e.buf as Uint8Array).length : e.a[2] as number;
   e.done = 0;
   switch (f.kind) {
     case 'file': {

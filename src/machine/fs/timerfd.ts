@@ -3,7 +3,8 @@
  * a timerfd is an hrtimer (timerfd_tmrproc) whose expirations a read(2) returns as a u64; epoll_wait
  * of a process holding timerfds sleeps until one has expired, a child exited (the SIGCHLD signalfd
  * systemd watches) or a signal arrives; with nothing to wait for it sleeps until a signal (a daemon
- * idling in its event loop) or for its timeout.
+ * idling in its event loop) or for its timeout. The sockets a caller's epoll set watches for EPOLLIN
+ * come with the call (`socks`: nginx's listening and connection sockets, userland/programs/nginx.ts).
  */
 import type { Task, Process } from '../include/sched';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
@@ -14,6 +15,7 @@ import { H_CONT, H_SLEEP } from '../paths/kexec';
 import { KTimer, type TimerMachine } from '../kernel/timer';
 import { timedWake } from '../kernel/time';
 import type { PseudoOpen } from '../../kernel/tracefs/vfs';
+import type { Sock } from '../include/net';
 
 const EBADF = 9, EINTR = 4, EINVAL = 22;
 
@@ -77,9 +79,12 @@ timerfd.syscall('timerfd_settime', (m, c, t, e) => {
 
 timerfd.syscall('epoll_wait', (m, _c, t, e) => {
   const tfs = timerfds.get(t.proc) ?? [];
-  // the ready events (epoll_event data): expired timerfds, a child exit
+  // the sockets of the caller's epoll set (e.socks, EPOLLIN; e.excl: added with EPOLLEXCLUSIVE)
+  const socks = (e.socks as Sock[] | undefined) ?? [];
+  for (const s of socks) unwaitSock(s, t);
+  // the ready events (epoll_event data): expired timerfds, a child exit, readable sockets
   const timers = tfs.filter((x) => x.ticks > 0).length;
-  const ready = timers + (hasZombie(t.proc) ? 1 : 0);
+  const ready = timers + (hasZombie(t.proc) ? 1 : 0) + socks.filter((s) => s.pollIn).length;
   if (ready) { e.ret = ready; e.info = { timers }; return H_CONT; }
   const timeout = Number(e.a[3] ?? -1);
   if (e.slept) {
@@ -93,11 +98,19 @@ timerfd.syscall('epoll_wait', (m, _c, t, e) => {
   waiters.set(t.proc, w);
   // a child's exit wakes it as wait4's waiters are woken (systemd's SIGCHLD signalfd is in its epoll set)
   if (!t.proc.waitq.includes(t)) t.proc.waitq.push(t);
+  for (const s of socks) (e.excl ? s.exclWait : s.readWait).push(t);
   if (timeout > 0) timedWake(m, t, timeout * 1e6);
   t.state = TASK_INTERRUPTIBLE;
   t.wchan = 'ep_poll';
   return H_SLEEP;
 });
+
+function unwaitSock(s: Sock, t: Task): void {
+  for (const q of [s.readWait, s.exclWait]) {
+    const i = q.indexOf(t);
+    if (i >= 0) q.splice(i, 1);
+  }
+}
 
 function hasZombie(p: Process): boolean {
   return p.children.some((c) => !c.reaped && c.exited);

@@ -190,6 +190,11 @@ export class Sock {
   /** tasks waiting for data / connection / accept / buffer space */
   readWait: WaitQueue = [];
   writeWait: WaitQueue = [];
+  /**
+   * epoll waiters added with EPOLLEXCLUSIVE (nginx's workers on their shared listening socket):
+   * a wakeup of the readers takes only the first of them (ep_poll_callback's exclusive wake)
+   */
+  exclWait: WaitQueue = [];
   /** statistics */
   bytesSent = 0;
   bytesRecv = 0;
@@ -204,6 +209,10 @@ export class Sock {
   get isUdp(): boolean { return this.type === SOCK_DGRAM && this.protocol !== IPPROTO_ICMP && this.family === AF_INET; }
   get isUnix(): boolean { return this.family === AF_UNIX; }
   get isIcmp(): boolean { return this.protocol === IPPROTO_ICMP; }
+  /** EPOLLIN: a listener with a connection to accept, or data, end of file or an error to read */
+  get pollIn(): boolean {
+    return this.listening ? this.acceptq.length > 0 : this.rx.chunks.length > 0 || this.rxEof || this.err !== 0;
+  }
 }
 
 export const TCP_STATE_NAMES = ['', 'ESTABLISHED', 'SYN_SENT', 'SYN_RECV', 'FIN_WAIT1', 'FIN_WAIT2', 'TIME_WAIT', 'CLOSE',

@@ -8,7 +8,7 @@ import type { CpuMachine } from '../include/cpu';
 import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_AGAIN } from '../paths/kexec';
-import { Sock, Packet, SkbView, SOCK_DGRAM } from '../include/net';
+import { Sock, Packet, SkbView, SOCK_DGRAM, SOCK_STREAM, IPPROTO_TCP, TCP_LISTEN } from '../include/net';
 
 /** The machine as the networking semantics use it. */
 export interface NetMachine extends CpuMachine {
@@ -46,6 +46,19 @@ export class Net {
       if (!this.listeners.has(p) && !this.udp.has(p) && ![...this.conns.keys()].some(busy) && ![...this.tw.keys()].some(busy)) return p;
     }
     return 0;
+  }
+  /**
+   * A TCP socket listening on `port` since before the machine was handed over (a service's, as
+   * socket/bind/listen left it at boot: nginx's 0.0.0.0:80, backlog 511)
+   */
+  listenAtBoot(port: number, backlog: number): Sock {
+    const s = new Sock(SOCK_STREAM, IPPROTO_TCP);
+    s.port = port;
+    s.listening = true;
+    s.state = TCP_LISTEN;
+    s.backlogMax = backlog;
+    this.listeners.set(port, s);
+    return s;
   }
   portInUse(p: number, type: number): boolean {
     if (type === SOCK_DGRAM) return this.udp.has(p);

@@ -46,7 +46,11 @@ export function change(e: Env, s: Sock, to: number, slot: 'sc1' | 'sc2' = 'sc1')
 export function takeWaiters(e: Env, s: Sock | null, which: 'r' | 'w' | 'rw'): void {
   if (!s) return;
   const list = (e.wake as WaitQueue | undefined) ?? (e.wake = []) as WaitQueue;
-  if (which !== 'w') list.push(...s.readWait.splice(0));
+  if (which !== 'w') {
+    list.push(...s.readWait.splice(0));
+    const x = s.exclWait.shift();
+    if (x) list.push(x);
+  }
   if (which !== 'r') list.push(...s.writeWait.splice(0));
 }
 

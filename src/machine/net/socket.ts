@@ -6,7 +6,7 @@
 import type { NetMachine } from './core';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_AGAIN } from '../paths/kexec';
-import { installFd } from '../include/fdtable';
+import { installFd, fdOf } from '../include/fdtable';
 import {
   Sock, AF_INET, AF_UNIX, SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP, TCP_ESTABLISHED,
   TCP_FIN_WAIT1, TCP_FIN_WAIT2, TCP_CLOSE, TCP_LISTEN,
@@ -102,7 +102,8 @@ netSocket.hook('sock_accept_wait', (_m, _c, t, e) => {
 netSocket.hook('sock_accept', (m, _c, t, e) => {
   if (e.err) return H_CONT;
   const child = e.child as Sock;
-  e.ret = installFd(t, sockFile(m, child));
+  // accept4's SOCK_NONBLOCK (= O_NONBLOCK) gives the new file O_NONBLOCK
+  e.ret = installFd(t, sockFile(m, child, 2 | (e.name === 'accept4' ? Number(e.a[3] ?? 0) & O_NONBLOCK : 0)));
   e.accepted = true;
   e.info = { port: child.dport };
   return H_CONT;
@@ -153,3 +154,41 @@ for (const fn of ['sock_sendmsg', 'sock_recvmsg', 'inet_sendmsg', 'inet_recvmsg'
 /** struct sock *inet_csk_accept(): the accepted connection's sock, NULL on error */
 netSocket.fnRet('inet_csk_accept', (e) => (e.err ? null : e.child ?? null));
 
+
+/**
+ * epoll_ctl(epfd, op, fd, event): the descriptor must be open (EBADF); the interest set itself is
+ * what the program passes to each epoll_wait (fs/timerfd.ts), so there is nothing more to keep here.
+ */
+netSocket.syscall('epoll_ctl', (_m, _c, t, e) => {
+  const EPOLL_CTL_ADD = 1, EPOLL_CTL_DEL = 2, EPOLL_CTL_MOD = 3;
+  const op = Number(e.a[1]);
+  if (!fdOf(t, e.a[2])) return fail(e, EBADF);
+  if (op !== EPOLL_CTL_ADD && op !== EPOLL_CTL_DEL && op !== EPOLL_CTL_MOD) return fail(e, EINVAL);
+  e.ret = 0;
+  return H_CONT;
+});
+
+/**
+ * sendfile(out_fd, in_fd, offset, count) to a TCP socket (do_sendfile -> splice -> tcp_sendpage): the
+ * file's bytes from the offset (`off`, else the file position, which then moves) become the send's
+ * data; the pages go out through the same tcp_send as sendmsg's.  Other destinations (a file, a pipe)
+ * are not modelled: EINVAL.
+ */
+netSocket.hook('sendfile_prep', (_m, _c, t, e) => {
+  const out = fdOf(t, e.a[0]), inf = fdOf(t, e.a[1]);
+  if (!out || !inf) return fail(e, EBADF);
+  const ino = inf.inode;
+  if (!ino || !ino.isReg || !out.sock || !out.sock.isTcp) return fail(e, EINVAL);
+  const usePos = e.off === undefined;
+  const off = usePos ? inf.pos : Number(e.off);
+  const n = Math.max(0, Math.min(Number(e.a[3]), ino.size - off));
+  e.buf = ino.readBytes(off, n);
+  if (usePos) inf.pos += n;
+  e.file = out;
+  e.sock = out.sock;
+  e.sk = out.sock;
+  e.size = n;
+  e.count = n;
+  e.info = { off: off + n };
+  return H_CONT;
+});

@@ -9,6 +9,7 @@ import { Packet, mkPacket, IPPROTO_ICMP, IPPROTO_UDP, RCVBUF } from '../include/
 import { syncSock } from './layout';
 import { sockOf, empty, fail, takeWaiters, sendBuf, rxCount } from './sock';
 
+const MSG_PEEK = 2;
 const EINVAL = 22, EDESTADDRREQ = 89, EMSGSIZE = 90, ENOTCONN = 107;
 
 export const netUdp = new Semantics<NetMachine>('net/udp');
@@ -94,10 +95,15 @@ netUdp.hook('icmp_reply_pkt', (_m, _c, _t, e) => {
   return H_CONT;
 });
 
+/** inet_dgram_connect autobinds a UDP socket that has no local port yet (inet_autobind) */
+netUdp.cond('udp_unbound', (_m, _c, _t, e) => { const s = sockOf(e); return !!s && s.isUdp && !s.port; });
 netUdp.hook('dgram_recv', (_m, _c, _t, e) => {
   if (e.err) return H_CONT;
   const s = sockOf(e)!;
-  const d = s.rx.takeDgram(rxCount(e));
+  // MSG_PEEK: the datagram stays queued (netcat's UDP server learns its peer so)
+  const flags = e.name === 'recvfrom' ? Number(e.a[3]) : e.name === 'recvmsg' ? Number(e.a[2]) : 0;
+  const head = s.rx.chunks[0];
+  const d = flags & MSG_PEEK ? (head ? { data: head.data.subarray(0, rxCount(e)), from: head.from, pkt: undefined } : null) : s.rx.takeDgram(rxCount(e));
   if (!d) { e.data = empty; e.ret = 0; return H_CONT; }
   s.bytesRecv += d.data.length;
   e.data = d.data;

@@ -8,7 +8,27 @@ import { expForm, fixedForm, gForm, nonFinite } from './libc_printf';
 type Op = import('../include/sched').Op;
 type SysResult = import('../include/sched').SysResult;
 /** `prefix`: the shell's message prefix ("sh: LINE: ") for dash's write error report */
-type Builtin = (u: U, words: string[], prefix?: string) => Generator<Op, number, SysResult>;
+type Builtin = (u: U, words: string[], prefix?: string, bash?: boolean) => Generator<Op, number, SysResult>;
+
+/** the shells whose stdio stdout has been used (glibc allocates its buffer on the first output: fstat) */
+const stdoutUsed = new WeakSet<U>();
+/**
+ * A builtin's output.  dash writes its buffer at the end; bash's stdout is stdio, line buffered
+ * (shell.c sh_setlinebuf): a write per line, the rest flushed at the builtin's end, the buffer set up by
+ * the first output's fstat (strace of bash 5.2.15's printf "GET / HTTP/1.0\r\n\r\n": newfstatat(1, ""),
+ * write(1, "GET / HTTP/1.0\r\n", 16), write(1, "\r\n", 2); data/recordings/tcp-http).
+ */
+function* shOut(u: U, s: string, bash: boolean): Generator<Op, number, SysResult> {
+  if (!bash) return yield* u.out(s);
+  if (!stdoutUsed.has(u)) { stdoutUsed.add(u); yield* u.sys('newfstatat', [1, '', 0, 0x1000]); }
+  let n = 0;
+  for (const piece of s.match(/[^\n]*\n|[^\n]+$/g) ?? []) {
+    const r = yield* u.out(piece);
+    if (r < 0) return r;
+    n += r;
+  }
+  return n;
+}
 
 const ESC: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\' };
 
@@ -37,7 +57,7 @@ export function unescape(s: string, octalNeedsZero: boolean): { text: string; st
 }
 
 /** dash's echo: `-n` as the first argument; escapes always interpreted. */
-function* echo(u: U, words: string[], prefix = 'sh: 1: '): Generator<Op, number, SysResult> {
+function* echo(u: U, words: string[], prefix = 'sh: 1: ', bash = false): Generator<Op, number, SysResult> {
   let a = words.slice(1);
   let nl = true;
   if (a[0] === '-n') { nl = false; a = a.slice(1); }
@@ -49,7 +69,7 @@ function* echo(u: U, words: string[], prefix = 'sh: 1: '): Generator<Op, number,
   }
   if (nl) out += '\n';
   // dash flushes its output buffer and reports a failed write(2) as EIO, whatever the errno
-  if (out && (yield* u.out(out)) < 0) { yield* u.err(`${prefix}echo: echo: I/O error\n`); return 1; }
+  if (out && (yield* shOut(u, out, bash)) < 0) { yield* u.err(`${prefix}echo: echo: I/O error\n`); return 1; }
   return 0;
 }
 
@@ -64,7 +84,7 @@ function numArg(s: string): number | null {
 }
 
 /** dash's printf: the format is reused while arguments remain. */
-function* printf(u: U, words: string[]): Generator<Op, number, SysResult> {
+function* printf(u: U, words: string[], _prefix?: string, bash = false): Generator<Op, number, SysResult> {
   let args = words.slice(1);
   if (args[0] === '--') args = args.slice(1);
   if (!args.length) { yield* u.err('sh: 1: printf: usage: printf format [arg ...]\n'); return 2; }
@@ -150,7 +170,7 @@ function* printf(u: U, words: string[]): Generator<Op, number, SysResult> {
   }
   // dash reports conversion errors as it goes and writes its buffered output at the end
   if (errs) yield* u.err(errs);
-  if (out) yield* u.out(out);
+  if (out) yield* shOut(u, out, bash);
   return status;
 }
 

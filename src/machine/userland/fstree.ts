@@ -1,5 +1,6 @@
 /** The initial filesystem tree: /etc, /proc, /dev, /usr/bin, /home, /root, /tmp, /var/log. */
 import type { Fs, FsMachine } from '../fs/namei';
+import { NGINX_WELCOME } from './nginx_site';
 import { S_IFREG, Inode } from '../include/fs';
 import { KERNEL_RELEASE } from '../../kernel/config';
 import { hash32 } from '../core/prng';
@@ -21,6 +22,8 @@ export const MORE_TOOL_NAMES = ['sed', 'tr', 'chmod', 'ln', 'readlink', 'df', 'd
   'uptime', 'dmesg', 'which'];
 /** the seed experiments' tools (programs/seed_tools.ts), created last (inode numbers above unchanged) */
 export const SEED_TOOL_NAMES = ['mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk', 'timeout', 'trace-cmd', 'perf'];
+/** the network tools (programs/nc.ts), created after everything else */
+export const NET_TOOL_NAMES = ['nc'];
 
 /**
  * Size and mtime (seconds since the epoch: the package's build time, which dpkg gives the files
@@ -127,7 +130,8 @@ export function populate(m: FsMachine, fs: Fs): void {
   };
   for (const [k, v] of Object.entries(etc)) fs.createFile(`/etc/${k}`, v);
   fs.createFile('/var/log/syslog', '');
-  fs.createFile('/var/www/html/index.html', '<html><body><h1>It works!</h1></body></html>\n'.repeat(40));
+  // nginx's default site: Debian's page, the only file of the real guest's /var/www/html
+  fs.createFile('/var/www/html/index.nginx-debian.html', NGINX_WELCOME);
   fs.createFile('/root/.bashrc', '# ~/.bashrc\nexport PS1="\\h:\\w\\$ "\n');
   fs.createFile('/home/user/notes.txt', 'buy milk\nfix the scheduler\nread seed 000 about swap\n');
   fs.createFile('/usr/src/app/Makefile', 'all: app\n\napp: main.o util.o\n\tcc -o app main.o util.o\n\nmain.o: main.c\n\tcc -c main.c\n\nutil.o: util.c\n\tcc -c util.c\n');
@@ -179,6 +183,14 @@ export function populate(m: FsMachine, fs: Fs): void {
   populateSysCpu(fs, m.ncpus);
   populateTty(fs);
   installDbenchLoadfile(m, fs);
+  // nginx's logs (its master opened them at boot: userland/workload.ts); last, so earlier inodes keep their numbers
+  fs.mkdirp('/var/log/nginx');
+  for (const f of ['access.log', 'error.log']) fs.createFile(`/var/log/nginx/${f}`, '', 0o640).mtime = machineNsOf(m.bootNs, INSTALL_S);
+  // netcat-openbsd's binary (/usr/bin/nc: the alternatives link to nc.openbsd on the real guest), its size and build time
+  for (const p of NET_TOOL_NAMES) {
+    const ino = fs.createFile(`/usr/bin/${p}`, { size: 43592, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + 7), o, l) }, 0o755);
+    ino.mtime = ino.atime = machineNsOf(m.bootNs, 1666300757);
+  }
   void S_IFREG; void KERNEL_RELEASE;
 }
 

@@ -23,7 +23,7 @@ import { bytesToString } from '../process/user';
 type G<T> = Generator<Op, T, SysResult>;
 
 const AF_UNIX = 1, SOCK_STREAM = 1, SOCK_CLOEXEC = 0x80000, SOCK_NONBLOCK = 0x800, O_CLOEXEC = 0x80000;
-const AT_EMPTY_PATH = 0x1000;
+const AT_EMPTY_PATH = 0x1000, AT_FDCWD = -100;
 
 /** per-process state of the C library's NSS and tz code (a U is one process image) */
 const nssLoaded = new WeakSet<U>();
@@ -184,4 +184,48 @@ export function installLibcFiles(fs: LibcFs): void {
     fs.createFile('/usr/share/zoneinfo/Etc/UTC', { size: tz.length, gen: (o, l) => Uint8Array.from(tz.subarray(o, o + l)) }, 0o644);
   }
   if (!fs.lookup('/etc/localtime')) fs.symlink('/etc/localtime', '/usr/share/zoneinfo/Etc/UTC');
+}
+
+/** the directories ld.so searches for a library not in ld.so.cache, with the hwcaps subdirectories it tries first */
+const LIB_DIRS = ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib', '/usr/lib'];
+const HWCAP_SUBDIRS = ['tls/x86_64/x86_64', 'tls/x86_64', 'tls/x86_64', 'tls', 'x86_64/x86_64', 'x86_64', 'x86_64', ''];
+
+/**
+ * dlopen of a library that is not installed (libproc2's libnuma, procps-ng 4.0.2): ld.so.cache mapped,
+ * the system directories tried (the first search also stats each hwcaps subdirectory), the cache unmapped
+ */
+export function* dlopenMissing(u: U, name: string, first: boolean): G<void> {
+  const fd = yield* u.open('/etc/ld.so.cache', 0x80000);
+  let size = 0;
+  if (fd >= 0) {
+    const st = yield* u.fstat(fd);
+    size = typeof st === 'number' ? 0 : st.size;
+    yield* u.sys('mmap', [0, size, 1, 2, fd, 0]);
+    yield* u.close(fd);
+  }
+  for (const dir of LIB_DIRS) {
+    for (const sub of first ? HWCAP_SUBDIRS : ['']) {
+      const d = sub ? `${dir}/${sub}` : dir;
+      yield* u.open(`${d}/${name}`, 0x80000);
+      if (first) yield* u.sys('newfstatat', [AT_FDCWD, d, 0, 0]);
+    }
+  }
+  if (fd >= 0) yield* u.sys('munmap', [0, size], { region: 'ld.so.cache' });
+}
+
+/**
+ * getaddrinfo's look-up of a port given as a service name (getservbyname_r, netcat-openbsd's client
+ * with a numeric port too: AI_NUMERICSERV is not set): nscd asked, nsswitch.conf's `services: db files`,
+ * the `db` module dlopened (libnss_db is not installed: the search fails), then /etc/services (absent on
+ * the real guest: no netbase).  The strace of the real `nc -u -w 1 127.0.0.1 9999` (data/recordings/udp).
+ */
+export function* servicesLookup(u: U): G<void> {
+  yield* nscd(u, 'services');
+  yield* nssConfig(u);
+  yield* dlopenMissing(u, 'libnss_db.so.2', true);
+  const fd = yield* u.open('/etc/services', O_CLOEXEC);
+  if (fd < 0) return;
+  yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+  for (;;) if ((yield* u.read(fd, 4096)).ret <= 0) break;
+  yield* u.close(fd);
 }

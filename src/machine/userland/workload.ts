@@ -10,12 +10,15 @@ import type { ProcMachine } from '../process/procs';
 import type { ProgramMain } from '../process/user';
 import type { Task, Process } from '../include/sched';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
+import { OpenFile, O_WRONLY, O_APPEND } from '../include/fs';
+import type { NetMachine } from '../net/core';
+import { sockFile } from '../net/sock';
 import { pushPath, newEnv } from '../paths/kexec';
 import { KTimer, pushScheduleTimeout } from '../kernel/timer';
 import { rcuGpKthread, type RcuMachine } from '../kernel/rcu';
 import { DelayedWork, queueDelayed, workerThread } from '../kernel/workqueue';
 import { shMain } from './sh/exec';
-import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES } from './fstree';
+import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES, NET_TOOL_NAMES } from './fstree';
 import { services } from './programs/services';
 import { bootKthreads, bootServices, type BootKthread } from './boot_tasks';
 
@@ -38,6 +41,11 @@ const tools: ProgramModule = () => (require('./programs/tools') as typeof import
 const seedTools: ProgramModule = () => (require('./programs/seed_tools') as typeof import('./programs/seed_tools')).seedTools;
 const traceCmd: ProgramModule = () => ({ 'trace-cmd': (require('./programs/trace_cmd') as typeof import('./programs/trace_cmd')).traceCmd });
 const perf: ProgramModule = () => ({ perf: (require('./programs/perf') as typeof import('./programs/perf')).perf });
+const nc: ProgramModule = () => ({ nc: (require('./programs/nc') as typeof import('./programs/nc')).nc });
+/** an nginx worker: its module loaded when a connection first wakes one */
+const nginxWorkerMain: ProgramMain = function* (u) {
+  return yield* (require('./programs/nginx') as typeof import('./programs/nginx')).nginxWorker(u);
+};
 /** the services (systemd, sshd, ...) run from boot on: loaded with the machine */
 const boot: ProgramModule = () => services;
 
@@ -60,7 +68,7 @@ export const PROGRAM_MODULES: Readonly<Record<string, ProgramModule>> = {
   block_hasher: bench, tbench_srv: bench, tbench: bench, dbench,
   tar: tools, make: tools, cc: tools, gcc: tools,
   mount: seedTools, mkswap: seedTools, cut: seedTools, sort: seedTools, uniq: seedTools, awk: seedTools, timeout: seedTools,
-  'trace-cmd': traceCmd, perf,
+  'trace-cmd': traceCmd, perf, nc,
   systemd: boot, 'systemd-journald': boot, sshd: boot, rsyslogd: boot, nginx: boot, cron: boot,
 };
 
@@ -71,7 +79,7 @@ function lazyMain(name: string, load: ProgramModule): ProgramMain {
 }
 
 export function registerPrograms(m: ProcMachine): void {
-  for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES]) {
+  for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES, ...NET_TOOL_NAMES]) {
     const load = PROGRAM_MODULES[name];
     const main = name === 'sh' || name === 'bash' ? shMain : load && lazyMain(name, load);
     if (main) m.procs.programs.set(`/usr/bin/${name}`, main);
@@ -80,7 +88,7 @@ export function registerPrograms(m: ProcMachine): void {
 }
 
 /** The machine as the default system uses it: processes, and the kernel's timers and RCU. */
-type SystemMachine = ProcMachine & RcuMachine;
+type SystemMachine = ProcMachine & RcuMachine & NetMachine;
 
 function sleeper(m: ProcMachine): (t: Task) => void {
   return (t) => {
@@ -215,12 +223,22 @@ export function startDefaultSystem(m: SystemMachine): void {
   service('/usr/bin/cron', ['/usr/sbin/cron', '-f'], 'cron');
   service('/usr/bin/sshd', ['sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups'], 'sshd');
   const nginx = service('/usr/bin/nginx', ['nginx: master process /usr/sbin/nginx -g daemon on; master_process on;'], 'nginx');
+  // what the master opened before forking its workers: the logs (fds 3, 4) and the listening socket on
+  // 0.0.0.0:80 (fd 5, listen backlog 511: NGX_LISTEN_BACKLOG)
+  const lis = m.net.listenAtBoot(80, 511);
+  const nginxFds = [
+    new OpenFile('file', m.fs.lookup('/var/log/nginx/error.log'), O_WRONLY | O_APPEND),
+    new OpenFile('file', m.fs.lookup('/var/log/nginx/access.log'), O_WRONLY | O_APPEND), sockFile(m, lis)];
+  nginx.fds.push(...nginxFds);
   // nginx's workers (worker_processes auto: one per CPU), as www-data (uid 33), the pids after the
-  // master's: asleep in epoll_wait from before the machine is handed over (nothing wakes them on an idle box)
+  // master's: asleep in epoll_wait on the listening socket (EPOLLEXCLUSIVE) from before the machine is
+  // handed over; a connection wakes one of them (programs/nginx.ts)
   for (let i = 0; i < m.ncpus; i++) {
-    const w = m.procs.adoptSleeper(nginx.tgid + 1 + i, 'nginx', '/usr/bin/nginx', ['nginx: worker process'], services.nginx, 'ep_poll',
+    const w = m.procs.adoptSleeper(nginx.tgid + 1 + i, 'nginx', '/usr/bin/nginx', ['nginx: worker process'], nginxWorkerMain, 'ep_poll',
       { parent: nginx, uid: 33, cwd: '/' });
     w.threads[0].startTime = nginx.threads[0].startTime;
+    w.fds.push(...nginxFds.map((f) => f.dup()));
+    lis.exclWait.push(w.threads[0]);
   }
   m.procs.nextPid = 5800 + m.rand.int(100);
 }

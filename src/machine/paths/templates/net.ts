@@ -126,9 +126,10 @@ __x64_sys_connect
         ?!is_tcp
           ?!is_unix
             inet_dgram_connect
-              ?is_udp
+              ?udp_unbound
                 inet_autobind
                   udp_v4_get_port
+                    udp_lib_get_port
               ip4_datagram_connect
                 __ip4_datagram_connect
                   ip_route_output_flow
@@ -190,6 +191,38 @@ __x64_sys_shutdown
           sock_def_wakeup
             %wake_waiters
           release_sock
+`,
+  // sendfile(out, in, off, count) to a TCP socket: do_sendfile splices the file's pages through the
+  // task's internal pipe (splice_direct_to_actor) to tcp_sendpage, which queues and pushes them as
+  // tcp_sendmsg does
+  sys_sendfile: `
+__x64_sys_sendfile64
+  do_sendfile
+    *fdget
+    %sendfile_prep
+    ?sock_ok
+      rw_verify_area
+      do_splice_direct
+        splice_direct_to_actor
+          do_splice_to
+            generic_file_splice_read
+              filemap_read
+          direct_splice_actor
+            splice_from_pipe
+              __splice_from_pipe
+                pipe_to_sendpage
+                  sock_sendpage
+                    kernel_sendpage
+                      inet_sendpage
+                        tcp_sendpage
+                          lock_sock_nested
+                          tcp_sendpage_locked
+                            do_tcp_sendpages
+                              tcp_send_mss
+                                tcp_current_mss
+                              %tcp_send
+                          release_sock
+      touch_atime
 `,
   // read()/write() on a socket fd (from %read_dispatch / %write_dispatch)
   sock_read: `

@@ -5,6 +5,15 @@ __fdget_pos
   __fget_light
 `;
 
+/** the permission check, the file's write (%write_dispatch) and the fsnotify event of vfs_write and vfs_writev */
+const writeChecked = `      rw_verify_area
+        security_file_permission
+          apparmor_file_permission
+      %write_dispatch
+      __fsnotify_parent
+      fsnotify
+`;
+
 /** vfs_fsync_range of fsync(2) and fdatasync(2) */
 const fsyncBody = `  vfs_fsync_range
     ext4_sync_file
@@ -57,13 +66,16 @@ __x64_sys_write
   ksys_write
     *fdget
     vfs_write
-      rw_verify_area
-        security_file_permission
-          apparmor_file_permission
-      %write_dispatch
-      __fsnotify_parent
-      fsnotify
-`,
+${writeChecked}`,
+  // writev(fd, iov, n): the iovec imported, then the write as write(2)'s (a socket: sock_write_iter)
+  sys_writev: `
+__x64_sys_writev
+  do_writev
+    *fdget
+    vfs_writev
+      import_iovec
+        __import_iovec
+${writeChecked}`,
   sys_pwrite64: `
 __x64_sys_pwrite64
   ksys_pwrite64

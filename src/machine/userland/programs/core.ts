@@ -181,6 +181,8 @@ export const programs: Record<string, ProgramMain> = {
       yield* u.munmap('catbuf');
       if (fd !== 0) yield* u.close(fd);
     }
+    // close_stdin when it was read (the real `cat <&3`: close(0), close(1), close(2); data/recordings/tcp-http)
+    if (!files.length || files.includes('-')) yield* u.close(0);
     yield* u.closeStdout();
     return st;
   },

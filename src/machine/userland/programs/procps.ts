@@ -9,7 +9,7 @@ import type { Op, SysResult, Task } from '../../include/sched';
 import { bytesToString } from '../../process/user';
 import { epochSeconds, strftime } from '../libc_time';
 import { human } from './coreutils';
-import { IdCache, tzset } from '../libc_nss';
+import { IdCache, tzset, dlopenMissing } from '../libc_nss';
 import { libcapInit } from '../libcap';
 
 type G<T> = Generator<Op, T, SysResult>;
@@ -73,32 +73,6 @@ function* readSmall(u: U, p: string): G<string | null> {
 const AT_FDCWD = -100;
 /** ps's signal handler (ps/display.c: every signal but SIGKILL, SIGSTOP, the job-control and ignored ones), highest first */
 const PS_SIGNALS = [31, 30, 29, 26, 25, 24, 21, 17, 16, 15, 14, 13, 12, 11, 10, 8, 7, 6, 5, 4, 1];
-/** the directories ld.so searches for a library not in ld.so.cache, with the hwcaps subdirectories it tries first */
-const LIB_DIRS = ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib', '/usr/lib'];
-const HWCAP_SUBDIRS = ['tls/x86_64/x86_64', 'tls/x86_64', 'tls/x86_64', 'tls', 'x86_64/x86_64', 'x86_64', 'x86_64', ''];
-
-/**
- * dlopen of a library that is not installed (libproc2's libnuma, procps-ng 4.0.2): ld.so.cache mapped,
- * the system directories tried (the first search also stats each hwcaps subdirectory), the cache unmapped
- */
-function* dlopenMissing(u: U, name: string, first: boolean): G<void> {
-  const fd = yield* u.open('/etc/ld.so.cache', 0x80000);
-  let size = 0;
-  if (fd >= 0) {
-    const st = yield* u.fstat(fd);
-    size = typeof st === 'number' ? 0 : st.size;
-    yield* u.sys('mmap', [0, size, 1, 2, fd, 0]);
-    yield* u.close(fd);
-  }
-  for (const dir of LIB_DIRS) {
-    for (const sub of first ? HWCAP_SUBDIRS : ['']) {
-      const d = sub ? `${dir}/${sub}` : dir;
-      yield* u.open(`${d}/${name}`, 0x80000);
-      if (first) yield* u.sys('newfstatat', [AT_FDCWD, d, 0, 0]);
-    }
-  }
-  if (fd >= 0) yield* u.sys('munmap', [0, size], { region: 'ld.so.cache' });
-}
 
 /**
  * procps-ng 4.0.2's start (strace of Debian 12's `ps aux`, data/recordings/ps.json.gz): malloc, libcap's

@@ -14,6 +14,7 @@ import type { U } from '../../process/user';
 import type { Op, Prog, SysResult } from '../../include/sched';
 import { O_CREAT, O_TRUNC, O_APPEND, O_WRONLY, O_RDWR } from '../../include/fs';
 import { netPath, netOpen } from '../bash/netopen';
+import { bashExternal, bashEnvironment, bashSaveFd, bashAtExit, type BashShell } from '../bash/external';
 import { bashInit } from '../bash/init';
 import { dashInit } from './init';
 import { SHELL_BUILTINS } from '../builtins';
@@ -63,7 +64,7 @@ export class Shell implements ExpandHost {
   arg0 = 'sh';
   errexit = false;
   xtrace = false;
-  bash = false; // run as bash: its /dev/tcp and /dev/udp redirections (bash/netopen.ts)
+  bash = false; // run as bash: its /dev/tcp and /dev/udp redirections (bash/netopen.ts), its forks (bash/external.ts)
   private u: U | null = null;
 
   /** `env`: the environment the shell started with (NAME=VALUE), all exported */
@@ -378,6 +379,7 @@ export class Shell implements ExpandHost {
       for (const fd of [...saved.keys()].sort((a, b) => a - b)) {
         const copy = saved.get(fd)!;
         if (copy >= 0) yield* u.dup2(copy, fd);
+        if (copy >= 0 && this.bash) yield* u.sys('fcntl', [copy, F_GETFD]); // bash's undo: the copy's flag read
         yield* u.close(copy >= 0 ? copy : fd);
       }
     }
@@ -421,7 +423,8 @@ export class Shell implements ExpandHost {
       }
       if (saved && !saved.has(r.fd)) {
         let copy = -1;
-        if (r.fd !== newfd) {
+        if (r.fd !== newfd && this.bash) copy = yield* bashSaveFd(u, r.fd);
+        else if (r.fd !== newfd) {
           copy = (yield* u.sys('fcntl', [r.fd, F_DUPFD, 10])).ret;
           if (copy !== -9) {
             yield* u.close(r.fd);
@@ -435,6 +438,7 @@ export class Shell implements ExpandHost {
       if (dupOp) {
         if (newfd < 0) { yield* u.close(r.fd); continue; }
         if ((yield* u.dup2(newfd, r.fd)) < 0) { yield* u.err(`${this.prefix()}${newfd}: Bad file descriptor\n`); return false; }
+        if (this.bash) yield* u.sys('fcntl', [newfd, F_GETFD]); // bash copies the source's close-on-exec flag
         continue;
       }
       yield* u.dup2(newfd, r.fd);
@@ -469,6 +473,8 @@ export class Shell implements ExpandHost {
         this.params = saved;
       }
     }
+    // `exec` without a command: its redirections stay in effect (not pushed, never popped)
+    if (name === 'exec' && words.length === 1) return (yield* this.redirect(u, c.redirs, null)) ? 0 : 2;
     const bi = this.builtin(name);
     if (bi) {
       const special = SPECIAL_BUILTINS.has(name);
@@ -480,6 +486,8 @@ export class Shell implements ExpandHost {
         if (savedVars) for (const [k, v] of savedVars) { if (v === undefined) this.vars.delete(k); else this.vars.set(k, v); }
       }
     }
+    // bash forks and redirects in the child (bash/external.ts); a last command without redirections is exec'd
+    if (this.bash && (!exit || c.redirs.length)) return yield* bashExternal(u, this.bashHost(c.redirs), name, words);
     // the redirections first (saved: dash pushes them for every simple command), then the command
     // looked up, then a vforked child execs it (run as the last command of a forked child: exec'd)
     const self = this;
@@ -500,6 +508,11 @@ export class Shell implements ExpandHost {
   }
   private status0 = 0;
 
+  private bashHost(redirs: Redir[]): BashShell {
+    return { hashed: this.hashed, path: () => this.vars.get('PATH') ?? '', prefix: () => this.prefix(),
+      environment: (p) => bashEnvironment(this.vars, this.exported, p), redirectInChild: (cu) => this.redirect(cu, redirs, null) };
+  }
+
   /** find_command: a name with a slash as it is, else the hash table's path, else PATH searched (stat per entry) and hashed */
   private *find(u: U, name: string): G<string | null> {
     if (name.includes('/')) return name;
@@ -517,7 +530,7 @@ export class Shell implements ExpandHost {
     const own = BUILTINS[name];
     if (own) return own;
     const ext = SHELL_BUILTINS[name];
-    if (ext) return function (this: Shell, u: U, w: string[]) { return ext(u, w, this.prefix()); };
+    if (ext) return function (this: Shell, u: U, w: string[]) { return ext(u, w, this.prefix(), this.bash); };
     return null;
   }
 
@@ -572,7 +585,7 @@ export class Shell implements ExpandHost {
   }
 }
 
-const F_DUPFD = 0, F_SETFD = 2, FD_CLOEXEC = 1;
+const F_DUPFD = 0, F_GETFD = 1, F_SETFD = 2, FD_CLOEXEC = 1;
 
 const SPECIAL_BUILTINS = new Set([':', '.', 'break', 'continue', 'eval', 'exec', 'exit', 'export', 'readonly', 'return', 'set', 'shift', 'trap', 'unset']);
 
@@ -767,7 +780,7 @@ export function* shMain(u: U, argv: string[]): Prog {
   else yield* s.jobs.catchChld(u);
   if (cmd !== null) {
     if (i < argv.length) { s.name = s.arg0 = argv[i]; s.params = argv.slice(i + 1); }
-    return yield* s.runSource(u, cmd, false);
+    return yield* bashAtExit(u, yield* s.runSource(u, cmd, false));
   }
   if (i < argv.length) {
     const file = argv[i];
