@@ -6,7 +6,8 @@
  * the recording (scripts/record/FORMAT.md):
  *   fn J    weighted Jaccard of per-function call counts of the workload's tasks (Σmin / Σmax)
  *   ev J    the same for tracepoint event counts
- *   sys     normalized edit similarity of the syscall-name sequence vs the strace recording
+ *   sys     normalized edit similarity of each task's syscall-name sequence vs the strace recording
+ *           (tasks matched in creation order; fidelity_measure.ts syscallSimilarity says why per task)
  *   distinct functions, calls, syscalls and page faults (handle_mm_fault calls) on each side
  */
 import * as fs from 'fs';
@@ -22,8 +23,14 @@ export function recordedSide(r: Recording): FidelitySide {
   r.functions.forEach((f, i) => { if (r.calls[i] > 0) functions.set(f, (functions.get(f) ?? 0) + r.calls[i]); });
   const events = new Map<string, number>();
   r.events.forEach((e, i) => { if (r.eventCounts[i] > 0) events.set(e, r.eventCounts[i]); });
-  const syscalls = r.strace.filter((s) => s[2] !== '---' && s[2] !== '+++').map((s) => s[2]);
-  return { functions, events, syscalls };
+  const lines = r.strace.filter((s) => s[2] !== '---' && s[2] !== '+++');
+  const syscalls = lines.map((s) => s[2]);
+  // the tasks in creation order: the root, then the pids fork/vfork/clone returned, in the order of the calls
+  const order = lines.length ? [lines[0][0]] : [];
+  for (const s of lines) if (/^(clone3?|v?fork)$/.test(s[2]) && /^\d+$/.test(s[4])) order.push(Number(s[4]));
+  const per = new Map<number, string[]>(order.map((p) => [p, []]));
+  for (const s of lines) per.get(s[0])?.push(s[2]);
+  return { functions, events, syscalls, tasks: [...per.values()] };
 }
 
 let sysNames: Map<string, string> | null = null;
@@ -137,7 +144,7 @@ function main(): void {
       `(scripts/record/, FORMAT.md). Per workload, the workload's tasks only, from the root's execve on:\n\n` +
       `- **fn J**: weighted Jaccard similarity of per-function call counts (Σ min / Σ max over function names)\n` +
       `- **ev J**: the same for tracepoint event counts (syscalls:sys_enter_X / sys_exit_X included)\n` +
-      `- **sys**: normalized edit similarity (1 − Levenshtein / longer length) of the syscall-name sequence vs strace\n` +
+      `- **sys**: normalized edit similarity (1 − Σ Levenshtein / Σ longer length) of each task's syscall-name sequence vs strace, tasks matched in creation order (per task: the merged order of concurrent tasks is timing, and the recording's strace and events runs do not agree on it)\n` +
       `- distinct functions, calls, syscalls, page faults (handle_mm_fault calls): tapsim / real\n` +
       `- \`__traceiter_*\` (run only because a tracer probes that tracepoint: the recorder's pid filters and fork events) are left out on both sides\n\n` +
       `Issue 14's targets: fn J ≥ 0.8, ev J ≥ 0.9 on the catalogue, distinct functions within 10%; issue 15: sys ≥ 0.95.\n\n` +

@@ -14,6 +14,8 @@ import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } f
 import { Machine } from '../src/machine/machine';
 import type { FidelitySide } from './fidelity_measure';
 
+const SIGINT = 2, SIGQUIT = 3;
+
 export interface SimOptions {
   setup?: string;
   seed?: number;
@@ -51,11 +53,16 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const fnCalls = new Map<number, number>();
   const events = new Map<string, number>();
   const syscalls: string[] = [];
+  // per task, in creation order (Map keeps insertion order: the root, then each forked task)
+  const perTask = new Map<number, string[]>();
   const EXECVE_NR = 59;
   // the kernel entry each task is in (sys_enter .. sys_exit, a user fault until its next entry)
   const entryOf = new Map<number, string>();
   const byEntry = new Map<string, number>();
-  const reset = (): void => { fnCalls.clear(); events.clear(); syscalls.length = 0; byEntry.clear(); };
+  const reset = (): void => {
+    fnCalls.clear(); events.clear(); syscalls.length = 0; byEntry.clear();
+    for (const [tid, l] of perTask) if (tids.has(tid)) l.length = 0; else perTask.delete(tid);
+  };
   const counted = (tid: number): boolean => o.allTasks || tids.has(tid);
   const currentTid = (): number => {
     const c = m.executingCpu();
@@ -77,7 +84,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     let probe: (...a: unknown[]) => void;
     if (name === 'sched_process_fork') {
       probe = (_d, parent, child) => {
-        if (counted(tidOf(parent)) || counted(currentTid())) tids.add(tidOf(child));
+        if (counted(tidOf(parent)) || counted(currentTid())) { tids.add(tidOf(child)); perTask.set(tidOf(child), []); }
         if (counted(currentTid())) bump(name);
       };
     } else if (name === 'sys_enter' || name === 'sys_exit') {
@@ -93,7 +100,12 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
         bump(name);
         if (sc) {
           bump(`${enter ? 'sys_enter_' : 'sys_exit_'}${sc.name}`);
-          if (enter) syscalls.push(sc.name);
+          if (enter) {
+            syscalls.push(sc.name);
+            let l = perTask.get(tid);
+            if (!l) perTask.set(tid, l = []);
+            l.push(sc.name);
+          }
         }
       };
     } else {
@@ -114,8 +126,15 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const t0 = m.now;
   try {
     const p = m.procs.spawnCommand(recorderCommand(command), (s) => { output += s; }, (s) => { output += s; });
+    // the recorder starts the workload as an asynchronous list of a non-interactive sh
+    // (scripts/record/guest/recorder.sh launch: `sh -c '...; exec "$@"' ... &`), which runs it with
+    // SIGINT and SIGQUIT ignored (POSIX 2.11; dash's forkchild): the recorded programs inherit that
+    // (gzip's, dash's rt_sigaction queries return SIG_IGN in every recording)
+    p.sigHandlers.set(SIGINT, 'ignore');
+    p.sigHandlers.set(SIGQUIT, 'ignore');
     root = p.tgid;
     tids.add(root);
+    perTask.set(root, []);
     m.runUntil(() => p.finished, o.maxNs ?? 120e9);
     exited = p.exited;
     status = p.exited ? p.exitCode : -1;
@@ -128,5 +147,6 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     const name = symbolName(fn);
     functions.set(name, (functions.get(name) ?? 0) + n);
   }
-  return { functions, events, syscalls, status, exited, virtualNs: m.now - t0, output, byEntry };
+  const tasks = [...perTask.values()];
+  return { functions, events, syscalls, tasks, status, exited, virtualNs: m.now - t0, output, byEntry };
 }

@@ -150,7 +150,7 @@ function hexField(s: string, k: string): number {
 
 /** faults of one exec'd process of the events run, labelled by mapping (see the header) */
 function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Prologue, exeRelro: [number, number] | null, ldsoRelro: [number, number] | null,
-  relroLabels: string[]): string[] {
+  relroLabels: string[], ldsoSpan: number): string[] {
   const ev = r.eventRecords;
   const raw: [number, number, number, boolean][] = [];
   let ord = 0;
@@ -171,7 +171,7 @@ function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Prologue, exe
         const lab = relroLabels[mprotI++];
         const start = hexField(f, 'start');
         if (lab === 'exe' && exeRelro) bases.set('exe', [start - exeRelro[0], 1 << 30]);
-        if (lab === 'ld.so' && ldsoRelro) bases.set('ld.so', [start - ldsoRelro[0], 1 << 20]);
+        if (lab === 'ld.so' && ldsoRelro) bases.set('ld.so', [start - ldsoRelro[0], ldsoSpan]);
       }
     } else if (name === 'sys_exit_mmap' && pending) {
       const ret = parseInt(/0x([0-9a-f]+)/.exec(f)?.[1] ?? '0', 16);
@@ -191,27 +191,32 @@ function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Prologue, exe
       (raw[raw.length - 1] as unknown as { bases: Map<string, [number, number]> }).bases = new Map(bases);
     }
   }
-  // the stack: addresses in the top 0x7ff... range; its top is the highest such page below the vdso gap
-  const stackPages = raw.filter(([, a]) => a >= 0x7ff000000000).map(([, a]) => Math.floor(a / PAGE)).sort((a, b) => a - b);
+  // each fault's mapping: the smallest one known by then holding the address (a library inside no
+  // other; the heap past the exe); the ones in none of them, high in the address space, are the stack
+  // or the vdso above it (libraries can be mapped up there too: the mmap base is randomized)
+  const mapped = raw.map((f) => {
+    const addr = f[1];
+    const bs = new Map((f as unknown as { bases: Map<string, [number, number]> }).bases);
+    for (const k of ['exe', 'ld.so']) { const b = bases.get(k); if (b) bs.set(k, b); }
+    let best: [string, number, number] | null = null;
+    for (const [lab, [b, len]] of bs) {
+      if (addr >= b && addr < b + len && (!best || len < best[2])) best = [lab, b, len];
+    }
+    return best;
+  });
+  // the stack: its top is the highest unmapped high page below the vdso gap
+  const stackPages = raw.filter(([, a], i) => !mapped[i] && a >= 0x7ff000000000).map(([, a]) => Math.floor(a / PAGE)).sort((a, b) => a - b);
   let top = stackPages.length ? stackPages[0] : 0;
   for (const p of stackPages) if (p - top < 64) top = p;
   const out: string[] = [];
-  for (const f of raw) {
-    const [o, addr, code, kern] = f;
+  for (let fi = 0; fi < raw.length; fi++) {
+    const [o, addr, code, kern] = raw[fi];
     const page = Math.floor(addr / PAGE);
+    const best = mapped[fi];
     let label = '';
     let rel = 0;
-    if (addr >= 0x7ff000000000) {
+    if (best) { label = best[0]; rel = page - Math.floor(best[1] / PAGE); } else if (addr >= 0x7ff000000000) {
       if (page <= top) { label = 'stack'; rel = top - page; } else { label = 'vdso'; rel = 0; }
-    } else {
-      const bs = new Map((f as unknown as { bases: Map<string, [number, number]> }).bases);
-      for (const k of ['exe', 'ld.so']) { const b = bases.get(k); if (b) bs.set(k, b); }
-      // the smallest mapping holding the address (a library inside no other; the heap past the exe)
-      let best: [string, number, number] | null = null;
-      for (const [lab, [b, len]] of bs) {
-        if (addr >= b && addr < b + len && (!best || len < best[2])) best = [lab, b, len];
-      }
-      if (best) { label = best[0]; rel = page - Math.floor(best[1] / PAGE); }
     }
     if (!label) continue;
     out.push(`${o} ${label} ${rel} ${code.toString(16)}${kern ? 'k' : ''}`);
@@ -220,13 +225,17 @@ function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Prologue, exe
 }
 
 /** the faults of one exec'd image: its process in the events run (the same exec of the same program) */
-function runFaults(r: Recording, run: ExecRun, pro: Prologue, exeRelro: [number, number] | null, ldsoRelro: [number, number] | null, relroOrder: string[]): string[] {
+function runFaults(r: Recording, run: ExecRun, pro: Prologue, exeRelro: [number, number] | null, ldsoRelro: [number, number] | null, relroOrder: string[],
+  ldsoSpan: number): string[] {
   const same = execRuns(r).filter((x) => x.exe === run.exe);
   const occurrence = same.findIndex((x) => x.pid === run.pid);
   const evProcs = eventExecs(r).filter((x) => x.exe === run.exe || path.basename(x.exe) === path.basename(run.exe));
   const evp = evProcs[occurrence] ?? evProcs[0];
-  return evp ? faultsOf(r, evp.pid, evp.from, pro, exeRelro, ldsoRelro, relroOrder) : [];
+  return evp ? faultsOf(r, evp.pid, evp.from, pro, exeRelro, ldsoRelro, relroOrder, ldsoSpan) : [];
 }
+
+/** ld.so's whole mapping (its VMAs from the first) */
+const ldsoSpan = (d: LdsoData): number => d.ldso.reduce((a, v) => Math.max(a, v[0] + v[1]), 0) || 1 << 20;
 
 function main(): void {
   const data: LdsoData = { ldso: [], ldsoPath: '/lib64/ld-linux-x86-64.so.2', cacheSize: 0, libs: {}, programs: {} };
@@ -274,7 +283,7 @@ function main(): void {
     if (seen.has(run.exe)) {
       const prog = data.programs[run.exe];
       if (prog && !(argvKey in prog.runs)) {
-        const f = runFaults(r, run, pro, prog.exeRelro, prog.ldsoRelro, prog.relroOrder);
+        const f = runFaults(r, run, pro, prog.exeRelro, prog.ldsoRelro, prog.relroOrder, ldsoSpan(data));
         if (f.length) prog.runs[argvKey] = f;
       }
       continue;
@@ -291,7 +300,7 @@ function main(): void {
     const ldM = ld.length ? pro.mprotects.find(([a]) => a >= ld[0].start && a < ld[ld.length - 1].end) : undefined;
     const exeRelro: [number, number] | null = exeM ? [exeM[0] - exeStart, exeM[1]] : null;
     const ldsoRelro: [number, number] | null = ldM ? [ldM[0] - ld[0].start, ldM[1]] : null;
-    const faults = runFaults(r, run, pro, exeRelro, ldsoRelro, relroOrder);
+    const faults = runFaults(r, run, pro, exeRelro, ldsoRelro, relroOrder, ldsoSpan(data));
     data.programs[run.exe] = {
       exe: exeReal,
       exeMaps: [...exeMaps, ...(after ? [after] : [])].map((m) => [m.start - exeStart, m.end - m.start, m.perms, m.path ? m.off : -1]),

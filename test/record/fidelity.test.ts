@@ -3,7 +3,7 @@
  * a tapsim run), and the committed recordings' own consistency; no QEMU needed.
  */
 import { expect } from 'chai';
-import { compareSides, editDistance, editSimilarity, weightedJaccard } from '../../bench/fidelity_measure';
+import { compareSides, editDistance, editSimilarity, syscallSimilarity, weightedJaccard } from '../../bench/fidelity_measure';
 import { recordedEntries, recordedSide } from '../../bench/fidelity';
 import { runSimulated } from '../../bench/fidelity_run';
 import { findRecording, loadIndex, loadRecording, Recording } from '../../scripts/record/recording';
@@ -41,6 +41,23 @@ describe('fidelity: arithmetic', () => {
   });
 });
 
+describe('fidelity: the syscall sequences', () => {
+  const side = (tasks: string[][] | undefined, syscalls: string[]) => ({ functions: M({}), events: M({}), syscalls, tasks });
+  it('compares task by task in creation order, so the interleaving of concurrent tasks does not count', () => {
+    const a = side([['execve', 'clone', 'wait4'], ['read', 'exit_group']], ['execve', 'clone', 'read', 'wait4', 'exit_group']);
+    const b = side([['execve', 'clone', 'wait4'], ['read', 'exit_group']], ['execve', 'clone', 'wait4', 'read', 'exit_group']);
+    expect(syscallSimilarity(a, b)).to.equal(1);
+    expect(editSimilarity(a.syscalls, b.syscalls)).to.be.lessThan(1);
+    // a missing call counts once over the longer sequences' total; a task only one side has counts whole
+    const c = side([['execve', 'clone', 'wait4'], ['exit_group']], []);
+    expect(syscallSimilarity(a, c)).to.be.closeTo(1 - 1 / 5, 1e-12);
+    const d = side([['execve', 'clone', 'wait4']], []);
+    expect(syscallSimilarity(a, d)).to.be.closeTo(1 - 2 / 5, 1e-12);
+    // without per-task sequences: the merged ones
+    expect(syscallSimilarity(side(undefined, a.syscalls), b)).to.equal(editSimilarity(a.syscalls, b.syscalls));
+  });
+});
+
 describe('fidelity: the recorded side', () => {
   it('takes calls by function name, event counts and the strace syscall names', () => {
     const rec = {
@@ -51,6 +68,15 @@ describe('fidelity: the recorded side', () => {
     expect([...side.functions]).to.deep.equal([['a', 3]]);
     expect([...side.events]).to.deep.equal([['sched_switch', 3]]);
     expect(side.syscalls).to.deep.equal(['execve', 'exit_group']);
+    expect(side.tasks).to.deep.equal([['execve', 'exit_group']]);
+  });
+  it('orders the tasks as they were created: the root, then the pids its fork/vfork/clone returned', () => {
+    const rec = {
+      functions: [], calls: [], events: [], eventCounts: [],
+      strace: [[1, 0, 'execve', '', '0'], [1, 1, 'clone', '', '3'], [1, 2, 'vfork', '', '2'], [2, 3, 'execve', '', '0'], [3, 4, 'read', '', '0'],
+        [1, 5, 'wait4', '', '2'], [2, 6, 'exit_group', '0', '?'], [3, 7, 'exit_group', '0', '?']],
+    } as unknown as Recording;
+    expect(recordedSide(rec).tasks).to.deep.equal([['execve', 'clone', 'vfork', 'wait4'], ['read', 'exit_group'], ['execve', 'exit_group']]);
   });
 });
 
@@ -104,6 +130,7 @@ describe('fidelity: the simulated side', () => {
     expect(sim.functions.size).to.be.greaterThan(10);
     expect(sim.events.get('sys_enter_execve')).to.equal(1);
     expect(sim.events.get('sys_enter')).to.equal(sim.syscalls.length);
+    expect(sim.tasks).to.deep.equal([sim.syscalls]);
     // the same calls split by kernel entry (syscalls by table name, user page faults)
     const total = [...sim.functions.values()].reduce((a, b) => a + b, 0);
     expect([...sim.byEntry.values()].reduce((a, b) => a + b, 0)).to.equal(total);

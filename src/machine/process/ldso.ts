@@ -75,12 +75,25 @@ export function loaderFiles(): { ldso: string; ldsoSize: number; cacheSize: numb
   return { ldso: d.ldsoPath, ldsoSize: end, cacheSize: d.cacheSize };
 }
 
+/**
+ * The VMAs as exec maps them: the maps snapshot's, with the PT_GNU_RELRO part (`r--p` in the
+ * snapshot, after ld.so's mprotect) writable, as binfmt_elf maps the whole RW PT_LOAD: the loader
+ * writes its relocations there (the recorded write faults) before the loader's mprotect seals it.
+ */
+function atExec(vmas: readonly ImageVma[], relro: [number, number] | null): readonly ImageVma[] {
+  if (!relro) return vmas;
+  return vmas.map((v) => (v[2] === 'r--p' && v[0] >= relro[0] && v[0] < relro[0] + relro[1] ? [v[0], v[1], 'rw-p', v[3]] as const : v));
+}
+const images = new Map<ProgramInfo, ExecImage>();
+
 /** What exec maps for `exe` (mm.newMm), or undefined without loader data. */
 export function execImage(exe: string): ExecImage | undefined {
   const d = load();
   const p = programInfo(exe);
   if (!p || !d.ldso.length) return undefined;
-  return { exe: p.exeMaps, interp: d.ldso, interpPath: d.ldsoPath };
+  let img = images.get(p);
+  if (!img) images.set(p, img = { exe: atExec(p.exeMaps, p.exeRelro), interp: atExec(d.ldso, p.ldsoRelro), interpPath: d.ldsoPath });
+  return img;
 }
 
 const O_CLOEXEC = 0x80000;
@@ -183,11 +196,18 @@ export function* startProgram(u: U, exe: string, main: Prog, argv: readonly stri
   if (!faults) tables.set(list, faults = faultTable(list));
   const fs = faults;
   let ord = 0;
+  // at the exit: the faults the real run took before its exit_group that this run has not replayed
+  // (it issued fewer syscalls; exit handlers, stdio's flush and free touch pages before the exit)
+  const rest = function* (): Generator<Op, void, SysResult> {
+    for (const k of [...fs.keys()].filter((o) => o >= ord).sort((a, b) => a - b)) for (const f of fs.get(k)!) yield f;
+    ord = Infinity;
+  };
   const withFaults = function* (g: Generator<Op, unknown, SysResult>): Generator<Op, unknown, SysResult> {
     let r = g.next(undefined as unknown as SysResult);
     while (!r.done) {
       const op = r.value;
       if (op.k === 'sys') {
+        if (op.name === 'exit_group') yield* rest();
         for (const f of fs.get(ord) ?? []) yield f;
         ord++;
       }
@@ -197,7 +217,9 @@ export function* startProgram(u: U, exe: string, main: Prog, argv: readonly stri
   };
   yield* withFaults(loader(u, p));
   if (p.libs.includes('libselinux.so.1')) yield* withFaults(selinuxInit(u));
-  return (yield* withFaults(main)) as number;
+  const status = (yield* withFaults(main)) as number;
+  yield* rest();
+  return status;
 }
 
 /** The filesystem the loader needs (fs/namei.ts Fs, structurally). */
