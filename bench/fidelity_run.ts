@@ -12,6 +12,7 @@ import { symbolName } from '../src/kernel/kallsyms';
 import { syscallByNr } from '../src/kernel/syscalls';
 import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } from '../src/kernel/tracepoint';
 import { Machine } from '../src/machine/machine';
+import { MemCgroup } from '../src/machine/include/mm_types';
 import type { FidelitySide } from './fidelity_measure';
 
 export interface SimOptions {
@@ -21,6 +22,15 @@ export interface SimOptions {
   maxNs?: number;
   /** count every task (the `background` recordings: the idle system) */
   allTasks?: boolean;
+  /** run the workload in a memory cgroup with this memory.max, bytes (the recordings' `memcg=SIZE` flag) */
+  memcgMax?: number;
+}
+
+/** A recording flag's size ('4M', '512K', '1G', bytes) in bytes. */
+export function flagBytes(v: string): number {
+  const m = /^(\d+)([KMG]?)$/i.exec(v);
+  if (!m) return NaN;
+  return Number(m[1]) * ({ '': 1, K: 1024, M: 1 << 20, G: 1 << 30 } as Record<string, number>)[m[2].toUpperCase()];
 }
 
 export interface SimResult extends FidelitySide {
@@ -114,6 +124,8 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const t0 = m.now;
   try {
     const p = m.procs.spawnCommand(recorderCommand(command), (s) => { output += s; }, (s) => { output += s; });
+    // as the recorder's in_memcg: the workload's root in a cgroup-v2 memory cgroup limited to memory.max
+    if (o.memcgMax !== undefined) p.memcg = new MemCgroup('workload', Math.floor(o.memcgMax / 4096));
     root = p.tgid;
     tids.add(root);
     m.runUntil(() => p.finished, o.maxNs ?? 120e9);
