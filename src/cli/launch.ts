@@ -134,13 +134,30 @@ export function cacheFileFor(st: fs.Stats, prefix: string): string | null {
  * small; a start allocates ~15 MB (bundle, tables, ASTs, the machine's boot) and so paid ~5
  * scavenges, each copying the survivors again.  Growing 8x at a time reaches the same 16 MB
  * limit after one or two; the limit and the old generation are unchanged.  No effect on output.
- *
- * The flag is set through the v8 binding itself: the public `v8` module loads Node's whole
+ */
+export function growYoungGenerationFast(): void {
+  setV8Flag('--semi-space-growth-factor=8');
+}
+
+/**
+ * V8 hands a function to its optimising compiler (TurboFan, on a background thread) once the
+ * function has used up its interrupt budget (67,584 by default) a few times.  `tapsim shell -c
+ * true` runs the machine's path interpreter (src/machine/paths/kexec.ts interp) just long enough
+ * for that, and the process exits before the optimised code is ever used: ~6-9% of the whole
+ * process's CPU (interleaved A/B, bench/RESULTS.md).  A 1 MB budget (~15x) leaves a start to the
+ * interpreter and baseline code; a command that runs for longer is optimised as before, a few
+ * milliseconds later.  Code generation only: no effect on output.
+ */
+export function delayOptimisingCompiler(): void {
+  setV8Flag('--interrupt-budget=1048576');
+}
+
+/**
+ * Set a V8 flag through the v8 binding itself: the public `v8` module loads Node's whole
  * stream library at require time (for heap snapshots), ~20 modules a start never otherwise
  * uses (src/binding.ts); a Node without the binding gets the public module.
  */
-export function growYoungGenerationFast(): void {
-  const flag = '--semi-space-growth-factor=8';
+function setV8Flag(flag: string): void {
   const b = quietBinding('v8');
   const set = typeof b?.setFlagsFromString === 'function' ? (b.setFlagsFromString as (f: string) => void).bind(b) : undefined;
   (set ?? (require('v8') as typeof import('v8')).setFlagsFromString)(flag);

@@ -10,7 +10,7 @@ import { Session, ElabOptions } from './session';
 import { Resolver, Scope } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
-import { Optimizer, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly, replaceNode } from './optimize';
+import { Optimizer, liveBodies, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly, replaceNode } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents, exprChildren, stmtChildren, cmpBytes } from './util';
 import { preorder } from './callgraph';
@@ -129,7 +129,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body));
   if (!opts.unoptimized && !opts.listing) {
     for (const d of derived) markUnresolvedTargets(d.dp.body, d.scope);
-    new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals, stopForWarnings);
+    new Optimizer(diag, s.allGlobals, userFiles, resolver.definedReads).run(units, reachable, liveGlobals, stopForWarnings);
   }
   let live = units.filter((u) => !u.elided);
   if (stopForWarnings()) return null;
@@ -164,7 +164,27 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     copies: 1 + (u.p.exp.more?.length ?? 0),
   }));
   const tr = new TypeResolver(diag, !!opts.guru);
-  if (!tr.run(functions, typeUnits, usedGlobals)) return null;
+  // (stap folds constants before it asserts the types: an unresolved name in dead code is no error)
+  // (what only the dead code used goes with it: its locals and globals are not typed)
+  const fold = opts.unoptimized || opts.listing ? undefined : (): boolean => {
+    if (!new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions))) return false;
+    const still: VarUse = { read: new Set(), written: new Set() };
+    for (const u of live) {
+      collectUse(u.body, still);
+      if (u.condition) collectUse(u.condition, still);
+    }
+    for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, still);
+    const used = (v: A.VarDecl): boolean => still.read.has(v) || still.written.has(v);
+    const keep = (vs: A.VarDecl[], also = (_v: A.VarDecl): boolean => false): void => {
+      const kept = vs.filter((v) => used(v) || also(v));
+      vs.splice(0, vs.length, ...kept);
+    };
+    for (const u of live) keep(u.locals);
+    for (const f of functions) if (f.locals) keep(f.locals);
+    keep(usedGlobals, (g) => !!g.init || caughtOnly.has(g));
+    return true;
+  };
+  if (!tr.run(functions, typeUnits, usedGlobals, fold)) return null;
   if (diag.errorCount > errors0 || stopForWarnings()) return null;
   if (!opts.unoptimized && !opts.listing) {
     // stap's optimize2: constant folding and what it leaves unused

@@ -220,10 +220,19 @@ export class Effects {
   }
 }
 
+/** The bodies of the probes not elided, then of the functions (not embedded C). */
+export function liveBodies(units: { body: A.Block; elided?: boolean }[], functions: A.FunctionDecl[]): A.Block[] {
+  const r = units.filter((u) => !u.elided).map((u) => u.body);
+  for (const f of functions) if (f.body.k !== 'embedded') r.push(f.body);
+  return r;
+}
+
 export class Optimizer {
   effects = new Effects();
 
-  constructor(private diag: Diagnostics, private globals: A.VarDecl[], private userFiles: Set<A.SourceFile>) {}
+  /** `definedReads`: variables read by a `@defined` folded away before (Resolver.definedReads). */
+  constructor(private diag: Diagnostics, private globals: A.VarDecl[], private userFiles: Set<A.SourceFile>,
+    private definedReads: ReadonlySet<A.VarDecl> = new Set()) {}
 
   private isUser(tok: A.Token): boolean {
     return this.userFiles.has(tok.file);
@@ -234,6 +243,18 @@ export class Optimizer {
 
   private warn(msg: string, tok: A.Token, always = false): void {
     if (this.isUser(tok) && (!this.quiet || always)) this.diag.warning(msg, tok);
+  }
+
+  /**
+   * Constant folding alone (no warnings): stap 4.8 folds constants and drops the dead branches
+   * they leave before it asserts that every type is resolved, so a dead branch is typed (its
+   * mismatches are errors) but an unresolved name only it uses is not (`if (0) println(y)`).
+   * Returns whether anything changed.
+   */
+  foldConstants(bodies: A.Block[]): boolean {
+    const folder = new ConstFolder((e) => !this.effects.exprHasEffects(e, null) && !hasTargets(e), replaceNode);
+    for (const b of bodies) folder.block(b);
+    return folder.changed;
   }
 
   /**
@@ -255,10 +276,7 @@ export class Optimizer {
         // constant folding, after type resolution as in stap 4.8 (the dead code of `if (0)` is
         // typed, its globals count as assigned; it goes now, and what only it used with it);
         // the folder also makes the checks stap's makes
-        const folder = new ConstFolder((e) => !this.effects.exprHasEffects(e, null) && !hasTargets(e), replaceNode);
-        for (const u of units) if (!u.elided) folder.block(u.body);
-        for (const f of functions()) if (f.body.k !== 'embedded') folder.block(f.body);
-        if (folder.changed) changed = true;
+        if (this.foldConstants(liveBodies(units, functions()))) changed = true;
       }
       const fns = functions();
       const use: VarUse = { read: new Set(), written: new Set() };
@@ -267,6 +285,8 @@ export class Optimizer {
         if (u.condition) collectUse(u.condition, use);
       }
       for (const f of fns) if (f.body.k !== 'embedded') collectUse(f.body, use);
+      // (stap folds those `@defined`s after its first look)
+      if (first) for (const v of this.definedReads) use.read.add(v);
 
       // globals
       const globalNames = this.globals.map((g) => g.name);
@@ -312,9 +332,8 @@ export class Optimizer {
         }
       });
       for (const sc of scopes) this.diag.asCopies(copies(sc), () => {
-        for (const l of sc.locals) {
-          if (use.written.has(l) && !use.read.has(l) && this.removeDeadAssignments(sc.body, l)) changed = true;
-        }
+        const dead = sc.locals.filter((l) => use.written.has(l) && !use.read.has(l));
+        if (dead.length && this.removeDeadAssignments(sc.body, dead)) changed = true;
         // as stap's dead-assignment remover, a `catch (v)` whose v is never read loses v, without
         // starting another iteration: `catch (e) {}` alone leaves e declared and untyped
         // ("unresolved type" at e), unless something else changes (checked with real-stap)
@@ -374,18 +393,28 @@ export class Optimizer {
     });
   }
 
-  /** `x = e` with x a never-read local becomes `e`. */
-  private removeDeadAssignments(body: A.Block, l: A.VarDecl): boolean {
+  /**
+   * `x = e` with x one of the never-read locals `dead` becomes `e`: one walk of the body for all
+   * of them (children before their parent, as one walk per local would rewrite them), the
+   * warnings said in the order one walk per local, in `dead`'s order, would say them.
+   */
+  private removeDeadAssignments(body: A.Block, dead: A.VarDecl[]): boolean {
+    const which = new Map(dead.map((l, i) => [l, i]));
+    const said: { i: number; tok: A.Token }[] = [];
     let changed = false;
     const visitExpr = (e: A.Expr): void => {
       exprChildren(e, visitExpr);
-      if (e.k === 'assign' && e.target.k === 'sym' && e.target.ref === l) {
-        if (this.first) this.warn(`Eliding assignment to '${l.name}'`, e.tok);
+      const i = e.k === 'assign' && e.target.k === 'sym' && e.target.ref ? which.get(e.target.ref) : undefined;
+      if (i !== undefined && e.k === 'assign') {
+        if (this.first) said.push({ i, tok: e.tok });
         replaceNode(e, e.value);
         changed = true;
       }
     };
     walkStmtTop(body, visitExpr);
+    // (a stable sort: within one local, the walk's order)
+    said.sort((a, b) => a.i - b.i);
+    for (const w of said) this.warn(`Eliding assignment to '${dead[w.i].name}'`, w.tok);
     return changed;
   }
 
@@ -481,6 +510,7 @@ export class Optimizer {
  * what follows them; checked with real-stap -v -p2).  Returns whether anything was removed.
  */
 export function removeDeadControl(s: A.Stmt): boolean {
+  if (!holds(s).jumps) return false;
   let changed = false;
   const leaves = (st: A.Stmt): boolean =>
     st.k === 'next' || st.k === 'return' || st.k === 'break' || st.k === 'continue' ||
@@ -499,6 +529,7 @@ export function removeDeadControl(s: A.Stmt): boolean {
 }
 
 function dropUnreadCatchVars(body: A.Stmt, read: Set<A.VarDecl>): void {
+  if (!holds(body).tries) return;
   walkStmt(body, () => {}, (st) => {
     if (st.k === 'try' && st.catchVar?.ref && !read.has(st.catchVar.ref)) {
       if (st.catchVar.ref.kind === 'global') caughtOnly.add(st.catchVar.ref);
@@ -506,6 +537,28 @@ function dropUnreadCatchVars(body: A.Stmt, read: Set<A.VarDecl>): void {
     }
   });
 }
+
+/**
+ * Does a body hold a `try`, or a `next`/`return`/`break`/`continue` (what dropUnreadCatchVars and
+ * removeDeadControl act on)?  Found by one walk of its statements; the optimiser only removes
+ * statements, so a body found without them stays without them (one found with them is walked
+ * again, as it may have lost them).
+ */
+const bodyHolds = new WeakMap<A.Stmt, { tries: boolean; jumps: boolean }>();
+function holds(body: A.Stmt): { tries: boolean; jumps: boolean } {
+  const known = bodyHolds.get(body);
+  if (known && !known.tries && !known.jumps) return known;
+  const r = { tries: false, jumps: false };
+  const visit = (st: A.Stmt): void => {
+    if (st.k === 'try') r.tries = true;
+    else if (st.k === 'next' || st.k === 'return' || st.k === 'break' || st.k === 'continue') r.jumps = true;
+    stmtChildren(st, noExpr, visit);
+  };
+  visit(body);
+  bodyHolds.set(body, r);
+  return r;
+}
+const noExpr = (): void => {};
 
 /**
  * Globals a dropped `catch (g)` named: stap keeps them declared (and untyped, an error) until

@@ -68,6 +68,13 @@ export class Resolver {
   private usedSet = new Set<A.FunctionDecl>();
   private pending: A.FunctionDecl[] = [];
 
+  /**
+   * Variables a folded `@defined(x)` of a plain variable read: stap folds it after its first
+   * look for never-assigned variables, so such an x still draws the warning (real-stap -p2
+   * 'probe begin { println(@defined(x)) }').
+   */
+  definedReads = new Set<A.VarDecl>();
+
   constructor(private s: Session) {}
 
   /** Errors reported without ending the body's resolution. */
@@ -324,7 +331,14 @@ export class Resolver {
         // as any expression (x is read: no never-assigned warning is lost) and folds to 0: only
         // target expansion makes a @defined 1 (real-stap -p2/-p3 -e 'probe begin { x = 1;
         // println(@defined(x)) }': prints 0)
-        if (!nested && v !== false) this.expr(e.operand, scope);
+        if (!nested && v !== false) {
+          this.expr(e.operand, scope);
+          const reads = (x: A.Expr): void => {
+            if (x.k === 'sym' && x.ref) this.definedReads.add(x.ref);
+            exprChildren(x, reads);
+          };
+          reads(e.operand);
+        }
         fold(e, v === true ? 1 : 0);
         return;
       }

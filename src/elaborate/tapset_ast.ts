@@ -36,7 +36,7 @@ function isSourceFile(v: unknown): v is A.SourceFile {
 export class AstWriter {
   readonly files: A.SourceFile[] = [];
 
-  private fileIndex(f: A.SourceFile): number {
+  fileIndex(f: A.SourceFile): number {
     let i = this.files.indexOf(f);
     if (i < 0) i = this.files.push(f) - 1;
     return i;
@@ -227,7 +227,11 @@ export function aliasTrieOf(f: A.StapFile): AliasTrieLevel | undefined {
 interface DeferredRefs {
   keys: string[][];
   functions: [number, number, number, number, number][];
-  /** [offset, length, crc, key list] of the names and points, then (when there are bodies) of the bodies */
+  /**
+   * [offset, length, crc, key list] of the names and points, then (when there are bodies) of the
+   * bodies, or [file index, line, col] of the `{` of an empty prologue, the alias's only body
+   * (most syscall aliases: read without a part of their own)
+   */
   aliases: number[][];
   trie: AliasTrieLevel;
 }
@@ -238,7 +242,7 @@ const isNat = (x: unknown): x is number => typeof x === 'number' && Number.isSaf
 function checkRefs(r: DeferredRefs, nFunctions: number): void {
   const ok = !!r && Array.isArray(r.keys) && r.keys.every((k) => Array.isArray(k) && k.every((x) => typeof x === 'string' && x !== '__proto__'))
     && Array.isArray(r.functions) && r.functions.every((f) => Array.isArray(f) && f.length === 5 && f.every(isNat) && f[0] < nFunctions && f[3] < r.keys.length)
-    && Array.isArray(r.aliases) && r.aliases.every((a) => Array.isArray(a) && (a.length === 4 || a.length === 8) && a.every(isNat) && a[3] < r.keys.length && (a.length === 4 || a[7] < r.keys.length))
+    && Array.isArray(r.aliases) && r.aliases.every((a) => Array.isArray(a) && (a.length === 4 || a.length === 7 || a.length === 8) && a.every(isNat) && a[3] < r.keys.length && (a.length !== 8 || a[7] < r.keys.length))
     && Array.isArray(r.trie);
   if (!ok) throw new DamagedEntry('deferred-part table');
 }
@@ -246,6 +250,17 @@ function checkRefs(r: DeferredRefs, nFunctions: number): void {
 const KIND_CHAR: Record<ArgKind, string> = { none: '-', number: '#', string: '$' };
 /** Argument kinds of probe-point components as the trie writes them. */
 export const TRIE_KINDS: Record<string, ArgKind> = { '-': 'none', '#': 'number', $: 'string' };
+
+/**
+ * The `{` of an empty block `{}` (keys k, stmts, tok; its token not from a macro), which the
+ * deferred-part table then holds in place of a part; null for any other block.
+ */
+function emptyBlockAt(b: A.Block | undefined): A.Token | null {
+  if (!b || b.k !== 'block' || b.stmts.length !== 0 || Object.keys(b).join() !== 'k,stmts,tok') return null;
+  const t = b.tok;
+  if (!isToken(t) || t.kind !== 'operator' || t.text !== '{' || t.chain || t.expansion || Object.keys(t).join() !== 'kind,text,file,line,col') return null;
+  return t;
+}
 
 /** Encode a tapset file's AST (null: the file failed to parse). */
 export function encodeTapsetAst(ast: A.StapFile | null): string {
@@ -284,7 +299,9 @@ export function encodeTapsetAst(ast: A.StapFile | null): string {
     const keys = deferredKeys('alias', rec);
     const head = keys.filter((k) => !ALIAS_BODY_KEYS.includes(k));
     const body = keys.filter((k) => ALIAS_BODY_KEYS.includes(k));
-    refs.aliases.push([...store(rec, head), keyList(head), ...(body.length ? [...store(rec, body), keyList(body)] : [])]);
+    const empty = body.length === 1 && body[0] === 'prologue' ? emptyBlockAt(a.prologue) : null;
+    refs.aliases.push([...store(rec, head), keyList(head),
+      ...(empty ? [w.fileIndex(empty.file), empty.line, empty.col] : body.length ? [...store(rec, body), keyList(body)] : [])]);
   }
   const shell = w.stringify({ ...ast, functions, aliases: [] });
   return w.fileTable() + '\n' + shell + '\n' + JSON.stringify(refs) + '\n' + parts.join('');
@@ -431,7 +448,16 @@ export function decodeTapsetAst(e: EncodedAst, fileFor: (name: string, isTapset:
     const keys = refs.keys[r[3]];
     const t: Record<string, unknown> = {};
     for (let j = 0; j < keys.length; j++) t[keys[j]] = 0;
-    if (r.length > 4) {
+    if (r.length === 7) {
+      // an empty prologue: the block decodePart would make of its part, made here
+      const file = files[r[4]];
+      if (!file) throw new DamagedEntry('token');
+      const line = r[5], col = r[6];
+      const emptyPrologue = (): Record<string, unknown> =>
+        ({ prologue: { k: 'block', stmts: [], tok: { kind: 'operator', text: '{', file, line, col } } });
+      t.prologue = 0;
+      aliases.push(defer(t, { keys, load: loader(r[0], r[1], r[2]) }, { keys: ['prologue'], load: emptyPrologue }));
+    } else if (r.length > 4) {
       const bodyKeys = refs.keys[r[7]];
       for (let j = 0; j < bodyKeys.length; j++) t[bodyKeys[j]] = 0;
       aliases.push(defer(t, { keys, load: loader(r[0], r[1], r[2]) }, { keys: bodyKeys, load: loader(r[4], r[5], r[6]) }));

@@ -71,7 +71,7 @@ interface IndexFile {
   files: Record<string, IndexEntry>;
 }
 
-const CACHE_VERSION = 'tapsim-tapset-cache-12';
+const CACHE_VERSION = 'tapsim-tapset-cache-13';
 
 /** The session options of a library parse, as the preprocessor sees them. */
 function optionValues(p: LibraryParseOptions): Record<SessionOption, string> {

@@ -115,9 +115,12 @@ function copyValue(v: unknown, keep?: (node: object) => boolean): unknown {
   if (keep && keep(v)) return v;
   if (Array.isArray(v)) return v.map((x) => copyValue(x, keep));
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+  const o = v as Record<string, unknown>;
+  // (for-in over a plain AST node: its own enumerable keys in order, without Object.entries' arrays)
+  for (const k in o) {
     if (k === 'ref' || k === 'type') continue;
-    out[k] = SHARED_KEYS.has(k) ? x : copyValue(x, keep);
+    const x = o[k];
+    out[k] = x === null || typeof x !== 'object' || SHARED_KEYS.has(k) ? x : copyValue(x, keep);
   }
   return out;
 }

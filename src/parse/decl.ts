@@ -67,10 +67,14 @@ function parseGlobals(c: Cursor, out: A.StapFile, declared: Declared, isPrivate:
     }
     if (c.peekOp('[')) {
       c.next();
-      const n = c.next();
+      // (stap reads a literal with an optional '-'; a size out of range is reported without a
+      // token, as at the end of the input: real-stap -p1 'global g[-1]', 'global g[0]')
+      let n = c.next();
+      const minus = c.isOp(n, '-');
+      if (minus) n = c.next();
       if (n.kind !== 'number') throw c.error('expected number');
       const size = parseNumber(n.text, n);
-      if (typeof size === 'bigint' || size < 1 || size > 2147483647) throw new ParseError('array size out of range', n);
+      if (minus || typeof size === 'bigint' || size < 1 || size > 2147483647) throw new ParseError('array size out of range', undefined, true, c.file);
       v.maxSize = size;
       if (!c.isOp(c.next(), ']')) throw c.error("expected ']'");
     }

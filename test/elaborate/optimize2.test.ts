@@ -31,6 +31,29 @@ describe('elaborate: constant folding after types (stap optimize2)', () => {
     expect(p2('global g probe begin { if (0) { g = 1 } println(g) }')).to.deep.equal({ out: '# globals\ng:long\n# probes\nbegin /* <- begin */\n', err: '' });
   });
 
+  it('folds before asserting unresolved types: a name only dead code uses is no error, a mismatch is', () => {
+    // (real-stap -p2: each passes, with the never-assigned warning, but the last two)
+    for (const src of [
+      'probe begin { if (0) println(y); println(2) }',
+      'probe begin { if (1 == 1) println(1) else println(y) }',
+      'function f() { if (0) println(y); return 1 } probe begin { println(f()) }',
+      'global g; probe begin { if (0) println(g); println(1) }',
+      'global a probe begin { foreach (k in a limit -1) { println(k) } println(2) }',
+    ]) expect(p2(src).err, src).to.not.contain('error');
+    expect(p2('probe begin { println(1 ? 2 : "a") }').err).to.contain("type mismatch: expected long but found string: string 'a'");
+    expect(p2('probe begin { if (0) println(y); println(2) }', true).err).to.contain('unresolved type');
+  });
+
+  it('@defined of a plain variable folds to 0 after the first look for never-assigned variables', () => {
+    // (real-stap -p2: the warning for x, no elision warnings, no locals left)
+    expect(p2('probe begin { println(@defined(x)) }')).to.deep.equal({
+      out: '# probes\nbegin /* <- begin */\n',
+      err: "WARNING: never-assigned local variable 'x': identifier 'x' at <input>:1:32\n source: probe begin { println(@defined(x)) }\n" +
+        '                                        ^\n',
+    });
+    expect(p2('probe begin { x = 1; println(@defined(x)) }')).to.deep.equal({ out: '# probes\nbegin /* <- begin */\n', err: '' });
+  });
+
   it('operands an absorbing literal makes useless go, with their variables and functions', () => {
     expect(p2('function f() { return 1 } probe begin { x = 0 * f(); println(x) }').out)
       .to.equal('# probes\nbegin /* <- begin */\n  # locals\n  x:long\n');

@@ -20,6 +20,8 @@ probe lib.tick = timer.ms(10) { tick_count++; tick_no = helper(tick_count) }
 probe lib.named += timer.s(1) { m = 2 }
 probe lib.num = lib.other = timer.s(2) { m = 3 }
 probe lib.*.deep = begin ? { d = hidden("é") }
+probe lib.forward = lib.tick {}
+probe lib.forward2 = lib.tick { }
 `;
 
 function parseTapset(text: string): A.StapFile {
@@ -60,7 +62,7 @@ describe('tapset AST cache: per-declaration loading', () => {
     // the names' trie: per level [name, kind, (alias, name index) pairs, next level]
     expect(aliasTrieOf(d)).to.deep.equal([['lib', '-', [], [
       ['tick', '-', [0, 0], 0], ['named', '-', [1, 0], 0], ['num', '-', [2, 0], 0], ['other', '-', [2, 1], 0],
-      ['*', '-', [], [['deep', '-', [3, 0], 0]]],
+      ['*', '-', [], [['deep', '-', [3, 0], 0]]], ['forward', '-', [4, 0], 0], ['forward2', '-', [5, 0], 0],
     ]]]);
     expect(aliasTrieOf(ast)).to.equal(undefined);
     expect(helper.body.k).to.equal('block');
@@ -97,7 +99,23 @@ describe('tapset AST cache: per-declaration loading', () => {
     // reaching `lib` spread the top level only: the next one waits
     expect((lib as unknown as { pendingLevels: unknown }).pendingLevels).to.not.equal(null);
     lib.children.get('num')!.aliases.forEach(() => undefined);
-    expect(d.aliases.map((a) => isDeferred(a, 'names'))).to.deep.equal([true, true, true, true]);
+    expect(d.aliases.map((a) => isDeferred(a, 'names'))).to.deep.equal([true, true, true, true, true, true]);
+  });
+
+  it('keeps an empty prologue in the part table, decoded as a parsed one', () => {
+    const ast = parseTapset(TAPSET);
+    const encoded = encodeTapsetAst(ast);
+    const refs = JSON.parse(encoded.split('\n')[2]) as { aliases: number[][] };
+    // lib.forward and lib.forward2 (`{}`, `{ }`): [file, line, col] of their `{`, no part
+    expect(refs.aliases.map((a) => a.length)).to.deep.equal([8, 8, 8, 8, 7, 7]);
+    expect(refs.aliases[4].slice(4)).to.deep.equal([0, 10, 30]);
+    const d = decodeTapsetAst(inMemory(Buffer.from(encoded, 'utf8')), fileFor);
+    const fwd = d.aliases[4];
+    expect(isDeferred(fwd, 'prologue')).to.equal(true);
+    const withFile = (_k: string, v: unknown) => (v && typeof v === 'object' && 'isTapset' in v ? (v as A.SourceFile).name : v);
+    expect(JSON.stringify(fwd.prologue, withFile)).to.equal(JSON.stringify(ast.aliases[4].prologue, withFile));
+    expect(fwd.prologue!.tok.file).to.equal(fileFor('/lib/t.stp', true));
+    expect(Object.keys(fwd)).to.deep.equal(Object.keys(ast.aliases[4]));
   });
 
   it('keeps non-Latin-1-safe offsets right (UTF-8 bytes, not characters)', () => {

@@ -142,6 +142,13 @@ describe('pass 1: statements and declarations', () => {
     expect((b.init as A.NumberLit).value).to.equal(-5);
     expect((c.init as A.StringLit).value).to.equal('s');
     expect(errorOf('global a[10] = 1')).to.equal('parse error: only scalar globals can be initialized');
+    // a size is a literal with an optional '-'; out of range (< 1, > INT_MAX) is reported as at
+    // the end of the input (real-stap -p1 'global g[-1]', 'global g[0]', 'global g[2147483648]')
+    for (const bad of ['global g[0]', 'global g[-1]', 'global g[- 1]', 'global g[-0]', 'global g[2147483648]']) {
+      expect(parse(bad).errors, bad).to.equal('parse error: array size out of range\n        saw: <input> EOF\n\n');
+    }
+    expect(parse('global g[2147483647]').errors).to.equal('');
+    expect(errorOf('global g[-x]')).to.equal('parse error: expected number');
   });
 
   it('parses functions with annotations, priorities and embedded bodies', () => {

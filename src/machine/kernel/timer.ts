@@ -61,7 +61,22 @@ class Base {
   nextBalance = 0;
   /** a tick ran while the CPU idled (ts->got_idle_tick) */
   gotTick = false;
+  /** rq->has_blocked_load: set when the CPU enters NO_HZ idle, cleared by the nohz stats update */
+  blockedLoad = false;
 }
+
+/**
+ * The NO_HZ idle-balance state of kernel/sched/fair.c (struct nohz): `has_blocked` (some idle CPU's
+ * blocked load still decays) and `next_blocked` (jiffies: the earliest next stats update, LOAD_AVG_PERIOD
+ * = 32 ms = 8 jiffies at HZ=250 after the last).  A CPU going idle (newidle_balance found nothing to
+ * pull: nohz_newidle_balance) while both allow it sets NOHZ_NEWILB_KICK, and do_idle's
+ * nohz_run_idle_balance then runs _nohz_idle_balance(NOHZ_STATS_KICK) on that CPU.
+ */
+class Nohz {
+  hasBlocked = false;
+  nextBlocked = 0;
+}
+const LOAD_AVG_PERIOD_MS = 32;
 
 export interface TimerMachine extends CpuMachine {
   readonly timers: Timers;
@@ -71,6 +86,7 @@ export interface TimerMachine extends CpuMachine {
 /** The machine's timers: wheel timers per CPU, hrtimers on the event queue, the NO_HZ tick. */
 export class Timers {
   readonly bases: Base[];
+  readonly nohz = new Nohz();
   /**
    * @param rand the PRNG drawing the interrupts' and softirqs' recorded trees: a stream of its own,
    *   so that the background's ticks never change which variants a workload's entries draw
@@ -378,6 +394,44 @@ timer.hook('idle_got_tick', (m, c, _t, e) => {
   b.gotTick = false;
   return H_CONT;
 });
+/** nohz_balance_enter_idle: the CPU joins nohz.idle_cpus_mask with its load blocked (rq->has_blocked_load, nohz.has_blocked). */
+timer.hook('nohz_enter_idle', (m, c) => {
+  m.timers.bases[c.id].blockedLoad = true;
+  m.timers.nohz.hasBlocked = true;
+  return H_CONT;
+});
+/**
+ * nohz_newidle_balance then nohz_run_idle_balance: a CPU entering idle updates the idle CPUs' blocked
+ * load when some is left and the last update is LOAD_AVG_PERIOD old (the avg_idle >= 500 us test
+ * holds on an idle system).
+ */
+timer.cond('nohz_newilb', (m) => {
+  const n = m.timers.nohz;
+  return n.hasBlocked && m.timers.jiffies() >= n.nextBlocked;
+});
+/**
+ * _nohz_idle_balance(NOHZ_STATS_KICK): every CPU from the next one round to this one, an idle one's
+ * blocked load updated (update_nohz_stats) and its rq clock when its next_balance is due; then
+ * nohz.next_blocked moves LOAD_AVG_PERIOD on and has_blocked stays set only while a busy CPU keeps its load.
+ */
+timer.hook('nohz_stats', (m, c) => {
+  const ts = m.timers;
+  const j = ts.jiffies();
+  const n = m.cpus.length;
+  let left = false;
+  for (let k = n; k >= 1; k--) {
+    const o = m.cpus[(c.id + k) % n];
+    const b = ts.bases[o.id];
+    if (!o.curr.idle && o !== c) { left ||= b.blockedLoad; pushPath(c.ks, 'nohz_stats_busy', newEnv('nohz')); continue; }
+    pushPath(c.ks, 'nohz_stats_cpu', newEnv('nohz', { blocked: b.blockedLoad, due: j >= b.nextBalance }));
+    b.blockedLoad = false;
+  }
+  ts.nohz.hasBlocked = left;
+  ts.nohz.nextBlocked = j + Math.ceil(LOAD_AVG_PERIOD_MS * 1e6 / m.tickNs);
+  return H_PUSHED;
+});
+timer.cond('nohz_blocked', (_m, _c, _t, e) => e.blocked === true);
+timer.cond('nohz_due', (_m, _c, _t, e) => e.due === true);
 timer.hook('nohz_exit', (m, c, _t, e) => { e.nohzExit = m.timers.idleExit(c); return H_CONT; });
 timer.cond('tick_restart', (_m, _c, _t, e) => (e.nohzExit as { restart: boolean }).restart);
 timer.cond('tick_restart_armed', (_m, _c, _t, e) => (e.nohzExit as { armed: boolean }).armed);

@@ -12,6 +12,9 @@ export const TIMER_PATHS: Record<string, string> = {
   idle_loop: `
 do_idle
   nohz_run_idle_balance
+    ?nohz_newilb
+      _nohz_idle_balance.isra.0
+        %nohz_stats
   tick_nohz_idle_enter
     ktime_get
   %idle_iterate
@@ -48,6 +51,32 @@ do_idle
   flush_smp_call_function_queue
   schedule_idle
     *__schedule
+`,
+  // kernel/sched/fair.c _nohz_idle_balance(NOHZ_STATS_KICK), one CPU of nohz.idle_cpus_mask (as the
+  // idle recording's do_idle trees show it): idle_cpu, then update_nohz_stats (update_blocked_averages
+  // while the CPU has blocked load) and, when the CPU's next_balance is due, its rq clock update
+  nohz_stats_busy: `
+idle_cpu
+`,
+  nohz_stats_cpu: `
+idle_cpu
+idle_cpu
+?nohz_blocked
+  update_blocked_averages
+    raw_spin_rq_lock_nested
+      _raw_spin_lock
+    update_rq_clock
+    update_rt_rq_load_avg
+    update_dl_rq_load_avg
+    __update_load_avg_cfs_rq
+    raw_spin_rq_unlock
+      _raw_spin_unlock
+?nohz_due
+  raw_spin_rq_lock_nested
+    _raw_spin_lock
+  update_rq_clock
+  raw_spin_rq_unlock
+    _raw_spin_unlock
 `,
   // kernel/time/hrtimer.c: the first expiring hrtimer changed, the clock event device is programmed for it
   hrtimer_next_event_program: `
@@ -117,6 +146,7 @@ cpuidle_not_available
               @timer:hrtimer_cancel
               _raw_spin_unlock_irqrestore
       ?tick_stop
+        %nohz_enter_idle
         nohz_balance_enter_idle
 default_idle_call
   @power:cpu_idle

@@ -62,18 +62,41 @@ function recorded(p: string, size: number): { size: number; gen: (off: number, l
  */
 const MACHINE_OWN = new Set(['/etc/hostname', '/etc/hosts']);
 
-/** Build /etc from the recording (after the rest of the tree: the inode numbers made before stay). */
+/** The recorded entries in inode order, and each path's place in the recording (getdents order), once a process. */
+let byIno: readonly Entry[] | null = null;
+let rankOf: Map<string, number> | null = null;
+function order(): { byIno: readonly Entry[]; rank: Map<string, number> } {
+  if (!byIno || !rankOf) {
+    const all = load();
+    // Array.prototype.sort is stable: entries of one inode number keep the recording's order
+    byIno = all.slice().sort((a, b) => a[8] - b[8]);
+    rankOf = new Map();
+    for (let i = 0; i < all.length; i++) rankOf.set(all[i][0], i);
+  }
+  return { byIno, rank: rankOf };
+}
+
+/**
+ * Build /etc from the recording (after the rest of the tree: the inode numbers made before stay).
+ * A start builds it at every boot: the loops index the entries instead of destructuring them (in
+ * code not yet optimised, each destructuring walks an iterator), and a directory whose entries
+ * are in the recorded order already is left as it is.
+ */
 export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
   const ns = (s: number): number => machineNsOf(bootNs, Math.min(s, latestS));
-  const dirs: [Inode, string][] = [];
+  const { byIno: entries, rank } = order();
+  /** [directory, its path, its recorded mtime (s), whether the machine made it before] */
+  const dirs: [Inode, string, number, boolean][] = [];
   // the directories the machine made before (only directories' times are read from it below)
-  const before = new Set(load().filter(([p, type]) => type === 'd' && fs.lookup(p, '/', true)).map(([p]) => p));
+  const before = new Set<string>();
+  for (const e of entries) if (e[1] === 'd' && fs.lookup(e[0], '/', true)) before.add(e[0]);
   // made in the recorded inode order (savedir's SAVEDIR_SORT_FASTREAD, cp -r's order, sorts by it)
-  for (const [p, type, mode, uid, gid, size, mtime, , , body] of [...load()].sort((a, b) => a[8] - b[8])) {
+  for (const e of entries) {
+    const p = e[0], type = e[1], mode = e[2], size = e[5], body = e[9];
     let ino = fs.lookup(p, '/', true);
     const want = type === 'd' ? 0o040000 : type === 'l' ? 0o120000 : 0o100000;
     if (ino && (ino.mode & 0o170000) !== want) continue; // the machine's own kind of entry stays
-    if (ino?.isDir) dirs.push([ino, p]);
+    if (ino?.isDir) dirs.push([ino, p, e[6], before.has(p)]);
     // an entry the machine made before takes the next number, so that its place in inode order is the
     // real one; a file's placeholder text gives way to the guest's bytes and stat (but MACHINE_OWN's)
     if (ino) {
@@ -82,9 +105,9 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
         if (body !== null) { ino.data = Buffer.from(body, 'latin1'); ino.gen = null; } else { ino.data = null; ino.gen = recorded(p, size).gen; }
         ino.size = size;
         ino.mode = want | mode;
-        ino.uid = uid;
-        ino.gid = gid;
-        ino.mtime = ino.atime = ns(mtime);
+        ino.uid = e[3];
+        ino.gid = e[4];
+        ino.mtime = ino.atime = ns(e[6]);
       }
       continue;
     }
@@ -92,23 +115,30 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
     else if (type === 'l') ino = fs.symlink(p, body ?? '');
     else ino = fs.createFile(p, body ?? recorded(p, size), mode);
     if (type !== 'l') ino.mode = want | mode;
-    ino.uid = uid;
-    ino.gid = gid;
-    ino.mtime = ino.atime = ns(mtime);
-    if (type === 'd') dirs.push([ino, p]);
+    ino.uid = e[3];
+    ino.gid = e[4];
+    ino.mtime = ino.atime = ns(e[6]);
+    if (type === 'd') dirs.push([ino, p, e[6], before.has(p)]);
   }
   // a directory's time is its own (creating its entries above touched it)
-  const mtimes = new Map(load().map((e) => [e[0], e[6]]));
-  for (const [d, p] of dirs) if (!before.has(p)) d.mtime = d.atime = ns(mtimes.get(p) ?? 0);
-  // each directory's entries in the recorded (getdents) order, the machine's own after them
-  // (each entry's rank worked out once, not at every comparison; the comparison is the same)
-  const rank = new Map<string, number>();
-  load().forEach(([p], i) => rank.set(p, i));
-  for (const [d, base] of dirs) {
+  for (const d of dirs) if (!d[3]) d[0].mtime = d[0].atime = ns(d[2]);
+  // each directory's entries in the recorded (getdents) order, the machine's own after them (a
+  // stable sort by rank: when the ranks already rise, the order is the sorted one)
+  for (const d of dirs) {
+    const base = d[1];
+    const children = d[0].children!;
     const kids: [number, string, Inode][] = [];
-    for (const [n, c] of d.children!) kids.push([rank.get(`${base}/${n}`) ?? Infinity, n, c]);
+    let sorted = true;
+    let last = -Infinity;
+    children.forEach((c, n) => {
+      const r = rank.get(`${base}/${n}`) ?? Infinity;
+      if (r < last) sorted = false;
+      last = r;
+      kids.push([r, n, c]);
+    });
+    if (sorted) continue;
     kids.sort((a, b) => a[0] - b[0]);
-    d.children!.clear();
-    for (const [, n, c] of kids) d.children!.set(n, c);
+    children.clear();
+    for (const k of kids) children.set(k[1], k[2]);
   }
 }

@@ -4,7 +4,9 @@ export const mmPaths: Record<string, string> = {
   // a user page fault: exc_page_fault (noinstr: not traced) fires page_fault_user, then the tree the
   // real kernel ran for a fault of this kind (entry model key 'fault', chosen by paths/entry.ts's
   // features: anon, file, cow, wp, swap), whose last call is the mmap_read_unlock (up_read) that traces
-  // mmap_lock_released; %fault (mm/fault.ts) applies the page's new state
+  // mmap_lock_released; %fault (mm/fault.ts) applies the page's new state.  Then the return to user
+  // mode (irqentry_exit -> irqentry_exit_to_user_mode, noinstr): exit_to_user_mode_prepare, as after a
+  // syscall (every fault entry of the recordings ends in exit_to_user_mode_prepare(fpregs_assert_state_consistent))
   page_fault: `
 @exceptions:page_fault_user
 ?fault_swap
@@ -14,6 +16,7 @@ export const mmPaths: Record<string, string> = {
 %fault
 ?reclaim
   *direct_reclaim
+*exit_to_user
 `,
   direct_reclaim: `
 __alloc_pages_slowpath.constprop.0
