@@ -13,7 +13,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { compareSides, FidelityRow, FidelitySide } from './fidelity_measure';
-import { runSimulated } from './fidelity_run';
+import { runSimulated, flagBytes } from './fidelity_run';
 import { findRecording, IndexEntry, loadIndex, loadRecording, Recording } from '../scripts/record/recording';
 import { parseShape, ShapeNode } from '../scripts/record/shape';
 import { syscalls as syscallTable } from '../src/kernel/syscalls';
@@ -98,7 +98,8 @@ export const TABLE_HEAD = '| workload | command | fn J | ev J | sys | distinct f
 function measure(entry: IndexEntry, seed: number): { row: FidelityRow; ms: number; status: number; entries: string[] } {
   const rec = loadRecording(entry);
   const t = Date.now();
-  const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed, allTasks: rec.flags.includes('background') });
+  const memcg = rec.flags.find((f) => f.startsWith('memcg='));
+  const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed, allTasks: rec.flags.includes('background'), memcgMax: memcg ? flagBytes(memcg.slice(6)) : undefined });
   const ms = Date.now() - t;
   return { row: compareSides(sim, recordedSide(rec)), ms, status: sim.status, entries: entryLines(recordedEntries(rec), sim.byEntry) };
 }

@@ -12,6 +12,7 @@ import { symbolName } from '../src/kernel/kallsyms';
 import { syscallByNr } from '../src/kernel/syscalls';
 import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } from '../src/kernel/tracepoint';
 import { Machine } from '../src/machine/machine';
+import { MemCgroup } from '../src/machine/include/mm_types';
 import type { FidelitySide } from './fidelity_measure';
 
 const SIGINT = 2, SIGQUIT = 3;
@@ -23,6 +24,15 @@ export interface SimOptions {
   maxNs?: number;
   /** count every task (the `background` recordings: the idle system) */
   allTasks?: boolean;
+  /** run the workload in a memory cgroup with this memory.max, bytes (the recordings' `memcg=SIZE` flag) */
+  memcgMax?: number;
+}
+
+/** A recording flag's size ('4M', '512K', '1G', bytes) in bytes. */
+export function flagBytes(v: string): number {
+  const m = /^(\d+)([KMG]?)$/i.exec(v);
+  if (!m) return NaN;
+  return Number(m[1]) * ({ '': 1, K: 1024, M: 1 << 20, G: 1 << 30 } as Record<string, number>)[m[2].toUpperCase()];
 }
 
 export interface SimResult extends FidelitySide {
@@ -132,6 +142,8 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     // (gzip's, dash's rt_sigaction queries return SIG_IGN in every recording)
     p.sigHandlers.set(SIGINT, 'ignore');
     p.sigHandlers.set(SIGQUIT, 'ignore');
+    // as the recorder's in_memcg: the workload's root in a cgroup-v2 memory cgroup limited to memory.max
+    if (o.memcgMax !== undefined) p.memcg = new MemCgroup('workload', Math.floor(o.memcgMax / 4096));
     root = p.tgid;
     tids.add(root);
     perTask.set(root, []);

@@ -25,7 +25,7 @@ function expand(code: Int32Array): number[] {
     const op = code[pc];
     at[pc] = out.length;
     if (op === OP_END) { pc++; continue; }
-    if (op === OP_SUB) { out.push(...expand(chunkCode(code[pc + 1]).code)); pc += 2; continue; }
+    if (op === OP_SUB) { for (const x of expand(chunkCode(code[pc + 1]).code)) out.push(x); pc += 2; continue; }
     const n = op >= 0 ? 0 : OPERANDS.get(op) ?? 0;
     if (op === OP_REPEAT) fix.push(out.length + 3);
     if (op === OP_LOOP || op === OP_IF || op === OP_IFNOT) fix.push(out.length + n);

@@ -38,6 +38,12 @@ export class Mm {
    */
   mapped = 0;
   swapents = 0;
+  /** addresses of swapped-out pages whose copy is in the swap cache (read by swap readahead: mm/mm.ts faultDone) */
+  readonly swapCache = new Set<number>();
+  /** the memory cgroup its anonymous pages are charged to (the faulting process's: mm/memcontrol.ts) */
+  memcg: MemCgroup | null = null;
+  /** pages charged to `memcg` */
+  charged = 0;
   users = 1;
   /** the next mmap without a hint ends here (top-down, as mm->mmap_base) */
   mmapBase = 0x7f0000000000;
@@ -132,6 +138,21 @@ export class Mm {
     }
     return out;
   }
+}
+
+/**
+ * A memory cgroup (cgroup v2's memory controller, mm/memcontrol.c): `memory.max` in pages, the pages
+ * charged to it, and its anonymous LRU, oldest first (what reclaim of the group swaps out).
+ */
+export class MemCgroup {
+  usage = 0;
+  /** [region, page index, address space] in the order the pages were charged (entries may be stale) */
+  lru: [Region, number, Mm][] = [];
+  lruHead = 0;
+  /** the LRU sequence number of lru[0], and of the next page charged */
+  lruBase = 0;
+  lruSeq = 0;
+  constructor(readonly name: string, public max: number) {}
 }
 
 export interface SwapDev {

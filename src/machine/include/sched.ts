@@ -5,7 +5,7 @@
  * program it runs in user mode (a generator of `Op`s: system calls, CPU time, memory touches).
  */
 import type { TaskRef } from '../../kernel/current';
-import type { Mm } from './mm_types';
+import type { Mm, MemCgroup } from './mm_types';
 import type { OpenFile } from './fs';
 import { KStack } from './kstack';
 
@@ -56,6 +56,8 @@ export class Process {
   fds: (OpenFile | null)[] = [];
   cwd = '/';
   mm: Mm | null = null;
+  /** the memory cgroup the process is in (null: the root's, unlimited); a fork inherits it */
+  memcg: MemCgroup | null = null;
   exitCode = 0;
   exited = false;
   reaped = false;

@@ -1,10 +1,13 @@
 /** Page faults (arch/x86/mm/fault.c, mm/memory.c): the kind of fault the path takes (anon, file, COW, swap-in), its resolution and accounting (minor/major), the wait for swap-in I/O. */
 import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
-import { H_CONT, H_SLEEP } from '../paths/kexec';
+import { H_AGAIN, H_CONT, H_SLEEP } from '../paths/kexec';
+import { pushKernelFault } from '../paths/entry';
+import { treeFeatureLabel } from '../paths/model';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { PAGE } from '../include/fs';
-import { Region, Mm, PROT_EXEC } from '../include/mm_types';
+import { Region, Mm, MemCgroup, PROT_EXEC, P_PRESENT, P_SWAPPED, P_COW } from '../include/mm_types';
+import type { FaultPlan } from './mm';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { perfSw, PERF_COUNT_SW_PAGE_FAULTS_MAJ, PERF_COUNT_SW_PAGE_FAULTS_MIN } from '../kernel/perf_events';
@@ -16,14 +19,15 @@ export const fault = new Semantics<MmMachine>('mm/fault');
 fault.cond('fault_anon', (_m, _c, _t, e) => e.kind === 'anon');
 fault.cond('fault_file', (_m, _c, _t, e) => e.kind === 'file');
 fault.cond('fault_wp', (_m, _c, _t, e) => e.kind === 'wp');
-fault.cond('fault_swap', (_m, _c, _t, e) => e.kind === 'swap');
+// a swap-in that reads the swap device (not found in the swap cache) waits for the read
+fault.cond('fault_swap', (_m, _c, _t, e) => e.kind === 'swap' && e.swapIo !== false);
 fault.cond('wp_swapcache', (_m, _c, _t, e) => e.swapcache === true);
 fault.cond('swapin_io', () => true);
 fault.cond('reclaim', (_m, _c, _t, e) => e.reclaim === true);
 fault.hook('fault', (m, c, _t, e) => {
-  m.mm.faultDone(e.kind as string, e.region as Region, e.idx as number, e.mm as Mm, e.write !== false);
-  // mm_account_fault(): a swap-in is a major fault (as pgmajfault), the others minor
-  if (perfSw.active) perfSw.event(e.kind === 'swap' ? PERF_COUNT_SW_PAGE_FAULTS_MAJ : PERF_COUNT_SW_PAGE_FAULTS_MIN, c.ctx);
+  m.mm.faultDone(e.kind as string, e.region as Region, e.idx as number, e.mm as Mm, e.write !== false, (e.memcg as MemCgroup | null | undefined) ?? null, e as unknown as FaultPlan);
+  // mm_account_fault(): a swap-in that read the device is a major fault (as pgmajfault), the others minor
+  if (perfSw.active) perfSw.event(e.kind === 'swap' && e.swapIo !== false ? PERF_COUNT_SW_PAGE_FAULTS_MAJ : PERF_COUNT_SW_PAGE_FAULTS_MIN, c.ctx);
   return H_CONT;
 });
 /**
@@ -73,6 +77,31 @@ fault.tpArgs('page_fault_user', (_m, _c, _t, e) => [faultAddr(e), { ip: faultAdd
 // a fault inside a system call (paths/entry.ts kfault_point): the user buffer the call copies to, error
 // code 2 (a write, not present, no USER bit)
 fault.tpArgs('page_fault_kernel', (_m, _c, t, e) => (e.name === 'page_fault' ? [faultAddr(e), { ip: 0 }, faultCode(e) & ~4] : [faultArgs(t, e)[0], { ip: 0 }, 2]));
+/**
+ * A system call's copy to a user buffer it names (read(2)'s `buf`, `count`: drivers/char/mem.c read_zero's
+ * clear_user): each page of the buffer not mapped faults in kernel mode, in order, with the tree the
+ * machine's state calls for (mm/mm.ts faultPlan: a new page or a huge page, a swap-in from the device
+ * or the swap cache, a memory cgroup's reclaim first), and is mapped (faultDone) as it goes.
+ */
+fault.hook('kfault_buffer', (m, c, t, e) => {
+  const mm = t.proc.mm;
+  const addr = e.a?.[1], len = e.a?.[2];
+  if (!mm || typeof addr !== 'number' || addr <= 0xffff || typeof len !== 'number' || len <= 0) return H_CONT;
+  const r = mm.find(addr);
+  if (!r || r.file) return H_CONT;
+  const end = Math.min(r.pages.length, Math.ceil((addr + len - r.start) / PAGE));
+  let i = (e.kbufNext as number | undefined) ?? Math.floor((addr - r.start) / PAGE);
+  while (i < end && r.pages[i] === P_PRESENT) i++;
+  if (i >= end) { e.kbufNext = end; return H_CONT; }
+  const s = r.pages[i];
+  const kind = s === P_SWAPPED ? 'swap' : s === P_COW ? 'wp' : 'anon';
+  const g = t.proc.memcg;
+  const plan = m.mm.faultPlan(g, mm, r, i, kind, true);
+  m.mm.faultDone(kind, r, i, mm, true, g, plan);
+  m.mm.pgfault++;
+  e.kbufNext = i + 1;
+  return pushKernelFault(m, c, t, e, `${treeFeatureLabel('fault', plan.treeFeat)}|kernel|${kind}`) ? H_AGAIN : H_CONT;
+});
 fault.hook('swapin_wait', (m, _c, t, e) => {
   if (e.swWaited) return H_CONT;
   e.swWaited = true;

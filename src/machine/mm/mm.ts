@@ -9,7 +9,8 @@ import { perfSw, PERF_COUNT_SW_PAGE_FAULTS } from '../kernel/perf_events';
 import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Process, Task, TouchOp } from '../include/sched';
 import type { Inode } from '../include/fs';
-import { Mm, Region, SwapDev, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC } from '../include/mm_types';
+import { Mm, Region, SwapDev, MemCgroup, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC } from '../include/mm_types';
+import { memcgCharge, memcgOldest, memcgOverLimit, memcgUncharge } from './memcontrol';
 import { pushPath, newEnv } from '../paths/kexec';
 import { hash32 } from '../core/prng';
 import type { Sched } from '../kernel/sched/fair';
@@ -34,6 +35,16 @@ export interface ExecImage { exe: readonly ImageVma[]; interp: readonly ImageVma
 const protOf = (perms: string): number => (perms[0] === 'r' ? PROT_READ : 0) | (perms[1] === 'w' ? PROT_WRITE : 0) | (perms[2] === 'x' ? PROT_EXEC : 0);
 /** x86 page fault error code bits (arch/x86/include/asm/trap_pf.h) */
 const PF_WRITE = 2, PF_USER = 4;
+/** pages of a transparent huge page (HPAGE_PMD_NR) */
+const HPAGE_PAGES = 512;
+
+/**
+ * What a fault will do, as the recorded fault trees show it (paths/model.ts TREE_FEATURES 'fault'):
+ * 'rc' the charge reclaims first (try_to_free_mem_cgroup_pages), 'sio' a swap-in reads the swap device
+ * (swapin_readahead), 'thp' an anonymous fault maps a huge page (do_huge_pmd_anonymous_page); `thp` the
+ * huge page is mapped (not a fallback to a small page because the charge would not fit).
+ */
+export interface FaultPlan { treeFeat: string[]; thp: boolean; swapIo: boolean }
 
 export class MemSys {
   readonly totalPages: number;
@@ -157,6 +168,8 @@ export class MemSys {
   }
 
   releaseMm(mm: Mm): void {
+    memcgUncharge(mm, mm.charged);
+    mm.swapCache.clear();
     for (const r of mm.regions.values()) {
       for (let i = 0; i < r.pages.length; i++) {
         const s = r.pages[i];
@@ -234,10 +247,54 @@ export class MemSys {
     const [r, i, mm] = v;
     r.pages[i] = P_SWAPPED;
     mm.rss--; mm.swapents++;
+    mm.swapCache.delete(r.start + i * PAGE_SIZE);
+    memcgUncharge(mm, 1);
     this.anonPages--; this.freePages++;
     const dev = this.swaps.find((s) => s.used < s.slots);
     if (dev) dev.used++;
     this.pswpout++;
+  }
+
+  /** Reclaim of memory cgroup `g` swaps out its oldest page (an add_to_swap of the recorded reclaim tree); false: none left. */
+  memcgSwapOut(g: MemCgroup): boolean {
+    if (!this.swaps.length || this.swapUsed >= this.swapTotal) return false;
+    const v = memcgOldest(g);
+    if (v) this.swapOut(v);
+    return v !== null;
+  }
+
+  /**
+   * The plan of a fault of kind `kind` on page `i` of `r` by a process in memory cgroup `g`: a write to
+   * an untouched anonymous range whose whole aligned 2 MiB block lies in the VMA maps a transparent huge
+   * page (Debian 12's THP `always`), unless the charge would take the group past memory.max (the
+   * fallback to a small page: thp_fault_fallback_charge); a swapped-out page not in the swap cache is
+   * read from the swap device; a charge past the limit reclaims first.
+   */
+  faultPlan(g: MemCgroup | null, mm: Mm, r: Region, i: number, kind: string, write: boolean): FaultPlan {
+    const treeFeat: string[] = [];
+    let thp = false;
+    let n = kind === 'anon' || kind === 'wp' || kind === 'swap' ? 1 : 0;
+    if (kind === 'anon' && write && !r.file) {
+      const b = this.hugeBlock(r, i);
+      if (b >= 0) {
+        treeFeat.push('thp');
+        thp = !memcgOverLimit(g, HPAGE_PAGES);
+        if (thp) n = 0;
+      }
+    }
+    if (n && memcgOverLimit(g, n)) treeFeat.push('rc');
+    const swapIo = kind === 'swap' && !mm.swapCache.has(r.start + i * PAGE_SIZE);
+    if (swapIo) treeFeat.push('sio');
+    return { treeFeat, thp, swapIo };
+  }
+
+  /** The first page of the aligned huge-page block holding page `i` of `r` when the block lies in `r` untouched, else -1. */
+  private hugeBlock(r: Region, i: number): number {
+    const p0 = r.start / PAGE_SIZE;
+    const b = Math.floor((p0 + i) / HPAGE_PAGES) * HPAGE_PAGES - p0;
+    if (b < 0 || b + HPAGE_PAGES > r.pages.length) return -1;
+    for (let k = b; k < b + HPAGE_PAGES; k++) if (r.pages[k] !== P_NONE) return -1;
+    return b;
   }
 
   /** Synchronous reclaim for allocations at the min watermark (direct reclaim semantics). */
@@ -286,7 +343,9 @@ export class MemSys {
       if (perfSw.active) perfSw.event(PERF_COUNT_SW_PAGE_FAULTS, c.ctx);
       const low = this.freePages < this.minPages;
       const code = op.code ?? (PF_USER | (write ? PF_WRITE : 0) | (s !== P_NONE ? 1 : 0));
-      const env = newEnv('page_fault', { kind, region: r, idx: i, mm, reclaim: low, address: r.start + i * PAGE_SIZE, code, write });
+      const plan = this.faultPlan(t.proc.memcg, mm, r, i, kind, write);
+      const env = newEnv('page_fault', { kind, region: r, idx: i, mm, reclaim: low, address: r.start + i * PAGE_SIZE, code, write,
+        treeFeat: plan.treeFeat, thp: plan.thp, swapIo: plan.swapIo, memcg: t.proc.memcg });
       // the fault's kernel path (paths/templates/mm.ts page_fault: exc_page_fault, handle_mm_fault ...);
       // its %fault hook (mm/fault.ts) applies the page's new state
       pushPath(t.ks, 'page_fault', env);
@@ -296,16 +355,41 @@ export class MemSys {
     return true;
   }
 
-  /** Apply a resolved fault. */
-  faultDone(kind: string, r: Region, i: number, mm: Mm, write = true): void {
+  /**
+   * Apply a resolved fault (by a process in memory cgroup `g`, as `plan` said): the new page charged to
+   * the group; a huge page maps its whole block; a swap-in that read the device brought the swapped
+   * pages of its aligned readahead window (page_cluster) into the swap cache, where later faults find
+   * them without I/O (a minor fault).
+   */
+  faultDone(kind: string, r: Region, i: number, mm: Mm, write = true, g: MemCgroup | null = null, plan?: FaultPlan): void {
     if (r.pages[i] === P_PRESENT) return;
     if (kind !== 'file') r.anonVma = true;
+    if (kind === 'anon' && plan?.thp) {
+      const p0 = r.start / PAGE_SIZE;
+      const b = Math.floor((p0 + i) / HPAGE_PAGES) * HPAGE_PAGES - p0;
+      for (let k = b; k < b + HPAGE_PAGES; k++) {
+        if (r.pages[k] !== P_NONE) continue;
+        this.allocPage('anon'); r.pages[k] = P_PRESENT; mm.rss++; this.addAnonLru(r, k, mm);
+      }
+      if (g) memcgCharge(g, mm, r, b, HPAGE_PAGES);
+      return;
+    }
+    if (g && kind !== 'file') memcgCharge(g, mm, r, i, 1);
     if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
     // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
     else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }
     else if (kind === 'wp') { this.cowFaults++; this.allocPage('anon'); r.pages[i] = P_PRESENT; this.addAnonLru(r, i, mm); }
     else if (kind === 'swap') {
-      this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; mm.swapents--; this.swapFreeSlot(); this.pswpin++; this.pgmajfault++;
+      const addr = r.start + i * PAGE_SIZE;
+      if (plan?.swapIo !== false) {
+        // swap_vma_readahead: the window of 2^page_cluster pages around the fault, those swapped out
+        const win = 1 << this.sysctl.page_cluster;
+        const w0 = Math.max(0, i - (i % win));
+        for (let k = w0; k < Math.min(r.pages.length, w0 + win); k++) if (k !== i && r.pages[k] === P_SWAPPED) { mm.swapCache.add(r.start + k * PAGE_SIZE); this.pswpin++; }
+        this.pswpin++; this.pgmajfault++;
+      }
+      mm.swapCache.delete(addr);
+      this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; mm.swapents--; this.swapFreeSlot();
       this.addAnonLru(r, i, mm);
     }
   }

@@ -27,6 +27,18 @@ vmscan.hook('kswapd_sleep', (m, _c, t, e) => {
   }
   return H_CONT;
 });
+/**
+ * A recorded reclaim of a memory cgroup (try_to_free_mem_cgroup_pages → shrink_folio_list): each
+ * add_to_swap is one of the group's pages swapped out, its oldest (mm/memcontrol.ts), so the group's
+ * usage falls by what the real reclaim freed.  Reclaim outside a group (kswapd's template) swaps out
+ * its own victims (reclaim_batch).
+ */
+vmscan.hook('memcg_swap_out', (m, _c, t) => {
+  const g = t.proc.memcg;
+  if (g) m.mm.memcgSwapOut(g);
+  return H_CONT;
+});
+vmscan.at('add_to_swap', 'memcg_swap_out');
 vmscan.tpArgs('mm_vmscan_kswapd_wake', () => [0, 0, 0]);
 // pageout(): the folio handed to ->writepage (swap_writepage for anon folios)
 vmscan.tpArgs('mm_vmscan_write_folio', () => [{}]);

@@ -120,11 +120,22 @@ function teardownPages(t: Task): number | undefined {
   return mm.mapped > 0 ? mm.mapped : undefined;
 }
 const TEARDOWN = new Set(['execve', 'exit_group', 'exit']);
+/**
+ * What an exit's teardown finds (paths/model.ts TREE_FEATURES 'sys:exit_group'): swap entries in the
+ * address space it zaps (zap_pte_range's free_swap_and_cache per swapped-out page).
+ */
+function exitTreeFeatures(t: Task): string[] {
+  const mm = t.proc.mm;
+  return mm && mm.swapents > 0 && teardownPages(t) !== 0 ? ['swp'] : [];
+}
 
 modelEntry.hook('sys_impl', (m, c, t, e) => {
   e.recorded = true;
   if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)), t.proc.exe);
-  if (TEARDOWN.has(e.name)) e.zapPages = teardownPages(t);
+  if (TEARDOWN.has(e.name)) {
+    e.zapPages = teardownPages(t);
+    if (e.name !== 'execve') e.treeFeat = exitTreeFeatures(t);
+  }
   const f = syscallImpl(e.name) ?? (IMPL_HOOKS[e.name] !== undefined ? hookNamed(IMPL_HOOKS[e.name]) : undefined);
   if (!f) { e.ret = ruleResult((e.model as ModelKey).rule, e); return H_CONT; }
   return f(m, c, t, e);
@@ -173,7 +184,8 @@ export function groupExitPath(m: MachineCore, t: Task): CompiledPath | null {
   const k = modelKey('sys:exit_group');
   if (!k || !variantCount(k)) return null;
   const feat = withOutcome('exit_group', argFeatures('exit_group', [], () => '-', t.proc.exe), null);
-  return syscallInner(k, chooseVariant(k, feat, true, m.pathRand.next(), teardownPages(t))).code;
+  const q = `${treeFeatureLabel(k.name, exitTreeFeatures(t))}|${feat}`;
+  return syscallInner(k, chooseVariant(k, q, true, m.pathRand.next(), teardownPages(t))).code;
 }
 
 /** Run a variant of model key `key` (features from the key's feature function, else ''), pushed on `c.ks`. */
@@ -201,8 +213,10 @@ modelEntry.hook('softirq_point', () => H_CONT);
 modelEntry.features('fault', (_m, _c, _t, e) => {
   const k = e.kind as string;
   const r = e.region as { file?: unknown; shared?: boolean } | undefined;
-  if (k === 'anon') return r?.file && !r.shared ? 'user|cow' : e.write === false ? 'user|-' : 'user|anon';
-  return `user|${k}`;
+  // what the fault's plan (mm/mm.ts faultPlan) says the tree does: reclaim, swap read, huge page
+  const tf = treeFeatureLabel('fault', (e.treeFeat as string[] | undefined) ?? []);
+  if (k === 'anon') return `${tf}|${r?.file && !r.shared ? 'user|cow' : e.write === false ? 'user|-' : 'user|anon'}`;
+  return `${tf}|user|${k}`;
 });
 /**
  * A page fault taken in kernel mode ('~': a copy to or from user memory): what the machine knows of it is
@@ -224,12 +238,21 @@ modelEntry.hook('kfault_point', (m, c, t, e) => {
   }
   // exc_page_fault (noinstr) traces page_fault_kernel first; the tree's last call is the mmap_read_unlock
   // (up_read) that traces mmap_lock_released (as for a user fault: templates/mm.ts page_fault)
-  const p = modelPath(m, c, t, e, 'fault', (t.proc.mm?.swapents ?? 0) > 0 ? 'kernel|swap' : 'kernel|anon');
-  if (!p) return H_CONT;
+  const swap = (t.proc.mm?.swapents ?? 0) > 0;
+  return pushKernelFault(m, c, t, e, `${treeFeatureLabel('fault', swap ? ['sio'] : [])}|kernel|${swap ? 'swap' : 'anon'}`) ? H_PUSHED : H_CONT;
+});
+/**
+ * A page fault taken in kernel mode inside the entry `e` (a syscall's copy to or from user memory): the
+ * page_fault_kernel event, the fault's recorded tree for features `feat` (the `fault` key's), the
+ * mmap_lock release; false when no recording has a fault.
+ */
+export function pushKernelFault(m: MachineCore, c: Cpu, t: Task, e: Env, feat: string): boolean {
+  const p = modelPath(m, c, t, e, 'fault', feat);
+  if (!p) return false;
   pushPath(c.ks, KFAULT_EXIT, e);
   pushPath(c.ks, p, e);
   pushPath(c.ks, KFAULT_ENTRY, e);
-  return H_PUSHED;
-});
+  return true;
+}
 const KFAULT_ENTRY: CompiledPath = { name: 'kernel_fault_entry', code: Int32Array.of(OP_TP, tpIndex('exceptions:page_fault_kernel'), OP_END) };
 const KFAULT_EXIT: CompiledPath = { name: 'kernel_fault_exit', code: Int32Array.of(OP_TP, tpIndex('mmap_lock:mmap_lock_released'), OP_END) };

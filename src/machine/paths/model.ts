@@ -133,6 +133,11 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   // folios (not at the end of the file), an O_DIRECT read (iomap direct I/O), a folio read before was
   // activated (folio_mark_accessed); mm/filemap.ts readahead, markAccessed
   'sys:read': [['sra', 'page_cache_sync_ra'], ['ara', 'page_cache_async_ra'], ['rap', 'filemap_alloc_folio'], ['dio', 'iomap_dio_rw'], ['act', 'folio_activate']],
+  // a page fault: the memory cgroup's charge reclaimed first (over memory.max), a swap-in read the swap
+  // device (not in the swap cache), an anonymous fault took a transparent huge page (mm/mm.ts faultPlan)
+  fault: [['rc', 'try_to_free_mem_cgroup_pages'], ['sio', 'swapin_readahead'], ['thp', 'do_huge_pmd_anonymous_page']],
+  // exit_group(2): the address space torn down had pages out on swap (zap_pte_range freeing their entries)
+  'sys:exit_group': [['swp', 'free_swap_and_cache']],
   // write(2): an O_DIRECT write (iomap direct I/O: the bio submitted and waited for in the call)
   'sys:write': [['dio', 'iomap_dio_rw']],
 };
@@ -187,7 +192,7 @@ const CACHED_KEYS = new Set(['sys:execve', 'fault', 'sys:getdents64',
  * '-'; then its tree features ('|'-joined, '-' where absent).  The stamp changes with what it reads.
  */
 const SUMMARY: Summariser = {
-  stamp: JSON.stringify(['summary-1', 'submit_bio', TREE_FEATURES]),
+  stamp: JSON.stringify(['summary-2', 'submit_bio', TREE_FEATURES]),
   summarise(key, shape, functions) {
     const tf = (TREE_FEATURES[key] ?? []).map(([f, fn]) => (calls(shape, functions.indexOf(fn)) ? f : '-'));
     return (shape.includes('^') ? 'b' : '-') + (calls(shape, functions.indexOf('submit_bio')) ? 'c' : '-') + tf.join('|');
@@ -199,6 +204,9 @@ export function modelSummariser(): Summariser {
   return SUMMARY;
 }
 
+/** Tree features that say nothing of the disk (a cold-cache variant labelled only with these is not drawn). */
+const NO_IO_FEATURES = new Set(['-', 'thp']);
+
 /**
  * The variants of key `name` the machine's state can draw (CACHED_KEYS: those that read no disk, or whose
  * disk I/O a tree feature names: the readahead and direct I/O of a read or write, which the machine
@@ -209,7 +217,7 @@ function drawable(name: string, d: KeyData): number[] | null {
   const warm: number[] = [];
   for (let i = 0; i < d.n; i++) {
     const s = d.summary(i);
-    if (s[1] !== 'c' || (s.length > 2 && /[^-|]/.test(s.slice(2)))) warm.push(i);
+    if (s[1] !== 'c' || (s.length > 2 && s.slice(2).split('|').some((f) => !NO_IO_FEATURES.has(f)))) warm.push(i);
   }
   return warm.length && warm.length < d.n ? warm : null;
 }

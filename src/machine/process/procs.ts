@@ -238,6 +238,7 @@ export class Procs {
       p.argv = parent.proc.argv;
       p.exe = parent.proc.exe;
       p.sigHandlers = new Map(parent.proc.sigHandlers);
+      p.memcg = parent.proc.memcg;
       inheritEnviron(p, parent.proc);
       if (vfork) { p.mm = parent.proc.mm; this.vforkParent.set(p, parent); } else p.mm = parent.proc.mm ? this.m.mm.dupMm(parent.proc.mm, p) : null;
       this.procs.set(pid, p);

@@ -173,7 +173,8 @@ export class U {
   *touch(region: string, first: number, count: number, write: boolean): Generator<Op, void, SysResult> {
     yield { k: 'touch', region, first, count, write };
   }
-  *read(fd: number, n: number): Generator<Op, SysResult, SysResult> { return yield* this.sys('read', [fd, 0, n]); }
+  /** read(2) of n bytes (into the user buffer at `buf` when the program names one: a mapping of its own, which the call faults in) */
+  *read(fd: number, n: number, buf = 0): Generator<Op, SysResult, SysResult> { return yield* this.sys('read', [fd, buf, n]); }
   *pread(fd: number, n: number, off: number): Generator<Op, SysResult, SysResult> { return yield* this.sys('pread64', [fd, 0, n, off]); }
   *write(fd: number, data: string | Uint8Array): Generator<Op, SysResult, SysResult> {
     const b = toBytes(data);

@@ -403,6 +403,7 @@ file_tty_write.constprop.0
   // returns the count without touching the data
   read_zero: `
 read_zero
+  %kfault_buffer
   clear_user_rep_good
     %simple_read
 `,

@@ -430,11 +430,12 @@ export const programs: Record<string, ProgramMain> = {
       }
     }
     if (seek) yield* u.lseek(1, seek, 1);
-    if (bs + 4096 >= 131072) yield* u.mmap('ddbuf', Math.ceil((bs + 4096) / 4096));
+    // the buffer, the reads' destination (a read faults in the pages it copies to, mm/fault.ts kfault_buffer)
+    const buf = bs + 4096 >= 131072 ? yield* u.mmap('ddbuf', Math.ceil((bs + 4096) / 4096)) : 0;
     const t0 = u.m.now;
     let full = 0, part = 0, bytes = 0;
     while (full + part < count) {
-      const r = yield* u.read(0, bs);
+      const r = yield* u.read(0, bs, buf > 0 ? buf : 0);
       if (r.ret <= 0 || !r.data) break;
       if (r.ret === bs) full++; else part++;
       bytes += r.ret;

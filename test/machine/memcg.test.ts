@@ -1,0 +1,61 @@
+/**
+ * Memory cgroups and swap (src/machine/mm/memcontrol.ts, mm/mm.ts faultPlan/faultDone, mm/fault.ts
+ * kfault_buffer): the recorded `swap` workload (data/recordings/swap: dd's 5 MiB buffer in a cgroup
+ * with memory.max 4M, swap on) reclaims in its own faults (vmstat there: pswpout 1784, pswpin 1344,
+ * thp_fault_fallback_charge 1; its graph run: 9 + 28 try_to_free_mem_cgroup_pages, 1348 do_swap_page,
+ * 180 swapin_readahead in the two reads).  The machine does the same from its own state.
+ */
+import { expect } from 'chai';
+import { Machine, installKernelSemantics } from '../../src/machine/machine';
+import { MemCgroup } from '../../src/machine/include/mm_types';
+import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceHitFn, FTRACE_OPS_FL_INITIALIZED } from '../../src/kernel/ftrace';
+import { symbolName } from '../../src/kernel/kallsyms';
+
+installKernelSemantics();
+
+function runDd(memcgPages: number | null): { m: Machine; calls: Map<string, number>; status: number } {
+  const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+  m.run('swapon -a');
+  const calls = new Map<string, number>();
+  const op = new FtraceOps('memcg_test', () => {
+    const n = symbolName(ftraceHitFn());
+    calls.set(n, (calls.get(n) ?? 0) + 1);
+  }, FTRACE_OPS_FL_INITIALIZED, 'memcg_test');
+  registerFtraceFunction(op);
+  let status = -1;
+  try {
+    const p = m.procs.spawnCommand('dd if=/dev/zero of=/dev/null bs=5M count=2', () => {}, () => {});
+    if (memcgPages !== null) p.memcg = new MemCgroup('test', memcgPages);
+    m.runUntil(() => p.finished, 120e9);
+    status = p.exitCode;
+  } finally {
+    unregisterFtraceFunction(op);
+  }
+  return { m, calls, status };
+}
+
+describe('memory cgroup reclaim and swap (mm/memcontrol.ts)', function () {
+  this.timeout(120000);
+  it('dd in a 4 MiB cgroup reclaims in its faults, swaps out and swaps in its buffer', () => {
+    const { m, calls, status } = runDd(1024);
+    expect(status).to.equal(0);
+    // the group's charges past memory.max ran the recorded memcg reclaim, whose add_to_swap calls swapped pages out
+    expect(calls.get('try_to_free_mem_cgroup_pages') ?? 0).to.be.within(10, 80);
+    expect(m.mm.pswpout).to.be.within(1000, 4000);
+    // the second read found its buffer swapped out: swap-ins, most from the swap cache after readahead
+    expect(calls.get('do_swap_page') ?? 0).to.be.within(800, 3000);
+    expect(calls.get('swapin_readahead') ?? 0).to.be.within(50, 600);
+    expect(calls.get('swapin_readahead') ?? 0).to.be.below((calls.get('do_swap_page') ?? 0) / 2);
+    expect(m.mm.pswpin).to.be.above(800);
+  });
+  it('without a cgroup the same dd never reclaims nor swaps', () => {
+    const { m, calls, status } = runDd(null);
+    expect(status).to.equal(0);
+    expect(calls.get('try_to_free_mem_cgroup_pages') ?? 0).to.equal(0);
+    expect(calls.get('do_swap_page') ?? 0).to.equal(0);
+    expect(m.mm.pswpout).to.equal(0);
+    // the 5 MiB buffer was faulted in by the first read (a huge page where an aligned 2 MiB block fits)
+    expect(calls.get('do_huge_pmd_anonymous_page') ?? 0).to.be.within(1, 2);
+    expect(calls.get('handle_mm_fault') ?? 0).to.be.within(250, 1400);
+  });
+});
