@@ -25,13 +25,12 @@ import { globMatch } from '../../../kernel/ftrace_regex';
 import { Jobs, Job, DOWAIT_NONBLOCK, DOWAIT_WAITCMD, DOWAIT_WAITCMD_ALL } from './jobs';
 import { dashEnvironment } from './vars';
 import { environOf } from '../../process/environ';
+import { errStr } from '../libc_strerror';
 
 type G<T> = Generator<Op, T, SysResult>;
 
 /** break / continue / return / exit unwinding */
-class Flow {
-  constructor(readonly kind: 'break' | 'continue' | 'return' | 'exit', readonly n: number) {}
-}
+class Flow { constructor(readonly kind: 'break' | 'continue' | 'return' | 'exit', readonly n: number) {} }
 /** an error that ends the command (dash's exraise): the shell prints it, status 2 */
 class ShError {
   constructor(readonly msg: string, readonly status = 2) {}
@@ -82,7 +81,7 @@ export class Shell implements ExpandHost {
     const s = new Shell();
     s.vars = new Map(this.vars); s.exported = new Set(this.exported); s.params = this.params.slice(); s.name = this.name;
     s.status = this.status; s.lastBg = this.lastBg; s.funcs = new Map(this.funcs); s.pid = this.pid; s.line = this.line;
-    s.arg0 = this.arg0; s.errexit = this.errexit; s.xtrace = this.xtrace; s.hashed = new Map(this.hashed);
+    s.arg0 = this.arg0; s.bash = this.bash; s.scriptFile = this.scriptFile; s.errexit = this.errexit; s.xtrace = this.xtrace; s.hashed = new Map(this.hashed);
     return s;
   }
 
@@ -101,9 +100,10 @@ export class Shell implements ExpandHost {
   }
   fail(msg: string): never { throw new ShError(msg); }
 
-  /** sh: LINE: message (dash's prefix; the script name for `sh FILE`) */
+  scriptFile = false; // run from `sh FILE`
+  /** dash: `sh: LINE: ` (the script name for `sh FILE`); bash 5.2: `FILE: line N: ` for a script file, else `bash: ` */
   prefix(): string {
-    return `${this.arg0}: ${this.line}: `;
+    return this.bash ? (this.scriptFile ? `${this.arg0}: line ${this.line}: ` : `${this.arg0}: `) : `${this.arg0}: ${this.line}: `;
   }
 
   *cmdSubst(u: U, src: string): G<string> {
@@ -416,7 +416,7 @@ export class Shell implements ExpandHost {
           if (net && newfd < 0) return false;
           if (newfd < 0) {
             const why = newfd === -2 ? (r.op === '<' ? 'No such file' : 'Directory nonexistent') : newfd === -21 ? 'Is a directory' : 'Permission denied';
-            yield* u.err(`${this.prefix()}cannot ${r.op === '<' ? 'open' : 'create'} ${target}: ${why}\n`);
+            yield* u.err(this.bash ? `${this.prefix()}${target}: ${errStr(newfd)}\n` : `${this.prefix()}cannot ${r.op === '<' ? 'open' : 'create'} ${target}: ${why}\n`);
             return false;
           }
         }
@@ -599,7 +599,7 @@ const BUILTINS: Record<string, Builtin> = {
   cd: function* (u, w) {
     const dir = w[1] ?? this.vars.get('HOME') ?? '/';
     const r = yield* u.chdir(dir);
-    if (r < 0) { yield* u.err(`${this.prefix()}cd: can't cd to ${dir}\n`); return 2; }
+    if (r < 0) { yield* u.err(this.bash ? `${this.prefix()}cd: ${dir}: ${errStr(r)}\n` : `${this.prefix()}cd: can't cd to ${dir}\n`); return this.bash ? 1 : 2; }
     // dash's setpwd: the old directory in OLDPWD, both exported
     this.vars.set('OLDPWD', this.vars.get('PWD') ?? '/'); this.vars.set('PWD', u.t.proc.cwd); this.exported.add('OLDPWD');
     return 0;
@@ -637,7 +637,7 @@ const BUILTINS: Record<string, Builtin> = {
   },
   shift: function* (u, w) {
     const n = Number(w[1] ?? 1);
-    if (n > this.params.length) { yield* u.err(`${this.prefix()}shift: can't shift that many\n`); return 2; }
+    if (n > this.params.length) { if (this.bash) return 1; yield* u.err(`${this.prefix()}shift: can't shift that many\n`); return 2; }
     this.params = this.params.slice(n);
     return 0;
   },
@@ -788,7 +788,7 @@ export function* shMain(u: U, argv: string[]): Prog {
     if (fd < 0) { yield* u.err(`sh: 0: cannot open ${file}: No such file\n`); return 2; }
     const b = yield* u.readAll(fd);
     yield* u.close(fd);
-    s.name = file; s.arg0 = file; s.params = argv.slice(i + 1);
+    s.name = file; s.arg0 = file; s.params = argv.slice(i + 1); s.scriptFile = true;
     return yield* s.runSource(u, Buffer.from(b).toString('latin1'), false);
   }
   if (interactive) {
