@@ -1,13 +1,12 @@
 /** Page faults (arch/x86/mm/fault.c, mm/memory.c): the kind of fault the path takes (anon, file, COW, swap-in), its resolution and accounting (minor/major), the wait for swap-in I/O. */
-import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
 import { H_AGAIN, H_CONT, H_SLEEP } from '../paths/kexec';
 import { pushKernelFault } from '../paths/entry';
 import { treeFeatureLabel } from '../paths/model';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { PAGE } from '../include/fs';
-import { Region, Mm, MemCgroup, PROT_EXEC, P_PRESENT, P_SWAPPED, P_COW } from '../include/mm_types';
-import type { FaultPlan } from './mm';
+import { Region, Mm, MemCgroup, PROT_EXEC } from '../include/mm_types';
+import { faultKind, type FaultPlan, type MmMachine } from './mm';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { perfSw, PERF_COUNT_SW_PAGE_FAULTS_MAJ, PERF_COUNT_SW_PAGE_FAULTS_MIN } from '../kernel/perf_events';
@@ -91,10 +90,9 @@ fault.hook('kfault_buffer', (m, c, t, e) => {
   if (!r || r.file) return H_CONT;
   const end = Math.min(r.pages.length, Math.ceil((addr + len - r.start) / PAGE));
   let i = (e.kbufNext as number | undefined) ?? Math.floor((addr - r.start) / PAGE);
-  while (i < end && r.pages[i] === P_PRESENT) i++;
+  while (i < end && !faultKind(r, r.pages[i], true)) i++;
   if (i >= end) { e.kbufNext = end; return H_CONT; }
-  const s = r.pages[i];
-  const kind = s === P_SWAPPED ? 'swap' : s === P_COW ? 'wp' : 'anon';
+  const kind = faultKind(r, r.pages[i], true);
   const g = t.proc.memcg;
   const plan = m.mm.faultPlan(g, mm, r, i, kind, true);
   m.mm.faultDone(kind, r, i, mm, true, g, plan);

@@ -37,6 +37,23 @@ const protOf = (perms: string): number => (perms[0] === 'r' ? PROT_READ : 0) | (
 const PF_WRITE = 2, PF_USER = 4;
 /** pages of a transparent huge page (HPAGE_PMD_NR) */
 const HPAGE_PAGES = 512;
+/** The index in `r` of the first page of the aligned huge-page block holding page `i` (may lie outside `r`). */
+const hugeBlockStart = (r: Region, i: number): number => {
+  const p0 = r.start / PAGE_SIZE;
+  return Math.floor((p0 + i) / HPAGE_PAGES) * HPAGE_PAGES - p0;
+};
+
+/**
+ * The kind of fault an access to a page in state `s` of `r` takes ('' when none): a first touch of a
+ * file mapping reads the page cache unless it writes a private one, other first touches are anonymous,
+ * a write to a copy-on-write page copies it, a swapped-out page is swapped in.
+ */
+export function faultKind(r: Region, s: number, write: boolean): string {
+  if (s === P_NONE) return r.file && !(write && !r.shared) ? 'file' : 'anon';
+  if (s === P_COW && write) return 'wp';
+  if (s === P_SWAPPED) return 'swap';
+  return '';
+}
 
 /**
  * What a fault will do, as the recorded fault trees show it (paths/model.ts TREE_FEATURES 'fault'):
@@ -290,8 +307,7 @@ export class MemSys {
 
   /** The first page of the aligned huge-page block holding page `i` of `r` when the block lies in `r` untouched, else -1. */
   private hugeBlock(r: Region, i: number): number {
-    const p0 = r.start / PAGE_SIZE;
-    const b = Math.floor((p0 + i) / HPAGE_PAGES) * HPAGE_PAGES - p0;
+    const b = hugeBlockStart(r, i);
     if (b < 0 || b + HPAGE_PAGES > r.pages.length) return -1;
     for (let k = b; k < b + HPAGE_PAGES; k++) if (r.pages[k] !== P_NONE) return -1;
     return b;
@@ -333,11 +349,8 @@ export class MemSys {
     }
     for (; i < end; i++) {
       const s = r.pages[i];
-      let kind = '';
-      if (s === P_NONE) kind = r.file && !(write && !r.shared) ? 'file' : 'anon';
-      else if (s === P_COW && write) kind = 'wp';
-      else if (s === P_SWAPPED) kind = 'swap';
-      else { this.m.now += 3; continue; }
+      const kind = faultKind(r, s, write);
+      if (!kind) { this.m.now += 3; continue; }
       if (!op.base) t.scratch.touchI = i + 1;
       this.pgfault++;
       if (perfSw.active) perfSw.event(PERF_COUNT_SW_PAGE_FAULTS, c.ctx);
@@ -365,8 +378,7 @@ export class MemSys {
     if (r.pages[i] === P_PRESENT) return;
     if (kind !== 'file') r.anonVma = true;
     if (kind === 'anon' && plan?.thp) {
-      const p0 = r.start / PAGE_SIZE;
-      const b = Math.floor((p0 + i) / HPAGE_PAGES) * HPAGE_PAGES - p0;
+      const b = hugeBlockStart(r, i);
       for (let k = b; k < b + HPAGE_PAGES; k++) {
         if (r.pages[k] !== P_NONE) continue;
         this.allocPage('anon'); r.pages[k] = P_PRESENT; mm.rss++; this.addAnonLru(r, k, mm);
