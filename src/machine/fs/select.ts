@@ -5,10 +5,9 @@
  * and the events asked come with the call (`pfds`: [fd, events] pairs, fd < 0 ignored); the revents
  * go back in `info.revents`.
  */
-import type { Task } from '../include/sched';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
 import type { OpenFile } from '../include/fs';
-import type { WaitQueue } from '../include/wait';
+import { leaveQueues, type WaitQueue } from '../include/wait';
 import { fdOf } from '../include/fdtable';
 import { Semantics } from '../paths/semantics';
 import { H_CONT, H_SLEEP } from '../paths/kexec';
@@ -46,17 +45,10 @@ function pollFile(f: OpenFile, events: number, queues: WaitQueue[]): number {
   return r & (events | POLLERR | POLLHUP);
 }
 
-function leave(t: Task, queues: WaitQueue[] | undefined): void {
-  for (const q of queues ?? []) {
-    const i = q.indexOf(t);
-    if (i >= 0) q.splice(i, 1);
-  }
-}
-
 fsSelect.syscall('poll', (m, _c, t, e) => {
   const pfds = (e.pfds as [number, number][] | undefined) ?? (e.pfd !== undefined ? [[Number(e.pfd), POLLIN]] as [number, number][] : []);
   const timeout = Number(e.a[2]);
-  leave(t, e.pollQueues as WaitQueue[] | undefined);
+  leaveQueues(t, (e.pollQueues as WaitQueue[] | undefined) ?? []);
   const queues: WaitQueue[] = [];
   const revents = pfds.map(([fd, ev]) => {
     if (fd < 0) return 0;

@@ -16,6 +16,7 @@ import { KTimer, type TimerMachine } from '../kernel/timer';
 import { timedWake } from '../kernel/time';
 import type { PseudoOpen } from '../../kernel/tracefs/vfs';
 import type { Sock } from '../include/net';
+import { leaveQueues } from '../include/wait';
 
 const EBADF = 9, EINTR = 4, EINVAL = 22;
 
@@ -81,7 +82,7 @@ timerfd.syscall('epoll_wait', (m, _c, t, e) => {
   const tfs = timerfds.get(t.proc) ?? [];
   // the sockets of the caller's epoll set (e.socks, EPOLLIN; e.excl: added with EPOLLEXCLUSIVE)
   const socks = (e.socks as Sock[] | undefined) ?? [];
-  for (const s of socks) unwaitSock(s, t);
+  for (const s of socks) leaveQueues(t, [s.readWait, s.exclWait]);
   // the ready events (epoll_event data): expired timerfds, a child exit, readable sockets
   const timers = tfs.filter((x) => x.ticks > 0).length;
   const ready = timers + (hasZombie(t.proc) ? 1 : 0) + socks.filter((s) => s.pollIn).length;
@@ -104,13 +105,6 @@ timerfd.syscall('epoll_wait', (m, _c, t, e) => {
   t.wchan = 'ep_poll';
   return H_SLEEP;
 });
-
-function unwaitSock(s: Sock, t: Task): void {
-  for (const q of [s.readWait, s.exclWait]) {
-    const i = q.indexOf(t);
-    if (i >= 0) q.splice(i, 1);
-  }
-}
 
 function hasZombie(p: Process): boolean {
   return p.children.some((c) => !c.reaped && c.exited);

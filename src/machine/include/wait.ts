@@ -8,3 +8,11 @@
 import type { TaskRef } from '../../kernel/current';
 
 export type WaitQueue = TaskRef[];
+
+/** Take `t` off each of `queues` (a sleeping hook re-runs after any wakeup and leaves before it sleeps again). */
+export function leaveQueues(t: TaskRef, queues: readonly WaitQueue[]): void {
+  for (const q of queues) {
+    const i = q.indexOf(t);
+    if (i >= 0) q.splice(i, 1);
+  }
+}

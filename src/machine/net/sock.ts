@@ -8,7 +8,7 @@ import { Semantics } from '../paths/semantics';
 import { H_CONT, H_SLEEP } from '../paths/kexec';
 import { Task, TASK_INTERRUPTIBLE } from '../include/sched';
 import type { Env } from '../include/kstack';
-import type { WaitQueue } from '../include/wait';
+import { leaveQueues, type WaitQueue } from '../include/wait';
 import { OpenFile } from '../include/fs';
 import { Sock, Packet, mkPacket, AF_UNIX, SOCK_STREAM, SOCK_RAW, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP } from '../include/net';
 import { syncSock } from './layout';
@@ -67,10 +67,7 @@ export function unhash(m: NetMachine, s: Sock): void {
 
 /** leave a socket's wait lists (a sleeping hook re-runs after any wakeup, a signal included) */
 export function unwait(s: Sock, t: Task): void {
-  let i = s.readWait.indexOf(t);
-  if (i >= 0) s.readWait.splice(i, 1);
-  i = s.writeWait.indexOf(t);
-  if (i >= 0) s.writeWait.splice(i, 1);
+  leaveQueues(t, [s.readWait, s.writeWait]);
 }
 /** sleep on a socket wait list (the hook re-runs after wakeup) */
 export function sleepOn(t: Task, list: WaitQueue, wchan: string): number {
