@@ -9,6 +9,11 @@ import type { Inode } from './fs';
 export const P_NONE = 0, P_PRESENT = 1, P_COW = 2, P_SWAPPED = 3;
 export const PAGE_SIZE = 4096;
 export const PROT_READ = 1, PROT_WRITE = 2, PROT_EXEC = 4;
+/**
+ * Whether a system call's buffer argument is an address the program names (a mapping of its own)
+ * rather than the 0 a modelled program passes when it names none (U.read's default).
+ */
+export const isUserPointer = (a: unknown): a is number => typeof a === 'number' && a > 0xffff;
 
 export class Region {
   pages: Uint8Array;

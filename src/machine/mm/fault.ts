@@ -5,7 +5,7 @@ import { pushKernelFault } from '../paths/entry';
 import { treeFeatureLabel } from '../paths/model';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { PAGE } from '../include/fs';
-import { Region, Mm, MemCgroup, PROT_EXEC } from '../include/mm_types';
+import { Region, Mm, MemCgroup, PROT_EXEC, isUserPointer } from '../include/mm_types';
 import { faultKind, type FaultPlan, type MmMachine } from './mm';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
@@ -63,7 +63,8 @@ function faultArgs(t: Task, e: Env): [number, number] {
   if (e.name === 'execve') return [STACK_TOP_MAX - 0x10, FAULT_FLAG_WRITE | FAULT_FLAG_REMOTE];
   // a copy to the user buffer of the system call (a read into a fresh heap or stack page)
   const mm = t.proc.mm;
-  const buf = typeof e.a?.[1] === 'number' && (e.a[1] as number) > 0xffff ? e.a[1] as number : mm ? (mm.brk || mm.stackTop - 0x2000) : 0;
+  const a1 = e.a?.[1];
+  const buf = isUserPointer(a1) ? a1 : mm ? (mm.brk || mm.stackTop - 0x2000) : 0;
   return [buf, FAULT_FLAGS_KERNEL | FAULT_FLAG_WRITE];
 }
 fault.fnArgs('handle_mm_fault', (_m, _c, t, e) => {
@@ -85,7 +86,7 @@ fault.tpArgs('page_fault_kernel', (_m, _c, t, e) => (e.name === 'page_fault' ? [
 fault.hook('kfault_buffer', (m, c, t, e) => {
   const mm = t.proc.mm;
   const addr = e.a?.[1], len = e.a?.[2];
-  if (!mm || typeof addr !== 'number' || addr <= 0xffff || typeof len !== 'number' || len <= 0) return H_CONT;
+  if (!mm || !isUserPointer(addr) || typeof len !== 'number' || len <= 0) return H_CONT;
   const r = mm.find(addr);
   if (!r || r.file) return H_CONT;
   const end = Math.min(r.pages.length, Math.ceil((addr + len - r.start) / PAGE));

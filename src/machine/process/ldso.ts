@@ -11,6 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Op, Prog, SysResult, TouchOp } from '../include/sched';
 import type { ExecImage, ImageVma } from '../mm/mm';
+import { isUserPointer } from '../include/mm_types';
 import type { U } from './user';
 
 interface LibSeg { off: number; len: number; prot: number; fileOff: number }
@@ -215,7 +216,7 @@ export function* startProgram(u: U, exe: string, main: Prog, argv: readonly stri
         // buffer the program names faults that buffer in itself (mm/fault.ts kfault_buffer), so they are
         // not replayed after it
         for (const f of fs.get(ord) ?? []) if (!(ownBuf && f.kernel)) yield f;
-        ownBuf = op.name === 'read' && typeof op.a[1] === 'number' && op.a[1] > 0xffff;
+        ownBuf = op.name === 'read' && isUserPointer(op.a[1]);
         ord++;
       }
       r = g.next(yield op);
