@@ -518,10 +518,9 @@ export function removeDeadControl(s: A.Stmt): boolean {
   if (!holds(s).jumps) return false;
   let changed = false;
   const leaves = (st: A.Stmt): boolean =>
-    st.k === 'next' || st.k === 'return' || st.k === 'break' || st.k === 'continue' ||
-    (st.k === 'block' && st.stmts.length > 0 && leaves(st.stmts[st.stmts.length - 1]));
+    isJump(st) || (st.k === 'block' && st.stmts.length > 0 && leaves(st.stmts[st.stmts.length - 1]));
   const visit = (st: A.Stmt): void => {
-    stmtChildren(st, () => {}, visit);
+    stmtChildren(st, noExpr, visit);
     if (st.k !== 'block') return;
     const i = st.stmts.findIndex(leaves);
     if (i >= 0 && i < st.stmts.length - 1) {
@@ -556,7 +555,7 @@ function holds(body: A.Stmt): { tries: boolean; jumps: boolean } {
   const r = { tries: false, jumps: false };
   const visit = (st: A.Stmt): void => {
     if (st.k === 'try') r.tries = true;
-    else if (st.k === 'next' || st.k === 'return' || st.k === 'break' || st.k === 'continue') r.jumps = true;
+    else if (isJump(st)) r.jumps = true;
     stmtChildren(st, noExpr, visit);
   };
   visit(body);
@@ -564,6 +563,8 @@ function holds(body: A.Stmt): { tries: boolean; jumps: boolean } {
   return r;
 }
 const noExpr = (): void => {};
+/** `next`, `return`, `break`, `continue`: a statement that leaves its block */
+const isJump = (st: A.Stmt): boolean => st.k === 'next' || st.k === 'return' || st.k === 'break' || st.k === 'continue';
 
 /**
  * Globals a dropped `catch (g)` named: stap keeps them declared (and untyped, an error) until
