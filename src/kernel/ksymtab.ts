@@ -276,10 +276,7 @@ export class Symtab {
       }
       if (p > ends[lo]) {
         ids.push(lo);
-        // (FNV-1a of the bytes before the dot, as nameHashOf hashes a name)
-        let h = 0x811c9dc5;
-        for (let i = ends[lo]; i < p; i++) h = Math.imul(h ^ blob[i], 0x01000193);
-        hashes.push(h >>> 0);
+        hashes.push(bytesHashOf(blob, ends[lo], p));
       }
       // (its first dot decides: on to the next name)
       p = lo + 1 < this.n ? blob.indexOf(0x2e, ends[lo + 1]) : -1;
@@ -368,10 +365,17 @@ export class Symtab {
   }
 }
 
+const FNV_OFFSET = 0x811c9dc5, FNV_PRIME = 0x01000193;
 /** FNV-1a over a name's character codes (its Latin-1 bytes). */
 export function nameHashOf(name: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  let h = FNV_OFFSET;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), FNV_PRIME);
+  return h >>> 0;
+}
+/** nameHashOf of the name whose Latin-1 bytes are b[from..to). */
+function bytesHashOf(b: Uint8Array, from: number, to: number): number {
+  let h = FNV_OFFSET;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i], FNV_PRIME);
   return h >>> 0;
 }
 
