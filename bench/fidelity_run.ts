@@ -13,9 +13,8 @@ import { syscallByNr } from '../src/kernel/syscalls';
 import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } from '../src/kernel/tracepoint';
 import { Machine } from '../src/machine/machine';
 import { MemCgroup } from '../src/machine/include/mm_types';
+import { SIGINT, SIGQUIT } from '../src/machine/include/signal';
 import type { FidelitySide } from './fidelity_measure';
-
-const SIGINT = 2, SIGQUIT = 3;
 
 export interface SimOptions {
   setup?: string;

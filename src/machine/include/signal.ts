@@ -1,7 +1,11 @@
 /** Signal numbers, names and default actions (include/uapi/asm/signal.h, kernel/signal.c sig_kernel_*). */
 
 export const SIGHUP = 1, SIGINT = 2, SIGQUIT = 3, SIGKILL = 9, SIGUSR1 = 10, SIGSEGV = 11, SIGUSR2 = 12,
-  SIGPIPE = 13, SIGALRM = 14, SIGTERM = 15, SIGCHLD = 17, SIGCONT = 18, SIGSTOP = 19, SIGTSTP = 20;
+  SIGPIPE = 13, SIGALRM = 14, SIGTERM = 15, SIGCHLD = 17, SIGCONT = 18, SIGSTOP = 19, SIGTSTP = 20, SIGTTIN = 21,
+  SIGTTOU = 22;
+
+/** A signal's bit in a sigset_t word (sigmask(sig)). */
+export const sigBit = (sig: number): number => 1 << (sig - 1);
 
 export const SIGNAL_NAMES: Record<number, string> = {
   1: 'HUP', 2: 'INT', 3: 'QUIT', 4: 'ILL', 5: 'TRAP', 6: 'ABRT', 7: 'BUS', 8: 'FPE', 9: 'KILL', 10: 'USR1',
@@ -13,7 +17,7 @@ export const SIGNAL_NAMES: Record<number, string> = {
 /** default action: 'term' | 'ign' | 'stop' | 'cont' | 'core' */
 export function sigDefault(sig: number): string {
   if (sig === SIGCHLD || sig === 23 || sig === 28) return 'ign';
-  if (sig === SIGSTOP || sig === SIGTSTP || sig === 21 || sig === 22) return 'stop';
+  if (sig === SIGSTOP || sig === SIGTSTP || sig === SIGTTIN || sig === SIGTTOU) return 'stop';
   if (sig === SIGCONT) return 'cont';
   if ([3, 4, 5, 6, 7, 8, 11, 24, 25, 31].includes(sig)) return 'core';
   return 'term';

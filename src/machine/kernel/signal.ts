@@ -20,7 +20,7 @@ import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { groupExitPath } from '../paths/entry';
 import { wakeTasks } from './sched/core';
-import { sigDefault, SIGKILL, SIGCHLD, SIGCONT } from '../include/signal';
+import { sigDefault, sigBit, SIGKILL, SIGCHLD, SIGCONT } from '../include/signal';
 import { kmem } from '../../kernel/memory';
 
 /** The machine as signals use it: the process table of the layer above (lookup by pid, do_notify_parent's waiters). */
@@ -78,7 +78,7 @@ export function sendSignal(p: Process, sig: number): { target: Task | null; resu
   const target = p.threads.find((x) => !(x.state & TASK_DEAD)) ?? p.threads[0] ?? null;
   const wake: Task[] = [];
   if (!target) return { target, result: 1, wake };
-  const bit = 1 << (sig - 1);
+  const bit = sigBit(sig);
   const h = p.sigHandlers.get(sig) ?? 'default';
   const act = sigDefault(sig);
   // prepare_signal: SIGCONT resumes a stopped group whatever its disposition

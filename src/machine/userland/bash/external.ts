@@ -11,12 +11,11 @@
 import type { U } from '../../process/user';
 import type { Op, SysResult, Prog } from '../../include/sched';
 import { dashEnvironment } from '../sh/vars';
+import { SIGINT, SIGQUIT, SIGTERM, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU, sigBit } from '../../include/signal';
 
 type G<T> = Generator<Op, T, SysResult>;
 
 const SIG_BLOCK = 0, SIG_SETMASK = 2;
-const SIGINT = 2, SIGQUIT = 3, SIGTERM = 15, SIGCHLD = 17, SIGTSTP = 20, SIGTTIN = 21, SIGTTOU = 22;
-const bit = (s: number) => 1 << (s - 1);
 const X_OK = 1, R_OK = 4, TIOCGWINSZ = 0x5413;
 const F_DUPFD = 0, F_GETFD = 1, F_SETFD = 2, FD_CLOEXEC = 1;
 
@@ -93,7 +92,7 @@ export function* bashExternal(u: U, sh: BashShell, name: string, words: string[]
   const path = yield* search(u, sh, name);
   if (!path) { yield* u.err(`${sh.prefix()}${name}: command not found\n`); return 127; }
   yield* u.sys('rt_sigprocmask', [SIG_BLOCK, 0, 1, 8]);
-  yield* u.sys('rt_sigprocmask', [SIG_BLOCK, 1, 1, 8], { set: bit(SIGINT) | bit(SIGTERM) | bit(SIGCHLD) });
+  yield* u.sys('rt_sigprocmask', [SIG_BLOCK, 1, 1, 8], { set: sigBit(SIGINT) | sigBit(SIGTERM) | sigBit(SIGCHLD) });
   const env = sh.environment(path);
   const pid = yield* u.fork(function* (cu: U): Prog {
     yield* cu.getpid();
@@ -109,7 +108,7 @@ export function* bashExternal(u: U, sh: BashShell, name: string, words: string[]
   });
   yield* u.sys('rt_sigprocmask', [SIG_SETMASK, 1, 0, 8], { set: 0 });
   for (let i = 0; i < 2; i++) {
-    yield* u.sys('rt_sigprocmask', [SIG_BLOCK, 1, 1, 8], { set: bit(SIGCHLD) });
+    yield* u.sys('rt_sigprocmask', [SIG_BLOCK, 1, 1, 8], { set: sigBit(SIGCHLD) });
     if (i === 0) yield* u.sys('rt_sigprocmask', [SIG_SETMASK, 1, 0, 8], { set: 0 });
   }
   // wait_for: SIGINT caught while waiting (wait_sigint_handler), then put back
@@ -132,7 +131,7 @@ export function* bashExternal(u: U, sh: BashShell, name: string, words: string[]
  */
 export function* bashAtExit(u: U, status: number): G<number> {
   if (!forked.has(u)) return status;
-  yield* u.sys('rt_sigprocmask', [SIG_BLOCK, 1, 1, 8], { set: bit(SIGCHLD) });
+  yield* u.sys('rt_sigprocmask', [SIG_BLOCK, 1, 1, 8], { set: sigBit(SIGCHLD) });
   yield* u.sys('rt_sigprocmask', [SIG_SETMASK, 1, 0, 8], { set: 0 });
   return status;
 }
