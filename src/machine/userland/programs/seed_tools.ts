@@ -7,6 +7,7 @@ import type { U, ProgramMain } from '../../process/user';
 import type { Op, Prog, SysResult } from '../../include/sched';
 import { bytesToString } from '../../process/user';
 import { O_WRONLY } from '../../include/fs';
+import { SIGHUP, SIGINT, SIGQUIT, SIGALRM, SIGTERM, SIGCHLD, SIGCONT, SIGTTIN, SIGTTOU, sigBit } from '../../include/signal';
 import { PAGE } from '../../include/fs';
 import { awkMain as awk } from './awk';
 import { execvp } from '../libfs';
@@ -316,8 +317,7 @@ const timeout: ProgramMain = function* (u, argv) {
     return 125;
   }
   const cmd = argv.slice(2);
-  const SIGHUP = 1, SIGINT = 2, SIGQUIT = 3, SIGALRM = 14, SIGTERM = 15, SIGCHLD = 17, SIGCONT = 18, SIGTTIN = 21, SIGTTOU = 22;
-  const bit = (...s: number[]): number => s.reduce((a, x) => a | (1 << (x - 1)), 0);
+  const bit = (...s: number[]): number => s.reduce((a, x) => a | sigBit(x), 0);
   yield* u.malloc();
   yield* u.sys('setpgid', [0, 0]);
   const caught: number[] = [];

@@ -8,11 +8,12 @@
  */
 import type { U } from '../../process/user';
 import type { Op, Prog, SysResult } from '../../include/sched';
+import { SIGCHLD } from '../../include/signal';
 
 type G<T> = Generator<Op, T, SysResult>;
 
 export const DOWAIT_NONBLOCK = 0, DOWAIT_BLOCK = 1, DOWAIT_WAITCMD = 2, DOWAIT_WAITCMD_ALL = 4;
-const WNOHANG = 1, EINTR = 4, SIG_SETMASK = 2, SIGCHLD = 17;
+const WNOHANG = 1, EINTR = 4, SIG_SETMASK = 2;
 /** sigblockall's mask: sigfillset (glibc keeps SIGRTMIN and SIGRTMIN+1 out; the machine's masks hold signals 1-32) */
 const ALL_SIGNALS = 0xffffffff;
 
