@@ -30,7 +30,8 @@ export function recordedSide(r: Recording): FidelitySide {
   for (const s of lines) if (/^(clone3?|v?fork)$/.test(s[2]) && /^\d+$/.test(s[4])) order.push(Number(s[4]));
   const per = new Map<number, string[]>(order.map((p) => [p, []]));
   for (const s of lines) per.get(s[0])?.push(s[2]);
-  return { functions, events, syscalls, tasks: [...per.values()] };
+  // a recording made without its strace run (flag nostrace: idle traces the whole system) has no sequence
+  return { functions, events, syscalls, tasks: [...per.values()], straced: r.strace.length > 0 };
 }
 
 let sysNames: Map<string, string> | null = null;
@@ -84,11 +85,11 @@ function entryLines(real: ReadonlyMap<string, number>, sim: ReadonlyMap<string, 
   return keys.slice(0, top).map((k) => `    ${k}: real ${real.get(k) ?? 0}, tapsim ${sim.get(k) ?? 0}`);
 }
 
-const pct = (x: number): string => x.toFixed(3);
+const pct = (x: number): string => (Number.isNaN(x) ? 'n/a' : x.toFixed(3));
 
 function rowLine(name: string, command: string, row: FidelityRow): string {
   return `| ${name} | \`${command.replace(/\|/g, '\\|')}\` | ${pct(row.functionJaccard)} | ${pct(row.eventJaccard)} | ${pct(row.syscallSimilarity)} | ` +
-    `${row.distinct.sim} / ${row.distinct.real} | ${row.calls.sim} / ${row.calls.real} | ${row.syscalls.sim} / ${row.syscalls.real} | ` +
+    `${row.distinct.sim} / ${row.distinct.real} | ${row.calls.sim} / ${row.calls.real} | ${row.syscalls.sim} / ${Number.isNaN(row.syscallSimilarity) ? 'n/a' : row.syscalls.real} | ` +
     `${row.pageFaults.sim} / ${row.pageFaults.real} |`;
 }
 
@@ -145,7 +146,7 @@ function main(): void {
       `(scripts/record/, FORMAT.md). Per workload, the workload's tasks only, from the root's execve on:\n\n` +
       `- **fn J**: weighted Jaccard similarity of per-function call counts (Σ min / Σ max over function names)\n` +
       `- **ev J**: the same for tracepoint event counts (syscalls:sys_enter_X / sys_exit_X included)\n` +
-      `- **sys**: normalized edit similarity (1 − Σ Levenshtein / Σ longer length) of each task's syscall-name sequence vs strace, tasks matched in creation order (per task: the merged order of concurrent tasks is timing, and the recording's strace and events runs do not agree on it)\n` +
+      `- **sys**: normalized edit similarity (1 − Σ Levenshtein / Σ longer length) of each task's syscall-name sequence vs strace (n/a for a workload recorded without strace), tasks matched in creation order (per task: the merged order of concurrent tasks is timing, and the recording's strace and events runs do not agree on it)\n` +
       `- distinct functions, calls, syscalls, page faults (handle_mm_fault calls): tapsim / real\n` +
       `- \`__traceiter_*\` (run only because a tracer probes that tracepoint: the recorder's pid filters and fork events) are left out on both sides\n\n` +
       `Issue 14's targets: fn J ≥ 0.8, ev J ≥ 0.9 on the catalogue, distinct functions within 10%; issue 15: sys ≥ 0.95.\n\n` +

@@ -51,6 +51,8 @@ export interface FidelitySide {
   events: Map<string, number>;
   /** syscall names in order (all workload tasks) */
   syscalls: string[];
+  /** false for a recording made without its strace run (catalogue flag `nostrace`): no syscall sequence to compare */
+  straced?: boolean;
   /**
    * the same per task, the tasks in the order they were created (the root first, then each task its
    * parent's fork/vfork/clone made, in the order of those calls)
@@ -61,6 +63,7 @@ export interface FidelitySide {
 export interface FidelityRow {
   functionJaccard: number;
   eventJaccard: number;
+  /** NaN when the recording has no strace run */
   syscallSimilarity: number;
   distinct: { sim: number; real: number };
   calls: { sim: number; real: number };
@@ -99,6 +102,7 @@ function withoutArtifacts(m: ReadonlyMap<string, number>): Map<string, number> {
  * between themselves, while their per-task sequences agree at 0.97-1.0.
  */
 export function syscallSimilarity(sim: FidelitySide, real: FidelitySide): number {
+  if (real.straced === false || sim.straced === false) return NaN;
   if (!sim.tasks || !real.tasks) return editSimilarity(sim.syscalls, real.syscalls);
   let dist = 0, len = 0;
   for (let i = 0; i < Math.max(sim.tasks.length, real.tasks.length); i++) {

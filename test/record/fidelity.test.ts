@@ -56,6 +56,11 @@ describe('fidelity: the syscall sequences', () => {
     // without per-task sequences: the merged ones
     expect(syscallSimilarity(side(undefined, a.syscalls), b)).to.equal(editSimilarity(a.syscalls, b.syscalls));
   });
+  it('has no figure for a recording made without its strace run (idle: the whole system, no strace)', () => {
+    const a = side([['execve', 'nanosleep', 'exit_group']], ['execve', 'nanosleep', 'exit_group']);
+    expect(syscallSimilarity(a, { ...side([], []), straced: false })).to.be.NaN;
+    expect(syscallSimilarity(a, { ...side([], []), straced: true })).to.equal(0);
+  });
 });
 
 describe('fidelity: the recorded side', () => {
