@@ -48,12 +48,16 @@ export interface RecordedExpansion {
   x: [number, number, number, number[], A.ResolvedPoint][];
 }
 
-/** A shard: the records of one stdlib file's aliases under one root. */
+/**
+ * A shard: the records of one stdlib file's aliases under one root.  Each record is kept as its
+ * JSON text, decoded when first used (a `syscall.*` uses ~400 of the shard's ~1,600: the others
+ * never become objects for the collector to trace).
+ */
 export interface ExpansionShard {
   version: string;
   strings: string[];
-  /** `aliasIndex:nameIndex:context` -> record, or the key of the same record */
-  entries: Record<string, RecordedExpansion | string>;
+  /** `aliasIndex:nameIndex:context` -> the record's JSON text, or the key of the same record */
+  entries: Record<string, string>;
 }
 
 /** Where the table's shards are: dist/alias-expansions/. */
@@ -98,6 +102,7 @@ function clone<T>(v: T): T {
 /** The shard files, read on first use (null: missing, damaged or of another version). */
 export class ExpansionShards {
   private shards = new Map<string, ExpansionShard | null>();
+  private decoded = new WeakMap<ExpansionShard, Map<string, RecordedExpansion | null>>();
 
   constructor(private dir = builtExpansionsDir()) {}
 
@@ -108,7 +113,10 @@ export class ExpansionShards {
     try {
       const d = JSON.parse(fs.readFileSync(path.join(this.dir, name), 'utf8')) as ExpansionShard;
       if (d && d.version === EXPANSIONS_VERSION && Array.isArray(d.strings) && d.strings.every((x) => typeof x === 'string')
-        && d.entries && typeof d.entries === 'object' && !Array.isArray(d.entries)) s = d;
+        && d.entries && typeof d.entries === 'object' && !Array.isArray(d.entries)) {
+        s = d;
+        this.decoded.set(d, new Map());
+      }
     } catch {
       s = null;
     }
@@ -120,10 +128,23 @@ export class ExpansionShards {
   record(shard: string, aliasIndex: number, nameIndex: number, context: UseContext): { shard: ExpansionShard; rec: RecordedExpansion } | null {
     const s = this.shard(shard);
     if (!s) return null;
-    const get = (k: string): RecordedExpansion | string | undefined => (Object.prototype.hasOwnProperty.call(s.entries, k) ? s.entries[k] : undefined);
-    let rec = get(entryKey(aliasIndex, nameIndex, context));
-    if (typeof rec === 'string') rec = get(rec);
-    return rec && typeof rec === 'object' && validRecord(rec, s.strings.length) ? { shard: s, rec } : null;
+    const get = (k: string): string | undefined => (Object.prototype.hasOwnProperty.call(s.entries, k) ? s.entries[k] : undefined);
+    let k = entryKey(aliasIndex, nameIndex, context);
+    let text = get(k);
+    if (typeof text === 'string' && !text.startsWith('{')) text = get((k = text));
+    if (typeof text !== 'string') return null;
+    const memo = this.decoded.get(s)!;
+    let rec = memo.get(k);
+    if (rec === undefined) {
+      try {
+        rec = JSON.parse(text) as RecordedExpansion;
+      } catch {
+        rec = null;
+      }
+      if (rec && !validRecord(rec, s.strings.length)) rec = null;
+      memo.set(k, rec);
+    }
+    return rec ? { shard: s, rec } : null;
   }
 
   replay(s: ExpansionShard, rec: RecordedExpansion, decls: A.AliasDecl[], body: A.Block): Expansion[] {

@@ -111,7 +111,7 @@ export function recordExpansion(sp: SlowPath, r: Recorder, entry: AliasEntry, co
 class ShardMaker {
   strings: string[] = [];
   private index = new Map<string, number>();
-  entries: Record<string, RecordedExpansion | string> = {};
+  entries: Record<string, string> = {};
   private texts = new Map<string, string>();
 
   str(s: string): number {
@@ -129,10 +129,11 @@ class ShardMaker {
       return;
     }
     this.texts.set(text, key);
-    this.entries[key] = {
+    const rec: RecordedExpansion = {
       c: this.str(r.chain), r: r.roots.map((x) => this.str(x)), l: r.layers.map(([f, i, p]) => [this.str(f), i, p]),
       x: r.out.map(([l, pn, mark, chain, rp]) => [l, this.str(pn), this.str(mark), chain.map((c) => this.str(c)), rp]),
     };
+    this.entries[key] = JSON.stringify(rec);
   }
 
   json(): ExpansionShard {
