@@ -10,6 +10,7 @@ import { Diagnostics } from '../src/diag';
 import { TapsetLibrary, stdlibDir } from '../src/elaborate';
 import { builtAliasTableFile } from '../src/elaborate/alias_table';
 import { makeAliasTable } from '../src/elaborate/alias_table_make';
+import { builtExpansionsDir } from '../src/elaborate/alias_expansions';
 import { installKernelProbes } from '../src/probes/setup';
 
 
@@ -19,7 +20,9 @@ const diag = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => undef
 const lib = new TapsetLibrary({ dirs: [stdlibDir()], parse: { args: [], guru: false }, diag, cacheDir: null });
 const file = builtAliasTableFile();
 fs.rmSync(file, { force: true });
-const table = makeAliasTable(lib);
+const table = makeAliasTable(lib, builtExpansionsDir());
 fs.writeFileSync(file, JSON.stringify(table));
 const n = Object.values(table.files).reduce((a, f) => a + f.fails.length, 0);
-process.stderr.write(`alias table: ${n} aliases of ${Object.keys(table.files).length} stdlib files resolve to nothing, in ${Date.now() - t0} ms\n`);
+const shards = Object.values(table.layout).reduce((a, l) => a + l.shards.length, 0);
+process.stderr.write(`alias table: ${n} aliases of ${Object.keys(table.files).length} stdlib files resolve to nothing; `
+  + `expansions recorded in ${shards} shards, in ${Date.now() - t0} ms\n`);

@@ -21,7 +21,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { hasWildcard, globMatch } from './probes';
 
-export const ALIAS_TABLE_VERSION = 'tapsim-alias-table-1';
+export const ALIAS_TABLE_VERSION = 'tapsim-alias-table-2';
 
 export interface AliasTableData {
   version: string;
@@ -36,6 +36,15 @@ export interface AliasTableData {
    * `__syscall` ...), each with the stdlib files defining aliases under it: no other alias may.
    */
   roots: Record<string, string[]>;
+  /** Every stdlib file -> its stamp: the recorded expansions (alias_expansions.ts) assume all of them as they were. */
+  stamps: Record<string, string>;
+  /**
+   * stdlib file -> the shards (files of dist/alias-expansions) holding its aliases' recorded
+   * expansions, and for each of its aliases which one (`of`: the character '0' + shard index, ' ' none).
+   */
+  layout: Record<string, { shards: string[]; of: string }>;
+  /** The stdlib files the records depend on, which must be parsed as the build parsed them. */
+  parsed: string[];
 }
 
 /** Where `npm run build` writes the table: dist/alias-table.json. */
@@ -72,6 +81,9 @@ function validTable(t: AliasTableData): boolean {
   const strings = (l: unknown): boolean => Array.isArray(l) && l.every((x) => typeof x === 'string');
   const isRecord = (o: unknown): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o);
   return t.version === ALIAS_TABLE_VERSION && typeof t.base === 'string' && isRecord(t.roots) && Object.values(t.roots).every(strings)
+    && isRecord(t.stamps) && Object.values(t.stamps).every((x) => typeof x === 'string') && strings(t.parsed) && isRecord(t.layout)
+    && Object.values(t.layout).every((l) => isRecord(l) && strings(l.shards) && typeof l.of === 'string'
+      && [...l.of].every((c) => c === ' ' || (c.charCodeAt(0) >= 48 && c.charCodeAt(0) - 48 < l.shards.length)))
     && isRecord(t.kernel)
     && Object.values(t.kernel).every((s) => typeof s === 'string') && isRecord(t.files)
     && Object.values(t.files).every((f) => isRecord(f) && typeof f.stamp === 'string' && Array.isArray(f.fails)
@@ -116,6 +128,39 @@ export class AliasTable {
       if (ownRoots.some((o) => o === r || (hasWildcard(o) && globMatch(o, r)))) return false;
     }
     return true;
+  }
+
+  /**
+   * Do the recorded expansions describe this library: every stdlib file there with the stamp it
+   * had at build time and no other, and those the records depend on parsed as the build did?
+   * (With holds(), for the kernel data and the roots.)
+   */
+  expansionsHold(files: readonly string[], stampOf: (f: string) => string | undefined, parsedAsBuilt: (f: string) => boolean): boolean {
+    const mine = files.filter((f) => this.relative(f) !== null);
+    const stamps = this.data.stamps;
+    if (mine.length !== Object.keys(stamps).length) return false;
+    for (const f of mine) {
+      const rel = this.relative(f)!;
+      if (!Object.prototype.hasOwnProperty.call(stamps, rel) || stamps[rel] !== stampOf(f)) return false;
+    }
+    return this.data.parsed.every((rel) => parsedAsBuilt(path.join(this.stdlib, rel)));
+  }
+
+  /** Where the records of a stdlib file's aliases are (null: none). */
+  layout(file: string): { shards: string[]; of: string } | null {
+    const rel = this.relative(file);
+    return rel !== null && Object.prototype.hasOwnProperty.call(this.data.layout, rel) ? this.data.layout[rel] : null;
+  }
+
+  /** A file's path relative to the stdlib directory (null: not under it). */
+  relative(file: string): string | null {
+    const rel = path.relative(this.stdlib, path.resolve(file));
+    return rel.startsWith('..') || path.isAbsolute(rel) ? null : rel;
+  }
+
+  /** The absolute path of a stdlib file named relative to the stdlib directory. */
+  absolute(rel: string): string {
+    return path.join(this.stdlib, rel);
   }
 
   /** Indices of the aliases of library file `file` (with stamp `stamp`) that resolve to nothing; null: not known. */

@@ -12,6 +12,7 @@ import { Deriver, Expansion } from './aliases';
 import { defaultRegistry, hasWildcard } from './probes';
 import type { TapsetLibrary } from './tapsets';
 import { ALIAS_TABLE_VERSION, AliasTableData, kernelDataStamps } from './alias_table';
+import { makeExpansions } from './alias_expansions_make';
 
 /** A session over the whole library, with a deriver that never skips (the slow path). */
 export interface SlowPath {
@@ -29,9 +30,9 @@ export function slowPath(lib: TapsetLibrary): SlowPath {
   const session = new Session({ guru: false, library: lib, registry: defaultRegistry() }, diag);
   const reached = new Set<string>();
   const deriver = new Deriver(session.tree, diag, {
-    ensureAliases: (c) => {
-      reached.add(c.name);
-      session.ensureAliases(c);
+    ensureAliases: (r) => {
+      reached.add(r);
+      session.ensureAliases(r);
     },
     guru: false, suggestionRoots: [],
   });
@@ -62,11 +63,17 @@ export function expandsToNothing(sp: SlowPath, decl: A.AliasDecl): Set<string> |
   return roots;
 }
 
-/** The table for the library's first directory (stdlib): every alias that expands to nothing. */
-export function makeAliasTable(lib: TapsetLibrary): AliasTableData {
+/**
+ * The table for the library's first directory (stdlib): every alias that expands to nothing,
+ * and (written to `expansionsDir`: alias_expansions_make.ts) what every alias derives.
+ */
+export function makeAliasTable(lib: TapsetLibrary, expansionsDir?: string): AliasTableData {
   const sp = slowPath(lib);
   const stdlib = path.resolve(lib.dirs[0]);
-  const table: AliasTableData = { version: ALIAS_TABLE_VERSION, base: lib.key, kernel: kernelDataStamps(), files: {}, roots: {} };
+  const table: AliasTableData = {
+    version: ALIAS_TABLE_VERSION, base: lib.key, kernel: kernelDataStamps(), files: {}, roots: {}, stamps: {}, layout: {}, parsed: [],
+  };
+  const silent = new WeakSet<A.AliasDecl>();
   const roots = new Set<string>();
   for (const [f, ast] of sp.files) {
     const rel = path.relative(stdlib, f);
@@ -77,10 +84,12 @@ export function makeAliasTable(lib: TapsetLibrary): AliasTableData {
       const reached = expandsToNothing(sp, decl);
       if (!reached) return;
       fails.push(i);
+      silent.add(decl);
       for (const r of reached) roots.add(r);
     });
     if (fails.length) table.files[rel] = { stamp, fails };
   }
   for (const r of [...roots].sort()) table.roots[r] = lib.filesDefiningAliasRoot(r).map((f) => path.relative(stdlib, f));
+  if (expansionsDir) makeExpansions(sp, stdlib, table, (f) => lib.fileStamp(f), (d) => silent.has(d), expansionsDir);
   return table;
 }

@@ -76,8 +76,8 @@ function pointFree(body: A.Block, condition: A.Expr | undefined): boolean {
 }
 
 export interface DeriveHooks {
-  /** Called before matching a point, so tapset aliases for its first component can be loaded. */
-  ensureAliases(first: A.ProbePointComponent): void;
+  /** Called before matching a point, so tapset aliases for its first component (`root`) can be loaded. */
+  ensureAliases(root: string): void;
   guru: boolean;
   suggestionRoots: Iterable<string>;
   /** -c / -x: what an unspecified `process` point means. */
@@ -89,6 +89,35 @@ export interface DeriveHooks {
    * (the build's table, alias_table.ts)?  Such a use is skipped unread.
    */
   failsSilently?: (decl: A.AliasDecl) => boolean;
+  /**
+   * What expanding this alias without a suffix or condition derives, as the build recorded it
+   * (alias_expansions.ts), for a use that is optional (`o`) or not (`n`); null: not known, or
+   * the record does not describe this run.  Such a use is replayed without reading the alias.
+   */
+  knownExpansion?: (entry: AliasEntry, context: 'o' | 'n') => KnownExpansion | null;
+}
+
+/** An alias expansion the build recorded (alias_expansions.ts). */
+export interface KnownExpansion {
+  /** The alias's own chain text (aliasChainText). */
+  chain: string;
+  /** The first components the expansion matched, in order: name (ensureAliases) and tree root key. */
+  roots: readonly (readonly [string, string])[];
+  /** The derived probes, given the body of the use (null: an alias of the record is not there). */
+  replay(body: A.Block): Expansion[] | null;
+}
+
+/**
+ * Records what an expansion derives, for the build's table (alias_expansions_make.ts): the
+ * alias layer of each body made and the (uncopied) body each derived probe got.
+ */
+export interface ExpansionRecorder {
+  layers: WeakMap<A.Block, { entry: AliasEntry; parent: A.Block }>;
+  bodies: WeakMap<Expansion, A.Block>;
+  /** Each point's first component as matched: its name (ensureAliases) and the tree root's key for it. */
+  roots: [string, string][];
+  /** Set when a provider built several points for one location (the body would be read: pointFree). */
+  spoiled: boolean;
 }
 
 export function attachAlias(root: MatchNode, decl: A.AliasDecl): void {
@@ -140,7 +169,7 @@ export class Deriver {
   private stack: AliasEntry[] = [];
   private parentOptional = false;
 
-  constructor(private root: MatchNode, private diag: Diagnostics, private hooks: DeriveHooks) {}
+  constructor(private root: MatchNode, private diag: Diagnostics, private hooks: DeriveHooks, private recorder?: ExpansionRecorder) {}
 
   /**
    * derive_probes: resolve each location of a probe; errors are printed (as `while resolving probe
@@ -182,8 +211,10 @@ export class Deriver {
   }
 
   private findAndBuild(loc: A.ProbePoint, body: A.Block, out: Expansion[]): void {
-    this.hooks.ensureAliases(loc.components[0]);
-    checkUnspecifiedProcess(loc.components[0], this.hooks.target ?? {}, loc.components[1]);
+    const first = loc.components[0];
+    this.hooks.ensureAliases(first.name);
+    this.recorder?.roots.push([first.name, MatchNode.key(first.name, argKind(first))]);
+    checkUnspecifiedProcess(first, this.hooks.target ?? {}, loc.components[1]);
     this.match(this.root, loc, 0, [], body, out);
   }
 
@@ -201,6 +232,15 @@ export class Deriver {
         // (a provider may name the point as written: kernel.data's pp adds .length(1))
         const pnOf = (rp: A.ResolvedPoint): string => (typeof rp.data?.pn === 'string' ? rp.data.pn : rp.pp);
         const mark = writtenMark(loc);
+        if (this.recorder) {
+          if (rps.length > 1) this.recorder.spoiled = true;
+          for (const rp of rps) {
+            const x: Expansion = { rp, pn: pnOf(rp), chain: [], body, condition: loc.condition, mark };
+            this.recorder.bodies.set(x, body);
+            out.push(x);
+          }
+          return;
+        }
         if (rps.length > 1 && pointFree(body, loc.condition)) {
           // a wildcard's thousands of points: one body for all (not a copy each)
           out.push({ rp: rps[0], pn: pnOf(rps[0]), chain: [], body: copyBody(body), condition: loc.condition ? deepCopy(loc.condition) : undefined,
@@ -279,9 +319,17 @@ export class Deriver {
    * with it where its failure is swallowed.  For the build's alias table and its test.
    */
   expandOptionally(entry: AliasEntry, out: Expansion[]): void {
+    this.expandUse(entry, true, { k: 'block', stmts: [], tok: entry.decl.names[entry.nameIndex].tok }, out);
+  }
+
+  /**
+   * Expand an alias as a use of its own name does, optional (`name?`) or not, outside any
+   * optional use, around `body`: for the build's tables (alias_expansions_make.ts).
+   */
+  expandUse(entry: AliasEntry, optional: boolean, body: A.Block, out: Expansion[]): void {
     const name = entry.decl.names[entry.nameIndex];
-    const use: A.ProbePoint = { components: name.components, optional: true, sufficient: false, tok: name.tok };
-    this.expandAlias(entry, use, name.components, [], { k: 'block', stmts: [], tok: name.tok }, out);
+    const use: A.ProbePoint = { components: name.components, optional, sufficient: false, tok: name.tok };
+    this.expandAlias(entry, use, name.components, [], body, out);
   }
 
   private expandAlias(entry: AliasEntry, use: A.ProbePoint, concrete: A.ProbePointComponent[], suffix: A.ProbePointComponent[],
@@ -295,25 +343,24 @@ export class Deriver {
       throw new RecursiveExpansionError(
         `recursive loop in alias expansion of ${renderComponents(use.components)} at ${use.components[0].tok.file.name}:${use.components[0].tok.line}:${use.components[0].tok.col}`);
     }
-    // New body: { prologue; body } / { body; epilogue }, made when a derived probe copies it: an
-    // alias whose points resolve nothing never reads its bodies (tapset_ast.ts stores them apart)
-    // (the alias's own blocks are not copied here: every derived probe deep-copies its whole body)
-    const newBody = lazyBlock(() => {
-      // (a cached alias's first use decodes its bodies for this expansion alone: taken, not copied)
-      const fresh = usedOnce.has(d) ? null : freshDeferred(d, 'prologue');
-      usedOnce.add(d);
-      const prologue = fresh ? (fresh.prologue as A.Block | undefined) : d.prologue;
-      const epilogue = fresh ? (fresh.epilogue as A.Block | undefined) : d.epilogue;
-      if (fresh) {
-        for (const b of [prologue, epilogue]) if (b) owned.add(b);
-        bodyShape.set(d, { prologue: !!prologue, epilogue: !!epilogue });
+    // the build's record of this expansion (alias_expansions.ts): replayed, the alias unread
+    // (recorded for a use that is optional and one that is not, outside any optional use)
+    const context = use.optional ? 'o' : this.parentOptional ? null : 'n';
+    const known = !suffix.length && !use.condition && context ? this.hooks.knownExpansion?.(entry, context) ?? null : null;
+    if (known) {
+      // (loading the same alias files and probe families in the same order as the slow path)
+      for (const [name, key] of known.roots) {
+        this.hooks.ensureAliases(name);
+        this.root.children.get(key);
       }
-      const stmts: A.Stmt[] = [];
-      if (prologue) stmts.push(prologue);
-      stmts.push(body);
-      if (epilogue) stmts.push(hasProbewrite(epilogue) ? resolveProbewrite(fresh ? epilogue : deepCopy(epilogue), body) : epilogue);
-      return stmts.length === 1 ? body : { k: 'block', stmts, tok: (prologue ?? epilogue ?? body).tok };
-    });
+      const subs = known.replay(body);
+      if (subs) {
+        if (subs.length) this.finish(subs, known.chain, [...concrete, ...suffix], out);
+        return;
+      }
+    }
+    const newBody = aliasLayer(d, body);
+    this.recorder?.layers.set(newBody, { entry, parent: body });
     // Locations: the alias's points with the suffix appended, the use's optionality and condition.
     const locs: A.ProbePoint[] = d.points.map((p) => {
       const loc: A.ProbePoint = {
@@ -337,8 +384,12 @@ export class Deriver {
       this.stack.pop();
     }
     if (!sub.length) return; // (an optional alias that resolved nothing: no chain text to make)
-    const name = renderComponents([...concrete, ...suffix]);
-    const chainEntry = aliasChainText(entry);
+    this.finish(sub, aliasChainText(entry), [...concrete, ...suffix], out);
+  }
+
+  /** An alias's derived probes, named as its use and with its definition added to their chains. */
+  private finish(sub: Expansion[], chainEntry: string, named: A.ProbePointComponent[], out: Expansion[]): void {
+    const name = renderComponents(named);
     for (const x of sub) {
       x.chain.push(chainEntry);
       x.pn = name;
@@ -346,6 +397,31 @@ export class Deriver {
       out.push(x);
     }
   }
+}
+
+/**
+ * The body an alias expansion hands its points: { prologue; body } / { body; epilogue }, made
+ * when a derived probe copies it: an alias whose points resolve nothing never reads its bodies
+ * (tapset_ast.ts stores them apart).  (The alias's own blocks are not copied here: every
+ * derived probe deep-copies its whole body.)
+ */
+export function aliasLayer(d: A.AliasDecl, body: A.Block): A.Block {
+  return lazyBlock(() => {
+    // (a cached alias's first use decodes its bodies for this expansion alone: taken, not copied)
+    const fresh = usedOnce.has(d) ? null : freshDeferred(d, 'prologue');
+    usedOnce.add(d);
+    const prologue = fresh ? (fresh.prologue as A.Block | undefined) : d.prologue;
+    const epilogue = fresh ? (fresh.epilogue as A.Block | undefined) : d.epilogue;
+    if (fresh) {
+      for (const b of [prologue, epilogue]) if (b) owned.add(b);
+      bodyShape.set(d, { prologue: !!prologue, epilogue: !!epilogue });
+    }
+    const stmts: A.Stmt[] = [];
+    if (prologue) stmts.push(prologue);
+    stmts.push(body);
+    if (epilogue) stmts.push(hasProbewrite(epilogue) ? resolveProbewrite(fresh ? epilogue : deepCopy(epilogue), body) : epilogue);
+    return stmts.length === 1 ? body : { k: 'block', stmts, tok: (prologue ?? epilogue ?? body).tok };
+  });
 }
 
 /** Which bodies a cached alias has, from the fresh decode of them (aliasChainText). */
@@ -359,7 +435,7 @@ const usedOnce = new WeakSet<A.AliasDecl>();
 const owned = new WeakSet<object>();
 
 /** A derived probe's own copy of a body (taking the alias bodies decoded for it). */
-function copyBody(body: A.Block): A.Block {
+export function copyBody(body: A.Block): A.Block {
   return deepCopy(body, (n) => owned.delete(n));
 }
 

@@ -229,7 +229,7 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
   for (const f of files) s.include(f);
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
   const d = new Deriver(s.tree, diag, {
-    ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target, failsSilently: (a) => s.failsSilently(a),
+    ensureAliases: (r) => s.ensureAliases(r), guru: opts.guru, suggestionRoots: roots, target: opts.target, failsSilently: (a) => s.failsSilently(a), knownExpansion: (e, c) => s.knownExpansion(e, c),
   });
   const out = new Set<string>();
   const pending: { x: Expansion; line: string }[] = [];

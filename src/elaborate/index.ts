@@ -78,8 +78,8 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const resolver = new Resolver(s);
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
   const deriver = new Deriver(s.tree, diag, {
-    ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target, privilege: opts.privilege,
-    failsSilently: (d) => s.failsSilently(d),
+    ensureAliases: (r) => s.ensureAliases(r), guru: opts.guru, suggestionRoots: roots, target: opts.target, privilege: opts.privilege,
+    failsSilently: (d) => s.failsSilently(d), knownExpansion: (e, c) => s.knownExpansion(e, c),
   });
   const derived: Pending[] = [];
   while (s.pendingProbes.length) {

@@ -4,8 +4,9 @@
  */
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
-import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch } from './probes';
-import { attachAliases } from './aliases';
+import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch, AliasEntry } from './probes';
+import { attachAliases, KnownExpansion } from './aliases';
+import type { ExpansionShards, UseContext } from './alias_expansions';
 import type { TapsetLibrary } from './tapsets';
 import type { TargetSpec } from './process_target';
 import { isDeferred } from './tapset_ast';
@@ -122,6 +123,14 @@ export class Session {
       const table = this.opts.guru || !f.aliases.length ? null : lib.builtAliasTable();
       const fails = table?.failures(path, lib.fileStamp(path));
       if (fails) for (const i of fails) if (i < f.aliases.length) this.silentAliases.add(f.aliases[i]);
+      // (where the build's records of what its aliases derive are: knownExpansion)
+      this.libraryFiles.set(path, f);
+      const layout = table?.layout(path);
+      if (layout) {
+        const of = layout.of;
+        const n = Math.min(of.length, f.aliases.length);
+        for (let i = 0; i < n; i++) if (of.charCodeAt(i) !== 32) this.aliasPlaces.set(f.aliases[i], { shards: layout.shards, of, index: i });
+      }
       this.include(f);
     }
     return f;
@@ -139,15 +148,70 @@ export class Session {
    */
   failsSilently(decl: A.AliasDecl): boolean {
     if (!this.silentAliases.has(decl)) return false;
+    return this.failsSilentlyHolds();
+  }
+
+  /** Whether the alias table holds for this session (failsSilently), once asked; reset by a script's aliases. */
+  private tableHolds: boolean | undefined;
+
+  /** The library files loaded, by path. */
+  private libraryFiles = new Map<string, A.StapFile>();
+  /** Library aliases the build recorded expansions of: which alias of its file, and where the records are. */
+  private aliasPlaces = new WeakMap<A.AliasDecl, { shards: string[]; of: string; index: number }>();
+  /** The records' shards while they describe this session (null: they do not), once asked. */
+  private shards: ExpansionShards | null | undefined;
+
+  /**
+   * What expanding this library alias derives (a use of it with no suffix or condition, optional
+   * or not: alias_expansions.ts), as the build recorded it; null when it did not, or when the
+   * records do not describe this session (guru, another privilege, a changed or differently
+   * parsed stdlib file, other kernel data, an alias of the script or a -I directory under the
+   * roots the expansions tried).
+   */
+  knownExpansion(entry: AliasEntry, context: UseContext): KnownExpansion | null {
+    const place = this.aliasPlaces.get(entry.decl);
+    if (!place) return null;
+    if (this.shards === undefined || this.tableHolds === undefined) this.shards = this.expansionShards();
+    if (!this.shards) return null;
+    const found = this.shards.record(place.shards[place.of.charCodeAt(place.index) - 48], place.index, entry.nameIndex, context);
+    if (!found) return null;
+    const { shard, rec } = found;
+    const lib = this.library!;
+    const table = lib.builtAliasTable()!;
+    const shards = this.shards;
+    return {
+      chain: shard.strings[rec.c],
+      roots: rec.r.map((i) => { const [name, key] = shard.strings[i].split('\0'); return [name, key ?? name] as const; }),
+      replay: (body) => {
+        const decls: A.AliasDecl[] = [];
+        for (const [file, index] of rec.l) {
+          const d = this.libraryFiles.get(table.absolute(shard.strings[file]))?.aliases[index];
+          if (!d) return null;
+          decls.push(d);
+        }
+        return shards.replay(shard, rec, decls, body);
+      },
+    };
+  }
+
+  private expansionShards(): ExpansionShards | null {
+    const lib = this.library;
+    const table = lib?.builtAliasTable();
+    const privilege = this.opts.privilege ?? 'stapdev';
+    if (!lib || !table || this.opts.guru || privilege !== 'stapdev' || !this.failsSilentlyHolds()) return null;
+    if (!table.expansionsHold(lib.allFiles(), (f) => lib.fileStamp(f), (f) => lib.parsedAsBuilt(f))) return null;
+    const m = require('./alias_expansions') as typeof import('./alias_expansions');
+    return new m.ExpansionShards();
+  }
+
+  /** Does the alias table hold for this session (kernel data, the roots its expansions tried)? */
+  private failsSilentlyHolds(): boolean {
     if (this.tableHolds === undefined) {
       const lib = this.library!;
       this.tableHolds = lib.builtAliasTable()!.holds((r) => lib.filesDefiningAliasRoot(r), this.ownAliasRoots);
     }
     return this.tableHolds;
   }
-
-  /** Whether the alias table holds for this session (failsSilently), once asked; reset by a script's aliases. */
-  private tableHolds: boolean | undefined;
 
   /**
    * Global lookup: private of `from`, then public, then the tapset library.  `at`: the token
@@ -196,10 +260,9 @@ export class Session {
   }
 
   /** Load tapset files whose aliases could match a first component. */
-  ensureAliases(first: A.ProbePointComponent): void {
+  ensureAliases(key: string): void {
     const lib = this.library;
     if (!lib) return;
-    const key = first.name;
     if (this.loadedAliasRoots.has(key)) return;
     this.loadedAliasRoots.add(key);
     // `pre**post` may span components: its root is what `pre*` matches

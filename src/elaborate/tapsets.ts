@@ -267,6 +267,18 @@ export class TapsetLibrary {
     return this.aliasTable;
   }
 
+  /**
+   * Is this library file parsed as the build parsed the stdlib (no script argument pasted, the
+   * session options its conditions consulted at their defaults), so its declarations are those
+   * the build's alias tables describe?
+   */
+  parsedAsBuilt(f: string): boolean {
+    if (this.argFiles.has(f) && this.opts.parse.args.length) return false;
+    const now = optionValues(this.opts.parse);
+    const built = optionValues(DEFAULT_OPTIONS);
+    return (this.optionFiles.get(f) ?? []).every((o) => now[o] === built[o]);
+  }
+
   /** The stamp (mtime:size) of a library file when the library was scanned. */
   fileStamp(f: string): string | undefined {
     return this.fileStamps.get(f);

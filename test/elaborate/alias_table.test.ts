@@ -3,8 +3,9 @@
  * checked against the slow path (each alias expanded the way pass 2 expands an optional use of
  * it, src/elaborate/alias_table_make.ts) for a sample of the aliases it lists and of those it
  * does not, and end to end: `-p2`, `-p2 -v`, `-l` and `-L` print the same bytes whether pass 2
- * skips the listed aliases or not (a script alias under one of the table's roots turns the table
- * off for its run).  The expected outputs are the slow path's, the behaviour checked against
+ * skips the listed aliases (and replays the build's records of what aliases derive:
+ * alias_expansions.ts) or not (a script alias under one of the table's roots turns both off for
+ * its run).  The expected outputs are the slow path's, the behaviour checked against
  * real-stap 4.8 by the golden and oracle tests.
  */
 import { expect } from 'chai';
@@ -154,12 +155,18 @@ describe('alias table (stdlib aliases that resolve to nothing on this kernel)', 
       ['-p2 -v', 'probe syscall.* {}'],
       ['-p2', 'probe syscall.*.return { println(retstr) }'],
       ['-p2', 'probe dw_syscall.read {} probe nd_syscall.open, tp_syscall.read, syscall.sendfile, dw_syscall.* ? { println(name) }'],
+      // (the build's records of what aliases derive, replayed: alias_expansions.ts)
+      ['-p2 -v', 'probe nd_syscall.*, vfs.* {}'],
+      ['-p3', 'probe syscall.open, syscall.openat? { printf("%s %s\\n", name, argstr) } probe nfs.fop.*, generic.fop.* ? { println(pn()) }'],
+      ['-p2', 'global name probe syscall.read, syscall.write.return { name = retstr . argstr }'],
+      ['-p2 -vv', 'probe syscall.* { println(name) } probe nfsd.*, sunrpc.*? { println(pp()) }'],
     ];
     for (const [opts, script] of cases) {
       it(`stap ${opts} -e '${script}'`, () => {
         const args = opts.split(' ');
         const fast = run([...args, '-e', script]);
         expect(fast).to.not.match(/Error|TypeError/);
+        expect(fast.length).to.be.greaterThan(200);
         expect(fast).to.equal(run([...args, '-e', slow(script)]));
       });
     }
