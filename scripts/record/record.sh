@@ -17,6 +17,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd)
 WORK=${REC_WORK:-/tmp/tapsim-record}; export WORK
+# the guest file system's identity (see boot_batch): fixed so that every disk has the same /etc order
+REC_FS_UUID=2f0e6d1a-7c3b-4e58-9a41-5d2c8b7e6f10
+REC_FS_HASH_SEED=8d3f2a61-4b7e-4c19-a5d0-3e9b1c7f2a84
+REC_FS_TIME=1764201600   # 2025-11-27 00:00 UTC: the superblock's creation and mount-count times
 only=""; setup="-"; name=""; convert=1; convert_only=0; cmds=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -72,7 +76,12 @@ sync; echo o > /proc/sysrq-trigger
 RUN
   chmod +x rootfs/sbin/recorder-run
   rm -f disk.img && truncate -s 6G disk.img && echo 'start=2048, type=83' | sfdisk -q disk.img
-  mke2fs -q -F -t ext4 -E offset=1048576 -d rootfs -L root disk.img 6290432k
+  # One file system for every batch and every re-record: a fixed UUID and directory-hash seed (ext4's
+  # htree order, the order getdents64 returns /etc's entries in: what ls -l, find, tar and cp -r see),
+  # the mke2fs settings of scripts/record/mke2fs.conf (not the host's), and the C locale (mke2fs -d
+  # populates each directory in alphasort order: its inode numbers follow that order)
+  LC_ALL=C MKE2FS_CONFIG="$here/mke2fs.conf" E2FSPROGS_FAKE_TIME=$REC_FS_TIME \
+    mke2fs -q -F -t ext4 -U "$REC_FS_UUID" -E "offset=1048576,hash_seed=$REC_FS_HASH_SEED" -d rootfs -L root disk.img 6290432k
   echo "record: booting the guest (SMP=${SMP:-4}, MEM=${MEM:-2048}, TCG ${ICOUNT_SHIFT:+icount }${TCG_THREAD:-single}) for: $(cut -f1 "$1" | tr '\n' ' ')" >&2
   : > "$WORK/console.log"
   # The vCPUs run round-robin in one host thread (TCG_THREAD=single): with one host thread per vCPU

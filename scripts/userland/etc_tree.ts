@@ -2,7 +2,8 @@
  * `node dist/scripts/userland/etc_tree.js`: data/userland/etc.json, the real guest's /etc as the
  * recorded `tar cf /root/etc.tar /etc` walked it (data/recordings/tar.json.gz, its strace run of
  * Debian 12's GNU tar on the recording guest, scripts/record/): every directory's entries in the
- * order getdents64 returned them (ext4's hash order: the order find, tar and cp -r visit them),
+ * order getdents64 returned them (ext4's hash order: the order find, tar and cp -r visit them; the
+ * same in every recording made on the recorder's fixed-seed disk, scripts/record/README.md),
  * each entry's type, mode, owner, size, mtime, link count and inode number from tar's
  * newfstatat(AT_SYMLINK_NOFOLLOW), a symlink's target from readlinkat, and a file's content where
  * strace showed all of it (reads under strace's 256-byte string limit).

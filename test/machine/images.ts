@@ -10,9 +10,9 @@ import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/ke
 export interface Image { exe: string; names: string[]; args: unknown[][] }
 
 /**
- * Put the machine's directories in a recording's getdents order: the recordings were made on guests
- * whose ext4 had different htree hash seeds (tar's /etc starts with iproute2, tar-gzip's with .pwd.lock),
- * and a program that does something different for each kind of entry follows that order
+ * Put the machine's directories in a given getdents order (a directory made by a test's setup, in the
+ * order the real ext4 listed the same directory): a program that does something different for each
+ * kind of entry follows that order
  */
 export function useDirOrder(m: Machine, order: Map<string, string[]>): void {
   for (const [dir, names] of order) {
