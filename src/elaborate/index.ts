@@ -80,6 +80,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const deriver = new Deriver(s.tree, diag, {
     ensureAliases: (c) => s.ensureAliases(c), guru: opts.guru, suggestionRoots: roots, target: opts.target, privilege: opts.privilege,
     failsSilently: (d) => s.failsSilently(d),
+    similarNames: (k, n) => s.similarProbeNames(k, n),
   });
   const derived: Pending[] = [];
   while (s.pendingProbes.length) {
