@@ -193,9 +193,14 @@ export class Session {
     return [...priv, ...pub];
   }
 
-  /** All function names known (for `similar:` suggestions). */
-  functionNames(): string[] {
-    const s = new Set<string>(this.functions.keys());
+  /**
+   * The function names an unresolved call suggests: stap's collect_functions takes the session's
+   * functions (those resolved so far: `used`) and every library function, so a script function
+   * nothing has called yet is not among them (real-stap: `function foo() {} probe begin { fob() }`).
+   */
+  functionNames(used: readonly A.FunctionDecl[]): string[] {
+    const s = new Set<string>(used.map((f) => f.name));
+    for (const f of this.allFunctions) if (f.tok.file.isTapset) s.add(f.name);
     const lib = this.library;
     if (lib) for (const n of lib.functionNames()) s.add(n);
     return [...s];

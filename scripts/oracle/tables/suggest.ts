@@ -86,6 +86,12 @@ const SCRIPTS = [
   'global aaaaaaaaaaaaaaaaaaaaaaaaaa, b probe begin { b = 1; println(aaaaaaaaaaaaaaaaaaaaaaaaaa + b) }',
   'probe begin { zzzzzzzzzzzzzzz = 1; println(q) }',
   'probe begin { aB = 1; Ab = 2; println(ab) }',
+  // an unresolved call suggests the functions resolved so far and the library's
+  'function foo() {} probe begin { foo(); fob() }',
+  'function foo() {} probe begin { fob() } probe end { foo() }',
+  'function foo() { fob() } probe begin { foo() }',
+  'function foo() {} function bar() { fob() } probe begin { bar() }',
+  'global Abc, abc, abd probe begin { println(abc + abd) }',
 ];
 
 export const suggest: Table = {
