@@ -296,8 +296,8 @@ export class Deriver {
   private similar(node: MatchNode, concrete: A.ProbePointComponent[]): (() => Iterable<string>) | undefined {
     const f = this.hooks.similarNames;
     if (!f) return undefined;
-    const keys = concrete.map((x) => MatchNode.key(x.name, argKind(x)));
-    return () => f(keys, node);
+    // (made only if the message is read: optional alias points fail by the hundred in `syscall.*`)
+    return () => f(concrete.map((x) => MatchNode.key(x.name, argKind(x))), node);
   }
 
   /**
