@@ -13,6 +13,8 @@ export interface OracleCase {
   args: string[];
   /** compare stdout too (default true); false where stdout lists tapset internals */
   stdout?: boolean;
+  /** compare the names of `(similar: ...)` lists too (default false: they follow the tapset library's contents) */
+  similar?: boolean;
 }
 
 export interface RecordedCase extends OracleCase {
@@ -33,6 +35,11 @@ export interface Table {
   /** one line: what the table covers */
   about: string;
   cases(): OracleCase[];
+  /**
+   * Answers that come from the oracle's environment and are not recorded (default: record.ts's
+   * ORACLE_ENVIRONMENT, which also drops every answer naming a kernel point)
+   */
+  environment?: RegExp;
 }
 
 /** `-p2 -e SCRIPT` style helpers. */

@@ -80,6 +80,8 @@ export interface DeriveHooks {
   ensureAliases(root: string): void;
   guru: boolean;
   suggestionRoots: Iterable<string>;
+  /** The names a mismatch below these tree keys suggests (Session.similarProbeNames). */
+  similarNames?: (keys: readonly string[], node: MatchNode) => Iterable<string>;
   /** -c / -x: what an unspecified `process` point means. */
   target?: TargetSpec;
   /** --privilege: the points a family provider may build (privilege.ts). */
@@ -214,7 +216,6 @@ export class Deriver {
     const first = loc.components[0];
     this.hooks.ensureAliases(first.name);
     this.recorder?.roots.push([first.name, MatchNode.key(first.name, argKind(first))]);
-    checkUnspecifiedProcess(first, this.hooks.target ?? {}, loc.components[1]);
     this.match(this.root, loc, 0, [], body, out);
   }
 
@@ -226,6 +227,8 @@ export class Deriver {
         return;
       }
       if (node.provider) {
+        // (stap's process builder checks for -c/-x once the point has matched a family pattern)
+        checkUnspecifiedProcess(concrete[0], this.hooks.target ?? {}, concrete[1]);
         const denied = probePointError(this.hooks.privilege, node.provider.family, concrete, comps[comps.length - 1].tok);
         if (denied) throw denied;
         const rps = node.provider.build({ components: concrete, point: loc, guru: this.hooks.guru, warn: (m) => this.diag.warning(m) });
@@ -294,10 +297,10 @@ export class Deriver {
       }
       if (out.length === before) {
         if (node.aliases.length && i > 0) {
-          for (const a of node.aliases) this.expandAlias(a, loc, concrete, comps.slice(i), body, out);
+          this.expandWithSuffix(node, loc, concrete, i, body, out);
           return;
         }
-        throw mismatchError(node, c, this.hooks.suggestionRoots);
+        throw mismatchError(node, c, this.hooks.suggestionRoots, this.similar(node, concrete));
       }
       return;
     }
@@ -307,11 +310,34 @@ export class Deriver {
       return;
     }
     if (node.aliases.length && i > 0) {
-      for (const a of node.aliases) this.expandAlias(a, loc, concrete, comps.slice(i), body, out);
+      this.expandWithSuffix(node, loc, concrete, i, body, out);
       return;
     }
     if (node.provider) throw new SemanticError('invalid suffix for probe', c.tok, [], 'pp-invalid-suffix');
-    throw mismatchError(node, c, this.hooks.suggestionRoots);
+    throw mismatchError(node, c, this.hooks.suggestionRoots, this.similar(node, concrete));
+  }
+
+  /**
+   * The components from `i` on are a suffix of the aliases named at `node`: stap appends it to
+   * their points, and when those resolve nothing without an error (all optional), reports a
+   * mismatch at the suffix, without suggestions (real-stap: `probe a = begin? {} probe a.x {}`).
+   */
+  private expandWithSuffix(node: MatchNode, loc: A.ProbePoint, concrete: A.ProbePointComponent[], i: number, body: A.Block, out: Expansion[]): void {
+    const before = out.length;
+    for (const a of node.aliases) this.expandAlias(a, loc, concrete, loc.components.slice(i), body, out);
+    if (out.length > before) return;
+    const c = loc.components[i];
+    throw hasWildcard(c.name)
+      ? new SemanticError("probe point mismatch: didn't find any wildcard matches", c.tok, [], 'pp-wild-mismatch')
+      : new SemanticError('probe point mismatch', c.tok, [], 'pp-mismatch');
+  }
+
+  /** The names a mismatch below `concrete` at `node` suggests, if the hooks say. */
+  private similar(node: MatchNode, concrete: A.ProbePointComponent[]): (() => Iterable<string>) | undefined {
+    const f = this.hooks.similarNames;
+    if (!f) return undefined;
+    // (made only if the message is read: optional alias points fail by the hundred in `syscall.*`)
+    return () => f(concrete.map((x) => MatchNode.key(x.name, argKind(x))), node);
   }
 
   /**

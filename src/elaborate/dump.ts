@@ -230,6 +230,7 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
   const d = new Deriver(s.tree, diag, {
     ensureAliases: (r) => s.ensureAliases(r), guru: opts.guru, suggestionRoots: roots, target: opts.target, failsSilently: (a) => s.failsSilently(a), knownExpansion: (e, c) => s.knownExpansion(e, c),
+    similarNames: (k, n) => s.similarProbeNames(k, n),
   });
   const out = new Set<string>();
   const pending: { x: Expansion; line: string }[] = [];

@@ -80,6 +80,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const deriver = new Deriver(s.tree, diag, {
     ensureAliases: (r) => s.ensureAliases(r), guru: opts.guru, suggestionRoots: roots, target: opts.target, privilege: opts.privilege,
     failsSilently: (d) => s.failsSilently(d), knownExpansion: (e, c) => s.knownExpansion(e, c),
+    similarNames: (k, n) => s.similarProbeNames(k, n),
   });
   const derived: Pending[] = [];
   while (s.pendingProbes.length) {

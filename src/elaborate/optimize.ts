@@ -289,7 +289,8 @@ export class Optimizer {
       if (first) for (const v of this.definedReads) use.read.add(v);
 
       // globals
-      const globalNames = this.globals.map((g) => g.name);
+      // (suggested from: the globals still used, whatever their order; stap elides the others first)
+      const globalNames = this.globals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g))).map((g) => g.name);
       for (const g of this.globals) {
         if (!liveGlobals.has(g)) continue;
         const r = use.read.has(g);

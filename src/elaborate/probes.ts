@@ -530,10 +530,25 @@ export function globMatch(pat: string, s: string): boolean {
   return new RegExp(re + '$', 's').test(s);
 }
 
-export function mismatchError(node: MatchNode, c: A.ProbePointComponent, extraRoots: Iterable<string>): SemanticError {
-  const names = new Set<string>();
-  for (const ch of node.children.values()) names.add(ch.name);
-  if (node.name === '') for (const n of extraRoots) names.add(n);
+/** What a component's name is compared with: a glob's text before its first `*` (stap's suggest_functors). */
+function suggestionTarget(name: string): string {
+  const star = name.indexOf('*');
+  return star < 0 ? name : name.slice(0, star);
+}
+
+/**
+ * stap's `probe point mismatch` at component `c` below `node`, with the names `similar` gives (the
+ * session's: stap 4.8's tree there), or else the node's children (and `extraRoots` at the root).
+ */
+export function mismatchError(node: MatchNode, c: A.ProbePointComponent, extraRoots: Iterable<string>,
+  similar?: () => Iterable<string>): SemanticError {
+  const candidates = (): Iterable<string> => {
+    if (similar) return similar();
+    const names = new Set<string>();
+    for (const ch of node.children.values()) names.add(ch.name);
+    if (node.name === '') for (const n of extraRoots) names.add(n);
+    return names;
+  };
   const wild = hasWildcard(c.name);
   const base = wild ? "probe point mismatch: didn't find any wildcard matches" : 'probe point mismatch';
   const e = new SemanticError(base, c.tok, [], wild ? 'pp-wild-mismatch' : 'pp-mismatch');
@@ -543,7 +558,7 @@ export function mismatchError(node: MatchNode, c: A.ProbePointComponent, extraRo
   let msg: string | undefined;
   Object.defineProperty(e, 'message', {
     configurable: true,
-    get: () => (msg ??= withSimilar(base, suggest(c.name, names))),
+    get: () => (msg ??= withSimilar(base, suggest(suggestionTarget(c.name), candidates()))),
     set: (v: string) => {
       msg = v;
     },

@@ -10,6 +10,7 @@ import type { ExpansionShards, UseContext } from './alias_expansions';
 import type { TapsetLibrary } from './tapsets';
 import type { TargetSpec } from './process_target';
 import { isDeferred } from './tapset_ast';
+import { stapChildNames } from '../stap_points';
 
 export interface ElabOptions {
   guru: boolean;
@@ -107,6 +108,9 @@ export class Session {
       for (const a of f.aliases) for (const n of a.names) this.ownAliasRoots.add(n.components[0].name);
       this.tableHolds = undefined;
     }
+    if (!f.file.isTapset || (this.library && !this.library.isStdlibFile(f.file.name))) {
+      for (const a of f.aliases) for (const n of a.names) this.userAliasNames.push(n.components.map((c) => c.name));
+    }
     attachAliases(this.tree, f);
     this.embeds.push(...f.embeds);
     this.pendingProbes.push(...f.probes);
@@ -140,6 +144,8 @@ export class Session {
   private silentAliases = new WeakSet<A.AliasDecl>();
   /** First components of the alias names of the script (and other non-library) files included. */
   private ownAliasRoots = new Set<string>();
+  /** Alias names of the script and -I tapsets (not tapsim's stdlib), as component names. */
+  private userAliasNames: string[][] = [];
 
   /**
    * Does expanding this alias (optionally, without a suffix) derive no probe and print nothing?
@@ -251,9 +257,14 @@ export class Session {
     return [...priv, ...pub];
   }
 
-  /** All function names known (for `similar:` suggestions). */
-  functionNames(): string[] {
-    const s = new Set<string>(this.functions.keys());
+  /**
+   * The function names an unresolved call suggests: stap's collect_functions takes the session's
+   * functions (those resolved so far: `used`) and every library function, so a script function
+   * nothing has called yet is not among them (real-stap: `function foo() {} probe begin { fob() }`).
+   */
+  functionNames(used: readonly A.FunctionDecl[]): string[] {
+    const s = new Set<string>(used.map((f) => f.name));
+    for (const f of this.allFunctions) if (f.tok.file.isTapset) s.add(f.name);
     const lib = this.library;
     if (lib) for (const n of lib.functionNames()) s.add(n);
     return [...s];
@@ -268,6 +279,22 @@ export class Session {
     // `pre**post` may span components: its root is what `pre*` matches
     const root = key.includes('**') ? key.slice(0, key.indexOf('**')) + '*' : key;
     for (const path of lib.filesDefiningAliasRoot(root, hasWildcard(root) ? globMatch : undefined)) this.includePath(path);
+  }
+
+  /**
+   * The names a probe point mismatch below `keys` (tree keys of the components matched) suggests:
+   * the children stap 4.8's tree has there (stap_points.ts) and those the script's and -I
+   * tapsets' aliases add; where stap's tree has no such path (below a user alias, or a family
+   * only tapsim has), the children of tapsim's node.
+   */
+  similarProbeNames(keys: readonly string[], node: MatchNode): string[] {
+    const stap = stapChildNames(keys);
+    if (!stap) return [...node.children.values()].map((c) => c.name);
+    const out = new Set(stap);
+    for (const n of this.userAliasNames) {
+      if (n.length > keys.length && keys.every((k, i) => k === n[i])) out.add(n[keys.length]);
+    }
+    return [...out];
   }
 
   aliasRootNames(): string[] {

@@ -397,7 +397,7 @@ export class Resolver {
   private call(e: A.Call, scope: Scope): void {
     const cands = this.s.findFunctions(e.name, scope.file, e.tok);
     if (cands.length === 0) {
-      const sugg = suggest(e.name, this.s.functionNames());
+      const sugg = suggest(e.name, this.s.functionNames(this.usedFunctions));
       throw new SemanticError(withSimilar(`unresolved function ${e.name}`, sugg), e.tok, [], 'unresolved-function');
     }
     const same = cands.filter((f) => f.params.length === e.args.length);

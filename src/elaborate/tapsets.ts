@@ -279,6 +279,12 @@ export class TapsetLibrary {
     return (this.optionFiles.get(f) ?? []).every((o) => now[o] === built[o]);
   }
 
+  /** Is a library file the stdlib directory's (not an -I directory's)? */
+  isStdlibFile(file: string): boolean {
+    const stdlib = this.opts.dirs[0];
+    return !!stdlib && path.resolve(file).startsWith(path.resolve(stdlib) + path.sep);
+  }
+
   /** The stamp (mtime:size) of a library file when the library was scanned. */
   fileStamp(f: string): string | undefined {
     return this.fileStamps.get(f);

@@ -126,51 +126,9 @@ function copyValue(v: unknown, keep?: (node: object) => boolean): unknown {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Levenshtein suggestions (util.cxx levenshtein / levenshtein_suggest)
+// Levenshtein suggestions: src/suggest.ts (stap's util.cxx levenshtein_suggest)
 
-export function levenshtein(a: string, b: string): number {
-  const m = a.length;
-  const n = b.length;
-  let prev = new Array<number>(n + 1);
-  let cur = new Array<number>(n + 1);
-  for (let j = 0; j <= n; j++) prev[j] = j;
-  for (let i = 1; i <= m; i++) {
-    cur[0] = i;
-    for (let j = 1; j <= n; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-    }
-    [prev, cur] = [cur, prev];
-  }
-  return prev[n];
-}
-
-/** The `a, b, c` list stap appends as `(similar: ...)`: up to `max` names within `threshold` edits. */
-export function suggest(target: string, elems: Iterable<string>, max = 5, threshold = 5): string {
-  const sorted = [...new Set(elems)].filter((s) => s !== '').sort(cmpBytes);
-  const scores: { score: number; name: string }[] = [];
-  for (const name of sorted) {
-    const minScore = Math.abs(target.length - name.length);
-    if (minScore > threshold) continue;
-    if (scores.length === max && scores[scores.length - 1].score <= minScore) continue;
-    const score = levenshtein(target, name);
-    if (score > threshold) continue;
-    // multimap insert: after all entries with score <= this one
-    let at = scores.length;
-    while (at > 0 && scores[at - 1].score > score) at--;
-    scores.splice(at, 0, { score, name });
-    if (scores.length > max) scores.pop();
-  }
-  return scores.map((s) => s.name).join(', ');
-}
-
-export function withSimilar(msg: string, sugg: string): string {
-  return sugg ? `${msg} (similar: ${sugg})` : msg;
-}
-
-export function cmpBytes(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export { levenshtein, suggest, withSimilar, cmpBytes } from '../suggest';
 
 // ---------------------------------------------------------------------------------------------
 // Probe-point rendering

@@ -243,7 +243,8 @@ function dwarfBuilder(prefixLen: number, module: boolean): Provider['build'] {
             quick += ' ' + n;
             if (quick.length > 80) { quick += ' ...'; break; }
           }
-          req.warn?.(`cannot probe .return of ${inl.length} inlined functions ${quick}`);
+          // (stap's _NF: ngettext's singular for one; both texts are in Debian's stap 4.8 binary)
+          req.warn?.(`cannot probe .return of ${inl.length} inlined function${inl.length === 1 ? '' : 's'} ${quick}`);
         }
       } else if (!hasGlob(p.func) && isInlineOnly(p.func)) {
         throw noMatchError();

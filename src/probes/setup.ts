@@ -57,6 +57,9 @@ function withCastOnly(r: ProbeRegistry, register: () => void): void {
   for (const p of r.providers().slice(before)) patchProvider(p);
 }
 
+/** kernel.mark points: the kernel has no static markers, so each resolves to nothing. */
+const NO_MARKERS: Provider = { family: 'kernel.mark', build: () => [] };
+
 /**
  * The probe families by root name: each loader registers its family's patterns when a probe
  * point first names one of its roots (src/elaborate/probes.ts, ProbeRegistry.addFamily).
@@ -85,6 +88,10 @@ const FAMILIES: { roots: string[]; load: (r: ProbeRegistry) => void }[] = [
       for (const [pattern, prov] of scopePatterns(kernelFunctionProvider)) r.register(pattern, prov);
       // kernel.trace("[SYS:]EVENT") (tracepoint.ts)
       r.register('kernel.trace(string)', (require('./tracepoint') as typeof import('./tracepoint')).tracepointProvider);
+      // kernel.mark("NAME")[.format("FMT")]: static markers left Linux in 2.6.32, and stap 4.8
+      // still registers the family but finds none (real-stap: `no match`)
+      r.register('kernel.mark(string)', NO_MARKERS);
+      r.register('kernel.mark(string).format(string)', NO_MARKERS);
     },
   },
 ];

@@ -12,5 +12,6 @@ import { corners } from './corners';
 import { leftovers } from './leftovers';
 import { cascades } from './cascades';
 import { lvalues } from './lvalues';
+import { suggest } from './suggest';
 
-export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners, leftovers, cascades, lvalues];
+export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners, leftovers, cascades, lvalues, suggest];
