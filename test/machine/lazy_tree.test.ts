@@ -1,6 +1,6 @@
 /**
- * The boot trees made when first looked up (/etc from the recording, /sys/devices/system/cpu;
- * include/fs.ts LazyDir) are the trees an eager build makes: the inode numbers, times, links and
+ * The boot trees made when first looked up (/etc from the recording, /sys/devices/system/cpu,
+ * /sys/module; include/fs.ts LazyDir) are the trees an eager build makes: the inode numbers, times, links and
  * directory order do not depend on what reaches them first, and the numbers are the ones
  * reserved at boot (the recorded inode order for /etc, the order of creation for sysfs).
  */
@@ -30,7 +30,7 @@ describe('machine: boot trees made on first use', () => {
     const b = new Machine({ seed: 1 });
     // a few deep look-ups (each makes its entry, not its directory's listing), then the whole tree
     for (const p of ['/etc/ssh/sshd_config', '/etc/systemd/system/multi-user.target.wants', '/etc/ld.so.cache',
-      '/sys/devices/system/cpu/cpu3/topology/core_id', '/sys/devices/system/cpu/cpuidle/current_governor']) {
+      '/sys/devices/system/cpu/cpu3/topology/core_id', '/sys/devices/system/cpu/cpuidle/current_governor', '/sys/module/ext4']) {
       expect(b.fs.lookup(p), p).to.not.equal(null);
     }
     expect(b.fs.lookup('/sys/devices/system/cpu/cpu3/topology/core_id')!.show!()).to.equal('3\n');

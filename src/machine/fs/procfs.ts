@@ -56,7 +56,7 @@ export function populateProc(m: FsMachine, fs: Fs): void {
  * data/kernel/), /proc/partitions (show_partition(): "%4d  %7d %10llu %pg" of the machine's
  * disk), /sys/module/<name> for every module the guest's /sys/module has.
  */
-export function populateKernelLists(fs: Fs): void {
+export function populateKernelLists(fs: Fs, now: number): void {
   fs.procFile('/proc/modules', procModulesText);
   fs.procFile('/proc/kallsyms', procKallsymsText);
   fs.procFile('/proc/partitions', () => {
@@ -68,7 +68,25 @@ export function populateKernelLists(fs: Fs): void {
     }
     return s;
   });
-  for (const n of sysModuleNames()) fs.mkdirp(`/sys/module/${n}`, 'sysfs');
+  // /sys/module/NAME (one empty directory per module): numbered now in the order of the list, made when looked up
+  const names = [...new Set(sysModuleNames())];
+  if (!names.length) return;
+  const dir = fs.mkdirp('/sys/module', 'sysfs');
+  const nums = names.map(() => fs.takeIno());
+  const made = new Map<string, Inode>();
+  const make = (k: number): Inode => {
+    let ino = made.get(names[k]);
+    if (!ino) {
+      made.set(names[k], (ino = new Inode(nums[k], S_IFDIR | 0o755, 'sysfs', now)));
+      ino.parent = dir;
+    }
+    return ino;
+  };
+  dir.nlink += names.length;
+  dir.children = new LazyDir([], {
+    one: (name) => { const k = names.indexOf(name); return k < 0 ? undefined : make(k); },
+    all: () => names.map((n, k): [string, Inode] => [n, make(k)]),
+  });
 }
 
 /**

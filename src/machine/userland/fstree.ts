@@ -166,7 +166,7 @@ export function populate(m: FsMachine, fs: Fs): void {
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
   }
   fs.symlink('/usr/sbin/mkswap', '/usr/bin/mkswap');
-  populateKernelLists(fs);
+  populateKernelLists(fs, m.now);
   for (const p of MORE_TOOL_NAMES) {
     const size = DEBIAN_FILES[p]?.[0] ?? 40000;
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + p.length), o, l) }, 0o755);
