@@ -88,8 +88,8 @@ interface DirPlan { path: string; made: Made[]; listed: boolean; byName: Map<str
  * Every entry's inode number and disk extent are taken here, in the recorded inode order (savedir's
  * SAVEDIR_SORT_FASTREAD, cp -r's order, sorts by it), as making them one after the other would;
  * the entries the machine made before get the recorded bytes and stat now.  The new inodes are
- * made when first looked up (include/fs.ts LazyDir): a start reads a few of the 331 (the warm page
- * cache, the services), not the tree.  A directory made new takes its recorded time, one the
+ * made when first looked up (include/fs.ts LazyDir): a start makes the 176 files the warm page cache
+ * holds and the few the services open, not the directories' listings.  A directory made new takes its recorded time, one the
  * machine made before the boot's time if it gains entries (creating them touched it); a listed
  * directory's entries are in the recorded (getdents) order, the machine's own after them.
  */
