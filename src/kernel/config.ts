@@ -38,33 +38,36 @@ const FALLBACK: Record<string, string> = {
   CONFIG_NR_CPUS: '8192', CONFIG_PREEMPT_VOLUNTARY: 'y', CONFIG_UTRACE: '', CONFIG_SWAP: 'y',
 };
 
-let configText: string | null = null;
+let configBytes: Buffer | null | undefined;
 
 /**
- * The .config text, with a newline in front so every option line starts with "\nCONFIG_".
- * Options are looked up in it one by one (and remembered): a run asks for a handful of ~8000.
+ * The .config file's bytes (null when absent).  Options are looked up in them one by one (and
+ * remembered): a run asks for a handful of ~8000, so the 152 KB are neither decoded nor copied.
  */
-function configFile(): string | null {
-  if (configText === null) {
+function configFile(): Buffer | null {
+  if (configBytes === undefined) {
     try {
-      configText = '\n' + fs.readFileSync(path.join(dataDir(), 'config.txt'), 'latin1');
+      configBytes = fs.readFileSync(path.join(dataDir(), 'config.txt'));
     } catch {
-      configText = '';
+      configBytes = null;
     }
   }
-  return configText || null;
+  return configBytes;
 }
 
 function lookupConfig(name: string): string | undefined {
-  const text = configFile();
-  if (text === null) return Object.prototype.hasOwnProperty.call(FALLBACK, name) ? FALLBACK[name] : undefined;
+  const bytes = configFile();
+  if (bytes === null) return Object.prototype.hasOwnProperty.call(FALLBACK, name) ? FALLBACK[name] : undefined;
   if (!name.startsWith('CONFIG_')) return undefined;
-  const at = text.indexOf(`\n${name}=`);
+  // the option's line: "NAME=" at the start of a line
+  const key = `${name}=`;
+  let at = bytes.indexOf(key, 0, 'latin1');
+  while (at > 0 && bytes[at - 1] !== 0x0a) at = bytes.indexOf(key, at + 1, 'latin1');
   if (at < 0) return undefined;
-  const start = at + name.length + 2;
-  let end = text.indexOf('\n', start);
-  if (end < 0) end = text.length;
-  let v = text.slice(start, end);
+  const start = at + key.length;
+  let end = bytes.indexOf(0x0a, start);
+  if (end < 0) end = bytes.length;
+  let v = bytes.toString('latin1', start, end);
   if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
   return v;
 }

@@ -220,10 +220,13 @@ function clockText(inst: Instance): string {
   return TRACE_CLOCKS.map(([n], i) => (i === inst.tr.clockId ? `[${n}]` : n)).join(' ') + '\n';
 }
 
+/** an instance directory's mode (and the top one's: tracefs' root) */
+export const TOP_DIR_MODE = 0o750;
+
 /** The files every instance has. */
 export function instanceDir(env: TracefsCore, inst: Instance): Dir {
   const tr = inst.tr;
-  const d = new Dir(0o750);
+  const d = new Dir(TOP_DIR_MODE);
   const act = env.triggerActions(inst);
   d.add('available_tracers', textFile(() => inst.available().join(' ') + '\n', R));
   d.add('current_tracer', ctl(() => `${tr.tracerName}\n`, (t) => inst.setTracer(t.trim())));

@@ -26,7 +26,7 @@ import { FilterHashes, ProbeActions } from './trace_functions';
 import { EventFile, EventsHost, eventPrinter } from './events';
 import { runTriggers, TriggerActions } from './event_trigger';
 import { Instance, InstanceEnv, TRACER_OPTIONS } from './instance';
-import { instanceDir, topLevelFiles } from './instance_files';
+import { instanceDir, topLevelFiles, TOP_DIR_MODE } from './instance_files';
 import { DynamicEvents } from './dynamic_events';
 import { StackTracer } from './trace_stack';
 import { debugfsRoot } from './debugfs';
@@ -53,6 +53,7 @@ export class Tracefs implements InstanceEnv {
   private cmdlineRefs = 0;
   private readonly switchProbe: (d: unknown, ...a: unknown[]) => void;
   private rootDir: Dir | null = null;
+  private rootNode: PseudoNode | null = null;
 
   constructor(readonly host: TracefsHost, opts: TracefsOptions = {}) {
     this.cmdlines.resize(6552);
@@ -184,13 +185,27 @@ export class Tracefs implements InstanceEnv {
     return name === '' ? this.top : this.instances.get(name);
   }
 
-  /** The tracefs root (what `mount -t tracefs` shows). */
+  /**
+   * The tracefs root (what `mount -t tracefs` shows): one node, mounted at boot on
+   * /sys/kernel/tracing and reached again through debugfs' `tracing`; its ~90 files are made when
+   * it is first listed or looked up (a start mounts it and never reads it).
+   */
   root(): PseudoNode {
-    if (this.rootDir) return this.rootDir;
-    const d = instanceDir(this, this.top);
-    topLevelFiles(this, d);
-    this.rootDir = d;
-    return d;
+    return (this.rootNode ??= {
+      kind: 'dir',
+      mode: TOP_DIR_MODE,
+      list: () => this.topDir().list(),
+      child: (name) => this.topDir().child(name),
+    });
+  }
+
+  private topDir(): Dir {
+    if (!this.rootDir) {
+      const d = instanceDir(this, this.top);
+      topLevelFiles(this, d);
+      this.rootDir = d;
+    }
+    return this.rootDir;
   }
 
   /** debugfs: kprobes/{list,enabled,blacklist} and the `tracing` automount. */

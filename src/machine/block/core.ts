@@ -258,7 +258,7 @@ block.hook('bio_done', (m, c, _t, e) => {
   const wake = [...req.waiters];
   if (ino) {
     for (const i of req.pages) if (ino.pc[i] === 3 || ino.pc[i] === 4) ino.pc[i] = 1;
-    wake.push(...ino.waiters.splice(0));
+    if (ino.waiters) wake.push(...ino.waiters.splice(0));
   }
   return pushWakeups(c, wake);
 });

@@ -1,6 +1,6 @@
 /** /proc and /proc/sys/vm: generated from the machine's live state. */
 import type { Fs, FsMachine } from './namei';
-import type { Inode } from '../include/fs';
+import { Inode, LazyDir, S_IFDIR, S_IFREG } from '../include/fs';
 import { KERNEL_PROC_VERSION, KERNEL_RELEASE } from '../../kernel/config';
 import { procModulesText, procKallsymsText, sysModuleNames } from '../../kernel/kallsyms';
 import { procRoot } from './proc_pid';
@@ -56,7 +56,7 @@ export function populateProc(m: FsMachine, fs: Fs): void {
  * data/kernel/), /proc/partitions (show_partition(): "%4d  %7d %10llu %pg" of the machine's
  * disk), /sys/module/<name> for every module the guest's /sys/module has.
  */
-export function populateKernelLists(fs: Fs): void {
+export function populateKernelLists(fs: Fs, now: number): void {
   fs.procFile('/proc/modules', procModulesText);
   fs.procFile('/proc/kallsyms', procKallsymsText);
   fs.procFile('/proc/partitions', () => {
@@ -68,7 +68,25 @@ export function populateKernelLists(fs: Fs): void {
     }
     return s;
   });
-  for (const n of sysModuleNames()) fs.mkdirp(`/sys/module/${n}`, 'sysfs');
+  // /sys/module/NAME (one empty directory per module): numbered now in the order of the list, made when looked up
+  const names = [...new Set(sysModuleNames())];
+  if (!names.length) return;
+  const dir = fs.mkdirp('/sys/module', 'sysfs');
+  const nums = names.map(() => fs.takeIno());
+  const made = new Map<string, Inode>();
+  const make = (k: number): Inode => {
+    let ino = made.get(names[k]);
+    if (!ino) {
+      made.set(names[k], (ino = new Inode(nums[k], S_IFDIR | 0o755, 'sysfs', now)));
+      ino.parent = dir;
+    }
+    return ino;
+  };
+  dir.nlink += names.length;
+  dir.children = new LazyDir([], {
+    one: (name) => { const k = names.indexOf(name); return k < 0 ? undefined : make(k); },
+    all: () => names.map((n, k): [string, Inode] => [n, make(k)]),
+  });
 }
 
 /**
@@ -114,28 +132,66 @@ function dropCaches(m: FsMachine, fs: Fs): void {
 /**
  * /sys/devices/system/cpu (kernel/cpu.ts sysCpuFiles: the recorded guest's files), created after
  * the rest of the tree so that every other inode keeps its number. cpuidle/current_governor takes
- * the name of an available governor, as cpuidle's sysfs store does.
+ * the name of an available governor, as cpuidle's sysfs store does.  The directory and its parents
+ * are made now; the ~120 entries under it take their inode numbers now, in the order making them
+ * one by one would, and are made when first looked up (include/fs.ts LazyDir), at boot's time.
  */
-export function populateSysCpu(fs: Fs, ncpus: number): void {
-  const base = '/sys/devices/system/cpu';
+export function populateSysCpu(fs: Fs, ncpus: number, now: number): void {
   const files = sysCpuFiles(ncpus);
   const governors = (files.get('cpuidle/available_governors') ?? '').split(' ');
+  const top = fs.mkdirp('/sys/devices/system/cpu', 'sysfs');
+  /** each directory's entries in the order they are made: [name, number, file text (null: a directory)] */
+  const dirs = new Map<string, [string, number, string | null][]>([['', []]]);
   for (const [rel, text] of files) {
-    const at = `${base}/${rel}`;
-    const slash = at.lastIndexOf('/');
-    // the directory mkdirp makes (or finds) is the one procFile's walk would find: nothing under /sys is a symlink or mount yet
-    const dir = fs.mkdirp(at.slice(0, slash), 'sysfs');
-    const name = at.slice(slash + 1);
-    if (rel === 'cpuidle/current_governor') {
-      let cur = text;
-      fs.procFileIn(dir, name, () => cur, (s) => {
-        const name = s.trim();
-        if (!name || !governors.includes(name)) return -22;
-        cur = `${name}\n`;
-        return s.length;
-      }, 0o644);
-    } else fs.procFileIn(dir, name, () => text);
+    const slash = rel.lastIndexOf('/');
+    const at = slash < 0 ? '' : rel.slice(0, slash);
+    // the directories mkdirp would make first, outermost first
+    for (let k = rel.indexOf('/'); k >= 0 && k <= slash; k = rel.indexOf('/', k + 1)) {
+      const d = rel.slice(0, k);
+      if (dirs.has(d)) continue;
+      const up = d.lastIndexOf('/');
+      dirs.get(up < 0 ? '' : d.slice(0, up))!.push([d.slice(up + 1), fs.takeIno(), null]);
+      dirs.set(d, []);
+    }
+    dirs.get(at)!.push([rel.slice(slash + 1), fs.takeIno(), text]);
   }
+  const lazy = (dir: Inode, rel: string): LazyDir => {
+    const entries = dirs.get(rel)!;
+    const made = new Map<string, Inode>();
+    const make = (e: [string, number, string | null]): Inode => {
+      let ino = made.get(e[0]);
+      if (ino) return ino;
+      const [name, num, text] = e;
+      const sub = rel ? `${rel}/${name}` : name;
+      if (text === null) {
+        ino = new Inode(num, S_IFDIR | 0o755, 'sysfs', now);
+        ino.nlink = 2 + dirs.get(sub)!.reduce((n, c) => n + (c[2] === null ? 1 : 0), 0);
+        ino.children = lazy(ino, sub);
+      } else if (sub === 'cpuidle/current_governor') {
+        ino = new Inode(num, S_IFREG | 0o644, 'sysfs', now);
+        let cur = text;
+        ino.show = () => cur;
+        ino.store = (s) => {
+          const name = s.trim();
+          if (!name || !governors.includes(name)) return -22;
+          cur = `${name}\n`;
+          return s.length;
+        };
+      } else {
+        ino = new Inode(num, S_IFREG | 0o444, 'sysfs', now);
+        ino.show = () => text;
+      }
+      ino.parent = dir;
+      made.set(name, ino);
+      return ino;
+    };
+    return new LazyDir([], {
+      one: (name) => { const e = entries.find((x) => x[0] === name); return e && make(e); },
+      all: () => entries.map((e): [string, Inode] => [e[0], make(e)]),
+    });
+  };
+  top.nlink = 2 + dirs.get('')!.reduce((n, c) => n + (c[2] === null ? 1 : 0), 0);
+  top.children = lazy(top, '');
 }
 
 /**

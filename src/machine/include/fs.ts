@@ -56,8 +56,8 @@ export class Inode {
   pc: Uint8Array = NO_PAGES;
   cachedPages = 0;
   dirtyPages = 0;
-  /** tasks waiting for I/O on this inode's pages */
-  waiters: WaitQueue = [];
+  /** tasks waiting for I/O on this inode's pages (made at the first wait: a boot makes ~1,000 inodes) */
+  waiters: WaitQueue | null = null;
   constructor(ino: number, mode: number, fs: FsType, now: number) {
     this.ino = ino;
     this.mode = mode;
@@ -120,6 +120,79 @@ export class Inode {
     // truncate that extends the file has bytes to clear
     const d = this.data;
     if (d && n > old && old < d.length) d.fill(0, old, Math.min(n, d.length));
+  }
+}
+
+/** Where a LazyDir's entries come from (the boot tree that made the directory). */
+export interface LazyDirSource {
+  /** entry `name`, made on the first ask and the same inode after (undefined: no such entry) */
+  one(name: string): Inode | undefined;
+  /** every entry in the directory's order, the ones `one` made among them */
+  all(): [string, Inode][];
+}
+
+/**
+ * A directory's entries made when first used (Inode.children of a boot tree that a run mostly does
+ * not read: the guest's /etc, userland/etc_tree.ts).  A look-up of one name (get, has) makes that
+ * entry only; anything that lists, counts or changes the directory makes all of it first, in its
+ * order.  Entries keep the numbers, times and order an eager build gives them: the builder reserves
+ * them at boot.
+ */
+export class LazyDir extends Map<string, Inode> {
+  private source: LazyDirSource | null = null;
+  constructor(made: Iterable<[string, Inode]>, source: LazyDirSource) {
+    super();
+    for (const [n, i] of made) super.set(n, i);
+    this.source = source;
+  }
+  private fill(): void {
+    const s = this.source;
+    if (!s) return;
+    this.source = null;
+    super.clear();
+    for (const [n, i] of s.all()) super.set(n, i);
+  }
+  get(name: string): Inode | undefined {
+    return super.get(name) ?? this.source?.one(name);
+  }
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+  set(name: string, ino: Inode): this {
+    this.fill();
+    return super.set(name, ino);
+  }
+  delete(name: string): boolean {
+    this.fill();
+    return super.delete(name);
+  }
+  clear(): void {
+    this.fill();
+    super.clear();
+  }
+  get size(): number {
+    this.fill();
+    return super.size;
+  }
+  forEach(cb: (ino: Inode, name: string, map: Map<string, Inode>) => void, thisArg?: unknown): void {
+    this.fill();
+    super.forEach(cb, thisArg);
+  }
+  entries(): MapIterator<[string, Inode]> {
+    this.fill();
+    return super.entries();
+  }
+  keys(): MapIterator<string> {
+    this.fill();
+    return super.keys();
+  }
+  values(): MapIterator<Inode> {
+    this.fill();
+    return super.values();
+  }
+  [Symbol.iterator](): MapIterator<[string, Inode]> {
+    this.fill();
+    return super[Symbol.iterator]();
   }
 }
 

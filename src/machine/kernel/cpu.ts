@@ -15,18 +15,22 @@ import { readDataText } from '../../kernel/data';
 
 let sections: Map<string, string> | null = null;
 
-/** The recording's sections ("== NAME" lines, then the text up to the next one). */
+/**
+ * The recording's sections ("== NAME" lines, then the text up to the next one, each line ending in
+ * a newline), cut out of the file's text where they lie (a boot reads a few of the 105).
+ */
 function recorded(): Map<string, string> {
   if (sections) return sections;
   sections = new Map();
-  let name = '';
-  let lines: string[] = [];
-  const flush = () => { if (name) sections!.set(name, lines.length ? lines.join('\n') + '\n' : ''); };
-  for (const line of readDataText('cpu.txt').split('\n')) {
-    if (line.startsWith('== ')) { flush(); name = line.slice(3); lines = []; } else lines.push(line);
+  const text = '\n' + readDataText('cpu.txt');
+  for (let at = text.indexOf('\n== '); at >= 0;) {
+    const eol = text.indexOf('\n', at + 1);
+    const next = eol < 0 ? -1 : text.indexOf('\n== ', eol);
+    let body = eol < 0 ? '' : text.slice(eol + 1, next < 0 ? text.length : next + 1);
+    if (body && !body.endsWith('\n')) body += '\n';
+    sections.set(text.slice(at + 4, eol < 0 ? text.length : eol), body);
+    at = next;
   }
-  if (lines.length && lines[lines.length - 1] === '') lines.pop();
-  flush();
   return sections;
 }
 

@@ -90,7 +90,7 @@ filemap.hook('wait_io', (m, c, t, e) => {
   const ino = e.ino as Inode;
   for (let i = e.first as number, k = 0; k < (e.n as number); k++, i++) {
     if (ino.pc[i] === 3) {
-      if (!ino.waiters.includes(t)) ino.waiters.push(t);
+      if (!(ino.waiters ??= []).includes(t)) ino.waiters.push(t);
       t.state = TASK_UNINTERRUPTIBLE;
       t.wchan = 'folio_wait_bit_common';
       return H_SLEEP;
@@ -252,7 +252,7 @@ export function lockedPage(ino: Inode, pos: number, end: number): number {
 filemap.hook('read_wait', (_m, _c, t, e) => {
   const ino = e.ino as Inode | undefined;
   if (!ino || e.readEnd === undefined || lockedPage(ino, e.readPos as number, e.readEnd as number) < 0) return H_CONT;
-  if (!ino.waiters.includes(t)) ino.waiters.push(t);
+  if (!(ino.waiters ??= []).includes(t)) ino.waiters.push(t);
   t.state = TASK_UNINTERRUPTIBLE;
   t.wchan = 'folio_wait_bit_common';
   return H_SLEEP;

@@ -13,7 +13,7 @@
  * in the recorded inode order (the machine's numbers differ, their order among these is the real one).
  */
 import type { Fs } from '../fs/namei';
-import type { Inode } from '../include/fs';
+import { Inode, LazyDir, PAGE, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../include/fs';
 import * as nodeFs from 'fs';
 import { userlandDataFile } from '../process/ldso';
 import { machineNsOf } from './libc_time';
@@ -62,83 +62,145 @@ function recorded(p: string, size: number): { size: number; gen: (off: number, l
  */
 const MACHINE_OWN = new Set(['/etc/hostname', '/etc/hosts']);
 
-/** The recorded entries in inode order, and each path's place in the recording (getdents order), once a process. */
+/** The recorded entries in inode order (once a process; Array.prototype.sort is stable: entries of one inode number keep the recording's order). */
 let byIno: readonly Entry[] | null = null;
+function inInodeOrder(): readonly Entry[] {
+  return (byIno ??= load().slice().sort((a, b) => a[8] - b[8]));
+}
+/** Each path's place in the recording (getdents order), once a process, when a directory is first listed. */
 let rankOf: Map<string, number> | null = null;
-function order(): { byIno: readonly Entry[]; rank: Map<string, number> } {
-  if (!byIno || !rankOf) {
+function rankOfPath(): Map<string, number> {
+  if (!rankOf) {
     const all = load();
-    // Array.prototype.sort is stable: entries of one inode number keep the recording's order
-    byIno = all.slice().sort((a, b) => a[8] - b[8]);
     rankOf = new Map();
     for (let i = 0; i < all.length; i++) rankOf.set(all[i][0], i);
   }
-  return { byIno, rank: rankOf };
+  return rankOf;
 }
+
+/** a recorded entry the machine did not have: its reserved inode number and disk extent, its inode once made */
+interface Made { name: string; e: Entry; num: number; block: number; ino: Inode | null }
+/** a directory of the tree: the entries it gains, whether the recording lists it (then its entries take the recorded order) */
+interface DirPlan { path: string; made: Made[]; listed: boolean; byName: Map<string, Made> | null }
 
 /**
  * Build /etc from the recording (after the rest of the tree: the inode numbers made before stay).
- * A start builds it at every boot: the loops index the entries instead of destructuring them (in
- * code not yet optimised, each destructuring walks an iterator), and a directory whose entries
- * are in the recorded order already is left as it is.
+ * Every entry's inode number and disk extent are taken here, in the recorded inode order (savedir's
+ * SAVEDIR_SORT_FASTREAD, cp -r's order, sorts by it), as making them one after the other would;
+ * the entries the machine made before get the recorded bytes and stat now.  The new inodes are
+ * made when first looked up (include/fs.ts LazyDir): a start makes the 176 files the warm page cache
+ * holds and the few the services open, not the directories' listings.  A directory made new takes its recorded time, one the
+ * machine made before the boot's time if it gains entries (creating them touched it); a listed
+ * directory's entries are in the recorded (getdents) order, the machine's own after them.
  */
 export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
   const ns = (s: number): number => machineNsOf(bootNs, Math.min(s, latestS));
-  const { byIno: entries, rank } = order();
-  /** [directory, its path, its recorded mtime (s), whether the machine made it before] */
-  const dirs: [Inode, string, number, boolean][] = [];
-  // the directories the machine made before (only directories' times are read from it below)
-  const before = new Set<string>();
-  for (const e of entries) if (e[1] === 'd' && fs.lookup(e[0], '/', true)) before.add(e[0]);
-  // made in the recorded inode order (savedir's SAVEDIR_SORT_FASTREAD, cp -r's order, sorts by it)
+  const entries = inInodeOrder();
+  // the machine's own /etc (fstree.ts, ldso.ts, libc_nss.ts), by path
+  const own = new Map<string, Inode>();
+  const walk = (d: Inode, p: string): void => {
+    own.set(p, d);
+    for (const [n, c] of d.children ?? []) if (c.parent === d) walk(c, `${p}/${n}`); else own.set(`${p}/${n}`, c);
+  };
+  const etc = fs.lookup('/etc', '/', true);
+  if (etc) walk(etc, '/etc');
+  const plans = new Map<string, DirPlan>();
+  const planOf = (p: string): DirPlan | undefined => {
+    let d = plans.get(p);
+    if (!d && own.get(p)?.isDir) plans.set(p, (d = { path: p, made: [], listed: false, byName: null }));
+    return d;
+  };
   for (const e of entries) {
-    const p = e[0], type = e[1], mode = e[2], size = e[5], body = e[9];
-    let ino = fs.lookup(p, '/', true);
-    const want = type === 'd' ? 0o040000 : type === 'l' ? 0o120000 : 0o100000;
-    if (ino && (ino.mode & 0o170000) !== want) continue; // the machine's own kind of entry stays
-    if (ino?.isDir) dirs.push([ino, p, e[6], before.has(p)]);
-    // an entry the machine made before takes the next number, so that its place in inode order is the
-    // real one; a file's placeholder text gives way to the guest's bytes and stat (but MACHINE_OWN's)
+    const p = e[0], type = e[1], size = e[5], body = e[9];
+    const want = type === 'd' ? S_IFDIR : type === 'l' ? S_IFLNK : S_IFREG;
+    const ino = own.get(p);
     if (ino) {
+      if ((ino.mode & S_IFMT) !== want) continue; // the machine's own kind of entry stays
+      if (ino.isDir) planOf(p)!.listed = true;
+      // an entry the machine made before takes the next number, so that its place in inode order is the
+      // real one; a file's placeholder text gives way to the guest's bytes and stat (but MACHINE_OWN's)
       if (p !== '/etc') ino.ino = fs.takeIno();
       if (type === 'f' && !MACHINE_OWN.has(p)) {
         if (body !== null) { ino.data = Buffer.from(body, 'latin1'); ino.gen = null; } else { ino.data = null; ino.gen = recorded(p, size).gen; }
         ino.size = size;
-        ino.mode = want | mode;
+        ino.mode = want | e[2];
         ino.uid = e[3];
         ino.gid = e[4];
         ino.mtime = ino.atime = ns(e[6]);
       }
       continue;
     }
-    if (type === 'd') ino = fs.mkdirp(p, 'ext4', mode);
-    else if (type === 'l') ino = fs.symlink(p, body ?? '');
-    else ino = fs.createFile(p, body ?? recorded(p, size), mode);
-    if (type !== 'l') ino.mode = want | mode;
+    const k = p.lastIndexOf('/');
+    const dir = planOf(p.slice(0, k));
+    if (!dir) throw new Error(`data/userland/etc.json: ${p} comes before its directory (regenerate it: scripts/userland/etc_tree.ts)`);
+    // the number and the extent (fs/namei.ts mk, allocExtent) making it now would take
+    const made: Made = { name: p.slice(k + 1), e, num: fs.takeIno(), block: 0, ino: null };
+    if (type === 'f') {
+      made.block = fs.nextBlock;
+      fs.nextBlock += Math.max(16, Math.ceil((body !== null ? body.length : size) / PAGE) + 64);
+    }
+    dir.made.push(made);
+    if (type === 'd') plans.set(p, { path: p, made: [], listed: true, byName: null });
+  }
+  const subdirs = (d: DirPlan): number => d.made.reduce((n, c) => n + (c.e[1] === 'd' ? 1 : 0), 0);
+  /** the inode of a new entry of directory `dir` (inode `parent`), made once */
+  const make = (c: Made, parent: Inode): Inode => {
+    if (c.ino) return c.ino;
+    const e = c.e, type = e[1], body = e[9];
+    const ino = new Inode(c.num, (type === 'd' ? S_IFDIR : type === 'l' ? S_IFLNK : S_IFREG) | (type === 'l' ? 0o777 : e[2]), 'ext4', bootNs);
+    if (type === 'd') {
+      const d = plans.get(e[0])!;
+      ino.nlink = 2 + subdirs(d);
+      if (d.made.length) ino.children = lazyChildren(d, ino);
+    } else if (type === 'l') {
+      ino.target = body ?? '';
+      ino.size = ino.target.length;
+    } else {
+      if (body !== null) ino.data = Buffer.from(body, 'latin1'); else ino.gen = recorded(e[0], e[5]).gen;
+      ino.size = body !== null ? ino.data!.length : e[5];
+      ino.diskBlock = c.block;
+    }
     ino.uid = e[3];
     ino.gid = e[4];
     ino.mtime = ino.atime = ns(e[6]);
-    if (type === 'd') dirs.push([ino, p, e[6], before.has(p)]);
+    ino.parent = parent;
+    return (c.ino = ino);
+  };
+  const lazyChildren = (d: DirPlan, dir: Inode): LazyDir => new LazyDir(dir.children ?? [], {
+    one: (name) => {
+      if (!d.byName) d.byName = new Map(d.made.map((c) => [c.name, c]));
+      const c = d.byName.get(name);
+      return c && make(c, dir);
+    },
+    all: () => {
+      const kids: [string, Inode][] = [...(ownKids.get(dir) ?? [])];
+      for (const c of d.made) kids.push([c.name, make(c, dir)]);
+      return d.listed ? inRecordedOrder(d.path, kids) : kids;
+    },
+  });
+  // the directories the machine made before: the entries they gain (their count of links, their time)
+  const ownKids = new Map<Inode, [string, Inode][]>();
+  for (const d of plans.values()) {
+    const dir = own.get(d.path);
+    if (!dir || (!d.made.length && !d.listed)) continue;
+    ownKids.set(dir, [...dir.children!]);
+    if (d.made.length) {
+      dir.nlink += subdirs(d);
+      dir.mtime = bootNs;
+    }
+    dir.children = lazyChildren(d, dir);
   }
-  // a directory's time is its own (creating its entries above touched it)
-  for (const d of dirs) if (!d[3]) d[0].mtime = d[0].atime = ns(d[2]);
-  // each directory's entries in the recorded (getdents) order, the machine's own after them (a
-  // stable sort by rank: when the ranks already rise, the order is the sorted one)
-  for (const d of dirs) {
-    const base = d[1];
-    const children = d[0].children!;
-    const kids: [number, string, Inode][] = [];
-    let sorted = true;
-    let last = -Infinity;
-    children.forEach((c, n) => {
-      const r = rank.get(`${base}/${n}`) ?? Infinity;
-      if (r < last) sorted = false;
-      last = r;
-      kids.push([r, n, c]);
-    });
-    if (sorted) continue;
-    kids.sort((a, b) => a[0] - b[0]);
-    children.clear();
-    for (const k of kids) children.set(k[1], k[2]);
-  }
+}
+
+/**
+ * A listed directory's entries in the recorded (getdents) order, the machine's own after them (a
+ * stable sort by rank: when the ranks already rise, the order is the given one).
+ */
+function inRecordedOrder(base: string, kids: [string, Inode][]): [string, Inode][] {
+  const rank = rankOfPath();
+  const ranked = kids.map((k): [number, string, Inode] => [rank.get(`${base}/${k[0]}`) ?? Infinity, k[0], k[1]]);
+  let sorted = true;
+  for (let i = 1; i < ranked.length && sorted; i++) if (ranked[i][0] < ranked[i - 1][0]) sorted = false;
+  if (!sorted) ranked.sort((a, b) => a[0] - b[0]);
+  return ranked.map((k) => [k[1], k[2]]);
 }

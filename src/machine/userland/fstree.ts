@@ -166,7 +166,7 @@ export function populate(m: FsMachine, fs: Fs): void {
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
   }
   fs.symlink('/usr/sbin/mkswap', '/usr/bin/mkswap');
-  populateKernelLists(fs);
+  populateKernelLists(fs, m.now);
   for (const p of MORE_TOOL_NAMES) {
     const size = DEBIAN_FILES[p]?.[0] ?? 40000;
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + p.length), o, l) }, 0o755);
@@ -180,7 +180,7 @@ export function populate(m: FsMachine, fs: Fs): void {
   procPidFile('maps', (t) => (t.proc.mm ? t.proc.mm.mapsText((r) => (r.file?.fs === 'ext4' ? '08:01' : '00:05')) : ''));
   installTimes(m, fs);
   installEtcTree(fs, m.bootNs, INSTALL_S);
-  populateSysCpu(fs, m.ncpus);
+  populateSysCpu(fs, m.ncpus, m.now);
   populateTty(fs);
   installDbenchLoadfile(m, fs);
   // nginx's logs (its master opened them at boot: userland/workload.ts); last, so earlier inodes keep their numbers

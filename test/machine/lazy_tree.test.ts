@@ -1,0 +1,96 @@
+/**
+ * The boot trees made when first looked up (/etc from the recording, /sys/devices/system/cpu,
+ * /sys/module; include/fs.ts LazyDir) are the trees an eager build makes: the inode numbers, times, links and
+ * directory order do not depend on what reaches them first, and the numbers are the ones
+ * reserved at boot (the recorded inode order for /etc, the order of creation for sysfs).
+ */
+import { expect } from 'chai';
+import * as fs from 'fs';
+import { Machine } from '../../src/machine/machine';
+import { Inode, LazyDir } from '../../src/machine/include/fs';
+import { userlandDataFile } from '../../src/machine/process/ldso';
+
+type Entry = [string, string, number, number, number, number, number, number, number, string | null];
+
+/** every inode reachable from `dir` (not into pseudo filesystems): its stat, page cache and place */
+function dump(d: Inode, p: string, out: string[] = []): string[] {
+  for (const [n, c] of d.children ?? []) {
+    const q = `${p === '/' ? '' : p}/${n}`;
+    out.push([q, c.ino, c.mode.toString(8), c.uid, c.gid, c.nlink, c.size, c.mtime, c.atime, c.fs, c.diskBlock,
+      c.cachedPages, Array.from(c.pc).join(''), c.target, c.parent?.ino].join(' '));
+    if (c.isDir && !c.pseudo && c.parent === d) dump(c, q, out);
+  }
+  return out;
+}
+
+describe('machine: boot trees made on first use', () => {
+  it('are the same whatever looks them up first', () => {
+    const a = new Machine({ seed: 1 });
+    const whole = dump(a.fs.root, '/');
+    const b = new Machine({ seed: 1 });
+    // a few deep look-ups (each makes its entry, not its directory's listing), then the whole tree
+    for (const p of ['/etc/ssh/sshd_config', '/etc/systemd/system/multi-user.target.wants', '/etc/ld.so.cache',
+      '/sys/devices/system/cpu/cpu3/topology/core_id', '/sys/devices/system/cpu/cpuidle/current_governor', '/sys/module/ext4']) {
+      expect(b.fs.lookup(p), p).to.not.equal(null);
+    }
+    expect(b.fs.lookup('/sys/devices/system/cpu/cpu3/topology/core_id')!.show!()).to.equal('3\n');
+    expect(dump(b.fs.root, '/')).to.deep.equal(whole);
+  });
+
+  it('give /etc the recorded inode order and new entries the numbers after the boot tree', () => {
+    const m = new Machine({ seed: 1 });
+    const entries = (JSON.parse(fs.readFileSync(userlandDataFile('etc.json'), 'utf8')) as { entries: Entry[] }).entries;
+    const byIno = entries.slice().sort((x, y) => x[8] - y[8]).filter((e) => e[0] !== '/etc');
+    const kind: Record<string, number> = { d: 0o040000, f: 0o100000, l: 0o120000 };
+    let last = 0, n = 0;
+    for (const e of byIno) {
+      const ino = m.fs.lookup(e[0], '/', true)!;
+      expect(ino, e[0]).to.not.equal(null);
+      if ((ino.mode & 0o170000) !== kind[e[1]]) continue; // the machine's own kind of entry (os-release) keeps its place
+      expect(ino.ino, e[0]).to.be.greaterThan(last);
+      last = ino.ino;
+      n++;
+    }
+    expect(n).to.be.greaterThan(300);
+    // the directory gains an entry after its listing, numbered after everything the boot made
+    const before = [...m.fs.lookup('/etc/ssh')!.children!.keys()];
+    const made = m.fs.createFile('/etc/ssh/new_key', 'x');
+    expect([...m.fs.lookup('/etc/ssh')!.children!.keys()]).to.deep.equal([...before, 'new_key']);
+    expect(made.ino).to.be.greaterThan(m.fs.lookup('/usr/bin/nc')!.ino);
+  });
+
+  it('number /sys/devices/system/cpu as made one by one, before the tree made after it', () => {
+    const m = new Machine({ seed: 1, cpus: 2 });
+    const nums: number[] = [];
+    const walk = (d: Inode): void => {
+      for (const c of d.children!.values()) { nums.push(c.ino); if (c.isDir) walk(c); }
+    };
+    const cpu = m.fs.lookup('/sys/devices/system/cpu')!;
+    walk(cpu);
+    nums.sort((x, y) => x - y);
+    expect(nums[0]).to.equal(cpu.ino + 1);
+    expect(nums[nums.length - 1] - nums[0] + 1).to.equal(nums.length);
+    expect(m.fs.lookup('/dev/pts')!.ino).to.equal(nums[nums.length - 1] + 1);
+    expect(cpu.nlink).to.equal(2 + [...cpu.children!.values()].filter((c) => c.isDir).length);
+  });
+
+  it('LazyDir: a look-up makes one entry, a listing all of them in order, a change lists first', () => {
+    const made: string[] = [];
+    const mk = (n: string): Inode => { made.push(n); return new Inode(made.length, 0o100644, 'ext4', 0); };
+    const cache = new Map<string, Inode>();
+    const one = (n: string): Inode | undefined => (['b', 'c'].includes(n) ? cache.get(n) ?? cache.set(n, mk(n)).get(n) : undefined);
+    const own = new Inode(99, 0o100644, 'ext4', 0);
+    const d = new LazyDir([['a', own]], { one, all: () => [['c', one('c')!], ['a', own], ['b', one('b')!]] });
+    expect(d.get('a')).to.equal(own);
+    const c = d.get('c');
+    expect(made).to.deep.equal(['c']);
+    expect(d.has('x')).to.equal(false);
+    expect(d.size).to.equal(3);
+    expect(made).to.deep.equal(['c', 'b']);
+    expect([...d.keys()]).to.deep.equal(['c', 'a', 'b']);
+    expect(d.get('c')).to.equal(c);
+    const e = new LazyDir([], { one, all: () => [['b', one('b')!]] });
+    e.set('z', own);
+    expect([...e.keys()]).to.deep.equal(['b', 'z']);
+  });
+});
