@@ -16,6 +16,7 @@ import { kcall, functionId } from '../src/kernel/ftrace';
 import { resolveDwarfFunctions } from '../src/probes/kernel_function';
 import type { CpuContext } from '../src/kernel/current';
 import { calibrate, CALIBRATION_LABEL } from './calibrate';
+import { TBENCH } from './machine';
 
 installKernelProbes();
 
@@ -148,7 +149,7 @@ export async function benchProbes(): Promise<Record<string, string | number>> {
     r[`${label} slowdown with kernel.function("*").return (x)`] = r2(allRet.ns / base.ns);
   };
   await workload('dbench', 'dbench -t 1 -D /root 1');
-  await workload('tbench-like', 'tbench 4 200');
+  await workload('tbench-like', TBENCH);
   return r;
 }
 

@@ -120,6 +120,24 @@ describe('entry model: choosing variants', () => {
       .to.equal('E:ENOENT|cwd|proc|524288|0');
     expect(withOutcome('close', argFeatures('close', [3], fk), 0)).to.equal('0|reg');
   });
+  it('setsockopt draws the tree of its level and option (sock_setsockopt for SOL_SOCKET, do_tcp_setsockopt for SOL_TCP), not the commonest', () => {
+    const fk = (): string => 'sock';
+    // tbench's TCP_NODELAY (SOL_TCP 6, 1) and SO_REUSEADDR (SOL_SOCKET 1, 2): data/recordings/tbench.json.gz
+    expect(withOutcome('setsockopt', argFeatures('setsockopt', [4, 6, 1, 0, 4], fk), 0)).to.equal('0|sock|6|1');
+    const k = modelKey('sys:setsockopt') as ModelKey;
+    const fns = modelFunctions();
+    const has = (shape: string, fn: string): boolean => parseModelShape(shape).some(function h(n): boolean { return fns[n.fn] === fn || n.kids.some(h); });
+    // TCP_CORK (3) was never recorded: its level's trees are the nearest
+    for (const [level, opt, fn, not] of [[6, 1, 'do_tcp_setsockopt', 'sock_setsockopt'], [1, 2, 'sock_setsockopt', 'do_tcp_setsockopt'],
+      [6, 3, 'do_tcp_setsockopt', 'sock_setsockopt']] as [number, number, string, string][]) {
+      const feat = withOutcome('setsockopt', argFeatures('setsockopt', [4, level, opt, 0, 4], fk), 0);
+      for (let i = 0; i < 10; i++) {
+        const v = chooseVariant(k, feat, false, i / 10);
+        expect(has(v.shape, fn), `${level}/${opt}: ${fn}`).to.equal(true);
+        expect(has(v.shape, not), `${level}/${opt}: not ${not}`).to.equal(false);
+      }
+    }
+  });
 });
 
 describe('entry model: the interpreter', () => {

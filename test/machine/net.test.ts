@@ -273,14 +273,19 @@ describe('machine: loopback networking', () => {
     expect(packetOfSkb({})).to.equal(undefined);
   });
 
-  it('tbench: loopback client/server load, byte-identical for a seed', () => {
+  it('tbench: Debian\'s client and server over loopback, byte-identical for a seed', () => {
     const run = () => {
       const m = new Machine({ seed: 25 });
-      const r = m.run('tbench 3 15');
+      const r = m.run('head -n 30 /usr/share/dbench/client.txt > /tmp/l; echo "1.5 Sleep 0 NT_STATUS_OK" >> /tmp/l; ' +
+        'tbench_srv > /dev/null & sleep 1; tbench -t 1 -c /tmp/l 3 127.0.0.1; kill $!');
       return `${r.status}|${r.out}|${m.now}|${m.net.packets}`;
     };
     const a = run();
-    expect(a).to.match(/^0\|tbench: 3 clients, server 127\.0\.0\.1:7003, 15 loops\nThroughput [\d.]+ MB\/sec {2}3 clients {2}3 procs {2}max_latency=[\d.]+ ms\n\|/);
+    // 3 clients, each replaying the 30 lines once (17 WriteX each): 29 exchanges (Deltree sends nothing)
+    expect(a).to.match(/^0\|dbench version 4\.00 - Copyright Andrew Tridgell 1999-2004\n\nRunning for 1 seconds with load '\/tmp\/l' and minimum warmup 0 secs\n/);
+    expect(a).to.match(/\n {3}3 {2}cleanup {3}1 sec\n/);
+    expect(a).to.match(/\n WriteX +51 /);
+    expect(a).to.match(/\nThroughput 0 MB\/sec {2}3 clients {2}3 procs {2}max_latency=0\.000 ms\n\|/);
     expect(run()).to.equal(a);
   });
 });

@@ -296,6 +296,24 @@ fsReadWrite.syscall('write', (m, c, t, e) => {
   }
   return timed(m, e, () => bufferedWrite(m, e));
 });
+/**
+ * pwrite64(2) runs its recorded trees (ext4_file_write_iter's buffered write: data/recordings/dbench)
+ * for a buffered write of an ext4 file or /dev/null; an O_DIRECT one keeps its template (write_direct).
+ */
+fsReadWrite.cond('recorded_pwrite64', (_m, _c, t, e) => {
+  const f = fdOf(t, e.a[0]);
+  if (!f || !(f.flags & 3)) return false;
+  return devNull(f) || (ext4File(f) && !(f.flags & O_DIRECT));
+});
+fsReadWrite.syscall('pwrite64', (m, _c, t, e) => {
+  const f = fdOf(t, e.a[0])!;
+  e.file = f;
+  e.count = e.a[2] as number;
+  if (!ext4File(f)) return timed(m, e, () => simpleWrite(m, e));
+  e.ino = f.inode!;
+  e.pos = e.a[3] as number;
+  return timed(m, e, () => bufferedWrite(m, e));
+});
 fsReadWrite.hook('copy_time', (m, _c, _t, e) => {
   const ns = e.copyNs;
   if (typeof ns === 'number' && ns > 0) { m.now += ns; e.copyNs = 0; }

@@ -92,6 +92,23 @@ export function sendBuf(e: Env): Uint8Array {
 export function rxCount(e: Env): number {
   return Number(e.count ?? e.a[2]);
 }
+const MSG_TRUNC = 0x20, MSG_WAITALL = 0x100;
+/** the receive call's flags: recvfrom's a[3], recvmsg's a[2] (the msghdr's call), none for read(2) */
+export function rxFlags(e: Env): number {
+  return e.name === 'recvfrom' ? Number(e.a[3] ?? 0) : e.name === 'recvmsg' ? Number(e.a[2] ?? 0) : 0;
+}
+/**
+ * Whether a receive on `s` can complete now: data queued, or for a TCP MSG_WAITALL receive as much as
+ * it asked for (tcp_recvmsg_locked's target: sock_rcvlowat gives len with MSG_WAITALL); end of file and
+ * errors end the wait too.
+ */
+export function rxReady(s: Sock, e: Env): boolean {
+  if (s.rxEof || s.err) return true;
+  if (s.isTcp && (rxFlags(e) & MSG_WAITALL)) return s.rx.bytes >= rxCount(e);
+  return s.rx.chunks.length > 0;
+}
+/** a TCP receive with MSG_TRUNC discards what it receives (tcp_recvmsg_locked copies nothing) */
+export const rxTrunc = (e: Env): boolean => (rxFlags(e) & MSG_TRUNC) !== 0;
 export const netSock = new Semantics<NetMachine>('net/sock');
 
 const typeOf = (e: Env): number => {
@@ -131,7 +148,7 @@ netSock.cond('pkt_rst', (_m, _c, _t, e) => (e.pkt as Packet).rst === true);
 netSock.cond('pkt_data', (_m, _c, _t, e) => e.queued === true);
 netSock.cond('rx_wait', (_m, _c, _t, e) => {
   const s = sockOf(e);
-  return !!s && !e.err && s.rx.chunks.length === 0 && !s.rxEof && !s.err;
+  return !!s && !e.err && !rxReady(s, e);
 });
 netSock.cond('sock_release', (m) => m.net.toRelease.length > 0);
 

@@ -12,7 +12,7 @@ import {
   TCP_FIN_WAIT1, TCP_FIN_WAIT2, TCP_CLOSE, TCP_LISTEN,
 } from '../include/net';
 import { syncSock } from './layout';
-import { sockOf, sockFile, fail, change, unwait, sleepOn, sigPending, nonblock, rxCount } from './sock';
+import { sockOf, sockFile, fail, change, unwait, sleepOn, sigPending, nonblock, rxCount, rxReady } from './sock';
 
 const EPERM = 1, EINTR = 4, EACCES = 13, EBADF = 9, EAGAIN = 11, EINVAL = 22, EAFNOSUPPORT = 97, EADDRINUSE = 98, ENOTSOCK = 88,
   EPROTONOSUPPORT = 93, EOPNOTSUPP = 95;
@@ -112,7 +112,7 @@ netSocket.hook('sock_accept', (m, _c, t, e) => {
 netSocket.hook('sock_wait_rx', (_m, _c, t, e) => {
   const s = sockOf(e)!;
   unwait(s, t);
-  if (s.rx.chunks.length || s.rxEof || s.err) return H_CONT;
+  if (rxReady(s, e)) return H_CONT;
   if (s.isTcp && s.state !== TCP_ESTABLISHED && s.state !== TCP_FIN_WAIT1 && s.state !== TCP_FIN_WAIT2) return H_CONT;
   if (nonblock(e)) return fail(e, EAGAIN);
   if (sigPending(t)) return fail(e, EINTR);

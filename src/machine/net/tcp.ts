@@ -16,7 +16,7 @@ import {
 } from '../include/net';
 import { writeSkState } from './layout';
 import {
-  sockOf, empty, fail, change, takeWaiters, tcpPkt, unhash, unwait, sleepOn, sigPending, nonblock, sendBuf, rxCount,
+  sockOf, empty, fail, change, takeWaiters, tcpPkt, unhash, unwait, sleepOn, sigPending, nonblock, sendBuf, rxCount, rxTrunc,
 } from './sock';
 
 /** how long a connection stays in TIME_WAIT (TCP_TIMEWAIT_LEN, 60 s) */
@@ -302,7 +302,8 @@ netTcp.hook('tcp_recv', (m, _c, _t, e) => {
     s.bytesRecv += b.length;
     e.data = b;
     e.ret = b.length;
-    e.copied = b.length;
+    // MSG_TRUNC: nothing copied to the caller (no skb_copy_datagram_iter)
+    e.copied = rxTrunc(e) ? 0 : b.length;
     e.len = b.length;
     // tcp_cleanup_rbuf ACKs when an ACK is owed (the delayed one of the data just read), or as a
     // window update when the reader freed room the blocked sender waits for; once sent, a second

@@ -70,7 +70,10 @@ type ArgRole = 'fd' | 'path' | 'flag' | 'pid' | 'sig' | '';
 const FD_ARGS = new Set(['fd', 'fildes', 'oldfd', 'ufd', 'fd_in', 'fd_out', 'out_fd', 'in_fd', 'dfd', 'olddfd', 'newdfd', 'epfd']);
 const PATH_ARGS = new Set(['filename', 'pathname', 'path', 'oldname', 'newname', 'specialfile', 'library', 'oldpath', 'newpath']);
 const FLAG_ARGS = new Set(['flags', 'flag', 'cmd', 'prot', 'options', 'how', 'advice', 'resource', 'which', 'option', 'op',
-  'type', 'family', 'protocol', 'clone_flags', 'mode']);
+  'type', 'family', 'protocol', 'clone_flags', 'mode',
+  // setsockopt/getsockopt: the level and the option decide the tree (sock_setsockopt for SOL_SOCKET,
+  // do_tcp_setsockopt for SOL_TCP, do_ip_setsockopt ...), not how often each ran
+  'level', 'optname']);
 /** Calls whose result is a byte (or entry) count worth a size class. */
 const SIZED = new Set(['read', 'write', 'pread64', 'pwrite64', 'readv', 'writev', 'getdents64', 'sendto', 'recvfrom',
   'sendmsg', 'recvmsg', 'copy_file_range', 'sendfile', 'splice', 'readlink', 'getrandom']);

@@ -40,11 +40,12 @@ const RECORDED = new Set(['execve', 'exit_group', 'getpid', 'uname', 'dup2', 'rt
   'getdents64', 'mkdirat', 'unlinkat', 'renameat2', 'chdir', 'ioctl', 'swapon', 'swapoff', 'newfstatat', 'clock_nanosleep',
   'openat', 'munmap']);
 /** Syscalls that run their recorded trees when their subsystem's `recorded_NAME` condition holds, else their template. */
+// pwrite64: a buffered write of an ext4 file or /dev/null (fs/read_write.ts recorded_pwrite64)
 // close: a descriptor of any file but a socket (fs/open.ts recorded_close; the deferred fput is the
 // recorded tail:task_work_run of a close of that kind of file)
 // socket: an AF_INET socket runs its recorded trees; an AF_UNIX one its template, whose unix_create
 // hook makes the sock (net/unix.ts)
-const RECORDED_WHEN = ['read', 'write', 'socket', 'close'];
+const RECORDED_WHEN = ['read', 'write', 'pwrite64', 'socket', 'close'];
 function pathsOf(e: Env): SysPaths {
   let sp = sysPathOf.get(e.name);
   if (sp !== undefined) return sp;

@@ -110,10 +110,12 @@ export class U {
    */
   *printf(s: string): Generator<Op, void, SysResult> {
     if (!this.outMode) {
-      yield* this.malloc();
+      // _IO_file_doallocate: fstat of fd 1 and, for a character device, isatty; then the buffer's malloc
       const st = yield* this.fstat(1);
       if (typeof st === 'number') this.outMode = 'full';
       else this.outMode = st.isChr && (yield* this.isatty(1)) ? 'line' : 'full';
+      if (this.lineBuffered) this.outMode = 'line';
+      yield* this.malloc();
     }
     this.outBuf += s;
     if (this.outMode === 'line') {
@@ -129,6 +131,23 @@ export class U {
       yield* this.writeAll(1, this.outBuf.slice(0, this.outSize));
       this.outBuf = this.outBuf.slice(this.outSize);
     }
+  }
+  /** setlinebuf(stdout): line buffered whatever stdout is (the buffer still allocated, as above, on the first output) */
+  private lineBuffered = false;
+  setlinebuf(): void {
+    this.lineBuffered = true;
+    if (this.outMode) this.outMode = 'line';
+  }
+  /**
+   * A fork's child: a copy of the parent's memory, so its malloc arena is set up and its stdout buffer
+   * holds what the parent had not written yet (written by whichever process flushes it).
+   */
+  inheritStdio(parent: U): void {
+    this.mallocReady = parent.mallocReady;
+    this.outMode = parent.outMode;
+    this.outBuf = parent.outBuf;
+    this.outSize = parent.outSize;
+    this.lineBuffered = parent.lineBuffered;
   }
   *fflush(): Generator<Op, void, SysResult> {
     if (this.outBuf) { const b = this.outBuf; this.outBuf = ''; yield* this.writeAll(1, b); }

@@ -229,3 +229,75 @@ export function* servicesLookup(u: U): G<void> {
   for (;;) if ((yield* u.read(fd, 4096)).ret <= 0) break;
   yield* u.close(fd);
 }
+
+/** per-process state of the resolver (resolv/res_init.c, resolv_conf.c): the configuration read once */
+const resolvLoaded = new WeakSet<U>();
+/**
+ * __resolv_context_get: the first call of a process reads the configuration (the resolv_conf cache
+ * stats /etc/resolv.conf; res_init runs _res_hconf_init once: /etc/host.conf opened, fstat, read to
+ * the end, closed; its __libc_once wakes waiters: futex; then /etc/resolv.conf opened, fstat, read,
+ * uname for the default domain, fstat again for the cache's file identity, closed); later calls stat
+ * /etc/resolv.conf to see whether it changed.  Strace of tbench's gethostbyname on Debian 12
+ * (data/recordings/tbench.json.gz).
+ */
+function* resolvContext(u: U): G<void> {
+  yield* u.stat('/etc/resolv.conf');
+  if (resolvLoaded.has(u)) return;
+  resolvLoaded.add(u);
+  const readConf = function* (p: string, uname: boolean): G<void> {
+    const fd = yield* u.open(p, O_CLOEXEC);
+    if (fd < 0) return;
+    yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+    for (;;) if ((yield* u.read(fd, 4096)).ret <= 0) break;
+    if (uname) { yield* u.uname(); yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]); }
+    yield* u.close(fd);
+  };
+  yield* readConf('/etc/host.conf', false);
+  yield* u.sys('futex', [0, 0x81, 0x7fffffff]);
+  yield* readConf('/etc/resolv.conf', true);
+}
+
+/** inet_aton's forms (a, a.b, a.b.c, a.b.c.d; decimal, 0x hex, 0 octal) as a dotted quad, or null */
+function inetAton(s: string): string | null {
+  const parts = s.split('.');
+  if (parts.length > 4 || parts.some((p) => !/^(0x[0-9a-f]+|[0-9]+)$/i.test(p))) return null;
+  const v = parts.map((p) => (/^0x/i.test(p) ? Number.parseInt(p, 16) : /^0[0-7]+$/.test(p) ? Number.parseInt(p, 8) : Number(p)));
+  const max = [0xffffffff, 0xffffff, 0xffff, 0xff];
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    const last = i === v.length - 1;
+    if (!last && v[i] > 255) return null;
+    if (last && v[i] > max[i]) return null;
+    n += last ? v[i] : v[i] * 2 ** (8 * (3 - i));
+  }
+  return [24, 16, 8, 0].map((b) => Math.floor(n / 2 ** b) % 256).join('.');
+}
+
+/**
+ * gethostbyname(name): the dotted quad of its first address, or null (HOST_NOT_FOUND).  Digits and dots
+ * are converted without a look-up (__nss_hostname_digits_dots); other names go through NSS `hosts:
+ * files dns`: nscd asked, nsswitch.conf, /etc/hosts read to the end (host.conf's `multi on`). The machine
+ * has no DNS server on its loopback-only network: a name not in /etc/hosts is not found.
+ */
+export function* gethostbyname(u: U, name: string): G<string | null> {
+  yield* resolvContext(u);
+  if (/^[0-9.]+$/.test(name) || /^0x/i.test(name)) return inetAton(name);
+  yield* nscd(u, 'hosts');
+  yield* nssConfig(u);
+  const fd = yield* u.open('/etc/hosts', O_CLOEXEC);
+  if (fd < 0) return null;
+  yield* u.sys('newfstatat', [fd, '', 0, AT_EMPTY_PATH]);
+  yield* u.lseek(fd, 0, 0);
+  let text = '';
+  for (;;) {
+    const r = yield* u.read(fd, 4096);
+    if (r.ret <= 0 || !r.data) break;
+    text += bytesToString(r.data);
+  }
+  yield* u.close(fd);
+  for (const line of text.split('\n')) {
+    const f = line.replace(/#.*/, '').trim().split(/\s+/);
+    if (f.length > 1 && f.slice(1).includes(name) && inetAton(f[0])) return inetAton(f[0]);
+  }
+  return null;
+}

@@ -36,7 +36,10 @@ const ping: ProgramModule = () => ({ ping: (require('./programs/ping') as typeof
 const procps: ProgramModule = () => (require('./programs/procps') as typeof import('./programs/procps')).procps;
 const sed: ProgramModule = () => (require('./programs/sed') as typeof import('./programs/sed')).sedPrograms;
 const bench: ProgramModule = () => (require('./programs/bench') as typeof import('./programs/bench')).benchPrograms;
-const dbench: ProgramModule = () => ({ dbench: (require('./programs/dbench') as typeof import('./programs/dbench')).dbench });
+const dbench: ProgramModule = () => {
+  const d = require('./programs/dbench') as typeof import('./programs/dbench');
+  return { dbench: d.dbench, tbench: d.tbench, tbench_srv: (require('./programs/dbench_sockio') as typeof import('./programs/dbench_sockio')).tbenchSrv };
+};
 const tools: ProgramModule = () => (require('./programs/tools') as typeof import('./programs/tools')).toolPrograms;
 const seedTools: ProgramModule = () => (require('./programs/seed_tools') as typeof import('./programs/seed_tools')).seedTools;
 const traceCmd: ProgramModule = () => ({ 'trace-cmd': (require('./programs/trace_cmd') as typeof import('./programs/trace_cmd')).traceCmd });
@@ -65,7 +68,7 @@ export const PROGRAM_MODULES: Readonly<Record<string, ProgramModule>> = {
   ls, stat, ping, sed,
   gzip, gunzip: gzip, zcat: gzip,
   ps: procps, free: procps, uptime: procps, dmesg: procps,
-  block_hasher: bench, tbench_srv: bench, tbench: bench, dbench,
+  block_hasher: bench, tbench_srv: dbench, tbench: dbench, dbench,
   tar: tools, make: tools, cc: tools, gcc: tools,
   mount: seedTools, mkswap: seedTools, cut: seedTools, sort: seedTools, uniq: seedTools, awk: seedTools, timeout: seedTools,
   'trace-cmd': traceCmd, perf, nc,

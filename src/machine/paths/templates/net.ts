@@ -12,6 +12,30 @@
  * process_backlog loop delivers them.
  */
 
+/** accept4(2) and accept(2) below their entry: __sys_accept4 */
+const ACCEPT = `  __sys_accept4
+    *sock_lookup
+    ?sock_ok
+      do_accept
+        sock_alloc
+        ?is_unix
+          unix_accept
+            %sock_accept_wait
+          %sock_accept
+        ?!is_unix
+          inet_accept
+            inet_csk_accept
+              lock_sock_nested
+              %sock_accept_wait
+              release_sock
+            %sock_accept
+        ?accepted
+          sock_alloc_file
+            alloc_file_pseudo
+      ?accepted
+        fd_install
+`;
+
 export const netPaths: Record<string, string> = {
   // ---------------------------------------------------------------- socket syscalls
   sys_socket: `
@@ -76,28 +100,11 @@ __x64_sys_listen
 `,
   sys_accept4: `
 __x64_sys_accept4
-  __sys_accept4
-    *sock_lookup
-    ?sock_ok
-      do_accept
-        sock_alloc
-        ?is_unix
-          unix_accept
-            %sock_accept_wait
-          %sock_accept
-        ?!is_unix
-          inet_accept
-            inet_csk_accept
-              lock_sock_nested
-              %sock_accept_wait
-              release_sock
-            %sock_accept
-        ?accepted
-          sock_alloc_file
-            alloc_file_pseudo
-      ?accepted
-        fd_install
-`,
+${ACCEPT}`,
+  // accept(2): __sys_accept4 with no flags
+  sys_accept: `
+__x64_sys_accept
+${ACCEPT}`,
   sys_connect: `
 __x64_sys_connect
   __sys_connect
