@@ -212,12 +212,15 @@ export class Procs {
    */
   readonly vforkParent = new Map<Process, Task>();
 
-  /** The parent a vfork child releases (at its exec or exit), or null. */
+  /**
+   * The parent a vfork child releases (at its exec or exit: mm_release's complete_vfork_done), or null;
+   * the address space stays the child's until exec_mmap or exit_mm puts it (mm/mm.ts mmput: the
+   * parent's reference keeps it).
+   */
   vforkRelease(p: Process): Task | null {
     const par = this.vforkParent.get(p);
     if (!par) return null;
     this.vforkParent.delete(p);
-    p.mm = null; // the parent's: not the child's to free
     return par;
   }
 
@@ -240,7 +243,8 @@ export class Procs {
       p.sigHandlers = new Map(parent.proc.sigHandlers);
       p.memcg = parent.proc.memcg;
       inheritEnviron(p, parent.proc);
-      if (vfork) { p.mm = parent.proc.mm; this.vforkParent.set(p, parent); } else p.mm = parent.proc.mm ? this.m.mm.dupMm(parent.proc.mm, p) : null;
+      // CLONE_VM (copy_mm): the parent's address space, one more user of it (mmget)
+      if (vfork) { p.mm = parent.proc.mm; if (p.mm) p.mm.users++; this.vforkParent.set(p, parent); } else p.mm = parent.proc.mm ? this.m.mm.dupMm(parent.proc.mm, p) : null;
       this.procs.set(pid, p);
     }
     const t = new Task(thread ? parent.pid : pid, pid, parent.comm, p, false);
@@ -265,7 +269,8 @@ export class Procs {
     const p = t.proc;
     p.exe = exe;
     p.argv = argv;
-    if (p.mm) this.m.mm.releaseMm(p.mm);
+    // exec_mmap: the old address space put (torn down unless a vfork parent still holds it)
+    if (p.mm) this.m.mm.mmput(p.mm);
     p.mm = this.m.mm.newMm(p, exe, execImage(exe));
     for (const [sig, h] of p.sigHandlers) if (typeof h === 'function') p.sigHandlers.set(sig, 'default');
     t.comm = exe.slice(exe.lastIndexOf('/') + 1).slice(0, 15);
@@ -289,7 +294,7 @@ export class Procs {
       p.exitCode = code;
       for (const f of p.fds) if (f) f.close();
       p.fds = [];
-      if (p.mm) { this.m.mm.releaseMm(p.mm); p.mm = null; }
+      if (p.mm) { this.m.mm.mmput(p.mm); p.mm = null; }
       for (const ch of p.children) { ch.parent = this.init; this.init.children.push(ch); }
       p.children = [];
     }
