@@ -13,7 +13,7 @@ import { U, ProgramMain } from './user';
 import { OpenFile, ConsoleFile } from '../include/fs';
 import type { FsMachine } from '../fs/namei';
 import { sendSignal } from '../kernel/signal';
-import { execImage, startProgram } from './ldso';
+import { execImage, forkChildProgram, startProgram } from './ldso';
 import { inheritEnviron } from './environ';
 
 /** The machine as the process layer uses it: everything below, and its process table. */
@@ -256,7 +256,8 @@ export class Procs {
     p.threads.push(t);
     this.tasks.set(pid, t);
     const u = new U(this.m, t);
-    t.prog = mkProg(u);
+    // a fork child replays the faults the real one took before its exec (process/ldso.ts)
+    t.prog = thread || vfork ? mkProg(u) : forkChildProgram(parent.proc, mkProg(u));
     t.state = TASK_NEW;
     pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
     return t;
