@@ -11,7 +11,9 @@
  *   in load order (DT_NEEDED, breadth first), the RELRO order, the TLS block size, and its page
  *   faults (the events run's `exceptions:page_fault_user`/`page_fault_kernel`, placed before the
  *   syscall they preceded and addressed relative to the mapping they hit: `exe`, `ld.so`, a library,
- *   `heap` (from brk(NULL)), `stack` (pages below the top), `anonN` (the N-th anonymous mmap)).
+ *   `heap` (from brk(NULL)), `stack` (pages below the top), `anonN` (the N-th anonymous mmap)), and
+ *   the faults of each child it forks before that child execs (`forks`, the same labels: the child's
+ *   address space is the parent's copy).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -43,6 +45,8 @@ export interface ProgramInfo {
   faults: string[];
   /** the faults of the program's other recorded runs, by their argv (joined with NUL) */
   runs: Record<string, string[]>;
+  /** per recorded run (by argv), the faults of each fork child before its exec, in fork order (forkFaults) */
+  forks?: Record<string, string[][]>;
   /** the recording the profile comes from */
   from: string;
 }
@@ -148,11 +152,20 @@ function hexField(s: string, k: string): number {
   return m ? parseInt(m[1], 16) : 0;
 }
 
-/** faults of one exec'd process of the events run, labelled by mapping (see the header) */
-function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Prologue, exeRelro: [number, number] | null, ldsoRelro: [number, number] | null,
-  relroLabels: string[], ldsoSpan: number): string[] {
+/**
+ * faults of one exec'd process of the events run, labelled by mapping (see the header); with `child`,
+ * those of the process's fork child whose sched_process_fork record is at `child.at` instead: from its
+ * first return to user mode to its execve (or exit), the ordinals counting its own syscalls, the
+ * mappings the parent's (the copy fork made). The child's kernel faults before its first syscall are
+ * schedule_tail's (the CLONE_CHILD_SETTID store, rseq): the recorded fork_return trees take them.
+ */
+function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Pick<Prologue, 'order'>, exeRelro: [number, number] | null, ldsoRelro: [number, number] | null,
+  relroLabels: string[], ldsoSpan: number, child?: { pid: number; at: number }): string[] {
   const ev = r.eventRecords;
   const raw: [number, number, number, boolean][] = [];
+  // which of `raw` are the faults asked for (the parent's, before a fork, only place the stack)
+  const own: boolean[] = [];
+  let who = pid;
   let ord = 0;
   const bases = new Map<string, [number, number]>();
   const fileMaps: string[] = ['ld.so.cache', ...pro.order];
@@ -160,11 +173,14 @@ function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Prologue, exe
   let pending: { addr: number; len: number; fd: number } | null = null;
   let heap = 0;
   for (let i = fromIdx; i < ev.length; i += 6) {
-    if (ev[i + 1] !== pid) continue;
+    if (child && i === child.at) { who = child.pid; ord = 0; continue; }
+    if (ev[i + 1] !== who) continue;
     const name = r.events[ev[i + 3] as number];
     const f = String(ev[i + 5]);
     if (name === 'sched_process_exec' && i !== fromIdx) break;
     if (name.startsWith('sys_enter_')) {
+      // the child's execve: the faults after it are the exec's (the new image's)
+      if (who !== pid && name === 'sys_enter_execve') break;
       ord++;
       if (name === 'sys_enter_mmap') pending = { addr: hexField(f, 'addr'), len: hexField(f, 'len'), fd: hexField(f, 'fd') };
       if (name === 'sys_enter_mprotect') {
@@ -187,6 +203,7 @@ function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Prologue, exe
       const addr = parseInt(/address=0x([0-9a-f]+)/.exec(f)?.[1] ?? '0', 16);
       const code = parseInt(/error_code=0x([0-9a-f]+)/.exec(f)?.[1] ?? '0', 16);
       raw.push([ord, addr, code, name === 'page_fault_kernel']);
+      own.push(who === (child ? child.pid : pid) && !(who !== pid && ord === 0 && name === 'page_fault_kernel'));
       // the label is decided below, once every base of this process is known
       (raw[raw.length - 1] as unknown as { bases: Map<string, [number, number]> }).bases = new Map(bases);
     }
@@ -210,6 +227,7 @@ function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Prologue, exe
   for (const p of stackPages) if (p - top < 64) top = p;
   const out: string[] = [];
   for (let fi = 0; fi < raw.length; fi++) {
+    if (!own[fi]) continue;
     const [o, addr, code, kern] = raw[fi];
     const page = Math.floor(addr / PAGE);
     const best = mapped[fi];
@@ -227,11 +245,43 @@ function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Prologue, exe
 /** the faults of one exec'd image: its process in the events run (the same exec of the same program) */
 function runFaults(r: Recording, run: ExecRun, pro: Prologue, exeRelro: [number, number] | null, ldsoRelro: [number, number] | null, relroOrder: string[],
   ldsoSpan: number): string[] {
+  const evp = eventProcess(r, run);
+  return evp ? faultsOf(r, evp.pid, evp.from, pro, exeRelro, ldsoRelro, relroOrder, ldsoSpan) : [];
+}
+
+/** the events run's process of a strace run's exec'd image (the same exec of the same program) */
+function eventProcess(r: Recording, run: ExecRun): { pid: number; exe: string; from: number } | undefined {
   const same = execRuns(r).filter((x) => x.exe === run.exe);
   const occurrence = same.findIndex((x) => x.pid === run.pid);
   const evProcs = eventExecs(r).filter((x) => x.exe === run.exe || path.basename(x.exe) === path.basename(run.exe));
-  const evp = evProcs[occurrence] ?? evProcs[0];
-  return evp ? faultsOf(r, evp.pid, evp.from, pro, exeRelro, ldsoRelro, relroOrder, ldsoSpan) : [];
+  return evProcs[occurrence] ?? evProcs[0];
+}
+
+/** CLONE_VM (a thread, vfork): the child runs in its parent's address space */
+const CLONE_VM = 0x100;
+/**
+ * The faults of each fork child of one exec'd image (its process in the events run), in fork order:
+ * a child a clone(2) without CLONE_VM made (glibc's fork: dash's background jobs and pipeline members,
+ * timeout, tar's compressor) before it execs (faultsOf with `child`); vfork children and threads are
+ * left out (they fault the parent's pages).
+ */
+function forkFaults(r: Recording, run: ExecRun, prog: ProgramInfo, ldsoSpan: number): string[][] {
+  const evp = eventProcess(r, run);
+  if (!evp) return [];
+  const ev = r.eventRecords;
+  const out: string[][] = [];
+  let lastSys = '';
+  for (let i = evp.from; i < ev.length; i += 6) {
+    if (ev[i + 1] !== evp.pid) continue;
+    const name = r.events[ev[i + 3] as number];
+    const f = String(ev[i + 5]);
+    if (name === 'sched_process_exec' && i !== evp.from) break;
+    if (name.startsWith('sys_enter_')) lastSys = name === 'sys_enter_clone' ? `clone ${hexField(f, 'clone_flags')}` : name;
+    if (name !== 'sched_process_fork' || !lastSys.startsWith('clone ') || Number(lastSys.slice(6)) & CLONE_VM) continue;
+    const m = /child_pid=(\d+)/.exec(f);
+    if (m) out.push(faultsOf(r, evp.pid, evp.from, { order: prog.libs }, prog.exeRelro, prog.ldsoRelro, prog.relroOrder, ldsoSpan, { pid: Number(m[1]), at: i }));
+  }
+  return out;
 }
 
 /** ld.so's whole mapping (its VMAs from the first) */
@@ -286,6 +336,10 @@ function main(): void {
         const f = runFaults(r, run, pro, prog.exeRelro, prog.ldsoRelro, prog.relroOrder, ldsoSpan(data));
         if (f.length) prog.runs[argvKey] = f;
       }
+      if (prog && !(argvKey in (prog.forks ?? {}))) {
+        const k = forkFaults(r, run, prog, ldsoSpan(data));
+        if (k.length) (prog.forks ??= {})[argvKey] = k;
+      }
       continue;
     }
     seen.add(run.exe);
@@ -306,14 +360,18 @@ function main(): void {
       exeMaps: [...exeMaps, ...(after ? [after] : [])].map((m) => [m.start - exeStart, m.end - m.start, m.perms, m.path ? m.off : -1]),
       exeRelro, ldsoRelro, libs: pro.order, relroOrder, tls: pro.tls, faults, runs: { [argvKey]: faults }, from: r.name,
     };
+    const kids = forkFaults(r, run, data.programs[run.exe], ldsoSpan(data));
+    if (kids.length) data.programs[run.exe].forks = { [argvKey]: kids };
   }
   const out = path.join(__dirname, '..', '..', '..', 'data', 'userland', 'ldso.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   // the faults (most of the data) apart: read at a program's first exec, not at every machine's boot
-  const faults: Record<string, { faults: string[]; runs: Record<string, string[]> }> = {};
+  const faults: Record<string, { faults: string[]; runs: Record<string, string[]>; forks?: Record<string, string[][]> }> = {};
   for (const [exe, p] of Object.entries(data.programs)) {
     faults[exe] = { faults: p.faults, runs: p.runs };
+    if (p.forks) faults[exe].forks = p.forks;
     p.faults = []; p.runs = {};
+    delete p.forks;
   }
   fs.writeFileSync(out, JSON.stringify(data) + '\n');
   fs.writeFileSync(out.replace(/\.json$/, '-faults.json'), JSON.stringify(faults) + '\n');

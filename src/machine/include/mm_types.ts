@@ -49,6 +49,7 @@ export class Mm {
   memcg: MemCgroup | null = null;
   /** pages charged to `memcg` */
   charged = 0;
+  /** mm_users: the processes using the address space (a vfork child shares its parent's: mm/mm.ts mmput) */
   users = 1;
   /** the next mmap without a hint ends here (top-down, as mm->mmap_base) */
   mmapBase = 0x7f0000000000;

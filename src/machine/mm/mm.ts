@@ -184,6 +184,16 @@ export class MemSys {
     return mm;
   }
 
+  /**
+   * mmput (kernel/fork.c): a user of the address space lets it go (an exec replacing it, an exit); the
+   * last one tears it down (exit_mmap). A vfork child holds the parent's (mmget in copy_mm's CLONE_VM):
+   * its exec or exit leaves the parent's pages mapped.
+   */
+  mmput(mm: Mm): void {
+    if (mm.users > 0 && --mm.users === 0) this.releaseMm(mm);
+  }
+
+  /** exit_mmap: the address space's pages freed, its charge and swap slots given back. */
   releaseMm(mm: Mm): void {
     memcgUncharge(mm, mm.charged);
     mm.swapCache.clear();

@@ -9,7 +9,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Op, Prog, SysResult, TouchOp } from '../include/sched';
+import type { Op, Process, Prog, SysResult, TouchOp } from '../include/sched';
 import type { ExecImage, ImageVma } from '../mm/mm';
 import { isUserPointer } from '../include/mm_types';
 import type { U } from './user';
@@ -25,7 +25,9 @@ interface ProgramInfo {
 interface LdsoData { ldso: ImageVma[]; ldsoPath: string; cacheSize: number; libs: Record<string, LibInfo>; programs: Record<string, ProgramInfo> }
 
 let data: LdsoData | null = null;
-let faultData: Record<string, { faults: string[]; runs: Record<string, string[]> }> | null = null;
+/** per program: its faults, those of its other runs by argv, and per run the faults of each fork child (scripts/userland/ldso.ts) */
+interface FaultData { faults: string[]; runs: Record<string, string[]>; forks?: Record<string, string[][]> }
+let faultData: Record<string, FaultData> | null = null;
 
 /** data/userland/NAME found from this module's location (dist/src/machine/process or src/machine/process) */
 export function userlandDataFile(name: string): string {
@@ -45,14 +47,19 @@ function load(): LdsoData {
   return data;
 }
 
-/** the recorded faults of a program's runs (read at the first exec: most of the loader's data) */
-function faultsOf(p: ProgramInfo, argv: readonly string[]): readonly string[] {
+/** the recorded faults of program `p` (read at the first exec: most of the loader's data) */
+function faultRecord(p: ProgramInfo): FaultData | undefined {
   if (!faultData) {
     const f = userlandDataFile('ldso-faults.json');
     faultData = f ? JSON.parse(fs.readFileSync(f, 'utf8')) as typeof faultData : {};
   }
   const exe = Object.keys(load().programs).find((k) => load().programs[k] === p) ?? '';
-  const rec = faultData![exe];
+  return faultData![exe];
+}
+
+/** the recorded faults of a program's run with `argv`, else of its own workload */
+function faultsOf(p: ProgramInfo, argv: readonly string[]): readonly string[] {
+  const rec = faultRecord(p);
   if (!rec) return [];
   return rec.runs[argv.join('\0')] ?? rec.faults;
 }
@@ -183,51 +190,90 @@ function faultTable(faults: readonly string[]): Map<number, TouchOp[]> {
 const tables = new Map<readonly string[], Map<number, TouchOp[]>>();
 
 /**
+ * Replays a recorded fault list (faultTable) along a program's ops: each fault before the syscall it
+ * preceded (counted from the first the program issues), and at a syscall of `restAt` (its exit, a fork
+ * child's exec) the faults the real run took before it that this run has not replayed (it issued fewer
+ * syscalls; exit handlers, stdio's flush and free touch pages before the exit).
+ */
+class FaultReplay {
+  private readonly faults: Map<number, TouchOp[]>;
+  private ord = 0;
+  private ownBuf = false;
+  constructor(list: readonly string[], private readonly restAt: ReadonlySet<string>) {
+    let faults = tables.get(list);
+    if (!faults) tables.set(list, faults = faultTable(list));
+    this.faults = faults;
+  }
+
+  /** the faults not replayed yet */
+  *rest(): Generator<Op, void, SysResult> {
+    const fs = this.faults;
+    for (const k of [...fs.keys()].filter((o) => o >= this.ord).sort((a, b) => a - b)) {
+      for (const f of fs.get(k)!) if (!(k === this.ord && this.ownBuf && f.kernel)) yield f;
+    }
+    this.ord = Infinity;
+  }
+
+  /** `g`'s ops with the faults before its syscalls */
+  *along<T>(g: Generator<Op, T, SysResult>): Generator<Op, T, SysResult> {
+    let r = g.next(undefined as unknown as SysResult);
+    while (!r.done) {
+      const op = r.value;
+      if (op.k === 'sys') {
+        if (this.restAt.has(op.name)) yield* this.rest();
+        // the kernel-mode faults listed before a syscall were taken in the one before it: a read into a
+        // buffer the program names faults that buffer in itself (mm/fault.ts kfault_buffer), so they are
+        // not replayed after it
+        for (const f of this.faults.get(this.ord) ?? []) if (!(this.ownBuf && f.kernel)) yield f;
+        this.ownBuf = op.name === 'read' && isUserPointer(op.a[1]);
+        this.ord++;
+      }
+      r = g.next(yield op);
+    }
+    return r.value;
+  }
+}
+const AT_EXIT = new Set(['exit_group']);
+const AT_EXEC_OR_EXIT = new Set(['execve', 'exit_group']);
+
+/** fork children a process made since its exec (which recorded child's faults the next one replays) */
+const forksSinceExec = new WeakMap<Process, number>();
+
+/**
  * The program image exec starts (`main` with its libc, after ld.so), the recorded faults of the
  * program replayed before the syscalls they preceded (the syscalls counted from the first the new
  * image issues): those of its recorded run with the same argv where there is one, else those of
  * its own workload.  Programs the loader has no data for start at main.
  */
 export function* startProgram(u: U, exe: string, main: Prog, argv: readonly string[] = []): Prog {
+  forksSinceExec.delete(u.t.proc);
   const p = programInfo(exe);
   if (!p) return yield* main;
   // the faults of the recorded run with the same arguments, else of the program's own workload
-  const list = faultsOf(p, argv);
-  let faults = tables.get(list);
-  if (!faults) tables.set(list, faults = faultTable(list));
-  const fs = faults;
-  let ord = 0;
-  let ownBuf = false;
-  // at the exit: the faults the real run took before its exit_group that this run has not replayed
-  // (it issued fewer syscalls; exit handlers, stdio's flush and free touch pages before the exit)
-  const rest = function* (): Generator<Op, void, SysResult> {
-    for (const k of [...fs.keys()].filter((o) => o >= ord).sort((a, b) => a - b)) {
-      for (const f of fs.get(k)!) if (!(k === ord && ownBuf && f.kernel)) yield f;
-    }
-    ord = Infinity;
-  };
-  const withFaults = function* (g: Generator<Op, unknown, SysResult>): Generator<Op, unknown, SysResult> {
-    let r = g.next(undefined as unknown as SysResult);
-    while (!r.done) {
-      const op = r.value;
-      if (op.k === 'sys') {
-        if (op.name === 'exit_group') yield* rest();
-        // the kernel-mode faults listed before a syscall were taken in the one before it: a read into a
-        // buffer the program names faults that buffer in itself (mm/fault.ts kfault_buffer), so they are
-        // not replayed after it
-        for (const f of fs.get(ord) ?? []) if (!(ownBuf && f.kernel)) yield f;
-        ownBuf = op.name === 'read' && isUserPointer(op.a[1]);
-        ord++;
-      }
-      r = g.next(yield op);
-    }
-    return r.value;
-  };
-  yield* withFaults(loader(u, p));
-  if (p.libs.includes('libselinux.so.1')) yield* withFaults(selinuxInit(u));
-  const status = (yield* withFaults(main)) as number;
-  yield* rest();
+  const replay = new FaultReplay(faultsOf(p, argv), AT_EXIT);
+  yield* replay.along(loader(u, p));
+  if (p.libs.includes('libselinux.so.1')) yield* replay.along(selinuxInit(u));
+  const status = yield* replay.along(main);
+  yield* replay.rest();
   return status;
+}
+
+/**
+ * What a fork child (clone without CLONE_VM) of `parent` runs: `prog`, with the faults the real run's
+ * child of the same fork (the k-th of the parent's image: its recorded run with the same argv, else
+ * its own workload's; past the last recorded, the last) took from its first return to user mode until
+ * its execve or exit: its stores to the pages fork left copy-on-write (the stack, libc's and the
+ * program's data, the heap) and the program text its empty page tables fault in again (fault-around).
+ */
+export function forkChildProgram(parent: Process, prog: Prog): Prog {
+  const k = forksSinceExec.get(parent) ?? 0;
+  forksSinceExec.set(parent, k + 1);
+  const p = programInfo(parent.exe);
+  const forks = p ? faultRecord(p)?.forks : undefined;
+  if (!forks) return prog;
+  const runs = forks[parent.argv.join('\0')] ?? Object.values(forks)[0];
+  const list = runs?.[Math.min(k, runs.length - 1)];
+  return list?.length ? new FaultReplay(list, AT_EXEC_OR_EXIT).along(prog) : prog;
 }
 
 /** The filesystem the loader needs (fs/namei.ts Fs, structurally). */

@@ -13,7 +13,7 @@ import { U, ProgramMain } from './user';
 import { OpenFile, ConsoleFile } from '../include/fs';
 import type { FsMachine } from '../fs/namei';
 import { sendSignal } from '../kernel/signal';
-import { execImage, startProgram } from './ldso';
+import { execImage, forkChildProgram, startProgram } from './ldso';
 import { inheritEnviron } from './environ';
 
 /** The machine as the process layer uses it: everything below, and its process table. */
@@ -212,12 +212,15 @@ export class Procs {
    */
   readonly vforkParent = new Map<Process, Task>();
 
-  /** The parent a vfork child releases (at its exec or exit), or null. */
+  /**
+   * The parent a vfork child releases (at its exec or exit: mm_release's complete_vfork_done), or null;
+   * the address space stays the child's until exec_mmap or exit_mm puts it (mm/mm.ts mmput: the
+   * parent's reference keeps it).
+   */
   vforkRelease(p: Process): Task | null {
     const par = this.vforkParent.get(p);
     if (!par) return null;
     this.vforkParent.delete(p);
-    p.mm = null; // the parent's: not the child's to free
     return par;
   }
 
@@ -240,7 +243,8 @@ export class Procs {
       p.sigHandlers = new Map(parent.proc.sigHandlers);
       p.memcg = parent.proc.memcg;
       inheritEnviron(p, parent.proc);
-      if (vfork) { p.mm = parent.proc.mm; this.vforkParent.set(p, parent); } else p.mm = parent.proc.mm ? this.m.mm.dupMm(parent.proc.mm, p) : null;
+      // CLONE_VM (copy_mm): the parent's address space, one more user of it (mmget)
+      if (vfork) { p.mm = parent.proc.mm; if (p.mm) p.mm.users++; this.vforkParent.set(p, parent); } else p.mm = parent.proc.mm ? this.m.mm.dupMm(parent.proc.mm, p) : null;
       this.procs.set(pid, p);
     }
     const t = new Task(thread ? parent.pid : pid, pid, parent.comm, p, false);
@@ -252,7 +256,8 @@ export class Procs {
     p.threads.push(t);
     this.tasks.set(pid, t);
     const u = new U(this.m, t);
-    t.prog = mkProg(u);
+    // a fork child replays the faults the real one took before its exec (process/ldso.ts)
+    t.prog = thread || vfork ? mkProg(u) : forkChildProgram(parent.proc, mkProg(u));
     t.state = TASK_NEW;
     pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
     return t;
@@ -265,7 +270,8 @@ export class Procs {
     const p = t.proc;
     p.exe = exe;
     p.argv = argv;
-    if (p.mm) this.m.mm.releaseMm(p.mm);
+    // exec_mmap: the old address space put (torn down unless a vfork parent still holds it)
+    if (p.mm) this.m.mm.mmput(p.mm);
     p.mm = this.m.mm.newMm(p, exe, execImage(exe));
     for (const [sig, h] of p.sigHandlers) if (typeof h === 'function') p.sigHandlers.set(sig, 'default');
     t.comm = exe.slice(exe.lastIndexOf('/') + 1).slice(0, 15);
@@ -289,7 +295,7 @@ export class Procs {
       p.exitCode = code;
       for (const f of p.fds) if (f) f.close();
       p.fds = [];
-      if (p.mm) { this.m.mm.releaseMm(p.mm); p.mm = null; }
+      if (p.mm) { this.m.mm.mmput(p.mm); p.mm = null; }
       for (const ch of p.children) { ch.parent = this.init; this.init.children.push(ch); }
       p.children = [];
     }
