@@ -127,7 +127,9 @@ describe('address spaces across fork, vfork, exec and exit (mm/mm.ts mmput)', fu
     expect(zapInExec.get(forked[0]) ?? 0).to.be.above(50);
     // the recorded fork child: 21 user faults before its execve, 9 of them COW (error code 7)
     expect(faultsBefore.get(forked[0]) ?? 0).to.be.within(15, 24);
-    expect(cowBefore.get(forked[0]) ?? 0).to.be.within(5, 12);
+    // how many of them are COW depends on which pages the parent's own replayed exec faulted in (the
+    // parent sh here draws /bin/sh's default recorded run, which the recordings decide): 3-12, never 0
+    expect(cowBefore.get(forked[0]) ?? 0).to.be.within(3, 12);
     // the vfork child runs in its parent's pages: no faults of its own before its exec
     expect(faultsBefore.get(vforked[0]) ?? 0).to.equal(0);
   });
