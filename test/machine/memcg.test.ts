@@ -12,14 +12,16 @@ import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceHitF
 import { symbolName } from '../../src/kernel/kallsyms';
 
 installKernelSemantics();
+const SEQ_FNS = new Set(['handle_mm_fault', 'do_swap_page', 'swapin_readahead', 'try_to_free_mem_cgroup_pages']);
 
-function runDd(memcgPages: number | null): { m: Machine; calls: Map<string, number>; status: number } {
+function runDd(memcgPages: number | null, seq?: string[]): { m: Machine; calls: Map<string, number>; status: number } {
   const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
   m.run('swapon -a');
   const calls = new Map<string, number>();
   const op = new FtraceOps('memcg_test', () => {
     const n = symbolName(ftraceHitFn());
     calls.set(n, (calls.get(n) ?? 0) + 1);
+    if (seq && SEQ_FNS.has(n)) seq.push(n);
   }, FTRACE_OPS_FL_INITIALIZED, 'memcg_test');
   registerFtraceFunction(op);
   let status = -1;
@@ -47,6 +49,24 @@ describe('memory cgroup reclaim and swap (mm/memcontrol.ts)', function () {
     expect(calls.get('swapin_readahead') ?? 0).to.be.within(50, 600);
     expect(calls.get('swapin_readahead') ?? 0).to.be.below((calls.get('do_swap_page') ?? 0) / 2);
     expect(m.mm.pswpin).to.be.above(800);
+  });
+  it('a reclaiming swap-in reads the swap device: readahead charges what it reads, reclaim drops it first', () => {
+    // the recording's 28 reclaims of the second read are all in swap-ins that read the device
+    // (try_to_free_mem_cgroup_pages after swapin_readahead in the same fault): readahead charges each
+    // folio it reads (mem_cgroup_swapin_charge_folio), so the charge past memory.max comes there, and the
+    // reclaim frees those clean folios first, so no later fault finds them in the swap cache
+    const seq: string[] = [];
+    const { status } = runDd(1024, seq);
+    expect(status).to.equal(0);
+    let swapping = false, readahead = false, inSwap = 0, afterRa = 0;
+    for (const f of seq) {
+      if (f === 'handle_mm_fault') readahead = false;
+      else if (f === 'do_swap_page') swapping = true;
+      else if (f === 'swapin_readahead') readahead = true;
+      else if (swapping) { inSwap++; if (readahead) afterRa++; }
+    }
+    expect(inSwap).to.be.within(10, 80);
+    expect(afterRa).to.equal(inSwap);
   });
   it('without a cgroup the same dd never reclaims nor swaps', () => {
     const { m, calls, status } = runDd(null);

@@ -3,7 +3,9 @@
  * the anonymous pages its faults make to the group (`__mem_cgroup_charge`, `mem_cgroup_swapin_charge_folio`);
  * a charge that would take the group past `memory.max` reclaims first (try_charge_memcg →
  * try_to_free_mem_cgroup_pages: the recorded reclaim tree, whose `add_to_swap` calls each swap out the
- * group's oldest page, mm/vmscan.ts); a page swapped out or freed is uncharged.
+ * group's oldest page, mm/vmscan.ts); a swap-in charges the pages it reads ahead into the swap cache
+ * too, which the group's reclaim frees first (its __remove_mapping calls); a page swapped out or freed
+ * is uncharged.
  */
 import { MemCgroup, Mm, Region, P_PRESENT } from '../include/mm_types';
 
@@ -14,9 +16,22 @@ export function memcgOverLimit(g: MemCgroup | null, n: number): boolean {
 
 /** Charge pages first .. first+n-1 of region `r` of `mm` to group `g` (they join its LRU, newest last). */
 export function memcgCharge(g: MemCgroup, mm: Mm, r: Region, first: number, n: number): void {
+  memcgChargeCache(g, mm, n);
+  memcgLruAdd(g, mm, r, first, n);
+}
+
+/**
+ * Charge `n` pages read into `mm`'s swap cache to group `g` (__read_swap_cache_async's
+ * mem_cgroup_swapin_charge_folio: swap readahead charges each folio it reads, mapped or not).
+ */
+export function memcgChargeCache(g: MemCgroup, mm: Mm, n: number): void {
   g.usage += n;
   mm.memcg = g;
   mm.charged += n;
+}
+
+/** Pages first .. first+n-1 of region `r` of `mm`, charged to `g` already, join its LRU (newest last). */
+export function memcgLruAdd(g: MemCgroup, mm: Mm, r: Region, first: number, n: number): void {
   let at = lruAt.get(r);
   if (!at || at.length < r.pages.length) {
     const a = new Float64Array(r.pages.length).fill(-1);

@@ -10,7 +10,7 @@ import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Process, Task, TouchOp } from '../include/sched';
 import type { Inode } from '../include/fs';
 import { Mm, Region, SwapDev, MemCgroup, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC } from '../include/mm_types';
-import { memcgCharge, memcgOldest, memcgOverLimit, memcgUncharge } from './memcontrol';
+import { memcgCharge, memcgChargeCache, memcgLruAdd, memcgOldest, memcgOverLimit, memcgUncharge } from './memcontrol';
 import { pushPath, newEnv } from '../paths/kexec';
 import { hash32 } from '../core/prng';
 import type { Sched } from '../kernel/sched/fair';
@@ -290,6 +290,12 @@ export class MemSys {
     return v !== null;
   }
 
+  /** Drop the oldest page of `mm`'s swap cache (a clean folio reclaim frees, uncharged; its swap copy stays); false: none. */
+  dropSwapCache(mm: Mm): boolean {
+    for (const a of mm.swapCache) { mm.swapCache.delete(a); memcgUncharge(mm, 1); return true; }
+    return false;
+  }
+
   /**
    * The plan of a fault of kind `kind` on page `i` of `r` by a process in memory cgroup `g`: a write to
    * an untouched anonymous range whose whole aligned 2 MiB block lies in the VMA maps a transparent huge
@@ -300,7 +306,9 @@ export class MemSys {
   faultPlan(g: MemCgroup | null, mm: Mm, r: Region, i: number, kind: string, write: boolean): FaultPlan {
     const treeFeat: string[] = [];
     let thp = false;
-    let n = kind === 'anon' || kind === 'wp' || kind === 'swap' ? 1 : 0;
+    const swapIo = kind === 'swap' && !mm.swapCache.has(r.start + i * PAGE_SIZE);
+    // a swap-in charges what it reads (the page and its readahead window); a swap-cache hit was charged then
+    let n = kind === 'anon' || kind === 'wp' ? 1 : kind !== 'swap' ? 0 : swapIo ? 1 + this.readaheadPages(mm, r, i).length : g && mm.memcg === g ? 0 : 1;
     if (kind === 'anon' && write && !r.file) {
       const b = this.hugeBlock(r, i);
       if (b >= 0) {
@@ -310,9 +318,20 @@ export class MemSys {
       }
     }
     if (n && memcgOverLimit(g, n)) treeFeat.push('rc');
-    const swapIo = kind === 'swap' && !mm.swapCache.has(r.start + i * PAGE_SIZE);
     if (swapIo) treeFeat.push('sio');
     return { treeFeat, thp, swapIo };
+  }
+
+  /**
+   * The pages a swap-in of page `i` of `r` reads besides it (swap_vma_readahead: the aligned window of
+   * 2^page_cluster pages around the fault, those swapped out and not in the swap cache).
+   */
+  private readaheadPages(mm: Mm, r: Region, i: number): number[] {
+    const win = 1 << this.sysctl.page_cluster;
+    const w0 = Math.max(0, i - (i % win));
+    const out: number[] = [];
+    for (let k = w0; k < Math.min(r.pages.length, w0 + win); k++) if (k !== i && r.pages[k] === P_SWAPPED && !mm.swapCache.has(r.start + k * PAGE_SIZE)) out.push(k);
+    return out;
   }
 
   /** The first page of the aligned huge-page block holding page `i` of `r` when the block lies in `r` untouched, else -1. */
@@ -381,8 +400,9 @@ export class MemSys {
   /**
    * Apply a resolved fault (by a process in memory cgroup `g`, as `plan` said): the new page charged to
    * the group; a huge page maps its whole block; a swap-in that read the device brought the swapped
-   * pages of its aligned readahead window (page_cluster) into the swap cache, where later faults find
-   * them without I/O (a minor fault).
+   * pages of its aligned readahead window (page_cluster) into the swap cache, charged to the group as
+   * they are read, where later faults find them without I/O (a minor fault) unless the group's reclaim
+   * dropped them first (mm/vmscan.ts memcg_drop_clean).
    */
   faultDone(kind: string, r: Region, i: number, mm: Mm, write = true, g: MemCgroup | null = null, plan?: FaultPlan): void {
     if (r.pages[i] === P_PRESENT) return;
@@ -396,7 +416,11 @@ export class MemSys {
       if (g) memcgCharge(g, mm, r, b, HPAGE_PAGES);
       return;
     }
-    if (g && kind !== 'file') memcgCharge(g, mm, r, i, 1);
+    const hit = kind === 'swap' && plan?.swapIo === false;
+    if (g && kind !== 'file') {
+      if (hit && mm.memcg === g) memcgLruAdd(g, mm, r, i, 1);
+      else memcgCharge(g, mm, r, i, 1);
+    }
     if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
     // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
     else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }
@@ -404,10 +428,9 @@ export class MemSys {
     else if (kind === 'swap') {
       const addr = r.start + i * PAGE_SIZE;
       if (plan?.swapIo !== false) {
-        // swap_vma_readahead: the window of 2^page_cluster pages around the fault, those swapped out
-        const win = 1 << this.sysctl.page_cluster;
-        const w0 = Math.max(0, i - (i % win));
-        for (let k = w0; k < Math.min(r.pages.length, w0 + win); k++) if (k !== i && r.pages[k] === P_SWAPPED) { mm.swapCache.add(r.start + k * PAGE_SIZE); this.pswpin++; }
+        const ra = this.readaheadPages(mm, r, i);
+        for (const k of ra) { mm.swapCache.add(r.start + k * PAGE_SIZE); this.pswpin++; }
+        if (g && ra.length) memcgChargeCache(g, mm, ra.length);
         this.pswpin++; this.pgmajfault++;
       }
       mm.swapCache.delete(addr);

@@ -39,6 +39,17 @@ vmscan.hook('memcg_swap_out', (m, _c, t) => {
   return H_CONT;
 });
 vmscan.at('add_to_swap', 'memcg_swap_out');
+/**
+ * A folio a memory cgroup's reclaim frees (__remove_mapping): the group's clean swap-cache pages go first
+ * (swap readahead's, read but not mapped: nothing to write), so a later fault on one reads the swap
+ * device again (every recorded reclaiming swap-in of the group is a major fault: swapin_readahead).
+ */
+vmscan.hook('memcg_drop_clean', (m, _c, t) => {
+  const mm = t.proc.mm;
+  if (t.proc.memcg && mm && mm.memcg === t.proc.memcg) m.mm.dropSwapCache(mm);
+  return H_CONT;
+});
+vmscan.at('__remove_mapping', 'memcg_drop_clean');
 vmscan.tpArgs('mm_vmscan_kswapd_wake', () => [0, 0, 0]);
 // pageout(): the folio handed to ->writepage (swap_writepage for anon folios)
 vmscan.tpArgs('mm_vmscan_write_folio', () => [{}]);
