@@ -131,11 +131,17 @@ export function argFeatures(name: string, args: readonly unknown[], fdKind: (fd:
       default: break;
     }
   }
+  // a read or write of 0 bytes returns before the file system's read/write path (ext4_file_read_iter's
+  // `if (!iov_iter_count(to)) return 0`): kept apart from a read at the end of the file, which also returns 0
+  if (ZERO_COUNT.has(name) && args[2] === 0) out.push('n0');
   // the program an exec loads (its ELF, its libraries: the tree of the exec)
   if (name === 'execve' && typeof args[0] === 'string') out.push(`exe:${baseName(args[0])}`);
   else if ((name === 'exit_group' || name === 'exit') && exe) out.push(`exe:${baseName(exe)}`);
   return out.join('|');
 }
+
+/** Calls whose third argument is a byte count (a zero count is a feature of its own: argFeatures). */
+const ZERO_COUNT = new Set(['read', 'write', 'pread64', 'pwrite64']);
 
 const baseName = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
 
