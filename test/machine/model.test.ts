@@ -119,6 +119,9 @@ describe('entry model: choosing variants', () => {
     expect(syscallFeatures({ name: 'openat', args: [-100, '/proc/self/maps', 0x80000, 0], ret: -2, fdKind: fk }))
       .to.equal('E:ENOENT|cwd|proc|524288|0');
     expect(withOutcome('close', argFeatures('close', [3], fk), 0)).to.equal('0|reg');
+    // a zero-count read returns before the file system's read path; a read at the end of the file does not
+    expect(syscallFeatures({ name: 'read', args: [3, 0, 0], ret: 0, fdKind: fk })).to.equal('0|reg|n0|0');
+    expect(syscallFeatures({ name: 'read', args: [3, 0, 131072], ret: 0, fdKind: fk })).to.equal('0|reg|0');
   });
   it('setsockopt draws the tree of its level and option (sock_setsockopt for SOL_SOCKET, do_tcp_setsockopt for SOL_TCP), not the commonest', () => {
     const fk = (): string => 'sock';
