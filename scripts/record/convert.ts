@@ -153,10 +153,14 @@ async function main(): Promise<void> {
   const opt = (k: string): string | undefined => { const i = args.indexOf(k); return i >= 0 ? args.splice(i, 2)[1] : undefined; };
   const raw = opt('--raw') ?? path.join(process.env.REC_WORK ?? '/tmp/tapsim-record', 'raw');
   const out = opt('--out') ?? path.join(__dirname, '..', '..', '..', 'data', 'recordings');
+  // the system snapshot: converted when asked (record.sh, for a batch that recorded one) or when every
+  // raw recording is converted; a raw snapshot left from an earlier boot is not converted again
+  const si = args.indexOf('--system');
+  const withSystem = si >= 0 ? (args.splice(si, 1), true) : args.length === 0;
   const names = args.length ? args : fs.readdirSync(raw).filter((d) => d !== 'system' && fs.statSync(path.join(raw, d)).isDirectory()).sort();
   fs.mkdirSync(out, { recursive: true });
   const index: RecordingIndex = loadIndex(out);
-  if (fs.existsSync(path.join(raw, 'system'))) {
+  if (withSystem && fs.existsSync(path.join(raw, 'system'))) {
     const sys = convertSystem(path.join(raw, 'system'));
     fs.writeFileSync(path.join(out, 'system.json.gz'), zlib.gzipSync(JSON.stringify(sys), { level: 9 }));
     console.log('system: snapshot and idle rates');

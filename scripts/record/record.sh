@@ -145,7 +145,7 @@ if [ $convert_only = 0 ]; then
     sed -n "$((i + 1)),$((i + per))p" "$cat_run" > "$WORK/catalogue.batch"
     # boot again (up to TRIES times) while workloads of the batch are missing: a guest that panicked
     # while booting, or was stopped by the watchdog; each boot records only what is still missing
-    tries=0; cp "$WORK/catalogue.batch" "$WORK/catalogue.todo"
+    tries=0; cp "$WORK/catalogue.batch" "$WORK/catalogue.todo"; batch_sys=$sys
     while :; do
       boot_batch "$WORK/catalogue.todo" $sys || true
       [ "$raw/system/idle/trace.gz" -nt "$WORK/catalogue.run" ] && sys=nosystem
@@ -157,7 +157,9 @@ if [ $convert_only = 0 ]; then
       echo "record: still to record: $(cut -f1 "$WORK/catalogue.left" | tr '\n' ' '); booting again" >&2
       mv "$WORK/catalogue.left" "$WORK/catalogue.todo"
     done
-    convert_names $(cut -f1 "$WORK/catalogue.batch")
+    # the system snapshot is converted only when this batch recorded it (not a raw one left from an earlier boot)
+    sysflag=; [ -z "$batch_sys" ] && [ "$raw/system/idle/trace.gz" -nt "$WORK/catalogue.run" ] && sysflag=--system
+    convert_names $sysflag $(cut -f1 "$WORK/catalogue.batch")
     i=$((i + per)); sys=nosystem
   done
   echo "record: took $(( $(date +%s) - start )) s; raw traces in $raw" >&2
