@@ -13,6 +13,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { MatchNode, parsePattern } from './elaborate/probes';
+import { kernelDataDir, KernelDataError } from './kernel/data';
 
 interface PointNode {
   kids: Map<string, PointNode>;
@@ -20,15 +21,15 @@ interface PointNode {
 
 let tree: PointNode | null | undefined;
 
+/** data/tapset-names/stap-4.8-probe-points.txt, beside the kernel data (null when it is missing). */
 function dataFile(): string | null {
-  // dist/src -> repo root, or src when run from sources
-  let dir = __dirname;
-  for (let i = 0; i < 5; i++) {
-    const f = path.join(dir, 'data', 'tapset-names', 'stap-4.8-probe-points.txt');
-    if (fs.existsSync(f)) return f;
-    dir = path.dirname(dir);
+  try {
+    const f = path.join(path.dirname(kernelDataDir()), 'tapset-names', 'stap-4.8-probe-points.txt');
+    return fs.existsSync(f) ? f : null;
+  } catch (e) {
+    if (e instanceof KernelDataError) return null;
+    throw e;
   }
-  return null;
 }
 
 /** The tree keys of a pattern (`procfs(string).read` -> `procfs(string)`, `read`), as MatchNode keys them. */
