@@ -213,8 +213,14 @@ export class Fs {
 
   allocExtent(ino: Inode): void {
     if (ino.fs !== 'ext4') return;
-    ino.diskBlock = this.nextBlock;
-    this.nextBlock += Math.max(16, Math.ceil(ino.size / PAGE) + 64);
+    ino.diskBlock = this.reserveExtent(ino.size);
+  }
+
+  /** The disk extent of an ext4 file of `size` bytes: its first block, the next file's after it and its slack. */
+  reserveExtent(size: number): number {
+    const block = this.nextBlock;
+    this.nextBlock += Math.max(16, Math.ceil(size / PAGE) + 64);
+    return block;
   }
 
   symlink(p: string, target: string): Inode {

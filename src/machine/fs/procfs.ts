@@ -1,6 +1,6 @@
 /** /proc and /proc/sys/vm: generated from the machine's live state. */
 import type { Fs, FsMachine } from './namei';
-import { Inode, LazyDir, S_IFDIR, S_IFREG } from '../include/fs';
+import { Inode, LazyDir, lazyEntries, S_IFDIR, S_IFREG } from '../include/fs';
 import { KERNEL_PROC_VERSION, KERNEL_RELEASE } from '../../kernel/config';
 import { procModulesText, procKallsymsText, sysModuleNames } from '../../kernel/kallsyms';
 import { procRoot } from './proc_pid';
@@ -73,19 +73,11 @@ export function populateKernelLists(fs: Fs, now: number): void {
   if (!names.length) return;
   const dir = fs.mkdirp('/sys/module', 'sysfs');
   const nums = names.map(() => fs.takeIno());
-  const made = new Map<string, Inode>();
-  const make = (k: number): Inode => {
-    let ino = made.get(names[k]);
-    if (!ino) {
-      made.set(names[k], (ino = new Inode(nums[k], S_IFDIR | 0o755, 'sysfs', now)));
-      ino.parent = dir;
-    }
-    return ino;
-  };
   dir.nlink += names.length;
-  dir.children = new LazyDir([], {
-    one: (name) => { const k = names.indexOf(name); return k < 0 ? undefined : make(k); },
-    all: () => names.map((n, k): [string, Inode] => [n, make(k)]),
+  dir.children = lazyEntries(names, (k) => {
+    const ino = new Inode(nums[k], S_IFDIR | 0o755, 'sysfs', now);
+    ino.parent = dir;
+    return ino;
   });
 }
 
@@ -155,17 +147,17 @@ export function populateSysCpu(fs: Fs, ncpus: number, now: number): void {
     }
     dirs.get(at)!.push([rel.slice(slash + 1), fs.takeIno(), text]);
   }
+  /** a directory's links: `.`, its entry in its parent, `..` of each subdirectory */
+  const links = (rel: string): number => 2 + dirs.get(rel)!.reduce((n, c) => n + (c[2] === null ? 1 : 0), 0);
   const lazy = (dir: Inode, rel: string): LazyDir => {
     const entries = dirs.get(rel)!;
-    const made = new Map<string, Inode>();
-    const make = (e: [string, number, string | null]): Inode => {
-      let ino = made.get(e[0]);
-      if (ino) return ino;
-      const [name, num, text] = e;
+    return lazyEntries(entries.map((e) => e[0]), (k) => {
+      const [name, num, text] = entries[k];
+      let ino: Inode;
       const sub = rel ? `${rel}/${name}` : name;
       if (text === null) {
         ino = new Inode(num, S_IFDIR | 0o755, 'sysfs', now);
-        ino.nlink = 2 + dirs.get(sub)!.reduce((n, c) => n + (c[2] === null ? 1 : 0), 0);
+        ino.nlink = links(sub);
         ino.children = lazy(ino, sub);
       } else if (sub === 'cpuidle/current_governor') {
         ino = new Inode(num, S_IFREG | 0o644, 'sysfs', now);
@@ -182,15 +174,10 @@ export function populateSysCpu(fs: Fs, ncpus: number, now: number): void {
         ino.show = () => text;
       }
       ino.parent = dir;
-      made.set(name, ino);
       return ino;
-    };
-    return new LazyDir([], {
-      one: (name) => { const e = entries.find((x) => x[0] === name); return e && make(e); },
-      all: () => entries.map((e): [string, Inode] => [e[0], make(e)]),
     });
   };
-  top.nlink = 2 + dirs.get('')!.reduce((n, c) => n + (c[2] === null ? 1 : 0), 0);
+  top.nlink = links('');
   top.children = lazy(top, '');
 }
 

@@ -196,6 +196,27 @@ export class LazyDir extends Map<string, Inode> {
   }
 }
 
+/**
+ * A LazyDir of the entries `names` (in that order, each name once), entry k made by `make(k)` on its
+ * first look-up or listing and the same inode after.
+ */
+export function lazyEntries(names: readonly string[], make: (k: number) => Inode): LazyDir {
+  const made: (Inode | undefined)[] = new Array(names.length);
+  let index: Map<string, number> | null = null;
+  const at = (k: number): Inode => (made[k] ??= make(k));
+  return new LazyDir([], {
+    one: (name) => {
+      if (!index) {
+        index = new Map();
+        for (let k = 0; k < names.length; k++) if (!index.has(names[k])) index.set(names[k], k);
+      }
+      const k = index.get(name);
+      return k === undefined ? undefined : at(k);
+    },
+    all: () => names.map((n, k): [string, Inode] => [n, at(k)]),
+  });
+}
+
 /** An open file description (struct file); fds point at these, shared after dup/fork. */
 export class OpenFile {
   refs = 1;

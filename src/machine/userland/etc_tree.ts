@@ -13,7 +13,7 @@
  * in the recorded inode order (the machine's numbers differ, their order among these is the real one).
  */
 import type { Fs } from '../fs/namei';
-import { Inode, LazyDir, PAGE, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../include/fs';
+import { Inode, LazyDir, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../include/fs';
 import * as nodeFs from 'fs';
 import { userlandDataFile } from '../process/ldso';
 import { machineNsOf } from './libc_time';
@@ -133,12 +133,9 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
     const k = p.lastIndexOf('/');
     const dir = planOf(p.slice(0, k));
     if (!dir) throw new Error(`data/userland/etc.json: ${p} comes before its directory (regenerate it: scripts/userland/etc_tree.ts)`);
-    // the number and the extent (fs/namei.ts mk, allocExtent) making it now would take
+    // the number and the extent (fs/namei.ts mk, reserveExtent) making it now would take
     const made: Made = { name: p.slice(k + 1), e, num: fs.takeIno(), block: 0, ino: null };
-    if (type === 'f') {
-      made.block = fs.nextBlock;
-      fs.nextBlock += Math.max(16, Math.ceil((body !== null ? body.length : size) / PAGE) + 64);
-    }
+    if (type === 'f') made.block = fs.reserveExtent(body !== null ? body.length : size);
     dir.made.push(made);
     if (type === 'd') plans.set(p, { path: p, made: [], listed: true, byName: null });
   }
