@@ -194,9 +194,17 @@ export class Procs {
       if (exe) target = { exe, argv: words };
     }
     if (!target) return this.spawn(par, '/bin/sh', ['sh', '-c', cmd], fds, { cwd });
-    // stapio forks, and the child execs the command (execve: sched_process_exec, comm
-    // changes): the forked child starts as a copy of its parent
-    const { exe, argv } = target;
+    // stapio forks, and the child execs the command
+    return this.spawnExec(par, target.exe, target.argv, fds, cwd);
+  }
+
+  /**
+   * A child of `par` with descriptors `fds` in `cwd` that execve()s `exe` with `argv` (a shell's
+   * `CMD &` or stapio's start_cmd: fork, then exec — execve, sched_process_exec and the comm change
+   * happen on the machine, and the new image builds its address space page by page); the forked child
+   * starts as a copy of its parent. Exits 127 when the exec fails.
+   */
+  spawnExec(par: Process, exe: string, argv: string[], fds: (OpenFile | null)[], cwd: string): Process {
     const pexe = par.exe || exe;
     const comm = par.threads[0]?.comm ?? pexe.slice(pexe.lastIndexOf('/') + 1).slice(0, 15);
     const execMain: ProgramMain = function* (u) {
