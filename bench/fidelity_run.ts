@@ -7,6 +7,8 @@
  * The workload is launched as the recorder launched it (scripts/record/guest/recorder.sh `launch`): a
  * child of a shell that execs dash, `sh -c 'read x < /tmp/rec-go; exec "$@"' rec CMD...`, whose
  * `exec` then replaces dash's address space with the workload (the teardown the recorded execve does).
+ * Its stdin is /dev/null, its stdout and stderr the serial console /dev/ttyS0 (the machine's 16550A,
+ * drivers/serial8250.ts), whose line gives `output`.
  * Counting starts at the root's execve of the workload (the launcher's own exec of sh is not counted),
  * restarting at each attempt of dash's PATH search until one succeeds, as in the recordings
  * (scripts/record/FORMAT.md, graph.ts / events.ts).
@@ -18,7 +20,9 @@ import { syscallByNr } from '../src/kernel/syscalls';
 import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } from '../src/kernel/tracepoint';
 import { Machine } from '../src/machine/machine';
 import { MemCgroup } from '../src/machine/include/mm_types';
-import { ConsoleFile } from '../src/machine/include/fs';
+import { OpenFile, O_WRONLY } from '../src/machine/include/fs';
+/** open(2)'s flag the kernel adds on 64-bit (what a redirection's f_flags hold, O_CREAT|O_TRUNC dropped) */
+const O_LARGEFILE = 0o100000;
 import { SIGINT, SIGQUIT } from '../src/machine/include/signal';
 import type { FidelitySide } from './fidelity_measure';
 
@@ -31,6 +35,8 @@ export interface SimOptions {
   allTasks?: boolean;
   /** run the workload in a memory cgroup with this memory.max, bytes (the recordings' `memcg=SIZE` flag) */
   memcgMax?: number;
+  /** the CPU the launcher is forked on (a recording's: where its workload started; else one drawn) */
+  cpu?: number;
 }
 
 /** A recording flag's size ('4M', '512K', '1G', bytes) in bytes. */
@@ -177,9 +183,13 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   let status = -1;
   const t0 = m.now;
   try {
-    // the recorder's shell forks the launcher (`sh -c SCRIPT rec ... &`), which execs dash in /root
-    const con = new ConsoleFile((s) => { output += s; });
-    const p = m.procs.spawnExec(m.procs.init, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), con, con], '/root');
+    // the recorder's shell forks the launcher (`sh -c SCRIPT rec ... < /dev/null > /dev/ttyS0 2>&1 &`),
+    // which execs dash in /root: stdout and stderr the serial console, whose line the output is read from
+    // (ONLCR's carriage returns dropped)
+    const tty = new OpenFile('dev', m.fs.lookup('/dev/ttyS0'), O_WRONLY | O_LARGEFILE);
+    m.serial.sink = (s) => { output += s.replace(/\r\n/g, '\n'); };
+    const p = m.procs.spawnExec(m.procs.init, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), tty, tty], '/root', o.cpu);
+    tty.close();
     // the recorder starts the workload as an asynchronous list of a non-interactive sh
     // (scripts/record/guest/recorder.sh launch: `sh -c '...; exec "$@"' ... &`), which runs it with
     // SIGINT and SIGQUIT ignored (POSIX 2.11; dash's forkchild): the recorded programs inherit that
