@@ -21,10 +21,11 @@ import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } f
 import { Machine } from '../src/machine/machine';
 import { MemCgroup } from '../src/machine/include/mm_types';
 import { OpenFile, O_WRONLY } from '../src/machine/include/fs';
-/** open(2)'s flag the kernel adds on 64-bit (what a redirection's f_flags hold, O_CREAT|O_TRUNC dropped) */
-const O_LARGEFILE = 0o100000;
 import { SIGINT, SIGQUIT } from '../src/machine/include/signal';
 import type { FidelitySide } from './fidelity_measure';
+
+/** open(2)'s flag the kernel adds on 64-bit (what a redirection's f_flags hold, O_CREAT|O_TRUNC dropped) */
+const O_LARGEFILE = 0o100000;
 
 export interface SimOptions {
   setup?: string;
@@ -88,7 +89,6 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   m.fs.createFile(LAUNCHER_GO, 'go\n', 0o644, 'tmpfs');
   const tids = new Set<number>();
   let root = -1;
-  let started = !!o.allTasks;
   // the root has exec'd the launcher's sh (its next execve attempts are the workload's)
   let launcherUp = false;
   // the workload's execve succeeded (no more restarts)
@@ -107,15 +107,15 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     for (const [tid, l] of perTask) if (tids.has(tid)) l.length = 0; else perTask.delete(tid);
   };
   const counted = (tid: number): boolean => o.allTasks || tids.has(tid);
-  // each execve attempt of the workload (re)starts the counts; the first call of one restarts once
+  // each execve attempt of the workload (re)starts the counts (its first traced call of the attempt);
+  // a `background` recording keeps every task from when tracing went on, just before the first attempt
   let restartedAt = -1;
+  let attempts = 0;
   const restart = (): void => {
-    if (restartedAt === attempts) return;
+    if (restartedAt === attempts || (o.allTasks && restartedAt >= 0)) return;
     restartedAt = attempts;
-    started = true;
     reset();
   };
-  let attempts = 0;
   const currentTid = (): number => {
     const c = m.executingCpu();
     return c ? tidOf(c.ctx.task) : -1;
