@@ -147,8 +147,6 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.devNode('/dev/random', 'random', false, 1, 8);
   fs.devNode('/dev/tty', 'tty', false, 5, 0);
   fs.devNode('/dev/console', 'console', false, 5, 1, 0o600);
-  // the serial console (drivers/serial8250.ts): crw--w---- root:tty, as udev makes it on Debian
-  fs.devNode('/dev/ttyS0', 'ttyS', false, 4, 64, 0o620).gid = 5;
   const sda = fs.devNode('/dev/sda', 'sda', true, 8, 0, 0o660);
   sda.size = 64 * 1024 * 1024 * 1024;
   sda.gen = (o, l) => synthBytes(0xd15c, o, l);
@@ -193,6 +191,9 @@ export function populate(m: FsMachine, fs: Fs): void {
     const ino = fs.createFile(`/usr/bin/${p}`, { size: 43592, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + 7), o, l) }, 0o755);
     ino.mtime = ino.atime = machineNsOf(m.bootNs, 1666300757);
   }
+  // the serial console (drivers/serial8250.ts): crw--w---- root:tty, as udev makes it on Debian; last,
+  // so earlier inodes keep their numbers
+  fs.devNode('/dev/ttyS0', 'ttyS', false, 4, 64, 0o620).gid = 5;
   void S_IFREG; void KERNEL_RELEASE;
 }
 
