@@ -96,11 +96,20 @@ function rowLine(name: string, command: string, row: FidelityRow): string {
 export const TABLE_HEAD = '| workload | command | fn J | ev J | sys | distinct fns sim / real | calls sim / real | syscalls sim / real | faults sim / real |\n' +
   '|---|---|---|---|---|---|---|---|---|';
 
+/**
+ * The CPU the recorded workload started on (its root's first kernel entry): the machine's serial
+ * interrupts land in the workload only when it runs on the CPU IRQ 4 is routed to, as in the recordings.
+ */
+export function recordedCpu(rec: Recording): number | undefined {
+  const c = rec.tasks[0]?.entries[1];
+  return typeof c === 'number' && c >= 0 ? c : undefined;
+}
+
 function measure(entry: IndexEntry, seed: number): { row: FidelityRow; ms: number; status: number; entries: string[] } {
   const rec = loadRecording(entry);
   const t = Date.now();
   const memcg = rec.flags.find((f) => f.startsWith('memcg='));
-  const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed, allTasks: rec.flags.includes('background'), memcgMax: memcg ? flagBytes(memcg.slice(6)) : undefined });
+  const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed, allTasks: rec.flags.includes('background'), memcgMax: memcg ? flagBytes(memcg.slice(6)) : undefined, cpu: recordedCpu(rec) });
   const ms = Date.now() - t;
   return { row: compareSides(sim, recordedSide(rec)), ms, status: sim.status, entries: entryLines(recordedEntries(rec), sim.byEntry) };
 }

@@ -4,7 +4,14 @@
  * kernel function entered (an ftrace_ops on every function, as set_ftrace_pid + function tracing on the
  * real box), every tracepoint event (a probe on each tracepoint; syscalls:sys_enter_X/sys_exit_X from the
  * raw syscall tracepoints as trace_syscalls.c does) and the syscall-name sequence.
- * Counting starts at the root task's execve, as in the recordings (scripts/record/FORMAT.md).
+ * The workload is launched as the recorder launched it (scripts/record/guest/recorder.sh `launch`): a
+ * child of a shell that execs dash, `sh -c 'read x < /tmp/rec-go; exec "$@"' rec CMD...`, whose
+ * `exec` then replaces dash's address space with the workload (the teardown the recorded execve does).
+ * Its stdin is /dev/null, its stdout and stderr the serial console /dev/ttyS0 (the machine's 16550A,
+ * drivers/serial8250.ts), whose line gives `output`.
+ * Counting starts at the root's execve of the workload (the launcher's own exec of sh is not counted),
+ * restarting at each attempt of dash's PATH search until one succeeds, as in the recordings
+ * (scripts/record/FORMAT.md, graph.ts / events.ts).
  * Uses src/kernel's ftrace and tracepoint machinery and the Machine's public API only.
  */
 import { FtraceOps, FTRACE_OPS_FL_INITIALIZED, ftraceHitFn, registerFtraceFunction, unregisterFtraceFunction } from '../src/kernel/ftrace';
@@ -13,8 +20,12 @@ import { syscallByNr } from '../src/kernel/syscalls';
 import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } from '../src/kernel/tracepoint';
 import { Machine } from '../src/machine/machine';
 import { MemCgroup } from '../src/machine/include/mm_types';
+import { OpenFile, O_WRONLY } from '../src/machine/include/fs';
 import { SIGINT, SIGQUIT } from '../src/machine/include/signal';
 import type { FidelitySide } from './fidelity_measure';
+
+/** open(2)'s flag the kernel adds on 64-bit (what a redirection's f_flags hold, O_CREAT|O_TRUNC dropped) */
+const O_LARGEFILE = 0o100000;
 
 export interface SimOptions {
   setup?: string;
@@ -25,6 +36,8 @@ export interface SimOptions {
   allTasks?: boolean;
   /** run the workload in a memory cgroup with this memory.max, bytes (the recordings' `memcg=SIZE` flag) */
   memcgMax?: number;
+  /** the CPU the launcher is forked on (a recording's: where its workload started; else one drawn) */
+  cpu?: number;
 }
 
 /** A recording flag's size ('4M', '512K', '1G', bytes) in bytes. */
@@ -53,12 +66,33 @@ export function recorderCommand(command: string): string {
   return /[;&|<>()$`\\"'*?[\]{}~=]/.test(command) ? `sh -c '${command.replace(/'/g, "'\\''")}'` : command;
 }
 
+/** The recorder's launcher script (recorder.sh launch): wait for the start line, then exec the workload. */
+export const LAUNCHER_SCRIPT = 'read x < /tmp/rec-go; exec "$@"';
+/** The file the launcher reads its start line from (a fifo in the recorder; see launcherArgv). */
+export const LAUNCHER_GO = '/tmp/rec-go';
+
+/**
+ * The launcher's argv as the recorder's `launch` gave it: `sh -c SCRIPT rec sh -c CMD` for a command
+ * with shell syntax, else `sh -c SCRIPT rec WORD...` (the command split at blanks with globbing off:
+ * `set -f; ... rec $CMD`).
+ */
+export function launcherArgv(command: string): string[] {
+  const shellSyntax = recorderCommand(command) !== command;
+  return ['sh', '-c', LAUNCHER_SCRIPT, 'rec', ...(shellSyntax ? ['sh', '-c', command] : command.split(/[ \t\n]+/).filter(Boolean))];
+}
+
 export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const m = new Machine({ cpus: 4, seed: o.seed ?? 1, memMB: 2048 });
   if (o.setup) m.run(o.setup);
+  // the launcher's start line: a file holding it, so its read returns at once (the recorder's fifo only
+  // held the launcher until tracing was on; counting here starts exactly at the workload's execve)
+  m.fs.createFile(LAUNCHER_GO, 'go\n', 0o644, 'tmpfs');
   const tids = new Set<number>();
   let root = -1;
-  let started = !!o.allTasks;
+  // the root has exec'd the launcher's sh (its next execve attempts are the workload's)
+  let launcherUp = false;
+  // the workload's execve succeeded (no more restarts)
+  let execed = false;
   const fnCalls = new Map<number, number>();
   const events = new Map<string, number>();
   const syscalls: string[] = [];
@@ -73,6 +107,15 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     for (const [tid, l] of perTask) if (tids.has(tid)) l.length = 0; else perTask.delete(tid);
   };
   const counted = (tid: number): boolean => o.allTasks || tids.has(tid);
+  // each execve attempt of the workload (re)starts the counts (its first traced call of the attempt);
+  // a `background` recording keeps every task from when tracing went on, just before the first attempt
+  let restartedAt = -1;
+  let attempts = 0;
+  const restart = (): void => {
+    if (restartedAt === attempts || (o.allTasks && restartedAt >= 0)) return;
+    restartedAt = attempts;
+    reset();
+  };
   const currentTid = (): number => {
     const c = m.executingCpu();
     return c ? tidOf(c.ctx.task) : -1;
@@ -82,7 +125,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     const tid = tidOf(ctx.task);
     if (!counted(tid)) return;
     const fn = ftraceHitFn();
-    if (!started && tid === root && execveFn.has(symbolName(fn))) { started = true; reset(); }
+    if (launcherUp && !execed && tid === root && execveFn.has(symbolName(fn))) restart();
     fnCalls.set(fn, (fnCalls.get(fn) ?? 0) + 1);
     const b = ctx.context !== 0 ? 'irq' : entryOf.get(tid) ?? 'other';
     byEntry.set(b, (byEntry.get(b) ?? 0) + 1);
@@ -103,7 +146,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
         if (!counted(tid)) return;
         const regs = _regs as { orig_ax?: number } | null;
         const nr = enter ? Number(nrOrRet) : Number(regs?.orig_ax ?? -1);
-        if (enter && !started && tid === root && nr === EXECVE_NR) { started = true; reset(); }
+        if (enter && launcherUp && !execed && tid === root && nr === EXECVE_NR) { attempts++; restart(); }
         const sc = syscallByNr(nr);
         entryOf.set(tid, enter ? `sys:${sc ? sc.name : nr}` : 'other');
         bump(name);
@@ -116,6 +159,12 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
             l.push(sc.name);
           }
         }
+      };
+    } else if (name === 'sched_process_exec') {
+      probe = () => {
+        const tid = currentTid();
+        if (tid === root) { if (launcherUp) execed = true; else launcherUp = true; }
+        if (counted(tid)) bump(name);
       };
     } else {
       const fault = name === 'page_fault_user';
@@ -134,7 +183,13 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   let status = -1;
   const t0 = m.now;
   try {
-    const p = m.procs.spawnCommand(recorderCommand(command), (s) => { output += s; }, (s) => { output += s; });
+    // the recorder's shell forks the launcher (`sh -c SCRIPT rec ... < /dev/null > /dev/ttyS0 2>&1 &`),
+    // which execs dash in /root: stdout and stderr the serial console, whose line the output is read from
+    // (ONLCR's carriage returns dropped)
+    const tty = new OpenFile('dev', m.fs.lookup('/dev/ttyS0'), O_WRONLY | O_LARGEFILE);
+    m.serial.sink = (s) => { output += s.replace(/\r\n/g, '\n'); };
+    const p = m.procs.spawnExec(m.procs.init, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), tty, tty], '/root', o.cpu);
+    tty.close();
     // the recorder starts the workload as an asynchronous list of a non-interactive sh
     // (scripts/record/guest/recorder.sh launch: `sh -c '...; exec "$@"' ... &`), which runs it with
     // SIGINT and SIGQUIT ignored (POSIX 2.11; dash's forkchild): the recorded programs inherit that

@@ -16,7 +16,7 @@ import { writeKnownSymbols, builtKnownSymbolsFile } from '../src/kernel/known_sy
 import { resolveFirstAlias, sysModuleNames, symbolName } from '../src/kernel/kallsyms';
 import { pathNames, pathFunctionNames, pathSource, templatesForBuild } from '../src/machine/paths/dsl';
 import { writeTemplateTable, builtTemplateTableFile } from '../src/machine/paths/template_table';
-import { modelFile, readModelFile, compilerSymbolNames, modelSummariser, programCompiler } from '../src/machine/paths/model';
+import { modelFile, readModelFile, compilerSymbolNames, modelSummariser, programCompiler, modelSymbolId } from '../src/machine/paths/model';
 import { writeModelTable, builtModelTableFile } from '../src/machine/paths/model_table';
 import { semanticsFunctionNames } from '../src/machine/paths/semantics';
 import { installKernelSemantics } from '../src/machine/machine';
@@ -26,7 +26,7 @@ let bytes = writeSymtab(builtSymtabFile()) + writeEventTable(builtEventTableFile
 installKernelSemantics();
 const mf = modelFile();
 const model = mf ? readModelFile(mf) : null;
-if (mf && model) bytes += writeModelTable(builtModelTableFile(), mf, model, resolveFirstAlias, modelSummariser(), programCompiler());
+if (mf && model) bytes += writeModelTable(builtModelTableFile(), mf, model, (n) => modelSymbolId(n, resolveFirstAlias), modelSummariser(), programCompiler());
 bytes += writeKnownSymbols(builtKnownSymbolsFile(), [...pathNames().flatMap(pathFunctionNames), ...compilerSymbolNames(), ...semanticsFunctionNames()], resolveFirstAlias, sysModuleNames(), symbolName);
 const tt = templatesForBuild();
 bytes += writeTemplateTable(builtTemplateTableFile(), tt.programs, tt.names, pathSource);

@@ -76,6 +76,7 @@ import { netUnix } from './net/unix';
 import { netfilter } from './net/netfilter';
 import { Disk } from './drivers/disk';
 import { loopback } from './drivers/loopback';
+import { Uart8250, serial8250 } from './drivers/serial8250';
 import { Procs } from './process/procs';
 import { fork } from './process/fork';
 import { exec } from './process/exec';
@@ -100,7 +101,7 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   fault, rmap, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd, fsSelect,
   netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netUdp, netUnix, netfilter,
-  loopback,
+  loopback, serial8250,
   fork, exec, exit,
   returnValues,
 ];
@@ -152,6 +153,8 @@ export class Machine {
   readonly fs: Fs;
   readonly blk: BlockLayer;
   readonly net: Net;
+  /** the serial port behind /dev/ttyS0 (a 16550A: drivers/serial8250.ts); `serial.sink` gets what it sends */
+  readonly serial: Uart8250;
   /** tracefs / debugfs (mounted at boot as Debian's systemd does; the Tracefs made on first use: fs/tracing.ts) */
   private readonly tracing: MachineTracefs;
   get tracefs(): Tracefs {
@@ -195,6 +198,9 @@ export class Machine {
     this.blk = new BlockLayer(this, new Disk(this));
     this.fs = new Fs(this);
     populate(this, this.fs);
+    this.serial = new Uart8250(this, opts.seed ?? 1);
+    const ttyS0 = this.fs.lookup('/dev/ttyS0');
+    if (ttyS0) ttyS0.cdev = this.serial;
     warmPageCache(this, (p) => this.fs.lookup(p));
     this.net = new Net(this);
     this.tracing = attachTracefs(this, { functionProfiler: opts.functionProfiler });

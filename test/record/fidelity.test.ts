@@ -142,4 +142,19 @@ describe('fidelity: the simulated side', () => {
     expect(sim.byEntry.get('sys:newfstatat')).to.be.greaterThan(0);
     expect(sim.byEntry.get('fault')).to.be.greaterThan(1000);
   });
+  it('launches as the recorder did: the workload\'s execve tears down the dash launcher\'s address space', function () {
+    this.timeout(60000);
+    // data/recordings/sleep: the recorded execve of `sleep 1` (from `sh -c 'read x < /tmp/rec-go; exec "$@"' rec
+    // sleep 1`) calls page_remove_rmap 390 times and unmap_single_vma 25 times, the exit 356 and 22; forked
+    // from init without the launcher the machine's execve tore down almost nothing (361 in all)
+    const rec = loadRecording(findRecording('sleep')!);
+    const real = recordedSide(rec).functions;
+    const sim = runSimulated(rec.command, { seed: 1 });
+    expect(sim.status).to.equal(0);
+    expect(sim.events.get('sys_enter_execve')).to.equal(1);
+    for (const f of ['page_remove_rmap', 'unmap_single_vma']) {
+      const [s, r] = [sim.functions.get(f) ?? 0, real.get(f) ?? 0];
+      expect(Math.abs(s - r) / r, `${f}: sim ${s} real ${r}`).to.be.below(0.1);
+    }
+  });
 });

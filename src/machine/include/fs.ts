@@ -8,6 +8,7 @@
 import type { Pipe } from './pipe_fs_i';
 import type { Sock } from './net';
 import type { WaitQueue } from './wait';
+import type { Env } from './kstack';
 import type { PseudoNode, PseudoOpen } from '../../kernel/tracefs/vfs';
 
 export const S_IFMT = 0o170000, S_IFREG = 0o100000, S_IFDIR = 0o040000, S_IFLNK = 0o120000,
@@ -47,8 +48,10 @@ export class Inode {
   dyn: { child(name: string): Inode | null; list(): string[] } | null = null;
   parent: Inode | null = null;
   target = '';
-  /** device: 'null' | 'zero' | 'urandom' | 'random' | 'tty' | 'sda' | 'sda1' | 'console' */
+  /** device: 'null' | 'zero' | 'urandom' | 'random' | 'tty' | 'ttyS' | 'sda' | 'sda1' | 'console' */
   dev = '';
+  /** a character device's driver (drivers/: the serial port behind /dev/ttyS0) */
+  cdev: CharDevice | null = null;
   rdev = 0;
   /** first disk block (4 KiB) of this file's extent on /dev/sda */
   diskBlock = 0;
@@ -241,6 +244,11 @@ export class OpenFile {
   close(): void {
     if (--this.refs === 0 && this.onClose) this.onClose();
   }
+}
+
+/** A character device's driver: what a write(2) to its node does (returns the bytes taken). */
+export interface CharDevice {
+  write(e: Env, b: Uint8Array): number;
 }
 
 /** A file that writes to a caller-provided writer (the program's terminal). */

@@ -43,7 +43,8 @@ export function fileKind(f: OpenFile | null): FdKind {
     case 'null': return 'null';
     case 'zero': return 'zero';
     case 'urandom': case 'random': return 'rand';
-    case 'tty': case 'console': return 'tty';
+    // the serial port: the recordings' terminal (their stdout and stderr, /dev/ttyS0: features.ts 'tty')
+    case 'tty': case 'ttyS': case 'console': return 'tty';
     default: break;
   }
   if (ino.fs === 'tmpfs') return 'tmp';

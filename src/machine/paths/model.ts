@@ -27,7 +27,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { functionId } from '../../kernel/ftrace';
+import { functionId, isTraceable } from '../../kernel/ftrace';
+import { lookupName } from '../../kernel/kallsyms';
 import { int3SiteCount } from '../../kernel/kprobes';
 import type { CompiledPath } from '../include/kstack';
 import { featuresOf } from './semantics';
@@ -467,8 +468,20 @@ export function modelFnId(f: number): number {
   const names = load().functions;
   if (!fnIds) fnIds = load().fnIds ?? new Int32Array(names.length).fill(-2);
   let id = fnIds[f];
-  if (id === -2) id = fnIds[f] = functionId(names[f]);
+  if (id === -2) id = fnIds[f] = modelSymbolId(names[f]);
   return id;
+}
+
+/**
+ * The kallsyms id a recorded function name stands for: the first text symbol of the name (`first`),
+ * unless that one has no mcount site while another of the name has one, since the recordings' graph
+ * tracer saw only traceable functions (io_serial_out and io_serial_in: early_printk.c's, __init and
+ * never traced, come before 8250_port.c's, which the serial port's paths call).
+ */
+export function modelSymbolId(name: string, first: (n: string) => number = functionId): number {
+  const id = first(name);
+  if (id < 0 || isTraceable(id)) return id;
+  return lookupName(name).find((i) => isTraceable(i)) ?? id;
 }
 
 /**

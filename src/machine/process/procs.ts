@@ -80,7 +80,7 @@ export class Procs {
   }
 
   /** Create a user process from outside (boot services, stap -c): parent, program, argv, fds. */
-  spawn(parent: Process | null, exe: string, argv: string[], fds: (OpenFile | null)[], opts: { uid?: number; cwd?: string; comm?: string; main?: ProgramMain } = {}): Process {
+  spawn(parent: Process | null, exe: string, argv: string[], fds: (OpenFile | null)[], opts: { uid?: number; cwd?: string; comm?: string; main?: ProgramMain; cpu?: number } = {}): Process {
     const main = opts.main ?? this.programs.get(exe);
     if (!main) throw new Error(`no program ${exe}`);
     const pid = this.allocPid();
@@ -103,7 +103,9 @@ export class Procs {
     t.prog = main(u, argv);
     t.state = TASK_NEW;
     pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
-    const c = this.m.cpus[this.m.rand.int(this.m.ncpus)];
+    // the CPU the parent forked it on (`opts.cpu`, else one drawn)
+    const drawn = this.m.cpus[this.m.rand.int(this.m.ncpus)];
+    const c = opts.cpu !== undefined ? this.m.cpus[opts.cpu % this.m.ncpus] : drawn;
     t.cpu = c.id;
     this.m.sched.wakeNew(t, c);
     return p;
@@ -194,16 +196,24 @@ export class Procs {
       if (exe) target = { exe, argv: words };
     }
     if (!target) return this.spawn(par, '/bin/sh', ['sh', '-c', cmd], fds, { cwd });
-    // stapio forks, and the child execs the command (execve: sched_process_exec, comm
-    // changes): the forked child starts as a copy of its parent
-    const { exe, argv } = target;
+    // stapio forks, and the child execs the command
+    return this.spawnExec(par, target.exe, target.argv, fds, cwd);
+  }
+
+  /**
+   * A child of `par` with descriptors `fds` in `cwd` that execve()s `exe` with `argv` (a shell's
+   * `CMD &` or stapio's start_cmd: fork, then exec — execve, sched_process_exec and the comm change
+   * happen on the machine, and the new image builds its address space page by page); the forked child
+   * starts as a copy of its parent, on CPU `cpu` when given (else one drawn). Exits 127 when the exec fails.
+   */
+  spawnExec(par: Process, exe: string, argv: string[], fds: (OpenFile | null)[], cwd: string, cpu?: number): Process {
     const pexe = par.exe || exe;
     const comm = par.threads[0]?.comm ?? pexe.slice(pexe.lastIndexOf('/') + 1).slice(0, 15);
     const execMain: ProgramMain = function* (u) {
       yield* u.exec(exe, argv);
       return yield* u.exit(127);
     };
-    return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], fds, { cwd, comm, main: execMain });
+    return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], fds, { cwd, comm, main: execMain, cpu });
   }
 
   /**

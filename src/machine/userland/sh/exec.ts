@@ -650,13 +650,26 @@ const BUILTINS: Record<string, Builtin> = {
     yield* u.close(fd);
     return yield* this.runSource(u, Buffer.from(b).toString('latin1'), false, true);
   },
+  // dash's execcmd: shellexec(argv + 1, pathval(), 0) — a name without a slash is tried in every PATH
+  // directory in turn, an execve each (ENOENT / ENOTDIR go on to the next), not looked up first
   exec: function* (u, w) {
     if (w.length === 1) return 0;
-    const path = yield* (this as unknown as { find(u: U, n: string): G<string | null> }).find(u, w[1]);
-    if (!path) { yield* u.err(`${this.prefix()}exec: ${w[1]}: not found\n`); throw new Flow('exit', 127); }
-    const r = yield* u.exec(path, w.slice(1), dashEnvironment(this.vars, this.exported));
-    yield* u.err(`${this.prefix()}exec: ${w[1]}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
-    throw new Flow('exit', r === -2 ? 127 : 126);
+    if (this.bash) {
+      const path = yield* (this as unknown as { find(u: U, n: string): G<string | null> }).find(u, w[1]);
+      if (!path) { yield* u.err(`${this.prefix()}exec: ${w[1]}: not found\n`); throw new Flow('exit', 127); }
+      const r = yield* u.exec(path, w.slice(1), dashEnvironment(this.vars, this.exported));
+      yield* u.err(`${this.prefix()}exec: ${w[1]}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
+      throw new Flow('exit', r === -2 ? 127 : 126);
+    }
+    const env = dashEnvironment(this.vars, this.exported);
+    const tries = w[1].includes('/') ? [w[1]] : (this.vars.get('PATH') ?? '').split(':').map((d) => (d ? `${d}/${w[1]}` : w[1]));
+    let e = -2;
+    for (const path of tries) {
+      const r = yield* u.exec(path, w.slice(1), env);
+      if (r !== -2 && r !== -20) e = r;
+    }
+    yield* u.err(`${this.prefix()}exec: ${w[1]}: ${e === -2 ? 'not found' : 'Permission denied'}\n`);
+    throw new Flow('exit', e === -2 ? 127 : 126);
   },
   read: function* (u, w) {
     const names = w.slice(1).filter((x) => !x.startsWith('-'));

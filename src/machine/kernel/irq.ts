@@ -1,0 +1,16 @@
+/**
+ * Where a device interrupt is delivered (kernel/irq/manage.c: an IRQ's effective affinity, which the
+ * IO-APIC is programmed with): each legacy IO-APIC line goes to one CPU. The routes are the recorded
+ * guest's: its /proc/interrupts (data/recordings/system.json.gz `interrupts`) counts IRQ 1 (i8042) on
+ * CPU3 only, 4 (ttyS0) on CPU1, 8 (rtc0) on CPU0, 12 (i8042) on CPU2; and every serial interrupt in
+ * the workloads' recordings is taken on CPU1 (ps, find and ls-root ran there and show them nested in
+ * their writes; echo on CPU0, uname on CPU2, cat on CPU3 write to the same port and show none).
+ */
+import type { CpuMachine, Cpu } from '../include/cpu';
+
+export const IOAPIC_ROUTES: Readonly<Record<number, number>> = { 1: 3, 4: 1, 8: 0, 12: 2 };
+
+/** The CPU that takes IRQ `irq` (CPU0 for a line with no route; a machine with fewer CPUs wraps). */
+export function irqCpu(m: CpuMachine, irq: number): Cpu {
+  return m.cpus[(IOAPIC_ROUTES[irq] ?? 0) % m.cpus.length];
+}
