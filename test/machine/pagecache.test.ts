@@ -10,6 +10,7 @@ import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceHitF
 import { symbolName } from '../../src/kernel/kallsyms';
 import type { Prog } from '../../src/machine/include/sched';
 import type { U } from '../../src/machine/process/user';
+import { countCalls } from '../helpers/call_counts';
 
 installKernelSemantics();
 
@@ -56,5 +57,31 @@ describe('page cache: folio_mark_accessed', () => {
     m.run('dd if=/dev/urandom of=/root/f bs=64k count=1; cat /root/f > /dev/null; sync; echo 1 > /proc/sys/vm/drop_caches');
     expect(m.fs.lookup('/root/f')!.cachedPages).to.equal(0);
     expect(readCalls(m, '/root/f', FNS).map((r) => r[1])).to.deep.equal([0, 0]);
+  });
+});
+
+describe('writeback: per-page work (mm/page_writeback.ts)', () => {
+  it('fsync submits each dirty page (mpage_submit_page), puts the inode on the writeback list once, in folio batches of 15', () => {
+    const m = new Machine({ cpus: 1, seed: 1 });
+    const calls = countCalls(() => { m.run('dd if=/dev/zero of=/root/w bs=4k count=40 conv=fsync'); });
+    expect(calls.get('mpage_submit_page')).to.equal(40);
+    expect(calls.get('mpage_process_page_bufs')).to.equal(40);
+    expect(calls.get('sb_mark_inode_writeback')).to.equal(1);
+    // 40 pages: 3 folio batches to submit
+    expect(calls.get('filemap_get_folios')).to.equal(3);
+    expect([...m.fs.lookup('/root/w')!.pc.subarray(0, 40)].every((st) => st === 1)).to.equal(true);
+  });
+  it('fsync of a clean file submits nothing, and leaves the other files dirty', () => {
+    const m = new Machine({ cpus: 1, seed: 1 });
+    m.run('dd if=/dev/zero of=/root/w bs=4k count=8 conv=fsync; dd if=/dev/zero of=/root/other bs=4k count=3');
+    m.procs.programs.set('/usr/bin/fs1', function* (u: U): Prog {
+      const fd = yield* u.open('/root/w', 1);
+      yield* u.fsync(fd);
+      return 0;
+    });
+    m.fs.createFile('/usr/bin/fs1', 'ELF', 0o755);
+    const calls = countCalls(() => { m.run('fs1'); });
+    expect(calls.get('mpage_submit_page') ?? 0).to.equal(0);
+    expect(m.fs.lookup('/root/other')!.dirtyPages).to.equal(3);
   });
 });

@@ -23,7 +23,7 @@ const fsyncBody = `  vfs_fsync_range
             do_writepages
               ext4_writepages
                 mpage_prepare_extent_to_map
-                  mpage_process_page_bufs
+                  %wb_prepare
                 %writeback
             blk_finish_plug
               __blk_flush_plug
@@ -172,7 +172,6 @@ filemap_add_folio
       ext4_map_blocks
         ext4_es_lookup_extent
 ?ext4write
-  ext4_bio_write_page
   ext4_io_submit
 submit_bio
   submit_bio_noacct
@@ -523,6 +522,7 @@ __x64_sys_sync
 do_writepages
   ext4_writepages
     mpage_prepare_extent_to_map
+      %wb_prepare
     %writeback
 blk_finish_plug
   __blk_flush_plug
