@@ -85,3 +85,28 @@ describe('writeback: per-page work (mm/page_writeback.ts)', () => {
     expect(m.fs.lookup('/root/other')!.dirtyPages).to.equal(3);
   });
 });
+
+describe('/dev/zero: read_zero', () => {
+  it('clears the buffer a page at a time, with cond_resched after each page', () => {
+    const m = new Machine({ cpus: 1, seed: 1 });
+    const per = (n: number): number => {
+      let got = 0, on = false;
+      const op = new FtraceOps('zero_test', () => { if (on && symbolName(ftraceHitFn()) === '__cond_resched') got++; }, FTRACE_OPS_FL_INITIALIZED, 'zero_test');
+      m.procs.programs.set('/usr/bin/z', function* (u: U): Prog {
+        const fd = yield* u.open('/dev/zero', 0);
+        on = true;
+        yield* u.read(fd, n);
+        on = false;
+        return 0;
+      });
+      m.fs.createFile('/usr/bin/z', 'ELF', 0o755);
+      registerFtraceFunction(op);
+      try { m.run('z'); } finally { unregisterFtraceFunction(op); }
+      return got;
+    };
+    expect(per(0)).to.equal(0);
+    expect(per(65536)).to.equal(16);
+    expect(per(100)).to.equal(1);
+    expect(per(5 * 4096 + 1)).to.equal(6);
+  });
+});

@@ -398,13 +398,18 @@ file_tty_write.constprop.0
 `,
   // /dev/zero and /dev/null (drivers/char/mem.c): read_zero clears the user buffer (clear_user:
   // clear_user_rep_good on the recorded CPU, rep_good without erms, machine/kernel/cpu.ts; where a
-  // profile of dd if=/dev/zero spends its time, as perf on the real guest shows it), write_null
-  // returns the count without touching the data
+  // profile of dd if=/dev/zero spends its time, as perf on the real guest shows it) a page at a time,
+  // calling cond_resched after each (%zero_resched: read_zero(__cond_resched*16) for each 64 KiB read
+  // in data/recordings/dd-write), write_null returns the count without touching the data
   read_zero: `
 read_zero
   %kfault_buffer
   clear_user_rep_good
     %simple_read
+  %zero_resched
+`,
+  cond_resched: `
+__cond_resched
 `,
   write_null: `
 write_null
