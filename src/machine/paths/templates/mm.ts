@@ -156,14 +156,7 @@ mpage_submit_page
       folio_mkclean
         folio_mapped
       __rcu_read_lock
-      __mod_lruvec_page_state
-        __rcu_read_lock
-        __mod_lruvec_state
-          __mod_node_page_state
-          __mod_memcg_lruvec_state
-            __cgroup_rstat_updated
-        __rcu_read_unlock
-      mod_zone_page_state
+      *page_stat_mod
       __rcu_read_unlock
   ext4_bio_write_page
     set_page_writeback
@@ -179,14 +172,7 @@ mpage_submit_page
             _raw_spin_lock_irqsave
             _raw_spin_unlock_irqrestore
         _raw_spin_unlock_irqrestore
-        __mod_lruvec_page_state
-          __rcu_read_lock
-          __mod_lruvec_state
-            __mod_node_page_state
-            __mod_memcg_lruvec_state
-              __cgroup_rstat_updated
-          __rcu_read_unlock
-        mod_zone_page_state
+        *page_stat_mod
         folio_memcg_unlock
           __rcu_read_unlock
     bio_add_page
@@ -196,6 +182,17 @@ mpage_submit_page
     unlock_page
       folio_unlock
 ext4_last_io_end_vec
+`,
+  // a page's node, zone and memory cgroup counter moved (NR_FILE_DIRTY, NR_WRITEBACK: __mod_lruvec_page_state)
+  page_stat_mod: `
+__mod_lruvec_page_state
+  __rcu_read_lock
+  __mod_lruvec_state
+    __mod_node_page_state
+    __mod_memcg_lruvec_state
+      __cgroup_rstat_updated
+  __rcu_read_unlock
+mod_zone_page_state
 `,
   // a folio still under writeback waited for (__filemap_fdatawait_range; the first sleeps: wb_wait)
   wb_wait_page: `
