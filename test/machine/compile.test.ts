@@ -13,7 +13,7 @@ import { OP_TP, OP_HOOK, OP_IF, OP_IFNOT, OP_END, OP_INLINE, OP_REPEAT, OP_LOOP,
 installKernelSemantics();
 
 /** Operands after each opcode. */
-const OPERANDS = new Map<number, number>([[OP_TP, 1], [OP_HOOK, 1], [OP_INLINE, 1], [OP_IF, 2], [OP_IFNOT, 2], [OP_REPEAT, 3], [OP_LOOP, 1], [OP_MODEL, 1], [OP_SUB, 1]]);
+const OPERANDS = new Map<number, number>([[OP_TP, 1], [OP_HOOK, 1], [OP_INLINE, 1], [OP_IF, 2], [OP_IFNOT, 2], [OP_REPEAT, 4], [OP_LOOP, 1], [OP_MODEL, 1], [OP_SUB, 1]]);
 
 /** A program with every OP_SUB replaced by its chunk's program (expanded too), without the final OP_END. */
 function expand(code: Int32Array): number[] {
@@ -27,7 +27,7 @@ function expand(code: Int32Array): number[] {
     if (op === OP_END) { pc++; continue; }
     if (op === OP_SUB) { for (const x of expand(chunkCode(code[pc + 1]).code)) out.push(x); pc += 2; continue; }
     const n = op >= 0 ? 0 : OPERANDS.get(op) ?? 0;
-    if (op === OP_REPEAT) fix.push(out.length + 3);
+    if (op === OP_REPEAT) fix.push(out.length + 4);
     if (op === OP_LOOP || op === OP_IF || op === OP_IFNOT) fix.push(out.length + n);
     for (let i = 0; i <= n; i++) out.push(code[pc + i]);
     pc += 1 + n;

@@ -68,6 +68,19 @@ describe('memory cgroup reclaim and swap (mm/memcontrol.ts)', function () {
     expect(inSwap).to.be.within(10, 80);
     expect(afterRa).to.equal(inSwap);
   });
+  it("a swap-in frees its slot into its CPU's slots cache, which returns them 64 at a time (swapcache_free_entries)", () => {
+    // SEQ_FNS order: each free_swap_slot of a swap-in, and the flushes, per CPU: the recording's read
+    // (data/recordings/swap) freed 1278 slots with 19 flushes, each of 64 (swap_range_free 1216)
+    const { calls, status } = runDd(1024);
+    expect(status).to.equal(0);
+    const frees = calls.get('free_swap_slot') ?? 0;
+    const flushes = calls.get('swapcache_free_entries') ?? 0;
+    expect(frees).to.be.above(1000);
+    // the swap-ins' frees flush once per 64 after the first 64 (4 CPUs: at most one partial cache each);
+    // the exits' recorded trees flush their own
+    expect(flushes).to.be.within(Math.floor(frees / 64) - 4, Math.ceil(frees / 64));
+    expect(calls.get('swap_range_free')).to.equal(flushes * 64);
+  });
   it('without a cgroup the same dd never reclaims nor swaps', () => {
     const { m, calls, status } = runDd(null);
     expect(status).to.equal(0);

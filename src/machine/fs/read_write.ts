@@ -97,6 +97,12 @@ function simpleRead(m: FsMachine, t: Task, e: Env): number {
   return H_CONT;
 }
 fsReadWrite.hook('simple_read', (m, _c, t, e) => simpleRead(m, t, e));
+/** drivers/char/mem.c read_zero: cond_resched() after each page (PAGE_SIZE chunk) it cleared. */
+fsReadWrite.hook('zero_resched', (_m, _c, t, e) => {
+  const n = typeof e.ret === 'number' && e.ret > 0 ? Math.ceil(e.ret / PAGE) : 0;
+  for (let i = 0; i < n; i++) pushPath(t.ks, 'cond_resched', e);
+  return n ? H_PUSHED : H_CONT;
+});
 fsReadWrite.hook('write_dispatch', (m, c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f) { e.ret = -EBADF; return H_CONT; }

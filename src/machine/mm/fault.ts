@@ -95,7 +95,7 @@ fault.hook('kfault_buffer', (m, c, t, e) => {
   if (i >= end) { e.kbufNext = end; return H_CONT; }
   const kind = faultKind(r, r.pages[i], true);
   const g = t.proc.memcg;
-  const plan = m.mm.faultPlan(g, mm, r, i, kind, true);
+  const plan = m.mm.faultPlan(g, mm, r, i, kind, true, c.id);
   m.mm.faultDone(kind, r, i, mm, true, g, plan);
   m.mm.pgfault++;
   e.kbufNext = i + 1;

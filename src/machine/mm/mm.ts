@@ -61,7 +61,10 @@ export function faultKind(r: Region, s: number, write: boolean): string {
  * (swapin_readahead), 'thp' an anonymous fault maps a huge page (do_huge_pmd_anonymous_page); `thp` the
  * huge page is mapped (not a fallback to a small page because the charge would not fit).
  */
-export interface FaultPlan { treeFeat: string[]; thp: boolean; swapIo: boolean }
+/** A fault's plan (MemSys.faultPlan); `slotCpu`: the CPU whose swap slots cache takes the slot a swap-in frees. */
+export interface FaultPlan { treeFeat: string[]; thp: boolean; swapIo: boolean; slotCpu?: number }
+/** mm/swap_slots.c SWAP_SLOTS_CACHE_SIZE: freed slots a CPU's cache holds before it returns them (swapcache_free_entries) */
+const SWAP_SLOTS_CACHE_SIZE = 64;
 
 export class MemSys {
   readonly totalPages: number;
@@ -211,6 +214,16 @@ export class MemSys {
   private swapFreeSlot(): void {
     for (const s of this.swaps) if (s.used > 0) { s.used--; return; }
   }
+  /** Per CPU, the freed swap slots its swap_slots_cache holds (slots_ret, n_ret). */
+  private readonly slotsRet = new Map<number, number>();
+  /** free_swap_slot on CPU `cpu` finds its cache full: it returns the slots first (swapcache_free_entries). */
+  slotsCacheFull(cpu: number): boolean {
+    return (this.slotsRet.get(cpu) ?? 0) >= SWAP_SLOTS_CACHE_SIZE;
+  }
+  /** free_swap_slot on CPU `cpu`: a full cache returned to the swap device, then the slot cached. */
+  private cacheFreedSlot(cpu: number): void {
+    this.slotsRet.set(cpu, (this.slotsCacheFull(cpu) ? 0 : this.slotsRet.get(cpu) ?? 0) + 1);
+  }
 
   /** Take a free page for anon or page cache use; wakes kswapd under the low watermark. */
   allocPage(kind: 'anon' | 'file'): void {
@@ -303,8 +316,10 @@ export class MemSys {
    * fallback to a small page: thp_fault_fallback_charge); a swapped-out page not in the swap cache is
    * read from the swap device; a charge past the limit reclaims first.
    */
-  faultPlan(g: MemCgroup | null, mm: Mm, r: Region, i: number, kind: string, write: boolean): FaultPlan {
+  faultPlan(g: MemCgroup | null, mm: Mm, r: Region, i: number, kind: string, write: boolean, cpu = -1): FaultPlan {
     const treeFeat: string[] = [];
+    // the swap-in frees its slot (free_swap_slot) into the CPU's slots cache, returning a full one first
+    if (kind === 'swap' && cpu >= 0 && this.slotsCacheFull(cpu)) treeFeat.push('sfe');
     let thp = false;
     const swapIo = kind === 'swap' && !mm.swapCache.has(r.start + i * PAGE_SIZE);
     // a swap-in charges what it reads (the page and its readahead window); a swap-cache hit was charged then
@@ -319,7 +334,7 @@ export class MemSys {
     }
     if (n && memcgOverLimit(g, n)) treeFeat.push('rc');
     if (swapIo) treeFeat.push('sio');
-    return { treeFeat, thp, swapIo };
+    return { treeFeat, thp, swapIo, slotCpu: cpu };
   }
 
   /**
@@ -385,9 +400,9 @@ export class MemSys {
       if (perfSw.active) perfSw.event(PERF_COUNT_SW_PAGE_FAULTS, c.ctx);
       const low = this.freePages < this.minPages;
       const code = op.code ?? (PF_USER | (write ? PF_WRITE : 0) | (s !== P_NONE ? 1 : 0));
-      const plan = this.faultPlan(t.proc.memcg, mm, r, i, kind, write);
+      const plan = this.faultPlan(t.proc.memcg, mm, r, i, kind, write, c.id);
       const env = newEnv('page_fault', { kind, region: r, idx: i, mm, reclaim: low, address: r.start + i * PAGE_SIZE, code, write,
-        treeFeat: plan.treeFeat, thp: plan.thp, swapIo: plan.swapIo, memcg: t.proc.memcg });
+        treeFeat: plan.treeFeat, thp: plan.thp, swapIo: plan.swapIo, slotCpu: plan.slotCpu, memcg: t.proc.memcg });
       // the fault's kernel path (paths/templates/mm.ts page_fault: exc_page_fault, handle_mm_fault ...);
       // its %fault hook (mm/fault.ts) applies the page's new state
       pushPath(t.ks, 'page_fault', env);
@@ -435,6 +450,7 @@ export class MemSys {
       }
       mm.swapCache.delete(addr);
       this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; mm.swapents--; this.swapFreeSlot();
+      if (plan?.slotCpu !== undefined && plan.slotCpu >= 0) this.cacheFreedSlot(plan.slotCpu);
       this.addAnonLru(r, i, mm);
     }
   }

@@ -7,7 +7,9 @@ import { OpenFile, PAGE } from '../include/fs';
 import type { Inode } from '../include/fs';
 import { BlkRequest, REQ_SYNC } from '../include/blkdev';
 import type { Task } from '../include/sched';
+import type { Env, KStack } from '../include/kstack';
 import { pushWakeups } from '../kernel/sched/core';
+import { fdOf } from '../include/fdtable';
 
 export const pageWriteback = new Semantics<MmMachine>('mm/page_writeback');
 
@@ -36,15 +38,66 @@ function pendingWrites(m: MmMachine, ino?: Inode | null): BlkRequest[] {
   return out;
 }
 
-/** Write back dirty pages of `inos` (all dirty inodes when omitted) as block write requests. */
+/** The file a writeback is for: fsync's and fdatasync's descriptor (none: sync, the flusher). */
+const wbFile = (t: Task, e: Env): OpenFile | undefined =>
+  (e.file as OpenFile | undefined) ?? (e.name === 'fsync' || e.name === 'fdatasync' ? fdOf(t, e.a[0]) ?? undefined : undefined);
+/** The inodes a writeback is for: the file's, else every dirty one. */
+const wbInodes = (m: MmMachine, t: Task, e: Env): Inode[] => {
+  const f = wbFile(t, e);
+  return f?.inode ? [f.inode] : [...m.fs.dirty];
+};
+/** The pages of `inos` in page-cache state `st` (2 dirty, 4 under writeback). */
+function pagesIn(inos: readonly Inode[], st: number): number {
+  let n = 0;
+  for (const ino of inos) for (let i = 0; i < ino.pc.length; i++) if (ino.pc[i] === st) n++;
+  return n;
+}
+/** Whether `ino` has pages under writeback (its mapping tagged PAGECACHE_TAG_WRITEBACK). */
+const tagged = (ino: Inode): boolean => ino.pc.includes(4);
+/** __folio_start_writeback: the inode had no page under writeback (sb_mark_inode_writeback puts it on s_inodes_wb). */
+pageWriteback.cond('wb_untagged', (_m, _c, _t, e) => e.wbUntagged === true);
+/** folio batches of find_get_pages_range_tag (PAGEVEC_SIZE) */
+const PAGEVEC = 15;
+/**
+ * Per folio of `n` in batches of PAGEVEC (pushed on `t`'s stack to run in order): the batch looked up by
+ * tag (`wb_lookup`), path `each` per folio, the batch released (`wb_release`).
+ */
+function pushBatches(ks: KStack, e: Env | ((k: number) => Env), n: number, each: string, lookup = 'wb_lookup', release = 'wb_release'): void {
+  const env = typeof e === 'function' ? e : () => e;
+  // the last batch (n % PAGEVEC folios, or a full one) first: the stack runs it last
+  for (let left = n, size = n % PAGEVEC || PAGEVEC; left > 0; left -= size, size = PAGEVEC) {
+    pushPath(ks, release, env(-1));
+    for (let k = 0; k < size; k++) pushPath(ks, each, env(left - 1 - k));
+    pushPath(ks, lookup, env(-1));
+  }
+}
+/**
+ * mpage_prepare_extent_to_map: each dirty folio of the inodes written back is looked up by its
+ * PAGECACHE_TAG_TOWRITE tag, waited for should it be under writeback still, and its buffers mapped.
+ */
+pageWriteback.hook('wb_prepare', (m, _c, t, e) => {
+  const n = pagesIn(wbInodes(m, t, e), 2);
+  if (!n) return H_CONT;
+  pushBatches(t.ks, e, n, 'wb_prepare_page');
+  return H_PUSHED;
+});
+/**
+ * Write back dirty pages of `inos` (all dirty inodes when omitted) as block write requests: each page
+ * submitted (`wb_submit_page`: mpage_submit_page, the page under writeback, added to the bio), then the bios.
+ */
 pageWriteback.hook('writeback', (m, c, t, e) => {
-  const f = e.file as OpenFile | undefined;
-  const list = f?.inode ? [f.inode] : [...m.fs.dirty];
+  const f = wbFile(t, e);
+  const list = wbInodes(m, t, e);
   const reqs: BlkRequest[] = [];
+  const written: number[] = [];
+  const firstOf: Inode[] = [];
   for (const ino of list) {
     if (!ino.dirtyPages) { m.fs.dirty.delete(ino); continue; }
     const pages: number[] = [];
+    // (the first page put under writeback puts the inode on the superblock's writeback list)
+    if (!tagged(ino)) firstOf.push(ino);
     for (let i = 0; i < ino.pc.length; i++) if (ino.pc[i] === 2) { ino.pc[i] = 4; pages.push(i); }
+    written.push(pages.length);
     ino.dirtyPages = 0;
     m.fs.dirty.delete(ino);
     for (let i = 0; i < pages.length; i += 64) {
@@ -69,14 +122,30 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
   if (waits) reqs[reqs.length - 1].waiters.push(t);
   reqs[reqs.length - 1].waiters.push(...syncers);
   for (const req of reqs) pushPath(c.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
-  m.blk.queue; // requests are queued by %bio_queued, issued below
+  // mpage_map_and_submit_buffers: the pages in folio batches (filemap_get_folios), each submitted
+  for (let j = written.length - 1; j >= 0; j--) {
+    const first = j < firstOf.length ? newEnv('wb_page', { wbUntagged: true }) : e;
+    pushBatches(c.ks, (k) => (k === 0 ? first : e), written[j], 'wb_submit_page', 'wb_get_folios', 'wb_put_folios');
+  }
   e.wbIssued = true;
   e.ret = 0;
   return H_PUSHED;
 });
+/**
+ * file_write_and_wait_range's wait (__filemap_fdatawait_range): the caller sleeps until the writeback it
+ * started completes; then each folio found still under writeback when it began waiting is waited for
+ * (looked up by PAGECACHE_TAG_WRITEBACK in folio batches).
+ */
 pageWriteback.hook('wb_wait', (m, c, t, e) => {
   if (!e.wbIssued) return H_CONT;
-  if (e.wbWaited) return H_CONT;
+  if (e.wbWaited) {
+    const n = (e.wbPending as number | undefined) ?? 0;
+    if (!n) return H_CONT;
+    e.wbPending = 0;
+    pushBatches(t.ks, e, n, 'wb_wait_page');
+    return H_PUSHED;
+  }
+  e.wbPending = pagesIn(wbInodes(m, t, e), 4);
   e.wbWaited = true;
   t.state = TASK_UNINTERRUPTIBLE;
   t.wchan = 'wait_on_page_writeback';

@@ -204,8 +204,10 @@ function emitKids(s: Src, start: number, end: number, code: number[], after: Aft
  */
 function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSites): void {
   const text = s.text;
+  const seqStart = i;
   while (i < end) {
     const ch = text.charCodeAt(i);
+    const at = i;
     let rep = 1;
     if (ch >= C_0 && ch <= C_9) {
       const f = numAt(text, i);
@@ -227,9 +229,11 @@ function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSit
         if (chunk === -2) chunk = newChunk(s, ks, ke, o.after);
         const around = after?.get(id);
         const rule = rep > 1 ? countRuleIndex(id) : -1;
-        if (rule >= 0) {
-          // OP_REPEAT rule, recorded count, end: the body runs as often as the rule says (else the recorded N)
-          code.push(OP_REPEAT, rule, rep, 0);
+        const run = rule >= 0 ? countedRun(s, seqStart, end, f) : null;
+        if (run && run.at === at) {
+          // OP_REPEAT rule, recorded count, the other calls, end: the body runs as often as the rule
+          // says less the seq's other calls of the function (else the recorded N)
+          code.push(OP_REPEAT, rule, rep, run.total - rep, 0);
           const fix = code.length - 1;
           const start = code.length;
           emitAround(s, id, o, ks, ke, code, chunk, around);
@@ -259,6 +263,34 @@ function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSit
     if (i < end && text.charCodeAt(i) === C_SPACE) i++;
     else if (i < end) throw new Error(`entry model: ' ' expected at ${i} in ${text.slice(0, 60)}`);
   }
+}
+
+/**
+ * The calls of model function `f` among the nodes of the seq text[start, end) (its callers' other
+ * callees not counted): all of them, and where the longest run (`F*N`, the first of the longest) starts.
+ * A count rule says how many calls the whole seq makes (filemap_read's folio_mark_accessed of each folio
+ * it copies, split by the recorded tree into runs where one of them drained a folio batch): the longest
+ * run takes the difference, the others run as recorded.
+ */
+function countedRun(s: Src, start: number, end: number, f: number): { total: number; at: number } {
+  const text = s.text;
+  let total = 0, best = 0, at = -1;
+  for (let i = start; i < end;) {
+    const node = i;
+    const ch = text.charCodeAt(i);
+    let g = -1;
+    if (ch >= C_0 && ch <= C_9) { g = numAt(text, i); i = numEnd; } else i++;
+    if (text.charCodeAt(i) === C_OPEN) i = closeOf(s, i, chunkChars) + 1;
+    else while (i < end && text.charCodeAt(i) !== C_SPACE && text.charCodeAt(i) !== C_STAR) i++;
+    let rep = 1;
+    if (text.charCodeAt(i) === C_STAR) { rep = numAt(text, i + 1); i = numEnd; }
+    if (g === f) {
+      total += rep;
+      if (rep > best) { best = rep; at = node; }
+    }
+    if (text.charCodeAt(i) === C_SPACE) i++;
+  }
+  return { total, at };
 }
 
 function pushAll(code: number[], ops: readonly number[]): void {
@@ -308,7 +340,7 @@ export function compileShape(name: string, text: string, start: number, end: num
  * compiler's output format (bump COMPILER_FORMAT when emitSeq's output changes).  The build's
  * programs (paths/model_table.ts) are used only while it is the running process's.
  */
-const COMPILER_FORMAT = 3;
+const COMPILER_FORMAT = 4;
 let stamp: string | null = null;
 export function compilerStamp(): string {
   return stamp ?? (stamp = JSON.stringify([COMPILER_FORMAT, MARK_HOOKS, compileInputs(), tracepointSiteTable()]));
@@ -324,7 +356,7 @@ export function operandPositions(code: Int32Array): Int32Array {
     const op = code[pc++];
     if (op >= 0 || op === OP_RET || op === OP_END) continue;
     if (op === OP_TP || op === OP_HOOK) at.push(pc++);
-    else if (op === OP_REPEAT) pc += 3;
+    else if (op === OP_REPEAT) pc += 4;
     else if (op === OP_LOOP) pc++;
     else throw new Error(`entry model table: opcode ${op} in a built program`);
   }

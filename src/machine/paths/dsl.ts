@@ -35,7 +35,7 @@ export const OP_IF = -4;
 export const OP_IFNOT = -5;
 export const OP_END = -6;
 export const OP_INLINE = -7;
-/** OP_REPEAT rule n end: run the body up to the matching OP_LOOP as often as count rule `rule` says (-1: n times) */
+/** OP_REPEAT rule n other end: run the body up to the matching OP_LOOP as often as count rule `rule` says less `other` (-1: n times) */
 export const OP_REPEAT = -8;
 /** OP_LOOP start: the end of a repeated body */
 export const OP_LOOP = -9;

@@ -295,12 +295,14 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
         throw new Error(`hook %${hookNames[hi]} returned ${r}`);
       }
       if (op === P_REPEAT) {
-        // rule, recorded count, end: the body's repetitions (a rule's count, else the recorded one)
+        // rule, recorded count, the other calls, end: the body's repetitions (a rule's count less the
+        // other calls, else the recorded one)
         const ri = code[pc++];
         const rec = code[pc++];
+        const other = code[pc++];
         const end = code[pc++];
         let n = rec;
-        if (ri >= 0) { const v = countRuleAt(ri)(m, c, t, env); if (v !== undefined) n = v; }
+        if (ri >= 0) { const v = countRuleAt(ri)(m, c, t, env); if (v !== undefined) n = v - other; }
         if (n <= 0) { pc = end; continue; }
         (f.loops ?? (f.loops = [])).push(n);
         continue;

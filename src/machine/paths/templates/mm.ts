@@ -104,11 +104,99 @@ wb_workfn
           do_writepages
             ext4_writepages
               mpage_prepare_extent_to_map
+                %wb_prepare
               %writeback
   blk_finish_plug
     __blk_flush_plug
       blk_mq_flush_plug_list
         *blk_dispatch
   @writeback:writeback_written
+`,
+  // per-page writeback work of ext4_writepages and of the waits (mm/page_writeback.ts wb_prepare, writeback,
+  // wb_wait), as data/recordings/dd-write's fsync of 1024 dirty pages ran it: a folio batch looked up by
+  // tag (PAGEVEC_SIZE 15), each folio checked (mpage_prepare_extent_to_map), the batch released
+  wb_lookup: `
+pagevec_lookup_range_tag
+  find_get_pages_range_tag
+    __rcu_read_lock
+    __rcu_read_unlock
+`,
+  wb_prepare_page: `
+__cond_resched
+wait_on_page_writeback
+  folio_wait_writeback
+mpage_process_page_bufs
+`,
+  wb_release: `
+__pagevec_release
+  release_pages
+    __mem_cgroup_uncharge_list
+    free_unref_page_list
+__cond_resched
+`,
+  wb_get_folios: `
+filemap_get_folios
+  __rcu_read_lock
+  __rcu_read_unlock
+`,
+  wb_put_folios: `
+__pagevec_release
+  release_pages
+    __mem_cgroup_uncharge_list
+    free_unref_page_list
+`,
+  // each page put under writeback and added to the bio (mpage_submit_page: its dirty bit cleared for I/O,
+  // the memory cgroup's NR_FILE_DIRTY and NR_WRITEBACK moved, the folio unlocked)
+  wb_submit_page: `
+mpage_submit_page
+  clear_page_dirty_for_io
+    folio_clear_dirty_for_io
+      folio_mapping
+      inode_to_bdi
+      folio_mkclean
+        folio_mapped
+      __rcu_read_lock
+      *page_stat_mod
+      __rcu_read_unlock
+  ext4_bio_write_page
+    set_page_writeback
+      __folio_start_writeback
+        folio_mapping
+        folio_memcg_lock
+          __rcu_read_lock
+          folio_memcg_lock.part.0
+        inode_to_bdi
+        _raw_spin_lock_irqsave
+        ?wb_untagged
+          sb_mark_inode_writeback
+            _raw_spin_lock_irqsave
+            _raw_spin_unlock_irqrestore
+        _raw_spin_unlock_irqrestore
+        *page_stat_mod
+        folio_memcg_unlock
+          __rcu_read_unlock
+    bio_add_page
+      __bio_try_merge_page
+    wbc_account_cgroup_owner
+      mem_cgroup_css_from_page
+    unlock_page
+      folio_unlock
+ext4_last_io_end_vec
+`,
+  // a page's node, zone and memory cgroup counter moved (NR_FILE_DIRTY, NR_WRITEBACK: __mod_lruvec_page_state)
+  page_stat_mod: `
+__mod_lruvec_page_state
+  __rcu_read_lock
+  __mod_lruvec_state
+    __mod_node_page_state
+    __mod_memcg_lruvec_state
+      __cgroup_rstat_updated
+  __rcu_read_unlock
+mod_zone_page_state
+`,
+  // a folio still under writeback waited for (__filemap_fdatawait_range; the first sleeps: wb_wait)
+  wb_wait_page: `
+wait_on_page_writeback
+  folio_wait_writeback
 `,
 };

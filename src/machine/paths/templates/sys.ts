@@ -23,7 +23,7 @@ const fsyncBody = `  vfs_fsync_range
             do_writepages
               ext4_writepages
                 mpage_prepare_extent_to_map
-                  mpage_process_page_bufs
+                  %wb_prepare
                 %writeback
             blk_finish_plug
               __blk_flush_plug
@@ -172,7 +172,6 @@ filemap_add_folio
       ext4_map_blocks
         ext4_es_lookup_extent
 ?ext4write
-  ext4_bio_write_page
   ext4_io_submit
 submit_bio
   submit_bio_noacct
@@ -399,13 +398,18 @@ file_tty_write.constprop.0
 `,
   // /dev/zero and /dev/null (drivers/char/mem.c): read_zero clears the user buffer (clear_user:
   // clear_user_rep_good on the recorded CPU, rep_good without erms, machine/kernel/cpu.ts; where a
-  // profile of dd if=/dev/zero spends its time, as perf on the real guest shows it), write_null
-  // returns the count without touching the data
+  // profile of dd if=/dev/zero spends its time, as perf on the real guest shows it) a page at a time,
+  // calling cond_resched after each (%zero_resched: read_zero(__cond_resched*16) for each 64 KiB read
+  // in data/recordings/dd-write), write_null returns the count without touching the data
   read_zero: `
 read_zero
   %kfault_buffer
   clear_user_rep_good
     %simple_read
+  %zero_resched
+`,
+  cond_resched: `
+__cond_resched
 `,
   write_null: `
 write_null
@@ -523,6 +527,7 @@ __x64_sys_sync
 do_writepages
   ext4_writepages
     mpage_prepare_extent_to_map
+      %wb_prepare
     %writeback
 blk_finish_plug
   __blk_flush_plug
