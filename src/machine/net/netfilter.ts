@@ -277,7 +277,10 @@ function site(hook: number, rx: boolean, okfn: string) {
     return false;
   };
 }
-netfilter.cond('nf_pre_routing', site(NF_INET_PRE_ROUTING, true, 'ip_rcv_finish'));
+const preRouting = site(NF_INET_PRE_ROUTING, true, 'ip_rcv_finish');
+netfilter.cond('nf_pre_routing', (m, c, t, e) => (e.nfPre = preRouting(m, c, t, e)));
+/** a PRE_ROUTING hook ran: ip_rcv_finish is called as NF_HOOK's okfn (else inlined in ip_rcv) */
+netfilter.cond('nf_pre_ran', (_m, _c, _t, e) => e.nfPre === true);
 netfilter.cond('nf_local_in', site(NF_INET_LOCAL_IN, true, 'ip_local_deliver_finish'));
 netfilter.cond('nf_local_out', site(NF_INET_LOCAL_OUT, false, 'dst_output'));
 netfilter.cond('nf_post_routing', site(NF_INET_POST_ROUTING, false, 'ip_finish_output'));
