@@ -131,7 +131,14 @@ netCore.hook('backlog_tx', (m, c, _t, e) => {
   if (e.txing && e.txQueued !== e.out) { netifRx(m, c, e.out as Packet); e.txQueued = e.out; }
   return H_CONT;
 });
+/** the next packet the call sends is the one its next segment's functions see (tcp_transmit_skb's $skb ...) */
+netCore.hook('xmit_peek', (_m, _c, _t, e) => {
+  const p = (e.txq as Packet[] | undefined)?.[0];
+  if (p) { e.out = p; e.skb = p.skb; }
+  return H_CONT;
+});
 netCore.at('__dev_queue_xmit', 'xmit_next');
+netCore.at('__dev_queue_xmit', 'xmit_peek', 'exit');
 netCore.at('dev_hard_start_xmit', 'xmit_start_ev');
 netCore.at('dev_hard_start_xmit', 'xmit_done_ev', 'exit');
 netCore.at('__netif_rx', 'netif_rx_ev');

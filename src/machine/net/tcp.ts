@@ -18,6 +18,8 @@ import { writeSkState } from './layout';
 import { bhRun } from './core';
 import { sockArgs, sockWaitRx } from './socket';
 import { fdOf } from '../include/fdtable';
+import { firingInline } from '../paths/inline';
+import { nfTxHooked } from './netfilter';
 import {
   sockOf, empty, fail, change, takeWaiters, tcpPkt, unhash, unwait, sleepOn, sigPending, nonblock, sendBuf, rxCount, rxTrunc,
 } from './sock';
@@ -369,8 +371,9 @@ netTcp.hook('tcp_recv', (m, _c, _t, e) => { tcpRecv(m, e); return H_CONT; });
  * tcp_cleanup_rbuf, whose ACK goes out the same way.  The semantics run first (the syscall's
  * implementation) and their outcome chooses the variant: its size, whether the task slept, and for a
  * receive the tree features (paths/model.ts TREE_FEATURES 'sys:recvfrom': the ACK sent, an skb used up).
- * A send that must wait for room in the peer's buffer, and the calls on a socket not connected, run
- * their templates (the loop of tcp_send, the errors).
+ * A send that must wait for room in the peer's buffer, the calls on a socket not connected, and those
+ * made while a netfilter hook is registered on the transmit path (the recorded trees have none), run
+ * their templates (the loop of tcp_send, the errors, nf_hook_slow).
  */
 const connected = (s: Sock | null | undefined): s is Sock => !!s && s.isTcp && !s.listening && !s.err;
 const sockOfFd = (t: Task, e: Env): Sock | null => fdOf(t, e.a[0])?.sock ?? null;
@@ -395,9 +398,9 @@ netTcp.hook('tx_rest', (_m, c, _t, e) => {
   return H_AGAIN;
 });
 for (const fn of ['__sys_sendto', '__sys_recvfrom']) netTcp.at(fn, 'tx_rest', 'exit');
-netTcp.cond('recorded_sendto', (_m, _c, t, e) => {
+netTcp.cond('recorded_sendto', (m, _c, t, e) => {
   const s = sockOfFd(t, e);
-  if (!connected(s) || (s.state !== TCP_ESTABLISHED && s.state !== TCP_CLOSE_WAIT) || s.finSent) return false;
+  if (nfTxHooked(m) || !connected(s) || (s.state !== TCP_ESTABLISHED && s.state !== TCP_CLOSE_WAIT) || s.finSent) return false;
   const n = sendBuf(e).length;
   const peer = s.peer && !s.peer.closed ? s.peer : null;
   return n > 0 && n <= (peer ? RCVBUF - peer.rx.bytes : RCVBUF);
@@ -408,11 +411,13 @@ netTcp.syscall('sendto', (m, _c, t, e) => {
   if (typeof segs === 'number') return segs;
   s.segsOut += segs.length;
   e.txq = segs;
+  e.out = segs[0];
+  e.skb = segs[0]?.skb;
   return H_CONT;
 });
-netTcp.cond('recorded_recvfrom', (_m, _c, t, e) => {
+netTcp.cond('recorded_recvfrom', (m, _c, t, e) => {
   const s = sockOfFd(t, e);
-  return connected(s) && (s.state === TCP_ESTABLISHED || s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2 || s.state === TCP_CLOSE_WAIT);
+  return !nfTxHooked(m) && connected(s) && (s.state === TCP_ESTABLISHED || s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2 || s.state === TCP_CLOSE_WAIT);
 });
 netTcp.syscall('recvfrom', (m, _c, t, e) => {
   const s = sockEnv(t, e);
@@ -422,7 +427,9 @@ netTcp.syscall('recvfrom', (m, _c, t, e) => {
   const feat: string[] = used > 0 ? ['free'] : [];
   if (e.ackNow) {
     s.segsOut++;
-    e.txq = [tcpPkt(s, { ack: true })];
+    const p = tcpPkt(s, { ack: true });
+    e.txq = [p];
+    e.out = p;
     feat.push('ack');
   }
   e.treeFeat = feat;
@@ -490,5 +497,13 @@ netTcp.tpArgs('inet_sk_error_report', (_m, _c, _t, e) => [e.sk]);
 // machine sends a segment; the recorded exit_group trees of networking programs close their sockets
 // (task_work -> tcp_close -> tcp_send_fin -> tcp_write_xmit), but the machine sends its FINs from its
 // own close path (sock_release_all), so in an exit's tree the callers run without a segment to send
-netTcp.cond('tcp_segment', (_m, _c, _t, e) => e.name !== 'exit_group');
+// sends without a segment to send. Of the instances DWARF places in a recorded caller, those the machine's
+// segments go through: tcp_write_xmit's transmit (tcp_output.c:2722) and tcp_connect's SYN (3946), as the
+// template's tcp_xmit_one; not tcp_mtu_probe's, inlined in tcp_write_xmit (2470: net.ipv4.tcp_mtu_probing
+// is 0, the probe returns before it), nor tcp_connect's Fast Open ones
+const SEGMENT_LINES = new Set([2722, 3946]);
+netTcp.cond('tcp_segment', (_m, _c, _t, e) => {
+  const at = firingInline();
+  return e.name !== 'exit_group' && (at === null || SEGMENT_LINES.has(at.callLine));
+});
 netTcp.inlineIf('tcp_transmit_skb', 'tcp_segment');
