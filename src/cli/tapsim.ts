@@ -95,7 +95,7 @@ async function run(a: ShellArgs, pipeline: () => GuestPipeline): Promise<number>
     }
     const p = m.procs.spawnShellArgv(argv, out, err);
     await m.runAsync(() => p.exited);
-    m.tracefs.shutdown();
+    m.shutdownTracing();
     return p.exited ? p.exitCode : 1;
   }
   return interactive(m, out, err);
@@ -118,7 +118,7 @@ async function interactive(m: Machine, out: (s: string) => void, err: (s: string
   });
   await m.runAsync(() => p.exited, true);
   rl.close();
-  m.tracefs.shutdown();
+  m.shutdownTracing();
   return p.exitCode;
 }
 

@@ -84,7 +84,7 @@ import { exit } from './process/exit';
 import { runUser } from './process/user';
 import { populate } from './userland/fstree';
 import { startDefaultSystem } from './userland/workload';
-import { attachTracefs } from './fs/tracing';
+import { attachTracefs, type MachineTracefs } from './fs/tracing';
 import type { Tracefs } from '../kernel/tracefs/tracefs';
 
 /**
@@ -153,8 +153,11 @@ export class Machine {
   readonly fs: Fs;
   readonly blk: BlockLayer;
   readonly net: Net;
-  /** tracefs / debugfs (mounted at boot as Debian's systemd does) */
-  readonly tracefs: Tracefs;
+  /** tracefs / debugfs (mounted at boot as Debian's systemd does; the Tracefs made on first use: fs/tracing.ts) */
+  private readonly tracing: MachineTracefs;
+  get tracefs(): Tracefs {
+    return this.tracing.get();
+  }
   /** the clock API for the engine and probe layers */
   readonly clock = { now: (): number => this.now };
   /** kernel function calls executed (mcount sites reached) */
@@ -195,7 +198,7 @@ export class Machine {
     populate(this, this.fs);
     warmPageCache(this, (p) => this.fs.lookup(p));
     this.net = new Net(this);
-    this.tracefs = attachTracefs(this, { functionProfiler: opts.functionProfiler });
+    this.tracing = attachTracefs(this, { functionProfiler: opts.functionProfiler });
     this.procs.boot();
     if (opts.defaultSystem ?? true) startDefaultSystem(this);
   }
@@ -417,6 +420,11 @@ export class Machine {
   }
 
   // ------------------------------------------------------------------ convenience
+
+  /** Stop tracing (a machine shutting down): the tracefs's tracers, events and probes, if it was made. */
+  shutdownTracing(): void {
+    this.tracing.made()?.shutdown();
+  }
 
   /** The CPU executing right now (see `executing`), or null outside CPU code. */
   executingCpu(): Cpu | null {

@@ -45,26 +45,49 @@ describe('tapsim shell: start-up', function () {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
-  // The programs under /usr/bin are loaded when first run (src/machine/userland/workload.ts): seen
-  // through the module cache of a start without the bundles.
-  it('a program module is loaded only when one of its programs runs', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-start-'));
+  /**
+   * Run `cmd` in `tapsim shell -c` without the bundles (each module its own file) and list the
+   * modules under `dir` (a path under dist/src, '/'-separated) it loaded: `out`, its output.
+   */
+  const loadedUnder = (dir: string) => (cmd: string): { out: string; modules: string } => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-start-'));
     try {
-      const probe = path.join(dir, 'probe.js');
-      fs.writeFileSync(probe, 'process.on("exit", () => require("fs").writeSync(2, "\\nPROGRAMS " + Object.keys(require.cache).filter((f) => /[\\\\/]userland[\\\\/]programs[\\\\/]/.test(f)).map((f) => require("path").basename(f)).sort().join(",") + "\\n"));\n');
-      const programs = (cmd: string) => {
-        const r = spawnSync(process.execPath, ['-r', probe, cli, 'shell', '-c', cmd], { encoding: 'latin1', timeout: 60000, env: { ...process.env, TAPSIM_NO_BUNDLE: '1' } });
-        expect(r.status, r.stderr).to.equal(0);
-        return /\nPROGRAMS (.*)\n/.exec(r.stderr)?.[1];
-      };
-      // (the services, systemd, sshd, ..., run from boot on)
-      expect(programs('true')).to.equal('services.js');
-      // cat is in programs/core.js, which loads find (one of its programs); sed is in programs/sed.js, which imports core
-      expect(programs('cat /etc/hostname')).to.equal('core.js,find.js,services.js');
-      expect(programs('seq 3 | sed s/1/x/')).to.equal('core.js,coreutils.js,find.js,sed.js,services.js');
+      const probe = path.join(tmp, 'probe.js');
+      const re = dir.split('/').map((p) => `[\\\\/]${p}`).join('') + '[\\\\/]';
+      fs.writeFileSync(probe, `process.on("exit", () => require("fs").writeSync(2, "\\nLOADED " + Object.keys(require.cache).filter((f) => /${re}/.test(f)).map((f) => require("path").basename(f)).sort().join(",") + "\\n"));\n`);
+      const r = spawnSync(process.execPath, ['-r', probe, cli, 'shell', '-c', cmd], { encoding: 'latin1', timeout: 60000, env: { ...process.env, TAPSIM_NO_BUNDLE: '1' } });
+      expect(r.status, r.stderr).to.equal(0);
+      return { out: r.stdout, modules: /\nLOADED (.*)\n/.exec(r.stderr)?.[1] ?? '' };
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(tmp, { recursive: true, force: true });
     }
+  };
+  // The programs under /usr/bin are loaded when first run (src/machine/userland/workload.ts).
+  it('a program module is loaded only when one of its programs runs', () => {
+    const programs = (cmd: string) => loadedUnder('userland/programs')(cmd).modules;
+    // (the services, systemd, sshd, ..., run from boot on)
+    expect(programs('true')).to.equal('services.js');
+    // cat is in programs/core.js, which loads find (one of its programs); sed is in programs/sed.js, which imports core
+    expect(programs('cat /etc/hostname')).to.equal('core.js,find.js,services.js');
+    expect(programs('seq 3 | sed s/1/x/')).to.equal('core.js,coreutils.js,find.js,sed.js,services.js');
+  });
+  // The tracefs (its top instance, ring buffers, tracers and the modules of src/kernel/tracefs/) is
+  // made when something first uses it (src/machine/fs/tracing.ts); its mounts are made at boot.
+  it('tracefs is made only when something first uses it, its mounts at boot', () => {
+    const shell = loadedUnder('kernel/tracefs');
+    // the mount points only (debugfs' root lists the tracefs root without making it)
+    expect(shell('true').modules).to.equal('debugfs.js,vfs.js');
+    expect(shell('ls /sys/kernel/debug')).to.deep.equal({ out: 'kprobes  tracing\n', modules: 'debugfs.js,vfs.js' });
+    // a look-up under the root, and the stack tracer's switch, make it
+    for (const cmd of ['cat /sys/kernel/tracing/current_tracer', 'cat /sys/kernel/debug/tracing/current_tracer', 'cat /proc/sys/kernel/stack_tracer_enabled']) {
+      const r = shell(cmd);
+      expect(r.out).to.equal(cmd.includes('current_tracer') ? 'nop\n' : '0\n');
+      expect(r.modules).to.contain('tracefs.js');
+    }
+    // one tracefs root: /sys/kernel/tracing, debugfs' tracing and a second mount are one inode
+    // (numbered at boot, as when the tracefs was made at boot)
+    expect(shell('mount -t tracefs nodev /mnt; for d in /sys/kernel/tracing /sys/kernel/debug/tracing /mnt /sys/kernel/debug; do ls -id $d; done').out)
+      .to.equal('783 /sys/kernel/tracing\n783 /sys/kernel/debug/tracing\n783 /mnt\n784 /sys/kernel/debug\n');
   });
 });
 

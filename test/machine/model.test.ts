@@ -10,8 +10,8 @@ import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { Machine, installKernelSemantics } from '../../src/machine/machine';
-import { modelFunctions, modelKeys, modelKey, chooseVariant, ModelKey, parseModelShape, treeFeatureCount } from '../../src/machine/paths/model';
-import { syscallFeatures, argFeatures, withOutcome } from '../../src/machine/paths/features';
+import { modelFunctions, modelKeys, modelKey, chooseVariant, ModelKey, parseModelShape, treeFeatureCount, treeFeatureLabel, keyHasFeature } from '../../src/machine/paths/model';
+import { syscallFeatures, argFeatures, withOutcome, fileKindOfPath, sameFamily } from '../../src/machine/paths/features';
 import { anchoredFunctions } from '../../src/machine/paths/semantics';
 import { tracepointSiteTable } from '../../src/machine/paths/tpsites';
 import { interp, newEnv, R_DONE } from '../../src/machine/paths/kexec';
@@ -122,6 +122,25 @@ describe('entry model: choosing variants', () => {
     // a zero-count read returns before the file system's read path; a read at the end of the file does not
     expect(syscallFeatures({ name: 'read', args: [3, 0, 0], ret: 0, fdKind: fk })).to.equal('0|reg|n0|0');
     expect(syscallFeatures({ name: 'read', args: [3, 0, 131072], ret: 0, fdKind: fk })).to.equal('0|reg|0');
+  });
+  it('each /proc file is a kind of its own: its recorded read runs its show function; another /proc kind is half a match', () => {
+    expect(['/proc/filesystems', '/proc/sys/vm/swappiness', '/proc/self/maps', '/proc/42/stat', '/proc/tty/drivers', '/proc/self']
+      .map((p) => fileKindOfPath(p, 0))).to.deep.equal(['proc:filesystems', 'proc:sys', 'proc_maps', 'proc_stat', 'proc', 'proc']);
+    expect(sameFamily('proc:loadavg', 'proc:filesystems')).to.equal(true);
+    expect(sameFamily('proc', 'proc:meminfo')).to.equal(true);
+    expect(sameFamily('proc:meminfo', 'proc_stat')).to.equal(false);
+    expect(sameFamily('reg', 'proc')).to.equal(false);
+    // libselinux's read of /proc/filesystems in ls, cp, find ... (data/recordings): filesystems_proc_show under seq_read_iter
+    expect(keyHasFeature('sys:read', 'proc:filesystems')).to.equal(true);
+    expect(keyHasFeature('sys:read', 'proc:loadavg')).to.equal(false);
+    const k = modelKey('sys:read') as ModelKey;
+    const fns = modelFunctions();
+    const has = (shape: string, fn: string): boolean => parseModelShape(shape).some(function h(n): boolean { return fns[n.fn] === fn || n.kids.some(h); });
+    const feat = `${treeFeatureLabel('sys:read', [])}|${withOutcome('read', argFeatures('read', [3, 0, 4096], () => 'proc:filesystems'), 400)}`;
+    for (let i = 0; i < 10; i++) expect(has(chooseVariant(k, feat, false, i / 10).shape, 'filesystems_proc_show')).to.equal(true);
+    // a /proc file no recording touched scores another /proc file's variant above a regular file's
+    const k3: ModelKey = { ...key, cache: new Map(), variants: key.variants.map((v, i) => ({ ...v, feat: ['0', i === 0 ? 'reg' : i === 1 ? 'proc:filesystems' : 'pipe'], blocked: false })) };
+    expect(chooseVariant(k3, '0|proc:loadavg', false, 0.5).shape).to.equal(key.variants[1].shape);
   });
   it('setsockopt draws the tree of its level and option (sock_setsockopt for SOL_SOCKET, do_tcp_setsockopt for SOL_TCP), not the commonest', () => {
     const fk = (): string => 'sock';

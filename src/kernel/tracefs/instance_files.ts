@@ -10,7 +10,7 @@ import { EINVAL, ENODEV } from '../errno';
 import { readDataText } from '../data';
 import { FtraceHash } from '../ftrace_hash';
 import { FunctionProfiler } from '../ftrace_profile';
-import { Dir, DynDir, File, PseudoNode, PseudoOpen, StreamFile, textFile, parseUlong, O_TRUNC, O_NONBLOCK, O_ACCMODE } from './vfs';
+import { Dir, DynDir, File, PseudoNode, PseudoOpen, StreamFile, textFile, parseUlong, O_TRUNC, O_NONBLOCK, O_ACCMODE, TOP_DIR_MODE } from './vfs';
 import { TRACE_OPTIONS, TOP_LEVEL_OPTIONS, TRACE_CLOCKS } from './trace_array';
 import { timeText } from './trace_output';
 import { GRAPH_OPTIONS } from './trace_functions_graph';
@@ -219,9 +219,6 @@ function snapshotFile(inst: Instance): File {
 function clockText(inst: Instance): string {
   return TRACE_CLOCKS.map(([n], i) => (i === inst.tr.clockId ? `[${n}]` : n)).join(' ') + '\n';
 }
-
-/** an instance directory's mode (and the top one's: tracefs' root) */
-export const TOP_DIR_MODE = 0o750;
 
 /** The files every instance has. */
 export function instanceDir(env: TracefsCore, inst: Instance): Dir {

@@ -17,7 +17,7 @@ import { FunctionProfiler } from '../ftrace_profile';
 import { ftraceGraphUser } from '../fgraph';
 import { kallsymsLookupName, symbolAddr } from '../kallsyms';
 import { tracepointProbeRegister, tracepointProbeUnregister, TraceEvent, eventById, findEvent } from '../tracepoint';
-import { Dir, PseudoNode } from './vfs';
+import { Dir, PseudoNode, TOP_DIR_MODE, lazyDir } from './vfs';
 import { TraceArray, TracefsHost } from './trace_array';
 import { OutputRegistry, RecView } from './trace_output';
 import { SavedCmdlines } from './saved_cmdlines';
@@ -26,7 +26,7 @@ import { FilterHashes, ProbeActions } from './trace_functions';
 import { EventFile, EventsHost, eventPrinter } from './events';
 import { runTriggers, TriggerActions } from './event_trigger';
 import { Instance, InstanceEnv, TRACER_OPTIONS } from './instance';
-import { instanceDir, topLevelFiles, TOP_DIR_MODE } from './instance_files';
+import { instanceDir, topLevelFiles } from './instance_files';
 import { DynamicEvents } from './dynamic_events';
 import { StackTracer } from './trace_stack';
 import { debugfsRoot } from './debugfs';
@@ -55,7 +55,12 @@ export class Tracefs implements InstanceEnv {
   private rootDir: Dir | null = null;
   private rootNode: PseudoNode | null = null;
 
-  constructor(readonly host: TracefsHost, opts: TracefsOptions = {}) {
+  /**
+   * `root`: the node to answer as the root (root()), when a machine mounted tracefs before making
+   * it (a lazyDir over this object's topDir: src/machine/fs/tracing.ts).
+   */
+  constructor(readonly host: TracefsHost, opts: TracefsOptions = {}, root?: PseudoNode) {
+    if (root) this.rootNode = root;
     this.cmdlines.resize(6552);
     const gopts = new Map<string, boolean>(GRAPH_OPTIONS);
     this.graph = { graphHash: this.graphHash.set, graphNotrace: this.graphNotraceHash.set, maxDepth: 0, thresh: 0, opts: gopts };
@@ -191,15 +196,11 @@ export class Tracefs implements InstanceEnv {
    * it is first listed or looked up (a start mounts it and never reads it).
    */
   root(): PseudoNode {
-    return (this.rootNode ??= {
-      kind: 'dir',
-      mode: TOP_DIR_MODE,
-      list: () => this.topDir().list(),
-      child: (name) => this.topDir().child(name),
-    });
+    return (this.rootNode ??= lazyDir(TOP_DIR_MODE, () => this.topDir()));
   }
 
-  private topDir(): Dir {
+  /** The root's directory (made on first use). */
+  topDir(): Dir {
     if (!this.rootDir) {
       const d = instanceDir(this, this.top);
       topLevelFiles(this, d);

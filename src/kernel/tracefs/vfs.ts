@@ -47,6 +47,17 @@ export interface PseudoNode {
   size?: number;
 }
 
+/** an instance directory's mode (and the top one's: tracefs' root) */
+export const TOP_DIR_MODE = 0o750;
+
+/**
+ * A directory node whose listing and look-ups are those of `dir()`, made when it is first listed
+ * or looked up: a root mounted at boot that a start never reads (tracefs, debugfs) costs one node.
+ */
+export function lazyDir(mode: number, dir: () => PseudoNode): PseudoNode {
+  return { kind: 'dir', mode, list: () => dir().list?.() ?? [], child: (name) => dir().child?.(name) ?? null };
+}
+
 /** A directory with a fixed set of children (made on first use when given as functions). */
 export class Dir implements PseudoNode {
   readonly kind = 'dir';

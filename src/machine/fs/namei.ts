@@ -10,6 +10,7 @@ import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { Inode, OpenFile, FsType, PAGE, S_IFMT, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK } from '../include/fs';
 import { Semantics } from '../paths/semantics';
+import { procFileKind } from '../paths/features';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
 import { fdOf } from '../include/fdtable';
 import type { MmMachine } from '../mm/mm';
@@ -233,7 +234,10 @@ export class Fs {
 
   procFile(p: string, show: () => string, store?: (s: string) => number, mode = 0o444): Inode {
     const pp = this.lookupParent(p)!;
-    return this.procFileIn(pp.dir, pp.name, show, store, mode);
+    const ino = this.procFileIn(pp.dir, pp.name, show, store, mode);
+    // its descriptors' kind: the recorded reads of that /proc file (paths/features.ts procFileKind)
+    if (p.startsWith('/proc/')) ino.procKind = procFileKind(p);
+    return ino;
   }
 
   /** procFile in directory `dir` (a tree builder that holds the directory: no path walk). */

@@ -6,6 +6,7 @@
 import type { FsMachine } from './namei';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
+import { keyHasFeature } from '../paths/model';
 import type { Task } from '../include/sched';
 import { TASK_INTERRUPTIBLE, TASK_RUNNING, TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { timedWake } from '../kernel/time';
@@ -220,8 +221,9 @@ function timed(m: FsMachine, e: Env, work: () => void): number {
 fsReadWrite.cond('recorded_read', (_m, _c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f || (f.flags & 3) === 1) return false;
-  // a /proc/PID/{stat,status,cmdline,environ}: the recorded seq_file / access_remote_vm trees (procfs owns the text)
-  if (f.kind === 'proc' && f.inode?.procKind) return true;
+  // a /proc file a recording read: the recorded seq_file / access_remote_vm trees of its kind (procfs
+  // owns the text); one no recording read runs the template (another file's tree would call its show function)
+  if (f.kind === 'proc' && f.inode?.procKind) return keyHasFeature('sys:read', f.inode.procKind);
   return devNull(f) || ext4File(f);
 });
 /**

@@ -7,7 +7,10 @@ import type { CpuContext } from '../../kernel/current';
 import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Fs } from './namei';
-import { Tracefs, TracefsOptions } from '../../kernel/tracefs/tracefs';
+import type { Tracefs, TracefsOptions } from '../../kernel/tracefs/tracefs';
+import type { PseudoNode } from '../../kernel/tracefs/vfs';
+import { TOP_DIR_MODE, lazyDir } from '../../kernel/tracefs/vfs';
+import { debugfsRoot } from '../../kernel/tracefs/debugfs';
 import { returnAddress } from '../../kernel/callsites';
 
 /** What the tracing filesystems need of the machine. */
@@ -31,23 +34,47 @@ export function machineKernelStack(m: TracingMachine, ctx: CpuContext): number[]
   return out;
 }
 
-export function attachTracefs(m: TracingMachine, opts: TracefsOptions = {}): Tracefs {
-  const tfs = new Tracefs({
+/** A machine's tracefs, made when first used. */
+export interface MachineTracefs {
+  /** the tracefs (made now if it was not) */
+  get(): Tracefs;
+  /** the tracefs if something made it */
+  made(): Tracefs | null;
+}
+
+/**
+ * Mount tracefs and debugfs on the machine.  The Tracefs itself (its top instance, ring buffers,
+ * tracers and the ~25 modules of src/kernel/tracefs/) is made when something first uses it: a
+ * look-up or listing under either mount, /proc/sys/kernel/stack_tracer_enabled, or the
+ * machine's `tracefs`.  Making it reads nothing of the machine's state and changes none (the
+ * mounts' inodes are made here, at boot, in the same order as before), so when it is made is
+ * not observable.
+ */
+export function attachTracefs(m: TracingMachine, opts: TracefsOptions = {}): MachineTracefs {
+  let tfs: Tracefs | null = null;
+  const get = (): Tracefs => (tfs ??= makeTracefs(m, opts, root));
+  // the root Tracefs.root() answers: the same node under both mounts and a later `mount -t tracefs`
+  const root = lazyDir(TOP_DIR_MODE, () => get().topDir());
+  const fs = m.fs;
+  fs.mountPseudo(fs.mkdirp('/sys/kernel/tracing', 'sysfs'), root, 'tracefs');
+  fs.mountPseudo(fs.mkdirp('/sys/kernel/debug', 'sysfs'), debugfsRoot({ root: () => root }), 'debugfs');
+  // the stack tracer's switch (kernel/trace/trace_stack.c stack_trace_sysctl: proc_dointvec)
+  fs.mkdirp('/proc/sys/kernel', 'proc');
+  fs.procFile('/proc/sys/kernel/stack_tracer_enabled', () => `${get().stack.enabled ? 1 : 0}\n`, (s) => {
+    if (!/^\s*-?\d+\s*$/.test(s)) return -22;
+    get().stack.enable(parseInt(s, 10) !== 0);
+    return s.length;
+  }, 0o644);
+  return { get, made: () => tfs };
+}
+
+function makeTracefs(m: TracingMachine, opts: TracefsOptions, root: PseudoNode): Tracefs {
+  const { Tracefs } = require('../../kernel/tracefs/tracefs') as typeof import('../../kernel/tracefs/tracefs');
+  return new Tracefs({
     clock: () => Math.floor(m.now),
     ncpus: m.ncpus,
     current: () => (m.executingCpu() ?? m.cpus[0]).ctx,
     kernelStack: (ctx) => machineKernelStack(m, ctx),
     task: (pid) => m.task(pid),
-  }, opts);
-  const fs = m.fs;
-  fs.mountPseudo(fs.mkdirp('/sys/kernel/tracing', 'sysfs'), tfs.root(), 'tracefs');
-  fs.mountPseudo(fs.mkdirp('/sys/kernel/debug', 'sysfs'), tfs.debugfs(), 'debugfs');
-  // the stack tracer's switch (kernel/trace/trace_stack.c stack_trace_sysctl: proc_dointvec)
-  fs.mkdirp('/proc/sys/kernel', 'proc');
-  fs.procFile('/proc/sys/kernel/stack_tracer_enabled', () => `${tfs.stack.enabled ? 1 : 0}\n`, (s) => {
-    if (!/^\s*-?\d+\s*$/.test(s)) return -22;
-    tfs.stack.enable(parseInt(s, 10) !== 0);
-    return s.length;
-  }, 0o644);
-  return tfs;
+  }, opts, root);
 }

@@ -39,7 +39,7 @@ export class Inode {
   mounted: Inode | null = null;
   /** procfs/sysfs content producer and writer */
   show: (() => string) | null = null;
-  /** a /proc/PID file whose reads have trees of their own: its descriptors' kind (paths/features.ts procPidKind), else '' */
+  /** a /proc file: its descriptors' kind, which picks its recorded reads (paths/features.ts procFileKind), else '' */
   procKind = '';
   store: ((s: string) => number) | null = null;
   children: Map<string, Inode> | null = null;

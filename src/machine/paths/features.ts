@@ -26,15 +26,36 @@ export function pathClass(p: string): string {
 
 /**
  * The /proc/PID files whose reads run trees of their own (fs/proc/array.c do_task_stat and
- * proc_pid_status, fs/proc/base.c proc_pid_cmdline_read and environ_read): a descriptor of one is
+ * proc_pid_status, fs/proc/base.c proc_pid_cmdline_read and environ_read, fs/proc/task_mmu.c
+ * show_map): a descriptor of one is
  * of kind `proc_NAME`, so the entry model keeps their recorded reads (and closes) apart from the
  * other /proc files'.
  */
-export const PROC_PID_FILES: readonly string[] = ['stat', 'status', 'cmdline', 'environ'];
+export const PROC_PID_FILES: readonly string[] = ['stat', 'status', 'cmdline', 'environ', 'maps'];
 /** `proc_NAME` for /proc/PID/NAME (or /proc/self/NAME, /proc/PID/task/TID/NAME) of PROC_PID_FILES, else null. */
 export function procPidKind(p: string): FdKind | null {
   const m = /^\/proc\/(?:\d+|self|thread-self)\/(?:task\/\d+\/)?([a-z]+)$/.exec(p);
   return m && PROC_PID_FILES.includes(m[1]) ? `proc_${m[1]}` : null;
+}
+
+/**
+ * The kind of a /proc file that is not a PROC_PID_FILES one: `proc:NAME` for a file directly under
+ * /proc (each runs its own show function under seq_read_iter: filesystems_proc_show, meminfo_proc_show,
+ * show_stat ...), `proc:sys` for a sysctl (proc_sys_read and the table's handler), else `proc`
+ * (directories, the other per-process files).  The model scores a variant of another `proc` kind as
+ * half a match (sameFamily), so a file no recording read draws another /proc file's read.
+ */
+export function procFileKind(p: string): FdKind {
+  const pid = procPidKind(p);
+  if (pid) return pid;
+  if (p.startsWith('/proc/sys/')) return 'proc:sys';
+  const m = /^\/proc\/([a-z][a-z0-9_]*)$/.exec(p);
+  return m && m[1] !== 'self' ? `proc:${m[1]}` : 'proc';
+}
+
+/** Two kinds of one family (the /proc files that are not PROC_PID_FILES), which the model scores as half a match. */
+export function sameFamily(a: string, b: string): boolean {
+  return (a === 'proc' || a.startsWith('proc:')) && (b === 'proc' || b.startsWith('proc:'));
 }
 
 /** The kind of file a path opened by a program is (a recording's descriptors; directories by O_DIRECTORY). */
@@ -44,7 +65,7 @@ export function fileKindOfPath(p: string, flags: number): FdKind {
   if (p === '/dev/urandom' || p === '/dev/random') return 'rand';
   if (/^\/dev\/(tty|pts\/|console)/.test(p)) return 'tty';
   const c = pathClass(p);
-  if (c === 'proc') return procPidKind(p) ?? c;
+  if (c === 'proc') return procFileKind(p);
   if (c === 'sys') return c;
   if (c === 'dev') return 'dev';
   if (flags & 0o200000) return 'dir';

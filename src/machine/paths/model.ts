@@ -36,7 +36,7 @@ import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { tracepointSiteTable } from './tpsites';
-import { featureWeight } from './features';
+import { featureWeight, sameFamily } from './features';
 import { builtModelTableFile, readModelTable, wholeModel, type KeyData, type ModelFile, type ModelSource, type ProgramCompiler, type Summariser, type VariantData } from './model_table';
 import { compileShape, compilerStamp, firstCall, operandPositions, parseModelShape, relocate, setChunkChars, shapeText, type MNode } from './compile';
 import { hookNames, tpNames } from './dsl';
@@ -354,6 +354,19 @@ class DataKey implements ModelKey {
   }
 }
 
+const featureSeen = new Map<string, boolean>();
+/** Whether a variant of key `name` has the feature `value` (a file kind, at whatever position). */
+export function keyHasFeature(name: string, value: string): boolean {
+  const ck = `${name}\n${value}`;
+  let r = featureSeen.get(ck);
+  if (r === undefined) {
+    const k = modelKey(name);
+    r = !!k && (k instanceof DataKey ? k.groups : groupsOf(k.variants)).some((g) => g.feat.includes(value));
+    featureSeen.set(ck, r);
+  }
+  return r;
+}
+
 /** The number of variants of a key. */
 export function variantCount(k: ModelKey): number {
   return k instanceof DataKey ? k.size : k.variants.length;
@@ -390,7 +403,9 @@ function candidates(k: ModelKey, feat: string, blocked: boolean): { list: ModelV
   for (const g of k instanceof DataKey ? k.groups : groupsOf(k.variants)) {
     let s = g.blocked === blocked ? BLOCKED_WEIGHT : 0;
     const n = Math.min(q.length, g.feat.length);
-    for (let i = 0; i < n; i++) if (g.feat[i] === q[i] && q[i] !== '?') s += featureWeight(i);
+    for (let i = 0; i < n; i++) {
+      if (g.feat[i] === q[i]) { if (q[i] !== '?') s += featureWeight(i); } else if (sameFamily(g.feat[i], q[i])) s += featureWeight(i) >> 1;
+    }
     if (s > best) { best = s; top = [g]; } else if (s === best) top.push(g);
   }
   // the best-scoring variants in the key's order
