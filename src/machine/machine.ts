@@ -71,6 +71,7 @@ import { netSock } from './net/sock';
 import { netSocket } from './net/socket';
 import { netSockopt } from './net/sockopt';
 import { netTcp } from './net/tcp';
+import { netOnce } from './net/once';
 import { netUdp } from './net/udp';
 import { netUnix } from './net/unix';
 import { netfilter } from './net/netfilter';
@@ -100,7 +101,7 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   block,
   fault, rmap, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd, fsSelect,
-  netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netUdp, netUnix, netfilter,
+  netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netOnce, netUdp, netUnix, netfilter,
   loopback, serial8250,
   fork, exec, exit,
   returnValues,

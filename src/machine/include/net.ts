@@ -187,6 +187,18 @@ export class Sock {
   finSent = false;
   /** an ACK is owed and the delayed-ACK timer is armed (ICSK_ACK_TIMER) */
   delack = false;
+  /** bytes received since the last ACK we sent (tp->rcv_nxt - tp->rcv_wup) */
+  rcvUnacked = 0;
+  /** bytes sent the peer has not ACKed yet (tp->snd_nxt - tp->snd_una) */
+  sndUnacked = 0;
+  /**
+   * replies sent within the ACK timeout of the data they answer (tcp_event_data_sent's
+   * inet_csk_inc_pingpong_cnt): from TCP_PINGPONG_THRESH on the connection is interactive, ACKs ride
+   * on the replies instead of going out on their own
+   */
+  pingpong = 0;
+  /** when data last arrived (icsk_ack.lrcvtime) */
+  lastRcv = -Infinity;
   /** tasks waiting for data / connection / accept / buffer space */
   readWait: WaitQueue = [];
   writeWait: WaitQueue = [];

@@ -4,7 +4,7 @@
  * the per-CPU receive backlog that NET_RX_SOFTIRQ drains (process_backlog), softirqs run from
  * rcu_read_unlock_bh() in the sender's context, and the device tracepoints' arguments.
  */
-import type { CpuMachine } from '../include/cpu';
+import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_AGAIN } from '../paths/kexec';
@@ -76,9 +76,13 @@ export const loDev = { name: 'lo', mtu: 65536, ifindex: 1, type: 772, flags: 0x9
 
 export const netCore = new Semantics<NetMachine>('net/core');
 
-netCore.hook('enqueue_backlog', (m, c, _t, e) => {
-  m.net.backlog[c.id].push(e.out as Packet);
+/** enqueue_to_backlog: the packet on this CPU's backlog, NET_RX raised */
+export function netifRx(m: NetMachine, c: Cpu, p: Packet): void {
+  m.net.backlog[c.id].push(p);
   c.softirqPending |= NET_RX;
+}
+netCore.hook('enqueue_backlog', (m, c, _t, e) => {
+  netifRx(m, c, e.out as Packet);
   return H_CONT;
 });
 /**
@@ -91,6 +95,60 @@ netCore.hook('bh_enable', (_m, c) => {
   pushPath(c.ks, 'bh_softirq', newEnv('softirq', { vec: 3, pending: 0 }));
   return H_PUSHED;
 });
+/**
+ * A recorded do_softirq (`do_softirq.part.0(&)` under __local_bh_enable_ip: __do_softirq ran there), and
+ * the end of a recorded send or receive whose variant has none: the NET_RX the loopback raised runs
+ * now, in the task's context (__do_softirq's actions; the do_softirq call is the tree's own).
+ */
+export function bhRun(c: Cpu, p: string): number {
+  if (c.ctx.context !== 0 || !(c.softirqPending & NET_RX)) return H_CONT;
+  pushPath(c.ks, p, newEnv('softirq', { vec: 3, pending: 0 }));
+  return H_PUSHED;
+}
+netCore.hook('bh_run', (_m, c) => bhRun(c, 'bh_softirq_body'));
+netCore.at('do_softirq.part.0', 'bh_run', 'exit');
+/**
+ * The transmit path of a recorded tree (__dev_queue_xmit -> dev_hard_start_xmit -> loopback_xmit ->
+ * __netif_rx -> enqueue_to_backlog) carries the packets the call's semantics made (`e.txq`), one per
+ * __dev_queue_xmit, in order; the device's events fire for those only (a recorded transmit the machine
+ * does not make, an exit's FIN sent by the machine's own close path, carries none).  Packets the tree
+ * had no transmit for go out at the end of the call (`xmitRest`).
+ */
+netCore.hook('xmit_next', (_m, _c, _t, e) => {
+  const p = (e.txq as Packet[] | undefined)?.shift();
+  e.txing = p !== undefined;
+  if (!p) return H_CONT;
+  e.out = p;
+  e.skb = p.skb;
+  return pushEvents(_c, 'xmit_queue_ev', e);
+});
+netCore.hook('xmit_start_ev', (_m, c, _t, e) => (e.txing ? pushEvents(c, 'xmit_start_ev', e) : H_CONT));
+netCore.hook('xmit_done_ev', (_m, c, _t, e) => (e.txing ? pushEvents(c, 'xmit_done_ev', e) : H_CONT));
+netCore.hook('netif_rx_ev', (_m, c, _t, e) => (e.txing ? pushEvents(c, 'netif_rx_entry_ev', e) : H_CONT));
+netCore.hook('netif_rx_exit_ev', (_m, c, _t, e) => (e.txing ? pushEvents(c, 'netif_rx_exit_ev', e) : H_CONT));
+netCore.hook('netif_rx_internal_ev', (_m, c, _t, e) => (e.txing ? pushEvents(c, 'netif_rx_ev', e) : H_CONT));
+netCore.hook('backlog_tx', (m, c, _t, e) => {
+  if (e.txing && e.txQueued !== e.out) { netifRx(m, c, e.out as Packet); e.txQueued = e.out; }
+  return H_CONT;
+});
+/** the next packet the call sends is the one its next segment's functions see (tcp_transmit_skb's $skb ...) */
+netCore.hook('xmit_peek', (_m, _c, _t, e) => {
+  const p = (e.txq as Packet[] | undefined)?.[0];
+  if (p) { e.out = p; e.skb = p.skb; }
+  return H_CONT;
+});
+netCore.at('__dev_queue_xmit', 'xmit_next');
+netCore.at('__dev_queue_xmit', 'xmit_peek', 'exit');
+netCore.at('dev_hard_start_xmit', 'xmit_start_ev');
+netCore.at('dev_hard_start_xmit', 'xmit_done_ev', 'exit');
+netCore.at('__netif_rx', 'netif_rx_ev');
+netCore.at('netif_rx_internal', 'netif_rx_internal_ev');
+netCore.at('enqueue_to_backlog', 'backlog_tx');
+netCore.at('__netif_rx', 'netif_rx_exit_ev', 'exit');
+function pushEvents(c: Cpu, p: string, e: Env): number {
+  pushPath(c.ks, p, e);
+  return H_PUSHED;
+}
 /** do_softirq on the task's stack: softirq context while __do_softirq runs */
 netCore.hook('bh_enter', (_m, c, _t, e) => {
   const ctx = c.ctx;
@@ -144,3 +202,5 @@ netCore.tpArgs('netif_receive_skb_exit', () => [0]);
 netCore.tpArgs('consume_skb', (_m, _c, _t, e) => [e.skb ?? null]);
 netCore.tpArgs('kfree_skb', (_m, _c, _t, e) => [e.skb ?? null, 0, e.dropReason ?? 2]);
 netCore.tpArgs('skb_copy_datagram_iovec', (_m, _c, _t, e) => [e.skb ?? null, e.copied ?? 0]);
+// the per-CPU backlog's napi (softnet_data.backlog: no device), the packets process_backlog delivered, its weight (weight_p 64)
+netCore.tpArgs('napi_poll', (_m, _c, _t, e) => [null, e.rxDone ?? 0, 64]);

@@ -264,6 +264,14 @@ netfilter.fnArgs('nf_hook_slow', (m, _c, _t, e) => {
   return [s.p.skb, s, { num_hook_entries: s.entries }, 0];
 });
 
+/**
+ * Whether an IPv4 hook is registered on the machine's transmit path (LOCAL_OUT, POST_ROUTING): the
+ * recorded send trees (net/tcp.ts) have none there but AppArmor's, so a send with one runs its template.
+ */
+export function nfTxHooked(m: NetMachine): boolean {
+  const n = nets.get(m.net);
+  return n !== undefined && (n.needed[NFPROTO_IPV4 * 8 + NF_INET_LOCAL_OUT] > 0 || n.needed[NFPROTO_IPV4 * 8 + NF_INET_POST_ROUTING] > 0);
+}
 /** static key test: does (NFPROTO_IPV4, hook) have entries?  A stale result of an earlier site is cleared. */
 function site(hook: number, rx: boolean, okfn: string) {
   return (m: NetMachine, _c: Cpu, _t: Task, e: Env): boolean => {
@@ -277,7 +285,10 @@ function site(hook: number, rx: boolean, okfn: string) {
     return false;
   };
 }
-netfilter.cond('nf_pre_routing', site(NF_INET_PRE_ROUTING, true, 'ip_rcv_finish'));
+const preRouting = site(NF_INET_PRE_ROUTING, true, 'ip_rcv_finish');
+netfilter.cond('nf_pre_routing', (m, c, t, e) => (e.nfPre = preRouting(m, c, t, e)));
+/** a PRE_ROUTING hook ran: ip_rcv_finish is called as NF_HOOK's okfn (else inlined in ip_rcv) */
+netfilter.cond('nf_pre_ran', (_m, _c, _t, e) => e.nfPre === true);
 netfilter.cond('nf_local_in', site(NF_INET_LOCAL_IN, true, 'ip_local_deliver_finish'));
 netfilter.cond('nf_local_out', site(NF_INET_LOCAL_OUT, false, 'dst_output'));
 netfilter.cond('nf_post_routing', site(NF_INET_POST_ROUTING, false, 'ip_finish_output'));

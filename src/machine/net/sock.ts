@@ -56,7 +56,8 @@ export function takeWaiters(e: Env, s: Sock | null, which: 'r' | 'w' | 'rw'): vo
 
 export function tcpPkt(from: Sock, flags: Partial<Packet>, data: Uint8Array = empty): Packet {
   // a segment carrying an ACK settles a delayed one (tcp_event_ack_sent clears the timer)
-  if (flags.ack) from.delack = false;
+  if (flags.ack) { from.delack = false; from.rcvUnacked = 0; }
+  from.sndUnacked += data.length;
   return mkPacket({ proto: IPPROTO_TCP, sport: from.port, dport: from.dport, data, ...flags });
 }
 

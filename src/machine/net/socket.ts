@@ -7,6 +7,8 @@ import type { NetMachine } from './core';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_AGAIN } from '../paths/kexec';
 import { installFd, fdOf } from '../include/fdtable';
+import type { Task } from '../include/sched';
+import type { Env } from '../include/kstack';
 import {
   Sock, AF_INET, AF_UNIX, SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP, TCP_ESTABLISHED,
   TCP_FIN_WAIT1, TCP_FIN_WAIT2, TCP_CLOSE, TCP_LISTEN,
@@ -109,7 +111,12 @@ netSocket.hook('sock_accept', (m, _c, t, e) => {
   return H_CONT;
 });
 
-netSocket.hook('sock_wait_rx', (_m, _c, t, e) => {
+/**
+ * The wait of a receive on the path's socket for data (sk_wait_data, __skb_wait_for_more_packets):
+ * H_CONT when it can go on (data, end of file, an error, a TCP socket no longer connected), else
+ * EAGAIN, EINTR, or asleep on the socket's readers (the caller re-runs after a wakeup).
+ */
+export function sockWaitRx(t: Task, e: Env): number {
   const s = sockOf(e)!;
   unwait(s, t);
   if (rxReady(s, e)) return H_CONT;
@@ -117,7 +124,8 @@ netSocket.hook('sock_wait_rx', (_m, _c, t, e) => {
   if (nonblock(e)) return fail(e, EAGAIN);
   if (sigPending(t)) return fail(e, EINTR);
   return sleepOn(t, s.readWait, s.isTcp ? 'sk_wait_data' : '__skb_wait_for_more_packets');
-});
+}
+netSocket.hook('sock_wait_rx', (_m, _c, t, e) => sockWaitRx(t, e));
 netSocket.hook('sock_release_pop', (m, _c, _t, e) => {
   const s = m.net.toRelease.shift();
   if (!s) return H_CONT;
@@ -134,15 +142,15 @@ netSocket.hook('sock_release_all', (m, c) => {
 // the sockets whose last file reference went (an exit's files): released by the deferred fput
 netSocket.at('task_work_run', 'sock_release_all');
 /** sizes the sendmsg/recvmsg functions get as arguments ($size, $len, $flags) */
-netSocket.hook('sock_args', (_m, _c, _t, e) => {
+export function sockArgs(e: Env): void {
   const buf = e.buf as Uint8Array | undefined;
   const n = buf ? buf.length : rxCount(e);
   e.size = n;
   e.len = n;
   e.count = n;
   e.flags = e.name === 'sendto' || e.name === 'recvfrom' ? Number(e.a[3]) : e.name === 'sendmsg' || e.name === 'recvmsg' ? Number(e.a[2]) : 0;
-  return H_CONT;
-});
+}
+netSocket.hook('sock_args', (_m, _c, _t, e) => { sockArgs(e); return H_CONT; });
 
 // what the socket layer functions return: the syscall's result (bytes, fd, 0 or -errno)
 for (const fn of ['sock_sendmsg', 'sock_recvmsg', 'inet_sendmsg', 'inet_recvmsg', 'tcp_sendmsg', 'tcp_sendmsg_locked', 'tcp_recvmsg',

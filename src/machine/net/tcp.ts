@@ -15,6 +15,11 @@ import {
   TCP_FIN_WAIT2, TCP_CLOSE, TCP_CLOSE_WAIT, TCP_LAST_ACK, TCP_LISTEN, TCP_MSS, RCVBUF,
 } from '../include/net';
 import { writeSkState } from './layout';
+import { bhRun } from './core';
+import { sockArgs, sockWaitRx } from './socket';
+import { fdOf } from '../include/fdtable';
+import { firingInline } from '../paths/inline';
+import { nfTxHooked } from './netfilter';
 import {
   sockOf, empty, fail, change, takeWaiters, tcpPkt, unhash, unwait, sleepOn, sigPending, nonblock, sendBuf, rxCount, rxTrunc,
 } from './sock';
@@ -23,6 +28,10 @@ import {
 const TCP_TIMEWAIT_LEN = 60e9;
 /** the delayed-ACK timeout (TCP_DELACK_MIN, HZ/25) */
 const TCP_DELACK_MIN = 40e6;
+/** the smallest ACK timeout (TCP_ATO_MIN, HZ/25): a reply sooner than this counts toward pingpong mode */
+const TCP_ATO_MIN = 40e6;
+/** replies within the ACK timeout that make a connection interactive (include/net/tcp.h TCP_PINGPONG_THRESH, 6.1) */
+const TCP_PINGPONG_THRESH = 3;
 
 const EINTR = 4, EAGAIN = 11, EINVAL = 22, EPIPE = 32, ECONNRESET = 104, EISCONN = 106, ENOTCONN = 107,
   ECONNREFUSED = 111;
@@ -75,7 +84,12 @@ netTcp.hook('tcp_connect_wait', (m, _c, t, e) => {
   if (sigPending(t)) return fail(e, EINTR);
   return sleepOn(t, s.writeWait, 'inet_wait_for_connect');
 });
-netTcp.hook('tcp_send', (_m, _c, t, e) => {
+/**
+ * One step of a send on the path's socket (tcp_sendmsg_locked): the segments (TCP_MSS each) of what
+ * fits in the peer's receive buffer now, e.done and e.ret advanced; or a hook result when there is
+ * nothing to queue (all sent, an error, a wait for room).
+ */
+function sendStep(now: number, t: Task, e: Env): Packet[] | number {
   const s = sockOf(e)!;
   unwait(s, t);
   const buf = sendBuf(e);
@@ -99,11 +113,19 @@ netTcp.hook('tcp_send', (_m, _c, t, e) => {
     return sleepOn(t, s.writeWait, 'sk_stream_wait_memory');
   }
   const n = Math.min(buf.length - done, space);
+  // a reply within the ACK timeout of the last data received (tcp_event_data_sent)
+  if (now - s.lastRcv < TCP_ATO_MIN) s.pingpong++;
   const segs: Packet[] = [];
   for (let o = 0; o < n; o += TCP_MSS) segs.push(tcpPkt(s, { ack: true }, buf.subarray(done + o, done + Math.min(n, o + TCP_MSS))));
   s.bytesSent += n;
   e.done = done + n;
   e.ret = done + n;
+  return segs;
+}
+netTcp.hook('tcp_send', (m, _c, t, e) => {
+  const segs = sendStep(m.now, t, e);
+  if (typeof segs === 'number') return segs;
+  const s = sockOf(e)!;
   pushPath(t.ks, 'tcp_push_segs', newEnv('tcp_push', { sk: s, sock: s, segs, size_goal: TCP_MSS, mss_now: TCP_MSS }));
   return H_AGAIN;
 });
@@ -156,9 +178,13 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
     if (s.state === TCP_ESTABLISHED && !p.fin && !p.syn) {
       if (p.data.length) {
         if (!s.closed) s.rx.push(p.data);
+        s.rcvUnacked += p.data.length;
+        s.lastRcv = m.now;
         env.queued = true;
         takeWaiters(env, s, 'r');
       }
+      // tcp_ack runs for an ACK of data not yet acknowledged (the fast path skips it otherwise)
+      if (p.ack && s.sndUnacked > 0) { env.acksNew = true; s.sndUnacked = 0; }
       if (p.ack) env.wakeW = s.writeWait.splice(0);
       pushPath(c.ks, 'tcp_rcv_est', env);
       return H_PUSHED;
@@ -268,6 +294,8 @@ netTcp.hook('delack_arm', (m, c, _t, e) => {
 netTcp.hook('tcp_delack', (m, _c, _t, e) => {
   const s = sockOf(e)!;
   e.sendAck = s.delack && m.net.conns.get(`${s.port}:${s.dport}`) === s;
+  // a delayed ACK the timer had to send: out of pingpong mode (tcp_delack_timer_handler)
+  if (e.sendAck) s.pingpong = 0;
   s.delack = false;
   return H_CONT;
 });
@@ -277,6 +305,7 @@ netTcp.hook('timer_net_rx', (m, c) => {
   pushPath(c.ks, 'timer_net_rx', newEnv('softirq', { vec: 3 }));
   return H_PUSHED;
 });
+netTcp.cond('acks_new', (_m, _c, _t, e) => e.acksNew === true);
 netTcp.cond('tw_ack', (_m, _c, _t, e) => e.twAck === true);
 /** tcp_done of an orphan (closed by its owner): inet_csk_destroy_sock fires tcp_destroy_sock */
 netTcp.cond('sk_destroy', (_m, _c, _t, e) => e.destroy === true);
@@ -294,10 +323,16 @@ netTcp.hook('wake_writers', (_m, c, _t, e) => {
   return pushWakeups(c, w);
 });
 
-netTcp.hook('tcp_recv', (m, _c, _t, e) => {
-  if (e.err) return H_CONT;
+/**
+ * The receive of tcp_recvmsg_locked on the path's socket once the wait is over: the bytes taken (e.data,
+ * e.ret), whether tcp_cleanup_rbuf sends an ACK (e.ackNow), how many queued skbs the read used up
+ * (returned: each freed, skb_attempt_defer_free); an error or end of file.
+ */
+function tcpRecv(m: NetMachine, e: Env): number {
+  if (e.err) return 0;
   const s = sockOf(e)!;
   if (s.rx.bytes > 0) {
+    const before = s.rx.chunks.length;
     const b = s.rx.take(rxCount(e));
     s.bytesRecv += b.length;
     e.data = b;
@@ -309,15 +344,96 @@ netTcp.hook('tcp_recv', (m, _c, _t, e) => {
     // window update when the reader freed room the blocked sender waits for; once sent, a second
     // read has nothing to ACK
     const peer = s.peer;
-    e.ackNow = !!peer && !peer.closed && (s.delack || peer.writeWait.length > 0)
+    // (tcp_cleanup_rbuf: an ACK owed goes now when more than a segment is unacknowledged, or when this
+    // read emptied the queue of a connection not in interactive mode; a window update when the peer's
+    // sender waits for room)
+    const owed = s.delack && (s.rcvUnacked > TCP_MSS || (s.pingpong < TCP_PINGPONG_THRESH && s.rx.bytes === 0));
+    e.ackNow = !!peer && !peer.closed && (owed || peer.writeWait.length > 0)
       && (s.state === TCP_ESTABLISHED || s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2);
     if (e.ackNow && !m.net.conns.has(`${s.dport}:${s.port}`)) e.ackNow = false;
-    return H_CONT;
+    return before - s.rx.chunks.length;
   }
   // a reset is reported once (sock_error), then reads see end of file
-  if (s.err) { const er = s.err; s.err = 0; s.rxEof = true; return fail(e, er); }
-  if (s.rxEof) { e.data = empty; e.ret = 0; return H_CONT; }
-  return fail(e, ENOTCONN);
+  if (s.err) { const er = s.err; s.err = 0; s.rxEof = true; fail(e, er); return 0; }
+  if (s.rxEof) { e.data = empty; e.ret = 0; return 0; }
+  fail(e, ENOTCONN);
+  return 0;
+}
+netTcp.hook('tcp_recv', (m, _c, _t, e) => { tcpRecv(m, e); return H_CONT; });
+
+// ---------------------------------------------------------------- send(2) and recv(2) on recorded trees
+
+/**
+ * sendto(2) and recvfrom(2) on a connected TCP socket run the recorded trees (paths/syscall.ts
+ * RECORDED_WHEN): tcp_sendmsg -> tcp_push -> __tcp_transmit_skb -> ip_queue_xmit -> loopback_xmit ->
+ * __netif_rx, then __local_bh_enable_ip's do_softirq, where the machine's NET_RX runs (net/core.ts
+ * bh_run: the peer's tcp_v4_rcv, its reader woken); tcp_recvmsg's wait (sk_wait_data), copy and
+ * tcp_cleanup_rbuf, whose ACK goes out the same way.  The semantics run first (the syscall's
+ * implementation) and their outcome chooses the variant: its size, whether the task slept, and for a
+ * receive the tree features (paths/model.ts TREE_FEATURES 'sys:recvfrom': the ACK sent, an skb used up).
+ * A send that must wait for room in the peer's buffer, the calls on a socket not connected, and those
+ * made while a netfilter hook is registered on the transmit path (the recorded trees have none), run
+ * their templates (the loop of tcp_send, the errors, nf_hook_slow).
+ */
+const connected = (s: Sock | null | undefined): s is Sock => !!s && s.isTcp && !s.listening && !s.err;
+const sockOfFd = (t: Task, e: Env): Sock | null => fdOf(t, e.a[0])?.sock ?? null;
+/** the descriptor's socket, its file and the sizes in the path environment */
+function sockEnv(t: Task, e: Env): Sock {
+  const f = fdOf(t, e.a[0])!;
+  e.file = f;
+  e.sock = f.sock;
+  e.sk = f.sock;
+  sockArgs(e);
+  return f.sock!;
+}
+/**
+ * The end of a recorded send or receive: the segments its tree had no transmit for go out through the
+ * segment's template (net/core.ts xmit_next takes one per recorded __dev_queue_xmit), then the NET_RX
+ * still pending runs (do_softirq) when the variant ran none.
+ */
+netTcp.hook('tx_rest', (_m, c, _t, e) => {
+  const p = (e.txq as Packet[] | undefined)?.shift();
+  if (!p) return bhRun(c, 'bh_softirq');
+  pushPath(c.ks, 'tcp_xmit_data', newEnv('tcp_xmit', { sk: e.sk, sock: e.sock, out: p, skb: p.skb, len: p.data.length }));
+  return H_AGAIN;
+});
+for (const fn of ['__sys_sendto', '__sys_recvfrom']) netTcp.at(fn, 'tx_rest', 'exit');
+netTcp.cond('recorded_sendto', (m, _c, t, e) => {
+  const s = sockOfFd(t, e);
+  if (nfTxHooked(m) || !connected(s) || (s.state !== TCP_ESTABLISHED && s.state !== TCP_CLOSE_WAIT) || s.finSent) return false;
+  const n = sendBuf(e).length;
+  const peer = s.peer && !s.peer.closed ? s.peer : null;
+  return n > 0 && n <= (peer ? RCVBUF - peer.rx.bytes : RCVBUF);
+});
+netTcp.syscall('sendto', (m, _c, t, e) => {
+  const s = sockEnv(t, e);
+  const segs = sendStep(m.now, t, e);
+  if (typeof segs === 'number') return segs;
+  s.segsOut += segs.length;
+  e.txq = segs;
+  e.out = segs[0];
+  e.skb = segs[0]?.skb;
+  return H_CONT;
+});
+netTcp.cond('recorded_recvfrom', (m, _c, t, e) => {
+  const s = sockOfFd(t, e);
+  return !nfTxHooked(m) && connected(s) && (s.state === TCP_ESTABLISHED || s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2 || s.state === TCP_CLOSE_WAIT);
+});
+netTcp.syscall('recvfrom', (m, _c, t, e) => {
+  const s = sockEnv(t, e);
+  const w = sockWaitRx(t, e);
+  if (w !== H_CONT || e.err) return w;
+  const used = tcpRecv(m, e);
+  const feat: string[] = used > 0 ? ['free'] : [];
+  if (e.ackNow) {
+    s.segsOut++;
+    const p = tcpPkt(s, { ack: true });
+    e.txq = [p];
+    e.out = p;
+    feat.push('ack');
+  }
+  e.treeFeat = feat;
+  return H_CONT;
 });
 netTcp.hook('tcp_shutdown', (_m, _c, _t, e) => {
   const s = sockOf(e)!;
@@ -381,5 +497,13 @@ netTcp.tpArgs('inet_sk_error_report', (_m, _c, _t, e) => [e.sk]);
 // machine sends a segment; the recorded exit_group trees of networking programs close their sockets
 // (task_work -> tcp_close -> tcp_send_fin -> tcp_write_xmit), but the machine sends its FINs from its
 // own close path (sock_release_all), so in an exit's tree the callers run without a segment to send
-netTcp.cond('tcp_segment', (_m, _c, _t, e) => e.name !== 'exit_group');
+// sends without a segment to send. Of the instances DWARF places in a recorded caller, those the machine's
+// segments go through: tcp_write_xmit's transmit (tcp_output.c:2722) and tcp_connect's SYN (3946), as the
+// template's tcp_xmit_one; not tcp_mtu_probe's, inlined in tcp_write_xmit (2470: net.ipv4.tcp_mtu_probing
+// is 0, the probe returns before it), nor tcp_connect's Fast Open ones
+const SEGMENT_LINES = new Set([2722, 3946]);
+netTcp.cond('tcp_segment', (_m, _c, _t, e) => {
+  const at = firingInline();
+  return e.name !== 'exit_group' && (at === null || SEGMENT_LINES.has(at.callLine));
+});
 netTcp.inlineIf('tcp_transmit_skb', 'tcp_segment');

@@ -93,12 +93,22 @@ function gatesOf(ref: number, inst: InlineInstance): Cond[] {
   return g;
 }
 
+let firing: InlineInstance | null = null;
+/** The inline instance whose site is being fired (for its Semantics.inlineIf condition), else null. */
+export function firingInline(): InlineInstance | null {
+  return firing;
+}
 /** Fire the int3 site of inline reference `ref` inside the function at stack slot sp-1. */
 export function fireInline(m: MachineCore, c: Cpu, ks: KStack, t: Task, e: Env, ref: number, sp: number): void {
   const caller = ks.fn[sp - 1];
   const inst = inlineInstanceFor(ref, caller);
   if (inst === null || !int3SiteArmed(inst.addr)) return;
-  for (const g of gatesOf(ref, inst)) if (!g(m, c, t, e)) return;
+  firing = inst;
+  try {
+    for (const g of gatesOf(ref, inst)) if (!g(m, c, t, e)) return;
+  } finally {
+    firing = null;
+  }
   const parent = sp > 1 ? returnAddress(ks.fn[sp - 2], caller) : 0;
   const regs = new InlineRegs(inst.addr, parent, inst, m, c, t, e);
   // the code running is the caller's: backtraces start at the site, then the caller's callers

@@ -45,7 +45,8 @@ const RECORDED = new Set(['execve', 'exit_group', 'getpid', 'uname', 'dup2', 'rt
 // recorded tail:task_work_run of a close of that kind of file)
 // socket: an AF_INET socket runs its recorded trees; an AF_UNIX one its template, whose unix_create
 // hook makes the sock (net/unix.ts)
-const RECORDED_WHEN = ['read', 'write', 'pwrite64', 'socket', 'close'];
+// sendto, recvfrom: a connected TCP socket (net/tcp.ts recorded_sendto: the data fits the peer's buffer)
+const RECORDED_WHEN = ['read', 'write', 'pwrite64', 'socket', 'close', 'sendto', 'recvfrom'];
 function pathsOf(e: Env): SysPaths {
   let sp = sysPathOf.get(e.name);
   if (sp !== undefined) return sp;

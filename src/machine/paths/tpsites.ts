@@ -204,6 +204,17 @@ const SITES: Record<string, [string, string][]> = {
   // scsi_done's scsi_done_internal (inlined): the command is done, before the request is completed
   scsi_done: [['scsi:scsi_dispatch_cmd_done', 'entry']],
   ata_qc_issue: [['libata:ata_qc_prep', 'before:ahci_qc_prep'], ['libata:ata_qc_issue', 'before:ahci_qc_issue']],
+  // net/core/dev.c, net/core/skbuff.c, net/core/datagram.c, net/ipv4/tcp*.c (net/tcp.ts's recorded send and
+  // receive trees; the transmit side's events fire from net/core.ts's hooks, only for a packet the
+  // machine sends): __netif_receive_skb_core on entry; napi_consume_skb traces consume_skb;
+  // skb_copy_datagram_iter, tcp_rcv_space_adjust and tcp_rcv_established first (tbench: 200
+  // napi_consume_skb calls / 201 consume_skb events, 272 skb_copy_datagram_iter / 271
+  // skb_copy_datagram_iovec, 343 / 342 tcp_rcv_space_adjust, 263 tcp_rcv_established / 264 tcp_probe)
+  '__netif_receive_skb_core.constprop.0': [['net:netif_receive_skb', 'entry']],
+  napi_consume_skb: [['skb:consume_skb', 'entry']],
+  skb_copy_datagram_iter: [['skb:skb_copy_datagram_iovec', 'entry']],
+  tcp_rcv_space_adjust: [['tcp:tcp_rcv_space_adjust', 'entry']],
+  tcp_rcv_established: [['tcp:tcp_probe', 'entry']],
   // kernel/workqueue.c __queue_work: queued and activated under the pool lock, then insert_work
   __queue_work: [['workqueue:workqueue_queue_work', 'after:_raw_spin_lock'], ['workqueue:workqueue_activate_work', 'after:_raw_spin_lock']],
 };

@@ -134,6 +134,7 @@ __do_softirq
       __napi_poll
         process_backlog
           %net_rx
+        @napi:napi_poll
     @irq:softirq_exit
   ?softirq_sched
     @irq:softirq_entry

@@ -121,7 +121,15 @@ __x64_sys_connect
                 ip_route_output_flow
                   ip_route_output_key_hash
                 inet_hash_connect
+                  secure_ipv4_port_ephemeral
+                    %once_net_secret
                   __inet_hash_connect
+                    inet_sk_get_local_port_range
+                    %once_table_perturb
+                    inet_ehash_nolisten
+                      inet_ehash_insert
+                        inet_ehashfn
+                          %once_inet_ehash_secret
                 %tcp_connect_start
                 ?state_change
                   *set_state
@@ -470,9 +478,94 @@ do_softirq
   *softirq
   %bh_leave
 `,
+  // the device's events in a recorded transmit path, for the packet the machine sends there (net/core.ts xmit_next)
+  xmit_queue_ev: `
+@net:net_dev_queue
+`,
+  xmit_start_ev: `
+@net:net_dev_start_xmit
+`,
+  xmit_done_ev: `
+@net:net_dev_xmit
+`,
+  netif_rx_entry_ev: `
+@net:netif_rx_entry
+`,
+  netif_rx_ev: `
+@net:netif_rx
+`,
+  netif_rx_exit_ev: `
+@net:netif_rx_exit
+`,
+  // what a recorded do_softirq ran (its '&'): the machine's pending softirqs (net/core.ts bh_run)
+  bh_softirq_body: `
+%bh_enter
+*softirq
+%bh_leave
+`,
   // ---------------------------------------------------------------- receive (softirq)
+  // ip_rcv_finish's work: the route, then the local delivery
+  ip_rcv_deliver: `
+ip_rcv_finish_core.constprop.0
+ip_local_deliver
+  ?nf_local_in
+    nf_hook_slow
+      %nf_run_local_in
+      ?nf_freed
+        kfree_skb_reason
+          @skb:kfree_skb
+  ?nf_pass
+    ip_local_deliver_finish
+      ip_protocol_deliver_rcu
+        ?pkt_icmp
+          raw_local_deliver
+            ?raw_match
+              raw_rcv
+                raw_rcv_skb
+                  sock_queue_rcv_skb_reason
+                    __sock_queue_rcv_skb
+                      %raw_queue
+                      sock_def_readable
+                        %wake_waiters
+          icmp_rcv
+            ?icmp_echo
+              icmp_echo
+                icmp_reply
+                  icmp_push_reply
+                    ip_append_data
+                    ip_push_pending_frames
+                      __ip_make_skb
+                      ip_send_skb
+                        %icmp_reply_pkt
+                        *ip_out
+            ?!icmp_echo
+              ping_rcv
+                ping_lookup
+            consume_skb
+              @skb:consume_skb
+        ?pkt_tcp
+          tcp_v4_rcv
+            __inet_lookup_established
+            %tcp_rcv
+        ?pkt_udp
+          udp_rcv
+            __udp4_lib_rcv
+              __udp4_lib_lookup
+              %udp_rcv
+              ?udp_found
+                udp_unicast_rcv_skb
+                  udp_queue_rcv_skb
+                    udp_queue_rcv_one_skb
+                      __udp_enqueue_schedule_skb
+                        sock_def_readable
+                          %wake_waiters
+              ?!udp_found
+                kfree_skb_reason
+                  @skb:kfree_skb
+`,
+  // process_backlog calls __netif_receive_skb itself (no netif_receive_skb_entry/exit: the recordings show none);
+  // ip_rcv_finish is NF_HOOK's okfn, out of line only when a PRE_ROUTING hook ran (inlined in ip_rcv otherwise)
   netif_receive: `
-@net:netif_receive_skb_entry
 __netif_receive_skb
   __netif_receive_skb_one_core
     __netif_receive_skb_core.constprop.0
@@ -486,64 +579,11 @@ __netif_receive_skb
             kfree_skb_reason
               @skb:kfree_skb
       ?nf_pass
-        ip_rcv_finish
-          ip_rcv_finish_core.constprop.0
-          ip_local_deliver
-            ?nf_local_in
-              nf_hook_slow
-                %nf_run_local_in
-                ?nf_freed
-                  kfree_skb_reason
-                    @skb:kfree_skb
-            ?nf_pass
-              ip_local_deliver_finish
-                ip_protocol_deliver_rcu
-                  ?pkt_icmp
-                    raw_local_deliver
-                      ?raw_match
-                        raw_rcv
-                          raw_rcv_skb
-                            sock_queue_rcv_skb_reason
-                              __sock_queue_rcv_skb
-                                %raw_queue
-                                sock_def_readable
-                                  %wake_waiters
-                    icmp_rcv
-                      ?icmp_echo
-                        icmp_echo
-                          icmp_reply
-                            icmp_push_reply
-                              ip_append_data
-                              ip_push_pending_frames
-                                __ip_make_skb
-                                ip_send_skb
-                                  %icmp_reply_pkt
-                                  *ip_out
-                      ?!icmp_echo
-                        ping_rcv
-                          ping_lookup
-                      consume_skb
-                        @skb:consume_skb
-                  ?pkt_tcp
-                    tcp_v4_rcv
-                      __inet_lookup_established
-                      %tcp_rcv
-                  ?pkt_udp
-                    udp_rcv
-                      __udp4_lib_rcv
-                        __udp4_lib_lookup
-                        %udp_rcv
-                        ?udp_found
-                          udp_unicast_rcv_skb
-                            udp_queue_rcv_skb
-                              udp_queue_rcv_one_skb
-                                __udp_enqueue_schedule_skb
-                                  sock_def_readable
-                                    %wake_waiters
-                        ?!udp_found
-                          kfree_skb_reason
-                            @skb:kfree_skb
-@net:netif_receive_skb_exit
+        ?nf_pre_ran
+          ip_rcv_finish
+            *ip_rcv_deliver
+        ?!nf_pre_ran
+          *ip_rcv_deliver
 `,
   tcp_rcv_nosock: `
 __inet_lookup_listener
@@ -605,9 +645,9 @@ __kfree_skb
 tcp_v4_do_rcv
   tcp_rcv_established
     @tcp:tcp_probe
-    ?pkt_ack
+    ?acks_new
       tcp_ack
-        %wake_writers
+    %wake_writers
     ?pkt_data
       tcp_data_queue
         tcp_queue_rcv
@@ -697,6 +737,7 @@ net_rx_action
   __napi_poll
     process_backlog
       %net_rx
+    @napi:napi_poll
 @irq:softirq_exit
 `,
   tcp_rcv_state: `
