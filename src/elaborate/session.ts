@@ -182,8 +182,6 @@ export class Session {
     const found = this.shards.record(place.shards[place.of.charCodeAt(place.index) - 48], place.index, entry.nameIndex, context);
     if (!found) return null;
     const { shard, rec } = found;
-    const lib = this.library!;
-    const table = lib.builtAliasTable()!;
     const shards = this.shards;
     return {
       chain: shard.strings[rec.c],
@@ -191,7 +189,7 @@ export class Session {
       replay: (body) => {
         const decls: A.AliasDecl[] = [];
         for (const [file, index] of rec.l) {
-          const d = this.libraryFiles.get(table.absolute(shard.strings[file]))?.aliases[index];
+          const d = this.libraryFiles.get(this.stdlibPath(shard.strings[file]))?.aliases[index];
           if (!d) return null;
           decls.push(d);
         }
@@ -210,7 +208,6 @@ export class Session {
     if (o.unoptimized || o.listing || o.skipBadvars || this.diag.opts.warningsAreErrors) return undefined;
     if (this.elision) return this.elision;
     const lib = this.library!;
-    const table = lib.builtAliasTable()!;
     // (the names the script declares; a -I tapset's are found in the library's index)
     const own = new Set<string>();
     for (const f of this.files) {
@@ -225,17 +222,20 @@ export class Session {
       if (ok === undefined) known.set(n, (ok = !own.has(n) && !outside(lib.filesDefiningGlobal(n)) && !outside(lib.filesDefiningFunction(n))));
       return ok;
     };
-    const paths = new Map<string, string>();
-    const pathOf = (rel: string): string => {
-      let p = paths.get(rel);
-      if (p === undefined) paths.set(rel, (p = table.absolute(rel)));
-      return p;
-    };
     return (this.elision = {
       stdlibOnly: (names) => names.every(stdlibName),
-      file: (rel) => this.libraryFiles.get(pathOf(rel))?.file,
-      path: pathOf,
+      file: (rel) => this.libraryFiles.get(this.stdlibPath(rel))?.file,
+      path: (rel) => this.stdlibPath(rel),
     });
+  }
+
+  private stdlibPaths = new Map<string, string>();
+
+  /** The path of a stdlib file named relative to the stdlib directory, as the library names it (the build's tables). */
+  private stdlibPath(rel: string): string {
+    let p = this.stdlibPaths.get(rel);
+    if (p === undefined) this.stdlibPaths.set(rel, (p = this.library!.builtAliasTable()!.absolute(rel)));
+    return p;
   }
 
   private elision: ElisionContext | undefined;
