@@ -10,12 +10,16 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
-import { Deriver, Expansion, ExpansionRecorder, aliasChainText } from './aliases';
+import { Deriver, Expansion, ExpansionRecorder, aliasChainText, copyBody } from './aliases';
 import { AliasEntry, hasWildcard } from './probes';
 import type { Diagnostics } from '../diag';
 import type { Session } from './session';
 import type { AliasTableData } from './alias_table';
-import { EXPANSIONS_VERSION, ExpansionShard, RecordedExpansion, UseContext, entryKey, plainData } from './alias_expansions';
+import { EXPANSIONS_VERSION, ExpansionShard, RecordedElision, RecordedExpansion, RecordedLookup, UseContext, entryKey, plainData } from './alias_expansions';
+import { Resolver, Scope } from './symbols';
+import { Optimizer, OptUnit, collectUse } from './optimize';
+import { markUnresolvedTargets, reachableFunctions } from './index';
+import { walkStmt } from './util';
 
 /** What recording needs of a slow path (alias_table_make.ts): its session, messages and decoded stdlib files. */
 export interface SlowPath {
@@ -30,6 +34,10 @@ export interface Recorder {
   rec: ExpansionRecorder;
   /** Each stdlib alias: its file (relative to stdlib) and index there. */
   places: Map<A.AliasDecl, { rel: string; index: number }>;
+  /** Resolves the functions derived probes reach, each once. */
+  functions: Resolver;
+  /** The stdlib directory. */
+  stdlib: string;
 }
 
 /**
@@ -43,7 +51,7 @@ export function recorder(sp: SlowPath, stdlib: string, failsSilently?: (d: A.Ali
   }, rec);
   const places = new Map<A.AliasDecl, { rel: string; index: number }>();
   for (const [f, ast] of sp.files) if (ast) ast.aliases.forEach((d, index) => places.set(d, { rel: path.relative(stdlib, f), index }));
-  return { deriver, rec, places };
+  return { deriver, rec, places, functions: new Resolver(sp.session), stdlib };
 }
 
 /** A record in plain form (strings where the shard has indices). */
@@ -52,8 +60,11 @@ export interface Recording {
   /** `name\0key` of each first component matched, in order */
   roots: string[];
   layers: [string, number, number][];
-  out: [number, string, string, string[], A.ResolvedPoint][];
+  out: ([number, string, string, string[], A.ResolvedPoint] | [number, string, string, string[], A.ResolvedPoint, Elision])[];
 }
+
+/** RecordedElision in plain form (strings where the shard has indices). */
+export type Elision = [number, string[], ([string, string] | [string, string, number, [string, number, number][]])[]];
 
 /**
  * The slow path's outcome for one use of an alias (its own name, no suffix, optional or not,
@@ -104,7 +115,95 @@ export function recordExpansion(sp: SlowPath, r: Recorder, entry: AliasEntry, co
       || x.chain[x.chain.length - 1] !== chain) return null;
     recorded.push([layer, x.pn, x.mark ?? '', x.chain.slice(0, -1), x.rp]);
   }
+  // (the bodies copied before any is elaborated, as pass 2 copies them)
+  const bodies = out.map((x) => copyBody(x.body));
+  out.forEach((x, i) => {
+    const e = elisionOf(sp, r, x, bodies[i], entry.decl.tok);
+    if (e) recorded[i] = [...recorded[i].slice(0, 5) as [number, string, string, string[], A.ResolvedPoint], e];
+  });
   return { chain, roots, layers, out: recorded };
+}
+
+/** The names a function's body resolves (its variables and the functions it calls). */
+const namesOf = new WeakMap<A.FunctionDecl, string[]>();
+function functionNames(f: A.FunctionDecl): string[] {
+  let n = namesOf.get(f);
+  if (!n) {
+    const s = new Set<string>();
+    if (f.body.k !== 'embedded') walkStmt(f.body, (e) => { if (e.k === 'sym' || e.k === 'call') s.add(e.name); }, (st) => {
+      if (st.k === 'foreach') for (const k of [...st.keys, ...(st.value ? [st.value] : [])]) s.add(k.name);
+      if (st.k === 'try' && st.catchVar) s.add(st.catchVar.name);
+    });
+    namesOf.set(f, (n = [...s]));
+  }
+  return n;
+}
+
+/**
+ * Is a derived probe (its uncopied `body`) elided by pass 2's optimiser when the use's body is
+ * empty, whatever else the script holds but declarations of the names it resolves?  Found as
+ * pass 2 would find it: its body resolved for a script's probe (recording the session's
+ * look-ups), checked, and optimised alone, without the functions it reaches, whose changes
+ * cannot change it (they read none of its variables, and what they do not do, removing code
+ * of no effect, does not change theirs).  Null: it is not elided, or it reads a global (then
+ * other probes' look-ups and the globals' use could change the outcome), or its functions
+ * do, or something printed a message.  `tok`: a token of the alias (the elision is not said).
+ */
+function elisionOf(sp: SlowPath, r: Recorder, x: Expansion, body: A.Block, tok: A.Token): Elision | null {
+  const s = sp.session;
+  const user: A.SourceFile = { name: '<input>', text: '', isTapset: false };
+  const before = sp.diag.activity;
+  const rel = (f: A.SourceFile): string | null => {
+    const p = path.relative(r.stdlib, f.name);
+    return p.startsWith('..') || path.isAbsolute(p) ? null : p;
+  };
+  const lookups: Elision[2] = [];
+  let bad = false;
+  const findGlobal = s.findGlobal;
+  s.findGlobal = (name, from, at) => {
+    const g = findGlobal.call(s, name, from, at);
+    const f = at && rel(at.file);
+    if (g || !f) bad = true;
+    else lookups.push([name, f]);
+    return g;
+  };
+  const resolver = new Resolver(s);
+  resolver.onCall = (e, found) => {
+    const f = rel(e.tok.file);
+    const cands = found.map((d) => [rel(d.tok.file), d.tok.line, d.tok.col] as [string, number, number]);
+    if (!f || cands.some((c) => c[0] === null)) bad = true;
+    else lookups.push([e.name, f, e.args.length, cands]);
+  };
+  const locals: A.VarDecl[] = [];
+  const scope: Scope = { file: user, locals, localMap: new Map(), point: x.rp, provider: s.providerFor(x.rp.family), pn: x.pn };
+  try {
+    resolver.resolveProbe(body, scope);
+  } finally {
+    s.findGlobal = findGlobal;
+  }
+  if (bad || sp.diag.activity !== before) return null;
+  // the functions it reaches: resolved (once for all records), reading no global
+  for (const f of resolver.usedFunctions) r.functions.use(f);
+  r.functions.resolvePendingFunctions();
+  if (sp.diag.activity !== before) return null;
+  const names = new Set<string>(lookups.map((l) => l[0]));
+  for (const f of reachableFunctions([body])) {
+    if (f.body.k !== 'embedded') {
+      const use = { read: new Set<A.VarDecl>(), written: new Set<A.VarDecl>() };
+      collectUse(f.body, use);
+      if ([...use.read, ...use.written].some((v) => v.kind === 'global')) return null;
+    }
+    for (const n of functionNames(f)) names.add(n);
+  }
+  // (checkStats reports on bodies before the optimiser: a body with none of it says nothing there)
+  let stats = false;
+  walkStmt(body, (e) => { if (e.k === 'statop' || e.k === 'hist') stats = true; });
+  if (stats) return null;
+  markUnresolvedTargets(body, scope);
+  const unit: OptUnit = { body, locals, name: 'probe', tok, isUser: false };
+  new Optimizer(sp.diag, [], new Set([user]), resolver.definedReads).run([unit], () => [], new Set());
+  if (!unit.elided || unit.elidedAt === undefined || sp.diag.activity !== before) return null;
+  return [unit.elidedAt, [...names].sort(), lookups];
 }
 
 /** A shard being made: its strings, each once. */
@@ -131,13 +230,34 @@ class ShardMaker {
     this.texts.set(text, key);
     const rec: RecordedExpansion = {
       c: this.str(r.chain), r: r.roots.map((x) => this.str(x)), l: r.layers.map(([f, i, p]) => [this.str(f), i, p]),
-      x: r.out.map(([l, pn, mark, chain, rp]) => [l, this.str(pn), this.str(mark), chain.map((c) => this.str(c)), rp]),
+      x: r.out.map((x) => {
+        const [l, pn, mark, chain, rp] = x;
+        const made: [number, number, number, number[], A.ResolvedPoint] = [l, this.str(pn), this.str(mark), chain.map((c) => this.str(c)), rp];
+        return x.length === 6 ? [...made, this.elision(x[5])] : made;
+      }),
     };
     this.entries[key] = JSON.stringify(rec);
   }
 
+  private lookups: RecordedLookup[] = [];
+  private names: number[][] = [];
+  private interned = new Map<string, number>();
+
+  /** The index of a look-up or name set in its table (each once). */
+  private intern<T>(table: T[], kind: string, v: T): number {
+    const k = kind + JSON.stringify(v);
+    let i = this.interned.get(k);
+    if (i === undefined) this.interned.set(k, (i = table.push(v) - 1));
+    return i;
+  }
+
+  private elision([at, names, lookups]: Elision): RecordedElision {
+    return [at, this.intern(this.names, 'n', names.map((n) => this.str(n))), lookups.map((l) => this.intern<RecordedLookup>(this.lookups, 'l',
+      l.length === 2 ? [this.str(l[0]), this.str(l[1])] : [this.str(l[0]), this.str(l[1]), l[2], l[3].map(([f, line, col]) => [this.str(f), line, col])]))];
+  }
+
   json(): ExpansionShard {
-    return { version: EXPANSIONS_VERSION, strings: this.strings, entries: this.entries };
+    return { version: EXPANSIONS_VERSION, strings: this.strings, lookups: this.lookups, names: this.names, entries: this.entries };
   }
 }
 

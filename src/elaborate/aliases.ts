@@ -30,6 +30,33 @@ export interface Expansion {
    * body reads nothing of its point: see pointFree): pass 2 elaborates the body once for all.
    */
   more?: { rp: A.ResolvedPoint; pn: string }[];
+  /**
+   * A probe the build found pass 2's optimiser elides (alias_expansions.ts): `body` is an empty
+   * block standing for the body, which is made only if the look-ups do not replay as recorded.
+   */
+  elided?: ElidedBody;
+}
+
+/**
+ * What resolving an elided probe's body asks of the session, in order: a variable name that
+ * found no global (it became a local), or a function name and the declarations found
+ * (declarationsKey), with the call's argument count.  `file` is the file of the name's token.
+ */
+export type Lookup =
+  | { fn: false; name: string; file: A.SourceFile }
+  | { fn: true; name: string; file: A.SourceFile; nargs: number; cands: string };
+
+/** How Lookup.cands names the declarations a function look-up found: `path:line:col` each, one a line. */
+export function declarationsKey(found: readonly { tok: A.Token }[]): string {
+  return found.map((f) => `${f.tok.file.name}:${f.tok.line}:${f.tok.col}`).join('\n');
+}
+
+/** A derived probe whose body the build found elided at iteration `at` of the optimiser's loop. */
+export interface ElidedBody {
+  at: number;
+  lookups: readonly Lookup[];
+  /** The body, made as the slow path makes it. */
+  make(): A.Block;
 }
 
 /** The marks of locations an alias expansion made (its optionality is the use's too). */
@@ -431,10 +458,11 @@ export class Deriver {
  * (tapset_ast.ts stores them apart).  (The alias's own blocks are not copied here: every
  * derived probe deep-copies its whole body.)
  */
-export function aliasLayer(d: A.AliasDecl, body: A.Block): A.Block {
+export function aliasLayer(d: A.AliasDecl, body: A.Block, copied = false): A.Block {
   return lazyBlock(() => {
-    // (a cached alias's first use decodes its bodies for this expansion alone: taken, not copied)
-    const fresh = usedOnce.has(d) ? null : freshDeferred(d, 'prologue');
+    // (a cached alias's first use decodes its bodies for this expansion alone: taken, not copied;
+    // `copied`: the declaration's, which derived probes copy, whatever was elaborated before)
+    const fresh = copied || usedOnce.has(d) ? null : freshDeferred(d, 'prologue');
     usedOnce.add(d);
     const prologue = fresh ? (fresh.prologue as A.Block | undefined) : d.prologue;
     const epilogue = fresh ? (fresh.epilogue as A.Block | undefined) : d.epilogue;

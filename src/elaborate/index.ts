@@ -65,6 +65,8 @@ interface Pending {
   decl: A.ProbeDecl;
   scope: Scope;
   dp: A.DerivedProbe;
+  /** The optimiser iteration at which a probe left unmade is elided (Expansion.elided). */
+  elidesAt?: number;
 }
 
 function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostics): A.Program | null {
@@ -99,6 +101,16 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
           condition: x.condition, tok: pd.tok, decl: pd,
         };
         probeInfo.set(dp, { elisionTok: x.chain.length > 1 && x.loc ? x.loc.components[0].tok : pd.tok });
+        // (a probe the build found elided: its body's look-ups replayed, the body unmade: alias_expansions.ts)
+        const el = x.elided;
+        if (el && resolver.replayLookups(el.lookups, scope)) {
+          derived.push({ exp: x, decl: pd, scope, dp, elidesAt: el.at });
+          continue;
+        }
+        if (el) {
+          x.body = dp.body = el.make();
+          x.elided = undefined;
+        }
         // (a body a wildcard's points share speaks for all of them: Diagnostics.copies)
         diag.asCopies(1 + (x.more?.length ?? 0), () => {
           resolver.resolveProbe(x.body, scope, x.condition);
@@ -125,7 +137,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const liveGlobals = new Set<A.VarDecl>(s.allGlobals);
   const units: (OptUnit & { p: Pending })[] = derived.map((d) => ({
     body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: functorOf(d.dp.point.pp), also: d.exp.more?.map((m) => functorOf(m.rp.pp)),
-    tok: probeInfo.get(d.dp)!.elisionTok, isUser: userFiles.has(d.decl.file), p: d,
+    tok: probeInfo.get(d.dp)!.elisionTok, isUser: userFiles.has(d.decl.file), p: d, elidesAt: d.elidesAt,
   }));
   const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body));
   if (!opts.unoptimized && !opts.listing) {
@@ -332,7 +344,7 @@ function skipBadvars(body: A.Block, scope: Scope, diag: Diagnostics): void {
 }
 
 /** Mark the `$var`s of a probe body that its point cannot resolve (see optimize.ts). */
-function markUnresolvedTargets(body: A.Block, scope: Scope): void {
+export function markUnresolvedTargets(body: A.Block, scope: Scope): void {
   const p = scope.provider;
   walkStmt(body, (e) => {
     if (e.k === 'target' && !(p?.targetDefined && scope.point && p.targetDefined(scope.point, e))) unresolvedTargets.add(e);

@@ -22,6 +22,13 @@ export interface OptUnit {
   also?: string[];
   tok: A.Token;
   elided?: boolean;
+  /** The iteration of the relaxation loop that elided it (the build's records: alias_expansions_make.ts). */
+  elidedAt?: number;
+  /**
+   * A probe the build found this loop elides at this iteration, changing in each one before
+   * (alias_expansions.ts): its body is not made; the loop elides it then, as the body would.
+   */
+  elidesAt?: number;
   isUser: boolean;
 }
 
@@ -343,11 +350,21 @@ export class Optimizer {
       // side-effect-free statements and empty probes
       const emptied: OptUnit[] = [];
       for (const u of units) if (!u.elided) {
+        if (u.elidesAt !== undefined) {
+          changed = true;
+          if (iter >= u.elidesAt) {
+            u.elided = true;
+            u.elidedAt = iter;
+            emptied.push(u);
+          }
+          continue;
+        }
         const own = new Set(u.locals);
         const names = [u.name, ...(u.also ?? [])];
         if (this.diag.asCopies(names.length, () => this.reduceBlock(u.body, own))) changed = true;
         if (u.body.stmts.length === 0) {
           u.elided = true;
+          u.elidedAt = iter;
           emptied.push(u);
           changed = true;
         }
@@ -394,9 +411,13 @@ export class Optimizer {
   private stmtTok = new WeakMap<A.Stmt, A.Token>();
 
   private recordStatementTokens(b: A.Stmt): void {
-    walkStmt(b, () => {}, (st) => {
-      if (st.k === 'expr' && !this.stmtTok.has(st)) this.stmtTok.set(st, st.first ?? firstToken(st.expr));
-    });
+    // (the first token is in the file of the expression's own token: one outside the user's
+    // files is never said, so the expression is not walked for it)
+    const visit = (st: A.Stmt): void => {
+      if (st.k === 'expr' && !this.stmtTok.has(st)) this.stmtTok.set(st, st.first ?? (this.isUser(st.expr.tok) ? firstToken(st.expr) : st.expr.tok));
+      stmtChildren(st, noExpr, visit);
+    };
+    visit(b);
   }
 
   /**

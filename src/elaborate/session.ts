@@ -6,7 +6,7 @@ import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
 import { MatchNode, ProbeRegistry, Provider, hasWildcard, globMatch, AliasEntry } from './probes';
 import { attachAliases, KnownExpansion } from './aliases';
-import type { ExpansionShards, UseContext } from './alias_expansions';
+import type { ElisionContext, ExpansionShards, UseContext } from './alias_expansions';
 import type { TapsetLibrary } from './tapsets';
 import type { TargetSpec } from './process_target';
 import { isDeferred } from './tapset_ast';
@@ -182,8 +182,6 @@ export class Session {
     const found = this.shards.record(place.shards[place.of.charCodeAt(place.index) - 48], place.index, entry.nameIndex, context);
     if (!found) return null;
     const { shard, rec } = found;
-    const lib = this.library!;
-    const table = lib.builtAliasTable()!;
     const shards = this.shards;
     return {
       chain: shard.strings[rec.c],
@@ -191,14 +189,56 @@ export class Session {
       replay: (body) => {
         const decls: A.AliasDecl[] = [];
         for (const [file, index] of rec.l) {
-          const d = this.libraryFiles.get(table.absolute(shard.strings[file]))?.aliases[index];
+          const d = this.libraryFiles.get(this.stdlibPath(shard.strings[file]))?.aliases[index];
           if (!d) return null;
           decls.push(d);
         }
-        return shards.replay(shard, rec, decls, body);
+        return shards.replay(shard, rec, decls, body, this.elisionContext());
       },
     };
   }
+
+  /**
+   * Leave the bodies of the probes the build found elided unmade (alias_expansions.ts)?  Only
+   * where the optimiser runs as the build's did: not -u, -l/-L, --skip-badvars or -W (which
+   * stops it at the first warning).
+   */
+  private elisionContext(): ElisionContext | undefined {
+    const o = this.opts;
+    if (o.unoptimized || o.listing || o.skipBadvars || this.diag.opts.warningsAreErrors) return undefined;
+    if (this.elision) return this.elision;
+    const lib = this.library!;
+    // (the names the script declares; a -I tapset's are found in the library's index)
+    const own = new Set<string>();
+    for (const f of this.files) {
+      if (f.file.isTapset && lib.isStdlibFile(f.file.name)) continue;
+      for (const g of f.globals) own.add(g.name);
+      for (const fn of f.functions) own.add(fn.name);
+    }
+    const outside = (files: readonly string[]): boolean => files.some((f) => !lib.isStdlibFile(f));
+    const known = new Map<string, boolean>();
+    const stdlibName = (n: string): boolean => {
+      let ok = known.get(n);
+      if (ok === undefined) known.set(n, (ok = !own.has(n) && !outside(lib.filesDefiningGlobal(n)) && !outside(lib.filesDefiningFunction(n))));
+      return ok;
+    };
+    return (this.elision = {
+      stdlibOnly: (names) => names.every(stdlibName),
+      file: (rel) => this.libraryFiles.get(this.stdlibPath(rel))?.file,
+      path: (rel) => this.stdlibPath(rel),
+    });
+  }
+
+  private stdlibPaths = new Map<string, string>();
+
+  /** The path of a stdlib file named relative to the stdlib directory, as the library names it (the build's tables). */
+  private stdlibPath(rel: string): string {
+    let p = this.stdlibPaths.get(rel);
+    if (p === undefined) this.stdlibPaths.set(rel, (p = this.library!.builtAliasTable()!.absolute(rel)));
+    return p;
+  }
+
+  private elision: ElisionContext | undefined;
 
   private expansionShards(): ExpansionShards | null {
     const lib = this.library;
@@ -237,6 +277,29 @@ export class Session {
       if (found) return found;
     }
     return undefined;
+  }
+
+  /**
+   * findFunctions' answers while no file has been included since (`functions`: how many
+   * functions the session had), for the look-ups of elided probes (Resolver.replayLookups).
+   */
+  private foundFunctions = { functions: -1, found: new Map<string, A.FunctionDecl[]>() };
+
+  /** findFunctions, the same answer as one made again while no file has been included. */
+  findFunctionsAgain(name: string, from: A.SourceFile, at: A.Token): readonly A.FunctionDecl[] {
+    const memo = this.foundFunctions;
+    if (memo.functions !== this.allFunctions.length) {
+      memo.functions = this.allFunctions.length;
+      memo.found.clear();
+    }
+    const key = `${name}\0${from.name}\0${at.file.name}`;
+    let r = memo.found.get(key);
+    if (!r) {
+      r = this.findFunctions(name, from, at);
+      // (it may have included a file: the answer is kept once nothing more is)
+      if (memo.functions === this.allFunctions.length) memo.found.set(key, r);
+    }
+    return r;
   }
 
   /** Functions of a name visible from `from` (private first; `at` as for findGlobal), loading tapsets if needed. */

@@ -9,6 +9,7 @@ import { SemanticError } from '../diag';
 import { Session, pragmasOf } from './session';
 import { suggest, withSimilar, stmtChildren, walkStmt, exprChildren, fold } from './util';
 import { defaultRegistry, type Provider } from './probes';
+import { declarationsKey, type Lookup } from './aliases';
 
 export interface Scope {
   file: A.SourceFile;
@@ -136,6 +137,38 @@ export class Resolver {
       return false;
     }
   }
+
+  /**
+   * The session look-ups resolving an elided probe's body would make (aliases.ts ElidedBody), in
+   * its order, with their effects (tapset files loaded, functions queued); false at the first
+   * whose result is not the recorded one: the body must then be made and resolved, which makes
+   * the same look-ups again (finding what these loaded) and goes on as this did not.
+   */
+  replayLookups(lookups: readonly Lookup[], scope: Scope): boolean {
+    for (const l of lookups) {
+      const at: A.Token = { kind: 'identifier', text: l.name, file: l.file, line: 0, col: 0 };
+      if (!l.fn) {
+        if (this.s.findGlobal(l.name, scope.file, at)) return false;
+        continue;
+      }
+      const cands = this.s.findFunctionsAgain(l.name, scope.file, at);
+      let known = this.replayed.get(cands);
+      if (!known) this.replayed.set(cands, (known = { key: declarationsKey(cands), heads: new Map() }));
+      if (known.key !== l.cands) return false;
+      let head = known.heads.get(l.nargs);
+      if (head === undefined) {
+        const same = cands.filter((f) => f.params.length === l.nargs);
+        head = same.length === 0 || (!this.s.opts.guru && !scope.file.isTapset && same.some(isGuruOnly)) ? null : linkChain(same);
+        known.heads.set(l.nargs, head);
+      }
+      if (!head) return false;
+      this.use(head);
+    }
+    return true;
+  }
+
+  /** replayLookups: each answer of findFunctionsAgain, named as Lookup.cands does, and its chain's head per argument count. */
+  private replayed = new WeakMap<readonly A.FunctionDecl[], { key: string; heads: Map<number, A.FunctionDecl | null> }>();
 
   /** Mark a function (and the overloads its `next` reaches) reachable and queue it for resolution. */
   use(fn: A.FunctionDecl): void {
@@ -394,8 +427,12 @@ export class Resolver {
     return targets ? ok : null;
   }
 
+  /** Told of each call's look-up as it is made (the build's records: alias_expansions_make.ts). */
+  onCall?: (e: A.Call, found: readonly A.FunctionDecl[]) => void;
+
   private call(e: A.Call, scope: Scope): void {
     const cands = this.s.findFunctions(e.name, scope.file, e.tok);
+    this.onCall?.(e, cands);
     if (cands.length === 0) {
       const sugg = suggest(e.name, this.s.functionNames(this.usedFunctions));
       throw new SemanticError(withSimilar(`unresolved function ${e.name}`, sugg), e.tok, [], 'unresolved-function');

@@ -63,7 +63,7 @@ interface Parsed {
   /** byte offset of each type record, indexed by id (0 unused) */
   offs: Uint32Array;
   count: number;
-  byName: Map<string, number[]> | null;
+  byName: NameTable | null;
   /** vmlinux string section length: offsets at or above it are in the modules' strings */
   vmStrLen: number;
   modStrOff: number;
@@ -159,27 +159,67 @@ export function btfType(id: number): BtfType {
   };
 }
 
-function nameIndex(): Map<string, number[]> {
+/**
+ * The type ids by name, without decoding a name: the ids chained per bucket of a hash of their
+ * name's bytes (FNV-1a), found by comparing bytes.  (A map of decoded names cost ~100k strings
+ * to answer the few names a script's $vars ask for.)
+ */
+interface NameTable {
+  mask: number;
+  /** the last id of each bucket (0: none), and each id's previous one in its bucket */
+  heads: Int32Array;
+  next: Int32Array;
+}
+
+/** Where the name at string offset `off` starts in the buffer. */
+function strStart(p: Parsed, off: number): number {
+  return off < p.vmStrLen ? p.strOff + off : p.modStrOff + (off - p.vmStrLen);
+}
+
+function nameTable(): NameTable {
   const p = parsed();
   if (p.byName) return p.byName;
   const t0 = Date.now();
-  const m = new Map<string, number[]>();
+  let size = 1;
+  while (size < p.count * 2) size <<= 1;
+  const t: NameTable = { mask: size - 1, heads: new Int32Array(size), next: new Int32Array(p.count) };
+  const buf = p.buf;
   for (let id = 1; id < p.count; id++) {
     const no = p.dv.getUint32(p.offs[id], true);
     if (!no) continue;
-    const n = str(no);
-    const l = m.get(n);
-    if (l) l.push(id); else m.set(n, [id]);
+    let h = 0x811c9dc5;
+    for (let i = strStart(p, no); buf[i] !== 0; i++) h = Math.imul(h ^ buf[i], 16777619);
+    const b = h & t.mask;
+    t.next[id] = t.heads[b];
+    t.heads[b] = id;
   }
-  p.byName = m;
+  p.byName = t;
   noteParseTime('vmlinux.btf.gz', Date.now() - t0);
-  return m;
+  return t;
+}
+
+/** Type ids with this name, in id order. */
+function idsNamed(name: string): number[] {
+  const p = parsed();
+  const t = nameTable();
+  const want = Buffer.from(name, 'latin1');
+  let h = 0x811c9dc5;
+  for (let i = 0; i < want.length; i++) h = Math.imul(h ^ want[i], 16777619);
+  const out: number[] = [];
+  for (let id = t.heads[h & t.mask]; id; id = t.next[id]) {
+    const no = p.dv.getUint32(p.offs[id], true);
+    const at = strStart(p, no);
+    if (p.buf[at + want.length] === 0 && p.buf.compare(want, 0, want.length, at, at + want.length) === 0) out.push(id);
+  }
+  // (chained last id first)
+  return out.reverse();
 }
 
 /** Type ids with this name, optionally of one kind. */
 export function btfFindByName(name: string, kind?: BtfKind): number[] {
-  const ids = nameIndex().get(name) ?? [];
-  return kind === undefined ? ids.slice() : ids.filter((id) => btfType(id).kind === kind);
+  // (a name with a NUL is no BTF name)
+  const ids = name.includes('\0') ? [] : idsNamed(name);
+  return kind === undefined ? ids : ids.filter((id) => btfType(id).kind === kind);
 }
 
 /** Names of all BTF entries of a kind (e.g. every FUNC), in id order. */

@@ -17,16 +17,24 @@ import { Diagnostics } from '../../src/diag';
 import { TapsetLibrary, stdlibDir } from '../../src/elaborate';
 import { AliasTable, builtAliasTableFile, AliasTableData } from '../../src/elaborate/alias_table';
 import { slowPath, SlowPath } from '../../src/elaborate/alias_table_make';
-import { recorder, recordExpansion, Recorder, Recording } from '../../src/elaborate/alias_expansions_make';
+import { recorder, recordExpansion, Recorder, Recording, Elision } from '../../src/elaborate/alias_expansions_make';
 import { ExpansionShards, ExpansionShard, RecordedExpansion, UseContext, builtExpansionsDir, EXPANSIONS_VERSION } from '../../src/elaborate/alias_expansions';
 import { renderComponents } from '../../src/elaborate/util';
 import { installKernelProbes } from '../../src/probes/setup';
 
 /** A shard's record in the plain form recordExpansion returns. */
 function plain(s: ExpansionShard, r: RecordedExpansion): Recording {
+  const str = (i: number): string => s.strings[i];
   return {
-    chain: s.strings[r.c], roots: r.r.map((i) => s.strings[i]), layers: r.l.map(([f, i, p]) => [s.strings[f], i, p]),
-    out: r.x.map(([l, pn, mark, chain, rp]) => [l, s.strings[pn], s.strings[mark], chain.map((c) => s.strings[c]), rp]),
+    chain: str(r.c), roots: r.r.map(str), layers: r.l.map(([f, i, p]) => [str(f), i, p]),
+    out: r.x.map((x) => {
+      const [l, pn, mark, chain, rp] = x;
+      const made: [number, string, string, string[], A.ResolvedPoint] = [l, str(pn), str(mark), chain.map(str), rp];
+      if (x.length === 5) return made;
+      const [at, names, lookups] = x[5];
+      return [...made, [at, s.names[names].map(str), lookups.map((i) => s.lookups[i]).map((k) => (k.length === 2 ? [str(k[0]), str(k[1])]
+        : [str(k[0]), str(k[1]), k[2], k[3].map(([f, line, col]) => [str(f), line, col])]))] as Elision];
+    }),
   };
 }
 
@@ -172,6 +180,21 @@ describe('alias expansions (what each stdlib alias derives, recorded at build ti
       expect(at(write(JSON.stringify(edit((r) => (r.c = good.strings.length)))))).to.equal(null);
       expect(at(write(JSON.stringify({ ...good, entries: { [key]: good.entries[key].slice(0, 20) } })))).to.equal(null);
       expect(at(write(JSON.stringify({ ...good, entries: { [key]: 'nowhere' } })))).to.equal(null);
+      // (the elided probes' tables: a look-up naming a string out of the table, a record naming a look-up or name set out of its table)
+      expect(at(write(JSON.stringify({ ...good, lookups: [...good.lookups, [good.strings.length, 0]] })))).to.equal(null);
+      expect(at(write(JSON.stringify({ ...good, names: [...good.names, [-1]] })))).to.equal(null);
+      const elidedKey = Object.keys(good.entries).find((k) => good.entries[k].startsWith('{') && (JSON.parse(good.entries[k]) as RecordedExpansion).x.some((x) => x.length === 6))!;
+      const withElision = (f: (e: number[]) => void): ExpansionShard => {
+        const r = JSON.parse(good.entries[elidedKey]) as RecordedExpansion;
+        for (const x of r.x) if (x.length === 6) f(x[5] as unknown as number[]);
+        return { ...good, entries: { [elidedKey]: JSON.stringify(r) } };
+      };
+      const [ei, en, ec] = elidedKey.split(':');
+      const atElided = (sh: ExpansionShards): unknown => sh.record('t.json', Number(ei), Number(en), ec as UseContext);
+      expect(atElided(write(JSON.stringify(withElision(() => {}))))).to.not.equal(null);
+      expect(atElided(write(JSON.stringify(withElision((e) => (e[1] = good.names.length)))))).to.equal(null);
+      expect(atElided(write(JSON.stringify(withElision((e) => (e[2] = [good.lookups.length] as never)))))).to.equal(null);
+      expect(atElided(write(JSON.stringify(withElision((e) => (e[0] = -1)))))).to.equal(null);
     });
   });
 });

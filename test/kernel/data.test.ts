@@ -5,7 +5,7 @@ import {
   symbolCount, symbolName, isFunction,
 } from '../../src/kernel/kallsyms';
 import {
-  btfFunc, btfTypeName, btfLookupType, btfResolveChain, btfSizeof, btfFindMember, btfEnumValues, btfFindByName, BtfKind,
+  btfFunc, btfTypeName, btfLookupType, btfResolveChain, btfSizeof, btfFindMember, btfEnumValues, btfFindByName, BtfKind, btfType, btfTypeCount,
 } from '../../src/kernel/btf';
 import { syscallByName, syscallByNr, syscallTableSize, syscallNumber, syscallNumberIn, syscallRowIn, syscalls } from '../../src/kernel/syscalls';
 import { readDataText } from '../../src/kernel/data';
@@ -103,6 +103,23 @@ describe('kernel data: BTF', () => {
     const e = btfFindByName('pid_type', BtfKind.ENUM)[0];
     expect(btfEnumValues(e).map((v) => v.name)).to.include('PIDTYPE_PID');
     expect(btfSizeof(btfLookupType('pid_t')!)).to.equal(4);
+  });
+});
+
+describe('kernel data: BTF names', () => {
+  it('btfFindByName finds every type of a name, in id order, as decoding every name does', function () {
+    this.timeout(120000);
+    const byName = new Map<string, number[]>();
+    for (let id = 1; id < btfTypeCount(); id++) {
+      const n = btfType(id).name;
+      if (!n) continue;
+      const l = byName.get(n);
+      if (l) l.push(id); else byName.set(n, [id]);
+    }
+    expect(byName.size).to.be.greaterThan(50000);
+    for (const [n, ids] of byName) expect(btfFindByName(n), n).to.deep.equal(ids);
+    expect(btfFindByName('vfs_read', BtfKind.FUNC)).to.have.length(1);
+    for (const n of ['vfs_rea', 'vfs_readx', 'no_such_type_anywhere', 'vfs_read\0']) expect(btfFindByName(n), n).to.deep.equal([]);
   });
 });
 
