@@ -777,7 +777,8 @@ export class TypeResolver extends TypeBookkeeping {
     const what = e.k === 'atvar' ? 'unresolved @var() expression' : e.k === 'autocast' ? 'unknown type in dereference' : 'unresolved target-symbol expression';
     this.still++;
     this.report(new SemanticError(what, e.tok, [], 'unresolved-target'));
-    this.unresolved(e.tok);
+    // (its context may still type it, `$x++`: then stap has no unresolved type to add)
+    if (this.t === 'unknown') this.unresolved(e.tok);
   }
 }
 
