@@ -232,12 +232,21 @@ export class Resolver {
           t.ref = d;
           return;
         }
+        if (t.k === 'index' && t.base.k === 'hist') {
+          // a histogram bucket is read-only; stap refuses deleting one in a function body
+          // only (real-stap -p2: `delete @hist_log(s)[1]` passes in a probe)
+          if (scope.fn) throw new SemanticError('Assignment to read-only histogram bucket', t.base.tok, [], 'hist-bucket-write');
+          this.expr(t, scope);
+          return;
+        }
         if (t.k === 'index' && t.base.k === 'sym') {
           this.arraySym(t.base, t.indexes.length, scope);
           for (const i of t.indexes) if (i) this.expr(i, scope);
           return;
         }
-        if (t.k !== 'target' && t.k !== 'cast' && t.k !== 'atvar' && t.k !== 'autocast') {
+        // (`$x`, `$$vars` and `&x` are refused before they are resolved; @cast and @var reach the
+        // guru-mode write check first: real-stap -p2)
+        if (t.k !== 'cast' && t.k !== 'atvar') {
           throw new SemanticError('invalid operand of delete expression', t.tok, [], 'delete-operand');
         }
         this.expr(t, scope);
@@ -384,12 +393,21 @@ export class Resolver {
         // stap checks in pass 2 what the parser let through (`1 = x`, `f() = 2`): the chained
         // line names what stands on the left
         const t = e.target;
-        if (!(t.k === 'sym' || t.k === 'index' || t.k === 'target' || t.k === 'cast' || t.k === 'atvar' || t.k === 'autocast')) {
-          throw new SemanticError('Expecting lvalue for assignment', e.tok, [new SemanticError('', t.tok)], 'lvalue');
+        if (!(t.k === 'sym' || t.k === 'index' && t.base.k === 'sym' || t.k === 'target' || t.k === 'cast' || t.k === 'atvar' || t.k === 'autocast')) {
+          // (`a . b = 1` reads as a member access typed with '.': stap suggests `->`)
+          const hint = t.k === 'concat' ? ', try -> instead' : '';
+          const at = t.k === 'index' ? t.base.tok : t.tok;
+          throw new SemanticError(`Expecting lvalue for assignment${hint}`, e.tok, [new SemanticError('', at)], 'lvalue');
         }
         exprChildren(e, (c) => this.expr(c, scope));
         return;
       }
+      case 'incdec':
+        if (scope.fn && e.operand.k === 'index' && e.operand.base.k === 'hist') {
+          throw new SemanticError('Assignment to read-only histogram bucket', e.operand.base.tok, [], 'hist-bucket-write');
+        }
+        exprChildren(e, (c) => this.expr(c, scope));
+        return;
       case 'entry':
         if (!scope.point || !(/\.return\b/.test(scope.point.pp) || scope.provider?.entryValid?.(scope.point, scope.pn ?? ''))) {
           const inner = new SemanticError('internal error: @entry is only valid in .return probes', e.tok, [], 'entry-not-return');

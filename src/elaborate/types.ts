@@ -229,6 +229,7 @@ export class TypeResolver extends TypeBookkeeping {
       this.arrayIndex(e, true);
       return;
     }
+    this.noteTargetWrite(e, 'write', e.tok);
     this.expr(e);
   }
 
@@ -736,6 +737,12 @@ export class TypeResolver extends TypeBookkeeping {
         return;
       }
     }
+    // a write through @cast or @var needs guru mode in any context (stap's dwarf cast and @var
+    // expanders refuse it before resolving anything)
+    if ((e.k === 'cast' || e.k === 'atvar') && !this.guru && this.targetAccess.has(e)) {
+      throw new SemanticError(e.k === 'cast' ? 'write to @cast context variable not permitted; need stap -g'
+        : 'write to @var variable not permitted; need stap -g', e.tok, [], 'target-write');
+    }
     // (a write through an autocast whose operand has no type is refused as an unknown type first)
     if (e.k === 'autocast' && !this.guru && this.targetAccess.has(e) && e.operandType !== undefined) {
       throw new SemanticError('write not permitted; need stap -g', e.tok, [], 'autocast-write');
@@ -770,7 +777,8 @@ export class TypeResolver extends TypeBookkeeping {
     const what = e.k === 'atvar' ? 'unresolved @var() expression' : e.k === 'autocast' ? 'unknown type in dereference' : 'unresolved target-symbol expression';
     this.still++;
     this.report(new SemanticError(what, e.tok, [], 'unresolved-target'));
-    this.unresolved(e.tok);
+    // (its context may still type it, `$x++`: then stap has no unresolved type to add)
+    if (this.t === 'unknown') this.unresolved(e.tok);
   }
 }
 

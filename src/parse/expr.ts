@@ -338,6 +338,13 @@ function parseDwarfValue(c: Cursor): A.Expr {
     // (the parser then meets the same code at the top level: `embedded code in unprivileged script`)
     guruOnly(c, t, 'embedded expression code', c.pos - 1);
     e = { k: 'embedded', code: t.text, tok: t };
+  } else if (c.isOp(t, '-')) {
+    // (where a value is due directly, after `++`/`--`, stap's literal takes a `-` and a number:
+    // real-stap -p1 'probe begin { ++-x }' fails at the x)
+    c.next();
+    const n = c.next();
+    if (!n || n.kind !== 'number') throw c.error('expected literal string or number');
+    e = { k: 'num', value: negate(parseNumber(n.text, n)), tok: n };
   } else {
     c.next();
     throw c.error('expected literal string or number');

@@ -396,21 +396,26 @@ function evalAtom(l: Token, op: Token, r: Token, opts: PreprocessOptions): boole
       }
       return cmp(op.text, strverscmp(have, target));
     }
+    // (the right side's kind is checked before the operator: real-stap -p1 `%( arch < 1 ...`)
     if (name === 'arch') {
+      const v = strLit(r);
       eqOnly();
-      return fnmatch(strLit(r), ARCH) === (op.text === '==');
+      return fnmatch(v, ARCH) === (op.text === '==');
     }
     if (name === 'runtime') {
+      const v = strLit(r);
       eqOnly();
-      return fnmatch(strLit(r), opts.runtime ?? 'kernel') === (op.text === '==');
+      return fnmatch(v, opts.runtime ?? 'kernel') === (op.text === '==');
     }
     if (name === 'systemtap_privilege') {
       opts.usedOptions?.add('privilege');
+      const v = strLit(r);
       eqOnly();
-      return fnmatch(strLit(r), opts.privilege ?? 'stapdev') === (op.text === '==');
+      return fnmatch(v, opts.privilege ?? 'stapdev') === (op.text === '==');
     }
     if (name === 'guru_mode') {
       opts.usedOptions?.add('guru');
+      if (r.kind !== 'number') throw new ParseError('expected number', r);
       eqOnly();
       if (r.kind !== 'number' || (r.text !== '0' && r.text !== '1')) throw new ParseError('expected 0 or 1', r);
       return (Number(r.text) === (opts.guru ? 1 : 0)) === (op.text === '==');

@@ -13,5 +13,6 @@ import { leftovers } from './leftovers';
 import { cascades } from './cascades';
 import { lvalues } from './lvalues';
 import { suggest } from './suggest';
+import { sweep } from './sweep';
 
-export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners, leftovers, cascades, lvalues, suggest];
+export const TABLES: Table[] = [parse, semantics, warnings, compatible, probes, formats, operators, library, corners, leftovers, cascades, lvalues, suggest, sweep];
