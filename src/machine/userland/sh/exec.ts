@@ -26,6 +26,7 @@ import { Jobs, Job, DOWAIT_NONBLOCK, DOWAIT_WAITCMD, DOWAIT_WAITCMD_ALL } from '
 import { dashEnvironment } from './vars';
 import { environOf } from '../../process/environ';
 import { errStr } from '../libc_strerror';
+import { dashKill } from './kill';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -38,11 +39,6 @@ class ShError {
 
 /** The shells' foreground jobs by shell pid (the terminal sends Ctrl-C's SIGINT to them). */
 export const foregroundJobs = new Map<number, number[]>();
-
-const SIGNALS: Record<string, number> = {
-  HUP: 1, INT: 2, QUIT: 3, ILL: 4, TRAP: 5, ABRT: 6, BUS: 7, FPE: 8, KILL: 9, USR1: 10, SEGV: 11, USR2: 12,
-  PIPE: 13, ALRM: 14, TERM: 15, STKFLT: 16, CHLD: 17, CONT: 18, STOP: 19, TSTP: 20, TTIN: 21, TTOU: 22,
-};
 
 export class Shell implements ExpandHost {
   vars = new Map<string, string>();
@@ -102,6 +98,11 @@ export class Shell implements ExpandHost {
 
   scriptFile = false; // run from `sh FILE`
   /** dash: `sh: LINE: ` (the script name for `sh FILE`); bash 5.2: `FILE: line N: ` for a script file, else `bash: ` */
+  /** the pids of background job %id, or null (sh/kill.ts) */
+  jobPids(id: number): readonly number[] | null {
+    return this.jobs.background().find((j) => j.id === id)?.pids ?? null;
+  }
+
   prefix(): string {
     return this.bash ? (this.scriptFile ? `${this.arg0}: line ${this.line}: ` : `${this.arg0}: `) : `${this.arg0}: ${this.line}: `;
   }
@@ -733,26 +734,7 @@ const BUILTINS: Record<string, Builtin> = {
     return yield* this.waitFg(u, j);
   },
   bg: function* (u) { yield* u.err(`${this.prefix()}bg: No current job\n`); return 2; },
-  kill: function* (u, w) {
-    const a = w.slice(1);
-    let sig = 15;
-    const named = (n: string) => (/^\d+$/.test(n) ? Number(n) : SIGNALS[n.toUpperCase().replace(/^SIG/, '')]);
-    if (a[0] === '-l') { yield* u.out(Object.keys(SIGNALS).join('\n') + '\n'); return 0; }
-    if (a[0] === '-s') { a.shift(); sig = named(a.shift() ?? '') ?? -1; } else if (a[0]?.startsWith('-') && a[0] !== '--') sig = named(a.shift()!.slice(1)) ?? -1;
-    if (a[0] === '--') a.shift();
-    if (sig < 0) { yield* u.err(`${this.prefix()}kill: invalid signal number or name\n`); return 2; }
-    if (!a.length) { yield* u.err('kill: usage: kill [-s sigspec | -signum | -sigspec] [pid | job]... or\nkill -l [exitstatus]\n'); return 2; }
-    let st = 0;
-    for (const p of a) {
-      const pids = p.startsWith('%') ? this.jobs.background().find((j) => j.id === Number(p.slice(1)))?.pids ?? [] : /^-?\d+$/.test(p) ? [Number(p)] : null;
-      if (!pids) { yield* u.err(`${this.prefix()}kill: Illegal number: ${p}\n`); st = 2; continue; }
-      for (const pid of pids) {
-        const r = yield* u.kill(pid, sig);
-        if (r < 0) { yield* u.err(`${this.prefix()}kill: ${r === -3 ? 'No such process' : 'Operation not permitted'}\n`); st = 1; }
-      }
-    }
-    return st;
-  },
+  kill: function* (u, w) { return yield* dashKill(this, u, w); },
   trap: ok, umask: ok, readonly: ok, local: function* (_u, w) { for (const a of w.slice(1)) { const eq = a.indexOf('='); if (eq >= 0) this.vars.set(a.slice(0, eq), a.slice(eq + 1)); } return 0; },
   type: function* (u, w) {
     let st = 0;
