@@ -44,6 +44,21 @@ function exitTask(m: ProcMachine, t: Task, e: Env): void {
   m.procs.exitTask(t, e.signaled ? Number(e.a[0]) : code);
   if (e.signaled) (t.proc as unknown as { signaled?: boolean }).signaled = true;
 }
+const SIGKILL_BIT = 1 << 8;
+/**
+ * do_group_exit's zap_other_threads (kernel/signal.c): every other live thread of the group gets
+ * SIGKILL and is woken (signal_wake_up), to exit on its way back to user mode.  The machine makes a
+ * group exit of a fatal signal's and of the leader's exit_group: a thread whose program returns ends
+ * with exit_group too (process/user.ts), where a pthread would call exit.
+ */
+function zapOtherThreads(t: Task): void {
+  for (const o of t.proc.threads) {
+    if (o === t || o.state & TASK_DEAD || o.sigPending & SIGKILL_BIT) continue;
+    o.sigPending |= SIGKILL_BIT;
+    o.sigWoken = true;
+    wakeLater(o);
+  }
+}
 /**
  * A recorded do_exit: the machine's exit (files, memory, children) in exit_notify, where the task
  * becomes a zombie (exit_state) before do_notify_parent tells its parent; the wakeups the exit makes
@@ -52,6 +67,7 @@ function exitTask(m: ProcMachine, t: Task, e: Env): void {
 exit.hook('exit_notify', (m, c, t, e) => {
   // exit_mm's mm_release: a vfork child that never exec'd wakes its parent (complete_vfork_done)
   const vforkParent = t.tid === t.proc.tgid ? m.procs.vforkRelease(t.proc) : null;
+  if (e.name === 'exit_group' && (e.signaled === true || t.tid === t.proc.tgid)) zapOtherThreads(t);
   exitTask(m, t, e);
   notifyPrep(t, e);
   if (vforkParent) wakeLater(vforkParent);

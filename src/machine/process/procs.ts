@@ -142,6 +142,27 @@ export class Procs {
     return p;
   }
 
+  /**
+   * One more thread of `p` (the next pid) that was already asleep when the machine was handed over,
+   * as adoptSleeper's process: no CPU time, no random numbers; woken, it runs `main`.
+   */
+  adoptThread(p: Process, comm: string, main: ProgramMain, wchan: string): Task {
+    const lead = p.threads[0];
+    const tid = this.allocPid();
+    const t = new Task(p.tgid, tid, comm, p, false);
+    t.uid = t.euid = lead.uid;
+    t.gid = t.egid = lead.gid;
+    t.startTime = lead.startTime;
+    p.threads.push(t);
+    this.tasks.set(tid, t);
+    t.prog = main(new U(this.m, t), p.argv);
+    t.state = TASK_INTERRUPTIBLE;
+    t.wchan = wchan;
+    t.cpu = lead.cpu;
+    pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
+    return t;
+  }
+
   spawnShell(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
     const con = new ConsoleFile(out);
     const econ = err === out ? con : new ConsoleFile(err);

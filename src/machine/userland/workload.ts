@@ -19,7 +19,7 @@ import { rcuGpKthread, type RcuMachine } from '../kernel/rcu';
 import { DelayedWork, queueDelayed, workerThread } from '../kernel/workqueue';
 import { shMain } from './sh/exec';
 import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES, NET_TOOL_NAMES } from './fstree';
-import { services } from './programs/services';
+import { services, RSYSLOGD_THREADS, rsyslogdThread } from './programs/services';
 import { bootKthreads, bootServices, type BootKthread } from './boot_tasks';
 
 /** A program module's table of mains, loaded (and its top-level code run) when first asked for. */
@@ -222,7 +222,8 @@ export function startDefaultSystem(m: SystemMachine): void {
     return p;
   };
   service('/usr/bin/systemd-journald', ['/lib/systemd/systemd-journald'], 'systemd-journal');
-  service('/usr/bin/rsyslogd', ['/usr/sbin/rsyslogd', '-n', '-iNONE'], 'rsyslogd');
+  const rsyslogd = service('/usr/bin/rsyslogd', ['/usr/sbin/rsyslogd', '-n', '-iNONE'], 'rsyslogd');
+  for (const comm of RSYSLOGD_THREADS) m.procs.adoptThread(rsyslogd, comm, rsyslogdThread, 'ep_poll');
   service('/usr/bin/cron', ['/usr/sbin/cron', '-f'], 'cron');
   service('/usr/bin/sshd', ['sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups'], 'sshd');
   const nginx = service('/usr/bin/nginx', ['nginx: master process /usr/sbin/nginx -g daemon on; master_process on;'], 'nginx');

@@ -16,6 +16,18 @@ const eventLoop: ProgramMain = function* (u) {
   for (;;) yield* u.epollWait(-1);
 };
 
+/**
+ * rsyslogd's other threads (rsyslog 8.2302 with bookworm's rsyslog.conf, which loads imuxsock and
+ * imklog): an input thread per input module, named "in:MODULE", and the main queue's worker,
+ * "rs:main Q:Reg".  The ps recording's /proc/201/stat counts 4 threads (ps aux: Ssl), and tar-gzip's
+ * events run shows in:imuxsock at the pid after rsyslogd's; the order of the other two tids is not
+ * recorded (taken in the order the configuration starts them).  Nothing on an idle box wakes them
+ * (the idle recording shows none of them run); like the services' main threads, each waits in the
+ * machine's event-loop wait (epoll_wait), for rsyslog's poll, /proc/kmsg read and futex wait.
+ */
+export const RSYSLOGD_THREADS: readonly string[] = ['in:imuxsock', 'in:imklog', 'rs:main Q:Reg'];
+export const rsyslogdThread: ProgramMain = eventLoop;
+
 export const services: Record<string, ProgramMain> = {
   systemd: function* (u) {
     const tfd = (yield* u.sys('timerfd_create', [CLOCK_MONOTONIC, TFD_NONBLOCK_CLOEXEC])).ret;
