@@ -9,6 +9,9 @@
  * `exec` then replaces dash's address space with the workload (the teardown the recorded execve does).
  * Its stdin is /dev/null, its stdout and stderr the serial console /dev/ttyS0 (the machine's 16550A,
  * drivers/serial8250.ts), whose line gives `output`.
+ * Before it, the machine goes through what the recorder's `run_setup` did before each traced run: SETUP,
+ * then (`warmUp`: unless the workload is flagged `cold` or `background`) one untraced run of the
+ * workload in the traced run's form and SETUP again, then `sync; sleep 0.5` (see runSetup).
  * Counting starts at the root's execve of the workload (the launcher's own exec of sh is not counted),
  * restarting at each attempt of dash's PATH search until one succeeds, as in the recordings
  * (scripts/record/FORMAT.md, graph.ts / events.ts).
@@ -29,6 +32,11 @@ const O_LARGEFILE = 0o100000;
 
 export interface SimOptions {
   setup?: string;
+  /**
+   * run the recorder's untraced warm-up run of the workload before the traced one (run_setup; see
+   * recorderWarmsUp for the recordings' flags that skip it)
+   */
+  warmUp?: boolean;
   seed?: number;
   /** virtual-time limit of the workload, ns */
   maxNs?: number;
@@ -81,9 +89,46 @@ export function launcherArgv(command: string): string[] {
   return ['sh', '-c', LAUNCHER_SCRIPT, 'rec', ...(shellSyntax ? ['sh', '-c', command] : command.split(/[ \t\n]+/).filter(Boolean))];
 }
 
+/** recorder.sh's RUN_TIMEOUT as record.sh starts it (`${RUN_TIMEOUT:-300}`): the warm-up run's time limit, s */
+export const RUN_TIMEOUT_S = 300;
+
+/** Whether the recorder ran its untraced warm-up before a workload's traced runs (run_setup: `has cold`, `has background`). */
+export function recorderWarmsUp(flags: readonly string[]): boolean {
+  return !flags.includes('cold') && !flags.includes('background');
+}
+
+/** A word as a single-quoted shell word (the recorder's words reach timeout unexpanded: `set -f`, no quoting left). */
+const shWord = (w: string): string => `'${w.replace(/'/g, "'\\''")}'`;
+
+/**
+ * The warm-up run as recorder.sh's run_setup starts it, in the traced run's form: `timeout RUN_TIMEOUT
+ * sh -c CMD` for a command with shell syntax, else `timeout RUN_TIMEOUT WORD...` (the words, globbing
+ * off), in /root with stdin /dev/null and stdout/stderr /dev/null.
+ */
+export function warmUpCommand(command: string): string {
+  const words = launcherArgv(command).slice(4);
+  return `cd /root && timeout ${RUN_TIMEOUT_S} ${words.map(shWord).join(' ')} < /dev/null > /dev/null 2>&1`;
+}
+
+/**
+ * recorder.sh's run_setup on the machine: SETUP (untraced); with `warmUp` one untraced run of the
+ * workload (warmUpCommand), then SETUP again; then `sync; sleep 0.5`. So the traced run finds what the
+ * warm-up left, as in the recordings: the files it made (cp's target), programs, libraries and files in
+ * the page cache, dentries, the kernel's once-made state (net_get_random_once's keys at the first
+ * connect). (run_setup's `cleanup`, `umount /mnt/fill`, has nothing to undo: no catalogue setup mounts it.)
+ */
+function runSetup(m: Machine, command: string, o: SimOptions): void {
+  if (o.setup) m.run(o.setup);
+  if (o.warmUp) {
+    m.run(warmUpCommand(command), (RUN_TIMEOUT_S + 1) * 1e9);
+    if (o.setup) m.run(o.setup);
+  }
+  m.run('sync; sleep 0.5');
+}
+
 export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const m = new Machine({ cpus: 4, seed: o.seed ?? 1, memMB: 2048 });
-  if (o.setup) m.run(o.setup);
+  runSetup(m, command, o);
   // the launcher's start line: a file holding it, so its read returns at once (the recorder's fifo only
   // held the launcher until tracing was on; counting here starts exactly at the workload's execve)
   m.fs.createFile(LAUNCHER_GO, 'go\n', 0o644, 'tmpfs');

@@ -4,8 +4,8 @@
  */
 import { expect } from 'chai';
 import { compareSides, editDistance, editSimilarity, syscallSimilarity, weightedJaccard } from '../../bench/fidelity_measure';
-import { recordedEntries, recordedSide } from '../../bench/fidelity';
-import { runSimulated } from '../../bench/fidelity_run';
+import { recordedEntries, recordedSide, warmsUp } from '../../bench/fidelity';
+import { recorderWarmsUp, runSimulated, warmUpCommand } from '../../bench/fidelity_run';
 import { findRecording, loadIndex, loadRecording, Recording } from '../../scripts/record/recording';
 import { countShapeCalls } from '../../scripts/record/shape';
 
@@ -156,5 +156,30 @@ describe('fidelity: the simulated side', () => {
       const [s, r] = [sim.functions.get(f) ?? 0, real.get(f) ?? 0];
       expect(Math.abs(s - r) / r, `${f}: sim ${s} real ${r}`).to.be.below(0.1);
     }
+  });
+  it('warms up as recorder.sh run_setup did: one untraced run of the workload in the traced run\'s form, unless cold or background', () => {
+    expect(warmUpCommand('cp /etc/passwd /root/passwd.copy')).to.equal("cd /root && timeout 300 'cp' '/etc/passwd' '/root/passwd.copy' < /dev/null > /dev/null 2>&1");
+    expect(warmUpCommand("sh -c 'sleep 5 & wait'")).to.equal("cd /root && timeout 300 'sh' '-c' 'sh -c '\\''sleep 5 & wait'\\''' < /dev/null > /dev/null 2>&1");
+    expect(recorderWarmsUp([])).to.equal(true);
+    expect(recorderWarmsUp(['memcg=4M', 'buf=131072'])).to.equal(true);
+    expect(recorderWarmsUp(['cold'])).to.equal(false);
+    expect(recorderWarmsUp(['background', 'nostrace'])).to.equal(false);
+    // as the recordings were made: cp warm, pagecache-miss cold, idle background, sleep before the warm-up existed
+    const warm = (n: string): boolean => warmsUp(loadRecording(findRecording(n)!));
+    expect(['cp', 'tbench', 'pagecache-miss', 'idle', 'sleep'].map(warm)).to.deep.equal([true, true, false, false, false]);
+  });
+  it('after the warm-up the traced cp finds its target existing and truncates it, as recorded', function () {
+    this.timeout(60000);
+    // data/recordings/cp: the recorded openat of /root/passwd.copy (O_WRONLY|O_TRUNC) truncates the file
+    // the warm-up run made (ext4_truncate 1, no ext4_create); without the warm-up cp creates it
+    const real = recordedSide(loadRecording(findRecording('cp')!)).functions;
+    expect([real.get('ext4_create'), real.get('ext4_truncate')]).to.deep.equal([undefined, 1]);
+    const calls = (warmUp: boolean): (number | undefined)[] => {
+      const sim = runSimulated('cp /etc/passwd /root/passwd.copy', { seed: 1, warmUp });
+      expect(sim.status).to.equal(0);
+      return [sim.functions.get('ext4_create'), sim.functions.get('ext4_truncate')];
+    };
+    expect(calls(true)).to.deep.equal([undefined, 1]);
+    expect(calls(false)).to.deep.equal([1, undefined]);
   });
 });
