@@ -23,6 +23,7 @@ import { syscallByNr } from '../src/kernel/syscalls';
 import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } from '../src/kernel/tracepoint';
 import { Machine } from '../src/machine/machine';
 import { MemCgroup } from '../src/machine/include/mm_types';
+import type { Process } from '../src/machine/include/sched';
 import { OpenFile, O_WRONLY } from '../src/machine/include/fs';
 import { SIGINT, SIGQUIT } from '../src/machine/include/signal';
 import type { FidelitySide } from './fidelity_measure';
@@ -126,9 +127,27 @@ function runSetup(m: Machine, command: string, o: SimOptions): void {
   m.run('sync; sleep 0.5');
 }
 
+/**
+ * The recorder's own processes, there while each workload runs (`ps aux` of the ps recording lists
+ * them): the guest's boot runner `/bin/sh /sbin/recorder-run` (a session leader), the recorder.sh it
+ * runs, and watch_start's time-limit watcher, a subshell of recorder.sh sleeping RUN_TIMEOUT (the
+ * strace run's `strace` is left out: the graph and events runs have none).  They sleep through the run.
+ */
+function startRecorderProcesses(m: Machine): Process {
+  m.run(`mkdir -p /root/rec; printf '( sleep ${RUN_TIMEOUT_S}; true ) &\\nwait\\n' > /root/rec/recorder.sh; ` +
+    `printf 'sh /root/rec/recorder.sh\\ntrue\\n' > /sbin/recorder-run; /bin/sh /sbin/recorder-run < /dev/null > /dev/null 2>&1 &`);
+  // (until the watcher's sleep is asleep)
+  m.run('sleep 0.1');
+  const rec = [...m.procs.procs.values()].find((p) => !p.exited && p.argv.join(' ') === 'sh /root/rec/recorder.sh');
+  if (!rec) throw new Error('fidelity: the recorder processes did not start');
+  return rec;
+}
+
 export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const m = new Machine({ cpus: 4, seed: o.seed ?? 1, memMB: 2048 });
   runSetup(m, command, o);
+  // the launcher is recorder.sh's asynchronous job: in the boot runner's session (ps: `R`, not `Rs`)
+  const recorder = startRecorderProcesses(m);
   // the launcher's start line: a file holding it, so its read returns at once (the recorder's fifo only
   // held the launcher until tracing was on; counting here starts exactly at the workload's execve)
   m.fs.createFile(LAUNCHER_GO, 'go\n', 0o644, 'tmpfs');
@@ -233,7 +252,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     // (ONLCR's carriage returns dropped)
     const tty = new OpenFile('dev', m.fs.lookup('/dev/ttyS0'), O_WRONLY | O_LARGEFILE);
     m.serial.sink = (s) => { output += s.replace(/\r\n/g, '\n'); };
-    const p = m.procs.spawnExec(m.procs.init, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), tty, tty], '/root', o.cpu);
+    const p = m.procs.spawnExec(recorder, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), tty, tty], '/root', o.cpu);
     tty.close();
     // the recorder starts the workload as an asynchronous list of a non-interactive sh
     // (scripts/record/guest/recorder.sh launch: `sh -c '...; exec "$@"' ... &`), which runs it with

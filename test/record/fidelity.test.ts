@@ -157,6 +157,18 @@ describe('fidelity: the simulated side', () => {
       expect(Math.abs(s - r) / r, `${f}: sim ${s} real ${r}`).to.be.below(0.1);
     }
   });
+  it('runs beside the recorder\'s own processes, as ps aux of the ps recording lists them', function () {
+    this.timeout(60000);
+    // data/recordings/ps (its strace run's writes of ps's output): `217 ... Ss ... /bin/sh /sbin[/recorder-run]`,
+    // `227 ... S ... sh /root/rec/[recorder.sh]`, its watcher `4033 ... S ... sh /root/rec/`, `4035 ... S ...
+    // sleep 300`, and ps itself `R` (recorder.sh's job, in the boot runner's session)
+    const lines = runSimulated('ps aux', { seed: 1 }).output.split('\n');
+    const stat = (re: RegExp): string[] => lines.filter((l) => re.test(l)).map((l) => l.split(/ +/)[7]);
+    expect(stat(/ \/bin\/sh \/sbin$/)).to.deep.equal(['Ss']);
+    expect(stat(/ sh \/root\/rec\/$/)).to.deep.equal(['S', 'S']);
+    expect(stat(/ sleep 300$/)).to.deep.equal(['S']);
+    expect(stat(/ ps aux$/)).to.deep.equal(['R']);
+  });
   it('warms up as recorder.sh run_setup did: one untraced run of the workload in the traced run\'s form, unless cold or background', () => {
     expect(warmUpCommand('cp /etc/passwd /root/passwd.copy')).to.equal("cd /root && timeout 300 'cp' '/etc/passwd' '/root/passwd.copy' < /dev/null > /dev/null 2>&1");
     expect(warmUpCommand("sh -c 'sleep 5 & wait'")).to.equal("cd /root && timeout 300 'sh' '-c' 'sh -c '\\''sleep 5 & wait'\\''' < /dev/null > /dev/null 2>&1");
