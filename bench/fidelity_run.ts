@@ -24,12 +24,9 @@ import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } f
 import { Machine } from '../src/machine/machine';
 import { MemCgroup } from '../src/machine/include/mm_types';
 import type { Process } from '../src/machine/include/sched';
-import { OpenFile, O_WRONLY } from '../src/machine/include/fs';
+import { OpenFile, O_WRONLY, O_LARGEFILE } from '../src/machine/include/fs';
 import { SIGINT, SIGQUIT } from '../src/machine/include/signal';
 import type { FidelitySide } from './fidelity_measure';
-
-/** open(2)'s flag the kernel adds on 64-bit (what a redirection's f_flags hold, O_CREAT|O_TRUNC dropped) */
-const O_LARGEFILE = 0o100000;
 
 export interface SimOptions {
   setup?: string;
@@ -65,6 +62,9 @@ export interface SimResult extends FidelitySide {
 interface TaskLike { tid: number }
 const tidOf = (t: unknown): number => (t && typeof t === 'object' && 'tid' in t ? (t as TaskLike).tid : -1);
 
+/** recorder.sh's has_shell_syntax: any of ; & | < > ( ) $ ` \\ " ' * ? [ ] { } ~ = (run as `sh -c CMD`) */
+const hasShellSyntax = (command: string): boolean => /[;&|<>()$`\\"'*?[\]{}~=]/.test(command);
+
 /**
  * The command as the recorder launched it (scripts/record/guest/recorder.sh launch): one with shell
  * syntax (any of ; & | < > ( ) $ ` \\ " ' * ? [ ] { } ~ =) through `sh -c CMD`, anything else exec'd
@@ -72,7 +72,7 @@ const tidOf = (t: unknown): number => (t && typeof t === 'object' && 'tid' in t 
  * outer one vforking the inner.
  */
 export function recorderCommand(command: string): string {
-  return /[;&|<>()$`\\"'*?[\]{}~=]/.test(command) ? `sh -c '${command.replace(/'/g, "'\\''")}'` : command;
+  return hasShellSyntax(command) ? `sh -c '${command.replace(/'/g, "'\\''")}'` : command;
 }
 
 /** The recorder's launcher script (recorder.sh launch): wait for the start line, then exec the workload. */
@@ -86,8 +86,7 @@ export const LAUNCHER_GO = '/tmp/rec-go';
  * `set -f; ... rec $CMD`).
  */
 export function launcherArgv(command: string): string[] {
-  const shellSyntax = recorderCommand(command) !== command;
-  return ['sh', '-c', LAUNCHER_SCRIPT, 'rec', ...(shellSyntax ? ['sh', '-c', command] : command.split(/[ \t\n]+/).filter(Boolean))];
+  return ['sh', '-c', LAUNCHER_SCRIPT, 'rec', ...(hasShellSyntax(command) ? ['sh', '-c', command] : command.split(/[ \t\n]+/).filter(Boolean))];
 }
 
 /** recorder.sh's RUN_TIMEOUT as record.sh starts it (`${RUN_TIMEOUT:-300}`): the warm-up run's time limit, s */

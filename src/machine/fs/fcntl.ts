@@ -8,10 +8,10 @@ import type { MachineCore } from '../core/machine';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { fdOf, installFd } from '../include/fdtable';
+import { O_LARGEFILE } from '../include/fs';
 
 const EBADF = 9, EINVAL = 22;
 const F_DUPFD = 0, F_GETFD = 1, F_SETFD = 2, F_GETFL = 3, F_SETFL = 4, F_DUPFD_CLOEXEC = 0x406;
-const O_LARGEFILE = 0x8000;
 const SETFL_MASK = 0x400 | 0x800 | 0x2000 | 0x4000 | 0x40000;
 
 export const fsFcntl = new Semantics<MachineCore>('fs/fcntl');

@@ -260,7 +260,9 @@ export class ConsoleFile extends OpenFile {
 
 /** open(2) flags (include/uapi/asm-generic/fcntl.h). */
 export const O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0o100, O_EXCL = 0o200, O_TRUNC = 0o1000,
-  O_APPEND = 0o2000, O_DIRECTORY = 0o200000, O_DIRECT = 0o40000;
+  O_APPEND = 0o2000, O_DIRECTORY = 0o200000, O_DIRECT = 0o40000,
+  /** what open(2) adds on 64-bit (force_o_largefile): in every file's f_flags, F_GETFL's result */
+  O_LARGEFILE = 0o100000;
 
 /** What stat(2) returns (struct stat's fields the programs use). */
 export interface StatInfo {

@@ -23,6 +23,7 @@ import { kmem } from '../../kernel/memory';
 import { lookupName, isFunction, symbolAddr } from '../../kernel/kallsyms';
 import { stackRetIp } from '../../kernel/callsites';
 import type { Env } from '../include/kstack';
+import { O_LARGEFILE } from '../include/fs';
 import type { MachineCore } from '../core/machine';
 import { Semantics } from './semantics';
 import { H_CONT } from './kexec';
@@ -140,7 +141,6 @@ for (const cache of Object.keys(CACHE_SIZES)) {
     return H_CONT;
   });
 }
-const O_LARGEFILE = 0o100000;
 // where the recorded trees allocate them: getname's struct filename, path_openat's (and do_open_execat's) struct file
 kobjects.at('getname_flags.part.0', 'slab_names_cache');
 kobjects.at('getname_flags', 'slab_names_cache');

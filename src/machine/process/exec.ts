@@ -8,12 +8,11 @@ import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { perfEventExec } from '../kernel/perf_event_open';
 import { kmem } from '../../kernel/memory';
-import { OpenFile } from '../include/fs';
+import { OpenFile, O_LARGEFILE } from '../include/fs';
 import { wakeTasks } from '../kernel/sched/core';
 import { setEnviron } from './environ';
 
 const ENOENT = 2;
-const O_LARGEFILE = 0o100000;
 
 export const exec = new Semantics<ProcMachine>('process/exec');
 
