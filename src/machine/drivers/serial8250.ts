@@ -27,6 +27,7 @@ import { Semantics } from '../paths/semantics';
 import { definePaths } from '../paths/dsl';
 import { H_CONT, H_PUSHED, newEnv, pushPath } from '../paths/kexec';
 import { modelKey, modelFunctions, variantCode, parseModelShape, type ModelKey, type ModelVariant } from '../paths/model';
+import { shapeCallCounts } from '../paths/compile';
 import { Prng } from '../core/prng';
 import { irqCpu } from '../kernel/irq';
 
@@ -53,11 +54,7 @@ function irqTrees(): IrqTrees | null {
   if (!key || handler < 0) return trees;
   const byBytes = new Map<number, ModelVariant[]>();
   for (const v of key.variants) {
-    const cnt = new Map<number, number>();
-    const walk = (ns: ReturnType<typeof parseModelShape>, k: number): void => {
-      for (const x of ns) { cnt.set(x.fn, (cnt.get(x.fn) ?? 0) + x.rep * k); walk(x.kids, k * x.rep); }
-    };
-    walk(parseModelShape(v.shape), 1);
+    const cnt = shapeCallCounts(parseModelShape(v.shape));
     if (!cnt.get(handler)) continue;
     // a drain: one io_serial_out per byte and the __stop_tx one
     const n = cnt.get(tx) ? Math.max(0, (cnt.get(out) ?? 0) - 1) : 0;

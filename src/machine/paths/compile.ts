@@ -394,6 +394,15 @@ export function firstCall(text: string, i = 0): { fn: number; start: number; end
   throw new Error('entry model: ) expected');
 }
 
+/** The calls of each function in parsed nodes: a node's repeat times its ancestors' (marks, fn -1, aside). */
+export function shapeCallCounts(nodes: readonly MNode[], out = new Map<number, number>(), k = 1): Map<number, number> {
+  for (const x of nodes) {
+    if (x.fn >= 0) out.set(x.fn, (out.get(x.fn) ?? 0) + x.rep * k);
+    shapeCallCounts(x.kids, out, k * x.rep);
+  }
+  return out;
+}
+
 /** A shape parsed into nodes (for rewriting it: truncateAtFailure). */
 export function parseModelShape(text: string): MNode[] {
   let i = 0;

@@ -39,7 +39,7 @@ import type { Env } from '../include/kstack';
 import { tracepointSiteTable } from './tpsites';
 import { featureWeight, sameFamily } from './features';
 import { builtModelTableFile, readModelTable, wholeModel, type KeyData, type ModelFile, type ModelSource, type ProgramCompiler, type Summariser, type VariantData } from './model_table';
-import { compileShape, compilerStamp, firstCall, operandPositions, parseModelShape, relocate, setChunkChars, shapeText, type MNode } from './compile';
+import { compileShape, compilerStamp, firstCall, operandPositions, parseModelShape, relocate, setChunkChars, shapeCallCounts, shapeText, type MNode } from './compile';
 import { hookNames, tpNames } from './dsl';
 
 export { parseModelShape };
@@ -444,8 +444,7 @@ function zapOf(v: ModelVariant): number {
   let n = zapPages.get(v);
   if (n === undefined) {
     const f = load().functions.indexOf('page_remove_rmap');
-    const count = (ns: readonly MNode[], k: number): number => ns.reduce((a, x) => a + (x.fn === f ? x.rep * k : 0) + count(x.kids, k * x.rep), 0);
-    n = f < 0 ? 0 : count(parseModelShape(v.shape), 1);
+    n = f < 0 ? 0 : shapeCallCounts(parseModelShape(v.shape)).get(f) ?? 0;
     zapPages.set(v, n);
   }
   return n;
