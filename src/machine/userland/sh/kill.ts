@@ -4,10 +4,11 @@
  * (0 included) or a name without SIG, in any case; an argument that is neither is read as options
  * (`-STKFLT`: "Illegal option -S", as dash's table has no name for 16).  A failed kill(2) is a warning
  * whose text ends in a newline of its own (sh_warnx("%s\n", strerror): an empty line follows) and
- * the next operand is still signalled; status 1.  `%N` signals the job's processes (with job control,
- * its process group).  Not as dash: a non-interactive dash runs its jobs in its own process group and
- * its kill(-pid) of a job finds no such process; the machine has no process groups in kill(2) and
- * signals the job's processes, as bash does (scripts that stop a background tracer with `kill %1`).
+ * the next operand is still signalled; status 1.  A pid operand goes to kill(2) as given (0 and -PGID
+ * name process groups).  `%N` signals each of the job's processes.  Not as dash: a non-interactive
+ * dash runs its jobs in its own process group, and its kill(-pid) of a job's first process finds no
+ * such group; the machine signals the job's processes as bash does, which the scripts that stop a
+ * background tracer with `kill %1` rely on.
  */
 import type { Op, SysResult } from '../../include/sched';
 import type { U } from '../../process/user';
@@ -110,7 +111,7 @@ function* kill(sh: KillShell, u: U, w: string[]): G<number> {
       pids = job;
     } else pids = [a.startsWith('-') ? -num(a.slice(1)) : num(a)];
     for (const pid of pids) {
-      const r = pid > 0 ? yield* u.kill(pid, signo) : -3;
+      const r = yield* u.kill(pid, signo);
       if (r < 0) { yield* u.err(`${sh.prefix()}kill: ${errStr(r)}\n\n`); st = 1; }
     }
   }
