@@ -496,8 +496,8 @@ netTcp.tpArgs('inet_sk_error_report', (_m, _c, _t, e) => [e.sk]);
 // tcp_transmit_skb exists only inlined (tcp_connect, tcp_write_xmit): its instances fire where the
 // machine sends a segment; the recorded exit_group trees of networking programs close their sockets
 // (task_work -> tcp_close -> tcp_send_fin -> tcp_write_xmit), but the machine sends its FINs from its
-// own close path (sock_release_all), so in an exit's tree the callers run without a segment to send
-// sends without a segment to send. Of the instances DWARF places in a recorded caller, those the machine's
+// own close path (sock_release_all), so in an exit's tree the callers run without a segment to send.
+// Of the instances DWARF places in a recorded caller, those the machine's
 // segments go through: tcp_write_xmit's transmit (tcp_output.c:2722) and tcp_connect's SYN (3946), as the
 // template's tcp_xmit_one; not tcp_mtu_probe's, inlined in tcp_write_xmit (2470: net.ipv4.tcp_mtu_probing
 // is 0, the probe returns before it), nor tcp_connect's Fast Open ones

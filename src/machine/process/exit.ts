@@ -7,6 +7,7 @@ import type { Cpu } from '../include/cpu';
 import type { Env } from '../include/kstack';
 import { drainTo, flushWakes, queueWakes, wakeLater } from '../kernel/sched/core';
 import { finishNotify, notifyPrep } from '../kernel/signal';
+import { sigBit, SIGKILL } from '../include/signal';
 
 const ECHILD = 10, EINTR = 4;
 
@@ -44,7 +45,6 @@ function exitTask(m: ProcMachine, t: Task, e: Env): void {
   m.procs.exitTask(t, e.signaled ? Number(e.a[0]) : code);
   if (e.signaled) (t.proc as unknown as { signaled?: boolean }).signaled = true;
 }
-const SIGKILL_BIT = 1 << 8;
 /**
  * do_group_exit's zap_other_threads (kernel/signal.c): every other live thread of the group gets
  * SIGKILL and is woken (signal_wake_up), to exit on its way back to user mode.  The machine makes a
@@ -53,8 +53,8 @@ const SIGKILL_BIT = 1 << 8;
  */
 function zapOtherThreads(t: Task): void {
   for (const o of t.proc.threads) {
-    if (o === t || o.state & TASK_DEAD || o.sigPending & SIGKILL_BIT) continue;
-    o.sigPending |= SIGKILL_BIT;
+    if (o === t || o.state & TASK_DEAD || o.sigPending & sigBit(SIGKILL)) continue;
+    o.sigPending |= sigBit(SIGKILL);
     o.sigWoken = true;
     wakeLater(o);
   }

@@ -97,12 +97,12 @@ export class Shell implements ExpandHost {
   fail(msg: string): never { throw new ShError(msg); }
 
   scriptFile = false; // run from `sh FILE`
-  /** dash: `sh: LINE: ` (the script name for `sh FILE`); bash 5.2: `FILE: line N: ` for a script file, else `bash: ` */
   /** the pids of background job %id, or null (sh/kill.ts) */
   jobPids(id: number): readonly number[] | null {
     return this.jobs.background().find((j) => j.id === id)?.pids ?? null;
   }
 
+  /** dash: `sh: LINE: ` (the script name for `sh FILE`); bash 5.2: `FILE: line N: ` for a script file, else `bash: ` */
   prefix(): string {
     return this.bash ? (this.scriptFile ? `${this.arg0}: line ${this.line}: ` : `${this.arg0}: `) : `${this.arg0}: ${this.line}: `;
   }
