@@ -90,12 +90,13 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
   const list = wbInodes(m, t, e);
   const reqs: BlkRequest[] = [];
   const written: number[] = [];
-  const firstOf: Inode[] = [];
+  // per inode written: none of its pages was under writeback before
+  const untagged: boolean[] = [];
   for (const ino of list) {
     if (!ino.dirtyPages) { m.fs.dirty.delete(ino); continue; }
     const pages: number[] = [];
     // (the first page put under writeback puts the inode on the superblock's writeback list)
-    if (!tagged(ino)) firstOf.push(ino);
+    untagged.push(!tagged(ino));
     for (let i = 0; i < ino.pc.length; i++) if (ino.pc[i] === 2) { ino.pc[i] = 4; pages.push(i); }
     written.push(pages.length);
     ino.dirtyPages = 0;
@@ -124,7 +125,7 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
   for (const req of reqs) pushPath(c.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
   // mpage_map_and_submit_buffers: the pages in folio batches (filemap_get_folios), each submitted
   for (let j = written.length - 1; j >= 0; j--) {
-    const first = j < firstOf.length ? newEnv('wb_page', { wbUntagged: true }) : e;
+    const first = untagged[j] ? newEnv('wb_page', { wbUntagged: true }) : e;
     pushBatches(c.ks, (k) => (k === 0 ? first : e), written[j], 'wb_submit_page', 'wb_get_folios', 'wb_put_folios');
   }
   e.wbIssued = true;
