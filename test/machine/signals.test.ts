@@ -77,6 +77,8 @@ describe('processes and signals as on 6.1 with dash as /bin/sh', () => {
       'sh: 1: kill: Usage: kill [-s sigspec | -signum | -sigspec] [pid | job]... or\nkill -l [exitstatus]\n2\n');
     expect(m.run('kill -l | tr "\\n" " "').out).to.equal('0 HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM 16 CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF WINCH IO PWR SYS 32 33 RTMIN RTMIN+1 RTMIN+2 RTMIN+3 RTMIN+4 RTMIN+5 RTMIN+6 RTMIN+7 RTMIN+8 RTMIN+9 RTMIN+10 RTMIN+11 RTMIN+12 RTMIN+13 RTMIN+14 RTMIN+15 RTMAX-14 RTMAX-13 RTMAX-12 RTMAX-11 RTMAX-10 RTMAX-9 RTMAX-8 RTMAX-7 RTMAX-6 RTMAX-5 RTMAX-4 RTMAX-3 RTMAX-2 RTMAX-1 RTMAX ');
     expect(m.run('sleep 1 & kill %2 2>&1; echo $?').out).to.equal('sh: 1: kill: No such job: %2\n2\n');
+    // pid 0 is the caller's process group (kill(2) as given: dash -c 'kill -0 0; echo $?' prints 0)
+    expect(m.run('kill -0 0; echo $?').out).to.equal('0\n');
     expect(m.run('kill -term $$; echo not reached').out).to.equal('');
     expect(m.run('sleep 10 & kill -9 $!; wait $!; echo $?').out).to.equal('137\n');
     expect(m.run('sh -c "sleep 10 & kill -TERM \\$!; wait \\$!; echo \\$?"').out).to.equal('143\n');
