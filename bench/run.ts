@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark suite, each figure a ratio or rate measured within one run.
  *
- *   node dist/bench/run.js [suite ...]      suites: frontend tapsets runtime translate kernel machine probes repl
+ *   node dist/bench/run.js [suite ...]      suites: frontend tapsets runtime translate kernel machine tracefs probes repl
  *
  * Prints a Markdown table per suite; with --write, also rewrites bench/RESULTS.md.
  */
@@ -18,6 +18,7 @@ const SUITES: Record<string, () => Suite | undefined> = {
   translate: () => require('./translate').benchTranslate,
   kernel: () => require('./kernel').benchKernel,
   machine: () => require('./machine').benchMachine,
+  tracefs: () => require('./tracefs').benchTracefs,
   probes: () => optional('./probes', 'benchProbes'),
   repl: () => optional('./repl', 'benchRepl'),
 };
