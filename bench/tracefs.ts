@@ -1,7 +1,7 @@
 /**
  * tracefs benchmarks (issue 17: "`cat trace` of 100,000 entries in under a second"): the function
  * tracer records `find /etc` twice on the default system, then `cat trace` renders the ring
- * buffer through tracefs, the shell's redirection and the pipe to /dev/null, as a user types it.
+ * buffer through tracefs into /dev/null, as a user types it.
  *
  * Figures are process CPU time (user + system) of the `cat` alone, best of several fresh machines,
  * and the entries rendered per second of it.
