@@ -104,8 +104,7 @@ export class Procs {
     t.state = TASK_NEW;
     pushPath(t.ks, 'ret_from_fork_user', newEnv('ret_from_fork'));
     // the CPU the parent forked it on (`opts.cpu`, else one drawn)
-    const drawn = this.m.cpus[this.m.rand.int(this.m.ncpus)];
-    const c = opts.cpu !== undefined ? this.m.cpus[opts.cpu % this.m.ncpus] : drawn;
+    const c = this.m.cpus[opts.cpu !== undefined ? opts.cpu % this.m.ncpus : this.m.rand.int(this.m.ncpus)];
     t.cpu = c.id;
     this.m.sched.wakeNew(t, c);
     return p;
