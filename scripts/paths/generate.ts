@@ -10,7 +10,8 @@
  * kernel mode inside a syscall), `fork_return` (a new task's first return, schedule_tail), `schedule`
  * (the body of __schedule), `irq:<handler>` (an interrupt: __sysvec_apic_timer_interrupt,
  * __common_interrupt ...), `softirq:<action>` (one softirq action), `tail:<fn>` (a part of the return
- * to user mode: task_work_run, arch_do_signal_or_restart, switch_fpu_return ...).  What the machine
+ * to user mode: task_work_run, arch_do_signal_or_restart, switch_fpu_return ...), `work:<fn>` (a kworker's
+ * work item: the tree of the work function process_one_work ran).  What the machine
  * decides is cut out of the trees (tree.ts cutTree): interrupts, __schedule bodies, kernel-mode faults,
  * softirq runs.  Each variant of a syscall carries its outcome class from the strace run (strace.ts).
  * Deterministic: the same recordings give the same bytes.
@@ -40,6 +41,9 @@ class KeyModel {
 
 /** Softirq actions (the callees of handle_softirqs that are an action, not its own bookkeeping). */
 const ACTION = /(_action|_softirq|^rcu_core_si|^run_rebalance_domains|^blk_done_softirq|^tasklet_\w+)$/;
+
+/** process_one_work's own calls around the work function (kernel/workqueue.c): not a work item. */
+const WORKER_CALLS = new Set(['_raw_spin_unlock_irq', '_raw_spin_lock_irq', '__cond_resched', 'pwq_dec_nr_in_flight', 'pwq_activate_inactive_work', 'insert_work', 'wake_up_worker', 'find_worker_executing_work', 'move_linked_works', 'worker_clr_flags', 'worker_set_flags', 'lock_map_acquire', 'lock_map_release', 'set_work_pool_and_clear_pending']);
 
 /**
  * What a recorded page fault did (mm/memory.c handle_pte_fault), the machine's fault kinds
@@ -169,6 +173,9 @@ export function generate(recDir = RECORDINGS_DIR): Model {
         } else if (top && top.kind === 'call' && top.fn === 'schedule_tail') {
           key('fork_return').add(body, '', 1, ri);
           label = 'fork_return';
+        } else if (top && top.kind === 'call' && top.fn === 'process_one_work') {
+          // a kworker running one work item: the work function's own tree, by function
+          for (const w of top.kids) if (w.kind === 'call' && !WORKER_CALLS.has(w.fn)) key(`work:${w.fn}`).add([w], '', w.rep, ri);
         }
         // the parts of the return to user mode, each as often as it ran with callees or without;
         // task_work (the fput of a close) labelled with the entry that queued it

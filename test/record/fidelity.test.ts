@@ -143,18 +143,23 @@ describe('fidelity: the simulated side', () => {
     expect(sim.byEntry.get('fault')).to.be.greaterThan(1000);
   });
   it('launches as the recorder did: the workload\'s execve tears down the dash launcher\'s address space', function () {
-    this.timeout(60000);
     // data/recordings/sleep: the recorded execve of `sleep 1` (from `sh -c 'read x < /tmp/rec-go; exec "$@"' rec
     // sleep 1`) calls page_remove_rmap 390 times and unmap_single_vma 25 times, the exit 356 and 22; forked
     // from init without the launcher the machine's execve tore down almost nothing (361 in all)
+    // (the median of three seeds: the launcher's fault-around draws recorded fault variants, whose
+    // page counts vary, so one seed's launcher may map and tear down ~170 pages fewer)
+    this.timeout(180000);
     const rec = loadRecording(findRecording('sleep')!);
     const real = recordedSide(rec).functions;
-    const sim = runSimulated(rec.command, { seed: 1 });
-    expect(sim.status).to.equal(0);
-    expect(sim.events.get('sys_enter_execve')).to.equal(1);
+    const sims = [1, 2, 3].map((seed) => runSimulated(rec.command, { seed }));
+    for (const sim of sims) {
+      expect(sim.status).to.equal(0);
+      expect(sim.events.get('sys_enter_execve')).to.equal(1);
+    }
     for (const f of ['page_remove_rmap', 'unmap_single_vma']) {
-      const [s, r] = [sim.functions.get(f) ?? 0, real.get(f) ?? 0];
-      expect(Math.abs(s - r) / r, `${f}: sim ${s} real ${r}`).to.be.below(0.1);
+      const s = sims.map((sim) => sim.functions.get(f) ?? 0).sort((a, b) => a - b)[1];
+      const r = real.get(f) ?? 0;
+      expect(Math.abs(s - r) / r, `${f}: sim median ${s} real ${r}`).to.be.below(0.1);
     }
   });
   it('runs beside the recorder\'s own processes, as ps aux of the ps recording lists them', function () {

@@ -11,9 +11,10 @@ import { Semantics } from '../paths/semantics';
 import { definePaths } from '../paths/dsl';
 import { H_CONT, H_PUSHED, pushPath, newEnv } from '../paths/kexec';
 import type { Env } from '../include/kstack';
-import { KTimer, type TimerMachine } from './timer';
+import { KTimer, IDLE_RECORDING, type TimerMachine } from './timer';
+import { recordedVariant } from './recorded';
 
-export const workqueue = new Semantics<CpuMachine>('kernel/workqueue');
+export const workqueue = new Semantics<TimerMachine>('kernel/workqueue');
 
 workqueue.hook('kthread_park', () => H_CONT);
 workqueue.hook('work', (m, c, t, e) => {
@@ -64,10 +65,20 @@ export function workerThread(): (t: Task) => void {
     pushPath(t.ks, 'worker_sleep', newEnv('worker'));
   };
 }
-/** The work function: its own call, then it queues itself again (queue_delayed_work_on). */
+/**
+ * The work function: the tree the idle recording shows for it when it queued itself again
+ * (queue_delayed_work_on inside it, its timer armed here: `%timer_arm` of the template), else its
+ * template (the call, then the re-queue).
+ */
 workqueue.hook('work_fn', (m, c, _t, e) => {
   const w = e.dwork as DelayedWork;
-  pushPath(c.ks, `work:${w.fn}`, newEnv('work', { ktimer: w.timer, timeout: w.period, dwork: w }));
+  const env = newEnv('work', { ktimer: w.timer, timeout: w.period, dwork: w });
+  const p = recordedVariant(m.timers.rand, `work:${w.fn}`, IDLE_RECORDING, ['queue_delayed_work_on']);
+  if (p) {
+    m.timers.mod(w.timer, c.id, m.now + w.period);
+    env.recorded = true;
+  }
+  pushPath(c.ks, p ?? `work:${w.fn}`, env);
   return H_PUSHED;
 });
 /**
