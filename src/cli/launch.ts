@@ -154,8 +154,22 @@ function hostModule(id: string): unknown {
 /** The code cache's file for a bundle, or null without a cache directory. */
 export function cacheFileFor(st: fs.Stats, prefix: string): string | null {
   const dir = cacheDir();
-  return dir === null ? null : path.join(dir, `${prefix}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.v8`);
+  return dir === null ? null : path.join(dir, `${prefix}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}${flagsTag()}.v8`);
 }
+
+/** The V8 flags this process set (setV8Flag). */
+const flagsSet: string[] = [];
+/**
+ * The part of a code cache's name that says under which V8 flags it was made: V8 rejects a
+ * cache made under other flags (its flag hash), and the two commands set different ones (the
+ * tapsim command's interrupt budget), so `stap` and `tapsim shell`, both running the shell's
+ * bundle, keep a cache each instead of rewriting one another's after every switch.
+ */
+function flagsTag(): string {
+  return flagsSet.length ? `-f${digestHex(flagsSet.join(' ')).slice(0, 8)}` : '';
+}
+/** The name of a code cache made under some flags (flagsTag): the others are of an older naming. */
+const TAGGED = /-f[0-9a-f]{8}\.v8$/;
 
 /**
  * V8 starts with a 1 MB young generation and doubles it after each scavenge that finds it too
@@ -189,6 +203,7 @@ function setV8Flag(flag: string): void {
   const b = quietBinding('v8');
   const set = typeof b?.setFlagsFromString === 'function' ? (b.setFlagsFromString as (f: string) => void).bind(b) : undefined;
   (set ?? (require('v8') as typeof import('v8')).setFlagsFromString)(flag);
+  flagsSet.push(flag);
 }
 
 /**
@@ -224,7 +239,10 @@ function loadBundled<T>(bundle: string, prefix: string, req: NodeRequire): T {
   fn.call(mod.exports, mod.exports, req, mod, bundle, __dirname);
   if (cacheFile && (!cached || script.cachedDataRejected)) {
     process.once('exit', () => {
-      const ownOrUnkeyed = (f: string): boolean => f.startsWith(own) || (f.startsWith(prefix) && !/^[0-9a-f]{8}-/.test(f.slice(prefix.length)));
+      // (this checkout's entries made under other flags are another command's, and stay)
+      const tag = `${flagsTag()}.v8`;
+      const sameFlags = (f: string): boolean => !TAGGED.test(f) || (tag !== '.v8' && f.endsWith(tag));
+      const ownOrUnkeyed = (f: string): boolean => (f.startsWith(own) && sameFlags(f)) || (f.startsWith(prefix) && !/^[0-9a-f]{8}-/.test(f.slice(prefix.length)));
       pruneKind(path.dirname(cacheFile), { group: (f) => (ownOrUnkeyed(f) ? f : null), keep: 0 }, null);
       writeSealed(cacheFile, script.createCachedData());
     });

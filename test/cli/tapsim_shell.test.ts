@@ -128,6 +128,24 @@ describe('tapsim and stap: which bundles a start loads', function () {
     const r = loads(cli, ['shell', '-c', "stap -e 'probe kernel.trace(\"sched_process_exec\") { println(execname()); exit() }' -c 'cat /etc/hostname'"]);
     expect(r).to.deep.equal({ out: 'debian\ncat\n', loaded: bundles.join(',') });
   });
+  // V8 rejects a code cache made under other V8 flags, and the two commands set different ones:
+  // each keeps its own cache of the shell's bundle, so switching does not rewrite them
+  it('stap and tapsim shell each keep their code cache of the shell\'s bundle', () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-flags-'));
+    try {
+      const env = { ...process.env, TAPSIM_NO_BUNDLE: '', TAPSIM_CACHE_DIR: cache };
+      const both = () => {
+        expect(spawnSync(process.execPath, [cli, 'shell', '-c', 'true'], { env }).status).to.equal(0);
+        expect(spawnSync(process.execPath, [stapCli, '-e', 'probe kernel.function("vfs_read") { exit() }'], { env }).status).to.equal(0);
+        return fs.readdirSync(cache).filter((f) => f.endsWith('.v8')).sort().map((f) => `${f} ${fs.statSync(path.join(cache, f)).mtimeMs}`);
+      };
+      const first = both();
+      expect(first.filter((f) => f.startsWith('tapsim-bundle-'))).to.have.length(2);
+      expect(both()).to.deep.equal(first);
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
   // the pipeline's REPL imports the tty driver (to stop a run with SIGINT), a module of the lazy part
   it('a module of the lazy part asked for by the pipeline comes from the lazy bundle', () => {
     const launch = path.join(path.dirname(cli), 'launch.js');
