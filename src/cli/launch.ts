@@ -217,11 +217,12 @@ function loadBundled<T>(bundle: string, prefix: string, req: NodeRequire): T {
   let code: string;
   try {
     st = fs.fstatSync(fd);
-    buf = Buffer.allocUnsafeSlow(st.size);
+    // room for the code cache too (~1.05x the shell's bundle): memory never written is never touched
+    buf = Buffer.allocUnsafeSlow(2 * st.size);
     // the build writes the bundle in ASCII (scripts/bundle-cli.ts): read as latin1, it needs no
     // UTF-8 decoding; and inside Module.wrap's function already (a wrapped copy would be a
     // second string).  The string is a copy: `buf` is free again once it is made.
-    code = buf.toString('latin1', 0, readFully(fd, buf));
+    code = buf.toString('latin1', 0, readFully(fd, buf.subarray(0, st.size)));
   } finally {
     fs.closeSync(fd);
   }
