@@ -228,7 +228,9 @@ async function main(): Promise<void> {
   // shell, its exit).  V8 restores every function the cache holds at each start, whether the run
   // calls it or not: a cache warmed by a shell that also used tracefs and the function tracer held
   // ~200 KB more (999 KB against 798 KB) and took a start ~2-4 ms longer to restore; a command that
-  // uses them compiles what it calls on first use instead.
+  // uses them compiles what it calls on first use instead.  (The lazy part's cache is made by the
+  // first run that loads it; stap's own run below keeps a cache of the shell's bundle of its own,
+  // under its own V8 flags: src/cli/launch.ts flagsTag.)
   execFileSync(process.execPath, [path.join(cliDir, 'tapsim_main.js'), 'shell', '-c', 'true'], { stdio: 'ignore' });
   // The pipeline's: a script that probes a tracepoint and a kernel function (its kernel-probe
   // code compiled; the machine's code is in the shell's cache).

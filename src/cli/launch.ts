@@ -1,12 +1,15 @@
 /**
- * Loading the `stap` and `tapsim` commands quickly.  The build bundles them into two files
- * (scripts/bundle-cli.ts): dist/src/cli/tapsim.bundle.js, the shell and the simulated machine,
- * and dist/src/cli/stap.bundle.js, the stap pipeline, whose imports of machine-side modules are
- * answered from the shell's bundle (one instance of each module in a process; loaded only when
+ * Loading the `stap` and `tapsim` commands quickly.  The build bundles them into three files
+ * (scripts/bundle-cli.ts): dist/src/cli/tapsim.bundle.js, the shell and the simulated machine as
+ * a plain start (`tapsim shell -c true`) loads them, dist/src/cli/tapsim-lazy.bundle.js, the
+ * shell's other modules (loaded when one of them is first required), and
+ * dist/src/cli/stap.bundle.js, the stap pipeline, whose imports of machine-side modules are
+ * answered from the shell's bundles (one instance of each module in a process; loaded only when
  * a script uses the machine, or when stap runs inside `tapsim shell`).  This loader runs each
  * with a V8 code cache kept in the tapsim cache directory, so a start neither resolves ~200
  * modules nor compiles them again.  The cache is made after a run (so it holds the functions
- * that run really compiled), keyed by Node's version and the bundle's size and time, sealed
+ * that run really compiled), keyed by Node's version, the bundle's size and time and the V8
+ * flags the command set (V8 rejects a cache made under other flags), sealed
  * with a CRC-32 (V8 itself does not checksum a code cache: a damaged one is discarded here), and
  * rewritten when V8 rejects it.  The source compiled is always the bundle's own; the cache only
  * lives in the checked, user-owned cache directory (src/cachedir.ts).  Without a bundle, or when the compiled modules are newer than
