@@ -15,6 +15,13 @@
  * bundle only when the pipeline first uses one of them.  A shell that never runs stap never
  * loads the pipeline, and a begin-only stap script never loads the machine.
  *
+ * The shell's bundle holds only the modules a plain start (`tapsim shell -c true`: the machine's
+ * boot, the shell, its exit) loads, found by running one at build time; the others (programs
+ * under /usr/bin, awk, perf and trace-cmd, the tracefs, ...) go in dist/src/cli/tapsim-lazy.bundle.js,
+ * which the loader reads when one of them is first required (`tapsim-lazy:PATH`), its own
+ * imports of the shell's modules answered as the stap bundle's are.  A start so reads and keeps
+ * ~60% of the shell's code instead of all of it.
+ *
  * Each bundle sits in the directory of the modules it replaces, so their `__dirname`-relative
  * data paths (lang/, stdlib/, data/kernel/) resolve the same.  Without esbuild (an install
  * without devDependencies) the step removes any stale bundle and the commands load their
@@ -31,11 +38,14 @@ const pipelineEntry = path.join(cliDir, 'pipeline.js');
 /** the `tapsim` command (tapsim shell), its own bundle and cache */
 const tapsimEntry = path.join(cliDir, 'tapsim.js');
 const tapsimOut = path.join(cliDir, 'tapsim.bundle.js');
-/** src/cli/launch.ts's HOST_PREFIX */
+/** the shell's modules a plain start does not load */
+const lazyOut = path.join(cliDir, 'tapsim-lazy.bundle.js');
+/** src/cli/launch.ts's HOST_PREFIX and LAZY_PREFIX */
 const HOST_PREFIX = 'tapsim-host:';
+const LAZY_PREFIX = 'tapsim-lazy:';
 
 function removeStale(): void {
-  for (const f of [out, out + '.map', tapsimOut, tapsimOut + '.map']) fs.rmSync(f, { force: true });
+  for (const f of [out, tapsimOut, lazyOut]) for (const g of [f, f + '.map']) fs.rmSync(g, { force: true });
 }
 
 /**
@@ -113,24 +123,51 @@ const DUPLICATED = new Set(['src/binding.js', 'src/cachedir.js', 'src/kernel/con
   'src/machine/core/events.js', 'src/cli/stdio.js']);
 
 /**
- * The stap bundle's side of the sharing: an import that resolves to one of `shared` (the shell
- * bundle's modules under dist/src) becomes `require("tapsim-host:PATH")`; `used` collects them.
+ * A bundle's imports of another's modules: an import that resolves to one of `shared` (files
+ * under dist/src) becomes `require(PREFIX + PATH)`; `used` collects the PATHs.  The stap bundle
+ * and the lazy one import the shell's modules so (`tapsim-host:`, the DUPLICATED ones apart in
+ * the stap bundle), the shell's bundle the lazy one's (`tapsim-lazy:`).
  */
-function hostImports(shared: Set<string>, used: Set<string>): import('esbuild').Plugin {
+function imports(prefix: string, shared: Set<string>, used: Set<string>, duplicated = new Set<string>()): import('esbuild').Plugin {
   return {
-    name: 'host-imports',
+    name: `imports-${prefix}`,
     setup(build) {
       build.onResolve({ filter: /^\./ }, async (args) => {
-        if (args.pluginData === 'host-imports') return undefined;
-        const r = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: 'host-imports' });
+        if (args.pluginData === prefix) return undefined;
+        const r = await build.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: prefix });
         if (r.errors.length || !shared.has(r.path)) return undefined;
         const name = distName(r.path);
-        if (DUPLICATED.has(name)) return undefined;
+        if (duplicated.has(name)) return undefined;
         used.add(name);
-        return { path: HOST_PREFIX + name, external: true };
+        return { path: prefix + name, external: true };
       });
     },
   };
+}
+
+/**
+ * The files under dist/src a plain start (`tapsim shell -c true`, each module its own file) loads.
+ * (Run before the bundles are written: src/cli/launch.ts then finds none current.)
+ */
+function plainStartModules(): Set<string> {
+  const tmp = fs.mkdtempSync(path.join(require('os').tmpdir() as string, 'tapsim-bundle-'));
+  try {
+    const probe = path.join(tmp, 'probe.js');
+    const list = path.join(tmp, 'loaded.json');
+    fs.writeFileSync(probe, `process.on("exit", () => require("fs").writeFileSync(${JSON.stringify(list)}, JSON.stringify(Object.keys(require.cache))));\n`);
+    execFileSync(process.execPath, ['-r', probe, path.join(cliDir, 'tapsim_main.js'), 'shell', '-c', 'true'],
+      { stdio: 'ignore', env: { ...process.env, TAPSIM_NO_BUNDLE: '1' } });
+    const src = path.join(distDir, 'src') + path.sep;
+    return new Set((JSON.parse(fs.readFileSync(list, 'utf8')) as string[]).filter((f) => f.startsWith(src)));
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** A bundle's entry: `modules`, each of `names` (paths under dist/) by a function that requires it. */
+function modulesEntry(names: Iterable<string>): string {
+  const rel = (name: string): string => JSON.stringify('./' + path.relative(cliDir, path.join(distDir, name)).split(path.sep).join('/'));
+  return 'exports.modules = {\n' + [...names].sort().map((name) => `  ${JSON.stringify(name)}: () => require(${rel(name)}),\n`).join('') + '};\n';
 }
 
 /**
@@ -157,20 +194,30 @@ async function main(): Promise<void> {
   }
   const t0 = Date.now();
   const plugins = [lazyChildProcess, builtinNamespaces];
-  // 1. what the shell's bundle holds: src/cli/tapsim.js and its imports
+  removeStale();
+  // 1. what the shell's two bundles hold: src/cli/tapsim.js and its imports, split into what a
+  //    plain start loads and the rest
   const probe = await esbuild.build({ ...common, entryPoints: [tapsimEntry], outfile: tapsimOut, write: false, metafile: true, plugins });
   const shared = new Set(Object.keys(probe.metafile!.inputs).map((f) => path.resolve(f))
     .filter((f) => f.startsWith(path.join(distDir, 'src') + path.sep)));
+  const plain = plainStartModules();
+  const lazy = new Set([...shared].filter((f) => !plain.has(f)));
+  const eager = new Set([...shared].filter((f) => plain.has(f)));
   // 2. the stap bundle, the shell's modules left out
   const used = new Set<string>();
-  await esbuild.build({ ...common, ...wrapped, entryPoints: [pipelineEntry], outfile: out, sourcemap: 'linked', plugins: [hostImports(shared, used), ...plugins] });
-  // 3. the shell's bundle, exporting the modules the stap bundle asked for
-  const rel = (name: string): string => JSON.stringify('./' + path.relative(cliDir, path.join(distDir, name)).split(path.sep).join('/'));
-  const entry = "exports.tapsim = require('./tapsim.js');\nexports.modules = {\n" +
-    [...used].sort().map((name) => `  ${JSON.stringify(name)}: () => require(${rel(name)}),\n`).join('') + '};\n';
+  await esbuild.build({ ...common, ...wrapped, entryPoints: [pipelineEntry], outfile: out, sourcemap: 'linked', plugins: [imports(HOST_PREFIX, shared, used, DUPLICATED), ...plugins] });
+  // 3. the lazy bundle: every one of its modules exported, its imports of the shell's left out
+  const usedByLazy = new Set<string>();
   await esbuild.build({
-    ...common, ...wrapped, stdin: { contents: entry, resolveDir: cliDir, sourcefile: 'tapsim.bundle-entry.js', loader: 'js' },
-    outfile: tapsimOut, sourcemap: 'linked', plugins,
+    ...common, ...wrapped, stdin: { contents: modulesEntry([...lazy].map(distName)), resolveDir: cliDir, sourcefile: 'tapsim-lazy.bundle-entry.js', loader: 'js' },
+    outfile: lazyOut, sourcemap: 'linked', plugins: [imports(HOST_PREFIX, eager, usedByLazy), ...plugins],
+  });
+  // 4. the shell's bundle, exporting the modules the other two ask for (the stap bundle's lazy
+  //    ones come from the lazy bundle: src/cli/launch.ts)
+  const exported = [...used, ...usedByLazy].filter((name) => eager.has(path.join(distDir, name)));
+  await esbuild.build({
+    ...common, ...wrapped, stdin: { contents: "exports.tapsim = require('./tapsim.js');\n" + modulesEntry(new Set(exported)), resolveDir: cliDir, sourcefile: 'tapsim.bundle-entry.js', loader: 'js' },
+    outfile: tapsimOut, sourcemap: 'linked', plugins: [imports(LAZY_PREFIX, lazy, new Set()), ...plugins],
   });
   for (const f of ['main.js', 'tapsim_main.js']) {
     const file = path.join(cliDir, f);
@@ -181,7 +228,9 @@ async function main(): Promise<void> {
   // shell, its exit).  V8 restores every function the cache holds at each start, whether the run
   // calls it or not: a cache warmed by a shell that also used tracefs and the function tracer held
   // ~200 KB more (999 KB against 798 KB) and took a start ~2-4 ms longer to restore; a command that
-  // uses them compiles what it calls on first use instead.
+  // uses them compiles what it calls on first use instead.  (The lazy part's cache is made by the
+  // first run that loads it; stap's own run below keeps a cache of the shell's bundle of its own,
+  // under its own V8 flags: src/cli/launch.ts flagsTag.)
   execFileSync(process.execPath, [path.join(cliDir, 'tapsim_main.js'), 'shell', '-c', 'true'], { stdio: 'ignore' });
   // The pipeline's: a script that probes a tracepoint and a kernel function (its kernel-probe
   // code compiled; the machine's code is in the shell's cache).
@@ -190,7 +239,8 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, [path.join(cliDir, 'main.js'), '-e', warm], { stdio: 'ignore' });
   const kb = (f: string): number => Math.round(fs.statSync(f).size / 1024);
   process.stderr.write(`bundle: ${path.relative(process.cwd(), out)} (${kb(out)} KB, ${used.size} modules from the shell's), ` +
-    `${path.relative(process.cwd(), tapsimOut)} (${kb(tapsimOut)} KB) in ${Date.now() - t0} ms\n`);
+    `${path.relative(process.cwd(), tapsimOut)} (${kb(tapsimOut)} KB, ${eager.size} modules), ` +
+    `${path.relative(process.cwd(), lazyOut)} (${kb(lazyOut)} KB, ${lazy.size} modules) in ${Date.now() - t0} ms\n`);
 }
 
 main().catch((e: unknown) => {

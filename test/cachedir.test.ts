@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { pruneKind, namedKind } from '../src/cachedir';
+import { pruneKind, namedKind, readSealed, readSealedInto, writeSealed } from '../src/cachedir';
 import { Diagnostics } from '../src/diag';
 import { TapsetLibrary } from '../src/elaborate/tapsets';
 import nodeFs = require('fs'); // (the module object itself, whose functions a test may wrap)
@@ -108,5 +108,43 @@ describe('cache directory: pruning stale entries', () => {
       (nodeFs as { readdirSync: unknown }).readdirSync = readdir;
     }
     expect(listed).to.equal(0);
+  });
+});
+
+// src/cli/launch.ts reads a bundle's code cache into the buffer it read the bundle into, from its
+// first byte (V8 copies a code cache that does not start at an 8-byte boundary).
+describe('cache directory: a sealed entry read into a buffer', () => {
+  let dir: string;
+  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-sealed-')); });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('is read from the buffer\'s first byte when it fits, into its own buffer when not', () => {
+    const file = path.join(dir, 'e.v8');
+    const content = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) & 255));
+    writeSealed(file, content);
+    const scratch = Buffer.allocUnsafeSlow(8192).fill(1);
+    const got = readSealedInto(file, scratch)!;
+    expect(got.equals(content)).to.equal(true);
+    expect(got.buffer).to.equal(scratch.buffer);
+    expect(got.byteOffset).to.equal(scratch.byteOffset);
+    const small = Buffer.alloc(100);
+    const own = readSealedInto(file, small)!;
+    expect(own.equals(content)).to.equal(true);
+    expect(own.buffer).to.not.equal(small.buffer);
+    expect(readSealed(file)!.equals(content)).to.equal(true);
+  });
+
+  it('is null when missing, damaged, cut short or grown', () => {
+    const file = path.join(dir, 'e.v8');
+    expect(readSealedInto(file)).to.equal(null);
+    writeSealed(file, 'some content');
+    const whole = fs.readFileSync(file);
+    const damaged = Buffer.from(whole);
+    damaged[damaged.length - 1] ^= 1;
+    for (const bad of [damaged, whole.subarray(0, whole.length - 1), Buffer.concat([whole, Buffer.from('x')]), Buffer.from('not sealed\n')]) {
+      fs.writeFileSync(file, bad);
+      expect(readSealedInto(file, Buffer.alloc(64))).to.equal(null);
+      expect(readSealed(file)).to.equal(null);
+    }
   });
 });

@@ -1,12 +1,15 @@
 /**
- * Loading the `stap` and `tapsim` commands quickly.  The build bundles them into two files
- * (scripts/bundle-cli.ts): dist/src/cli/tapsim.bundle.js, the shell and the simulated machine,
- * and dist/src/cli/stap.bundle.js, the stap pipeline, whose imports of machine-side modules are
- * answered from the shell's bundle (one instance of each module in a process; loaded only when
+ * Loading the `stap` and `tapsim` commands quickly.  The build bundles them into three files
+ * (scripts/bundle-cli.ts): dist/src/cli/tapsim.bundle.js, the shell and the simulated machine as
+ * a plain start (`tapsim shell -c true`) loads them, dist/src/cli/tapsim-lazy.bundle.js, the
+ * shell's other modules (loaded when one of them is first required), and
+ * dist/src/cli/stap.bundle.js, the stap pipeline, whose imports of machine-side modules are
+ * answered from the shell's bundles (one instance of each module in a process; loaded only when
  * a script uses the machine, or when stap runs inside `tapsim shell`).  This loader runs each
  * with a V8 code cache kept in the tapsim cache directory, so a start neither resolves ~200
  * modules nor compiles them again.  The cache is made after a run (so it holds the functions
- * that run really compiled), keyed by Node's version and the bundle's size and time, sealed
+ * that run really compiled), keyed by Node's version, the bundle's size and time and the V8
+ * flags the command set (V8 rejects a cache made under other flags), sealed
  * with a CRC-32 (V8 itself does not checksum a code cache: a damaged one is discarded here), and
  * rewritten when V8 rejects it.  The source compiled is always the bundle's own; the cache only
  * lives in the checked, user-owned cache directory (src/cachedir.ts).  Without a bundle, or when the compiled modules are newer than
@@ -16,7 +19,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vm from 'vm';
 import Module = require('module');
-import { cacheDir, digestHex, pruneKind, readSealed, writeSealed } from '../cachedir';
+import { cacheDir, digestHex, pruneKind, readFully, readSealedInto, writeSealed } from '../cachedir';
 import { quietBinding } from '../binding';
 
 type Pipeline = typeof import('./pipeline');
@@ -32,23 +35,32 @@ export interface ShellBundle {
 }
 
 /**
- * How the stap bundle names a module it shares with the shell's bundle (scripts/bundle-cli.ts):
- * `require(HOST_PREFIX + 'src/machine/machine.js')`, answered from ShellBundle.modules.
+ * How the stap bundle (and the shell's lazy one) names a module of the shell's bundle
+ * (scripts/bundle-cli.ts): `require(HOST_PREFIX + 'src/machine/machine.js')`, answered from
+ * ShellBundle.modules.
  */
 export const HOST_PREFIX = 'tapsim-host:';
+/**
+ * How the shell's bundle names a module of its lazy part (dist/src/cli/tapsim-lazy.bundle.js: the
+ * modules a plain `tapsim shell -c true` does not load), answered from that bundle's `modules`.
+ */
+export const LAZY_PREFIX = 'tapsim-lazy:';
 
 const STAP_BUNDLE = 'stap';
 const SHELL_BUNDLE = 'tapsim';
+const LAZY_BUNDLE = 'tapsim-lazy';
 const CACHE_PREFIX = 'stap-bundle-';
 const SHELL_CACHE_PREFIX = 'tapsim-bundle-';
-/** each bundle's entry module (its mtime says whether a `tsc` ran after the last full build) */
-const ENTRIES: Record<string, string> = { [STAP_BUNDLE]: 'pipeline.js', [SHELL_BUNDLE]: 'tapsim.js' };
+const LAZY_CACHE_PREFIX = 'tapsim-lazy-bundle-';
+const BUNDLES = [STAP_BUNDLE, SHELL_BUNDLE, LAZY_BUNDLE];
+/** the bundles' entry modules (their mtimes say whether a `tsc` ran after the last full build) */
+const ENTRIES = ['pipeline.js', 'tapsim.js'];
 
 const bundleFile = (name: string): string => path.join(__dirname, `${name}.bundle.js`);
 
 let current: boolean | undefined;
 /**
- * Both bundles exist and are newer than the modules they were made from.  The two share the
+ * The three bundles exist and are newer than the modules they were made from.  They share the
  * machine's modules, so they are used together or not at all (a stale one would bring its own
  * copy of the machine).
  */
@@ -58,10 +70,8 @@ function bundlesCurrent(): boolean {
   try {
     let oldest = Infinity;
     let newest = 0;
-    for (const [name, entry] of Object.entries(ENTRIES)) {
-      oldest = Math.min(oldest, fs.statSync(bundleFile(name)).mtimeMs);
-      newest = Math.max(newest, fs.statSync(path.join(__dirname, entry)).mtimeMs);
-    }
+    for (const name of BUNDLES) oldest = Math.min(oldest, fs.statSync(bundleFile(name)).mtimeMs);
+    for (const entry of ENTRIES) newest = Math.max(newest, fs.statSync(path.join(__dirname, entry)).mtimeMs);
     return (current = newest <= oldest);
   } catch {
     return (current = false);
@@ -74,7 +84,32 @@ export function loadShell(): ShellBundle {
   if (shell) return shell;
   if (!bundlesCurrent()) return (shell = { tapsim: require('./tapsim') as typeof import('./tapsim'), modules: {} });
   const file = bundleFile(SHELL_BUNDLE);
-  return (shell = loadBundled<ShellBundle>(file, SHELL_CACHE_PREFIX, Module.createRequire(file)));
+  const req = Module.createRequire(file);
+  const lazyRequire = Object.assign((id: string): unknown => (id.startsWith(LAZY_PREFIX) ? lazyModule(id.slice(LAZY_PREFIX.length)) : req(id)), req);
+  return (shell = loadBundled<ShellBundle>(file, SHELL_CACHE_PREFIX, lazyRequire));
+}
+
+let lazy: { modules: Record<string, () => unknown> } | undefined;
+/**
+ * A module of the shell's lazy bundle (loaded on the first such require, after the shell's: its
+ * imports of the shell's modules are those modules themselves).
+ */
+function lazyModule(id: string): unknown {
+  if (!lazy) {
+    const file = bundleFile(LAZY_BUNDLE);
+    const req = Module.createRequire(file);
+    const hostRequire = Object.assign((name: string): unknown => (name.startsWith(HOST_PREFIX) ? shellModule(name.slice(HOST_PREFIX.length)) : req(name)), req);
+    lazy = loadBundled<{ modules: Record<string, () => unknown> }>(file, LAZY_CACHE_PREFIX, hostRequire);
+  }
+  const get = lazy.modules[id];
+  if (!get) throw new Error(`tapsim: the shell's lazy bundle lacks ${id} (run npm run build)`);
+  return get();
+}
+
+/** A module of the shell's bundle, or of its lazy part, by its path under dist/. */
+export function shellModule(id: string): unknown {
+  const get = loadShell().modules[id];
+  return get ? get() : lazyModule(id);
 }
 
 let pipeline: Pipeline | undefined;
@@ -99,11 +134,7 @@ export function loadPipeline(): Pipeline {
  * the module's live exports.
  */
 function hostModule(id: string): unknown {
-  const real = (): object => {
-    const get = loadShell().modules[id];
-    if (!get) throw new Error(`tapsim: the shell bundle lacks ${id} (run npm run build)`);
-    return get() as object;
-  };
+  const real = (): object => shellModule(id) as object;
   if (shell) return real();
   const stub = Object.defineProperty({}, '__esModule', { value: true });
   const bind = (): object => {
@@ -126,8 +157,22 @@ function hostModule(id: string): unknown {
 /** The code cache's file for a bundle, or null without a cache directory. */
 export function cacheFileFor(st: fs.Stats, prefix: string): string | null {
   const dir = cacheDir();
-  return dir === null ? null : path.join(dir, `${prefix}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}.v8`);
+  return dir === null ? null : path.join(dir, `${prefix}${process.version}-${process.arch}-${st.size}-${Math.floor(st.mtimeMs)}${flagsTag()}.v8`);
 }
+
+/** The V8 flags this process set (setV8Flag). */
+const flagsSet: string[] = [];
+/**
+ * The part of a code cache's name that says under which V8 flags it was made: V8 rejects a
+ * cache made under other flags (its flag hash), and the two commands set different ones (the
+ * tapsim command's interrupt budget), so `stap` and `tapsim shell`, both running the shell's
+ * bundle, keep a cache each instead of rewriting one another's after every switch.
+ */
+function flagsTag(): string {
+  return flagsSet.length ? `-f${digestHex(flagsSet.join(' ')).slice(0, 8)}` : '';
+}
+/** The name of a code cache made under some flags (flagsTag): the others are of an older naming. */
+const TAGGED = /-f[0-9a-f]{8}\.v8$/;
 
 /**
  * V8 starts with a 1 MB young generation and doubles it after each scavenge that finds it too
@@ -161,6 +206,7 @@ function setV8Flag(flag: string): void {
   const b = quietBinding('v8');
   const set = typeof b?.setFlagsFromString === 'function' ? (b.setFlagsFromString as (f: string) => void).bind(b) : undefined;
   (set ?? (require('v8') as typeof import('v8')).setFlagsFromString)(flag);
+  flagsSet.push(flag);
 }
 
 /**
@@ -168,15 +214,27 @@ function setV8Flag(flag: string): void {
  * its `require`; its exports.
  */
 function loadBundled<T>(bundle: string, prefix: string, req: NodeRequire): T {
-  const st = fs.statSync(bundle);
-  // the build writes the bundle in ASCII (scripts/bundle-cli.ts): read as latin1, it needs no UTF-8
-  // decoding; and inside Module.wrap's function already (a wrapped copy would be a second string)
-  const code = fs.readFileSync(bundle, 'latin1');
+  const fd = fs.openSync(bundle, 'r');
+  let st: fs.Stats;
+  let buf: Buffer;
+  let code: string;
+  try {
+    st = fs.fstatSync(fd);
+    // room for the code cache too (~1.05x the shell's bundle): memory never written is never touched
+    buf = Buffer.allocUnsafeSlow(2 * st.size);
+    // the build writes the bundle in ASCII (scripts/bundle-cli.ts): read as latin1, it needs no
+    // UTF-8 decoding; and inside Module.wrap's function already (a wrapped copy would be a
+    // second string).  The string is a copy: `buf` is free again once it is made.
+    code = buf.toString('latin1', 0, readFully(fd, buf.subarray(0, st.size)));
+  } finally {
+    fs.closeSync(fd);
+  }
   // one checkout's entries carry its bundle's path digest: a stale one of this checkout is
   // replaced, another checkout's (sharing the cache directory) is left alone
   const own = `${prefix}${digestHex(bundle).slice(0, 8)}-`;
   const cacheFile = cacheFileFor(st, own);
-  const cached = (cacheFile && readSealed(cacheFile)) || undefined;
+  // read into the bundle's buffer (V8 reads the code cache only while compiling)
+  const cached = (cacheFile && readSealedInto(cacheFile, buf)) || undefined;
   const script = new vm.Script(code, { filename: bundle, cachedData: cached });
   const fn = script.runInThisContext() as (...a: unknown[]) => void;
   const mod = new Module(bundle, module);
@@ -185,7 +243,10 @@ function loadBundled<T>(bundle: string, prefix: string, req: NodeRequire): T {
   fn.call(mod.exports, mod.exports, req, mod, bundle, __dirname);
   if (cacheFile && (!cached || script.cachedDataRejected)) {
     process.once('exit', () => {
-      const ownOrUnkeyed = (f: string): boolean => f.startsWith(own) || (f.startsWith(prefix) && !/^[0-9a-f]{8}-/.test(f.slice(prefix.length)));
+      // (this checkout's entries made under other flags are another command's, and stay)
+      const tag = `${flagsTag()}.v8`;
+      const sameFlags = (f: string): boolean => !TAGGED.test(f) || (tag !== '.v8' && f.endsWith(tag));
+      const ownOrUnkeyed = (f: string): boolean => (f.startsWith(own) && sameFlags(f)) || (f.startsWith(prefix) && !/^[0-9a-f]{8}-/.test(f.slice(prefix.length)));
       pruneKind(path.dirname(cacheFile), { group: (f) => (ownOrUnkeyed(f) ? f : null), keep: 0 }, null);
       writeSealed(cacheFile, script.createCachedData());
     });

@@ -93,12 +93,13 @@ describe('tapsim shell: start-up', function () {
   });
 });
 
-// The build makes two bundles (scripts/bundle-cli.ts): the shell with the machine, and the stap
-// pipeline whose machine-side modules come from the shell's (src/cli/launch.ts).  Each is loaded
-// only when a command needs it; which ones a run compiled is seen through vm.Script.
+// The build makes three bundles (scripts/bundle-cli.ts): the shell with the machine as a plain
+// start loads it, the rest of the shell's modules (programs, awk, perf, trace-cmd, the tracefs, ...),
+// and the stap pipeline whose machine-side modules come from the shell's (src/cli/launch.ts).
+// Each is loaded only when a command needs it; which ones a run compiled is seen through vm.Script.
 describe('tapsim and stap: which bundles a start loads', function () {
   this.timeout(60000);
-  const bundles = ['stap.bundle.js', 'tapsim.bundle.js'];
+  const bundles = ['stap.bundle.js', 'tapsim-lazy.bundle.js', 'tapsim.bundle.js'];
   let dir: string;
   let probe: string;
   before(function () {
@@ -112,20 +113,51 @@ describe('tapsim and stap: which bundles a start loads', function () {
     ].join('\n'));
   });
   after(() => { if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
+  /** `main` (a file, or -e with the code as args[0]) run with args; its output and the bundles it compiled */
   const loads = (main: string, args: string[]) => {
     const r = spawnSync(process.execPath, ['-r', probe, main, ...args], { encoding: 'latin1', timeout: 60000, env: { ...process.env, TAPSIM_NO_BUNDLE: '' } });
     expect(r.status, r.stderr).to.equal(0);
     return { out: r.stdout, loaded: /\nBUNDLES (.*)\n/.exec(r.stderr)?.[1] };
   };
-  it('`shell -c true` does not load the stap pipeline', () => {
+  it('`shell -c true` loads neither the stap pipeline nor the lazy part of the shell', () => {
     expect(loads(cli, ['shell', '-c', 'true']).loaded).to.equal('tapsim.bundle.js');
+  });
+  it('a program, awk or the tracefs loads the lazy part, whose modules share the machine', () => {
+    expect(loads(cli, ['shell', '-c', 'echo a b | awk \'{ print $2 }\'; ls /sys/kernel/tracing/events/sched | head -n 2; cat /sys/kernel/tracing/current_tracer'])).to.deep.equal({
+      out: 'b\nenable\nfilter\nnop\n', loaded: 'tapsim-lazy.bundle.js,tapsim.bundle.js' });
+    const r = loads(cli, ['shell', '-c', "stap -e 'probe kernel.trace(\"sched_process_exec\") { println(execname()); exit() }' -c 'cat /etc/hostname'"]);
+    expect(r).to.deep.equal({ out: 'debian\ncat\n', loaded: bundles.join(',') });
+  });
+  // V8 rejects a code cache made under other V8 flags, and the two commands set different ones:
+  // each keeps its own cache of the shell's bundle, so switching does not rewrite them
+  it('stap and tapsim shell each keep their code cache of the shell\'s bundle', () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-flags-'));
+    try {
+      const env = { ...process.env, TAPSIM_NO_BUNDLE: '', TAPSIM_CACHE_DIR: cache };
+      const both = () => {
+        expect(spawnSync(process.execPath, [cli, 'shell', '-c', 'true'], { env }).status).to.equal(0);
+        expect(spawnSync(process.execPath, [stapCli, '-e', 'probe kernel.function("vfs_read") { exit() }'], { env }).status).to.equal(0);
+        return fs.readdirSync(cache).filter((f) => f.endsWith('.v8')).sort().map((f) => `${f} ${fs.statSync(path.join(cache, f)).mtimeMs}`);
+      };
+      const first = both();
+      expect(first.filter((f) => f.startsWith('tapsim-bundle-'))).to.have.length(2);
+      expect(both()).to.deep.equal(first);
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  });
+  // the pipeline's REPL imports the tty driver (to stop a run with SIGINT), a module of the lazy part
+  it('a module of the lazy part asked for by the pipeline comes from the lazy bundle', () => {
+    const launch = path.join(path.dirname(cli), 'launch.js');
+    const code = `const l = require(${JSON.stringify(launch)}); process.stdout.write(typeof l.shellModule("src/machine/drivers/tty.js").signalFromOutside);`;
+    expect(loads('-e', [code])).to.deep.equal({ out: 'function', loaded: 'tapsim-lazy.bundle.js,tapsim.bundle.js' });
   });
   it('a begin-only stap script does not load the machine', () => {
     expect(loads(stapCli, ['-e', 'probe begin { println("hi"); exit() }'])).to.deep.equal({ out: 'hi\n', loaded: 'stap.bundle.js' });
   });
   // one machine for both bundles: a probe placed by the pipeline fires in the machine the
   // shell's bundle runs (a second copy of the kernel's modules would never see the call)
-  it('a kernel probe, from stap and from stap inside the shell, loads both and fires', () => {
+  it('a kernel probe, from stap and from stap inside the shell, loads the three and fires', () => {
     const script = 'probe kernel.function("vfs_read") { println(execname()); exit() }';
     expect(loads(stapCli, ['-e', script, '-c', 'cat /etc/hostname'])).to.deep.equal({ out: 'cat\n', loaded: bundles.join(',') });
     expect(loads(cli, ['shell', '-c', `stap -e '${script}' -c 'cat /etc/hostname'`])).to.deep.equal({ out: 'debian\ncat\n', loaded: bundles.join(',') });
