@@ -56,6 +56,9 @@ export class BlockLayer {
       last.bytes += r.bytes;
       last.waiters.push(...r.waiters);
       r.mergedInto = last;
+      let l = mergedBios.get(last);
+      if (!l) mergedBios.set(last, (l = []));
+      l.push(r);
       mergedRequest(last);
       return;
     }
@@ -88,6 +91,13 @@ export class BlockLayer {
   issue(r: BlkRequest): void {
     this.disk.issue(r);
   }
+}
+
+/** The bios back-merged into a request after its first (bio->bi_next ...), in order. */
+const mergedBios = new WeakMap<BlkRequest, BlkRequest[]>();
+/** The bios of request `r`: its own, then those merged into it. */
+export function requestBios(r: BlkRequest): BlkRequest[] {
+  return [r, ...(mergedBios.get(r) ?? [])];
 }
 
 // ---------------------------------------------------------------- struct request / struct bio
@@ -239,14 +249,18 @@ block.tpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRe
 block.tpArgs('block_bio_queue', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.tpArgs('block_getrq', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.hook('blk_irq', (m, c, _t, e) => {
-  advanceBio(e.req as BlkRequest);
+  for (const b of requestBios(e.req as BlkRequest)) advanceBio(b);
   m.blk.done[c.id].push(e.req as BlkRequest);
   c.softirqPending |= 1 << 4; // BLOCK_SOFTIRQ
   return H_CONT;
 });
 block.hook('blk_done', (m, c, t, e) => {
   const list = m.blk.done[c.id].splice(0);
-  for (const req of list) pushPath(c.ks, (req.swap ? swapCompletion(m.blk.rand, req) : null) ?? 'blk_end_request', newEnv('blk_end', { req, swapio: req.swap }));
+  for (const req of list) {
+    const p = req.swap ? swapCompletion(m.blk.rand, req) : null;
+    // a recorded completion: each bio_endio ends the request's next bio (bio_next)
+    pushPath(c.ks, p ?? 'blk_end_request', newEnv('blk_end', { req, rq: req, swapio: req.swap, bios: p ? requestBios(req) : undefined }));
+  }
   return list.length ? H_PUSHED : H_CONT;
 });
 
@@ -309,10 +323,20 @@ function swapCompletion(rand: Prng, q: BlkRequest): CompiledPath | null {
 
 /**
  * A swap bio ends (end_swap_bio_write / end_swap_bio_read, one per bio of the recorded completion): the
- * first ends the request, waking the tasks waiting for it (a swap-in's fault: mm/page_io.ts).
+ * first ends the request, waking the tasks waiting for it (a swap-in's fault: mm/page_io.ts).  The
+ * recorded tree's bio_endio calls take the request's bios in turn (bio_next: what ioblock.end sees).
  */
+block.hook('bio_next', (_m, _c, _t, e) => {
+  const bios = e.bios as BlkRequest[] | undefined;
+  if (!bios) return H_CONT;
+  const n = (e.bioNext as number | undefined) ?? 0;
+  e.req = bios[Math.min(n, bios.length - 1)];
+  e.bioNext = n + 1;
+  return H_CONT;
+});
+block.at('bio_endio', 'bio_next');
 block.hook('swap_end_io', (_m, c, _t, e) => {
-  const req = e.req as BlkRequest | undefined;
+  const req = (e.rq ?? e.req) as BlkRequest | undefined;
   if (!req || req.done) return H_CONT;
   req.done = true;
   return pushWakeups(c, req.waiters.splice(0));
