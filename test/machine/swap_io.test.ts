@@ -49,6 +49,18 @@ describe('swap I/O (mm/page_io.ts)', function () {
     expect(swapSlotAlloc(d)).to.equal(-1);
     expect(swapSlotSector(d, 3) - swapSlotSector(d, 2)).to.equal(8);
   });
+  it('every 256 slots the next cluster is the first run of 256 free slots from the start (scan_swap_map_slots, rotational)', () => {
+    const d: SwapDev = { path: '/y', slots: 1000, used: 0, prio: -2 };
+    const take = (k: number): number[] => Array.from({ length: k }, () => swapSlotAlloc(d));
+    expect(take(256)).to.deep.equal(Array.from({ length: 256 }, (_, i) => i + 1));
+    for (let s = 1; s <= 100; s++) swapSlotFree(d, s);
+    // 100 free slots at the start are not a cluster: the next one starts after the slots in use
+    expect(take(2)).to.deep.equal([257, 258]);
+    for (let s = 101; s <= 256; s++) swapSlotFree(d, s);
+    take(254);
+    // the cluster used up, the scan finds slots 1..256 free again
+    expect(take(2)).to.deep.equal([1, 2]);
+  });
   it('reclaim writes the swapped-out pages at their slots, back-merged up to 256 sectors; swap-ins read written slots back', () => {
     const { m, issued, status } = runDd();
     expect(status).to.equal(0);

@@ -2,9 +2,9 @@
  * swapon/swapoff (mm/swapfile.c): swap devices and files, their slots and priorities.  Each swap area
  * keeps its slot map (swap_info_struct's swap_map: slot 0 is the mkswap header) and allocates as
  * scan_swap_map_slots does on a rotational device (the recorded guest's AHCI disk: its trees take
- * swap_cluster_readahead, not the VMA readahead of a non-rotational swap): the first free slot from
- * cluster_next, wrapping to 1.  A slot's place on the disk is the swap file's extent (setup_swap_extents:
- * a file's blocks from its first one; a block device's from sector 0).
+ * swap_cluster_readahead, not the VMA readahead of a non-rotational swap; swapSlotAlloc).  A slot's place
+ * on the disk is the swap file's extent (setup_swap_extents: a file's blocks from its first one; a block
+ * device's from sector 0).
  */
 import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
@@ -14,19 +14,40 @@ import type { SwapDev, Region } from '../include/mm_types';
 
 const ENOENT = 2, EINVAL = 22;
 
-/** A swap area's slots: in use (1) or free (0), the next one to try, the disk block of slot 0. */
-interface SwapArea { readonly map: Uint8Array; next: number; readonly startBlock: number }
+/**
+ * A swap area's slots: in use (1) or free (0), the next one to try (cluster_next), the allocations left in
+ * the current cluster (cluster_nr), the disk block of slot 0.
+ */
+interface SwapArea { readonly map: Uint8Array; next: number; clusterNr: number; readonly startBlock: number }
 const areas = new WeakMap<SwapDev, SwapArea>();
 function area(d: SwapDev): SwapArea {
   let a = areas.get(d);
-  if (!a) areas.set(d, (a = { map: new Uint8Array(d.slots + 1), next: 1, startBlock: 0 }));
+  if (!a) areas.set(d, (a = newArea(d.slots, 0)));
   return a;
 }
+const newArea = (slots: number, startBlock: number): SwapArea => ({ map: new Uint8Array(slots + 1), next: 1, clusterNr: 0, startBlock });
+/** mm/swapfile.c SWAPFILE_CLUSTER: the run of slots a rotational device allocates in order */
+const SWAPFILE_CLUSTER = 256;
 
-/** Allocate a slot of `d` (scan_swap_map_slots: the first free one from cluster_next, wrapping to 1); -1 when full. */
+/**
+ * Allocate a slot of `d`; -1 when full.  scan_swap_map_slots on a rotational device: every
+ * SWAPFILE_CLUSTER allocations it looks for the first run of that many free slots from the start of the
+ * area (to keep the swap span short; the recording's first write is slot 1, and a later one jumps past
+ * slots still in use), then takes the first free slot from cluster_next, wrapping to 1.
+ */
 export function swapSlotAlloc(d: SwapDev): number {
   const a = area(d);
   const n = a.map.length;
+  if (d.used >= n - 1) return -1;
+  if (a.clusterNr-- <= 0) {
+    a.clusterNr = SWAPFILE_CLUSTER - 1;
+    if (n - 1 - d.used >= SWAPFILE_CLUSTER) {
+      for (let o = 1, run = 0; o < n; o++) {
+        run = a.map[o] ? 0 : run + 1;
+        if (run === SWAPFILE_CLUSTER) { a.next = o - SWAPFILE_CLUSTER + 1; break; }
+      }
+    }
+  }
   for (let k = 0; k < n - 1; k++) {
     const s = ((a.next - 1 + k) % (n - 1)) + 1;
     if (!a.map[s]) {
@@ -82,7 +103,7 @@ swapfile.syscall('swapon', (m, _c, t, e) => {
   if (m.mm.swaps.some((s) => s.path === p)) { e.ret = -16; return H_CONT; } // EBUSY
   const slots = Math.floor((ino.isBlk ? 2 * 1024 * 1024 * 1024 : ino.size) / PAGE) - 1;
   const d: SwapDev = { path: p, slots, used: 0, prio: -2 - m.mm.swaps.length };
-  areas.set(d, { map: new Uint8Array(slots + 1), next: 1, startBlock: ino.isBlk ? 0 : ino.diskBlock });
+  areas.set(d, newArea(slots, ino.isBlk ? 0 : ino.diskBlock));
   m.mm.swaps.push(d);
   e.ret = 0;
   return H_CONT;
