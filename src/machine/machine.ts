@@ -46,6 +46,7 @@ import { fault } from './mm/fault';
 import { rmap } from './mm/rmap';
 import { vmscan } from './mm/vmscan';
 import { swapfile } from './mm/swapfile';
+import { pageIo } from './mm/page_io';
 import { mmap } from './mm/mmap';
 import { filemap, warmPageCache } from './mm/filemap';
 import { pageWriteback } from './mm/page_writeback';
@@ -99,7 +100,7 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, itimer, perfEventOpen, printk,
   sem, shm,
   block,
-  fault, rmap, vmscan, swapfile, mmap, filemap, pageWriteback, fadvise,
+  fault, rmap, vmscan, swapfile, pageIo, mmap, filemap, pageWriteback, fadvise,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd, fsSelect,
   netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netOnce, netUdp, netUnix, netfilter,
   loopback, serial8250,

@@ -77,8 +77,9 @@ describe('memory cgroup reclaim and swap (mm/memcontrol.ts)', function () {
     const flushes = calls.get('swapcache_free_entries') ?? 0;
     expect(frees).to.be.above(1000);
     // the swap-ins' frees flush once per 64 after the first 64 (4 CPUs: at most one partial cache each);
-    // the exits' recorded trees flush their own
-    expect(flushes).to.be.within(Math.floor(frees / 64) - 4, Math.ceil(frees / 64));
+    // the exits' recorded trees flush their own; the machine counts the frees of its swap-ins, the trees
+    // (chosen for the pages a swap-in reads: mm/page_io.ts) call free_swap_slot about as often (+2)
+    expect(flushes).to.be.within(Math.floor(frees / 64) - 4, Math.ceil(frees / 64) + 2);
     expect(calls.get('swap_range_free')).to.equal(flushes * 64);
   });
   it('without a cgroup the same dd never reclaims nor swaps', () => {

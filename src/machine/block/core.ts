@@ -12,6 +12,11 @@ import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
 import { pushWakeups } from '../kernel/sched/core';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { kmem, KernelMemory } from '../../kernel/memory';
+import { int3SiteCount } from '../../kernel/kprobes';
+import { Prng } from '../core/prng';
+import { modelKey, modelRecordings, modelFunctions, modelFnId, variantAt, variantCount, type ModelVariant } from '../paths/model';
+import { compileShape, firstCall, parseModelShape, shapeCallCounts } from '../paths/compile';
+import type { CompiledPath } from '../include/kstack';
 
 /** A block device as the block layer drives it: its driver takes a request (ahci_qc_issue). */
 export interface BlockDevice {
@@ -30,6 +35,8 @@ export class BlockLayer {
   readonly plugs: BlkRequest[][];
   /** completed requests waiting for BLOCK_SOFTIRQ per CPU */
   readonly done: BlkRequest[][];
+  /** which recorded completion tree a request's BLOCK_SOFTIRQ runs (a stream of its own: see swapCompletion) */
+  readonly rand = new Prng(0xb10c);
   /** @param disk the device behind /dev/sda (drivers/disk.ts) */
   constructor(m: CpuMachine, readonly disk: BlockDevice) {
     this.plugs = m.cpus.map(() => []);
@@ -49,6 +56,9 @@ export class BlockLayer {
       last.bytes += r.bytes;
       last.waiters.push(...r.waiters);
       r.mergedInto = last;
+      let l = mergedBios.get(last);
+      if (!l) mergedBios.set(last, (l = []));
+      l.push(r);
       mergedRequest(last);
       return;
     }
@@ -81,6 +91,13 @@ export class BlockLayer {
   issue(r: BlkRequest): void {
     this.disk.issue(r);
   }
+}
+
+/** The bios back-merged into a request after its first (bio->bi_next ...), in order. */
+const mergedBios = new WeakMap<BlkRequest, BlkRequest[]>();
+/** The bios of request `r`: its own, then those merged into it. */
+export function requestBios(r: BlkRequest): BlkRequest[] {
+  return [r, ...(mergedBios.get(r) ?? [])];
 }
 
 // ---------------------------------------------------------------- struct request / struct bio
@@ -232,16 +249,100 @@ block.tpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRe
 block.tpArgs('block_bio_queue', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.tpArgs('block_getrq', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.hook('blk_irq', (m, c, _t, e) => {
-  advanceBio(e.req as BlkRequest);
+  for (const b of requestBios(e.req as BlkRequest)) advanceBio(b);
   m.blk.done[c.id].push(e.req as BlkRequest);
   c.softirqPending |= 1 << 4; // BLOCK_SOFTIRQ
   return H_CONT;
 });
 block.hook('blk_done', (m, c, t, e) => {
   const list = m.blk.done[c.id].splice(0);
-  for (const req of list) pushPath(c.ks, 'blk_end_request', newEnv('blk_end', { req, swapio: req.swap }));
+  for (const req of list) {
+    const p = req.swap ? swapCompletion(m.blk.rand, req) : null;
+    // a recorded completion: each bio_endio ends the request's next bio (bio_next)
+    pushPath(c.ks, p ?? 'blk_end_request', newEnv('blk_end', { req, rq: req, swapio: req.swap, bios: p ? requestBios(req) : undefined }));
+  }
   return list.length ? H_PUSHED : H_CONT;
 });
+
+/** The request bio `q` is part of: itself, or the plugged request it was back-merged into. */
+export function swapRequestTarget(q: BlkRequest): BlkRequest {
+  while (q.mergedInto) q = q.mergedInto;
+  return q;
+}
+
+/**
+ * Completions of swap requests as the `swap` recording ran them: blk_complete_reqs' callees (scsi_complete
+ * ... bio_endio per bio ... blk_mq_free_request) of its BLOCK softirqs that completed one request, of swap
+ * writes (end_swap_bio_write) or reads (end_swap_bio_read), with the number of bios each request had.
+ */
+const SWAP_RECORDING = 'swap';
+interface Completion { readonly v: ModelVariant; readonly bios: number; code: CompiledPath | null; inline: boolean }
+let swapCompletions: { write: Completion[]; read: Completion[] } | null = null;
+function completionsOf(): { write: Completion[]; read: Completion[] } {
+  if (swapCompletions) return swapCompletions;
+  const out = { write: [] as Completion[], read: [] as Completion[] };
+  const k = modelKey('softirq:blk_done_softirq');
+  const rec = modelRecordings().findIndex((x) => x.name === SWAP_RECORDING);
+  const fns = modelFunctions();
+  const [fw, fr, fe, fs] = ['end_swap_bio_write', 'end_swap_bio_read', 'bio_endio', 'scsi_complete'].map((f) => fns.indexOf(f));
+  for (let i = 0; k && rec >= 0 && i < variantCount(k); i++) {
+    const v = variantAt(k, i);
+    if ((v.recs & (2 ** rec)) === 0) continue;
+    const n = shapeCallCounts(parseModelShape(v.shape));
+    const w = n.get(fw) ?? 0, r = n.get(fr) ?? 0, bios = n.get(fe) ?? 0;
+    if (n.get(fs) !== 1 || (w > 0) === (r > 0) || bios !== w + r) continue;
+    (w ? out.write : out.read).push({ v, bios, code: null, inline: false });
+  }
+  return (swapCompletions = out);
+}
+
+/**
+ * The recorded completion of swap request `q` (null: the recordings have none): one of those of its
+ * direction whose number of bios is nearest to the request's (a page per bio), drawn by recorded frequency.
+ */
+function swapCompletion(rand: Prng, q: BlkRequest): CompiledPath | null {
+  const all = q.write ? completionsOf().write : completionsOf().read;
+  if (!all.length) return null;
+  const bios = Math.max(1, Math.round(q.bytes / 4096));
+  const d = (c: Completion): number => Math.abs(Math.log(c.bios / bios));
+  const best = Math.min(...all.map(d));
+  const near = all.filter((c) => d(c) <= best + 1e-9);
+  let x = rand.next() * near.reduce((a, c) => a + c.v.count, 0);
+  let pick = near[near.length - 1];
+  for (const c of near) { if ((x -= c.v.count) < 0) { pick = c; break; } }
+  const inline = int3SiteCount() > 0;
+  if (!pick.code || pick.inline !== inline) {
+    const shape = pick.v.shape;
+    const top = firstCall(shape)!;
+    const reqs = firstCall(shape, top.start)!;
+    pick.code = compileShape('softirq:blk_done_softirq', shape, reqs.start, reqs.end, modelFnId(reqs.fn), modelFnId, inline);
+    pick.inline = inline;
+  }
+  return pick.code;
+}
+
+/**
+ * A swap bio ends (end_swap_bio_write / end_swap_bio_read, one per bio of the recorded completion): the
+ * first ends the request, waking the tasks waiting for it (a swap-in's fault: mm/page_io.ts).  The
+ * recorded tree's bio_endio calls take the request's bios in turn (bio_next: what ioblock.end sees).
+ */
+block.hook('bio_next', (_m, _c, _t, e) => {
+  const bios = e.bios as BlkRequest[] | undefined;
+  if (!bios) return H_CONT;
+  const n = (e.bioNext as number | undefined) ?? 0;
+  e.req = bios[Math.min(n, bios.length - 1)];
+  e.bioNext = n + 1;
+  return H_CONT;
+});
+block.at('bio_endio', 'bio_next');
+block.hook('swap_end_io', (_m, c, _t, e) => {
+  const req = (e.rq ?? e.req) as BlkRequest | undefined;
+  if (!req || req.done) return H_CONT;
+  req.done = true;
+  return pushWakeups(c, req.waiters.splice(0));
+});
+block.at('end_swap_bio_write', 'swap_end_io');
+block.at('end_swap_bio_read', 'swap_end_io');
 block.cond('swapio', (_m, _c, _t, e) => e.swapio === true);
 block.hook('bio_done', (m, c, _t, e) => {
   const req = e.req as BlkRequest;
@@ -262,8 +363,11 @@ block.hook('bio_done', (m, c, _t, e) => {
   }
   return pushWakeups(c, wake);
 });
-block.hook('flush_plug', (m, c) => {
-  m.blk.flushPlug(c);
+block.hook('flush_plug', (m, c, _t, e) => {
+  const list = m.blk.takePlug(c);
+  // the swap requests a recorded tree dispatches next (its scsi_queue_rq calls: io_dispatch)
+  if (!e.ioReqs && list.some((r) => r.swap)) { e.plugIssued = list; e.plugNext = 0; }
+  for (const r of list) m.blk.issue(r);
   return H_CONT;
 });
 
@@ -308,8 +412,13 @@ block.hook('io_flush', (m, c, _t, e) => {
 });
 // the driver takes the requests in order (scsi_queue_rq, whose blk_mq_start_request traces block_rq_issue)
 block.hook('io_dispatch', (_m, _c, _t, e) => {
-  const reqs = e.ioReqs as BlkRequest[] | undefined;
+  const reqs = (e.ioReqs ?? e.plugIssued) as BlkRequest[] | undefined;
   if (!reqs) return H_CONT;
+  if (!e.ioReqs) {
+    const n = e.plugNext as number;
+    if (n < reqs.length) { e.req = reqs[n]; e.plugNext = n + 1; }
+    return H_CONT;
+  }
   const i = (e.ioNext as number | undefined) ?? 0;
   e.req = reqs[Math.min(i, reqs.length - 1)];
   e.ioNext = i + 1;

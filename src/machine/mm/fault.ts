@@ -11,6 +11,7 @@ import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { perfSw, PERF_COUNT_SW_PAGE_FAULTS_MAJ, PERF_COUNT_SW_PAGE_FAULTS_MIN } from '../kernel/perf_events';
 import { timedWake } from '../kernel/time';
+import { swapInIo } from './page_io';
 
 export const fault = new Semantics<MmMachine>('mm/fault');
 
@@ -96,13 +97,15 @@ fault.hook('kfault_buffer', (m, c, t, e) => {
   const kind = faultKind(r, r.pages[i], true);
   const g = t.proc.memcg;
   const plan = m.mm.faultPlan(g, mm, r, i, kind, true, c.id);
+  swapInIo(m, c, mm, r, i, kind, plan, e);
   m.mm.faultDone(kind, r, i, mm, true, g, plan);
   m.mm.pgfault++;
   e.kbufNext = i + 1;
   return pushKernelFault(m, c, t, e, `${treeFeatureLabel('fault', plan.treeFeat)}|kernel|${kind}`) ? H_AGAIN : H_CONT;
 });
+// (a fault whose recorded tree reads the page waits in it for the read: mm/page_io.ts swap_read_wait)
 fault.hook('swapin_wait', (m, _c, t, e) => {
-  if (e.swWaited) return H_CONT;
+  if (e.swWaited || e.swapReads || e.swapWait) return H_CONT;
   e.swWaited = true;
   t.state = TASK_UNINTERRUPTIBLE;
   t.wchan = 'swap_readpage';

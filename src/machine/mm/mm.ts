@@ -15,6 +15,8 @@ import { pushPath, newEnv } from '../paths/kexec';
 import { hash32 } from '../core/prng';
 import type { Sched } from '../kernel/sched/fair';
 import type { BlockLayer } from '../block/core';
+import { swapSlotAlloc, swapSlotFree, swapEntryOf, setSwapEntry, type SwapEntry } from './swapfile';
+import { swapInIo } from './page_io';
 
 /**
  * The machine as memory management uses it: memory itself, the scheduler (waking kswapd), the
@@ -204,15 +206,18 @@ export class MemSys {
       for (let i = 0; i < r.pages.length; i++) {
         const s = r.pages[i];
         if (s === P_PRESENT && !r.file) { this.anonPages--; this.freePages++; }
-        if (s === P_SWAPPED) this.swapFreeSlot();
+        if (s === P_SWAPPED) this.swapFreeSlot(r, i);
         r.pages[i] = P_NONE;
       }
     }
     mm.rss = 0;
   }
 
-  private swapFreeSlot(): void {
-    for (const s of this.swaps) if (s.used > 0) { s.used--; return; }
+  /** The swap slot of page `i` of `r` is freed (swap_free: its area may have been swapped off since). */
+  private swapFreeSlot(r: Region, i: number): void {
+    const e = swapEntryOf(r, i);
+    if (e && this.swaps.includes(e.dev)) swapSlotFree(e.dev, e.slot);
+    setSwapEntry(r, i, null);
   }
   /** Per CPU, the freed swap slots its swap_slots_cache holds (slots_ret, n_ret). */
   private readonly slotsRet = new Map<number, number>();
@@ -283,24 +288,27 @@ export class MemSys {
     return { file, anon };
   }
 
-  swapOut(v: [Region, number, Mm]): void {
+  /** Swap out page v (add_to_swap: a slot of the first area with room, by priority); its swap entry, or null when no area has room. */
+  swapOut(v: [Region, number, Mm]): SwapEntry | null {
     const [r, i, mm] = v;
     r.pages[i] = P_SWAPPED;
     mm.rss--; mm.swapents++;
     mm.swapCache.delete(r.start + i * PAGE_SIZE);
     memcgUncharge(mm, 1);
     this.anonPages--; this.freePages++;
-    const dev = this.swaps.find((s) => s.used < s.slots);
-    if (dev) dev.used++;
     this.pswpout++;
+    const dev = this.swaps.find((s) => s.used < s.slots);
+    const slot = dev ? swapSlotAlloc(dev) : -1;
+    const e = dev && slot > 0 ? { dev, slot } : null;
+    setSwapEntry(r, i, e);
+    return e;
   }
 
-  /** Reclaim of memory cgroup `g` swaps out its oldest page (an add_to_swap of the recorded reclaim tree); false: none left. */
-  memcgSwapOut(g: MemCgroup): boolean {
-    if (!this.swaps.length || this.swapUsed >= this.swapTotal) return false;
+  /** Reclaim of memory cgroup `g` swaps out its oldest page (an add_to_swap of the recorded reclaim tree): its swap entry; null: none left. */
+  memcgSwapOut(g: MemCgroup): SwapEntry | null {
+    if (!this.swaps.length || this.swapUsed >= this.swapTotal) return null;
     const v = memcgOldest(g);
-    if (v) this.swapOut(v);
-    return v !== null;
+    return v ? this.swapOut(v) : null;
   }
 
   /** Drop the oldest page of `mm`'s swap cache (a clean folio reclaim frees, uncharged; its swap copy stays); false: none. */
@@ -341,7 +349,7 @@ export class MemSys {
    * The pages a swap-in of page `i` of `r` reads besides it (swap_vma_readahead: the aligned window of
    * 2^page_cluster pages around the fault, those swapped out and not in the swap cache).
    */
-  private readaheadPages(mm: Mm, r: Region, i: number): number[] {
+  readaheadPages(mm: Mm, r: Region, i: number): number[] {
     const win = 1 << this.sysctl.page_cluster;
     const w0 = Math.max(0, i - (i % win));
     const out: number[] = [];
@@ -403,6 +411,8 @@ export class MemSys {
       const plan = this.faultPlan(t.proc.memcg, mm, r, i, kind, write, c.id);
       const env = newEnv('page_fault', { kind, region: r, idx: i, mm, reclaim: low, address: r.start + i * PAGE_SIZE, code, write,
         treeFeat: plan.treeFeat, thp: plan.thp, swapIo: plan.swapIo, slotCpu: plan.slotCpu, memcg: t.proc.memcg });
+      // the swap-in's bios and wait, while the pages still have their slots (mm/page_io.ts)
+      swapInIo(this.m, c, mm, r, i, kind, plan, env);
       // the fault's kernel path (paths/templates/mm.ts page_fault: exc_page_fault, handle_mm_fault ...);
       // its %fault hook (mm/fault.ts) applies the page's new state
       pushPath(t.ks, 'page_fault', env);
@@ -449,7 +459,7 @@ export class MemSys {
         this.pswpin++; this.pgmajfault++;
       }
       mm.swapCache.delete(addr);
-      this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; mm.swapents--; this.swapFreeSlot();
+      this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; mm.swapents--; this.swapFreeSlot(r, i);
       if (plan?.slotCpu !== undefined && plan.slotCpu >= 0) this.cacheFreedSlot(plan.slotCpu);
       this.addAnonLru(r, i, mm);
     }

@@ -3,6 +3,7 @@ import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
+import type { SwapEntry } from './swapfile';
 
 export const vmscan = new Semantics<MmMachine>('mm/vmscan');
 
@@ -33,9 +34,11 @@ vmscan.hook('kswapd_sleep', (m, _c, t, e) => {
  * usage falls by what the real reclaim freed.  Reclaim outside a group (kswapd's template) swaps out
  * its own victims (reclaim_batch).
  */
-vmscan.hook('memcg_swap_out', (m, _c, t) => {
+vmscan.hook('memcg_swap_out', (m, _c, t, e) => {
   const g = t.proc.memcg;
-  if (g) m.mm.memcgSwapOut(g);
+  const s = g ? m.mm.memcgSwapOut(g) : null;
+  // the slot the tree's pageout -> __swap_writepage writes (mm/page_io.ts swap_write_bio)
+  if (s) ((e.swapOuts ??= []) as SwapEntry[]).push(s);
   return H_CONT;
 });
 vmscan.at('add_to_swap', 'memcg_swap_out');

@@ -424,11 +424,12 @@ function candidates(k: ModelKey, feat: string, blocked: boolean): { list: ModelV
 /**
  * One of the best-matching variants, drawn with `r` in [0, 1) by recorded frequency; with `pages` (the
  * pages of the address space an exec or exit tears down: mm/rmap.ts), among those whose recorded zap
- * (one page_remove_rmap per page) is nearest to it.
+ * (one page_remove_rmap per page) is nearest to it; with `countFn`, among those whose calls of that
+ * function are nearest to `pages` (a swap-in's swap_readpage per page it reads: mm/page_io.ts).
  */
-export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: number, pages?: number): ModelVariant {
+export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: number, pages?: number, countFn = 'page_remove_rmap'): ModelVariant {
   const c = candidates(k, feat, blocked);
-  const { list, cum } = pages !== undefined && c.list.length > 1 ? nearestZap(c.list, pages) : c;
+  const { list, cum } = pages !== undefined && c.list.length > 1 ? nearestZap(c.list, pages, countFn) : c;
   const x = r * cum[cum.length - 1];
   let lo = 0, hi = cum.length - 1;
   while (lo < hi) {
@@ -438,14 +439,16 @@ export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: nu
   return list[lo];
 }
 
-/** The pages a variant's tree unmaps (its page_remove_rmap calls), counted once per variant. */
-const zapPages = new WeakMap<ModelVariant, number>();
-function zapOf(v: ModelVariant): number {
-  let n = zapPages.get(v);
+/** The calls of function `fn` in a variant's tree (page_remove_rmap: the pages it unmaps), counted once per variant. */
+const fnCalls = new Map<string, WeakMap<ModelVariant, number>>();
+function zapOf(v: ModelVariant, fn: string): number {
+  let memo = fnCalls.get(fn);
+  if (!memo) fnCalls.set(fn, (memo = new WeakMap()));
+  let n = memo.get(v);
   if (n === undefined) {
-    const f = load().functions.indexOf('page_remove_rmap');
+    const f = load().functions.indexOf(fn);
     n = f < 0 ? 0 : shapeCallCounts(parseModelShape(v.shape)).get(f) ?? 0;
-    zapPages.set(v, n);
+    memo.set(v, n);
   }
   return n;
 }
@@ -456,8 +459,10 @@ const ZAP_SLACK = 0.2;
  * child of 60 pages is nearer to one of 200 than to none; variants within ZAP_SLACK of the nearest are
  * as near: the machine's count is not the real one to the page), with cumulative weights.
  */
-function nearestZap(list: readonly ModelVariant[], pages: number): { list: ModelVariant[]; cum: Float64Array } {
-  const d = list.map((v) => Math.abs(Math.log((zapOf(v) + 16) / (pages + 16))));
+function nearestZap(list: readonly ModelVariant[], pages: number, fn: string): { list: ModelVariant[]; cum: Float64Array } {
+  // (a few calls are as near as none to a zap, ~16 pages off; not so for small counts of other functions)
+  const o = fn === 'page_remove_rmap' ? 16 : 0.5;
+  const d = list.map((v) => Math.abs(Math.log((zapOf(v, fn) + o) / (pages + o))));
   const best = Math.min(...d);
   const out = list.filter((_, i) => d[i] <= best + ZAP_SLACK);
   const cum = new Float64Array(out.length);
@@ -509,13 +514,20 @@ export function compileTree(key: string, shape: string, ids: (f: number) => numb
 
 /**
  * A variant of key `key` for an entry of the machine (features from the key's `Semantics.features`,
- * else none), compiled; null when no recording has the key.
+ * else none; one that slept when `e.blockedTree` names the key), compiled; null when no recording has the key.
  */
 export function modelPath(m: MachineCore, c: Cpu, t: Task, e: Env, key: string, feat?: string): CompiledPath | null {
   const k = modelKey(key);
   if (!k || !variantCount(k)) return null;
   const f = feat ?? featuresOf(key)?.(m, c, t, e) ?? '';
-  return variantCode(k, chooseVariant(k, f, false, m.pathRand.next()));
+  // an entry whose semantics decided it waits in its tree (`e.blockedTree` = the key: a swap-in's fault
+  // waiting for its read, mm/page_io.ts) takes a variant that slept, when one has its very features
+  // (`e.treeCount` [key, function, calls]: among those, the variants calling it nearest that often)
+  const r = m.pathRand.next();
+  const t3 = e.treeCount as [string, string, number] | undefined;
+  const tc = t3 && t3[0] === key ? ([t3[1], t3[2]] as const) : undefined;
+  const v = chooseVariant(k, f, e.blockedTree === key, r, tc?.[1], tc?.[0]);
+  return variantCode(k, e.blockedTree === key && v.feat.join('|') !== f ? chooseVariant(k, f, false, r, tc?.[1], tc?.[0]) : v);
 }
 
 /** The compiled program of a variant (the whole tree), made on first use. */

@@ -165,6 +165,8 @@ const SITES: Record<string, [string, string][]> = {
   blk_mq_submit_bio: [['block:block_getrq', 'after:__blk_mq_alloc_requests']],
   dd_insert_requests: [['block:block_rq_insert', 'before:elv_rb_add']],
   blk_mq_start_request: [['block:block_rq_issue', 'entry']],
+  // block/blk-mq.c blk_update_request (first): a recorded BLOCK softirq's completion (block/core.ts swapCompletion)
+  blk_update_request: [['block:block_rq_complete', 'entry']],
   iomap_iter: [['iomap:iomap_iter', 'entry']],
   __napi_poll: [['napi:napi_poll', 'exit']],
   fib_table_lookup: [['fib:fib_table_lookup', 'exit']],

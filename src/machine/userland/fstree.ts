@@ -138,7 +138,9 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.createFile('/usr/src/app/main.c', '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n');
   fs.createFile('/usr/src/app/util.c', 'int add(int a, int b) { return a + b; }\n');
   // swap file (1 GiB, as created by fallocate + mkswap) and a 200 MB data file like seed 000's
-  fs.createFile('/swapfile', { size: 1 << 30, gen: (o, l) => new Uint8Array(l) }, 0o600);
+  // its blocks where the recorded guest's are (fallocate'd by scripts/record/record.sh): the `swap` recording's
+  // first swap-out is slot 1 at sda1 sector 12094216 ("W 12096264 + 8 <- (8,1) 12094216"), so slot 0 is block 1511776
+  fs.createFile('/swapfile', { size: 1 << 30, gen: (o, l) => new Uint8Array(l) }, 0o600).diskBlock = 1511776;
   fs.createFile('/root/YEYEYE.txt', { size: 200 * 1024 * 1024, gen: (o, l) => synthBytes(0x5eed, o, l) });
   // /dev
   fs.devNode('/dev/null', 'null', false, 1, 3);
