@@ -167,6 +167,30 @@ describe('fs/pipe: FIFOs (fifo_open) and /proc/PID/wchan', function () {
     expect(log).to.deep.equal(['fifopipe wrote 1', `fifopipe wrote after close ${-EPIPE}`, 'fifokill wrote 1']);
   });
 
+  it('poll: an O_NONBLOCK reader opened without a writer sees no POLLHUP until a writer came and went (f_version)', () => {
+    const m = new Machine({ seed: 9 });
+    const log: number[] = [];
+    install(m, 'fifopoll', function* (u: U): Prog {
+      const poll = function* (fd: number): G<number> {
+        const r = yield* u.sys('poll', [0, 1, 0], { pfd: fd });
+        return (r.info as { revents: number[] }).revents[0];
+      };
+      yield* mkfifo(u, '/tmp/f');
+      const r = yield* u.open('/tmp/f', O_RDONLY | O_NONBLOCK);
+      log.push(yield* poll(r));
+      const w = yield* u.open('/tmp/f', O_WRONLY);
+      yield* u.write(w, 'x');
+      log.push(yield* poll(r));
+      yield* u.read(r, 1);
+      yield* u.close(w);
+      log.push(yield* poll(r));
+      return 0;
+    });
+    expect(m.run('fifopoll').status).to.equal(0);
+    // nothing ready; POLLIN; POLLHUP (the writer closed)
+    expect(log).to.deep.equal([0, 0x1, 0x10]);
+  });
+
   it('a signal ends a waiting open with EINTR and takes its side back (a writer then finds no reader)', () => {
     const m = new Machine({ seed: 6 });
     const log: string[] = [];

@@ -139,7 +139,7 @@ export function fifoOpen(c: Cpu, t: Task, e: Env, ino: Inode, flags: number, don
   if (p) p.files++;
   else {
     p = ino.pipe = new Pipe();
-    p.readers = p.writers = 0;
+    p.readers = p.writers = p.rCounter = p.wCounter = 0;
     p.files = 1;
   }
   const f = new OpenFile(fmode === FMODE_WRITE ? 'pipe_w' : 'pipe_r', ino, flags);
@@ -151,7 +151,11 @@ export function fifoOpen(c: Cpu, t: Task, e: Env, ino: Inode, flags: number, don
   if (fmode === FMODE_READ) {
     p.rCounter++;
     partner = p.readers++ === 0;
-    if (!p.writers && !(flags & O_NONBLOCK)) wait = 'w';
+    if (!p.writers) {
+      // O_NONBLOCK: no POLLHUP until a writer has come (filp->f_version)
+      if (flags & O_NONBLOCK) f.version = p.wCounter;
+      else wait = 'w';
+    }
   } else if (fmode === FMODE_WRITE) {
     p.wCounter++;
     partner = p.writers++ === 0;

@@ -230,6 +230,8 @@ export class OpenFile {
   constructor(readonly kind: 'file' | 'dir' | 'pipe_r' | 'pipe_w' | 'console' | 'dev' | 'proc' | 'sock',
     readonly inode: Inode | null, public flags: number) {}
   pipe: Pipe | null = null;
+  /** f_version: a FIFO opened O_NONBLOCK for reading with no writer keeps the pipe's w_counter (pipe_poll: no POLLHUP until a writer came) */
+  version = 0;
   sock: Sock | null = null;
   /** an open pseudo filesystem file (tracefs): reads, writes and release go to it */
   pseudo: PseudoOpen | null = null;

@@ -12,9 +12,9 @@ export class Pipe {
   bytes = 0;
   readers = 1;
   writers = 1;
-  /** opens for reading / writing so far (a FIFO's r_counter, w_counter) */
-  rCounter = 0;
-  wCounter = 0;
+  /** opens for reading / writing so far (r_counter, w_counter: 1 for an anonymous pipe, as get_pipe_inode sets them; a FIFO's count its opens) */
+  rCounter = 1;
+  wCounter = 1;
   /** the struct files holding this pipe (put_pipe_info frees it, and a FIFO's i_pipe, at 0) */
   files = 2;
   readWait: WaitQueue = [];
