@@ -132,6 +132,8 @@ interface FifoWait { f: OpenFile; p: Pipe; ino: Inode; fmode: number; cur: numbe
 export function fifoOpen(c: Cpu, t: Task, e: Env, ino: Inode, flags: number, done: (f: OpenFile) => void): number {
   const w = e.fifoWait as FifoWait | undefined;
   if (w) return fifoWaited(c, t, e, w, done);
+  // the recorded openat trees that ran fifo_open (paths/model.ts TREE_FEATURES)
+  e.treeFeat = ['fifo'];
   const fmode = fmodeOf(flags & 3);
   if (!fmode) { e.ret = -EINVAL; return H_CONT; }
   if (fmode === FMODE_WRITE && flags & O_NONBLOCK && !(ino.pipe?.readers)) { e.ret = -ENXIO; return H_CONT; }
