@@ -29,6 +29,12 @@ fsAttr.syscall('fchmodat', (m, _c, t, e) => {
   e.ret = ino ? chmodCommon(ino, Number(e.a[2])) : -ENOENT;
   return H_CONT;
 });
+/** chmod(path, mode): fchmodat relative to the working directory (glibc's lchmod: chmod of /proc/self/fd/N) */
+fsAttr.syscall('chmod', (m, _c, t, e) => {
+  const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);
+  e.ret = ino ? chmodCommon(ino, Number(e.a[1])) : -ENOENT;
+  return H_CONT;
+});
 /** fchmod(fd, mode): chmod_common on the open file's inode */
 fsAttr.syscall('fchmod', (_m, _c, t, e) => {
   const ino = fdOf(t, e.a[0])?.inode;

@@ -169,6 +169,7 @@ const FOPS: Record<string, Record<string, string>> = {
 };
 
 function fopsName(ino: Inode): string {
+  if (ino.isFifo) return 'pipefifo_fops';
   if (ino.isBlk) return 'def_blk_fops';
   if (ino.isChr) {
     const d = ino.dev;
@@ -217,6 +218,7 @@ function fileMode(f: OpenFile): number {
   const rw = (acc === 0 ? 1 : acc === 1 ? 2 : 3);
   const can = (rw & 1 ? 0x20000 : 0) | (rw & 2 ? 0x40000 : 0); // FMODE_CAN_READ / CAN_WRITE
   const OPENED = 0x80000, ATOMIC_POS = 0x8000, STREAM = 0x200000;
+  // (a FIFO's too: fifo_open's stream_open clears the FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE do_dentry_open set)
   if (f.kind === 'pipe_r' || f.kind === 'pipe_w') return rw | can | OPENED | STREAM;
   const ino = f.inode;
   if (!ino) return rw | 0x1c | can | OPENED;
@@ -283,7 +285,8 @@ export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
   // open(2) adds O_LARGEFILE on 64-bit (build_open_flags), O_CLOEXEC goes to the fd table and
   // do_dentry_open drops the creation flags (the guest: `ls /`'s 0x90800 open is f_flags 0x18800,
   // a shell's > redirection 0x8001); pipes and sockets are not opened by name
-  const opened = f.kind !== 'pipe_r' && f.kind !== 'pipe_w' && f.kind !== 'sock';
+  // (a FIFO is: its file has the FIFO's inode)
+  const opened = (f.inode !== null || (f.kind !== 'pipe_r' && f.kind !== 'pipe_w')) && f.kind !== 'sock';
   mem.setField(a, T, 'f_flags', opened ? (f.flags & ~(O_CREAT_ | O_EXCL_ | O_NOCTTY_ | O_TRUNC_ | O_CLOEXEC_)) | O_LARGEFILE_ : f.flags);
   mem.setField(a, T, 'f_mode', fileMode(f));
   mem.setField(a, T, 'f_pos', f.pos);

@@ -8,7 +8,7 @@
 import type { MachineCore } from '../core/machine';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
-import { Inode, OpenFile, FsType, PAGE, S_IFMT, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK } from '../include/fs';
+import { Inode, OpenFile, FsType, PAGE, S_IFMT, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK, S_IFIFO } from '../include/fs';
 import { Semantics } from '../paths/semantics';
 import { procFileKind } from '../paths/features';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
@@ -256,6 +256,13 @@ export class Fs {
     return this.link(pp.dir, pp.name, ino);
   }
 
+  /** The machine's device node under /dev of type `type` (S_IFCHR, S_IFBLK) and number `rdev`, if any. */
+  deviceNode(type: number, rdev: number): Inode | null {
+    const dev = this.lookup('/dev');
+    for (const n of dev?.children?.values() ?? []) if ((n.mode & S_IFMT) === type && n.rdev === rdev && n.dev) return n;
+    return null;
+  }
+
   devNullFile(): OpenFile {
     return new OpenFile('dev', this.lookup('/dev/null'), 2);
   }
@@ -318,6 +325,45 @@ namei.syscall('mkdirat', (m, _c, t, e) => {
 });
 namei.syscall('mkdir', (m, _c, t, e) => {
   e.ret = mkdirAt(m, t, t.proc.cwd, String(e.a[0]), Number(e.a[1]));
+  return H_CONT;
+});
+const EPERM = 1, EINVAL = 22, S_IFSOCK = 0o140000;
+/**
+ * do_mknodat, for mknodat(2) and mknod(2): may_mknod (a directory: EPERM; an unknown type: EINVAL),
+ * filename_create (EEXIST, ENOENT), the umask, then vfs_create for a regular file (type 0 or S_IFREG) and
+ * vfs_mknod for a FIFO, a socket or, with CAP_MKNOD (root), a device (new_decode_dev of `dev`: the node
+ * opens the driver of the machine's node of that number, if any); /proc and pseudo filesystems have no mknod.
+ */
+function mknodAt(m: FsMachine, t: Task, cwd: string, p: string, mode: number, dev: number): number {
+  const type = mode & S_IFMT;
+  if (type === S_IFDIR) return -EPERM;
+  if (type !== 0 && type !== S_IFREG && type !== S_IFCHR && type !== S_IFBLK && type !== S_IFIFO && type !== S_IFSOCK) return -EINVAL;
+  if (m.fs.lookup(p, cwd, true)) return -EEXIST;
+  const pp = m.fs.lookupParent(p, cwd);
+  if (!pp) return -ENOENT;
+  const dir = pp.dir.mounted ?? pp.dir;
+  if (dir.pseudo || dir.fs === 'proc' || dir.fs === 'sysfs') return -EPERM;
+  const device = type === S_IFCHR || type === S_IFBLK;
+  if (device && t.euid !== 0) return -EPERM;
+  const ino = m.fs.mk((type || S_IFREG) | (mode & 0o7777 & ~t.proc.umask), pp.dir.fs);
+  ino.uid = t.euid;
+  ino.gid = t.egid;
+  if (ino.isReg) { ino.data = Buffer.alloc(0); m.fs.allocExtent(ino); }
+  if (device) {
+    const major = (dev & 0xfff00) >> 8, minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+    ino.rdev = (major << 8) | minor;
+    const drv = m.fs.deviceNode(type, ino.rdev);
+    if (drv) { ino.dev = drv.dev; ino.cdev = drv.cdev; }
+  }
+  m.fs.link(pp.dir, pp.name, ino);
+  return 0;
+}
+namei.syscall('mknodat', (m, _c, t, e) => {
+  e.ret = mknodAt(m, t, atDir(m, t, e.a[0], e.a[1]), String(e.a[1]), Number(e.a[2]), Number(e.a[3]));
+  return H_CONT;
+});
+namei.syscall('mknod', (m, _c, t, e) => {
+  e.ret = mknodAt(m, t, t.proc.cwd, String(e.a[0]), Number(e.a[1]), Number(e.a[2]));
   return H_CONT;
 });
 /** do_unlinkat / do_rmdir, for unlinkat(2) (AT_REMOVEDIR 0x200: rmdir), unlink(2) and rmdir(2) */

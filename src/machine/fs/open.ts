@@ -11,20 +11,24 @@ import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
 import { Task, RW_TASKWORK } from '../include/sched';
 import type { Cpu } from '../include/cpu';
 import type { Env } from '../include/kstack';
-import { OpenFile, S_IFREG, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_WRONLY, PAGE } from '../include/fs';
+import { OpenFile, S_IFMT, S_IFREG, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_WRONLY, O_PATH, PAGE } from '../include/fs';
 import type { Inode } from '../include/fs';
 import { fdOf, installFd } from '../include/fdtable';
 import { drain } from '../kernel/sched/core';
 import { kmem } from '../../kernel/memory';
 import { fillFile } from './layout';
 import { journalOf } from './ext4';
+import { fifoOpen, fifoWaiting } from './pipe';
 
-const ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22;
+const ENXIO = 6, ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22;
 
 export const fsOpen = new Semantics<FsMachine>('fs/open');
 
 /** The open itself (lookup, create, the checks of do_open, the file opened and installed: fd_install). */
 function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, flags: number, mode: number): number {
+  // the open of a FIFO that slept for its partner, woken
+  const waited = fifoWaiting(e);
+  if (waited) return fifoOpen(c, t, e, waited, flags, (f) => opened(t, e, f));
   const fs = m.fs;
   const cwd = atDir(m, t, dfd, p);
   let ino = fs.lookup(p, cwd);
@@ -42,6 +46,10 @@ function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, 
   } else if (flags & O_CREAT && flags & O_EXCL) { e.ret = -EEXIST; return H_CONT; }
   if (flags & O_DIRECTORY && !ino.isDir) { e.ret = -ENOTDIR; return H_CONT; }
   if (ino.isDir && (flags & 3)) { e.ret = -EISDIR; return H_CONT; }
+  // a socket's node, a device node no driver has (chrdev_open, blkdev_open): ENXIO
+  if (!(flags & O_PATH) && ((ino.mode & S_IFMT) === 0o140000 || ((ino.isChr || ino.isBlk) && !ino.dev))) { e.ret = -ENXIO; return H_CONT; }
+  // a FIFO's f_op->open (an O_PATH open calls no open method)
+  if (ino.isFifo && !(flags & O_PATH)) return fifoOpen(c, t, e, ino, flags, (f) => opened(t, e, f));
   let f: OpenFile;
   if (ino.pseudo && !ino.isDir) {
     // a tracefs/debugfs file: its file_operations' open (which may refuse: EBUSY, EPERM ...)
@@ -56,11 +64,14 @@ function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, 
   else f = new OpenFile('file', ino, flags);
   if (flags & O_TRUNC && ino.isReg && !ino.show) truncateFile(m, ino, 0);
   if (flags & O_APPEND) f.pos = ino.size;
+  opened(t, e, f);
+  return H_CONT;
+}
+/** The open's file installed (fd_install): the struct file and fd the rest of the open path sees from do_dentry_open on. */
+function opened(t: Task, e: Env, f: OpenFile): void {
   e.ret = installFd(t, f);
-  // the struct file and fd the rest of the open path sees from do_dentry_open on (fd_install(fd, file), ...)
   e.opened = f;
   e.fd = e.ret;
-  return H_CONT;
 }
 /**
  * do_dentry_open: the file the open made is the struct file path_openat allocated (bound to its address

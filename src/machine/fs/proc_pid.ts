@@ -8,6 +8,7 @@
  */
 import { Inode, S_IFDIR, S_IFREG, S_IFLNK, OpenFile } from '../include/fs';
 import type { Task } from '../include/sched';
+import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Fs, FsMachine } from './namei';
 import { PROC_PID_FILES } from '../paths/features';
 
@@ -145,9 +146,20 @@ export function statusText(t: Task, m: FsMachine): string {
 }
 const hex16 = (v: number | bigint) => BigInt.asUintN(64, typeof v === 'bigint' ? v : BigInt(Math.trunc(v))).toString(16).padStart(16, '0');
 
+/**
+ * /proc/PID/wchan (proc_pid_wchan): the function the task sleeps in (get_wchan: the first function of its
+ * stack that is not the scheduler's; the machine's sleeps name it: `Task.wchan`), without a newline; "0" for a
+ * task that runs or is runnable, one that exited, or a reader ptrace_may_access refuses (another user's task).
+ */
+export function wchanText(t: Task, reader: Task | null): string {
+  if (reader && reader.euid !== 0 && (reader.euid !== t.uid || reader.euid !== t.euid)) return '0';
+  if (t.state === TASK_RUNNING || t.proc.exited || t.state & TASK_DEAD || !t.wchan) return '0';
+  return t.wchan;
+}
+
 /** the path an open file shows as its /proc/<pid>/fd/N link target (d_path, or pipe:[ino] / socket:[ino]) */
 function fdTarget(fs: Fs, f: OpenFile): string {
-  if (f.kind === 'pipe_r' || f.kind === 'pipe_w') return `pipe:[${pseudoIno(f.pipe ?? f)}]`;
+  if ((f.kind === 'pipe_r' || f.kind === 'pipe_w') && !f.inode) return `pipe:[${pseudoIno(f.pipe ?? f)}]`;
   if (f.kind === 'sock') return `socket:[${pseudoIno(f.sock ?? f)}]`;
   if (f.kind === 'console') return '/dev/pts/0';
   return f.inode ? fs.pathOf(f.inode) : 'anon_inode:[eventfd]';
@@ -179,15 +191,13 @@ export function procRoot(m: FsMachine, fs: Fs, proc: Inode): DynDir {
     void name;
     return l;
   };
-  const pidDir = (t: Task): Inode => {
-    let d = dirs.get(t.pid);
-    if (d && d.task === t) return d.dir;
-    const pid = t.pid;
-    const dir = mkIno(S_IFDIR, 0o555, pid, 0);
-    dir.parent = proc;
-    dir.uid = t.uid;
+  /**
+   * The files of a task's directory `dir` (/proc/PID/ of a thread-group leader, /proc/PID/task/TID/ of any
+   * thread: tid_base_stuff has the same files but task/), numbered from `id` (the pid or the tid).
+   */
+  const taskFiles = (t: Task, dir: Inode, id: number): void => {
     const file = (name: string, show: () => string, k: number, mode = 0o444) => {
-      const f = mkIno(S_IFREG, mode, pid, k);
+      const f = mkIno(S_IFREG, mode, id, k);
       f.show = show;
       if (PROC_PID_FILES.includes(name)) f.procKind = `proc_${name}`;
       f.parent = dir;
@@ -198,9 +208,10 @@ export function procRoot(m: FsMachine, fs: Fs, proc: Inode): DynDir {
     file('status', () => statusText(t, m), 2);
     file('cmdline', () => (t.kthread || t.proc.exited ? '' : t.proc.argv.map((a) => a + '\0').join('')), 3);
     file('comm', () => `${procComm(t)}\n`, 4, 0o644);
+    file('wchan', () => wchanText(t, current()), 24);
     let k = 8;
     for (const [name, show] of extraFiles) file(name, () => show(t, m), k++);
-    const fdDir = mkIno(S_IFDIR, 0o500, pid, 5);
+    const fdDir = mkIno(S_IFDIR, 0o500, id, 5);
     fdDir.parent = dir;
     dir.children!.set('fd', fdDir);
     fdDir.dyn = {
@@ -208,7 +219,7 @@ export function procRoot(m: FsMachine, fs: Fs, proc: Inode): DynDir {
       child: (n) => {
         const f = /^\d+$/.test(n) ? t.proc.fds[Number(n)] : null;
         if (!f) return null;
-        const l = link(n, () => fdTarget(fs, f), pid, 32 + Number(n) % 32, fdDir);
+        const l = link(n, () => fdTarget(fs, f), id, 32 + Number(n) % 32, fdDir);
         // the link's mode shows how the descriptor was opened (lr-x / l-wx / lrwx)
         const acc = f.flags & 3;
         l.mode = S_IFLNK | (acc === 0 ? 0o500 : acc === 1 ? 0o300 : 0o700);
@@ -217,9 +228,41 @@ export function procRoot(m: FsMachine, fs: Fs, proc: Inode): DynDir {
       },
     };
     if (!t.kthread) {
-      dir.children!.set('cwd', link('cwd', () => t.proc.cwd, pid, 6, dir));
-      dir.children!.set('exe', link('exe', () => t.proc.exe, pid, 7, dir));
+      dir.children!.set('cwd', link('cwd', () => t.proc.cwd, id, 6, dir));
+      dir.children!.set('exe', link('exe', () => t.proc.exe, id, 7, dir));
     }
+  };
+  const pidDir = (t: Task): Inode => {
+    let d = dirs.get(t.pid);
+    if (d && d.task === t) return d.dir;
+    const pid = t.pid;
+    const dir = mkIno(S_IFDIR, 0o555, pid, 0);
+    dir.parent = proc;
+    dir.uid = t.uid;
+    taskFiles(t, dir, pid);
+    // task/: a directory per thread of the process (proc_task_lookup), made when looked up
+    const taskDir = mkIno(S_IFDIR, 0o555, pid, 25);
+    taskDir.parent = dir;
+    taskDir.uid = t.uid;
+    dir.children!.set('task', taskDir);
+    const threadDirs = new Map<Task, Inode>();
+    const live = (): Task[] => t.proc.threads.filter((x) => x.state !== TASK_DEAD);
+    taskDir.dyn = {
+      list: () => live().map((x) => String(x.tid)),
+      child: (n) => {
+        const th = live().find((x) => String(x.tid) === n);
+        if (!th) return null;
+        let td = threadDirs.get(th);
+        if (!td) {
+          td = mkIno(S_IFDIR, 0o555, th.tid, 26);
+          td.parent = taskDir;
+          td.uid = th.uid;
+          taskFiles(th, td, th.tid);
+          threadDirs.set(th, td);
+        }
+        return td;
+      },
+    };
     dirs.set(pid, { task: t, dir });
     return dir;
   };

@@ -25,7 +25,8 @@ fsReadWrite.cond('blkdev', (_m, _c, _t, e) => e.blkdev === true);
 fsReadWrite.hook('read_dispatch', (m, c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f) { e.ret = -EBADF; return H_CONT; }
-  if (!(f.flags & 3) && f.kind === 'pipe_w') { e.ret = -EBADF; return H_CONT; }
+  // a pipe's or FIFO's write side (vfs_read: no FMODE_READ)
+  if (f.pipe && (f.flags & 3) === 1) { e.ret = -EBADF; return H_CONT; }
   e.file = f;
   e.count = e.a[e.name === 'pread64' ? 2 : 2] as number;
   e.pos = e.name === 'pread64' ? (e.a[3] as number) : f.pos;
@@ -119,7 +120,10 @@ fsReadWrite.hook('write_dispatch', (m, c, t, e) => {
       pushPath(t.ks, f.flags & O_DIRECT && ino.fs === 'ext4' && ino.isReg ? 'write_direct' : 'write_generic', e);
       return H_PUSHED;
     }
-    case 'pipe_w': pushPath(t.ks, 'write_pipe', e); return H_PUSHED;
+    // a pipe's write end, a FIFO open for writing (O_WRONLY or O_RDWR); vfs_write: EBADF without FMODE_WRITE
+    case 'pipe_w': case 'pipe_r':
+      if (!(f.flags & 3)) { e.ret = -EBADF; return H_CONT; }
+      pushPath(t.ks, 'write_pipe', e); return H_PUSHED;
     case 'sock': e.sock = f.sock; e.sk = f.sock; pushPath(t.ks, 'sock_write', e); return H_PUSHED;
     case 'console': pushPath(t.ks, 'write_tty', e); return H_PUSHED;
     case 'proc': {

@@ -32,14 +32,17 @@ function pollFile(f: OpenFile, events: number, queues: WaitQueue[]): number {
     if (s.isTcp && s.rxEof && s.finSent) r |= POLLHUP;
     queues.push(s.readWait, s.writeWait);
   } else if (f.pipe) {
+    // pipe_poll by f_mode: a FIFO open O_RDWR is both
     const p = f.pipe;
-    if (f.kind === 'pipe_r') {
+    const acc = f.flags & 3;
+    if (acc !== 1) {
       if (p.bytes > 0) r |= POLLIN;
-      if (p.writers === 0) r |= POLLHUP;
+      if (p.writers === 0 && f.version !== p.wCounter) r |= POLLHUP;
       queues.push(p.readWait);
-    } else {
+    }
+    if (acc !== 0) {
+      if (p.bytes < 65536) r |= POLLOUT;
       if (p.readers === 0) r |= POLLERR;
-      else if (p.bytes < 65536) r |= POLLOUT;
       queues.push(p.writeWait);
     }
   } else r |= POLLIN | POLLOUT; // regular files, /dev/null, terminals: always ready

@@ -34,7 +34,7 @@ fsStat.hook('stat', (m, _c, t, e) => {
   let ino: Inode | null;
   const kind = flags & 0x1000 ? fdOf(t, e.a[0])?.kind : undefined;
   if (kind === 'console') { e.info = { ...TTY_STAT } as unknown as Record<string, unknown>; e.ret = 0; return H_CONT; }
-  if (kind === 'pipe_r' || kind === 'pipe_w') { e.info = pipeStat(t.euid, t.egid) as unknown as Record<string, unknown>; e.ret = 0; return H_CONT; }
+  if ((kind === 'pipe_r' || kind === 'pipe_w') && !fdOf(t, e.a[0])!.inode) { e.info = pipeStat(t.euid, t.egid) as unknown as Record<string, unknown>; e.ret = 0; return H_CONT; }
   if (flags & 0x1000) ino = fdOf(t, e.a[0])?.inode ?? null;
   else ino = m.fs.lookup(String(e.a[1]), atDir(m, t, e.a[0], e.a[1]), (flags & 0x100) !== 0);
   if (!ino) { e.ret = (flags & 0x1000) ? -EBADF : -ENOENT; return H_CONT; }

@@ -61,6 +61,8 @@ export class Inode {
   dirtyPages = 0;
   /** tasks waiting for I/O on this inode's pages (made at the first wait: a boot makes ~1,000 inodes) */
   waiters: WaitQueue | null = null;
+  /** a FIFO's pipe while the FIFO is open (i_pipe: made by the first open, freed by the last close; fs/pipe.ts) */
+  pipe: Pipe | null = null;
   constructor(ino: number, mode: number, fs: FsType, now: number) {
     this.ino = ino;
     this.mode = mode;
@@ -73,6 +75,7 @@ export class Inode {
   get isLnk(): boolean { return (this.mode & S_IFMT) === S_IFLNK; }
   get isChr(): boolean { return (this.mode & S_IFMT) === S_IFCHR; }
   get isBlk(): boolean { return (this.mode & S_IFMT) === S_IFBLK; }
+  get isFifo(): boolean { return (this.mode & S_IFMT) === S_IFIFO; }
   /** grow the page-cache state array to cover `size` bytes */
   ensurePages(size: number): void {
     const n = Math.ceil(size / PAGE);
@@ -227,6 +230,8 @@ export class OpenFile {
   constructor(readonly kind: 'file' | 'dir' | 'pipe_r' | 'pipe_w' | 'console' | 'dev' | 'proc' | 'sock',
     readonly inode: Inode | null, public flags: number) {}
   pipe: Pipe | null = null;
+  /** f_version: a FIFO opened O_NONBLOCK for reading with no writer keeps the pipe's w_counter (pipe_poll: no POLLHUP until a writer came) */
+  version = 0;
   sock: Sock | null = null;
   /** an open pseudo filesystem file (tracefs): reads, writes and release go to it */
   pseudo: PseudoOpen | null = null;
@@ -260,7 +265,7 @@ export class ConsoleFile extends OpenFile {
 
 /** open(2) flags (include/uapi/asm-generic/fcntl.h). */
 export const O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_CREAT = 0o100, O_EXCL = 0o200, O_TRUNC = 0o1000,
-  O_APPEND = 0o2000, O_DIRECTORY = 0o200000, O_DIRECT = 0o40000,
+  O_APPEND = 0o2000, O_NONBLOCK = 0o4000, O_PATH = 0o10000000, O_DIRECTORY = 0o200000, O_DIRECT = 0o40000,
   /** what open(2) adds on 64-bit (force_o_largefile): in every file's f_flags, F_GETFL's result */
   O_LARGEFILE = 0o100000;
 

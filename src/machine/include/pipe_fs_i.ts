@@ -1,4 +1,8 @@
-/** Pipes (include/linux/pipe_fs_i.h): a 64 KiB buffer with reader/writer counts and wait queues; fs/pipe.ts has their semantics. */
+/**
+ * Pipes (include/linux/pipe_fs_i.h): a 64 KiB buffer with reader/writer counts and wait queues; fs/pipe.ts has
+ * their semantics.  A FIFO's pipe (the inode's i_pipe) also counts the opens of each side (r_counter,
+ * w_counter: what an open waiting for its partner watches) and the struct files that hold it (files).
+ */
 import type { WaitQueue } from './wait';
 
 export const PIPE_BUF_SIZE = 65536;
@@ -8,6 +12,11 @@ export class Pipe {
   bytes = 0;
   readers = 1;
   writers = 1;
+  /** opens for reading / writing so far (r_counter, w_counter: 1 for an anonymous pipe, as get_pipe_inode sets them; a FIFO's count its opens) */
+  rCounter = 1;
+  wCounter = 1;
+  /** the struct files holding this pipe (put_pipe_info frees it, and a FIFO's i_pipe, at 0) */
+  files = 2;
   readWait: WaitQueue = [];
   writeWait: WaitQueue = [];
   push(b: Uint8Array): number {

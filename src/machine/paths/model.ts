@@ -142,6 +142,9 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   'sys:exit_group': [['swp', 'free_swap_and_cache']],
   // write(2): an O_DIRECT write (iomap direct I/O: the bio submitted and waited for in the call)
   'sys:write': [['dio', 'iomap_dio_rw']],
+  // openat(2) of a FIFO: its open method, fifo_open (fs/pipe.ts fifoOpen); the only other tree feature of the
+  // key, it leaves the other opens' choice as it was (every variant without it scores the same there)
+  'sys:openat': [['fifo', 'fifo_open']],
   // recvfrom(2) of a TCP socket: tcp_cleanup_rbuf sent an ACK (the delayed one, or a window update for a
   // blocked sender), the read used up a queued skb (freed: skb_attempt_defer_free); net/tcp.ts
   'sys:recvfrom': [['ack', 'tcp_send_ack'], ['free', 'skb_attempt_defer_free']],

@@ -24,6 +24,8 @@ export const MORE_TOOL_NAMES = ['sed', 'tr', 'chmod', 'ln', 'readlink', 'df', 'd
 export const SEED_TOOL_NAMES = ['mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk', 'timeout', 'trace-cmd', 'perf'];
 /** the network tools (programs/nc.ts), created after everything else */
 export const NET_TOOL_NAMES = ['nc'];
+/** coreutils' mkfifo and mknod (programs/mknod.ts), created after everything else */
+export const FIFO_TOOL_NAMES = ['mkfifo', 'mknod'];
 
 /**
  * Size and mtime (seconds since the epoch: the package's build time, which dpkg gives the files
@@ -51,7 +53,7 @@ const DEBIAN_FILES: Record<string, [number, number]> = {
   df: [102200, 1663687647], du: [175440, 1663687647], date: [121904, 1663687647], id: [48144, 1663687647],
   env: [48536, 1663687647], tee: [43984, 1663687647], xargs: [72136, 1673201273], seq: [60336, 1663687647],
   free: [26936, 1671429998], uptime: [14648, 1671429998], dmesg: [88656, 1732219314], which: [946, 1690587995],
-  readlink: [56208, 1663687647], sh: [125640, 1672924848],
+  readlink: [56208, 1663687647], sh: [125640, 1672924848], mkfifo: [68784, 1663687647], mknod: [72912, 1663687647],
 };
 /** when the system was installed (debootstrap): 2025-11-12 09:30:00 UTC, nine days before the session */
 export const INSTALL_S = 1762939800;
@@ -196,6 +198,10 @@ export function populate(m: FsMachine, fs: Fs): void {
   // the serial console (drivers/serial8250.ts): crw--w---- root:tty, as udev makes it on Debian; last,
   // so earlier inodes keep their numbers
   fs.devNode('/dev/ttyS0', 'ttyS', false, 4, 64, 0o620).gid = 5;
+  for (const p of FIFO_TOOL_NAMES) {
+    const [size] = DEBIAN_FILES[p];
+    fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(2) + p.length), o, l) }, 0o755);
+  }
   void S_IFREG; void KERNEL_RELEASE;
 }
 

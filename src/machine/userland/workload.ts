@@ -18,7 +18,7 @@ import { KTimer, pushScheduleTimeout } from '../kernel/timer';
 import { rcuGpKthread, type RcuMachine } from '../kernel/rcu';
 import { DelayedWork, queueDelayed, workerThread } from '../kernel/workqueue';
 import { shMain } from './sh/exec';
-import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES, NET_TOOL_NAMES } from './fstree';
+import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES, NET_TOOL_NAMES, FIFO_TOOL_NAMES } from './fstree';
 import { services, RSYSLOGD_THREADS, rsyslogdThread } from './programs/services';
 import { bootKthreads, bootServices, type BootKthread } from './boot_tasks';
 
@@ -44,6 +44,7 @@ const tools: ProgramModule = () => (require('./programs/tools') as typeof import
 const seedTools: ProgramModule = () => (require('./programs/seed_tools') as typeof import('./programs/seed_tools')).seedTools;
 const traceCmd: ProgramModule = () => ({ 'trace-cmd': (require('./programs/trace_cmd') as typeof import('./programs/trace_cmd')).traceCmd });
 const perf: ProgramModule = () => ({ perf: (require('./programs/perf') as typeof import('./programs/perf')).perf });
+const mknod: ProgramModule = () => (require('./programs/mknod') as typeof import('./programs/mknod')).mknodPrograms;
 const nc: ProgramModule = () => ({ nc: (require('./programs/nc') as typeof import('./programs/nc')).nc });
 /** an nginx worker: its module loaded when a connection first wakes one */
 const nginxWorkerMain: ProgramMain = function* (u) {
@@ -71,7 +72,7 @@ export const PROGRAM_MODULES: Readonly<Record<string, ProgramModule>> = {
   block_hasher: bench, tbench_srv: dbench, tbench: dbench, dbench,
   tar: tools, make: tools, cc: tools, gcc: tools,
   mount: seedTools, mkswap: seedTools, cut: seedTools, sort: seedTools, uniq: seedTools, awk: seedTools, timeout: seedTools,
-  'trace-cmd': traceCmd, perf, nc,
+  'trace-cmd': traceCmd, perf, nc, mkfifo: mknod, mknod,
   systemd: boot, 'systemd-journald': boot, sshd: boot, rsyslogd: boot, nginx: boot, cron: boot,
 };
 
@@ -82,7 +83,7 @@ function lazyMain(name: string, load: ProgramModule): ProgramMain {
 }
 
 export function registerPrograms(m: ProcMachine): void {
-  for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES, ...NET_TOOL_NAMES]) {
+  for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES, ...NET_TOOL_NAMES, ...FIFO_TOOL_NAMES]) {
     const load = PROGRAM_MODULES[name];
     const main = name === 'sh' || name === 'bash' ? shMain : load && lazyMain(name, load);
     if (main) m.procs.programs.set(`/usr/bin/${name}`, main);

@@ -77,6 +77,44 @@ export function* readlink(u: U, p: string): G<string | null> {
   return r.ret < 0 ? null : String((r.info as { target?: string } | undefined)?.target ?? '');
 }
 
+/** who letters' bits (gnulib modechange.c): u, g, o, a */
+const WHO: Record<string, number> = { u: 0o4700, g: 0o2070, o: 0o1007, a: 0o7777 };
+/** permission letters' bits, for every who */
+const PERM: Record<string, number> = { r: 0o444, w: 0o222, x: 0o111, s: 0o6000, t: 0o1000 };
+/**
+ * A mode string applied to `old` (gnulib mode_compile + mode_adjust, as chmod, mkdir -m, mkfifo -m and
+ * mknod -m use it): octal (every bit set as given) or comma-separated [ugoa]*[-+=][rwxXst]* clauses; a
+ * clause without who letters is limited by `umask`; a directory keeps its set-id bits unless a clause names
+ * them.  Null for an invalid mode.
+ */
+export function modeAdjust(old: number, isDir: boolean, umask: number, spec: string): number | null {
+  if (/^[0-7]+$/.test(spec)) {
+    const v = parseInt(spec, 8);
+    // (a directory keeps its set-id bits when fewer than 4 digits name them)
+    return v > 0o7777 ? null : isDir && spec.replace(/^0+/, '').length < 4 ? v | (old & 0o6000) : v;
+  }
+  let mode = old;
+  for (const clause of spec.split(',')) {
+    const m = /^([ugoa]*)([-+=][rwxXst]*)+$/.exec(clause);
+    if (!m) return null;
+    let affected = 0;
+    for (const w of m[1]) affected |= WHO[w];
+    for (const op of clause.slice(m[1].length).match(/[-+=][rwxXst]*/g)!) {
+      let value = 0;
+      for (const ch of op.slice(1)) {
+        if (ch === 'X') { if (old & 0o111 || isDir) value |= 0o111; } else value |= PERM[ch];
+      }
+      const mentioned = affected ? affected & value : value;
+      const omit = (isDir ? 0o6000 : 0) & ~mentioned;
+      value &= (affected || ~umask) & ~omit;
+      if (op[0] === '=') mode = (mode & ((affected ? ~affected : 0) | omit)) | value;
+      else if (op[0] === '+') mode |= value;
+      else mode &= ~value;
+    }
+  }
+  return mode & 0o7777;
+}
+
 const chmod: ProgramMain = function* (u, argv) {
   const { flags, ops } = parseArgs(argv);
   if (ops.length < 2) { yield* u.err(`chmod: missing operand${ops.length ? ` after '${ops[0]}'` : ''}\nTry 'chmod --help' for more information.\n`); return 1; }
@@ -85,26 +123,8 @@ const chmod: ProgramMain = function* (u, argv) {
   for (const p of ops.slice(1)) {
     const s = yield* u.stat(p);
     if (typeof s === 'number') { yield* u.err(`chmod: cannot access '${p}': ${errStr(s)}\n`); st = 1; continue; }
-    let mode = s.mode & 0o7777;
-    if (/^[0-7]+$/.test(spec)) mode = parseInt(spec, 8);
-    else {
-      for (const clause of spec.split(',')) {
-        const m = /^([ugoa]*)([-+=])([rwxXst]*)$/.exec(clause);
-        if (!m) { yield* u.err(`chmod: invalid mode: '${spec}'\nTry 'chmod --help' for more information.\n`); return 1; }
-        const who = m[1] || 'a';
-        let bits = 0;
-        for (const ch of m[3]) {
-          const b = ch === 'r' ? 4 : ch === 'w' ? 2 : ch === 'x' || (ch === 'X' && (s.isDir || mode & 0o111)) ? 1 : 0;
-          if (who.includes('u') || who.includes('a')) bits |= b << 6;
-          if (who.includes('g') || who.includes('a')) bits |= b << 3;
-          if (who.includes('o') || who.includes('a')) bits |= b;
-          if (ch === 's') bits |= (who.includes('u') || who.includes('a') ? 0o4000 : 0) | (who.includes('g') || who.includes('a') ? 0o2000 : 0);
-          if (ch === 't') bits |= 0o1000;
-        }
-        const mask = (who.includes('u') || who.includes('a') ? 0o4700 : 0) | (who.includes('g') || who.includes('a') ? 0o2070 : 0) | (who.includes('o') || who.includes('a') ? 0o1007 : 0);
-        mode = m[2] === '+' ? mode | bits : m[2] === '-' ? mode & ~bits : (mode & ~mask) | bits;
-      }
-    }
+    const mode = modeAdjust(s.mode & 0o7777, s.isDir, 0, spec);
+    if (mode === null) { yield* u.err(`chmod: invalid mode: '${spec}'\nTry 'chmod --help' for more information.\n`); return 1; }
     const r = yield* u.sys('fchmodat', [AT_FDCWD, p, mode]);
     if (r.ret < 0) { yield* u.err(`chmod: changing permissions of '${p}': ${errStr(r.ret)}\n`); st = 1; }
     else if (flags.has('v')) yield* u.out(`mode of '${p}' changed from ${(s.mode & 0o7777).toString(8).padStart(4, '0')} (${modeString(s).slice(1)}) to ${mode.toString(8).padStart(4, '0')} (${modeString({ ...s, mode: (s.mode & ~0o7777) | mode }).slice(1)})\n`);
