@@ -9,6 +9,11 @@
  *   sys     normalized edit similarity of each task's syscall-name sequence vs the strace recording
  *           (tasks matched in creation order; fidelity_measure.ts syscallSimilarity says why per task)
  *   distinct functions, calls, syscalls and page faults (handle_mm_fault calls) on each side
+ * The machine runs at the recordings' CPU speed (cpuSlowdown: their QEMU guest emulated the CPU, TCG):
+ * a full run measures every workload twice, first at hardware speed (cpuSlowdown 1: FIDELITY.md's
+ * "At hardware speed" table, and the on-CPU times fidelity_speed.ts derives the recordings' slowdown
+ * from, stored in bench/recording_speed.json), then at that slowdown (the main table). A run of some
+ * workloads uses the stored slowdown; `--slowdown X` sets it (1: hardware speed).
  */
 import * as fs from 'fs';
 import * as path from 'path';

@@ -110,10 +110,14 @@ export function fnCosts(slowdown = 1): Uint16Array {
 /** The cost of function `id` on a CPU `slowdown` times slower than hardware, filled into its table on first use. */
 export function fnCost(id: number, slowdown = 1): number {
   const t = slowdown === 1 ? costs ?? fnCosts() : fnCosts(slowdown);
-  return t[id] || (t[id] = scaledCost(18 + (hash32(id + 7) % 110), slowdown));
+  return t[id] || costInto(t, id, slowdown);
 }
 
-const scaledCost = (ns: number, slowdown: number): number => (slowdown === 1 ? ns : Math.max(1, Math.round(ns * slowdown)));
+/** Fill in the cost of function `id` in `t`, the table of `slowdown` (out of interp's loop: its first use only). */
+function costInto(t: Uint16Array, id: number, slowdown: number): number {
+  const ns = 18 + (hash32(id + 7) % 110);
+  return (t[id] = slowdown === 1 ? ns : Math.max(1, Math.round(ns * slowdown)));
+}
 
 function argsOf(m: MachineCore, c: Cpu, t: Task, e: Env, fn: number): unknown[] {
   const b = fnArgsOf(fn) ?? genericArgs(fn);
@@ -208,8 +212,7 @@ export function newEnv(name: string, extra?: Record<string, unknown>): Env {
  * went idle (R_IDLE).
  */
 export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: number, base = 0): number {
-  const slow = m.cpuSlowdown;
-  const cost = slow === 1 ? costs ?? fnCosts() : fnCosts(slow);
+  const cost = m.cpuSlowdown === 1 ? costs ?? fnCosts() : fnCosts(m.cpuSlowdown);
   const st = sites;
   const retAddr = returnAddress;
   const fnS = ks.fn;
@@ -239,7 +242,7 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
         }
         sp++;
         calls++;
-        now += cost[op] || fnCost(op, slow);
+        now += cost[op] || costInto(cost, op, m.cpuSlowdown);
         if (now >= until) {
           m.now = now; f.pc = pc; ks.sp = sp; m.kcalls += calls;
           return RS_BUDGET;
