@@ -23,9 +23,10 @@ import { syscallByNr } from '../src/kernel/syscalls';
 import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } from '../src/kernel/tracepoint';
 import { Machine } from '../src/machine/machine';
 import { MemCgroup } from '../src/machine/include/mm_types';
-import type { Process } from '../src/machine/include/sched';
+import type { Process, Task } from '../src/machine/include/sched';
 import { OpenFile, O_WRONLY, O_LARGEFILE } from '../src/machine/include/fs';
 import { SIGINT, SIGQUIT } from '../src/machine/include/signal';
+import { TASK_INTERRUPTIBLE } from '../src/machine/include/sched';
 import type { FidelitySide } from './fidelity_measure';
 
 export interface SimOptions {
@@ -44,6 +45,8 @@ export interface SimOptions {
   memcgMax?: number;
   /** the CPU the launcher is forked on (a recording's: where its workload started; else one drawn) */
   cpu?: number;
+  /** how many times slower than hardware the machine's CPUs run (MachineOptions.cpuSlowdown; default 1) */
+  cpuSlowdown?: number;
 }
 
 /** A recording flag's size ('4M', '512K', '1G', bytes) in bytes. */
@@ -55,6 +58,8 @@ export function flagBytes(v: string): number {
 
 export interface SimResult extends FidelitySide {
   status: number; exited: boolean; virtualNs: number; output: string;
+  /** on-CPU time of the workload's tasks from the counting start (Σ sum_exec_runtime), ns: fidelity_speed.ts */
+  onCpuNs: number;
   /** calls per kernel entry (fidelity_measure.ts entry names: 'sys:NAME', 'fault', 'irq', 'other') */
   byEntry: Map<string, number>;
 }
@@ -135,21 +140,30 @@ function runSetup(m: Machine, command: string, o: SimOptions): void {
 function startRecorderProcesses(m: Machine): Process {
   m.run(`mkdir -p /root/rec; printf '( sleep ${RUN_TIMEOUT_S}; true ) &\\nwait\\n' > /root/rec/recorder.sh; ` +
     `printf 'sh /root/rec/recorder.sh\\ntrue\\n' > /sbin/recorder-run; /bin/sh /sbin/recorder-run < /dev/null > /dev/null 2>&1 &`);
-  // (until the watcher's sleep is asleep)
-  m.run('sleep 0.1');
+  // until the watcher's sleep is asleep (and so every recorder process: it is the last one started); on
+  // a slowed-down CPU (cpuSlowdown) their start takes longer than the first 0.1 s
+  const watcherAsleep = (): boolean => [...m.procs.procs.values()].some((p) => !p.exited && p.argv.join(' ') === `sleep ${RUN_TIMEOUT_S}` &&
+    p.threads.every((t) => t.state === TASK_INTERRUPTIBLE && !t.onCpu));
+  for (let i = 0; i < 100; i++) {
+    m.run('sleep 0.1');
+    if (watcherAsleep()) break;
+  }
   const rec = [...m.procs.procs.values()].find((p) => !p.exited && p.argv.join(' ') === 'sh /root/rec/recorder.sh');
   if (!rec) throw new Error('fidelity: the recorder processes did not start');
   return rec;
 }
 
 export function runSimulated(command: string, o: SimOptions = {}): SimResult {
-  const m = new Machine({ cpus: 4, seed: o.seed ?? 1, memMB: 2048 });
+  const m = new Machine({ cpus: 4, seed: o.seed ?? 1, memMB: 2048, cpuSlowdown: o.cpuSlowdown });
   runSetup(m, command, o);
   // the launcher is recorder.sh's asynchronous job: in the boot runner's session (ps: `R`, not `Rs`)
   const recorder = startRecorderProcesses(m);
   // the launcher's start line: a file holding it, so its read returns at once (the recorder's fifo only
   // held the launcher until tracing was on; counting here starts exactly at the workload's execve)
   m.fs.createFile(LAUNCHER_GO, 'go\n', 0o644, 'tmpfs');
+  // the recorder launches into a settled system: every CPU idle (init's reaping of the setup's last shell
+  // can still run at this point on a slowed-down CPU, cpuSlowdown, and would push the launcher off its CPU)
+  m.runUntil(() => m.cpus.every((c) => m.current(c.id).idle), 1e9);
   const tids = new Set<number>();
   let root = -1;
   // the root has exec'd the launcher's sh (its next execve attempts are the workload's)
@@ -165,8 +179,13 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   // the kernel entry each task is in (sys_enter .. sys_exit, a user fault until its next entry)
   const entryOf = new Map<number, string>();
   const byEntry = new Map<string, number>();
+  // the workload's tasks (for their on-CPU time) and their sum_exec_runtime when counting (re)started
+  const taskObjs = new Map<number, Task>();
+  const runtimeBase = new Map<number, number>();
   const reset = (): void => {
     fnCalls.clear(); events.clear(); syscalls.length = 0; byEntry.clear();
+    runtimeBase.clear();
+    for (const [tid, t] of taskObjs) runtimeBase.set(tid, t.sumExecRuntime);
     for (const [tid, l] of perTask) if (tids.has(tid)) l.length = 0; else perTask.delete(tid);
   };
   const counted = (tid: number): boolean => o.allTasks || tids.has(tid);
@@ -199,7 +218,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     let probe: (...a: unknown[]) => void;
     if (name === 'sched_process_fork') {
       probe = (_d, parent, child) => {
-        if (counted(tidOf(parent)) || counted(currentTid())) { tids.add(tidOf(child)); perTask.set(tidOf(child), []); }
+        if (counted(tidOf(parent)) || counted(currentTid())) { tids.add(tidOf(child)); perTask.set(tidOf(child), []); taskObjs.set(tidOf(child), child as Task); }
         if (counted(currentTid())) bump(name);
       };
     } else if (name === 'sys_enter' || name === 'sys_exit') {
@@ -263,6 +282,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     if (o.memcgMax !== undefined) p.memcg = new MemCgroup('workload', Math.floor(o.memcgMax / 4096));
     root = p.tgid;
     tids.add(root);
+    taskObjs.set(root, p.threads[0]);
     perTask.set(root, []);
     m.runUntil(() => p.finished, o.maxNs ?? 120e9);
     exited = p.exited;
@@ -277,5 +297,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     functions.set(name, (functions.get(name) ?? 0) + n);
   }
   const tasks = [...perTask.values()];
-  return { functions, events, syscalls, tasks, status, exited, virtualNs: m.now - t0, output, byEntry };
+  let onCpuNs = 0;
+  for (const [tid, t] of taskObjs) onCpuNs += t.sumExecRuntime - (runtimeBase.get(tid) ?? 0);
+  return { functions, events, syscalls, tasks, status, exited, virtualNs: m.now - t0, output, byEntry, onCpuNs };
 }

@@ -18,7 +18,7 @@ import { Prng } from './core/prng';
 import { Cpu } from './include/cpu';
 import { Task, Process, TASK_RUNNING, SysResult } from './include/sched';
 import type { Env } from './include/kstack';
-import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH } from './paths/kexec';
+import { interp, pushPath, newEnv, runSync, R_BUDGET, R_DONE, R_IDLE, R_SWITCH, MAX_CPU_SLOWDOWN } from './paths/kexec';
 import { SemanticsOf, installSemantics } from './paths/semantics';
 import { syscallEntry } from './paths/syscall';
 import { modelEntry } from './paths/entry';
@@ -130,6 +130,13 @@ export interface MachineOptions {
   hostname?: string;
   /** a kernel built with CONFIG_FUNCTION_PROFILER (Debian's 6.1 is not) */
   functionProfiler?: boolean;
+  /**
+   * How many times slower than hardware the CPUs execute (default 1: hardware speed). Scales the
+   * simulated time of CPU work (kernel functions, modelled copies, programs' compute), not of timers,
+   * sleeps or devices: bench/fidelity.ts runs the machine at the speed of the recordings' QEMU (TCG)
+   * guest. At most paths/kexec.ts MAX_CPU_SLOWDOWN.
+   */
+  cpuSlowdown?: number;
 }
 
 export class Machine {
@@ -166,6 +173,7 @@ export class Machine {
   readonly clock = { now: (): number => this.now };
   /** kernel function calls executed (mcount sites reached) */
   kcalls = 0;
+  readonly cpuSlowdown: number;
   /**
    * The CPU whose code is executing right now (a CPU step, an interrupt or softirq on it), or
    * null between steps (queue events that are not CPU code).  Probe layers read it to know which
@@ -184,6 +192,8 @@ export class Machine {
     this.hz = kernelHz();
     this.tickNs = Math.round(1e9 / this.hz);
     this.maxStepNs = opts.maxStepNs ?? 20000;
+    this.cpuSlowdown = opts.cpuSlowdown ?? 1;
+    if (!(this.cpuSlowdown > 0 && this.cpuSlowdown <= MAX_CPU_SLOWDOWN)) throw new RangeError(`cpuSlowdown ${this.cpuSlowdown} is not in (0, ${MAX_CPU_SLOWDOWN}]`);
     this.hostname = opts.hostname ?? 'debian';
     this.bootNs = opts.bootNs ?? 10896 * 1e9;
     this.now = this.bootNs;

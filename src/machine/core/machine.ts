@@ -27,6 +27,12 @@ export interface MachineCore {
   readonly pathRand: Prng;
   /** kernel function calls executed (mcount sites reached) */
   kcalls: number;
+  /**
+   * How many times slower than hardware the simulated CPUs execute (MachineOptions.cpuSlowdown):
+   * the factor on the simulated time of CPU work, kernel functions (paths/kexec.ts fnCost), the
+   * modelled copies and user-space compute. Timers, sleeps and devices keep real time.
+   */
+  readonly cpuSlowdown: number;
   /** Schedule `cb` at absolute virtual time `atNs`. Ties: `prio`, then FIFO. */
   schedule(atNs: number, cb: () => void, prio?: number): QEvent;
   /** Schedule relative to now. */

@@ -88,11 +88,11 @@ function simpleRead(m: FsMachine, t: Task, e: Env): number {
     return H_CONT;
   }
   const dev = f.inode?.dev ?? '';
-  if (dev === 'zero') { e.data = new Uint8Array(n); e.ret = n; m.now += n / 8; return H_CONT; }
+  if (dev === 'zero') { e.data = new Uint8Array(n); e.ret = n; m.now += n / 8 * m.cpuSlowdown; return H_CONT; }
   if (dev === 'urandom' || dev === 'random') {
     const b = new Uint8Array(n);
     for (let i = 0; i < n; i++) b[i] = m.rand.int(256);
-    e.data = b; e.ret = n; m.now += n; return H_CONT;
+    e.data = b; e.ret = n; m.now += n * m.cpuSlowdown; return H_CONT;
   }
   e.data = new Uint8Array(0); e.ret = 0; // /dev/null, console: EOF
   return H_CONT;
@@ -147,7 +147,7 @@ function simpleWrite(m: FsMachine, e: Env): number {
   // a character device with a driver (the serial port): its write takes the bytes
   e.ret = f.inode?.cdev ? f.inode.cdev.write(e, b) : b.length;
   // write_null does not look at the data
-  if (!isNullDev(f)) m.now += b.length / 4;
+  if (!isNullDev(f)) m.now += b.length / 4 * m.cpuSlowdown;
   return H_CONT;
 }
 

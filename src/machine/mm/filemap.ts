@@ -101,7 +101,7 @@ filemap.hook('wait_io', (m, c, t, e) => {
 filemap.hook('copy_pages', (m, c, t, e) => {
   const k = e.n as number;
   for (let i = 0; i < k; i++) pushPath(t.ks, 'copy_page', e);
-  m.now += k * 250; // copying 4 KiB to user
+  m.now += k * 250 * m.cpuSlowdown; // copying 4 KiB to user
   return H_PUSHED;
 });
 /**
@@ -118,7 +118,7 @@ export function bufferedWrite(m: MmMachine, e: Record<string, unknown>): { first
     if (ino.pc[i] !== 2) { ino.dirtyPages++; m.fs.dirty.add(ino); }
     ino.pc[i] = 2;
   }
-  m.now += b.length / 4;
+  m.now += b.length / 4 * m.cpuSlowdown;
   return { first, last };
 }
 filemap.hook('write_pages', (m, c, t, e) => {
@@ -263,7 +263,7 @@ filemap.at('touch_atime', 'read_wait');
 export function cachedRead(m: MmMachine, e: Record<string, unknown>, ino: Inode, f: OpenFile, pos: number, count: number): Uint8Array {
   const b = ino.readBytes(pos, Math.max(0, Math.min(ino.size, pos + count) - pos));
   f.pos = pos + b.length;
-  m.now += Math.ceil(b.length / PAGE) * 250; // copying 4 KiB to user
+  m.now += Math.ceil(b.length / PAGE) * 250 * m.cpuSlowdown; // copying 4 KiB to user
   e.data = b;
   e.ret = b.length;
   return b;

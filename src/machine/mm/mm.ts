@@ -402,7 +402,7 @@ export class MemSys {
     for (; i < end; i++) {
       const s = r.pages[i];
       const kind = faultKind(r, s, write);
-      if (!kind) { this.m.now += 3; continue; }
+      if (!kind) { this.m.now += 3 * this.m.cpuSlowdown; continue; }
       if (!op.base) t.scratch.touchI = i + 1;
       this.pgfault++;
       if (perfSw.active) perfSw.event(PERF_COUNT_SW_PAGE_FAULTS, c.ctx);

@@ -86,22 +86,37 @@ function condAt(i: number): Cond {
 }
 
 let costs: Uint16Array | null = null;
+/** the cost tables of machines whose CPU is slower than hardware (MachineCore.cpuSlowdown), by slowdown */
+const slowCosts = new Map<number, Uint16Array>();
+/** the largest CPU slowdown a cost table holds (127 ns × 500 < 65536) */
+export const MAX_CPU_SLOWDOWN = 500;
 /**
  * Simulated cost in ns of one function's own work (deterministic per function), by function
  * id: 0 until first asked for (fnCost), so a start does not hash every kernel symbol.  Sized
  * above the symbol count (110,097) without opening the symbol table; an id past it is costed
- * every time (fnCost), the same number.
+ * every time (fnCost), the same number.  `slowdown` (MachineCore.cpuSlowdown): the table of a CPU
+ * that many times slower than hardware, each cost multiplied by it (rounded, at least 1 ns).
  */
-export function fnCosts(): Uint16Array {
-  if (costs) return costs;
-  costs = new Uint16Array(1 << 17);
-  return costs;
+export function fnCosts(slowdown = 1): Uint16Array {
+  if (slowdown === 1) return costs ?? (costs = new Uint16Array(1 << 17));
+  let t = slowCosts.get(slowdown);
+  if (!t) {
+    if (!(slowdown > 0 && slowdown <= MAX_CPU_SLOWDOWN)) throw new RangeError(`CPU slowdown ${slowdown} is not in (0, ${MAX_CPU_SLOWDOWN}]`);
+    slowCosts.set(slowdown, (t = new Uint16Array(1 << 17)));
+  }
+  return t;
 }
 
-/** The cost of function `id`, filled into the table on first use. */
-export function fnCost(id: number): number {
-  const t = costs ?? fnCosts();
-  return t[id] || (t[id] = 18 + (hash32(id + 7) % 110));
+/** The cost of function `id` on a CPU `slowdown` times slower than hardware, filled into its table on first use. */
+export function fnCost(id: number, slowdown = 1): number {
+  const t = slowdown === 1 ? costs ?? fnCosts() : fnCosts(slowdown);
+  return t[id] || costInto(t, id, slowdown);
+}
+
+/** Fill in the cost of function `id` in `t`, the table of `slowdown` (out of interp's loop: its first use only). */
+function costInto(t: Uint16Array, id: number, slowdown: number): number {
+  const ns = 18 + (hash32(id + 7) % 110);
+  return (t[id] = slowdown === 1 ? ns : Math.max(1, Math.round(ns * slowdown)));
 }
 
 function argsOf(m: MachineCore, c: Cpu, t: Task, e: Env, fn: number): unknown[] {
@@ -197,7 +212,7 @@ export function newEnv(name: string, extra?: Record<string, unknown>): Env {
  * went idle (R_IDLE).
  */
 export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: number, base = 0): number {
-  const cost = costs ?? fnCosts();
+  const cost = m.cpuSlowdown === 1 ? costs ?? fnCosts() : fnCosts(m.cpuSlowdown);
   const st = sites;
   const retAddr = returnAddress;
   const fnS = ks.fn;
@@ -227,7 +242,7 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
         }
         sp++;
         calls++;
-        now += cost[op] || fnCost(op);
+        now += cost[op] || costInto(cost, op, m.cpuSlowdown);
         if (now >= until) {
           m.now = now; f.pc = pc; ks.sp = sp; m.kcalls += calls;
           return RS_BUDGET;

@@ -50,7 +50,7 @@ export function runUser(m: MmMachine, c: Cpu, t: Task, until: number): void {
     if (r.done) t.op = { k: 'sys', name: 'exit_group', a: [r.value | 0] };
     else {
       t.op = r.value;
-      if (r.value.k === 'cpu') t.opLeft = r.value.ns;
+      if (r.value.k === 'cpu') t.opLeft = r.value.ns * m.cpuSlowdown;
     }
   }
   const op = t.op as Op;

@@ -11,6 +11,8 @@ import { newEnv, pushPath } from '../../paths/kexec';
 export const SCHED_LATENCY_BASE = 6e6;
 export const SCHED_MIN_GRAN_BASE = 0.75e6;
 export const SCHED_WAKEUP_GRAN_BASE = 1e6;
+/** sysctl_sched_migration_cost: a task that ran less than this ago is cache hot (task_hot) */
+export const SCHED_MIGRATION_COST_NS = 500000;
 
 export class RunQueue {
   /** runnable tasks other than curr, kept sorted by vruntime */
@@ -171,10 +173,13 @@ export class Sched {
         if (n >= most) { most = n; busiest = o; }
       }
       // can_migrate_task: never a task still running on its CPU (a prev put back by a __schedule
-      // that has not switched yet), nor one bound to its CPU
+      // that has not switched yet), nor one bound to its CPU, nor a cache-hot one (task_hot: it ran
+      // less than sysctl_sched_migration_cost ago, as a task just preempted there did; a newidle
+      // balance has had no failures, so cache_nice_tries does not override it)
       const orq = busiest ? this.rqs[busiest.id] : null;
       let k = orq ? orq.q.length - 1 : -1;
-      while (k >= 0 && (orq!.q[k].onCpu || orq!.q[k].boundCpu >= 0)) k--;
+      const hotAfter = this.m.now - SCHED_MIGRATION_COST_NS;
+      while (k >= 0 && (orq!.q[k].onCpu || orq!.q[k].boundCpu >= 0 || (orq!.q[k].execStart > 0 && orq!.q[k].execStart > hotAfter))) k--;
       if (busiest && orq && k >= 0 && this.nrRunning(busiest) >= 2) {
         const t = orq.q[k];
         orq.q.splice(k, 1);
