@@ -10,10 +10,11 @@
  *           (tasks matched in creation order; fidelity_measure.ts syscallSimilarity says why per task)
  *   distinct functions, calls, syscalls and page faults (handle_mm_fault calls) on each side
  * The machine runs at the recordings' CPU speed (cpuSlowdown: their QEMU guest emulated the CPU, TCG):
- * a full run measures every workload twice, first at hardware speed (cpuSlowdown 1: FIDELITY.md's
+ * a full run measures every workload first at hardware speed (cpuSlowdown 1: FIDELITY.md's
  * "At hardware speed" table, and the on-CPU times fidelity_speed.ts derives the recordings' slowdown
- * from, stored in bench/recording_speed.json), then at that slowdown (the main table). A run of some
- * workloads uses the stored slowdown; `--slowdown X` sets it (1: hardware speed).
+ * from, stored in bench/recording_speed.json), then at the recordings' slowdowns (the main table: fn J and the
+ * counts at the graph runs' median, ev J at the events runs'). A run of some workloads uses the stored
+ * slowdowns; `--slowdown X` sets both (1: hardware speed).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -177,7 +178,10 @@ function main(): void {
   if (!entries.length) { process.exitCode = missing ? 2 : 0; if (!missing) console.error('fidelity: no recordings in data/recordings/'); return; }
   // the recordings' CPU speed (fidelity_speed.ts): a full run derives it from a first pass at hardware
   // speed (which also gives the hardware-speed summary); a run of some workloads reads the stored one
+  // one slowdown per recorded run kind: the graph run (what fn J, distinct functions, calls, syscalls and
+  // faults compare) and the events run (ev J); `--slowdown X` sets both
   let slowdown = slowdownArg;
+  let eventsSlowdown = slowdownArg;
   let hardware: FidelityRow[] = [];
   const hardwareLines: string[] = [];
   let derivation = '';
@@ -194,21 +198,26 @@ function main(): void {
       console.log(line);
     }
     const st = storeSlowdown(samples, seed);
-    slowdown = st.slowdown;
-    derivation = `derived by this run from ${st.samples} traced runs (median of the graph runs alone ${st.graphMedian}, of the events runs ${st.eventsMedian}; stored in bench/recording_speed.json)`;
-    console.log(`the recordings' CPU slowdown: ${slowdown} (${derivation})`);
+    slowdown = st.graphMedian;
+    eventsSlowdown = st.eventsMedian;
+    derivation = `derived by this run from ${st.samples} traced runs (the graph runs' median ${st.graphMedian}, the events runs' ${st.eventsMedian}, all runs' ${st.slowdown}; stored in bench/recording_speed.json)`;
+    console.log(`the recordings' CPU slowdown: graph runs ${slowdown}, events runs ${eventsSlowdown} (${derivation})`);
   } else if (slowdown === undefined) {
     const st = storedSlowdown();
-    slowdown = st.slowdown;
+    slowdown = st.graphMedian;
+    eventsSlowdown = st.eventsMedian;
     derivation = 'bench/recording_speed.json';
   } else derivation = '--slowdown';
+  const evSlowdown = eventsSlowdown ?? slowdown;
   const lines: string[] = [TABLE_HEAD];
   const rows: FidelityRow[] = [];
   const details: string[] = [];
-  console.log(`cpuSlowdown ${slowdown} (${derivation}):`);
+  console.log(`cpuSlowdown ${slowdown} (ev J: ${evSlowdown}) (${derivation}):`);
   console.log(TABLE_HEAD);
   for (const e of entries) {
     const { row, ms, status, entries: byEntry } = measure(e, seed, slowdown);
+    // ev J against the events run, at its own speed
+    if (evSlowdown !== slowdown) row.eventJaccard = measure(e, seed, evSlowdown).row.eventJaccard;
     rows.push(row);
     const line = rowLine(e.name, e.command, row);
     lines.push(line);
@@ -232,19 +241,19 @@ function main(): void {
       `- distinct functions, calls, syscalls, page faults (handle_mm_fault calls): tapsim / real\n` +
       `- \`__traceiter_*\` (run only because a tracer probes that tracepoint: the recorder's pid filters and fork events) are left out on both sides\n\n` +
       `**CPU speed.** The recordings ran in a QEMU guest without KVM (TCG), whose CPU executes kernel and user code tens of times slower ` +
-      `than hardware while its clock, timers and sleeps keep real time; so the table's machine runs at the recordings' speed: ` +
-      `\`cpuSlowdown ${slowdown}\` (MachineOptions.cpuSlowdown: every simulated CPU cost, kernel functions, modelled copies and programs' ` +
-      `compute, × ${slowdown}), ${derivation}. The derivation (bench/fidelity_speed.ts): the workload's timer interrupts in each ` +
+      `than hardware while its clock, timers and sleeps keep real time; so the table's machine runs at the recordings' speed, ` +
+      `that of the graph run for what is compared with it (fn J, distinct functions, calls, syscalls, faults), \`cpuSlowdown ${slowdown}\`, ` +
+      `and that of the events run for ev J, \`cpuSlowdown ${evSlowdown}\` (MachineOptions.cpuSlowdown: every simulated CPU cost, ` +
+      `kernel functions, modelled copies and programs' compute, × the factor), ${derivation}. The derivation (bench/fidelity_speed.ts): the workload's timer interrupts in each ` +
       `traced run (graph run: hrtimer_interrupt calls; events run: local_timer_entry events) × 4 ms (HZ 250) are the guest CPU time it ` +
       `took; divided by the simulated on-CPU time of the workload's tasks (Σ sum_exec_runtime) at hardware speed (cpuSlowdown 1: the ` +
       `full run's first pass), that is one ratio per traced run; the slowdown is the median of the ratios of every graph and events ` +
-      `run with at least ${MIN_TICKS} ticks of every recording but the \`background\` ones, one number for the whole catalogue (not per workload). ` +
-      `The graph runs went slower than the events runs (function_graph's cost per traced call: most in the kernel-call-heavy workloads, ` +
-      `whose events runs went at 5-20x), so one number leaves some graph runs with more ticks than the machine and some events runs ` +
-      `with fewer (the ratios per run are in "At hardware speed"). ` +
+      `run with at least ${MIN_TICKS} ticks of every recording but the \`background\` ones, one number per run kind for the whole catalogue ` +
+      `(not per workload): the graph runs went slower than the events runs (function_graph's cost per traced call, most in the ` +
+      `kernel-call-heavy workloads, whose events runs went at 5-20x; the ratios per run are in "At hardware speed"). ` +
       `Users' machines run at hardware speed (cpuSlowdown 1): its figures are in "At hardware speed" below.\n\n` +
       `Issue 14's targets: fn J ≥ 0.8, ev J ≥ 0.9 on the catalogue, distinct functions within 10%; issue 15: sys ≥ 0.95.\n\n` +
-      `Summary (cpuSlowdown ${slowdown}): ${summary(rows)}.\n\n` +
+      `Summary (cpuSlowdown ${slowdown}, ev J at ${evSlowdown}): ${summary(rows)}.\n\n` +
       lines.join('\n') + '\n\n' +
       (hardware.length ? `## At hardware speed (cpuSlowdown 1)\n\nSummary: ${summary(hardware)}.\n\nThe last column is each recording's CPU-time ratio (fidelity_speed.ts: ticks × 4 ms / simulated on-CPU time at hardware speed) in its graph and events runs ('-': not counted), the samples of the slowdown's median.\n\n| workload | fn J | ev J | distinct fns sim / real | calls sim / real | CPU ratio graph / events |\n|---|---|---|---|---|---|\n${hardwareLines.join('\n')}\n\n` : '') +
       '## Largest differences (real calls − tapsim calls)\n\n' + details.join('\n') + '\n');
