@@ -11,17 +11,19 @@
  * are worked out from that decision, and a recorded tree with those labels runs: the wakeups at its
  * try_to_wake_up calls ('w'), the reply at its __dev_queue_xmit (net/core.ts xmit_next), the state
  * changes at its tcp_set_state.  What the tree did not do runs after it (`rx_rest`: the reply's
- * transmit, the wakeups, the delayed-ACK timer).  A case no recording shows (a reset, a SYN-ACK
- * received outside connect(2)'s socket lock, UDP and ICMP for now), and any packet while a netfilter
- * hook is registered on the receive path (the trees have none), runs the template (`netif_receive`).
+ * transmit, the wakeups, the delayed-ACK timer).  UDP (a datagram queued) and ICMP (an echo request
+ * answered, an echo reply queued on ping's raw socket) likewise.  A case no recording shows (a reset,
+ * the SYN-ACK that the real kernel queues to connect(2)'s locked socket, a datagram dropped), and any
+ * packet while a netfilter hook is registered (the trees have none but AppArmor's POST_ROUTING one on
+ * a reply's transmit), runs the template (`netif_receive`).
  *
  * Packets that reached a socket owned by its task (tcp_add_backlog: an ACK arriving while the sender is
  * inside sendmsg) are not drawn: the machine processes every segment in the softirq.
  */
 import type { NetMachine } from './core';
-import type { CompiledPath } from '../include/kstack';
+import type { CompiledPath, Env } from '../include/kstack';
 import type { Packet, Sock } from '../include/net';
-import { IPPROTO_TCP } from '../include/net';
+import { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP } from '../include/net';
 import type { Task } from '../include/sched';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_AGAIN } from '../paths/kexec';
@@ -31,6 +33,7 @@ import { int3SiteCount } from '../../kernel/kprobes';
 import { queueWakes, flushWakes } from '../kernel/sched/core';
 import { tcpRcvDecide, delackArm, nextState, type TcpRcv } from './tcp';
 import { nfRxHooked, nfTxHooked } from './netfilter';
+import { udpTarget, udpQueue, rawQueue, icmpEchoReply } from './udp';
 import { writeSkState } from './layout';
 
 export const netRx = new Semantics<NetMachine>('net/rx');
@@ -51,6 +54,9 @@ const RX_FEATURES: readonly [label: string, fn: string, weight: number][] = [
   ['state', 'tcp_rcv_state_process', 0],
   // data queued on the socket, the peer's FIN
   ['data', 'tcp_queue_rcv', 0], ['fin', 'tcp_fin', 0],
+  // UDP queued (__udp_enqueue_schedule_skb); ICMP: an echo request answered, a datagram on a raw socket,
+  // ping_rcv (an echo reply looked up among the ping sockets)
+  ['udpq', '__udp_enqueue_schedule_skb', 0], ['echo', 'icmp_echo', 0], ['raw', 'raw_rcv', 0], ['ping', 'ping_rcv', 0],
   // preferred: an ACK of new data (tcp_ack), the delayed ACK armed, a reader woken (a 'w' cut point)
   ['ack', 'tcp_ack', 2], ['delack', 'tcp_send_delayed_ack', 1], ['wake', '', 4],
 ];
@@ -121,6 +127,11 @@ export function rxTree(labels: ReadonlySet<string>, r: number): RxTree | null {
   return top[top.length - 1];
 }
 
+/** Whether the recordings have a tree with the hard labels of `labels`. */
+function rxHas(labels: ReadonlySet<string>): boolean {
+  return rxCatalogue().has(HARD.map((l) => (labels.has(l) ? l : '-')).join('|'));
+}
+
 /** The program of a catalogue tree (compiled on first use; again with the inline sites once one is armed). */
 function treeCode(t: RxTree): CompiledPath {
   const inline = int3SiteCount() > 0;
@@ -149,8 +160,7 @@ export function tcpLabels(d: TcpRcv, delackWas: boolean): Set<string> | null {
   // the fast path of a segment that acknowledges nothing new skips tcp_ack; the slow paths run it
   if (e.acksNew === true || d.path !== 'tcp_rcv_est') l.add('ack');
   if (l.has('data') && d.path.startsWith('tcp_rcv_est') && !delackWas) l.add('delack');
-  const w = [...((e.wake as Task[] | undefined) ?? []), ...((e.wakeW as Task[] | undefined) ?? [])];
-  if (w.some((x) => !running(x))) l.add('wake');
+  if (sleepers(e)) l.add('wake');
   return l;
 }
 
@@ -165,37 +175,70 @@ netRx.hook('net_rx', (m, c, _t, e) => {
   e.rxDone = n + 1;
   const p = q.shift()!;
   const env = newEnv('netif_receive', { pkt: p, skb: p.skb });
-  if (p.proto === IPPROTO_TCP && !nfRxHooked(m) && !nfTxHooked(m)) {
+  const r = nfRxHooked(m) || nfTxHooked(m) ? null : decide(m, p, env);
+  if (r) {
+    const { re, tree } = r;
+    re.recorded = true;
+    re.rxRec = true;
+    const w = [...((re.wake as Task[] | undefined) ?? []), ...((re.wakeW as Task[] | undefined) ?? [])];
+    re.wake = [];
+    re.wakeW = [];
+    queueWakes(re, w);
+    if (re.out) re.txq = [re.out as Packet];
+    // each socket in the state its first tcp_set_state in the tree finds it (a probe there reads sk_state
+    // before the entry hook runs); the tree's tcp_set_state calls make the changes (rx_set_state_done)
+    const seen = new Set<Sock>();
+    for (const [s, from] of (re.states as [Sock, number, number][] | undefined) ?? []) {
+      if (!seen.has(s)) { seen.add(s); s.state = from; writeSkState(s, from); }
+    }
+    pushPath(c.ks, 'rx_rest', re);
+    pushPath(c.ks, treeCode(tree), re);
+    return H_AGAIN;
+  }
+  pushPath(c.ks, 'netif_receive', env);
+  return H_AGAIN;
+});
+
+/** the tasks a receive's semantics will wake (e.wake, e.wakeW), those asleep */
+const sleepers = (e: Env): boolean => [...((e.wake as Task[] | undefined) ?? []), ...((e.wakeW as Task[] | undefined) ?? [])].some((x) => !running(x));
+
+/**
+ * The machine's decision for packet `p` and the recorded tree of the same case: the environment the
+ * tree runs with (the semantics done: data queued, states changed, tasks to wake, the reply in `out`);
+ * null: the template runs (`env` the template's; a TCP decision already made is in env.rxTcp).
+ */
+function decide(m: NetMachine, p: Packet, env: Env): { re: Env; tree: RxTree } | null {
+  if (p.proto === IPPROTO_TCP) {
     const conn = m.net.conns.get(`${p.dport}:${p.sport}`);
     const delackWas = !!conn && conn.delack;
     const d = tcpRcvDecide(m, p);
     env.rxTcp = d;
     const labels = d && tcpLabels(d, delackWas);
-    const t = labels && rxTree(labels, m.net.rxRand.next());
-    if (d && t) {
-      const re = d.env;
-      re.recorded = true;
-      re.rxRec = true;
-      re.rxCase = d.path;
-      const w = [...((re.wake as Task[] | undefined) ?? []), ...((re.wakeW as Task[] | undefined) ?? [])];
-      re.wake = [];
-      re.wakeW = [];
-      queueWakes(re, w);
-      if (re.out) re.txq = [re.out as Packet];
-      // each socket in the state its first tcp_set_state in the tree finds it (a probe there reads sk_state
-      // before the entry hook runs); the tree's tcp_set_state calls make the changes (rx_set_state_done)
-      const seen = new Set<Sock>();
-      for (const [s, from] of (re.states as [Sock, number, number][] | undefined) ?? []) {
-        if (!seen.has(s)) { seen.add(s); s.state = from; writeSkState(s, from); }
-      }
-      pushPath(c.ks, 'rx_rest', re);
-      pushPath(c.ks, treeCode(t), re);
-      return H_AGAIN;
-    }
+    const tree = labels && rxTree(labels, m.net.rxRand.next());
+    if (!d || !tree) return null;
+    d.env.rxCase = d.path;
+    return { re: d.env, tree };
   }
-  pushPath(c.ks, 'netif_receive', env);
-  return H_AGAIN;
-});
+  // UDP to a bound socket with room (a datagram dropped: the template); ICMP: an echo request answered
+  // (icmp_echo), an echo reply queued on ping's raw socket (raw_rcv; ping_rcv finds no ping socket)
+  let labels: Set<string>;
+  let deliver: () => void;
+  const udp = p.proto === IPPROTO_UDP ? udpTarget(m, p) : null;
+  if (udp) {
+    labels = new Set(['udp', 'udpq']);
+    deliver = () => udpQueue(udp, p, env);
+  } else if (p.proto === IPPROTO_ICMP && p.icmpType === 8) {
+    labels = new Set(['icmp', 'echo']);
+    deliver = () => { env.out = icmpEchoReply(p); };
+  } else if (p.proto === IPPROTO_ICMP && p.icmpType === 0 && m.net.raw.some((s) => !s.closed)) {
+    labels = new Set(['icmp', 'raw', 'ping']);
+    deliver = () => rawQueue(m, p, env);
+  } else return null;
+  if (!rxHas(labels)) return null;
+  deliver();
+  if (sleepers(env)) labels.add('wake');
+  return { re: env, tree: rxTree(labels, m.net.rxRand.next())! };
+}
 
 /**
  * After a recorded receive tree: the reply it had no transmit for goes out (ip_out), the state changes
@@ -232,6 +275,12 @@ netRx.hook('rx_set_state_done', (_m, _c, _t, e) => {
   if (e.rxRec === true && s) { s.state = e.newstate as number; writeSkState(s, s.state); e.tpSk = undefined; }
   return H_CONT;
 });
+/** after a reply's transmit in a receive tree, the functions that follow see the received skb again */
+netRx.hook('rx_skb', (_m, _c, _t, e) => {
+  if (e.rxRec === true) e.skb = (e.pkt as Packet).skb;
+  return H_CONT;
+});
+netRx.at('__dev_queue_xmit', 'rx_skb', 'exit');
 // tcp_set_state, and inet_sk_set_state (a child socket's SYN_RECV in inet_csk_clone_lock)
 for (const fn of ['tcp_set_state', 'inet_sk_set_state']) {
   netRx.at(fn, 'rx_set_state');
