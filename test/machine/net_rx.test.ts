@@ -9,8 +9,8 @@ import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
 import type { U } from '../../src/machine/process/user';
 import type { Prog } from '../../src/machine/include/sched';
-import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceSetFilter, resetFtrace, functionId } from '../../src/kernel/ftrace';
-import { lookupAddr } from '../../src/kernel/kallsyms';
+import { resetFtrace } from '../../src/kernel/ftrace';
+import { counting } from './ftrace_counting';
 import { rxTree } from '../../src/machine/net/rx';
 import { modelFunctions } from '../../src/machine/paths/model';
 import { compile } from '../translate/pipeline';
@@ -21,19 +21,6 @@ const AF_INET = 2, SOCK_STREAM = 1, MSG_WAITALL = 0x100;
 /** one tbench exchange: Debian's tbench_srv and a tbench client replaying one WriteX line of client.txt */
 const TBENCH_ONE = 'sed -n 12p /usr/share/dbench/client.txt > /tmp/tb; echo "1.5 Sleep 0 NT_STATUS_OK" >> /tmp/tb; tbench_srv > /dev/null & sleep 1; tbench -t 1 -c /tmp/tb 1 127.0.0.1; kill $!';
 
-/** Count the calls of each of `fns` (an ftrace ops filtered to them). */
-function counting(fns: string[]): { n: Map<string, number>; stop: () => void } {
-  const n = new Map<string, number>(fns.map((f) => [f, 0]));
-  const names = new Map<number, string>();
-  for (const f of fns) names.set(functionId(f), f);
-  const op = new FtraceOps('net_rx', (ip) => {
-    const f = names.get(lookupAddr(ip)!.id);
-    if (f) n.set(f, n.get(f)! + 1);
-  });
-  for (const f of fns) ftraceSetFilter(op, f, false);
-  registerFtraceFunction(op);
-  return { n, stop: () => unregisterFtraceFunction(op) };
-}
 
 const names = (t: { text: string } | null): string => (t ? t.text.replace(/\d+/g, (x) => modelFunctions()[Number(x)]) : '');
 
@@ -64,7 +51,7 @@ describe('machine: the loopback receive path on recorded trees', () => {
 
   it('data sent to a reader asleep: the receive tree runs in the sender\'s softirq, queues it and wakes the reader', () => {
     const m = new Machine({ seed: 41 });
-    const c = counting(['net_rx_action', 'tcp_v4_rcv', 'tcp_v4_fill_cb', 'tcp_queue_rcv', 'tcp_data_ready', 'tcp_send_delayed_ack', 'tcp_finish_connect']);
+    const c = counting(['net_rx_action', 'tcp_v4_rcv', 'tcp_v4_fill_cb', 'tcp_queue_rcv', 'tcp_data_ready', 'tcp_send_delayed_ack', 'tcp_finish_connect'], 'net_rx');
     const seen: Record<string, number[]> = {};
     let got = '';
     m.fs.createFile('/usr/bin/rx1', 'ELF', 0o755);
