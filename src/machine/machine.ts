@@ -72,6 +72,7 @@ import { netSock } from './net/sock';
 import { netSocket } from './net/socket';
 import { netSockopt } from './net/sockopt';
 import { netTcp } from './net/tcp';
+import { netRx } from './net/rx';
 import { netOnce } from './net/once';
 import { netUdp } from './net/udp';
 import { netUnix } from './net/unix';
@@ -102,7 +103,7 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   block,
   fault, rmap, vmscan, swapfile, pageIo, mmap, filemap, pageWriteback, fadvise,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd, fsSelect,
-  netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netOnce, netUdp, netUnix, netfilter,
+  netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netRx, netOnce, netUdp, netUnix, netfilter,
   loopback, serial8250,
   fork, exec, exit,
   returnValues,
@@ -214,7 +215,7 @@ export class Machine {
     const ttyS0 = this.fs.lookup('/dev/ttyS0');
     if (ttyS0) ttyS0.cdev = this.serial;
     warmPageCache(this, (p) => this.fs.lookup(p));
-    this.net = new Net(this);
+    this.net = new Net(this, new Prng(((opts.seed ?? 1) ^ 0x7f4a7c15) >>> 0));
     this.tracing = attachTracefs(this, { functionProfiler: opts.functionProfiler });
     this.procs.boot();
     if (opts.defaultSystem ?? true) startDefaultSystem(this);

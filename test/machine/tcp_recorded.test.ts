@@ -10,8 +10,8 @@ import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
 import type { U } from '../../src/machine/process/user';
 import type { Prog } from '../../src/machine/include/sched';
-import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceSetFilter, resetFtrace, functionId } from '../../src/kernel/ftrace';
-import { lookupAddr } from '../../src/kernel/kallsyms';
+import { resetFtrace } from '../../src/kernel/ftrace';
+import { counting } from './ftrace_counting';
 import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
 import { packetOfSkb } from '../../src/machine/include/net';
 
@@ -22,26 +22,13 @@ function install(m: Machine, name: string, main: (u: U) => Prog): void {
   m.procs.programs.set(`/usr/bin/${name}`, main);
 }
 
-/** Count the calls of each of `fns` while `run` runs (an ftrace ops filtered to them). */
-function counting(fns: string[]): { n: Map<string, number>; stop: () => void } {
-  const n = new Map<string, number>(fns.map((f) => [f, 0]));
-  const names = new Map<number, string>();
-  for (const f of fns) names.set(functionId(f), f);
-  const op = new FtraceOps('tcp_rec', (ip) => {
-    const f = names.get(lookupAddr(ip)!.id);
-    if (f) n.set(f, n.get(f)! + 1);
-  });
-  for (const f of fns) ftraceSetFilter(op, f, false);
-  registerFtraceFunction(op);
-  return { n, stop: () => unregisterFtraceFunction(op) };
-}
 
 describe('machine: TCP on recorded trees', () => {
   afterEach(() => resetFtrace());
 
   it('the first connect after boot makes net_secret, table_perturb (4096 ChaCha blocks) and inet_ehash_secret; the next connect none', () => {
     const m = new Machine({ seed: 31 });
-    const c = counting(['chacha_block_generic', 'mutex_lock', 'secure_ipv4_port_ephemeral', '__inet_hash_connect']);
+    const c = counting(['chacha_block_generic', 'mutex_lock', 'secure_ipv4_port_ephemeral', '__inet_hash_connect'], 'tcp_rec');
     const per: number[][] = [];
     install(m, 'twoconn', function* (u: U): Prog {
       const l = yield* u.socket(AF_INET, SOCK_STREAM);
@@ -69,7 +56,7 @@ describe('machine: TCP on recorded trees', () => {
 
   it('a send wakes the reader asleep in sk_wait_data from the softirq its recorded tree runs; MSG_WAITALL waits for all of it', () => {
     const m = new Machine({ seed: 32 });
-    const c = counting(['tcp_release_cb', 'tcp_stream_alloc_skb', 'sk_wait_data', 'tcp_rcv_established', 'sock_def_readable']);
+    const c = counting(['tcp_release_cb', 'tcp_stream_alloc_skb', 'sk_wait_data', 'tcp_rcv_established', 'sock_def_readable'], 'tcp_rec');
     let readerPid = 0;
     const woken: number[] = [];
     const onWake = (_d: unknown, p: unknown) => { woken.push((p as { pid: number }).pid); };
@@ -165,7 +152,7 @@ describe('machine: TCP on recorded trees', () => {
   it('a send larger than the room in the peer\'s buffer runs the template (tcp_send waits for room), not the recorded tree', () => {
     const m = new Machine({ seed: 34 });
     // tcp_stream_alloc_skb: the recorded tcp_sendmsg tree (the template has none); the reader's receives run meanwhile
-    const c = counting(['tcp_stream_alloc_skb', 'tcp_sendmsg']);
+    const c = counting(['tcp_stream_alloc_skb', 'tcp_sendmsg'], 'tcp_rec');
     let big: number[] = [];
     install(m, 'bigsend', function* (u: U): Prog {
       const l = yield* u.socket(AF_INET, SOCK_STREAM);

@@ -5,9 +5,10 @@
  * rcu_read_unlock_bh() in the sender's context, and the device tracepoints' arguments.
  */
 import type { CpuMachine, Cpu } from '../include/cpu';
+import type { Prng } from '../core/prng';
 import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
-import { pushPath, newEnv, H_CONT, H_PUSHED, H_AGAIN } from '../paths/kexec';
+import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
 import { Sock, Packet, SkbView, SOCK_DGRAM, SOCK_STREAM, IPPROTO_TCP, TCP_LISTEN } from '../include/net';
 
 /** The machine as the networking semantics use it. */
@@ -34,7 +35,11 @@ export class Net {
   bytes = 0;
   /** next ephemeral port; chosen on first use so machines that never network draw nothing from the PRNG */
   private nextEphemeral = 0;
-  constructor(readonly m: CpuMachine) {
+  /**
+   * @param rxRand the receive path's own PRNG stream (net/rx.ts draws the recorded tree of each packet
+   *   with it), so that receiving never changes which variants the other entries draw
+   */
+  constructor(readonly m: CpuMachine, readonly rxRand: Prng) {
     this.backlog = m.cpus.map(() => []);
   }
   ephemeralPort(): number {
@@ -166,16 +171,6 @@ netCore.hook('bh_leave', (m, c, _t, e) => {
   c.ctx.preemptCount = e.savedPc as number;
   if (!m.net.backlog[c.id].length) c.softirqPending &= ~NET_RX;
   return H_CONT;
-});
-
-netCore.hook('net_rx', (m, c, _t, e) => {
-  const q = m.net.backlog[c.id];
-  const n = ((e.rxDone as number) ?? 0);
-  if (!q.length || n >= 10000) return H_CONT;
-  e.rxDone = n + 1;
-  const p = q.shift()!;
-  pushPath(c.ks, 'netif_receive', newEnv('netif_receive', { pkt: p, skb: p.skb }));
-  return H_AGAIN;
 });
 
 // tracepoint arguments

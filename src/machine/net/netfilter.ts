@@ -272,6 +272,14 @@ export function nfTxHooked(m: NetMachine): boolean {
   const n = nets.get(m.net);
   return n !== undefined && (n.needed[NFPROTO_IPV4 * 8 + NF_INET_LOCAL_OUT] > 0 || n.needed[NFPROTO_IPV4 * 8 + NF_INET_POST_ROUTING] > 0);
 }
+/**
+ * Whether an IPv4 hook is registered on the machine's receive path (PRE_ROUTING, LOCAL_IN): the
+ * recorded receive trees (net/rx.ts) have none, so a packet received with one runs its template.
+ */
+export function nfRxHooked(m: NetMachine): boolean {
+  const n = nets.get(m.net);
+  return n !== undefined && (n.needed[NFPROTO_IPV4 * 8 + NF_INET_PRE_ROUTING] > 0 || n.needed[NFPROTO_IPV4 * 8 + NF_INET_LOCAL_IN] > 0);
+}
 /** static key test: does (NFPROTO_IPV4, hook) have entries?  A stale result of an earlier site is cleared. */
 function site(hook: number, rx: boolean, okfn: string) {
   return (m: NetMachine, _c: Cpu, _t: Task, e: Env): boolean => {

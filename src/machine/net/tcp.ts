@@ -4,6 +4,7 @@
  * receive, shutdown and close, and the state changes announced through tcp_set_state.
  */
 import type { NetMachine } from './core';
+import type { Cpu } from '../include/cpu';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_AGAIN } from '../paths/kexec';
 import { pushWakeups } from '../kernel/sched/core';
@@ -38,16 +39,21 @@ const EINTR = 4, EAGAIN = 11, EINVAL = 22, EPIPE = 32, ECONNRESET = 104, EISCONN
 
 export const netTcp = new Semantics<NetMachine>('net/tcp');
 
-netTcp.hook('set_state', (_m, _c, _t, e) => {
+/** tcp_set_state's arguments for the next state change the path's semantics made (e.states); false: none left */
+export function nextState(e: Env): boolean {
   const list = e.states as [Sock, number, number][] | undefined;
   const st = list?.shift();
-  if (!st) return H_CONT;
+  if (!st) return false;
   e.tpSk = st[0];
   e.oldstate = st[1];
   e.newstate = st[2];
   e.state = st[2];
   // tcp_set_state() sees the old sk_state and stores the new one (set_state_done)
   writeSkState(st[0], st[1]);
+  return true;
+}
+netTcp.hook('set_state', (_m, _c, _t, e) => {
+  nextState(e);
   return H_CONT;
 });
 netTcp.hook('set_state_done', (_m, _c, _t, e) => {
@@ -55,7 +61,11 @@ netTcp.hook('set_state_done', (_m, _c, _t, e) => {
   return H_CONT;
 });
 // tcp_set_state(sk, state): the socket changing state (not necessarily the path's socket)
-netTcp.fnArgs('tcp_set_state', (_m, _c, _t, e) => [e.tpSk ?? e.sk, e.state]);
+// (in a recorded receive tree, net/rx.ts, the change its tcp_set_state is about to make: the entry hook runs after the call)
+netTcp.fnArgs('tcp_set_state', (_m, _c, _t, e) => {
+  const next = e.rxRec === true ? (e.states as [Sock, number, number][] | undefined)?.[0] : undefined;
+  return next ? [next[0], next[2]] : [e.tpSk ?? e.sk, e.state];
+});
 // the child socket a listener creates for a completed handshake
 for (const fn of ['tcp_v4_syn_recv_sock', 'tcp_create_openreq_child', 'inet_csk_clone_lock']) {
   netTcp.fnRet(fn, (e) => e.newsk ?? null);
@@ -147,15 +157,18 @@ netTcp.hook('ack_pkt', (_m, _c, _t, e) => {
 
 // ---------------------------------------------------------------- TCP receive
 
-netTcp.hook('tcp_rcv', (m, c, _t, e) => {
-  const p = e.pkt as Packet;
+/**
+ * What tcp_v4_rcv does with segment `p` (the machine's state changed accordingly): the template of the
+ * case (tcp_rcv_est, tcp_rcv_syn ...) and its environment (the socket, the states changed, the tasks
+ * to wake, the reply to send in `out`); null when the segment is ignored.  The receive path runs the
+ * recorded tree of the same case (net/rx.ts), else the template.
+ */
+export interface TcpRcv { path: string; env: Env }
+export function tcpRcvDecide(m: NetMachine, p: Packet): TcpRcv | null {
   const net = m.net;
   const conn = net.conns.get(`${p.dport}:${p.sport}`) ?? null;
   const lis = net.listeners.get(p.dport) ?? null;
-  const sub = (name: string, extra: Record<string, unknown>) => {
-    pushPath(c.ks, name, Object.assign(newEnv(name, { pkt: p, skb: p.skb }), extra));
-    return H_PUSHED;
-  };
+  const sub = (name: string, extra: Record<string, unknown>): TcpRcv => ({ path: name, env: Object.assign(newEnv(name, { pkt: p, skb: p.skb }), extra) });
   if (conn) {
     const s = conn;
     s.segsIn++;
@@ -165,15 +178,13 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
       change(env, s, TCP_CLOSE);
       unhash(m, s);
       takeWaiters(env, s, 'rw');
-      pushPath(c.ks, 'tcp_rcv_reset', env);
-      return H_PUSHED;
+      return { path: 'tcp_rcv_reset', env };
     }
     if (s.state === TCP_SYN_SENT) {
-      if (!(p.syn && p.ack)) return H_CONT;
+      if (!(p.syn && p.ack)) return null;
       change(env, s, TCP_ESTABLISHED);
       takeWaiters(env, s, 'w');
-      pushPath(c.ks, 'tcp_rcv_synack', env);
-      return H_PUSHED;
+      return { path: 'tcp_rcv_synack', env };
     }
     if (s.state === TCP_ESTABLISHED && !p.fin && !p.syn) {
       if (p.data.length) {
@@ -186,8 +197,7 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
       // tcp_ack runs for an ACK of data not yet acknowledged (the fast path skips it otherwise)
       if (p.ack && s.sndUnacked > 0) { env.acksNew = true; s.sndUnacked = 0; }
       if (p.ack) env.wakeW = s.writeWait.splice(0);
-      pushPath(c.ks, 'tcp_rcv_est', env);
-      return H_PUSHED;
+      return { path: 'tcp_rcv_est', env };
     }
     if (s.state === TCP_ESTABLISHED && p.fin && !p.syn) {
       // the peer's FIN on an established connection (tcp_rcv_established -> tcp_data_queue ->
@@ -201,8 +211,7 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
       s.rxEof = true;
       change(env, s, TCP_CLOSE_WAIT);
       takeWaiters(env, s, 'rw');
-      pushPath(c.ks, 'tcp_rcv_est_fin', env);
-      return H_PUSHED;
+      return { path: 'tcp_rcv_est_fin', env };
     }
     // the slow path: tcp_rcv_state_process
     if (p.ack) {
@@ -235,8 +244,7 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
     }
     // the time-wait socket replaces the full one in the established hash for TCP_TIMEWAIT_LEN
     if (env.timeWait) { unhash(m, s); net.tw.set(`${s.port}:${s.dport}`, m.now + TCP_TIMEWAIT_LEN); }
-    pushPath(c.ks, 'tcp_rcv_state', env);
-    return H_PUSHED;
+    return { path: 'tcp_rcv_state', env };
   }
   if (lis && lis.listening && !lis.closed) {
     if (p.syn && !p.ack) {
@@ -260,8 +268,7 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
       if (client) client.peer = child;
       lis.acceptq.push(child);
       takeWaiters(env, lis, 'r');
-      pushPath(c.ks, 'tcp_rcv_reqack', env);
-      return H_PUSHED;
+      return { path: 'tcp_rcv_reqack', env };
     }
   }
   // a TIME_WAIT socket absorbs what still arrives for its connection (tcp_timewait_state_process):
@@ -277,17 +284,26 @@ netTcp.hook('tcp_rcv', (m, c, _t, e) => {
   }
   const out = p.rst ? null : mkPacket({ proto: IPPROTO_TCP, sport: p.dport, dport: p.sport, rst: true, ack: true, data: empty });
   return sub('tcp_rcv_nosock', { sk: null, out });
+}
+netTcp.hook('tcp_rcv', (m, c, _t, e) => {
+  // decided before the packet's path was chosen (net/rx.ts), else here
+  const d = e.rxTcp !== undefined ? (e.rxTcp as TcpRcv | null) : tcpRcvDecide(m, e.pkt as Packet);
+  if (!d) return H_CONT;
+  pushPath(c.ks, d.path, d.env);
+  return H_PUSHED;
 });
 
 /** tcp_send_delayed_ack: arm the delayed-ACK timer; a segment we send first carries the ACK (tcpPkt) */
-netTcp.hook('delack_arm', (m, c, _t, e) => {
-  const s = sockOf(e)!;
-  if (s.delack) return H_CONT;
+export function delackArm(m: NetMachine, c: Cpu, s: Sock): void {
+  if (s.delack) return;
   s.delack = true;
   const cpu = m.cpus[c.id];
   m.after(TCP_DELACK_MIN, () => {
     if (s.delack) m.irq(cpu, 'tcp_timer_irq', newEnv('tcp_timer', { sk: s, sock: s, irq: 236 }));
   });
+}
+netTcp.hook('delack_arm', (m, c, _t, e) => {
+  delackArm(m, c, sockOf(e)!);
   return H_CONT;
 });
 /** tcp_delack_timer_handler: the ACK is still owed while the connection is there */

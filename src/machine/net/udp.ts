@@ -5,7 +5,8 @@
 import type { NetMachine } from './core';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
-import { Packet, mkPacket, IPPROTO_ICMP, IPPROTO_UDP, RCVBUF } from '../include/net';
+import { Packet, Sock, mkPacket, IPPROTO_ICMP, IPPROTO_UDP, RCVBUF } from '../include/net';
+import type { Env } from '../include/kstack';
 import { syncSock } from './layout';
 import { sockOf, empty, fail, takeWaiters, sendBuf, rxCount } from './sock';
 
@@ -52,16 +53,24 @@ netUdp.hook('raw_send', (_m, _c, _t, e) => {
 
 // ---------------------------------------------------------------- UDP / ICMP receive
 
-netUdp.hook('udp_rcv', (m, _c, _t, e) => {
-  const p = e.pkt as Packet;
+/** The socket a received datagram goes to (__udp4_lib_lookup, room in its receive buffer); null: dropped. */
+export function udpTarget(m: NetMachine, p: Packet): Sock | null {
   const s = m.net.udp.get(p.dport);
-  if (!s || s.closed || (s.dport && s.dport !== p.sport)) return H_CONT;
-  if (s.rx.bytes + p.data.length > RCVBUF) return H_CONT;
+  if (!s || s.closed || (s.dport && s.dport !== p.sport)) return null;
+  return s.rx.bytes + p.data.length > RCVBUF ? null : s;
+}
+/** __udp_enqueue_schedule_skb: the datagram queued on `s`, its readers to wake (e.wake) */
+export function udpQueue(s: Sock, p: Packet, e: Env): void {
   s.rx.push(p.data, p.sport, p);
   s.segsIn++;
   e.sk = s;
   e.udpFound = true;
   takeWaiters(e, s, 'r');
+}
+netUdp.hook('udp_rcv', (m, _c, _t, e) => {
+  const p = e.pkt as Packet;
+  const s = udpTarget(m, p);
+  if (s) udpQueue(s, p, e);
   return H_CONT;
 });
 function ipHeader(len: number, proto: number): Uint8Array {
@@ -70,8 +79,8 @@ function ipHeader(len: number, proto: number): Uint8Array {
   h.set([127, 0, 0, 1], 12); h.set([127, 0, 0, 1], 16);
   return h;
 }
-netUdp.hook('raw_queue', (m, _c, _t, e) => {
-  const p = e.pkt as Packet;
+/** raw_v4_input: an echo reply queued on every open raw socket (ping's), their readers to wake (e.wake) */
+export function rawQueue(m: NetMachine, p: Packet, e: Env): void {
   for (const s of m.net.raw) {
     if (s.closed) continue;
     const b = new Uint8Array(20 + p.data.length);
@@ -81,17 +90,23 @@ netUdp.hook('raw_queue', (m, _c, _t, e) => {
     s.segsIn++;
     takeWaiters(e, s, 'r');
   }
+}
+netUdp.hook('raw_queue', (m, _c, _t, e) => {
+  rawQueue(m, e.pkt as Packet, e);
   return H_CONT;
 });
-netUdp.hook('icmp_reply_pkt', (_m, _c, _t, e) => {
-  const p = e.pkt as Packet;
+/** icmp_reply of echo request `p`: the echo reply (type 0, the checksum updated) */
+export function icmpEchoReply(p: Packet): Packet {
   const data = Uint8Array.from(p.data);
   data[0] = 0;
   // RFC 1624 incremental checksum update for the type change 8 -> 0
   const sum = ((data[2] << 8) | data[3]) + 0x0800;
   const cs = (sum & 0xffff) + (sum >> 16);
   data[2] = (cs >> 8) & 0xff; data[3] = cs & 0xff;
-  e.out = mkPacket({ proto: IPPROTO_ICMP, sport: 0, dport: 0, data, icmpType: 0, icmpId: p.icmpId, icmpSeq: p.icmpSeq });
+  return mkPacket({ proto: IPPROTO_ICMP, sport: 0, dport: 0, data, icmpType: 0, icmpId: p.icmpId, icmpSeq: p.icmpSeq });
+}
+netUdp.hook('icmp_reply_pkt', (_m, _c, _t, e) => {
+  e.out = icmpEchoReply(e.pkt as Packet);
   return H_CONT;
 });
 

@@ -504,6 +504,14 @@ do_softirq
 %bh_leave
 `,
   // ---------------------------------------------------------------- receive (softirq)
+  // after a packet's recorded receive tree: what it did not do (net/rx.ts)
+  rx_rest: `
+%rx_rest
+`,
+  // tcp_set_state in a recorded receive tree (net/rx.ts rx_set_state)
+  rx_set_state_ev: `
+@sock:inet_sock_set_state
+`,
   // ip_rcv_finish's work: the route, then the local delivery
   ip_rcv_deliver: `
 ip_rcv_finish_core.constprop.0

@@ -1,0 +1,128 @@
+/**
+ * The loopback receive path on recorded trees (src/machine/net/rx.ts): each packet process_backlog takes
+ * off the backlog runs the `__netif_receive_skb(...)` tree the real Debian 12 kernel ran for the same case
+ * (the recordings' NET_RX softirqs, entry-model key softirq:net_rx_action), chosen by the machine's own
+ * decision (protocol, TCP case, data queued, FIN, ACK of new data, a reader asleep), in the softirq the
+ * sender's __local_bh_enable_ip runs; a case no recording shows runs the template.
+ */
+import { expect } from 'chai';
+import { Machine } from '../../src/machine/machine';
+import type { U } from '../../src/machine/process/user';
+import type { Prog } from '../../src/machine/include/sched';
+import { resetFtrace } from '../../src/kernel/ftrace';
+import { counting } from './ftrace_counting';
+import { rxTree } from '../../src/machine/net/rx';
+import { modelFunctions } from '../../src/machine/paths/model';
+import { compile } from '../translate/pipeline';
+import { resetKernel, stapOnMachine } from '../probes/helpers';
+
+const AF_INET = 2, SOCK_STREAM = 1, MSG_WAITALL = 0x100;
+
+/** one tbench exchange: Debian's tbench_srv and a tbench client replaying one WriteX line of client.txt */
+const TBENCH_ONE = 'sed -n 12p /usr/share/dbench/client.txt > /tmp/tb; echo "1.5 Sleep 0 NT_STATUS_OK" >> /tmp/tb; tbench_srv > /dev/null & sleep 1; tbench -t 1 -c /tmp/tb 1 127.0.0.1; kill $!';
+
+
+const names = (t: { text: string } | null): string => (t ? t.text.replace(/\d+/g, (x) => modelFunctions()[Number(x)]) : '');
+
+describe('machine: the loopback receive path on recorded trees', () => {
+  afterEach(() => { resetFtrace(); resetKernel(); });
+
+  it('the catalogue: per-packet trees of the recorded NET_RX softirqs, by case', () => {
+    const l = (...x: string[]) => new Set(x);
+    // an established connection's data for a sleeping reader: queued, the delayed ACK armed, the reader woken
+    const data = names(rxTree(l('tcp', 'est', 'data', 'ack', 'delack', 'wake'), 0.5));
+    expect(data).to.match(/^__netif_receive_skb\(/);
+    for (const f of ['ip_rcv', 'tcp_v4_rcv', 'tcp_v4_fill_cb', 'tcp_filter', 'tcp_rcv_established', 'tcp_ack', 'tcp_queue_rcv', 'tcp_send_delayed_ack', 'sock_def_readable']) {
+      expect(data).to.match(new RegExp(`[ (]${f}[ ()]`), f);
+    }
+    expect(data).to.match(/[ (]w[ )]/);
+    // a pure ACK: no data queued, no reader woken
+    const ack = names(rxTree(l('tcp', 'est', 'ack'), 0.5));
+    expect(ack).to.contain('tcp_ack(');
+    expect(ack).not.to.contain('tcp_queue_rcv');
+    expect(ack).not.to.match(/[ (]w[ )]/);
+    // a SYN to a listener: the request sock and the SYN-ACK's transmit
+    const syn = names(rxTree(l('tcp', 'state', 'syn', 'ack'), 0.5));
+    expect(syn).to.contain('tcp_v4_conn_request(');
+    expect(syn).to.contain('__dev_queue_xmit(');
+    // the recordings never received a reset: the template's case
+    expect(rxTree(l('tcp', 'rst'), 0.5)).to.equal(null);
+  });
+
+  it('data sent to a reader asleep: the receive tree runs in the sender\'s softirq, queues it and wakes the reader', () => {
+    const m = new Machine({ seed: 41 });
+    const c = counting(['net_rx_action', 'tcp_v4_rcv', 'tcp_v4_fill_cb', 'tcp_queue_rcv', 'tcp_data_ready', 'tcp_send_delayed_ack', 'tcp_finish_connect'], 'net_rx');
+    const seen: Record<string, number[]> = {};
+    let got = '';
+    m.fs.createFile('/usr/bin/rx1', 'ELF', 0o755);
+    m.procs.programs.set('/usr/bin/rx1', function* (u: U): Prog {
+      const l = yield* u.socket(AF_INET, SOCK_STREAM);
+      yield* u.bind(l, 5201);
+      yield* u.listen(l);
+      const pid = yield* u.fork(function* (cu: U): Prog {
+        const s = yield* cu.socket(AF_INET, SOCK_STREAM);
+        const b0 = [...c.n.values()];
+        yield* cu.connect(s, 5201);
+        seen.connect = [...c.n.values()].map((v, j) => v - b0[j]);
+        yield* cu.nanosleep(5e6);
+        const b1 = [...c.n.values()];
+        yield* cu.send(s, 'hello');
+        seen.send = [...c.n.values()].map((v, j) => v - b1[j]);
+        yield* cu.nanosleep(5e6);
+        yield* cu.close(s);
+        return 0;
+      });
+      const a = yield* u.accept(l);
+      const r = yield* u.recv(a, 5, MSG_WAITALL);
+      got = Buffer.from(r.data ?? []).toString();
+      yield* u.close(a);
+      yield* u.wait(pid);
+      return 0;
+    });
+    expect(m.run('rx1').status).to.equal(0);
+    c.stop();
+    expect(got).to.equal('hello');
+    // connect: the SYN received by the listener (recorded tree: tcp_v4_fill_cb), the SYN-ACK received by the
+    // client (the template: on the real kernel it waits in the socket's backlog, tcp_add_backlog), the
+    // handshake's ACK completing the connection (recorded)
+    const [nrx, rcv, fill, q, ready, delack, fin] = seen.connect;
+    expect([rcv, fill, q, fin]).to.deep.equal([3, 2, 0, 1]);
+    expect(nrx).to.be.at.least(1);
+    expect([ready, delack]).to.deep.equal([0, 0]);
+    // the send: its segment received in the sender's softirq, queued (tcp_queue_rcv, tcp_data_ready), the
+    // delayed ACK armed, on the recorded tree; the reader, woken, reads it all and tcp_cleanup_rbuf sends the
+    // ACK owed right away (received as a pure ACK, recorded tree too) before the send returns
+    expect(seen.send.slice(1)).to.deep.equal([2, 2, 1, 1, 1, 0]);
+  });
+
+  it('stap: net_rx_action, tcp_v4_rcv and netdev.receive fire in the senders\' softirqs, once per packet', async () => {
+    const r = await stapOnMachine(compile(`
+      global nrx, rcv, fill, recv
+      probe kernel.function("net_rx_action") { nrx[execname(), isinstr(sprint_backtrace(), "__do_softirq")] <<< 1 }
+      probe kernel.function("tcp_v4_rcv") { rcv[execname(), isinstr(sprint_backtrace(), "net_rx_action")] <<< 1 }
+      probe kernel.function("tcp_v4_fill_cb") { fill++ }
+      probe netdev.receive { recv[dev_name, protocol] <<< length }
+      probe end {
+        foreach ([e, s] in nrx) printf("net_rx_action %s softirq=%d %d\\n", e, s, @count(nrx[e, s]))
+        foreach ([e, s] in rcv) printf("tcp_v4_rcv %s in_net_rx=%d %d\\n", e, s, @count(rcv[e, s]))
+        foreach ([d, p] in recv) printf("netdev.receive %s %d %d\\n", d, p, @count(recv[d, p]))
+        printf("tcp_v4_fill_cb %d\\n", fill)
+      }`), TBENCH_ONE, { commandOutput: false });
+    expect(r.err).to.equal('');
+    // 14 segments (handshake, the WriteX request and reply with their ACKs, both FINs and their ACKs), each
+    // received by the other side in the softirq its sender's __local_bh_enable_ip runs (the delayed ACKs went
+    // out with data); 11 on recorded trees (tcp_v4_fill_cb, which the template never calls), the client's
+    // SYN-ACK and the two FINs' ACKs on the template (on the real kernel: the socket's backlog, and cases
+    // no recording shows)
+    expect(r.out).to.equal([
+      'net_rx_action tbench softirq=1 6',
+      'net_rx_action tbench_srv softirq=1 5',
+      'tcp_v4_rcv tbench in_net_rx=1 8',
+      'tcp_v4_rcv tbench_srv in_net_rx=1 6',
+      // skb->protocol is big-endian: ETH_P_IP read as a host u16
+      'netdev.receive lo 8 14',
+      'tcp_v4_fill_cb 11',
+      '',
+    ].join('\n'));
+  });
+});
