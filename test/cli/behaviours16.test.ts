@@ -231,4 +231,14 @@ describe('issue 16 behaviours (stap command)', function () {
     expect(stap(['-p2', '-e', 'probe begin { println($ctx); println(1 + "a") }']).err.split('\n').filter((l) => l.startsWith('semantic error')))
       .to.deep.equal(["semantic error: type mismatch: expected long but found string: string 'a' at <input>:1:42"]);
   });
+
+  it('-u still folds dead code before the types are asserted, and keeps its locals', () => {
+    // real-stap -u -p2: no error for the target expression in if (0); y keeps its type
+    const r = stap(['-u', '-p2', '-e', 'probe begin { if (0) { println($nosuch) } println(2) }']);
+    expect([r.code, r.err, r.out]).to.deep.equal([0, '', '# probes\nbegin /* <- begin */\n']);
+    expect(stap(['-u', '-p2', '-e', 'probe begin { if (0) { y = 1 } println(2) }']).out)
+      .to.equal('# probes\nbegin /* <- begin */\n  # locals\n  y:long\n');
+    expect(stap(['-u', '-p2', '-e', 'probe begin { if (0) { x = $nosuch } println(2) }']).err)
+      .to.match(/^semantic error: unresolved type : identifier 'x' at <input>:1:24\n/);
+  });
 });
