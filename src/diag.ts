@@ -152,9 +152,21 @@ export class Diagnostics {
     const second = e.chain.filter((c) => !c.message && c.tok);
     for (const c of second) out += `${this.renderToken(c.tok!)}\n` + this.sourceBlock(c.tok!, 8);
     out += '\n';
-    for (const c of e.chain) if (!second.includes(c)) out += this.renderSemantic(c);
+    for (const c of e.chain) {
+      if (second.includes(c)) continue;
+      // stap prints a chained error of a kind (its errsrc) once: a later `inconsistent arity` or
+      // `type mismatch` comes without its `first inferred here`, under -v too (real-stap -v)
+      if (c.site) {
+        if (this.chainSites.has(c.site)) continue;
+        this.chainSites.add(c.site);
+      }
+      out += this.renderSemantic(c);
+    }
     return out;
   }
+
+  /** Sites of the chained errors printed so far. */
+  private chainSites = new Set<string>();
 
   /** The messages of the body being checked for several probes (see asCopies), to say again. */
   private recording: (() => void)[] | null = null;

@@ -179,8 +179,11 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const tr = new TypeResolver(diag, !!opts.guru);
   // (stap folds constants before it asserts the types: an unresolved name in dead code is no error)
   // (what only the dead code used goes with it: its locals and globals are not typed)
-  const fold = opts.unoptimized || opts.listing ? undefined : (): boolean => {
+  // (under -u too, which keeps the locals and globals: real-stap -u -p2 'probe begin { if (0)
+  // { println($nosuch) } }' passes)
+  const fold = opts.listing ? undefined : (): boolean => {
     if (!new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions))) return false;
+    if (opts.unoptimized) return true;
     const still: VarUse = { read: new Set(), written: new Set() };
     for (const u of live) {
       collectUse(u.body, still);

@@ -92,8 +92,9 @@ export class Session {
       this.allFunctions.push(fn);
       // (a script body still in the tapset cache is not read here: it cannot be embedded code)
       if (!isDeferred(fn, 'body') && fn.body.k === 'embedded') {
-        fn.builtin = fn.name;
         fn.pragmas = pragmasOf(fn.body.code);
+        // `/* impl:NAME */`: the runtime's builtin NAME implements this body (a version's variant)
+        fn.builtin = fn.pragmas.find((p) => p.startsWith('impl:'))?.slice(5) ?? fn.name;
       }
     }
     if (!f.file.isTapset) {
@@ -394,7 +395,7 @@ export function pragmasOf(code: string): string[] {
   const out: string[] = [];
   const re = /\/\*\s*([a-z_:-]+[a-zA-Z0-9_:-]*)\s*\*\//g;
   let m: RegExpExecArray | null;
-  const known = /^(pure|stable|unprivileged|myproc-unprivileged|guru|string|unmangled|unmodified-fnargs|pragma:.*)$/;
+  const known = /^(pure|stable|unprivileged|myproc-unprivileged|guru|string|unmangled|unmodified-fnargs|pragma:.*|impl:.*)$/;
   while ((m = re.exec(code))) if (known.test(m[1]) && !out.includes(m[1])) out.push(m[1]);
   return out;
 }

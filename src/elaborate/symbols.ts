@@ -266,6 +266,19 @@ export class Resolver {
         replaceNode(s, { k: 'block', stmts: live ? [live] : [], tok: s.tok });
         return;
       }
+      case 'block':
+        // an error ends the resolution of its statement, not of the block (stap's visit_block
+        // goes on with the next statement: `x = ar + ar; ar = 3` reports the first ar and the
+        // third; checked against real-stap -v)
+        for (const x of s.stmts) {
+          try {
+            this.stmt(x, scope);
+          } catch (e) {
+            if (!(e instanceof SemanticError)) throw e;
+            this.softError(e);
+          }
+        }
+        return;
       case 'try':
         this.stmt(s.body, scope);
         if (s.catchVar) this.localSym(s.catchVar, scope);

@@ -53,7 +53,19 @@ export abstract class TypeBookkeeping {
 
   protected unresolved(tok: A.Token): void {
     this.still++;
-    if (this.assert) this.report(new SemanticError('unresolved type ', tok, [], 'unresolved-type'));
+    // (after a mismatch stap's asserting pass reports the mismatches alone, with -v too:
+    // `println(x); println(1 + "a")` says nothing of x; checked against real-stap)
+    if (this.assert && !this.mismatched) this.report(new SemanticError('unresolved type ', tok, [], 'unresolved-type'));
+  }
+
+  /**
+   * A target expression its probe point cannot resolve (stap's visit_target_symbol): still
+   * unresolved until the asserting pass, which says why (its saved conversion error) and goes on
+   * with the body, unless a mismatch was seen.
+   */
+  protected unresolvedTarget(err: SemanticError): void {
+    this.still++;
+    if (this.assert && !this.mismatched) this.report(err);
   }
 
   protected invalid(tok: A.Token, type: A.Type): void {
@@ -72,10 +84,15 @@ export abstract class TypeBookkeeping {
    * checked against real-stap).
    */
   protected complexity = 0;
+  /** A mismatch was seen before the asserting pass (which then reports mismatches only). */
+  protected mismatched = false;
 
   protected mismatchTypes(tok: A.Token, t1: A.Type, t2: A.Type): void {
     this.still++;
-    if (!this.assert) this.complexity = Math.max(this.complexity, 2);
+    if (!this.assert) {
+      this.complexity = Math.max(this.complexity, 2);
+      this.mismatched = true;
+    }
     else if (this.complexity <= 2) {
       let msg = `type mismatch: expected ${t1}`;
       if (t2 !== 'unknown') msg += ` but found ${t2}`;
@@ -85,7 +102,10 @@ export abstract class TypeBookkeeping {
 
   protected mismatchBinary(e: { tok: A.Token; left: HasType; right: HasType }): void {
     this.still++;
-    if (!this.assert) this.complexity = Math.max(this.complexity, 1);
+    if (!this.assert) {
+      this.complexity = Math.max(this.complexity, 1);
+      this.mismatched = true;
+    }
     else if (this.complexity <= 1) {
       this.report(new SemanticError(
         `type mismatch: left and right sides don't agree (${ty(e.left)} vs ${ty(e.right)})`, e.tok, [], 'mismatch-binary'));
@@ -96,6 +116,7 @@ export abstract class TypeBookkeeping {
     this.still++;
     if (!this.assert) {
       this.complexity = 3;
+      this.mismatched = true;
       return;
     }
     const m = this.firstInferred.get(decl);

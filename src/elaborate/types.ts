@@ -755,7 +755,7 @@ export class TypeResolver extends TypeBookkeeping {
     }
     if (p?.targetType && u?.point) {
       const r = p.targetType(u.point, e);
-      if (r instanceof SemanticError) throw r;
+      if (r instanceof SemanticError) return this.unresolvedTarget(r);
       this.setType(e, r);
       this.pointees.setTarget(e, p.targetPointee?.(u.point, e));
       return;

@@ -6,6 +6,7 @@
  */
 import { Long, fromBigInt } from '../runtime/int64';
 import { StapError } from '../runtime/errors';
+import { textStrn } from '../runtime/strings';
 import type { Builtin } from '../runtime/builtins';
 import type { ProbeContext, TaskInfo } from '../runtime/context';
 import { kmem, userSpace, KernelFault, AddressSpace, taskObjectAt } from '../kernel/memory';
@@ -246,6 +247,20 @@ export function uread(c: ProbeContext, addr: Long, size: number, signed: boolean
   }
 }
 
+function userStringNQuoted(c: ProbeContext, addr: Long, inlen: Long, outlen: Long, nul: string, fault: string | null): string {
+  const a = num(addr);
+  if (a === 0) return nul;
+  const max = c.engine.maxStringLen - 1;
+  let k = num(inlen);
+  if (k <= 0 || k > max) k = max;
+  try {
+    return textStrn(uspace(c).readString(a, k), outlen, 1, max);
+  } catch (e) {
+    if (e instanceof KernelFault) return fault ?? `0x${hexU(a)}`;
+    throw e;
+  }
+}
+
 export function quote(s: string, max: number, truncated: boolean): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
@@ -456,17 +471,6 @@ export const kernelBuiltins: Record<string, Builtin> = {
   user_string: (c, a: Long, err?: string) => ustring(c, a, c.engine.maxStringLen - 1, err),
   user_string_n: (c, a: Long, n: Long, err?: string) => ustring(c, a, Math.max(0, Math.min(num(n), c.engine.maxStringLen - 1)), err),
   user_string_nofault: (c, a: Long) => ustring(c, a, c.engine.maxStringLen - 1, ''),
-  user_string_warn: (c, a: Long) => {
-    try {
-      return ustring(c, a, c.engine.maxStringLen - 1);
-    } catch (e) {
-      if (e instanceof StapError) {
-        c.engine.warn(e.message);
-        return '';
-      }
-      throw e;
-    }
-  },
   user_string_quoted: (c, a: Long) => {
     if (num(a) === 0) return 'NULL';
     try {
@@ -478,32 +482,11 @@ export const kernelBuiltins: Record<string, Builtin> = {
       throw e;
     }
   },
-  user_string_n_quoted: (c, a: Long, n: Long) => {
-    if (num(a) === 0) return 'NULL';
-    try {
-      // as _stp_text_str: a cut by the input length n gets no "..." (only a cut by MAXSTRINGLEN does)
-      const k = Math.max(0, num(n));
-      const s = uspace(c).readString(num(a), k);
-      return quote(s.slice(0, k), c.engine.maxStringLen, false);
-    } catch (e) {
-      if (e instanceof KernelFault) return `0x${hexU(a)}`;
-      throw e;
-    }
-  },
-  user_char: (c, a: Long) => uread(c, a, 1, true),
-  user_short: (c, a: Long) => uread(c, a, 2, true),
-  user_ushort: (c, a: Long) => uread(c, a, 2, false),
-  user_int: (c, a: Long) => uread(c, a, 4, true),
-  user_uint32: (c, a: Long) => uread(c, a, 4, false),
-  user_long: (c, a: Long) => uread(c, a, 8, true),
-  user_ulong: (c, a: Long) => uread(c, a, 8, false),
-  user_int8: (c, a: Long) => uread(c, a, 1, true),
-  user_uint8: (c, a: Long) => uread(c, a, 1, false),
-  user_int16: (c, a: Long) => uread(c, a, 2, true),
-  user_uint16: (c, a: Long) => uread(c, a, 2, false),
-  user_int32: (c, a: Long) => uread(c, a, 4, true),
-  user_int64: (c, a: Long) => uread(c, a, 8, true),
-  user_uint64: (c, a: Long) => uread(c, a, 8, false),
+  // user_string_n_quoted(addr, inlen, outlen) before 3.0 (--compatible): the runtime's
+  // _stp_text_str; address 0 is "(null)" ("NULL" before 2.3), a fault the address in hex
+  // ("<unknown>" before 2.3)
+  __user_string_n_quoted_pre30: (c, a: Long, inlen: Long, outlen: Long) => userStringNQuoted(c, a, inlen, outlen, '(null)', null),
+  __user_string_n_quoted_pre23: (c, a: Long, inlen: Long, outlen: Long) => userStringNQuoted(c, a, inlen, outlen, 'NULL', '<unknown>'),
   user_char_error: (c, a: Long) => uread(c, a, 1, true, 'char'),
   user_short_error: (c, a: Long) => uread(c, a, 2, true, 'short'),
   user_int_error: (c, a: Long) => uread(c, a, 4, true, 'int'),
@@ -545,7 +528,6 @@ export const kernelBuiltins: Record<string, Builtin> = {
     if (!h || !c.isReturn) return 'N/A';
     return returnStr(retval(c), fmt);
   },
-  return_str: (c, fmt: Long, ret: Long) => returnStr(ret, fmt),
   errno_str: (c, e: Long) => {
     const n = Math.abs(num(e));
     // errno.stp copies the name when errlist has one (nothing otherwise)

@@ -159,7 +159,6 @@ export const miscBuiltins: Record<string, Builtin> = {
     }
     c.engine.out(out);
   },
-  __maxstringlen: (c) => c.engine.maxStringLen,
   errno_p: (c, e: Long) => {
     const n = Math.abs(num(e));
     return errnoName(n) ? n : 0;

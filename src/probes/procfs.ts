@@ -41,14 +41,20 @@ function numArg(c: A.ProbePointComponent): number {
   return c.arg && c.arg.k === 'num' ? Number(c.arg.value) : 0;
 }
 
+/**
+ * stap's procfs_builder checks of a procfs path, in its order and words; the errors point at the
+ * probe point's first component (real-stap -p2).  Any other character is allowed.
+ */
 function checkPath(path: string, tok: A.Token | undefined): void {
-  if (path.length === 0) throw new SemanticError('procfs path cannot be empty', tok, [], 'procfs-path');
-  if (path.startsWith('/') || path.endsWith('/')) throw new SemanticError('procfs path cannot begin or end with a \'/\'', tok, [], 'procfs-path');
-  for (const part of path.split('/')) {
-    if (part === '') throw new SemanticError('procfs path cannot have empty components', tok, [], 'procfs-path');
-    if (part === '.' || part === '..') throw new SemanticError('procfs path cannot have \'.\' or \'..\' components', tok, [], 'procfs-path');
-    if (!/^[A-Za-z0-9_.-]+$/.test(part)) throw new SemanticError(`procfs path component '${part}' contains invalid characters`, tok, [], 'procfs-path');
-  }
+  const parts = path.split('/');
+  const last = parts.pop()!;
+  parts.forEach((part, i) => {
+    if (i === 0 && part === '') throw new SemanticError('procfs path cannot start with a \'/\'', tok, [], 'procfs-path');
+    if (part === '') throw new SemanticError('procfs path component cannot be empty', tok, [], 'procfs-path');
+    if (part === '.' || part === '..') throw new SemanticError('procfs path cannot be relative (and contain \'.\' or \'..\')', tok, [], 'procfs-path');
+  });
+  if (last === '') throw new SemanticError('procfs path cannot end with a \'/\'', tok, [], 'procfs-path');
+  if (last === '.' || last === '..') throw new SemanticError('procfs path cannot be relative (and contain \'.\' or \'..\')', tok, [], 'procfs-path');
 }
 
 const provider: Provider = {
@@ -62,17 +68,17 @@ const provider: Provider = {
     for (const c of cs) {
       if (c.name === 'procfs' && c.arg && c.arg.k === 'str') {
         path = c.arg.value;
-        checkPath(path, c.arg.tok ?? c.tok);
+        checkPath(path, cs[0].tok);
       } else if (c.name === 'umask') umask = numArg(c);
       else if (c.name === 'maxsize') {
         maxsize = numArg(c);
-        if (maxsize <= 0) throw new SemanticError('maxsize must be greater than 0', c.tok, [], 'procfs-maxsize');
+        if (maxsize <= 0) throw new SemanticError('maxsize must be greater than 0', undefined, [], 'procfs-maxsize');
       } else if (c.name === 'read' || c.name === 'write') kind = c.name;
     }
     const data: ProcfsData = { kind, path, maxsize, umask };
     return [{ family: 'procfs', pp: renderComponents(cs), data: data as unknown as Record<string, unknown> }];
   },
-  vars: () => [{ name: '$value', type: 'string' }],
+  // (no vars: stap -L lists no $value for procfs points, which its own expander provides)
   targetDefined: (rp, e) => isValue(e),
   targetAccess: (rp, e, access) => {
     if (!isValue(e)) return null;

@@ -94,8 +94,15 @@ const KERNEL_FREE: Record<string, Builtin> = {
   strlen: (c, s: string) => s.length,
   substr: (c, s: string, start: Long, len: Long) => S.substr(s, start, len, max1(c)),
   stringat: (c, s: string, pos: Long) => S.stringat(s, pos),
-  // (string.stp's stringat under --compatible < 2.3, called with pos inside the string)
-  __stringat: (c, s: string, pos: Long) => S.stringat(s, pos),
+  // (string.stp's stringat under --compatible < 2.3: 0 outside the string, without an error)
+  __stringat_pre23: (c, s: string, pos: Long) => {
+    try {
+      return S.stringat(s, pos);
+    } catch (e) {
+      if (e instanceof StapError) return 0;
+      throw e;
+    }
+  },
   isinstr: (c, a: string, b: string) => S.isinstr(a, b),
   strpos: (c, a: string, b: string) => S.strpos(a, b),
   str_replace: (c, s: string, find: string, repl: string) => S.strReplace(s, find, repl, max1(c)),
@@ -121,17 +128,8 @@ const KERNEL_FREE: Record<string, Builtin> = {
 
   // ------------------------------------------------------------ timestamp.stp
   gettimeofday_ns: (c) => c.engine.realtimeNs(),
-  gettimeofday_us: (c) => nsDiv(c.engine.realtimeNs(), 1000),
-  gettimeofday_ms: (c) => nsDiv(c.engine.realtimeNs(), 1000000),
-  gettimeofday_s: (c) => nsDiv(c.engine.realtimeNs(), 1000000000),
   local_clock_ns: (c) => cpuClock(c, c.cpu),
-  local_clock_us: (c) => nsDiv(cpuClock(c, c.cpu), 1000),
-  local_clock_ms: (c) => nsDiv(cpuClock(c, c.cpu), 1000000),
-  local_clock_s: (c) => nsDiv(cpuClock(c, c.cpu), 1000000000),
   cpu_clock_ns: (c, cpu: Long) => (checkCpu(c, cpu), cpuClock(c, cpu as number)),
-  cpu_clock_us: (c, cpu: Long) => (checkCpu(c, cpu), nsDiv(cpuClock(c, cpu as number), 1000)),
-  cpu_clock_ms: (c, cpu: Long) => (checkCpu(c, cpu), nsDiv(cpuClock(c, cpu as number), 1000000)),
-  cpu_clock_s: (c, cpu: Long) => (checkCpu(c, cpu), nsDiv(cpuClock(c, cpu as number), 1000000000)),
   ktime_get_ns: (c) => c.engine.monotonicNs(),
   /** TSC at a nominal 2.5 GHz of the simulated monotonic clock. */
   get_cycles: (c) => fromNumber(Number(c.engine.monotonicNs()) * 2.5),

@@ -153,7 +153,8 @@ export abstract class ExprGen extends GenBase {
       case 'atop':
         if (e.name === '@const') {
           const a = e.args[0];
-          const v = a?.k === 'str' && e.args.length === 1 ? constValue(a.value, this.defines) : null;
+          const v = a?.k === 'str' && e.args.length === 1
+            ? a.value === 'MAXSTRINGLEN' ? BigInt(this.limits.maxStringLen) : constValue(a.value, this.defines) : null;
           if (v !== null) return jsLong(v);
           this.err(a?.k === 'str' ? `@const("${a.value}"): constant not known to this kernel` : 'expected literal string', e.tok);
           return '0';

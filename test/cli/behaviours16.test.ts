@@ -171,4 +171,74 @@ describe('issue 16 behaviours (stap command)', function () {
     expect(r.out).to.match(/cpu[1-9]\d* \[\]\n$/);
     expect(r.err).to.equal('');
   });
+
+  it('--compatible picks the tapset functions of that version, and their runtime behaviour', () => {
+    // tapset/string.stp (stringat: 0 outside the string before 2.3, else an error) and
+    // tapset/uconversions.stp (user_string_n_quoted: its runtime conversion before 3.0, with
+    // "NULL"/<unknown> before 2.3; a script on user_string_n from 3.0; user_string_warn: warn_msg
+    // "<unknown>" before 2.3, else "")
+    const script = 'probe begin { println(user_string_n_quoted(0, 10)); println(user_string_warn(0)); println(stringat("abc", 5)); exit() }';
+    const old = stap(['--compatible=2.2', '-e', script]);
+    expect(old.out).to.equal('NULL\n<unknown>\n0\n');
+    expect(old.err).to.equal('WARNING: user string copy fault -14 at 0x0 [man error::fault]\n');
+    expect(stap(['--compatible=2.3', '-e', script.replace('stringat("abc", 5)', '1')]).out).to.equal('(null)\n\n1\n');
+    const now = stap(['-e', script]);
+    expect(now.out).to.equal('0x0\n\n');
+    expect(now.err).to.contain("ERROR: Position out of bounds near identifier 'stringat' at <input>:1:");
+    // real-stap -p2: user_string_n_quoted(a, n) reaches the 3-argument one (and what it calls)
+    expect(stap(['--compatible=2.9', '-p2', '-e', 'probe begin { println(user_string_n_quoted(0, 10)) }']).out)
+      .to.equal('# functions\nuser_string_n_quoted:string (addr:long, n:long)\nuser_string_n_quoted:string (addr:long, inlen:long, outlen:long)\n# probes\nbegin /* <- begin */\n');
+  });
+
+  it('@MAXSTRINGLEN is @const("MAXSTRINGLEN"): guru mode in a script, the session\'s limit', () => {
+    // tapset/macros.stpm; real-stap -p1 without -g: "using @const operator not permitted"
+    expect(stap(['-p1', '-e', 'probe begin { println(@MAXSTRINGLEN) }']).err)
+      .to.match(/^parse error: using @const operator not permitted; need stap -g\n/);
+    expect(stap(['-g', '-e', 'probe begin { println(@MAXSTRINGLEN); exit() }']).out).to.equal('512\n');
+    expect(stap(['-g', '-DMAXSTRINGLEN=100', '-e', 'probe begin { println(@MAXSTRINGLEN); exit() }']).out).to.equal('100\n');
+  });
+
+  it('after an error pass 2 goes on as stap does (real-stap -v)', () => {
+    const errors = (args: string[]): string[] => stap(['-p2', '-v', ...args]).err.split('\n').filter((l) => l.startsWith('semantic error'));
+    // an error ends its statement, not its block; a chained error is shown the first time only
+    expect(errors(['-e', 'global ar\nprobe begin { ar[1] = 2; if (1) { x = ar; y = ar } z = ar; println(x + y + z) }'])).to.deep.equal([
+      "semantic error: inconsistent arity (1 vs 0): identifier 'ar' at <input>:2:39",
+      "semantic error: arity 1 first inferred here: identifier 'ar' at :2:15",
+      "semantic error: inconsistent arity (1 vs 0): identifier 'ar' at :2:47",
+      "semantic error: inconsistent arity (1 vs 0): identifier 'ar' at :2:56",
+    ]);
+    expect(errors(['-e', 'probe begin { x = 1; y = 1; x = "a"; y = "b"; println(x, y) }'])).to.deep.equal([
+      "semantic error: type mismatch (string): identifier 'x' at <input>:1:29",
+      "semantic error: type was first inferred here (long): identifier 'x' at :1:15",
+      "semantic error: type mismatch (string): identifier 'y' at :1:38",
+    ]);
+    // an unresolved target expression is reported by the last (asserting) pass of type
+    // resolution, in the order of the body with the unresolved types; after a mismatch, the
+    // mismatches alone
+    expect(errors(['-e', 'probe begin { x = $ctx; y = $b; println(x, y) }'])).to.deep.equal([
+      "semantic error: unresolved type : identifier 'x' at <input>:1:15",
+      "semantic error: unresolved target-symbol expression: identifier '$ctx' at :1:19",
+      "semantic error: unresolved type : identifier 'y' at :1:25",
+      "semantic error: unresolved target-symbol expression: identifier '$b' at :1:29",
+      "semantic error: unresolved type : identifier 'x' at :1:41",
+      "semantic error: unresolved type : identifier 'x' at :1:41",
+      "semantic error: unresolved type : identifier 'y' at :1:44",
+      "semantic error: unresolved type : identifier 'y' at :1:44",
+      "semantic error: unresolved type : identifier 'println' at :1:33",
+      "semantic error: unresolved type : identifier 'x' at :1:15",
+      "semantic error: unresolved type : identifier 'y' at :1:25",
+    ]);
+    expect(stap(['-p2', '-e', 'probe begin { println($ctx); println(1 + "a") }']).err.split('\n').filter((l) => l.startsWith('semantic error')))
+      .to.deep.equal(["semantic error: type mismatch: expected long but found string: string 'a' at <input>:1:42"]);
+  });
+
+  it('-u still folds dead code before the types are asserted, and keeps its locals', () => {
+    // real-stap -u -p2: no error for the target expression in if (0); y keeps its type
+    const r = stap(['-u', '-p2', '-e', 'probe begin { if (0) { println($nosuch) } println(2) }']);
+    expect([r.code, r.err, r.out]).to.deep.equal([0, '', '# probes\nbegin /* <- begin */\n']);
+    expect(stap(['-u', '-p2', '-e', 'probe begin { if (0) { y = 1 } println(2) }']).out)
+      .to.equal('# probes\nbegin /* <- begin */\n  # locals\n  y:long\n');
+    expect(stap(['-u', '-p2', '-e', 'probe begin { if (0) { x = $nosuch } println(2) }']).err)
+      .to.match(/^semantic error: unresolved type : identifier 'x' at <input>:1:24\n/);
+  });
 });
