@@ -138,8 +138,7 @@ function runSetup(m: Machine, command: string, o: SimOptions): void {
  * strace run's `strace` is left out: the graph and events runs have none).  They sleep through the run.
  */
 function startRecorderProcesses(m: Machine): Process {
-  m.run(`mkdir -p /root/rec; printf '( sleep ${RUN_TIMEOUT_S}; true ) &\\nwait\\n' > /root/rec/recorder.sh; ` +
-    `printf 'sh /root/rec/recorder.sh\\ntrue\\n' > /sbin/recorder-run; /bin/sh /sbin/recorder-run < /dev/null > /dev/null 2>&1 &`);
+  startRecorder(m, `( sleep ${RUN_TIMEOUT_S}; true ) &\nwait\n`);
   // until the watcher's sleep is asleep (and so every recorder process: it is the last one started); on
   // a slowed-down CPU (cpuSlowdown) their start takes longer than the first 0.1 s
   const watcherAsleep = (): boolean => [...m.procs.procs.values()].some((p) => !p.exited && p.argv.join(' ') === `sleep ${RUN_TIMEOUT_S}` &&
@@ -153,14 +152,50 @@ function startRecorderProcesses(m: Machine): Process {
   return rec;
 }
 
+/** The recorder's script (recorder.sh) as a file on the machine, and the boot runner that runs it in the background. */
+function startRecorder(m: Machine, script: string): void {
+  m.run('mkdir -p /root/rec');
+  m.fs.createFile('/root/rec/recorder.sh', script, 0o644, 'ext4');
+  m.run(`printf 'sh /root/rec/recorder.sh\\ntrue\\n' > /sbin/recorder-run; /bin/sh /sbin/recorder-run < /dev/null > /dev/null 2>&1 &`);
+}
+
+/**
+ * recorder.sh's `launch` for a `background` workload, whose recordings count every task from the moment
+ * tracing went on: the recorder forks the launcher itself, which waits in the fifo's open; the recorder
+ * polls its wchan for `fifo_open` (which 6.1 never shows: the wait is wait_for_partner's, so the loop runs
+ * its 100 rounds), starts the time-limit watcher, takes the start time (`date`), switches tracing on, then
+ * opens the fifo (where counting starts), writes the start line
+ * and waits for the launcher: what the recordings show of the recorder's shell (its echo's openat, fcntl,
+ * dup2, write and close, then wait4) and of the launcher (the end of its open, its reads, its exec).
+ */
+export function backgroundRecorderScript(command: string): string {
+  return [
+    `rm -f ${LAUNCHER_GO}; mkfifo ${LAUNCHER_GO}`,
+    'cd /root',
+    `${launcherArgv(command).map(shWord).join(' ')} < /dev/null > /dev/ttyS0 2>&1 &`,
+    'PID=$!',
+    'cd /',
+    'n=0; until grep -q fifo_open /proc/$PID/wchan 2>/dev/null || [ $n -ge 100 ]; do sleep 0.05; n=$((n+1)); done',
+    `( sleep ${RUN_TIMEOUT_S}; true ) &`,
+    'T0=$(date +%s.%N)',
+    'echo 1 > /sys/kernel/tracing/tracing_on',
+    `echo go > ${LAUNCHER_GO}`,
+    'wait $PID',
+    'wait',
+  ].join('\n') + '\n';
+}
+
 export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const m = new Machine({ cpus: 4, seed: o.seed ?? 1, memMB: 2048, cpuSlowdown: o.cpuSlowdown });
   runSetup(m, command, o);
+  // a `background` workload is launched by the recorder's own script (backgroundRecorderScript), with
+  // counting from the recorder's open of the fifo; any other, counted from its execve on, by the harness
+  const background = o.allTasks === true;
   // the launcher is recorder.sh's asynchronous job: in the boot runner's session (ps: `R`, not `Rs`)
-  const recorder = startRecorderProcesses(m);
+  const recorder = background ? null : startRecorderProcesses(m);
   // the launcher's start line: a file holding it, so its read returns at once (the recorder's fifo only
   // held the launcher until tracing was on; counting here starts exactly at the workload's execve)
-  m.fs.createFile(LAUNCHER_GO, 'go\n', 0o644, 'tmpfs');
+  if (!background) m.fs.createFile(LAUNCHER_GO, 'go\n', 0o644, 'tmpfs');
   // the recorder launches into a settled system: every CPU idle (init's reaping of the setup's last shell
   // can still run at this point on a slowed-down CPU, cpuSlowdown, and would push the launcher off its CPU)
   m.runUntil(() => m.cpus.every((c) => m.current(c.id).idle), 1e9);
@@ -176,6 +211,18 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   // per task, in creation order (Map keeps insertion order: the root, then each forked task)
   const perTask = new Map<number, string[]>();
   const EXECVE_NR = 59;
+  const OPENAT_NR = 257;
+  // (background) the recorder's shell has opened the fifo: counting (re)started there
+  let armed = false;
+  // the file an openat names (sys_enter's regs: its arguments, the name as the machine's syscall carries it)
+  const openatPath = (regs: unknown): string => {
+    const a = (regs as { args?: readonly unknown[] } | null)?.args?.[1];
+    return typeof a === 'string' ? a : '';
+  };
+  // the recorder's shell itself (dash opens a simple command's redirections before it forks), the parent
+  // of the launcher waiting in the fifo's open
+  const launcherWaitsFor = (t: Task | undefined): boolean => !!t && [...m.procs.procs.values()].some((q) =>
+    !q.exited && q.parent === t.proc && q.threads.some((x) => x.wchan === 'wait_for_partner'));
   // the kernel entry each task is in (sys_enter .. sys_exit, a user fault until its next entry)
   const entryOf = new Map<number, string>();
   const byEntry = new Map<string, number>();
@@ -228,6 +275,11 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
         if (!counted(tid)) return;
         const regs = _regs as { orig_ax?: number } | null;
         const nr = enter ? Number(nrOrRet) : Number(regs?.orig_ax ?? -1);
+        if (enter && background && !armed && nr === OPENAT_NR && openatPath(regs) === LAUNCHER_GO && launcherWaitsFor(m.executingCpu()?.ctx.task as Task | undefined)) {
+          armed = true;
+          reset();
+          restartedAt = attempts;
+        }
         if (enter && launcherUp && !execed && tid === root && nr === EXECVE_NR) { attempts++; restart(); }
         const sc = syscallByNr(nr);
         entryOf.set(tid, enter ? `sys:${sc ? sc.name : nr}` : 'other');
@@ -268,10 +320,20 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     // the recorder's shell forks the launcher (`sh -c SCRIPT rec ... < /dev/null > /dev/ttyS0 2>&1 &`),
     // which execs dash in /root: stdout and stderr the serial console, whose line the output is read from
     // (ONLCR's carriage returns dropped)
-    const tty = new OpenFile('dev', m.fs.lookup('/dev/ttyS0'), O_WRONLY | O_LARGEFILE);
     m.serial.sink = (s) => { output += s.replace(/\r\n/g, '\n'); };
-    const p = m.procs.spawnExec(recorder, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), tty, tty], '/root', o.cpu);
-    tty.close();
+    let p: Process;
+    if (recorder) {
+      const tty = new OpenFile('dev', m.fs.lookup('/dev/ttyS0'), O_WRONLY | O_LARGEFILE);
+      p = m.procs.spawnExec(recorder, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), tty, tty], '/root', o.cpu);
+      tty.close();
+    } else {
+      startRecorder(m, backgroundRecorderScript(command));
+      const launcher = (): Process | undefined => [...m.procs.procs.values()].find((q) => !q.exited && q.argv[2] === LAUNCHER_SCRIPT);
+      m.runUntil(() => launcher() !== undefined, 60e9);
+      const l = launcher();
+      if (!l) throw new Error('fidelity: the recorder did not start the launcher');
+      p = l;
+    }
     // the recorder starts the workload as an asynchronous list of a non-interactive sh
     // (scripts/record/guest/recorder.sh launch: `sh -c '...; exec "$@"' ... &`), which runs it with
     // SIGINT and SIGQUIT ignored (POSIX 2.11; dash's forkchild): the recorded programs inherit that

@@ -162,6 +162,24 @@ describe('fidelity: the simulated side', () => {
       expect(Math.abs(s - r) / r, `${f}: sim median ${s} real ${r}`).to.be.below(0.1);
     }
   });
+  it('counts a background workload from the recorder\'s open of the launcher\'s fifo, as the idle recording does', function () {
+    this.timeout(120000);
+    // data/recordings/idle (every task traced): the recorder's shell opens /tmp/rec-go (fifo_open, its
+    // echo's fcntl/dup2 and write), the launcher's open returns and it reads the line byte by byte
+    // (pipe_read x3), then wait4 and the launcher's exec; the machine's recorder script does the same
+    const rec = loadRecording(findRecording('idle')!);
+    const real = recordedSide(rec).functions;
+    expect(real.get('fifo_open')).to.equal(1);
+    expect(real.get('pipe_read')).to.equal(3);
+    const sim = runSimulated('sleep 1', { seed: 1, allTasks: true });
+    expect(sim.status).to.equal(0);
+    expect(sim.functions.get('pipe_read')).to.equal(3);
+    expect(sim.functions.get('fifo_open') ?? 0).to.be.within(1, 2);
+    expect(sim.functions.get('__x64_sys_dup2') ?? 0).to.be.at.least(2);
+    // nothing from before tracing went on: not the recorder's 100 polls of the launcher's wchan
+    expect(sim.events.get('sys_enter_execve')).to.equal(4);
+    expect(sim.syscalls[0]).to.equal('openat');
+  });
   it('runs beside the recorder\'s own processes, as ps aux of the ps recording lists them', function () {
     this.timeout(60000);
     // data/recordings/ps (its strace run's writes of ps's output): `217 ... Ss ... /bin/sh /sbin[/recorder-run]`,
