@@ -526,3 +526,9 @@ export function userSpace(tgid: number): AddressSpace {
 export function dropUserSpace(tgid: number): void {
   userSpaces.delete(tgid);
 }
+
+/** x86_64's vmemmap_base (no KASLR of it on the machine) and sizeof(struct page): struct page * of a frame */
+export const VMEMMAP = Number(BigInt.asIntN(64, 0xffffea0000000000n));
+export const STRUCT_PAGE = 64;
+/** page_to_pfn / folio_pfn: the frame of struct page * `page` */
+export const pageToPfn = (page: number): number => Math.round((page - VMEMMAP) / STRUCT_PAGE);

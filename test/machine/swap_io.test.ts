@@ -136,4 +136,46 @@ probe end {
       disconnectMachine();
     }
   });
+  it('the swap bios trace block_bio_remap, the plugs block_plug/block_unplug, pageout mm_vmscan_write_folio (as the recording prints them)', () => {
+    // the `swap` recording's events run: "block_bio_remap: 8,0 W 12096264 + 8 <- (8,1) 12094216", "block_plug: [dd]",
+    // "block_unplug: [dd] 1", "mm_vmscan_write_folio: page=... pfn=0x97ac flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC";
+    // 3132 remaps (one per bio), 242 plugs and unplugs (of 1 or 2 requests), 1784 folios written
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    m.run('swapon -a');
+    m.run('cd /sys/kernel/tracing; echo 20000 > buffer_size_kb; for e in block/block_bio_remap block/block_plug block/block_unplug block/block_rq_insert vmscan/mm_vmscan_write_folio; do echo 1 > events/$e/enable; done');
+    const p = m.procs.spawnCommand(DD, () => {}, () => {});
+    p.memcg = new MemCgroup('test', 1024);
+    m.runUntil(() => p.finished, 120e9);
+    const lines = m.run('echo 0 > /sys/kernel/tracing/tracing_on; grep -v "^#" /sys/kernel/tracing/trace').out.split('\n');
+    const of = (ev: string): string[] => lines.filter((l) => l.includes(` ${ev}: `)).map((l) => l.slice(l.indexOf(` ${ev}: `) + ev.length + 3));
+    const remaps = of('block_bio_remap'), plugs = of('block_plug'), unplugs = of('block_unplug'), folios = of('mm_vmscan_write_folio');
+    const start = swapStart(m) + 2048, end = start + (m.mm.swaps[0].slots + 1) * 8;
+    // one per swap bio (a page each), the disk's sector = the partition's + 2048, inside the swap file
+    expect(remaps.length).to.be.within(m.mm.pswpout * 0.9, m.mm.pswpout + m.mm.pswpin * 1.1);
+    for (const r of remaps) {
+      const x = /^8,0 (W|R) (\d+) \+ 8 <- \(8,1\) (\d+)$/.exec(r);
+      expect(x, r).to.not.equal(null);
+      expect(Number(x![2]) - Number(x![3])).to.equal(2048);
+      expect(Number(x![2])).to.be.within(start, end);
+    }
+    // a plug per run of requests, each flushed once with what it held
+    expect(plugs.length).to.be.above(50);
+    expect(plugs.every((l) => l === '[dd]')).to.equal(true);
+    expect(unplugs.length).to.equal(plugs.length);
+    const nr = unplugs.map((l) => Number(/^\[dd\] (\d+)$/.exec(l)?.[1]));
+    expect(nr.every((n) => n >= 1)).to.equal(true);
+    expect(nr.reduce((a, n) => a + n, 0)).to.be.within(of('block_rq_insert').length - 2, of('block_rq_insert').length + 2);
+    // each page pageout writes: an anonymous folio, frames all different (a few recorded swap-outs find no
+    // page of the machine's left to swap out: no folio, pfn 0)
+    expect(folios.length).to.be.within(m.mm.pswpout * 0.9, m.mm.pswpout * 1.01);
+    const pfns = new Set<string>();
+    let none = 0;
+    for (const f of folios) {
+      const x = /^page=[0-9a-f]{16} pfn=(0x[0-9a-f]+) flags=RECLAIM_WB_ANON\|RECLAIM_WB_ASYNC$/.exec(f);
+      expect(x, f).to.not.equal(null);
+      if (x![1] === '0x0') none++; else pfns.add(x![1]);
+    }
+    expect(pfns.size).to.equal(folios.length - none);
+    expect(none).to.be.below(folios.length / 100);
+  });
 });

@@ -11,7 +11,7 @@
  */
 import { CpuContext } from '../current';
 import { btfResolve, btfType, btfSizeof, btfFindMember, btfArrayInfo, btfTypeName, BtfKind } from '../btf';
-import { kmem } from '../memory';
+import { kmem, pageToPfn } from '../memory';
 import { TraceEvent, TraceEventField, tracepointProto, TpArg } from '../tracepoint';
 
 export type FieldValue = bigint | number | string | Uint8Array;
@@ -140,7 +140,7 @@ for (const e of ['block_rq_issue', 'block_rq_insert', 'block_rq_complete', 'bloc
 }
 // block_bio_*: bio_dev() is the whole disk's devt, the sector is the remapped one (blk_partition_remap
 // ran before submit_bio_noacct_nocheck traced it: the partition's bd_start_sect added to a bio with data).
-for (const e of ['block_bio_queue', 'block_getrq', 'block_bio_complete', 'block_bio_backmerge', 'block_bio_frontmerge', 'block_bio_bounce']) {
+for (const e of ['block_bio_remap', 'block_bio_queue', 'block_getrq', 'block_bio_complete', 'block_bio_backmerge', 'block_bio_frontmerge', 'block_bio_bounce']) {
   SPECIAL[`${e}.dev`] = () => (a) => (rd(bioArg(e, a), BIO, 'bi_bdev') ? 8 << 20 : 0);
   SPECIAL[`${e}.rwbs`] = () => (a) => blkRwbs(rd(bioArg(e, a), BIO, 'bi_opf'));
   SPECIAL[`${e}.sector`] = () => (a) => {
@@ -153,6 +153,17 @@ for (const e of ['block_bio_queue', 'block_getrq', 'block_bio_complete', 'block_
 }
 /** block_bio_complete(q, bio) has the bio second; the others first. */
 const bioArg = (e: string, a: readonly unknown[]): unknown => (e === 'block_bio_complete' ? a[1] : a[0]);
+// block_bio_remap(bio, dev, from): the bio already remapped (the disk's sector), the partition's dev_t and sector
+SPECIAL['block_bio_remap.old_dev'] = () => (a) => toNum(a[1]);
+SPECIAL['block_bio_remap.old_sector'] = () => (a) => toNum(a[2]);
+// block_plug(q) / block_unplug(q, depth, explicit): current's comm, the plug's request count
+SPECIAL['block_plug.comm'] = () => (_a, ctx) => ctx.task.comm;
+SPECIAL['block_unplug.comm'] = () => (_a, ctx) => ctx.task.comm;
+SPECIAL['block_unplug.nr_rq'] = () => (a) => toNum(a[1]);
+// mm_vmscan_write_folio(folio): folio_pfn(folio); trace_reclaim_flags(folio_is_file_lru): the machine's
+// pageout writes only swap-backed (anon) folios, RECLAIM_WB_ANON | RECLAIM_WB_ASYNC
+SPECIAL['mm_vmscan_write_folio.pfn'] = () => (a) => (toNum(a[0]) ? pageToPfn(Number(toNum(a[0]))) : 0);
+SPECIAL['mm_vmscan_write_folio.reclaim_flags'] = () => () => 0x0001 | 0x0008;
 for (const e of ['softirq_entry', 'softirq_exit', 'softirq_raise']) SPECIAL[`${e}.vec`] = () => (a) => Number(a[0] ?? 0);
 // kmem:rss_stat (include/trace/events/kmem.h): mm_id is mm_ptr_to_hash(mm) (the pointer's low 32 bits
 // mixed with a boot-time key), curr whether mm is current's (the machine traces only the current

@@ -16,7 +16,8 @@ import { int3SiteCount } from '../../kernel/kprobes';
 import { Prng } from '../core/prng';
 import { modelKey, modelRecordings, modelFunctions, modelFnId, variantAt, variantCount, type ModelVariant } from '../paths/model';
 import { compileShape, firstCall, parseModelShape, shapeCallCounts } from '../paths/compile';
-import type { CompiledPath } from '../include/kstack';
+import type { CompiledPath, KStack } from '../include/kstack';
+import type { Task } from '../include/sched';
 
 /** A block device as the block layer drives it: its driver takes a request (ahci_qc_issue). */
 export interface BlockDevice {
@@ -35,12 +36,18 @@ export class BlockLayer {
   readonly plugs: BlkRequest[][];
   /** completed requests waiting for BLOCK_SOFTIRQ per CPU */
   readonly done: BlkRequest[][];
+  /**
+   * per CPU, the requests the kernel code run since the last flush added to the plug (struct blk_plug's
+   * rq_count: blk_add_rq_to_plug traces block_plug when it is 0, the flush block_unplug with it)
+   */
+  readonly plugRqs: number[];
   /** which recorded completion tree a request's BLOCK_SOFTIRQ runs (a stream of its own: see swapCompletion) */
   readonly rand = new Prng(0xb10c);
   /** @param disk the device behind /dev/sda (drivers/disk.ts) */
   constructor(m: CpuMachine, readonly disk: BlockDevice) {
     this.plugs = m.cpus.map(() => []);
     this.done = m.cpus.map(() => []);
+    this.plugRqs = m.cpus.map(() => 0);
   }
 
   /**
@@ -84,6 +91,7 @@ export class BlockLayer {
 
   /** blk_mq_flush_plug_list without its tree: CPU c's plugged requests go to the device in order. */
   flushPlug(c: Cpu): void {
+    this.plugRqs[c.id] = 0;
     for (const r of this.takePlug(c)) this.issue(r);
   }
 
@@ -248,6 +256,53 @@ block.tpArgs('block_rq_insert', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequ
 block.tpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRequest), 0, (e.nrBytes as number | undefined) ?? (e.req as BlkRequest | undefined)?.bytes ?? 0]);
 block.tpArgs('block_bio_queue', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.tpArgs('block_getrq', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
+/**
+ * The stack the running code is on: a hook pushing a path pushes it where the calling path runs (a
+ * task's, or the CPU's for softirq and writeback work).
+ */
+const stackOf = (c: Cpu, t: Task, e: Record<string, unknown>): KStack => (c.ks.frames[c.ks.frames.length - 1]?.env === e ? c.ks : t.ks);
+
+/**
+ * block/blk-core.c submit_bio_noacct -> blk_partition_remap: a bio with data for a partition (sda1) has
+ * the partition's first sector added to its sector and traces block_bio_remap(bio, the partition's
+ * dev_t, the old sector); a bio for the whole disk (raw /dev/sda I/O) or without data (a flush) is not
+ * remapped.  Every bio submitted for the ext4 partition or the swap file goes through it.
+ */
+const partitionBio = (q: BlkRequest | undefined): boolean => !!q && !q.flush && startSect(q) > 0;
+block.cond('part_bio', (_m, _c, _t, e) => partitionBio(e.req as BlkRequest | undefined));
+block.hook('bio_remap', (_m, c, t, e) => {
+  if (!partitionBio(e.req as BlkRequest | undefined)) return H_CONT;
+  pushPath(stackOf(c, t, e), 'blk_bio_remap', e);
+  return H_PUSHED;
+});
+block.at('submit_bio_noacct', 'bio_remap');
+block.tpArgs('block_bio_remap', (_m, _c, _t, e) => {
+  const q = e.req as BlkRequest;
+  return [bioAddr(q), (8 << 20) | 1, q.sector];
+});
+
+/**
+ * block/blk-mq.c blk_add_rq_to_plug: the first request of an empty plug traces block_plug (so does one
+ * that finds the plug full and flushes it first: tpsites.ts, after its blk_mq_sched_insert_requests);
+ * blk_mq_dispatch_plug_list (in blk_mq_flush_plug_list) traces block_unplug with the plug's request
+ * count before blk_mq_sched_insert_requests takes them.
+ */
+block.cond('plug_empty', (m, c) => m.blk.plugRqs[c.id] === 0);
+block.cond('plug_rqs', (m, c) => m.blk.plugRqs[c.id] > 0);
+block.hook('plug_add', (m, c, t, e) => {
+  if (m.blk.plugRqs[c.id] > 0) return H_CONT;
+  pushPath(stackOf(c, t, e), 'blk_plug', e);
+  return H_PUSHED;
+});
+block.hook('plug_added', (m, c) => { m.blk.plugRqs[c.id]++; return H_CONT; });
+block.hook('plug_flushed', (m, c) => { m.blk.plugRqs[c.id] = 0; return H_CONT; });
+block.at('blk_add_rq_to_plug', 'plug_add');
+block.at('blk_add_rq_to_plug', 'plug_added', 'exit');
+block.at('blk_mq_sched_insert_requests', 'plug_flushed');
+block.tpArgs('block_plug', () => [sdaQueue(kmem)]);
+// (explicit: blk_finish_plug's flush, not schedule's; the event does not print it)
+block.tpArgs('block_unplug', (m, c) => [sdaQueue(kmem), m.blk.plugRqs[c.id], true]);
+
 block.hook('blk_irq', (m, c, _t, e) => {
   for (const b of requestBios(e.req as BlkRequest)) advanceBio(b);
   m.blk.done[c.id].push(e.req as BlkRequest);

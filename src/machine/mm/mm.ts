@@ -12,6 +12,7 @@ import type { Inode } from '../include/fs';
 import { Mm, Region, SwapDev, MemCgroup, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC } from '../include/mm_types';
 import { memcgCharge, memcgChargeCache, memcgLruAdd, memcgOldest, memcgOverLimit, memcgUncharge } from './memcontrol';
 import { pushPath, newEnv } from '../paths/kexec';
+import { allocPfn } from '../paths/kobjects';
 import { hash32 } from '../core/prng';
 import type { Sched } from '../kernel/sched/fair';
 import type { BlockLayer } from '../block/core';
@@ -67,6 +68,9 @@ export function faultKind(r: Region, s: number, write: boolean): string {
 export interface FaultPlan { treeFeat: string[]; thp: boolean; swapIo: boolean; slotCpu?: number }
 /** mm/swap_slots.c SWAP_SLOTS_CACHE_SIZE: freed slots a CPU's cache holds before it returns them (swapcache_free_entries) */
 const SWAP_SLOTS_CACHE_SIZE = 64;
+
+/** per region, the page frame of each resident anonymous page (given when it joins the LRU: paths/kobjects.ts allocPfn) */
+const anonFrames = new WeakMap<Region, Map<number, number>>();
 
 export class MemSys {
   readonly totalPages: number;
@@ -265,6 +269,9 @@ export class MemSys {
   }
   addAnonLru(r: Region, idx: number, mm: Mm): void {
     this.anonLru.push([r, idx, mm]);
+    let f = anonFrames.get(r);
+    if (!f) anonFrames.set(r, (f = new Map()));
+    f.set(idx, allocPfn(this.m));
     if (this.anonHead > 65536) { this.anonLru = this.anonLru.slice(this.anonHead); this.anonHead = 0; }
   }
 
@@ -299,7 +306,10 @@ export class MemSys {
     this.pswpout++;
     const dev = this.swaps.find((s) => s.used < s.slots);
     const slot = dev ? swapSlotAlloc(dev) : -1;
-    const e = dev && slot > 0 ? { dev, slot } : null;
+    const f = anonFrames.get(r);
+    const pfn = f?.get(i);
+    f?.delete(i);
+    const e = dev && slot > 0 ? { dev, slot, pfn } : null;
     setSwapEntry(r, i, e);
     return e;
   }

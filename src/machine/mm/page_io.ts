@@ -90,11 +90,14 @@ export function swapInIo(m: MmMachine, c: Cpu, mm: Mm, r: Region, i: number, kin
 export const pageIo = new Semantics<MmMachine>('mm/page_io');
 
 /**
- * __swap_writepage: the bio of the page the reclaim swapped out before it (`e.swapOuts`, mm/vmscan.ts), plugged
+ * __swap_writepage: the folio pageout hands to swap_writepage (`e.writeFolio`, its frame: mm_vmscan_write_folio,
+ * mm/vmscan.ts) and the bio of the page the reclaim swapped out before it (`e.swapOuts`, mm/vmscan.ts), plugged
  * (submit_bio -> blk_mq_submit_bio); it is the bio the tree's block tracepoints see.
  */
 pageIo.hook('swap_write_bio', (m, c, _t, e) => {
   const s = (e.swapOuts as SwapEntry[] | undefined)?.shift();
+  // (no page of the machine's for this recorded swap-out: its folio is not known)
+  e.writeFolio = s?.pfn;
   if (!s) return H_CONT;
   const q = swapBio(s, true, c.id);
   e.req = q;

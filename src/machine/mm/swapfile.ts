@@ -72,7 +72,8 @@ export function swapSlotSector(d: SwapDev, s: number): number {
 }
 
 /** A swapped-out page's place: its swap area and slot (swp_entry_t's type and offset). */
-export interface SwapEntry { dev: SwapDev; slot: number }
+/** a swap slot; `pfn`: the frame the page had when it was swapped out (what pageout wrote) */
+export interface SwapEntry { dev: SwapDev; slot: number; pfn?: number }
 /** per region, each swapped-out page's swap entry (SwapEntry.slot; the area in `swapAreaOf`), 0: none */
 const swapSlots = new WeakMap<Region, Int32Array>();
 const swapAreaOf = new WeakMap<Region, (SwapDev | undefined)[]>();

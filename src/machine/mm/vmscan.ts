@@ -4,6 +4,7 @@ import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
 import type { SwapEntry } from './swapfile';
+import { pfnPage } from '../paths/kobjects';
 
 export const vmscan = new Semantics<MmMachine>('mm/vmscan');
 
@@ -54,5 +55,5 @@ vmscan.hook('memcg_drop_clean', (m, _c, t) => {
 });
 vmscan.at('__remove_mapping', 'memcg_drop_clean');
 vmscan.tpArgs('mm_vmscan_kswapd_wake', () => [0, 0, 0]);
-// pageout(): the folio handed to ->writepage (swap_writepage for anon folios)
-vmscan.tpArgs('mm_vmscan_write_folio', () => [{}]);
+// pageout(): the folio handed to ->writepage (swap_writepage for anon folios: its frame, mm/page_io.ts)
+vmscan.tpArgs('mm_vmscan_write_folio', (_m, _c, _t, e) => [typeof e.writeFolio === 'number' ? pfnPage(e.writeFolio) : 0]);

@@ -19,7 +19,7 @@
  *
  * Nothing is allocated in kernel memory unless a probe asks for an address.
  */
-import { kmem } from '../../kernel/memory';
+import { kmem, VMEMMAP, STRUCT_PAGE } from '../../kernel/memory';
 import { lookupName, isFunction, symbolAddr } from '../../kernel/kallsyms';
 import { stackRetIp } from '../../kernel/callsites';
 import type { Env } from '../include/kstack';
@@ -107,8 +107,6 @@ export function kmallocObject(e: Env): number {
 
 // ---------------------------------------------------------------- pages
 
-const VMEMMAP = Number(BigInt.asIntN(64, 0xffffea0000000000n));
-const STRUCT_PAGE = 64;
 const nextPfn = new WeakMap<MachineCore, number>();
 
 /** The page frame the latest __alloc_pages of the environment returned. */
@@ -119,12 +117,16 @@ export function pfnOf(e: Env): number {
 /** struct page * of that frame (vmemmap + pfn * sizeof(struct page)) */
 export function pageOf(e: Env): number {
   if (typeof e.pageAddr === 'number' && e.pagePfn === e.pfn) return e.pageAddr;
-  const a = VMEMMAP + pfnOf(e) * STRUCT_PAGE;
-  // the struct page is readable: a freshly allocated page has one reference
-  kmem.map(a, STRUCT_PAGE);
-  kmem.setField(a, 'struct page', '_refcount.counter', 1);
+  const a = pfnPage(pfnOf(e));
   e.pageAddr = a;
   e.pagePfn = e.pfn;
+  return a;
+}
+/** struct page * (a folio's too) of frame `pfn`, readable: a page in use has one reference */
+export function pfnPage(pfn: number): number {
+  const a = VMEMMAP + pfn * STRUCT_PAGE;
+  kmem.map(a, STRUCT_PAGE);
+  kmem.setField(a, 'struct page', '_refcount.counter', 1);
   return a;
 }
 
@@ -187,11 +189,14 @@ kobjects.tpArgs('kmalloc', (_m, c, _t, e) => {
 // kfree(call_site, ptr): the buffer kmalloc'ed last on this path
 kobjects.tpArgs('kfree', (_m, _c, _t, e) => [callSite('load_elf_binary', 0x2b0), typeof e.kmObj === 'number' ? e.kmObj : 0]);
 
-// page frames handed out in allocation order, per machine (deterministic whatever is probed)
-kobjects.hook('new_page', (m, _c, _t, e) => {
+/** Page frames handed out in allocation order, per machine (deterministic whatever is probed). */
+export function allocPfn(m: MachineCore): number {
   const p = nextPfn.get(m) ?? 0x10a000;
   nextPfn.set(m, p + 1);
-  e.pfn = p;
+  return p;
+}
+kobjects.hook('new_page', (m, _c, _t, e) => {
+  e.pfn = allocPfn(m);
   return H_CONT;
 });
 

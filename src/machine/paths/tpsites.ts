@@ -165,6 +165,14 @@ const SITES: Record<string, [string, string][]> = {
   blk_mq_submit_bio: [['block:block_getrq', 'after:__blk_mq_alloc_requests']],
   dd_insert_requests: [['block:block_rq_insert', 'before:elv_rb_add']],
   blk_mq_start_request: [['block:block_rq_issue', 'entry']],
+  // blk-mq.c blk_mq_dispatch_plug_list (inlined in blk_mq_flush_plug_list.part.0, which
+  // blk_mq_flush_plug_list and, for a full plug, blk_add_rq_to_plug call) traces block_unplug before
+  // blk_mq_sched_insert_requests; blk_add_rq_to_plug traces block_plug after that flush (and on entry
+  // to an empty plug: block/core.ts plug_add). swap: 242 events each
+  'blk_mq_flush_plug_list.part.0': [['block:block_unplug', 'before:blk_mq_sched_insert_requests']],
+  blk_add_rq_to_plug: [['block:block_plug', 'after:blk_mq_flush_plug_list.part.0']],
+  // mm/vmscan.c pageout: ->writepage (swap_writepage for an anon folio), then trace_mm_vmscan_write_folio
+  pageout: [['vmscan:mm_vmscan_write_folio', 'after:swap_writepage']],
   // block/blk-mq.c blk_update_request (first): a recorded BLOCK softirq's completion (block/core.ts swapCompletion)
   blk_update_request: [['block:block_rq_complete', 'entry']],
   iomap_iter: [['iomap:iomap_iter', 'entry']],

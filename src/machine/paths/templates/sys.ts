@@ -175,6 +175,8 @@ filemap_add_folio
   ext4_io_submit
 submit_bio
   submit_bio_noacct
+    ?part_bio
+      @block:block_bio_remap
     submit_bio_noacct_nocheck
       __submit_bio
         blk_mq_submit_bio
@@ -182,9 +184,22 @@ submit_bio
           __blk_mq_alloc_requests
             @block:block_getrq
           blk_add_rq_to_plug
+            ?plug_empty
+              @block:block_plug
+            %plug_added
           %bio_queued
 `,
+  // submit_bio_noacct's remap of a partition bio, blk_add_rq_to_plug's first request (block/core.ts)
+  blk_bio_remap: `
+@block:block_bio_remap
+`,
+  blk_plug: `
+@block:block_plug
+`,
   blk_dispatch: `
+?plug_rqs
+  @block:block_unplug
+  %plug_flushed
 dd_insert_requests
   %rq_insert_each
 blk_mq_run_hw_queue
