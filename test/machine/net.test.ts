@@ -174,10 +174,17 @@ describe('machine: loopback networking', () => {
     const op = new FtraceOps('tw_ops', (ip) => { hits.push(symbolName(lookupAddr(ip)!.id)); });
     for (const g of ['tcp_timewait_state_process', 'tcp_v4_send_reset', 'inet_twsk_put']) ftraceSetFilter(op, g, false);
     registerFtraceFunction(op);
+    // tcp_v4_rcv's discard_it: kfree_skb_reason(skb, drop_reason) with the reason it started with
+    const drops: string[] = [];
+    const onDrop = (_d: unknown, skb: unknown, loc: unknown, why: unknown) => { drops.push(`${packetOfSkb(skb as object)?.sport}@${symbolName(lookupAddr(Number(loc))!.id)}:${why}`); };
+    tracepointProbeRegister('kfree_skb', onDrop, null);
     m.net.backlog[0].push(mkPacket({ proto: 6, sport: 5003, dport: local, ack: true, data: new Uint8Array(0) }));
     m.irq(m.cpus[0], 'timer_net_rx', newEnv('softirq', { vec: 3 }), 1);
     unregisterFtraceFunction(op);
+    tracepointProbeUnregister('kfree_skb', onDrop, null);
     expect(hits).to.deep.equal(['tcp_timewait_state_process', 'inet_twsk_put']);
+    // SKB_DROP_REASON_NOT_SPECIFIED (1), returning into tcp_v4_rcv
+    expect(drops).to.deep.equal(['5003@tcp_v4_rcv:1']);
   });
 
   it('UDP datagrams, errors: refused, address in use, bad family', () => {

@@ -125,4 +125,28 @@ describe('machine: the loopback receive path on recorded trees', () => {
       '',
     ].join('\n'));
   });
+
+  it('stap: skb:consume_skb and skb:kfree_skb fire in the recorded trees\' consume_skb and kfree_skb_reason (ping)', async () => {
+    const r = await stapOnMachine(compile(`
+      global cons, drop
+      probe kernel.trace("consume_skb") { cons[execname(), isinstr(sprint_backtrace(), "net_rx_action") ? "softirq" : "task", $skb != 0] <<< 1 }
+      probe kernel.trace("kfree_skb") { drop[execname(), symname($location), $reason, $skb != 0] <<< 1 }
+      probe end {
+        foreach ([e, w, a] in cons) printf("consume_skb %s %s skb=%d %d\\n", e, w, a, @count(cons[e, w, a]))
+        foreach ([e, l, why, a] in drop) printf("kfree_skb %s %s reason=%d skb=%d %d\\n", e, l, why, a, @count(drop[e, l, why, a]))
+      }`), 'ping -c 3 -i 0.2 127.0.0.1', { commandOutput: false });
+    expect(r.err).to.equal('');
+    // the ping recording's graph run: per echo, the sendto's softirq consumes the request in icmp_rcv
+    // (consume_skb) and drops the reply there after raw_rcv took its clone (ping_rcv finds no ping socket:
+    // kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET), returning into icmp_rcv); ping's recvmsg frees the
+    // datagram (skb_free_datagram -> consume_skb): 3 + 3 consume_skb, 3 kfree_skb_reason in sendto, 3
+    // consume_skb in recvmsg; socket's two kfree_skb_reason calls (inet6_destroy_sock: kfree_skb(NULL))
+    // free nothing and fire nothing
+    expect(r.out).to.equal([
+      'consume_skb ping softirq skb=1 3',
+      'consume_skb ping task skb=1 3',
+      'kfree_skb ping icmp_rcv reason=2 skb=1 3',
+      '',
+    ].join('\n'));
+  });
 });

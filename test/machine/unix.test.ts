@@ -13,6 +13,8 @@ import type { U } from '../../src/machine/process/user';
 import type { Prog } from '../../src/machine/include/sched';
 import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceSetFilter } from '../../src/kernel/ftrace';
 import { symbolName, lookupAddr } from '../../src/kernel/kallsyms';
+import { compile } from '../translate/pipeline';
+import { resetKernel, stapOnMachine } from '../probes/helpers';
 
 const AF_UNIX = 1, SOCK_STREAM = 1, SOCK_DGRAM = 2;
 
@@ -115,5 +117,18 @@ describe('net/unix: AF_UNIX sockets', function () {
       'unix_create<-__sock_create': 4, 'unix_stream_connect<-__sys_connect_file': 4, 'unix_find_other<-unix_stream_connect': 4,
       'unix_release_sock<-unix_stream_connect': 4, 'unix_release<-__sock_release': 4, 'unix_release_sock<-unix_release': 4,
     });
+  });
+
+  it('stap: a failed connect frees its request skb with kfree_skb(): skb:kfree_skb at unix_stream_connect, NOT_SPECIFIED', async () => {
+    // the udp and tcp-http recordings: nc's two nscd connects each kfree_skb_reason(skb_release_head_state(sock_wfree ...) ...),
+    // 2 kfree_skb events in their events runs
+    const r = await stapOnMachine(compile(`
+      global drop
+      probe kernel.trace("kfree_skb") { drop[execname(), symname($location), $reason] <<< 1 }
+      probe end { foreach ([e, l, why] in drop) printf("%s %s reason=%d %d\\n", e, l, why, @count(drop[e, l, why])) }`),
+    'stat /etc/passwd', { commandOutput: false });
+    resetKernel();
+    expect(r.err).to.equal('');
+    expect(r.out).to.equal('stat unix_stream_connect reason=1 4\n');
   });
 });

@@ -12,6 +12,8 @@ export const AF_UNIX = 1, AF_INET = 2;
 export const SOCK_STREAM = 1, SOCK_DGRAM = 2, SOCK_RAW = 3;
 export const IPPROTO_ICMP = 1, IPPROTO_TCP = 6, IPPROTO_UDP = 17;
 export const LOOPBACK = 0x7f000001;
+/** enum skb_drop_reason (include/net/dropreason.h): kfree_skb()'s, and tcp_v4_rcv's until it knows better */
+export const SKB_DROP_REASON_NOT_SPECIFIED = 1;
 export const LO_MTU = 65536;
 /** loopback MSS: MTU - IP header - TCP header - timestamps option */
 export const TCP_MSS = 65483 - 12;

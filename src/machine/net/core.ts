@@ -8,6 +8,7 @@ import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Prng } from '../core/prng';
 import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
+import { returnAddress } from '../../kernel/callsites';
 import { pushPath, newEnv, H_CONT, H_PUSHED } from '../paths/kexec';
 import { Sock, Packet, SkbView, SOCK_DGRAM, SOCK_STREAM, IPPROTO_TCP, TCP_LISTEN } from '../include/net';
 
@@ -195,7 +196,16 @@ netCore.tpArgs('netif_receive_skb', (_m, _c, _t, e) => [e.skb]);
 netCore.tpArgs('netif_receive_skb_entry', (_m, _c, _t, e) => [e.skb]);
 netCore.tpArgs('netif_receive_skb_exit', () => [0]);
 netCore.tpArgs('consume_skb', (_m, _c, _t, e) => [e.skb ?? null]);
-netCore.tpArgs('kfree_skb', (_m, _c, _t, e) => [e.skb ?? null, 0, e.dropReason ?? 2]);
+/**
+ * kfree_skb's location is kfree_skb_reason's __builtin_return_address(0): the return address in the
+ * function that called it (the frame under the running one); the reason the path's (default
+ * SKB_DROP_REASON_NO_SOCKET, the receive paths' drop: no socket took the packet)
+ */
+netCore.tpArgs('kfree_skb', (_m, c, _t, e) => {
+  const ks = c.ks;
+  // (at a tracepoint fn[sp - 1] is the function running, fn[sp - 2] its caller)
+  return [e.skb ?? null, ks.sp > 1 ? returnAddress(ks.fn[ks.sp - 2], ks.fn[ks.sp - 1]) : 0, e.dropReason ?? 2];
+});
 netCore.tpArgs('skb_copy_datagram_iovec', (_m, _c, _t, e) => [e.skb ?? null, e.copied ?? 0]);
 // the per-CPU backlog's napi (softnet_data.backlog: no device), the packets process_backlog delivered, its weight (weight_p 64)
 netCore.tpArgs('napi_poll', (_m, _c, _t, e) => [null, e.rxDone ?? 0, 64]);

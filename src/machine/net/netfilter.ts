@@ -25,7 +25,7 @@ import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import type { Packet, SkbView, Sock } from '../include/net';
-import { IPPROTO_TCP } from '../include/net';
+import { IPPROTO_TCP, SKB_DROP_REASON_NOT_SPECIFIED } from '../include/net';
 import { H_CONT } from '../paths/kexec';
 import { Semantics } from '../paths/semantics';
 import { kmem } from '../../kernel/memory';
@@ -49,7 +49,7 @@ export const NF_VERDICT_FLAG_QUEUE_BYPASS = 0x8000;
 const EPERM = 1, EINVAL = 22, ENOENT = 2;
 const IPPROTO_UDP = 17;
 /** enum skb_drop_reason */
-const SKB_DROP_REASON_NOT_SPECIFIED = 1, SKB_DROP_REASON_NETFILTER_DROP = 7;
+const SKB_DROP_REASON_NETFILTER_DROP = 7;
 
 /** The network device the packet is on (struct net_device *): the loopback. */
 export type NetDev = typeof loDev;

@@ -13,7 +13,7 @@ import { SIGPIPE } from '../include/signal';
 import type { Env } from '../include/kstack';
 import {
   Sock, Packet, mkPacket, SOCK_STREAM, IPPROTO_TCP, TCP_ESTABLISHED, TCP_SYN_SENT, TCP_SYN_RECV, TCP_FIN_WAIT1,
-  TCP_FIN_WAIT2, TCP_CLOSE, TCP_CLOSE_WAIT, TCP_LAST_ACK, TCP_LISTEN, TCP_MSS, RCVBUF,
+  TCP_FIN_WAIT2, TCP_CLOSE, TCP_CLOSE_WAIT, TCP_LAST_ACK, TCP_LISTEN, TCP_MSS, RCVBUF, SKB_DROP_REASON_NOT_SPECIFIED,
 } from '../include/net';
 import { writeSkState } from './layout';
 import { bhRun } from './core';
@@ -272,13 +272,14 @@ export function tcpRcvDecide(m: NetMachine, p: Packet): TcpRcv | null {
     }
   }
   // a TIME_WAIT socket absorbs what still arrives for its connection (tcp_timewait_state_process):
-  // a retransmitted FIN is ACKed again, anything else is dropped without a reset
+  // a retransmitted FIN is ACKed again, anything else is dropped without a reset (tcp_v4_rcv's
+  // discard_it: kfree_skb_reason with the drop_reason it started with, SKB_DROP_REASON_NOT_SPECIFIED)
   const twKey = `${p.dport}:${p.sport}`;
   const tw = net.tw.get(twKey);
   if (tw !== undefined) {
     if (tw > m.now) {
       const out = p.fin && !p.rst ? mkPacket({ proto: IPPROTO_TCP, sport: p.dport, dport: p.sport, ack: true, data: empty }) : null;
-      return sub('tcp_rcv_tw', { sk: null, out, twAck: !!out });
+      return sub('tcp_rcv_tw', { sk: null, out, twAck: !!out, dropReason: SKB_DROP_REASON_NOT_SPECIFIED });
     }
     net.tw.delete(twKey);
   }

@@ -14,7 +14,7 @@ import type { FsMachine } from '../fs/namei';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { Inode } from '../include/fs';
-import { Sock, AF_UNIX, SOCK_STREAM, SOCK_DGRAM, TCP_ESTABLISHED, TCP_CLOSE, TCP_LISTEN } from '../include/net';
+import { Sock, AF_UNIX, SOCK_STREAM, SOCK_DGRAM, TCP_ESTABLISHED, TCP_CLOSE, TCP_LISTEN, SKB_DROP_REASON_NOT_SPECIFIED } from '../include/net';
 import { sockOf, fail, takeWaiters, sendBuf, rxCount, empty } from './sock';
 
 type UnixMachine = NetMachine & FsMachine;
@@ -95,6 +95,8 @@ netUnix.hook('unix_find', (m, _c, t, e) => {
 
 /** the connection: a server-side sock queued on the listener's accept queue, both ends peers */
 netUnix.hook('unix_stream_connect', (_m, _c, _t, e) => {
+  // a connect that fails (no such socket, refused ...) frees the skb it allocated for the request with kfree_skb()
+  e.dropReason = SKB_DROP_REASON_NOT_SPECIFIED;
   if (e.err) return H_CONT;
   const s = sockOf(e)!;
   if (s.peer) return fail(e, EISCONN);

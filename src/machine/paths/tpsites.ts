@@ -217,11 +217,16 @@ const SITES: Record<string, [string, string][]> = {
   // net/core/dev.c, net/core/skbuff.c, net/core/datagram.c, net/ipv4/tcp*.c (net/tcp.ts's recorded send and
   // receive trees; the transmit side's events fire from net/core.ts's hooks, only for a packet the
   // machine sends): __netif_receive_skb_core on entry; napi_consume_skb traces consume_skb;
+  // consume_skb and kfree_skb_reason (net/core/skbuff.c) trace consume_skb / kfree_skb once skb_unref
+  // says the last reference went, before the inlined __kfree_skb's skb_release_head_state (a call that
+  // freed nothing, kfree_skb(NULL) included, has no callees and no event: ping's inet6_destroy_sock);
   // skb_copy_datagram_iter, tcp_rcv_space_adjust and tcp_rcv_established first (tbench: 200
   // napi_consume_skb calls / 201 consume_skb events, 272 skb_copy_datagram_iter / 271
   // skb_copy_datagram_iovec, 343 / 342 tcp_rcv_space_adjust, 263 tcp_rcv_established / 264 tcp_probe)
   '__netif_receive_skb_core.constprop.0': [['net:netif_receive_skb', 'entry']],
   napi_consume_skb: [['skb:consume_skb', 'entry']],
+  consume_skb: [['skb:consume_skb', 'before:skb_release_head_state']],
+  kfree_skb_reason: [['skb:kfree_skb', 'before:skb_release_head_state']],
   skb_copy_datagram_iter: [['skb:skb_copy_datagram_iovec', 'entry']],
   tcp_rcv_space_adjust: [['tcp:tcp_rcv_space_adjust', 'entry']],
   tcp_rcv_established: [['tcp:tcp_probe', 'entry']],

@@ -52,6 +52,7 @@ unix_bind
         %wake_waiters
     ?!sock_ok2
       kfree_skb_reason
+        @skb:kfree_skb
       unix_release_sock
       sk_free
 ?!is_stream
