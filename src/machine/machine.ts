@@ -109,6 +109,9 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   returnValues,
 ];
 
+/** arch/x86/include/asm/irq_vectors.h LOCAL_TIMER_VECTOR: the local APIC timer's interrupts (the tick, hrtimers) */
+const LOCAL_TIMER_VECTOR = 236;
+
 /** Attach the kernel's semantics to the paths (once per process; every Machine does it first). */
 export function installKernelSemantics(): void {
   for (const s of KERNEL_SEMANTICS) installSemantics(s);
@@ -334,6 +337,10 @@ export class Machine {
 
   /** Run an interrupt path on CPU `c` now (hardirq context), then let the CPU reschedule. */
   irq(c: Cpu, pathName: string, env: Env, context = 2): void {
+    // a device's hardirq while the CPU is in __schedule with irqs off stays pending until they are
+    // on again (Cpu.schedIrqsOff); the local APIC timer's (vector 236: the tick, hrtimers), which the
+    // machine takes at its CPU steps' tick points, is not held back
+    if (context === 2 && c.schedIrqsOff && env.irq !== LOCAL_TIMER_VECTOR) { c.deferredIrqs.push(() => this.irq(c, pathName, env, context)); return; }
     const start = Math.max(this.now, c.now);
     const wasIdle = c.idling;
     this.now = start;

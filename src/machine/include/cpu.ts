@@ -44,6 +44,15 @@ export class Cpu {
   /** pending softirq bits (1 << vec) */
   softirqPending = 0;
   /**
+   * Interrupts are off for the scheduler: __schedule runs with local irqs disabled from its start
+   * (local_irq_disable before rcu_note_context_switch) until the switch is done
+   * (finish_task_switch's raw_spin_rq_unlock_irq, in the next task) or found not needed; a hardirq
+   * of a device arriving meanwhile waits in `deferredIrqs` (the interrupt controller keeps it pending) and is
+   * taken when they are back on (kernel/sched/core.ts irqsOffForSchedule / irqsOnAfterSchedule).
+   */
+  schedIrqsOff = false;
+  readonly deferredIrqs: (() => void)[] = [];
+  /**
    * The last few stretches of time a hook spent inside one function (the work a path's hook
    * models: copying, clearing, checksumming): function id and [from, to) in machine time, a ring
    * of SPANS entries.  Sampling interrupts that land inside a stretch see that function.

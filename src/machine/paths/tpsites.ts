@@ -96,6 +96,15 @@ const SITES: Record<string, [string, string][]> = {
   task_tick_fair: [['sched:sched_stat_runtime', 'after:update_curr']],
   // kernel/time/timer.c enqueue_timer (mod_timer, add_timer_on ...): trace_timer_start
   enqueue_timer: [['timer:timer_start', 'entry']],
+  // init_timer_key's debug_init first (scsi_initialize_rq's, INIT_DELAYED_WORK's ...: cp 1 call / 1 event,
+  // ls-l 8 / 8, stat 8 / 8, dd-write 32 / 32, pagecache-miss 35 / 35); schedule_timeout's on-stack timer
+  // (init_timer_key inlined: timer_init before __mod_timer's lock_timer_base; none for MAX_SCHEDULE_TIMEOUT,
+  // which only calls schedule) and its __timer_delete_sync's detach_if_pending (detach_timer's
+  // timer_cancel: the sleeper was woken before the timeout; dd-direct-read: 64 init_timer_key + 64
+  // schedule_timeout calls / 128 timer_init events, 63 __timer_delete_sync / 65 timer_cancel)
+  init_timer_key: [['timer:timer_init', 'entry']],
+  schedule_timeout: [['timer:timer_init', 'before:lock_timer_base']],
+  __timer_delete_sync: [['timer:timer_cancel', 'before:detach_if_pending']],
   // lib/maple_tree.c is notrace: mt_find's and mtree_load's trace_ma_read fire in their traced callers
   // (find_vma: 59 calls, find_vma_intersection, __vma_adjust 13, vma_merge 4, insert_vm_struct 3 ...:
   // 83 for cat's 86 events, 701 for ps' 704); mas_store_prealloc's/mas_store_gfp's trace_ma_write in

@@ -36,8 +36,25 @@ schedCore.cond('need_resched', (_m, c) => c.needResched);
 schedCore.cond('pulled', (_m, _c, _t, e) => (e.pulledFrom as number) >= 0);
 schedCore.cond('next_is_idle', (_m, c) => c.next !== null && c.next.idle);
 
+/** __schedule disables local interrupts before it picks (Cpu.schedIrqsOff). */
+function irqsOffForSchedule(c: Cpu): void {
+  c.schedIrqsOff = true;
+}
+/**
+ * ...and enables them once the switch is made (finish_task_switch, in the next task) or is not
+ * needed: the hardirqs that arrived meanwhile are taken now, in the context of the task then
+ * running (after a switch to the idle task: the idle task's, so a task that went to sleep waiting
+ * for a device does not take the interrupt that wakes it; kernel/sched/core.c __schedule).
+ */
+function irqsOnAfterSchedule(m: SchedMachine, c: Cpu): void {
+  c.schedIrqsOff = false;
+  if (!c.deferredIrqs.length) return;
+  for (const deliver of c.deferredIrqs.splice(0)) m.schedule(m.now, deliver);
+}
+
 /** __schedule's choice of the next task (and the previous one's dequeue when it sleeps). */
 function pick(m: SchedMachine, c: Cpu, e: Env): void {
+  irqsOffForSchedule(c);
   const prev = c.curr;
   m.sched.updateCurr(c);
   if (!prev.idle) {
@@ -71,7 +88,11 @@ schedCore.hook('sched_body', (m, c, t, e) => {
   return H_PUSHED;
 });
 /** The switch a recorded variant without one did not make (the machine's pick and the variant disagree). */
-schedCore.hook('switch_late', (m, c, t, e) => (c.next !== null ? switchTo(m, c) : H_CONT));
+schedCore.hook('switch_late', (m, c) => {
+  if (c.next !== null) return switchTo(m, c);
+  irqsOnAfterSchedule(m, c);
+  return H_CONT;
+});
 /** A preemption point (__cond_resched): reschedule when one is due. */
 schedCore.hook('cond_resched', (m, c, t, e) => {
   if (!c.needResched || c.ctx.context !== 0 || c.curr.idle || c.curr.state !== TASK_RUNNING) return H_CONT;
@@ -86,6 +107,7 @@ function switchTo(m: SchedMachine, c: Cpu): number {
   const prev = c.curr;
   const next = c.next;
   c.next = null;
+  irqsOnAfterSchedule(m, c);
   // a recorded variant's switch point after the switch was made (or with nothing picked): no switch
   if (next === null || next === prev) return H_CONT;
   c.switchedFrom = prev; // finish_task_switch(prev) runs next on this CPU, in next's context
