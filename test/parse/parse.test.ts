@@ -381,4 +381,16 @@ describe('pass 1: -p1 printer', () => {
     expect(errorOf('probe a.{b!, c}.d {}')).to.equal("parse error: '?', '!' or condition must only be specified in suffix");
     expect(errorOf('probe a.{b!, c}? {}')).to.equal("parse error: '?' or '!' respecified");
   });
+
+  it('a probe point takes one `?` or `!`, then ends at , { } = or += (real-stap -p1 on each)', () => {
+    for (const p of ['probe begin?! {}', 'probe begin?? {}', 'probe begin if (1) ? {}', 'probe begin x', 'probe {a b} {}', 'probe a = begin']) {
+      expect(errorOf(p), p).to.equal("parse error: expected one of ', { } = +='");
+    }
+    // a `}` or an alias `=` after a point that is not the first gets past that, then is refused
+    for (const p of ['probe begin }', 'probe begin if (1) }', 'probe a, b = begin {}', 'probe a, b += begin {}', 'probe a = b, c = d {}', 'probe a = begin }']) {
+      expect(errorOf(p), p).to.equal('parse error: expected probe point specifier');
+    }
+    expect(errorOf('probe {begin = x} {}')).to.equal("parse error: expected '}'");
+    expect(parse('probe a = begin = x {}').file!.aliases[0].names.map((n) => n.components[0].name)).to.deep.equal(['a', 'begin']);
+  });
 });
