@@ -180,7 +180,8 @@ function parseProbe(c: Cursor, out: A.StapFile): void {
       continue;
     }
     if (c.isOp(t, '{')) break;
-    throw c.error(names.length ? "expected one of ', {'" : "expected one of ', { } = +='");
+    // (`}`, or a second alias `=`: parseProbePoint let them through)
+    throw c.error('expected probe point specifier');
   }
   c.inFunction = false;
   const body = parseBlock(c);
@@ -233,6 +234,9 @@ function component(c: Cursor): A.ProbePointComponent {
   return comp;
 }
 
+/** The tokens that may follow a probe point (its alternatives in braces too). */
+const POINT_ENDS = new Set([',', '{', '}', '=', '+=']);
+
 interface Variant { components: A.ProbePointComponent[]; optional: boolean; sufficient: boolean; condition?: A.Expr }
 
 /**
@@ -253,7 +257,7 @@ function parseProbePoint(c: Cursor): A.ProbePoint[] {
         for (const p of parseProbePoint(c)) list.push(p);
         const s = c.next();
         if (c.isOp(s, '}')) break;
-        if (!c.isOp(s, ',')) throw c.error("expected ',' or '}'");
+        if (!c.isOp(s, ',')) throw c.error("expected '}'");
       }
       c.leave();
       parts.push(list);
@@ -261,8 +265,8 @@ function parseProbePoint(c: Cursor): A.ProbePoint[] {
     if (!c.peekOp('.')) break;
     c.next();
   }
-  const suffixes: A.Token[] = [];
-  for (let t = c.peek(); c.isOp(t, '?') || c.isOp(t, '!'); t = c.peek()) suffixes.push(c.next());
+  const t = c.peek();
+  const sfx = c.isOp(t, '?') || c.isOp(t, '!') ? c.next() : undefined;
   let condition: A.Expr | undefined;
   if (c.peekKw('if')) {
     c.next();
@@ -273,6 +277,9 @@ function parseProbePoint(c: Cursor): A.ProbePoint[] {
     if (!c.isOp(c.peek(), ')')) throw c.error("expected ')'");
     c.next();
   }
+  // stap 4.8: one `?` or `!`, then a point ends at one of these (a second suffix is refused here)
+  const end = c.peek();
+  if (!end || end.kind !== 'operator' || !POINT_ENDS.has(end.text)) throw c.error("expected one of ', { } = +='");
   let variants: Variant[] = [{ components: [], optional: false, sufficient: false }];
   parts.forEach((alts, i) => {
     if (!Array.isArray(alts)) {
@@ -295,18 +302,10 @@ function parseProbePoint(c: Cursor): A.ProbePoint[] {
     }
     variants = next;
   });
-  let optional = false;
-  let sufficient = false;
-  let seenSuffix = false;
-  for (const sfx of suffixes) {
-    if (seenSuffix || variants.some((v) => v.optional)) throw new ParseError("'?' or '!' respecified", sfx, true);
-    seenSuffix = true;
-    if (sfx.text === '?') optional = true;
-    else {
-      optional = true;
-      sufficient = true;
-    }
-  }
+  // (a `?`/`!` after a brace group whose alternatives carry one)
+  if (sfx && variants.some((v) => v.optional)) throw new ParseError("'?' or '!' respecified", sfx, true);
+  const optional = !!sfx;
+  const sufficient = sfx?.text === '!';
   const tok = start!;
   return variants.map((v) => ({
     components: v.components, optional: optional || v.optional, sufficient: sufficient || v.sufficient,

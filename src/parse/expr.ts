@@ -459,7 +459,7 @@ export function parseAtOperator(c: Cursor): A.Expr {
     if (name === '@hist_linear') {
       for (let i = 0; i < 3; i++) {
         if (!c.isOp(c.next(), ',')) throw c.error("expected ','");
-        params.push(signedNumber(c, 'expected literal number').value);
+        params.push(signedNumber(c, 'expected number').value);
       }
     }
     if (!c.isOp(c.next(), ')')) throw c.error("expected ')'");
@@ -477,22 +477,67 @@ export function parseAtOperator(c: Cursor): A.Expr {
     c.expectOp(')');
     return { k: 'atop', name, args: [{ k: 'sym', name: id.text, tok: id }], tok };
   }
-  const args: (A.Expr | null)[] = [];
-  let afterFirst: A.Token | undefined; // (for @perf's message)
-  if (c.peekOp(')')) c.next();
-  else {
-    for (;;) {
-      if (c.peekOp('*') && (c.isOp(c.peek2(), ',') || c.isOp(c.peek2(), ')'))) {
-        c.next();
-        args.push(null);
-      } else args.push(parseExpression(c));
-      if (args.length === 1) afterFirst = c.tokAt(c.pos);
-      const s = c.next();
-      if (c.isOp(s, ')')) break;
-      if (!c.isOp(s, ',')) throw c.error("expected ',' or ')'");
+  if (STAT_OPS.has(name)) return statOp(c, tok, name.slice(1) as A.StatOpName);
+  if (name === '@entry' || name === '@defined' || name === '@task') {
+    const operand = parseExpression(c);
+    c.expectOp(')');
+    if (name === '@task') {
+      // stap's parser: @task(p) is @cast(p, "task_struct", "kernel<linux/sched.h>")
+      return { k: 'cast', operand, typeName: 'task_struct', module: 'kernel<linux/sched.h>', components: [], pretty: 0, addressOf: false, tok };
     }
+    return name === '@entry' ? { k: 'entry', operand, tok } : { k: 'defined', operand, tok };
   }
-  return atOp(c, tok, name, args, afterFirst);
+  if (name === '@cast') {
+    const operand = parseExpression(c);
+    c.expectOp(',');
+    const t = expectString(c, true);
+    const m = c.peekOp(',') ? (c.next(), expectString(c)) : undefined;
+    c.expectOp(')');
+    return { k: 'cast', operand, typeName: t.value, module: m?.value, components: [], pretty: 0, addressOf: false, tok };
+  }
+  if (name === '@var') {
+    const t = expectString(c);
+    const m = c.peekOp(',') ? (c.next(), expectString(c)) : undefined;
+    c.expectOp(')');
+    return { k: 'atvar', varName: t.value, module: m?.value, components: [], pretty: 0, addressOf: false, tok };
+  }
+  // @perf("counter") takes a literal, @const("NAME") a string token; both non-empty
+  const a = expectString(c, true, name === '@perf' ? 'expected literal string' : 'expected string');
+  c.expectOp(')');
+  return { k: 'atop', name, args: [a], tok };
+}
+
+/**
+ * A string argument of an @-operator as stap's parser takes it (expect_unknown: adjacent
+ * literals joined); `nonEmpty`: refused empty once the token after it is seen.
+ */
+function expectString(c: Cursor, nonEmpty = false, what = 'expected string'): A.StringLit {
+  const t = c.peek();
+  if (!t || t.kind !== 'string') throw c.error(what);
+  const s = stringLiteral(c);
+  c.peek();
+  if (nonEmpty && s.value === '') throw c.error('expected non-empty string');
+  return s;
+}
+
+/**
+ * `@count(e)` ... `@variance(e, N)` after the `(`: stap 4.8's parser takes the operand, then up
+ * to `)` each `,` (counted with the operand against the operator's maximum: 2 for @variance,
+ * 1 for the others; the error is at the `,`) wants a number, the parameter; any other token
+ * there is passed over (`@count(a x)` is `@count(a)`).
+ */
+function statOp(c: Cursor, tok: A.Token, op: A.StatOpName): A.StatOp {
+  const e: A.StatOp = { k: 'statop', op, operand: parseExpression(c), tok };
+  const max = op === 'variance' ? 2 : 1;
+  let n = 1;
+  while (!c.peekOp(')')) {
+    const t = c.next();
+    if (!c.isOp(t, ',')) continue;
+    if (++n > max) throw new ParseError(`not more than ${max} parameter${max > 1 ? 's' : ''} allowed`, t);
+    e.shift = Number(signedNumber(c, 'expected number').value);
+  }
+  c.next();
+  return e;
 }
 
 /**
@@ -511,56 +556,6 @@ function rawAccess(c: Cursor, tok: A.Token, name: string): A.Expr {
   return { k: 'atop', name, args, tok };
 }
 
-function atOp(c: Cursor, tok: A.Token, name: string, args: (A.Expr | null)[], afterFirst?: A.Token): A.Expr {
-  const need = (n: number, m = n): void => {
-    if (args.length < n || args.length > m || args.some((a) => a === null)) {
-      throw new ParseError(`expected ${args.length < n ? "','" : "')'"}`, tok, true);
-    }
-  };
-  if (STAT_OPS.has(name)) {
-    const op = name.slice(1) as A.StatOpName;
-    need(1, op === 'variance' ? 2 : 1);
-    const e: A.StatOp = { k: 'statop', op, operand: args[0]!, tok };
-    if (args.length === 2) {
-      const s = args[1]!;
-      // (a literal, negative too: `@variance(a, -1)` parses)
-      const neg = s.k === 'unary' && s.op === '-' && s.operand.k === 'num';
-      if (s.k !== 'num' && !neg) throw new ParseError('expected literal number', s.tok);
-      e.shift = s.k === 'num' ? Number(s.value) : -Number((s as A.Unary).operand.k === 'num' ? ((s as A.Unary).operand as A.NumberLit).value : 0);
-    }
-    return e;
-  }
-  if (name === '@entry') { need(1); return { k: 'entry', operand: args[0]!, tok }; }
-  if (name === '@defined') { need(1); return { k: 'defined', operand: args[0]!, tok }; }
-  if (name === '@cast') {
-    need(2, 3);
-    const t = args[1]!;
-    if (t.k !== 'str') throw new ParseError('expected literal string', t.tok, true);
-    const m = args[2];
-    if (m && m.k !== 'str') throw new ParseError('expected literal string', m.tok, true);
-    return { k: 'cast', operand: args[0]!, typeName: t.value, module: m && m.k === 'str' ? m.value : undefined, components: [], pretty: 0, addressOf: false, tok };
-  }
-  if (name === '@task') {
-    // stap's parser: @task(p) is @cast(p, "task_struct", "kernel<linux/sched.h>")
-    need(1);
-    return { k: 'cast', operand: args[0]!, typeName: 'task_struct', module: 'kernel<linux/sched.h>', components: [], pretty: 0, addressOf: false, tok };
-  }
-  if (name === '@var') {
-    need(1, 2);
-    const t = args[0]!;
-    if (t.k !== 'str') throw new ParseError('expected literal string', t.tok, true);
-    const m = args[1];
-    if (m && m.k !== 'str') throw new ParseError('expected literal string', m.tok, true);
-    return { k: 'atvar', varName: t.value, module: m && m.k === 'str' ? m.value : undefined, components: [], pretty: 0, addressOf: false, tok };
-  }
-  if (args.some((a) => a === null)) throw new ParseError('wildcard not allowed in array index', tok);
-  if (name === '@perf' && args.length >= 1) {
-    const a = args[0]!;
-    if (a.k !== 'str') throw new ParseError('expected literal string', a.tok, true);
-    if (a.value === '') throw new ParseError('expected non-empty string', afterFirst ?? a.tok, true);
-  }
-  return { k: 'atop', name, args: args as A.Expr[], tok };
-}
 
 /**
  * The arguments of a print function, after its `(`, as stap 4.8's parser takes them: printf's

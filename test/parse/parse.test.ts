@@ -323,6 +323,37 @@ describe('pass 1: -p1 printer', () => {
     expect(errorOf('probe begin { y = @perf("") }')).to.equal('parse error: expected non-empty string');
   });
 
+  it("takes an @-operator's arguments one by one as stap 4.8's parser does (real-stap -p1 on each)", () => {
+    const err2 = (e: string): string => {
+      const r = parse(`probe begin { x = ${e} }`, [], true);
+      expect(r.file, 'should fail').to.equal(null);
+      return r.errors.split('\n').slice(0, 2).join('\n');
+    };
+    // operands are expressions: nothing there is "expected literal string or number" at the `)`
+    expect(err2('@count()')).to.equal("parse error: expected literal string or number\n        saw: operator ')' at <input>:1:26");
+    expect(err2('@entry(a, b)')).to.equal("parse error: expected ')'\n        saw: operator ',' at <input>:1:27");
+    expect(err2('@defined(a b)')).to.equal("parse error: expected ')'\n        saw: identifier 'b' at <input>:1:30");
+    // statistics: each `,` counts (the operand is the first), numbers after it; other tokens are passed over
+    expect(err2('@count(a, 1)')).to.equal("parse error: not more than 1 parameter allowed\n         at: operator ',' at <input>:1:27");
+    expect(err2('@variance(a, 1, 2)')).to.equal("parse error: not more than 2 parameters allowed\n         at: operator ',' at <input>:1:33");
+    expect(err2('@variance(a, x)')).to.equal("parse error: expected number\n        saw: identifier 'x' at <input>:1:32");
+    expect(canon('@count(a x)')).to.equal('@count(a)');
+    expect(canon('@variance(a 5 , 2)')).to.equal('@variance(a, 2)');
+    expect(canon('@variance(a, -1 2)')).to.equal('@variance(a, -1)');
+    expect(err2('@hist_linear(a, "1", 2, 3)')).to.equal("parse error: expected number\n        saw: string '1' at <input>:1:35");
+    // strings: a string token (adjacent ones joined), @cast's type and @const's name not empty
+    expect(err2('@cast(p)')).to.equal("parse error: expected ','\n        saw: operator ')' at <input>:1:26");
+    expect(err2('@cast(p, "t", )')).to.equal("parse error: expected string\n        saw: operator ')' at <input>:1:33");
+    expect(err2('@cast(p, "", "m")')).to.equal("parse error: expected non-empty string\n        saw: operator ',' at <input>:1:30");
+    expect(err2('@cast(p, "t", "m", 1)')).to.equal("parse error: expected ')'\n        saw: operator ',' at <input>:1:36");
+    expect(err2('@var(1)')).to.equal("parse error: expected string\n        saw: number '1' at <input>:1:24");
+    expect(canon('@var("")')).to.equal('@var("")');
+    expect(err2('@perf(x+1)')).to.equal("parse error: expected literal string\n        saw: identifier 'x' at <input>:1:25");
+    expect(err2('@perf("a", 1)')).to.equal("parse error: expected ')'\n        saw: operator ',' at <input>:1:28");
+    expect(err2('@const(x)')).to.equal("parse error: expected string\n        saw: identifier 'x' at <input>:1:26");
+    expect(err2('@const("")')).to.equal("parse error: expected non-empty string\n        saw: operator ')' at <input>:1:28");
+  });
+
   it('a CONFIG_ option that is not set compares as the number 0', () => {
     expect(parse('probe %( CONFIG_NO_SUCH_OPTION == 0 %? begin %: end %) {}').file!.probes[0].points[0].components[0].name).to.equal('begin');
     expect(parse('probe %( CONFIG_NO_SUCH_OPTION == 1 %? begin %: end %) {}').file!.probes[0].points[0].components[0].name).to.equal('end');
@@ -349,5 +380,17 @@ describe('pass 1: -p1 printer', () => {
     expect(parse('probe a.{b if (1), c} {}').file!.probes[0].points.map((p) => !!p.condition)).to.deep.equal([true, false]);
     expect(errorOf('probe a.{b!, c}.d {}')).to.equal("parse error: '?', '!' or condition must only be specified in suffix");
     expect(errorOf('probe a.{b!, c}? {}')).to.equal("parse error: '?' or '!' respecified");
+  });
+
+  it('a probe point takes one `?` or `!`, then ends at , { } = or += (real-stap -p1 on each)', () => {
+    for (const p of ['probe begin?! {}', 'probe begin?? {}', 'probe begin if (1) ? {}', 'probe begin x', 'probe {a b} {}', 'probe a = begin']) {
+      expect(errorOf(p), p).to.equal("parse error: expected one of ', { } = +='");
+    }
+    // a `}` or an alias `=` after a point that is not the first gets past that, then is refused
+    for (const p of ['probe begin }', 'probe begin if (1) }', 'probe a, b = begin {}', 'probe a, b += begin {}', 'probe a = b, c = d {}', 'probe a = begin }']) {
+      expect(errorOf(p), p).to.equal('parse error: expected probe point specifier');
+    }
+    expect(errorOf('probe {begin = x} {}')).to.equal("parse error: expected '}'");
+    expect(parse('probe a = begin = x {}').file!.aliases[0].names.map((n) => n.components[0].name)).to.deep.equal(['a', 'begin']);
   });
 });
