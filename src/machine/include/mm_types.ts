@@ -161,6 +161,9 @@ export class MemCgroup {
   constructor(readonly name: string, public max: number) {}
 }
 
+/** A fault's plan (MemSys.faultPlan); `slotCpu`: the CPU whose swap slots cache takes the slot a swap-in frees. */
+export interface FaultPlan { treeFeat: string[]; thp: boolean; swapIo: boolean; slotCpu?: number }
+
 export interface SwapDev {
   path: string;
   slots: number;

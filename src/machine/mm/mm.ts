@@ -9,7 +9,7 @@ import { perfSw, PERF_COUNT_SW_PAGE_FAULTS } from '../kernel/perf_events';
 import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Process, Task, TouchOp } from '../include/sched';
 import type { Inode } from '../include/fs';
-import { Mm, Region, SwapDev, MemCgroup, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC } from '../include/mm_types';
+import { Mm, Region, SwapDev, MemCgroup, type FaultPlan, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC } from '../include/mm_types';
 import { memcgCharge, memcgChargeCache, memcgLruAdd, memcgOldest, memcgOverLimit, memcgUncharge } from './memcontrol';
 import { pushPath, newEnv } from '../paths/kexec';
 import { allocPfn } from '../paths/kobjects';
@@ -64,8 +64,6 @@ export function faultKind(r: Region, s: number, write: boolean): string {
  * (swapin_readahead), 'thp' an anonymous fault maps a huge page (do_huge_pmd_anonymous_page); `thp` the
  * huge page is mapped (not a fallback to a small page because the charge would not fit).
  */
-/** A fault's plan (MemSys.faultPlan); `slotCpu`: the CPU whose swap slots cache takes the slot a swap-in frees. */
-export interface FaultPlan { treeFeat: string[]; thp: boolean; swapIo: boolean; slotCpu?: number }
 /** mm/swap_slots.c SWAP_SLOTS_CACHE_SIZE: freed slots a CPU's cache holds before it returns them (swapcache_free_entries) */
 const SWAP_SLOTS_CACHE_SIZE = 64;
 

@@ -17,14 +17,19 @@
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
-import type { Cpu } from '../include/cpu';
+import type { Cpu, CpuMachine } from '../include/cpu';
 import type { Env } from '../include/kstack';
 import type { BlkRequest } from '../include/blkdev';
 import { PAGE } from '../include/fs';
-import type { Mm, Region } from '../include/mm_types';
-import type { FaultPlan, MmMachine } from './mm';
+import type { Mm, Region, FaultPlan } from '../include/mm_types';
 import { swapEntryOf, swapSlotSector, type SwapEntry } from './swapfile';
-import { swapRequestTarget } from '../block/core';
+import { swapRequestTarget, type BlockLayer } from '../block/core';
+
+/** What swap I/O uses of the machine (mm/mm.ts MmMachine has it): the block layer, and the swap-in's readahead window. */
+export interface PageIoMachine extends CpuMachine {
+  readonly blk: BlockLayer;
+  readonly mm: { readaheadPages(mm: Mm, r: Region, i: number): number[] };
+}
 
 /** include/linux/blk_types.h (6.1) __REQ_SWAP: a swap bio (rwbs shows no letter for it) */
 export const REQ_SWAP = 1 << 25;
@@ -51,7 +56,7 @@ const pending = (q: BlkRequest): boolean => !swapRequestTarget(q).done;
  * (`e.blockedTree`, paths/model.ts modelPath), unless it reclaims first (see below); the tree chosen reads
  * as many pages as the machine does where the recordings have one (`e.treeCount`).
  */
-export function swapInIo(m: MmMachine, c: Cpu, mm: Mm, r: Region, i: number, kind: string, plan: FaultPlan, e: Env): void {
+export function swapInIo(m: PageIoMachine, c: Cpu, mm: Mm, r: Region, i: number, kind: string, plan: FaultPlan, e: Env): void {
   e.swapReads = undefined;
   e.swapReadNext = 0;
   e.swapWait = undefined;
@@ -87,7 +92,7 @@ export function swapInIo(m: MmMachine, c: Cpu, mm: Mm, r: Region, i: number, kin
   if (e.swapWait && !plan.treeFeat.includes('rc')) e.blockedTree = 'fault';
 }
 
-export const pageIo = new Semantics<MmMachine>('mm/page_io');
+export const pageIo = new Semantics<PageIoMachine>('mm/page_io');
 
 /**
  * __swap_writepage: the folio pageout hands to swap_writepage (`e.writeFolio`, its frame: mm_vmscan_write_folio,
@@ -123,7 +128,7 @@ pageIo.at('swap_readpage', 'swap_read_bio');
  * The fault's reads the tree's swap_readpage calls did not take (the machine's readahead window is wider than
  * the recorded one) go to the device too, after them; what is plugged is issued (schedule's blk_flush_plug).
  */
-function readRest(m: MmMachine, c: Cpu, e: Env): void {
+function readRest(m: PageIoMachine, c: Cpu, e: Env): void {
   for (const q of (e.swapReads as BlkRequest[] | undefined) ?? []) if (!plugged.has(q)) { plugged.add(q); m.blk.queue(c, q); }
   m.blk.flushPlug(c);
 }

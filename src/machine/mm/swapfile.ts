@@ -6,10 +6,10 @@
  * on the disk is the swap file's extent (setup_swap_extents: a file's blocks from its first one; a block
  * device's from sector 0).
  */
-import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
-import { PAGE } from '../include/fs';
+import { PAGE, type Inode } from '../include/fs';
+import type { CpuMachine } from '../include/cpu';
 import type { SwapDev, Region } from '../include/mm_types';
 
 const ENOENT = 2, EINVAL = 22;
@@ -95,7 +95,12 @@ export function setSwapEntry(r: Region, i: number, e: SwapEntry | null): void {
   a[i] = e ? e.slot : 0;
   d[i] = e?.dev;
 }
-export const swapfile = new Semantics<MmMachine>('mm/swapfile');
+/** What swapon/swapoff use of the machine (mm/mm.ts MmMachine has it): the swap areas, and path lookup. */
+export interface SwapMachine extends CpuMachine {
+  readonly mm: { readonly swaps: SwapDev[] };
+  readonly fs: { lookup(p: string, cwd?: string): Inode | null };
+}
+export const swapfile = new Semantics<SwapMachine>('mm/swapfile');
 
 swapfile.syscall('swapon', (m, _c, t, e) => {
   const p = String(e.a[0]);
