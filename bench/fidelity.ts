@@ -181,7 +181,7 @@ function main(): void {
   // one slowdown per recorded run kind: the graph run (what fn J, distinct functions, calls, syscalls and
   // faults compare) and the events run (ev J); `--slowdown X` sets both
   let slowdown = slowdownArg;
-  let eventsSlowdown = slowdownArg;
+  let evSlowdown: number | undefined;
   let hardware: FidelityRow[] = [];
   const hardwareLines: string[] = [];
   let derivation = '';
@@ -199,16 +199,18 @@ function main(): void {
     }
     const st = storeSlowdown(samples, seed);
     slowdown = st.graphMedian;
-    eventsSlowdown = st.eventsMedian;
+    evSlowdown = st.eventsMedian;
     derivation = `derived by this run from ${st.samples} traced runs (the graph runs' median ${st.graphMedian}, the events runs' ${st.eventsMedian}, all runs' ${st.slowdown}; stored in bench/recording_speed.json)`;
-    console.log(`the recordings' CPU slowdown: graph runs ${slowdown}, events runs ${eventsSlowdown} (${derivation})`);
+    console.log(`the recordings' CPU slowdown: graph runs ${slowdown}, events runs ${evSlowdown} (${derivation})`);
   } else if (slowdown === undefined) {
     const st = storedSlowdown();
     slowdown = st.graphMedian;
-    eventsSlowdown = st.eventsMedian;
+    evSlowdown = st.eventsMedian;
     derivation = 'bench/recording_speed.json';
-  } else derivation = '--slowdown';
-  const evSlowdown = eventsSlowdown ?? slowdown;
+  } else {
+    evSlowdown = slowdown;
+    derivation = '--slowdown';
+  }
   const lines: string[] = [TABLE_HEAD];
   const rows: FidelityRow[] = [];
   const details: string[] = [];

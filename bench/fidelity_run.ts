@@ -14,7 +14,8 @@
  * workload in the traced run's form and SETUP again, then `sync; sleep 0.5` (see runSetup).
  * Counting starts at the root's execve of the workload (the launcher's own exec of sh is not counted),
  * restarting at each attempt of dash's PATH search until one succeeds, as in the recordings
- * (scripts/record/FORMAT.md, graph.ts / events.ts).
+ * (scripts/record/FORMAT.md, graph.ts / events.ts); for a `background` workload (every task counted),
+ * at the recorder's open of the launcher's fifo (backgroundRecorderScript).
  * Uses src/kernel's ftrace and tracepoint machinery and the Machine's public API only.
  */
 import { FtraceOps, FTRACE_OPS_FL_INITIALIZED, ftraceHitFn, registerFtraceFunction, unregisterFtraceFunction } from '../src/kernel/ftrace';
@@ -23,10 +24,9 @@ import { syscallByNr } from '../src/kernel/syscalls';
 import { tracepointNames, tracepointProbeRegister, tracepointProbeUnregister } from '../src/kernel/tracepoint';
 import { Machine } from '../src/machine/machine';
 import { MemCgroup } from '../src/machine/include/mm_types';
-import type { Process, Task } from '../src/machine/include/sched';
+import { TASK_INTERRUPTIBLE, type Process, type Task } from '../src/machine/include/sched';
 import { OpenFile, O_WRONLY, O_LARGEFILE } from '../src/machine/include/fs';
 import { SIGINT, SIGQUIT } from '../src/machine/include/signal';
-import { TASK_INTERRUPTIBLE } from '../src/machine/include/sched';
 import type { FidelitySide } from './fidelity_measure';
 
 export interface SimOptions {
@@ -131,6 +131,9 @@ function runSetup(m: Machine, command: string, o: SimOptions): void {
   m.run('sync; sleep 0.5');
 }
 
+/** Where the machine's copy of the recorder's script lives (run by /sbin/recorder-run, as in the guest). */
+const RECORDER_SH = '/root/rec/recorder.sh';
+
 /**
  * The recorder's own processes, there while each workload runs (`ps aux` of the ps recording lists
  * them): the guest's boot runner `/bin/sh /sbin/recorder-run` (a session leader), the recorder.sh it
@@ -147,7 +150,7 @@ function startRecorderProcesses(m: Machine): Process {
     m.run('sleep 0.1');
     if (watcherAsleep()) break;
   }
-  const rec = [...m.procs.procs.values()].find((p) => !p.exited && p.argv.join(' ') === 'sh /root/rec/recorder.sh');
+  const rec = [...m.procs.procs.values()].find((p) => !p.exited && p.argv.join(' ') === `sh ${RECORDER_SH}`);
   if (!rec) throw new Error('fidelity: the recorder processes did not start');
   return rec;
 }
@@ -155,8 +158,8 @@ function startRecorderProcesses(m: Machine): Process {
 /** The recorder's script (recorder.sh) as a file on the machine, and the boot runner that runs it in the background. */
 function startRecorder(m: Machine, script: string): void {
   m.run('mkdir -p /root/rec');
-  m.fs.createFile('/root/rec/recorder.sh', script, 0o644, 'ext4');
-  m.run(`printf 'sh /root/rec/recorder.sh\\ntrue\\n' > /sbin/recorder-run; /bin/sh /sbin/recorder-run < /dev/null > /dev/null 2>&1 &`);
+  m.fs.createFile(RECORDER_SH, script, 0o644, 'ext4');
+  m.run(`printf 'sh ${RECORDER_SH}\\ntrue\\n' > /sbin/recorder-run; /bin/sh /sbin/recorder-run < /dev/null > /dev/null 2>&1 &`);
 }
 
 /**
