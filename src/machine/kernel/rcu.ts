@@ -14,13 +14,25 @@ import { TASK_INTERRUPTIBLE } from '../include/sched';
 import { symbolName } from '../../kernel/kallsyms';
 import { Semantics } from '../paths/semantics';
 import { H_CONT, H_PUSHED, pushPath, newEnv } from '../paths/kexec';
-import { recordedVariant } from './recorded';
-import { pushScheduleTimeout, IDLE_RECORDING, type TimerMachine } from './timer';
+import type { CompiledPath, Env } from '../include/kstack';
+import { recordedVariant, recordedModelVariant } from './recorded';
+import { RCU_BLIMIT, RCU_CORE_KEY, batchTree, callbackOf } from './rcu_batch';
+import { pushScheduleTimeout, IDLE_RECORDING, RCU_SOFTIRQ, type TimerMachine } from './timer';
 
 /** jiffies_till_first_fqs at HZ=250 (RCU_JIFFIES_TILL_FORCE_QS + nr_cpu_ids / RCU_JIFFIES_FQS_DIV = 1; the recording's process_timeout timeouts) */
 const FQS_JIFFIES = 1;
 
-/** The grace-period machinery of one machine. */
+/** What rcu_core does on a CPU (Rcu.core). */
+export interface RcuCore {
+  /** it starts a grace period and wakes the grace-period kthread (rcu_start_this_gp) */
+  wake: boolean;
+  /** the callbacks rcu_do_batch invokes (their traced functions, rcu_batch.ts callbackOf), in queue order */
+  batch: string[];
+  /** the batch limit stopped the loop with callbacks left: invoke_rcu_core raises RCU_SOFTIRQ again */
+  more: boolean;
+}
+
+/** The grace-period machinery of one machine and each CPU's callback list (struct rcu_segcblist). */
 export class Rcu {
   /** the grace-period kthread (rcu_preempt) */
   gpTask: Task | null = null;
@@ -28,44 +40,67 @@ export class Rcu {
   gpActive = false;
   /** the kthread waits for a request (swait, no timeout; at boot it has not run yet) */
   gpWaiting = true;
-  /** per CPU: callbacks queued, waiting for the next grace period to start */
-  readonly cbs: boolean[];
-  /** per CPU: callbacks waiting for the running grace period */
-  readonly waiting: boolean[];
+  /** per CPU: callbacks queued, waiting for the next grace period to start (RCU_NEXT_TAIL) */
+  readonly next: string[][];
+  /** per CPU: callbacks waiting for the running grace period (RCU_WAIT_TAIL) */
+  readonly wait: string[][];
+  /** per CPU: callbacks whose grace period ended, to invoke (RCU_DONE_TAIL) */
+  readonly done: string[][];
   constructor(private readonly m: TimerMachine) {
-    this.cbs = m.cpus.map(() => false);
-    this.waiting = m.cpus.map(() => false);
+    this.next = m.cpus.map(() => []);
+    this.wait = m.cpus.map(() => []);
+    this.done = m.cpus.map(() => []);
   }
 
-  /** call_rcu on CPU `c`: a callback waits there for the next grace period. */
-  queued(c: Cpu): void {
-    this.cbs[c.id] = true;
+  /** call_rcu on CPU `c` of callback `cb`: it waits there for the next grace period; the CPU keeps its tick. */
+  queued(c: Cpu, cb: string): void {
+    this.next[c.id].push(cb);
     const b = this.m.timers.bases[c.id];
     b.rcuPending = true;
     b.rcuHoldUntil = Infinity;
   }
 
-  /** rcu_core on `c`: true when it starts a grace period and wakes the kthread (rcu_start_this_gp). */
-  core(c: Cpu): boolean {
-    if (!this.cbs[c.id]) return false;
-    this.cbs[c.id] = false;
-    this.waiting[c.id] = true;
-    if (this.gpActive) return false;
-    this.gpActive = true;
-    return this.gpWaiting && this.gpTask !== null;
+  /**
+   * rcu_core on `c`: the callbacks whose grace period ended run (at most RCU_BLIMIT while a task
+   * other than the idle task is current: rcu_do_batch's `count >= bl && !is_idle_task(current)`);
+   * new callbacks wait for a grace period, which starts now when none runs.
+   */
+  core(c: Cpu): RcuCore {
+    const id = c.id;
+    const done = this.done[id];
+    const batch = done.splice(0, c.curr.idle ? done.length : RCU_BLIMIT);
+    const r: RcuCore = { wake: false, batch, more: done.length > 0 };
+    if (this.next[id].length && !this.gpActive) {
+      this.wait[id].push(...this.next[id]);
+      this.next[id].length = 0;
+      this.gpActive = true;
+      r.wake = this.gpWaiting && this.gpTask !== null;
+    }
+    this.hold(c);
+    return r;
   }
 
-  /** rcu_gp_cleanup: the CPUs whose callbacks waited run them at their next tick, and may then stop it. */
+  /**
+   * rcu_gp_cleanup: the callbacks each CPU had waiting are done, and that CPU runs them at its next
+   * tick; callbacks queued meanwhile wait for the next grace period, which starts at once (needgp).
+   */
   gpEnd(): void {
     const m = this.m;
     for (const c of m.cpus) {
-      if (!this.waiting[c.id]) continue;
-      this.waiting[c.id] = false;
-      const b = m.timers.bases[c.id];
-      b.rcuPending = true;
-      b.rcuHoldUntil = this.cbs[c.id] ? Infinity : 0;
+      const id = c.id;
+      if (!this.wait[id].length && !this.next[id].length) continue;
+      this.done[id].push(...this.wait[id]);
+      this.wait[id] = this.next[id].splice(0);
+      if (this.done[id].length) m.timers.bases[id].rcuPending = true;
+      this.hold(c);
     }
-    this.gpActive = this.cbs.some((x) => x);
+    this.gpActive = this.wait.some((x) => x.length > 0);
+  }
+
+  /** rcu_needs_cpu: a CPU with callbacks keeps its tick. */
+  private hold(c: Cpu): void {
+    const id = c.id;
+    this.m.timers.bases[id].rcuHoldUntil = this.next[id].length || this.wait[id].length || this.done[id].length ? Infinity : 0;
   }
 }
 
@@ -75,19 +110,55 @@ export interface RcuMachine extends TimerMachine {
 
 export const rcu = new Semantics<RcuMachine>('kernel/rcu/tree');
 
-/** __call_rcu_common: the callback is queued on this CPU's segmented list. */
-rcu.hook('rcu_call', (m, c) => { m.rcu.queued(c); return H_CONT; });
+/** __call_rcu_common: the callback (by call_rcu's caller) is queued on this CPU's segmented list. */
+rcu.hook('rcu_call', (m, c) => {
+  const ks = c.ks;
+  m.rcu.queued(c, callbackOf(ks.sp > 1 ? fnName(ks.fn[ks.sp - 2]) : ''));
+  return H_CONT;
+});
 rcu.at('call_rcu', 'rcu_call');
 
-/** rcu_core's tree (RCU_SOFTIRQ): the recorded one that wakes the grace-period kthread when this one does. */
+/**
+ * rcu_core's tree (RCU_SOFTIRQ): one the recordings show doing what this one does (starting a grace
+ * period: try_to_wake_up of the kthread; invoking callbacks: rcu_do_batch, with invoke_rcu_core when
+ * the limit stopped it), the batch running this CPU's callbacks (rcu_batch.ts).
+ */
 rcu.hook('rcu_core_body', (m, c, _t, e) => {
-  const wake = m.rcu.core(c);
-  if (wake) (e.wakes as Task[]).push(m.rcu.gpTask as Task);
-  const p = recordedVariant(m.timers.rand, 'softirq:rcu_core_si', IDLE_RECORDING, wake ? ['try_to_wake_up'] : [], wake ? [] : ['try_to_wake_up']);
+  const r = m.rcu.core(c);
+  if (r.wake) (e.wakes as Task[]).push(m.rcu.gpTask as Task);
   e.recorded = true;
-  pushPath(c.ks, p ?? 'rcu_core_template', e);
+  e.rcuMore = r.more;
+  pushPath(c.ks, rcuCoreTree(m, r) ?? 'rcu_core_template', e);
   return H_PUSHED;
 });
+
+/**
+ * invoke_rcu_core after a batch the limit stopped: RCU_SOFTIRQ raised again (softirq_raise), so
+ * handle_softirqs runs rcu_core once more before it returns (Env `restart` of the softirq loop).
+ */
+rcu.hook('rcu_more', (_m, c, _t, e) => {
+  if (!e.rcuMore) return H_CONT;
+  const loop = e.softirqLoop as Env | undefined;
+  if (loop) loop.raised = ((loop.raised as number | undefined) ?? 0) | (1 << RCU_SOFTIRQ);
+  pushPath(c.ks, 'softirq_raise_event', newEnv('raise', { vec: RCU_SOFTIRQ }));
+  return H_PUSHED;
+});
+
+function rcuCoreTree(m: RcuMachine, r: RcuCore): CompiledPath | null {
+  const rand = m.timers.rand;
+  const has: string[] = [], hasNot: string[] = [];
+  (r.wake ? has : hasNot).push('try_to_wake_up');
+  if (!r.batch.length) {
+    hasNot.push('rcu_do_batch');
+    return recordedVariant(rand, RCU_CORE_KEY, IDLE_RECORDING, has, hasNot) ?? recordedVariant(rand, RCU_CORE_KEY, null, has, hasNot);
+  }
+  has.push('rcu_do_batch');
+  (r.more ? has : hasNot).push('invoke_rcu_core');
+  const v = recordedModelVariant(rand, RCU_CORE_KEY, IDLE_RECORDING, has, hasNot)
+    ?? recordedModelVariant(rand, RCU_CORE_KEY, null, has, hasNot)
+    ?? recordedModelVariant(rand, RCU_CORE_KEY, null, has.filter((f) => f !== 'try_to_wake_up'), hasNot);
+  return v && batchTree(v.v, r.batch, r.more, rand);
+}
 
 /** The grace-period kthread's loop (rcu_gp_kthread), one step per call of its body. */
 export function rcuGpKthread(m: RcuMachine): (t: Task) => void {
@@ -130,7 +201,7 @@ rcu.hook('rcu_gp_end', (m) => { m.rcu.gpEnd(); return H_CONT; });
  * ticking) whose tick has not yet run rcu_core keeps the grace period open for another round.
  */
 rcu.hook('rcu_fqs_scan', (m, _c, t) => {
-  const open = m.cpus.some((c) => m.rcu.waiting[c.id] && m.timers.bases[c.id].rcuPending && !(c.idling && m.timers.bases[c.id].tickStopped));
+  const open = m.cpus.some((c) => m.rcu.wait[c.id].length > 0 && m.timers.bases[c.id].rcuPending && !(c.idling && m.timers.bases[c.id].tickStopped));
   t.scratch.gpStep = open ? 1 : 2;
   return H_CONT;
 });
