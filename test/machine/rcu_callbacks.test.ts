@@ -46,11 +46,29 @@ describe('machine: RCU callbacks run in rcu_do_batch after a grace period', () =
     const c = m.cpus[1];
     const busy = { ...c, curr: { idle: false } } as unknown as typeof c;
     for (let i = 0; i < 14; i++) m.rcu.queued(c, i % 2 ? 'file_free_rcu' : 'kmem_cache_free');
-    expect(m.timers.bases[1].rcuPending).to.equal(true);
+    // callbacks needing a grace period while none runs: the tick raises RCU_SOFTIRQ
+    expect(m.rcu.tick(busy)).to.equal(true);
+    expect(m.timers.bases[1].rcuHoldUntil).to.equal(Infinity);
     // rcu_core before the grace period: none to run, one is requested
     const first = m.rcu.core(busy);
     expect(first.batch).to.deep.equal([]);
     expect(m.rcu.gpActive).to.equal(true);
+    expect(m.rcu.tick(busy)).to.equal(false);
+    // the grace period starts: a CPU notes it at its next rcu_core, passes a quiescent state at the
+    // tick after, and reports it in the rcu_core that tick raises; then it has nothing to raise for
+    m.rcu.gpStart();
+    expect(m.rcu.tick(busy)).to.equal(true);
+    expect(m.rcu.core(busy).report).to.equal(false);
+    expect(m.rcu.tick(busy)).to.equal(true);
+    expect(m.rcu.core(busy).report).to.equal(true);
+    expect(m.rcu.tick(busy)).to.equal(false);
+    // force_qs_rnp: a CPU idle with its tick stopped is reported for it; one running is waited for
+    const idle = m.cpus[2];
+    idle.idling = true;
+    m.timers.bases[2].tickStopped = true;
+    expect(m.rcu.owes[2]).to.equal(true);
+    expect(m.rcu.forceQs()).to.equal(true);
+    expect(m.rcu.owes[2]).to.equal(false);
     // queued during the grace period: they wait for the next one
     m.rcu.queued(c, '__d_free');
     m.rcu.gpEnd();

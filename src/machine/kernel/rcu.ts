@@ -26,13 +26,18 @@ const FQS_JIFFIES = 1;
 export interface RcuCore {
   /** it starts a grace period and wakes the grace-period kthread (rcu_start_this_gp) */
   wake: boolean;
+  /** it reports this CPU's quiescent state for the running grace period (rcu_report_qs_rdp) */
+  report: boolean;
   /** the callbacks rcu_do_batch invokes (their traced functions, rcu_batch.ts callbackOf), in queue order */
   batch: string[];
   /** the batch limit stopped the loop with callbacks left: invoke_rcu_core raises RCU_SOFTIRQ again */
   more: boolean;
 }
 
-/** The grace-period machinery of one machine and each CPU's callback list (struct rcu_segcblist). */
+/**
+ * The grace-period machinery of one machine (rcu_state.gp_seq: odd while a grace period runs) and per
+ * CPU its callback list (struct rcu_segcblist) and what it knows of the grace periods (struct rcu_data).
+ */
 export class Rcu {
   /** the grace-period kthread (rcu_preempt) */
   gpTask: Task | null = null;
@@ -40,36 +45,79 @@ export class Rcu {
   gpActive = false;
   /** the kthread waits for a request (swait, no timeout; at boot it has not run yet) */
   gpWaiting = true;
+  /** rcu_state.gp_seq: incremented when a grace period starts (rcu_gp_init) and when it ends (rcu_gp_cleanup) */
+  gpSeq = 0;
   /** per CPU: callbacks queued, waiting for the next grace period to start (RCU_NEXT_TAIL) */
   readonly next: string[][];
   /** per CPU: callbacks waiting for the running grace period (RCU_WAIT_TAIL) */
   readonly wait: string[][];
   /** per CPU: callbacks whose grace period ended, to invoke (RCU_DONE_TAIL) */
   readonly done: string[][];
+  /** per CPU: the gp_seq its rcu_core last noted (rdp->gp_seq) */
+  readonly seen: number[];
+  /** per CPU: the running grace period waits for its quiescent state (its bit in rnp->qsmask) */
+  readonly owes: boolean[];
+  /** per CPU: it passed a quiescent state since it noted the grace period (!rdp->cpu_no_qs.b.norm) */
+  readonly passed: boolean[];
   constructor(private readonly m: TimerMachine) {
     this.next = m.cpus.map(() => []);
     this.wait = m.cpus.map(() => []);
     this.done = m.cpus.map(() => []);
+    this.seen = m.cpus.map(() => 0);
+    this.owes = m.cpus.map(() => false);
+    this.passed = m.cpus.map(() => false);
+    m.timers.rcuTick = (c) => this.tick(c);
   }
 
   /** call_rcu on CPU `c` of callback `cb`: it waits there for the next grace period; the CPU keeps its tick. */
   queued(c: Cpu, cb: string): void {
     this.next[c.id].push(cb);
-    const b = this.m.timers.bases[c.id];
-    b.rcuPending = true;
-    b.rcuHoldUntil = Infinity;
+    this.hold(c);
+  }
+
+  /** rcu_qs: CPU `c` passed a quiescent state (a context switch; a tick outside read-side critical sections). */
+  qs(c: Cpu): void {
+    if (this.owes[c.id] && this.seen[c.id] === this.gpSeq) this.passed[c.id] = true;
   }
 
   /**
-   * rcu_core on `c`: the callbacks whose grace period ended run (at most RCU_BLIMIT while a task
-   * other than the idle task is current: rcu_do_batch's `count >= bl && !is_idle_task(current)`);
-   * new callbacks wait for a grace period, which starts now when none runs.
+   * rcu_sched_clock_irq on `c`: the tick is a quiescent state, then rcu_pending: whether RCU_SOFTIRQ
+   * is raised (callbacks to run; callbacks needing a grace period while none runs; a grace period
+   * started or ended since rcu_core last looked; a quiescent state to report).
+   */
+  tick(c: Cpu): boolean {
+    const id = c.id;
+    this.qs(c);
+    return this.done[id].length > 0 || (!this.gpActive && this.next[id].length > 0) || this.seen[id] !== this.gpSeq
+      || (this.owes[id] && this.passed[id]);
+  }
+
+  /** rcu_gp_init: a grace period starts, waiting for every CPU's quiescent state. */
+  gpStart(): void {
+    this.gpSeq++;
+    for (const c of this.m.cpus) { this.owes[c.id] = true; this.passed[c.id] = false; }
+  }
+
+  /**
+   * rcu_core on `c`: note_gp_changes (a new grace period: this CPU's quiescent state is wanted from
+   * now on), the quiescent state reported when one passed since; the callbacks whose grace period
+   * ended run (at most RCU_BLIMIT while a task other than the idle task is current: rcu_do_batch's
+   * `count >= bl && !is_idle_task(current)`); new callbacks wait for a grace period, which starts
+   * now when none runs.
    */
   core(c: Cpu): RcuCore {
     const id = c.id;
+    let report = false;
+    if (this.seen[id] !== this.gpSeq) {
+      this.seen[id] = this.gpSeq;
+      this.passed[id] = false;
+    } else if (this.owes[id] && this.passed[id]) {
+      this.owes[id] = false;
+      report = true;
+    }
     const done = this.done[id];
     const batch = done.splice(0, c.curr.idle ? done.length : RCU_BLIMIT);
-    const r: RcuCore = { wake: false, batch, more: done.length > 0 };
+    const r: RcuCore = { wake: false, report, batch, more: done.length > 0 };
     if (this.next[id].length && !this.gpActive) {
       this.wait[id].push(...this.next[id]);
       this.next[id].length = 0;
@@ -81,17 +129,32 @@ export class Rcu {
   }
 
   /**
+   * force_qs_rnp: CPUs idle in dyntick-idle are reported for the grace period; whether one still owes
+   * its quiescent state (the grace period needs another round).
+   */
+  forceQs(): boolean {
+    let open = false;
+    for (const c of this.m.cpus) {
+      if (!this.owes[c.id]) continue;
+      if (c.idling && this.m.timers.bases[c.id].tickStopped) this.owes[c.id] = false;
+      else open = true;
+    }
+    return open;
+  }
+
+  /**
    * rcu_gp_cleanup: the callbacks each CPU had waiting are done, and that CPU runs them at its next
    * tick; callbacks queued meanwhile wait for the next grace period, which starts at once (needgp).
    */
   gpEnd(): void {
     const m = this.m;
+    this.gpSeq++;
     for (const c of m.cpus) {
       const id = c.id;
+      this.owes[id] = false;
       if (!this.wait[id].length && !this.next[id].length) continue;
       this.done[id].push(...this.wait[id]);
       this.wait[id] = this.next[id].splice(0);
-      if (this.done[id].length) m.timers.bases[id].rcuPending = true;
       this.hold(c);
     }
     this.gpActive = this.wait.some((x) => x.length > 0);
@@ -117,6 +180,10 @@ rcu.hook('rcu_call', (m, c) => {
   return H_CONT;
 });
 rcu.at('call_rcu', 'rcu_call');
+
+/** rcu_note_context_switch: a context switch is a quiescent state (rcu_qs). */
+rcu.hook('rcu_qs', (m, c) => { m.rcu.qs(c); return H_CONT; });
+rcu.at('rcu_note_context_switch', 'rcu_qs');
 
 /**
  * rcu_core's tree (RCU_SOFTIRQ): one the recordings show doing what this one does (starting a grace
@@ -148,15 +215,17 @@ function rcuCoreTree(m: RcuMachine, r: RcuCore): CompiledPath | null {
   const rand = m.timers.rand;
   const has: string[] = [], hasNot: string[] = [];
   (r.wake ? has : hasNot).push('try_to_wake_up');
+  (r.report ? has : hasNot).push('rcu_report_qs_rnp');
   if (!r.batch.length) {
     hasNot.push('rcu_do_batch');
-    return recordedVariant(rand, RCU_CORE_KEY, IDLE_RECORDING, has, hasNot) ?? recordedVariant(rand, RCU_CORE_KEY, null, has, hasNot);
+    return recordedVariant(rand, RCU_CORE_KEY, IDLE_RECORDING, has, hasNot) ?? recordedVariant(rand, RCU_CORE_KEY, null, has, hasNot)
+      ?? recordedVariant(rand, RCU_CORE_KEY, null, [], ['rcu_do_batch']);
   }
   has.push('rcu_do_batch');
   (r.more ? has : hasNot).push('invoke_rcu_core');
   const v = recordedModelVariant(rand, RCU_CORE_KEY, IDLE_RECORDING, has, hasNot)
     ?? recordedModelVariant(rand, RCU_CORE_KEY, null, has, hasNot)
-    ?? recordedModelVariant(rand, RCU_CORE_KEY, null, has.filter((f) => f !== 'try_to_wake_up'), hasNot);
+    ?? recordedModelVariant(rand, RCU_CORE_KEY, null, has.filter((f) => f !== 'try_to_wake_up' && f !== 'rcu_report_qs_rnp'), hasNot);
   return v && batchTree(v.v, r.batch, r.more, rand);
 }
 
@@ -176,6 +245,7 @@ export function rcuGpKthread(m: RcuMachine): (t: Task) => void {
           return;
         }
         r.gpWaiting = false;
+        r.gpStart();
         t.scratch.gpStep = 1;
         pushPath(t.ks, 'rcu_gp_init_path', newEnv('rcu_gp'));
         return;
@@ -201,8 +271,7 @@ rcu.hook('rcu_gp_end', (m) => { m.rcu.gpEnd(); return H_CONT; });
  * ticking) whose tick has not yet run rcu_core keeps the grace period open for another round.
  */
 rcu.hook('rcu_fqs_scan', (m, _c, t) => {
-  const open = m.cpus.some((c) => m.rcu.wait[c.id].length > 0 && m.timers.bases[c.id].rcuPending && !(c.idling && m.timers.bases[c.id].tickStopped));
-  t.scratch.gpStep = open ? 1 : 2;
+  t.scratch.gpStep = m.rcu.forceQs() ? 1 : 2;
   return H_CONT;
 });
 

@@ -87,6 +87,8 @@ export interface TimerMachine extends CpuMachine {
 export class Timers {
   readonly bases: Base[];
   readonly nohz = new Nohz();
+  /** RCU's part of a tick on a CPU (rcu.ts: rcu_sched_clock_irq's quiescent state and rcu_pending) */
+  rcuTick: ((c: Cpu) => boolean) | null = null;
   /**
    * @param rand the PRNG drawing the interrupts' and softirqs' recorded trees: a stream of its own,
    *   so that the background's ticks never change which variants a workload's entries draw
@@ -271,7 +273,8 @@ function tickRaises(m: TimerMachine, c: Cpu): number {
     // jiffy), times busy_factor (16) while the CPU is busy; an idle CPU rebalances every other tick
     b.nextBalance = j + (c.curr.idle ? 2 : 16);
   }
-  if (b.rcuPending) { raise |= 1 << RCU_SOFTIRQ; b.rcuPending = false; }
+  const rcuPending = m.timers.rcuTick !== null && m.timers.rcuTick(c);
+  if (b.rcuPending || rcuPending) { raise |= 1 << RCU_SOFTIRQ; b.rcuPending = false; }
   return raise;
 }
 
