@@ -1,11 +1,15 @@
 /**
- * RCU (kernel/rcu/tree.c) as the idle system shows it: a CPU where call_rcu queued a callback (a
- * recorded path calling it: exit, exec, file and dentry frees; the idle system's services and
- * kthreads queue none, the idle recording's call_rcu calls are all the launcher's) has callbacks
- * waiting for a grace period, so it keeps its tick (rcu_needs_cpu) and raises RCU_SOFTIRQ; rcu_core on such a CPU asks the grace-period kthread (rcu_preempt) for a grace
- * period and wakes it; the kthread runs rcu_gp_init, waits jiffies_till_first_fqs in
- * rcu_gp_fqs_loop (schedule_timeout: a process_timeout timer), forces quiescent states, and
- * rcu_gp_cleanup ends the grace period: the CPUs whose callbacks it covered run them (RCU_SOFTIRQ)
+ * RCU (kernel/rcu/tree.c): a call_rcu in a recorded path (exit, exec, file, dentry and inode frees,
+ * the maple tree's node frees; the idle system's services and kthreads queue none, the idle
+ * recording's call_rcu calls are all the launcher's) queues its callback on the CPU's list, which
+ * then keeps its tick (rcu_needs_cpu).  The tick raises RCU_SOFTIRQ as rcu_pending says (callbacks
+ * to run; callbacks needing a grace period while none runs; a grace period started or ended since
+ * the CPU's rcu_core last looked; a quiescent state to report).  rcu_core asks the grace-period
+ * kthread (rcu_preempt) for a grace period and wakes it; the kthread runs rcu_gp_init, waits
+ * jiffies_till_first_fqs in rcu_gp_fqs_loop (schedule_timeout: a process_timeout timer), forces
+ * quiescent states (CPUs idle with the tick stopped; the others report theirs in rcu_core after a
+ * tick or a context switch), and rcu_gp_cleanup ends the grace period: the CPUs whose callbacks it
+ * covered run them in rcu_do_batch at their next tick (rcu_batch.ts: the callbacks' recorded trees)
  * and may stop their tick.
  */
 import type { Cpu } from '../include/cpu';

@@ -17,6 +17,7 @@ import { shapeText, type MNode } from '../paths/compile';
 import { int3SiteCount } from '../../kernel/kprobes';
 import type { CompiledPath } from '../include/kstack';
 import type { Prng } from '../core/prng';
+import { drawWeighted } from './recorded';
 
 /** the entry-model key of RCU_SOFTIRQ's trees */
 export const RCU_CORE_KEY = 'softirq:rcu_core_si';
@@ -110,13 +111,7 @@ function callbackTree(name: string, rand: Prng): MNode {
   const fn = fns.indexOf(name);
   const p = loadPools().get(fn) ?? loadPools().get(fns.indexOf(UNTRACED));
   if (!p) return { fn: fn >= 0 ? fn : fns.indexOf(UNTRACED), kids: [], rep: 1, mark: '' };
-  const x = rand.next() * p.cum[p.cum.length - 1];
-  let lo = 0, hi = p.cum.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (p.cum[mid] > x) hi = mid; else lo = mid + 1;
-  }
-  return p.trees[lo];
+  return p.trees[drawWeighted(p.cum, rand)];
 }
 
 /**

@@ -49,14 +49,18 @@ function choice(key: string, recording: string | null, has: readonly string[], h
  */
 export function recordedModelVariant(rand: Prng, key: string, recording: string | null, has: readonly string[], hasNot: readonly string[] = []): { key: ModelKey; v: ModelVariant } | null {
   const c = choice(key, recording, has, hasNot);
-  if (!c) return null;
-  const x = rand.next() * c.cum[c.cum.length - 1];
-  let lo = 0, hi = c.cum.length - 1;
+  return c && { key: c.key, v: c.list[drawWeighted(c.cum, rand)] };
+}
+
+/** An index drawn with `rand` by the weights whose running sums are `cum` (non-empty). */
+export function drawWeighted(cum: Float64Array, rand: Prng): number {
+  const x = rand.next() * cum[cum.length - 1];
+  let lo = 0, hi = cum.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (c.cum[mid] > x) hi = mid; else lo = mid + 1;
+    if (cum[mid] > x) hi = mid; else lo = mid + 1;
   }
-  return { key: c.key, v: c.list[lo] };
+  return lo;
 }
 
 /**
