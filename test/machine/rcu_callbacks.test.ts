@@ -85,6 +85,12 @@ describe('machine: RCU callbacks run in rcu_do_batch after a grace period', () =
     expect(m.rcu.gpActive).to.equal(false);
     // a CPU without callbacks lets its tick stop again
     expect(m.timers.bases[1].rcuHoldUntil).to.equal(0);
+    // a long list: bl = pending >> rcu_divisor (2000 >> 7 = 15) while a task runs; the idle task runs them all
+    for (let i = 0; i < 2000; i++) m.rcu.queued(c, 'kmem_cache_free');
+    m.rcu.core(busy);
+    m.rcu.gpEnd();
+    expect(m.rcu.core(busy).batch.length).to.equal(15);
+    expect(m.rcu.core({ ...c, curr: { idle: true } } as unknown as typeof c).batch.length).to.equal(1985);
   });
 
   it('a workload\'s closed files are freed by file_free_rcu in rcu_do_batch, one dequeue per callback and one per batch', () => {

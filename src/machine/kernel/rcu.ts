@@ -20,7 +20,7 @@ import { Semantics } from '../paths/semantics';
 import { H_CONT, H_PUSHED, pushPath, newEnv } from '../paths/kexec';
 import type { CompiledPath, Env } from '../include/kstack';
 import { recordedVariant, recordedModelVariant } from './recorded';
-import { RCU_BLIMIT, RCU_CORE_KEY, batchTree, callbackOf } from './rcu_batch';
+import { RCU_BLIMIT, RCU_CORE_KEY, RCU_DIVISOR, batchTree, callbackOf } from './rcu_batch';
 import { pushScheduleTimeout, IDLE_RECORDING, RCU_SOFTIRQ, type TimerMachine } from './timer';
 
 /** jiffies_till_first_fqs at HZ=250 (RCU_JIFFIES_TILL_FORCE_QS + nr_cpu_ids / RCU_JIFFIES_FQS_DIV = 1; the recording's process_timeout timeouts) */
@@ -105,8 +105,8 @@ export class Rcu {
   /**
    * rcu_core on `c`: note_gp_changes (a new grace period: this CPU's quiescent state is wanted from
    * now on), the quiescent state reported when one passed since; the callbacks whose grace period
-   * ended run (at most RCU_BLIMIT while a task other than the idle task is current: rcu_do_batch's
-   * `count >= bl && !is_idle_task(current)`); new callbacks wait for a grace period, which starts
+   * ended run (while a task other than the idle task is current at most bl = max(blimit, pending >>
+   * rcu_divisor): rcu_do_batch's `count >= bl && !is_idle_task(current)`); new callbacks wait for a grace period, which starts
    * now when none runs.
    */
   core(c: Cpu): RcuCore {
@@ -120,7 +120,8 @@ export class Rcu {
       report = true;
     }
     const done = this.done[id];
-    const batch = done.splice(0, c.curr.idle ? done.length : RCU_BLIMIT);
+    const pending = this.next[id].length + this.wait[id].length + done.length;
+    const batch = done.splice(0, c.curr.idle ? done.length : Math.max(RCU_BLIMIT, pending >> RCU_DIVISOR));
     const r: RcuCore = { wake: false, report, batch, more: done.length > 0 };
     if (this.next[id].length && !this.gpActive) {
       this.wait[id].push(...this.next[id]);

@@ -53,6 +53,8 @@ export function callbackOf(caller: string): string {
 
 /** rcu_do_batch's limit per invocation (rdp->blimit, DEFAULT_RCU_BLIMIT) */
 export const RCU_BLIMIT = 10;
+/** ... raised to the pending callbacks >> rcu_divisor when that is more (a long list drains faster) */
+export const RCU_DIVISOR = 7;
 
 interface Pool { trees: MNode[]; cum: Float64Array }
 /** per callback (model function index): its recorded trees and cumulative recorded counts */
