@@ -56,26 +56,57 @@ export const RCU_BLIMIT = 10;
 /** ... raised to the pending callbacks >> rcu_divisor when that is more (a long list drains faster) */
 export const RCU_DIVISOR = 7;
 
-interface Pool { trees: MNode[]; cum: Float64Array }
-/** per callback (model function index): its recorded trees and cumulative recorded counts */
+interface Pool { trees: string[]; cum: Float64Array }
+/** per callback (model function index): its recorded trees (shape text) and cumulative recorded counts */
 let pools: Map<number, Pool> | null = null;
+/** callback trees parsed when first drawn */
+const parsedTrees = new Map<string, MNode>();
 
-/** The model's rcu_do_batch nodes, each with the count of its variant. */
-function forEachBatch(each: (n: MNode, count: number) => void): void {
+/** A top-level call of a shape text: its function (-1: a mark), its text without the repeat, the repeat. */
+interface Token { fn: number; text: string; rep: number }
+function topTokens(text: string): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const s = i;
+    let depth = 0;
+    for (; i < text.length && (depth > 0 || text[i] !== ' '); i++) {
+      if (text[i] === '(') depth++; else if (text[i] === ')') depth--;
+    }
+    const tok = text.slice(s, i);
+    const star = tok.lastIndexOf('*');
+    const body = star > tok.lastIndexOf(')') ? tok.slice(0, star) : tok;
+    const fn = /^\d/.test(body) ? parseInt(body, 10) : -1;
+    out.push({ fn, text: body, rep: body === tok ? 1 : Number(tok.slice(star + 1)) });
+  }
+  return out;
+}
+
+/**
+ * The callees of every rcu_do_batch in the model's RCU_SOFTIRQ trees, each with the count of its
+ * variant, read off the text (parsing the trees costs ~10x more).
+ */
+function forEachBatch(each: (kids: Token[], count: number) => void): void {
   const k = modelKey(RCU_CORE_KEY);
   const batch = modelFunctions().indexOf('rcu_do_batch');
   if (!k || batch < 0) return;
-  const walk = (ns: readonly MNode[], w: number): void => {
-    for (const n of ns) if (n.fn === batch) each(n, w * n.rep); else walk(n.kids, w * n.rep);
-  };
+  const open = `${batch}(`;
   for (let i = 0; i < variantCount(k); i++) {
     const v = variantAt(k, i);
-    walk(parseModelShape(v.shape), v.count);
+    const text = v.shape;
+    for (let at = text.indexOf(open); at >= 0; at = text.indexOf(open, at + 1)) {
+      if (at > 0 && text[at - 1] !== ' ' && text[at - 1] !== '(') continue;
+      let depth = 0, end = at + open.length - 1;
+      do {
+        const ch = text[end++];
+        if (ch === '(') depth++; else if (ch === ')') depth--;
+      } while (depth > 0 && end < text.length);
+      each(topTokens(text.slice(at + open.length, end - 1)), v.count);
+    }
   }
 }
 
 /** Index of the callbacks in an rcu_do_batch node's callees: each call right after a rcu_cblist_dequeue that is not the loop's end. */
-function callbackAt(kids: readonly MNode[], i: number, dequeue: number): boolean {
+function callbackAt(kids: readonly { fn: number }[], i: number, dequeue: number): boolean {
   const n = kids[i];
   if (i === 0 || n.fn < 0 || n.fn === dequeue || kids[i - 1].fn !== dequeue) return false;
   return !modelFunctions()[n.fn].startsWith('rcu_segcblist_');
@@ -84,25 +115,21 @@ function callbackAt(kids: readonly MNode[], i: number, dequeue: number): boolean
 function loadPools(): Map<number, Pool> {
   if (pools) return pools;
   const dequeue = modelFunctions().indexOf('rcu_cblist_dequeue');
-  const by = new Map<number, Map<string, { tree: MNode; n: number }>>();
-  forEachBatch((b, w) => {
-    b.kids.forEach((cb, i) => {
-      if (!callbackAt(b.kids, i, dequeue)) return;
-      const one: MNode = { ...cb, rep: 1 } as MNode;
-      const text = shapeText([one]);
+  const by = new Map<number, Map<string, number>>();
+  forEachBatch((kids, w) => {
+    kids.forEach((cb, i) => {
+      if (!callbackAt(kids, i, dequeue)) return;
       let m = by.get(cb.fn);
       if (!m) by.set(cb.fn, (m = new Map()));
-      const e = m.get(text);
-      if (e) e.n += w * cb.rep; else m.set(text, { tree: one, n: w * cb.rep });
+      m.set(cb.text, (m.get(cb.text) ?? 0) + w * cb.rep);
     });
   });
   pools = new Map();
   for (const [fn, m] of by) {
-    const list = [...m.values()];
-    const cum = new Float64Array(list.length);
-    let acc = 0;
-    list.forEach((x, i) => { acc += x.n; cum[i] = acc; });
-    pools.set(fn, { trees: list.map((x) => x.tree), cum });
+    const cum = new Float64Array(m.size);
+    let acc = 0, i = 0;
+    for (const n of m.values()) cum[i++] = acc += n;
+    pools.set(fn, { trees: [...m.keys()], cum });
   }
   return pools;
 }
@@ -113,7 +140,10 @@ function callbackTree(name: string, rand: Prng): MNode {
   const fn = fns.indexOf(name);
   const p = loadPools().get(fn) ?? loadPools().get(fns.indexOf(UNTRACED));
   if (!p) return { fn: fn >= 0 ? fn : fns.indexOf(UNTRACED), kids: [], rep: 1, mark: '' };
-  return p.trees[drawWeighted(p.cum, rand)];
+  const text = p.trees[drawWeighted(p.cum, rand)];
+  let t = parsedTrees.get(text);
+  if (!t) parsedTrees.set(text, (t = parseModelShape(text)[0]));
+  return t;
 }
 
 /**
