@@ -83,6 +83,33 @@ describe('entry model table', () => {
     expect(n).to.equal(Object.values(whole.keys).reduce((a, d) => a + d.v.length, 0));
   });
 
+  it('reads the function names only when they are first asked for (a start needs their ids, not their names)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'model-table-'));
+    try {
+      const other = path.join(dir, 'entries.json.gz');
+      fs.writeFileSync(other, 'a model');
+      const table = path.join(dir, 'paths-model.bin');
+      const names = ['vfs_read', 'ksys_read'];
+      writeModelTable(table, other, { format: 1, recordings: [], functions: names, keys: { 'sys:read': { rule: '+', v: [['0 (1)', 2, 'x|y', 1]] } } }, functionId, S);
+      // the names' JSON, overwritten in place after the table was written: what a reader that never
+      // asks for the names does not notice
+      const bytes = fs.readFileSync(table);
+      const at = bytes.indexOf(JSON.stringify(names), 0, 'latin1');
+      expect(at).to.be.greaterThan(0);
+      bytes.fill('#'.charCodeAt(0), at, at + JSON.stringify(names).length);
+      fs.writeFileSync(table, bytes);
+      const t = readModelTable(table, other, S)!;
+      expect(Array.from(t.fnIds!)).to.deep.equal(names.map(functionId));
+      expect(flat(t.keyData('sys:read'))).to.deep.equal({ rule: '+', v: [{ count: 2, feat: 'x|y', recs: 1, summary: '---|-|-|-|-' }] });
+      expect(() => t.functions).to.throw(SyntaxError);
+      // and a table left as written gives them
+      writeModelTable(table, other, { format: 1, recordings: [], functions: names, keys: {} }, functionId, S);
+      expect(readModelTable(table, other, S)!.functions).to.deep.equal(names);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('is unused when written for another model file, damaged or missing', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'model-table-'));
     try {
