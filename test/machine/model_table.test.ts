@@ -34,6 +34,18 @@ describe('entry model table', () => {
     }),
   };
 
+  /** `body` with a model file of content `model` and a table path in a new temporary directory (removed after) */
+  const inTableDir = (model: string, body: (other: string, table: string) => void): void => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'model-table-'));
+    try {
+      const other = path.join(dir, 'entries.json.gz');
+      fs.writeFileSync(other, model);
+      body(other, path.join(dir, 'paths-model.bin'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
   it('is current after the build and holds every key of the model file as read whole', () => {
     const t = readModelTable(builtModelTableFile(), mf, S);
     expect(t, 'dist/kernel-tables/paths-model.bin is current').to.not.equal(null);
@@ -84,11 +96,7 @@ describe('entry model table', () => {
   });
 
   it('reads the function names only when they are first asked for (a start needs their ids, not their names)', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'model-table-'));
-    try {
-      const other = path.join(dir, 'entries.json.gz');
-      fs.writeFileSync(other, 'a model');
-      const table = path.join(dir, 'paths-model.bin');
+    inTableDir('a model', (other, table) => {
       const names = ['vfs_read', 'ksys_read'];
       writeModelTable(table, other, { format: 1, recordings: [], functions: names, keys: { 'sys:read': { rule: '+', v: [['0 (1)', 2, 'x|y', 1]] } } }, functionId, S);
       // the names' JSON, overwritten in place after the table was written: what a reader that never
@@ -105,17 +113,11 @@ describe('entry model table', () => {
       // and a table left as written gives them
       writeModelTable(table, other, { format: 1, recordings: [], functions: names, keys: {} }, functionId, S);
       expect(readModelTable(table, other, S)!.functions).to.deep.equal(names);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('is unused when written for another model file, damaged or missing', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'model-table-'));
-    try {
-      const other = path.join(dir, 'entries.json.gz');
-      fs.writeFileSync(other, 'not the model');
-      const table = path.join(dir, 'paths-model.bin');
+    inTableDir('not the model', (other, table) => {
       writeModelTable(table, other, { format: 1, recordings: [], functions: ['vfs_read'], keys: { 'sys:read': { rule: '+', v: [['0 ^', 1, 'x|y', 3]] } } }, functionId, S);
       const d = readModelTable(table, other, S)!.keyData('sys:read')!;
       expect(flat(d)).to.deep.equal({ rule: '+', v: [{ count: 1, feat: 'x|y', recs: 3, summary: 'b--|-|-|-|-' }] }); // sys:read's tree features (paths/model.ts TREE_FEATURES), none in this tree
@@ -127,9 +129,7 @@ describe('entry model table', () => {
       expect(readModelTable(table, other, S)).to.equal(null);
       fs.writeFileSync(table, 'garbage\n');
       expect(readModelTable(table, other, S)).to.equal(null);
-      expect(readModelTable(path.join(dir, 'missing.bin'), other, S)).to.equal(null);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+      expect(readModelTable(path.join(path.dirname(table), 'missing.bin'), other, S)).to.equal(null);
+    });
   });
 });
