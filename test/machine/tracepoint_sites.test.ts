@@ -100,6 +100,58 @@ describe('tracepoints inside recorded trees', () => {
     }
   });
 
+  it('a truncate batch traces each folio before its filemap_unaccount_folio, none before the frees', () => {
+    // delete_from_page_cache_batch(filemap_unaccount_folio*2 filemap_free_folio*2), as dbench's unlink trees
+    const ids = ['delete_from_page_cache_batch', 'filemap_unaccount_folio', 'filemap_free_folio'].map((n) => functionId(n));
+    const code = [...compileShape('t', '0(1*2 2*2)', 0, 10, -1, (f) => ids[f], false).code];
+    const tp = tpIndex('filemap:mm_filemap_delete_from_page_cache');
+    const before = (id: number): boolean[] => code.flatMap((op, i) => (op === id ? [code[i - 2] === OP_TP && code[i - 1] === tp] : []));
+    expect(before(ids[1])).to.deep.equal([true, true]);
+    expect(before(ids[2])).to.deep.equal([false, false]);
+  });
+
+  it('dbench: the folios its unlinks truncate leave the page cache as often as the recording shows, with their inode and index', () => {
+    const rec = loadRecording(findRecording('dbench')!);
+    const real = recordedSide(rec).events;
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    m.run(rec.setup!);
+    const got: Record<string, Record<string, number>[]> = {};
+    const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [];
+    for (const [sys, name] of [['ext4', 'ext4_invalidate_folio'], ['ext4', 'ext4_releasepage'], ['filemap', 'mm_filemap_delete_from_page_cache']]) {
+      const ev = findEvent(sys, name)!;
+      const g = fieldGetters(ev);
+      const probe = (_d: unknown, ...a: unknown[]): void => {
+        const ctx = m.executingCpu()!.ctx;
+        if (ctx.task.comm !== 'dbench') return;
+        (got[name] ??= []).push(Object.fromEntries(ev.fields.map((f, i) => [f.name, Number(g[i](a, ctx))])));
+      };
+      probes.push([name, probe]);
+      expect(tracepointProbeRegister(name, probe as never, null)).to.equal(0);
+    }
+    try {
+      const p = m.procs.spawnCommand(rec.command, () => undefined, () => undefined);
+      m.runUntil(() => p.finished, 60e9);
+    } finally {
+      for (const [name, probe] of probes) tracepointProbeUnregister(name, probe as never, null);
+    }
+    // the recording's events run: 1,120 ext4_invalidate_folio, 1,120 ext4_releasepage, 1,121
+    // mm_filemap_delete_from_page_cache (1,024 of them in unlink(2), the rest at exit)
+    const dev = (8 << 20) | 1;
+    for (const [name, ino] of [['ext4_invalidate_folio', 'ino'], ['ext4_releasepage', 'ino'], ['mm_filemap_delete_from_page_cache', 'i_ino']]) {
+      const r = real.get(name) ?? 0;
+      expect(r, name).to.be.greaterThan(1000);
+      const l = got[name] ?? [];
+      expect(l.length, name).to.be.within(Math.floor(r * 0.85), Math.ceil(r * 1.15));
+      // an unlinked file's pages, from index 0 up (truncate_inode_pages_range's order), on /dev/sda1
+      const first = l.filter((f) => f[ino] === l[0][ino]);
+      expect(l[0][ino], name).to.be.greaterThan(0);
+      expect(first.slice(0, 4).map((f) => f.index), name).to.deep.equal([0, 1, 2, 3]);
+      expect(first.every((f) => f[name === 'mm_filemap_delete_from_page_cache' ? 's_dev' : 'dev'] === dev), name).to.equal(true);
+    }
+    // the whole folio invalidated (a truncate to 0: offset 0, the folio's size)
+    expect(got.ext4_invalidate_folio.slice(0, 4).map((f) => [f.offset, f.length])).to.deep.equal([[0, 4096], [0, 4096], [0, 4096], [0, 4096]]);
+  });
+
   it('ext4 and jbd2 fields: the page written, the inode, the handle its caller starts', () => {
     const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
     const got: Record<string, Record<string, number>[]> = {};

@@ -13,6 +13,7 @@ import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { Inode, OpenFile, PAGE, storeWrite } from '../include/fs';
 import { REQ_RAHEAD } from '../include/blkdev';
 import type { BlkRequest } from '../include/blkdev';
+import type { Env } from '../include/kstack';
 
 export const filemap = new Semantics<MmMachine>('mm/filemap');
 
@@ -270,6 +271,34 @@ export function cachedRead(m: MmMachine, e: Record<string, unknown>, ino: Inode,
 }
 
 filemap.tpArgs('mm_filemap_add_to_page_cache', (_m, _c, _t, e) => [{ mapping: e.ino, index: e.first ?? 0 }]);
+
+/**
+ * A truncate on this path (an unlink dropping the last link, O_TRUNC, ftruncate) takes the cached pages
+ * of `ino` from index `from` on out of the page cache: which, kept on the environment before the
+ * machine drops them, for the events the recorded tree fires per folio (truncate_inode_pages_range walks
+ * them in index order, in batches: truncate_cleanup_folio's ext4_invalidate_folio, filemap_release_folio's
+ * ext4_releasepage, delete_from_page_cache_batch's mm_filemap_delete_from_page_cache).
+ */
+export function truncating(e: Env, ino: Inode, from = 0): void {
+  const idx: number[] = [];
+  for (let i = from; i < ino.pc.length; i++) if (ino.pc[i]) idx.push(i);
+  e.truncIno = ino;
+  e.truncIdx = idx;
+}
+
+/**
+ * The folio the `key`-th event of its kind (`key`: the event's counter on the environment) is about: the
+ * next cached page of the truncate (truncating), as { mapping, index }; past the pages the machine had
+ * cached (the recorded tree dropped more), the indexes after the last.
+ */
+export function truncFolio(e: Env, key: string): { mapping: Inode | null; index: number } {
+  const idx = Array.isArray(e.truncIdx) ? (e.truncIdx as number[]) : [];
+  const k = typeof e[key] === 'number' ? (e[key] as number) : 0;
+  e[key] = k + 1;
+  const index = k < idx.length ? idx[k] : (idx.length ? idx[idx.length - 1] + 1 + k - idx.length : k);
+  return { mapping: e.truncIno instanceof Inode ? e.truncIno : null, index };
+}
+filemap.tpArgs('mm_filemap_delete_from_page_cache', (_m, _c, _t, e) => [truncFolio(e, 'tpDelFolio')]);
 
 /**
  * Page `i` of `ino` (not cached yet) enters the page cache in `state` (1 cached, 2 dirty, 3 under
