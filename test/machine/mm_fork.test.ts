@@ -11,7 +11,7 @@
  */
 import { expect } from 'chai';
 import { Machine, installKernelSemantics } from '../../src/machine/machine';
-import { P_PRESENT, PAGE_SIZE } from '../../src/machine/include/mm_types';
+import { P_PRESENT, P_COW, PAGE_SIZE } from '../../src/machine/include/mm_types';
 import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceHitFn, FTRACE_OPS_FL_INITIALIZED } from '../../src/kernel/ftrace';
 import { symbolName } from '../../src/kernel/kallsyms';
 import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
@@ -81,6 +81,82 @@ describe('address spaces across fork, vfork, exec and exit (mm/mm.ts mmput)', fu
     expect(m.mm.cowFaults).to.equal(cow0 + 1);
     expect(ch.pages[1]).to.equal(P_PRESENT);
     expect(heap.pages[1]).to.not.equal(P_PRESENT);
+  });
+
+  it('a write to a write-protected anonymous page copies it while a fork peer maps it, and reuses it once none does (do_wp_page)', () => {
+    const m = new Machine({ cpus: 1, seed: 1, memMB: 2048 });
+    const sh = m.procs.spawnShell('true', () => {}, () => {});
+    const mm = sh.mm!;
+    const heap = mm.region('heap', 4);
+    for (let i = 0; i < 4; i++) m.mm.faultDone('anon', heap, i, mm);
+    const child = m.procs.fork(sh.threads[0], function* () { return 0; }, false, m.cpus[0]);
+    const cmm = child.proc.mm!;
+    const ch = cmm.regions.get('heap')!;
+    // the child's write while the parent maps the page: a copy (wp_page_copy), a new page
+    const plan = m.mm.faultPlan(null, cmm, ch, 1, 'wp', true);
+    expect(plan.wpCopy).to.equal(true);
+    expect(plan.treeFeat).to.include('cp');
+    m.mm.faultDone('wp', ch, 1, cmm, true, null, plan);
+    // the parent's write to that page: no one else maps its page any more, reused in place (wp_page_reuse)
+    const anon0 = m.mm.anonPages;
+    const reuse = m.mm.faultPlan(null, mm, heap, 1, 'wp', true);
+    expect(reuse.wpCopy).to.equal(false);
+    expect(reuse.treeFeat).to.not.include('cp');
+    m.mm.faultDone('wp', heap, 1, mm, true, null, reuse);
+    expect(heap.pages[1]).to.equal(P_PRESENT);
+    expect(m.mm.anonPages).to.equal(anon0);
+    // page 2 is still shared with the child: the parent's write copies it
+    expect(m.mm.faultPlan(null, mm, heap, 2, 'wp', true).wpCopy).to.equal(true);
+    // once the child is gone (exit: its address space torn down), the parent reuses its pages
+    m.procs.exitTask(child, 0);
+    expect(m.mm.faultPlan(null, mm, heap, 2, 'wp', true).wpCopy).to.equal(false);
+  });
+
+  it('a read of anonymous memory maps the zero page (nothing allocated); the write after it copies it', () => {
+    const m = new Machine({ cpus: 1, seed: 1, memMB: 2048 });
+    const sh = m.procs.spawnShell('true', () => {}, () => {});
+    const mm = sh.mm!;
+    const heap = mm.region('heap', 2);
+    const anon0 = m.mm.anonPages, rss0 = mm.rss;
+    m.mm.faultDone('anon', heap, 0, mm, false);
+    expect(heap.pages[0]).to.equal(P_COW);
+    expect([m.mm.anonPages, mm.rss]).to.deep.equal([anon0, rss0]);
+    const plan = m.mm.faultPlan(null, mm, heap, 0, 'wp', true);
+    expect(plan.wpCopy).to.equal(true);
+    m.mm.faultDone('wp', heap, 0, mm, true, null, plan);
+    expect(heap.pages[0]).to.equal(P_PRESENT);
+    expect([m.mm.anonPages, mm.rss]).to.deep.equal([anon0 + 1, rss0 + 1]);
+  });
+
+  it("cp: each recorded write fault on a present page (error code 7) is a COW copy, fault-around's pages included", () => {
+    // data/recordings/cp: 16 do_wp_page calls, all wp_page_copy; cp's own recorded faults (data/userland/
+    // ldso-faults.json) have 13 with error code 7: 7 after a read fault of the same page, 3 on libc.so.6
+    // pages a read fault's fault-around mapped (464, 465, 467 after 463, 466), 3 on zero pages of .bss
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    const codes: number[] = [];
+    let copies = 0, wps = 0;
+    const op = new FtraceOps('mm_fork_test_cp', (_ip, _pip, _op, _regs, ctx) => {
+      if ((ctx.task as Task).comm !== 'cp') return;
+      const fn = symbolName(ftraceHitFn());
+      if (fn === 'wp_page_copy') copies++;
+      if (fn === 'do_wp_page') wps++;
+    }, FTRACE_OPS_FL_INITIALIZED, 'mm_fork_test_cp');
+    const probe = (_d: unknown, _addr: unknown, _regs: unknown, code: unknown): void => {
+      if ((m.executingCpu()?.ctx.task as Task | undefined)?.comm === 'cp') codes.push(Number(code));
+    };
+    tracepointProbeRegister('page_fault_user', probe as never, null);
+    registerFtraceFunction(op);
+    try {
+      const p = m.procs.spawnCommand('cp /etc/passwd /root/passwd.copy', () => {}, () => {});
+      m.runUntil(() => p.finished, 60e9);
+      expect(p.exitCode).to.equal(0);
+    } finally {
+      unregisterFtraceFunction(op);
+      tracepointProbeUnregister('page_fault_user', probe as never, null);
+    }
+    expect(codes.filter((c) => c === 7).length).to.equal(13);
+    expect(wps).to.equal(13);
+    expect(copies).to.equal(13);
   });
 
   it('sh -c: the vfork child zaps nothing at its exec, a fork child faults its own pages before its exec (the cow workload)', () => {

@@ -36,8 +36,8 @@ export type ImageVma = readonly [number, number, string, number];
 export interface ExecImage { exe: readonly ImageVma[]; interp: readonly ImageVma[]; interpPath: string }
 
 const protOf = (perms: string): number => (perms[0] === 'r' ? PROT_READ : 0) | (perms[1] === 'w' ? PROT_WRITE : 0) | (perms[2] === 'x' ? PROT_EXEC : 0);
-/** x86 page fault error code bits (arch/x86/include/asm/trap_pf.h) */
-const PF_WRITE = 2, PF_USER = 4;
+/** x86 page fault error code bits (arch/x86/include/asm/trap_pf.h: X86_PF_PROT, X86_PF_WRITE, X86_PF_USER) */
+const PF_PROT = 1, PF_WRITE = 2, PF_USER = 4;
 /** pages of a transparent huge page (HPAGE_PMD_NR) */
 const HPAGE_PAGES = 512;
 /** The index in `r` of the first page of the aligned huge-page block holding page `i` (may lie outside `r`). */
@@ -69,6 +69,8 @@ const SWAP_SLOTS_CACHE_SIZE = 64;
 
 /** per region, the page frame of each resident anonymous page (given when it joins the LRU: paths/kobjects.ts allocPfn) */
 const anonFrames = new WeakMap<Region, Map<number, number>>();
+/** the regions fork made from one another (dup_mmap), which share their anonymous pages copy-on-write */
+const forkPeers = new WeakMap<Region, Set<Region>>();
 
 export class MemSys {
   readonly totalPages: number;
@@ -174,6 +176,8 @@ export class MemSys {
       nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma;
       mm.regions.set(k, nr);
       if (r.file && !r.anonVma) continue;
+      const frames = anonFrames.get(r);
+      let nf: Map<number, number> | undefined;
       for (let i = 0; i < r.pages.length; i++) {
         const s = r.pages[i];
         if (s === P_PRESENT || s === P_COW) {
@@ -181,8 +185,18 @@ export class MemSys {
           r.pages[i] = st;
           nr.pages[i] = st;
           mm.rss++;
+          // the child maps the parent's anonymous page itself
+          const f = frames?.get(i);
+          if (f !== undefined) {
+            if (!nf) anonFrames.set(nr, (nf = new Map()));
+            nf.set(i, f);
+          }
         } else if (s === P_SWAPPED) nr.pages[i] = P_NONE;
       }
+      const peers = forkPeers.get(r) ?? new Set([r]);
+      peers.add(nr);
+      forkPeers.set(r, peers);
+      forkPeers.set(nr, peers);
     }
     mm.mmapBase = src.mmapBase; mm.brkStart = src.brkStart; mm.brk = src.brk; mm.stackTop = src.stackTop;
     mm.anonMaps = src.anonMaps;
@@ -334,12 +348,14 @@ export class MemSys {
    */
   faultPlan(g: MemCgroup | null, mm: Mm, r: Region, i: number, kind: string, write: boolean, cpu = -1): FaultPlan {
     const treeFeat: string[] = [];
+    const wpCopy = kind === 'wp' ? this.wpCopies(r, i) : undefined;
+    if (wpCopy) treeFeat.push('cp');
     // the swap-in frees its slot (free_swap_slot) into the CPU's slots cache, returning a full one first
     if (kind === 'swap' && cpu >= 0 && this.slotsCacheFull(cpu)) treeFeat.push('sfe');
     let thp = false;
     const swapIo = kind === 'swap' && !mm.swapCache.has(r.start + i * PAGE_SIZE);
     // a swap-in charges what it reads (the page and its readahead window); a swap-cache hit was charged then
-    let n = kind === 'anon' || kind === 'wp' ? 1 : kind !== 'swap' ? 0 : swapIo ? 1 + this.readaheadPages(mm, r, i).length : g && mm.memcg === g ? 0 : 1;
+    let n = kind === 'anon' || wpCopy ? 1 : kind !== 'swap' ? 0 : swapIo ? 1 + this.readaheadPages(mm, r, i).length : g && mm.memcg === g ? 0 : 1;
     if (kind === 'anon' && write && !r.file) {
       const b = this.hugeBlock(r, i);
       if (b >= 0) {
@@ -350,7 +366,22 @@ export class MemSys {
     }
     if (n && memcgOverLimit(g, n)) treeFeat.push('rc');
     if (swapIo) treeFeat.push('sio');
-    return { treeFeat, thp, swapIo, slotCpu: cpu };
+    return { treeFeat, thp, swapIo, slotCpu: cpu, wpCopy };
+  }
+
+  /**
+   * Whether a write to write-protected page `i` of `r` copies it (mm/memory.c do_wp_page): a page cache
+   * page mapped read-only by a private file mapping always is; an anonymous page is reused when no other
+   * address space maps it any more (the fork peer that shared it wrote its own copy, exec'd or exited:
+   * the folio's only reference, wp_page_reuse), else copied.
+   */
+  private wpCopies(r: Region, i: number): boolean {
+    const f = anonFrames.get(r)?.get(i);
+    if (f === undefined) return true;
+    const peers = forkPeers.get(r);
+    if (!peers) return false;
+    for (const p of peers) if (p !== r && p.pages[i] === P_COW && anonFrames.get(p)?.get(i) === f) return true;
+    return false;
   }
 
   /**
@@ -402,6 +433,14 @@ export class MemSys {
       i = (addr - r.start) / PAGE_SIZE;
       end = i + 1;
       write = ((op.code ?? 0) & PF_WRITE) !== 0;
+      // a recorded write to a present page (PF_PROT) of a private file mapping the machine has not
+      // mapped: an earlier read fault's fault-around (mm/memory.c do_fault_around: filemap_map_pages maps
+      // the cached pages of the aligned 64 KiB around a read fault, read-only) had mapped it on the real
+      // kernel, so the write copies it (do_wp_page -> wp_page_copy), as cp's libc.so.6 pages 464, 465, 467
+      if (write && ((op.code ?? 0) & PF_PROT) && r.file && !r.shared && r.pages[i] === P_NONE) {
+        r.pages[i] = P_COW;
+        mm.rss++;
+      }
     } else {
       r = mm.region(op.region, op.first + op.count);
       i = (t.scratch.touchI as number | undefined) ?? op.first;
@@ -450,14 +489,22 @@ export class MemSys {
       return;
     }
     const hit = kind === 'swap' && plan?.swapIo === false;
-    if (g && kind !== 'file') {
+    if (g && kind !== 'file' && !(kind === 'wp' && plan?.wpCopy === false)) {
       if (hit && mm.memcg === g) memcgLruAdd(g, mm, r, i, 1);
       else memcgCharge(g, mm, r, i, 1);
     }
-    if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
+    // a read of anonymous memory maps the shared zero page, write-protected (do_anonymous_page without
+    // FAULT_FLAG_WRITE: no page allocated, none counted); a later write copies it (wp_page_copy)
+    if (kind === 'anon' && !write && !r.file) r.pages[i] = P_COW;
+    else if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
     // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
     else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }
-    else if (kind === 'wp') { this.cowFaults++; this.allocPage('anon'); r.pages[i] = P_PRESENT; this.addAnonLru(r, i, mm); }
+    else if (kind === 'wp' && plan?.wpCopy === false) r.pages[i] = P_PRESENT;
+    else if (kind === 'wp') {
+      // (the zero page of an anonymous range: no frame of its own, not counted in rss)
+      if (!r.file && !anonFrames.get(r)?.has(i)) mm.rss++;
+      this.cowFaults++; this.allocPage('anon'); r.pages[i] = P_PRESENT; this.addAnonLru(r, i, mm);
+    }
     else if (kind === 'swap') {
       const addr = r.start + i * PAGE_SIZE;
       if (plan?.swapIo !== false) {
