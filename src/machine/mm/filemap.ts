@@ -5,7 +5,8 @@
  * pages (generic_perform_write).  The state of each page is `Inode.pc`.
  */
 import * as nodeFs from 'fs';
-import type { MmMachine } from './mm';
+import { anonPage, type MmMachine } from './mm';
+import { P_PRESENT, P_COW, type Mm } from '../include/mm_types';
 import { Semantics } from '../paths/semantics';
 import { pathsDataFile } from '../paths/model';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
@@ -236,6 +237,27 @@ export function markAccessed(ino: Inode, pos: number, end: number): boolean {
   for (let i = first; i <= last; i++) {
     if (a[i] === 0) a[i] = 1;
     else if (a[i] === 1) { a[i] = 2; act = true; }
+  }
+  return act;
+}
+/**
+ * An address space torn down (exit_mmap, exec's old mm: unmap_vmas -> zap_pte_range) marks each page cache
+ * page its file mappings map (young: faulted in or mapped by fault-around) accessed (mark_page_accessed,
+ * for a VMA without VM_SEQ_READ): a page referenced before is activated (folio_activate), so a program's
+ * pages are activated at its second exit since they entered the cache and no more after (the recordings'
+ * graph runs, a workload's second run, show folio_activate in exit_group; their events runs, its fourth,
+ * no mm_lru_activate).  Whether one was activated.
+ */
+export function zapMarkAccessed(mm: Mm): boolean {
+  let act = false;
+  for (const r of mm.regions.values()) {
+    if (!r.file) continue;
+    const pages = r.pages;
+    for (let i = 0; i < pages.length; i++) {
+      if ((pages[i] !== P_PRESENT && pages[i] !== P_COW) || anonPage(r, i)) continue;
+      const pos = r.fileOff + i * PAGE;
+      if (markAccessed(r.file, pos, pos + PAGE)) act = true;
+    }
   }
   return act;
 }

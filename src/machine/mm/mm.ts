@@ -69,6 +69,10 @@ const SWAP_SLOTS_CACHE_SIZE = 64;
 
 /** per region, the page frame of each resident anonymous page (given when it joins the LRU: paths/kobjects.ts allocPfn) */
 const anonFrames = new WeakMap<Region, Map<number, number>>();
+/** Whether page `i` of `r` is an anonymous page (its own frame: not a page cache page a file mapping maps). */
+export function anonPage(r: Region, i: number): boolean {
+  return anonFrames.get(r)?.has(i) === true;
+}
 /** the regions fork made from one another (dup_mmap), which share their anonymous pages copy-on-write */
 const forkPeers = new WeakMap<Region, Set<Region>>();
 

@@ -20,6 +20,7 @@ import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Task } from '../include/sched';
 import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, treeFeatureCount, treeFeatureLabel, ModelKey, variantAt, variantCount } from './model';
 import { argFeatures, withOutcome, FdKind } from './features';
+import { zapMarkAccessed } from '../mm/filemap';
 
 export const modelEntry = new Semantics<MachineCore>('paths/entry');
 
@@ -123,11 +124,15 @@ function teardownPages(t: Task): number | undefined {
 const TEARDOWN = new Set(['execve', 'exit_group', 'exit']);
 /**
  * What an exit's teardown finds (paths/model.ts TREE_FEATURES 'sys:exit_group'): swap entries in the
- * address space it zaps (zap_pte_range's free_swap_and_cache per swapped-out page).
+ * address space it zaps (zap_pte_range's free_swap_and_cache per swapped-out page), file pages it
+ * activates (mark_page_accessed's folio_activate: mm/filemap.ts zapMarkAccessed, which marks them).
  */
 function exitTreeFeatures(t: Task): string[] {
   const mm = t.proc.mm;
-  return mm && mm.swapents > 0 && teardownPages(t) !== 0 ? ['swp'] : [];
+  if (!mm || teardownPages(t) === 0) return [];
+  const f = mm.swapents > 0 ? ['swp'] : [];
+  if (zapMarkAccessed(mm)) f.push('act');
+  return f;
 }
 
 modelEntry.hook('sys_impl', (m, c, t, e) => {
@@ -136,6 +141,8 @@ modelEntry.hook('sys_impl', (m, c, t, e) => {
   if (TEARDOWN.has(e.name)) {
     e.zapPages = teardownPages(t);
     if (e.name !== 'execve') e.treeFeat = exitTreeFeatures(t);
+    // exec_mmap's mmput of the old address space zaps it too (its pages marked accessed)
+    else if (t.proc.mm && e.zapPages !== 0) zapMarkAccessed(t.proc.mm);
   }
   const f = syscallImpl(e.name) ?? (IMPL_HOOKS[e.name] !== undefined ? hookNamed(IMPL_HOOKS[e.name]) : undefined);
   if (!f) { e.ret = ruleResult((e.model as ModelKey).rule, e); return H_CONT; }
