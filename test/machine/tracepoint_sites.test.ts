@@ -110,39 +110,61 @@ describe('tracepoints inside recorded trees', () => {
     expect(before(ids[2])).to.deep.equal([false, false]);
   });
 
-  it('dbench: the folios its unlinks truncate leave the page cache as often as the recording shows, with their inode and index', () => {
+  it('dbench: the folios its unlinks truncate leave the page cache (one event each per folio), with their inode and index', () => {
     const rec = loadRecording(findRecording('dbench')!);
     const real = recordedSide(rec).events;
     const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
     m.run(rec.setup!);
     const got: Record<string, Record<string, number>[]> = {};
-    const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [];
+    // per unlink(2) of dbench: the pages the file had cached, the events its tree fired
+    const unlinks: { cached: number; n: Record<string, number> }[] = [];
+    let cur: { cached: number; n: Record<string, number> } | null = null;
+    const comm = (): string | undefined => (m.executingCpu()?.ctx.task as { comm?: string } | undefined)?.comm;
+    const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [
+      ['sys_enter', (_d, regs, nr) => {
+        if (comm() !== 'dbench' || Number(nr) !== 87) return;
+        const ino = m.fs.lookup(String((regs as { args: unknown[] }).args[0]));
+        unlinks.push(cur = { cached: ino?.cachedPages ?? 0, n: {} });
+      }],
+      ['sys_exit', () => { if (comm() === 'dbench') cur = null; }],
+    ];
     for (const [sys, name] of [['ext4', 'ext4_invalidate_folio'], ['ext4', 'ext4_releasepage'], ['filemap', 'mm_filemap_delete_from_page_cache']]) {
       const ev = findEvent(sys, name)!;
       const g = fieldGetters(ev);
-      const probe = (_d: unknown, ...a: unknown[]): void => {
+      probes.push([name, (_d: unknown, ...a: unknown[]): void => {
         const ctx = m.executingCpu()!.ctx;
         if (ctx.task.comm !== 'dbench') return;
         (got[name] ??= []).push(Object.fromEntries(ev.fields.map((f, i) => [f.name, Number(g[i](a, ctx))])));
-      };
-      probes.push([name, probe]);
-      expect(tracepointProbeRegister(name, probe as never, null)).to.equal(0);
+        if (cur) cur.n[name] = (cur.n[name] ?? 0) + 1;
+      }]);
     }
+    for (const [n, f] of probes) expect(tracepointProbeRegister(n, f as never, null)).to.equal(0);
     try {
       const p = m.procs.spawnCommand(rec.command, () => undefined, () => undefined);
       m.runUntil(() => p.finished, 60e9);
     } finally {
-      for (const [name, probe] of probes) tracepointProbeUnregister(name, probe as never, null);
+      for (const [n, f] of probes) tracepointProbeUnregister(n, f as never, null);
     }
     // the recording's events run: 1,120 ext4_invalidate_folio, 1,120 ext4_releasepage, 1,121
-    // mm_filemap_delete_from_page_cache (1,024 of them in unlink(2), the rest at exit)
+    // mm_filemap_delete_from_page_cache (1,024 of them in its five unlinks of the filler files, the rest at exit)
+    for (const name of ['ext4_invalidate_folio', 'ext4_releasepage', 'mm_filemap_delete_from_page_cache']) expect(real.get(name) ?? 0, name).to.be.greaterThan(1000);
+    // each unlink runs the recorded unlink that truncated nearest as many folios as the file had cached
+    // (filemap_unaccount_folio per folio): the recording's truncated 256 (a filler file written whole)
+    // or none, so a file with pages fires them for about 256 folios, one without none
+    expect(unlinks.length).to.equal(5);
+    expect(unlinks.filter((u) => u.cached >= 200).length).to.be.greaterThan(2);
+    for (const u of unlinks) {
+      for (const name of ['ext4_invalidate_folio', 'ext4_releasepage', 'mm_filemap_delete_from_page_cache']) {
+        const n = u.n[name] ?? 0;
+        if (u.cached === 0) expect(n, `${name} for no pages`).to.equal(0);
+        else if (u.cached >= 200) expect(n, `${name} for ${u.cached} pages`).to.be.within(Math.floor(u.cached * 0.8), Math.ceil(u.cached * 1.2));
+        else expect(n, `${name} for ${u.cached} pages`).to.be.greaterThan(0);
+      }
+    }
+    // an unlinked file's pages, from index 0 up (truncate_inode_pages_range's order), on /dev/sda1
     const dev = (8 << 20) | 1;
     for (const [name, ino] of [['ext4_invalidate_folio', 'ino'], ['ext4_releasepage', 'ino'], ['mm_filemap_delete_from_page_cache', 'i_ino']]) {
-      const r = real.get(name) ?? 0;
-      expect(r, name).to.be.greaterThan(1000);
       const l = got[name] ?? [];
-      expect(l.length, name).to.be.within(Math.floor(r * 0.85), Math.ceil(r * 1.15));
-      // an unlinked file's pages, from index 0 up (truncate_inode_pages_range's order), on /dev/sda1
       const first = l.filter((f) => f[ino] === l[0][ino]);
       expect(l[0][ino], name).to.be.greaterThan(0);
       expect(first.slice(0, 4).map((f) => f.index), name).to.deep.equal([0, 1, 2, 3]);

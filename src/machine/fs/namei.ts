@@ -379,9 +379,9 @@ function unlinkAt(m: FsMachine, t: Task, cwd: string, p: string, rmdir: boolean,
   pp.dir.children!.delete(pp.name);
   if (ino.isDir) pp.dir.nlink--;
   ino.nlink--;
+  // the last link's unlink truncates the file's pages (ext4_evict_inode's truncate_inode_pages_final)
+  if (e && ino.isReg) truncating(e, ino, 0, ino.nlink <= 0);
   if (ino.nlink <= 0 && ino.cachedPages) {
-    // (ext4_evict_inode's truncate_inode_pages_final)
-    if (e) truncating(e, ino);
     m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages; ino.cachedPages = 0; ino.pc.fill(0);
     m.fs.dirty.delete(ino);
   }

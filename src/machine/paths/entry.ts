@@ -124,15 +124,11 @@ function teardownPages(t: Task): number | undefined {
 const TEARDOWN = new Set(['execve', 'exit_group', 'exit']);
 /**
  * What an exit's teardown finds (paths/model.ts TREE_FEATURES 'sys:exit_group'): swap entries in the
- * address space it zaps (zap_pte_range's free_swap_and_cache per swapped-out page), file pages it
- * activates (mark_page_accessed's folio_activate: mm/filemap.ts zapMarkAccessed, which marks them).
+ * address space it zaps (zap_pte_range's free_swap_and_cache per swapped-out page).
  */
 function exitTreeFeatures(t: Task): string[] {
   const mm = t.proc.mm;
-  if (!mm || teardownPages(t) === 0) return [];
-  const f = mm.swapents > 0 ? ['swp'] : [];
-  if (zapMarkAccessed(mm)) f.push('act');
-  return f;
+  return mm && mm.swapents > 0 && teardownPages(t) !== 0 ? ['swp'] : [];
 }
 
 modelEntry.hook('sys_impl', (m, c, t, e) => {
@@ -141,8 +137,9 @@ modelEntry.hook('sys_impl', (m, c, t, e) => {
   if (TEARDOWN.has(e.name)) {
     e.zapPages = teardownPages(t);
     if (e.name !== 'execve') e.treeFeat = exitTreeFeatures(t);
-    // exec_mmap's mmput of the old address space zaps it too (its pages marked accessed)
-    else if (t.proc.mm && e.zapPages !== 0) zapMarkAccessed(t.proc.mm);
+    // the zap marks the file pages it unmaps accessed (mm/filemap.ts zapMarkAccessed): the pages it
+    // activates are the mm_lru_activate events its tree fires
+    if (t.proc.mm && e.zapPages !== 0 && !t.proc.threads.some((o) => o !== t && o.state !== TASK_DEAD)) e.lruActivate = zapMarkAccessed(t.proc.mm);
   }
   const f = syscallImpl(e.name) ?? (IMPL_HOOKS[e.name] !== undefined ? hookNamed(IMPL_HOOKS[e.name]) : undefined);
   if (!f) { e.ret = ruleResult((e.model as ModelKey).rule, e); return H_CONT; }
@@ -170,7 +167,10 @@ modelEntry.hook('sys_body', (m, _c, t, e) => {
   // started (e.ioBlocked) takes the variants that slept
   const nt = treeFeatureCount(k.name);
   const q = nt ? `${treeFeatureLabel(k.name, (e.treeFeat as string[] | undefined) ?? [])}|${feat}` : feat;
-  const v = chooseVariant(k, q, noReturn || e.slept === true || e.ioBlocked === true, m.pathRand.next(), e.zapPages as number | undefined);
+  // (e.zapPages: the pages the call's tree unmaps, page_remove_rmap per page; or the calls of e.zapFn it
+  // makes, filemap_unaccount_folio per folio a truncate drops: mm/filemap.ts truncating)
+  const v = chooseVariant(k, q, noReturn || e.slept === true || e.ioBlocked === true, m.pathRand.next(), e.zapPages as number | undefined,
+    typeof e.zapFn === 'string' ? e.zapFn : undefined);
   const out = feat.slice(0, feat.indexOf('|') >>> 0);
   const fail = v.feat[nt] !== out ? FAILS[`${k.name}|${out}`] : undefined;
   pushPath(t.ks, fail ? failingInner(k, v, fail[0], fail[1]) : syscallInner(k, v).code, e);

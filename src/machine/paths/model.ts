@@ -140,9 +140,8 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   // (do_wp_page's wp_page_copy, not the reuse of an anonymous page only this address space maps) (mm/mm.ts faultPlan)
   fault: [['rc', 'try_to_free_mem_cgroup_pages'], ['sio', 'swapin_readahead'], ['thp', 'do_huge_pmd_anonymous_page'], ['sfe', 'swapcache_free_entries'],
     ['cp', 'wp_page_copy']],
-  // exit_group(2): the address space torn down had pages out on swap (zap_pte_range freeing their entries),
-  // file pages referenced before that its mark_page_accessed activates (mm/filemap.ts zapMarkAccessed)
-  'sys:exit_group': [['swp', 'free_swap_and_cache'], ['act', 'folio_activate']],
+  // exit_group(2): the address space torn down had pages out on swap (zap_pte_range freeing their entries)
+  'sys:exit_group': [['swp', 'free_swap_and_cache']],
   // write(2): an O_DIRECT write (iomap direct I/O: the bio submitted and waited for in the call)
   'sys:write': [['dio', 'iomap_dio_rw']],
   // openat(2) of a FIFO: its open method, fifo_open (fs/pipe.ts fifoOpen); the only other tree feature of the
