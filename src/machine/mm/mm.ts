@@ -36,8 +36,8 @@ export type ImageVma = readonly [number, number, string, number];
 export interface ExecImage { exe: readonly ImageVma[]; interp: readonly ImageVma[]; interpPath: string }
 
 const protOf = (perms: string): number => (perms[0] === 'r' ? PROT_READ : 0) | (perms[1] === 'w' ? PROT_WRITE : 0) | (perms[2] === 'x' ? PROT_EXEC : 0);
-/** x86 page fault error code bits (arch/x86/include/asm/trap_pf.h: X86_PF_PROT, X86_PF_WRITE, X86_PF_USER) */
-const PF_PROT = 1, PF_WRITE = 2, PF_USER = 4;
+/** x86 page fault error code bits (arch/x86/include/asm/trap_pf.h) */
+const PF_WRITE = 2, PF_USER = 4;
 /** pages of a transparent huge page (HPAGE_PMD_NR) */
 const HPAGE_PAGES = 512;
 /** The index in `r` of the first page of the aligned huge-page block holding page `i` (may lie outside `r`). */
@@ -437,14 +437,6 @@ export class MemSys {
       i = (addr - r.start) / PAGE_SIZE;
       end = i + 1;
       write = ((op.code ?? 0) & PF_WRITE) !== 0;
-      // a recorded write to a present page (PF_PROT) of a private file mapping the machine has not
-      // mapped: an earlier read fault's fault-around (mm/memory.c do_fault_around: filemap_map_pages maps
-      // the cached pages of the aligned 64 KiB around a read fault, read-only) had mapped it on the real
-      // kernel, so the write copies it (do_wp_page -> wp_page_copy), as cp's libc.so.6 pages 464, 465, 467
-      if (write && ((op.code ?? 0) & PF_PROT) && r.file && !r.shared && r.pages[i] === P_NONE) {
-        r.pages[i] = P_COW;
-        mm.rss++;
-      }
     } else {
       r = mm.region(op.region, op.first + op.count);
       i = (t.scratch.touchI as number | undefined) ?? op.first;
