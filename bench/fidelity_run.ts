@@ -36,6 +36,13 @@ export interface SimOptions {
    * recorderWarmsUp for the recordings' flags that skip it)
    */
   warmUp?: boolean;
+  /**
+   * the traced run is the recording's events run: before it, in the same boot, the recorder ran the
+   * workload's graph phase (SETUP, its warm-up, SETUP, the graph run), so the events run finds what two
+   * more runs left (recorder.sh's three phases: a program's file pages referenced at its first exit are
+   * activated at its second, and are active by the events run; see runSetup)
+   */
+  eventsRun?: boolean;
   seed?: number;
   /** virtual-time limit of the workload, ns */
   maxNs?: number;
@@ -117,16 +124,24 @@ export function warmUpCommand(command: string): string {
 
 /**
  * recorder.sh's run_setup on the machine: SETUP (untraced); with `warmUp` one untraced run of the
- * workload (warmUpCommand), then SETUP again; then `sync; sleep 0.5`. So the traced run finds what the
+ * workload (warmUpCommand), then SETUP again; then `sync; sleep 0.5`. For the events run (`eventsRun`),
+ * first the graph phase's: SETUP, the warm-up and SETUP, `sync; sleep 0.5`, the graph run (untraced here). So the traced run finds what the
  * warm-up left, as in the recordings: the files it made (cp's target), programs, libraries and files in
  * the page cache, dentries, the kernel's once-made state (net_get_random_once's keys at the first
  * connect). (run_setup's `cleanup`, `umount /mnt/fill`, has nothing to undo: no catalogue setup mounts it.)
  */
 function runSetup(m: Machine, command: string, o: SimOptions): void {
-  if (o.setup) m.run(o.setup);
-  if (o.warmUp) {
-    m.run(warmUpCommand(command), (RUN_TIMEOUT_S + 1) * 1e9);
+  // the events run's history (eventsRun): the graph phase's setup, warm-up and graph run, untraced here
+  for (const before of o.eventsRun ? [true, false] : [false]) {
     if (o.setup) m.run(o.setup);
+    if (o.warmUp) {
+      m.run(warmUpCommand(command), (RUN_TIMEOUT_S + 1) * 1e9);
+      if (o.setup) m.run(o.setup);
+    }
+    if (before) {
+      m.run('sync; sleep 0.5');
+      m.run(warmUpCommand(command), (RUN_TIMEOUT_S + 1) * 1e9);
+    }
   }
   m.run('sync; sleep 0.5');
 }

@@ -64,7 +64,8 @@ describe('address spaces across fork, vfork, exec and exit (mm/mm.ts mmput)', fu
     expect(m.mm.anonPages).to.equal(anon0 - 8);
   });
 
-  it("a fork child's first store to a private page it shares with its parent copies it (a COW fault)", () => {
+  /** A shell with 4 anonymous heap pages and its fork child: both address spaces, both heaps. */
+  function forkedHeap() {
     const m = new Machine({ cpus: 1, seed: 1, memMB: 2048 });
     const sh = m.procs.spawnShell('true', () => {}, () => {});
     const mm = sh.mm!;
@@ -72,8 +73,12 @@ describe('address spaces across fork, vfork, exec and exit (mm/mm.ts mmput)', fu
     for (let i = 0; i < 4; i++) m.mm.faultDone('anon', heap, i, mm);
     const child = m.procs.fork(sh.threads[0], function* () { return 0; }, false, m.cpus[0]);
     const cmm = child.proc.mm!;
+    return { m, mm, heap, child, cmm, ch: cmm.regions.get('heap')! };
+  }
+
+  it("a fork child's first store to a private page it shares with its parent copies it (a COW fault)", () => {
+    const { m, mm, heap, child, cmm, ch } = forkedHeap();
     expect(cmm).to.not.equal(mm);
-    const ch = cmm.regions.get('heap')!;
     // both sides write-protected (P_COW); the child's write fault is a copy ('wp'), its read none
     const cow0 = m.mm.cowFaults;
     expect(child.proc.mm!.find(ch.start + PAGE_SIZE)).to.equal(ch);
@@ -81,6 +86,62 @@ describe('address spaces across fork, vfork, exec and exit (mm/mm.ts mmput)', fu
     expect(m.mm.cowFaults).to.equal(cow0 + 1);
     expect(ch.pages[1]).to.equal(P_PRESENT);
     expect(heap.pages[1]).to.not.equal(P_PRESENT);
+  });
+
+  it('a write to a write-protected anonymous page copies it while a fork peer maps it, and reuses it once none does (do_wp_page)', () => {
+    const { m, mm, heap, child, cmm, ch } = forkedHeap();
+    // the child's write while the parent maps the page: a copy (wp_page_copy), a new page
+    const plan = m.mm.faultPlan(null, cmm, ch, 1, 'wp', true);
+    expect(plan.wpCopy).to.equal(true);
+    expect(plan.treeFeat).to.include('cp');
+    m.mm.faultDone('wp', ch, 1, cmm, true, null, plan);
+    // the parent's write to that page: no one else maps its page any more, reused in place (wp_page_reuse)
+    const anon0 = m.mm.anonPages;
+    const reuse = m.mm.faultPlan(null, mm, heap, 1, 'wp', true);
+    expect(reuse.wpCopy).to.equal(false);
+    expect(reuse.treeFeat).to.not.include('cp');
+    m.mm.faultDone('wp', heap, 1, mm, true, null, reuse);
+    expect(heap.pages[1]).to.equal(P_PRESENT);
+    expect(m.mm.anonPages).to.equal(anon0);
+    // page 2 is still shared with the child: the parent's write copies it
+    expect(m.mm.faultPlan(null, mm, heap, 2, 'wp', true).wpCopy).to.equal(true);
+    // once the child is gone (exit: its address space torn down), the parent reuses its pages
+    m.procs.exitTask(child, 0);
+    expect(m.mm.faultPlan(null, mm, heap, 2, 'wp', true).wpCopy).to.equal(false);
+  });
+
+  it('cp: a write to a file page a read fault mapped copies it (wp_page_copy, never a reuse)', () => {
+    // data/recordings/cp: 16 do_wp_page calls, all wp_page_copy (cp forks nothing: every write-protected page
+    // it writes is a page cache page or the zero page). cp's own recorded faults (data/userland/ldso-faults.json)
+    // have 13 with error code 7, 7 of them after a read fault of the same page; the others follow a
+    // fault-around's mapping (3: the machine takes them as anonymous faults) or the zero page's (3: the
+    // machine allocated the page at the read, no fault), which the machine does not model (mapping them
+    // write-protected exposes the swap readahead bug of test/machine/swap_io.test.ts)
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    const codes: number[] = [];
+    let copies = 0, wps = 0;
+    const op = new FtraceOps('mm_fork_test_cp', (_ip, _pip, _op, _regs, ctx) => {
+      if ((ctx.task as Task).comm !== 'cp') return;
+      const fn = symbolName(ftraceHitFn());
+      if (fn === 'wp_page_copy') copies++;
+      if (fn === 'do_wp_page') wps++;
+    }, FTRACE_OPS_FL_INITIALIZED, 'mm_fork_test_cp');
+    const probe = (_d: unknown, _addr: unknown, _regs: unknown, code: unknown): void => {
+      if ((m.executingCpu()?.ctx.task as Task | undefined)?.comm === 'cp') codes.push(Number(code));
+    };
+    tracepointProbeRegister('page_fault_user', probe as never, null);
+    registerFtraceFunction(op);
+    try {
+      const p = m.procs.spawnCommand('cp /etc/passwd /root/passwd.copy', () => {}, () => {});
+      m.runUntil(() => p.finished, 60e9);
+      expect(p.exitCode).to.equal(0);
+    } finally {
+      unregisterFtraceFunction(op);
+      tracepointProbeUnregister('page_fault_user', probe as never, null);
+    }
+    expect(codes.filter((c) => c === 7).length).to.equal(10);
+    expect(wps).to.equal(7);
+    expect(copies).to.equal(7);
   });
 
   it('sh -c: the vfork child zaps nothing at its exec, a fork child faults its own pages before its exec (the cow workload)', () => {

@@ -100,6 +100,80 @@ describe('tracepoints inside recorded trees', () => {
     }
   });
 
+  it('a truncate batch traces each folio before its filemap_unaccount_folio, none before the frees', () => {
+    // delete_from_page_cache_batch(filemap_unaccount_folio*2 filemap_free_folio*2), as dbench's unlink trees
+    const ids = ['delete_from_page_cache_batch', 'filemap_unaccount_folio', 'filemap_free_folio'].map((n) => functionId(n));
+    const code = [...compileShape('t', '0(1*2 2*2)', 0, 10, -1, (f) => ids[f], false).code];
+    const tp = tpIndex('filemap:mm_filemap_delete_from_page_cache');
+    const before = (id: number): boolean[] => code.flatMap((op, i) => (op === id ? [code[i - 2] === OP_TP && code[i - 1] === tp] : []));
+    expect(before(ids[1])).to.deep.equal([true, true]);
+    expect(before(ids[2])).to.deep.equal([false, false]);
+  });
+
+  it('dbench: the folios its unlinks truncate leave the page cache (one event each per folio), with their inode and index', () => {
+    const rec = loadRecording(findRecording('dbench')!);
+    const real = recordedSide(rec).events;
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    m.run(rec.setup!);
+    const got: Record<string, Record<string, number>[]> = {};
+    // per unlink(2) of dbench: the pages the file had cached, the events its tree fired
+    const unlinks: { cached: number; n: Record<string, number> }[] = [];
+    let cur: { cached: number; n: Record<string, number> } | null = null;
+    const comm = (): string | undefined => (m.executingCpu()?.ctx.task as { comm?: string } | undefined)?.comm;
+    const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [
+      ['sys_enter', (_d, regs, nr) => {
+        if (comm() !== 'dbench' || Number(nr) !== 87) return;
+        const ino = m.fs.lookup(String((regs as { args: unknown[] }).args[0]));
+        unlinks.push(cur = { cached: ino?.cachedPages ?? 0, n: {} });
+      }],
+      ['sys_exit', () => { if (comm() === 'dbench') cur = null; }],
+    ];
+    for (const [sys, name] of [['ext4', 'ext4_invalidate_folio'], ['ext4', 'ext4_releasepage'], ['filemap', 'mm_filemap_delete_from_page_cache']]) {
+      const ev = findEvent(sys, name)!;
+      const g = fieldGetters(ev);
+      probes.push([name, (_d: unknown, ...a: unknown[]): void => {
+        const ctx = m.executingCpu()!.ctx;
+        if (ctx.task.comm !== 'dbench') return;
+        (got[name] ??= []).push(Object.fromEntries(ev.fields.map((f, i) => [f.name, Number(g[i](a, ctx))])));
+        if (cur) cur.n[name] = (cur.n[name] ?? 0) + 1;
+      }]);
+    }
+    for (const [n, f] of probes) expect(tracepointProbeRegister(n, f as never, null)).to.equal(0);
+    try {
+      const p = m.procs.spawnCommand(rec.command, () => undefined, () => undefined);
+      m.runUntil(() => p.finished, 60e9);
+    } finally {
+      for (const [n, f] of probes) tracepointProbeUnregister(n, f as never, null);
+    }
+    // the recording's events run: 1,120 ext4_invalidate_folio, 1,120 ext4_releasepage, 1,121
+    // mm_filemap_delete_from_page_cache (1,024 of them in its five unlinks of the filler files, the rest at exit)
+    for (const name of ['ext4_invalidate_folio', 'ext4_releasepage', 'mm_filemap_delete_from_page_cache']) expect(real.get(name) ?? 0, name).to.be.greaterThan(1000);
+    // each unlink runs the recorded unlink that truncated nearest as many folios as the file had cached
+    // (filemap_unaccount_folio per folio): the recording's truncated 256 (a filler file written whole)
+    // or none, so a file with pages fires them for about 256 folios, one without none
+    expect(unlinks.length).to.equal(5);
+    expect(unlinks.filter((u) => u.cached >= 200).length).to.be.greaterThan(2);
+    for (const u of unlinks) {
+      for (const name of ['ext4_invalidate_folio', 'ext4_releasepage', 'mm_filemap_delete_from_page_cache']) {
+        const n = u.n[name] ?? 0;
+        if (u.cached === 0) expect(n, `${name} for no pages`).to.equal(0);
+        else if (u.cached >= 200) expect(n, `${name} for ${u.cached} pages`).to.be.within(Math.floor(u.cached * 0.8), Math.ceil(u.cached * 1.2));
+        else expect(n, `${name} for ${u.cached} pages`).to.be.greaterThan(0);
+      }
+    }
+    // an unlinked file's pages, from index 0 up (truncate_inode_pages_range's order), on /dev/sda1
+    const dev = (8 << 20) | 1;
+    for (const [name, ino] of [['ext4_invalidate_folio', 'ino'], ['ext4_releasepage', 'ino'], ['mm_filemap_delete_from_page_cache', 'i_ino']]) {
+      const l = got[name] ?? [];
+      const first = l.filter((f) => f[ino] === l[0][ino]);
+      expect(l[0][ino], name).to.be.greaterThan(0);
+      expect(first.slice(0, 4).map((f) => f.index), name).to.deep.equal([0, 1, 2, 3]);
+      expect(first.every((f) => f[name === 'mm_filemap_delete_from_page_cache' ? 's_dev' : 'dev'] === dev), name).to.equal(true);
+    }
+    // the whole folio invalidated (a truncate to 0: offset 0, the folio's size)
+    expect(got.ext4_invalidate_folio.slice(0, 4).map((f) => [f.offset, f.length])).to.deep.equal([[0, 4096], [0, 4096], [0, 4096], [0, 4096]]);
+  });
+
   it('ext4 and jbd2 fields: the page written, the inode, the handle its caller starts', () => {
     const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
     const got: Record<string, Record<string, number>[]> = {};

@@ -92,10 +92,12 @@ describe('probes on the simulated machine (golden one-liners)', () => {
     expect(r.err).to.equal('');
     const lines = r.out.split('\n').filter((l) => /^(up|timer|reads) /.test(l));
     expect(lines[0]).to.match(/^up 1089\d target \d+$/);
-    // timer events run at their time, or up to one CPU step (20 µs) later on the machine's clock
+    // timer events run at their time, or up to one CPU step (20 µs) later on the machine's clock, a step
+    // ending once the CPU's clock has passed its budget: after the kernel call in flight then (its cost, well
+    // under 1 µs: 1,020,015 ns for the second since the machine's fault paths changed)
     const ticks = lines.slice(1, 3).map((l) => Number(l.split(' ')[1]));
-    expect(ticks[0]).to.be.within(500000, 520000);
-    expect(ticks[1]).to.be.within(1000000, 1020000);
+    expect(ticks[0]).to.be.within(500000, 521000);
+    expect(ticks[1]).to.be.within(1000000, 1021000);
     expect(lines[lines.length - 1]).to.match(/^reads [1-9]\d* min>0 1$/);
   });
 });

@@ -10,7 +10,7 @@
  * fields). A field with no source is 0 (or an empty string), as a zeroed record.
  */
 import { CpuContext } from '../current';
-import { btfResolve, btfType, btfSizeof, btfFindMember, btfArrayInfo, btfTypeName, BtfKind } from '../btf';
+import { btfResolve, btfType, btfSizeof, btfFindMember, btfArrayInfo, btfTypeName, btfLookupType, BtfKind } from '../btf';
 import { kmem, pageToPfn } from '../memory';
 import { TraceEvent, TraceEventField, tracepointProto, TpArg } from '../tracepoint';
 
@@ -171,6 +171,19 @@ for (const e of ['softirq_entry', 'softirq_exit', 'softirq_raise']) SPECIAL[`${e
 SPECIAL['rss_stat.mm_id'] = () => (a) => (Math.imul(Number(BigInt.asUintN(32, BigInt(toNum(a[0])))), 0x9e3779b1) ^ 0x5bd1e995) >>> 0;
 SPECIAL['rss_stat.curr'] = () => (a) => (a[0] ? 1 : 0);
 SPECIAL['rss_stat.size'] = () => (a) => Number(a[2] ?? 0) * 4096;
+
+// filemap:mm_filemap_add_to_page_cache / mm_filemap_delete_from_page_cache(folio) (include/trace/events/
+// filemap.h): the folio's frame, folio->mapping->host's i_ino and i_sb->s_dev, folio->index, its order;
+// the machine passes a page cache folio as a plain object { mapping: inode, index, pfn } (mm/filemap.ts)
+let inodeType: number | null = null;
+const host = (a: readonly unknown[], member: string): number => inodeMember(plainProp(a[0], 'mapping'), member, (inodeType ??= btfLookupType('struct inode') ?? 0));
+for (const e of ['mm_filemap_add_to_page_cache', 'mm_filemap_delete_from_page_cache']) {
+  SPECIAL[`${e}.pfn`] = () => (a) => toNum(plainProp(a[0], 'pfn') ?? 0);
+  SPECIAL[`${e}.i_ino`] = () => (a) => host(a, 'i_ino');
+  SPECIAL[`${e}.index`] = () => (a) => toNum(plainProp(a[0], 'index') ?? 0);
+  SPECIAL[`${e}.s_dev`] = () => (a) => sbDev(host(a, 'i_sb'));
+  SPECIAL[`${e}.order`] = () => () => 0;
+}
 
 /** The modules' event systems whose TP_fast_assign reads the filesystem's objects (fsFieldGetter). */
 const FS_SYSTEMS = new Set(['ext4', 'jbd2']);

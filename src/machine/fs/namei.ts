@@ -14,6 +14,7 @@ import { procFileKind } from '../paths/features';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
 import { fdOf } from '../include/fdtable';
 import type { MmMachine } from '../mm/mm';
+import { truncating } from '../mm/filemap';
 import type { PseudoNode } from '../../kernel/tracefs/vfs';
 
 /**
@@ -367,7 +368,7 @@ namei.syscall('mknod', (m, _c, t, e) => {
   return H_CONT;
 });
 /** do_unlinkat / do_rmdir, for unlinkat(2) (AT_REMOVEDIR 0x200: rmdir), unlink(2) and rmdir(2) */
-function unlinkAt(m: FsMachine, t: Task, cwd: string, p: string, rmdir: boolean): number {
+function unlinkAt(m: FsMachine, t: Task, cwd: string, p: string, rmdir: boolean, e?: Env): number {
   const pp = m.fs.lookupParent(p, cwd);
   if (pp && pp.dir.pseudo) return rmdir && pp.dir.pseudo.rmdir ? pp.dir.pseudo.rmdir(pp.name) : -1;
   const ino = pp ? pp.dir.children!.get(pp.name) : undefined;
@@ -378,6 +379,8 @@ function unlinkAt(m: FsMachine, t: Task, cwd: string, p: string, rmdir: boolean)
   pp.dir.children!.delete(pp.name);
   if (ino.isDir) pp.dir.nlink--;
   ino.nlink--;
+  // the last link's unlink truncates the file's pages (ext4_evict_inode's truncate_inode_pages_final)
+  if (e && ino.isReg) truncating(e, ino, 0, ino.nlink <= 0);
   if (ino.nlink <= 0 && ino.cachedPages) {
     m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages; ino.cachedPages = 0; ino.pc.fill(0);
     m.fs.dirty.delete(ino);
@@ -386,10 +389,10 @@ function unlinkAt(m: FsMachine, t: Task, cwd: string, p: string, rmdir: boolean)
 }
 namei.syscall('unlinkat', (m, _c, t, e) => {
   const p = String(e.a[1]);
-  e.ret = unlinkAt(m, t, atDir(m, t, e.a[0], p), p, (Number(e.a[2]) & 0x200) !== 0);
+  e.ret = unlinkAt(m, t, atDir(m, t, e.a[0], p), p, (Number(e.a[2]) & 0x200) !== 0, e);
   return H_CONT;
 });
-namei.syscall('unlink', (m, _c, t, e) => { e.ret = unlinkAt(m, t, t.proc.cwd, String(e.a[0]), false); return H_CONT; });
+namei.syscall('unlink', (m, _c, t, e) => { e.ret = unlinkAt(m, t, t.proc.cwd, String(e.a[0]), false, e); return H_CONT; });
 namei.syscall('rmdir', (m, _c, t, e) => { e.ret = unlinkAt(m, t, t.proc.cwd, String(e.a[0]), true); return H_CONT; });
 /** do_renameat2, for renameat2(2) (RENAME_NOREPLACE 1: mv's first attempt) and rename(2) */
 function renameAt(m: FsMachine, t: Task, aDir: string, aPath: string, bDir: string, bPath: string, flags: number): number {

@@ -18,6 +18,7 @@ import { drain } from '../kernel/sched/core';
 import { kmem } from '../../kernel/memory';
 import { fillFile } from './layout';
 import { journalOf } from './ext4';
+import { truncating } from '../mm/filemap';
 import { fifoOpen, fifoWaiting } from './pipe';
 
 const ENXIO = 6, ENOENT = 2, EBADF = 9, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22;
@@ -62,7 +63,7 @@ function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, 
   else if (ino.show) { f = new OpenFile('proc', ino, flags); f.text = Buffer.from(ino.show(), 'latin1'); }
   else if (ino.dev && ino.dev !== 'sda' && ino.dev !== 'sda1' && ino.dev !== 'sda2') f = new OpenFile('dev', ino, flags);
   else f = new OpenFile('file', ino, flags);
-  if (flags & O_TRUNC && ino.isReg && !ino.show) truncateFile(m, ino, 0);
+  if (flags & O_TRUNC && ino.isReg && !ino.show) truncateFile(m, ino, 0, e);
   if (flags & O_APPEND) f.pos = ino.size;
   opened(t, e, f);
   return H_CONT;
@@ -168,8 +169,9 @@ fsOpen.syscall('chdir', (m, _c, t, e) => {
  * do_truncate of a regular file to `n` bytes: the pages past the end leave the page cache; ext4 frees
  * the blocks past it (written again, they are allocated anew: fdatasync then commits)
  */
-function truncateFile(m: FsMachine, ino: Inode, n: number): void {
+function truncateFile(m: FsMachine, ino: Inode, n: number, e: Env): void {
   if (ino.fs === 'ext4' && ino.size > n) journalOf(m).reallocated.add(ino);
+  truncating(e, ino, Math.ceil(n / PAGE));
   if (n === 0) {
     m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages;
     ino.pc.fill(0); ino.cachedPages = 0; ino.dirtyPages = 0;
@@ -191,7 +193,7 @@ fsOpen.syscall('ftruncate', (m, _c, t, e) => {
   const n = Number(e.a[1]);
   if (!f) { e.ret = -EBADF; return H_CONT; }
   if (!f.inode || !f.inode.isReg || f.inode.show || !(f.flags & 3) || n < 0) { e.ret = -EINVAL; return H_CONT; }
-  truncateFile(m, f.inode, n);
+  truncateFile(m, f.inode, n, e);
   e.ret = 0;
   return H_CONT;
 });

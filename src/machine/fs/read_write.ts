@@ -196,6 +196,9 @@ fsReadWrite.syscall('copy_file_range', (m, _c, t, e) => {
   if (!src || !dst || !src.isReg || !dst.isReg || fi.kind !== 'file' || fo.kind !== 'file') { e.ret = -EINVAL; return H_CONT; }
   if (fo.flags & O_APPEND) { e.ret = -EBADF; return H_CONT; }
   const b = src.readBytes(fi.pos, Math.min(Number(a[4]), 0x7ffff000));
+  // splice reads the source with filemap_read, marking its folios accessed: those read before are
+  // activated, the mm_lru_activate events its tree fires (mm/filemap.ts 'lru_activate')
+  e.lruActivate = markAccessed(src, fi.pos, fi.pos + b.length);
   // the copy goes through the page cache: the destination's pages are cached and dirty, as a write's
   if (b.length) bufferedWrite(m, { file: fo, ino: dst, buf: Uint8Array.from(b), pos: fo.pos, name: 'copy_file_range' });
   fi.pos += b.length;

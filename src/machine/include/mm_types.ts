@@ -162,7 +162,13 @@ export class MemCgroup {
 }
 
 /** A fault's plan (MemSys.faultPlan); `slotCpu`: the CPU whose swap slots cache takes the slot a swap-in frees. */
-export interface FaultPlan { treeFeat: string[]; thp: boolean; swapIo: boolean; slotCpu?: number }
+/**
+ * What a fault will do (mm/mm.ts faultPlan): the tree features it calls for, a huge page mapped, a swap-in
+ * reading the device, the CPU whose swap slots cache a swap-in frees into, and for a write to a
+ * write-protected page whether do_wp_page copies it (wp_page_copy) or reuses it (an anonymous page no
+ * other address space maps: wp_page_reuse)
+ */
+export interface FaultPlan { treeFeat: string[]; thp: boolean; swapIo: boolean; slotCpu?: number; wpCopy?: boolean }
 
 export interface SwapDev {
   path: string;

@@ -5,7 +5,8 @@
  * pages (generic_perform_write).  The state of each page is `Inode.pc`.
  */
 import * as nodeFs from 'fs';
-import type { MmMachine } from './mm';
+import { anonPage, type MmMachine } from './mm';
+import { P_PRESENT, P_COW, type Mm } from '../include/mm_types';
 import { Semantics } from '../paths/semantics';
 import { pathsDataFile } from '../paths/model';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
@@ -13,6 +14,7 @@ import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { Inode, OpenFile, PAGE, storeWrite } from '../include/fs';
 import { REQ_RAHEAD } from '../include/blkdev';
 import type { BlkRequest } from '../include/blkdev';
+import type { Env } from '../include/kstack';
 
 export const filemap = new Semantics<MmMachine>('mm/filemap');
 
@@ -219,10 +221,10 @@ const accessed = new WeakMap<Inode, Uint8Array>();
 /**
  * filemap_read's folio_mark_accessed of the pages of bytes [pos, end) of `ino`: a page not referenced
  * becomes referenced, a referenced one is activated (folio_activate, workingset_activation: the
- * recorded reads of a file read before, data/recordings/pagecache-hit).  Whether one was activated.
+ * recorded reads of a file read before, data/recordings/pagecache-hit).  How many were activated.
  */
-export function markAccessed(ino: Inode, pos: number, end: number): boolean {
-  if (end <= pos) return false;
+export function markAccessed(ino: Inode, pos: number, end: number): number {
+  if (end <= pos) return 0;
   const first = Math.floor(pos / PAGE);
   const last = Math.floor((end - 1) / PAGE);
   let a = accessed.get(ino);
@@ -231,13 +233,48 @@ export function markAccessed(ino: Inode, pos: number, end: number): boolean {
     if (a) b.set(a);
     accessed.set(ino, (a = b));
   }
-  let act = false;
+  let act = 0;
   for (let i = first; i <= last; i++) {
     if (a[i] === 0) a[i] = 1;
-    else if (a[i] === 1) { a[i] = 2; act = true; }
+    else if (a[i] === 1) { a[i] = 2; act++; }
   }
   return act;
 }
+/**
+ * An address space torn down (exit_mmap, exec's old mm: unmap_vmas -> zap_pte_range) marks each page cache
+ * page its file mappings map (young: faulted in or mapped by fault-around) accessed (mark_page_accessed,
+ * for a VMA without VM_SEQ_READ): a page referenced before is activated (folio_activate), so a program's
+ * pages are activated at its second exit since they entered the cache and no more after (the recordings'
+ * graph runs, a workload's second run, show folio_activate in exit_group; their events runs, its fourth,
+ * no mm_lru_activate).  How many were activated.
+ */
+export function zapMarkAccessed(mm: Mm): number {
+  let act = 0;
+  for (const r of mm.regions.values()) {
+    if (!r.file) continue;
+    const pages = r.pages;
+    for (let i = 0; i < pages.length; i++) {
+      if ((pages[i] !== P_PRESENT && pages[i] !== P_COW) || anonPage(r, i)) continue;
+      const pos = r.fileOff + i * PAGE;
+      if (markAccessed(r.file, pos, pos + PAGE)) act++;
+    }
+  }
+  return act;
+}
+/**
+ * folio_activate_fn traces mm_lru_activate only for a folio not active yet: a teardown (e.lruActivate,
+ * set by the exit or exec: paths/entry.ts) or a copy_file_range (fs/read_write.ts) fires as many as it
+ * activated pages (its recorded tree
+ * ran folio_activate on the pages the recorded run found referenced; a run whose pages are active
+ * already fires none, as the recordings' events runs, a workload's fourth run).
+ */
+filemap.cond('lru_activate', (_m, _c, _t, e) => {
+  const n = e.lruActivate;
+  if (typeof n !== 'number') return true;
+  e.lruActivate = n - 1;
+  return n > 0;
+});
+filemap.tpIf('mm_lru_activate', 'lru_activate');
 /** The first page of bytes [pos, end) of `ino` still under read I/O (locked, not uptodate), or -1. */
 export function lockedPage(ino: Inode, pos: number, end: number): number {
   if (end <= pos) return -1;
@@ -270,6 +307,38 @@ export function cachedRead(m: MmMachine, e: Record<string, unknown>, ino: Inode,
 }
 
 filemap.tpArgs('mm_filemap_add_to_page_cache', (_m, _c, _t, e) => [{ mapping: e.ino, index: e.first ?? 0 }]);
+
+/**
+ * A truncate on this path (an unlink dropping the last link, O_TRUNC, ftruncate) takes the cached pages
+ * of `ino` from index `from` on out of the page cache: which, kept on the environment before the
+ * machine drops them, for the events the recorded tree fires per folio (truncate_inode_pages_range walks
+ * them in index order, in batches: truncate_cleanup_folio's ext4_invalidate_folio, filemap_release_folio's
+ * ext4_releasepage, delete_from_page_cache_batch's mm_filemap_delete_from_page_cache); with `drops` false,
+ * none (an unlink leaving other links).
+ */
+export function truncating(e: Env, ino: Inode, from = 0, drops = true): void {
+  const idx: number[] = [];
+  if (drops) for (let i = from; i < ino.pc.length; i++) if (ino.pc[i]) idx.push(i);
+  e.truncIno = ino;
+  e.truncIdx = idx;
+  // the call's recorded tree is one that truncated about as many folios (paths/entry.ts sys_body)
+  e.zapPages = idx.length;
+  e.zapFn = 'filemap_unaccount_folio';
+}
+
+/**
+ * The folio the `key`-th event of its kind (`key`: the event's counter on the environment) is about: the
+ * next cached page of the truncate (truncating), as { mapping, index }; past the pages the machine had
+ * cached (the recorded tree dropped more), the indexes after the last.
+ */
+export function truncFolio(e: Env, key: string): { mapping: Inode | null; index: number } {
+  const idx = Array.isArray(e.truncIdx) ? (e.truncIdx as number[]) : [];
+  const k = typeof e[key] === 'number' ? (e[key] as number) : 0;
+  e[key] = k + 1;
+  const index = k < idx.length ? idx[k] : (idx.length ? idx[idx.length - 1] + 1 + k - idx.length : k);
+  return { mapping: e.truncIno instanceof Inode ? e.truncIno : null, index };
+}
+filemap.tpArgs('mm_filemap_delete_from_page_cache', (_m, _c, _t, e) => [truncFolio(e, 'tpDelFolio')]);
 
 /**
  * Page `i` of `ino` (not cached yet) enters the page cache in `state` (1 cached, 2 dirty, 3 under

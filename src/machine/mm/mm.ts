@@ -69,6 +69,12 @@ const SWAP_SLOTS_CACHE_SIZE = 64;
 
 /** per region, the page frame of each resident anonymous page (given when it joins the LRU: paths/kobjects.ts allocPfn) */
 const anonFrames = new WeakMap<Region, Map<number, number>>();
+/** Whether page `i` of `r` is an anonymous page (its own frame: not a page cache page a file mapping maps). */
+export function anonPage(r: Region, i: number): boolean {
+  return anonFrames.get(r)?.has(i) === true;
+}
+/** the regions fork made from one another (dup_mmap), which share their anonymous pages copy-on-write */
+const forkPeers = new WeakMap<Region, Set<Region>>();
 
 export class MemSys {
   readonly totalPages: number;
@@ -174,6 +180,8 @@ export class MemSys {
       nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma;
       mm.regions.set(k, nr);
       if (r.file && !r.anonVma) continue;
+      const frames = anonFrames.get(r);
+      let nf: Map<number, number> | undefined;
       for (let i = 0; i < r.pages.length; i++) {
         const s = r.pages[i];
         if (s === P_PRESENT || s === P_COW) {
@@ -181,8 +189,18 @@ export class MemSys {
           r.pages[i] = st;
           nr.pages[i] = st;
           mm.rss++;
+          // the child maps the parent's anonymous page itself
+          const f = frames?.get(i);
+          if (f !== undefined) {
+            if (!nf) anonFrames.set(nr, (nf = new Map()));
+            nf.set(i, f);
+          }
         } else if (s === P_SWAPPED) nr.pages[i] = P_NONE;
       }
+      const peers = forkPeers.get(r) ?? new Set([r]);
+      peers.add(nr);
+      forkPeers.set(r, peers);
+      forkPeers.set(nr, peers);
     }
     mm.mmapBase = src.mmapBase; mm.brkStart = src.brkStart; mm.brk = src.brk; mm.stackTop = src.stackTop;
     mm.anonMaps = src.anonMaps;
@@ -340,13 +358,16 @@ export class MemSys {
    */
   faultPlan(g: MemCgroup | null, mm: Mm, r: Region, i: number, kind: string, write: boolean, cpu = -1): FaultPlan {
     const treeFeat: string[] = [];
+    const wpCopy = kind === 'wp' ? this.wpCopies(r, i) : undefined;
+    if (wpCopy) treeFeat.push('cp');
     // the swap-in frees its slot (free_swap_slot) into the CPU's slots cache, returning a full one first
     if (kind === 'swap' && cpu >= 0 && this.slotsCacheFull(cpu)) treeFeat.push('sfe');
     let thp = false;
     const swapIo = kind === 'swap' && !this.inSwapCache(mm, r, i);
     // a swap-in charges what it reads (the page and its readahead window); a readahead page was charged
-    // then; the folio of a swap-out not yet written was uncharged with the swap-out, and is charged again
-    let n = kind === 'anon' || kind === 'wp' ? 1 : kind !== 'swap' ? 0 : swapIo ? 1 + this.readaheadPages(mm, r, i).length : g && mm.memcg === g && mm.swapCache.has(r.start + i * PAGE_SIZE) ? 0 : 1;
+    // then; the folio of a swap-out not yet written was uncharged with the swap-out, and is charged again;
+    // a write fault charges the page it copies (a reuse charges nothing)
+    let n = kind === 'anon' || wpCopy ? 1 : kind !== 'swap' ? 0 : swapIo ? 1 + this.readaheadPages(mm, r, i).length : g && mm.memcg === g && mm.swapCache.has(r.start + i * PAGE_SIZE) ? 0 : 1;
     if (kind === 'anon' && write && !r.file) {
       const b = this.hugeBlock(r, i);
       if (b >= 0) {
@@ -357,7 +378,22 @@ export class MemSys {
     }
     if (n && memcgOverLimit(g, n)) treeFeat.push('rc');
     if (swapIo) treeFeat.push('sio');
-    return { treeFeat, thp, swapIo, slotCpu: cpu };
+    return { treeFeat, thp, swapIo, slotCpu: cpu, wpCopy };
+  }
+
+  /**
+   * Whether a write to write-protected page `i` of `r` copies it (mm/memory.c do_wp_page): a page cache
+   * page mapped read-only by a private file mapping always is; an anonymous page is reused when no other
+   * address space maps it any more (the fork peer that shared it wrote its own copy, exec'd or exited:
+   * the folio's only reference, wp_page_reuse), else copied.
+   */
+  private wpCopies(r: Region, i: number): boolean {
+    const f = anonFrames.get(r)?.get(i);
+    if (f === undefined) return true;
+    const peers = forkPeers.get(r);
+    if (!peers) return false;
+    for (const p of peers) if (p !== r && p.pages[i] === P_COW && anonFrames.get(p)?.get(i) === f) return true;
+    return false;
   }
 
   /**
@@ -469,13 +505,17 @@ export class MemSys {
     }
     // (a readahead page found in the swap cache was charged when it was read)
     const hit = kind === 'swap' && plan?.swapIo === false && mm.swapCache.has(r.start + i * PAGE_SIZE);
-    if (g && kind !== 'file') {
+    if (g && kind !== 'file' && !(kind === 'wp' && plan?.wpCopy === false)) {
       if (hit && mm.memcg === g) memcgLruAdd(g, mm, r, i, 1);
       else memcgCharge(g, mm, r, i, 1);
     }
+    // (a read of anonymous memory maps the shared zero page on the real kernel, which a later write
+    // copies: not modelled, a page is allocated; mapping it write-protected here exposes the swap
+    // readahead bug test/machine/swap_io.test.ts shows: a swap-in reading a slot never written)
     if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
     // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
     else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }
+    else if (kind === 'wp' && plan?.wpCopy === false) r.pages[i] = P_PRESENT;
     else if (kind === 'wp') { this.cowFaults++; this.allocPage('anon'); r.pages[i] = P_PRESENT; this.addAnonLru(r, i, mm); }
     else if (kind === 'swap') {
       const addr = r.start + i * PAGE_SIZE;

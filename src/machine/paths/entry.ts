@@ -20,6 +20,7 @@ import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Task } from '../include/sched';
 import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, treeFeatureCount, treeFeatureLabel, ModelKey, variantAt, variantCount } from './model';
 import { argFeatures, withOutcome, FdKind } from './features';
+import { zapMarkAccessed } from '../mm/filemap';
 
 export const modelEntry = new Semantics<MachineCore>('paths/entry');
 
@@ -140,6 +141,9 @@ modelEntry.hook('sys_impl', (m, c, t, e) => {
   if (TEARDOWN.has(e.name)) {
     e.zapPages = teardownPages(t);
     if (e.name !== 'execve') e.treeFeat = exitTreeFeatures(t);
+    // the zap marks the file pages it unmaps accessed (mm/filemap.ts zapMarkAccessed): the pages it
+    // activates are the mm_lru_activate events its tree fires
+    if (t.proc.mm && e.zapPages !== 0 && !t.proc.threads.some((o) => o !== t && o.state !== TASK_DEAD)) e.lruActivate = zapMarkAccessed(t.proc.mm);
   }
   const f = syscallImpl(e.name) ?? (IMPL_HOOKS[e.name] !== undefined ? hookNamed(IMPL_HOOKS[e.name]) : undefined);
   if (!f) { e.ret = ruleResult((e.model as ModelKey).rule, e); return H_CONT; }
@@ -167,7 +171,10 @@ modelEntry.hook('sys_body', (m, _c, t, e) => {
   // started (e.ioBlocked) takes the variants that slept
   const nt = treeFeatureCount(k.name);
   const q = nt ? `${treeFeatureLabel(k.name, (e.treeFeat as string[] | undefined) ?? [])}|${feat}` : feat;
-  const v = chooseVariant(k, q, noReturn || e.slept === true || e.ioBlocked === true, m.pathRand.next(), e.zapPages as number | undefined);
+  // (e.zapPages: the pages the call's tree unmaps, page_remove_rmap per page; or the calls of e.zapFn it
+  // makes, filemap_unaccount_folio per folio a truncate drops: mm/filemap.ts truncating)
+  const v = chooseVariant(k, q, noReturn || e.slept === true || e.ioBlocked === true, m.pathRand.next(), e.zapPages as number | undefined,
+    typeof e.zapFn === 'string' ? e.zapFn : undefined);
   const out = feat.slice(0, feat.indexOf('|') >>> 0);
   const fail = v.feat[nt] !== out ? FAILS[`${k.name}|${out}`] : undefined;
   pushPath(t.ks, fail ? failingInner(k, v, fail[0], fail[1]) : syscallInner(k, v).code, e);

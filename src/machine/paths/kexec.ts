@@ -28,7 +28,7 @@ import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Env, KStack, CompiledPath } from '../include/kstack';
 import type { Tracepoint } from '../../kernel/tracepoint';
-import { hookNamed, condNamed, tpArgsNamed, fnArgsOf, retOf, countRuleAt } from './semantics';
+import { hookNamed, condNamed, tpArgsNamed, tpGateOf, fnArgsOf, retOf, countRuleAt } from './semantics';
 import type { Hook, Cond, ArgBuilder } from './semantics';
 
 // Module-private copies of what the interpreter reads per op: imported bindings compile to
@@ -166,7 +166,7 @@ const cpuRegs: PathRegs[] = [];
  * it, so it is off; a name the kernel lacks never gets one); `made` is tracepointsMade.count when it
  * was looked for, so that it is looked for again once more are made.
  */
-interface TpRef { tp: Tracepoint | null; made: number; name: string; build: ArgBuilder | null }
+interface TpRef { tp: Tracepoint | null; made: number; name: string; build: ArgBuilder | null; gate: Cond | null | undefined }
 const tpRefs: TpRef[] = [];
 const tpMade = tracepointsMade;
 function tpRef(idx: number): TpRef {
@@ -175,7 +175,7 @@ function tpRef(idx: number): TpRef {
     const full = tpNames[idx];
     const colon = full.indexOf(':');
     const name = colon >= 0 ? full.slice(colon + 1) : full;
-    r = { tp: madeTracepoint(name) ?? null, made: tpMade.count, name, build: null };
+    r = { tp: madeTracepoint(name) ?? null, made: tpMade.count, name, build: null, gate: undefined };
     tpRefs[idx] = r;
   }
   return r;
@@ -188,6 +188,9 @@ function tpResolved(r: TpRef): boolean {
 }
 function fireTp(m: MachineCore, c: Cpu, t: Task, e: Env, r: TpRef): void {
   const tp = r.tp as Tracepoint;
+  // the condition the C code tests around the trace call (Semantics.tpIf)
+  if (r.gate === undefined) r.gate = tpGateOf(r.name) ?? null;
+  if (r.gate !== null && !r.gate(m, c, t, e)) return;
   let b = r.build;
   // a subsystem's builder, else the TP_PROTO parameters from the path environment by name and type
   if (b === null) b = r.build = tpArgsNamed(r.name) ?? tracepointArgs(r.name);

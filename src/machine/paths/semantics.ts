@@ -52,6 +52,7 @@ export interface SemanticsOf<M> {
   readonly counts: Entries<CountRule<M>>;
   readonly featureDefs: Entries<Features<M>>;
   readonly inlineGates?: Entries<string>;
+  readonly tpGates?: Entries<string>;
 }
 
 /** One subsystem's attachments, in definition order. */
@@ -68,6 +69,7 @@ export class Semantics<M extends MachineCore = MachineCore> implements Semantics
   readonly counts: [string, CountRule<M>][] = [];
   readonly featureDefs: [string, Features<M>][] = [];
   readonly inlineGates: [string, string][] = [];
+  readonly tpGates: [string, string][] = [];
   constructor(readonly name: string) {}
 
   /**
@@ -84,6 +86,14 @@ export class Semantics<M extends MachineCore = MachineCore> implements Semantics
    */
   inlineIf(fn: string, cond: string): void {
     this.inlineGates.push([fn, cond]);
+  }
+  /**
+   * Tracepoint `event` (a recorded tree's site, paths/tpsites.ts) fires only where condition `cond`
+   * holds: the C code's test around its trace_X() call that the machine's state decides (folio_activate_fn
+   * traces mm_lru_activate only for a folio not active yet).
+   */
+  tpIf(event: string, cond: string): void {
+    this.tpGates.push([event, cond]);
   }
   /** Repeated calls of `fn` in a recorded path (`fn*N`) run as often as `rule` says. */
   count(fn: string, rule: CountRule<M>): void {
@@ -175,6 +185,7 @@ export function installSemantics(s: SemanticsOf<never>): void {
   add(countByName, 'count rule of', s.name, s.counts);
   add(featuresByKey, 'features of', s.name, s.featureDefs);
   add(inlineGateByName, 'inline condition of', s.name, s.inlineGates ?? []);
+  add(tpGateByName, 'tracepoint condition of', s.name, s.tpGates ?? []);
   for (const a of s.anchors) {
     let l = anchorsByName.get(a[0]);
     if (!l) anchorsByName.set(a[0], (l = []));
@@ -260,9 +271,15 @@ export function hookNamed(name: string): Hook | undefined {
   return hookByName.get(name);
 }
 const inlineGateByName = new Map<string, string>();
+const tpGateByName = new Map<string, string>();
 /** The condition the inline instances of `fn` run under (Semantics.inlineIf), or undefined. */
 export function inlineGateOf(fn: string): Cond | undefined {
   const n = inlineGateByName.get(fn);
+  return n === undefined ? undefined : condByName.get(n);
+}
+/** The condition tracepoint `event` fires under (Semantics.tpIf), if any. */
+export function tpGateOf(event: string): Cond | undefined {
+  const n = tpGateByName.get(event);
   return n === undefined ? undefined : condByName.get(n);
 }
 export function condNamed(name: string): Cond | undefined {

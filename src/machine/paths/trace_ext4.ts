@@ -16,11 +16,13 @@ import { installMaterializers } from './args';
 import { stackRetIp } from '../../kernel/callsites';
 import { functionId } from '../../kernel/ftrace';
 import { kmem } from '../../kernel/memory';
+import { btfLookupType } from '../../kernel/btf';
 import type { MachineCore } from '../core/machine';
 import type { Cpu } from '../include/cpu';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { PAGE, type Inode } from '../include/fs';
+import { truncFolio } from '../mm/filemap';
 
 export const ext4Trace = new Semantics('ext4_trace');
 
@@ -87,6 +89,20 @@ function sbOf(ino: Inode | null): number {
   try {
     const a = kmem.addrOf(ino);
     return kmem.readPtr(a + kmem.fieldOf('struct inode', 'i_sb').offset);
+  } catch {
+    return 0;
+  }
+}
+
+/** The super block's s_dev of an inode (dev_t: major << 20 | minor). */
+let inodeType: number | null = null;
+function devOf(ino: Inode | null): number {
+  if (!ino) return 0;
+  installMaterializers();
+  inodeType ??= btfLookupType('struct inode');
+  try {
+    const sb = kmem.readPtr(kmem.addrOf(ino, inodeType) + kmem.fieldOf('struct inode', 'i_sb').offset);
+    return sb ? Number(kmem.readUnsigned(sb + kmem.fieldOf('struct super_block', 's_dev').offset, 4)) : 0;
   } catch {
     return 0;
   }
@@ -182,6 +198,16 @@ ext4Trace.tpArgs('jbd2_handle_stats', (m, c, _t, e) => {
   const h = (e.tpHandle as [number, number, number] | undefined) ?? handleAt(c, 2);
   return [SDA1, tid(m), h[1], h[2], 0, 0, h[0] + 1, 0];
 });
+
+// fs/ext4/inode.c ext4_invalidate_folio(folio, offset, length) and ext4_release_folio's
+// ext4_releasepage(page): the folio a truncate drops (mm/filemap.ts truncFolio), whole (offset 0, the
+// folio's size), as its dev, ino and index
+function truncPage(e: Env, key: string): { dev: number; ino: number; index: number } {
+  const f = truncFolio(e, key);
+  return { dev: devOf(f.mapping), ino: f.mapping?.ino ?? 0, index: f.index };
+}
+ext4Trace.tpArgs('ext4_invalidate_folio', (_m, _c, _t, e) => [truncPage(e, 'tpInvFolio'), 0, PAGE]);
+ext4Trace.tpArgs('ext4_releasepage', (_m, _c, _t, e) => [truncPage(e, 'tpRelFolio')]);
 
 // fs/ext4/extents.c ext4_ext_map_blocks(handle, inode, map, flags), ialloc.c __ext4_new_inode
 ext4Trace.tpArgs('ext4_ext_map_blocks_enter', (m, c, t, e) => [inodeOf(m, c, t, e), lblkOf(e), 1, 0]);
