@@ -183,11 +183,9 @@ submit_bio
           @block:block_bio_queue
           __blk_mq_alloc_requests
             @block:block_getrq
-          blk_add_rq_to_plug
-            ?plug_empty
-              @block:block_plug
-            %plug_added
           %bio_queued
+          blk_add_rq_to_plug
+            %plug_add
 `,
   // submit_bio_noacct's remap of a partition bio, blk_add_rq_to_plug's first request (block/core.ts)
   blk_bio_remap: `
@@ -196,10 +194,12 @@ submit_bio
   blk_plug: `
 @block:block_plug
 `,
+  // blk_mq_dispatch_plug_list's block_unplug (block/core.ts unplug: the machine's plugged requests)
+  blk_unplug: `
+@block:block_unplug
+`,
   blk_dispatch: `
-?plug_rqs
-  @block:block_unplug
-  %plug_flushed
+%unplug_take
 dd_insert_requests
   %rq_insert_each
 blk_mq_run_hw_queue
