@@ -213,18 +213,22 @@ blk_mq_run_hw_queue
   blk_rq_insert: `
 @block:block_rq_insert
 `,
-  // one request handed to the driver by blk_mq_dispatch_rq_list's loop
+  // one request handed to the driver by blk_mq_dispatch_rq_list's loop (its events where paths/tpsites.ts
+  // places them in the recorded trees: scsi_dispatch_cmd before ->queuecommand, ata_qc_prep/_issue around ->qc_prep)
   blk_rq_queue: `
 scsi_queue_rq
   sd_init_command
     scsi_alloc_sgtables
   blk_mq_start_request
     @block:block_rq_issue
+  @scsi:scsi_dispatch_cmd_start
   ata_scsi_queuecmd
     __ata_scsi_queuecmd
       ata_scsi_rw_xlat
       ata_qc_issue
+        @libata:ata_qc_prep
         ahci_qc_prep
+        @libata:ata_qc_issue
         ahci_qc_issue
           %dev_issue
 `,
