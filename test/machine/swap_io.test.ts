@@ -53,6 +53,17 @@ function runDd(): { m: Machine; issued: BlkRequest[]; status: number; rereadInFl
   return { m, issued, status: p.exitCode, rereadInFlight };
 }
 
+/** DD in a 4 MiB memory cgroup with the trace events `events` (tracefs events/ paths) on: the trace's lines. */
+function tracedDd(events: string): { m: Machine; lines: string[] } {
+  const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+  m.run('swapon -a');
+  m.run(`cd /sys/kernel/tracing; echo 20000 > buffer_size_kb; for e in ${events}; do echo 1 > events/$e/enable; done`);
+  const p = m.procs.spawnCommand(DD, () => {}, () => {});
+  p.memcg = new MemCgroup('test', 1024);
+  m.runUntil(() => p.finished, 120e9);
+  return { m, lines: m.run('echo 0 > /sys/kernel/tracing/tracing_on; grep -v "^#" /sys/kernel/tracing/trace').out.split('\n') };
+}
+
 /** A machine with the swap file on and an address space whose 8 anonymous pages (one readahead window) are swapped out. */
 function swappedOut(): { m: Machine; mm: Mm; r: Region; e: SwapEntry[] } {
   const m = new Machine({ cpus: 1, seed: 1, memMB: 2048 });
@@ -223,13 +234,7 @@ probe end {
     // the `swap` recording's events run: "block_bio_remap: 8,0 W 12096264 + 8 <- (8,1) 12094216", "block_plug: [dd]",
     // "block_unplug: [dd] 1", "mm_vmscan_write_folio: page=... pfn=0x97ac flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC";
     // 3132 remaps (one per bio), 242 plugs and unplugs (of 1 or 2 requests), 1784 folios written
-    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
-    m.run('swapon -a');
-    m.run('cd /sys/kernel/tracing; echo 20000 > buffer_size_kb; for e in block/block_bio_remap block/block_plug block/block_unplug block/block_rq_insert vmscan/mm_vmscan_write_folio; do echo 1 > events/$e/enable; done');
-    const p = m.procs.spawnCommand(DD, () => {}, () => {});
-    p.memcg = new MemCgroup('test', 1024);
-    m.runUntil(() => p.finished, 120e9);
-    const lines = m.run('echo 0 > /sys/kernel/tracing/tracing_on; grep -v "^#" /sys/kernel/tracing/trace').out.split('\n');
+    const { m, lines } = tracedDd('block/block_bio_remap block/block_plug block/block_unplug block/block_rq_insert vmscan/mm_vmscan_write_folio');
     const of = (ev: string): string[] => lines.filter((l) => l.includes(` ${ev}: `)).map((l) => l.slice(l.indexOf(` ${ev}: `) + ev.length + 3));
     const remaps = of('block_bio_remap'), plugs = of('block_plug'), unplugs = of('block_unplug'), folios = of('mm_vmscan_write_folio');
     const start = swapStart(m) + 2048, end = start + (m.mm.swaps[0].slots + 1) * 8;
@@ -277,13 +282,7 @@ probe end {
     // nr_requested=32 nr_scanned=32 nr_skipped=0 nr_taken=32 lru=inactive_anon", one per shrink_inactive_list (355
     // "mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=32 nr_reclaimed=0 nr_dirty=0 ... priority=0
     // flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC") or shrink_active_list (19)
-    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
-    m.run('swapon -a');
-    m.run('cd /sys/kernel/tracing; echo 20000 > buffer_size_kb; echo 1 > events/vmscan/enable');
-    const p = m.procs.spawnCommand(DD, () => {}, () => {});
-    p.memcg = new MemCgroup('test', 1024);
-    m.runUntil(() => p.finished, 120e9);
-    const lines = m.run('echo 0 > /sys/kernel/tracing/tracing_on; grep -v "^#" /sys/kernel/tracing/trace').out.split('\n');
+    const { lines } = tracedDd('vmscan');
     const ev = lines.map((l) => /^\s*dd-\d+ .* (mm_vmscan_\w+): (.*)$/.exec(l)).filter((x) => x !== null).map((x) => [x![1], x![2]]);
     const begins = ev.filter((x) => x[0] === 'mm_vmscan_memcg_reclaim_begin');
     expect(begins.length).to.be.above(10);

@@ -330,7 +330,7 @@ block.tpArgs('block_bio_remap', (_m, _c, _t, e) => {
 
 /**
  * block/blk-mq.c blk_add_rq_to_plug: the request that starts an empty plug traces block_plug (so does one
- * that finds the plug full and flushes it first: tpsites.ts, after its blk_mq_sched_insert_requests).
+ * that finds the plug full and flushes it first: plugAdd).
  * The machine's plug decides (its bio is plugged before the tree's blk_add_rq_to_plug: a bio the
  * machine merged into the plugged request starts nothing, whatever the recorded tree added).
  */
@@ -341,24 +341,33 @@ function tracePlug(m: BlockMachine, c: Cpu, t: Task, e: Env): number {
   pushPath(stackOf(c, t, e), 'blk_plug', e);
   return H_PUSHED;
 }
-block.hook('plug_add', (m, c, t, e) => {
+/**
+ * The full plug's flush (blk_mq_flush_plug_list from blk_add_rq_to_plug): block_unplug, its requests
+ * inserted (block_rq_insert) and dispatched, then block_plug for the request that starts the next plug
+ * (pushed first, runs last).  In a recorded tree the tree's own flush, if it has one, dispatches them
+ * (its scsi_queue_rq calls: io_dispatch) and finds nothing left to insert; in the template (`tpl`) each
+ * goes to the driver through blk_rq_queue (block_rq_issue ...).
+ */
+function plugAdd(m: BlockMachine, c: Cpu, t: Task, e: Env, tpl: boolean): number {
   const full = m.blk.takeFull(c);
   if (!full.length) return tracePlug(m, c, t, e);
-  // the full plug's flush (blk_mq_flush_plug_list from blk_add_rq_to_plug): block_unplug, its requests
-  // inserted (block_rq_insert) and issued, then block_plug for the request that starts the next plug
-  // (pushed first, runs last); the recorded tree's own flush, if any, finds nothing left
   const ks = stackOf(c, t, e);
   const first = m.blk.plugs[c.id][0];
   if (first && m.blk.plugTraced[c.id] !== first) { m.blk.plugTraced[c.id] = first; pushPath(ks, 'blk_plug', e); }
+  const rq = (r: BlkRequest): Env => newEnv('rq', { req: r, rq: r, blkdev: e.blkdev });
+  if (tpl) for (let i = full.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_queue', rq(full[i]));
   const list = full.filter((r) => !r.owner);
-  for (let i = list.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_insert', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
+  for (let i = list.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_insert', rq(list[i]));
   e.unplugRqs = list.length;
   if (list.length) pushPath(ks, 'blk_unplug', e);
-  // (the requests the tree's scsi_queue_rq calls dispatch: io_dispatch)
-  if (!e.ioReqs) { e.plugIssued = full; e.plugNext = 0; }
-  for (const r of full) m.blk.issue(r);
+  if (!tpl) {
+    if (!e.ioReqs) { e.plugIssued = full; e.plugNext = 0; }
+    for (const r of full) m.blk.issue(r);
+  }
   return H_PUSHED;
-});
+}
+block.hook('plug_add', (m, c, t, e) => plugAdd(m, c, t, e, false));
+block.hook('plug_add_tpl', (m, c, t, e) => plugAdd(m, c, t, e, true));
 block.at('blk_add_rq_to_plug', 'plug_add');
 /**
  * blk_mq_dispatch_plug_list (inlined in blk_mq_flush_plug_list.part.0) traces block_unplug with the

@@ -1,7 +1,7 @@
 /** Writeback (mm/page-writeback.c, fs/fs-writeback.c): dirty pages of an inode, or of all dirty inodes, written as block requests; fsync/sync wait for them. */
 import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
-import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { OpenFile, PAGE } from '../include/fs';
 import type { Inode } from '../include/fs';
@@ -122,7 +122,8 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
   for (const r of reqs) live.add(r);
   if (waits) reqs[reqs.length - 1].waiters.push(t);
   reqs[reqs.length - 1].waiters.push(...syncers);
-  for (const req of reqs) pushPath(c.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
+  // (pushed last to first: submitted in order, as ext4_io_submit submits them)
+  for (let i = reqs.length - 1; i >= 0; i--) pushPath(c.ks, 'bio_submit', newEnv('bio', { req: reqs[i], rq: reqs[i], bio: reqs[i] }));
   // mpage_map_and_submit_buffers: the pages in folio batches (filemap_get_folios), each submitted
   for (let j = written.length - 1; j >= 0; j--) {
     const first = untagged[j] ? newEnv('wb_page', { wbUntagged: true }) : e;
@@ -148,6 +149,8 @@ pageWriteback.hook('wb_wait', (m, c, t, e) => {
   }
   e.wbPending = pagesIn(wbInodes(m, t, e), 4);
   e.wbWaited = true;
+  // (wait_on_page_writeback sleeps only while the page is under writeback: the writes may be done already)
+  if (!pendingWrites(m, wbFile(t, e)?.inode).length) return H_AGAIN;
   t.state = TASK_UNINTERRUPTIBLE;
   t.wchan = 'wait_on_page_writeback';
   return H_SLEEP;

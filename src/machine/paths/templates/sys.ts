@@ -185,7 +185,7 @@ submit_bio
             @block:block_getrq
           %bio_queued
           blk_add_rq_to_plug
-            %plug_add
+            %plug_add_tpl
 `,
   // submit_bio_noacct's remap of a partition bio, blk_add_rq_to_plug's first request (block/core.ts)
   blk_bio_remap: `
