@@ -122,8 +122,7 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
   for (const r of reqs) live.add(r);
   if (waits) reqs[reqs.length - 1].waiters.push(t);
   reqs[reqs.length - 1].waiters.push(...syncers);
-  // (pushed last to first: submitted in order, as ext4_io_submit submits them)
-  for (let i = reqs.length - 1; i >= 0; i--) pushPath(c.ks, 'bio_submit', newEnv('bio', { req: reqs[i], rq: reqs[i], bio: reqs[i] }));
+  for (const req of reqs) pushPath(c.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));
   // mpage_map_and_submit_buffers: the pages in folio batches (filemap_get_folios), each submitted
   for (let j = written.length - 1; j >= 0; j--) {
     const first = untagged[j] ? newEnv('wb_page', { wbUntagged: true }) : e;
@@ -149,8 +148,9 @@ pageWriteback.hook('wb_wait', (m, c, t, e) => {
   }
   e.wbPending = pagesIn(wbInodes(m, t, e), 4);
   e.wbWaited = true;
-  // (wait_on_page_writeback sleeps only while the page is under writeback: the writes may be done already)
-  if (!pendingWrites(m, wbFile(t, e)?.inode).length) return H_AGAIN;
+  // (wait_on_page_writeback sleeps only while a page is under writeback, until its write completes: the
+  // last write still in flight wakes it; the writes may all be done already)
+  if (!waitWriteback(m, t, wbFile(t, e)?.inode)) return H_AGAIN;
   t.state = TASK_UNINTERRUPTIBLE;
   t.wchan = 'wait_on_page_writeback';
   return H_SLEEP;
