@@ -164,6 +164,11 @@ SPECIAL['block_unplug.nr_rq'] = () => (a) => toNum(a[1]);
 // pageout writes only swap-backed (anon) folios, RECLAIM_WB_ANON | RECLAIM_WB_ASYNC
 SPECIAL['mm_vmscan_write_folio.pfn'] = () => (a) => (toNum(a[0]) ? pageToPfn(Number(toNum(a[0]))) : 0);
 SPECIAL['mm_vmscan_write_folio.reclaim_flags'] = () => () => 0x0001 | 0x0008;
+// mm_vmscan_lru_shrink_inactive(nid, nr_scanned, nr_reclaimed, stat, priority, file) and
+// mm_vmscan_lru_shrink_active(nid, nr_taken, nr_active, nr_deactivated, nr_referenced, priority, file):
+// trace_reclaim_flags(file), RECLAIM_WB_FILE or RECLAIM_WB_ANON, | RECLAIM_WB_ASYNC
+SPECIAL['mm_vmscan_lru_shrink_inactive.reclaim_flags'] = () => (a) => (toNum(a[5]) ? 0x0002 : 0x0001) | 0x0008;
+SPECIAL['mm_vmscan_lru_shrink_active.reclaim_flags'] = () => (a) => (toNum(a[6]) ? 0x0002 : 0x0001) | 0x0008;
 for (const e of ['softirq_entry', 'softirq_exit', 'softirq_raise']) SPECIAL[`${e}.vec`] = () => (a) => Number(a[0] ?? 0);
 // kmem:rss_stat (include/trace/events/kmem.h): mm_id is mm_ptr_to_hash(mm) (the pointer's low 32 bits
 // mixed with a boot-time key), curr whether mm is current's (the machine traces only the current

@@ -7,6 +7,7 @@
  * the %pS %ps %pK %pM %pI4 %pU extensions). Shared by the `trace` file, trace-cmd report and perf.
  */
 import { lookupAddr, symbolName, symbolModule, addrHex } from '../kallsyms';
+import { btfTypeCount, btfType, btfEnumValues, BtfKind } from '../btf';
 
 export type Val = bigint | string | Uint8Array | BigInt64Array | null;
 
@@ -274,6 +275,20 @@ function truncCast(type: string, v: bigint): bigint {
   return unsigned ? BigInt.asUintN(Number(bits), v) : BigInt.asIntN(Number(bits), v);
 }
 
+/** the named constants of the kernel's enums (BTF), built on first use */
+let enumConsts: Map<string, bigint> | null = null;
+function enumConstant(name: string): bigint {
+  if (!enumConsts) {
+    enumConsts = new Map();
+    for (let id = 1; id < btfTypeCount(); id++) {
+      const k = btfType(id).kind;
+      if (k !== BtfKind.ENUM && k !== BtfKind.ENUM64) continue;
+      for (const v of btfEnumValues(id)) if (!enumConsts.has(v.name)) enumConsts.set(v.name, v.value);
+    }
+  }
+  return enumConsts.get(name) ?? 0n;
+}
+
 class Evaluator {
   constructor(private readonly rec: Rec, private readonly env: PrintEnv) {}
   ev(n: Node): Val {
@@ -281,7 +296,9 @@ class Evaluator {
       case 'num': return n.v;
       case 'str': return n.v;
       case 'field': return this.rec.field(n.name);
-      case 'id': return 0n; // an unexpanded macro or enum constant the kernel did not resolve
+      // an enum constant the kernel left in the format (no TRACE_DEFINE_ENUM: the kernel's own printing has its
+      // value, e.g. mm_vmscan_lru_isolate's LRU_ACTIVE_ANON) from the BTF; an unexpanded macro is 0
+      case 'id': return enumConstant(n.name);
       case 'list': return 0n;
       case 'index': {
         const a = this.ev(n.a);

@@ -16,7 +16,7 @@ import { int3SiteCount } from '../../kernel/kprobes';
 import { Prng } from '../core/prng';
 import { modelKey, modelRecordings, modelFunctions, modelFnId, variantAt, variantCount, type ModelVariant } from '../paths/model';
 import { compileShape, firstCall, parseModelShape, shapeCallCounts } from '../paths/compile';
-import type { CompiledPath, KStack } from '../include/kstack';
+import type { CompiledPath, KStack, Env } from '../include/kstack';
 import type { Task } from '../include/sched';
 
 /** A block device as the block layer drives it: its driver takes a request (ahci_qc_issue). */
@@ -37,17 +37,27 @@ export class BlockLayer {
   /** completed requests waiting for BLOCK_SOFTIRQ per CPU */
   readonly done: BlkRequest[][];
   /**
-   * per CPU, the requests the kernel code run since the last flush added to the plug (struct blk_plug's
-   * rq_count: blk_add_rq_to_plug traces block_plug when it is 0, the flush block_unplug with it)
+   * per CPU, the plug's first request once block_plug traced it (blk_add_rq_to_plug traces block_plug
+   * for the request that starts an empty plug: one event per plug, whatever the recorded tree's adds)
    */
-  readonly plugRqs: number[];
+  readonly plugTraced: (BlkRequest | null)[];
+  /**
+   * per CPU, the requests the flush in progress took off the plug (blk_mq_flush_plug_list): what its
+   * block_unplug counts and its dd_insert_requests inserts (block_rq_insert each), the machine's own
+   * requests however many the recorded tree added or inserted
+   */
+  readonly flushing: BlkRequest[][];
+  /** per CPU, the requests of a full plug the next request made room for (flushed by its blk_add_rq_to_plug) */
+  readonly full: BlkRequest[][];
   /** which recorded completion tree a request's BLOCK_SOFTIRQ runs (a stream of its own: see swapCompletion) */
   readonly rand = new Prng(0xb10c);
   /** @param disk the device behind /dev/sda (drivers/disk.ts) */
   constructor(m: CpuMachine, readonly disk: BlockDevice) {
     this.plugs = m.cpus.map(() => []);
     this.done = m.cpus.map(() => []);
-    this.plugRqs = m.cpus.map(() => 0);
+    this.plugTraced = m.cpus.map(() => null);
+    this.flushing = m.cpus.map(() => []);
+    this.full = m.cpus.map(() => []);
   }
 
   /**
@@ -79,19 +89,43 @@ export class BlockLayer {
       plug.push(steps.shift() as BlkRequest);
       return;
     }
+    // blk_add_rq_to_plug: a plug of BLK_MAX_REQUEST_COUNT requests, or whose last request holds
+    // BLK_PLUG_FLUSH_SIZE, is flushed before the new request starts the next (the tree's blk_add_rq_to_plug
+    // traces that flush: plug_add)
+    if (last && (plug.length >= BLK_MAX_REQUEST_COUNT || last.bytes >= BLK_PLUG_FLUSH_SIZE)) {
+      this.full[c.id].push(...plug);
+      this.plugs[c.id] = [r];
+      this.plugTraced[c.id] = null;
+      return;
+    }
     plug.push(r);
+  }
+
+  /** A full plug's requests (queue): they go to the device at the next blk_add_rq_to_plug (plug_add) or flush. */
+  takeFull(c: Cpu): BlkRequest[] {
+    return this.full[c.id].splice(0);
   }
 
   /** Take CPU c's plugged requests (blk_mq_flush_plug_list): they go to the device one by one. */
   takePlug(c: Cpu): BlkRequest[] {
-    const list = this.plugs[c.id];
+    const list = [...this.takeFull(c), ...this.plugs[c.id]];
     this.plugs[c.id] = [];
+    this.plugTraced[c.id] = null;
+    return list;
+  }
+
+  /**
+   * A traced flush (blk_mq_flush_plug_list) takes CPU c's plug: its requests are the flush's (`flushing`,
+   * but a flush sequence's steps, which blk_insert_flush sent past the plug and the scheduler).
+   */
+  takeFlush(c: Cpu): BlkRequest[] {
+    const list = this.takePlug(c);
+    this.flushing[c.id] = list.filter((r) => !r.owner);
     return list;
   }
 
   /** blk_mq_flush_plug_list without its tree: CPU c's plugged requests go to the device in order. */
   flushPlug(c: Cpu): void {
-    this.plugRqs[c.id] = 0;
     for (const r of this.takePlug(c)) this.issue(r);
   }
 
@@ -100,6 +134,11 @@ export class BlockLayer {
     this.disk.issue(r);
   }
 }
+
+/** block/blk-mq.c: a plug flushed before it takes more requests (blk_plug_max_rq_count, one queue) */
+const BLK_MAX_REQUEST_COUNT = 32;
+/** include/linux/blkdev.h: a plug whose last request holds this much is flushed before the next request */
+const BLK_PLUG_FLUSH_SIZE = 128 * 1024;
 
 /** The bios back-merged into a request after its first (bio->bi_next ...), in order. */
 const mergedBios = new WeakMap<BlkRequest, BlkRequest[]>();
@@ -233,14 +272,22 @@ block.hook('bio_queued', (m, c, _t, e) => {
   m.blk.queue(c, e.req as BlkRequest);
   return H_CONT;
 });
+/**
+ * dd_insert_requests (blk_mq_sched_insert_requests): the flush's requests enter the I/O scheduler, each
+ * traced by block_rq_insert (dd_insert_request, inlined: before its elv_rb_add), once per request the
+ * machine plugged, whatever the number of elv_rb_add calls of the recorded tree.
+ */
 block.hook('rq_insert_each', (m, c, t, e) => {
-  // a flush sequence's steps bypass the I/O scheduler (blk_insert_flush: no block_rq_insert)
-  const list = m.blk.plugs[c.id].filter((r) => !r.owner);
-  for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_insert', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
+  const list = m.blk.flushing[c.id].splice(0);
+  const ks = stackOf(c, t, e);
+  for (let i = list.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_insert', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
   return list.length ? H_PUSHED : H_CONT;
 });
-block.hook('rq_dispatch_each', (m, c, t, e) => {
-  const list = m.blk.takePlug(c);
+block.at('dd_insert_requests', 'rq_insert_each');
+// the template's flush: its requests go to the driver one by one after the scheduler took them (unplug)
+block.hook('rq_dispatch_each', (_m, _c, t, e) => {
+  const list = (e.plugTaken as BlkRequest[] | undefined) ?? [];
+  e.plugTaken = undefined;
   for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_queue', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
   return list.length ? H_PUSHED : H_CONT;
 });
@@ -282,26 +329,91 @@ block.tpArgs('block_bio_remap', (_m, _c, _t, e) => {
 });
 
 /**
- * block/blk-mq.c blk_add_rq_to_plug: the first request of an empty plug traces block_plug (so does one
- * that finds the plug full and flushes it first: tpsites.ts, after its blk_mq_sched_insert_requests);
- * blk_mq_dispatch_plug_list (in blk_mq_flush_plug_list) traces block_unplug with the plug's request
- * count before blk_mq_sched_insert_requests takes them.
+ * block/blk-mq.c blk_add_rq_to_plug: the request that starts an empty plug traces block_plug (so does one
+ * that finds the plug full and flushes it first: plugAdd).
+ * The machine's plug decides (its bio is plugged before the tree's blk_add_rq_to_plug: a bio the
+ * machine merged into the plugged request starts nothing, whatever the recorded tree added).
  */
-block.cond('plug_empty', (m, c) => m.blk.plugRqs[c.id] === 0);
-block.cond('plug_rqs', (m, c) => m.blk.plugRqs[c.id] > 0);
-block.hook('plug_add', (m, c, t, e) => {
-  if (m.blk.plugRqs[c.id] > 0) return H_CONT;
+function tracePlug(m: BlockMachine, c: Cpu, t: Task, e: Env): number {
+  const first = m.blk.plugs[c.id][0];
+  if (!first || m.blk.plugTraced[c.id] === first) return H_CONT;
+  m.blk.plugTraced[c.id] = first;
   pushPath(stackOf(c, t, e), 'blk_plug', e);
   return H_PUSHED;
-});
-block.hook('plug_added', (m, c) => { m.blk.plugRqs[c.id]++; return H_CONT; });
-block.hook('plug_flushed', (m, c) => { m.blk.plugRqs[c.id] = 0; return H_CONT; });
+}
+/**
+ * The full plug's flush (blk_mq_flush_plug_list from blk_add_rq_to_plug): block_unplug, its requests
+ * inserted (block_rq_insert) and dispatched, then block_plug for the request that starts the next plug
+ * (pushed first, runs last).  In a recorded tree the tree's own flush, if it has one, dispatches them
+ * (its scsi_queue_rq calls: io_dispatch) and finds nothing left to insert; in the template (`tpl`) each
+ * goes to the driver through blk_rq_queue (block_rq_issue ...).
+ */
+function plugAdd(m: BlockMachine, c: Cpu, t: Task, e: Env, tpl: boolean): number {
+  const full = m.blk.takeFull(c);
+  if (!full.length) return tracePlug(m, c, t, e);
+  const ks = stackOf(c, t, e);
+  const first = m.blk.plugs[c.id][0];
+  if (first && m.blk.plugTraced[c.id] !== first) { m.blk.plugTraced[c.id] = first; pushPath(ks, 'blk_plug', e); }
+  const rq = (r: BlkRequest): Env => newEnv('rq', { req: r, rq: r, blkdev: e.blkdev });
+  if (tpl) for (let i = full.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_queue', rq(full[i]));
+  const list = full.filter((r) => !r.owner);
+  for (let i = list.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_insert', rq(list[i]));
+  e.unplugRqs = list.length;
+  if (list.length) pushPath(ks, 'blk_unplug', e);
+  if (!tpl) {
+    if (!e.ioReqs) { e.plugIssued = full; e.plugNext = 0; }
+    for (const r of full) m.blk.issue(r);
+  }
+  return H_PUSHED;
+}
+block.hook('plug_add', (m, c, t, e) => plugAdd(m, c, t, e, false));
+block.hook('plug_add_tpl', (m, c, t, e) => plugAdd(m, c, t, e, true));
 block.at('blk_add_rq_to_plug', 'plug_add');
-block.at('blk_add_rq_to_plug', 'plug_added', 'exit');
-block.at('blk_mq_sched_insert_requests', 'plug_flushed');
+/**
+ * blk_mq_dispatch_plug_list (inlined in blk_mq_flush_plug_list.part.0) traces block_unplug with the
+ * plug's request count (rq_count) before blk_mq_sched_insert_requests takes them: the requests the flush
+ * took (`flushing`); a flush of a plug that holds none of the machine's requests traces nothing (the
+ * real kernel's blk_mq_flush_plug_list returns before .part.0 for an empty plug).  A plug whose start no
+ * recorded blk_add_rq_to_plug traced (the tree merged where the machine made a request) is traced here.
+ */
+function traceUnplug(m: BlockMachine, c: Cpu, t: Task, e: Env): number {
+  const n = m.blk.flushing[c.id].length;
+  if (!n) return H_CONT;
+  e.unplugRqs = n;
+  const ks = stackOf(c, t, e);
+  pushPath(ks, 'blk_unplug', e);
+  // (pushed last, runs first)
+  if (e.plugUntraced === true) pushPath(ks, 'blk_plug', e);
+  e.plugUntraced = false;
+  return H_PUSHED;
+}
+/** A traced flush takes CPU c's plug (noting whether block_plug traced its start): the requests it flushes. */
+function takeFlush(m: BlockMachine, c: Cpu, e: Env): BlkRequest[] {
+  const first = m.blk.plugs[c.id][0];
+  e.plugUntraced = first !== undefined && m.blk.plugTraced[c.id] !== first;
+  return m.blk.takeFlush(c);
+}
+block.hook('unplug', (m, c, t, e) => traceUnplug(m, c, t, e));
+block.at('blk_mq_flush_plug_list.part.0', 'unplug');
+// the template's flush (templates/sys.ts blk_dispatch): the plug taken, block_unplug with its requests
+block.hook('unplug_take', (m, c, t, e) => {
+  e.plugTaken = takeFlush(m, c, e);
+  return traceUnplug(m, c, t, e);
+});
+/**
+ * schedule's blk_flush_plug (sched_submit_work) where a hook sleeps with requests plugged: the traced
+ * flush (templates/sys.ts blk_dispatch: block_unplug, each request's block_rq_insert and dispatch) pushed
+ * on stack `ks`; the hook returns what this returns (H_PUSHED).
+ */
+export function flushPlugTraced(ks: KStack): number {
+  pushPath(ks, 'blk_dispatch', newEnv('blk_flush'));
+  return H_PUSHED;
+}
+block.hook('flush_done', (m, c) => { m.blk.flushing[c.id] = []; return H_CONT; });
+block.at('blk_mq_flush_plug_list', 'flush_done', 'exit');
 block.tpArgs('block_plug', () => [sdaQueue(kmem)]);
 // (explicit: blk_finish_plug's flush, not schedule's; the event does not print it)
-block.tpArgs('block_unplug', (m, c) => [sdaQueue(kmem), m.blk.plugRqs[c.id], true]);
+block.tpArgs('block_unplug', (_m, _c, _t, e) => [sdaQueue(kmem), (e.unplugRqs as number | undefined) ?? 0, true]);
 
 block.hook('blk_irq', (m, c, _t, e) => {
   for (const b of requestBios(e.req as BlkRequest)) advanceBio(b);
@@ -419,7 +531,7 @@ block.hook('bio_done', (m, c, _t, e) => {
   return pushWakeups(c, wake);
 });
 block.hook('flush_plug', (m, c, _t, e) => {
-  const list = m.blk.takePlug(c);
+  const list = takeFlush(m, c, e);
   // the swap requests a recorded tree dispatches next (its scsi_queue_rq calls: io_dispatch)
   if (!e.ioReqs && list.some((r) => r.swap)) { e.plugIssued = list; e.plugNext = 0; }
   for (const r of list) m.blk.issue(r);

@@ -24,7 +24,7 @@ import type { BlkRequest } from '../include/blkdev';
 import { PAGE } from '../include/fs';
 import type { Mm, Region, FaultPlan } from '../include/mm_types';
 import { swapEntryOf, swapSlotSector, swapSlotWritten, type SwapEntry } from './swapfile';
-import { swapRequestTarget, type BlockLayer } from '../block/core';
+import { swapRequestTarget, flushPlugTraced, type BlockLayer } from '../block/core';
 
 /** What swap I/O uses of the machine (mm/mm.ts MmMachine has it): the block layer, and the swap-in's readahead window. */
 export interface PageIoMachine extends CpuMachine {
@@ -155,17 +155,16 @@ pageIo.at('swap_readpage', 'swap_read_bio');
 
 /**
  * The fault's reads the tree's swap_readpage calls did not take (the machine's readahead window is wider than
- * the recorded one) go to the device too, after them; what is plugged is issued (schedule's blk_flush_plug).
+ * the recorded one) go to the device too, after them; what is plugged is issued (schedule's blk_flush_plug:
+ * the block layer's traced flush, block_unplug and the requests' block_rq_insert / block_rq_issue, pushed
+ * on the task's stack: H_PUSHED).
  */
-function readRest(m: PageIoMachine, c: Cpu, e: Env): void {
+function readRest(m: PageIoMachine, c: Cpu, t: Task, e: Env): number {
   for (const q of (e.swapReads as BlkRequest[] | undefined) ?? []) if (!plugged.has(q)) { plugged.add(q); m.blk.queue(c, q); }
-  m.blk.flushPlug(c);
+  return m.blk.plugs[c.id].length || m.blk.full[c.id].length ? flushPlugTraced(t.ks) : H_CONT;
 }
 /** do_swap_page returns: the fault's reads are all on their way. */
-pageIo.hook('swap_read_rest', (m, c, _t, e) => {
-  if (e.swapReads) readRest(m, c, e);
-  return H_CONT;
-});
+pageIo.hook('swap_read_rest', (m, c, t, e) => (e.swapReads ? readRest(m, c, t, e) : H_CONT));
 pageIo.at('do_swap_page', 'swap_read_rest', 'exit');
 
 /**
@@ -178,12 +177,13 @@ pageIo.hook('swap_read_wait', (m, c, t, e) => {
   e.swapWait = undefined;
   // (a readahead page read by an earlier fault: its read may still be waiting for that fault's end)
   if (!plugged.has(w)) { plugged.add(w); m.blk.queue(c, w); }
-  readRest(m, c, e);
   const q = swapRequestTarget(w);
-  if (q.done) return H_CONT;
-  q.waiters.push(t);
-  t.state = TASK_UNINTERRUPTIBLE;
-  t.wchan = '__folio_lock_or_retry';
-  return H_CONT;
+  if (!q.done) {
+    q.waiters.push(t);
+    t.state = TASK_UNINTERRUPTIBLE;
+    t.wchan = '__folio_lock_or_retry';
+  }
+  // (the flush runs before the task sleeps, as schedule's blk_flush_plug)
+  return readRest(m, c, t, e);
 });
 pageIo.at('io_schedule', 'swap_read_wait');

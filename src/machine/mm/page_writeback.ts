@@ -1,7 +1,7 @@
 /** Writeback (mm/page-writeback.c, fs/fs-writeback.c): dirty pages of an inode, or of all dirty inodes, written as block requests; fsync/sync wait for them. */
 import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
-import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
+import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import { OpenFile, PAGE } from '../include/fs';
 import type { Inode } from '../include/fs';
@@ -148,6 +148,9 @@ pageWriteback.hook('wb_wait', (m, c, t, e) => {
   }
   e.wbPending = pagesIn(wbInodes(m, t, e), 4);
   e.wbWaited = true;
+  // (wait_on_page_writeback sleeps only while a page is under writeback, until its write completes: the
+  // last write still in flight wakes it; the writes may all be done already)
+  if (!waitWriteback(m, t, wbFile(t, e)?.inode)) return H_AGAIN;
   t.state = TASK_UNINTERRUPTIBLE;
   t.wchan = 'wait_on_page_writeback';
   return H_SLEEP;

@@ -169,19 +169,27 @@ const SITES: Record<string, [string, string][]> = {
   // block/blk-core.c submit_bio_noacct_nocheck (after blkcg_bio_issue_init's ktime_get, before
   // __submit_bio), blk-mq.c blk_mq_submit_bio (the request allocated, then rq_qos_track) and
   // blk_mq_start_request (first), mq-deadline.c dd_insert_request inlined in dd_insert_requests
-  // (before deadline_add_rq_rb's elv_rb_add): a recorded read's or direct I/O's request
+  // (before deadline_add_rq_rb's elv_rb_add, traced by block/core.ts rq_insert_each for each request the
+  // machine plugged): a recorded read's or direct I/O's request
   submit_bio_noacct_nocheck: [['block:block_bio_queue', 'before:__submit_bio']],
   blk_mq_submit_bio: [['block:block_getrq', 'after:__blk_mq_alloc_requests']],
-  dd_insert_requests: [['block:block_rq_insert', 'before:elv_rb_add']],
   blk_mq_start_request: [['block:block_rq_issue', 'entry']],
   // blk-mq.c blk_mq_dispatch_plug_list (inlined in blk_mq_flush_plug_list.part.0, which
   // blk_mq_flush_plug_list and, for a full plug, blk_add_rq_to_plug call) traces block_unplug before
-  // blk_mq_sched_insert_requests; blk_add_rq_to_plug traces block_plug after that flush (and on entry
-  // to an empty plug: block/core.ts plug_add). swap: 242 events each
-  'blk_mq_flush_plug_list.part.0': [['block:block_unplug', 'before:blk_mq_sched_insert_requests']],
-  blk_add_rq_to_plug: [['block:block_plug', 'after:blk_mq_flush_plug_list.part.0']],
+  // blk_mq_sched_insert_requests (block/core.ts unplug, with the machine's plugged requests);
+  // blk_add_rq_to_plug traces block_plug on entry to an empty plug, and after flushing a full one
+  // (block/core.ts plug_add: the machine's plug decides). swap: 242 events each
   // mm/vmscan.c pageout: ->writepage (swap_writepage for an anon folio), then trace_mm_vmscan_write_folio
   pageout: [['vmscan:mm_vmscan_write_folio', 'after:swap_writepage']],
+  // mm/vmscan.c (mm/vmscan.ts): try_to_free_mem_cgroup_pages around do_try_to_free_pages; isolate_lru_folios
+  // last; shrink_inactive_list (inlined in shrink_lruvec) last, after its free_unref_page_list (shrink_lruvec's
+  // only direct call of it); shrink_active_list last.  swap: 39 reclaims, 364 isolate_lru_folios, 324
+  // shrink_folio_list, 40 shrink_active_list calls in the graph run; 43, 374, 355, 19 events in the events run
+  try_to_free_mem_cgroup_pages: [['vmscan:mm_vmscan_memcg_reclaim_begin', 'before:do_try_to_free_pages'],
+    ['vmscan:mm_vmscan_memcg_reclaim_end', 'after:do_try_to_free_pages']],
+  isolate_lru_folios: [['vmscan:mm_vmscan_lru_isolate', 'exit']],
+  shrink_lruvec: [['vmscan:mm_vmscan_lru_shrink_inactive', 'after:free_unref_page_list']],
+  shrink_active_list: [['vmscan:mm_vmscan_lru_shrink_active', 'exit']],
   // block/blk-mq.c blk_update_request (first): a recorded BLOCK softirq's completion (block/core.ts swapCompletion)
   blk_update_request: [['block:block_rq_complete', 'entry']],
   iomap_iter: [['iomap:iomap_iter', 'entry']],

@@ -183,11 +183,9 @@ submit_bio
           @block:block_bio_queue
           __blk_mq_alloc_requests
             @block:block_getrq
-          blk_add_rq_to_plug
-            ?plug_empty
-              @block:block_plug
-            %plug_added
           %bio_queued
+          blk_add_rq_to_plug
+            %plug_add_tpl
 `,
   // submit_bio_noacct's remap of a partition bio, blk_add_rq_to_plug's first request (block/core.ts)
   blk_bio_remap: `
@@ -196,10 +194,12 @@ submit_bio
   blk_plug: `
 @block:block_plug
 `,
+  // blk_mq_dispatch_plug_list's block_unplug (block/core.ts unplug: the machine's plugged requests)
+  blk_unplug: `
+@block:block_unplug
+`,
   blk_dispatch: `
-?plug_rqs
-  @block:block_unplug
-  %plug_flushed
+%unplug_take
 dd_insert_requests
   %rq_insert_each
 blk_mq_run_hw_queue
@@ -213,18 +213,22 @@ blk_mq_run_hw_queue
   blk_rq_insert: `
 @block:block_rq_insert
 `,
-  // one request handed to the driver by blk_mq_dispatch_rq_list's loop
+  // one request handed to the driver by blk_mq_dispatch_rq_list's loop (its events where paths/tpsites.ts
+  // places them in the recorded trees: scsi_dispatch_cmd before ->queuecommand, ata_qc_prep/_issue around ->qc_prep)
   blk_rq_queue: `
 scsi_queue_rq
   sd_init_command
     scsi_alloc_sgtables
   blk_mq_start_request
     @block:block_rq_issue
+  @scsi:scsi_dispatch_cmd_start
   ata_scsi_queuecmd
     __ata_scsi_queuecmd
       ata_scsi_rw_xlat
       ata_qc_issue
+        @libata:ata_qc_prep
         ahci_qc_prep
+        @libata:ata_qc_issue
         ahci_qc_issue
           %dev_issue
 `,
