@@ -321,4 +321,18 @@ probe end {
     expect(passes).to.equal(ev.filter((x) => x[0] === 'mm_vmscan_lru_isolate').length);
     expect(passes).to.be.above(begins.length);
   });
+  it('a plug is the task\'s (current->plug): a preempted task that migrates takes its plugged requests along, another task on its old CPU starts an empty plug', () => {
+    const m = new Machine({ cpus: 2, seed: 1, memMB: 256 });
+    const running: unknown[] = [{ comm: 'a' }, { comm: 'b' }];
+    m.current = ((cpu: number) => running[cpu]) as typeof m.current;
+    const rq = (sector: number): BlkRequest => ({ ino: null, pages: [], write: false, swap: true, sector, bytes: 4096, cpu: 0, waiters: [] });
+    const [c0, c1] = m.cpus;
+    m.blk.queue(c0, rq(100));
+    m.blk.queue(c0, rq(500));
+    // task a preempted on CPU 0, resumed on CPU 1; task c now runs on CPU 0
+    running[1] = running[0]; running[0] = { comm: 'c' };
+    expect(m.blk.plugOf(c0).rqs).to.deep.equal([]);
+    expect(m.blk.takePlug(c1).map((r) => r.sector)).to.deep.equal([100, 500]);
+    expect(m.blk.plugOf(c1).rqs).to.deep.equal([]);
+  });
 });

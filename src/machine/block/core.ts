@@ -31,33 +31,43 @@ export interface BlockMachine extends CpuMachine {
   readonly blk: BlockLayer;
 }
 
+/** A task's plug (block/blk-core.c struct blk_plug) as the machine keeps it. */
+export interface TaskPlug {
+  /** the plugged requests */
+  rqs: BlkRequest[];
+  /** the plug's first request once block_plug traced it (blk_add_rq_to_plug traces block_plug for the
+   * request that starts an empty plug: one event per plug, whatever the recorded tree's adds) */
+  traced: BlkRequest | null;
+  /** the requests the flush in progress took off the plug (blk_mq_flush_plug_list): what its
+   * block_unplug counts and its dd_insert_requests inserts (block_rq_insert each), the machine's own
+   * requests however many the recorded tree added or inserted */
+  flushing: BlkRequest[];
+  /** the requests of a full plug the next request made room for (flushed by its blk_add_rq_to_plug) */
+  full: BlkRequest[];
+}
+
 export class BlockLayer {
-  /** per-CPU plug lists */
-  readonly plugs: BlkRequest[][];
   /** completed requests waiting for BLOCK_SOFTIRQ per CPU */
   readonly done: BlkRequest[][];
   /**
-   * per CPU, the plug's first request once block_plug traced it (blk_add_rq_to_plug traces block_plug
-   * for the request that starts an empty plug: one event per plug, whatever the recorded tree's adds)
+   * Each task's plug (struct blk_plug on the stack of the task that called blk_start_plug, current->plug):
+   * it goes with the task when the task is preempted and migrates to another CPU, and is flushed by the
+   * task (blk_finish_plug, or schedule's blk_flush_plug when it sleeps), never by another one
    */
-  readonly plugTraced: (BlkRequest | null)[];
-  /**
-   * per CPU, the requests the flush in progress took off the plug (blk_mq_flush_plug_list): what its
-   * block_unplug counts and its dd_insert_requests inserts (block_rq_insert each), the machine's own
-   * requests however many the recorded tree added or inserted
-   */
-  readonly flushing: BlkRequest[][];
-  /** per CPU, the requests of a full plug the next request made room for (flushed by its blk_add_rq_to_plug) */
-  readonly full: BlkRequest[][];
+  private readonly taskPlugs = new WeakMap<object, TaskPlug>();
   /** which recorded completion tree a request's BLOCK_SOFTIRQ runs (a stream of its own: see swapCompletion) */
   readonly rand = new Prng(0xb10c);
   /** @param disk the device behind /dev/sda (drivers/disk.ts) */
-  constructor(m: CpuMachine, readonly disk: BlockDevice) {
-    this.plugs = m.cpus.map(() => []);
+  constructor(private readonly m: CpuMachine, readonly disk: BlockDevice) {
     this.done = m.cpus.map(() => []);
-    this.plugTraced = m.cpus.map(() => null);
-    this.flushing = m.cpus.map(() => []);
-    this.full = m.cpus.map(() => []);
+  }
+
+  /** The plug of the task running on CPU c (the task whose block I/O the CPU is submitting). */
+  plugOf(c: Cpu): TaskPlug {
+    const t = this.m.current(c.id);
+    let p = this.taskPlugs.get(t);
+    if (!p) this.taskPlugs.set(t, (p = { rqs: [], traced: null, flushing: [], full: [] }));
+    return p;
   }
 
   /**
@@ -67,7 +77,7 @@ export class BlockLayer {
    * write cache without FUA, so FUA becomes a post-flush, as the real guest's FF / WSM / FF shows).
    */
   queue(c: Cpu, r: BlkRequest): void {
-    const plug = this.plugs[c.id];
+    const plug = this.plugOf(c).rqs;
     const last = plug[plug.length - 1];
     if (r.merge && last?.merge && last.flags === r.flags && last.sector + last.bytes / 512 === r.sector && last.bytes + r.bytes <= 256 * 512) {
       last.bytes += r.bytes;
@@ -93,9 +103,9 @@ export class BlockLayer {
     // BLK_PLUG_FLUSH_SIZE, is flushed before the new request starts the next (the tree's blk_add_rq_to_plug
     // traces that flush: plug_add)
     if (last && (plug.length >= BLK_MAX_REQUEST_COUNT || last.bytes >= BLK_PLUG_FLUSH_SIZE)) {
-      this.full[c.id].push(...plug);
-      this.plugs[c.id] = [r];
-      this.plugTraced[c.id] = null;
+      this.plugOf(c).full.push(...plug);
+      this.plugOf(c).rqs = [r];
+      this.plugOf(c).traced = null;
       return;
     }
     plug.push(r);
@@ -103,14 +113,14 @@ export class BlockLayer {
 
   /** A full plug's requests (queue): they go to the device at the next blk_add_rq_to_plug (plug_add) or flush. */
   takeFull(c: Cpu): BlkRequest[] {
-    return this.full[c.id].splice(0);
+    return this.plugOf(c).full.splice(0);
   }
 
   /** Take CPU c's plugged requests (blk_mq_flush_plug_list): they go to the device one by one. */
   takePlug(c: Cpu): BlkRequest[] {
-    const list = [...this.takeFull(c), ...this.plugs[c.id]];
-    this.plugs[c.id] = [];
-    this.plugTraced[c.id] = null;
+    const list = [...this.takeFull(c), ...this.plugOf(c).rqs];
+    this.plugOf(c).rqs = [];
+    this.plugOf(c).traced = null;
     return list;
   }
 
@@ -120,7 +130,7 @@ export class BlockLayer {
    */
   takeFlush(c: Cpu): BlkRequest[] {
     const list = this.takePlug(c);
-    this.flushing[c.id] = list.filter((r) => !r.owner);
+    this.plugOf(c).flushing = list.filter((r) => !r.owner);
     return list;
   }
 
@@ -278,7 +288,7 @@ block.hook('bio_queued', (m, c, _t, e) => {
  * machine plugged, whatever the number of elv_rb_add calls of the recorded tree.
  */
 block.hook('rq_insert_each', (m, c, t, e) => {
-  const list = m.blk.flushing[c.id].splice(0);
+  const list = m.blk.plugOf(c).flushing.splice(0);
   const ks = stackOf(c, t, e);
   for (let i = list.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_insert', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
   return list.length ? H_PUSHED : H_CONT;
@@ -335,9 +345,9 @@ block.tpArgs('block_bio_remap', (_m, _c, _t, e) => {
  * machine merged into the plugged request starts nothing, whatever the recorded tree added).
  */
 function tracePlug(m: BlockMachine, c: Cpu, t: Task, e: Env): number {
-  const first = m.blk.plugs[c.id][0];
-  if (!first || m.blk.plugTraced[c.id] === first) return H_CONT;
-  m.blk.plugTraced[c.id] = first;
+  const first = m.blk.plugOf(c).rqs[0];
+  if (!first || m.blk.plugOf(c).traced === first) return H_CONT;
+  m.blk.plugOf(c).traced = first;
   pushPath(stackOf(c, t, e), 'blk_plug', e);
   return H_PUSHED;
 }
@@ -352,8 +362,8 @@ function plugAdd(m: BlockMachine, c: Cpu, t: Task, e: Env, tpl: boolean): number
   const full = m.blk.takeFull(c);
   if (!full.length) return tracePlug(m, c, t, e);
   const ks = stackOf(c, t, e);
-  const first = m.blk.plugs[c.id][0];
-  if (first && m.blk.plugTraced[c.id] !== first) { m.blk.plugTraced[c.id] = first; pushPath(ks, 'blk_plug', e); }
+  const first = m.blk.plugOf(c).rqs[0];
+  if (first && m.blk.plugOf(c).traced !== first) { m.blk.plugOf(c).traced = first; pushPath(ks, 'blk_plug', e); }
   const rq = (r: BlkRequest): Env => newEnv('rq', { req: r, rq: r, blkdev: e.blkdev });
   if (tpl) for (let i = full.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_queue', rq(full[i]));
   const list = full.filter((r) => !r.owner);
@@ -377,7 +387,7 @@ block.at('blk_add_rq_to_plug', 'plug_add');
  * recorded blk_add_rq_to_plug traced (the tree merged where the machine made a request) is traced here.
  */
 function traceUnplug(m: BlockMachine, c: Cpu, t: Task, e: Env): number {
-  const n = m.blk.flushing[c.id].length;
+  const n = m.blk.plugOf(c).flushing.length;
   if (!n) return H_CONT;
   e.unplugRqs = n;
   const ks = stackOf(c, t, e);
@@ -389,8 +399,8 @@ function traceUnplug(m: BlockMachine, c: Cpu, t: Task, e: Env): number {
 }
 /** A traced flush takes CPU c's plug (noting whether block_plug traced its start): the requests it flushes. */
 function takeFlush(m: BlockMachine, c: Cpu, e: Env): BlkRequest[] {
-  const first = m.blk.plugs[c.id][0];
-  e.plugUntraced = first !== undefined && m.blk.plugTraced[c.id] !== first;
+  const first = m.blk.plugOf(c).rqs[0];
+  e.plugUntraced = first !== undefined && m.blk.plugOf(c).traced !== first;
   return m.blk.takeFlush(c);
 }
 block.hook('unplug', (m, c, t, e) => traceUnplug(m, c, t, e));
@@ -409,7 +419,7 @@ export function flushPlugTraced(ks: KStack): number {
   pushPath(ks, 'blk_dispatch', newEnv('blk_flush'));
   return H_PUSHED;
 }
-block.hook('flush_done', (m, c) => { m.blk.flushing[c.id] = []; return H_CONT; });
+block.hook('flush_done', (m, c) => { m.blk.plugOf(c).flushing = []; return H_CONT; });
 block.at('blk_mq_flush_plug_list', 'flush_done', 'exit');
 block.tpArgs('block_plug', () => [sdaQueue(kmem)]);
 // (explicit: blk_finish_plug's flush, not schedule's; the event does not print it)
