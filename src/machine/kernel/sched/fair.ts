@@ -13,6 +13,10 @@ export const SCHED_MIN_GRAN_BASE = 0.75e6;
 export const SCHED_WAKEUP_GRAN_BASE = 1e6;
 /** sysctl_sched_migration_cost: a task that ran less than this ago is cache hot (task_hot) */
 export const SCHED_MIGRATION_COST_NS = 500000;
+/** an IPI's latency: from its sending to the target CPU's handler */
+const IPI_NS = 700;
+/** arch/x86/include/asm/irq_vectors.h CALL_FUNCTION_SINGLE_VECTOR */
+const CALL_FUNCTION_SINGLE_VECTOR = 0xfb;
 
 export class RunQueue {
   /** runnable tasks other than curr, kept sorted by vruntime */
@@ -117,27 +121,55 @@ export class Sched {
 
   /**
    * Wake a sleeping task (semantics of try_to_wake_up): choose a CPU, enqueue, preempt or kick.
-   * Returns the target CPU, or null when the task was not sleeping.
+   * Returns the target CPU and whether the wakeup went through the target's wake list (`queued`),
+   * or null when the task was not sleeping.
    */
-  wake(t: Task): { target: Cpu; migrated: boolean; from: number } | null {
+  wake(t: Task): { target: Cpu; migrated: boolean; from: number; queued: boolean } | null {
     if (t.state === TASK_RUNNING || t.state & (TASK_DEAD | EXIT_ZOMBIE)) return null;
     t.state = TASK_RUNNING;
     t.wchan = '';
-    if (t.onCpu) return { target: this.m.cpus[t.cpu], migrated: false, from: t.cpu }; // still switching out
+    if (t.onCpu) {
+      // still switching out (p->on_cpu): queued on its CPU's wake list when that CPU has nothing else to run
+      const target = this.m.cpus[t.cpu];
+      const queued = this.wakeList(target, t);
+      if (queued) this.callFunctionSingle(target, t);
+      return { target, migrated: false, from: t.cpu, queued };
+    }
     const from = t.cpu;
     const target = this.selectCpu(t);
     const migrated = target.id !== from;
     if (migrated) t.nrMigrations++;
+    const queued = this.wakeList(target, t);
     this.enqueue(t, target, true);
     const curr = target.curr;
     if (curr.idle) {
       target.needResched = true;
-      this.m.kick(target, this.m.now + 700); // IPI latency
+      if (queued) this.callFunctionSingle(target, t);
+      else this.m.kick(target, this.m.now + IPI_NS); // IPI latency
     } else if (t.vruntime + this.wakeupGran * 1024 / t.weight < curr.vruntime) {
       target.needResched = true;
-      this.m.kick(target, this.m.now + 700);
+      this.m.kick(target, this.m.now + IPI_NS);
     }
-    return { target, migrated, from };
+    return { target, migrated, from, queued };
+  }
+
+  /**
+   * ttwu_queue_cond(): the wakeup of `t` onto `target` is left to the target CPU (its wake list, activated
+   * by sched_ttwu_pending there, where sched_wakeup fires in that CPU's context) when the waking code runs
+   * on another CPU (the guest's CPUs share their cache) and the target has nothing to run (nr_running 0:
+   * idle, or only `t` still switching out).  Else the waker activates it itself.
+   */
+  wakeList(target: Cpu, t: Task): boolean {
+    const waker = this.m.executing;
+    if (waker === null || waker === target) return false;
+    const curr = target.curr;
+    return this.rqs[target.id].q.length === 0 && (curr.idle || curr === t);
+  }
+
+  /** __smp_call_single_queue's IPI: the target CPU runs its wake list (sched_ttwu_pending) for `t`. */
+  private callFunctionSingle(target: Cpu, t: Task): void {
+    this.m.schedule(this.m.now + IPI_NS, () => this.m.irq(target, 'call_function_single_irq',
+      newEnv('csd', { p: t, irq: CALL_FUNCTION_SINGLE_VECTOR, vector: CALL_FUNCTION_SINGLE_VECTOR })));
   }
 
   /** wake_up_new_task(): place a forked task. */
@@ -149,7 +181,7 @@ export class Sched {
     const target = this.selectCpu(t);
     if (target.id !== parentCpu.id) t.nrMigrations++;
     this.enqueue(t, target, false);
-    if (target.curr.idle) { target.needResched = true; this.m.kick(target, this.m.now + 700); }
+    if (target.curr.idle) { target.needResched = true; this.m.kick(target, this.m.now + IPI_NS); }
     return target;
   }
 
