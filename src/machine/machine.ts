@@ -208,7 +208,7 @@ export class Machine {
       c.now = this.now;
       this.cpus.push(c);
     }
-    this.sched = new Sched(this);
+    this.sched = new Sched(this, new Prng(((opts.seed ?? 1) ^ 0x1b873593) >>> 0));
     this.timers = new Timers(this, new Prng(((opts.seed ?? 1) ^ 0x2545f491) >>> 0));
     this.rcu = new Rcu(this);
     this.procs = new Procs(this);

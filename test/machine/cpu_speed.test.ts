@@ -54,8 +54,9 @@ describe('machine: the CPU speed (cpuSlowdown)', function () {
     expect(slow.status).to.equal(0);
     expect(slow.output).to.equal(fast.output);
     expect(fast.onCpuNs).to.be.greaterThan(1e6);
-    // 20× the CPU time (the ticks' own work, run at the same speed, adds a little)
-    expect(slow.onCpuNs / fast.onCpuNs).to.be.within(19, 22);
+    // 20× the CPU time (the ticks' own work, run at the same speed, adds a little; and the two runs, timed
+    // differently, can draw recorded exit trees of different sizes: ~500 pages more or less to zap, up to ~8%)
+    expect(slow.onCpuNs / fast.onCpuNs).to.be.within(19, 23.5);
     // a tick per 4 ms on a busy CPU: at hardware speed the run is too short for more than a few
     expect(ticks(fast)).to.be.at.most(Math.ceil(fast.onCpuNs / 4e6) + 1);
     expect(ticks(slow)).to.be.within(Math.floor(slow.onCpuNs / 4e6) - 2, Math.ceil(slow.onCpuNs / 4e6) + 2);

@@ -11,7 +11,10 @@
  *   registers no longer hold the task's state (sleep 1: 3 switches, 4 deactivated with exit's
  *   fpu__drop, 1 activated: after the exec);
  * - arch_prctl(ARCH_SET_FS) writes MSR_FS_BASE (write_msr c0000100 in the caller), and so does
- *   __switch_to for a next task with an FS base, in the previous task's context.
+ *   __switch_to for a next task with an FS base, in the previous task's context;
+ * - select_task_rq_fair for a wakeup: wake_affine, then select_idle_sibling with SIS_UTIL's bounded
+ *   scan (pipe: rcu_preempt woken from the softirq of a busy task while 3 of 4 CPUs are busy migrates
+ *   to the waker's CPU although one CPU is idle).
  */
 import { expect } from 'chai';
 import { Machine, installKernelSemantics } from '../../src/machine/machine';
@@ -117,5 +120,33 @@ describe('machine: scheduler and context-switch events', function () {
     expect(prctl).to.equal(3);
     expect(switched).to.equal(toTls);
     expect(switched).to.be.greaterThan(0);
+  });
+});
+
+describe('machine: wakeup CPU selection (select_task_rq_fair)', () => {
+  it('wake_affine and select_idle_sibling: prev if idle, the waker\'s CPU when both are busy and the LLC is busy, else a scanned idle CPU', () => {
+    const m = new Machine({ seed: 1, cpus: 4 });
+    m.runFor(1e6);
+    const users = [...m.procs.tasks.values()].filter((t) => !t.kthread && !t.idle);
+    const wakee = [...m.procs.tasks.values()].find((t) => t.comm === 'rcu_preempt')!;
+    const [c0, c1, c2, c3] = m.cpus;
+    const busy = (c: typeof c0, i: number): void => { c.curr = users[i]; };
+    const idle = (c: typeof c0): void => { c.curr = c.idleTask; };
+    for (const c of m.cpus) m.sched.rqs[c.id].q.length = 0;
+    wakee.cpu = 2;
+    m.executing = c1;
+    // 3 of 4 busy (CPU 0 idle): no scan; the previous CPU busy -> the waker's
+    busy(c1, 0); busy(c2, 1); busy(c3, 2); idle(c0);
+    expect(m.sched.selectWakeCpu(wakee)).to.equal(c1);
+    // the previous CPU idle -> it
+    idle(c2);
+    expect(m.sched.selectWakeCpu(wakee)).to.equal(c2);
+    // 2 of 4 busy (waker and previous): the scan from the target finds an idle CPU
+    busy(c2, 1); idle(c3);
+    expect(m.sched.selectWakeCpu(wakee)).to.equal(c3);
+    // the waker idle (an interrupt on an idle CPU), the previous busy -> the waker's
+    idle(c1); busy(c0, 2); busy(c3, 3);
+    expect(m.sched.selectWakeCpu(wakee)).to.equal(c1);
+    m.executing = null;
   });
 });

@@ -200,7 +200,7 @@ schedCore.cond('woke', (_m, _c, _t, e) => e.woke === true);
  * for `e.p` in this CPU's context): a tree the idle recording shows for one.
  */
 schedCore.hook('ttwu_pending_body', (m, c, _t, e) => {
-  const p = recordedVariant(m.pathRand, 'irq:__sysvec_call_function_single', IDLE_RECORDING, ['sched_ttwu_pending'], ['nohz_csd_func']);
+  const p = recordedVariant(m.sched.rand, 'irq:__sysvec_call_function_single', IDLE_RECORDING, ['sched_ttwu_pending'], ['nohz_csd_func']);
   e.recorded = true;
   pushPath(c.ks, p ?? 'ttwu_pending_template', e);
   return H_PUSHED;
