@@ -50,6 +50,8 @@ export interface StapOptions {
   /** --suppress-time-limits (guru): no MAXACTION limit */
   suppressTimeLimits?: boolean;
   keepTmpdir: boolean;
+  /** -F: flight recorder mode (with -o, the session runs as a background daemon: src/cli/flight.ts) */
+  flightRecorder: boolean;
   /** -m NAME: the module's name (also copied to NAME.ko in the current directory) */
   moduleName?: string;
   seed: number;
@@ -230,7 +232,7 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
     dumpProbeTypes: !!o.dumpProbeTypes, dumpProbeAliases: !!o.dumpProbeAliases, dumpFunctions: !!o.dumpFunctions,
     interactive: !!o.interactive, compatible: o.compatible, privilege: privilegeOf(o),
     runtime: runtimeOf(o), noGlobalVarDisplay: o.globalVarDisplay === false,
-    suppressHandlerErrors: !!o.suppressHandlerErrors, skipBadvars: !!o.skipBadvars, keepTmpdir: !!o.k,
+    suppressHandlerErrors: !!o.suppressHandlerErrors, skipBadvars: !!o.skipBadvars, keepTmpdir: !!o.k, flightRecorder: !!o.F,
     seed: 1, cpus: 4, realtime: o.realtime as boolean | undefined,
   };
   if (o.vp !== undefined) {

@@ -13,6 +13,7 @@ import type { Output, PassTimer } from './output';
 import { stdoutIsTty } from './stdio';
 import { moduleName, moduleFile } from '../runtime/module';
 import { cacheDir } from '../cachedir';
+import { daemonizes, startDaemon } from './flight';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -184,6 +185,16 @@ export async function stage2(l: Later): Promise<number> {
   // ---- pass 5
   timer.reset();
   if (pv[4] > 0) io.err('Pass 5: starting run.\n');
+  // -F -o: stapio goes to the background and shows its pid
+  if (!io.guest && daemonizes(opts)) {
+    const d = startDaemon();
+    if ('error' in d) {
+      io.err(`ERROR: ${d.error}\n`);
+      return finishPass5(l, 1);
+    }
+    io.out(`${d.pid}\n`);
+    return finishPass5(l, 0);
+  }
   const runOpts: RunOptions = {
     stdout: io.out, stderr: io.err, outputFile: opts.outputFile, outputRotation: opts.outputRotation, defines: opts.defines,
     globalsSet: [...opts.globalsSet.entries()], timeoutSec: opts.timeoutSec, seed: opts.seed, timing: opts.timing,

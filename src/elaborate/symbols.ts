@@ -63,6 +63,9 @@ function containsNext(fn: A.FunctionDecl): boolean {
   return found;
 }
 
+/** Operands of `delete` that are neither arrays nor target expressions, refused at type resolution. */
+const DELETE_LATER = new Set<A.Expr['k']>(['num', 'str', 'binary', 'logical', 'compare', 'concat', 'regex', 'unary', 'incdec',
+  'ternary', 'assign', 'call', 'statop', 'in', 'print', 'autocast']);
 export class Resolver {
   /** Functions reachable so far, in discovery order. */
   usedFunctions: A.FunctionDecl[] = [];
@@ -246,6 +249,15 @@ export class Resolver {
         }
         // (`$x`, `$$vars` and `&x` are refused before they are resolved; @cast and @var reach the
         // guru-mode write check first: real-stap -p2)
+        // a plain expression (literal, operator, call, stat op) or an autocast (`&x`, `ar[1][2]`,
+        // `f()->m`: typed later) is only resolved here: stap's
+        // delete_statement_symresolution_info traverses it (`delete f()` reports the unresolved
+        // function), and type resolution refuses it after the optimizer's warnings (types.ts
+        // deleteTarget; real-stap -p2)
+        if (DELETE_LATER.has(t.k)) {
+          this.expr(t, scope);
+          return;
+        }
         if (t.k !== 'cast' && t.k !== 'atvar') {
           throw new SemanticError('invalid operand of delete expression', t.tok, [], 'delete-operand');
         }

@@ -229,6 +229,11 @@ export class TypeResolver extends TypeBookkeeping {
       this.arrayIndex(e, true);
       return;
     }
+    // stap's delete_statement_typeresolution_info: a throwing visitor for anything but an array,
+    // an element or a target expression (symbols.ts resolved the operand first)
+    if (e.k !== 'sym' && e.k !== 'cast' && e.k !== 'atvar') {
+      throw new SemanticError('invalid operand of delete expression', e.tok, [], 'delete-operand');
+    }
     this.noteTargetWrite(e, 'write', e.tok);
     this.expr(e);
   }

@@ -320,7 +320,8 @@ export class Machine {
       } else {
         const until = this.now + 50e6;
         this.runUntil(() => done() || this.now >= until, 1e9);
-        if (!this.queue.peek()) break;
+        // (no turn of the host's event loop once done: a plain `sh -c true` never sets up Node's timers)
+        if (done() || !this.queue.peek()) break;
         await new Promise<void>((r) => setImmediate(r));
       }
     }

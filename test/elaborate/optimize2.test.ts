@@ -106,3 +106,25 @@ describe('elaborate: stable function calls', () => {
     expect(p2('probe begin { println(pp()) }', true).out).to.not.contain('__stable');
   });
 });
+
+describe('elaborate: the operand of delete (stap 4.8 checks it at type resolution)', () => {
+  it('a plain expression is refused after the optimizer\'s warnings; a call is resolved first', () => {
+    // (real-stap -p2, each line as printed; test/oracle/semantics.json body:80-83 and sweep lv:*:del hold more)
+    expect(p2('probe begin { x = 1; delete 1 }').err.split('\n').filter((l) => /^(WARNING|semantic error)/.test(l))).to.deep.equal([
+      "WARNING: Eliding assignment to 'x': operator '=' at <input>:1:17",
+      "WARNING: Eliding side-effect-free expression : identifier 'x' at :1:15",
+      "semantic error: invalid operand of delete expression: number '1' at :1:29",
+    ]);
+    expect(p2('probe begin { delete f() }').err).to.match(/^semantic error: unresolved function f \(similar: [^)]*\): identifier 'f' at <input>:1:22\n/);
+    expect(p2('global st probe begin { st <<< 1; delete @count(st) }').err)
+      .to.match(/^semantic error: invalid operand of delete expression: operator '@count' at <input>:1:42\n/);
+    // an autocast too (`&x`, `ar[1][2]`), without being typed first
+    expect(p2('probe begin { x = 1; y = 2; delete &x }').err.split('\n').filter((l) => /^(WARNING|semantic error)/.test(l))).to.deep.equal([
+      "WARNING: Eliding assignment to 'y': operator '=' at <input>:1:24",
+      "WARNING: Eliding side-effect-free expression : identifier 'y' at :1:22",
+      "semantic error: invalid operand of delete expression: operator '&' at :1:36",
+    ]);
+    expect(p2('global ar probe begin { ar[1] = 1; delete ar[1][2] }').err)
+      .to.match(/^semantic error: invalid operand of delete expression: operator '\[' at <input>:1:48\n/);
+  });
+});

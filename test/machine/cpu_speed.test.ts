@@ -54,9 +54,16 @@ describe('machine: the CPU speed (cpuSlowdown)', function () {
     expect(slow.status).to.equal(0);
     expect(slow.output).to.equal(fast.output);
     expect(fast.onCpuNs).to.be.greaterThan(1e6);
-    // 20× the CPU time (the ticks' own work, run at the same speed, adds a little; and the two runs, timed
-    // differently, can draw recorded exit trees of different sizes: ~500 pages more or less to zap, up to ~8%)
-    expect(slow.onCpuNs / fast.onCpuNs).to.be.within(19, 23.5);
+    // 20× the CPU time (the ticks' own work, run at the same speed, adds a little, and so do the RCU
+    // callbacks of the workload's frees: the slow run spans their grace periods and runs them in its
+    // own softirqs, the fast one ends before they are due).  The kernel work of one run is not the
+    // other's call for call: the recorded variants each entry runs are drawn from the machine's path
+    // stream, which the slow run's extra ticks advance differently (seed 3: exit_group's teardown
+    // variants take 29.7k calls at speed 1, 44.8k at 20, a ratio of 22.8; over seeds 1..6 the ratio
+    // spans 19.8..22.8), so the ratio is the median of five seeds'
+    const ratios = [1, 2, 3, 4, 5].map((seed) => seed === 3 ? slow.onCpuNs / fast.onCpuNs
+      : runSimulated(CMD, { setup: SETUP, seed, cpuSlowdown: 20 }).onCpuNs / runSimulated(CMD, { setup: SETUP, seed }).onCpuNs);
+    expect(ratios.sort((x, y) => x - y)[2]).to.be.within(19, 23);
     // a tick per 4 ms on a busy CPU: at hardware speed the run is too short for more than a few
     expect(ticks(fast)).to.be.at.most(Math.ceil(fast.onCpuNs / 4e6) + 1);
     expect(ticks(slow)).to.be.within(Math.floor(slow.onCpuNs / 4e6) - 2, Math.ceil(slow.onCpuNs / 4e6) + 2);

@@ -34,6 +34,18 @@ describe('entry model table', () => {
     }),
   };
 
+  /** `body` with a model file of content `model` and a table path in a new temporary directory (removed after) */
+  const inTableDir = (model: string, body: (other: string, table: string) => void): void => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'model-table-'));
+    try {
+      const other = path.join(dir, 'entries.json.gz');
+      fs.writeFileSync(other, model);
+      body(other, path.join(dir, 'paths-model.bin'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
   it('is current after the build and holds every key of the model file as read whole', () => {
     const t = readModelTable(builtModelTableFile(), mf, S);
     expect(t, 'dist/kernel-tables/paths-model.bin is current').to.not.equal(null);
@@ -83,12 +95,29 @@ describe('entry model table', () => {
     expect(n).to.equal(Object.values(whole.keys).reduce((a, d) => a + d.v.length, 0));
   });
 
+  it('reads the function names only when they are first asked for (a start needs their ids, not their names)', () => {
+    inTableDir('a model', (other, table) => {
+      const names = ['vfs_read', 'ksys_read'];
+      writeModelTable(table, other, { format: 1, recordings: [], functions: names, keys: { 'sys:read': { rule: '+', v: [['0 (1)', 2, 'x|y', 1]] } } }, functionId, S);
+      // the names' JSON, overwritten in place after the table was written: what a reader that never
+      // asks for the names does not notice
+      const bytes = fs.readFileSync(table);
+      const at = bytes.indexOf(JSON.stringify(names), 0, 'latin1');
+      expect(at).to.be.greaterThan(0);
+      bytes.fill('#'.charCodeAt(0), at, at + JSON.stringify(names).length);
+      fs.writeFileSync(table, bytes);
+      const t = readModelTable(table, other, S)!;
+      expect(Array.from(t.fnIds!)).to.deep.equal(names.map(functionId));
+      expect(flat(t.keyData('sys:read'))).to.deep.equal({ rule: '+', v: [{ count: 2, feat: 'x|y', recs: 1, summary: '---|-|-|-|-' }] });
+      expect(() => t.functions).to.throw(SyntaxError);
+      // and a table left as written gives them
+      writeModelTable(table, other, { format: 1, recordings: [], functions: names, keys: {} }, functionId, S);
+      expect(readModelTable(table, other, S)!.functions).to.deep.equal(names);
+    });
+  });
+
   it('is unused when written for another model file, damaged or missing', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'model-table-'));
-    try {
-      const other = path.join(dir, 'entries.json.gz');
-      fs.writeFileSync(other, 'not the model');
-      const table = path.join(dir, 'paths-model.bin');
+    inTableDir('not the model', (other, table) => {
       writeModelTable(table, other, { format: 1, recordings: [], functions: ['vfs_read'], keys: { 'sys:read': { rule: '+', v: [['0 ^', 1, 'x|y', 3]] } } }, functionId, S);
       const d = readModelTable(table, other, S)!.keyData('sys:read')!;
       expect(flat(d)).to.deep.equal({ rule: '+', v: [{ count: 1, feat: 'x|y', recs: 3, summary: 'b--|-|-|-|-' }] }); // sys:read's tree features (paths/model.ts TREE_FEATURES), none in this tree
@@ -100,9 +129,7 @@ describe('entry model table', () => {
       expect(readModelTable(table, other, S)).to.equal(null);
       fs.writeFileSync(table, 'garbage\n');
       expect(readModelTable(table, other, S)).to.equal(null);
-      expect(readModelTable(path.join(dir, 'missing.bin'), other, S)).to.equal(null);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+      expect(readModelTable(path.join(path.dirname(table), 'missing.bin'), other, S)).to.equal(null);
+    });
   });
 });

@@ -112,13 +112,14 @@ describe('machine: the loopback receive path on recorded trees', () => {
       }`), TBENCH_ONE, { commandOutput: false });
     expect(r.err).to.equal('');
     // 14 segments (handshake, the WriteX request and reply with their ACKs, both FINs and their ACKs), each
-    // received by the other side in the softirq its sender's __local_bh_enable_ip runs (the delayed ACKs went
-    // out with data); 11 on recorded trees (tcp_v4_fill_cb, which the template never calls), the client's
-    // SYN-ACK and the two FINs' ACKs on the template (on the real kernel: the socket's backlog, and cases
-    // no recording shows)
-    // which task's softirq receives a segment follows the run's timing (the last task to close the shared
-    // socket sends the FIN; a NET_RX left pending runs at the next interrupt's exit, as on the real kernel): the
-    // totals per kind are the packets
+    // received by the other side in the softirq its sender's __local_bh_enable_ip runs, except two ACKs
+    // owed after the WriteX exchange, which the delayed-ACK timer (tcp_delack_timer, 40 ms later) sends
+    // from the TIMER softirq of the then idle CPU it was armed on, so the NET_RX after it runs in the idle
+    // task's context (swapper/N); 11 on recorded trees (tcp_v4_fill_cb, which the template never calls),
+    // the client's SYN-ACK and the two FINs' ACKs on the template (on the real kernel: the socket's
+    // backlog, and cases no recording shows).  Which task's softirq receives a segment follows the run's
+    // timing (the last task to close the shared socket sends the FIN; a NET_RX left pending runs at the next
+    // interrupt's exit, as on the real kernel): the totals per kind are the packets
     const lines = r.out.trim().split('\n');
     const total = (kind: string): number => lines.filter((l) => l.startsWith(`${kind} `)).reduce((a, l) => a + Number(l.split(' ').pop()), 0);
     for (const l of lines.filter((x) => x.startsWith('net_rx_action '))) expect(l).to.match(/ softirq=1 \d+$/);

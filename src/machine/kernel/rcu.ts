@@ -1,11 +1,15 @@
 /**
- * RCU (kernel/rcu/tree.c) as the idle system shows it: a CPU where call_rcu queued a callback (a
- * recorded path calling it: exit, exec, file and dentry frees; the idle system's services and
- * kthreads queue none, the idle recording's call_rcu calls are all the launcher's) has callbacks
- * waiting for a grace period, so it keeps its tick (rcu_needs_cpu) and raises RCU_SOFTIRQ; rcu_core on such a CPU asks the grace-period kthread (rcu_preempt) for a grace
- * period and wakes it; the kthread runs rcu_gp_init, waits jiffies_till_first_fqs in
- * rcu_gp_fqs_loop (schedule_timeout: a process_timeout timer), forces quiescent states, and
- * rcu_gp_cleanup ends the grace period: the CPUs whose callbacks it covered run them (RCU_SOFTIRQ)
+ * RCU (kernel/rcu/tree.c): a call_rcu in a recorded path (exit, exec, file, dentry and inode frees,
+ * the maple tree's node frees; the idle system's services and kthreads queue none, the idle
+ * recording's call_rcu calls are all the launcher's) queues its callback on the CPU's list, which
+ * then keeps its tick (rcu_needs_cpu).  The tick raises RCU_SOFTIRQ as rcu_pending says (callbacks
+ * to run; callbacks needing a grace period while none runs; a grace period started or ended since
+ * the CPU's rcu_core last looked; a quiescent state to report).  rcu_core asks the grace-period
+ * kthread (rcu_preempt) for a grace period and wakes it; the kthread runs rcu_gp_init, waits
+ * jiffies_till_first_fqs in rcu_gp_fqs_loop (schedule_timeout: a process_timeout timer), forces
+ * quiescent states (CPUs idle with the tick stopped; the others report theirs in rcu_core after a
+ * tick or a context switch), and rcu_gp_cleanup ends the grace period: the CPUs whose callbacks it
+ * covered run them in rcu_do_batch at their next tick (rcu_batch.ts: the callbacks' recorded trees)
  * and may stop their tick.
  */
 import type { Cpu } from '../include/cpu';
@@ -14,13 +18,30 @@ import { TASK_INTERRUPTIBLE } from '../include/sched';
 import { symbolName } from '../../kernel/kallsyms';
 import { Semantics } from '../paths/semantics';
 import { H_CONT, H_PUSHED, pushPath, newEnv } from '../paths/kexec';
-import { recordedVariant } from './recorded';
-import { pushScheduleTimeout, IDLE_RECORDING, type TimerMachine } from './timer';
+import type { CompiledPath, Env } from '../include/kstack';
+import { recordedVariant, recordedModelVariant } from './recorded';
+import { RCU_BLIMIT, RCU_CORE_KEY, RCU_DIVISOR, batchTree, callbackOf } from './rcu_batch';
+import { pushScheduleTimeout, IDLE_RECORDING, RCU_SOFTIRQ, type TimerMachine } from './timer';
 
 /** jiffies_till_first_fqs at HZ=250 (RCU_JIFFIES_TILL_FORCE_QS + nr_cpu_ids / RCU_JIFFIES_FQS_DIV = 1; the recording's process_timeout timeouts) */
 const FQS_JIFFIES = 1;
 
-/** The grace-period machinery of one machine. */
+/** What rcu_core does on a CPU (Rcu.core). */
+export interface RcuCore {
+  /** it starts a grace period and wakes the grace-period kthread (rcu_start_this_gp) */
+  wake: boolean;
+  /** it reports this CPU's quiescent state for the running grace period (rcu_report_qs_rdp) */
+  report: boolean;
+  /** the callbacks rcu_do_batch invokes (their traced functions, rcu_batch.ts callbackOf), in queue order */
+  batch: string[];
+  /** the batch limit stopped the loop with callbacks left: invoke_rcu_core raises RCU_SOFTIRQ again */
+  more: boolean;
+}
+
+/**
+ * The grace-period machinery of one machine (rcu_state.gp_seq: odd while a grace period runs) and per
+ * CPU its callback list (struct rcu_segcblist) and what it knows of the grace periods (struct rcu_data).
+ */
 export class Rcu {
   /** the grace-period kthread (rcu_preempt) */
   gpTask: Task | null = null;
@@ -28,44 +49,126 @@ export class Rcu {
   gpActive = false;
   /** the kthread waits for a request (swait, no timeout; at boot it has not run yet) */
   gpWaiting = true;
-  /** per CPU: callbacks queued, waiting for the next grace period to start */
-  readonly cbs: boolean[];
-  /** per CPU: callbacks waiting for the running grace period */
-  readonly waiting: boolean[];
+  /** rcu_state.gp_seq: incremented when a grace period starts (rcu_gp_init) and when it ends (rcu_gp_cleanup) */
+  gpSeq = 0;
+  /** per CPU: callbacks queued, waiting for the next grace period to start (RCU_NEXT_TAIL) */
+  readonly next: string[][];
+  /** per CPU: callbacks waiting for the running grace period (RCU_WAIT_TAIL) */
+  readonly wait: string[][];
+  /** per CPU: callbacks whose grace period ended, to invoke (RCU_DONE_TAIL) */
+  readonly done: string[][];
+  /** per CPU: the gp_seq its rcu_core last noted (rdp->gp_seq) */
+  readonly seen: number[];
+  /** per CPU: the running grace period waits for its quiescent state (its bit in rnp->qsmask) */
+  readonly owes: boolean[];
+  /** per CPU: it passed a quiescent state since it noted the grace period (!rdp->cpu_no_qs.b.norm) */
+  readonly passed: boolean[];
   constructor(private readonly m: TimerMachine) {
-    this.cbs = m.cpus.map(() => false);
-    this.waiting = m.cpus.map(() => false);
+    this.next = m.cpus.map(() => []);
+    this.wait = m.cpus.map(() => []);
+    this.done = m.cpus.map(() => []);
+    this.seen = m.cpus.map(() => 0);
+    this.owes = m.cpus.map(() => false);
+    this.passed = m.cpus.map(() => false);
+    m.timers.rcuTick = (c) => this.tick(c);
   }
 
-  /** call_rcu on CPU `c`: a callback waits there for the next grace period. */
-  queued(c: Cpu): void {
-    this.cbs[c.id] = true;
-    const b = this.m.timers.bases[c.id];
-    b.rcuPending = true;
-    b.rcuHoldUntil = Infinity;
+  /** call_rcu on CPU `c` of callback `cb`: it waits there for the next grace period; the CPU keeps its tick. */
+  queued(c: Cpu, cb: string): void {
+    this.next[c.id].push(cb);
+    this.hold(c);
   }
 
-  /** rcu_core on `c`: true when it starts a grace period and wakes the kthread (rcu_start_this_gp). */
-  core(c: Cpu): boolean {
-    if (!this.cbs[c.id]) return false;
-    this.cbs[c.id] = false;
-    this.waiting[c.id] = true;
-    if (this.gpActive) return false;
-    this.gpActive = true;
-    return this.gpWaiting && this.gpTask !== null;
+  /** rcu_qs: CPU `c` passed a quiescent state (a context switch; a tick outside read-side critical sections). */
+  qs(c: Cpu): void {
+    if (this.owes[c.id] && this.seen[c.id] === this.gpSeq) this.passed[c.id] = true;
   }
 
-  /** rcu_gp_cleanup: the CPUs whose callbacks waited run them at their next tick, and may then stop it. */
+  /**
+   * rcu_sched_clock_irq on `c`: the tick is a quiescent state, then rcu_pending: whether RCU_SOFTIRQ
+   * is raised (callbacks to run; callbacks needing a grace period while none runs; a grace period
+   * started or ended since rcu_core last looked; a quiescent state to report).
+   */
+  tick(c: Cpu): boolean {
+    const id = c.id;
+    this.qs(c);
+    return this.done[id].length > 0 || (!this.gpActive && this.next[id].length > 0) || this.seen[id] !== this.gpSeq
+      || (this.owes[id] && this.passed[id]);
+  }
+
+  /** rcu_gp_init: a grace period starts, waiting for every CPU's quiescent state. */
+  gpStart(): void {
+    this.gpSeq++;
+    for (const c of this.m.cpus) { this.owes[c.id] = true; this.passed[c.id] = false; }
+  }
+
+  /**
+   * rcu_core on `c`: note_gp_changes (a new grace period: this CPU's quiescent state is wanted from
+   * now on), the quiescent state reported when one passed since; the callbacks whose grace period
+   * ended run (while a task other than the idle task is current at most bl = max(blimit, pending >>
+   * rcu_divisor): rcu_do_batch's `count >= bl && !is_idle_task(current)`); new callbacks wait for a grace period, which starts
+   * now when none runs.
+   */
+  core(c: Cpu): RcuCore {
+    const id = c.id;
+    let report = false;
+    if (this.seen[id] !== this.gpSeq) {
+      this.seen[id] = this.gpSeq;
+      this.passed[id] = false;
+    } else if (this.owes[id] && this.passed[id]) {
+      this.owes[id] = false;
+      report = true;
+    }
+    const done = this.done[id];
+    const pending = this.next[id].length + this.wait[id].length + done.length;
+    const batch = done.splice(0, c.curr.idle ? done.length : Math.max(RCU_BLIMIT, pending >> RCU_DIVISOR));
+    const r: RcuCore = { wake: false, report, batch, more: done.length > 0 };
+    if (this.next[id].length && !this.gpActive) {
+      this.wait[id].push(...this.next[id]);
+      this.next[id].length = 0;
+      this.gpActive = true;
+      r.wake = this.gpWaiting && this.gpTask !== null;
+    }
+    this.hold(c);
+    return r;
+  }
+
+  /**
+   * force_qs_rnp: CPUs idle in dyntick-idle are reported for the grace period; whether one still owes
+   * its quiescent state (the grace period needs another round).
+   */
+  forceQs(): boolean {
+    let open = false;
+    for (const c of this.m.cpus) {
+      if (!this.owes[c.id]) continue;
+      if (c.idling && this.m.timers.bases[c.id].tickStopped) this.owes[c.id] = false;
+      else open = true;
+    }
+    return open;
+  }
+
+  /**
+   * rcu_gp_cleanup: the callbacks each CPU had waiting are done, and that CPU runs them at its next
+   * tick; callbacks queued meanwhile wait for the next grace period, which starts at once (needgp).
+   */
   gpEnd(): void {
     const m = this.m;
+    this.gpSeq++;
     for (const c of m.cpus) {
-      if (!this.waiting[c.id]) continue;
-      this.waiting[c.id] = false;
-      const b = m.timers.bases[c.id];
-      b.rcuPending = true;
-      b.rcuHoldUntil = this.cbs[c.id] ? Infinity : 0;
+      const id = c.id;
+      this.owes[id] = false;
+      if (!this.wait[id].length && !this.next[id].length) continue;
+      this.done[id].push(...this.wait[id]);
+      this.wait[id] = this.next[id].splice(0);
+      this.hold(c);
     }
-    this.gpActive = this.cbs.some((x) => x);
+    this.gpActive = this.wait.some((x) => x.length > 0);
+  }
+
+  /** rcu_needs_cpu: a CPU with callbacks keeps its tick. */
+  private hold(c: Cpu): void {
+    const id = c.id;
+    this.m.timers.bases[id].rcuHoldUntil = this.next[id].length || this.wait[id].length || this.done[id].length ? Infinity : 0;
   }
 }
 
@@ -75,19 +178,61 @@ export interface RcuMachine extends TimerMachine {
 
 export const rcu = new Semantics<RcuMachine>('kernel/rcu/tree');
 
-/** __call_rcu_common: the callback is queued on this CPU's segmented list. */
-rcu.hook('rcu_call', (m, c) => { m.rcu.queued(c); return H_CONT; });
+/** __call_rcu_common: the callback (by call_rcu's caller) is queued on this CPU's segmented list. */
+rcu.hook('rcu_call', (m, c) => {
+  const ks = c.ks;
+  m.rcu.queued(c, callbackOf(ks.sp > 1 ? fnName(ks.fn[ks.sp - 2]) : ''));
+  return H_CONT;
+});
 rcu.at('call_rcu', 'rcu_call');
 
-/** rcu_core's tree (RCU_SOFTIRQ): the recorded one that wakes the grace-period kthread when this one does. */
+/** rcu_note_context_switch: a context switch is a quiescent state (rcu_qs). */
+rcu.hook('rcu_qs', (m, c) => { m.rcu.qs(c); return H_CONT; });
+rcu.at('rcu_note_context_switch', 'rcu_qs');
+
+/**
+ * rcu_core's tree (RCU_SOFTIRQ): one the recordings show doing what this one does (starting a grace
+ * period: try_to_wake_up of the kthread; invoking callbacks: rcu_do_batch, with invoke_rcu_core when
+ * the limit stopped it), the batch running this CPU's callbacks (rcu_batch.ts).
+ */
 rcu.hook('rcu_core_body', (m, c, _t, e) => {
-  const wake = m.rcu.core(c);
-  if (wake) (e.wakes as Task[]).push(m.rcu.gpTask as Task);
-  const p = recordedVariant(m.timers.rand, 'softirq:rcu_core_si', IDLE_RECORDING, wake ? ['try_to_wake_up'] : [], wake ? [] : ['try_to_wake_up']);
+  const r = m.rcu.core(c);
+  if (r.wake) (e.wakes as Task[]).push(m.rcu.gpTask as Task);
   e.recorded = true;
-  pushPath(c.ks, p ?? 'rcu_core_template', e);
+  e.rcuMore = r.more;
+  pushPath(c.ks, rcuCoreTree(m, r) ?? 'rcu_core_template', e);
   return H_PUSHED;
 });
+
+/**
+ * invoke_rcu_core after a batch the limit stopped: RCU_SOFTIRQ raised again (softirq_raise), so
+ * handle_softirqs runs rcu_core once more before it returns (Env `restart` of the softirq loop).
+ */
+rcu.hook('rcu_more', (_m, c, _t, e) => {
+  if (!e.rcuMore) return H_CONT;
+  const loop = e.softirqLoop as Env | undefined;
+  if (loop) loop.raised = ((loop.raised as number | undefined) ?? 0) | (1 << RCU_SOFTIRQ);
+  pushPath(c.ks, 'softirq_raise_event', newEnv('raise', { vec: RCU_SOFTIRQ }));
+  return H_PUSHED;
+});
+
+function rcuCoreTree(m: RcuMachine, r: RcuCore): CompiledPath | null {
+  const rand = m.timers.rand;
+  const has: string[] = [], hasNot: string[] = [];
+  (r.wake ? has : hasNot).push('try_to_wake_up');
+  (r.report ? has : hasNot).push('rcu_report_qs_rnp');
+  if (!r.batch.length) {
+    hasNot.push('rcu_do_batch');
+    return recordedVariant(rand, RCU_CORE_KEY, IDLE_RECORDING, has, hasNot) ?? recordedVariant(rand, RCU_CORE_KEY, null, has, hasNot)
+      ?? recordedVariant(rand, RCU_CORE_KEY, null, [], ['rcu_do_batch']);
+  }
+  has.push('rcu_do_batch');
+  (r.more ? has : hasNot).push('invoke_rcu_core');
+  const v = recordedModelVariant(rand, RCU_CORE_KEY, IDLE_RECORDING, has, hasNot)
+    ?? recordedModelVariant(rand, RCU_CORE_KEY, null, has, hasNot)
+    ?? recordedModelVariant(rand, RCU_CORE_KEY, null, has.filter((f) => f !== 'try_to_wake_up' && f !== 'rcu_report_qs_rnp'), hasNot);
+  return v && batchTree(v.v, r.batch, r.more, rand);
+}
 
 /** The grace-period kthread's loop (rcu_gp_kthread), one step per call of its body. */
 export function rcuGpKthread(m: RcuMachine): (t: Task) => void {
@@ -105,6 +250,7 @@ export function rcuGpKthread(m: RcuMachine): (t: Task) => void {
           return;
         }
         r.gpWaiting = false;
+        r.gpStart();
         t.scratch.gpStep = 1;
         pushPath(t.ks, 'rcu_gp_init_path', newEnv('rcu_gp'));
         return;
@@ -130,8 +276,7 @@ rcu.hook('rcu_gp_end', (m) => { m.rcu.gpEnd(); return H_CONT; });
  * ticking) whose tick has not yet run rcu_core keeps the grace period open for another round.
  */
 rcu.hook('rcu_fqs_scan', (m, _c, t) => {
-  const open = m.cpus.some((c) => m.rcu.waiting[c.id] && m.timers.bases[c.id].rcuPending && !(c.idling && m.timers.bases[c.id].tickStopped));
-  t.scratch.gpStep = open ? 1 : 2;
+  t.scratch.gpStep = m.rcu.forceQs() ? 1 : 2;
   return H_CONT;
 });
 

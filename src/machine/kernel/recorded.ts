@@ -20,17 +20,17 @@ function callPattern(name: string): RegExp | null {
   return i < 0 ? null : new RegExp(`(^|[ (])${i}([ ()*]|$)`);
 }
 
-function choice(key: string, recording: string, has: readonly string[], hasNot: readonly string[]): Choice | null {
-  const id = `${key}|${recording}|${has.join(',')}|${hasNot.join(',')}`;
+function choice(key: string, recording: string | null, has: readonly string[], hasNot: readonly string[]): Choice | null {
+  const id = `${key}|${recording ?? '*'}|${has.join(',')}|${hasNot.join(',')}`;
   let c = choices.get(id);
   if (c !== undefined) return c;
   c = null;
   const k = modelKey(key);
-  const r = modelRecordings().findIndex((x) => x.name === recording);
-  if (k && r >= 0) {
+  const r = recording === null ? -1 : modelRecordings().findIndex((x) => x.name === recording);
+  if (k && (r >= 0 || recording === null)) {
     const yes = has.map(callPattern);
     const no = hasNot.map(callPattern);
-    const list = yes.includes(null) ? [] : k.variants.filter((v) => (v.recs & (2 ** r)) !== 0
+    const list = yes.includes(null) ? [] : k.variants.filter((v) => (r < 0 || (v.recs & (2 ** r)) !== 0)
       && yes.every((re) => re!.test(v.shape)) && no.every((re) => re === null || !re.test(v.shape)));
     if (list.length) {
       const cum = new Float64Array(list.length);
@@ -44,17 +44,30 @@ function choice(key: string, recording: string, has: readonly string[], hasNot: 
 }
 
 /**
- * A compiled variant of `key` that recording `recording` ran, whose tree calls every function of
- * `has` and none of `hasNot`; null when there is none.
+ * A variant of `key` that recording `recording` (null: any recording) ran, whose tree calls every
+ * function of `has` and none of `hasNot`, with its key; null when there is none.
  */
-export function recordedVariant(rand: Prng, key: string, recording: string, has: readonly string[], hasNot: readonly string[] = []): CompiledPath | null {
+export function recordedModelVariant(rand: Prng, key: string, recording: string | null, has: readonly string[], hasNot: readonly string[] = []): { key: ModelKey; v: ModelVariant } | null {
   const c = choice(key, recording, has, hasNot);
-  if (!c) return null;
-  const x = rand.next() * c.cum[c.cum.length - 1];
-  let lo = 0, hi = c.cum.length - 1;
+  return c && { key: c.key, v: c.list[drawWeighted(c.cum, rand)] };
+}
+
+/** An index drawn with `rand` by the weights whose running sums are `cum` (non-empty). */
+export function drawWeighted(cum: Float64Array, rand: Prng): number {
+  const x = rand.next() * cum[cum.length - 1];
+  let lo = 0, hi = cum.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (c.cum[mid] > x) hi = mid; else lo = mid + 1;
+    if (cum[mid] > x) hi = mid; else lo = mid + 1;
   }
-  return variantCode(c.key, c.list[lo]);
+  return lo;
+}
+
+/**
+ * A compiled variant of `key` that recording `recording` (null: any recording) ran, whose tree calls every function of
+ * `has` and none of `hasNot`; null when there is none.
+ */
+export function recordedVariant(rand: Prng, key: string, recording: string | null, has: readonly string[], hasNot: readonly string[] = []): CompiledPath | null {
+  const r = recordedModelVariant(rand, key, recording, has, hasNot);
+  return r && variantCode(r.key, r.v);
 }

@@ -87,6 +87,8 @@ export interface TimerMachine extends CpuMachine {
 export class Timers {
   readonly bases: Base[];
   readonly nohz = new Nohz();
+  /** RCU's part of a tick on a CPU (rcu.ts: rcu_sched_clock_irq's quiescent state and rcu_pending) */
+  rcuTick: ((c: Cpu) => boolean) | null = null;
   /**
    * @param rand the PRNG drawing the interrupts' and softirqs' recorded trees: a stream of its own,
    *   so that the background's ticks never change which variants a workload's entries draw
@@ -271,7 +273,8 @@ function tickRaises(m: TimerMachine, c: Cpu): number {
     // jiffy), times busy_factor (16) while the CPU is busy; an idle CPU rebalances every other tick
     b.nextBalance = j + (c.curr.idle ? 2 : 16);
   }
-  if (b.rcuPending) { raise |= 1 << RCU_SOFTIRQ; b.rcuPending = false; }
+  const rcuPending = m.timers.rcuTick !== null && m.timers.rcuTick(c);
+  if (b.rcuPending || rcuPending) { raise |= 1 << RCU_SOFTIRQ; b.rcuPending = false; }
   return raise;
 }
 
@@ -330,15 +333,32 @@ function pushTree(c: Cpu, p: ReturnType<typeof recordedVariant>, e: Env, fallbac
  * softirq_entry and softirq_exit: TIMER, SCHED and RCU run the trees the idle recording shows
  * (softirq_timer/_sched/_rcu), the others (BLOCK, NET_RX) their template.
  */
-timer.hook('softirq_next', (_m, c, _t, e) => {
-  const pending = (e.pending as number) & ~((e.done as number | undefined) ?? 0);
+timer.hook('softirq_next', (m, c, _t, e) => {
+  let pending = (e.pending as number) & ~((e.done as number | undefined) ?? 0);
+  const raised = (e.raised as number | undefined) ?? 0;
+  if (!pending && raised) {
+    // raised again while they ran (rcu.ts %rcu_more): the loop restarts, at most MAX_SOFTIRQ_RESTART
+    // times and while nothing needs the CPU; what is left waits for the next tick (ksoftirqd's work)
+    e.raised = 0;
+    const restarts = ((e.restarts as number | undefined) ?? 0) + 1;
+    e.restarts = restarts;
+    if (restarts >= MAX_SOFTIRQ_RESTART || c.needResched) {
+      if (raised & (1 << RCU_SOFTIRQ)) m.timers.bases[c.id].rcuPending = true;
+      return H_CONT;
+    }
+    e.pending = (e.pending as number) | raised;
+    e.done = ((e.done as number | undefined) ?? 0) & ~raised;
+    pending = raised;
+  }
   if (!pending) return H_CONT;
   const vec = 31 - Math.clz32(pending & -pending);
   e.done = ((e.done as number | undefined) ?? 0) | (1 << vec);
   const action = SOFTIRQ_ACTIONS[vec];
-  pushPath(c.ks, action ?? 'softirq', newEnv('softirq', { vec, pending: 1 << vec, recorded: true, wakes: [] }));
+  pushPath(c.ks, action ?? 'softirq', newEnv('softirq', { vec, pending: 1 << vec, recorded: true, wakes: [], softirqLoop: e }));
   return H_AGAIN;
 });
+/** handle_softirqs' MAX_SOFTIRQ_RESTART */
+const MAX_SOFTIRQ_RESTART = 10;
 /** run_rebalance_domains' tree (SCHED_SOFTIRQ). */
 timer.hook('rebalance_body', (m, c, _t, e) => pushTree(c, recordedVariant(m.timers.rand, 'softirq:run_rebalance_domains', IDLE_RECORDING, []), e, 'softirq_sched_template'));
 

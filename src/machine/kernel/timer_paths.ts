@@ -195,6 +195,7 @@ handle_softirqs
   softirq_rcu: `
 @irq:softirq_entry
 %rcu_core_body
+%rcu_more
 %flush_wakes
 @irq:softirq_exit
 `,

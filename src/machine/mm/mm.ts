@@ -16,7 +16,7 @@ import { allocPfn } from '../paths/kobjects';
 import { hash32 } from '../core/prng';
 import type { Sched } from '../kernel/sched/fair';
 import type { BlockLayer } from '../block/core';
-import { swapSlotAlloc, swapSlotFree, swapEntryOf, setSwapEntry, type SwapEntry } from './swapfile';
+import { swapSlotAlloc, swapSlotFree, swapEntryOf, setSwapEntry, swapSlotDirty, swapSlotOnDevice, type SwapEntry } from './swapfile';
 import { swapInIo } from './page_io';
 
 /**
@@ -309,6 +309,8 @@ export class MemSys {
     f?.delete(i);
     const e = dev && slot > 0 ? { dev, slot, pfn } : null;
     setSwapEntry(r, i, e);
+    // (the folio is in the swap cache until a pageout writes the slot: mm/page_io.ts swap_write_bio)
+    if (e) swapSlotDirty(e);
     return e;
   }
 
@@ -319,9 +321,13 @@ export class MemSys {
     return v ? this.swapOut(v) : null;
   }
 
-  /** Drop the oldest page of `mm`'s swap cache (a clean folio reclaim frees, uncharged; its swap copy stays); false: none. */
-  dropSwapCache(mm: Mm): boolean {
-    for (const a of mm.swapCache) { mm.swapCache.delete(a); memcgUncharge(mm, 1); return true; }
+  /**
+   * Drop the oldest page of `mm`'s swap cache (a clean folio reclaim frees, uncharged; its swap copy stays)
+   * but those `locked` says are locked (a readahead folio is locked until its read completes:
+   * shrink_folio_list's folio_trylock fails, the folio is kept); false: none.
+   */
+  dropSwapCache(mm: Mm, locked: (addr: number) => boolean): boolean {
+    for (const a of mm.swapCache) if (!locked(a)) { mm.swapCache.delete(a); memcgUncharge(mm, 1); return true; }
     return false;
   }
 
@@ -337,9 +343,10 @@ export class MemSys {
     // the swap-in frees its slot (free_swap_slot) into the CPU's slots cache, returning a full one first
     if (kind === 'swap' && cpu >= 0 && this.slotsCacheFull(cpu)) treeFeat.push('sfe');
     let thp = false;
-    const swapIo = kind === 'swap' && !mm.swapCache.has(r.start + i * PAGE_SIZE);
-    // a swap-in charges what it reads (the page and its readahead window); a swap-cache hit was charged then
-    let n = kind === 'anon' || kind === 'wp' ? 1 : kind !== 'swap' ? 0 : swapIo ? 1 + this.readaheadPages(mm, r, i).length : g && mm.memcg === g ? 0 : 1;
+    const swapIo = kind === 'swap' && !this.inSwapCache(mm, r, i);
+    // a swap-in charges what it reads (the page and its readahead window); a readahead page was charged
+    // then; the folio of a swap-out not yet written was uncharged with the swap-out, and is charged again
+    let n = kind === 'anon' || kind === 'wp' ? 1 : kind !== 'swap' ? 0 : swapIo ? 1 + this.readaheadPages(mm, r, i).length : g && mm.memcg === g && mm.swapCache.has(r.start + i * PAGE_SIZE) ? 0 : 1;
     if (kind === 'anon' && write && !r.file) {
       const b = this.hugeBlock(r, i);
       if (b >= 0) {
@@ -354,14 +361,25 @@ export class MemSys {
   }
 
   /**
+   * Whether swapped-out page `i` of `r` is in the swap cache: read ahead by an earlier swap-in, or swapped
+   * out with its slot not written yet (add_to_swap's folio, before its pageout: mm/swapfile.ts).
+   */
+  private inSwapCache(mm: Mm, r: Region, i: number): boolean {
+    if (mm.swapCache.has(r.start + i * PAGE_SIZE)) return true;
+    const e = swapEntryOf(r, i);
+    return e !== null && !swapSlotOnDevice(e.dev, e.slot);
+  }
+
+  /**
    * The pages a swap-in of page `i` of `r` reads besides it (swap_vma_readahead: the aligned window of
-   * 2^page_cluster pages around the fault, those swapped out and not in the swap cache).
+   * 2^page_cluster pages around the fault, those swapped out and not in the swap cache: a page whose slot
+   * was never written is found there, __read_swap_cache_async reads nothing for it).
    */
   readaheadPages(mm: Mm, r: Region, i: number): number[] {
     const win = 1 << this.sysctl.page_cluster;
     const w0 = Math.max(0, i - (i % win));
     const out: number[] = [];
-    for (let k = w0; k < Math.min(r.pages.length, w0 + win); k++) if (k !== i && r.pages[k] === P_SWAPPED && !mm.swapCache.has(r.start + k * PAGE_SIZE)) out.push(k);
+    for (let k = w0; k < Math.min(r.pages.length, w0 + win); k++) if (k !== i && r.pages[k] === P_SWAPPED && !this.inSwapCache(mm, r, k)) out.push(k);
     return out;
   }
 
@@ -449,7 +467,8 @@ export class MemSys {
       if (g) memcgCharge(g, mm, r, b, HPAGE_PAGES);
       return;
     }
-    const hit = kind === 'swap' && plan?.swapIo === false;
+    // (a readahead page found in the swap cache was charged when it was read)
+    const hit = kind === 'swap' && plan?.swapIo === false && mm.swapCache.has(r.start + i * PAGE_SIZE);
     if (g && kind !== 'file') {
       if (hit && mm.memcg === g) memcgLruAdd(g, mm, r, i, 1);
       else memcgCharge(g, mm, r, i, 1);

@@ -18,11 +18,12 @@ import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
 import type { Cpu, CpuMachine } from '../include/cpu';
+import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import type { BlkRequest } from '../include/blkdev';
 import { PAGE } from '../include/fs';
 import type { Mm, Region, FaultPlan } from '../include/mm_types';
-import { swapEntryOf, swapSlotSector, type SwapEntry } from './swapfile';
+import { swapEntryOf, swapSlotSector, swapSlotWritten, type SwapEntry } from './swapfile';
 import { swapRequestTarget, type BlockLayer } from '../block/core';
 
 /** What swap I/O uses of the machine (mm/mm.ts MmMachine has it): the block layer, and the swap-in's readahead window. */
@@ -46,6 +47,14 @@ const inflight = new WeakMap<Mm, Map<number, BlkRequest>>();
 const plugged = new WeakSet<BlkRequest>();
 /** Whether bio `q` is still being read (its request has not completed). */
 const pending = (q: BlkRequest): boolean => !swapRequestTarget(q).done;
+/**
+ * Whether a swap-in's readahead of the page at `addr` of `mm` is still reading it (planned by a fault, its
+ * request not completed): the folio is locked (swap_readpage's caller holds it until end_swap_bio_read).
+ */
+export function swapReadPending(mm: Mm, addr: number): boolean {
+  const q = inflight.get(mm)?.get(addr);
+  return q !== undefined && pending(q);
+}
 
 /**
  * The swap I/O of a fault of kind `kind` on page `i` of `r`, planned (`plan`) on CPU `c`, prepared on the
@@ -94,13 +103,33 @@ export function swapInIo(m: PageIoMachine, c: Cpu, mm: Mm, r: Region, i: number,
 
 export const pageIo = new Semantics<PageIoMachine>('mm/page_io');
 
+/** Per reclaiming task, its swap-outs whose folio no pageout has written yet, oldest first. */
+const dirtyFolios = new WeakMap<Task, SwapEntry[]>();
+/**
+ * Task `t`'s reclaim swapped out `s` (add_to_swap: mm/vmscan.ts): its folio, dirty in the swap cache, is
+ * what the task's next pageout writes, in this reclaim pass or, when the recorded pass wrote fewer folios
+ * than it added to the swap cache, a later one (shrink_folio_list finds the dirty swap-cache folio again).
+ */
+export function queuePageout(t: Task, s: SwapEntry): void {
+  let q = dirtyFolios.get(t);
+  if (!q) dirtyFolios.set(t, (q = []));
+  q.push(s);
+}
+/** The next folio task `t`'s pageout writes: its oldest swap-out whose slot is still unwritten (swapSlotWritten). */
+function nextPageout(t: Task): SwapEntry | undefined {
+  const q = dirtyFolios.get(t);
+  // (a folio faulted back in from the swap cache before its pageout has nothing left to write)
+  for (let s = q?.shift(); s; s = q?.shift()) if (swapSlotWritten(s)) return s;
+  return undefined;
+}
+
 /**
  * __swap_writepage: the folio pageout hands to swap_writepage (`e.writeFolio`, its frame: mm_vmscan_write_folio,
- * mm/vmscan.ts) and the bio of the page the reclaim swapped out before it (`e.swapOuts`, mm/vmscan.ts), plugged
+ * mm/vmscan.ts) and the bio of the page the task's reclaim swapped out before it (queuePageout), plugged
  * (submit_bio -> blk_mq_submit_bio); it is the bio the tree's block tracepoints see.
  */
-pageIo.hook('swap_write_bio', (m, c, _t, e) => {
-  const s = (e.swapOuts as SwapEntry[] | undefined)?.shift();
+pageIo.hook('swap_write_bio', (m, c, t, e) => {
+  const s = nextPageout(t);
   // (no page of the machine's for this recorded swap-out: its folio is not known)
   e.writeFolio = s?.pfn;
   if (!s) return H_CONT;

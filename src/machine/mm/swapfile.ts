@@ -16,16 +16,18 @@ const ENOENT = 2, EINVAL = 22;
 
 /**
  * A swap area's slots: in use (1) or free (0), the next one to try (cluster_next), the allocations left in
- * the current cluster (cluster_nr), the disk block of slot 0.
+ * the current cluster (cluster_nr), the disk block of slot 0, and the slots whose page is still only in its
+ * swap-cache folio (`dirty`: add_to_swap gave the folio the slot, no pageout has written it yet; the entry
+ * of the swap-out that took it).
  */
-interface SwapArea { readonly map: Uint8Array; next: number; clusterNr: number; readonly startBlock: number }
+interface SwapArea { readonly map: Uint8Array; next: number; clusterNr: number; readonly startBlock: number; readonly dirty: Map<number, SwapEntry> }
 const areas = new WeakMap<SwapDev, SwapArea>();
 function area(d: SwapDev): SwapArea {
   let a = areas.get(d);
   if (!a) areas.set(d, (a = newArea(d.slots, 0)));
   return a;
 }
-const newArea = (slots: number, startBlock: number): SwapArea => ({ map: new Uint8Array(slots + 1), next: 1, clusterNr: 0, startBlock });
+const newArea = (slots: number, startBlock: number): SwapArea => ({ map: new Uint8Array(slots + 1), next: 1, clusterNr: 0, startBlock, dirty: new Map() });
 /** mm/swapfile.c SWAPFILE_CLUSTER: the run of slots a rotational device allocates in order */
 const SWAPFILE_CLUSTER = 256;
 
@@ -64,6 +66,34 @@ export function swapSlotAlloc(d: SwapDev): number {
 export function swapSlotFree(d: SwapDev, s: number): void {
   const a = area(d);
   if (s > 0 && s < a.map.length && a.map[s]) { a.map[s] = 0; d.used--; }
+  a.dirty.delete(s);
+}
+
+/**
+ * Swap-out `e` took its slot (add_to_swap): until a pageout writes it (`swapSlotWritten`) the page's data is
+ * only in its swap-cache folio, where a fault or a neighbour's readahead finds it (`swapSlotOnDevice`).
+ */
+export function swapSlotDirty(e: SwapEntry): void {
+  area(e.dev).dirty.set(e.slot, e);
+}
+/**
+ * The pageout of swap-out `e` writes its slot (__swap_writepage); false when the entry is stale (its page
+ * was faulted back in from the swap cache since, the slot freed or taken by another page): nothing to write.
+ */
+export function swapSlotWritten(e: SwapEntry): boolean {
+  const a = area(e.dev);
+  if (a.dirty.get(e.slot) !== e) return false;
+  a.dirty.delete(e.slot);
+  return true;
+}
+/**
+ * Whether slot `s` of `d` holds its page's data on the device: in use and written.  A slot add_to_swap took
+ * and no pageout wrote is read by nobody: its folio is in the swap cache (swapin_readahead's
+ * __read_swap_cache_async finds it there, do_swap_page maps it without I/O).
+ */
+export function swapSlotOnDevice(d: SwapDev, s: number): boolean {
+  const a = area(d);
+  return s > 0 && s < a.map.length && a.map[s] === 1 && !a.dirty.has(s);
 }
 
 /** The first sector of slot `s` of `d` on its block device (the ext4 partition for a swap file: map_swap_entry). */

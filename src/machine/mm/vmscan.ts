@@ -3,8 +3,8 @@ import type { MmMachine } from './mm';
 import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
-import type { SwapEntry } from './swapfile';
 import { pfnPage } from '../paths/kobjects';
+import { queuePageout, swapReadPending } from './page_io';
 
 export const vmscan = new Semantics<MmMachine>('mm/vmscan');
 
@@ -15,7 +15,9 @@ vmscan.hook('reclaim_batch', (m, c, t, e) => {
   const k = Math.min(v.file, 8);
   for (let i = 0; i < k; i++) pushPath(t.ks, 'drop_file_page', e);
   for (const a of v.anon) {
-    m.mm.swapOut(a);
+    // (the page's pageout in the swap_out_page template writes its slot: mm/page_io.ts swap_write_bio)
+    const s = m.mm.swapOut(a);
+    if (s) queuePageout(t, s);
     pushPath(t.ks, 'swap_out_page', newEnv('swapout', { req: null }));
   }
   e.reclaimed = v.file + v.anon.length;
@@ -35,11 +37,11 @@ vmscan.hook('kswapd_sleep', (m, _c, t, e) => {
  * usage falls by what the real reclaim freed.  Reclaim outside a group (kswapd's template) swaps out
  * its own victims (reclaim_batch).
  */
-vmscan.hook('memcg_swap_out', (m, _c, t, e) => {
+vmscan.hook('memcg_swap_out', (m, _c, t) => {
   const g = t.proc.memcg;
   const s = g ? m.mm.memcgSwapOut(g) : null;
-  // the slot the tree's pageout -> __swap_writepage writes (mm/page_io.ts swap_write_bio)
-  if (s) ((e.swapOuts ??= []) as SwapEntry[]).push(s);
+  // the slot the task's next pageout -> __swap_writepage writes (mm/page_io.ts swap_write_bio)
+  if (s) queuePageout(t, s);
   return H_CONT;
 });
 vmscan.at('add_to_swap', 'memcg_swap_out');
@@ -50,7 +52,7 @@ vmscan.at('add_to_swap', 'memcg_swap_out');
  */
 vmscan.hook('memcg_drop_clean', (m, _c, t) => {
   const mm = t.proc.mm;
-  if (t.proc.memcg && mm && mm.memcg === t.proc.memcg) m.mm.dropSwapCache(mm);
+  if (t.proc.memcg && mm && mm.memcg === t.proc.memcg) m.mm.dropSwapCache(mm, (a) => swapReadPending(mm, a));
   return H_CONT;
 });
 vmscan.at('__remove_mapping', 'memcg_drop_clean');

@@ -13,7 +13,7 @@ import type { Env, CompiledPath } from '../include/kstack';
 import type { OpenFile } from '../include/fs';
 import { fdOf } from '../include/fdtable';
 import { syscallByNr } from '../../kernel/syscalls';
-import { Semantics, syscallImpl, hookNamed } from './semantics';
+import { Semantics, syscallImpl, hookNamed, anchorsOf } from './semantics';
 import { pushPath, H_CONT, H_PUSHED } from './kexec';
 import { OP_HOOK, OP_RET, OP_END, OP_TP, hookIndex, tpIndex, path } from './dsl';
 import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
@@ -75,7 +75,11 @@ export function syscallModelPath(e: Env): { path: CompiledPath; key: ModelKey } 
     if (key && variantCount(key)) {
       const fn = syscallFn(variantAt(key, 0));
       if (fn >= 0) {
-        const code = [fn, OP_HOOK, hookIndex('sys_impl'), OP_HOOK, hookIndex('sys_body'), OP_HOOK, hookIndex('flush_wakes'), OP_RET, OP_END];
+        // the hooks subsystems attach to the syscall function itself (Semantics.at: rseq(2)'s registration)
+        const anchors = anchorsOf(fn);
+        const pre = anchors.filter((a) => a.where === 'entry').flatMap((a) => [OP_HOOK, hookIndex(a.hook)]);
+        const post = anchors.filter((a) => a.where === 'exit').flatMap((a) => [OP_HOOK, hookIndex(a.hook)]);
+        const code = [fn, ...pre, OP_HOOK, hookIndex('sys_impl'), OP_HOOK, hookIndex('sys_body'), OP_HOOK, hookIndex('flush_wakes'), ...post, OP_RET, OP_END];
         sm = { key, prefix: { name: `sys:${name}`, code: Int32Array.from(code) } };
       }
     }

@@ -221,11 +221,16 @@ const NO_IO_FEATURES = new Set(['-', 'thp']);
  * chooses from its page cache and the file's flags), as indices into the key's data; null: all of them.
  */
 function drawable(name: string, d: KeyData): number[] | null {
-  if (!CACHED_KEYS.has(name) || load().functions.indexOf('submit_bio') < 0) return null;
+  // (a model without submit_bio summarises no tree as reading the disk: every variant is drawable)
+  if (!CACHED_KEYS.has(name)) return null;
   const warm: number[] = [];
+  // a key's hundreds of variants share a few dozen summaries: each judged once
+  const judged = new Map<string, boolean>();
   for (let i = 0; i < d.n; i++) {
     const s = d.summary(i);
-    if (s[1] !== 'c' || (s.length > 2 && s.slice(2).split('|').some((f) => !NO_IO_FEATURES.has(f)))) warm.push(i);
+    let ok = judged.get(s);
+    if (ok === undefined) judged.set(s, (ok = s[1] !== 'c' || (s.length > 2 && s.slice(2).split('|').some((f) => !NO_IO_FEATURES.has(f)))));
+    if (ok) warm.push(i);
   }
   return warm.length && warm.length < d.n ? warm : null;
 }
@@ -476,10 +481,10 @@ function nearestZap(list: readonly ModelVariant[], pages: number, fn: string): {
 
 /** The kallsyms id of model function `f`. */
 export function modelFnId(f: number): number {
-  const names = load().functions;
-  if (!fnIds) fnIds = load().fnIds ?? new Int32Array(names.length).fill(-2);
+  // the names are read only for an id the build did not work out (the table's are read lazily)
+  if (!fnIds) fnIds = load().fnIds ?? new Int32Array(load().functions.length).fill(-2);
   let id = fnIds[f];
-  if (id === -2) id = fnIds[f] = modelSymbolId(names[f]);
+  if (id === -2) id = fnIds[f] = modelSymbolId(load().functions[f]);
   return id;
 }
 

@@ -6,9 +6,12 @@
  * `npm run build` writes dist/kernel-tables/paths-model.bin (scripts/build-kernel-tables.ts):
  *
  *   line 1     the header's length in bytes (decimal)
- *   header     JSON {format, source, summary, model: {format, generator, recordings, functions},
- *              keys: {KEY: [offset, length]}, symtab, ids}
- *   body       the trees (shapes) of every variant, read one at a time when a variant is first
+ *   header     JSON {format, source, summary, model: {format, generator, recordings},
+ *              functions: [offset, length, count], keys: {KEY: [offset, length]}, symtab,
+ *              ids: [offset, length]}
+ *   body       the model's function names (JSON, read when first asked for: a start needs their
+ *              kallsyms ids, not their names) and their kallsyms ids (int32: `ids` below);
+ *              the trees (shapes) of every variant, read one at a time when a variant is first
  *              compiled; the variants' programs compiled by the build (below); then each key's variants
  *              without their trees: JSON {rule?, g: [[summary, features]]} (the distinct summaries and
  *              feature vectors of its variants, in order of first use) and the variants as float64
@@ -38,7 +41,7 @@ import * as path from 'path';
 import { sourceStamp } from '../../kernel/ksymtab';
 
 /** the format, with the host's byte order (the programs are int32 as the host writes them) */
-const FORMAT = `tapsim-paths-model-5-${new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 'LE' : 'BE'}`;
+const FORMAT = `tapsim-paths-model-6-${new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 'LE' : 'BE'}`;
 
 /** A key as the model file has it: its outcome rule and variants [shape, count, features, recordings]. */
 export interface ModelKeyData {
@@ -139,11 +142,14 @@ interface Header {
   format: string;
   source: string;
   summary: string;
-  model: Omit<ModelFile, 'keys'>;
+  model: Omit<ModelFile, 'keys' | 'functions'>;
+  /** [offset, length] of the function names' JSON, their number */
+  functions: [number, number, number];
   /** key -> [offset, length] of its JSON, [offset, number] of its rows */
   keys: Record<string, [number, number, number, number]>;
   symtab: string;
-  ids: number[];
+  /** [offset, length] of the functions' kallsyms ids (int32) */
+  ids: [number, number];
   progs?: ProgramNames;
 }
 
@@ -269,12 +275,17 @@ export function readModelTable(table: string, modelFile: string, s: Summariser):
     if (h.format !== FORMAT || h.source !== stampOf(modelFile) || h.summary !== s.stamp) return null;
     const base = nl + 1 + hlen;
     keep = true;
-    const sameSymtab = h.symtab === sourceStamp() && h.ids.length === h.model.functions.length;
+    const [fnAt, fnLen, fnCount] = h.functions;
+    const sameSymtab = h.symtab === sourceStamp() && h.ids[1] === fnCount * 4;
     const progs = sameSymtab ? h.progs : undefined;
     const open: OpenTable = { fd, file: table, base, progs: progs !== undefined };
+    let functions: string[] | undefined;
     return {
       ...h.model,
-      fnIds: sameSymtab ? Int32Array.from(h.ids) : undefined,
+      get functions(): string[] {
+        return (functions ??= JSON.parse(readText(fd, table, base + fnAt, fnLen)) as string[]);
+      },
+      fnIds: sameSymtab ? readInts(fd, table, base + h.ids[0], h.ids[1]) : undefined,
       progs,
       keyNames: () => Object.keys(h.keys),
       keyData: (name) => {
@@ -314,8 +325,9 @@ export function writeModelTable(table: string, modelFile: string, m: ModelFile, 
     return [off - b.length, b.length];
   };
   const put = (text: string): [number, number] => putBytes(Buffer.from(text, 'latin1'));
-  const ids = m.functions.map(functionId);
-  const idArray = Int32Array.from(ids);
+  const idArray = Int32Array.from(m.functions, functionId);
+  const functions = put(JSON.stringify(m.functions));
+  const ids = putBytes(new Uint8Array(idArray.buffer));
   const treeAt = Object.values(m.keys).map((d) => d.v.map(([shape]) => put(shape)));
   const progAt = Object.entries(m.keys).map(([k, d]) => d.v.map(([shape]): [number, number, number, number] => {
     if (!progs) return [-1, 0, 0, 0];
@@ -340,8 +352,8 @@ export function writeModelTable(table: string, modelFile: string, m: ModelFile, 
     const at = putBytes(new Uint8Array(rows.buffer));
     keys[k] = [...json, at[0], d.v.length];
   });
-  const model: Header['model'] = { format: m.format, recordings: m.recordings, functions: m.functions };
-  const header = Buffer.from(JSON.stringify({ format: FORMAT, source: stampOf(modelFile), summary: s.stamp, model, keys,
-    symtab: sourceStamp(), ids, ...(progs ? { progs: { stamp: progs.stamp, ...progs.names() } } : {}) } satisfies Header), 'latin1');
+  const model: Header['model'] = { format: m.format, recordings: m.recordings };
+  const header = Buffer.from(JSON.stringify({ format: FORMAT, source: stampOf(modelFile), summary: s.stamp, model,
+    functions: [...functions, m.functions.length], keys, symtab: sourceStamp(), ids, ...(progs ? { progs: { stamp: progs.stamp, ...progs.names() } } : {}) } satisfies Header), 'latin1');
   return writeTable(table, Buffer.concat([Buffer.from(`${header.length}\n`, 'latin1'), header, ...chunks]));
 }
