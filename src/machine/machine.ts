@@ -26,6 +26,8 @@ import { kobjects } from './paths/kobjects';
 import { returnValues } from './paths/retvals';
 import { Sched } from './kernel/sched/fair';
 import { schedCore } from './kernel/sched/core';
+import { fpu } from './arch/x86/fpu';
+import { process64 } from './arch/x86/process_64';
 import { time } from './kernel/time';
 import { Timers, timer } from './kernel/timer';
 import { Rcu, rcu } from './kernel/rcu';
@@ -98,7 +100,7 @@ import type { Tracefs } from '../kernel/tracefs/tracefs';
  */
 const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
-  schedCore, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, itimer, perfEventOpen, printk,
+  schedCore, fpu, process64, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, itimer, perfEventOpen, printk,
   sem, shm,
   block,
   fault, rmap, vmscan, swapfile, pageIo, mmap, filemap, pageWriteback, fadvise,
@@ -206,7 +208,7 @@ export class Machine {
       c.now = this.now;
       this.cpus.push(c);
     }
-    this.sched = new Sched(this);
+    this.sched = new Sched(this, new Prng(((opts.seed ?? 1) ^ 0x1b873593) >>> 0));
     this.timers = new Timers(this, new Prng(((opts.seed ?? 1) ^ 0x2545f491) >>> 0));
     this.rcu = new Rcu(this);
     this.procs = new Procs(this);

@@ -95,8 +95,11 @@ describe('tracepoints inside recorded trees', () => {
       // the refills within 30% (945 to the old recording's 819 since a user fault returns through
       // exit_to_user_mode_prepare, where the task may be preempted and resume on another CPU; 756 to the
       // warm re-recording's 1008, whose graph run ran 1.1 guest s instead of 2.9)
+      // (and on the wakeups' timing: seeds 1..4 give 567, 819, 945, 1008 since wakeups onto idle CPUs go
+      // through their wake list's IPI, so the refills are the median of three seeds')
       const tol = ev === 'mm_page_alloc_zone_locked' ? 0.3 : 0.15;
-      expect(sim.get(ev) ?? 0, ev).to.be.within(Math.floor(r * (1 - tol)), Math.ceil(r * (1 + tol)));
+      const n = ev === 'mm_page_alloc_zone_locked' ? median([sim, ...[2, 3].map((seed) => runSimulated(rec.command, { setup: rec.setup || undefined, seed }).events)].map((x) => x.get(ev) ?? 0)) : sim.get(ev) ?? 0;
+      expect(n, ev).to.be.within(Math.floor(r * (1 - tol)), Math.ceil(r * (1 + tol)));
     }
   });
 
@@ -231,3 +234,8 @@ describe('tracepoints inside recorded trees', () => {
     res.forEach((r, i) => expect(r).to.equal(i === 0 ? res[0] : res[i - 1] + 1));
   });
 });
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}

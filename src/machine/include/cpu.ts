@@ -41,6 +41,12 @@ export class Cpu {
   irqs = 0;
   softirqs = 0;
   switches = 0;
+  /**
+   * fpu_fpregs_owner_ctx: the task whose FPU state this CPU's registers hold (a user task that
+   * returned to user mode here; kernel threads and the idle task leave them alone), null once
+   * dropped (fpu__drop at exec and exit)
+   */
+  fpuOwner: Task | null = null;
   /** pending softirq bits (1 << vec) */
   softirqPending = 0;
   /**

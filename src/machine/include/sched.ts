@@ -170,6 +170,13 @@ export class Task implements TaskRef {
   resumeWork = 0;
   /** registered an rseq area (rseq(2)): its notify-resume work runs after a switch */
   rseq = false;
+  /**
+   * The FS segment base (thread.fsbase: the TLS pointer arch_prctl(ARCH_SET_FS) set, inherited by a
+   * fork, 0 after an exec and in kernel threads): __switch_to writes MSR_FS_BASE for a next task with one
+   */
+  fsbase = 0;
+  /** fpu->last_cpu: the CPU whose registers last held this task's FPU state (-1: none) */
+  fpuLastCpu = -1;
   constructor(pid: number, tid: number, comm: string, proc: Process, kthread: boolean) {
     this.pid = pid;
     this.tid = tid;

@@ -80,6 +80,8 @@ const SITES: Record<string, [string, string][]> = {
   // right after the base lock is dropped), enqueue_hrtimer's debug_activate, call_timer_fn (the
   // timer was detached just before: timer_cancel), hrtimer_init's debug_init
   __sysvec_apic_timer_interrupt: [['irq_vectors:local_timer_entry', 'entry'], ['irq_vectors:local_timer_exit', 'exit']],
+  // arch/x86/kernel/smp.c: the call-function-single IPI (a wakeup queued on this CPU's wake list)
+  __sysvec_call_function_single: [['irq_vectors:call_function_single_entry', 'entry'], ['irq_vectors:call_function_single_exit', 'exit']],
   __hrtimer_run_queues: [['timer:hrtimer_expire_entry', 'after:_raw_spin_unlock_irqrestore'], ['timer:hrtimer_expire_exit', 'after:tick_sched_timer'],
     ['timer:hrtimer_expire_exit', 'after:timerfd_tmrproc'], ['timer:hrtimer_expire_exit', 'after:watchdog_timer_fn'], ['timer:hrtimer_expire_exit', 'after:hrtimer_wakeup']],
   enqueue_hrtimer: [['timer:hrtimer_start', 'entry']],
@@ -146,9 +148,12 @@ const SITES: Record<string, [string, string][]> = {
   // exit_mmap: the read lock around unmap_vmas, then the write lock to the end (trace_exit_mmap before the unlock)
   exit_mmap: [...mmapLock('down_read', 'up_read'), ['mmap_lock:mmap_lock_start_locking', 'before:down_write'],
     ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write'], ['mmap:exit_mmap', 'exit'], ['mmap_lock:mmap_lock_released', 'exit']],
-  // arch/x86/kernel/fpu/core.c, kernel/rseq.c
+  // arch/x86/kernel/fpu/core.c, kernel/rseq.c: fpu__drop's fpregs_deactivate; fpregs_restore_userregs
+  // (inlined in switch_fpu_return) activates after reloading the registers (only when they are stale:
+  // arch/x86/fpu.ts); fpregs_mark_activate (signal delivery, sigreturn) first (fork-wait: 6 calls, 6 'b' events)
   fpu__drop: [['x86_fpu:x86_fpu_regs_deactivated', 'entry'], ['x86_fpu:x86_fpu_dropped', 'exit']],
-  switch_fpu_return: [['x86_fpu:x86_fpu_regs_activated', 'exit']],
+  switch_fpu_return: [['x86_fpu:x86_fpu_regs_activated', 'after:restore_fpregs_from_fpstate']],
+  fpregs_mark_activate: [['x86_fpu:x86_fpu_regs_activated', 'entry']],
   fpu_clone: [['x86_fpu:x86_fpu_copy_src', 'entry'], ['x86_fpu:x86_fpu_copy_dst', 'exit']],
   __rseq_handle_notify_resume: [['rseq:rseq_update', 'exit']],
   // kernel/exit.c do_wait

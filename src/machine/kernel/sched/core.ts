@@ -16,6 +16,8 @@ import { symbolName } from '../../../kernel/kallsyms';
 import type { Env, CompiledPath } from '../../include/kstack';
 import { perfSw } from '../perf_events';
 import { perfClockEvents, perfEventSwitch } from '../perf_event_open';
+import { recordedVariant } from '../recorded';
+import { IDLE_RECORDING } from '../timer';
 import type { Sched } from './fair';
 
 /**
@@ -87,8 +89,12 @@ schedCore.hook('sched_body', (m, c, t, e) => {
   pushPath(ks, p, e);
   return H_PUSHED;
 });
-/** The switch a recorded variant without one did not make (the machine's pick and the variant disagree). */
-schedCore.hook('switch_late', (m, c) => {
+/**
+ * The switch a recorded variant without one did not make (the machine's pick and the variant disagree):
+ * traced as any switch (sched_switch, then __switch_to's events).
+ */
+schedCore.hook('switch_late', (m, c, _t, e) => {
+  if (c.next !== null && c.next !== c.curr) { pushPath(c.ks, 'switch_late_to', e); return H_PUSHED; }
   if (c.next !== null) return switchTo(m, c);
   irqsOnAfterSchedule(m, c);
   return H_CONT;
@@ -118,9 +124,15 @@ function switchTo(m: SchedMachine, c: Cpu): number {
   if (prev.state === TASK_RUNNING) prev.nivcsw++; else prev.nvcsw++;
   prev.onCpu = false;
   prev.lastSwitchOut = m.now;
-  // switch_fpu_prepare / rseq_preempt: a user task switched out reloads its FPU registers (and runs
-  // its rseq notify-resume work) on the way back to user mode
-  if (!prev.kthread && !prev.idle) prev.resumeWork |= RW_FPU | (prev.rseq ? RW_NOTIFY : 0);
+  // rseq_preempt: a user task switched out runs its rseq notify-resume work on the way back to user mode;
+  // switch_fpu_prepare saved its live FPU registers here (arch/x86/fpu.ts), switch_fpu_finish marks the
+  // next one's as to be reloaded (TIF_NEED_FPU_LOAD), which its return to user mode does unless this
+  // CPU's registers still hold them
+  if (!prev.kthread && !prev.idle) {
+    if (!(prev.resumeWork & RW_FPU)) prev.fpuLastCpu = c.id;
+    if (prev.rseq) prev.resumeWork |= RW_NOTIFY;
+  }
+  if (!next.kthread && !next.idle) next.resumeWork |= RW_FPU;
   if (!prev.idle && prev.state === TASK_RUNNING && !prev.onRq) {
     // woken by another CPU after %pick dequeued it, while still switching out (ttwu's on_cpu
     // wait): queue it now that it is off the CPU
@@ -144,7 +156,16 @@ function switchTo(m: SchedMachine, c: Cpu): number {
   c.ks = next.ks;
   return H_SWITCHED;
 }
-schedCore.hook('switch', (m, c) => switchTo(m, c));
+/**
+ * The 'S' point of a recorded __schedule (after its sched_switch): __switch_to's work in the previous
+ * task's context (path `switch_to`), then the switch; no switch to make: the end of __schedule's irqs-off part.
+ */
+schedCore.hook('switch', (m, c, _t, e) => {
+  if (c.next === null || c.next === c.curr) return switchTo(m, c);
+  pushPath(c.ks, 'switch_to', e);
+  return H_PUSHED;
+});
+schedCore.hook('switch_to_next', (m, c) => switchTo(m, c));
 
 
 schedCore.hook('tick', (m, c) => {
@@ -164,6 +185,7 @@ function ttwu(m: SchedMachine, e: Env): void {
   const p = e.p as Task;
   const r = m.sched.wake(p);
   e.woke = r !== null;
+  e.queued = r !== null && r.queued;
   e.migrated = r !== null && r.migrated;
   e.target_cpu = r ? r.target.id : p.cpu;
   e.orig_cpu = r ? r.from : p.cpu;
@@ -171,17 +193,30 @@ function ttwu(m: SchedMachine, e: Env): void {
 }
 schedCore.hook('ttwu', (m, _c, _t, e) => { ttwu(m, e); return H_CONT; });
 schedCore.cond('woke', (_m, _c, _t, e) => e.woke === true);
+
+/**
+ * The call-function-single IPI of a wakeup queued on this CPU's wake list (kernel/smp.c
+ * __flush_smp_call_function_queue -> sched_ttwu_pending -> ttwu_do_activate, where sched_wakeup fires
+ * for `e.p` in this CPU's context): a tree the idle recording shows for one.
+ */
+schedCore.hook('ttwu_pending_body', (m, c, _t, e) => {
+  const p = recordedVariant(m.sched.rand, 'irq:__sysvec_call_function_single', IDLE_RECORDING, ['sched_ttwu_pending'], ['nohz_csd_func']);
+  e.recorded = true;
+  pushPath(c.ks, p ?? 'ttwu_pending_template', e);
+  return H_PUSHED;
+});
 schedCore.cond('migrated', (_m, _c, _t, e) => e.migrated === true);
 
 /**
  * The body of a try_to_wake_up (paths/model.ts key `ttwu`, compiled inside try_to_wake_up): wake
- * `e.p`, then run the recorded variant that did the same (woke it or found it awake, moved it to
- * another CPU or not, a kernel thread or not).
+ * `e.p`, then run the recorded variant that did the same (activated it here, or queued it on its idle
+ * CPU's wake list and sent the IPI: ttwu_queue_wakelist, sched_wakeup then fires on that CPU; found it
+ * awake; moved it to another CPU or not; a kernel thread or not).
  */
 function ttwuBody(m: SchedMachine, c: Cpu, t: Task, e: Env): number {
   ttwu(m, e);
   const p = e.p as Task;
-  const feat = `${e.woke ? 'woke' : '-'}|-|${e.migrated ? 'mig' : '-'}|${p.kthread ? 'kt' : '-'}`;
+  const feat = `${e.woke && !e.queued ? 'woke' : '-'}|${e.queued ? 'ipi' : '-'}|${e.migrated ? 'mig' : '-'}|${p.kthread ? 'kt' : '-'}`;
   const code = modelPath(m, c, t, e, 'ttwu', feat);
   if (!code) return H_CONT;
   pushPath(c.ks, code, e);

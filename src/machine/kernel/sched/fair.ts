@@ -7,12 +7,17 @@
 import type { CpuMachine, Cpu } from '../../include/cpu';
 import { Task, TASK_RUNNING, TASK_DEAD, EXIT_ZOMBIE, PRIO_TO_WEIGHT } from '../../include/sched';
 import { newEnv, pushPath } from '../../paths/kexec';
+import { Prng } from '../../core/prng';
 
 export const SCHED_LATENCY_BASE = 6e6;
 export const SCHED_MIN_GRAN_BASE = 0.75e6;
 export const SCHED_WAKEUP_GRAN_BASE = 1e6;
 /** sysctl_sched_migration_cost: a task that ran less than this ago is cache hot (task_hot) */
 export const SCHED_MIGRATION_COST_NS = 500000;
+/** an IPI's latency: from its sending to the target CPU's handler */
+const IPI_NS = 700;
+/** arch/x86/include/asm/irq_vectors.h CALL_FUNCTION_SINGLE_VECTOR */
+const CALL_FUNCTION_SINGLE_VECTOR = 0xfb;
 
 export class RunQueue {
   /** runnable tasks other than curr, kept sorted by vruntime */
@@ -39,7 +44,11 @@ export class Sched {
   readonly latency: number;
   readonly minGran: number;
   readonly wakeupGran: number;
-  constructor(private m: CpuMachine) {
+  /**
+   * @param rand the scheduler's own PRNG stream (which recorded tree an IPI's handler runs: wakeups of
+   * other CPUs never change which variants the workload's entries draw from the machine's path stream)
+   */
+  constructor(private m: CpuMachine, readonly rand: Prng = new Prng(1)) {
     this.rqs = m.cpus.map((c) => new RunQueue(c.id));
     const factor = 1 + Math.floor(Math.log2(Math.min(m.ncpus, 8)));
     this.latency = SCHED_LATENCY_BASE * factor;
@@ -95,7 +104,55 @@ export class Sched {
     rq.insert(t);
   }
 
-  /** select_task_rq_fair(): previous CPU if idle, else an idle CPU, else the least loaded. */
+  /** CPU `c` is idle with nothing queued (available_idle_cpu). */
+  private idle(c: Cpu): boolean {
+    return c.curr.idle && this.rqs[c.id].q.length === 0;
+  }
+
+  /**
+   * select_task_rq_fair() for a wakeup (want_affine in the LLC domain; the guest's 4 CPUs share it):
+   * wake_affine chooses between the waking CPU and the task's previous one (wake_affine_idle: an idle
+   * waking CPU, the previous one if it is idle too; the previous CPU if idle; else wake_affine_weight:
+   * the waking CPU unless it is the busier, the wakee's own load being small), then select_idle_sibling
+   * looks for an idle CPU: the target, the previous CPU, else select_idle_cpu's scan of the LLC, which
+   * SIS_UTIL bounds by the LLC's utilization (nr_idle_scan: 3 CPUs with 1 of 4 busy, 2 with 2, none
+   * with 3 or more; busy CPUs stand for PELT's util_avg).  So a wakee whose CPU is busy, woken from
+   * another busy CPU, runs on the waker's (the recordings: rcu_preempt woken from the softirq of a
+   * busy workload task migrates to its CPU and preempts it, pipe: 5 of 7 remote wakings).
+   */
+  selectWakeCpu(t: Task): Cpu {
+    const cpus = this.m.cpus;
+    if (t.boundCpu >= 0) return cpus[t.boundCpu];
+    const prev = cpus[t.cpu] ?? cpus[0];
+    const here = this.m.executing;
+    let target = prev;
+    if (here && here !== prev) {
+      if (this.idle(here)) target = this.idle(prev) ? prev : here;
+      else if (!this.idle(prev) && this.nrRunning(here) <= this.nrRunning(prev)) target = here;
+    }
+    if (this.idle(target)) return target;
+    if (target !== prev && this.idle(prev)) return prev;
+    let nr = this.idleScan() + 1;
+    for (let i = 1; i < cpus.length; i++) {
+      if (!--nr) break;
+      const c = cpus[(target.id + i) % cpus.length];
+      if (this.idle(c)) return c;
+    }
+    return target;
+  }
+
+  /** update_idle_cpu_scan(): SIS_UTIL's nr_idle_scan for the LLC (all CPUs), from how many are busy. */
+  private idleScan(): number {
+    const cpus = this.m.cpus;
+    let busy = 0;
+    for (const c of cpus) if (!c.curr.idle) busy++;
+    const x = (busy * 1024) / cpus.length;
+    const pct = 117; // the LLC (MC) domain's imbalance_pct
+    const tmp = Math.min(1024, (x * x * pct * pct) / (10000 * 1024));
+    return Math.floor(((1024 - tmp) * cpus.length) / 1024);
+  }
+
+  /** select_task_rq_fair() for a fork (find_idlest_cpu): previous CPU if idle, else an idle CPU, else the least loaded. */
   selectCpu(t: Task): Cpu {
     const cpus = this.m.cpus;
     if (t.boundCpu >= 0) return cpus[t.boundCpu];
@@ -117,27 +174,60 @@ export class Sched {
 
   /**
    * Wake a sleeping task (semantics of try_to_wake_up): choose a CPU, enqueue, preempt or kick.
-   * Returns the target CPU, or null when the task was not sleeping.
+   * Returns the target CPU and whether the wakeup went through the target's wake list (`queued`),
+   * or null when the task was not sleeping.
    */
-  wake(t: Task): { target: Cpu; migrated: boolean; from: number } | null {
+  wake(t: Task): { target: Cpu; migrated: boolean; from: number; queued: boolean } | null {
     if (t.state === TASK_RUNNING || t.state & (TASK_DEAD | EXIT_ZOMBIE)) return null;
     t.state = TASK_RUNNING;
     t.wchan = '';
-    if (t.onCpu) return { target: this.m.cpus[t.cpu], migrated: false, from: t.cpu }; // still switching out
+    if (t.onCpu) {
+      // still switching out (p->on_cpu): queued on its CPU's wake list when that CPU has nothing else to run
+      const target = this.m.cpus[t.cpu];
+      const queued = this.wakeList(target, t);
+      if (queued) this.callFunctionSingle(target, t);
+      return { target, migrated: false, from: t.cpu, queued };
+    }
     const from = t.cpu;
-    const target = this.selectCpu(t);
+    const target = this.selectWakeCpu(t);
     const migrated = target.id !== from;
     if (migrated) t.nrMigrations++;
+    const queued = this.wakeList(target, t);
     this.enqueue(t, target, true);
     const curr = target.curr;
     if (curr.idle) {
       target.needResched = true;
-      this.m.kick(target, this.m.now + 700); // IPI latency
+      if (queued) this.callFunctionSingle(target, t);
+      else this.m.kick(target, this.m.now + IPI_NS); // IPI latency
     } else if (t.vruntime + this.wakeupGran * 1024 / t.weight < curr.vruntime) {
       target.needResched = true;
-      this.m.kick(target, this.m.now + 700);
+      this.m.kick(target, this.m.now + IPI_NS);
     }
-    return { target, migrated, from };
+    return { target, migrated, from, queued };
+  }
+
+  /**
+   * ttwu_queue_cond(): the wakeup of `t` onto `target` is left to the target CPU (its wake list, activated
+   * by sched_ttwu_pending there, where sched_wakeup fires in that CPU's context) when the waking code runs
+   * on another CPU (the guest's CPUs share their cache) and the target has nothing to run (nr_running 0:
+   * idle, or only `t` still switching out).  Else the waker activates it itself.
+   */
+  wakeList(target: Cpu, t: Task): boolean {
+    const waker = this.m.executing;
+    if (waker === null || waker === target) return false;
+    const curr = target.curr;
+    return this.rqs[target.id].q.length === 0 && (curr.idle || curr === t);
+  }
+
+  /**
+   * __smp_call_single_queue's IPI: the target CPU runs its wake list (sched_ttwu_pending) for `t`, then
+   * leaves the idle loop for it (its step, queued at the same time after the interrupt: prio 1).
+   */
+  private callFunctionSingle(target: Cpu, t: Task): void {
+    const at = this.m.now + IPI_NS;
+    this.m.schedule(at, () => this.m.irq(target, 'call_function_single_irq',
+      newEnv('csd', { p: t, irq: CALL_FUNCTION_SINGLE_VECTOR, vector: CALL_FUNCTION_SINGLE_VECTOR })));
+    this.m.kick(target, at);
   }
 
   /** wake_up_new_task(): place a forked task. */
@@ -149,7 +239,7 @@ export class Sched {
     const target = this.selectCpu(t);
     if (target.id !== parentCpu.id) t.nrMigrations++;
     this.enqueue(t, target, false);
-    if (target.curr.idle) { target.needResched = true; this.m.kick(target, this.m.now + 700); }
+    if (target.curr.idle) { target.needResched = true; this.m.kick(target, this.m.now + IPI_NS); }
     return target;
   }
 

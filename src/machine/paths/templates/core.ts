@@ -19,7 +19,9 @@ entry_SYSCALL_64
 `,
   // kernel/entry/common.c exit_to_user_mode_prepare: exit_to_user_mode_loop (schedule, signals,
   // resume_user_mode_work: task_work, memcg/blkcg throttling, rseq), then the FPU registers (rseq_update
-  // once the rseq area is written, x86_fpu_regs_activated by fpregs_restore_userregs' fpregs_activate)
+  // once the rseq area is written; TIF_NEED_FPU_LOAD: switch_fpu_return's fpregs_restore_userregs, which
+  // reloads the registers and traces x86_fpu_regs_activated only when this CPU's registers do not hold
+  // the task's state already: the recordings' tail of switch_fpu_return, empty or restore_fpregs_from_fpstate)
   exit_to_user: `
 exit_to_user_mode_prepare
   ?need_resched
@@ -42,8 +44,10 @@ exit_to_user_mode_prepare
   fpregs_assert_state_consistent
   ?fpu_load
     switch_fpu_return
-      &tail:switch_fpu_return
-      @x86_fpu:x86_fpu_regs_activated
+      ?fpregs_stale
+        restore_fpregs_from_fpstate
+        @x86_fpu:x86_fpu_regs_activated
+      %fpregs_restored
   %user_resume
 `,
   preempt_user: `
@@ -59,6 +63,38 @@ schedule
   __schedule: `
 %sched_body
 %switch_late
+`,
+  // arch/x86/kernel/process_64.c __switch_to (notrace), in the previous task's context: switch_fpu_prepare
+  // saves a user task's live FPU registers (x86_fpu_regs_deactivated; not when TIF_NEED_FPU_LOAD says they
+  // are not its own), x86_fsgsbase_load writes MSR_FS_BASE for a next task with an FS base (wrmsrl:
+  // write_msr, no FSGSBASE instructions on the guest's CPU); then the stack switch (arch/x86/fpu.ts,
+  // arch/x86/process_64.ts)
+  switch_to: `
+?fpu_save
+  @x86_fpu:x86_fpu_regs_deactivated
+?fsbase_load
+  @msr:write_msr
+%switch_to_next
+`,
+  // a switch the recorded __schedule variant did not make (%switch_late): __schedule's trace_sched_switch first
+  switch_late_to: `
+@sched:sched_switch
+*switch_to
+`,
+  // kernel/smp.c: a call-function-single IPI whose queue holds a wakeup (sched_ttwu_pending), when no
+  // recording has one (kernel/sched/core.ts %ttwu_pending_body)
+  ttwu_pending_template: `
+__sysvec_call_function_single
+  @irq_vectors:call_function_single_entry
+  generic_smp_call_function_single_interrupt
+    __flush_smp_call_function_queue
+      sched_ttwu_pending
+        ttwu_do_activate
+          @sched:sched_wakeup
+  @irq_vectors:call_function_single_exit
+`,
+  call_function_single_irq: `
+%ttwu_pending_body
 `,
   // the idle loop (do_idle with the NO_HZ tick): kernel/timer_paths.ts idle_loop
   // a wakeup (kernel/sched/core.c try_to_wake_up): its body from the recordings (%ttwu_body)
