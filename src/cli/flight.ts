@@ -11,7 +11,6 @@
  * in memory, reattached by `staprun -A`) there is no separate module to leave loaded, so the run
  * stays in the foreground.
  */
-import { spawn } from 'child_process';
 import type { StapOptions } from './options';
 
 /** Set in the daemon's environment: this process is the background session. */
@@ -26,6 +25,8 @@ export function daemonizes(opts: StapOptions): boolean {
 export function startDaemon(): { pid: number } | { error: string } {
   const entry = process.argv[1];
   try {
+    // (required here: every stap start loads this module, and child_process costs a start that never daemonizes)
+    const { spawn } = require('child_process') as typeof import('child_process');
     const child = spawn(process.execPath, [...process.execArgv, entry, ...process.argv.slice(2)], {
       cwd: process.cwd(),
       env: { ...process.env, [FLIGHT_ENV]: '1' },
