@@ -77,7 +77,8 @@ export class BlockLayer {
    * write cache without FUA, so FUA becomes a post-flush, as the real guest's FF / WSM / FF shows).
    */
   queue(c: Cpu, r: BlkRequest): void {
-    const plug = this.plugOf(c).rqs;
+    const tp = this.plugOf(c);
+    const plug = tp.rqs;
     const last = plug[plug.length - 1];
     if (r.merge && last?.merge && last.flags === r.flags && last.sector + last.bytes / 512 === r.sector && last.bytes + r.bytes <= 256 * 512) {
       last.bytes += r.bytes;
@@ -103,9 +104,9 @@ export class BlockLayer {
     // BLK_PLUG_FLUSH_SIZE, is flushed before the new request starts the next (the tree's blk_add_rq_to_plug
     // traces that flush: plug_add)
     if (last && (plug.length >= BLK_MAX_REQUEST_COUNT || last.bytes >= BLK_PLUG_FLUSH_SIZE)) {
-      this.plugOf(c).full.push(...plug);
-      this.plugOf(c).rqs = [r];
-      this.plugOf(c).traced = null;
+      tp.full.push(...plug);
+      tp.rqs = [r];
+      tp.traced = null;
       return;
     }
     plug.push(r);
@@ -118,9 +119,10 @@ export class BlockLayer {
 
   /** Take CPU c's plugged requests (blk_mq_flush_plug_list): they go to the device one by one. */
   takePlug(c: Cpu): BlkRequest[] {
-    const list = [...this.takeFull(c), ...this.plugOf(c).rqs];
-    this.plugOf(c).rqs = [];
-    this.plugOf(c).traced = null;
+    const tp = this.plugOf(c);
+    const list = [...tp.full.splice(0), ...tp.rqs];
+    tp.rqs = [];
+    tp.traced = null;
     return list;
   }
 
@@ -345,9 +347,10 @@ block.tpArgs('block_bio_remap', (_m, _c, _t, e) => {
  * machine merged into the plugged request starts nothing, whatever the recorded tree added).
  */
 function tracePlug(m: BlockMachine, c: Cpu, t: Task, e: Env): number {
-  const first = m.blk.plugOf(c).rqs[0];
-  if (!first || m.blk.plugOf(c).traced === first) return H_CONT;
-  m.blk.plugOf(c).traced = first;
+  const tp = m.blk.plugOf(c);
+  const first = tp.rqs[0];
+  if (!first || tp.traced === first) return H_CONT;
+  tp.traced = first;
   pushPath(stackOf(c, t, e), 'blk_plug', e);
   return H_PUSHED;
 }
@@ -362,8 +365,9 @@ function plugAdd(m: BlockMachine, c: Cpu, t: Task, e: Env, tpl: boolean): number
   const full = m.blk.takeFull(c);
   if (!full.length) return tracePlug(m, c, t, e);
   const ks = stackOf(c, t, e);
-  const first = m.blk.plugOf(c).rqs[0];
-  if (first && m.blk.plugOf(c).traced !== first) { m.blk.plugOf(c).traced = first; pushPath(ks, 'blk_plug', e); }
+  const tp = m.blk.plugOf(c);
+  const first = tp.rqs[0];
+  if (first && tp.traced !== first) { tp.traced = first; pushPath(ks, 'blk_plug', e); }
   const rq = (r: BlkRequest): Env => newEnv('rq', { req: r, rq: r, blkdev: e.blkdev });
   if (tpl) for (let i = full.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_queue', rq(full[i]));
   const list = full.filter((r) => !r.owner);
@@ -399,8 +403,8 @@ function traceUnplug(m: BlockMachine, c: Cpu, t: Task, e: Env): number {
 }
 /** A traced flush takes CPU c's plug (noting whether block_plug traced its start): the requests it flushes. */
 function takeFlush(m: BlockMachine, c: Cpu, e: Env): BlkRequest[] {
-  const first = m.blk.plugOf(c).rqs[0];
-  e.plugUntraced = first !== undefined && m.blk.plugOf(c).traced !== first;
+  const tp = m.blk.plugOf(c);
+  e.plugUntraced = tp.rqs[0] !== undefined && tp.traced !== tp.rqs[0];
   return m.blk.takeFlush(c);
 }
 block.hook('unplug', (m, c, t, e) => traceUnplug(m, c, t, e));

@@ -12,7 +12,7 @@
  * (CALLBACK_OF); mt_free_rcu (maple-tree nodes) and radix_tree_node_rcu_free (xarray nodes) are not
  * traceable, so the recordings show their kmem_cache_free right under rcu_do_batch.
  */
-import { modelFunctions, modelKey, variantAt, variantCount, compileTree, modelFnId, parseModelShape, type ModelVariant } from '../paths/model';
+import { modelFunctions, modelFunctionIndex, modelKey, variantAt, variantCount, compileTree, modelFnId, parseModelShape, type ModelVariant } from '../paths/model';
 import { shapeText, type MNode } from '../paths/compile';
 import { int3SiteCount } from '../../kernel/kprobes';
 import type { CompiledPath } from '../include/kstack';
@@ -87,7 +87,7 @@ function topTokens(text: string): Token[] {
  */
 function forEachBatch(each: (kids: Token[], count: number) => void): void {
   const k = modelKey(RCU_CORE_KEY);
-  const batch = modelFunctions().indexOf('rcu_do_batch');
+  const batch = modelFunctionIndex('rcu_do_batch');
   if (!k || batch < 0) return;
   const open = `${batch}(`;
   for (let i = 0; i < variantCount(k); i++) {
@@ -114,7 +114,7 @@ function callbackAt(kids: readonly { fn: number }[], i: number, dequeue: number)
 
 function loadPools(): Map<number, Pool> {
   if (pools) return pools;
-  const dequeue = modelFunctions().indexOf('rcu_cblist_dequeue');
+  const dequeue = modelFunctionIndex('rcu_cblist_dequeue');
   const by = new Map<number, Map<string, number>>();
   forEachBatch((kids, w) => {
     kids.forEach((cb, i) => {
@@ -136,10 +136,9 @@ function loadPools(): Map<number, Pool> {
 
 /** One recorded tree of callback `name` (a bare call when no recording ran it). */
 function callbackTree(name: string, rand: Prng): MNode {
-  const fns = modelFunctions();
-  const fn = fns.indexOf(name);
-  const p = loadPools().get(fn) ?? loadPools().get(fns.indexOf(UNTRACED));
-  if (!p) return { fn: fn >= 0 ? fn : fns.indexOf(UNTRACED), kids: [], rep: 1, mark: '' };
+  const fn = modelFunctionIndex(name);
+  const p = loadPools().get(fn) ?? loadPools().get(modelFunctionIndex(UNTRACED));
+  if (!p) return { fn: fn >= 0 ? fn : modelFunctionIndex(UNTRACED), kids: [], rep: 1, mark: '' };
   const text = p.trees[drawWeighted(p.cum, rand)];
   let t = parsedTrees.get(text);
   if (!t) parsedTrees.set(text, (t = parseModelShape(text)[0]));
@@ -152,7 +151,7 @@ function callbackTree(name: string, rand: Prng): MNode {
  * (`stopped`), then the recorded calls after its last callback.
  */
 export function batchKids(recorded: readonly MNode[], cbs: readonly MNode[], stopped: boolean): MNode[] {
-  const dequeue = modelFunctions().indexOf('rcu_cblist_dequeue');
+  const dequeue = modelFunctionIndex('rcu_cblist_dequeue');
   const first = recorded.findIndex((n) => n.fn === dequeue);
   if (first < 0) return [...recorded];
   let last = first;
@@ -174,7 +173,7 @@ const COMPILED_MAX = 256;
  * each one's tree drawn with `rand`; `stopped`: the batch limit ended the loop.
  */
 export function batchTree(v: ModelVariant, names: readonly string[], stopped: boolean, rand: Prng): CompiledPath | null {
-  const batch = modelFunctions().indexOf('rcu_do_batch');
+  const batch = modelFunctionIndex('rcu_do_batch');
   const cbs = names.map((n) => callbackTree(n, rand));
   let found = false;
   const walk = (ns: readonly MNode[]): MNode[] => ns.map((n) => {

@@ -161,7 +161,8 @@ pageIo.at('swap_readpage', 'swap_read_bio');
  */
 function readRest(m: PageIoMachine, c: Cpu, t: Task, e: Env): number {
   for (const q of (e.swapReads as BlkRequest[] | undefined) ?? []) if (!plugged.has(q)) { plugged.add(q); m.blk.queue(c, q); }
-  return m.blk.plugOf(c).rqs.length || m.blk.plugOf(c).full.length ? flushPlugTraced(t.ks) : H_CONT;
+  const plug = m.blk.plugOf(c);
+  return plug.rqs.length || plug.full.length ? flushPlugTraced(t.ks) : H_CONT;
 }
 /** do_swap_page returns: the fault's reads are all on their way. */
 pageIo.hook('swap_read_rest', (m, c, t, e) => (e.swapReads ? readRest(m, c, t, e) : H_CONT));

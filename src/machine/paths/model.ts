@@ -118,6 +118,15 @@ export function modelFunctions(): readonly string[] {
   return load().functions;
 }
 
+/** function names' indexes in modelFunctions(), looked up once per name */
+const fnIndexes = new Map<string, number>();
+/** The index of function `name` in modelFunctions() (-1: the model has none), for lookups on a hot path. */
+export function modelFunctionIndex(name: string): number {
+  let i = fnIndexes.get(name);
+  if (i === undefined) fnIndexes.set(name, (i = load().functions.indexOf(name)));
+  return i;
+}
+
 /**
  * Features read off a variant's tree (before its recorded label): for each, the function whose presence
  * says yes.  The machine computes the same from its state (the key's `Semantics.features`).
