@@ -176,10 +176,10 @@ function main(): void {
   }
   if (all) entries.push(...loadIndex().recordings);
   if (!entries.length) { process.exitCode = missing ? 2 : 0; if (!missing) console.error('fidelity: no recordings in data/recordings/'); return; }
-  // the recordings' CPU speed (fidelity_speed.ts): a full run derives it from a first pass at hardware
-  // speed (which also gives the hardware-speed summary); a run of some workloads reads the stored one
-  // one slowdown per recorded run kind: the graph run (what fn J, distinct functions, calls, syscalls and
-  // faults compare) and the events run (ev J); `--slowdown X` sets both
+  // the recordings' CPU speed (fidelity_speed.ts), one slowdown per recorded run kind: the graph run
+  // (what fn J, distinct functions, calls, syscalls and faults compare) and the events run (ev J); a full
+  // run derives them from a first pass at hardware speed (which also gives the hardware-speed summary), a
+  // run of some workloads reads the stored ones, `--slowdown X` sets both
   let slowdown = slowdownArg;
   let evSlowdown: number | undefined;
   let hardware: FidelityRow[] = [];
@@ -218,7 +218,6 @@ function main(): void {
   console.log(TABLE_HEAD);
   for (const e of entries) {
     const { row, ms, status, entries: byEntry } = measure(e, seed, slowdown);
-    // ev J against the events run, at its own speed
     // ev J against the events run, at its speed, after the graph phase's runs (as recorded)
     row.eventJaccard = measure(e, seed, evSlowdown, true).row.eventJaccard;
     rows.push(row);

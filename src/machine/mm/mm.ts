@@ -510,8 +510,7 @@ export class MemSys {
       else memcgCharge(g, mm, r, i, 1);
     }
     // (a read of anonymous memory maps the shared zero page on the real kernel, which a later write
-    // copies: not modelled, a page is allocated; mapping it write-protected here exposes the swap
-    // readahead bug test/machine/swap_io.test.ts shows: a swap-in reading a slot never written)
+    // copies: not modelled, a page is allocated)
     if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
     // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
     else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }

@@ -101,8 +101,10 @@ export function swapSlotSector(d: SwapDev, s: number): number {
   return (area(d).startBlock + s) * (PAGE / 512);
 }
 
-/** A swapped-out page's place: its swap area and slot (swp_entry_t's type and offset). */
-/** a swap slot; `pfn`: the frame the page had when it was swapped out (what pageout wrote) */
+/**
+ * A swapped-out page's place: its swap area and slot (swp_entry_t's type and offset); `pfn`: the frame
+ * the page had when it was swapped out (what pageout wrote).
+ */
 export interface SwapEntry { dev: SwapDev; slot: number; pfn?: number }
 /** per region, each swapped-out page's swap entry (SwapEntry.slot; the area in `swapAreaOf`), 0: none */
 const swapSlots = new WeakMap<Region, Int32Array>();

@@ -179,11 +179,11 @@ const SITES: Record<string, [string, string][]> = {
   submit_bio_noacct_nocheck: [['block:block_bio_queue', 'before:__submit_bio']],
   blk_mq_submit_bio: [['block:block_getrq', 'after:__blk_mq_alloc_requests']],
   blk_mq_start_request: [['block:block_rq_issue', 'entry']],
-  // blk-mq.c blk_mq_dispatch_plug_list (inlined in blk_mq_flush_plug_list.part.0, which
-  // blk_mq_flush_plug_list and, for a full plug, blk_add_rq_to_plug call) traces block_unplug before
-  // blk_mq_sched_insert_requests (block/core.ts unplug, with the machine's plugged requests);
-  // blk_add_rq_to_plug traces block_plug on entry to an empty plug, and after flushing a full one
-  // (block/core.ts plug_add: the machine's plug decides). swap: 242 events each
+  // (not sites of this table: blk-mq.c blk_mq_dispatch_plug_list, inlined in
+  // blk_mq_flush_plug_list.part.0, which blk_mq_flush_plug_list and, for a full plug, blk_add_rq_to_plug
+  // call, traces block_unplug before blk_mq_sched_insert_requests, and blk_add_rq_to_plug traces
+  // block_plug on entry to an empty plug and after flushing a full one: block/core.ts's unplug and
+  // plug_add hooks fire them, the machine's plug deciding. swap: 242 events each)
   // mm/vmscan.c pageout: ->writepage (swap_writepage for an anon folio), then trace_mm_vmscan_write_folio
   pageout: [['vmscan:mm_vmscan_write_folio', 'after:swap_writepage']],
   // mm/vmscan.c (mm/vmscan.ts): try_to_free_mem_cgroup_pages around do_try_to_free_pages; isolate_lru_folios
