@@ -27,6 +27,20 @@ const presentAnon = (p: Process): number => {
   return n;
 };
 
+/** Run `command` on `m` to its end (exit status 0) with ftrace ops `op` and tracepoint probes `probes` attached. */
+function runTraced(m: Machine, command: string, op: FtraceOps, probes: readonly [string, (...a: never[]) => void][]): void {
+  for (const [n, f] of probes) tracepointProbeRegister(n, f as never, null);
+  registerFtraceFunction(op);
+  try {
+    const p = m.procs.spawnCommand(command, () => {}, () => {});
+    m.runUntil(() => p.finished, 60e9);
+    expect(p.exitCode).to.equal(0);
+  } finally {
+    unregisterFtraceFunction(op);
+    for (const [n, f] of probes) tracepointProbeUnregister(n, f as never, null);
+  }
+}
+
 describe('address spaces across fork, vfork, exec and exit (mm/mm.ts mmput)', function () {
   this.timeout(120000);
 
@@ -115,8 +129,7 @@ describe('address spaces across fork, vfork, exec and exit (mm/mm.ts mmput)', fu
     // it writes is a page cache page or the zero page). cp's own recorded faults (data/userland/ldso-faults.json)
     // have 13 with error code 7, 7 of them after a read fault of the same page; the others follow a
     // fault-around's mapping (3: the machine takes them as anonymous faults) or the zero page's (3: the
-    // machine allocated the page at the read, no fault), which the machine does not model (mapping them
-    // write-protected exposes the swap readahead bug of test/machine/swap_io.test.ts)
+    // machine allocated the page at the read, no fault), which the machine does not model
     const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
     const codes: number[] = [];
     let copies = 0, wps = 0;
@@ -129,16 +142,7 @@ describe('address spaces across fork, vfork, exec and exit (mm/mm.ts mmput)', fu
     const probe = (_d: unknown, _addr: unknown, _regs: unknown, code: unknown): void => {
       if ((m.executingCpu()?.ctx.task as Task | undefined)?.comm === 'cp') codes.push(Number(code));
     };
-    tracepointProbeRegister('page_fault_user', probe as never, null);
-    registerFtraceFunction(op);
-    try {
-      const p = m.procs.spawnCommand('cp /etc/passwd /root/passwd.copy', () => {}, () => {});
-      m.runUntil(() => p.finished, 60e9);
-      expect(p.exitCode).to.equal(0);
-    } finally {
-      unregisterFtraceFunction(op);
-      tracepointProbeUnregister('page_fault_user', probe as never, null);
-    }
+    runTraced(m, 'cp /etc/passwd /root/passwd.copy', op, [['page_fault_user', probe]]);
     expect(codes.filter((c) => c === 7).length).to.equal(10);
     expect(wps).to.equal(7);
     expect(copies).to.equal(7);
@@ -168,17 +172,8 @@ describe('address spaces across fork, vfork, exec and exit (mm/mm.ts mmput)', fu
       ['sched_process_fork', (_d, par, child) => { kind.set(tidOf(child), inSys.get(tidOf(par)) ?? ''); }],
       ['page_fault_user', () => { const t = cur(); if (kind.has(t) && !execd.has(t)) bump(faultsBefore, t); }],
     ];
-    for (const [n, f] of probes) tracepointProbeRegister(n, f as never, null);
-    registerFtraceFunction(op);
-    try {
-      // exec'd as the recorder runs it (a shell spawned at boot has no loader-built address space)
-      const p = m.procs.spawnCommand("sh -c 'ls / > /dev/null & ls /etc > /dev/null; wait'", () => {}, () => {});
-      m.runUntil(() => p.finished, 60e9);
-      expect(p.exitCode).to.equal(0);
-    } finally {
-      unregisterFtraceFunction(op);
-      for (const [n, f] of probes) tracepointProbeUnregister(n, f as never, null);
-    }
+    // exec'd as the recorder runs it (a shell spawned at boot has no loader-built address space)
+    runTraced(m, "sh -c 'ls / > /dev/null & ls /etc > /dev/null; wait'", op, probes);
     const forked = [...kind].filter(([, k]) => k === 'clone').map(([t]) => t);
     const vforked = [...kind].filter(([, k]) => k === 'vfork').map(([t]) => t);
     expect(forked).to.have.length(1);
