@@ -111,7 +111,7 @@ function errnoByName(): Record<string, number> {
  * Syscalls whose semantics are a hook of their former template (the work of the call, nothing pushed
  * but a sleep): run as the implementation when the recorded trees replace the template.
  */
-const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep', munmap: 'unmap', socket: 'sock_new', close: 'close_recorded' };
+const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep', munmap: 'unmap', socket: 'sock_new', close: 'close_recorded', connect: 'connect_enoent' };
 
 /**
  * The pages of the address space an exec (the old one) or an exit tears down, before the call's
