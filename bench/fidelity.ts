@@ -119,7 +119,7 @@ export function recordedCpu(rec: Recording): number | undefined {
  * the warm-up for them too. Re-recording one makes it warm: take it off this list.
  */
 export const RECORDED_BEFORE_WARM_UP: ReadonlySet<string> = new Set([
-  'cat', 'head', 'grep', 'uname', 'gzip', 'sync', 'pagecache-miss', 'pagecache-hit', 'signal', 'cow', 'sleep', 'swap', 'anon-fault', 'tcp-http', 'idle',
+  'cat', 'head', 'grep', 'gzip', 'sync', 'pagecache-miss', 'pagecache-hit', 'signal', 'cow', 'sleep', 'swap', 'anon-fault', 'tcp-http', 'idle',
 ]);
 
 /** Whether the machine runs the recorder's warm-up before the workload (recorder.sh run_setup, as the recording was made). */

@@ -37,6 +37,9 @@ describe('machine: interrupts off in __schedule', function () {
     const p = m.procs.spawnCommand('echo hi', () => undefined, () => undefined);
     m.runUntil(() => p.finished, 10e9);
     expect(p.finished).to.equal(true);
+    // (the CPU may be inside the next __schedule when the command finishes: once it runs its idle task
+    // that switch is over and interrupts are on)
+    m.runUntil(() => m.current(c.id).idle, 1e9);
     expect(c.schedIrqsOff).to.equal(false);
     expect(c.deferredIrqs.length).to.equal(0);
     expect(c.irqs).to.be.greaterThan(before);

@@ -119,6 +119,22 @@ describe('net/unix: AF_UNIX sockets', function () {
     });
   });
 
+  it("the nscd connect runs the real kernel's recorded trees of a failing connect (move_addr_to_kernel, the LSM hooks, unix_create1's sock)", () => {
+    // data/recordings/ls-l, stat, ps, tar: each connect(AF_UNIX, "/var/run/nscd/socket") = -ENOENT copies the
+    // address in, asks the LSMs, makes the new sock and the request's skb, fails in unix_find_other, frees both
+    const m = new Machine({ seed: 3 });
+    const fns = ['move_addr_to_kernel', 'security_socket_connect', 'apparmor_socket_connect', 'unix_create1', 'sock_wmalloc', 'unix_find_other', 'sk_free'];
+    const calls = new Map<string, number>(fns.map((f) => [f, 0]));
+    const op = new FtraceOps('nscd_connect', (ip) => { const f = symbolName(lookupAddr(ip)!.id); calls.set(f, calls.get(f)! + 1); });
+    for (const f of fns) ftraceSetFilter(op, f, false);
+    registerFtraceFunction(op);
+    let r: { status: number } = { status: -1 };
+    try { r = m.run('stat /etc/passwd'); } finally { unregisterFtraceFunction(op); }
+    expect(r.status).to.equal(0);
+    // (unix_create1: the socket's own sock, unix_create's, and the connect's new one: 8, as the stat recording's)
+    expect(Object.fromEntries(calls)).to.deep.equal({ ...Object.fromEntries(fns.map((f) => [f, 4])), unix_create1: 8 });
+  });
+
   it('stap: a failed connect frees its request skb with kfree_skb(): skb:kfree_skb at unix_stream_connect, NOT_SPECIFIED', async () => {
     // the udp and tcp-http recordings: nc's two nscd connects each kfree_skb_reason(skb_release_head_state(sock_wfree ...) ...),
     // 2 kfree_skb events in their events runs

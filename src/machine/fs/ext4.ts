@@ -14,6 +14,7 @@ import { Inode, PAGE } from '../include/fs';
 import { BlkRequest, REQ_SYNC, REQ_META, REQ_PRIO, REQ_FUA, REQ_PREFLUSH } from '../include/blkdev';
 import { pushWakeups } from '../kernel/sched/core';
 import { timedWake } from '../kernel/time';
+import { startWriteback } from '../mm/page_writeback';
 
 export const ext4 = new Semantics<FsMachine>('fs/ext4');
 
@@ -50,6 +51,12 @@ export class Journal {
   private readonly loggedSize = new WeakMap<Inode, number>();
   /** inodes whose blocks were freed (O_TRUNC) since their metadata was last logged: rewriting them allocates anew */
   readonly reallocated = new WeakSet<Inode>();
+  /**
+   * inodes in EXT4_STATE_DA_ALLOC_CLOSE: truncated to 0 bytes (ext4_truncate, the auto_da_alloc
+   * heuristic for the "truncate and rewrite" pattern), whose delayed-allocation blocks the last close
+   * allocates and writes (ext4ReleaseFile)
+   */
+  readonly daAllocClose = new WeakSet<Inode>();
   /**
    * fdatasync needs a commit (ext4_sync_file with datasync: the inode's i_datasync_tid) only when
    * metadata a later read needs changed since it was logged: a new inode, its size, or its blocks
@@ -91,6 +98,43 @@ export function journalOf(m: FsMachine): Journal {
   if (!j) { j = new Journal(); journals.set(m.fs, j); }
   return j;
 }
+
+/**
+ * ext4_truncate of a regular file to `size` bytes: at 0 bytes it sets EXT4_STATE_DA_ALLOC_CLOSE (unless
+ * the file system is mounted noauto_da_alloc, which the guest's / is not).  An open with O_TRUNC of a file
+ * it created truncates nothing (do_open: FMODE_CREATED clears will_truncate).
+ */
+export function ext4Truncated(m: FsMachine, ino: Inode, size: number): void {
+  if (ino.fs === 'ext4' && ino.isReg && size === 0) journalOf(m).daAllocClose.add(ino);
+}
+/**
+ * ext4_release_file (the last fput of an ext4 file): an inode in EXT4_STATE_DA_ALLOC_CLOSE leaves it, and
+ * ext4_alloc_da_blocks writes its delayed-allocation pages when it has blocks reserved (dirty pages not
+ * yet allocated): filemap_flush, WB_SYNC_NONE, without waiting.  True when there is that flush to run:
+ * close(2)'s deferred fput then runs the recorded tree that flushes (the tree feature 'da' of
+ * `tail:task_work_run`, paths/model.ts), whose ext4_alloc_da_blocks starts the writeback (da_alloc).
+ */
+export function ext4ReleaseFile(m: FsMachine, ino: Inode): boolean {
+  const jr = journalOf(m);
+  if (!jr.daAllocClose.has(ino)) return false;
+  jr.daAllocClose.delete(ino);
+  return ino.dirtyPages > 0;
+}
+/**
+ * ext4_alloc_da_blocks -> filemap_flush: the inode's dirty pages are allocated (their metadata joins the
+ * running transaction: Journal.touch) and written as the bios the recorded tree submits (`e.ioReqs`:
+ * block/core.ts io_submit at its submit_bio, issued at its blk_mq_flush_plug_list); nobody waits for them.
+ */
+ext4.hook('da_alloc', (m, c, _t, e) => {
+  const ino = e.daIno as Inode | undefined;
+  if (!ino || e.ioReqs) return H_CONT;
+  journalOf(m).touch(ino);
+  const { reqs } = startWriteback(m, c.id, [ino], 0);
+  if (reqs.length) { e.ioReqs = reqs; e.req = reqs[0]; }
+  return H_CONT;
+});
+ext4.at('ext4_alloc_da_blocks', 'da_alloc');
+ext4.tpArgs('ext4_alloc_da_blocks', (_m, _c, _t, e) => [e.daIno]);
 
 /** An empty REQ_PREFLUSH write: the disk's cache flushed (blkdev_issue_flush, "FWS 0 + 0" as the guest traces it). */
 export function flushRequest(cpu: number): BlkRequest {

@@ -17,7 +17,7 @@ import { fdOf, installFd } from '../include/fdtable';
 import { drain } from '../kernel/sched/core';
 import { kmem } from '../../kernel/memory';
 import { fillFile } from './layout';
-import { journalOf } from './ext4';
+import { journalOf, ext4Truncated, ext4ReleaseFile } from './ext4';
 import { truncating } from '../mm/filemap';
 import { fifoOpen, fifoWaiting } from './pipe';
 
@@ -33,6 +33,8 @@ function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, 
   const fs = m.fs;
   const cwd = atDir(m, t, dfd, p);
   let ino = fs.lookup(p, cwd);
+  // (a file this open creates is not truncated: do_open's FMODE_CREATED)
+  const created = !ino;
   if (!ino) {
     if (!(flags & O_CREAT)) { e.ret = -ENOENT; return H_CONT; }
     const pp = fs.lookupParent(p, cwd);
@@ -62,8 +64,15 @@ function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, 
   } else if (ino.isDir) f = new OpenFile('dir', ino, flags);
   else if (ino.show) { f = new OpenFile('proc', ino, flags); f.text = Buffer.from(ino.show(), 'latin1'); }
   else if (ino.dev && ino.dev !== 'sda' && ino.dev !== 'sda1' && ino.dev !== 'sda2') f = new OpenFile('dev', ino, flags);
-  else f = new OpenFile('file', ino, flags);
-  if (flags & O_TRUNC && ino.isReg && !ino.show) truncateFile(m, ino, 0, e);
+  else {
+    f = new OpenFile('file', ino, flags);
+    // ext4_release_file at the file's last release: one that close(2) does not make (a dup2 over its
+    // descriptor, an exit, an exec's close-on-exec: the machine runs no deferred fput for those) only ends
+    // the inode's EXT4_STATE_DA_ALLOC_CLOSE, its pages left to the flusher
+    const file = ino;
+    if (file.fs === 'ext4' && file.isReg) f.onClose = () => { ext4ReleaseFile(m, file); };
+  }
+  if (flags & O_TRUNC && ino.isReg && !ino.show) truncateFile(m, ino, 0, e, created);
   if (flags & O_APPEND) f.pos = ino.size;
   opened(t, e, f);
   return H_CONT;
@@ -128,11 +137,18 @@ fsOpen.cond('recorded_close', (_m, _c, t, e) => {
   const f = fdOf(t, e.a[0] as number);
   return !!f && f.kind !== 'sock';
 });
-fsOpen.hook('close_recorded', (_m, c, t, e) => {
+fsOpen.hook('close_recorded', (m, c, t, e) => {
+  // the deferred fput of the file's last reference runs ext4_release_file: its auto_da_alloc flush
+  // (fs/ext4.ts ext4ReleaseFile; decided before the close's onClose ends the state)
+  const last = fdOf(t, e.a[0] as number);
+  const da = last?.refs === 1 && last.kind === 'file' && !!last.inode && ext4ReleaseFile(m, last.inode);
   const f = closeFd(t, e.a[0] as number);
   if (!f) { e.ret = -EBADF; return H_CONT; }
   e.ret = 0;
-  if (f.refs === 0) t.resumeWork |= RW_TASKWORK;
+  if (f.refs === 0) {
+    t.resumeWork |= RW_TASKWORK;
+    if (da) { e.tailFeat = ['da']; e.daIno = f.inode; }
+  }
   return drain(c);
 });
 fsOpen.syscall('dup2', (_m, _c, t, e) => {
@@ -169,8 +185,9 @@ fsOpen.syscall('chdir', (m, _c, t, e) => {
  * do_truncate of a regular file to `n` bytes: the pages past the end leave the page cache; ext4 frees
  * the blocks past it (written again, they are allocated anew: fdatasync then commits)
  */
-function truncateFile(m: FsMachine, ino: Inode, n: number, e: Env): void {
+function truncateFile(m: FsMachine, ino: Inode, n: number, e: Env, created = false): void {
   if (ino.fs === 'ext4' && ino.size > n) journalOf(m).reallocated.add(ino);
+  if (!created) ext4Truncated(m, ino, n);
   truncating(e, ino, Math.ceil(n / PAGE));
   if (n === 0) {
     m.mm.filePages -= ino.cachedPages; m.mm.freePages += ino.cachedPages;

@@ -85,14 +85,16 @@ pageWriteback.hook('wb_prepare', (m, _c, t, e) => {
  * Write back dirty pages of `inos` (all dirty inodes when omitted) as block write requests: each page
  * submitted (`wb_submit_page`: mpage_submit_page, the page under writeback, added to the bio), then the bios.
  */
-pageWriteback.hook('writeback', (m, c, t, e) => {
-  const f = wbFile(t, e);
-  const list = wbInodes(m, t, e);
+/**
+ * The dirty pages of `inos` put under writeback as block write requests (64 pages each, `flags`: REQ_SYNC for
+ * WB_SYNC_ALL), each inode off the dirty list, the requests in flight (waitWriteback); per inode written,
+ * its page count and whether none of its pages was under writeback before (`untagged`).
+ */
+export function startWriteback(m: MmMachine, cpu: number, inos: readonly Inode[], flags: number): { reqs: BlkRequest[]; written: number[]; untagged: boolean[] } {
   const reqs: BlkRequest[] = [];
   const written: number[] = [];
-  // per inode written: none of its pages was under writeback before
   const untagged: boolean[] = [];
-  for (const ino of list) {
+  for (const ino of inos) {
     if (!ino.dirtyPages) { m.fs.dirty.delete(ino); continue; }
     const pages: number[] = [];
     // (the first page put under writeback puts the inode on the superblock's writeback list)
@@ -103,10 +105,20 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
     m.fs.dirty.delete(ino);
     for (let i = 0; i < pages.length; i += 64) {
       const chunk = pages.slice(i, i + 64);
-      // fsync writes with WB_SYNC_ALL: REQ_SYNC ("WS [dd]" in data/recordings/guest/sync-block.txt)
-      reqs.push({ ino, pages: chunk, write: true, swap: false, sector: (ino.diskBlock + chunk[0]) * 8, bytes: chunk.length * PAGE, cpu: c.id, waiters: [], flags: e.name === 'fsync' || e.name === 'fdatasync' ? REQ_SYNC : 0 });
+      reqs.push({ ino, pages: chunk, write: true, swap: false, sector: (ino.diskBlock + chunk[0]) * 8, bytes: chunk.length * PAGE, cpu, waiters: [], flags });
     }
   }
+  if (reqs.length) {
+    let live = inflight.get(m);
+    if (!live) inflight.set(m, (live = new Set()));
+    for (const r of reqs) live.add(r);
+  }
+  return { reqs, written, untagged };
+}
+pageWriteback.hook('writeback', (m, c, t, e) => {
+  const f = wbFile(t, e);
+  // fsync writes with WB_SYNC_ALL: REQ_SYNC ("WS [dd]" in data/recordings/guest/sync-block.txt)
+  const { reqs, written, untagged } = startWriteback(m, c.id, wbInodes(m, t, e), e.name === 'fsync' || e.name === 'fdatasync' ? REQ_SYNC : 0);
   // sync(2) callers waiting for this flush (fs/sync.ts): woken when its last request completes
   const syncers = f ? [] : (m.fs as { syncWaiters?: Task[] }).syncWaiters?.splice(0) ?? [];
   const waits = e.name === 'fsync' || e.name === 'fdatasync' || e.name === 'sync';
@@ -117,9 +129,6 @@ pageWriteback.hook('writeback', (m, c, t, e) => {
     if (waits && waitWriteback(m, t, f?.inode)) e.wbIssued = true;
     return syncers.length ? pushWakeups(c, syncers) : H_CONT;
   }
-  let live = inflight.get(m);
-  if (!live) inflight.set(m, (live = new Set()));
-  for (const r of reqs) live.add(r);
   if (waits) reqs[reqs.length - 1].waiters.push(t);
   reqs[reqs.length - 1].waiters.push(...syncers);
   for (const req of reqs) pushPath(c.ks, 'bio_submit', newEnv('bio', { req, rq: req, bio: req }));

@@ -115,6 +115,25 @@ netUnix.hook('unix_stream_connect', (_m, _c, _t, e) => {
   return H_CONT;
 });
 
+/**
+ * connect(2) of an AF_UNIX stream socket to a path that does not exist (glibc's nscd connect on a box
+ * without nscd: libc_nss.ts) runs its recorded trees (paths/syscall.ts RECORDED_WHEN): unix_stream_connect
+ * makes the new sock and the request's skb, unix_find_other fails, both are freed, -ENOENT.  Other
+ * connects keep the `unix_connect` template (their semantics sit on its lines).
+ */
+netUnix.cond('recorded_connect', (m, _c, t, e) => {
+  const s = t.proc.fds[Number(e.a[0])]?.sock;
+  return !!s && s.family === AF_UNIX && isStream(s) && !s.peer && typeof e.path === 'string' && e.path !== '' && !m.fs.lookup(e.path, t.proc.cwd);
+});
+netUnix.hook('connect_enoent', (_m, _c, t, e) => {
+  const s = t.proc.fds[Number(e.a[0])]!.sock!;
+  e.sock = s;
+  e.sk = s;
+  // (the request's skb freed with kfree_skb(): reason SKB_DROP_REASON_NOT_SPECIFIED, as unix_stream_connect's hook says)
+  e.dropReason = SKB_DROP_REASON_NOT_SPECIFIED;
+  return fail(e, ENOENT);
+});
+
 netUnix.hook('unix_dgram_connect', (_m, _c, _t, e) => {
   if (e.err) return H_CONT;
   const s = sockOf(e)!;

@@ -111,7 +111,7 @@ function errnoByName(): Record<string, number> {
  * Syscalls whose semantics are a hook of their former template (the work of the call, nothing pushed
  * but a sleep): run as the implementation when the recorded trees replace the template.
  */
-const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep', munmap: 'unmap', socket: 'sock_new', close: 'close_recorded' };
+const IMPL_HOOKS: Record<string, string> = { newfstatat: 'stat', clock_nanosleep: 'nanosleep', munmap: 'unmap', socket: 'sock_new', close: 'close_recorded', connect: 'connect_enoent' };
 
 /**
  * The pages of the address space an exec (the old one) or an exit tears down, before the call's
@@ -184,9 +184,14 @@ modelEntry.hook('sys_body', (m, _c, t, e) => {
 /**
  * The work run on the way back to user mode after a syscall (task_work_run: the deferred fput of a close,
  * of a failed open's struct file): the recordings label each with the syscall it followed, as
- * `sys:NAME|<the syscall's features>`; the machine's are the syscall's own ('' after a template's call).
+ * `sys:NAME|<the syscall's features>`; the machine's are the syscall's own (none after a template's call),
+ * after the tree features its semantics found (`e.tailFeat`: paths/model.ts TREE_FEATURES, an ext4
+ * release that flushes, fs/ext4.ts ext4ReleaseFile).
  */
-modelEntry.features('tail:task_work_run', (_m, _c, _t, e) => (typeof e.sysFeat === 'string' ? `${(e.model as ModelKey).name}|${e.sysFeat}` : ''));
+modelEntry.features('tail:task_work_run', (_m, _c, _t, e) => {
+  const tf = treeFeatureLabel('tail:task_work_run', (e.tailFeat as string[] | undefined) ?? []);
+  return typeof e.sysFeat === 'string' ? `${tf}|${(e.model as ModelKey).name}|${e.sysFeat}` : tf;
+});
 
 /**
  * The recorded do_group_exit of the program `t` runs (the callees of an exit_group variant chosen for

@@ -156,6 +156,9 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   // openat(2) of a FIFO: its open method, fifo_open (fs/pipe.ts fifoOpen); the only other tree feature of the
   // key, it leaves the other opens' choice as it was (every variant without it scores the same there)
   'sys:openat': [['fifo', 'fifo_open']],
+  // the deferred fput of a close: ext4_release_file's ext4_alloc_da_blocks flushed the file's delayed-allocation
+  // pages (a file truncated to 0 and rewritten: EXT4_STATE_DA_ALLOC_CLOSE, fs/ext4.ts ext4ReleaseFile)
+  'tail:task_work_run': [['da', 'ext4_alloc_da_blocks']],
   // recvfrom(2) of a TCP socket: tcp_cleanup_rbuf sent an ACK (the delayed one, or a window update for a
   // blocked sender), the read used up a queued skb (freed: skb_attempt_defer_free); net/tcp.ts
   'sys:recvfrom': [['ack', 'tcp_send_ack'], ['free', 'skb_attempt_defer_free']],

@@ -46,7 +46,8 @@ const RECORDED = new Set(['execve', 'exit_group', 'getpid', 'uname', 'dup2', 'rt
 // socket: an AF_INET socket runs its recorded trees; an AF_UNIX one its template, whose unix_create
 // hook makes the sock (net/unix.ts)
 // sendto, recvfrom: a connected TCP socket (net/tcp.ts recorded_sendto: the data fits the peer's buffer)
-const RECORDED_WHEN = ['read', 'write', 'pwrite64', 'socket', 'close', 'sendto', 'recvfrom'];
+// connect: an AF_UNIX stream socket's connect to a path that does not exist (net/unix.ts recorded_connect: nscd's)
+const RECORDED_WHEN = ['read', 'write', 'pwrite64', 'socket', 'close', 'sendto', 'recvfrom', 'connect'];
 function pathsOf(e: Env): SysPaths {
   let sp = sysPathOf.get(e.name);
   if (sp !== undefined) return sp;

@@ -237,6 +237,8 @@ const SITES: Record<string, [string, string][]> = {
   // ext4_release_folio) trace first (dbench: 1,120 calls / 1,120 events each)
   ext4_invalidate_folio: [['ext4:ext4_invalidate_folio', 'entry']],
   ext4_release_folio: [['ext4:ext4_releasepage', 'entry']],
+  // fs/ext4/inode.c ext4_alloc_da_blocks (a release's auto_da_alloc flush: fs/ext4.ts) traces first (cp: 1 / 1)
+  ext4_alloc_da_blocks: [['ext4:ext4_alloc_da_blocks', 'entry']],
   // fs/jbd2/transaction.c: a handle started (after start_this_handle) and its statistics when the
   // outermost stop drops it (before stop_this_handle; a nested stop returns before: dd-write's 2)
   jbd2__journal_start: [['jbd2:jbd2_handle_start', 'after:start_this_handle']],
