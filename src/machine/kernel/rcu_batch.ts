@@ -255,6 +255,7 @@ function makePlan(v: ModelVariant, inline: boolean): BatchPlan | typeof SLOW | n
   // a count rule's run (F*N) counts the other calls of F in its seq: the callees then compile together
   if ([...pre, ...post].some((n) => n.rep > 1 && n.fn >= 0 && countRuleIndex(modelFnId(n.fn)) >= 0)) return SLOW;
   const parent = modelFnId(batch);
+  if (parent < 0) return SLOW;
   const skel = compileWithHole(RCU_CORE_KEY, text, hole, modelFnId, inline);
   const plan: BatchPlan = {
     skel: skel.code, at: skel.at,
