@@ -10,9 +10,10 @@ import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
 import { resetFtrace } from '../../src/kernel/ftrace';
 import { counting } from './ftrace_counting';
-import { batchKids, callbackOf, RCU_BLIMIT } from '../../src/machine/kernel/rcu_batch';
-import { modelFunctions, parseModelShape } from '../../src/machine/paths/model';
-import { shapeText, type MNode } from '../../src/machine/paths/compile';
+import { batchKids, batchPlan, batchTree, callbackOf, callbackTree, composedShape, RCU_BLIMIT, RCU_CORE_KEY, SLOW } from '../../src/machine/kernel/rcu_batch';
+import { compileTree, modelFnId, modelFunctions, modelKey, parseModelShape, variantAt, variantCount } from '../../src/machine/paths/model';
+import { setChunkChars, shapeText, type MNode } from '../../src/machine/paths/compile';
+import { Prng } from '../../src/machine/core/prng';
 import { compile } from '../translate/pipeline';
 import { resetKernel, stapOnMachine } from '../probes/helpers';
 
@@ -39,6 +40,36 @@ describe('machine: RCU callbacks run in rcu_do_batch after a grace period', () =
       + 'rcu_cblist_dequeue rcu_segcblist_insert_done_cbs rcu_segcblist_add_len');
     expect(names(shapeText(batchKids(rec, three.slice(0, 1), true)))).to.equal('rcu_segcblist_ready_cbs rcu_segcblist_extract_done_cbs '
       + 'rcu_cblist_dequeue kmem_cache_free(__slab_free) rcu_segcblist_insert_done_cbs rcu_segcblist_add_len');
+  });
+
+  it('a batch\'s program, joined from pieces compiled once per variant and tree, is the whole tree\'s', () => {
+    const k = modelKey(RCU_CORE_KEY)!;
+    const cbs = ['file_free_rcu', 'kmem_cache_free', '__d_free', 'i_callback', 'put_cred_rcu', 'delayed_put_pid', 'kmem_cache_free', 'file_free_rcu', '__d_free', 'kmem_cache_free'];
+    // the whole tree compiled at once (its chunks, run in place, inline)
+    const old = setChunkChars(Infinity);
+    let joined = 0, batches = 0;
+    try {
+      for (let i = 0; i < variantCount(k); i++) {
+        const v = variantAt(k, i);
+        const plan = batchPlan(v, false);
+        if (plan === null) continue;
+        batches++;
+        if (plan !== SLOW) joined++;
+        for (const [n, stopped] of [[1, false], [3, true], [10, false], [10, true]] as const) {
+          const seed = i * 16 + n + (stopped ? 1 : 0);
+          const rand = new Prng(seed);
+          const texts = cbs.slice(0, n).map((cb) => callbackTree(cb, rand));
+          const got = batchTree(v, cbs.slice(0, n), stopped, new Prng(seed))!.code;
+          const want = compileTree(RCU_CORE_KEY, composedShape(v, texts, stopped)!, modelFnId, false, true).code.code;
+          const at = got.findIndex((op, j) => op !== want[j]);
+          expect([got.length, at], `variant ${i}, ${n} callbacks`).to.deep.equal([want.length, got.length === want.length ? -1 : at]);
+        }
+      }
+    } finally {
+      setChunkChars(old);
+    }
+    expect(batches).to.be.greaterThan(10);
+    expect(joined).to.equal(batches);
   });
 
   it('callbacks wait for a grace period; then a busy CPU runs blimit of them per rcu_core', () => {

@@ -181,9 +181,16 @@ export const rcu = new Semantics<RcuMachine>('kernel/rcu/tree');
 /** __call_rcu_common: the callback (by call_rcu's caller) is queued on this CPU's segmented list. */
 rcu.hook('rcu_call', (m, c) => {
   const ks = c.ks;
-  m.rcu.queued(c, callbackOf(ks.sp > 1 ? fnName(ks.fn[ks.sp - 2]) : ''));
+  m.rcu.queued(c, ks.sp > 1 ? callbackOfCaller(ks.fn[ks.sp - 2]) : callbackOf(''));
   return H_CONT;
 });
+/** callbackOf by call_rcu's caller (kallsyms id), its name looked up once per function (a few dozen call call_rcu) */
+const callbacks = new Map<number, string>();
+function callbackOfCaller(id: number): string {
+  let cb = callbacks.get(id);
+  if (cb === undefined) callbacks.set(id, (cb = callbackOf(fnName(id))));
+  return cb;
+}
 rcu.at('call_rcu', 'rcu_call');
 
 /** rcu_note_context_switch: a context switch is a quiescent state (rcu_qs). */

@@ -13,7 +13,8 @@
  * traceable, so the recordings show their kmem_cache_free right under rcu_do_batch.
  */
 import { modelFunctions, modelFunctionIndex, modelKey, variantAt, variantCount, compileTree, modelFnId, parseModelShape, type ModelVariant } from '../paths/model';
-import { shapeText, type MNode } from '../paths/compile';
+import { shapeText, compileWithHole, compileCallees, straightCode, type MNode } from '../paths/compile';
+import { countRuleIndex } from '../paths/semantics';
 import { int3SiteCount } from '../../kernel/kprobes';
 import type { CompiledPath } from '../include/kstack';
 import type { Prng } from '../core/prng';
@@ -134,12 +135,16 @@ function loadPools(): Map<number, Pool> {
   return pools;
 }
 
-/** One recorded tree of callback `name` (a bare call when no recording ran it). */
-function callbackTree(name: string, rand: Prng): MNode {
+/** One recorded tree of callback `name` (its shape text; a bare call when no recording ran it). */
+export function callbackTree(name: string, rand: Prng): string {
   const fn = modelFunctionIndex(name);
   const p = loadPools().get(fn) ?? loadPools().get(modelFunctionIndex(UNTRACED));
-  if (!p) return { fn: fn >= 0 ? fn : modelFunctionIndex(UNTRACED), kids: [], rep: 1, mark: '' };
-  const text = p.trees[drawWeighted(p.cum, rand)];
+  if (!p) return `${fn >= 0 ? fn : modelFunctionIndex(UNTRACED)}`;
+  return p.trees[drawWeighted(p.cum, rand)];
+}
+
+/** A callback tree (callbackTree's text) parsed. */
+function parsedTree(text: string): MNode {
   let t = parsedTrees.get(text);
   if (!t) parsedTrees.set(text, (t = parseModelShape(text)[0]));
   return t;
@@ -152,16 +157,25 @@ function callbackTree(name: string, rand: Prng): MNode {
  */
 export function batchKids(recorded: readonly MNode[], cbs: readonly MNode[], stopped: boolean): MNode[] {
   const dequeue = modelFunctionIndex('rcu_cblist_dequeue');
-  const first = recorded.findIndex((n) => n.fn === dequeue);
-  if (first < 0) return [...recorded];
-  let last = first;
-  recorded.forEach((n, i) => { if (n.fn === dequeue) last = i; });
-  const after = last + 1 < recorded.length && callbackAt(recorded, last + 1, dequeue) ? last + 2 : last + 1;
+  const at = splitAt(recorded, dequeue);
+  if (!at) return [...recorded];
   const dq = (): MNode => ({ fn: dequeue, kids: [], rep: 1, mark: '' });
-  const out = recorded.slice(0, first);
+  const out = recorded.slice(0, at.first);
   for (const cb of cbs) out.push(dq(), cb);
   if (!stopped) out.push(dq());
-  return out.concat(recorded.slice(after));
+  return out.concat(recorded.slice(at.after));
+}
+
+/**
+ * Where rcu_do_batch's recorded callees keep their calls: before `first` (its first dequeue) and from
+ * `after` on (past its last callback); null when they have no dequeue.
+ */
+function splitAt(recorded: readonly MNode[], dequeue: number): { first: number; after: number } | null {
+  const first = recorded.findIndex((n) => n.fn === dequeue);
+  if (first < 0) return null;
+  let last = first;
+  recorded.forEach((n, i) => { if (n.fn === dequeue) last = i; });
+  return { first, after: last + 1 < recorded.length && callbackAt(recorded, last + 1, dequeue) ? last + 2 : last + 1 };
 }
 
 /** compiled trees by text (bounded: cleared when full; compiling again gives the same program) */
@@ -170,20 +184,129 @@ const COMPILED_MAX = 256;
 
 /**
  * Variant `v` of RCU_CORE_KEY (its tree has rcu_do_batch) with the batch running callbacks `names`,
- * each one's tree drawn with `rand`; `stopped`: the batch limit ended the loop.
+ * each one's tree drawn with `rand`; `stopped`: the batch limit ended the loop.  The program is
+ * joined from pieces compiled once (batchPlan, calleeCode); a variant or tree they cannot be joined
+ * for compiles the whole tree (composedTree).
  */
 export function batchTree(v: ModelVariant, names: readonly string[], stopped: boolean, rand: Prng): CompiledPath | null {
+  const texts = names.map((n) => callbackTree(n, rand));
+  const inline = int3SiteCount() > 0;
+  const plan = batchPlan(v, inline);
+  if (plan === null) return null;
+  if (plan === SLOW) return composedTree(v, texts, stopped, inline);
+  const cbs: Int32Array[] = [];
+  let len = plan.skel.length + plan.pre.length + plan.post.length + (stopped ? 0 : plan.dq.length);
+  for (const t of texts) {
+    const c = calleeCode(t, inline);
+    if (c === null) return composedTree(v, texts, stopped, inline);
+    cbs.push(c);
+    len += plan.dq.length + c.length;
+  }
+  // the program up to rcu_do_batch's callees, they (batchKids' order), the rest of the program
+  const code = new Int32Array(len);
+  code.set(plan.skel.subarray(0, plan.at));
+  let o = plan.at;
+  code.set(plan.pre, o);
+  o += plan.pre.length;
+  for (const c of cbs) {
+    code.set(plan.dq, o);
+    code.set(c, (o += plan.dq.length));
+    o += c.length;
+  }
+  if (!stopped) { code.set(plan.dq, o); o += plan.dq.length; }
+  code.set(plan.post, o);
+  code.set(plan.skel.subarray(plan.at), o + plan.post.length);
+  return { name: RCU_CORE_KEY, code };
+}
+
+/**
+ * A variant's program in pieces: the program with its (first) rcu_do_batch's callees left out (`skel`,
+ * `at` where they go) and the code of those callees before its first rcu_cblist_dequeue (`pre`), of a
+ * dequeue (`dq`) and of those after its last callback (`post`).
+ */
+interface BatchPlan { skel: Int32Array; at: number; pre: Int32Array; dq: Int32Array; post: Int32Array }
+/** the plan of a variant that joining cannot make (the whole tree is compiled per batch) */
+export const SLOW = 'slow';
+/** plans by variant, [without, with] inline sites; null: the variant has no rcu_do_batch */
+const plans = new WeakMap<ModelVariant, (BatchPlan | typeof SLOW | null | undefined)[]>();
+/** a mark no recording has, standing for the batch's callees in the skeleton's text */
+const HOLE = 'rcu_batch_callees';
+
+export function batchPlan(v: ModelVariant, inline: boolean): BatchPlan | typeof SLOW | null {
+  let per = plans.get(v);
+  if (!per) plans.set(v, (per = []));
+  const i = inline ? 1 : 0;
+  let plan = per[i];
+  if (plan === undefined) per[i] = plan = makePlan(v, inline);
+  return plan;
+}
+
+function makePlan(v: ModelVariant, inline: boolean): BatchPlan | typeof SLOW | null {
   const batch = modelFunctionIndex('rcu_do_batch');
-  const cbs = names.map((n) => callbackTree(n, rand));
+  const dequeue = modelFunctionIndex('rcu_cblist_dequeue');
+  let recorded: MNode[] = [];
+  const nodes = withBatch(v, (kids) => { recorded = kids; return [{ fn: -1, kids: [], rep: 1, mark: '!', event: HOLE }]; });
+  if (!nodes) return null;
+  const text = shapeText(nodes);
+  const at = splitAt(recorded, dequeue);
+  const hole = text.indexOf(`(!${HOLE})`) + 1;
+  if (!at || hole <= 0 || text.indexOf(`(!${HOLE})`, hole) >= 0) return SLOW;
+  const pre = recorded.slice(0, at.first), post = recorded.slice(at.after);
+  // a count rule's run (F*N) counts the other calls of F in its seq: the callees then compile together
+  if ([...pre, ...post].some((n) => n.rep > 1 && n.fn >= 0 && countRuleIndex(modelFnId(n.fn)) >= 0)) return SLOW;
+  const parent = modelFnId(batch);
+  if (parent < 0) return SLOW;
+  const skel = compileWithHole(RCU_CORE_KEY, text, hole, modelFnId, inline);
+  const plan: BatchPlan = {
+    skel: skel.code, at: skel.at,
+    pre: compileCallees(shapeText(pre), parent, modelFnId, inline),
+    dq: compileCallees(`${dequeue}`, parent, modelFnId, inline),
+    post: compileCallees(shapeText(post), parent, modelFnId, inline),
+  };
+  return straightCode(plan.skel) && straightCode(plan.pre) && straightCode(plan.dq) && straightCode(plan.post) ? plan : SLOW;
+}
+
+/** callback trees' code as rcu_do_batch's callees, by text, [without, with] inline sites; null: not straight */
+const calleeCodes = [new Map<string, Int32Array | null>(), new Map<string, Int32Array | null>()];
+
+function calleeCode(text: string, inline: boolean): Int32Array | null {
+  const m = calleeCodes[inline ? 1 : 0];
+  let c = m.get(text);
+  if (c === undefined) {
+    const t = parsedTree(text);
+    c = t.fn < 0 ? null : compileCallees(shapeText([t]), modelFnId(modelFunctionIndex('rcu_do_batch')), modelFnId, inline);
+    if (c !== null && !straightCode(c)) c = null;
+    m.set(text, c);
+  }
+  return c;
+}
+
+/**
+ * Variant `v`'s tree with its first rcu_do_batch (repeat 1) calling `kids(its recorded callees)`; null
+ * when the tree has no rcu_do_batch.
+ */
+function withBatch(v: ModelVariant, kids: (recorded: MNode[]) => MNode[]): MNode[] | null {
+  const batch = modelFunctionIndex('rcu_do_batch');
   let found = false;
   const walk = (ns: readonly MNode[]): MNode[] => ns.map((n) => {
-    if (n.fn === batch && !found) { found = true; return { ...n, rep: 1, kids: batchKids(n.kids, cbs, stopped) } as MNode; }
+    if (n.fn === batch && !found) { found = true; return { ...n, rep: 1, kids: kids(n.kids) } as MNode; }
     return n.kids.length ? { ...n, kids: walk(n.kids) } as MNode : n;
   });
   const nodes = walk(parseModelShape(v.shape));
-  if (!found) return null;
-  const inline = int3SiteCount() > 0;
-  const text = shapeText(nodes);
+  return found ? nodes : null;
+}
+
+/** The shape text of batchTree's tree: variant `v` with its batch running the callback trees `texts` (callbackTree's). */
+export function composedShape(v: ModelVariant, texts: readonly string[], stopped: boolean): string | null {
+  const cbs = texts.map(parsedTree);
+  const nodes = withBatch(v, (recorded) => batchKids(recorded, cbs, stopped));
+  return nodes && shapeText(nodes);
+}
+
+/** batchTree's program compiled from the whole tree. */
+function composedTree(v: ModelVariant, texts: readonly string[], stopped: boolean, inline: boolean): CompiledPath | null {
+  const text = composedShape(v, texts, stopped);
+  if (text === null) return null;
   const id = inline ? `${text}+inline` : text;
   let c = compiled.get(id);
   if (!c) {

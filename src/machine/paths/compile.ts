@@ -58,6 +58,11 @@ interface Src {
   close?: Int32Array;
   /** chunks of the shape not compiled yet */
   pending: number;
+  /** callees longer than this (in text) become a chunk (chunkChars; Infinity: compile whole) */
+  limit: number;
+  /** the text offset of callees left out (compileWithHole; -1: none) and where in the code they go */
+  hole: number;
+  holeAt: number;
 }
 
 /**
@@ -194,7 +199,8 @@ function newChunk(s: Src, start: number, end: number, after: AfterSites): number
 
 /** Emit the callees text[start, end) of a call, through a chunk when they are long. */
 function emitKids(s: Src, start: number, end: number, code: number[], after: AfterSites, chunk: number): void {
-  if (chunk >= 0) code.push(OP_SUB, chunk);
+  if (start === s.hole) s.holeAt = code.length;
+  else if (chunk >= 0) code.push(OP_SUB, chunk);
   else emitSeq(s, start, end, code, after);
 }
 
@@ -215,7 +221,7 @@ function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSit
       let ks = i, ke = i, chunk = -1;
       if (text.charCodeAt(i) === C_OPEN) {
         ks = i + 1;
-        ke = closeOf(s, i, chunkChars);
+        ke = closeOf(s, i, s.limit);
         i = ke + 1;
         if (closeFar) chunk = -2;
       }
@@ -320,9 +326,7 @@ function emitCall(s: Src, id: number, o: FnOps, ks: number, ke: number, code: nu
  */
 export function compileShape(name: string, text: string, start: number, end: number, parent: number, ids: (f: number) => number, inline: boolean): CompiledPath {
   const code: number[] = [];
-  let ops = opsByIds.get(ids);
-  if (!ops) opsByIds.set(ids, (ops = []));
-  const s: Src = { name, text, ids, inline, ops, pending: 0 };
+  const s: Src = { name, text, ids, inline, ops: opsFor(ids), pending: 0, limit: chunkChars, hole: -1, holeAt: -1 };
   // the caller's call op is not in this program (the syscall path calls __x64_sys_*), its entry and
   // exit tracepoints are: before its first callee and after its last
   const tps = parent >= 0 ? tracepointSitesOf(parent) : [];
@@ -332,6 +336,55 @@ export function compileShape(name: string, text: string, start: number, end: num
   if (s.pending === 0) s.close = undefined;
   code.push(OP_END);
   return { name, code: Int32Array.from(code) };
+}
+
+function opsFor(ids: (f: number) => number): (FnOps | undefined)[] {
+  let ops = opsByIds.get(ids);
+  if (!ops) opsByIds.set(ids, (ops = []));
+  return ops;
+}
+
+/**
+ * Compile a shape whole (no chunks: no OP_SUB) as compileShape does with `parent` -1, but for the callees
+ * at text offset `hole` (right after a call's '('): they are left out, and `at` is where in the code
+ * they would be.  Splicing there the callees' code (compileCallees of the call's function, with the
+ * same `ids` and `inline`) gives the program of the shape with those callees, as compileShape makes
+ * it (its chunks run in place).
+ */
+export function compileWithHole(name: string, text: string, hole: number, ids: (f: number) => number, inline: boolean): { code: Int32Array; at: number } {
+  const code: number[] = [];
+  const s: Src = { name, text, ids, inline, ops: opsFor(ids), pending: 0, limit: Infinity, hole, holeAt: -1 };
+  emitSeq(s, 0, text.length, code, null);
+  code.push(OP_END);
+  if (s.holeAt < 0) throw new Error(`entry model: no callees at ${hole} in ${text.slice(0, 60)}`);
+  return { code: Int32Array.from(code), at: s.holeAt };
+}
+
+/**
+ * The code of the seq `text` as the callees of a call of `parent` (kallsyms id) compile (its
+ * before/after-callee tracepoints around them), whole (no chunks) and without OP_END: what a whole
+ * compile of a tree emits for those callees when no count rule joins them with other calls (a node
+ * `F*N` of a function with a count rule counts its siblings: compile the whole seq then).
+ */
+export function compileCallees(text: string, parent: number, ids: (f: number) => number, inline: boolean): Int32Array {
+  const code: number[] = [];
+  const s: Src = { name: '', text, ids, inline, ops: opsFor(ids), pending: 0, limit: Infinity, hole: -1, holeAt: -1 };
+  emitSeq(s, 0, text.length, code, opsOf(parent).after);
+  return Int32Array.from(code);
+}
+
+/**
+ * Whether a program runs straight through (no OP_REPEAT/OP_LOOP, whose operands are positions in it,
+ * nor OP_SUB): pieces of such programs can be joined by copying.
+ */
+export function straightCode(code: Int32Array): boolean {
+  for (let pc = 0; pc < code.length;) {
+    const op = code[pc++];
+    if (op >= 0 || op === OP_RET || op === OP_END) continue;
+    if (op === OP_TP || op === OP_HOOK || op === OP_INLINE) pc++;
+    else return false;
+  }
+  return true;
 }
 
 /**
