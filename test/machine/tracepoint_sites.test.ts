@@ -248,6 +248,19 @@ describe('tracepoints inside recorded trees', () => {
     }
   });
 
+  it('tbench: a socket timer re-armed while pending is cancelled first (timer_cancel in mod_timer), an idle one is not', () => {
+    const rec = loadRecording(findRecording('tbench')!);
+    const real = recordedSide(rec).events;
+    const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed: 1 }).events;
+    // the recording: 311 of its mod_timer trees work out the wheel index before detach_if_pending (the
+    // timer was pending), 313 timer_cancel events, 312 timer_start; before the site, the machine had 17
+    expect(real.get('timer_cancel')).to.equal(313);
+    const n = sim.get('timer_cancel') ?? 0;
+    expect(n).to.be.within(250, 380);
+    // never more cancels than the timers armed (each cancel is of a timer started before)
+    expect(n).to.be.at.most((sim.get('timer_start') ?? 0) + 5);
+  });
+
   it('ext4 block allocation fields: the request after the file\'s blocks, its preallocations doubling', () => {
     const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
     const got: Record<string, Record<string, number>[]> = {};

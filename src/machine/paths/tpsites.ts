@@ -107,6 +107,9 @@ const SITES: Record<string, [string, string][]> = {
   init_timer_key: [['timer:timer_init', 'entry']],
   schedule_timeout: [['timer:timer_init', 'before:lock_timer_base']],
   __timer_delete_sync: [['timer:timer_cancel', 'before:detach_if_pending']],
+  // mod_timer's __mod_timer (inlined) -> detach_if_pending -> detach_timer of a pending timer (the
+  // recorded tree's order says whether it was: kernel/timer.ts mod_timer_begin)
+  mod_timer: [['timer:timer_cancel', 'before:detach_if_pending']],
   // lib/maple_tree.c is notrace: mt_find's and mtree_load's trace_ma_read fire in their traced callers
   // (find_vma: 59 calls, find_vma_intersection, __vma_adjust 13, vma_merge 4, insert_vm_struct 3 ...:
   // 83 for cat's 86 events, 701 for ps' 704); mas_store_prealloc's/mas_store_gfp's trace_ma_write in
