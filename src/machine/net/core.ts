@@ -29,6 +29,8 @@ export class Net {
   readonly raw: Sock[] = [];
   /** per-CPU receive backlog (softnet_data.input_pkt_queue) */
   readonly backlog: Packet[][];
+  /** per-CPU sk_buffs freed elsewhere, waiting for this CPU's NET_RX softirq (softnet_data.defer_count) */
+  readonly deferred: number[];
   /** sockets closed by their last fd, waiting for the sock_close path */
   readonly toRelease: Sock[] = [];
   /** lo statistics (/proc/net/dev) */
@@ -42,6 +44,7 @@ export class Net {
    */
   constructor(readonly m: CpuMachine, readonly rxRand: Prng) {
     this.backlog = m.cpus.map(() => []);
+    this.deferred = m.cpus.map(() => 0);
   }
   ephemeralPort(): number {
     if (!this.nextEphemeral) this.nextEphemeral = 32768 + this.m.rand.int(28000);
@@ -81,6 +84,22 @@ export class Net {
 export const loDev = { name: 'lo', mtu: 65536, ifindex: 1, type: 772, flags: 0x9, addr_len: 6, tx_queue_len: 1000, min_mtu: 0, max_mtu: 0xffff };
 
 export const netCore = new Semantics<NetMachine>('net/core');
+
+/** sysctl net.core.skb_defer_max (64): a CPU's deferred sk_buffs past it are freed where they are read */
+const SKB_DEFER_MAX = 64;
+/**
+ * skb_attempt_defer_free (net/core/skbuff.c): a reader done with an sk_buff allocated on another CPU
+ * (a loopback segment: the sender's, where its NET_RX softirq queued it) hands it back to that CPU's
+ * defer list, which the CPU's next net_rx_action frees (skb_defer_free_flush -> napi_consume_skb: the
+ * consume_skb events; tbench: 202 deferred, 200 napi_consume_skb); one allocated here, or past
+ * skb_defer_max, is freed now.  (No IPI: the kick at half the maximum a workload of a few dozen
+ * outstanding segments never reaches.)
+ */
+export function skbAttemptDeferFree(m: NetMachine, c: Cpu, allocCpu: number): void {
+  const d = m.net.deferred;
+  if (allocCpu < 0 || allocCpu === c.id || allocCpu >= d.length || d[allocCpu] >= SKB_DEFER_MAX) return;
+  d[allocCpu]++;
+}
 
 /** enqueue_to_backlog: the packet on this CPU's backlog, NET_RX raised */
 export function netifRx(m: NetMachine, c: Cpu, p: Packet): void {
