@@ -248,7 +248,7 @@ describe('tracepoints inside recorded trees', () => {
     }
   });
 
-  it('tbench: a socket timer re-armed while pending is cancelled first (timer_cancel in mod_timer), an idle one is not', () => {
+  it('tbench: a socket timer re-armed while pending is cancelled first (timer_cancel in mod_timer); rseq updates; deferred sk_buff frees', () => {
     const rec = loadRecording(findRecording('tbench')!);
     const real = recordedSide(rec).events;
     const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed: 1 }).events;
@@ -259,6 +259,14 @@ describe('tracepoints inside recorded trees', () => {
     expect(n).to.be.within(250, 380);
     // never more cancels than the timers armed (each cancel is of a timer started before)
     expect(n).to.be.at.most((sim.get('timer_start') ?? 0) + 5);
+    // the forked client and server keep their parents' rseq registration (rseq_fork) and update it after
+    // each switch or migration: 217 rseq_update events (the machine had 28 when fork dropped it)
+    expect(real.get('rseq_update')).to.equal(217);
+    expect(sim.get('rseq_update') ?? 0).to.be.within(150, 300);
+    // the read sk_buffs are freed by their senders' CPUs (skb_defer_free_flush's napi_consume_skb:
+    // 201 consume_skb events; the machine had 1 when it never freed them)
+    expect(real.get('consume_skb')).to.equal(201);
+    expect(sim.get('consume_skb') ?? 0).to.be.within(140, 260);
   });
 
   it('ext4 block allocation fields: the request after the file\'s blocks, its preallocations doubling', () => {
