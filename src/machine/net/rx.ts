@@ -171,6 +171,8 @@ export function tcpLabels(d: TcpRcv, delackWas: boolean): Set<string> | null {
 netRx.hook('net_rx', (m, c, _t, e) => {
   const q = m.net.backlog[c.id];
   const n = ((e.rxDone as number) ?? 0);
+  // the backlog drained: process_backlog's napi_complete (the next packet queued raises NET_RX again)
+  if (!q.length) m.net.napiScheduled[c.id] = false;
   if (!q.length || n >= 10000) return H_CONT;
   e.rxDone = n + 1;
   const p = q.shift()!;
