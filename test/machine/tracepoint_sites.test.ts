@@ -178,27 +178,8 @@ describe('tracepoints inside recorded trees', () => {
   });
 
   it('ext4 and jbd2 fields: the page written, the inode, the handle its caller starts', () => {
-    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
-    const got: Record<string, Record<string, number>[]> = {};
-    const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [];
-    for (const [sys, name] of [['ext4', 'ext4_da_write_begin'], ['ext4', 'ext4_da_write_end'], ['jbd2', 'jbd2_handle_start'],
-      ['ext4', 'ext4_es_insert_delayed_block'], ['ext4', 'ext4_da_reserve_space']]) {
-      const ev = findEvent(sys, name)!;
-      const g = fieldGetters(ev);
-      const probe = (_d: unknown, ...a: unknown[]): void => {
-        const ctx = m.executingCpu()!.ctx;
-        if (ctx.task.comm !== 'dd') return;
-        (got[name] ??= []).push(Object.fromEntries(ev.fields.map((f, i) => [f.name, Number(g[i](a, ctx))])));
-      };
-      probes.push([name, probe]);
-      expect(tracepointProbeRegister(name, probe as never, null)).to.equal(0);
-    }
-    try {
-      const p = m.procs.spawnCommand('dd if=/dev/zero of=/root/ddfile bs=10240 count=2', () => undefined, () => undefined);
-      m.runUntil(() => p.finished, 10e9);
-    } finally {
-      for (const [name, probe] of probes) tracepointProbeUnregister(name, probe as never, null);
-    }
+    const got = ddFields('dd if=/dev/zero of=/root/ddfile bs=10240 count=2', [['ext4', 'ext4_da_write_begin'], ['ext4', 'ext4_da_write_end'],
+      ['jbd2', 'jbd2_handle_start'], ['ext4', 'ext4_es_insert_delayed_block'], ['ext4', 'ext4_da_reserve_space']]);
     // two writes of 10240 bytes: pages [0,4096) [4096,8192) [8192,10240), then [10240,12288) ...
     const begins = got.ext4_da_write_begin.map((f) => [f.pos, f.len]);
     expect(begins).to.deep.equal([[0, 4096], [4096, 4096], [8192, 2048], [10240, 2048], [12288, 4096], [16384, 4096]]);
@@ -270,27 +251,8 @@ describe('tracepoints inside recorded trees', () => {
   });
 
   it('ext4 block allocation fields: the request after the file\'s blocks, its preallocations doubling', () => {
-    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
-    const got: Record<string, Record<string, number>[]> = {};
-    const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [];
-    for (const [sys, name] of [['ext4', 'ext4_request_blocks'], ['ext4', 'ext4_allocate_blocks'], ['ext4', 'ext4_mballoc_alloc'],
-      ['ext4', 'ext4_ext_show_extent'], ['iomap', 'iomap_iter'], ['iomap', 'iomap_iter_dstmap']]) {
-      const ev = findEvent(sys, name)!;
-      const g = fieldGetters(ev);
-      const probe = (_d: unknown, ...a: unknown[]): void => {
-        const ctx = m.executingCpu()!.ctx;
-        if (ctx.task.comm !== 'dd') return;
-        (got[name] ??= []).push(Object.fromEntries(ev.fields.map((f, i) => [f.name, Number(g[i](a, ctx))])));
-      };
-      probes.push([name, probe]);
-      expect(tracepointProbeRegister(name, probe as never, null)).to.equal(0);
-    }
-    try {
-      const p = m.procs.spawnCommand('dd if=/dev/zero of=/root/ddfile bs=64k count=40 oflag=direct', () => undefined, () => undefined);
-      m.runUntil(() => p.finished, 20e9);
-    } finally {
-      for (const [name, probe] of probes) tracepointProbeUnregister(name, probe as never, null);
-    }
+    const got = ddFields('dd if=/dev/zero of=/root/ddfile bs=64k count=40 oflag=direct', [['ext4', 'ext4_request_blocks'], ['ext4', 'ext4_allocate_blocks'],
+      ['ext4', 'ext4_mballoc_alloc'], ['ext4', 'ext4_ext_show_extent'], ['iomap', 'iomap_iter'], ['iomap', 'iomap_iter_dstmap']]);
     const dev = (8 << 20) | 1;
     const req = got.ext4_request_blocks;
     expect(req.map((f) => f.logical)).to.deep.equal(Array.from({ length: 40 }, (_x, i) => i * 16));
@@ -314,6 +276,31 @@ describe('tracepoints inside recorded trees', () => {
     expect(got.iomap_iter_dstmap.slice(0, 1).map((f) => [f.dev, f.bdev, f.length, f.type, f.flags, f.addr % 4096])).to.deep.equal([[dev, dev, 65536, 2, 3, 0]]);
   });
 });
+
+/** The fields of events `events` ([system, name]) each time dd fires one while `cmd` runs on a new machine (seed 1), by event. */
+function ddFields(cmd: string, events: string[][]): Record<string, Record<string, number>[]> {
+  const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+  const got: Record<string, Record<string, number>[]> = {};
+  const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [];
+  try {
+    for (const [sys, name] of events) {
+      const ev = findEvent(sys, name)!;
+      const g = fieldGetters(ev);
+      const probe = (_d: unknown, ...a: unknown[]): void => {
+        const ctx = m.executingCpu()!.ctx;
+        if (ctx.task.comm !== 'dd') return;
+        (got[name] ??= []).push(Object.fromEntries(ev.fields.map((f, i) => [f.name, Number(g[i](a, ctx))])));
+      };
+      expect(tracepointProbeRegister(name, probe as never, null)).to.equal(0);
+      probes.push([name, probe]);
+    }
+    const p = m.procs.spawnCommand(cmd, () => undefined, () => undefined);
+    m.runUntil(() => p.finished, 20e9);
+  } finally {
+    for (const [name, probe] of probes) tracepointProbeUnregister(name, probe as never, null);
+  }
+  return got;
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

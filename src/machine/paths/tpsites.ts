@@ -200,11 +200,11 @@ const SITES: Record<string, [string, string][]> = {
   shrink_active_list: [['vmscan:mm_vmscan_lru_shrink_active', 'exit']],
   // block/blk-mq.c blk_update_request (first): a recorded BLOCK softirq's completion (block/core.ts swapCompletion)
   blk_update_request: [['block:block_rq_complete', 'entry']],
-  // fs/iomap/iter.c iomap_iter: iomap_iter_done (inlined) traces the mapping ->iomap_begin returned
-  // (dd oflag=direct: 128 iomap_iter calls, 64 of them mapping, 64 iomap_iter_dstmap events)
   // net/core/dev.c enqueue_to_backlog: napi_schedule_rps (inlined) raises NET_RX for a backlog whose NAPI
   // was not scheduled, before the queue's unlock (net/core.ts backlog_tx decides; tbench: 235 NET_RX raises)
   enqueue_to_backlog: [['irq:softirq_raise', 'before:_raw_spin_unlock_irqrestore']],
+  // fs/iomap/iter.c iomap_iter: iomap_iter_done (inlined) traces the mapping ->iomap_begin returned
+  // (dd oflag=direct: 128 iomap_iter calls, 64 of them mapping, 64 iomap_iter_dstmap events)
   iomap_iter: [['iomap:iomap_iter', 'entry'], ['iomap:iomap_iter_dstmap', 'after:ext4_iomap_begin']],
   __napi_poll: [['napi:napi_poll', 'exit']],
   fib_table_lookup: [['fib:fib_table_lookup', 'exit']],
