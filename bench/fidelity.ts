@@ -2,7 +2,8 @@
  * `npm run fidelity [-- WORKLOAD ...] [--seed N] [--slowdown X] [--write]`: how close tapsim's machine is to the real
  * Debian 12 kernel, per workload (issue 14, part 4). WORKLOAD is a catalogue name (`ls-root`) or any
  * command string (`'ls /'`); with none, every recording in data/recordings/ is measured and the table
- * is written to bench/FIDELITY.md. For each workload: the tapsim run (bench/fidelity_run.ts) against
+ * is written to bench/FIDELITY.md, with the held-out recordings (data/recordings/heldout/: commands outside
+ * the catalogue, which nothing in the machine was generated from) in a section of their own. For each workload: the tapsim run (bench/fidelity_run.ts) against
  * the recording (scripts/record/FORMAT.md):
  *   fn J    weighted Jaccard of per-function call counts of the workload's tasks (Σmin / Σmax)
  *   ev J    the same for tracepoint event counts
@@ -20,7 +21,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { compareSides, FidelityRow, FidelitySide } from './fidelity_measure';
 import { runSimulated, flagBytes, recorderWarmsUp } from './fidelity_run';
-import { findRecording, IndexEntry, loadIndex, loadRecording, Recording } from '../scripts/record/recording';
+import { findRecording, HELDOUT_DIR, IndexEntry, loadIndex, loadRecording, Recording, RECORDINGS_DIR } from '../scripts/record/recording';
 import { parseShape, ShapeNode } from '../scripts/record/shape';
 import { syscalls as syscallTable } from '../src/kernel/syscalls';
 import { MIN_TICKS, SpeedSample, speedSamples, storedSlowdown, storeSlowdown } from './fidelity_speed';
@@ -128,8 +129,11 @@ export function warmsUp(rec: Recording): boolean {
 
 interface Measured { row: FidelityRow; ms: number; status: number; entries: string[]; samples: SpeedSample[] }
 
-function measure(entry: IndexEntry, seed: number, cpuSlowdown: number, eventsRun = false): Measured {
-  const rec = loadRecording(entry);
+/** A recording to measure: its index entry and its directory (the catalogue's, or the held-out one). */
+interface Workload { entry: IndexEntry; dir: string }
+
+function measure({ entry, dir }: Workload, seed: number, cpuSlowdown: number, eventsRun = false): Measured {
+  const rec = loadRecording(entry, dir);
   const t = Date.now();
   const memcg = rec.flags.find((f) => f.startsWith('memcg='));
   const sim = runSimulated(rec.command, { setup: rec.setup || undefined, warmUp: warmsUp(rec), eventsRun: eventsRun && !rec.flags.includes('background'), seed, allTasks: rec.flags.includes('background'), memcgMax: memcg ? flagBytes(memcg.slice(6)) : undefined, cpu: recordedCpu(rec), cpuSlowdown });
@@ -154,6 +158,14 @@ export function summary(rows: readonly FidelityRow[]): string {
     `distinct functions within 10%: ${within}/${rows.length}`;
 }
 
+/** The held-out table's summary: fn J and ev J median, mean and how many reach issue 14's 0.6 for workloads outside the catalogue. */
+export function heldoutSummary(rows: readonly FidelityRow[]): string {
+  const fn = rows.map((r) => r.functionJaccard), ev = rows.map((r) => r.eventJaccard);
+  const over = (xs: number[]): number => xs.filter((x) => x >= 0.6).length;
+  return `fn J median ${pct(median(fn))}, mean ${pct(mean(fn))}, min ${pct(Math.min(...fn))} (${over(fn)}/${rows.length} ≥ 0.6); ` +
+    `ev J median ${pct(median(ev))}, mean ${pct(mean(ev))}, min ${pct(Math.min(...ev))} (${over(ev)}/${rows.length} ≥ 0.6)`;
+}
+
 function main(): void {
   const args = process.argv.slice(2);
   const write = args.includes('--write');
@@ -163,18 +175,24 @@ function main(): void {
   const slowdownArg = di >= 0 ? Number(args.splice(di, 2)[1]) : undefined;
   const wanted = args.filter((a) => !a.startsWith('--'));
   const all = wanted.length === 0;
-  const entries: IndexEntry[] = [];
+  const entries: Workload[] = [];
+  const heldout: Workload[] = [];
   let missing = 0;
   for (const w of wanted) {
     const e = findRecording(w);
-    if (!e) {
+    const h = e ? null : findRecording(w, HELDOUT_DIR);
+    if (h) entries.push({ entry: h, dir: HELDOUT_DIR });
+    else if (!e) {
       console.error(`fidelity: no recording for '${w}' (neither a catalogue name nor a recorded command).\n` +
         `  Record it on the real kernel with: npm run record -- '${w.replace(/'/g, "'\\''")}'\n` +
         `  (scripts/record/README.md; it boots Debian 12 under QEMU), then run npm run fidelity -- '${w.replace(/'/g, "'\\''")}' again.`);
       missing++;
-    } else entries.push(e);
+    } else entries.push({ entry: e, dir: RECORDINGS_DIR });
   }
-  if (all) entries.push(...loadIndex().recordings);
+  if (all) {
+    entries.push(...loadIndex().recordings.map((entry) => ({ entry, dir: RECORDINGS_DIR })));
+    heldout.push(...loadIndex(HELDOUT_DIR).recordings.map((entry) => ({ entry, dir: HELDOUT_DIR })));
+  }
   if (!entries.length) { process.exitCode = missing ? 2 : 0; if (!missing) console.error('fidelity: no recordings in data/recordings/'); return; }
   // the recordings' CPU speed (fidelity_speed.ts), one slowdown per recorded run kind: the graph run
   // (what fn J, distinct functions, calls, syscalls and faults compare) and the events run (ev J); a full
@@ -193,7 +211,7 @@ function main(): void {
       hardware.push(m.row);
       samples.push(...m.samples);
       const ratio = (run: string): string => { const s = m.samples.find((x) => x.run === run); return s ? s.ratio.toFixed(1) : '-'; };
-      const line = `| ${e.name} | ${pct(m.row.functionJaccard)} | ${pct(m.row.eventJaccard)} | ${m.row.distinct.sim} / ${m.row.distinct.real} | ${m.row.calls.sim} / ${m.row.calls.real} | ${ratio('graph')} / ${ratio('events')} |`;
+      const line = `| ${e.entry.name} | ${pct(m.row.functionJaccard)} | ${pct(m.row.eventJaccard)} | ${m.row.distinct.sim} / ${m.row.distinct.real} | ${m.row.calls.sim} / ${m.row.calls.real} | ${ratio('graph')} / ${ratio('events')} |`;
       hardwareLines.push(line);
       console.log(line);
     }
@@ -216,10 +234,15 @@ function main(): void {
   const details: string[] = [];
   console.log(`cpuSlowdown ${slowdown} (ev J: ${evSlowdown}) (${derivation}):`);
   console.log(TABLE_HEAD);
-  for (const e of entries) {
-    const { row, ms, status, entries: byEntry } = measure(e, seed, slowdown);
+  const measureAt = (w: Workload): { row: FidelityRow; ms: number; status: number; byEntry: string[] } => {
+    const { row, ms, status, entries: byEntry } = measure(w, seed, slowdown as number);
     // ev J against the events run, at its speed, after the graph phase's runs (as recorded)
-    row.eventJaccard = measure(e, seed, evSlowdown, true).row.eventJaccard;
+    row.eventJaccard = measure(w, seed, evSlowdown as number, true).row.eventJaccard;
+    return { row, ms, status, byEntry };
+  };
+  for (const w of entries) {
+    const e = w.entry;
+    const { row, ms, status, byEntry } = measureAt(w);
     rows.push(row);
     const line = rowLine(e.name, e.command, row);
     lines.push(line);
@@ -231,6 +254,18 @@ function main(): void {
   }
   if (wanted.length) for (const d of details) console.log(d);
   console.log(summary(rows));
+  // the commands outside the catalogue (data/recordings/heldout/): nothing the machine runs was generated from them
+  const heldRows: FidelityRow[] = [];
+  const heldLines: string[] = [TABLE_HEAD];
+  if (heldout.length) console.log('outside the catalogue:');
+  for (const w of heldout) {
+    const { row } = measureAt(w);
+    heldRows.push(row);
+    const line = rowLine(w.entry.name, w.entry.command, row);
+    heldLines.push(line);
+    console.log(line);
+  }
+  if (heldRows.length) console.log(`outside the catalogue: ${heldoutSummary(heldRows)}`);
   if (hardware.length) console.log(`at hardware speed: ${summary(hardware)}`);
   if (all || write) {
     const out = path.join(__dirname, '..', '..', 'bench', 'FIDELITY.md');
@@ -257,6 +292,10 @@ function main(): void {
       `Issue 14's targets: fn J ≥ 0.8, ev J ≥ 0.9 on the catalogue, distinct functions within 10%; issue 15: sys ≥ 0.95.\n\n` +
       `Summary (cpuSlowdown ${slowdown}, ev J at ${evSlowdown}): ${summary(rows)}.\n\n` +
       lines.join('\n') + '\n\n' +
+      (heldRows.length ? `## Outside the catalogue\n\nCommands the catalogue does not have, run by the same programs (\`npm run record -- --heldout CMD\`, ` +
+        `data/recordings/heldout/): the machine's entry model and page cache are generated from the catalogue's recordings only ` +
+        `(scripts/paths/), so these measure it on workloads it was not built from, at the same speeds. Issue 14's target: 0.6.\n\n` +
+        `Summary: ${heldoutSummary(heldRows)}.\n\n${heldLines.join('\n')}\n\n` : '') +
       (hardware.length ? `## At hardware speed (cpuSlowdown 1)\n\nSummary: ${summary(hardware)}.\n\nThe last column is each recording's CPU-time ratio (fidelity_speed.ts: ticks × 4 ms / simulated on-CPU time at hardware speed) in its graph and events runs ('-': not counted), the samples of the slowdown's median.\n\n| workload | fn J | ev J | distinct fns sim / real | calls sim / real | CPU ratio graph / events |\n|---|---|---|---|---|---|\n${hardwareLines.join('\n')}\n\n` : '') +
       '## Largest differences (real calls − tapsim calls)\n\n' + details.join('\n') + '\n');
     console.log(`fidelity: wrote ${path.relative(process.cwd(), out)}`);

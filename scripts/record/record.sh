@@ -6,6 +6,8 @@
 #   scripts/record/record.sh 'cp -r /etc /root/etc-copy' [...]   any commands (named cmd-<slug>)
 #   npm run record -- 'cp -r /etc /root/etc-copy'
 # Options: --setup 'SH' (untraced setup before each ad-hoc command), --name NAME (for one ad-hoc command),
+#          --heldout (ad-hoc commands into data/recordings/heldout/: measured apart by the fidelity run,
+#          never used to generate the machine's paths; no system snapshot),
 #          --no-convert (keep the raw traces only), --convert-only (re-run the converter on the raw traces)
 # Env: REC_WORK (guest image and raw traces, default /tmp/tapsim-record), SMP (default 4), MEM (MiB, 2048),
 #      IDLE_S (idle-system seconds, 10), BUF_KB (ring buffer per CPU, 40960), BATCH (workloads per boot),
@@ -21,20 +23,26 @@ WORK=${REC_WORK:-/tmp/tapsim-record}; export WORK
 REC_FS_UUID=2f0e6d1a-7c3b-4e58-9a41-5d2c8b7e6f10
 REC_FS_HASH_SEED=8d3f2a61-4b7e-4c19-a5d0-3e9b1c7f2a84
 REC_FS_TIME=1764201600   # 2025-11-27 00:00 UTC: the superblock's creation and mount-count times
-only=""; setup="-"; name=""; convert=1; convert_only=0; cmds=()
+only=""; setup="-"; name=""; convert=1; convert_only=0; heldout=0; cmds=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only=$2; shift 2;;
     --setup) setup=$2; shift 2;;
     --name) name=$2; shift 2;;
+    --heldout) heldout=1; shift;;
     --no-convert) convert=0; shift;;
     --convert-only) convert_only=1; shift;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0;;
     -*) echo "record: unknown option $1" >&2; exit 2;;
     *) cmds+=("$1"); shift;;
   esac
 done
 mkdir -p "$WORK"
+out="$repo/data/recordings"
+if [ $heldout = 1 ]; then
+  [ ${#cmds[@]} -gt 0 ] || { echo "record: --heldout records ad-hoc commands only" >&2; exit 2; }
+  out="$repo/data/recordings/heldout"; mkdir -p "$out"
+fi
 raw="$WORK/raw"
 slug() { printf 'cmd-%s' "$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '-' | tr -s '-' | sed 's/^-//;s/-$//' | cut -c1-40)"; }
 
@@ -132,7 +140,7 @@ RUN
 
 convert_names() {
   [ $convert = 1 ] || return 0
-  (cd "$repo" && { [ -f dist/scripts/record/convert.js ] || npx tsc -p .; } && node dist/scripts/record/convert.js --raw "$raw" --out "$repo/data/recordings" "$@")
+  (cd "$repo" && { [ -f dist/scripts/record/convert.js ] || npx tsc -p .; } && node dist/scripts/record/convert.js --raw "$raw" --out "$out" "$@")
 }
 
 if [ $convert_only = 0 ]; then
@@ -140,7 +148,7 @@ if [ $convert_only = 0 ]; then
   bash "$here/image.sh"
   # BATCH workloads per boot (default all): each boot's recordings are pulled and converted before
   # the next, so a long catalogue yields data as it goes; the system snapshot is taken in the first
-  n=$(wc -l < "$cat_run"); per=${BATCH:-$n}; i=0; sys=; [ "${REC_NOSYSTEM:-}" = 1 ] && sys=nosystem
+  n=$(wc -l < "$cat_run"); per=${BATCH:-$n}; i=0; sys=; { [ "${REC_NOSYSTEM:-}" = 1 ] || [ $heldout = 1 ]; } && sys=nosystem
   while [ $i -lt "$n" ]; do
     sed -n "$((i + 1)),$((i + per))p" "$cat_run" > "$WORK/catalogue.batch"
     # boot again (up to TRIES times) while workloads of the batch are missing: a guest that panicked

@@ -87,6 +87,12 @@ export interface IndexEntry { name: string; command: string; setup: string; file
 export interface RecordingIndex { format: number; recordings: IndexEntry[] }
 
 export const RECORDINGS_DIR = path.join(__dirname, '..', '..', '..', 'data', 'recordings');
+/**
+ * Recordings of commands outside the catalogue (`npm run record -- --heldout CMD...`): the fidelity
+ * run measures them apart (issue 14: "workloads outside the catalogue that use the same programs"),
+ * and nothing the machine runs is generated from them (scripts/paths/ reads RECORDINGS_DIR only).
+ */
+export const HELDOUT_DIR = path.join(RECORDINGS_DIR, 'heldout');
 
 export function readJsonGz<T>(file: string): T {
   return JSON.parse(zlib.gunzipSync(fs.readFileSync(file)).toString('utf8')) as T;

@@ -109,7 +109,8 @@ describe('tapsim and stap: which bundles a start loads', function () {
     fs.writeFileSync(probe, [
       'const vm = require("vm"); const seen = [];',
       'vm.Script = class extends vm.Script { constructor(code, o) { super(code, o); if (o && /\\.bundle\\.js$/.test(o.filename)) seen.push(require("path").basename(o.filename)); } };',
-      'process.on("exit", () => require("fs").writeSync(2, "\\nBUNDLES " + seen.sort().join(",") + "\\n"));',
+      'process.on("exit", () => require("fs").writeSync(2, "\\nBUNDLES " + seen.sort().join(",") + "\\n"'
+        + ' + "NODE_MODULES " + process.moduleLoadList.filter((m) => /^NativeModule (module|vm)$/.test(m)).join(",") + "\\n"));',
     ].join('\n'));
   });
   after(() => { if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
@@ -119,6 +120,12 @@ describe('tapsim and stap: which bundles a start loads', function () {
     expect(r.status, r.stderr).to.equal(0);
     return { out: r.stdout, loaded: /\nBUNDLES (.*)\n/.exec(r.stderr)?.[1] };
   };
+  it('neither command loads Node\'s `module` builtin (its ESM loader and source maps): the loader takes the Module class from its own module record', () => {
+    const builtins = (main: string, args: string[]) =>
+      /\nNODE_MODULES (.*)\n/.exec(spawnSync(process.execPath, ['-r', probe, main, ...args], { encoding: 'latin1', timeout: 60000, env: { ...process.env, TAPSIM_NO_BUNDLE: '' } }).stderr)?.[1];
+    expect(builtins(cli, ['shell', '-c', 'true'])).to.equal('NativeModule vm');
+    expect(builtins(stapCli, ['-e', 'probe begin { println("hi"); exit() }'])).to.equal('NativeModule vm');
+  });
   it('`shell -c true` loads neither the stap pipeline nor the lazy part of the shell', () => {
     expect(loads(cli, ['shell', '-c', 'true']).loaded).to.equal('tapsim.bundle.js');
   });

@@ -51,6 +51,11 @@ describe('file utilities: cp, mv, rm, mkdir, touch, stat, gzip', function () {
     expect(run('stat -c "%U %G %n" /etc/nsswitch.conf /etc/localtime').out).to.equal('root root /etc/nsswitch.conf\nroot root /etc/localtime\n');
   });
 
+  it('/usr/share/zoneinfo/Etc/UTC has the size stat gives (its bytes made when first read): tzdata\'s 114-byte TZif2', () => {
+    expect(run('stat -c %s /usr/share/zoneinfo/Etc/UTC; wc -c < /etc/localtime; head -c 5 /etc/localtime; echo; tail -c 6 /etc/localtime').out)
+      .to.equal('114\n114\nTZif2\n\nUTC0\n');
+  });
+
   it('gzip replaces a file by its .gz with the same mode and times; gunzip restores it', () => {
     const r = run('cp /etc/passwd /tmp/p; chmod 640 /tmp/p; gzip /tmp/p; ls /tmp; stat -c %a /tmp/p.gz; gunzip /tmp/p.gz; cat /tmp/p');
     expect(r.out).to.equal(`p.gz\n640\n${run('cat /etc/passwd').out}`);

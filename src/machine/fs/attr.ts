@@ -118,9 +118,21 @@ function statfsOf(m: FsMachine, ino: Inode): Record<string, number> {
   const info = ino.fs === 'ext4'
     ? { type, bsize: PAGE, blocks: total, bfree: total - fsUsed - 9000, bavail: total - fsUsed - 9000 - Math.floor(total * 0.05), files: 4194304, ffree: 4194304 - files - 11 }
     : ino.fs === 'tmpfs' || ino.fs === 'devtmpfs'
-      ? { type, bsize: PAGE, blocks: Math.floor(m.mm.totalPages / 2), bfree: Math.floor(m.mm.totalPages / 2), bavail: Math.floor(m.mm.totalPages / 2), files: 250000, ffree: 249990 }
+      ? tmpfsInfo(type, m, ino)
       : { type, bsize: PAGE, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 };
   return info;
+}
+/**
+ * The size= of the tmpfs mounts the recorded guest has with one (data/recordings/system.json.gz mounts:
+ * /run 402732k, 20% of its 2 GiB, and /run/lock 5120k); the others half of memory, tmpfs's default.
+ */
+const TMPFS_SIZE_KB: Record<string, number> = { '/run': 402732, '/run/lock': 5120 };
+function tmpfsInfo(type: number, m: FsMachine, ino: Inode): Record<string, number> {
+  // the nearest mount point of the table above the file (/run/lock is a mount of its own inside /run)
+  let kb: number | undefined;
+  for (let d: Inode | null = ino; d && d.fs === ino.fs && kb === undefined; d = d.parent === d ? null : d.parent) kb = TMPFS_SIZE_KB[m.fs.pathOf(d)];
+  const blocks = kb ? kb / 4 : Math.floor(m.mm.totalPages / 2);
+  return { type, bsize: PAGE, blocks, bfree: blocks, bavail: blocks, files: 250000, ffree: 249990 };
 }
 fsAttr.syscall('statfs', (m, _c, t, e) => {
   const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);

@@ -6,6 +6,7 @@ import { H_CONT } from '../paths/kexec';
 import { Inode } from '../include/fs';
 import { fdOf } from '../include/fdtable';
 import type { StatInfo } from '../include/fs';
+import { ext4ReaddirOrder } from './ext4_dirhash';
 
 const ENOENT = 2, EBADF = 9, ENOTDIR = 20;
 
@@ -55,7 +56,12 @@ fsStat.syscall('getdents64', (m, _c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f || !f.inode) { e.ret = -EBADF; return H_CONT; }
   if (!f.inode.isDir) { e.ret = -ENOTDIR; return H_CONT; }
-  if (!f.dirNames) f.dirNames = ['.', '..', ...(f.inode.pseudo?.list ? f.inode.pseudo.list() : f.inode.children!.keys()), ...(f.inode.dyn?.list() ?? [])];
+  if (!f.dirNames) {
+    const d = f.inode;
+    // an ext4 directory in its htree order (ext4_dirhash.ts); the others as their filesystem keeps them
+    f.dirNames = d.fs === 'ext4' && !d.pseudo && !d.dyn ? ext4ReaddirOrder(d.children!.keys(), Math.ceil(Math.max(4096, d.size) / 4096))
+      : ['.', '..', ...(d.pseudo?.list ? d.pseudo.list() : d.children!.keys()), ...(d.dyn?.list() ?? [])];
+  }
   const names = f.dirNames.slice(f.pos, f.pos + 512);
   f.pos += names.length;
   // d_type of each entry (DT_DIR 4, DT_REG 8, DT_LNK 10, DT_CHR 2, DT_BLK 6; DT_UNKNOWN 0 for computed entries)

@@ -202,6 +202,17 @@ export function populate(m: FsMachine, fs: Fs): void {
     const [size] = DEBIAN_FILES[p];
     fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(2) + p.length), o, l) }, 0o755);
   }
+  // the root's other entries on the real guest (data/recordings/system.json.gz rootdir: `ls -la /`, and
+  // its mounts): mke2fs's lost+found (drwx------, four blocks: 16384), an empty media, and run, a tmpfs
+  // (with run/lock, a tmpfs of its own: what else systemd and the services keep there is not modelled);
+  // last, so that earlier inodes keep their numbers
+  const lf = fs.mkdirp('/lost+found', 'ext4', 0o700);
+  lf.size = 16384;
+  lf.mtime = lf.atime = machineNsOf(m.bootNs, INSTALL_S);
+  const media = fs.mkdirp('/media');
+  media.mtime = media.atime = machineNsOf(m.bootNs, INSTALL_S);
+  fs.mkdirp('/run', 'tmpfs', 0o755);
+  fs.mkdirp('/run/lock', 'tmpfs', 0o1777);
   void S_IFREG; void KERNEL_RELEASE;
 }
 

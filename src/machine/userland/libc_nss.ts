@@ -159,14 +159,18 @@ rpc:            db files
 
 netgroup:       nis
 `;
+/** the size of tzdata's Etc/UTC (utcTzif): the boot makes the file, its bytes are made when first read */
+const UTC_TZIF_SIZE = 114;
+let utcTzifBytes: Buffer | null = null;
 /** tzdata's Etc/UTC (114 bytes: a TZif2 v1 block, the v2 block, the "UTC0" footer) */
 function utcTzif(): Buffer {
+  if (utcTzifBytes) return utcTzifBytes;
   const block = Buffer.alloc(54);
   block.write('TZif2', 0, 'latin1');
   block.writeUInt32BE(1, 36); // tzh_typecnt
   block.writeUInt32BE(4, 40); // tzh_charcnt
   block.write('UTC\0', 50, 'latin1');
-  return Buffer.concat([block, block, Buffer.from('\nUTC0\n', 'latin1')]);
+  return (utcTzifBytes = Buffer.concat([block, block, Buffer.from('\nUTC0\n', 'latin1')]));
 }
 
 interface LibcFs {
@@ -180,8 +184,7 @@ export function installLibcFiles(fs: LibcFs): void {
   if (!fs.lookup('/etc/nsswitch.conf')) fs.createFile('/etc/nsswitch.conf', NSSWITCH);
   if (!fs.lookup('/usr/share/zoneinfo/Etc/UTC')) {
     fs.mkdirp('/usr/share/zoneinfo/Etc');
-    const tz = utcTzif();
-    fs.createFile('/usr/share/zoneinfo/Etc/UTC', { size: tz.length, gen: (o, l) => Uint8Array.from(tz.subarray(o, o + l)) }, 0o644);
+    fs.createFile('/usr/share/zoneinfo/Etc/UTC', { size: UTC_TZIF_SIZE, gen: (o, l) => Uint8Array.from(utcTzif().subarray(o, o + l)) }, 0o644);
   }
   if (!fs.lookup('/etc/localtime')) fs.symlink('/etc/localtime', '/usr/share/zoneinfo/Etc/UTC');
 }

@@ -258,7 +258,7 @@ export const programs: Record<string, ProgramMain> = {
    * head [-n N | -nN | -N | --lines=N | -c N] [FILE...]: the first N lines or bytes (a header per file
    * when several). coreutils head.c: lines are read BUFSIZ (8192) at a time and, the input being
    * seekable, the offset put back after the last line printed (lseek SEEK_CUR); bytes are read
-   * min(BUFSIZ, what is left); output through stdio; close_stdout.
+   * min(BUFSIZ, what is left) and fwritten; output through stdio; close_stdout.
    */
   head: function* (u, argv) {
     let n = 10, arg = '10', bytes = false;
@@ -280,14 +280,18 @@ export const programs: Record<string, ProgramMain> = {
       if (list.length > 1) yield* u.printf(`${k ? '\n' : ''}==> ${f === '-' ? 'standard input' : f} <==\n`);
       if (n < 0 || Object.is(n, -0)) yield* headElide(u, fd, -n, bytes);
       else if (bytes) {
-        let left = n;
+        let left = n, first = true;
         while (left > 0) {
           const r = yield* u.read(fd, Math.min(8192, left));
           if (r.ret < 0) { yield* u.err(`head: error reading '${f}': ${errStr(r.ret)}\n`); status = 1; break; }
           if (r.ret === 0 || !r.data) break;
           left -= r.ret;
-          yield* u.fflush();
-          yield* u.writeAll(1, r.data);
+          // xwrite_stdout: fwrite to stdout; the stream's first output on a line-buffered terminal puts
+          // each byte through __overflow, which writes at every newline (strace of head -c 100 on the
+          // guest's console: writes of 32 and 48 bytes, the unterminated rest at close_stdout)
+          const t = bytesToString(r.data);
+          if (first) { for (const line of t.split(/(?<=\n)/)) if (line) yield* u.printf(line); } else yield* u.printf(t);
+          first = false;
         }
       } else {
         let lines = 0;

@@ -1,5 +1,5 @@
 /**
- * coreutils 9.1 ls (Debian 12): -l -a -A -i -d -h -1 -n -g -o, columns on a terminal, "total", link
+ * coreutils 9.1 ls (Debian 12): -l -a -A -i -d -h -1 -n -g -o -U -f, columns on a terminal, "total", link
  * targets, dates, with the system calls strace shows (data/recordings/ls-root.json.gz, ls-l.json.gz):
  *
  * - each operand and, for a directory, each entry as getdents64 returns it (gobble_file, in the
@@ -75,8 +75,10 @@ export function lsColumns(names: string[], width: number): string[] {
 
 const ls: ProgramMain = function* (u, argv) {
   const { flags, long: longOpts, ops } = parseArgs(argv, '', true);
-  const long = flags.has('l') || flags.has('n') || flags.has('g') || flags.has('o');
-  const all = flags.has('a') || longOpts.includes('all');
+  // -f: directory order and every entry (-aU), and no long listing (ls.c: "-f ... disable -ls --color")
+  const unsorted = flags.has('U') || flags.has('f');
+  const long = !flags.has('f') && (flags.has('l') || flags.has('n') || flags.has('g') || flags.has('o'));
+  const all = flags.has('a') || flags.has('f') || longOpts.includes('all');
   const almost = flags.has('A');
   const inode = flags.has('i') || longOpts.includes('inode');
   const dirSelf = flags.has('d');
@@ -113,9 +115,9 @@ const ls: ProgramMain = function* (u, argv) {
   };
 
   let tzDone = false;
-  /** print a set of entries (sorted by name); a directory's listing with its "total" */
+  /** print a set of entries (sorted by name, unless -U or -f: as the directory returned them); a directory's listing with its "total" */
   const print = function* (entries: Entry[], total: boolean): G<void> {
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (!unsorted) entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     if (!long) {
       const out = columns ? lsColumns(entries.map((e) => (inode ? `${e.s.ino} ` : '') + e.name), 80)
         : entries.map((e) => (inode ? `${e.s.ino} ` : '') + e.name + '\n');
@@ -154,7 +156,7 @@ const ls: ProgramMain = function* (u, argv) {
     if (e.s.isDir && !dirSelf) dirs.push(e); else files.push(e);
   }
   if (files.length) yield* print(files, false);
-  dirs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (!unsorted) dirs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const [i, d] of dirs.entries()) {
     const fd = yield* u.open(d.name, O_OPENDIR);
     if (fd < 0) { yield* u.err(`ls: cannot open directory '${d.name}': ${errStr(fd)}\n`); st = 2; continue; }
