@@ -135,6 +135,20 @@ describe('machine: the loopback receive path on recorded trees', () => {
     ]);
   });
 
+  it('stap: a packet queued to an idle backlog raises NET_RX (softirq_raise vec=3), one queued while its NAPI is scheduled does not', async () => {
+    const r = await stapOnMachine(compile(`
+      global raise, nrx, rx
+      probe kernel.trace("irq:softirq_raise") { raise[$vec_nr]++ }
+      probe kernel.function("net_rx_action") { nrx++ }
+      probe kernel.trace("net:netif_rx") { rx++ }
+      probe end { printf("net_rx raise %d net_rx_action %d netif_rx %d\\n", raise[3], nrx, rx) }`), TBENCH_ONE, { commandOutput: false });
+    expect(r.err).to.equal('');
+    // (the tbench recording: 235 of its softirq_raise events are NET_RX, raised in the sender's
+    // enqueue_to_backlog) here each of the 11 NET_RX softirqs was raised by the packet that found its CPU's
+    // backlog idle; the replies sent from inside a NET_RX softirq (the SYN-ACK, ACKs) found it scheduled
+    expect(r.out.trim()).to.equal('net_rx raise 11 net_rx_action 11 netif_rx 14');
+  });
+
   it('stap: skb:consume_skb and skb:kfree_skb fire in the recorded trees\' consume_skb and kfree_skb_reason (ping)', async () => {
     const r = await stapOnMachine(compile(`
       global cons, drop

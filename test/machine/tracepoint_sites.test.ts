@@ -180,27 +180,8 @@ describe('tracepoints inside recorded trees', () => {
   });
 
   it('ext4 and jbd2 fields: the page written, the inode, the handle its caller starts', () => {
-    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
-    const got: Record<string, Record<string, number>[]> = {};
-    const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [];
-    for (const [sys, name] of [['ext4', 'ext4_da_write_begin'], ['ext4', 'ext4_da_write_end'], ['jbd2', 'jbd2_handle_start'],
-      ['ext4', 'ext4_es_insert_delayed_block'], ['ext4', 'ext4_da_reserve_space']]) {
-      const ev = findEvent(sys, name)!;
-      const g = fieldGetters(ev);
-      const probe = (_d: unknown, ...a: unknown[]): void => {
-        const ctx = m.executingCpu()!.ctx;
-        if (ctx.task.comm !== 'dd') return;
-        (got[name] ??= []).push(Object.fromEntries(ev.fields.map((f, i) => [f.name, Number(g[i](a, ctx))])));
-      };
-      probes.push([name, probe]);
-      expect(tracepointProbeRegister(name, probe as never, null)).to.equal(0);
-    }
-    try {
-      const p = m.procs.spawnCommand('dd if=/dev/zero of=/root/ddfile bs=10240 count=2', () => undefined, () => undefined);
-      m.runUntil(() => p.finished, 10e9);
-    } finally {
-      for (const [name, probe] of probes) tracepointProbeUnregister(name, probe as never, null);
-    }
+    const got = ddFields('dd if=/dev/zero of=/root/ddfile bs=10240 count=2', [['ext4', 'ext4_da_write_begin'], ['ext4', 'ext4_da_write_end'],
+      ['jbd2', 'jbd2_handle_start'], ['ext4', 'ext4_es_insert_delayed_block'], ['ext4', 'ext4_da_reserve_space']]);
     // two writes of 10240 bytes: pages [0,4096) [4096,8192) [8192,10240), then [10240,12288) ...
     const begins = got.ext4_da_write_begin.map((f) => [f.pos, f.len]);
     expect(begins).to.deep.equal([[0, 4096], [4096, 4096], [8192, 2048], [10240, 2048], [12288, 4096], [16384, 4096]]);
@@ -235,7 +216,93 @@ describe('tracepoints inside recorded trees', () => {
     expect([...seen].sort((a, b) => a - b)).to.deep.equal([...new Set(pages)].sort((a, b) => a - b));
     res.forEach((r, i) => expect(r).to.equal(i === 0 ? res[0] : res[i - 1] + 1));
   });
+
+  it('dd oflag=direct: each write allocates its blocks (ext4_mb_new_blocks) as often as the recording shows', () => {
+    const rec = loadRecording(findRecording('dd-direct-write')!);
+    const real = recordedSide(rec).events;
+    const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed: 1 }).events;
+    // the recording's events run: 64 writes of 16 blocks, each allocating (64 request/allocate, 64
+    // iomap_iter_dstmap), 6 found by the regular allocator and 58 preallocated, an extent found for all
+    // but the empty file's first write (63)
+    for (const [ev, n] of [['ext4_request_blocks', 64], ['ext4_allocate_blocks', 64], ['iomap_iter_dstmap', 64], ['ext4_mballoc_alloc', 6],
+      ['ext4_mballoc_prealloc', 58], ['ext4_ext_show_extent', 63]] as const) {
+      expect(real.get(ev), ev).to.equal(n);
+      expect(sim.get(ev) ?? 0, ev).to.equal(n);
+    }
+  });
+
+  it('tbench: a socket timer re-armed while pending is cancelled first (timer_cancel in mod_timer); rseq updates; deferred sk_buff frees', () => {
+    const rec = loadRecording(findRecording('tbench')!);
+    const real = recordedSide(rec).events;
+    const sim = runSimulated(rec.command, { setup: rec.setup || undefined, seed: 1 }).events;
+    // the recording: 311 of its mod_timer trees work out the wheel index before detach_if_pending (the
+    // timer was pending), 313 timer_cancel events, 312 timer_start; before the site, the machine had 17
+    expect(real.get('timer_cancel')).to.equal(313);
+    const n = sim.get('timer_cancel') ?? 0;
+    expect(n).to.be.within(250, 380);
+    // never more cancels than the timers armed (each cancel is of a timer started before)
+    expect(n).to.be.at.most((sim.get('timer_start') ?? 0) + 5);
+    // the forked client and server keep their parents' rseq registration (rseq_fork) and update it after
+    // each switch or migration: 217 rseq_update events (the machine had 28 when fork dropped it)
+    expect(real.get('rseq_update')).to.equal(217);
+    expect(sim.get('rseq_update') ?? 0).to.be.within(150, 300);
+    // the read sk_buffs are freed by their senders' CPUs (skb_defer_free_flush's napi_consume_skb:
+    // 201 consume_skb events; the machine had 1 when it never freed them)
+    expect(real.get('consume_skb')).to.equal(201);
+    expect(sim.get('consume_skb') ?? 0).to.be.within(140, 260);
+  });
+
+  it('ext4 block allocation fields: the request after the file\'s blocks, its preallocations doubling', () => {
+    const got = ddFields('dd if=/dev/zero of=/root/ddfile bs=64k count=40 oflag=direct', [['ext4', 'ext4_request_blocks'], ['ext4', 'ext4_allocate_blocks'],
+      ['ext4', 'ext4_mballoc_alloc'], ['ext4', 'ext4_ext_show_extent'], ['iomap', 'iomap_iter'], ['iomap', 'iomap_iter_dstmap']]);
+    const dev = (8 << 20) | 1;
+    const req = got.ext4_request_blocks;
+    expect(req.map((f) => f.logical)).to.deep.equal(Array.from({ length: 40 }, (_x, i) => i * 16));
+    const goal0 = req[0].goal;
+    for (const [i, f] of req.entries()) {
+      // `flags HINT_DATA len 16 lblk 144 goal 395824 lleft 143 lright 144 pleft 395823 pright 0` (the guest's 10th write)
+      expect([f.dev, f.len, f.flags, f.goal - goal0]).to.deep.equal([dev, 16, 0x20, i * 16]);
+      if (i) expect([f.lleft, f.lright, f.pleft]).to.deep.equal([f.logical - 1, f.logical, f.goal - 1]);
+    }
+    expect(got.ext4_allocate_blocks.map((f) => f.block)).to.deep.equal(req.map((f) => f.goal));
+    // the regular allocator at blocks 16, 32, 64, 128, 256, 512 of the guest's file (the others
+    // preallocated: the first from the CPU's locality group, the rest from preallocations of 32, 64, 128,
+    // 256 and 512 blocks made at 32 ... 512): up to 640 blocks here
+    expect(got.ext4_mballoc_alloc.map((f) => [f.orig_logical, f.goal_len])).to.deep.equal([[16, 16], [32, 32], [64, 64], [128, 128], [256, 256], [512, 512]]);
+    // the file's extent, from its first block, as long as the blocks written before
+    expect(got.ext4_ext_show_extent.map((f) => f.len)).to.deep.equal(Array.from({ length: 39 }, (_x, i) => (i + 1) * 16));
+    // iomap_iter twice per write (WRITE|DIRECT), the mapping once: the write's 64 KiB, MAPPED, NEW|DIRTY
+    expect(got.iomap_iter.length).to.equal(80);
+    expect(got.iomap_iter.slice(0, 2).map((f) => [f.dev, f.pos, f.length, f.flags])).to.deep.equal([[dev, 0, 65536, 0x11], [dev, 0, 65536, 0x11]]);
+    expect(got.iomap_iter_dstmap.map((f) => f.offset)).to.deep.equal(Array.from({ length: 40 }, (_x, i) => i * 65536));
+    expect(got.iomap_iter_dstmap.slice(0, 1).map((f) => [f.dev, f.bdev, f.length, f.type, f.flags, f.addr % 4096])).to.deep.equal([[dev, dev, 65536, 2, 3, 0]]);
+  });
 });
+
+/** The fields of events `events` ([system, name]) each time dd fires one while `cmd` runs on a new machine (seed 1), by event. */
+function ddFields(cmd: string, events: string[][]): Record<string, Record<string, number>[]> {
+  const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+  const got: Record<string, Record<string, number>[]> = {};
+  const probes: [string, (d: unknown, ...a: unknown[]) => void][] = [];
+  try {
+    for (const [sys, name] of events) {
+      const ev = findEvent(sys, name)!;
+      const g = fieldGetters(ev);
+      const probe = (_d: unknown, ...a: unknown[]): void => {
+        const ctx = m.executingCpu()!.ctx;
+        if (ctx.task.comm !== 'dd') return;
+        (got[name] ??= []).push(Object.fromEntries(ev.fields.map((f, i) => [f.name, Number(g[i](a, ctx))])));
+      };
+      expect(tracepointProbeRegister(name, probe as never, null)).to.equal(0);
+      probes.push([name, probe]);
+    }
+    const p = m.procs.spawnCommand(cmd, () => undefined, () => undefined);
+    m.runUntil(() => p.finished, 20e9);
+  } finally {
+    for (const [name, probe] of probes) tracepointProbeUnregister(name, probe as never, null);
+  }
+  return got;
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -190,8 +190,12 @@ for (const e of ['mm_filemap_add_to_page_cache', 'mm_filemap_delete_from_page_ca
   SPECIAL[`${e}.order`] = () => () => 0;
 }
 
-/** The modules' event systems whose TP_fast_assign reads the filesystem's objects (fsFieldGetter). */
-const FS_SYSTEMS = new Set(['ext4', 'jbd2']);
+/**
+ * The event systems whose TP_fast_assign reads the filesystem's objects (fsFieldGetter): the modules'
+ * and iomap's (fs/iomap/trace.h: the inode's dev and ino, a struct iomap_iter or struct iomap the
+ * machine passes as a plain object)
+ */
+const FS_SYSTEMS = new Set(['ext4', 'jbd2', 'iomap']);
 
 /** A plain object's own property (the machine passes a struct it does not lay out in memory as one). */
 function plainProp(v: unknown, name: string): unknown {

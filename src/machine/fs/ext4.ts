@@ -240,3 +240,66 @@ ext4.hook('jbd2_sleep', (m, _c, t, e) => {
   timedWake(m, t, 5e9);
   return H_SLEEP;
 });
+
+/** Blocks per ext4 block group (4 KiB blocks: 32768, as sda1's `dumpe2fs` says). */
+export const EXT4_BLOCKS_PER_GROUP = 32768;
+/** s_mb_stream_request: a file of more blocks allocates from its own preallocations, a smaller one from its CPU's locality group's. */
+const MB_STREAM_REQUEST = 16;
+
+/** One block allocation (fs/ext4/mballoc.c ext4_mb_new_blocks) as the machine works it out. */
+export interface MbAlloc {
+  /** the request: logical block, length, goal (the block after the left neighbour's) */
+  lblk: number; len: number; goal: number;
+  /** the physical block given */
+  block: number;
+  /** the regular allocator found it (ext4_mb_regular_allocator: no preallocation covered the request) */
+  regular: boolean;
+  /** the inode preallocation it made (ext4_mb_new_inode_pa), logical start and length, or null */
+  pa: { lstart: number; len: number } | null;
+}
+
+/** Each file's inode preallocation (EXT4_I(inode)->i_prealloc_list: one, as a sequential writer has): logical [start, end). */
+const inodePa = new WeakMap<Inode, { start: number; end: number }>();
+
+/**
+ * ext4_mb_normalize_request's goal window for a request ending at logical block `end` (4 KiB blocks):
+ * up to 1 MiB the file's size rounded up to a power of two from 16 KiB, starting at 0; up to 4 MiB the 2 MiB
+ * window holding the request, up to 8 MiB the 4 MiB one, else 8 MiB windows.
+ */
+function normalizedWindow(lblk: number, end: number): [number, number] {
+  const bytes = end * PAGE;
+  if (bytes <= 1 << 20) return [0, Math.max(16 << 10, 2 ** Math.ceil(Math.log2(bytes))) / PAGE];
+  const win = bytes <= 4 << 20 ? 2 << 20 : bytes <= 8 << 20 ? 4 << 20 : 8 << 20;
+  const w = win / PAGE;
+  const start = Math.floor(lblk / w) * w;
+  return [start, start + w];
+}
+
+/**
+ * The allocation of blocks [lblk, lblk + len) of `ino` appended to its `allocated` blocks (a direct
+ * write past the end: ext4_iomap_begin -> ext4_map_blocks -> ext4_ext_map_blocks -> ext4_mb_new_blocks).
+ * A file of at most MB_STREAM_REQUEST blocks takes its blocks from the CPU's locality group
+ * preallocation (ext4_mb_group_or_file: EXT4_MB_HINT_GROUP_ALLOC); a larger one from its inode
+ * preallocation when that covers the request, else the regular allocator finds them and, when the
+ * normalized window (normalizedWindow, trimmed to start at the request: the blocks before are the
+ * file's) is larger than the request, keeps the rest as the inode's new preallocation.  The guest's dd
+ * bs=64k oflag=direct of 64 blocks (data/recordings/dd-direct-write: events run): preallocations at
+ * blocks 32, 64, 128, 256, 512 of 32, 64, 128, 256, 512 blocks, the regular allocator at those and 16,
+ * 58 requests served by a preallocation.
+ */
+export function mbAllocate(ino: Inode, lblk: number, len: number, allocated: number): MbAlloc {
+  const block = ino.diskBlock + lblk;
+  const a: MbAlloc = { lblk, len, goal: block, block, regular: false, pa: null };
+  if (allocated === 0) inodePa.delete(ino);
+  const end = lblk + len;
+  if (Math.max(end, allocated) <= MB_STREAM_REQUEST) return a;
+  const pa = inodePa.get(ino);
+  if (pa && lblk >= pa.start && end <= pa.end) return a;
+  a.regular = true;
+  const [, wEnd] = normalizedWindow(lblk, end);
+  if (wEnd - lblk > len) {
+    a.pa = { lstart: lblk, len: wEnd - lblk };
+    inodePa.set(ino, { start: lblk, end: wEnd });
+  } else inodePa.delete(ino);
+  return a;
+}

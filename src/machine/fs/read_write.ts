@@ -16,6 +16,7 @@ import { BlkRequest, REQ_SYNC, REQ_IDLE } from '../include/blkdev';
 import type { Env } from '../include/kstack';
 import { bufferedWrite, cachedRead, readahead, markAccessed } from '../mm/filemap';
 import type { Cpu } from '../include/cpu';
+import { mbAllocate } from './ext4';
 
 const EBADF = 9, EISDIR = 21, EINVAL = 22, EPERM = 1, EINTR = 4;
 
@@ -302,10 +303,18 @@ fsReadWrite.syscall('write', (m, c, t, e) => {
   e.ino = ino;
   e.pos = f.flags & O_APPEND ? ino.size : f.pos;
   if (f.flags & O_DIRECT) {
+    // the file's blocks before the write (a direct write allocates those past them: mbAllocate)
+    const allocated = Math.ceil(ino.size / PAGE);
     const { b, pos } = storeWrite(e, m.now);
     if (b.length) {
       e.ioReqs = [(e.req = dioRequest(c, ino, pos, b.length, true))];
       e.ioBlocked = true;
+      // ext4_ext_map_blocks finds an extent (ext4_ext_show_extent) when the file has blocks
+      e.extBefore = allocated > 0;
+      const end = Math.ceil((pos + b.length) / PAGE);
+      const first = Math.max(allocated, Math.floor(pos / PAGE));
+      // the blocks it allocates (the allocation's events: paths/trace_ext4.ts)
+      if (end > first) e.mb = mbAllocate(ino, first, end - first, allocated);
       e.treeFeat = ['dio'];
     }
     return H_CONT;

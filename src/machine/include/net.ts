@@ -135,22 +135,26 @@ export function packetOfSkb(skb: object): Packet | undefined {
 
 /** A byte or datagram receive queue. */
 export class RxQueue {
-  chunks: { data: Uint8Array; from: number; pkt?: Packet }[] = [];
+  /** `cpu`: where a TCP segment's sk_buff was allocated (skb->alloc_cpu: the loopback sender's), -1 unknown */
+  chunks: { data: Uint8Array; from: number; pkt?: Packet; cpu?: number }[] = [];
   bytes = 0;
-  push(data: Uint8Array, from = 0, pkt?: Packet): void {
-    this.chunks.push({ data, from, pkt });
+  /** the alloc CPUs of the chunks the last take() used up (each one's skb freed by the reader) */
+  readonly freedCpus: number[] = [];
+  push(data: Uint8Array, from = 0, pkt?: Packet, cpu = -1): void {
+    this.chunks.push({ data, from, pkt, cpu });
     this.bytes += data.length;
   }
   /** stream read: up to max bytes across chunks */
   take(max: number): Uint8Array {
     const out = new Uint8Array(Math.min(max, this.bytes));
     let o = 0;
+    this.freedCpus.length = 0;
     while (o < out.length) {
       const c = this.chunks[0];
       const k = Math.min(c.data.length, out.length - o);
       out.set(c.data.subarray(0, k), o);
       o += k;
-      if (k === c.data.length) this.chunks.shift(); else c.data = c.data.subarray(k);
+      if (k === c.data.length) { this.chunks.shift(); this.freedCpus.push(c.cpu ?? -1); } else c.data = c.data.subarray(k);
     }
     this.bytes -= out.length;
     return out;

@@ -496,3 +496,16 @@ timer.hook('timer_arm', (m, c, _t, e) => {
 });
 timer.hook('timer_del', (m, _c, _t, e) => { e.wasPending = m.timers.del(e.ktimer as KTimer); return H_CONT; });
 timer.cond('timer_was_pending', (_m, _c, _t, e) => e.wasPending === true);
+// A recorded mod_timer (kernel/time/timer.c __mod_timer, inlined) of a pending timer works out the new
+// wheel index before detach_if_pending, which takes the timer off the wheel (detach_timer:
+// timer_cancel); of an idle one, after (tbench's socket timers: 311 mod_timer trees with
+// calc_wheel_index first, 313 timer_cancel events with __timer_delete_sync's).  The tree's order says
+// which: timer_cancel fires before its detach_if_pending only when calc_wheel_index ran first.
+timer.hook('mod_timer_begin', (_m, _c, _t, e) => { e.modTimerPending = false; return H_CONT; });
+timer.hook('mod_timer_index', (_m, _c, _t, e) => { if (e.modTimerPending === false) e.modTimerPending = true; return H_CONT; });
+timer.hook('mod_timer_end', (_m, _c, _t, e) => { e.modTimerPending = undefined; return H_CONT; });
+timer.at('mod_timer', 'mod_timer_begin');
+timer.at('calc_wheel_index', 'mod_timer_index');
+timer.at('mod_timer', 'mod_timer_end', 'exit');
+timer.cond('timer_cancel_pending', (_m, _c, _t, e) => e.modTimerPending !== false);
+timer.tpIf('timer_cancel', 'timer_cancel_pending');

@@ -29,6 +29,10 @@ export class Net {
   readonly raw: Sock[] = [];
   /** per-CPU receive backlog (softnet_data.input_pkt_queue) */
   readonly backlog: Packet[][];
+  /** per-CPU sk_buffs freed elsewhere, waiting for this CPU's NET_RX softirq (softnet_data.defer_count) */
+  readonly deferred: number[];
+  /** per-CPU: the backlog's NAPI is scheduled (NAPI_STATE_SCHED of softnet_data.backlog: packets queued or being polled) */
+  readonly napiScheduled: boolean[];
   /** sockets closed by their last fd, waiting for the sock_close path */
   readonly toRelease: Sock[] = [];
   /** lo statistics (/proc/net/dev) */
@@ -42,6 +46,8 @@ export class Net {
    */
   constructor(readonly m: CpuMachine, readonly rxRand: Prng) {
     this.backlog = m.cpus.map(() => []);
+    this.deferred = m.cpus.map(() => 0);
+    this.napiScheduled = m.cpus.map(() => false);
   }
   ephemeralPort(): number {
     if (!this.nextEphemeral) this.nextEphemeral = 32768 + this.m.rand.int(28000);
@@ -82,14 +88,43 @@ export const loDev = { name: 'lo', mtu: 65536, ifindex: 1, type: 772, flags: 0x9
 
 export const netCore = new Semantics<NetMachine>('net/core');
 
-/** enqueue_to_backlog: the packet on this CPU's backlog, NET_RX raised */
-export function netifRx(m: NetMachine, c: Cpu, p: Packet): void {
+/** sysctl net.core.skb_defer_max (64): a CPU's deferred sk_buffs past it are freed where they are read */
+const SKB_DEFER_MAX = 64;
+/**
+ * skb_attempt_defer_free (net/core/skbuff.c): a reader done with an sk_buff allocated on another CPU
+ * (a loopback segment: the sender's, where its NET_RX softirq queued it) hands it back to that CPU's
+ * defer list, which the CPU's next net_rx_action frees (skb_defer_free_flush -> napi_consume_skb: the
+ * consume_skb events; tbench: 202 deferred, 200 napi_consume_skb); one allocated here, or past
+ * skb_defer_max, is freed now.  (No IPI: the kick at half the maximum a workload of a few dozen
+ * outstanding segments never reaches.)
+ */
+export function skbAttemptDeferFree(m: NetMachine, c: Cpu, allocCpu: number): void {
+  const d = m.net.deferred;
+  if (allocCpu < 0 || allocCpu === c.id || allocCpu >= d.length || d[allocCpu] >= SKB_DEFER_MAX) return;
+  d[allocCpu]++;
+}
+
+/**
+ * enqueue_to_backlog: the packet on this CPU's backlog, NET_RX pending; true when the backlog's NAPI
+ * was not scheduled (no packet queued, none being polled), so that napi_schedule_rps ->
+ * ____napi_schedule raises NET_RX (__raise_softirq_irqoff: softirq_raise vec=3; tbench: 235 of its
+ * recorded softirq_raise events, one per packet that found its CPU's backlog idle)
+ */
+export function netifRx(m: NetMachine, c: Cpu, p: Packet): boolean {
+  const raise = !m.net.napiScheduled[c.id];
+  m.net.napiScheduled[c.id] = true;
   m.net.backlog[c.id].push(p);
   c.softirqPending |= NET_RX;
+  return raise;
 }
+/** NET_RX_SOFTIRQ */
+const NET_RX_SOFTIRQ = 3;
+/** the softirq_raise_event path's environment for a raise of NET_RX (read only) */
+const RAISE_NET_RX = newEnv('raise', { vec: NET_RX_SOFTIRQ });
 netCore.hook('enqueue_backlog', (m, c, _t, e) => {
-  netifRx(m, c, e.out as Packet);
-  return H_CONT;
+  if (!netifRx(m, c, e.out as Packet)) return H_CONT;
+  pushPath(c.ks, 'softirq_raise_event', RAISE_NET_RX);
+  return H_PUSHED;
 });
 /**
  * rcu_read_unlock_bh() at the end of __dev_queue_xmit: from task context, pending softirqs
@@ -134,9 +169,17 @@ netCore.hook('netif_rx_ev', (_m, c, _t, e) => (e.txing ? pushEvents(c, 'netif_rx
 netCore.hook('netif_rx_exit_ev', (_m, c, _t, e) => (e.txing ? pushEvents(c, 'netif_rx_exit_ev', e) : H_CONT));
 netCore.hook('netif_rx_internal_ev', (_m, c, _t, e) => (e.txing ? pushEvents(c, 'netif_rx_ev', e) : H_CONT));
 netCore.hook('backlog_tx', (m, c, _t, e) => {
-  if (e.txing && e.txQueued !== e.out) { netifRx(m, c, e.out as Packet); e.txQueued = e.out; }
+  // (e.raiseVec: the NET_RX raise enqueue_to_backlog traces before it unlocks: paths/tpsites.ts)
+  e.raiseVec = 0;
+  if (e.txing && e.txQueued !== e.out) {
+    if (netifRx(m, c, e.out as Packet)) e.raiseVec = NET_RX_SOFTIRQ;
+    e.txQueued = e.out;
+  }
   return H_CONT;
 });
+// (the gate of every softirq_raise site: only enqueue_to_backlog's paths set raiseVec, 0 when NAPI was scheduled)
+netCore.cond('backlog_raised', (_m, _c, _t, e) => e.raiseVec !== 0);
+netCore.tpIf('softirq_raise', 'backlog_raised');
 /** the next packet the call sends is the one its next segment's functions see (tcp_transmit_skb's $skb ...) */
 netCore.hook('xmit_peek', (_m, _c, _t, e) => {
   const p = (e.txq as Packet[] | undefined)?.[0];

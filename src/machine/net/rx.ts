@@ -171,6 +171,8 @@ export function tcpLabels(d: TcpRcv, delackWas: boolean): Set<string> | null {
 netRx.hook('net_rx', (m, c, _t, e) => {
   const q = m.net.backlog[c.id];
   const n = ((e.rxDone as number) ?? 0);
+  // the backlog drained: process_backlog's napi_complete (the next packet queued raises NET_RX again)
+  if (!q.length) m.net.napiScheduled[c.id] = false;
   if (!q.length || n >= 10000) return H_CONT;
   e.rxDone = n + 1;
   const p = q.shift()!;
@@ -287,3 +289,46 @@ for (const fn of ['tcp_set_state', 'inet_sk_set_state']) {
   netRx.at(fn, 'rx_set_state_done', 'exit');
 }
 
+
+/** The recorded napi_consume_skb trees of the NET_RX softirqs (an sk_buff with page frags frees them too), read on first use. */
+let consumeTrees: RxTree[] | null = null;
+function consumeCatalogue(): RxTree[] {
+  if (consumeTrees) return consumeTrees;
+  consumeTrees = [];
+  const k = modelKey('softirq:net_rx_action');
+  const f = modelFunctions().indexOf('napi_consume_skb');
+  if (!k || f < 0) return consumeTrees;
+  const byText = new Map<string, RxTree>();
+  for (const v of k.variants) {
+    walk(parseModelShape(v.shape), (n) => {
+      if (n.fn !== f) return;
+      const text = shapeText([{ ...n, rep: 1 }]);
+      const had = byText.get(text);
+      if (had) { had.count += v.count * n.rep; return; }
+      const t: RxTree = { text, count: v.count * n.rep, labels: new Set(), code: null, inline: false };
+      byText.set(text, t);
+      consumeTrees!.push(t);
+    });
+  }
+  return consumeTrees;
+}
+
+/**
+ * net_rx_action's skb_defer_free_flush (inlined, first): the sk_buffs readers on other CPUs handed back
+ * to this one (net/core.ts skbAttemptDeferFree) freed, each through a recorded napi_consume_skb tree
+ * drawn by recorded frequency (its consume_skb, kfree and kmem_cache_free events: paths/tpsites.ts).
+ */
+netRx.hook('skb_defer_flush', (m, c, _t, e) => {
+  const n = m.net.deferred[c.id];
+  const l = n ? consumeCatalogue() : null;
+  if (!l || !l.length) return H_CONT;
+  m.net.deferred[c.id] = 0;
+  const total = l.reduce((a, t) => a + t.count, 0);
+  for (let i = 0; i < n; i++) {
+    let x = m.net.rxRand.next() * total;
+    let t = l[l.length - 1];
+    for (const u of l) if ((x -= u.count) < 0) { t = u; break; }
+    pushPath(c.ks, treeCode(t), e);
+  }
+  return H_PUSHED;
+});

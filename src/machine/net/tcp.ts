@@ -16,7 +16,7 @@ import {
   TCP_FIN_WAIT2, TCP_CLOSE, TCP_CLOSE_WAIT, TCP_LAST_ACK, TCP_LISTEN, TCP_MSS, RCVBUF, SKB_DROP_REASON_NOT_SPECIFIED,
 } from '../include/net';
 import { writeSkState } from './layout';
-import { bhRun } from './core';
+import { bhRun, skbAttemptDeferFree } from './core';
 import { sockArgs, sockWaitRx } from './socket';
 import { fdOf } from '../include/fdtable';
 import { firingInline } from '../paths/inline';
@@ -188,7 +188,7 @@ export function tcpRcvDecide(m: NetMachine, p: Packet): TcpRcv | null {
     }
     if (s.state === TCP_ESTABLISHED && !p.fin && !p.syn) {
       if (p.data.length) {
-        if (!s.closed) s.rx.push(p.data);
+        if (!s.closed) s.rx.push(p.data, 0, undefined, m.executing?.id ?? -1);
         s.rcvUnacked += p.data.length;
         s.lastRcv = m.now;
         env.queued = true;
@@ -205,7 +205,7 @@ export function tcpRcvDecide(m: NetMachine, p: Packet): TcpRcv | null {
       // own FIN or data carries it; the delayed-ACK timer sends it if we stay silent
       if (p.ack) env.wakeW = s.writeWait.splice(0);
       if (p.data.length) {
-        if (!s.closed) s.rx.push(p.data);
+        if (!s.closed) s.rx.push(p.data, 0, undefined, m.executing?.id ?? -1);
         env.queued = true;
       }
       s.rxEof = true;
@@ -226,7 +226,7 @@ export function tcpRcvDecide(m: NetMachine, p: Packet): TcpRcv | null {
       }
     }
     if (p.data.length && (s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2 || s.state === TCP_ESTABLISHED)) {
-      if (!s.closed) s.rx.push(p.data);
+      if (!s.closed) s.rx.push(p.data, 0, undefined, m.executing?.id ?? -1);
       env.queued = true;
       takeWaiters(env, s, 'r');
     }
@@ -436,11 +436,13 @@ netTcp.cond('recorded_recvfrom', (m, _c, t, e) => {
   const s = sockOfFd(t, e);
   return !nfTxHooked(m) && connected(s) && (s.state === TCP_ESTABLISHED || s.state === TCP_FIN_WAIT1 || s.state === TCP_FIN_WAIT2 || s.state === TCP_CLOSE_WAIT);
 });
-netTcp.syscall('recvfrom', (m, _c, t, e) => {
+netTcp.syscall('recvfrom', (m, c, t, e) => {
   const s = sockEnv(t, e);
   const w = sockWaitRx(t, e);
   if (w !== H_CONT || e.err) return w;
   const used = tcpRecv(m, e);
+  // the sk_buffs the read used up go back to the CPUs that allocated them (skb_attempt_defer_free)
+  if (used > 0) for (const cpu of s.rx.freedCpus) skbAttemptDeferFree(m, c, cpu);
   const feat: string[] = used > 0 ? ['free'] : [];
   if (e.ackNow) {
     s.segsOut++;

@@ -107,6 +107,9 @@ const SITES: Record<string, [string, string][]> = {
   init_timer_key: [['timer:timer_init', 'entry']],
   schedule_timeout: [['timer:timer_init', 'before:lock_timer_base']],
   __timer_delete_sync: [['timer:timer_cancel', 'before:detach_if_pending']],
+  // mod_timer's __mod_timer (inlined) -> detach_if_pending -> detach_timer of a pending timer (the
+  // recorded tree's order says whether it was: kernel/timer.ts mod_timer_begin)
+  mod_timer: [['timer:timer_cancel', 'before:detach_if_pending']],
   // lib/maple_tree.c is notrace: mt_find's and mtree_load's trace_ma_read fire in their traced callers
   // (find_vma: 59 calls, find_vma_intersection, __vma_adjust 13, vma_merge 4, insert_vm_struct 3 ...:
   // 83 for cat's 86 events, 701 for ps' 704); mas_store_prealloc's/mas_store_gfp's trace_ma_write in
@@ -197,7 +200,12 @@ const SITES: Record<string, [string, string][]> = {
   shrink_active_list: [['vmscan:mm_vmscan_lru_shrink_active', 'exit']],
   // block/blk-mq.c blk_update_request (first): a recorded BLOCK softirq's completion (block/core.ts swapCompletion)
   blk_update_request: [['block:block_rq_complete', 'entry']],
-  iomap_iter: [['iomap:iomap_iter', 'entry']],
+  // net/core/dev.c enqueue_to_backlog: napi_schedule_rps (inlined) raises NET_RX for a backlog whose NAPI
+  // was not scheduled, before the queue's unlock (net/core.ts backlog_tx decides; tbench: 235 NET_RX raises)
+  enqueue_to_backlog: [['irq:softirq_raise', 'before:_raw_spin_unlock_irqrestore']],
+  // fs/iomap/iter.c iomap_iter: iomap_iter_done (inlined) traces the mapping ->iomap_begin returned
+  // (dd oflag=direct: 128 iomap_iter calls, 64 of them mapping, 64 iomap_iter_dstmap events)
+  iomap_iter: [['iomap:iomap_iter', 'entry'], ['iomap:iomap_iter_dstmap', 'after:ext4_iomap_begin']],
   __napi_poll: [['napi:napi_poll', 'exit']],
   fib_table_lookup: [['fib:fib_table_lookup', 'exit']],
   // mm/page_alloc.c: __rmqueue_smallest (inlined in rmqueue_bulk's __rmqueue) traces each page it takes
@@ -230,7 +238,20 @@ const SITES: Record<string, [string, string][]> = {
   ext4_da_reserve_space: [['ext4:ext4_da_reserve_space', 'before:ext4_claim_free_clusters']],
   __ext4_mark_inode_dirty: [['ext4:ext4_mark_inode_dirty', 'entry']],
   __ext4_journal_start_sb: [['ext4:ext4_journal_start', 'entry']],
-  ext4_ext_map_blocks: [['ext4:ext4_ext_map_blocks_enter', 'entry'], ['ext4:ext4_ext_map_blocks_exit', 'exit']],
+  // (and the extent ext4_find_extent found, when the file has one: trace_ext4_ext_show_extent; dd
+  // oflag=direct: 65 calls, 63 events, none for the empty file's first block; pagecache-miss 3 / 3)
+  ext4_ext_map_blocks: [['ext4:ext4_ext_map_blocks_enter', 'entry'], ['ext4:ext4_ext_show_extent', 'after:ext4_find_extent'],
+    ['ext4:ext4_ext_map_blocks_exit', 'exit']],
+  // fs/ext4/mballoc.c ext4_mb_new_blocks: the request first, the result last; its
+  // ext4_mb_release_context (inlined) ends with ext4_mb_collect_stats, which traces
+  // ext4_mballoc_alloc for blocks the regular allocator found (ac_op EXT4_MB_HISTORY_ALLOC, set right
+  // before ext4_mb_normalize_request) and ext4_mballoc_prealloc for blocks a preallocation gave, before
+  // the context is freed; ext4_mb_new_inode_pa traces the preallocation it made last (dd oflag=direct:
+  // 64 calls, 64 request/allocate events, 6 regular allocations / 6 mballoc_alloc, 58 mballoc_prealloc,
+  // 5 ext4_mb_new_inode_pa calls / 5 events; cp -r 85 / 85 regular)
+  ext4_mb_new_blocks: [['ext4:ext4_request_blocks', 'entry'], ['ext4:ext4_mballoc_alloc', 'before:kmem_cache_free'],
+    ['ext4:ext4_mballoc_prealloc', 'before:kmem_cache_free'], ['ext4:ext4_allocate_blocks', 'exit']],
+  ext4_mb_new_inode_pa: [['ext4:ext4_mb_new_inode_pa', 'before:ext4_mb_use_inode_pa']],
   __ext4_new_inode: [['ext4:ext4_request_inode', 'entry'], ['ext4:ext4_allocate_inode', 'exit']],
   // fs/ext4/inode.c: the address space operations a truncate runs on each folio with buffers
   // (truncate_cleanup_folio -> folio_invalidate -> ext4_invalidate_folio, then filemap_release_folio ->

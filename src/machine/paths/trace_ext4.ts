@@ -23,6 +23,10 @@ import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { PAGE, type Inode } from '../include/fs';
 import { truncFolio } from '../mm/filemap';
+import { EXT4_BLOCKS_PER_GROUP, type MbAlloc } from '../fs/ext4';
+import { H_CONT } from './kexec';
+import type { BlkRequest } from '../include/blkdev';
+import { kallsymsLookupName } from '../../kernel/kallsyms';
 
 export const ext4Trace = new Semantics('ext4_trace');
 
@@ -225,3 +229,126 @@ ext4Trace.tpArgs('ext4_allocate_inode', (m, c, t, e) => {
   const ino = inodeOf(m, c, t, e);
   return [ino, ino?.parent ?? ino, ino?.mode ?? 0o100644];
 });
+
+// fs/ext4/mballoc.c ext4_mb_new_blocks(handle, ar, errp): the request (struct ext4_allocation_request),
+// the blocks given, and ext4_mb_collect_stats' record of the allocation context: ext4_mballoc_alloc when
+// no preallocation served it (ac->ac_op is EXT4_MB_HISTORY_PREALLOC from the start, EXT4_MB_HISTORY_ALLOC
+// right before ext4_mb_normalize_request), else ext4_mballoc_prealloc.  Which one is the machine's
+// allocation's (fs/ext4.ts mbAllocate, `e.mb` of a direct write: the writes' recorded trees that slept
+// for their I/O, which the machine's direct writes run, have no regular allocator), else the tree's.
+// The fields are the machine's allocation's, else the block the path works on.  Checked against
+// data/recordings/dd-direct-write's events run: `ext4_request_blocks dev 8,1 ino 14153 flags HINT_DATA
+// len 16 lblk 144 goal 395824 lleft 143 lright 144 pleft 395823 pright 0`, `ext4_mballoc_prealloc ...
+// orig 12/2608/16@144 result 12/2608/16@144`.
+ext4Trace.hook('ext4_mb_op_prealloc', (_m, _c, _t, e) => { e.mbRegular = false; return H_CONT; });
+ext4Trace.hook('ext4_mb_op_alloc', (_m, _c, _t, e) => { e.mbRegular = true; return H_CONT; });
+ext4Trace.at('ext4_mb_new_blocks', 'ext4_mb_op_prealloc');
+ext4Trace.at('ext4_mb_normalize_request.constprop.0', 'ext4_mb_op_alloc');
+const regular = (e: Env): boolean => (e.mb ? (e.mb as MbAlloc).regular : e.mbRegular === true);
+ext4Trace.cond('ext4_mb_regular', (_m, _c, _t, e) => regular(e));
+ext4Trace.cond('ext4_mb_preallocated', (_m, _c, _t, e) => !regular(e));
+ext4Trace.tpIf('ext4_mballoc_alloc', 'ext4_mb_regular');
+ext4Trace.tpIf('ext4_mballoc_prealloc', 'ext4_mb_preallocated');
+
+/** EXT4_MB_HINT_DATA, EXT4_MB_HINT_TRY_GOAL, EXT4_MB_STREAM_ALLOC (the guest's data allocations' flags) */
+const HINT_DATA = 0x20, HINT_TRY_GOAL = 0x200, STREAM_ALLOC = 0x800;
+
+/** The allocation the path makes: the machine's (`e.mb`), else one block at the block the path works on. */
+function allocOf(m: MachineCore, c: Cpu, t: Task, e: Env): { ino: Inode | null; a: MbAlloc } {
+  const ino = inodeOf(m, c, t, e);
+  const mb = e.mb as MbAlloc | undefined;
+  if (mb) return { ino, a: mb };
+  const lblk = lblkOf(e);
+  const block = (ino?.diskBlock ?? 0) + lblk;
+  return { ino, a: { lblk, len: 1, goal: block, block, regular: e.mbRegular === true, pa: null } };
+}
+/** struct ext4_allocation_request's fields: the neighbours are the file's blocks before the request. */
+function allocRequest(ino: Inode | null, a: MbAlloc): Record<string, number> {
+  const left = a.lblk > 0;
+  return {
+    dev: devOf(ino), ino: ino?.ino ?? 0, len: a.len, logical: a.lblk, goal: a.goal, flags: HINT_DATA,
+    lleft: left ? a.lblk - 1 : 0, lright: left ? a.lblk : 0, pleft: left ? a.goal - 1 : 0, pright: 0,
+  };
+}
+/** group/start of a block, as struct ext4_free_extent has it */
+const groupOf = (b: number): number => Math.floor(b / EXT4_BLOCKS_PER_GROUP);
+const startOf = (b: number): number => b % EXT4_BLOCKS_PER_GROUP;
+/** struct ext4_allocation_context's extents (orig, goal, result) as the mballoc events copy them. */
+function allocContext(ino: Inode | null, a: MbAlloc): Record<string, number> {
+  const ext = (p: string, b: number, len: number): Record<string, number> =>
+    ({ [`${p}_logical`]: a.lblk, [`${p}_start`]: startOf(b), [`${p}_group`]: groupOf(b), [`${p}_len`]: len });
+  const len = a.pa ? a.pa.len : a.len;
+  return {
+    dev: devOf(ino), ino: ino?.ino ?? 0, ...ext('orig', a.goal, a.len), ...ext('goal', a.goal, len), ...ext('result', a.block, len),
+    found: 1, groups: 0, buddy: 0, flags: HINT_DATA | HINT_TRY_GOAL | STREAM_ALLOC, tail: 0, cr: 0,
+  };
+}
+ext4Trace.tpArgs('ext4_request_blocks', (m, c, t, e) => {
+  const { ino, a } = allocOf(m, c, t, e);
+  return [allocRequest(ino, a)];
+});
+ext4Trace.tpArgs('ext4_allocate_blocks', (m, c, t, e) => {
+  const { ino, a } = allocOf(m, c, t, e);
+  return [allocRequest(ino, a), a.block];
+});
+ext4Trace.tpArgs('ext4_mballoc_alloc', (m, c, t, e) => {
+  const { ino, a } = allocOf(m, c, t, e);
+  return [allocContext(ino, a)];
+});
+ext4Trace.tpArgs('ext4_mballoc_prealloc', (m, c, t, e) => {
+  const { ino, a } = allocOf(m, c, t, e);
+  return [allocContext(ino, { ...a, pa: null })];
+});
+ext4Trace.tpArgs('ext4_mb_new_inode_pa', (m, c, t, e) => {
+  const { ino, a } = allocOf(m, c, t, e);
+  const pa = a.pa ?? { lstart: a.lblk, len: a.len };
+  return [allocContext(ino, a), { pa_pstart: a.block, pa_lstart: pa.lstart, pa_len: pa.len }];
+});
+// extents.c ext4_ext_map_blocks: the extent ext4_find_extent found (the machine's file is one extent
+// from its first block), when the file has blocks (a direct write's `e.extBefore`; else a file with
+// data and no delayed blocks)
+ext4Trace.cond('ext4_extent_found', (m, c, t, e) => {
+  if (typeof e.extBefore === 'boolean') return e.extBefore;
+  const ino = inodeOf(m, c, t, e);
+  return !!ino && ino.size > 0 && ino.dirtyPages === 0;
+});
+ext4Trace.tpIf('ext4_ext_show_extent', 'ext4_extent_found');
+ext4Trace.tpArgs('ext4_ext_show_extent', (m, c, t, e) => {
+  const ino = inodeOf(m, c, t, e);
+  const mb = e.mb as MbAlloc | undefined;
+  const blocks = mb ? mb.lblk : Math.ceil((ino?.size ?? 0) / PAGE);
+  return [ino, 0, ino?.diskBlock ?? 0, Math.min(blocks, 32768)];
+});
+
+// fs/iomap/iter.c: the iteration (struct iomap_iter: the inode, the range, IOMAP_WRITE | IOMAP_DIRECT for
+// a direct write) and the mapping ext4_iomap_begin gave (struct iomap: the file's blocks, MAPPED, NEW
+// and DIRTY for blocks a write allocated), as the guest traced dd oflag=direct: `iomap_iter dev 8:1 ino
+// 0x3749 pos 0x90000 length 0x10000 flags WRITE|DIRECT (0x11) ops ext4_iomap_ops [ext4] caller
+// __iomap_dio_rw+0x222/0x7e0`, `iomap_iter_dstmap dev 8:1 ino 0x3749 bdev 8:1 addr 0x60a30000 offset
+// 0x90000 length 0x10000 type MAPPED flags NEW|DIRTY`
+const IOMAP_WRITE = 1, IOMAP_DIRECT = 0x10, IOMAP_MAPPED = 2, IOMAP_F_NEW = 1, IOMAP_F_DIRTY = 2;
+/** The range a direct I/O maps: [pos, pos + length) of the file. */
+function ioRange(e: Env): { pos: number; length: number; write: boolean } {
+  const r = e.req as BlkRequest | undefined;
+  const pos = typeof e.pos === 'number' ? e.pos : 0;
+  return { pos, length: r?.bytes ?? 0, write: !!r?.write };
+}
+ext4Trace.tpArgs('iomap_iter', (m, c, t, e) => {
+  const ino = inodeOf(m, c, t, e);
+  const r = ioRange(e);
+  return [{ dev: devOf(ino), ino: ino?.ino ?? 0, pos: r.pos, length: r.length, flags: (r.write ? IOMAP_WRITE : 0) | IOMAP_DIRECT },
+    iomapOps(), retIp(c)];
+});
+ext4Trace.tpArgs('iomap_iter_dstmap', (m, c, t, e) => {
+  const ino = inodeOf(m, c, t, e);
+  const r = ioRange(e);
+  return [ino, {
+    addr: ((ino?.diskBlock ?? 0) + Math.floor(r.pos / PAGE)) * PAGE, offset: r.pos, length: r.length, type: IOMAP_MAPPED,
+    flags: e.mb ? IOMAP_F_NEW | IOMAP_F_DIRTY : 0, bdev: SDA1,
+  }];
+});
+let opsAddr: number | null = null;
+/** &ext4_iomap_ops (the ext4 module's) */
+function iomapOps(): number {
+  return (opsAddr ??= kallsymsLookupName('ext4_iomap_ops') ?? 0);
+}

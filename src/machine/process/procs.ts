@@ -280,6 +280,9 @@ export class Procs {
     const t = new Task(thread ? parent.pid : pid, pid, parent.comm, p, false);
     t.uid = parent.uid; t.euid = parent.euid; t.gid = parent.gid; t.egid = parent.egid;
     t.sigBlocked = parent.sigBlocked; // copy_process: the child starts with its parent's signal mask
+    // rseq_fork: a child with an address space of its own keeps its parent's rseq registration (the same
+    // area at the same address of the copy); a thread or vfork child (CLONE_VM) starts with none
+    t.rseq = !thread && !vfork && parent.rseq;
     this.m.sched.setNice(t, parent.nice);
     t.startTime = this.m.now;
     t.cpu = c.id;
@@ -305,6 +308,8 @@ export class Procs {
     p.mm = this.m.mm.newMm(p, exe, execImage(exe));
     for (const [sig, h] of p.sigHandlers) if (typeof h === 'function') p.sigHandlers.set(sig, 'default');
     t.comm = exe.slice(exe.lastIndexOf('/') + 1).slice(0, 15);
+    // rseq_execve: the registration goes with the old image (the new one's ld.so registers again)
+    t.rseq = false;
     const u = new U(this.m, t);
     // the new image runs ld.so and libc's start-up before main (process/ldso.ts)
     t.prog = startProgram(u, exe, main(u, argv), argv);

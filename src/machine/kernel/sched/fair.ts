@@ -5,9 +5,18 @@
  * The switch itself, wakeups and the tick as the paths run them are core.ts.
  */
 import type { CpuMachine, Cpu } from '../../include/cpu';
-import { Task, TASK_RUNNING, TASK_DEAD, EXIT_ZOMBIE, PRIO_TO_WEIGHT } from '../../include/sched';
+import { Task, TASK_RUNNING, TASK_DEAD, EXIT_ZOMBIE, PRIO_TO_WEIGHT, RW_NOTIFY } from '../../include/sched';
 import { newEnv, pushPath } from '../../paths/kexec';
 import { Prng } from '../../core/prng';
+
+/**
+ * set_task_cpu to another CPU (kernel/sched/core.c): one more migration, and rseq_migrate: a task with
+ * an rseq area updates its cpu_id on the way back to user mode (TIF_NOTIFY_RESUME: the rseq_update event)
+ */
+function migrate(t: Task): void {
+  t.nrMigrations++;
+  if (t.rseq) t.resumeWork |= RW_NOTIFY;
+}
 
 export const SCHED_LATENCY_BASE = 6e6;
 export const SCHED_MIN_GRAN_BASE = 0.75e6;
@@ -191,7 +200,7 @@ export class Sched {
     const from = t.cpu;
     const target = this.selectWakeCpu(t);
     const migrated = target.id !== from;
-    if (migrated) t.nrMigrations++;
+    if (migrated) migrate(t);
     const queued = this.wakeList(target, t);
     this.enqueue(t, target, true);
     const curr = target.curr;
@@ -237,7 +246,7 @@ export class Sched {
     t.vruntime = Math.max(rq.minVruntime, parentCpu.curr.idle ? 0 : parentCpu.curr.vruntime) + this.slice(parentCpu, t) * 1024 / t.weight;
     t.state = TASK_RUNNING;
     const target = this.selectCpu(t);
-    if (target.id !== parentCpu.id) t.nrMigrations++;
+    if (target.id !== parentCpu.id) migrate(t);
     this.enqueue(t, target, false);
     if (target.curr.idle) { target.needResched = true; this.m.kick(target, this.m.now + IPI_NS); }
     return target;
@@ -275,7 +284,7 @@ export class Sched {
         orq.q.splice(k, 1);
         t.vruntime = t.vruntime - orq.minVruntime + rq.minVruntime;
         t.cpu = c.id;
-        t.nrMigrations++;
+        migrate(t);
         rq.insert(t);
         pulledFrom = busiest.id;
       }

@@ -167,6 +167,7 @@ __do_softirq
   ?softirq_net_rx
     @irq:softirq_entry
     net_rx_action
+      %skb_defer_flush
       __napi_poll
         process_backlog
           %net_rx

@@ -742,6 +742,7 @@ asm_sysvec_apic_timer_interrupt
   timer_net_rx: `
 @irq:softirq_entry
 net_rx_action
+  %skb_defer_flush
   __napi_poll
     process_backlog
       %net_rx
