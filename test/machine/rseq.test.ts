@@ -1,68 +1,61 @@
 /**
- * Restartable sequences (kernel/rseq.c) as Linux 6.1 keeps a task's registration: rseq(2) sets
- * TIF_NOTIFY_RESUME (the area gets its cpu_id on that call's return: rseq_update), a fork child with an
- * address space of its own keeps its parent's registration (rseq_fork), an exec drops it (rseq_execve),
- * and a task put on another CPU updates it on its way back to user mode (set_task_cpu's rseq_migrate).
- * The guest's `sh -c 'sleep 5 & kill -TERM $!; wait'` (data/recordings/signal, events run): sh's
- * `sys_enter_rseq` is followed by rseq_update before its next syscall; the forked child (pid 4010,
- * placed on another CPU) traces rseq_update before its execve.
+ * rseq registration and its notify-resume work (kernel/rseq.c, include/linux/sched.h rseq_fork /
+ * rseq_execve / rseq_migrate): the rseq:rseq_update event on a return to user mode. Expected from
+ * data/recordings (graph runs, the entries holding __rseq_handle_notify_resume): each program's own
+ * rseq(2) entry (sys_rseq's rseq_set_notify_resume); fork-wait's `&` children (fork: they inherit the
+ * registration, wake_up_new_task's rseq_migrate) in their first entry after schedule_tail, no vfork
+ * child (CLONE_VM: none); the idle recording's systemd once per wakeup from epoll_wait (10 of 10).
  */
 import { expect } from 'chai';
-import { Machine, installKernelSemantics } from '../../src/machine/machine';
+import { Machine } from '../../src/machine/machine';
 import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
-import type { Task } from '../../src/machine/include/sched';
+import { compile } from '../translate/pipeline';
+import { resetKernel, stapOnMachine } from '../probes/helpers';
 
-installKernelSemantics();
+/** rseq_update per task name and the last syscall the task entered (-1: none yet) */
+const SCRIPT = `global last, n
+  probe kernel.trace("sys_enter") { last[tid()] = $id }
+  probe kernel.trace("rseq_update") { n[execname(), tid() in last ? last[tid()] : -1]++ }
+  probe end { foreach ([e, s] in n) printf("%s %d: %d\\n", e, s, n[e, s]) }`;
+const RSEQ_NR = 334, RT_SIGSUSPEND_NR = 130, VFORK_NR = 58;
 
-interface Ev { name: string; task: Task; rseq: boolean; nr?: number }
+describe('rseq_update', () => {
+  afterEach(resetKernel);
 
-function run(cmd: string): Ev[] {
-  const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
-  const out: Ev[] = [];
-  const probes: [string, (...a: unknown[]) => void][] = [];
-  const on = (name: string, f: (...a: unknown[]) => void): void => { probes.push([name, f]); tracepointProbeRegister(name, f as never, null); };
-  const cur = (): Task => m.executingCpu()!.ctx.task as Task;
-  on('rseq_update', () => out.push({ name: 'rseq_update', task: cur(), rseq: cur().rseq }));
-  on('sys_enter', (_d, _regs, nr) => out.push({ name: 'sys_enter', task: cur(), rseq: cur().rseq, nr: Number(nr) }));
-  on('sched_process_fork', (_d, _parent, child) => out.push({ name: 'fork', task: child as Task, rseq: (child as Task).rseq }));
-  on('sched_process_exec', () => out.push({ name: 'exec', task: cur(), rseq: cur().rseq }));
-  try {
-    const p = m.procs.spawnCommand(cmd, () => undefined, () => undefined);
-    m.runUntil(() => p.finished, 20e9);
-  } finally {
-    for (const [n, f] of probes) tracepointProbeUnregister(n, f as never, null);
-  }
-  return out;
-}
-
-/** x86_64 syscall numbers: rseq 334, execve 59 */
-const NR_RSEQ = 334, NR_EXECVE = 59;
-
-describe('rseq registration (kernel/rseq.c)', () => {
-  const evs = run("sh -c 'sleep 0 & wait'");
-  const sh = evs.find((e) => e.name === 'sys_enter' && e.nr === NR_RSEQ)!.task;
-
-  it("rseq(2) updates the area on the call's own return, before the next syscall", () => {
-    for (const t of new Set(evs.filter((e) => e.name === 'sys_enter' && e.nr === NR_RSEQ).map((e) => e.task))) {
-      const mine = evs.filter((e) => e.task === t && (e.name === 'rseq_update' || e.name === 'sys_enter'));
-      const i = mine.findIndex((e) => e.nr === NR_RSEQ);
-      expect(mine[i + 1]?.name, t.comm).to.equal('rseq_update');
-    }
+  it('a forked child inherits the registration and runs the work at its first return; exec drops it, the new image registers again', async function () {
+    this.timeout(60000);
+    const r = await stapOnMachine(compile(SCRIPT), "sh -c '/bin/true & wait'");
+    expect(r.err).to.equal('');
+    const lines = r.out.trim().split('\n').sort();
+    // sh's own registration, its child's first return (before any syscall), true's registration after
+    // the child's exec, and sh switched out in wait's rt_sigsuspend
+    expect(lines).to.deep.equal([`sh -1: 1`, `sh ${RSEQ_NR}: 1`, `sh ${RT_SIGSUSPEND_NR}: 1`, `true ${RSEQ_NR}: 1`].sort());
   });
 
-  it('a fork child keeps its parent\'s registration until its exec, which drops it', () => {
-    const forks = evs.filter((e) => e.name === 'fork');
-    expect(forks.length).to.be.greaterThan(0);
-    const child = forks.find((f) => evs.some((e) => e.name === 'exec' && e.task === f.task))!;
-    expect(child.rseq).to.equal(true);
-    // the exec'd image runs without one until its ld.so registers again
-    const execAt = evs.findIndex((e) => e.name === 'exec' && e.task === child.task);
-    expect(evs[execAt].rseq).to.equal(false);
-    const reg = evs.findIndex((e, i) => i > execAt && e.task === child.task && e.name === 'sys_enter' && e.nr === NR_RSEQ);
-    expect(reg).to.be.greaterThan(execAt);
-    expect(evs.slice(execAt + 1, reg).some((e) => e.task === child.task && e.name === 'rseq_update')).to.equal(false);
-    // before its exec, the child ran with the registration (an rseq_update on its way to user mode, or none)
-    expect(evs.slice(0, execAt).filter((e) => e.task === child.task && e.name === 'sys_enter' && e.nr === NR_EXECVE).length).to.equal(1);
-    expect(sh.rseq).to.equal(true);
+  it('a vfork child has none until its new image registers', async function () {
+    this.timeout(60000);
+    const r = await stapOnMachine(compile(SCRIPT), "sh -c '/bin/true; /bin/true'");
+    const lines = r.out.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('sh -1:'))).to.deep.equal([]);
+    expect(lines).to.include(`true ${RSEQ_NR}: 2`);
+    // the parent, switched out while its vfork child ran, runs it on the way back from vfork
+    expect(lines).to.include(`sh ${VFORK_NR}: 2`);
+  });
+
+  it('the services registered theirs when they started: systemd runs it after each wakeup', () => {
+    const m = new Machine({ seed: 1 });
+    const updates = new Map<string, number>(), wakeups = new Map<string, number>();
+    const onUpdate = (): void => { const t = m.executingCpu()?.ctx.task as { comm: string } | undefined; if (t) updates.set(t.comm, (updates.get(t.comm) ?? 0) + 1); };
+    const onWakeup = (_d: unknown, t: { comm: string }): void => { wakeups.set(t.comm, (wakeups.get(t.comm) ?? 0) + 1); };
+    tracepointProbeRegister('rseq_update', onUpdate as never, null);
+    tracepointProbeRegister('sched_wakeup', onWakeup as never, null);
+    try { m.run('sleep 3'); } finally {
+      tracepointProbeUnregister('rseq_update', onUpdate as never, null);
+      tracepointProbeUnregister('sched_wakeup', onWakeup as never, null);
+    }
+    expect(wakeups.get('systemd') ?? 0).to.be.greaterThan(2);
+    expect(updates.get('systemd')).to.equal(wakeups.get('systemd'));
+    // kernel threads have no rseq area
+    expect(updates.get('kcompactd0') ?? 0).to.equal(0);
   });
 });

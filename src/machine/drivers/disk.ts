@@ -8,6 +8,7 @@ import type { CpuMachine } from '../include/cpu';
 import type { BlkRequest } from '../include/blkdev';
 import type { BlockDevice } from '../block/core';
 import { newEnv } from '../paths/kexec';
+import { AHCI_IRQ } from '../kernel/irq';
 
 export class Disk implements BlockDevice {
   busyUntil = 0;
@@ -29,7 +30,7 @@ export class Disk implements BlockDevice {
     this.m.schedule(done, () => {
       this.stats.inflight--;
       const cpu = this.m.cpus[r.cpu];
-      this.m.irq(cpu, 'blk_irq', newEnv('blk_irq', { req: r, irq: 16 }));
+      this.m.irq(cpu, 'blk_irq', newEnv('blk_irq', { req: r, irq: AHCI_IRQ }));
     });
   }
   private lastSector = -1;

@@ -10,6 +10,15 @@ import type { CpuMachine, Cpu } from '../include/cpu';
 
 export const IOAPIC_ROUTES: Readonly<Record<number, number>> = { 1: 3, 4: 1, 8: 0, 12: 2 };
 
+/**
+ * The recorded guest's AHCI controller (PCI 0000:00:04.0): its MSI is Linux IRQ 24 (/proc/interrupts
+ * `24: PCI-MSI 65536-edge ahci[0000:00:04.0]`; the recordings' irq_handler_entry `irq=24`).
+ */
+export const AHCI_IRQ = 24;
+
+/** The name of an IRQ's action (struct irqaction.name: request_irq's devname, /proc/interrupts' last column). */
+export const IRQ_NAMES: Readonly<Record<number, string>> = { 1: 'i8042', 4: 'ttyS0', 8: 'rtc0', 9: 'acpi', 12: 'i8042', [AHCI_IRQ]: 'ahci[0000:00:04.0]' };
+
 /** The CPU that takes IRQ `irq` (CPU0 for a line with no route; a machine with fewer CPUs wraps). */
 export function irqCpu(m: CpuMachine, irq: number): Cpu {
   return m.cpus[(IOAPIC_ROUTES[irq] ?? 0) % m.cpus.length];

@@ -83,9 +83,9 @@ syscallEntry.cond('task_work', (_m, _c, t) => (t.resumeWork & RW_TASKWORK) !== 0
 syscallEntry.cond('rseq', (_m, _c, t) => t.rseq);
 syscallEntry.cond('fpu_load', (_m, _c, t) => (t.resumeWork & RW_FPU) !== 0);
 syscallEntry.hook('user_resume', (_m, _c, t) => { t.resumeWork = 0; return H_CONT; });
-// rseq(2) registered the thread's rseq area: its notify-resume work runs from now on, first on this
-// call's return (sys_rseq's rseq_set_notify_resume: the guest's `sys_enter_rseq` is followed by an
-// rseq_update before the next syscall, data/recordings/signal)
+// rseq(2) registered the thread's rseq area: its notify-resume work runs from now on, the first time
+// on this call's own return (sys_rseq's rseq_set_notify_resume: the recordings' rseq_update in each
+// program's rseq entry)
 syscallEntry.hook('rseq_registered', (_m, _c, t) => { t.rseq = true; t.resumeWork |= RW_NOTIFY; return H_CONT; });
 syscallEntry.at('__x64_sys_rseq', 'rseq_registered');
 syscallEntry.tpArgs('sys_enter', (_m, _c, t, e) => [{ ip: 0, args: e.a, orig_ax: e.nr, task: t }, e.nr]);

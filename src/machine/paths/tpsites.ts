@@ -80,6 +80,10 @@ const SITES: Record<string, [string, string][]> = {
   // right after the base lock is dropped), enqueue_hrtimer's debug_activate, call_timer_fn (the
   // timer was detached just before: timer_cancel), hrtimer_init's debug_init
   __sysvec_apic_timer_interrupt: [['irq_vectors:local_timer_entry', 'entry'], ['irq_vectors:local_timer_exit', 'exit']],
+  // kernel/irq/handle.c __handle_irq_event_percpu: trace_irq_handler_entry / _exit around each action's
+  // handler, its only traced callee (ls /: 20 calls in the graph run, 20 irq_handler_entry in the events
+  // run, all the serial port's; templates/sys.ts blk_irq, the disk's, fires them in its own tree)
+  __handle_irq_event_percpu: [['irq:irq_handler_entry', 'entry'], ['irq:irq_handler_exit', 'exit']],
   // arch/x86/kernel/smp.c: the call-function-single IPI (a wakeup queued on this CPU's wake list)
   __sysvec_call_function_single: [['irq_vectors:call_function_single_entry', 'entry'], ['irq_vectors:call_function_single_exit', 'exit']],
   __hrtimer_run_queues: [['timer:hrtimer_expire_entry', 'after:_raw_spin_unlock_irqrestore'], ['timer:hrtimer_expire_exit', 'after:tick_sched_timer'],

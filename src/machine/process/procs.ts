@@ -5,7 +5,7 @@
  */
 import type { Cpu } from '../include/cpu';
 import {
-  Task, Process, Prog, TASK_RUNNING, TASK_NEW, TASK_DEAD, EXIT_ZOMBIE, TASK_INTERRUPTIBLE,
+  Task, Process, Prog, TASK_RUNNING, TASK_NEW, TASK_DEAD, EXIT_ZOMBIE, TASK_INTERRUPTIBLE, RW_NOTIFY,
 } from '../include/sched';
 import { SIGCHLD } from '../include/signal';
 import { pushPath, newEnv } from '../paths/kexec';
@@ -280,9 +280,11 @@ export class Procs {
     const t = new Task(thread ? parent.pid : pid, pid, parent.comm, p, false);
     t.uid = parent.uid; t.euid = parent.euid; t.gid = parent.gid; t.egid = parent.egid;
     t.sigBlocked = parent.sigBlocked; // copy_process: the child starts with its parent's signal mask
-    // rseq_fork: a child with an address space of its own keeps its parent's rseq registration (the same
-    // area at the same address of the copy); a thread or vfork child (CLONE_VM) starts with none
-    t.rseq = !thread && !vfork && parent.rseq;
+    // rseq_fork: a child process keeps its parent's rseq registration, a CLONE_VM one (a thread, a vfork
+    // child) has none; wake_up_new_task's rseq_migrate then leaves it TIF_NOTIFY_RESUME, so its first
+    // return to user mode runs the rseq work (the recordings: fork-wait's two `&` children, rseq_update
+    // in their schedule_tail entries)
+    if (!thread && !vfork && parent.rseq) { t.rseq = true; t.resumeWork |= RW_NOTIFY; }
     this.m.sched.setNice(t, parent.nice);
     t.startTime = this.m.now;
     t.cpu = c.id;
@@ -308,7 +310,7 @@ export class Procs {
     p.mm = this.m.mm.newMm(p, exe, execImage(exe));
     for (const [sig, h] of p.sigHandlers) if (typeof h === 'function') p.sigHandlers.set(sig, 'default');
     t.comm = exe.slice(exe.lastIndexOf('/') + 1).slice(0, 15);
-    // rseq_execve: the registration goes with the old image (the new one's ld.so registers again)
+    // rseq_execve: the registration does not survive the old image (the new one's libc registers again)
     t.rseq = false;
     const u = new U(this.m, t);
     // the new image runs ld.so and libc's start-up before main (process/ldso.ts)

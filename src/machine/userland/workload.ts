@@ -163,6 +163,7 @@ export function startDefaultSystem(m: SystemMachine): void {
   registerPrograms(m);
   const init = m.procs.spawn(null, '/usr/bin/systemd', ['/sbin/init'], [null, null, null], { comm: 'systemd' });
   m.procs.init = init;
+  registeredRseq(init.threads[0]);
   const svc = bootServices();
   init.threads[0].startTime = svc.get('systemd')?.startNs ?? 0;
   const works = idleWorks(m, m.ncpus - 1);
@@ -220,11 +221,12 @@ export function startDefaultSystem(m: SystemMachine): void {
     if (s) m.procs.nextPid = s.pid;
     const p = m.procs.spawn(init, exe, argv, root, { comm });
     if (s) p.threads[0].startTime = s.startNs;
+    registeredRseq(p.threads[0]);
     return p;
   };
   service('/usr/bin/systemd-journald', ['/lib/systemd/systemd-journald'], 'systemd-journal');
   const rsyslogd = service('/usr/bin/rsyslogd', ['/usr/sbin/rsyslogd', '-n', '-iNONE'], 'rsyslogd');
-  for (const comm of RSYSLOGD_THREADS) m.procs.adoptThread(rsyslogd, comm, rsyslogdThread, 'ep_poll');
+  for (const comm of RSYSLOGD_THREADS) registeredRseq(m.procs.adoptThread(rsyslogd, comm, rsyslogdThread, 'ep_poll'));
   service('/usr/bin/cron', ['/usr/sbin/cron', '-f'], 'cron');
   service('/usr/bin/sshd', ['sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups'], 'sshd');
   const nginx = service('/usr/bin/nginx', ['nginx: master process /usr/sbin/nginx -g daemon on; master_process on;'], 'nginx');
@@ -242,10 +244,20 @@ export function startDefaultSystem(m: SystemMachine): void {
     const w = m.procs.adoptSleeper(nginx.tgid + 1 + i, 'nginx', '/usr/bin/nginx', ['nginx: worker process'], nginxWorkerMain, 'ep_poll',
       { parent: nginx, uid: 33, cwd: '/' });
     w.threads[0].startTime = nginx.threads[0].startTime;
+    registeredRseq(w.threads[0]);
     w.fds.push(...nginxFds.map((f) => f.dup()));
     lis.exclWait.push(w.threads[0]);
   }
   m.procs.nextPid = 5800 + m.rand.int(100);
+}
+
+/**
+ * A service's thread registered its rseq area when it started (glibc 2.36 does for every thread: the
+ * machine is handed over long after): its returns to user mode after a switch run the rseq work (the
+ * idle recording: systemd's 10 rseq_update, one per wakeup from epoll_wait).
+ */
+function registeredRseq(t: Task): void {
+  t.rseq = true;
 }
 
 /** A kernel thread with nothing to do on an idle box (rescuers, scsi_eh, kauditd ...): it sleeps until woken, and nothing wakes it. */

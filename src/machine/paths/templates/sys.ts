@@ -238,19 +238,20 @@ asm_common_interrupt
     __common_interrupt
       handle_edge_irq
         handle_irq_event
-          @irq:irq_handler_entry
-          ahci_single_level_irq_intr
-            ahci_handle_port_intr
-              ahci_handle_port_interrupt
-                ata_qc_complete_multiple
-                  ata_qc_complete
-                    __ata_qc_complete
-                      ata_scsi_qc_complete
-                        scsi_done
-                          @scsi:scsi_dispatch_cmd_done
-                          blk_mq_complete_request
-                            %blk_irq
-          @irq:irq_handler_exit
+          __handle_irq_event_percpu
+            @irq:irq_handler_entry
+            ahci_single_level_irq_intr
+              ahci_handle_port_intr
+                ahci_handle_port_interrupt
+                  ata_qc_complete_multiple
+                    ata_qc_complete
+                      __ata_qc_complete
+                        ata_scsi_qc_complete
+                          scsi_done
+                            @scsi:scsi_dispatch_cmd_done
+                            blk_mq_complete_request
+                              %blk_irq
+            @irq:irq_handler_exit
     irq_exit_rcu
 `,
   blk_end_request: `
