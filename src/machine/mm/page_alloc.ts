@@ -24,6 +24,7 @@
 import { Semantics } from '../paths/semantics';
 import type { CpuMachine } from '../include/cpu';
 import { PCP_BATCH } from '../paths/compile';
+import { H_PUSHED, pushPath, newEnv } from '../paths/kexec';
 
 /** The machine as the per-CPU lists use it: memory's lists (mm/mm.ts MemSys.pcp). */
 export interface PcpMachine extends CpuMachine {
@@ -64,6 +65,13 @@ export const pageAlloc = new Semantics<PcpMachine>('mm/page_alloc');
 
 // rmqueue_pcplist: the refill the machine's lists call for (paths/compile.ts runs rmqueue_bulk this many times)
 pageAlloc.count('rmqueue_bulk', (m, c) => m.mm.pcp.alloc(c.id));
+// the same in a template's allocation (fs/pipe.ts's pipe buffers): rmqueue_bulk runs when the list is
+// empty, taking a batch of pages (one pcp_refill_page each)
+pageAlloc.cond('pcp_refill', (m, c) => m.mm.pcp.alloc(c.id) === 1);
+pageAlloc.hook('pcp_refill_pages', (_m, _c, t) => {
+  for (let i = 0; i < PCP_BATCH; i++) pushPath(t.ks, 'pcp_refill_page', newEnv('pcp_refill_page'));
+  return H_PUSHED;
+});
 // free_unref_page_commit: the page joins the freeing CPU's list
 pageAlloc.hook('pcp_free', (m, c) => { m.mm.pcp.free(c.id); return 0; });
 pageAlloc.at('free_unref_page_commit', 'pcp_free');
