@@ -15,8 +15,11 @@ installKernelSemantics();
 /** Operands after each opcode. */
 const OPERANDS = new Map<number, number>([[OP_TP, 1], [OP_HOOK, 1], [OP_INLINE, 1], [OP_IF, 2], [OP_IFNOT, 2], [OP_REPEAT, 4], [OP_LOOP, 1], [OP_MODEL, 1], [OP_SUB, 1]]);
 
-/** A program with every OP_SUB replaced by its chunk's program (expanded too), without the final OP_END. */
-function expand(code: Int32Array): number[] {
+/**
+ * A program with every OP_SUB replaced by its chunk's program (expanded too), without the final OP_END;
+ * `base`: where it starts in the whole program (its jump targets move by it).
+ */
+function expand(code: Int32Array, base = 0): number[] {
   const out: number[] = [];
   const at = new Int32Array(code.length + 1);
   const fix: number[] = [];
@@ -25,7 +28,7 @@ function expand(code: Int32Array): number[] {
     const op = code[pc];
     at[pc] = out.length;
     if (op === OP_END) { pc++; continue; }
-    if (op === OP_SUB) { for (const x of expand(chunkCode(code[pc + 1]).code)) out.push(x); pc += 2; continue; }
+    if (op === OP_SUB) { for (const x of expand(chunkCode(code[pc + 1]).code, base + out.length)) out.push(x); pc += 2; continue; }
     const n = op >= 0 ? 0 : OPERANDS.get(op) ?? 0;
     if (op === OP_REPEAT) fix.push(out.length + 4);
     if (op === OP_LOOP || op === OP_IF || op === OP_IFNOT) fix.push(out.length + n);
@@ -33,7 +36,7 @@ function expand(code: Int32Array): number[] {
     pc += 1 + n;
   }
   at[code.length] = out.length;
-  for (const i of fix) out[i] = at[out[i]];
+  for (const i of fix) out[i] = base + at[out[i]];
   return out;
 }
 

@@ -55,7 +55,10 @@ describe('machine: TCP on recorded trees', () => {
   });
 
   it('a send wakes the reader asleep in sk_wait_data from the softirq its recorded tree runs; MSG_WAITALL waits for all of it', () => {
-    const m = new Machine({ seed: 32 });
+    // (a seed whose draw of the sender's recorded tcp_sendmsg tree is one that allocates an skb and runs
+    // tcp_release_cb, as most recorded ones: seeds 2 to 10 draw one; 32 drew a variant with neither once the
+    // per-CPU page lists and the pipe pages moved the machine's timing, and so its draws)
+    const m = new Machine({ seed: 2 });
     const c = counting(['tcp_release_cb', 'tcp_stream_alloc_skb', 'sk_wait_data', 'tcp_rcv_established', 'sock_def_readable', '__release_sock'], 'tcp_rec');
     let readerPid = 0;
     const woken: number[] = [];

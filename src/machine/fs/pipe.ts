@@ -5,7 +5,7 @@
  */
 import type { FsMachine } from './namei';
 import { Semantics } from '../paths/semantics';
-import { H_CONT, H_SLEEP, H_AGAIN } from '../paths/kexec';
+import { H_CONT, H_SLEEP, H_AGAIN, H_PUSHED, pushPath, newEnv } from '../paths/kexec';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
 import type { Task } from '../include/sched';
 import type { Cpu } from '../include/cpu';
@@ -45,10 +45,13 @@ fsPipe.hook('pipe_read', (m, c, t, e) => {
   const p = f.pipe;
   if (!p) { e.ret = -EBADF; return H_CONT; }
   if (p.bytes > 0) {
+    const kept = p.pagesKept, freed = p.pagesFreed;
     const b = p.take(e.count as number);
     e.data = b; e.ret = b.length;
     const w = p.writeWait.splice(0);
-    return pushWakeups(c, w);
+    const r = pushWakeups(c, w);
+    // the pages read to their end, released before the writers are woken: freed, or kept as tmp_page
+    return pushPages(t, 'pipe_buf_free', p.pagesFreed - freed, pushPages(t, 'pipe_buf_keep', p.pagesKept - kept, r));
   }
   const writers = p.writers;
   if (writers === 0) { e.data = new Uint8Array(0); e.ret = 0; return H_CONT; }
@@ -70,8 +73,11 @@ fsPipe.hook('pipe_write', (m, c, t, e) => {
     return H_CONT;
   }
   const done = e.done as number;
+  const allocated = p.pagesAllocated;
   const n = p.push(b.subarray(done));
   e.done = done + n;
+  // the pages this round allocated (alloc_page per pipe buffer not filled into the tmp_page), before it wakes the readers
+  const pages = p.pagesAllocated - allocated;
   const waiters = p.readWait.splice(0);
   if ((e.done as number) < b.length && n === 0) {
     if (waiters.length) { pushWakeups(c, waiters); return H_AGAIN; }
@@ -83,8 +89,17 @@ fsPipe.hook('pipe_write', (m, c, t, e) => {
     return H_SLEEP;
   }
   e.ret = e.done as number;
-  return pushWakeups(c, waiters);
+  return pushPages(t, 'pipe_buf_alloc', pages, pushWakeups(c, waiters));
 });
+
+/**
+ * Push path `name` `n` times on `t`'s stack (above what `r`, a hook result, pushed: they run first), and
+ * the hook result that says so.
+ */
+function pushPages(t: Task, name: string, n: number, r: number): number {
+  for (let i = 0; i < n; i++) pushPath(t.ks, name, newEnv(name, {}));
+  return n > 0 ? H_PUSHED : r;
+}
 
 // ---------------------------------------------------------------- FIFOs
 

@@ -18,6 +18,7 @@ import type { Sched } from '../kernel/sched/fair';
 import type { BlockLayer } from '../block/core';
 import { swapSlotAlloc, swapSlotFree, swapEntryOf, setSwapEntry, swapSlotDirty, swapSlotOnDevice, type SwapEntry } from './swapfile';
 import { swapInIo } from './page_io';
+import { PerCpuPages } from './page_alloc';
 
 /**
  * The machine as memory management uses it: memory itself, the scheduler (waking kswapd), the
@@ -108,6 +109,8 @@ export class MemSys {
   pswpout = 0;
   pgsteal = 0;
   cowFaults = 0;
+  /** the per-CPU page lists (mm/page_alloc.ts): pcp->high is the low watermark shared by the CPUs (zone_highsize) */
+  readonly pcp = new PerCpuPages(() => Math.floor(this.lowPages / this.m.cpus.length));
   constructor(private m: MmMachine, memMB: number) {
     this.totalPages = memMB * 256;
     this.kernelPages = Math.floor(this.totalPages * 0.06);

@@ -72,7 +72,7 @@ interface Src {
 type AfterSites = Map<number, [number[], number[]]> | null;
 
 /** A lazily compiled run of callees (OP_SUB operand: its index). */
-interface Chunk { src: Src; start: number; end: number; after: AfterSites; code: CompiledPath | null }
+interface Chunk { src: Src; start: number; end: number; after: AfterSites; parent: number; code: CompiledPath | null }
 const chunks: Chunk[] = [];
 
 /** The program of chunk `i`, compiled on its first run. */
@@ -80,7 +80,7 @@ export function chunkCode(i: number): CompiledPath {
   const ch = chunks[i];
   if (ch.code) return ch.code;
   const code: number[] = [];
-  emitSeq(ch.src, ch.start, ch.end, code, ch.after);
+  emitSeq(ch.src, ch.start, ch.end, code, ch.after, ch.parent);
   code.push(OP_END);
   ch.code = { name: ch.src.name, code: Int32Array.from(code) };
   if (--ch.src.pending === 0) ch.src.close = undefined;
@@ -192,25 +192,26 @@ function closeOf(s: Src, open: number, limit: number): number {
   return at;
 }
 
-function newChunk(s: Src, start: number, end: number, after: AfterSites): number {
+function newChunk(s: Src, start: number, end: number, after: AfterSites, parent: number): number {
   s.pending++;
-  return chunks.push({ src: s, start, end, after, code: null }) - 1;
+  return chunks.push({ src: s, start, end, after, parent, code: null }) - 1;
 }
 
 /** Emit the callees text[start, end) of a call, through a chunk when they are long. */
-function emitKids(s: Src, start: number, end: number, code: number[], after: AfterSites, chunk: number): void {
+function emitKids(s: Src, start: number, end: number, code: number[], after: AfterSites, chunk: number, parent: number): void {
   if (start === s.hole) s.holeAt = code.length;
   else if (chunk >= 0) code.push(OP_SUB, chunk);
-  else emitSeq(s, start, end, code, after);
+  else emitSeq(s, start, end, code, after, parent);
 }
 
 /**
  * Emit the nodes of text[i, end) (a seq; `after`: the tracepoints of their caller that fire after
- * one of them returns).
+ * one of them returns; `parent`: the caller's kallsyms id, -1 unknown).
  */
-function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSites): void {
+function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSites, parent: number): void {
   const text = s.text;
   const seqStart = i;
+  const pcp = parent >= 0 && parent === pcpSite().parent ? pcpSite() : null;
   while (i < end) {
     const ch = text.charCodeAt(i);
     const at = i;
@@ -229,10 +230,12 @@ function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSit
       const o = s.ops[f] ?? opsOfModelFn(s, f);
       const id = o.id;
       if (id < 0) {
-        if (chunk === -2) chunk = newChunk(s, ks, ke, after);
-        for (let r = 0; r < rep; r++) emitKids(s, ks, ke, code, after, chunk);
+        if (chunk === -2) chunk = newChunk(s, ks, ke, after, parent);
+        for (let r = 0; r < rep; r++) emitKids(s, ks, ke, code, after, chunk, parent);
+      } else if (pcp && id === pcp.bulk) {
+        // a recorded refill of the per-CPU list: the machine's lists decide (emitPcpRefill)
       } else {
-        if (chunk === -2) chunk = newChunk(s, ks, ke, o.after);
+        if (chunk === -2) chunk = newChunk(s, ks, ke, o.after, id);
         const around = after?.get(id);
         const rule = rep > 1 ? countRuleIndex(id) : -1;
         const run = rule >= 0 ? countedRun(s, seqStart, end, f) : null;
@@ -248,6 +251,7 @@ function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSit
         } else {
           for (let r = 0; r < rep; r++) emitAround(s, id, o, ks, ke, code, chunk, around);
         }
+        if (pcp && id === pcp.lock) emitPcpRefill(s, pcp, code);
       }
     } else if (ch === 33 /* ! */) {
       // the events the graph runs recorded (sched_process_fork/exec/exit), where they fired
@@ -299,6 +303,57 @@ function countedRun(s: Src, start: number, end: number, f: number): { total: num
   return { total, at };
 }
 
+/** pcp->batch: the pages rmqueue_bulk takes off the buddy lists per refill (every recorded refill of an order-0 page: check_new_pages*63) */
+export const PCP_BATCH = 63;
+
+/**
+ * mm/page_alloc.c rmqueue_pcplist (inlined in get_page_from_freelist): the per-CPU list's lock
+ * (pcp_spin_trylock: `lock`), then, when the list is empty, `bulk` (rmqueue_bulk: the zone lock,
+ * check_new_pages per page taken, the zone's counters).  Ids of the kallsyms functions; -2: not resolved yet.
+ */
+interface PcpSite { parent: number; lock: number; bulk: number; kids: number[]; check: number }
+let pcpSiteIds: PcpSite | null = null;
+function pcpSite(): PcpSite {
+  return pcpSiteIds ?? (pcpSiteIds = {
+    parent: functionId('get_page_from_freelist'), lock: functionId('_raw_spin_trylock'), bulk: functionId('rmqueue_bulk'),
+    kids: ['_raw_spin_lock_irqsave', 'check_new_pages', '__mod_zone_page_state', '_raw_spin_unlock_irqrestore'].map((n) => functionId(n)),
+    check: functionId('check_new_pages'),
+  });
+}
+
+/**
+ * After get_page_from_freelist takes the per-CPU list's lock: rmqueue_bulk, as the recordings show
+ * it (`rmqueue_bulk(_raw_spin_lock_irqsave check_new_pages*63 __mod_zone_page_state
+ * _raw_spin_unlock_irqrestore)`), run as often as its count rule says (mm/page_alloc.ts: once when
+ * the CPU's list is empty, else not).  The recorded trees' own rmqueue_bulk calls are left out.
+ */
+function emitPcpRefill(s: Src, p: PcpSite, code: number[]): void {
+  const rule = countRuleIndex(p.bulk);
+  if (rule < 0 || p.bulk < 0) return;
+  code.push(OP_REPEAT, rule, 0, 0, 0);
+  const fix = code.length - 1;
+  const start = code.length;
+  const o = opsOf(p.bulk);
+  code.push(p.bulk);
+  pushAll(code, o.pre);
+  if (s.inline) pushAll(code, inlineOps(p.bulk, o));
+  for (const k of p.kids) {
+    if (k < 0) continue;
+    const around = o.after?.get(k);
+    if (k !== p.check) { emitAround(s, k, opsOf(k), 0, 0, code, -1, around); continue; }
+    code.push(OP_REPEAT, -1, PCP_BATCH, 0, 0);
+    const fixK = code.length - 1;
+    const startK = code.length;
+    emitAround(s, k, opsOf(k), 0, 0, code, -1, around);
+    code.push(OP_LOOP, startK);
+    code[fixK] = code.length;
+  }
+  pushAll(code, o.post);
+  code.push(OP_RET);
+  code.push(OP_LOOP, start);
+  code[fix] = code.length;
+}
+
 function pushAll(code: number[], ops: readonly number[]): void {
   for (let i = 0; i < ops.length; i++) code.push(ops[i]);
 }
@@ -314,7 +369,7 @@ function emitCall(s: Src, id: number, o: FnOps, ks: number, ke: number, code: nu
   code.push(id);
   if (o.pre.length) pushAll(code, o.pre);
   if (s.inline) pushAll(code, inlineOps(id, o));
-  if (ke > ks) emitKids(s, ks, ke, code, o.after, chunk);
+  if (ke > ks) emitKids(s, ks, ke, code, o.after, chunk, id);
   if (o.post.length) pushAll(code, o.post);
   code.push(OP_RET);
 }
@@ -331,7 +386,7 @@ export function compileShape(name: string, text: string, start: number, end: num
   // exit tracepoints are: before its first callee and after its last
   const tps = parent >= 0 ? tracepointSitesOf(parent) : [];
   for (const t of tps) if (t.where === 'entry') code.push(OP_TP, tpIndex(t.event));
-  emitSeq(s, start, end, code, parent >= 0 ? afterSitesOf(parent) : null);
+  emitSeq(s, start, end, code, parent >= 0 ? afterSitesOf(parent) : null, parent);
   for (const t of tps) if (t.where === 'exit') code.push(OP_TP, tpIndex(t.event));
   if (s.pending === 0) s.close = undefined;
   code.push(OP_END);
@@ -354,7 +409,7 @@ function opsFor(ids: (f: number) => number): (FnOps | undefined)[] {
 export function compileWithHole(name: string, text: string, hole: number, ids: (f: number) => number, inline: boolean): { code: Int32Array; at: number } {
   const code: number[] = [];
   const s: Src = { name, text, ids, inline, ops: opsFor(ids), pending: 0, limit: Infinity, hole, holeAt: -1 };
-  emitSeq(s, 0, text.length, code, null);
+  emitSeq(s, 0, text.length, code, null, -1);
   code.push(OP_END);
   if (s.holeAt < 0) throw new Error(`entry model: no callees at ${hole} in ${text.slice(0, 60)}`);
   return { code: Int32Array.from(code), at: s.holeAt };
@@ -369,7 +424,7 @@ export function compileWithHole(name: string, text: string, hole: number, ids: (
 export function compileCallees(text: string, parent: number, ids: (f: number) => number, inline: boolean): Int32Array {
   const code: number[] = [];
   const s: Src = { name: '', text, ids, inline, ops: opsFor(ids), pending: 0, limit: Infinity, hole: -1, holeAt: -1 };
-  emitSeq(s, 0, text.length, code, opsOf(parent).after);
+  emitSeq(s, 0, text.length, code, opsOf(parent).after, parent);
   return Int32Array.from(code);
 }
 
@@ -393,7 +448,7 @@ export function straightCode(code: Int32Array): boolean {
  * compiler's output format (bump COMPILER_FORMAT when emitSeq's output changes).  The build's
  * programs (paths/model_table.ts) are used only while it is the running process's.
  */
-const COMPILER_FORMAT = 4;
+const COMPILER_FORMAT = 5;
 let stamp: string | null = null;
 export function compilerStamp(): string {
   return stamp ?? (stamp = JSON.stringify([COMPILER_FORMAT, MARK_HOOKS, compileInputs(), tracepointSiteTable()]));

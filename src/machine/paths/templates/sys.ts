@@ -408,6 +408,91 @@ pipe_write
   __wake_up_common_lock
     __wake_up_common
 `,
+  // fs/pipe.c pipe_write: a page for a pipe buffer (alloc_page(GFP_HIGHUSER | __GFP_ACCOUNT), charged to
+  // the writer's memcg), then the buffer is inserted under rd_wait.lock (tar-gzip's recorded pipe_write trees)
+  pipe_buf_alloc: `
+alloc_pages
+  policy_nodemask
+  policy_node
+  __alloc_pages
+    __cond_resched
+    should_fail_alloc_page
+    get_page_from_freelist
+      _raw_spin_trylock
+      ?pcp_refill
+        rmqueue_bulk
+          _raw_spin_lock_irqsave
+          %pcp_refill_pages
+          __mod_zone_page_state
+          _raw_spin_unlock_irqrestore
+      _raw_spin_unlock
+    __memcg_kmem_charge_page
+      __rcu_read_lock
+      __get_obj_cgroup_from_memcg
+        __rcu_read_lock
+        __rcu_read_unlock
+      __rcu_read_unlock
+      __rcu_read_lock
+      __rcu_read_lock
+      __rcu_read_unlock
+      __rcu_read_unlock
+      try_charge_memcg
+      memcg_account_kmem
+        __mod_memcg_state
+          __cgroup_rstat_updated
+      __rcu_read_lock
+      __rcu_read_unlock
+    @kmem:mm_page_alloc
+_raw_spin_lock_irq
+_raw_spin_unlock_irq
+`,
+  // mm/page_alloc.c rmqueue_bulk's page taken off the buddy lists for the per-CPU list (pushed pcp->batch
+  // times by %pcp_refill_pages: mm/page_alloc.ts)
+  pcp_refill_page: `
+@kmem:mm_page_alloc_zone_locked
+check_new_pages
+`,
+  // fs/pipe.c pipe_read: a buffer read to its end is released (anon_pipe_buf_release): its page kept as
+  // the pipe's tmp_page when there is none, else put (uncharged, freed to the CPU's list)
+  pipe_buf_keep: `
+anon_pipe_buf_release
+`,
+  pipe_buf_free: `
+anon_pipe_buf_release
+  __folio_put
+    __mem_cgroup_uncharge
+      uncharge_folio
+        __rcu_read_lock
+        __rcu_read_lock
+        __rcu_read_unlock
+        __rcu_read_unlock
+        __rcu_read_lock
+        __rcu_read_unlock
+        __rcu_read_lock
+        __rcu_read_unlock
+        __rcu_read_lock
+        __rcu_read_unlock
+      uncharge_batch
+        page_counter_uncharge
+          propagate_protected_usage
+          propagate_protected_usage
+          propagate_protected_usage
+        memcg_account_kmem
+          __mod_memcg_state
+            __cgroup_rstat_updated
+        __count_memcg_events
+          __cgroup_rstat_updated
+        memcg_check_events
+        __rcu_read_lock
+        __rcu_read_unlock
+    free_unref_page
+      free_pcp_prepare
+        @kmem:mm_page_free
+      _raw_spin_trylock
+      free_unref_page_commit
+        %pcp_free
+      _raw_spin_unlock
+`,
   write_tty: `
 file_tty_write.constprop.0
   n_tty_write
