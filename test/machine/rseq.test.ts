@@ -26,7 +26,8 @@ describe('rseq_update', () => {
     this.timeout(60000);
     const r = await stapOnMachine(compile(SCRIPT), "sh -c '/bin/true & wait'");
     expect(r.err).to.equal('');
-    const lines = r.out.trim().split('\n').sort();
+    // the workload's tasks (the services, moved to another CPU by the balancer, run it too: rseq_migrate)
+    const lines = r.out.trim().split('\n').filter((l) => /^(sh|true) /.test(l)).sort();
     // sh's own registration, its child's first return (before any syscall), true's registration after
     // the child's exec, and sh switched out in wait's rt_sigsuspend
     expect(lines).to.deep.equal([`sh -1: 1`, `sh ${RSEQ_NR}: 1`, `sh ${RT_SIGSUSPEND_NR}: 1`, `true ${RSEQ_NR}: 1`].sort());
@@ -38,23 +39,29 @@ describe('rseq_update', () => {
     const lines = r.out.trim().split('\n');
     expect(lines.filter((l) => l.startsWith('sh -1:'))).to.deep.equal([]);
     expect(lines).to.include(`true ${RSEQ_NR}: 2`);
-    // the parent, switched out while its vfork child ran, runs it on the way back from vfork
-    expect(lines).to.include(`sh ${VFORK_NR}: 2`);
+    // the parent, switched out while its vfork child ran, runs it on the way back from vfork (the first
+    // time at least: the second vfork's child may run elsewhere, its update then after wait4)
+    expect(lines.some((l) => l.startsWith(`sh ${VFORK_NR}: `))).to.equal(true);
   });
 
   it('the services registered theirs when they started: systemd runs it after each wakeup', () => {
     const m = new Machine({ seed: 1 });
-    const updates = new Map<string, number>(), wakeups = new Map<string, number>();
+    const updates = new Map<string, number>(), wakeups = new Map<string, number>(), moves = new Map<string, number>();
     const onUpdate = (): void => { const t = m.executingCpu()?.ctx.task as { comm: string } | undefined; if (t) updates.set(t.comm, (updates.get(t.comm) ?? 0) + 1); };
     const onWakeup = (_d: unknown, t: { comm: string }): void => { wakeups.set(t.comm, (wakeups.get(t.comm) ?? 0) + 1); };
     tracepointProbeRegister('rseq_update', onUpdate as never, null);
+    // the services' moves to another CPU (fair.ts migrate: set_task_cpu), counted from the run's start
+    const services = [...m.procs.tasks.values()].filter((t) => t.comm === 'systemd');
+    const before = services.reduce((a, t) => a + t.nrMigrations, 0);
     tracepointProbeRegister('sched_wakeup', onWakeup as never, null);
     try { m.run('sleep 3'); } finally {
+      moves.set('systemd', services.reduce((a, t) => a + t.nrMigrations, 0) - before);
       tracepointProbeUnregister('rseq_update', onUpdate as never, null);
       tracepointProbeUnregister('sched_wakeup', onWakeup as never, null);
     }
     expect(wakeups.get('systemd') ?? 0).to.be.greaterThan(2);
-    expect(updates.get('systemd')).to.equal(wakeups.get('systemd'));
+    // one per wakeup, and one more for a move to another CPU between them (set_task_cpu's rseq_migrate)
+    expect(updates.get('systemd')).to.be.within(wakeups.get('systemd')!, wakeups.get('systemd')! + (moves.get('systemd') ?? 0));
     // kernel threads have no rseq area
     expect(updates.get('kcompactd0') ?? 0).to.equal(0);
   });

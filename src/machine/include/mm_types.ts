@@ -5,9 +5,10 @@
  * devices.  The memory-management semantics are in mm/.
  */
 import type { Inode } from './fs';
+import { PAGE_SIZE } from './page_types';
 
+export { PAGE_SIZE };
 export const P_NONE = 0, P_PRESENT = 1, P_COW = 2, P_SWAPPED = 3;
-export const PAGE_SIZE = 4096;
 export const PROT_READ = 1, PROT_WRITE = 2, PROT_EXEC = 4;
 /**
  * Whether a system call's buffer argument is an address the program names (a mapping of its own)

@@ -5,7 +5,7 @@
  * w_counter: what an open waiting for its partner watches) and the struct files that hold it (files).
  */
 import type { WaitQueue } from './wait';
-import { PAGE_SIZE } from './mm_types';
+import { PAGE_SIZE } from './page_types';
 
 export const PIPE_BUF_SIZE = 65536;
 
