@@ -123,10 +123,10 @@ function statfsOf(m: FsMachine, ino: Inode): Record<string, number> {
   return info;
 }
 /**
- * The size= of the tmpfs mounts the recorded guest has with one (data/recordings/system.json.gz mounts:
- * /run 402732k, 20% of its 2 GiB, and /run/lock 5120k); the others half of memory, tmpfs's default.
+ * The size= of the tmpfs and devtmpfs mounts the recorded guest has with one (data/recordings/system.json.gz
+ * mounts: /run 402732k, 20% of its 2 GiB, /run/lock 5120k, /dev 1001772k); the others half of memory, tmpfs's default.
  */
-const TMPFS_SIZE_KB: Record<string, number> = { '/run': 402732, '/run/lock': 5120 };
+const TMPFS_SIZE_KB: Record<string, number> = { '/run': 402732, '/run/lock': 5120, '/dev': 1001772 };
 function tmpfsInfo(type: number, m: FsMachine, ino: Inode): Record<string, number> {
   // the nearest mount point of the table above the file (/run/lock is a mount of its own inside /run)
   let kb: number | undefined;

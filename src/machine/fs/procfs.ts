@@ -3,7 +3,8 @@ import type { Fs, FsMachine } from './namei';
 import { Inode, LazyDir, lazyEntries, S_IFDIR, S_IFREG } from '../include/fs';
 import { KERNEL_PROC_VERSION, KERNEL_RELEASE } from '../../kernel/config';
 import { procModulesText, procKallsymsText, sysModuleNames } from '../../kernel/kallsyms';
-import { procRoot } from './proc_pid';
+import { procRoot, procPidFile } from './proc_pid';
+import { procMountsText, procMountinfoText } from './proc_namespace';
 import { cpuinfoText, sysCpuFiles } from '../kernel/cpu';
 import { loDev } from '../net/core';
 
@@ -26,10 +27,10 @@ export function populateProc(m: FsMachine, fs: Fs): void {
   fs.procFile('/proc/cpuinfo', () => cpuinfoText(m.ncpus));
   fs.procFile('/proc/swaps', () => 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' +
     m.mm.swaps.map((s) => `${s.path.padEnd(40)}${(s.path.startsWith('/dev') ? 'partition' : 'file').padEnd(16)}${String(s.slots * 4).padEnd(16)}${String(s.used * 4).padEnd(16)}${s.prio}\n`).join(''));
-  fs.procFile('/proc/mounts', () => '/dev/sda1 / ext4 rw,relatime,errors=remount-ro 0 0\nproc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\nsysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\nudev /dev devtmpfs rw,nosuid,relatime 0 0\ntmpfs /tmp tmpfs rw,nosuid,nodev 0 0\n' +
-    // /run and /run/lock as the recorded guest mounts them (data/recordings/system.json.gz mounts: 2 GiB of RAM, /run 20% of it)
-    'tmpfs /run tmpfs rw,nosuid,nodev,size=402732k,nr_inodes=819200,mode=755,inode64 0 0\ntmpfs /run/lock tmpfs rw,nosuid,nodev,noexec,relatime,size=5120k,inode64 0 0\n' +
-    fs.mounts.map((x, i) => (i < 2 ? `${x.fs} ${x.at} ${x.fs} rw,nosuid,nodev,noexec,relatime 0 0\n` : `nodev ${x.at} ${x.fs} rw,relatime 0 0\n`)).join(''));
+  // the mount table (proc_namespace.ts); /proc/mounts is self/mounts, each process's mountinfo and mounts the same namespace's
+  fs.procFile('/proc/mounts', () => procMountsText(fs));
+  procPidFile('mounts', () => procMountsText(fs));
+  procPidFile('mountinfo', () => procMountinfoText(fs));
   fs.procFile('/proc/stat', () => {
     const line = (n: string, busy: number, idle: number) => `${n} ${Math.round(busy / 1e7)} 0 0 ${Math.round(idle / 1e7)} 0 0 0 0 0 0\n`;
     let s = line('cpu ', m.cpus.reduce((a, c) => a + c.busyNs, 0), m.cpus.reduce((a, c) => a + c.idleNs, 0));

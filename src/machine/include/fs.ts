@@ -50,6 +50,8 @@ export class Inode {
   target = '';
   /** device: 'null' | 'zero' | 'urandom' | 'random' | 'tty' | 'ttyS' | 'sda' | 'sda1' | 'console' */
   dev = '';
+  /** the root of a tmpfs mount: its anonymous st_dev minor (stat's st_dev of everything under it; 0: not a mount root) */
+  mountMinor = 0;
   /** a character device's driver (drivers/: the serial port behind /dev/ttyS0) */
   cdev: CharDevice | null = null;
   rdev = 0;

@@ -211,8 +211,10 @@ export function populate(m: FsMachine, fs: Fs): void {
   lf.mtime = lf.atime = machineNsOf(m.bootNs, INSTALL_S);
   const media = fs.mkdirp('/media');
   media.mtime = media.atime = machineNsOf(m.bootNs, INSTALL_S);
-  fs.mkdirp('/run', 'tmpfs', 0o755);
-  fs.mkdirp('/run/lock', 'tmpfs', 0o1777);
+  // their st_dev minors as the guest's mountinfo has them (fs/proc_namespace.ts; /tmp: the next free one)
+  fs.mkdirp('/run', 'tmpfs', 0o755).mountMinor = 23;
+  fs.mkdirp('/run/lock', 'tmpfs', 0o1777).mountMinor = 24;
+  fs.lookup('/tmp')!.mountMinor = 36;
   void S_IFREG; void KERNEL_RELEASE;
 }
 
