@@ -26,6 +26,11 @@ describe('/proc/mounts and mountinfo', function () {
     expect(lines('cat /proc/1/mountinfo')).to.deep.equal(info);
   });
 
+  it('tail reads a /proc file through to its end (st_size 0: coreutils\' pipe_lines), as cat | tail does', () => {
+    expect(lines('tail -n 2 /proc/mounts')).to.deep.equal(lines('cat /proc/mounts').slice(-2));
+    expect(lines('tail -n 1 /proc/self/mountinfo')[0]).to.match(/^68 24 0:36 \/ \/tmp /);
+  });
+
   it('adds a mount -t debugfs under its parent mount; st_dev of tmpfs files is their mount\'s', () => {
     const info = lines('mkdir -p /debug; mount -t debugfs nodev /debug; cat /proc/self/mountinfo');
     expect(info.length).to.equal(10);

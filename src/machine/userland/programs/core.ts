@@ -352,9 +352,13 @@ export const programs: Record<string, ProgramMain> = {
       return 0;
     }
     let text = '';
-    if (reg) {
-      yield* u.lseek(fd, 0, 1);
-      const size = yield* u.lseek(fd, 0, 2);
+    // tail_lines: a regular file read back from its end when lseek finds one past the offset; else, as
+    // a /proc or /sys file (st_size 0, seq files refuse SEEK_END), read through to EOF (pipe_lines)
+    const cur = reg ? yield* u.lseek(fd, 0, 1) : -1;
+    const size = reg ? yield* u.lseek(fd, 0, 2) : -1;
+    const fromEnd = reg && cur >= 0 && cur < size;
+    if (reg && !fromEnd && cur >= 0 && cur !== size) yield* u.lseek(fd, cur, 0);
+    if (fromEnd) {
       const start = Math.max(0, size - (size % 8192 || 8192));
       yield* u.lseek(fd, start, 0);
       const r = yield* u.read(fd, size - start);
@@ -370,7 +374,7 @@ export const programs: Record<string, ProgramMain> = {
     }
     const lines = text.split(/(?<=\n)/).filter(Boolean);
     for (const l of lines.slice(-n)) yield* u.printf(l);
-    if (reg) yield* u.read(fd, 0);
+    if (fromEnd) yield* u.read(fd, 0);
     if (fd !== 0) yield* u.close(fd);
     yield* u.closeStdout();
     return 0;
