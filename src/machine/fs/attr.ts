@@ -6,6 +6,7 @@
 import type { FsMachine } from './namei';
 import { atDir } from './namei';
 import { superMagic } from './layout';
+import { mountRootOf, mountSizeKb } from './proc_namespace';
 import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
@@ -122,15 +123,10 @@ function statfsOf(m: FsMachine, ino: Inode): Record<string, number> {
       : { type, bsize: PAGE, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 };
   return info;
 }
-/**
- * The size= of the tmpfs and devtmpfs mounts the recorded guest has with one (data/recordings/system.json.gz
- * mounts: /run 402732k, 20% of its 2 GiB, /run/lock 5120k, /dev 1001772k); the others half of memory, tmpfs's default.
- */
-const TMPFS_SIZE_KB: Record<string, number> = { '/run': 402732, '/run/lock': 5120, '/dev': 1001772 };
+/** tmpfs and devtmpfs: the size= of the mount the file is on (proc_namespace.ts), else half of memory, tmpfs's default */
 function tmpfsInfo(type: number, m: FsMachine, ino: Inode): Record<string, number> {
-  // the nearest mount point of the table above the file (/run/lock is a mount of its own inside /run)
-  let kb: number | undefined;
-  for (let d: Inode | null = ino; d && d.fs === ino.fs && kb === undefined; d = d.parent === d ? null : d.parent) kb = TMPFS_SIZE_KB[m.fs.pathOf(d)];
+  const root = mountRootOf(ino);
+  const kb = root ? mountSizeKb(m.fs, root) : undefined;
   const blocks = kb ? kb / 4 : Math.floor(m.mm.totalPages / 2);
   return { type, bsize: PAGE, blocks, bfree: blocks, bavail: blocks, files: 250000, ffree: 249990 };
 }

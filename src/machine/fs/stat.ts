@@ -7,6 +7,7 @@ import { Inode } from '../include/fs';
 import { fdOf } from '../include/fdtable';
 import type { StatInfo } from '../include/fs';
 import { ext4ReaddirOrder } from './ext4_dirhash';
+import { mountRootOf } from './proc_namespace';
 
 const ENOENT = 2, EBADF = 9, ENOTDIR = 20;
 
@@ -14,12 +15,6 @@ export const fsStat = new Semantics<FsMachine>('fs/stat');
 
 /** st_dev of each filesystem, as the real guest's mountinfo shows (sda1 8:1, proc 0:19, sysfs 0:20, devtmpfs 0:5 ...) */
 const ST_DEV: Record<string, number> = { ext4: 0x801, proc: 19, sysfs: 20, devtmpfs: 5, tmpfs: 23, pipefs: 13, sockfs: 8, tracefs: 12, debugfs: 7 };
-
-/** st_dev of a tmpfs file: its mount's (the nearest directory above it that is a mount's root: /run 0:23, /run/lock 0:24, /tmp), proc_namespace.ts */
-function tmpfsDev(ino: Inode): number {
-  for (let d: Inode | null = ino; d && d.fs === 'tmpfs'; d = d.parent === d ? null : d.parent) if (d.mountMinor) return d.mountMinor;
-  return ST_DEV.tmpfs;
-}
 
 function statOf(ino: Inode): StatInfo {
   // ext4 directories take one 4 KiB block; regular files whole blocks (st_blocks counts 512-byte units)
@@ -29,7 +24,7 @@ function statOf(ino: Inode): StatInfo {
     ino: ino.ino, mode: ino.mode, nlink: ino.nlink, uid: ino.uid, gid: ino.gid,
     size, mtime: ino.mtime, isDir: ino.isDir, isReg: ino.isReg, isLnk: ino.isLnk,
     isChr: ino.isChr, isBlk: ino.isBlk, rdev: ino.rdev,
-    atime: ino.atime, blocks: ext4 && (ino.isReg || ino.isDir) ? Math.ceil(size / 4096) * 8 : 0, dev: ino.fs === 'tmpfs' ? tmpfsDev(ino) : ST_DEV[ino.fs] ?? 0, blksize: 4096,
+    atime: ino.atime, blocks: ext4 && (ino.isReg || ino.isDir) ? Math.ceil(size / 4096) * 8 : 0, dev: ino.fs === 'tmpfs' ? mountRootOf(ino)?.mountMinor ?? ST_DEV.tmpfs : ST_DEV[ino.fs] ?? 0, blksize: 4096,
   };
 }
 /** fstat of the terminal a command writes to (a console file has no inode): the pseudo-terminal /dev/pts/0, crw--w---- 136,0 */

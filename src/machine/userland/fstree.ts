@@ -8,6 +8,7 @@ import { populateProc, populateKernelLists, populateSysClassNet, populateSysCpu,
 import { installLoaderFiles } from '../process/ldso';
 import { installLibcFiles } from './libc_nss';
 import { procPidFile } from '../fs/proc_pid';
+import { markBootMounts } from '../fs/proc_namespace';
 import { environOf } from '../process/environ';
 import { machineNsOf } from './libc_time';
 import { installEtcTree } from './etc_tree';
@@ -211,10 +212,10 @@ export function populate(m: FsMachine, fs: Fs): void {
   lf.mtime = lf.atime = machineNsOf(m.bootNs, INSTALL_S);
   const media = fs.mkdirp('/media');
   media.mtime = media.atime = machineNsOf(m.bootNs, INSTALL_S);
-  // their st_dev minors as the guest's mountinfo has them (fs/proc_namespace.ts; /tmp: the next free one)
-  fs.mkdirp('/run', 'tmpfs', 0o755).mountMinor = 23;
-  fs.mkdirp('/run/lock', 'tmpfs', 0o1777).mountMinor = 24;
-  fs.lookup('/tmp')!.mountMinor = 36;
+  fs.mkdirp('/run', 'tmpfs', 0o755);
+  fs.mkdirp('/run/lock', 'tmpfs', 0o1777);
+  // the tmpfs and devtmpfs mounts' st_dev minors, as the mount table has them (fs/proc_namespace.ts)
+  markBootMounts(fs);
   void S_IFREG; void KERNEL_RELEASE;
 }
 
