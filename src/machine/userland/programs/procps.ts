@@ -148,7 +148,9 @@ function* psRows(u: U): G<PsRow[]> {
   const rows: PsRow[] = [];
   if (fd < 0) return rows;
   yield* u.fstat(fd);
-  yield* u.sys('brk', [0]);
+  // opendir's 32 KiB buffer does not fit the arena's top chunk: malloc extends it (strace: brk(+0x28000),
+  // the request and M_TOP_PAD's 128 KiB), the heap pages the recorded run faults in later
+  yield* u.sbrk(0x28000);
   yield* readSmall(u, '/proc/uptime');
   const nowSec = epochSeconds(u.m.bootNs, u.m.now);
   const buf = new StrBuf();
