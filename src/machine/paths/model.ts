@@ -447,11 +447,15 @@ function candidates(k: ModelKey, feat: string, blocked: boolean): { list: ModelV
  * One of the best-matching variants, drawn with `r` in [0, 1) by recorded frequency; with `pages` (the
  * pages of the address space an exec or exit tears down: mm/rmap.ts), among those whose recorded zap
  * (one page_remove_rmap per page) is nearest to it; with `countFn`, among those whose calls of that
- * function are nearest to `pages` (a swap-in's swap_readpage per page it reads: mm/page_io.ts).
+ * function are nearest to `pages` (a swap-in's swap_readpage per page it reads: mm/page_io.ts); with
+ * `frees` (the pages a teardown frees: mm/mm.ts teardownFreedPages), of those the ones whose page frees
+ * are nearest to it.
  */
-export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: number, pages?: number, countFn = 'page_remove_rmap'): ModelVariant {
+export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: number, pages?: number, countFn = 'page_remove_rmap', frees?: number): ModelVariant {
   const c = candidates(k, feat, blocked);
-  const { list, cum } = pages !== undefined && c.list.length > 1 ? nearestZap(c.list, pages, countFn) : c;
+  let { list, cum } = pages !== undefined && c.list.length > 1 ? nearestZap(c.list, pages, countFn) : c;
+  // (a teardown) of those, the ones whose page frees (free_pcp_prepare per page) are nearest to what it frees
+  if (frees !== undefined && list.length > 1) ({ list, cum } = nearestZap(list, frees, 'free_pcp_prepare'));
   const x = r * cum[cum.length - 1];
   let lo = 0, hi = cum.length - 1;
   while (lo < hi) {
