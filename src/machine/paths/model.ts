@@ -153,9 +153,14 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   'sys:exit_group': [['swp', 'free_swap_and_cache']],
   // write(2): an O_DIRECT write (iomap direct I/O: the bio submitted and waited for in the call)
   'sys:write': [['dio', 'iomap_dio_rw']],
-  // openat(2) of a FIFO: its open method, fifo_open (fs/pipe.ts fifoOpen); the only other tree feature of the
-  // key, it leaves the other opens' choice as it was (every variant without it scores the same there)
-  'sys:openat': [['fifo', 'fifo_open']],
+  // openat(2) of a FIFO: its open method, fifo_open (fs/pipe.ts fifoOpen); a path walk that crossed a mount
+  // point in ref-walk mode (__traverse_mounts' lookup_mnt: a tracefs or debugfs file by its path under
+  // /sys, whose kernfs directories end the RCU walk; fs/open.ts).  The key's only tree features, they
+  // leave the other opens' choice as it was (every variant without them scores the same there)
+  'sys:openat': [['fifo', 'fifo_open'], ['mnt', 'lookup_mnt']],
+  // wait4(2) that reaped a process whose /proc/PID directory a lookup had instantiated: release_task's
+  // proc_flush_pid invalidates its dentries (d_invalidate; fs/proc_pid.ts procPidLookedUp)
+  'sys:wait4': [['pdc', 'd_invalidate']],
   // the deferred fput of a close: ext4_release_file's ext4_alloc_da_blocks flushed the file's delayed-allocation
   // pages (a file truncated to 0 and rewritten: EXT4_STATE_DA_ALLOC_CLOSE, fs/ext4.ts ext4ReleaseFile)
   'tail:task_work_run': [['da', 'ext4_alloc_da_blocks']],
