@@ -605,16 +605,6 @@ block.hook('io_dispatch', (_m, _c, _t, e) => {
   e.ioNext = i + 1;
   return H_CONT;
 });
-// a recorded tree's bio and request tracepoints (paths/tpsites.ts) describe the machine's request: with
-// none (a tree recorded with a bio where the machine has nothing to write) there is no bio to trace
-block.cond('has_req', (_m, _c, _t, e) => e.req !== undefined);
-block.tpIf('block_bio_queue', 'has_req');
-block.tpIf('block_getrq', 'has_req');
-block.tpIf('block_rq_issue', 'has_req');
-// and so do the driver's as it takes the request (scsi_queue_rq, ata_qc_issue)
-block.tpIf('scsi_dispatch_cmd_start', 'has_req');
-block.tpIf('ata_qc_prep', 'has_req');
-block.tpIf('ata_qc_issue', 'has_req');
 block.at('submit_bio', 'io_submit');
 block.at('scsi_queue_rq', 'io_dispatch');
 block.at('blk_mq_flush_plug_list', 'flush_plug');

@@ -8,7 +8,8 @@
  * 2. ext4_sync_fs: jbd2_journal_start_commit wakes jbd2/sda1-8 (fs/ext4.ts) for the running transaction
  *    (the allocation's metadata), jbd2_log_wait_commit waits for the commit;
  * 3. sync_bdevs: the committed metadata blocks are written in place by sync (filemap_fdatawrite of the
- *    block device), one "WSM 4096" request each, and waited for (filemap_fdatawait_keep_errors);
+ *    block device), one "WSM 4096" request each (the machine's own bios: the tree's page loop is cut),
+ *    and waited for (filemap_fdatawait_keep_errors);
  * 4. with nothing to commit, ext4_sync_fs(wait) flushes the disk cache itself (blkdev_issue_flush:
  *    "FWS 0 + 0 [sync]", then the flush machinery's "FF"), a bio the recorded tree (which committed) has
  *    no call for: it runs as the template's bio when ext4_sync_fs returns.
@@ -44,8 +45,13 @@ function inSync(f: (m: FsMachine, c: Cpu, t: Task, e: Env) => number): (m: FsMac
   return (m, c, t, e) => (e.name === 'sync' ? f(m, c, t, e) : H_CONT);
 }
 
-// the implementation is the tree's: the hooks below; sync(2) returns 0
+// the implementation is the tree's: the hooks below; sync(2) returns 0.  The tree's first sync_bdevs pass
+// wrote one page of a block device (write_cache_pages' loop: __writepage's bio, __pagevec_release, then
+// blk_finish_plug's dispatch); the machine's pages are its checkpoint blocks, written as bios of their own
+// (sync_bdevs below): the tree runs up to the loop's pagevec_lookup_range_tag, the loop and the plug's
+// flush cut (paths/entry.ts treeCut), as the kernel runs it when the lookup finds no dirty page
 fsSync.syscall('sync', (_m, _c, _t, e) => {
+  e.treeCut = ['pagevec_lookup_range_tag', 'generic_writepages'];
   e.ret = 0;
   return H_CONT;
 });
@@ -124,28 +130,20 @@ fsSync.hook('sync_fs_flush', inSync((_m, c, t, e) => {
 fsSync.at('ext4_sync_fs', 'sync_fs_flush', 'exit');
 
 // sync_bdevs (the first pass: filemap_fdatawrite of each block device): the committed metadata blocks,
-// written in place, each its own bio (write_cache_pages' __writepage per page; the tree recorded one page:
-// the machine's bios run as the template's, one per block, when the tree's blk_finish_plug sends the plug
-// to the device), the tree's own submit tracing nothing (no request of its own: block/core.ts has_req)
-fsSync.hook('sync_bdevs', inSync((m, c, _t, e) => {
+// written in place, each its own bio (write_cache_pages' __writepage per page), then blk_finish_plug
+fsSync.hook('sync_bdevs', inSync((m, c, t, e) => {
   if (e.bdevs) return H_CONT;
   e.bdevs = true;
   const jr = journalOf(m);
   if (!jr.checkpoint.size) return H_CONT;
-  e.metaRqs = [...jr.checkpoint].sort((a, b) => a - b).map((b) => metaRequest(b * 8, c.id));
+  const reqs = [...jr.checkpoint].sort((a, b) => a - b).map((b) => metaRequest(b * 8, c.id));
   jr.checkpoint.clear();
-  return H_CONT;
-}));
-fsSync.at('sync_bdevs', 'sync_bdevs');
-fsSync.hook('sync_bdevs_submit', inSync((_m, _c, t, e) => {
-  const reqs = e.metaRqs as BlkRequest[] | undefined;
-  if (!reqs || e.metaSubmitted) return H_CONT;
-  e.metaSubmitted = true;
+  e.metaRqs = reqs;
   pushPath(t.ks, 'blk_plug_flush', newEnv('bio'));
   for (let i = reqs.length - 1; i >= 0; i--) pushPath(t.ks, 'bio_submit', newEnv('bio', { req: reqs[i], rq: reqs[i], bio: reqs[i] }));
   return H_AGAIN;
 }));
-fsSync.at('blk_finish_plug', 'sync_bdevs_submit');
+fsSync.at('sync_bdevs', 'sync_bdevs');
 
 // the second pass (filemap_fdatawait_keep_errors): until those writes have completed
 fsSync.hook('sync_bdev_wait', inSync((_m, _c, t, e) => {
