@@ -186,7 +186,9 @@ modelEntry.hook('sys_body', (m, _c, t, e) => {
   const v = chooseVariant(k, q, noReturn || e.slept === true || e.ioBlocked === true, m.pathRand.next(), e.zapPages as number | undefined,
     typeof e.zapFn === 'string' ? e.zapFn : undefined, e.zapFrees as number | undefined);
   const out = feat.slice(0, feat.indexOf('|') >>> 0);
-  const fail = v.feat[nt] !== out ? FAILS[`${k.name}|${out}`] : undefined;
+  // (e.treeCut: the semantics cut the tree short themselves, [function, ancestor]: what follows the function
+  // up to the ancestor is work the machine does its own way: fs/sync.ts)
+  const fail = (e.treeCut as [string, string] | undefined) ?? (v.feat[nt] !== out ? FAILS[`${k.name}|${out}`] : undefined);
   pushPath(t.ks, fail ? failingInner(k, v, fail[0], fail[1]) : syscallInner(k, v).code, e);
   return H_PUSHED;
 });
