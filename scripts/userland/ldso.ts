@@ -41,7 +41,7 @@ export interface ProgramInfo {
   /** RELRO mprotect order: library names, 'exe', 'ld.so', and `mmap:LEN` for ld.so's anonymous mmap among them */
   relroOrder: string[];
   tls: number;
-  /** faults: "ordinal label page flags" (flags: the x86 error code; 'k' suffix: a kernel-mode fault) */
+  /** faults: "ordinal label page flags ptidx" (flags: the x86 error code; 'k' suffix: a kernel-mode fault; ptidx: the address's page index in its page table) */
   faults: string[];
   /** the faults of the program's other recorded runs, by their argv (joined with NUL) */
   runs: Record<string, string[]>;
@@ -237,7 +237,8 @@ function faultsOf(r: Recording, pid: number, fromIdx: number, pro: Pick<Prologue
       if (page <= top) { label = 'stack'; rel = top - page; } else { label = 'vdso'; rel = 0; }
     }
     if (!label) continue;
-    out.push(`${o} ${label} ${rel} ${code.toString(16)}${kern ? 'k' : ''}`);
+    // (and the page's index in its page table: where the fault-around window of a read fault lay)
+    out.push(`${o} ${label} ${rel} ${code.toString(16)}${kern ? 'k' : ''} ${page % 512}`);
   }
   return out;
 }

@@ -210,9 +210,10 @@ export async function stage2(l: Later): Promise<number> {
   };
   const engine = new Engine(translated, runOpts);
   if (io.guest) return finishPass5(l, await io.guest.run(engine));
-  // (also when the script's procfs files or system() commands need its /proc and shell)
+  // (also when the script's procfs files or system() commands need its /proc and shell, or it reads
+  // kernel memory: @var, @cast)
   if (opts.command !== undefined || opts.targetPid !== undefined || translated.probes.some((p) => KERNEL_FAMILIES.has(p.family))
-    || program.functions.some((f) => f.name === 'system')) {
+    || program.functions.some((f) => f.name === 'system') || translated.readsKernel) {
     // The simulated machine runs alongside the session (src/probes/machine_glue.ts): its kernel
     // function calls and tracepoints reach the script's probes; -c runs CMD in its shell.
     const { Machine } = await import('../machine/machine');

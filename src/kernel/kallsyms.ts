@@ -201,7 +201,7 @@ function isTextCode(c: number): boolean {
   return c === 84 || c === 116 || c === 87 || c === 119;
 }
 
-let bounds: { stext: number; etext: number; sinit: number; einit: number; end: number } | null = null;
+let bounds: { stext: number; etext: number; sinit: number; einit: number; initEnd: number; end: number } | null = null;
 function textBounds() {
   if (bounds) return bounds;
   const a = (n: string) => {
@@ -209,7 +209,7 @@ function textBounds() {
     if (v === null) throw new Error(`kallsyms: ${n} missing from data`);
     return v;
   };
-  bounds = { stext: a('_stext'), etext: a('_etext'), sinit: a('_sinittext'), einit: a('_einittext'), end: a('_end') };
+  bounds = { stext: a('_stext'), etext: a('_etext'), sinit: a('_sinittext'), einit: a('_einittext'), initEnd: a('__init_end'), end: a('_end') };
   return bounds;
 }
 
@@ -222,9 +222,15 @@ export function isKernelText(addr: number): boolean {
   return (addr >= b.stext && addr < b.etext) || (addr > b.end && moduleTextOf(addr) !== null);
 }
 
-export function isInitText(addr: number): boolean {
+/**
+ * Whether addr is code in vmlinux's init memory, freed after boot (free_initmem): .init.text
+ * (_sinittext.._einittext) and the .exit.text of built-in code, which the linker script places after
+ * it, before __init_end (exit_zbud, exit_elf_binfmt ...: an exit function of built-in code never runs).
+ * stap's dwarf_query::blacklisted_p skips every kernel function outside .text, so neither kind resolves.
+ */
+export function isFreedInitText(addr: number): boolean {
   const b = textBounds();
-  return addr >= b.sinit && addr < b.einit;
+  return addr >= b.sinit && addr < b.initEnd;
 }
 
 export interface SymPos {

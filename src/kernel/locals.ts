@@ -92,10 +92,15 @@ export function isValueExpr(expr: string): boolean {
  * Evaluate a location expression: the variable's value (a value expression) or the address it lives
  * at. Registers other than the argument registers are not known at entry (LocationError).
  */
+/** x86_64's DWARF number of rsp */
+const RSP_REG = 7;
+
 export function evalLocation(expr: string, c: LocationContext): bigint {
   const ops = expr.split(/,(?![^()]*\))/);
   const st: bigint[] = [];
   const reg = (n: number): bigint => {
+    // rsp (DWARF register 7) at the entry: the call's return address is just below the CFA
+    if (n === RSP_REG) return BigInt.asUintN(64, c.cfa - 8n);
     const i = ARG_OF_REG[n];
     if (i === undefined) throw new LocationError(`register ${n} is not known at the entry`);
     return c.arg(i);

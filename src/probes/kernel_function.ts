@@ -18,7 +18,7 @@ import { SemanticError } from '../diag';
 import type { BuildRequest, Provider } from '../elaborate/probes';
 import { suggest, renderComponents } from '../elaborate/util';
 import {
-  matchFunctions, functionLocation, symbolName, symbolAddr, lookupName, isFunction, isInitText,
+  matchFunctions, functionLocation, symbolName, symbolAddr, lookupName, isFunction, isFreedInitText,
   withinKprobeBlacklist, isInlineOnly, hasGlob, parseFuncPattern, symbolCount, isTextType, symbolType, lookupAddr,
   globToRegExp, kallsymsLookupName, inlineFunctions, inScope, symbolModule, SymbolScope, modulesMatching, dwarfName, dwarfNameOf,
 } from '../kernel/kallsyms';
@@ -147,7 +147,7 @@ export function resolveDwarfFunctions(spec0: string, opts: { exported?: boolean;
     // location of (it has an fentry site): keep those, listed without @file:line
     if (loc === null && !isTraceable(id)) continue;
     const a = symbolAddr(id);
-    if (isInitText(a)) continue; // freed after boot
+    if (isFreedInitText(a)) continue; // freed after boot
     if (wild && withinKprobeBlacklist(a)) continue; // stap skips blacklisted functions in wildcards
     if (stapBlacklisted(dname, loc?.file)) continue; // the translator's own list
     if (opts.exported && !isExported(name)) continue;
@@ -187,7 +187,7 @@ export function resolveInlineInstances(spec0: string, scope = 'kernel'): InlineI
     if (range && (f.line < range[0] || f.line > range[1])) continue;
     if (stapBlacklisted(f.name, f.file)) continue;
     for (const inst of f.instances) {
-      if (isInitText(inst.addr) || withinKprobeBlacklist(inst.addr)) continue;
+      if (isFreedInitText(inst.addr) || withinKprobeBlacklist(inst.addr)) continue;
       out.push(inst);
     }
   }
@@ -320,7 +320,7 @@ function kprobeBuilder(prefixLen: number): Provider['build'] {
     if (hasGlob(name)) {
       const re = globToRegExp(name);
       ids = functionNames().filter((n) => re.test(n)).map((n) => lookupName(n).find(inKernel)!).filter((x) => x !== undefined);
-      ids = ids.filter((id) => !isInitText(symbolAddr(id)) && !withinKprobeBlacklist(symbolAddr(id)));
+      ids = ids.filter((id) => !isFreedInitText(symbolAddr(id)) && !withinKprobeBlacklist(symbolAddr(id)));
       ids.sort((a, b) => (symbolName(a) < symbolName(b) ? -1 : symbolName(a) > symbolName(b) ? 1 : 0));
     } else {
       const id = lookupName(name).find(inKernel);

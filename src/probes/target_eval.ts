@@ -339,6 +339,11 @@ function varsText(c: ProbeContext, p: Plan, what: 'vars' | 'parms' | 'locals' | 
     let text: string;
     if (v.base.k === 'local') {
       const b = v.base;
+      // a struct local in plain $$vars/$$locals is `{...}`: its value is not read (nor its frame address)
+      if (!deep && b.mem && (t.kind === BtfKind.STRUCT || t.kind === BtfKind.UNION)) {
+        parts.push(`${v.name}={...}`);
+        continue;
+      }
       try {
         text = localText(c, b, v.type, t.kind, deep);
       } catch (e) {

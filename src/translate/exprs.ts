@@ -144,6 +144,7 @@ export abstract class ExprGen extends GenBase {
       case 'atvar':
         // kernel probe layer hook (issue 6): src/probes/targets.ts compiles these
         const targetCodegen = getTargetCodegen();
+        if (e.k !== 'entry') this.readsKernel = true;
         if (targetCodegen) return targetCodegen(e, this.targetApi());
         if (e.k === 'entry') this.err('internal error: @entry is only valid in .return probes', e.tok);
         else if (e.k === 'atvar') this.err('unresolved @var() expression', e.tok);

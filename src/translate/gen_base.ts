@@ -43,6 +43,8 @@ export abstract class GenBase {
   protected consts: string[] = [];
   /** The module's data side table (D[i]). */
   protected data: unknown[] = [];
+  /** Whether the module reads kernel memory through a target expression (@var, @cast, $var, autocast). */
+  protected readsKernel = false;
   protected regexIds = new Map<string, string>();
   /** Builtins used: stap name -> JS name (`b_NAME`, made unique). */
   protected builtinsUsed = new Map<string, string>();

@@ -56,6 +56,12 @@ export interface Translated {
   /** Values the module reads as `D[i]` (target-expression plans ...), never pasted as source. */
   data: unknown[];
   limits: Limits;
+  /**
+   * The module reads kernel memory through a target expression (@var, @cast, $var, autocast): pass 5
+   * then runs the simulated machine even when no probe is a kernel one, so `probe begin` reads the
+   * running kernel's values (@var("jiffies", "kernel"), init_task's comm), as stap's module does.
+   */
+  readsKernel: boolean;
 }
 
 /** Pass-3 errors of one translation. */

@@ -166,7 +166,7 @@ export class Translator extends StmtGen {
 
     if (this.errors.length) throw new TranslateErrors(this.errors);
     return {
-      source: head.concat(body).join('\n') + '\n', program: P, probes: pmeta, globals: gmeta, locs: this.locs, data: this.data, limits: this.limits,
+      source: head.concat(body).join('\n') + '\n', program: P, probes: pmeta, globals: gmeta, locs: this.locs, data: this.data, limits: this.limits, readsKernel: this.readsKernel,
     };
   }
 

@@ -49,6 +49,15 @@ describe('DWARF locals ($$locals, -L, $local)', function () {
     expect(l2).to.match(/^0xffffc900[0-9a-f]{8} 0$/);
   });
 
+  it('a local addressed from rsp (DW_OP_breg7) at the entry: rsp is the CFA less the return address', () => {
+    // do_filp_open's struct nameidata nd: -L lists it at the entry, its location is rsp-relative
+    const r = stap('-c', 'cat /etc/hostname', '-e',
+      'probe kernel.function("do_filp_open") { printf("[%s]\\n%p %d\\n", $$locals, &$nd, $nd->depth); exit() }');
+    const [l1, l2] = r.stdout.split('\n');
+    expect(l1, r.stderr).to.equal('[nd={...}]');
+    expect(l2).to.match(/^0xffffc900[0-9a-f]{8} 0$/);
+  });
+
   it('location expressions evaluate over the entry registers and the frame', () => {
     const ctx = { arg: (i: number) => BigInt(0x1000 * (i + 1)), cfa: 0x8000n, read: (a: bigint) => a + 1n };
     expect(evalLocation('reg5', ctx)).to.equal(0x1000n);

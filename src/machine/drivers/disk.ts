@@ -1,8 +1,8 @@
 /**
  * The disk behind /dev/sda (an AHCI SATA disk: drivers/ata/ahci.c, drivers/scsi/sd.c): requests
  * the block layer issues are served in order with a latency + bandwidth model (sequential
- * requests are cheaper), and each completion raises the disk interrupt (the `blk_irq` path) on the
- * CPU its MSI is routed to (kernel/irq.ts MSI_ROUTES), whichever CPU submitted the request.
+ * requests are cheaper), and each completion raises the disk interrupt (the `blk_irq` path) on the CPU
+ * its MSI is routed to (kernel/irq.ts irqCpu), whichever CPU submitted the request.
  */
 import type { CpuMachine } from '../include/cpu';
 import type { BlkRequest } from '../include/blkdev';
@@ -29,8 +29,7 @@ export class Disk implements BlockDevice {
     if (r.write) { this.stats.writes++; this.stats.sectorsWritten += r.bytes / 512; } else { this.stats.reads++; this.stats.sectorsRead += r.bytes / 512; }
     this.m.schedule(done, () => {
       this.stats.inflight--;
-      const cpu = irqCpu(this.m, AHCI_IRQ);
-      this.m.irq(cpu, 'blk_irq', newEnv('blk_irq', { req: r, irq: AHCI_IRQ }));
+      this.m.irq(irqCpu(this.m, AHCI_IRQ), 'blk_irq', newEnv('blk_irq', { req: r, irq: AHCI_IRQ }));
     });
   }
   private lastSector = -1;

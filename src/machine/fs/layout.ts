@@ -9,7 +9,7 @@
  */
 import { lookupName, isFunction, symbolAddr } from '../../kernel/kallsyms';
 import { kmem, KernelMemory } from '../../kernel/memory';
-import { Inode, OpenFile, FsType, S_IFMT } from '../include/fs';
+import { Inode, OpenFile, ConsoleFile, FsType, S_IFMT, pseudoIno } from '../include/fs';
 import { socketView } from '../include/net';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
@@ -243,6 +243,7 @@ function pipeInode(mem: KernelMemory, key: object): number {
   const T = 'struct inode';
   a = mem.allocStruct(T);
   pipeInodes.set(key, a);
+  mem.setField(a, T, 'i_ino', pseudoIno(key));
   mem.setField(a, T, 'i_mode', 0o10600);
   mem.setField(a, T, '__i_nlink', 1);
   mem.setField(a, T, 'i_blkbits', 12);
@@ -276,7 +277,58 @@ function anonDentry(mem: KernelMemory, name: string, inode: number): number {
     setDentryName(mem, a, name);
     mem.setField(a, T, 'd_inode', inode);
     mem.setField(a, T, 'd_parent', a);
+    mem.setField(a, T, 'd_sb', superBlock(mem, 'anon_inodefs'));
+    mem.setField(a, T, 'd_op', dentryOps(mem, 'anon_inodefs'));
   });
+}
+
+/**
+ * The dentry alloc_file_pseudo gives a pipe's file (fs/pipe.c create_pipe_files): no name (d_dname,
+ * pipefs_dname, prints "pipe:[INO]"), its own parent, on the pipe's inode.
+ */
+const pipeDentries = new WeakMap<object, number>();
+function pipeDentry(mem: KernelMemory, key: object, inode: number): number {
+  const T = 'struct dentry';
+  return mem.structFor(pipeDentries, key, T, (a) => {
+    setDentryName(mem, a, '');
+    mem.setField(a, T, 'd_inode', inode);
+    mem.setField(a, T, 'd_parent', a);
+    mem.setField(a, T, 'd_sb', superBlock(mem, 'pipefs'));
+    mem.setField(a, T, 'd_op', dentryOps(mem, 'pipefs'));
+  });
+}
+
+/** The dentry_operations of the pseudo filesystems whose files name themselves (d_dname). */
+const DENTRY_OPS: Partial<Record<FsType, string>> = { pipefs: 'pipefs_dname', sockfs: 'sockfs_dname', anon_inodefs: 'anon_inodefs_dname' };
+const dentryOpsAddrs = new Map<FsType, number>();
+function dentryOps(mem: KernelMemory, fs: FsType): number {
+  const T = 'struct dentry_operations';
+  return mem.structFor(dentryOpsAddrs, fs, T, (a) => {
+    const id = lookupName(DENTRY_OPS[fs]!).find(isFunction);
+    if (id !== undefined) mem.setField(a, T, 'd_dname', symbolAddr(id));
+  });
+}
+
+/**
+ * The internal mount of a pseudo filesystem (kern_mount: pipe_mnt, sock_mnt, anon_inode_mnt), which
+ * its files' f_path.mnt names: mnt_sb its super_block, mnt_root its root dentry ("/"), its own parent.
+ */
+const pseudoMounts = new Map<FsType, number>();
+function pseudoMount(mem: KernelMemory, fs: FsType): number {
+  const M = 'struct mount';
+  const D = 'struct dentry';
+  const m = mem.structFor(pseudoMounts, fs, M, (m) => {
+    const sb = superBlock(mem, fs);
+    const root = mem.allocStruct(D);
+    setDentryName(mem, root, '/');
+    mem.setField(root, D, 'd_parent', root);
+    mem.setField(root, D, 'd_sb', sb);
+    mem.setField(m, M, 'mnt.mnt_root', root);
+    mem.setField(m, M, 'mnt.mnt_sb', sb);
+    mem.setField(m, M, 'mnt_parent', m);
+    mem.setField(m, M, 'mnt_mountpoint', root);
+  });
+  return m + mem.fieldOf(M, 'mnt').offset;
 }
 
 /** Lay out the struct file at `a` for the machine's open file `f` (do_dentry_open's result). */
@@ -291,23 +343,27 @@ export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
   mem.setField(a, T, 'f_mode', fileMode(f));
   mem.setField(a, T, 'f_pos', f.pos);
   mem.setField(a, T, 'f_count.counter', f.refs);
-  if (f.inode) {
-    const ia = mem.addrOf(f.inode);
+  const node = f.inode ?? (f instanceof ConsoleFile ? f.terminal : null);
+  if (node) {
+    const ia = mem.addrOf(node);
     mem.setField(a, T, 'f_inode', ia);
     mem.setField(a, T, 'f_mapping', ia + mem.fieldOf('struct inode', 'i_data').offset);
-    mem.setField(a, T, 'f_path.dentry', dentryAddr(mem, f.inode));
-    mem.setField(a, T, 'f_path.mnt', vfsmountOf(mem, f.inode));
-    mem.setField(a, T, 'f_op', fopsAddr(mem, fopsName(f.inode)));
+    mem.setField(a, T, 'f_path.dentry', dentryAddr(mem, node));
+    mem.setField(a, T, 'f_path.mnt', vfsmountOf(mem, node));
+    mem.setField(a, T, 'f_op', fopsAddr(mem, fopsName(node)));
   } else if (f.pipe) {
     const ia = pipeInode(mem, f.pipe);
     mem.setField(a, T, 'f_inode', ia);
     mem.setField(a, T, 'f_mapping', ia + mem.fieldOf('struct inode', 'i_data').offset);
+    mem.setField(a, T, 'f_path.dentry', pipeDentry(mem, f.pipe, ia));
+    mem.setField(a, T, 'f_path.mnt', pseudoMount(mem, 'pipefs'));
     mem.setField(a, T, 'f_op', fopsAddr(mem, 'pipefifo_fops'));
   } else if (f.anon) {
     const ia = anonInode(mem);
     mem.setField(a, T, 'f_inode', ia);
     mem.setField(a, T, 'f_mapping', ia + mem.fieldOf('struct inode', 'i_data').offset);
     mem.setField(a, T, 'f_path.dentry', anonDentry(mem, f.anon.name, ia));
+    mem.setField(a, T, 'f_path.mnt', pseudoMount(mem, 'anon_inodefs'));
     mem.setField(a, T, 'f_op', fopsAddr(mem, f.anon.fops));
   }
   if (f.sock) mem.setField(a, T, 'private_data', socketView(f.sock));

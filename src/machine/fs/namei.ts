@@ -275,7 +275,9 @@ export class Fs {
     for (let i = 0; i < 64 && cur !== this.root; i++) {
       const par = cur.parent!;
       let name = '?';
-      for (const [k, v] of par.children!) if (v === cur) { name = k; break; }
+      for (const [k, v] of par.children ?? []) if (v === cur) { name = k; break; }
+      // a computed child (/proc/PID and what is below it): the directory names the same inode again
+      if (name === '?' && par.dyn) for (const k of par.dyn.list()) if (par.dyn.child(k) === cur) { name = k; break; }
       parts.unshift(name);
       cur = par;
     }

@@ -6,7 +6,7 @@
  * with `procPidFile`.  The formats are 6.1's: `stat`'s 52 fields (do_task_stat), `status`'s lines
  * in proc_pid_status order (no `Kthread:`/`untag_mask:` lines, which came after 6.1).
  */
-import { Inode, S_IFDIR, S_IFREG, S_IFLNK, OpenFile } from '../include/fs';
+import { Inode, S_IFDIR, S_IFREG, S_IFLNK, OpenFile, pseudoIno } from '../include/fs';
 import type { Task } from '../include/sched';
 import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Fs, FsMachine } from './namei';
@@ -162,15 +162,7 @@ function fdTarget(fs: Fs, f: OpenFile): string {
   if ((f.kind === 'pipe_r' || f.kind === 'pipe_w') && !f.inode) return `pipe:[${pseudoIno(f.pipe ?? f)}]`;
   if (f.kind === 'sock') return `socket:[${pseudoIno(f.sock ?? f)}]`;
   if (f.kind === 'console') return '/dev/pts/0';
-  return f.inode ? fs.pathOf(f.inode) : 'anon_inode:[eventfd]';
-}
-const pseudoInos = new WeakMap<object, number>();
-let nextPseudoIno = 20480;
-/** the inode number of a pipe or socket (get_next_ino: one per object, in creation order) */
-export function pseudoIno(o: object): number {
-  let n = pseudoInos.get(o);
-  if (n === undefined) { n = nextPseudoIno++; pseudoInos.set(o, n); }
-  return n;
+  return f.inode ? fs.pathOf(f.inode) : `anon_inode:${f.anon?.name ?? '[eventfd]'}`;
 }
 
 /**

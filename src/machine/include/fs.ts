@@ -225,6 +225,15 @@ export function lazyEntries(names: readonly string[], make: (k: number) => Inode
   });
 }
 
+const pseudoInos = new WeakMap<object, number>();
+let nextPseudoIno = 20480;
+/** the inode number of a pipe or socket (get_next_ino: one per object, in creation order) */
+export function pseudoIno(o: object): number {
+  let n = pseudoInos.get(o);
+  if (n === undefined) { n = nextPseudoIno++; pseudoInos.set(o, n); }
+  return n;
+}
+
 /** An open file description (struct file); fds point at these, shared after dup/fork. */
 export class OpenFile {
   refs = 1;
@@ -260,7 +269,8 @@ export interface CharDevice {
 
 /** A file that writes to a caller-provided writer (the program's terminal). */
 export class ConsoleFile extends OpenFile {
-  constructor(readonly writer: (s: string) => void) {
+  /** `terminal`: the device node it stands for (/dev/pts/0), which its struct file names (f_inode, f_path) */
+  constructor(readonly writer: (s: string) => void, readonly terminal: Inode | null = null) {
     super('console', null, 1);
   }
 }

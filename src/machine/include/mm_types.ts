@@ -169,7 +169,11 @@ export class MemCgroup {
  * write-protected page whether do_wp_page copies it (wp_page_copy) or reuses it (an anonymous page no
  * other address space maps: wp_page_reuse)
  */
-export interface FaultPlan { treeFeat: string[]; thp: boolean; swapIo: boolean; slotCpu?: number; wpCopy?: boolean }
+export interface FaultPlan {
+  treeFeat: string[]; thp: boolean; swapIo: boolean; slotCpu?: number; wpCopy?: boolean;
+  /** a replayed fault's page index in its page table on the recorded run (TouchOp.ptIdx) */
+  ptIdx?: number;
+}
 
 export interface SwapDev {
   path: string;

@@ -33,6 +33,8 @@ export interface TouchOp {
   base?: string; code?: number;
   /** a fault taken in kernel mode (a syscall's copy to or from user memory) */
   kernel?: boolean;
+  /** the page's index in its page table on the recorded run (its address's bits 12-20: where fault-around's window lay) */
+  ptIdx?: number;
 }
 
 /** A user program: a generator of ops receiving syscall results. */

@@ -68,6 +68,33 @@ export function faultKind(r: Region, s: number, write: boolean): string {
 /** mm/swap_slots.c SWAP_SLOTS_CACHE_SIZE: freed slots a CPU's cache holds before it returns them (swapcache_free_entries) */
 const SWAP_SLOTS_CACHE_SIZE = 64;
 
+/**
+ * mm/memory.c do_anonymous_page: a read of an anonymous mapping (not a private file mapping's write,
+ * do_cow_fault) maps the shared zero page.
+ */
+const zeroPageRead = (r: Region, write: boolean): boolean => !write && !r.file;
+/** mm/memory.c fault_around_bytes (64 KiB): the pages a read fault of a file mapping maps around its own */
+const FAULT_AROUND_PAGES = 16;
+/** the pages of a page table (PTRS_PER_PTE): fault-around stays in the faulting address's */
+const PTRS_PER_PTE = 512;
+/**
+ * do_fault_around's window for page `i` of file mapping `r`: from the fault_around_bytes-aligned address
+ * below the fault (not before the VMA) for FAULT_AROUND_PAGES pages, cut at the VMA's end, the page
+ * table's end and the file's end (filemap_map_pages maps no page past i_size).  The first page, then its
+ * end.  The window depends on the address: a replayed fault (ldso.ts) places it where the recorded run's
+ * address put it (`ptIdx`, the page's index in its page table there), as the recorded faults that follow
+ * (the pages it did not map) were taken with it; any other fault, at the machine's own address.
+ */
+const ptIndex = (r: Region, i: number, ptIdx: number | undefined): number => ptIdx ?? (r.start / PAGE_SIZE + i) % PTRS_PER_PTE;
+function faultAroundFirst(r: Region, i: number, ptIdx?: number): number {
+  return Math.max(0, i - (ptIndex(r, i, ptIdx) % FAULT_AROUND_PAGES));
+}
+function faultAroundEnd(r: Region, i: number, first: number, ptIdx?: number): number {
+  const ptEnd = i + PTRS_PER_PTE - ptIndex(r, i, ptIdx);
+  const fileEnd = r.file ? Math.ceil((r.file.size - r.fileOff) / PAGE_SIZE) : r.pages.length;
+  return Math.max(0, Math.min(first + FAULT_AROUND_PAGES, r.pages.length, ptEnd, fileEnd));
+}
+
 /** per region, the page frame of each resident anonymous page (given when it joins the LRU: paths/kobjects.ts allocPfn) */
 const anonFrames = new WeakMap<Region, Map<number, number>>();
 /** Whether page `i` of `r` is an anonymous page (its own frame: not a page cache page a file mapping maps). */
@@ -370,7 +397,7 @@ export class MemSys {
     // a swap-in charges what it reads (the page and its readahead window); a readahead page was charged
     // then; the folio of a swap-out not yet written was uncharged with the swap-out, and is charged again;
     // a write fault charges the page it copies (a reuse charges nothing)
-    let n = kind === 'anon' || wpCopy ? 1 : kind !== 'swap' ? 0 : swapIo ? 1 + this.readaheadPages(mm, r, i).length : g && mm.memcg === g && mm.swapCache.has(r.start + i * PAGE_SIZE) ? 0 : 1;
+    let n = (kind === 'anon' && !zeroPageRead(r, write)) || wpCopy ? 1 : kind !== 'swap' ? 0 : swapIo ? 1 + this.readaheadPages(mm, r, i).length : g && mm.memcg === g && mm.swapCache.has(r.start + i * PAGE_SIZE) ? 0 : 1;
     if (kind === 'anon' && write && !r.file) {
       const b = this.hugeBlock(r, i);
       if (b >= 0) {
@@ -474,7 +501,7 @@ export class MemSys {
       const low = this.freePages < this.minPages;
       const code = op.code ?? (PF_USER | (write ? PF_WRITE : 0) | (s !== P_NONE ? 1 : 0));
       const plan = this.faultPlan(t.proc.memcg, mm, r, i, kind, write, c.id);
-      const env = newEnv('page_fault', { kind, region: r, idx: i, mm, reclaim: low, address: r.start + i * PAGE_SIZE, code, write,
+      const env = newEnv('page_fault', { kind, region: r, idx: i, mm, reclaim: low, address: r.start + i * PAGE_SIZE, code, write, ptIdx: op.ptIdx,
         treeFeat: plan.treeFeat, thp: plan.thp, swapIo: plan.swapIo, slotCpu: plan.slotCpu, memcg: t.proc.memcg });
       // the swap-in's bios and wait, while the pages still have their slots (mm/page_io.ts)
       swapInIo(this.m, c, mm, r, i, kind, plan, env);
@@ -508,17 +535,26 @@ export class MemSys {
     }
     // (a readahead page found in the swap cache was charged when it was read)
     const hit = kind === 'swap' && plan?.swapIo === false && mm.swapCache.has(r.start + i * PAGE_SIZE);
-    if (g && kind !== 'file' && !(kind === 'wp' && plan?.wpCopy === false)) {
+    if (g && kind !== 'file' && !(kind === 'wp' && plan?.wpCopy === false) && !(kind === 'anon' && zeroPageRead(r, write))) {
       if (hit && mm.memcg === g) memcgLruAdd(g, mm, r, i, 1);
       else memcgCharge(g, mm, r, i, 1);
     }
-    // (a read of anonymous memory maps the shared zero page on the real kernel, which a later write
-    // copies: not modelled, a page is allocated)
-    if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
-    // a read of a private writable file mapping maps the page cache page read-only (a later write copies it)
-    else if (kind === 'file') { r.pages[i] = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT; mm.rss++; }
-    else if (kind === 'wp' && plan?.wpCopy === false) r.pages[i] = P_PRESENT;
-    else if (kind === 'wp') { this.cowFaults++; this.allocPage('anon'); r.pages[i] = P_PRESENT; this.addAnonLru(r, i, mm); }
+    // a read of anonymous memory maps the shared zero page read-only (do_anonymous_page: no page, no
+    // rss), which a later write copies (do_wp_page -> wp_page_copy, a new page counted then)
+    if (kind === 'anon' && zeroPageRead(r, write)) r.pages[i] = P_COW;
+    else if (kind === 'anon') { this.allocPage('anon'); r.pages[i] = P_PRESENT; mm.rss++; this.addAnonLru(r, i, mm); }
+    // a read of a private writable file mapping maps the page cache page read-only (a later write copies
+    // it); a read fault maps its fault-around window too (do_read_fault)
+    else if (kind === 'file') {
+      const st = !write && !r.shared && r.prot & PROT_WRITE ? P_COW : P_PRESENT;
+      r.pages[i] = st; mm.rss++;
+      if (!write) for (let k = faultAroundFirst(r, i, plan?.ptIdx), end = faultAroundEnd(r, i, k, plan?.ptIdx); k < end; k++) if (r.pages[k] === P_NONE) { r.pages[k] = st; mm.rss++; }
+    } else if (kind === 'wp' && plan?.wpCopy === false) r.pages[i] = P_PRESENT;
+    else if (kind === 'wp') {
+      // (a copy of the zero page adds an anonymous page to the count: wp_page_copy's old_page is NULL)
+      if (!r.file && !anonPage(r, i)) mm.rss++;
+      this.cowFaults++; this.allocPage('anon'); r.pages[i] = P_PRESENT; this.addAnonLru(r, i, mm);
+    }
     else if (kind === 'swap') {
       const addr = r.start + i * PAGE_SIZE;
       if (plan?.swapIo !== false) {

@@ -63,6 +63,10 @@ const SITES: Record<string, [string, string][]> = {
     ['mmap_lock:mmap_lock_released', 'after:up_write'], ['mmap_lock:mmap_lock_released', 'after:up_read']],
   // arch/x86/mm/tlb.c flush_tlb_func: trace_tlb_flush once the flush is done (ls /: 23 calls, 24 events)
   flush_tlb_func: [['tlb:tlb_flush', 'exit']],
+  // switch_mm_irqs_off traces its own (TLB_FLUSH_ON_TASK_SWITCH) once the new mm's CR3 is loaded: exec's
+  // activate_mm (switch_mm), a new mm, flushes all (cat: 1 per exec); flush_tlb_func's call of it (a
+  // lazy CPU at exit switches to init_mm) returns before flush_tlb_func's own trace, one event either way
+  switch_mm: [['tlb:tlb_flush', 'after:switch_mm_irqs_off']],
   // kernel/sched/core.c: try_to_wake_up (ttwu_state_match under p->pi_lock, then trace_sched_waking),
   // ttwu_do_activate (ttwu_do_wakeup inlined: check_preempt_curr, then trace_sched_wakeup),
   // wake_up_new_task (activate_task, then trace_sched_wakeup_new)

@@ -120,7 +120,7 @@ function* loader(u: U, p: ProgramInfo): Generator<Op, void, SysResult> {
   let cache = 0;
   if (cfd >= 0) {
     yield* u.sys('newfstatat', [cfd, '', 0, AT_EMPTY_PATH]);
-    cache = (yield* u.sys('mmap', [0, d.cacheSize, PROT_READ, MAP_PRIVATE, cfd, 0])).ret;
+    cache = (yield* u.sys('mmap', [0, d.cacheSize, PROT_READ, MAP_PRIVATE, cfd, 0], { base: 'ld.so.cache' })).ret;
     yield* u.close(cfd);
   }
   const bases = new Map<string, number>();
@@ -175,15 +175,15 @@ function* selinuxInit(u: U): Generator<Op, void, SysResult> {
   yield* u.sys('access', ['/etc/selinux/config', 0]);
 }
 
-/** Recorded faults by the ordinal of the syscall they preceded: [base, page, code, kernel] */
+/** Recorded faults by the ordinal of the syscall they preceded: [base, page, code, kernel, the page's index in its page table] */
 function faultTable(faults: readonly string[]): Map<number, TouchOp[]> {
   const out = new Map<number, TouchOp[]>();
   for (const f of faults) {
-    const [o, base, page, code] = f.split(' ');
+    const [o, base, page, code, pt] = f.split(' ');
     const ord = Number(o);
     let list = out.get(ord);
     if (!list) out.set(ord, list = []);
-    list.push({ k: 'touch', region: '', first: Number(page), count: 1, write: false, base, code: parseInt(code, 16), kernel: code.endsWith('k') });
+    list.push({ k: 'touch', region: '', first: Number(page), count: 1, write: false, base, code: parseInt(code, 16), kernel: code.endsWith('k'), ptIdx: pt === undefined ? undefined : Number(pt) });
   }
   return out;
 }

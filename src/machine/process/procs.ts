@@ -162,16 +162,21 @@ export class Procs {
     return t;
   }
 
+  /** the terminal files a command from the host writes to (fds 1 and 2: one file when `err` is `out`), on /dev/pts/0 */
+  private consoles(out: (s: string) => void, err: (s: string) => void): [ConsoleFile, ConsoleFile] {
+    const pts = this.m.fs.lookup('/dev/pts/0');
+    const con = new ConsoleFile(out, pts);
+    return [con, err === out ? con : new ConsoleFile(err, pts)];
+  }
+
   spawnShell(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
-    const con = new ConsoleFile(out);
-    const econ = err === out ? con : new ConsoleFile(err);
+    const [con, econ] = this.consoles(out, err);
     return this.spawn(parent ?? this.init, '/bin/sh', ['sh', '-c', cmd], [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
   }
 
   /** `sh ARGS...` as a child of init in /root (tapsim shell -c / FILE) */
   spawnShellArgv(argv: string[], out: (s: string) => void, err: (s: string) => void): Process {
-    const con = new ConsoleFile(out);
-    const econ = err === out ? con : new ConsoleFile(err);
+    const [con, econ] = this.consoles(out, err);
     return this.spawn(this.init, '/bin/sh', argv, [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
   }
 
@@ -188,8 +193,7 @@ export class Procs {
    * `/bin/sh -c CMD`, and one whose program is not on the PATH runs under `sh -c CMD` (which reports it).
    */
   spawnCommand(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
-    const con = new ConsoleFile(out);
-    const econ = err === out ? con : new ConsoleFile(err);
+    const [con, econ] = this.consoles(out, err);
     return this.spawnTarget(parent ?? this.init, cmd, [this.m.fs.devNullFile(), con, econ], '/root');
   }
 
