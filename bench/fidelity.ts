@@ -105,11 +105,13 @@ export const TABLE_HEAD = '| workload | command | fn J | ev J | sys | distinct f
   '|---|---|---|---|---|---|---|---|---|';
 
 /**
- * The CPU the recorded workload started on (its root's first kernel entry): the machine's serial
- * interrupts land in the workload only when it runs on the CPU IRQ 4 is routed to, as in the recordings.
+ * The CPU the recorded workload started on in the graph run (its root's first kernel entry) or, with
+ * `eventsRun`, in the events run (the CPU of its first event record: the two runs were separate
+ * executions, often on different CPUs): the machine's serial interrupts land in the workload only when
+ * it runs on the CPU IRQ 4 is routed to, as in the recordings.
  */
-export function recordedCpu(rec: Recording): number | undefined {
-  const c = rec.tasks[0]?.entries[1];
+export function recordedCpu(rec: Recording, eventsRun = false): number | undefined {
+  const c = eventsRun && rec.eventRecords.length >= 3 ? rec.eventRecords[2] : rec.tasks[0]?.entries[1];
   return typeof c === 'number' && c >= 0 ? c : undefined;
 }
 
@@ -136,7 +138,7 @@ function measure({ entry, dir }: Workload, seed: number, cpuSlowdown: number, ev
   const rec = loadRecording(entry, dir);
   const t = Date.now();
   const memcg = rec.flags.find((f) => f.startsWith('memcg='));
-  const sim = runSimulated(rec.command, { setup: rec.setup || undefined, warmUp: warmsUp(rec), eventsRun: eventsRun && !rec.flags.includes('background'), seed, allTasks: rec.flags.includes('background'), memcgMax: memcg ? flagBytes(memcg.slice(6)) : undefined, cpu: recordedCpu(rec), cpuSlowdown });
+  const sim = runSimulated(rec.command, { setup: rec.setup || undefined, warmUp: warmsUp(rec), eventsRun: eventsRun && !rec.flags.includes('background'), seed, allTasks: rec.flags.includes('background'), memcgMax: memcg ? flagBytes(memcg.slice(6)) : undefined, cpu: recordedCpu(rec, eventsRun), cpuSlowdown });
   const ms = Date.now() - t;
   return { row: compareSides(sim, recordedSide(rec)), ms, status: sim.status, entries: entryLines(recordedEntries(rec), sim.byEntry), samples: speedSamples(rec, sim.onCpuNs) };
 }

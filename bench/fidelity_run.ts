@@ -91,6 +91,8 @@ export function recorderCommand(command: string): string {
 export const LAUNCHER_SCRIPT = 'read x < /tmp/rec-go; exec "$@"';
 /** The file the launcher reads its start line from (a fifo in the recorder; see launcherArgv). */
 export const LAUNCHER_GO = '/tmp/rec-go';
+/** The file recorder.sh's `launch` switches tracing on and off with (`$T/tracing_on`, T=/sys/kernel/tracing). */
+export const TRACING_ON = '/sys/kernel/tracing/tracing_on';
 
 /**
  * The launcher's argv as the recorder's `launch` gave it: `sh -c SCRIPT rec sh -c CMD` for a command
@@ -198,7 +200,8 @@ export function backgroundRecorderScript(command: string): string {
     'T0=$(date +%s.%N)',
     'echo 1 > /sys/kernel/tracing/tracing_on',
     `echo go > ${LAUNCHER_GO}`,
-    'wait $PID',
+    'wait $PID; STATUS=$?',
+    `echo 0 > ${TRACING_ON}`,
     'wait',
   ].join('\n') + '\n';
 }
@@ -230,6 +233,7 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
   const perTask = new Map<number, string[]>();
   const EXECVE_NR = 59;
   const OPENAT_NR = 257;
+  const WRITE_NR = 1;
   // (background) the recorder's shell has opened the fifo: counting (re)started there
   let armed = false;
   // the file an openat names (sys_enter's regs: its arguments, the name as the machine's syscall carries it)
@@ -253,7 +257,11 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     for (const [tid, t] of taskObjs) runtimeBase.set(tid, t.sumExecRuntime);
     for (const [tid, l] of perTask) if (tids.has(tid)) l.length = 0; else perTask.delete(tid);
   };
-  const counted = (tid: number): boolean => o.allTasks || tids.has(tid);
+  // (background) the recorder's shell opened tracing_on after its wait for the launcher (its `echo 0`):
+  // the tid whose next write ends the counting, and whether it has (the recordings end in that write)
+  let offWriter = -1;
+  let stopped = false;
+  const counted = (tid: number): boolean => !stopped && (o.allTasks || tids.has(tid));
   // each execve attempt of the workload (re)starts the counts (its first traced call of the attempt);
   // a `background` recording keeps every task from when tracing went on, just before the first attempt
   let restartedAt = -1;
@@ -298,6 +306,8 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
           reset();
           restartedAt = attempts;
         }
+        if (enter && background && armed && nr === OPENAT_NR && openatPath(regs) === TRACING_ON) offWriter = tid;
+        if (!enter && tid === offWriter && nr === WRITE_NR) stopped = true;
         if (enter && launcherUp && !execed && tid === root && nr === EXECVE_NR) { attempts++; restart(); }
         const sc = syscallByNr(nr);
         entryOf.set(tid, enter ? `sys:${sc ? sc.name : nr}` : 'other');
@@ -364,7 +374,8 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     tids.add(root);
     taskObjs.set(root, p.threads[0]);
     perTask.set(root, []);
-    m.runUntil(() => p.finished, o.maxNs ?? 120e9);
+    // (background) until the recorder's shell has switched tracing off, after its wait for the launcher
+    m.runUntil(() => (background ? stopped : p.finished), o.maxNs ?? 120e9);
     exited = p.exited;
     status = p.exited ? p.exitCode : -1;
   } finally {

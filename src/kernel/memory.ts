@@ -428,7 +428,9 @@ function layoutTask(mem: KernelMemory, o: TaskLike, a: number): number {
   mem.setField(a, T, 'prio', o.prio ?? 120);
   mem.setField(a, T, 'static_prio', o.prio ?? 120);
   mem.setField(a, T, 'normal_prio', o.prio ?? 120);
-  mem.setField(a, T, '__state', o.state ?? 0);
+  // __state changes as the task runs and sleeps: kept live (task_state(), $prev->__state at sched_switch)
+  const self = new WeakRef(o);
+  mem.defineLive(a + mem.fieldOf(T, '__state').offset, 4, () => self.deref()?.state ?? 0);
   mem.setField(a, T, 'stack', kernelStack(o));
   const cred = mem.allocStruct('struct cred');
   for (const [f, v] of [['uid', o.uid], ['gid', o.gid], ['euid', o.euid], ['egid', o.egid],

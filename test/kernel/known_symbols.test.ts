@@ -43,13 +43,13 @@ describe('kernel data: function ids the build works out for the call paths', () 
   it('names the ids of its answers as the symbol table does (an alias\'s id may name another symbol)', () => {
     const t = openSymtab().table;
     const known = readKnownSymbols(builtKnownSymbolsFile(), sourceStamp())!;
-    let aliases = 0;
     for (const [name, id] of known) {
       if (id < 0) continue;
       expect(knownSymbolName(id), name).to.equal(t.name(id));
-      if (t.name(id) !== name) aliases++;
     }
-    expect(aliases, 'names whose first alias is another symbol').to.be.greaterThan(0);
+    // an alias's id names the symbol the table puts first at its address (__x64_sys_sync, which the build's
+    // names held until sync(2) ran its recorded tree, is __do_sys_sync's)
+    expect(t.name(resolveFirstAlias('__x64_sys_sync'))).to.equal('__do_sys_sync');
     expect(knownSymbolName(knownFirstAlias('schedule')!)).to.equal('schedule');
   });
 });

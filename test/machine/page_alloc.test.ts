@@ -79,7 +79,7 @@ describe('per-CPU page lists', () => {
     expect(real).to.equal(884);
     const memcg = rec.flags.find((f) => f.startsWith('memcg='))!;
     // as the fidelity measure runs it (its setup turns the swap file on): on the recorded CPU, at the events runs' CPU speed, after the graph phase
-    const sim = runSimulated(rec.command, { setup: rec.setup || undefined, warmUp: warmsUp(rec), seed: 1, memcgMax: flagBytes(memcg.slice(6)), cpu: recordedCpu(rec), eventsRun: true,
+    const sim = runSimulated(rec.command, { setup: rec.setup || undefined, warmUp: warmsUp(rec), seed: 1, memcgMax: flagBytes(memcg.slice(6)), cpu: recordedCpu(rec, true), eventsRun: true,
       cpuSlowdown: storedSlowdown().eventsMedian }).events;
     const n = sim.get('mm_page_alloc_zone_locked') ?? 0;
     // main's recorded-tree draws gave 4 to 189; the lists' state: within 30% of the events run

@@ -51,6 +51,40 @@ describe('tracepoints inside recorded trees', () => {
     expect(sim.get('mmap_lock_released')).to.equal(sim.get('mmap_lock_start_locking'));
   });
 
+  it("ps aux: the mmap lock of its /proc/PID/cmdline and environ reads (__access_remote_vm) and of its other calls as the recording shows", function () {
+    this.timeout(60000);
+    const rec = loadRecording(findRecording('ps')!);
+    const real = recordedSide(rec).events.get('mmap_lock_start_locking') ?? 0;
+    // the events run: 649, of which 62 in read (the remote reads of the processes' argument and environment pages)
+    expect(real).to.equal(649);
+    const sim = runSimulated(rec.command, { seed: 1 }).events;
+    // (537 without the remote reads' lock: the machine lists fewer processes than the recorded guest)
+    expect(sim.get('mmap_lock_start_locking') ?? 0).to.be.within(Math.floor(real * 0.87), Math.ceil(real * 1.1));
+    expect(sim.get('mmap_lock_released')).to.equal(sim.get('mmap_lock_start_locking'));
+  });
+
+  it("a fork takes the parent's and the child's mmap locks (dup_mmap: two locks, both released)", () => {
+    const m = new Machine({ cpus: 1, seed: 1, memMB: 256 });
+    const CLONE = 56;
+    // the task in its clone call (the child's own events after the fork are not the call's)
+    let cloning = -1;
+    const tid = (): number => (m.executingCpu()?.ctx.task as { tid?: number } | undefined)?.tid ?? -2;
+    const n = { start: 0, acquired: 0, released: 0 };
+    const enter = (_d: unknown, _regs: unknown, nr: unknown): void => { if (Number(nr) === CLONE) cloning = tid(); };
+    const exit = (): void => { if (tid() === cloning) cloning = -1; };
+    const count = (k: keyof typeof n) => (): void => { if (tid() === cloning) n[k]++; };
+    const probes: [string, (...a: unknown[]) => void][] = [['sys_enter', enter], ['sys_exit', exit],
+      ['mmap_lock_start_locking', count('start')], ['mmap_lock_acquire_returned', count('acquired')], ['mmap_lock_released', count('released')]];
+    for (const [name, f] of probes) expect(tracepointProbeRegister(name, f as never, null)).to.equal(0);
+    try {
+      // the shell forks once for the background job (a clone of a single-threaded process)
+      m.run('/bin/true & wait');
+    } finally {
+      for (const [name, f] of probes) tracepointProbeUnregister(name, f as never, null);
+    }
+    expect(n).to.deep.equal({ start: 2, acquired: 2, released: 2 });
+  });
+
   it('rss_stat carries the address space and its file pages in bytes', () => {
     const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
     const ev = findEvent('kmem', 'rss_stat')!;

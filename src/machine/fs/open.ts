@@ -55,7 +55,10 @@ function openAt(m: FsMachine, c: Cpu, t: Task, e: Env, dfd: unknown, p: string, 
   if (ino.isFifo && !(flags & O_PATH)) return fifoOpen(c, t, e, ino, flags, (f) => opened(t, e, f));
   let f: OpenFile;
   if (ino.pseudo && !ino.isDir) {
-    // a tracefs/debugfs file: its file_operations' open (which may refuse: EBUSY, EPERM ...)
+    // a tracefs/debugfs file: its file_operations' open (which may refuse: EBUSY, EPERM ...); named by
+    // its path under /sys, the walk left RCU mode in sysfs (kernfs_iop_permission) and crossed the
+    // tracefs/debugfs mount point in ref-walk mode (__traverse_mounts: paths/model.ts TREE_FEATURES)
+    if (p.startsWith('/sys/')) e.treeFeat = ['mnt'];
     const h = ino.pseudo.open ? ino.pseudo.open(flags, { ctx: c.ctx }) : -22;
     if (typeof h === 'number') { e.ret = h; return H_CONT; }
     f = new OpenFile('proc', ino, flags);

@@ -7,7 +7,7 @@
  * in proc_pid_status order (no `Kthread:`/`untag_mask:` lines, which came after 6.1).
  */
 import { Inode, S_IFDIR, S_IFREG, S_IFLNK, OpenFile, pseudoIno } from '../include/fs';
-import type { Task } from '../include/sched';
+import type { Task, Process } from '../include/sched';
 import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Fs, FsMachine } from './namei';
 import { PROC_PID_FILES } from '../paths/features';
@@ -21,6 +21,17 @@ function procComm(t: Task): string {
 export interface DynDir {
   child(name: string): Inode | null;
   list(): string[];
+}
+
+/** Processes whose /proc/PID directory a lookup instantiated (proc_pid_lookup: its inode on the pid's list). */
+const lookedUp = new WeakSet<Process>();
+/**
+ * Whether a lookup instantiated process `p`'s /proc/PID directory: when it is reaped, release_task's
+ * proc_flush_pid invalidates those dentries (proc_invalidate_siblings_dcache: d_invalidate, the inodes
+ * evicted), a tree of its own (process/exit.ts, paths/model.ts TREE_FEATURES 'sys:wait4').
+ */
+export function procPidLookedUp(p: Process): boolean {
+  return lookedUp.has(p);
 }
 
 type PidFile = (t: Task, m: FsMachine) => string;
@@ -225,6 +236,7 @@ export function procRoot(m: FsMachine, fs: Fs, proc: Inode): DynDir {
     }
   };
   const pidDir = (t: Task): Inode => {
+    lookedUp.add(t.proc);
     let d = dirs.get(t.pid);
     if (d && d.task === t) return d.dir;
     const pid = t.pid;

@@ -104,6 +104,34 @@ export function anonPage(r: Region, i: number): boolean {
 /** the regions fork made from one another (dup_mmap), which share their anonymous pages copy-on-write */
 const forkPeers = new WeakMap<Region, Set<Region>>();
 
+/**
+ * The pages exit_mmap frees (an exit's, or an exec's of the old address space, when no other user keeps
+ * it): the anonymous pages only `mm` maps (present or copy-on-write, their frame shared with no fork
+ * peer), whose last reference the zap drops (release_pages: one mm_page_free_batched each), and its page
+ * tables (free_pgtables: a PTE page per 2 MiB, a PMD page per 1 GiB, a PUD page per 512 GiB of address
+ * space it maps pages in; mm_free_pgd's PGD).
+ */
+export function teardownFreedPages(mm: Mm): number {
+  let n = 1;
+  const pte = new Set<number>(), pmd = new Set<number>(), pud = new Set<number>();
+  for (const r of mm.regions.values()) {
+    const frames = anonFrames.get(r);
+    const peers = forkPeers.get(r);
+    for (let i = 0; i < r.pages.length; i++) {
+      const s = r.pages[i];
+      if (s !== P_PRESENT && s !== P_COW) continue;
+      const a = r.start + i * PAGE_SIZE;
+      pte.add(Math.floor(a / 2 ** 21)); pmd.add(Math.floor(a / 2 ** 30)); pud.add(Math.floor(a / 2 ** 39));
+      const f = frames?.get(i);
+      if (f === undefined) continue;
+      let shared = false;
+      if (peers) for (const p of peers) if (p !== r && p.pages[i] === P_COW && anonFrames.get(p)?.get(i) === f) { shared = true; break; }
+      if (!shared) n++;
+    }
+  }
+  return n + pte.size + pmd.size + pud.size;
+}
+
 export class MemSys {
   readonly totalPages: number;
   freePages: number;

@@ -21,6 +21,7 @@ import type { Task } from '../include/sched';
 import { modelKey, chooseVariant, syscallInner, syscallFn, failingInner, modelPath, treeFeatureCount, treeFeatureLabel, ModelKey, variantAt, variantCount } from './model';
 import { argFeatures, withOutcome, FdKind } from './features';
 import { zapMarkAccessed } from '../mm/filemap';
+import { teardownFreedPages } from '../mm/mm';
 
 export const modelEntry = new Semantics<MachineCore>('paths/entry');
 
@@ -125,6 +126,14 @@ function teardownPages(t: Task): number | undefined {
   if (!mm || mm.users > 1) return 0;
   return mm.mapped > 0 ? mm.mapped : undefined;
 }
+/**
+ * The pages that teardown frees (mm/mm.ts teardownFreedPages: its own anonymous pages and page tables),
+ * where teardownPages gives the pages it unmaps; undefined when it frees none or the machine did not build it.
+ */
+function teardownFrees(t: Task): number | undefined {
+  const mm = t.proc.mm;
+  return mm && teardownPages(t) ? teardownFreedPages(mm) : undefined;
+}
 const TEARDOWN = new Set(['execve', 'exit_group', 'exit']);
 /**
  * What an exit's teardown finds (paths/model.ts TREE_FEATURES 'sys:exit_group'): swap entries in the
@@ -140,6 +149,7 @@ modelEntry.hook('sys_impl', (m, c, t, e) => {
   if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)), t.proc.exe);
   if (TEARDOWN.has(e.name)) {
     e.zapPages = teardownPages(t);
+    e.zapFrees = teardownFrees(t);
     if (e.name !== 'execve') e.treeFeat = exitTreeFeatures(t);
     // the zap marks the file pages it unmaps accessed (mm/filemap.ts zapMarkAccessed): the pages it
     // activates are the mm_lru_activate events its tree fires
@@ -174,9 +184,11 @@ modelEntry.hook('sys_body', (m, _c, t, e) => {
   // (e.zapPages: the pages the call's tree unmaps, page_remove_rmap per page; or the calls of e.zapFn it
   // makes, filemap_unaccount_folio per folio a truncate drops: mm/filemap.ts truncating)
   const v = chooseVariant(k, q, noReturn || e.slept === true || e.ioBlocked === true, m.pathRand.next(), e.zapPages as number | undefined,
-    typeof e.zapFn === 'string' ? e.zapFn : undefined);
+    typeof e.zapFn === 'string' ? e.zapFn : undefined, e.zapFrees as number | undefined);
   const out = feat.slice(0, feat.indexOf('|') >>> 0);
-  const fail = v.feat[nt] !== out ? FAILS[`${k.name}|${out}`] : undefined;
+  // (e.treeCut: the semantics cut the tree short themselves, [function, ancestor]: what follows the function
+  // up to the ancestor is work the machine does its own way: fs/sync.ts)
+  const fail = (e.treeCut as [string, string] | undefined) ?? (v.feat[nt] !== out ? FAILS[`${k.name}|${out}`] : undefined);
   pushPath(t.ks, fail ? failingInner(k, v, fail[0], fail[1]) : syscallInner(k, v).code, e);
   return H_PUSHED;
 });
@@ -202,7 +214,7 @@ export function groupExitPath(m: MachineCore, t: Task): CompiledPath | null {
   if (!k || !variantCount(k)) return null;
   const feat = withOutcome('exit_group', argFeatures('exit_group', [], () => '-', t.proc.exe), null);
   const q = `${treeFeatureLabel(k.name, exitTreeFeatures(t))}|${feat}`;
-  return syscallInner(k, chooseVariant(k, q, true, m.pathRand.next(), teardownPages(t))).code;
+  return syscallInner(k, chooseVariant(k, q, true, m.pathRand.next(), teardownPages(t), undefined, teardownFrees(t))).code;
 }
 
 /** Run a variant of model key `key` (features from the key's feature function, else ''), pushed on `c.ks`. */

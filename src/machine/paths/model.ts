@@ -129,7 +129,9 @@ export function modelFunctionIndex(name: string): number {
 
 /**
  * Features read off a variant's tree (before its recorded label): for each, the function whose presence
- * says yes.  The machine computes the same from its state (the key's `Semantics.features`).
+ * says yes; a position may hold alternatives (`a/b` with functions `fa/fb`: the first whose function the
+ * tree calls, so that a new feature leaves the weights of the key's other positions as they were).  The
+ * machine computes the same from its state (the key's `Semantics.features`).
  */
 const TREE_FEATURES: Record<string, [string, string][]> = {
   // __schedule: switched to another task, the next is the idle task, the previous was dequeued (slept)
@@ -153,9 +155,14 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   'sys:exit_group': [['swp', 'free_swap_and_cache']],
   // write(2): an O_DIRECT write (iomap direct I/O: the bio submitted and waited for in the call)
   'sys:write': [['dio', 'iomap_dio_rw']],
-  // openat(2) of a FIFO: its open method, fifo_open (fs/pipe.ts fifoOpen); the only other tree feature of the
-  // key, it leaves the other opens' choice as it was (every variant without it scores the same there)
-  'sys:openat': [['fifo', 'fifo_open']],
+  // openat(2) of a FIFO: its open method, fifo_open (fs/pipe.ts fifoOpen); a path walk that crossed a mount
+  // point in ref-walk mode (__traverse_mounts' lookup_mnt: a tracefs or debugfs file by its path under
+  // /sys, whose kernfs directories end the RCU walk; fs/open.ts).  The key's only tree features, they
+  // leave the other opens' choice as it was (every variant without them scores the same there)
+  'sys:openat': [['fifo/mnt', 'fifo_open/lookup_mnt']],
+  // wait4(2) that reaped a process whose /proc/PID directory a lookup had instantiated: release_task's
+  // proc_flush_pid invalidates its dentries (d_invalidate; fs/proc_pid.ts procPidLookedUp)
+  'sys:wait4': [['pdc', 'd_invalidate']],
   // the deferred fput of a close: ext4_release_file's ext4_alloc_da_blocks flushed the file's delayed-allocation
   // pages (a file truncated to 0 and rewritten: EXT4_STATE_DA_ALLOC_CLOSE, fs/ext4.ts ext4ReleaseFile)
   'tail:task_work_run': [['da', 'ext4_alloc_da_blocks']],
@@ -169,9 +176,15 @@ export function treeFeatureCount(key: string): number {
   return TREE_FEATURES[key]?.length ?? 0;
 }
 
+/** A TREE_FEATURES position's alternatives: [name, function]. */
+const alternatives = ([names, fns]: [string, string]): [string, string][] => {
+  const f = fns.split('/');
+  return names.split('/').map((n, i) => [n, f[i]]);
+};
+
 /** The tree-feature label of key `key` for the features `present` (names of TREE_FEATURES; '-' where absent), in the labels' order. */
 export function treeFeatureLabel(key: string, present: readonly string[]): string {
-  return (TREE_FEATURES[key] ?? []).map(([f]) => (present.includes(f) ? f : '-')).join('|');
+  return (TREE_FEATURES[key] ?? []).map((pos) => alternatives(pos).find(([f]) => present.includes(f))?.[0] ?? '-').join('|');
 }
 
 /** The function a key's trees are the callees of (its tracepoint sites apply: sched_waking in try_to_wake_up ...). */
@@ -216,7 +229,7 @@ const CACHED_KEYS = new Set(['sys:execve', 'fault', 'sys:getdents64',
 const SUMMARY: Summariser = {
   stamp: JSON.stringify(['summary-2', 'submit_bio', TREE_FEATURES]),
   summarise(key, shape, functions) {
-    const tf = (TREE_FEATURES[key] ?? []).map(([f, fn]) => (calls(shape, functions.indexOf(fn)) ? f : '-'));
+    const tf = (TREE_FEATURES[key] ?? []).map((pos) => alternatives(pos).find(([, fn]) => calls(shape, functions.indexOf(fn)))?.[0] ?? '-');
     return (shape.includes('^') ? 'b' : '-') + (calls(shape, functions.indexOf('submit_bio')) ? 'c' : '-') + tf.join('|');
   },
 };
@@ -447,11 +460,15 @@ function candidates(k: ModelKey, feat: string, blocked: boolean): { list: ModelV
  * One of the best-matching variants, drawn with `r` in [0, 1) by recorded frequency; with `pages` (the
  * pages of the address space an exec or exit tears down: mm/rmap.ts), among those whose recorded zap
  * (one page_remove_rmap per page) is nearest to it; with `countFn`, among those whose calls of that
- * function are nearest to `pages` (a swap-in's swap_readpage per page it reads: mm/page_io.ts).
+ * function are nearest to `pages` (a swap-in's swap_readpage per page it reads: mm/page_io.ts); with
+ * `frees` (the pages a teardown frees: mm/mm.ts teardownFreedPages), of those the ones whose page frees
+ * are nearest to it.
  */
-export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: number, pages?: number, countFn = 'page_remove_rmap'): ModelVariant {
+export function chooseVariant(k: ModelKey, feat: string, blocked: boolean, r: number, pages?: number, countFn = 'page_remove_rmap', frees?: number): ModelVariant {
   const c = candidates(k, feat, blocked);
-  const { list, cum } = pages !== undefined && c.list.length > 1 ? nearestZap(c.list, pages, countFn) : c;
+  let { list, cum } = pages !== undefined && c.list.length > 1 ? nearestZap(c.list, pages, countFn) : c;
+  // (a teardown) of those, the ones whose page frees (free_pcp_prepare per page) are nearest to what it frees
+  if (frees !== undefined && list.length > 1) ({ list, cum } = nearestZap(list, frees, 'free_pcp_prepare'));
   const x = r * cum[cum.length - 1];
   let lo = 0, hi = cum.length - 1;
   while (lo < hi) {

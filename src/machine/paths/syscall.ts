@@ -36,8 +36,8 @@ const sysPathOf = new Map<string, SysPaths>();
  */
 const RECORDED = new Set(['execve', 'exit_group', 'getpid', 'uname', 'dup2', 'rt_sigaction', 'brk', 'mmap', 'lseek', 'pipe2', 'clone', 'wait4', 'kill',
   // their semantics are the implementation (Semantics.syscall) or a hook of the template run as one (paths/entry.ts IMPL_HOOKS)
-  // (not yet: sync, whose recorded writeback submits bios the block layer's hooks are not attached to)
-  'getdents64', 'mkdirat', 'unlinkat', 'renameat2', 'chdir', 'ioctl', 'swapon', 'swapoff', 'newfstatat', 'clock_nanosleep',
+  // sync: its semantics sit at the recorded functions (fs/sync.ts), its bios are the tree's (block/core.ts io_submit)
+  'sync', 'getdents64', 'mkdirat', 'unlinkat', 'renameat2', 'chdir', 'ioctl', 'swapon', 'swapoff', 'newfstatat', 'clock_nanosleep',
   'openat', 'munmap']);
 /** Syscalls that run their recorded trees when their subsystem's `recorded_NAME` condition holds, else their template. */
 // pwrite64: a buffered write of an ext4 file or /dev/null (fs/read_write.ts recorded_pwrite64)

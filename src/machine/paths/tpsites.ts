@@ -130,7 +130,6 @@ const SITES: Record<string, [string, string][]> = {
   insert_vm_struct: [['maple_tree:ma_read', 'entry']],
   find_extend_vma_locked: [['maple_tree:ma_read', 'entry']],
   __get_user_pages: [['maple_tree:ma_read', 'entry']],
-  __access_remote_vm: [['maple_tree:ma_read', 'entry']],
   __vma_adjust: [['maple_tree:ma_read', 'entry'], ['maple_tree:ma_write', 'exit'], ['maple_tree:ma_write', 'exit']],
   vma_mas_store: [['mmap:vma_store', 'entry'], ['maple_tree:ma_write', 'entry']],
   vma_mas_remove: [['maple_tree:ma_write', 'entry']],
@@ -138,7 +137,14 @@ const SITES: Record<string, [string, string][]> = {
   // mmap_write_downgrade (inline: downgrade_write) traces acquire_returned (read) after the stores
   do_mas_align_munmap: [['maple_tree:ma_write', 'before:unmap_region'], ['maple_tree:ma_write', 'before:unmap_region'],
     ['mmap_lock:mmap_lock_acquire_returned', 'after:downgrade_write']],
-  dup_mmap: [['maple_tree:ma_write', 'after:vm_area_dup']],
+  // kernel/fork.c dup_mmap: mmap_write_lock_killable(oldmm), uprobe_dup_mmap, mmap_write_lock_nested(mm)
+  // (a down_write: so are the i_mmap locks of the file VMAs after it), dup_mm_exe_file; at the end
+  // mmap_write_unlock(mm), flush_tlb_mm(oldmm), mmap_write_unlock(oldmm), dup_userfaultfd_complete
+  // (fork-wait's two forks: 4 mmap_lock_start_locking in clone)
+  dup_mmap: [['maple_tree:ma_write', 'after:vm_area_dup'],
+    ['mmap_lock:mmap_lock_start_locking', 'before:down_write_killable'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write_killable'],
+    ['mmap_lock:mmap_lock_start_locking', 'after:uprobe_dup_mmap'], ['mmap_lock:mmap_lock_acquire_returned', 'before:get_mm_exe_file'],
+    ['mmap_lock:mmap_lock_released', 'before:flush_tlb_mm_range'], ['mmap_lock:mmap_lock_released', 'before:dup_userfaultfd_complete']],
   // mm/page_alloc.c free_unref_page_list: one mm_page_free_batched per page, before its commit
   free_unref_page_list: [['kmem:mm_page_free_batched', 'before:free_unref_page_commit']],
   // include/linux/mm.h add_mm_counter -> mm_trace_rss_stat (out of line), inlined in mm/memory.c as
@@ -156,6 +162,12 @@ const SITES: Record<string, [string, string][]> = {
   vm_brk_flags: mmapLock('down_write_killable', 'up_write'),
   do_exit: mmapLock('down_read', 'up_read'),
   acct_collect: mmapLock('down_read', 'up_read'),
+  // mm/memory.c __access_remote_vm (/proc/PID/cmdline and environ: ps aux 62 in read), mm/gup.c
+  // get_user_pages_unlocked (a direct I/O's pages), fs/proc/task_mmu.c m_start .. m_stop (/proc/PID/maps)
+  __access_remote_vm: [['maple_tree:ma_read', 'entry'], ...mmapLock('down_read_killable', 'up_read')],
+  get_user_pages_unlocked: mmapLock('down_read', 'up_read'),
+  m_start: [['mmap_lock:mmap_lock_start_locking', 'before:down_read_killable'], ['mmap_lock:mmap_lock_acquire_returned', 'after:down_read_killable']],
+  m_stop: [['mmap_lock:mmap_lock_released', 'after:up_read']],
   // exit_mmap: the read lock around unmap_vmas, then the write lock to the end (trace_exit_mmap before the unlock)
   exit_mmap: [...mmapLock('down_read', 'up_read'), ['mmap_lock:mmap_lock_start_locking', 'before:down_write'],
     ['mmap_lock:mmap_lock_acquire_returned', 'after:down_write'], ['mmap:exit_mmap', 'exit'], ['mmap_lock:mmap_lock_released', 'exit']],

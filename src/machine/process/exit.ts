@@ -8,6 +8,7 @@ import type { Env } from '../include/kstack';
 import { drainTo, flushWakes, queueWakes, wakeLater } from '../kernel/sched/core';
 import { finishNotify, notifyPrep } from '../kernel/signal';
 import { sigBit, SIGKILL } from '../include/signal';
+import { procPidLookedUp } from '../fs/proc_pid';
 
 const ECHILD = 10, EINTR = 4;
 
@@ -21,6 +22,8 @@ function waitHook(m: ProcMachine, _c: Cpu, t: Task, e: Env): number {
   if (z) {
     e.reaped = true;
     e.zombie = z;
+    // release_task's proc_flush_pid: the dentries of its /proc/PID, if a lookup made them (the tree that invalidates them)
+    if (procPidLookedUp(z)) e.treeFeat = ['pdc'];
     e.p = z.threads[0];
     e.ret = z.tgid;
     e.info = { status: z.exitCode >= 128 && (z as unknown as { signaled?: boolean }).signaled ? z.exitCode - 128 : (z.exitCode & 0xff) << 8 };

@@ -97,7 +97,17 @@ export class U {
     this.mallocReady = true;
     yield* this.sys('getrandom', [0, 8, 1]);
     const cur = (yield* this.sys('brk', [0])).ret;
-    yield* this.sys('brk', [cur + 0x21000]);
+    this.brkTop = (yield* this.sys('brk', [cur + 0x21000])).ret;
+  }
+  /** the program break as malloc last set it (0: malloc has not run) */
+  private brkTop = 0;
+  /**
+   * malloc growing the main arena by `inc` bytes (sysmalloc's sbrk: the request that did not fit the top
+   * chunk, plus M_TOP_PAD's 128 KiB, page-aligned): brk(top + inc)
+   */
+  *sbrk(inc: number): Generator<Op, void, SysResult> {
+    yield* this.malloc();
+    this.brkTop = (yield* this.sys('brk', [this.brkTop + inc])).ret;
   }
   /** isatty(fd): ioctl(fd, TCGETS) */
   *isatty(fd: number): Generator<Op, boolean, SysResult> {

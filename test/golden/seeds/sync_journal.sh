@@ -10,8 +10,9 @@
 #   then sync writes the 6 committed metadata blocks in place (sectors 2056 ... 71632, "WSM 4096";
 #   the second new file's inode block is the next one, 12504, as in the guest's run "sync2");
 # - fsync: the data as "WS [dd]", then the same commit, 8 journal blocks further on;
-# - sync with nothing to commit: the checkpoint of the fsync's blocks, then ext4_sync_fs's
-#   cache flush "FWS 0 + 0 [sync]" (an empty bio is not remapped) and "FF".
+# - sync with nothing to commit: ext4_sync_fs's cache flush "FWS 0 + 0 [sync]" (an empty bio is not
+#   remapped) and "FF", then sync_bdevs' checkpoint of the fsync's blocks (fs/sync.c ksys_sync: the
+#   sync_fs pass before sync_bdevs; the guest's "syncidle" had nothing to checkpoint).
 # Left as differences: on the guest the flush steps are issued by kworker/0:1H (the flush
 # machinery's requeue work), here by the task or interrupt that ends the previous step; the
 # guest's "sync again" case was recorded on its own (runs "fsync" then "syncidle").

@@ -619,15 +619,6 @@ kjournald2
     submit_bh
   %jbd2_sleep
 `,
-  sys_sync: `
-__x64_sys_sync
-  ksys_sync
-    wakeup_flusher_threads
-    iterate_supers
-      sync_inodes_one_sb
-      sync_fs_one_sb
-    %impl
-`,
   writeback_issue: `
 do_writepages
   ext4_writepages

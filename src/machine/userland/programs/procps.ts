@@ -71,6 +71,8 @@ function* readSmall(u: U, p: string): G<string | null> {
 }
 
 const AT_FDCWD = -100;
+/** the size of libproc2's anonymous mapping for ps's results (strace of ps aux: mmap(NULL, 1183744, ...), munmap'd before the exit) */
+const PS_STACKS_BYTES = 1183744;
 /** ps's signal handler (ps/display.c: every signal but SIGKILL, SIGSTOP, the job-control and ignored ones), highest first */
 const PS_SIGNALS = [31, 30, 29, 26, 25, 24, 21, 17, 16, 15, 14, 13, 12, 11, 10, 8, 7, 6, 5, 4, 1];
 
@@ -80,7 +82,7 @@ const PS_SIGNALS = [31, 30, 29, 26, 25, 24, 21, 17, 16, 15, 14, 13, 12, 11, 10, 
  * terminal size (stdout, stderr, stdin, then /dev/tty), whether stdout is a terminal (lines cut at 80
  * columns), euid and pid_max
  */
-function* psStart(u: U): G<boolean> {
+function* psStart(u: U): G<{ tty: boolean; stacks: number }> {
   yield* u.malloc();
   yield* libcapInit(u);
   // (its handler ends ps on the signal: here the default action, which ends it too)
@@ -94,7 +96,9 @@ function* psStart(u: U): G<boolean> {
   yield* u.sys('mmap', [0, 135168, 3, 0x22, -1, 0]);
   yield* u.sys('mmap', [0, 135168, 3, 0x22, -1, 0]);
   yield* readSmall(u, '/proc/uptime');
-  yield* u.sys('mmap', [0, 1183744, 3, 0x22, -1, 0]);
+  // libproc2's stacks of pids results (its 1183744-byte allocation, faulted in whole as it is filled,
+  // munmap'd at the end)
+  const stacks = (yield* u.sys('mmap', [0, PS_STACKS_BYTES, 3, 0x22, -1, 0])).ret;
   yield* new StrBuf().read(u, `/proc/${pid}/status`);
   yield* u.sys('newfstatat', [AT_FDCWD, `/proc/${pid}`, 0, 0]);
   yield* new StrBuf().read(u, `/proc/${pid}/stat`);
@@ -115,7 +119,7 @@ function* psStart(u: U): G<boolean> {
   yield* readSmall(u, '/proc/sys/kernel/pid_max');
   yield* u.sys('mmap', [0, 139264, 3, 0x22, -1, 0]);
   yield* u.sys('mprotect', [0, 4096, 0]);
-  return tty;
+  return { tty, stacks };
 }
 
 interface PsRow { t: Task; pid: number; ppid: number; user: string; stat: string; tty: string; cmd: string; comm: string; start: string; cpu: number; vsz: number; rss: number; time: number; uid: number }
@@ -144,7 +148,9 @@ function* psRows(u: U): G<PsRow[]> {
   const rows: PsRow[] = [];
   if (fd < 0) return rows;
   yield* u.fstat(fd);
-  yield* u.sys('brk', [0]);
+  // opendir's 32 KiB buffer does not fit the arena's top chunk: malloc extends it (strace: brk(+0x28000),
+  // the request and M_TOP_PAD's 128 KiB), the heap pages the recorded run faults in later
+  yield* u.sbrk(0x28000);
   yield* readSmall(u, '/proc/uptime');
   const nowSec = epochSeconds(u.m.bootNs, u.m.now);
   const buf = new StrBuf();
@@ -222,7 +228,7 @@ const ps: ProgramMain = function* (u, argv) {
   const opts = bsd ? a[0] : a.filter((x) => x.startsWith('-')).map((x) => x.slice(1)).join('');
   const pIdx = a.indexOf('-p');
   const uIdx = a.indexOf('-u');
-  const tty = yield* psStart(u);
+  const { tty, stacks } = yield* psStart(u);
   let rows = yield* psRows(u);
   const cut = (l: string) => (tty && !opts.includes('w') ? l.slice(0, 80) : l);
   const line = (l: string) => u.printf(cut(l) + '\n');
@@ -253,7 +259,8 @@ const ps: ProgramMain = function* (u, argv) {
     yield* u.printf('    PID TTY          TIME CMD\n');
     for (const r of rows) yield* u.printf(`${String(r.pid).padStart(7)} ${r.tty.padEnd(8)} ${hhmmss(r.time)} ${r.comm}\n`);
   }
-  yield* u.sys('munmap', [0, 1183744]);
+  // (the mapping's pages freed: the recorded run's munmap freed the 289 pages it had faulted in)
+  yield* u.sys('munmap', [stacks, PS_STACKS_BYTES]);
   yield* u.closeStdout();
   return 0;
 };
