@@ -50,7 +50,9 @@ describe('machine: the loopback receive path on recorded trees', () => {
   });
 
   it('data sent to a reader asleep: the receive tree runs in the sender\'s softirq, queues it and wakes the reader', () => {
-    const m = new Machine({ seed: 41 });
+    // (a seed whose reader's recvfrom draws a recorded tree without a socket backlog to process: with seed 41
+    // it draws one whose release_sock ran __release_sock over 2 segments, tcp_v4_do_rcv's tcp_queue_rcv x2)
+    const m = new Machine({ seed: 42 });
     const c = counting(['net_rx_action', 'tcp_v4_rcv', 'tcp_v4_fill_cb', 'tcp_queue_rcv', 'tcp_data_ready', 'tcp_send_delayed_ack', 'tcp_finish_connect'], 'net_rx');
     const seen: Record<string, number[]> = {};
     let got = '';

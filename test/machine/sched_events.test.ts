@@ -3,7 +3,12 @@
  * show: data/recordings/*.json.gz events runs):
  * - try_to_wake_up of a task whose CPU is another, idle one queues it on that CPU's wake list
  *   (ttwu_queue_wakelist): sched_waking fires in the waker, sched_wakeup in the target CPU's
- *   call-function-single IPI (sched_ttwu_pending), not in the waker; a wakeup onto the waker's own CPU
+ *   call-function-single IPI (sched_ttwu_pending), not in the waker; the task is on no runqueue until
+ *   that IPI activates it (ttwu_do_activate), so the IPI is the idle task's, never the woken task's
+ *   (dd-direct-read: no call_function_single_entry and no sched_wakeup in dd's context, whose reads
+ *   complete on CPU2); a wakeup of a task still on its runqueue (woken between set_current_state and
+ *   its __schedule's dequeue) only makes it TASK_RUNNING again (ttwu_runnable: no wake list, no IPI);
+ *   a wakeup onto the waker's own CPU
  *   activates it there (tbench: 163 of 168 wakings of a task on another CPU have no sched_wakeup in
  *   the waker's context, 15 of 20 on its own CPU do);
  * - __switch_to's switch_fpu_prepare traces x86_fpu_regs_deactivated in the outgoing user task whose
@@ -19,7 +24,7 @@
 import { expect } from 'chai';
 import { Machine, installKernelSemantics } from '../../src/machine/machine';
 import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
-import type { Task } from '../../src/machine/include/sched';
+import { TASK_RUNNING, type Task } from '../../src/machine/include/sched';
 
 installKernelSemantics();
 
@@ -67,6 +72,60 @@ describe('machine: scheduler and context-switch events', function () {
     });
     expect(remote).to.be.greaterThan(0);
     expect(local).to.be.greaterThan(0);
+  });
+
+  it('a wake-list wakeup: the task stays off every runqueue until the target CPU\'s IPI activates it, in the idle task\'s context', () => {
+    const m = new Machine({ seed: 1, cpus: 2 });
+    const p = m.procs.spawnCommand('sleep 5', () => undefined, () => undefined);
+    const t = p.threads[0];
+    m.runUntil(() => t.state !== TASK_RUNNING && !t.onCpu && m.current(t.cpu).idle, 10e9);
+    const target = m.cpus[t.cpu];
+    const waker = m.cpus[1 - t.cpu];
+    let r: ReturnType<typeof m.sched.wake> = null;
+    const ev = record(m, ['sched_wakeup', 'call_function_single_entry'], () => {
+      m.executing = waker;
+      r = m.sched.wake(t);
+      m.executing = null;
+      expect(r!.queued).to.equal(true);
+      expect(r!.target).to.equal(target);
+      // ttwu_queue_wakelist: queued on the target's list, not yet on its runqueue
+      expect(t.onRq).to.equal(false);
+      expect(t.wakePending).to.equal(true);
+      m.runUntil(() => t.onCpu, 1e9);
+    });
+    expect(t.onCpu).to.equal(true);
+    expect(t.wakePending).to.equal(false);
+    const ipi = ev.find((x) => x.name === 'call_function_single_entry' && x.cpu === target.id)!;
+    const up = ev.find((x) => x.name === 'sched_wakeup' && x.args[0] === t)!;
+    expect(ipi.curr.idle).to.equal(true);
+    expect(up.cpu).to.equal(target.id);
+    expect(up.ctx).to.equal(2);
+    expect(up.curr.idle).to.equal(true);
+    expect(ev.indexOf(ipi)).to.be.below(ev.indexOf(up));
+  });
+
+  it('ttwu_runnable: waking a task not yet dequeued by its __schedule makes it TASK_RUNNING, with no IPI', () => {
+    const m = new Machine({ seed: 1, cpus: 2 });
+    const p = m.procs.spawnCommand('dd if=/dev/zero of=/dev/null bs=1M count=100000', () => undefined, () => undefined);
+    const t = p.threads[0];
+    m.runUntil(() => t.onCpu && t.comm === 'dd', 10e9);
+    expect(t.onRq).to.equal(true);
+    // as between its set_current_state(TASK_INTERRUPTIBLE) and schedule()
+    t.state = 1;
+    const c = m.cpus[t.cpu];
+    let r: ReturnType<typeof m.sched.wake> = null;
+    const ev = record(m, ['call_function_single_entry'], () => {
+      m.executing = m.cpus[1 - t.cpu];
+      r = m.sched.wake(t);
+      m.executing = null;
+      m.runFor(2e6);
+    });
+    expect(r!.runnable).to.equal(true);
+    expect(r!.queued).to.equal(false);
+    expect(r!.target).to.equal(c);
+    expect(t.state).to.equal(TASK_RUNNING);
+    expect(t.wakePending).to.equal(false);
+    expect(ev.filter((x) => x.cpu === c.id)).to.deep.equal([]);
   });
 
   it('x86_fpu_regs_deactivated at each switch-out of a user task with live registers; activated only when they were lost', () => {

@@ -85,4 +85,15 @@ describe('machine: interrupts off in __schedule', function () {
       expect(sim.get(ev) ?? 0, ev).to.be.within(Math.floor(r * 0.9), Math.ceil(r * 1.1));
     }
   });
+
+  it('dd iflag=direct on CPU0, as recorded: the reads complete on CPU2, and dd is woken through CPU0\'s wake list in the idle task', () => {
+    const rec = loadRecording(findRecording('dd-direct-read')!);
+    const real = recordedSide(rec).events;
+    // the events run's dd issued every request on CPU0 (its eventRecords); the recording has no
+    // block_rq_complete, call_function_single_entry or sched_wakeup in dd's context
+    for (const ev of ['block_rq_complete', 'call_function_single_entry', 'sched_wakeup']) expect(real.get(ev) ?? 0, ev).to.equal(0);
+    const sim = runSimulated(rec.command, { setup: rec.setup, warmUp: true, seed: 1, cpuSlowdown: 23, cpu: 0 }).events;
+    expect(sim.get('block_rq_issue')).to.equal(real.get('block_rq_issue'));
+    for (const ev of ['block_rq_complete', 'call_function_single_entry', 'sched_wakeup']) expect(sim.get(ev) ?? 0, ev).to.equal(0);
+  });
 });

@@ -73,9 +73,13 @@ const CASES: [string, string, number][] = [
   ['ps', 'ps', 0.94],
   ['tar', 'tar', 0.95],
   ['tar-gzip', 'tar', 0.95],
-  // (how many reads gzip makes follows the pipe's timing: 0.981 when this file runs alone, 0.889-0.915
-  // after the rest of the suite in one process: the same calls, fewer reads)
-  ['tar-gzip', 'gzip', 0.85],
+  // (how many reads gzip makes follows the pipe's timing: the same calls, fewer reads. This file runs the
+  // machine at hardware speed, where the wake-list IPI that wakes gzip on its idle CPU (sched/fair.ts
+  // queueWake: the task is activated only in that IPI, IPI_NS after tar's write, as in Linux) lets tar fill
+  // the pipe further than in the recording's slowed-down guest: 83-90 reads of the recorded 108, 0.83;
+  // 99-103 when the woken task ran before the IPI. At the recordings' speed (bench/fidelity.ts) tar-gzip's
+  // syscall similarity is the same either way, 0.959 / 0.960)
+  ['tar-gzip', 'gzip', 0.8],
   ['cp-r', 'cp', 0.99],
   // ls -l /etc: files, directories (one more getxattr) and symlinks (readlink) in the recorded order
   ['ls-l', 'ls', 0.99],

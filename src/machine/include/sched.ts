@@ -122,6 +122,11 @@ export class Task implements TaskRef {
   boundCpu = -1;
   onRq = false;
   onCpu = false;
+  /**
+   * Woken through a CPU's wake list (ttwu_queue_wakelist): not on a runqueue until that CPU's
+   * call-function-single IPI activates it (sched_ttwu_pending), in the context of what that CPU runs then
+   */
+  wakePending = false;
   /** CFS */
   vruntime = 0;
   sumExecRuntime = 0;

@@ -133,9 +133,9 @@ function switchTo(m: SchedMachine, c: Cpu): number {
     if (prev.rseq) prev.resumeWork |= RW_NOTIFY;
   }
   if (!next.kthread && !next.idle) next.resumeWork |= RW_FPU;
-  if (!prev.idle && prev.state === TASK_RUNNING && !prev.onRq) {
+  if (!prev.idle && prev.state === TASK_RUNNING && !prev.onRq && !prev.wakePending) {
     // woken by another CPU after %pick dequeued it, while still switching out (ttwu's on_cpu
-    // wait): queue it now that it is off the CPU
+    // wait; not through this CPU's wake list, whose IPI activates it): queue it now that it is off the CPU
     m.sched.enqueue(prev, c, true);
     // ...and, this CPU going idle, it reschedules at once (the wakeup's resched IPI): else the task
     // waits on an idle CPU's queue with nothing to run it
@@ -184,7 +184,8 @@ schedCore.at('scheduler_tick', 'tick');
 function ttwu(m: SchedMachine, e: Env): void {
   const p = e.p as Task;
   const r = m.sched.wake(p);
-  e.woke = r !== null;
+  // ttwu_runnable's tree has no ttwu_do_activate (the task was still queued): not a 'woke' variant
+  e.woke = r !== null && !r.runnable;
   e.queued = r !== null && r.queued;
   e.migrated = r !== null && r.migrated;
   e.target_cpu = r ? r.target.id : p.cpu;
@@ -200,6 +201,7 @@ schedCore.cond('woke', (_m, _c, _t, e) => e.woke === true);
  * for `e.p` in this CPU's context): a tree the idle recording shows for one.
  */
 schedCore.hook('ttwu_pending_body', (m, c, _t, e) => {
+  m.sched.activatePending(e.p as Task, c);
   const p = recordedVariant(m.sched.rand, 'irq:__sysvec_call_function_single', IDLE_RECORDING, ['sched_ttwu_pending'], ['nohz_csd_func']);
   e.recorded = true;
   pushPath(c.ks, p ?? 'ttwu_pending_template', e);

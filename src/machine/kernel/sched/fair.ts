@@ -183,36 +183,64 @@ export class Sched {
 
   /**
    * Wake a sleeping task (semantics of try_to_wake_up): choose a CPU, enqueue, preempt or kick.
-   * Returns the target CPU and whether the wakeup went through the target's wake list (`queued`),
+   * Returns the target CPU and whether the wakeup went through the target's wake list (`queued`: the
+   * target's IPI activates it, activatePending) or found the task still on its runqueue (`runnable`),
    * or null when the task was not sleeping.
    */
-  wake(t: Task): { target: Cpu; migrated: boolean; from: number; queued: boolean } | null {
+  wake(t: Task): { target: Cpu; migrated: boolean; from: number; queued: boolean; runnable: boolean } | null {
     if (t.state === TASK_RUNNING || t.state & (TASK_DEAD | EXIT_ZOMBIE)) return null;
     t.state = TASK_RUNNING;
     t.wchan = '';
     if (t.onCpu) {
-      // still switching out (p->on_cpu): queued on its CPU's wake list when that CPU has nothing else to run
       const target = this.m.cpus[t.cpu];
+      // ttwu_runnable(): still on its runqueue (its __schedule has not dequeued it): it is only made
+      // TASK_RUNNING again and keeps its CPU (no wake list, no IPI)
+      if (t.onRq) return { target, migrated: false, from: t.cpu, queued: false, runnable: true };
+      // dequeued but still switching out (p->on_cpu): queued on its CPU's wake list when that CPU has
+      // nothing else to run (the IPI, taken once the switch is made, activates it); else switchTo queues it
       const queued = this.wakeList(target, t);
-      if (queued) this.callFunctionSingle(target, t);
-      return { target, migrated: false, from: t.cpu, queued };
+      if (queued) this.queueWake(target, t);
+      return { target, migrated: false, from: t.cpu, queued, runnable: false };
     }
     const from = t.cpu;
     const target = this.selectWakeCpu(t);
     const migrated = target.id !== from;
     if (migrated) migrate(t);
-    const queued = this.wakeList(target, t);
+    if (this.wakeList(target, t)) {
+      // ttwu_queue_wakelist(): the target CPU activates it (sched_ttwu_pending in its IPI)
+      t.cpu = target.id;
+      this.queueWake(target, t);
+      return { target, migrated, from, queued: true, runnable: false };
+    }
     this.enqueue(t, target, true);
+    this.checkPreempt(target, t);
+    return { target, migrated, from, queued: false, runnable: false };
+  }
+
+  /** check_preempt_curr() after `t` was queued on `target`: an idle CPU reschedules, a busy one when `t` is due first. */
+  private checkPreempt(target: Cpu, t: Task): void {
     const curr = target.curr;
     if (curr.idle) {
       target.needResched = true;
-      if (queued) this.callFunctionSingle(target, t);
-      else this.m.kick(target, this.m.now + IPI_NS); // IPI latency
+      this.m.kick(target, this.m.now + IPI_NS); // IPI latency
     } else if (t.vruntime + this.wakeupGran * 1024 / t.weight < curr.vruntime) {
       target.needResched = true;
       this.m.kick(target, this.m.now + IPI_NS);
     }
-    return { target, migrated, from, queued };
+  }
+
+  /**
+   * sched_ttwu_pending() on `c` (its call-function-single IPI): activate `t` queued on c's wake list
+   * (ttwu_do_activate), in the context of what c runs now (the idle task, or the task `t` was switching out
+   * to). Nothing when it is already running or queued.
+   */
+  activatePending(t: Task, c: Cpu): void {
+    if (!t.wakePending) return;
+    t.wakePending = false;
+    if (t.onRq || t.onCpu || t.state !== TASK_RUNNING) return;
+    this.enqueue(t, c, true);
+    const curr = c.curr;
+    if (curr.idle || t.vruntime + this.wakeupGran * 1024 / t.weight < curr.vruntime) c.needResched = true;
   }
 
   /**
@@ -229,14 +257,14 @@ export class Sched {
   }
 
   /**
-   * __smp_call_single_queue's IPI: the target CPU runs its wake list (sched_ttwu_pending) for `t`, then
-   * leaves the idle loop for it (its step, queued at the same time after the interrupt: prio 1).
+   * __smp_call_single_queue's IPI: the target CPU runs its wake list (sched_ttwu_pending) for `t`, which
+   * activates it there (activatePending), then leaves the idle loop for it.
    */
-  private callFunctionSingle(target: Cpu, t: Task): void {
+  private queueWake(target: Cpu, t: Task): void {
+    t.wakePending = true;
     const at = this.m.now + IPI_NS;
     this.m.schedule(at, () => this.m.irq(target, 'call_function_single_irq',
       newEnv('csd', { p: t, irq: CALL_FUNCTION_SINGLE_VECTOR, vector: CALL_FUNCTION_SINGLE_VECTOR })));
-    this.m.kick(target, at);
   }
 
   /** wake_up_new_task(): place a forked task. */
