@@ -276,8 +276,8 @@ export class Fs {
       const par = cur.parent!;
       let name = '?';
       for (const [k, v] of par.children ?? []) if (v === cur) { name = k; break; }
-      // a computed child (/proc/PID and what is below it): the directory names the same inode again
-      if (name === '?' && par.dyn) for (const k of par.dyn.list()) if (par.dyn.child(k) === cur) { name = k; break; }
+      // a computed child (/proc/PID): the directory knows the name it made it under (no lookup)
+      if (name === '?' && par.dyn?.nameOf) name = par.dyn.nameOf(cur) ?? '?';
       parts.unshift(name);
       cur = par;
     }

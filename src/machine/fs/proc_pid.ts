@@ -21,6 +21,8 @@ function procComm(t: Task): string {
 export interface DynDir {
   child(name: string): Inode | null;
   list(): string[];
+  /** the name a child made earlier has (d_path of it), without looking anything up */
+  nameOf?(ino: Inode): string | null;
 }
 
 /** Processes whose /proc/PID directory a lookup instantiated (proc_pid_lookup: its inode on the pid's list). */
@@ -272,6 +274,10 @@ export function procRoot(m: FsMachine, fs: Fs, proc: Inode): DynDir {
   };
   return {
     list: () => ['self', 'thread-self', ...[...m.procs.tasks.values()].filter((t) => t.tid === t.pid && !t.proc.reaped).map((t) => String(t.pid)).sort((a, b) => Number(a) - Number(b))],
+    nameOf: (ino) => {
+      for (const [pid, d] of dirs) if (d.dir === ino) return String(pid);
+      return null;
+    },
     child: (name) => {
       if (name === 'self' || name === 'thread-self') {
         const t = current();

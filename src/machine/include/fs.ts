@@ -45,7 +45,7 @@ export class Inode {
   store: ((s: string) => number) | null = null;
   children: Map<string, Inode> | null = null;
   /** a directory whose further children are computed (/proc's per-process directories) */
-  dyn: { child(name: string): Inode | null; list(): string[] } | null = null;
+  dyn: { child(name: string): Inode | null; list(): string[]; nameOf?(ino: Inode): string | null } | null = null;
   parent: Inode | null = null;
   target = '';
   /** device: 'null' | 'zero' | 'urandom' | 'random' | 'tty' | 'ttyS' | 'sda' | 'sda1' | 'console' */

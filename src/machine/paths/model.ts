@@ -161,8 +161,9 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   // leave the other opens' choice as it was (every variant without them scores the same there)
   'sys:openat': [['fifo/mnt', 'fifo_open/lookup_mnt']],
   // wait4(2) that reaped a process whose /proc/PID directory a lookup had instantiated: release_task's
-  // proc_flush_pid invalidates its dentries (d_invalidate; fs/proc_pid.ts procPidLookedUp)
-  'sys:wait4': [['pdc', 'd_invalidate']],
+  // proc_flush_pid invalidates its dentries (d_invalidate; fs/proc_pid.ts procPidLookedUp); one that reaped
+  // at all runs release_task (a wait4 that returns a stopped child's pid, WUNTRACED, does not)
+  'sys:wait4': [['pdc', 'd_invalidate'], ['rel', 'release_task']],
   // the deferred fput of a close: ext4_release_file's ext4_alloc_da_blocks flushed the file's delayed-allocation
   // pages (a file truncated to 0 and rewritten: EXT4_STATE_DA_ALLOC_CLOSE, fs/ext4.ts ext4ReleaseFile)
   'tail:task_work_run': [['da', 'ext4_alloc_da_blocks']],

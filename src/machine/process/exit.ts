@@ -23,7 +23,7 @@ function waitHook(m: ProcMachine, _c: Cpu, t: Task, e: Env): number {
     e.reaped = true;
     e.zombie = z;
     // release_task's proc_flush_pid: the dentries of its /proc/PID, if a lookup made them (the tree that invalidates them)
-    if (procPidLookedUp(z)) e.treeFeat = ['pdc'];
+    e.treeFeat = procPidLookedUp(z) ? ['pdc', 'rel'] : ['rel'];
     e.p = z.threads[0];
     e.ret = z.tgid;
     e.info = { status: z.exitCode >= 128 && (z as unknown as { signaled?: boolean }).signaled ? z.exitCode - 128 : (z.exitCode & 0xff) << 8 };
