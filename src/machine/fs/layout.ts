@@ -447,7 +447,8 @@ fsLayout.setup(() => registerLazyMaterializer((o, mem) => {
 }));
 fsLayout.structArg('file', (fnName) => (m, _c, t, e) => {
   const f = fileOf(t, e);
-  return f ? withCred(kmem, kmem.addrOf(f), t) : openingFileArg(m, t, e, fnName);
+  // (an open in progress: __alloc_file set f_cred when alloc_empty_file made it)
+  return withCred(kmem, f ? kmem.addrOf(f) : openingFileArg(m, t, e, fnName), t);
 });
 fsLayout.structArg('inode', () => (m, _c, t, e) => (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode ?? openingInode(m, t, e) ?? 0);
 fsLayout.structArg('path', () => (m, _c, t, e) => {
