@@ -11,7 +11,8 @@ default data/kernel/config.txt), expands the @define macros the alias bodies use
 data/tapset-names/stap-4.8-alias-vars.txt: one line per public alias, `NAME var1 var2 ...`, the
 variables its body assigns (sorted; `_`-prefixed private ones left out). An alias whose probe
 points are other aliases also gets their variables (the union over its points). The syscall
-families (syscall.*, nd_syscall.* ...) are left out: scripts/gen-syscall-tapsets.ts writes those.
+families (syscall.*, nd_syscall.* ...) are left out: scripts/gen-syscall-tapsets.ts writes those
+(`--syscalls --out FILE` writes them instead, to check the generated ones with alias_vars.ts FILE).
 """
 import fnmatch
 import glob
@@ -216,7 +217,7 @@ def read_config(path):
     return config
 
 
-def alias_vars(tapsets, config):
+def alias_vars(tapsets, config, syscalls=False):
     cond = Cond(config)
     texts, macros = [], {}
     for f in tapset_files(tapsets):
@@ -251,7 +252,7 @@ def alias_vars(tapsets, config):
 
     out = {}
     for name in own:
-        if name.startswith('_') or name.startswith(SYSCALL_FAMILIES):
+        if name.startswith('_') or name.startswith(SYSCALL_FAMILIES) != syscalls:
             continue
         out[name] = sorted(v for v in full(name) if not v.startswith('_'))
     return out
@@ -262,17 +263,20 @@ def main():
     tapsets = '/usr/share/systemtap/tapset'
     config = os.path.join(ROOT, 'data', 'kernel', 'config.txt')
     outp = os.path.join(ROOT, 'data', 'tapset-names', 'stap-4.8-alias-vars.txt')
+    syscalls = False
     while args:
         a = args.pop(0)
         if a == '--tapsets':
             tapsets = args.pop(0)
         elif a == '--config':
             config = args.pop(0)
+        elif a == '--syscalls':           # the syscall families instead (a check of the generated ones)
+            syscalls = True
         elif a == '--out':
             outp = args.pop(0)
         else:
             sys.exit(__doc__)
-    out = alias_vars(tapsets, read_config(config))
+    out = alias_vars(tapsets, read_config(config), syscalls)
     with open(outp, 'w') as f:
         f.write('# The variables of SystemTap 4.8\'s non-syscall probe aliases (x86_64, Linux 6.1),\n')
         f.write('# written by scripts/tapset-names/alias_vars.py: NAME var1 var2 ... (names only).\n')
