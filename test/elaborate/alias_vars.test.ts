@@ -22,7 +22,6 @@ const EXCLUDED_PREFIXES: Record<string, string> = {
   'ioscheduler.': 'ioscheduler: q/rq/elevator_name not matched yet',
   'ioscheduler_trace.': 'ioscheduler_trace: not matched yet',
   'scsi.': 'scsi: the scsi_cmnd/scsi_device variables not matched yet',
-  'kprocess.': 'kprocess: env_str / exec_complete retval not matched yet',
   'netdev.': 'netdev: receive/rx extras not matched yet',
 };
 const EXCLUDED: Record<string, string> = {
@@ -35,6 +34,10 @@ const EXCLUDED: Record<string, string> = {
   'vm.kmalloc_node': 'gfp_flag_name (__gfp_flag_str) not written',
   'vm.kmem_cache_alloc': 'gfp_flag_name (__gfp_flag_str) not written',
   'vm.kmem_cache_alloc_node': 'gfp_flag_name (__gfp_flag_str) not written',
+  // 4.8 aliases them to syscall.execve / syscall.execve.return (systemtap_v > 2.4), tapsim probes
+  // bprm_execve, which also runs for execveat; the generated syscall.execve has other names too
+  'kprocess.exec': 'on bprm_execve, not syscall.execve (env_str missing)',
+  'kprocess.exec_complete': 'on bprm_execve.return, not syscall.execve.return (retval, retstr missing)',
   // syscall_any.return: tapsim's has retstr (4.8's gives name, retval only)
   'syscall_any.return': 'retstr kept (used by the examples)',
 };
