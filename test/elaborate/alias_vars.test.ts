@@ -22,7 +22,6 @@ const EXCLUDED_PREFIXES: Record<string, string> = {
   'ioscheduler.': 'ioscheduler: q/rq/elevator_name not matched yet',
   'ioscheduler_trace.': 'ioscheduler_trace: not matched yet',
   'scsi.': 'scsi: the scsi_cmnd/scsi_device variables not matched yet',
-  'netdev.': 'netdev: receive/rx extras not matched yet',
 };
 const EXCLUDED: Record<string, string> = {
   // its variables are syscall.kill's, which the generated syscall tapsets name sig_str (4.8: sig_name)
