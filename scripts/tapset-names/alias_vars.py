@@ -14,11 +14,11 @@ points are other aliases also gets their variables (the union over its points). 
 families (syscall.*, nd_syscall.* ...) are left out: scripts/gen-syscall-tapsets.ts writes those
 (`--syscalls --out FILE` writes them instead, to check the generated ones with alias_vars.ts FILE).
 """
+import argparse
 import fnmatch
 import glob
 import os
 import re
-import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SYSCALL_FAMILIES = ('syscall.', 'nd_syscall.', 'dw_syscall.', 'nd1_syscall.', 'nd2_syscall.',
@@ -259,30 +259,21 @@ def alias_vars(tapsets, config, syscalls=False):
 
 
 def main():
-    args = sys.argv[1:]
-    tapsets = '/usr/share/systemtap/tapset'
-    config = os.path.join(ROOT, 'data', 'kernel', 'config.txt')
-    outp = os.path.join(ROOT, 'data', 'tapset-names', 'stap-4.8-alias-vars.txt')
-    syscalls = False
-    while args:
-        a = args.pop(0)
-        if a == '--tapsets':
-            tapsets = args.pop(0)
-        elif a == '--config':
-            config = args.pop(0)
-        elif a == '--syscalls':           # the syscall families instead (a check of the generated ones)
-            syscalls = True
-        elif a == '--out':
-            outp = args.pop(0)
-        else:
-            sys.exit(__doc__)
+    ap = argparse.ArgumentParser(description='the variables of stap 4.8\'s probe aliases')
+    ap.add_argument('--tapsets', default='/usr/share/systemtap/tapset')
+    ap.add_argument('--config', default=os.path.join(ROOT, 'data', 'kernel', 'config.txt'))
+    ap.add_argument('--out', default=os.path.join(ROOT, 'data', 'tapset-names', 'stap-4.8-alias-vars.txt'))
+    ap.add_argument('--syscalls', action='store_true',
+                    help='the syscall families instead (a check of the generated ones)')
+    a = ap.parse_args()
+    tapsets, config, outp, syscalls = a.tapsets, a.config, a.out, a.syscalls
     out = alias_vars(tapsets, read_config(config), syscalls)
     with open(outp, 'w') as f:
         f.write('# The variables of SystemTap 4.8\'s non-syscall probe aliases (x86_64, Linux 6.1),\n')
         f.write('# written by scripts/tapset-names/alias_vars.py: NAME var1 var2 ... (names only).\n')
         for name in sorted(out):
             f.write(' '.join([name] + out[name]) + '\n')
-    print('%d aliases' % len(out), file=sys.stderr)
+    print('%d aliases' % len(out))
 
 
 if __name__ == '__main__':
