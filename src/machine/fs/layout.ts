@@ -16,6 +16,7 @@ import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { fileOf, syscallArg, pathOfEnv, filenameStruct, registerLazyMaterializer } from '../paths/args';
 import { openingFile } from '../paths/kobjects';
+import { fdOf } from '../include/fdtable';
 import type { FsMachine } from './namei';
 import { blockDevice } from '../block/core';
 
@@ -385,7 +386,12 @@ function withCred(mem: KernelMemory, a: number, t: Task): number {
 function openingInode(m: FsMachine, t: Task, e: Env): Inode | undefined {
   if (e.filpFlags === undefined) return undefined;
   const p = pathOfEnv(e);
-  return p === undefined ? undefined : m.fs.lookup(p, t.proc.cwd) ?? undefined;
+  if (p === undefined) return undefined;
+  // openat(dfd, relative path): relative to the directory open on dfd (path_init), as namei's atDir
+  const dfd = syscallArg(e, 'dfd');
+  const dir = dfd === undefined || Number(dfd) === -100 || p.startsWith('/') ? undefined : fdOf(t, dfd)?.inode;
+  const base = dir && dir.isDir ? m.fs.pathOf(dir) : t.proc.cwd;
+  return m.fs.lookup(p, base) ?? undefined;
 }
 
 /**
@@ -447,7 +453,8 @@ fsLayout.setup(() => registerLazyMaterializer((o, mem) => {
 }));
 fsLayout.structArg('file', (fnName) => (m, _c, t, e) => {
   const f = fileOf(t, e);
-  return f ? withCred(kmem, kmem.addrOf(f), t) : openingFileArg(m, t, e, fnName);
+  // (an open in progress: __alloc_file set f_cred when alloc_empty_file made it)
+  return withCred(kmem, f ? kmem.addrOf(f) : openingFileArg(m, t, e, fnName), t);
 });
 fsLayout.structArg('inode', () => (m, _c, t, e) => (e.ino as Inode | undefined) ?? fileOf(t, e)?.inode ?? openingInode(m, t, e) ?? 0);
 fsLayout.structArg('path', () => (m, _c, t, e) => {
