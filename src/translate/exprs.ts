@@ -421,7 +421,10 @@ export abstract class ExprGen extends GenBase {
         const n = this.f.temps;
         this.f.temps = saved;
         const decl = n ? `let ${range(n).map((i) => `t${i}`).join(', ')}; ` : '';
-        return `(c) => { ${decl}return ${code}; }`;
+        // evaluated outside the handler (a return probe's @entry, at the function's entry): its own
+        // action budget, as stap's entry handler has (the count left by whatever handler ran last, or
+        // none yet, failed the first call of a function with 'MAXACTION exceeded')
+        return `(c) => { act = MAXACT; depth = 0; ${decl}return ${code}; }`;
       },
       loc: (tok) => this.loc(tok),
       builtin: (name) => this.useBuiltin(name),

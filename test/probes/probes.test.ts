@@ -118,6 +118,17 @@ describe('probes: registration and hits', () => {
     expect(r.out).to.equal('3 10 20 1 kretprobe\n');
   });
 
+  it('@entry of a function call has its own action budget: the first return of a session has its entry values', async () => {
+    const f = fileNamed('x');
+    const r = await session(`function twice(x) { return x * 2 }
+probe kernel.function("vfs_read").return {
+      printf("%d %d\\n", @entry(twice($count)), @entry(gettimeofday_s()) > 0)
+    }`, () => {
+      read(cpu(t), f, 10, 3);
+    });
+    expect(r.out).to.equal('20 1\n');
+  });
+
   it('counts agree: kernel.function == kprobe.function == function tracer', async () => {
     const f = fileNamed('x');
     const N = 57;
