@@ -325,7 +325,9 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     } else if (name === 'sched_process_exec') {
       probe = () => {
         const tid = currentTid();
-        if (tid === root) { if (launcherUp) execed = true; else launcherUp = true; }
+        if (tid === root) {
+          if (launcherUp) { execed = true; const t = taskObjs.get(root); if (t) t.boundCpu = -1; } else launcherUp = true;
+        }
         if (counted(tid)) bump(name);
       };
     } else {
@@ -354,6 +356,10 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
       const tty = new OpenFile('dev', m.fs.lookup('/dev/ttyS0'), O_WRONLY | O_LARGEFILE);
       p = m.procs.spawnExec(recorder, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), tty, tty], '/root', o.cpu);
       tty.close();
+      // the recording's count starts at the workload's execve on the recorded CPU: the launcher stays there
+      // until then (a wakeup on the way could move it, and with it where the workload starts: cat on CPU1,
+      // ttyS0's, took the serial interrupts the recorded cat on CPU3 never saw)
+      if (o.cpu !== undefined) p.threads[0].boundCpu = o.cpu;
     } else {
       startRecorder(m, backgroundRecorderScript(command));
       const launcher = (): Process | undefined => [...m.procs.procs.values()].find((q) => !q.exited && q.argv[2] === LAUNCHER_SCRIPT);
