@@ -27,6 +27,7 @@ import * as path from 'path';
 import * as zlib from 'zlib';
 import { syscalls, Syscall } from '../src/kernel/syscalls';
 import { lookupName, isFunction } from '../src/kernel/kallsyms';
+import { Var, readSyscallVars, conformVars } from './syscall-var-names';
 
 /** stap's alias names where they differ from syscall_64.tbl's. */
 const ALIAS_NAME: Record<string, string> = { pread64: 'pread', pwrite64: 'pwrite' };
@@ -64,8 +65,6 @@ const STRING_ARGS = new Set(['filename', 'pathname', 'path', 'oldname', 'newname
 const SIGNED = /^(int|long|long long|pid_t|off_t|loff_t|key_t|clockid_t|timer_t|mqd_t|qid_t|__s32|s32|__s64|s64)$/;
 const INT32 = /^(int|pid_t|key_t|clockid_t|timer_t|mqd_t|__s32|s32)$/;
 const UINT32 = /^(unsigned int|unsigned|umode_t|uid_t|gid_t|u32|__u32|qid_t|rwf_t|old_uid_t|old_gid_t)$/;
-
-interface Var { name: string; expr: string; fmt: string; shown: string }
 
 function isString(sc: Syscall, a: { type: string; name: string }): boolean {
   return /char \*$/.test(a.type) && !/\*\s*const \*$/.test(a.type) && (STRING_ARGS.has(a.name) ||
@@ -255,6 +254,7 @@ class Gen {
   private defs = readDefs();
   private native = new Map<string, Syscall>();
   private resolved = new Map<string, Def | null>();
+  private stapVars = readSyscallVars(path.join(DATA, 'stap-4.8-syscall-vars.txt'));
 
   constructor(readonly lines: AliasLine[]) {
     for (const l of lines) {
@@ -300,9 +300,12 @@ class Gen {
     return d;
   }
 
-  private argsOf(d: Def | null): { vars: Var[]; argstr: string } {
+  /** The variables and argstr of `d`, named as stap 4.8 names those of alias `keys[0]` (or the next listed). */
+  private argsOf(d: Def | null, keys: string[]): { vars: Var[]; argstr: string } {
     if (!d || !d.args) return { vars: [], argstr: '""' };
-    return argVars({ nr: d.nr ?? -1, abi: 'common', name: d.name, entry: '', tableSymbol: '', args: d.args });
+    const { vars, argstr } = argVars({ nr: d.nr ?? -1, abi: 'common', name: d.name, entry: '', tableSymbol: '', args: d.args });
+    const key = keys.find((k) => this.stapVars.has(k));
+    return conformVars(key ? this.stapVars.get(key) : undefined, vars, argstr);
   }
 
   /** Body of one alias: variables (entry) or retval/retstr (return), as its flavour reads them. */
@@ -332,7 +335,7 @@ class Gen {
       else lines.push('argstr = ""');
       return lines.join('\n');
     }
-    const { vars, argstr } = this.argsOf(d);
+    const { vars, argstr } = this.argsOf(d, [`${family}.${l.base}`, `nd_syscall.${l.base}`]);
     const params = d && d.args ? d.args.map((a) => a.name) : [];
     const dw = (e: string): string => e
       .replace(/__sc_argi32\((\d+)\)/g, (_m, i) => `__int32($${params[+i]})`)
@@ -347,7 +350,7 @@ class Gen {
   macro(base: string): string | null {
     const d = this.def(base);
     if (!d || !d.args || !d.args.length) return null;
-    const { vars, argstr } = this.argsOf(d);
+    const { vars, argstr } = this.argsOf(d, [`nd2_syscall.${base}`, `nd_syscall.${base}`, `tp_syscall.${base}`]);
     return `@define _SC_${base} %(\n${vars.map((v) => `  ${v.name} = ${v.expr}\n`).join('')}  argstr = ${argstr}\n%)`;
   }
 
