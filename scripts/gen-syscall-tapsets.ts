@@ -61,14 +61,16 @@ const RENAME: Record<string, Record<string, string>> = {
 };
 
 const STRING_ARGS = new Set(['filename', 'pathname', 'path', 'oldname', 'newname', 'specialfile', 'library', 'dev_name',
-  'dir_name', 'oldpath', 'newpath', 'linkpath', 'target', 'old', 'new', 'name_uaddr', 'uservaddr_str']);
+  'dir_name', 'oldpath', 'newpath', 'linkpath', 'target', 'old', 'new', 'name_uaddr', 'uservaddr_str',
+  'new_root', 'put_old', 'special', '_type', '_description', 'u_name']);
 const SIGNED = /^(int|long|long long|pid_t|off_t|loff_t|key_t|clockid_t|timer_t|mqd_t|qid_t|__s32|s32|__s64|s64)$/;
 const INT32 = /^(int|pid_t|key_t|clockid_t|timer_t|mqd_t|__s32|s32)$/;
 const UINT32 = /^(unsigned int|unsigned|umode_t|uid_t|gid_t|u32|__u32|qid_t|rwf_t|old_uid_t|old_gid_t)$/;
 
 function isString(sc: Syscall, a: { type: string; name: string }): boolean {
   return /char \*$/.test(a.type) && !/\*\s*const \*$/.test(a.type) && (STRING_ARGS.has(a.name) ||
-    ((sc.name === 'mount' || sc.name === 'umount2') && /name|type/.test(a.name)));
+    ((sc.name === 'mount' || sc.name === 'umount2') && /name|type/.test(a.name)) ||
+    (/xattr$|^set(host|domain)name$|^acct$/.test(sc.name) && a.name === 'name'));
 }
 
 function argVars(sc: Syscall): { vars: Var[]; argstr: string } {
@@ -117,7 +119,13 @@ function argVars(sc: Syscall): { vars: Var[]; argstr: string } {
       fmts.push('%s'); shown.push(`${base}${suffix}`);
     };
     const n = a.name;
-    if (/^(dfd|olddfd|newdfd|fromfd? |todfd)$/.test(n) || n === 'dirfd') return flag('_dfd_str');
+    if (/^(dfd|olddfd|newdfd|fromfd? |todfd|mount_dfd)$/.test(n) || n === 'dirfd' || (sc.name === 'execveat' && n === 'fd')) return flag('_dfd_str');
+    if ((sc.name === 'fanotify_init' && n === 'event_f_flags') || (sc.name === 'mq_open' && n === 'oflag')) return flag('_sys_open_flag_str');
+    if ((sc.name === 'pkey_mprotect' || sc.name === 'remap_file_pages') && n === 'prot') return flag('_mprotect_prot_str');
+    if (sc.name === 'remap_file_pages' && n === 'flags') return flag('_mmap_flags');
+    if ((sc.name === 'setns' && n === 'flags') || (sc.name === 'unshare' && n === 'unshare_flags')) return flag('__fork_flags');
+    if (sc.name === 'statx' && n === 'flags') return flag('_at_flag_str');
+    if ((/^timer(fd)?_create$/.test(sc.name) && n === 'which_clock') || n === 'clockid') return flag('_get_wc_str');
     if (hasOCreat && n === 'flags') return flag('_sys_open_flag_str');
     if (hasOCreat && n === 'mode') { fmts.push('@MODE'); shown.push(base); return; }
     if ((sc.name === 'mmap' || sc.name === 'mprotect') && n === 'prot') return flag('_mprotect_prot_str');
@@ -133,7 +141,7 @@ function argVars(sc: Syscall): { vars: Var[]; argstr: string } {
     if (/^socket/.test(sc.name) && n === 'type') return flag('_sock_type_str');
     if (/^(send|recv)/.test(sc.name) && n === 'flags') return flag('_msg_flags_str');
     if (sc.name === 'futex' && n === 'op') return flag('_futex_op_str');
-    if (sc.name === 'rt_sigprocmask' && n === 'how') return flag('_sigprocmask_how_str');
+    if (/sigprocmask$/.test(sc.name) && n === 'how') return flag('_sigprocmask_how_str');
     if (/at2?$/.test(sc.name) && /^(flag|flags)$/.test(n) && sc.name !== 'openat' && sc.name !== 'renameat2') return flag('_at_flag_str');
     if (n === 'mode' || a.type === 'umode_t') { fmts.push('%#o'); shown.push(base); return; }
     fmts.push(/fd$|^fd|pid|sig/.test(n) || SIGNED.test(t) ? '%d' : '%u');

@@ -10,7 +10,7 @@
  *
  *   - a path string S: a listed name with an `S_unquoted` companion (the one its name shares a
  *     prefix with, or the only one left); `S_unquoted` (user_string_nofault) and `S_uaddr` are
- *     defined when the list has them (the address is `X` where the string is `X_str`);
+ *     defined when the list has them (the address is `X` or `X_uaddr` where the string is `X_str`);
  *   - a user pointer: a listed `_uaddr` name that is no path's, else the listed bare name;
  *   - a scalar: a listed name that is no pointer, path or formatted string;
  *   - a formatted flag/enum: its renamed scalar's `_str`, else a listed `_str` / `_name` left;
@@ -60,6 +60,9 @@ const SYNONYMS: Record<string, string[]> = {
   utx: ['tx'],
   tp: ['res'],
   name: ['name_user', 'filename', 'path', 'pathname'],
+  dev_name: ['source'],
+  dir_name: ['target'],
+  u_name: ['filename', 'u_name'],
 };
 
 function prefixLen(a: string, b: string): number {
@@ -69,7 +72,8 @@ function prefixLen(a: string, b: string): number {
 }
 
 /** The candidate stap 4.8 most likely names `stem` by: a synonym, a shared prefix, the only one. */
-function pick(stem: string, cands: string[], alone: boolean): string | null {
+function pick(name: string, cands: string[], alone: boolean): string | null {
+  const stem = name.replace(/^_/, '');
   const strip = (c: string): string => c.replace(/_uaddr$/, '');
   for (const s of SYNONYMS[stem] ?? []) {
     const c = cands.find((x) => strip(x) === s);
@@ -135,7 +139,8 @@ export function conformVars(ref: Set<string> | undefined, vars: Var[], argstr: s
     // syscall.unlinkat / renameat: the address is `pathname`, its string `pathname_str`
     const bare = name.replace(/_str$/, '');
     take(addr, ref.has(`${name}_uaddr`) ? `${name}_uaddr`
-      : bare !== name && ref.has(bare) && !used.has(bare) ? bare : `_${name}_uaddr`);
+      : bare !== name && ref.has(bare) && !used.has(bare) ? bare
+        : bare !== name && ref.has(`${bare}_uaddr`) ? `${bare}_uaddr` : `_${name}_uaddr`);
     if (nu && ref.has(`${nu}_unquoted`)) {
       extra.push({ name: `${nu}_unquoted`, expr: `user_string_nofault(${map.get(addr)})`, fmt: '', shown: '' });
       used.add(`${nu}_unquoted`);
