@@ -20,7 +20,9 @@
  * data/tapset-names/syscall-defs.tsv) read with the `__sc_*` functions of stdlib/aux_syscalls.stp
  * (or as $parameters in the DWARF flavour), `argstr` formatted the way stap's syscall tapsets do:
  * fds and signed values `%d`, sizes `%u`, user pointers `%p`, path strings quoted, flags and enums
- * through the aux_syscalls formatters.
+ * through the aux_syscalls formatters.  The variables are then named as stap 4.8 names them
+ * (scripts/syscall-var-names.ts, from data/tapset-names/stap-4.8-syscall-vars.txt: regenerate that
+ * list with `python3 scripts/tapset-names/alias_vars.py --syscalls --out FILE` first).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -313,7 +315,8 @@ class Gen {
     if (!d || !d.args) return { vars: [], argstr: '""' };
     const { vars, argstr } = argVars({ nr: d.nr ?? -1, abi: 'common', name: d.name, entry: '', tableSymbol: '', args: d.args });
     const key = keys.find((k) => this.stapVars.has(k));
-    return conformVars(key ? this.stapVars.get(key) : undefined, vars, argstr);
+    return conformVars(key ? this.stapVars.get(key) : undefined, vars, argstr,
+      this.stapVars.get(keys[keys.length - 1]));
   }
 
   /** Body of one alias: variables (entry) or retval/retstr (return), as its flavour reads them. */

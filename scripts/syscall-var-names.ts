@@ -96,7 +96,12 @@ function renameIn(text: string, names: Map<string, string>): string {
     : part.replace(/[A-Za-z_]\w*/g, (id) => names.get(id) ?? id))).join('');
 }
 
-export function conformVars(ref: Set<string> | undefined, vars: Var[], argstr: string): { vars: Var[]; argstr: string } {
+/**
+ * `vars` and `argstr` with stap 4.8's names of alias list `ref`; `hint`, another flavour's list of
+ * the same syscall, tells its path strings where `ref` has no `_unquoted` (the DWARF flavour).
+ */
+export function conformVars(ref: Set<string> | undefined, vars: Var[], argstr: string,
+  hint?: Set<string>): { vars: Var[]; argstr: string } {
   if (!ref) return { vars, argstr };
   const names = new Set(vars.map((v) => v.name));
   const role = new Map<string, Role>();
@@ -113,7 +118,7 @@ export function conformVars(ref: Set<string> | undefined, vars: Var[], argstr: s
     role.set(v.name, /^__sc_arg\(\d+\)$/.test(v.expr) && v.name.endsWith('_uaddr') ? 'pointer'
       : /^__sc_arg(i32|u32)?\(\d+\)$/.test(v.expr) ? 'scalar' : 'other');
   }
-  const refStr = [...ref].filter((n) => ref.has(`${n}_unquoted`));
+  const refStr = [...ref].filter((n) => ref.has(`${n}_unquoted`) || (hint && hint.has(`${n}_unquoted`)));
   const strAddrs = new Set(refStr.map((s) => `${s}_uaddr`));
   const formatted = (n: string): boolean => /_(str|name|unquoted)$/.test(n);
   const used = new Set<string>(['name', 'argstr']);
