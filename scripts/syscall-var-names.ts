@@ -174,6 +174,11 @@ export function conformVars(ref: Set<string> | undefined, vars: Var[], argstr: s
       && !refStr.some((s) => c.startsWith(s)) && !ref.has(c.replace(/_(str|name)$/, '_uaddr')));
     if (cands.length === 1 && flags.filter((x) => !map.has(x)).length === 1) take(f, cands[0]);
   }
+  // a quoted buffer stap 4.8 names by the argument (syscall.sendto's buf)
+  for (const v of of('other')) {
+    const bare = v.replace(/_str$/, '');
+    if (bare !== v && !ref.has(v) && ref.has(bare) && !used.has(bare)) take(v, bare);
+  }
   for (const v of vars) if (!map.has(v.name)) map.set(v.name, ref.has(v.name) && !used.has(v.name) ? v.name : `_${v.name}`);
   const out = vars.map((v) => ({ ...v, name: map.get(v.name)!, expr: renameIn(v.expr, map), shown: renameIn(v.shown, map) }));
   return { vars: [...out, ...extra], argstr: renameIn(argstr, map) };

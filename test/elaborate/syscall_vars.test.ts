@@ -182,7 +182,7 @@ const EXCLUDED: Record<string, string> = {
   "pwritev2": "count flags_str offset",
   "recv": "+addr_uaddr +addrlen_uaddr",
   "send": "buf +to_uaddr +tolen",
-  "sendto": "buf to_str",
+  "sendto": "to_str",
   "sethostname": "hostname_uaddr",
   "signalfd": "flags",
   "sigpending": "set",
