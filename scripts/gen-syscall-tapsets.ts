@@ -20,13 +20,16 @@
  * data/tapset-names/syscall-defs.tsv) read with the `__sc_*` functions of stdlib/aux_syscalls.stp
  * (or as $parameters in the DWARF flavour), `argstr` formatted the way stap's syscall tapsets do:
  * fds and signed values `%d`, sizes `%u`, user pointers `%p`, path strings quoted, flags and enums
- * through the aux_syscalls formatters.
+ * through the aux_syscalls formatters.  The variables are then named as stap 4.8 names them
+ * (scripts/syscall-var-names.ts, from data/tapset-names/stap-4.8-syscall-vars.txt: regenerate that
+ * list with `python3 scripts/tapset-names/alias_vars.py --syscalls --out FILE` first).
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { syscalls, Syscall } from '../src/kernel/syscalls';
 import { lookupName, isFunction } from '../src/kernel/kallsyms';
+import { Var, readSyscallVars, conformVars } from './syscall-var-names';
 
 /** stap's alias names where they differ from syscall_64.tbl's. */
 const ALIAS_NAME: Record<string, string> = { pread64: 'pread', pwrite64: 'pwrite' };
@@ -60,16 +63,16 @@ const RENAME: Record<string, Record<string, string>> = {
 };
 
 const STRING_ARGS = new Set(['filename', 'pathname', 'path', 'oldname', 'newname', 'specialfile', 'library', 'dev_name',
-  'dir_name', 'oldpath', 'newpath', 'linkpath', 'target', 'old', 'new', 'name_uaddr', 'uservaddr_str']);
+  'dir_name', 'oldpath', 'newpath', 'linkpath', 'target', 'old', 'new', 'name_uaddr', 'uservaddr_str',
+  'new_root', 'put_old', 'special', '_type', '_description', 'u_name']);
 const SIGNED = /^(int|long|long long|pid_t|off_t|loff_t|key_t|clockid_t|timer_t|mqd_t|qid_t|__s32|s32|__s64|s64)$/;
 const INT32 = /^(int|pid_t|key_t|clockid_t|timer_t|mqd_t|__s32|s32)$/;
 const UINT32 = /^(unsigned int|unsigned|umode_t|uid_t|gid_t|u32|__u32|qid_t|rwf_t|old_uid_t|old_gid_t)$/;
 
-interface Var { name: string; expr: string; fmt: string; shown: string }
-
 function isString(sc: Syscall, a: { type: string; name: string }): boolean {
   return /char \*$/.test(a.type) && !/\*\s*const \*$/.test(a.type) && (STRING_ARGS.has(a.name) ||
-    ((sc.name === 'mount' || sc.name === 'umount2') && /name|type/.test(a.name)));
+    ((sc.name === 'mount' || sc.name === 'umount2') && /name|type/.test(a.name)) ||
+    (/xattr$|^set(host|domain)name$|^acct$/.test(sc.name) && a.name === 'name'));
 }
 
 function argVars(sc: Syscall): { vars: Var[]; argstr: string } {
@@ -118,7 +121,13 @@ function argVars(sc: Syscall): { vars: Var[]; argstr: string } {
       fmts.push('%s'); shown.push(`${base}${suffix}`);
     };
     const n = a.name;
-    if (/^(dfd|olddfd|newdfd|fromfd? |todfd)$/.test(n) || n === 'dirfd') return flag('_dfd_str');
+    if (/^(dfd|olddfd|newdfd|fromfd? |todfd|mount_dfd)$/.test(n) || n === 'dirfd' || (sc.name === 'execveat' && n === 'fd')) return flag('_dfd_str');
+    if ((sc.name === 'fanotify_init' && n === 'event_f_flags') || (sc.name === 'mq_open' && n === 'oflag')) return flag('_sys_open_flag_str');
+    if ((sc.name === 'pkey_mprotect' || sc.name === 'remap_file_pages') && n === 'prot') return flag('_mprotect_prot_str');
+    if (sc.name === 'remap_file_pages' && n === 'flags') return flag('_mmap_flags');
+    if ((sc.name === 'setns' && n === 'flags') || (sc.name === 'unshare' && n === 'unshare_flags')) return flag('__fork_flags');
+    if (sc.name === 'statx' && n === 'flags') return flag('_at_flag_str');
+    if ((/^timer(fd)?_create$/.test(sc.name) && n === 'which_clock') || n === 'clockid') return flag('_get_wc_str');
     if (hasOCreat && n === 'flags') return flag('_sys_open_flag_str');
     if (hasOCreat && n === 'mode') { fmts.push('@MODE'); shown.push(base); return; }
     if ((sc.name === 'mmap' || sc.name === 'mprotect') && n === 'prot') return flag('_mprotect_prot_str');
@@ -134,7 +143,7 @@ function argVars(sc: Syscall): { vars: Var[]; argstr: string } {
     if (/^socket/.test(sc.name) && n === 'type') return flag('_sock_type_str');
     if (/^(send|recv)/.test(sc.name) && n === 'flags') return flag('_msg_flags_str');
     if (sc.name === 'futex' && n === 'op') return flag('_futex_op_str');
-    if (sc.name === 'rt_sigprocmask' && n === 'how') return flag('_sigprocmask_how_str');
+    if (/sigprocmask$/.test(sc.name) && n === 'how') return flag('_sigprocmask_how_str');
     if (/at2?$/.test(sc.name) && /^(flag|flags)$/.test(n) && sc.name !== 'openat' && sc.name !== 'renameat2') return flag('_at_flag_str');
     if (n === 'mode' || a.type === 'umode_t') { fmts.push('%#o'); shown.push(base); return; }
     fmts.push(/fd$|^fd|pid|sig/.test(n) || SIGNED.test(t) ? '%d' : '%u');
@@ -255,6 +264,7 @@ class Gen {
   private defs = readDefs();
   private native = new Map<string, Syscall>();
   private resolved = new Map<string, Def | null>();
+  private stapVars = readSyscallVars(path.join(DATA, 'stap-4.8-syscall-vars.txt'));
 
   constructor(readonly lines: AliasLine[]) {
     for (const l of lines) {
@@ -300,9 +310,13 @@ class Gen {
     return d;
   }
 
-  private argsOf(d: Def | null): { vars: Var[]; argstr: string } {
+  /** The variables and argstr of `d`, named as stap 4.8 names those of alias `keys[0]` (or the next listed). */
+  private argsOf(d: Def | null, keys: string[]): { vars: Var[]; argstr: string } {
     if (!d || !d.args) return { vars: [], argstr: '""' };
-    return argVars({ nr: d.nr ?? -1, abi: 'common', name: d.name, entry: '', tableSymbol: '', args: d.args });
+    const { vars, argstr } = argVars({ nr: d.nr ?? -1, abi: 'common', name: d.name, entry: '', tableSymbol: '', args: d.args });
+    const key = keys.find((k) => this.stapVars.has(k));
+    return conformVars(key ? this.stapVars.get(key) : undefined, vars, argstr,
+      this.stapVars.get(keys[keys.length - 1]));
   }
 
   /** Body of one alias: variables (entry) or retval/retstr (return), as its flavour reads them. */
@@ -332,7 +346,7 @@ class Gen {
       else lines.push('argstr = ""');
       return lines.join('\n');
     }
-    const { vars, argstr } = this.argsOf(d);
+    const { vars, argstr } = this.argsOf(d, [`${family}.${l.base}`, `nd_syscall.${l.base}`]);
     const params = d && d.args ? d.args.map((a) => a.name) : [];
     const dw = (e: string): string => e
       .replace(/__sc_argi32\((\d+)\)/g, (_m, i) => `__int32($${params[+i]})`)
@@ -347,7 +361,7 @@ class Gen {
   macro(base: string): string | null {
     const d = this.def(base);
     if (!d || !d.args || !d.args.length) return null;
-    const { vars, argstr } = this.argsOf(d);
+    const { vars, argstr } = this.argsOf(d, [`nd2_syscall.${base}`, `nd_syscall.${base}`, `tp_syscall.${base}`]);
     return `@define _SC_${base} %(\n${vars.map((v) => `  ${v.name} = ${v.expr}\n`).join('')}  argstr = ${argstr}\n%)`;
   }
 

@@ -269,7 +269,8 @@ def main():
     tapsets, config, outp, syscalls = a.tapsets, a.config, a.out, a.syscalls
     out = alias_vars(tapsets, read_config(config), syscalls)
     with open(outp, 'w') as f:
-        f.write('# The variables of SystemTap 4.8\'s non-syscall probe aliases (x86_64, Linux 6.1),\n')
+        f.write('# The variables of SystemTap 4.8\'s %s probe aliases (x86_64, Linux 6.1),\n'
+                % ('syscall' if syscalls else 'non-syscall'))
         f.write('# written by scripts/tapset-names/alias_vars.py: NAME var1 var2 ... (names only).\n')
         for name in sorted(out):
             f.write(' '.join([name] + out[name]) + '\n')

@@ -24,8 +24,6 @@ const EXCLUDED_PREFIXES: Record<string, string> = {
   'scsi.': 'scsi: the scsi_cmnd/scsi_device variables not matched yet',
 };
 const EXCLUDED: Record<string, string> = {
-  // its variables are syscall.kill's, which the generated syscall tapsets name sig_str (4.8: sig_name)
-  'signal.syskill': 'syscall.kill defines sig_str (scripts/gen-syscall-tapsets.ts)',
   // stap 4.8 counts on ip_queue_xmit's return (iphdr from its skb), tapsim on __tcp_transmit_skb
   'tcpmib.OutSegs': 'a different probe point (ip_queue_xmit.return in 4.8)',
   // gfp_flag_name: 4.8's __gfp_flag_str is embedded C over the kernel's GFP bits, not written here yet
