@@ -16,7 +16,7 @@ import type { Env } from '../include/kstack';
 import { Semantics } from '../paths/semantics';
 import { fileOf, syscallArg, pathOfEnv, filenameStruct, registerLazyMaterializer } from '../paths/args';
 import { openingFile } from '../paths/kobjects';
-import { fdOf } from '../include/fdtable';
+import { atDir } from './namei';
 import type { FsMachine } from './namei';
 import { blockDevice } from '../block/core';
 
@@ -270,34 +270,25 @@ function anonInode(mem: KernelMemory): number {
   });
 }
 
-/** The dentry alloc_file_pseudo gives an anon file: named after it ("[timerfd]"), on the shared inode. */
-const anonDentries = new Map<string, number>();
-function anonDentry(mem: KernelMemory, name: string, inode: number): number {
+/**
+ * The dentry alloc_file_pseudo gives a file on a pseudo filesystem's internal mount: its own parent, on
+ * the file's inode, with the filesystem's d_op (d_dname: an anon file's "[timerfd]" prints as
+ * "anon_inode:[timerfd]", a pipe's, unnamed, as "pipe:[INO]", fs/pipe.c create_pipe_files). One per key.
+ */
+function pseudoDentry<K>(mem: KernelMemory, fs: FsType, memo: { get(k: K): number | undefined; set(k: K, a: number): unknown }, key: K, name: string, inode: number): number {
   const T = 'struct dentry';
-  return mem.structFor(anonDentries, name, T, (a) => {
+  return mem.structFor(memo, key, T, (a) => {
     setDentryName(mem, a, name);
     mem.setField(a, T, 'd_inode', inode);
     mem.setField(a, T, 'd_parent', a);
-    mem.setField(a, T, 'd_sb', superBlock(mem, 'anon_inodefs'));
-    mem.setField(a, T, 'd_op', dentryOps(mem, 'anon_inodefs'));
+    mem.setField(a, T, 'd_sb', superBlock(mem, fs));
+    mem.setField(a, T, 'd_op', dentryOps(mem, fs));
   });
 }
-
-/**
- * The dentry alloc_file_pseudo gives a pipe's file (fs/pipe.c create_pipe_files): no name (d_dname,
- * pipefs_dname, prints "pipe:[INO]"), its own parent, on the pipe's inode.
- */
+/** anon files: one dentry per kind, on the shared inode */
+const anonDentries = new Map<string, number>();
+/** pipes: one dentry per pipe */
 const pipeDentries = new WeakMap<object, number>();
-function pipeDentry(mem: KernelMemory, key: object, inode: number): number {
-  const T = 'struct dentry';
-  return mem.structFor(pipeDentries, key, T, (a) => {
-    setDentryName(mem, a, '');
-    mem.setField(a, T, 'd_inode', inode);
-    mem.setField(a, T, 'd_parent', a);
-    mem.setField(a, T, 'd_sb', superBlock(mem, 'pipefs'));
-    mem.setField(a, T, 'd_op', dentryOps(mem, 'pipefs'));
-  });
-}
 
 /** The dentry_operations of the pseudo filesystems whose files name themselves (d_dname). */
 const DENTRY_OPS: Partial<Record<FsType, string>> = { pipefs: 'pipefs_dname', sockfs: 'sockfs_dname', anon_inodefs: 'anon_inodefs_dname' };
@@ -356,19 +347,20 @@ export function fillFile(mem: KernelMemory, a: number, f: OpenFile): void {
     const ia = pipeInode(mem, f.pipe);
     mem.setField(a, T, 'f_inode', ia);
     mem.setField(a, T, 'f_mapping', ia + mem.fieldOf('struct inode', 'i_data').offset);
-    mem.setField(a, T, 'f_path.dentry', pipeDentry(mem, f.pipe, ia));
+    mem.setField(a, T, 'f_path.dentry', pseudoDentry(mem, 'pipefs', pipeDentries, f.pipe, '', ia));
     mem.setField(a, T, 'f_path.mnt', pseudoMount(mem, 'pipefs'));
     mem.setField(a, T, 'f_op', fopsAddr(mem, 'pipefifo_fops'));
   } else if (f.anon) {
     const ia = anonInode(mem);
     mem.setField(a, T, 'f_inode', ia);
     mem.setField(a, T, 'f_mapping', ia + mem.fieldOf('struct inode', 'i_data').offset);
-    mem.setField(a, T, 'f_path.dentry', anonDentry(mem, f.anon.name, ia));
+    mem.setField(a, T, 'f_path.dentry', pseudoDentry(mem, 'anon_inodefs', anonDentries, f.anon.name, f.anon.name, ia));
     mem.setField(a, T, 'f_path.mnt', pseudoMount(mem, 'anon_inodefs'));
     mem.setField(a, T, 'f_op', fopsAddr(mem, f.anon.fops));
   }
   if (f.sock) mem.setField(a, T, 'private_data', socketView(f.sock));
 }
+const AT_FDCWD = -100;
 const O_CREAT_ = 0o100, O_EXCL_ = 0o200, O_NOCTTY_ = 0o400, O_TRUNC_ = 0o1000, O_LARGEFILE_ = 0o100000, O_CLOEXEC_ = 0o2000000;
 
 /** f_cred: the opener's credentials (the task whose probe first lays the file out). */
@@ -387,11 +379,8 @@ function openingInode(m: FsMachine, t: Task, e: Env): Inode | undefined {
   if (e.filpFlags === undefined) return undefined;
   const p = pathOfEnv(e);
   if (p === undefined) return undefined;
-  // openat(dfd, relative path): relative to the directory open on dfd (path_init), as namei's atDir
-  const dfd = syscallArg(e, 'dfd');
-  const dir = dfd === undefined || Number(dfd) === -100 || p.startsWith('/') ? undefined : fdOf(t, dfd)?.inode;
-  const base = dir && dir.isDir ? m.fs.pathOf(dir) : t.proc.cwd;
-  return m.fs.lookup(p, base) ?? undefined;
+  // openat(dfd, relative path): relative to the directory open on dfd (path_init)
+  return m.fs.lookup(p, atDir(m, t, syscallArg(e, 'dfd') ?? AT_FDCWD, p)) ?? undefined;
 }
 
 /**

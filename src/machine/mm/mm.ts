@@ -104,6 +104,13 @@ export function anonPage(r: Region, i: number): boolean {
 /** the regions fork made from one another (dup_mmap), which share their anonymous pages copy-on-write */
 const forkPeers = new WeakMap<Region, Set<Region>>();
 
+/** Whether another address space of `r`'s fork peers still maps page `i`'s frame `f` copy-on-write (the folio has another reference). */
+function frameShared(r: Region, i: number, f: number): boolean {
+  const peers = forkPeers.get(r);
+  if (peers) for (const p of peers) if (p !== r && p.pages[i] === P_COW && anonFrames.get(p)?.get(i) === f) return true;
+  return false;
+}
+
 /**
  * The pages exit_mmap frees (an exit's, or an exec's of the old address space, when no other user keeps
  * it): the anonymous pages only `mm` maps (present or copy-on-write, their frame shared with no fork
@@ -116,17 +123,13 @@ export function teardownFreedPages(mm: Mm): number {
   const pte = new Set<number>(), pmd = new Set<number>(), pud = new Set<number>();
   for (const r of mm.regions.values()) {
     const frames = anonFrames.get(r);
-    const peers = forkPeers.get(r);
     for (let i = 0; i < r.pages.length; i++) {
       const s = r.pages[i];
       if (s !== P_PRESENT && s !== P_COW) continue;
       const a = r.start + i * PAGE_SIZE;
       pte.add(Math.floor(a / 2 ** 21)); pmd.add(Math.floor(a / 2 ** 30)); pud.add(Math.floor(a / 2 ** 39));
       const f = frames?.get(i);
-      if (f === undefined) continue;
-      let shared = false;
-      if (peers) for (const p of peers) if (p !== r && p.pages[i] === P_COW && anonFrames.get(p)?.get(i) === f) { shared = true; break; }
-      if (!shared) n++;
+      if (f !== undefined && !frameShared(r, i, f)) n++;
     }
   }
   return n + pte.size + pmd.size + pud.size;
@@ -447,11 +450,7 @@ export class MemSys {
    */
   private wpCopies(r: Region, i: number): boolean {
     const f = anonFrames.get(r)?.get(i);
-    if (f === undefined) return true;
-    const peers = forkPeers.get(r);
-    if (!peers) return false;
-    for (const p of peers) if (p !== r && p.pages[i] === P_COW && anonFrames.get(p)?.get(i) === f) return true;
-    return false;
+    return f === undefined || frameShared(r, i, f);
   }
 
   /**

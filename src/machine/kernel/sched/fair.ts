@@ -223,10 +223,15 @@ export class Sched {
     if (curr.idle) {
       target.needResched = true;
       this.m.kick(target, this.m.now + IPI_NS); // IPI latency
-    } else if (t.vruntime + this.wakeupGran * 1024 / t.weight < curr.vruntime) {
+    } else if (this.wakeupPreempts(curr, t)) {
       target.needResched = true;
       this.m.kick(target, this.m.now + IPI_NS);
     }
+  }
+
+  /** check_preempt_wakeup(): the woken `t` is due before `curr` by more than the wakeup granularity. */
+  private wakeupPreempts(curr: Task, t: Task): boolean {
+    return t.vruntime + this.wakeupGran * 1024 / t.weight < curr.vruntime;
   }
 
   /**
@@ -240,7 +245,7 @@ export class Sched {
     if (t.onRq || t.onCpu || t.state !== TASK_RUNNING) return;
     this.enqueue(t, c, true);
     const curr = c.curr;
-    if (curr.idle || t.vruntime + this.wakeupGran * 1024 / t.weight < curr.vruntime) c.needResched = true;
+    if (curr.idle || this.wakeupPreempts(curr, t)) c.needResched = true;
   }
 
   /**
