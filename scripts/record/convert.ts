@@ -35,10 +35,29 @@ async function eachLine(gz: string, fn: (s: string) => void): Promise<void> {
 
 function runInfo(dir: string, lines: number): RunInfo {
   const m = meta(dir);
+  const calib = [m.calib0, m.calib1].filter((x) => x !== undefined && x !== '').map(Number);
   return {
     seconds: Math.round((Number(m.t1) - Number(m.t0)) * 1000) / 1000, status: Number(m.status ?? 0),
     dropped: droppedEvents(readText(path.join(dir, 'buffer_stats'))), lines,
+    ...(calib.length ? { calib } : {}),
   };
+}
+
+/** how much slower than the median calibration of the index a run may be before it is reported */
+const CALIB_SLACK = 1.5;
+
+/**
+ * The recordings whose runs were slowed by a loaded host: their slowest calibration against the
+ * median of every recording's (the guest's usual speed; the loop's own spread on a quiet host is
+ * about +-25%). Their tick, RCU and timer events are too many for their work: re-record them on a
+ * quiet host.
+ */
+export function slowedRecordings(index: RecordingIndex): { name: string; ratio: number }[] {
+  const withCalib = index.recordings.filter((r) => r.summary.calib !== undefined);
+  if (withCalib.length === 0) return [];
+  const sorted = withCalib.map((r) => r.summary.calib!).sort((a, b) => a - b);
+  const median = sorted[sorted.length >> 1];
+  return withCalib.map((r) => ({ name: r.name, ratio: r.summary.calib! / median })).filter((r) => r.ratio > CALIB_SLACK);
 }
 
 function dense(m: Map<number, number>, n: number): number[] {
@@ -82,6 +101,10 @@ function compactShapes(shapes: Interner, kinds: Map<number, string>, graph: Grap
   for (const [k, v] of keptKinds) kinds.set(k, v);
   graph.shapeUses.clear();
   for (const [k, v] of uses) graph.shapeUses.set(k, v);
+}
+
+function calibs(runs: Recording['runs']): number[] {
+  return [runs.graph, runs.events, runs.strace].flatMap((r) => r?.calib ?? []);
 }
 
 export async function convertWorkload(raw: string): Promise<Recording> {
@@ -143,6 +166,7 @@ export async function convertWorkload(raw: string): Promise<Recording> {
       pageFaultEvents: (eventCounts[eid('page_fault_user')] ?? 0) + (eventCounts[eid('page_fault_kernel')] ?? 0),
       syscalls: strace.filter((r) => r.name !== '---' && r.name !== '+++').length,
       tasks: graph ? graph.tasks.length : 0, shapes: shapes.size, events: sum(eventCounts),
+      ...(calibs(runs).length ? { calib: Math.max(...calibs(runs)) } : {}),
     },
   };
   return rec;
@@ -182,6 +206,9 @@ async function main(): Promise<void> {
   index.recordings.sort((a, b) => a.name.localeCompare(b.name));
   index.format = FORMAT_VERSION;
   fs.writeFileSync(path.join(out, 'index.json'), JSON.stringify(index, null, 1) + '\n');
+  for (const r of slowedRecordings(index))
+    console.warn(`convert: warning: ${r.name} ran ${r.ratio.toFixed(2)}x slower than the recordings' median calibration ` +
+      `(the host was loaded: too many tick and RCU events for its work); re-record it on a quiet host`);
 }
 
 if (require.main === module) main().catch((e) => { console.error(`convert: ${e instanceof Error ? e.message : e}`); process.exit(1); });

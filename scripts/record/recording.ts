@@ -16,6 +16,9 @@ export interface RunInfo {
   dropped: number;
   /** trace lines read */
   lines: number;
+  /** guest seconds of the recorder's fixed shell loop just before and just after the run (absent in
+   * older recordings): larger than on an unloaded host when the host took CPU from QEMU (FORMAT.md) */
+  calib?: number[];
 }
 
 export interface RecordedTask {
@@ -81,6 +84,8 @@ export interface RecordingSummary {
   tasks: number;
   shapes: number;
   events: number;
+  /** the slowest calibration of the workload's runs (RunInfo.calib; absent in older recordings) */
+  calib?: number;
 }
 
 export interface IndexEntry { name: string; command: string; setup: string; file: string; summary: RecordingSummary }

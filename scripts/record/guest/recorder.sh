@@ -28,6 +28,12 @@ mkdir -p "$OUT"
 log() { echo "== rec $(date +%T) $*" > /dev/ttyS0; }
 logrun() { echo "== rec $(date +%T)   $NAME: $1 run done" > /dev/ttyS0; }
 now() { date +%s.%N; }
+# guest seconds of a fixed amount of shell work: the same in every run of an unloaded host, larger when
+# the host's other processes take CPU from QEMU's vCPU threads (TCG runs the guest at whatever speed
+# the host gives it, while the guest's clock and timer ticks follow the host's wall clock: a loaded
+# host makes a run longer and its tick and RCU events more numerous for the same work). Measured just
+# before and after each traced run (meta calib0/calib1); the converter warns when a run was slowed
+calib() { c0=$(now); i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done; echo "$(now) $c0" | awk '{printf "%.4f\n", $1-$2}'; }
 
 tr_reset() {
   echo 0 > $T/tracing_on
@@ -76,6 +82,7 @@ launch() {
   [ -n "$PIDFILTER" ] && { echo $PID > $T/set_ftrace_pid; echo $PID > $T/set_event_pid; }
   # (the recorder's own forks, the time-limit watcher and date, happen outside the traced window: a
   # 'background' workload traces every task)
+  CALIB0=$(calib)
   watch_start $PID
   T0=$(now)
   echo 1 > $T/tracing_on
@@ -84,6 +91,7 @@ launch() {
   echo 0 > $T/tracing_on
   T1=$(now)
   watch_stop
+  CALIB1=$(calib)
 }
 
 flag() {  # the value of FLAGS entry $1=VALUE (empty when absent)
@@ -115,8 +123,8 @@ save_stats() {  # $1 dir: per-CPU ring buffer statistics (overruns, dropped even
 }
 
 meta() {  # $1 dir
-  printf 'name\t%s\ncommand\t%s\nsetup\t%s\nflags\t%s\npid\t%s\nstatus\t%s\nt0\t%s\nt1\t%s\n' \
-    "$NAME" "$CMD" "$SETUP" "$FLAGS" "$PID" "$STATUS" "$T0" "$T1" > "$1/meta"
+  printf 'name\t%s\ncommand\t%s\nsetup\t%s\nflags\t%s\npid\t%s\nstatus\t%s\nt0\t%s\nt1\t%s\ncalib0\t%s\ncalib1\t%s\n' \
+    "$NAME" "$CMD" "$SETUP" "$FLAGS" "$PID" "$STATUS" "$T0" "$T1" "$CALIB0" "$CALIB1" > "$1/meta"
 }
 
 # Before each traced run: SETUP, then (unless the workload is flagged 'cold' or 'background') one untraced
@@ -182,6 +190,7 @@ run_strace() {
   run_setup
   cd /root
   if has_shell_syntax "$CMD"; then set -- sh -c "$CMD"; else set -f; set -- $CMD; set +f; fi
+  CALIB0=$(calib)
   T0=$(now)
   # (in the memory cgroup before strace starts the workload)
   cg=/dev/null; [ -n "$(flag memcg)" ] && { in_memcg; cg=$MEMCG/cgroup.procs; }
@@ -199,6 +208,7 @@ run_strace() {
   wait $PID; STATUS=$?
   T1=$(now)
   watch_stop
+  CALIB1=$(calib)
   rm -f "$d"/maps/*.tmp
   meta "$d"; sync; logrun strace
 }
