@@ -75,7 +75,7 @@ interface TaskLike { tid: number }
 const tidOf = (t: unknown): number => (t && typeof t === 'object' && 'tid' in t ? (t as TaskLike).tid : -1);
 
 /** recorder.sh's has_shell_syntax: any of ; & | < > ( ) $ ` \\ " ' * ? [ ] { } ~ = (run as `sh -c CMD`) */
-const hasShellSyntax = (command: string): boolean => /[;&|<>()$`\\"'*?[\]{}~=]/.test(command);
+export const hasShellSyntax = (command: string): boolean => /[;&|<>()$`\\"'*?[\]{}~=]/.test(command);
 
 /**
  * The command as the recorder launched it (scripts/record/guest/recorder.sh launch): one with shell
