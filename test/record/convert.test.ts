@@ -10,6 +10,8 @@ import { Interner } from '../../scripts/record/intern';
 import { parseStrace, syscallNames } from '../../scripts/record/strace';
 import { countShapeCalls, joinSiblings, parseShape, shapeWithNames, ShapeSyntaxError } from '../../scripts/record/shape';
 import { parseCpuTable } from '../../scripts/record/system';
+import { slowedRecordings } from '../../scripts/record/convert';
+import type { IndexEntry, RecordingIndex } from '../../scripts/record/recording';
 
 const L = (ts: string, cpu: number, proc: string, dur: string, body: string): string =>
   `   ${ts} |   ${cpu})   ${proc.padStart(8)}   | ${dur.padEnd(13)} |  ${body}`;
@@ -207,5 +209,17 @@ describe('record: /proc tables', () => {
     const t = parseCpuTable('           CPU0       CPU1\n  0:        130          0   IO-APIC   2-edge      timer\nLOC:       5000       4000   Local timer interrupts\n');
     expect(t.get('0')).to.deep.equal({ counts: [130, 0], desc: 'IO-APIC 2-edge timer' });
     expect(t.get('LOC')!.counts).to.deep.equal([5000, 4000]);
+  });
+});
+
+describe('record: the host-load check', () => {
+  const entry = (name: string, calib?: number): IndexEntry => ({
+    name, command: name, setup: '', file: `${name}.json.gz`,
+    summary: { distinctFunctions: 1, calls: 1, pageFaults: 0, pageFaultEvents: 0, syscalls: 1, tasks: 1, shapes: 1, events: 1, ...(calib === undefined ? {} : { calib }) },
+  });
+  it('reports the recordings whose slowest calibration is over 1.5x the median (the upper one of an even count: 0.36 / 0.22), older ones without one ignored', () => {
+    const index: RecordingIndex = { format: 1, recordings: [entry('a', 0.18), entry('b', 0.2), entry('c', 0.22), entry('d', 0.36), entry('old')] };
+    expect(slowedRecordings(index).map((r) => [r.name, r.ratio.toFixed(2)])).to.deep.equal([['d', '1.64']]);
+    expect(slowedRecordings({ format: 1, recordings: [entry('old')] })).to.deep.equal([]);
   });
 });
