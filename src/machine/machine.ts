@@ -248,7 +248,7 @@ export class Machine {
     const ev = this.queue.peek();
     if (!ev) return false;
     this.queue.pop();
-    if (ev.t > this.now) this.now = ev.t;
+    this.now = ev.t;
     ev.fire();
     return true;
   }
@@ -264,7 +264,7 @@ export class Machine {
         const ev = this.queue.peek();
         if (!ev || ev.t > limit || this.stopped) break;
         this.queue.pop();
-        if (ev.t > this.now) this.now = ev.t;
+        this.now = ev.t;
         ev.fire();
       }
       if (this.now < limit) this.now = limit;
@@ -276,7 +276,7 @@ export class Machine {
       const ev = this.queue.peek();
       if (!ev || ev.t > end) break;
       this.queue.pop();
-      if (ev.t > this.now) this.now = ev.t;
+      this.now = ev.t;
       ev.fire();
     }
   }
