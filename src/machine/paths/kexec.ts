@@ -246,7 +246,9 @@ export function interp(m: MachineCore, c: Cpu, ks: KStack, t: Task, until: numbe
         sp++;
         calls++;
         now += cost[op] || costInto(cost, op, m.cpuSlowdown);
-        if (now >= until) {
+        // (not inside a softirq run on the task's stack, net/core.ts bh_enter: what it does to a socket
+        // is done under the socket's lock, which a syscall on another CPU waits for)
+        if (now >= until && c.ctx.context === 0) {
           m.now = now; f.pc = pc; ks.sp = sp; m.kcalls += calls;
           return RS_BUDGET;
         }
