@@ -5,7 +5,7 @@ import { KERNEL_PROC_VERSION, KERNEL_RELEASE } from '../../kernel/config';
 import { procModulesText, procKallsymsText, sysModuleNames } from '../../kernel/kallsyms';
 import { procRoot, procPidFile } from './proc_pid';
 import { procMountsText, procMountinfoText } from './proc_namespace';
-import { cpuinfoText, sysCpuFiles } from '../kernel/cpu';
+import { cpuinfoText, sysCpuFiles, sysCpuShape } from '../kernel/cpu';
 import { loDev } from '../net/core';
 
 export function populateProc(m: FsMachine, fs: Fs): void {
@@ -128,13 +128,28 @@ function dropCaches(m: FsMachine, fs: Fs): void {
  * /sys/devices/system/cpu (kernel/cpu.ts sysCpuFiles: the recorded guest's files), created after
  * the rest of the tree so that every other inode keeps its number. cpuidle/current_governor takes
  * the name of an available governor, as cpuidle's sysfs store does.  The directory and its parents
- * are made now; the ~120 entries under it take their inode numbers now, in the order making them
- * one by one would, and are made when first looked up (include/fs.ts LazyDir), at boot's time.
+ * are made now; the ~120 entries under it take their inode numbers now (as many as the tree has:
+ * kernel/cpu.ts sysCpuShape), their texts and order are worked out when the directory is first
+ * looked up, and each is made when first looked up (include/fs.ts LazyDir), at boot's time,
+ * numbered in the order making them one by one would.
  */
 export function populateSysCpu(fs: Fs, ncpus: number, now: number): void {
+  const top = fs.mkdirp('/sys/devices/system/cpu', 'sysfs');
+  // the numbers and links the tree will have (a start looks nothing up under it): made on first look-up
+  const shape = sysCpuShape(ncpus);
+  const first = fs.takeIno();
+  for (let k = 1; k < shape.inodes; k++) fs.takeIno();
+  top.nlink = 2 + shape.topDirs;
+  let made: LazyDir | null = null;
+  const tree = (): LazyDir => (made ??= sysCpuTree(top, ncpus, now, first, shape));
+  top.children = new LazyDir([], { one: (name) => tree().get(name), all: () => [...tree()] });
+}
+
+/** The tree of populateSysCpu, its inodes numbered from `first` in the order of creation; each directory's entries made when first looked up. */
+function sysCpuTree(top: Inode, ncpus: number, now: number, first: number, shape: { inodes: number; topDirs: number }): LazyDir {
   const files = sysCpuFiles(ncpus);
   const governors = (files.get('cpuidle/available_governors') ?? '').split(' ');
-  const top = fs.mkdirp('/sys/devices/system/cpu', 'sysfs');
+  let next = first;
   /** each directory's entries in the order they are made: [name, number, file text (null: a directory)] */
   const dirs = new Map<string, [string, number, string | null][]>([['', []]]);
   for (const [rel, text] of files) {
@@ -145,13 +160,16 @@ export function populateSysCpu(fs: Fs, ncpus: number, now: number): void {
       const d = rel.slice(0, k);
       if (dirs.has(d)) continue;
       const up = d.lastIndexOf('/');
-      dirs.get(up < 0 ? '' : d.slice(0, up))!.push([d.slice(up + 1), fs.takeIno(), null]);
+      dirs.get(up < 0 ? '' : d.slice(0, up))!.push([d.slice(up + 1), next++, null]);
       dirs.set(d, []);
     }
-    dirs.get(at)!.push([rel.slice(slash + 1), fs.takeIno(), text]);
+    dirs.get(at)!.push([rel.slice(slash + 1), next++, text]);
   }
   /** a directory's links: `.`, its entry in its parent, `..` of each subdirectory */
   const links = (rel: string): number => 2 + dirs.get(rel)!.reduce((n, c) => n + (c[2] === null ? 1 : 0), 0);
+  if (next - first !== shape.inodes || links('') !== 2 + shape.topDirs) {
+    throw new Error(`/sys/devices/system/cpu: ${next - first} inodes and ${links('') - 2} directories at its top, the boot reserved ${shape.inodes} and ${shape.topDirs} (kernel/cpu.ts sysCpuShape)`);
+  }
   const lazy = (dir: Inode, rel: string): LazyDir => {
     const entries = dirs.get(rel)!;
     return lazyEntries(entries.map((e) => e[0]), (k) => {
@@ -180,8 +198,7 @@ export function populateSysCpu(fs: Fs, ncpus: number, now: number): void {
       return ino;
     });
   };
-  top.nlink = links('');
-  top.children = lazy(top, '');
+  return lazy(top, '');
 }
 
 /**

@@ -137,6 +137,24 @@ export interface LazyDirSource {
   one(name: string): Inode | undefined;
   /** every entry in the directory's order, the ones `one` made among them */
   all(): [string, Inode][];
+  /** entry `name` as it will be made, if it is not made yet (LazyDir.peek) */
+  pending?(name: string): LazyEntry | undefined;
+}
+
+/**
+ * An entry of a LazyDir not made yet, as the boot's warm page cache sees it (mm/filemap.ts
+ * warmPageCache): the inode's kind and size, and state to give the inode when it is made.  It
+ * may stand for the inode in the file LRU (mm/mm.ts), which takes the inode when it reaches it.
+ */
+export interface LazyEntry {
+  readonly lazy: true;
+  readonly mode: number;
+  readonly fs: FsType;
+  readonly size: number;
+  /** state waiting for the inode (the warm page cache's pages), given to it when made */
+  whenMade: ((ino: Inode) => void) | null;
+  /** the inode: made now if it is not yet */
+  inode(): Inode;
 }
 
 /**
@@ -162,6 +180,10 @@ export class LazyDir extends Map<string, Inode> {
   }
   get(name: string): Inode | undefined {
     return super.get(name) ?? this.source?.one(name);
+  }
+  /** entry `name` without making it: its inode if made, else what will make it (undefined: none, or its source cannot tell) */
+  peek(name: string): Inode | LazyEntry | undefined {
+    return super.get(name) ?? this.source?.pending?.(name) ?? this.get(name);
   }
   has(name: string): boolean {
     return this.get(name) !== undefined;

@@ -138,6 +138,9 @@ export function cpumask(ids: readonly number[], n: number): string {
   return w.reverse().map((x, k) => (k === 0 ? x.toString(16) : x.toString(16).padStart(8, '0'))).join(',');
 }
 
+/** the recorded files sysCpuFiles takes as they are (cpuidle/..., vulnerabilities/...), relative to /sys/devices/system/cpu */
+const RECORDED_SYS_CPU = /^\/sys\/devices\/system\/cpu\/((?:cpuidle|vulnerabilities)\/.*)$/;
+
 /**
  * The files of /sys/devices/system/cpu of an n-CPU machine (one package, one die, one core per
  * CPU, no SMT: the recorded topology), path relative to the directory -> contents.
@@ -169,8 +172,28 @@ export function sysCpuFiles(n: number): Map<string, string> {
     if (i > 0) files.set(`cpu${i}/online`, '1\n'); // the boot CPU cannot be offlined: no file
   }
   for (const [name, text] of recorded()) {
-    const m = /^\/sys\/devices\/system\/cpu\/((?:cpuidle|vulnerabilities)\/.*)$/.exec(name);
+    const m = RECORDED_SYS_CPU.exec(name);
     if (m) files.set(m[1], text);
   }
   return files;
+}
+
+/**
+ * How many inodes sysCpuFiles(n)'s tree has (its files and the directories that hold them) and how
+ * many of the directories are at its top: what the boot reserves and links before the tree is made
+ * (fs/procfs.ts populateSysCpu, which checks the two against the tree it makes).  Counted from the
+ * shape sysCpuFiles gives: 8 files at the top, per CPU a directory, its topology directory with 16
+ * files and (but cpu0) `online`; the recorded files and their directories.
+ */
+export function sysCpuShape(n: number): { inodes: number; topDirs: number } {
+  let inodes = 8 + 18 * n + (n - 1), topDirs = n;
+  const dirs = new Set<string>();
+  for (const name of recorded().keys()) {
+    const m = RECORDED_SYS_CPU.exec(name);
+    if (!m) continue;
+    inodes++;
+    for (let k = m[1].indexOf('/'); k >= 0; k = m[1].indexOf('/', k + 1)) dirs.add(m[1].slice(0, k));
+  }
+  for (const d of dirs) if (!d.includes('/')) topDirs++;
+  return { inodes: inodes + dirs.size, topDirs };
 }

@@ -11,7 +11,7 @@ import { Semantics } from '../paths/semantics';
 import { pathsDataFile } from '../paths/model';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP, H_AGAIN } from '../paths/kexec';
 import { TASK_UNINTERRUPTIBLE } from '../include/sched';
-import { Inode, OpenFile, PAGE, storeWrite } from '../include/fs';
+import { Inode, LazyDir, OpenFile, PAGE, S_IFLNK, S_IFMT, S_IFREG, storeWrite, type LazyEntry } from '../include/fs';
 import { REQ_RAHEAD } from '../include/blkdev';
 import type { BlkRequest } from '../include/blkdev';
 import type { Env } from '../include/kstack';
@@ -373,11 +373,26 @@ export function warmPageCache(m: MmMachine, lookup: (p: string) => Inode | null)
     const k = p.lastIndexOf('/');
     const d = p.slice(0, k) || '/';
     if (d !== dirPath) { dirPath = d; dir = lookup(d); }
-    let ino = dir?.children?.get(p.slice(k + 1)) ?? null;
-    if (ino?.isLnk) ino = lookup(p);
-    if (!ino || !ino.isReg || ino.fs !== 'ext4' || ino.size === 0) continue;
+    // an entry of a directory made on first use (the guest's /etc) is not made for this: its pages wait for it
+    const kids = dir?.children;
+    let ino: Inode | LazyEntry | null = (kids instanceof LazyDir ? kids.peek(p.slice(k + 1)) : kids?.get(p.slice(k + 1))) ?? null;
+    if (ino && (ino.mode & S_IFMT) === S_IFLNK) ino = lookup(p);
+    if (!ino || (ino.mode & S_IFMT) !== S_IFREG || ino.fs !== 'ext4' || ino.size === 0) continue;
     const n = Math.ceil(ino.size / PAGE);
     if (mm.freePages - n <= mm.highPages) break;
+    if (!(ino instanceof Inode)) {
+      // what the loop below does to a new inode's pages (all absent: one run), done when it is made
+      if (ino.whenMade) continue;
+      ino.whenMade = (made) => {
+        made.ensurePages(made.size);
+        made.pc.fill(1, 0, n);
+        made.cachedPages += n;
+      };
+      mm.addFileLru(ino, 0, n);
+      mm.freePages -= n;
+      mm.filePages += n;
+      continue;
+    }
     ino.ensurePages(ino.size);
     // pageCacheAdd of each absent page, its counts added once: above the high watermark (checked
     // above) no page taken here reclaims or wakes kswapd (MemSys.allocPage)

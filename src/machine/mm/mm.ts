@@ -8,7 +8,7 @@
 import { perfSw, PERF_COUNT_SW_PAGE_FAULTS } from '../kernel/perf_events';
 import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Process, Task, TouchOp } from '../include/sched';
-import type { Inode } from '../include/fs';
+import type { Inode, LazyEntry } from '../include/fs';
 import { Mm, Region, SwapDev, MemCgroup, type FaultPlan, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC } from '../include/mm_types';
 import { memcgCharge, memcgChargeCache, memcgLruAdd, memcgOldest, memcgOverLimit, memcgUncharge } from './memcontrol';
 import { pushPath, newEnv } from '../paths/kexec';
@@ -151,10 +151,11 @@ export class MemSys {
    * FIFO victims: anon [region, idx, mm], and file pages in runs (inode, first page index, page count:
    * parallel lists; a page added right after the last one of the same inode lengthens the last run,
    * so the boot's warm cache, ~30,000 pages, is a few hundred runs). The victims' order is the pages'.
+   * A run of a boot file not made yet (the guest's /etc: LazyEntry) takes its inode when reclaim reaches it.
    */
   private anonLru: [Region, number, Mm][] = [];
   private anonHead = 0;
-  private fileLruIno: Inode[] = [];
+  private fileLruIno: (Inode | LazyEntry)[] = [];
   private fileLruIdx: number[] = [];
   private fileLruLen: number[] = [];
   /** the first run not fully taken, and how many of its pages have been taken */
@@ -328,7 +329,7 @@ export class MemSys {
   }
 
   /** pages idx .. idx+count-1 of `ino` enter the file LRU (at its tail, in that order) */
-  addFileLru(ino: Inode, idx: number, count = 1): void {
+  addFileLru(ino: Inode | LazyEntry, idx: number, count = 1): void {
     const last = this.fileLruIno.length - 1;
     if (last >= this.fileHead && this.fileLruIno[last] === ino && this.fileLruIdx[last] + this.fileLruLen[last] === idx) {
       this.fileLruLen[last] += count;
@@ -364,7 +365,9 @@ export class MemSys {
     let file = 0;
     while (file < n - anon.length && this.fileHead < this.fileLruIno.length) {
       const h = this.fileHead;
-      const ino = this.fileLruIno[h];
+      let at = this.fileLruIno[h];
+      if ((at as Partial<LazyEntry>).lazy === true) at = this.fileLruIno[h] = (at as LazyEntry).inode();
+      const ino = at as Inode;
       const idx = this.fileLruIdx[h] + this.fileHeadUsed;
       if (++this.fileHeadUsed === this.fileLruLen[h]) { this.fileHead++; this.fileHeadUsed = 0; }
       if (ino.pc[idx] === 1) { ino.pc[idx] = 0; ino.cachedPages--; this.filePages--; this.freePages++; file++; }

@@ -13,13 +13,22 @@
  * in the recorded inode order (the machine's numbers differ, their order among these is the real one).
  */
 import type { Fs } from '../fs/namei';
-import { Inode, LazyDir, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from '../include/fs';
+import { Inode, LazyDir, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, type LazyEntry } from '../include/fs';
 import * as nodeFs from 'fs';
 import { userlandDataFile } from '../process/ldso';
 import { machineNsOf } from './libc_time';
 
 /** [path, type d|f|l, mode, uid, gid, size, mtime (s), nlink, ino, target | content | null] */
 type Entry = [string, string, number, number, number, number, number, number, number, string | null];
+
+/** the mode of a recorded entry's inode (a symlink's is 0777) */
+function modeOf(e: Entry): number {
+  return e[1] === 'd' ? S_IFDIR | e[2] : e[1] === 'l' ? S_IFLNK | 0o777 : S_IFREG | e[2];
+}
+/** the size of a recorded entry's inode as made (a directory's 0, a symlink's its target's length, a file's its bytes') */
+function sizeOf(e: Entry): number {
+  return e[1] === 'd' ? 0 : e[1] === 'l' ? (e[9] ?? '').length : e[9] !== null ? e[9].length : e[5];
+}
 
 let entries: Entry[] | null = null;
 function load(): Entry[] {
@@ -78,8 +87,11 @@ function rankOfPath(): Map<string, number> {
   return rankOf;
 }
 
-/** a recorded entry the machine did not have: its reserved inode number and disk extent, its inode once made */
-interface Made { name: string; e: Entry; num: number; block: number; ino: Inode | null }
+/**
+ * a recorded entry the machine did not have: its reserved inode number and disk extent, its inode
+ * once made, and what stands for it before (LazyDir.peek: the warm page cache's pages wait there)
+ */
+interface Made { name: string; e: Entry; num: number; block: number; ino: Inode | null; pending: LazyEntry | null }
 /** a directory of the tree: the entries it gains, whether the recording lists it (then its entries take the recorded order) */
 interface DirPlan { path: string; made: Made[]; listed: boolean; byName: Map<string, Made> | null }
 
@@ -88,8 +100,9 @@ interface DirPlan { path: string; made: Made[]; listed: boolean; byName: Map<str
  * Every entry's inode number and disk extent are taken here, in the recorded inode order (savedir's
  * SAVEDIR_SORT_FASTREAD, cp -r's order, sorts by it), as making them one after the other would;
  * the entries the machine made before get the recorded bytes and stat now.  The new inodes are
- * made when first looked up (include/fs.ts LazyDir): a start makes the 176 files the warm page cache
- * holds and the few the services open, not the directories' listings.  A directory made new takes its recorded time, one the
+ * made when first looked up (include/fs.ts LazyDir): a start makes the few the services open, not
+ * the directories' listings nor the 176 files the warm page cache holds (their pages wait for them:
+ * mm/filemap.ts warmPageCache).  A directory made new takes its recorded time, one the
  * machine made before the boot's time if it gains entries (creating them touched it); a listed
  * directory's entries are in the recorded (getdents) order, the machine's own after them.
  */
@@ -134,7 +147,7 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
     const dir = planOf(p.slice(0, k));
     if (!dir) throw new Error(`data/userland/etc.json: ${p} comes before its directory (regenerate it: scripts/userland/etc_tree.ts)`);
     // the number and the extent (fs/namei.ts mk, reserveExtent) making it now would take
-    const made: Made = { name: p.slice(k + 1), e, num: fs.takeIno(), block: 0, ino: null };
+    const made: Made = { name: p.slice(k + 1), e, num: fs.takeIno(), block: 0, ino: null, pending: null };
     if (type === 'f') made.block = fs.reserveExtent(body !== null ? body.length : size);
     dir.made.push(made);
     if (type === 'd') plans.set(p, { path: p, made: [], listed: true, byName: null });
@@ -144,7 +157,7 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
   const make = (c: Made, parent: Inode): Inode => {
     if (c.ino) return c.ino;
     const e = c.e, type = e[1], body = e[9];
-    const ino = new Inode(c.num, (type === 'd' ? S_IFDIR : type === 'l' ? S_IFLNK : S_IFREG) | (type === 'l' ? 0o777 : e[2]), 'ext4', bootNs);
+    const ino = new Inode(c.num, modeOf(e), 'ext4', bootNs);
     if (type === 'd') {
       const d = plans.get(e[0])!;
       ino.nlink = 2 + subdirs(d);
@@ -161,13 +174,20 @@ export function installEtcTree(fs: Fs, bootNs: number, latestS: number): void {
     ino.gid = e[4];
     ino.mtime = ino.atime = ns(e[6]);
     ino.parent = parent;
-    return (c.ino = ino);
+    c.ino = ino;
+    c.pending?.whenMade?.(ino);
+    return ino;
   };
+  const entryOf = (d: DirPlan, name: string): Made | undefined => (d.byName ??= new Map(d.made.map((c) => [c.name, c]))).get(name);
   const lazyChildren = (d: DirPlan, dir: Inode): LazyDir => new LazyDir(dir.children ?? [], {
     one: (name) => {
-      if (!d.byName) d.byName = new Map(d.made.map((c) => [c.name, c]));
-      const c = d.byName.get(name);
+      const c = entryOf(d, name);
       return c && make(c, dir);
+    },
+    pending: (name) => {
+      const c = entryOf(d, name);
+      if (!c || c.ino) return undefined;
+      return (c.pending ??= { lazy: true, mode: modeOf(c.e), fs: 'ext4', size: sizeOf(c.e), whenMade: null, inode: () => make(c, dir) });
     },
     all: () => {
       const kids: [string, Inode][] = [...(ownKids.get(dir) ?? [])];
