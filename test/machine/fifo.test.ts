@@ -240,7 +240,9 @@ describe('fs/pipe: FIFOs (fifo_open) and /proc/PID/wchan', function () {
     const m = new Machine({ seed: 8 });
     // dash on this host: sleep(1) in clock_nanosleep is in hrtimer_nanosleep, cat reading its own runs, the
     // shell waiting for cat (wait4) is in do_wait
-    const r = m.run('sleep 1 & p=$!; cat /proc/$p/wchan; echo; cat /proc/self/wchan; echo; cat /proc/$$/wchan; echo "|"; kill $p');
+    // (the shell waits 10 ms first: sleep's exec and cat's fork and exec run at the same time on two CPUs,
+    // and which of them gets there first is a race on the real box as well)
+    const r = m.run('sleep 1 & p=$!; sleep 0.01; cat /proc/$p/wchan; echo; cat /proc/self/wchan; echo; cat /proc/$$/wchan; echo "|"; kill $p');
     expect(r.out).to.equal('hrtimer_nanosleep\n0\ndo_wait|\n');
     // a child that exited and was not waited for: a zombie, its stack gone (get_wchan finds nothing)
     const log: string[] = [];
