@@ -22,6 +22,8 @@ import { btfSizeof, btfIntInfo, btfResolve, btfType, BtfKind } from '../kernel/b
 import type { KHit } from './hit';
 import { hitTask } from './hit';
 import { retvalOf } from '../kernel/current';
+import { userStructs } from './aux_syscalls_user';
+import type { UserStruct } from './aux_syscalls_user';
 
 /** stap's names where they differ from syscall_64.tbl (scripts/gen-syscall-tapsets.ts ALIAS_NAME). */
 const STAP_NAMES: Record<string, string> = { pread64: 'pread', pwrite64: 'pwrite' };
@@ -90,7 +92,7 @@ function cur(c: ProbeContext): Cur {
 const USER_ARGS = 0x7ffc5b000000;
 const USER_ARGS_SIZE = 1 << 22;
 const cursors = new Map<number, number>();
-const laidOut = new WeakMap<unknown[], (number | undefined)[]>();
+const laidOut = new WeakMap<unknown[], (Long | undefined)[]>();
 
 function ualloc(us: AddressSpace, tgid: number, len: number): number {
   let at = cursors.get(tgid) ?? USER_ARGS;
@@ -136,18 +138,45 @@ function layOut(cu: Cur, i: number): number {
   return 0;
 }
 
+const structsByNr = new Map<number, Record<number, UserStruct> | null>();
+/** The user struct arguments of syscall nr (aux_syscalls_user.ts), by argument number. */
+function structsOf(nr: number): Record<number, UserStruct> | null {
+  let s = structsByNr.get(nr);
+  if (s === undefined) {
+    const sc = syscallByNr(nr);
+    structsByNr.set(nr, (s = (sc && userStructs(sc.name)) || null));
+  }
+  return s;
+}
+
+/** An argument the machine passes as a value (a nonzero number, a bigint, a boolean); undefined for the others. */
+function plainArg(v: unknown): Long | undefined {
+  if (typeof v === 'number' && v !== 0) return Number.isInteger(v) ? v : Math.trunc(v);
+  if (typeof v === 'bigint') return BigInt.asIntN(64, v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return undefined;
+}
+
 function scArg(c: ProbeContext, n: Long): Long {
   const cu = cur(c);
   const i = num(n);
   if (i < 0 || i >= cu.args.length) return 0;
   const v = cu.args[i];
-  if (typeof v === 'number' && v !== 0) return Number.isInteger(v) ? v : Math.trunc(v);
-  if (typeof v === 'bigint') return BigInt.asIntN(64, v);
-  if (typeof v === 'boolean') return v ? 1 : 0;
+  const st = structsOf(cu.nr);
+  const lay = st ? st[i] : undefined;
+  if (!lay) {
+    const x = plainArg(v);
+    if (x !== undefined) return x;
+  }
   let memo = laidOut.get(cu.args as unknown[]);
   if (!memo) laidOut.set(cu.args as unknown[], (memo = []));
   let p = memo[i];
-  if (p === undefined) memo[i] = p = layOut(cu, i);
+  if (p === undefined) {
+    // a struct the call passes (its bytes from the machine's value), else the value's layout
+    const bytes = lay ? lay(v, cu.env as unknown as Record<string, unknown> | null) : null;
+    p = bytes ? ucopy(cu.task ? cu.task.pid : 0, bytes) : plainArg(v) ?? layOut(cu, i);
+    memo[i] = p;
+  }
   return p;
 }
 
