@@ -288,6 +288,17 @@ function retBody(sc: Syscall, alias: string, nrTest: string): string {
   return [`  ${nrTest}`, `  name = "${alias}"`, '  retval = __sc_ret()', `  retstr = return_str(${retFmt(sc)}, retval)`].join('\n');
 }
 
+/**
+ * wait4.return's status (stap 4.8's sysc_wait4.stp): "N/A" when no child was reaped, "NULL"
+ * without a status pointer, else the status the call stored, decoded (WEXITSTATUS=0 ...); the
+ * DWARF flavour has no status_uaddr.
+ */
+function wait4Status(dwarf: boolean): string[] {
+  const addr = dwarf ? '@entry($stat_addr)' : 'status_uaddr';
+  return [...(dwarf ? [] : ['status_uaddr = __sc_arg(1)']),
+    `status_str = retval <= 0 ? "N/A" : ${addr} == 0 ? "NULL" : _wait_status_str(user_int(${addr}))`];
+}
+
 const DATA = path.resolve(__dirname, '..', '..', 'data', 'tapset-names');
 const FLAVOURS = ['syscall', 'dw_syscall', 'nd_syscall', 'nd1_syscall', 'nd2_syscall', 'tp_syscall'];
 
@@ -449,6 +460,7 @@ class Gen {
     if (l.ret) {
       lines.push(`retval = ${never ? '0' : dwarf ? '$return' : '__sc_ret()'}`);
       lines.push(`retstr = return_str(${d && /^(mmap|mmap2|mmap_pgoff|brk|mremap|shmat)$/.test(d.name) ? 2 : 1}, retval)`);
+      if (l.base === 'wait4') lines.push(...wait4Status(dwarf));
       return lines.join('\n');
     }
     if (!dwarf) {

@@ -80,6 +80,27 @@ function sigactionStr(w: bigint[]): string {
   return s;
 }
 
+const PTRACE_EVENTS: Record<number, string> = { 1: 'PTRACE_EVENT_FORK', 2: 'PTRACE_EVENT_VFORK', 3: 'PTRACE_EVENT_CLONE',
+  4: 'PTRACE_EVENT_EXEC', 5: 'PTRACE_EVENT_VFORK_DONE', 6: 'PTRACE_EVENT_EXIT' };
+
+/** A wait status as stap 4.8's _wait_status_str: WEXITSTATUS=n, WTERMSIG=SIG, WCOREDUMP, WSTOPSIG=SIG, WIFCONTINUED, then the high bits. */
+export function waitStatusStr(v: Long): string {
+  const f = BigInt.asIntN(64, typeof v === 'bigint' ? v : BigInt(Math.trunc(v)));
+  const hex = (x: bigint): string => BigInt.asUintN(64, x).toString(16);
+  let tail = f >> 16n !== 0n ? ` | 0x${hex(f & ~0xffffn)}` : '';
+  const low = Number(f & 0x7fn);
+  const sig = (n: bigint): string => lookupStr(SIGNALS, n);
+  if (low === 0) return `WEXITSTATUS=${(f & 0xff00n) >> 8n}${tail}`;
+  if (low !== 0x7f) return f & 0x80n ? `WCOREDUMP${tail}` : `WTERMSIG=${sig(f & 0x7fn)}${tail}`;
+  if ((f & 0xffn) === 0x7fn) {
+    const stop = (f & 0xff00n) >> 8n;
+    const event = PTRACE_EVENTS[Number(f >> 16n)];
+    if (stop === 5n && event) tail = ` | ${event} << 8`;
+    return `WSTOPSIG=${sig(stop)}${tail}`;
+  }
+  return f === 0xffffn ? `WIFCONTINUED${tail}` : `?=0x${hex(f)}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // time
 
@@ -122,6 +143,7 @@ export const auxSyscallUserBuiltins: Record<string, Builtin> = {
   }),
   _stp_sigset_u: (c, a: Long) => decode(a, (p) => sigsetStr(words(c, p, 1)[0])),
   _struct_sigaction_u: (c, a: Long) => decode(a, (p) => sigactionStr(words(c, p, 4))),
+  _wait_status_str: (c, f: Long) => waitStatusStr(f),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -156,8 +178,24 @@ const sigaction = (_v: unknown, env: Env): Uint8Array | null => {
   return le64(h === 'default' ? 0 : h === 'ignore' ? 1 : USER_HANDLER, SA_RESTORER, USER_RESTORER, 0);
 };
 
-/** By syscall, the argument (0-based) that points to a struct and how the machine's call gives it. */
+/**
+ * wait4's status: the C library's callers (waitpid, wait) pass one; it holds what the call stored
+ * once it has (the status of the reaped child), 0 before.
+ */
+const waitStatus = (_v: unknown, env: Env): Uint8Array => {
+  const info = env ? (env.info as { status?: unknown } | undefined) : undefined;
+  const st = info && typeof info.status === 'number' ? info.status : 0;
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setInt32(0, st, true);
+  return b;
+};
+
+/**
+ * By syscall, the argument (0-based) that points to a struct and how the machine's call gives it
+ * (laid out again at each read: what the call stores shows after it).
+ */
 const USER_STRUCTS: Record<string, Record<number, UserStruct>> = {
+  wait4: { 1: waitStatus },
   nanosleep: { 0: timespecOf },
   clock_nanosleep: { 2: timespecOf },
   rt_sigprocmask: { 1: sigset },

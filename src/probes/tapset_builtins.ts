@@ -58,15 +58,24 @@ function taskSysEnv(t: TaskLike | undefined): SysEnv | null {
 interface Cur { nr: number; args: unknown[]; task: TaskLike | null; env: SysEnv | null; ret: number | undefined }
 const NONE: Cur = { nr: -1, args: [], task: null, env: null, ret: undefined };
 
-/** Memo of the last resolution (handlers of one hit call several accessors). */
+/**
+ * Memo of the last resolution (handlers of one hit call several accessors).  A probe's hit record
+ * is refilled for each of its hits (a return probe's with the same empty arguments): the memo
+ * holds while the hit record, its arguments and registers, the task's syscall and the return
+ * value are the same.
+ */
 let lastHit: KHit | null = null;
 let lastArgs: readonly unknown[] | null = null;
+let lastEnv: SysEnv | null = null;
+let lastRv: unknown = undefined;
 let lastCur: Cur = NONE;
 
 function cur(c: ProbeContext): Cur {
   const h = hitOf(c);
   if (!h) return NONE;
-  if (h === lastHit && h.args === lastArgs) return lastCur;
+  const env0 = taskSysEnv(h.cpuCtx.task as unknown as TaskLike);
+  const rv0 = h.regs.retval;
+  if (h === lastHit && h.args === lastArgs && env0 === lastEnv && rv0 === lastRv) return lastCur;
   let r: Cur = NONE;
   const tp = h.tp ? h.tp.name : '';
   if (tp === 'sys_enter' || tp === 'sys_exit') {
@@ -84,6 +93,8 @@ function cur(c: ProbeContext): Cur {
   }
   lastHit = h;
   lastArgs = h.args;
+  lastEnv = env0;
+  lastRv = rv0;
   lastCur = r;
   return r;
 }
@@ -171,11 +182,16 @@ function scArg(c: ProbeContext, n: Long): Long {
   let memo = laidOut.get(cu.args as unknown[]);
   if (!memo) laidOut.set(cu.args as unknown[], (memo = []));
   let p = memo[i];
+  // a struct the call passes (its bytes from the machine's value, current: what the call stored
+  // shows at its return), else the value's layout
+  const bytes = lay ? lay(v, cu.env as unknown as Record<string, unknown> | null) : null;
+  const tgid = cu.task ? cu.task.pid : 0;
   if (p === undefined) {
-    // a struct the call passes (its bytes from the machine's value), else the value's layout
-    const bytes = lay ? lay(v, cu.env as unknown as Record<string, unknown> | null) : null;
-    p = bytes ? ucopy(cu.task ? cu.task.pid : 0, bytes) : plainArg(v) ?? layOut(cu, i);
+    p = bytes ? ucopy(tgid, bytes) : plainArg(v) ?? layOut(cu, i);
     memo[i] = p;
+  } else if (bytes && typeof p === 'number') {
+    const us = userSpace(tgid);
+    for (let k = 0; k < bytes.length; k++) us.writeU8(p + k, bytes[k]);
   }
   return p;
 }

@@ -128,7 +128,6 @@ const EXCLUDED: Record<string, string> = {
   "umount": "flags_str target target_unquoted",
   "utime": "actime modtime",
   "vmsplice": "flags_str iov",
-  "wait4": "status_str status_uaddr",
 };
 
 const baseOf = (alias: string): string => alias.replace(/^[a-z0-9_]*syscall\./, '').replace(/\.return$/, '');

@@ -14,7 +14,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { auxSyscallBuiltins as B, lookupOrStr, lookupStr } from '../../src/probes/aux_syscalls';
-import { auxSyscallUserBuiltins as U, sigsetStr } from '../../src/probes/aux_syscalls_user';
+import { auxSyscallUserBuiltins as U, sigsetStr, waitStatusStr } from '../../src/probes/aux_syscalls_user';
 import { userSpace } from '../../src/kernel/memory';
 import type { ProbeContext } from '../../src/runtime/context';
 
@@ -165,6 +165,16 @@ describe('aux_syscalls: stap 4.8\'s user struct decoders', () => {
       .to.equal('0x55d4c6a01230, SA_RESTART|SA_RESTORER, 0x7f0000001000, [SIGALRM]');
   });
 
+  it('wait statuses as _wait_status_str decodes them', () => {
+    expect(waitStatusStr(0)).to.equal('WEXITSTATUS=0');
+    expect(waitStatusStr(1 << 8)).to.equal('WEXITSTATUS=1');
+    expect(waitStatusStr(9)).to.equal('WTERMSIG=SIGKILL');
+    expect(waitStatusStr(0x80 | 11)).to.equal('WCOREDUMP');
+    expect(waitStatusStr((19 << 8) | 0x7f)).to.equal('WSTOPSIG=SIGSTOP');
+    expect(waitStatusStr((1 << 16) | (5 << 8) | 0x7f)).to.equal('WSTOPSIG=SIGTRAP | PTRACE_EVENT_FORK << 8');
+    expect(waitStatusStr(0xffff)).to.equal('WIFCONTINUED');
+  });
+
   it('rlimit: [cur,max] as signed longs (RLIM_INFINITY is -1)', () => {
     expect(U._struct_rlimit_u(c, put(0x7ffc5b105000, 8388608, -1))).to.equal('[8388608,-1]');
     expect(U._struct_rlimit_u(c, 0)).to.equal('NULL');
@@ -180,5 +190,21 @@ describe('syscall aliases: decoded variables on the machine', function () {
     const out = stap(['-c', 'sleep 0.5', '-e',
       'probe syscall.clock_nanosleep { if (pid() == target()) printf("%s|%s|%s|%s\\n", clk_id_str, flags_str, req_str, argstr) }']);
     expect(out).to.match(/^CLOCK_REALTIME\|0x0\|\[0\.500000000\]\|CLOCK_REALTIME, 0x0, \[0\.500000000\], 0x0\n$/);
+  });
+
+  it('sh running /bin/true and /bin/false: wait4\'s pid and status_str WEXITSTATUS=0, then 1, each WNOHANG one ECHILD and N/A', () => {
+    // strace -f sh -c "/bin/true; /bin/false": wait4(-1, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = PID,
+    // wait4(-1, ..., WNOHANG, NULL) = -1 ECHILD, then WEXITSTATUS(s) == 1
+    const out = stap(['-c', 'sh -c "/bin/true; /bin/false"', '-e',
+      'probe syscall.wait4.return { if (pid() == target()) printf("%d %s\\n", retval, status_str) }']);
+    expect(out).to.match(/^\d+ WEXITSTATUS=0\n-10 N\/A\n\d+ WEXITSTATUS=1\n-10 N\/A\n$/);
+  });
+
+  it('bash: rt_sigprocmask\'s set and rt_sigaction\'s act as stap decodes them, prlimit64\'s resource', () => {
+    const out = stap(['-c', 'bash -c "/bin/true"', '-e',
+      'probe syscall.rt_sigprocmask, syscall.rt_sigaction, syscall.prlimit64 { if (pid() == target()) printf("%s(%s)\\n", name, argstr) }']);
+    expect(out).to.contain('prlimit64(0, RLIMIT_STACK, NULL, 0x0)\n');
+    expect(out).to.contain('rt_sigprocmask(SIG_BLOCK, [SIGINT|SIGTERM|SIGCHLD], ');
+    expect(out).to.match(/rt_sigaction\(SIGCHLD, \{0x[0-9a-f]+, SA_RESTORER, 0x[0-9a-f]+, \[EMPTY\]\}, 0x0, 8\)\n/);
   });
 });
