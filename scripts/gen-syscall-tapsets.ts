@@ -60,6 +60,94 @@ const RENAME: Record<string, Record<string, string>> = {
   recvmmsg: { fd: 's' },
   futex: { uaddr: 'futex', val: 'val', utime: 'utime' },
   ioctl: { cmd: 'request', arg: 'argp' },
+  mremap: { addr: 'old_address', old_len: 'old_size', new_len: 'new_size', new_addr: 'new_address' },
+};
+
+/**
+ * stap 4.8's decoder of an argument (by syscall and SYSCALL_DEFINE name), which argstr shows in
+ * the value's place: a flag/enum formatter of the value, or a user struct's (`@`: its address;
+ * `{...}`: argstr shows it in braces). src/probes/aux_syscalls.ts and aux_syscalls_user.ts.
+ */
+const SOCKOPT = { level: '_sockopt_level_str', optname: '_sockopt_optname_str' };
+const DECODE: Record<string, Record<string, string>> = {
+  accept4: { flags: '_sock_flags_str' },
+  clock_nanosleep: { flags: '_stp_clock_nanosleep_flags_str', rqtp: '_struct_timespec_u(@, 1)' },
+  nanosleep: { rqtp: '_struct_timespec_u(@, 1)' },
+  dup3: { flags: '_dup3_flag_str' },
+  eventfd: { flags: '_eventfd2_flag_str' },
+  eventfd2: { flags: '_eventfd2_flag_str' },
+  mremap: { flags: '_mremap_flags' },
+  msync: { flags: '_msync_flag_str' },
+  mlockall: { flags: '_mlockall_flags_str' },
+  mlock2: { flags: '_stp_mlock2_str' },
+  madvise: { behavior: '_madvice_advice_str' },
+  fadvise64: { advice: '_fadvice_advice_str' },
+  fadvise64_64: { advice: '_fadvice_advice_str' },
+  getsockopt: SOCKOPT,
+  setsockopt: SOCKOPT,
+  prlimit64: { resource: '_rlimit_resource_str', new_rlim: '_struct_rlimit_u(@)' },
+  setrlimit: { resource: '_rlimit_resource_str', rlim: '_struct_rlimit_u(@)' },
+  sched_setscheduler: { policy: '_sched_policy_str' },
+  sched_get_priority_max: { policy: '_sched_policy_str' },
+  sched_get_priority_min: { policy: '_sched_policy_str' },
+  mknod: { mode: '_mknod_mode_str' },
+  mknodat: { mode: '_mknod_mode_str' },
+  epoll_ctl: { op: '_opoll_op_str' },
+  getrusage: { who: '_rusage_who_str' },
+  rt_sigaction: { act: '{_struct_sigaction_u(@)}' },
+  rt_sigprocmask: { nset: '_stp_sigset_u(@)' },
+  rt_sigsuspend: { unewset: '_stp_sigset_u(@)' },
+  shutdown: { how: '_shutdown_how_str' },
+  setpriority: { which: '_priority_which_str' },
+  setitimer: { which: '_itimer_which_str', value: '_struct_itimerval_u(@)' },
+  waitid: { which: '_waitid_which_str' },
+  socket: { protocol: '_sock_protocol_str(family, @)' },
+  socketpair: { protocol: '_sock_protocol_str(family, @)' },
+  timerfd_create: { flags: '_stp_timerfd_flags_str' },
+  renameat2: { flags: '_renameat2_flags_str' },
+  fallocate: { mode: '_stp_fallocate_mode_str' },
+  inotify_add_watch: { mask: '_inotify_watch_mask_str' },
+  splice: { flags: '_stp_splice_flags_str' },
+  sync_file_range: { flags: '_sync_file_range_flags_str' },
+  userfaultfd: { flags: '_userfaultfd_flags_str' },
+  membarrier: { cmd: '_membarrier_cmd_str' },
+  kcmp: { type: '_kcmp_type_str' },
+  shmat: { shmflg: '_shmat_flags_str' },
+  shmget: { shmflg: '_stp_shmget_flags_str' },
+  select: { tvp: '_struct_timeval_u(@, 1)' },
+  ppoll: { tsp: '_struct_timespec_u(@, 1)' },
+  clock_settime: { tp: '_struct_timespec_u(@, 1)' },
+  shmctl: { cmd: '_semctl_cmd' },
+  semctl: { cmd: '_semctl_cmd' },
+  msgctl: { cmd: '_stp_msgctl_cmd_str' },
+  semget: { key: '_stp_msgget_key_str', semflg: '__sem_flags' },
+  msgget: { key: '_stp_msgget_key_str', msgflg: '__sem_flags' },
+  msgsnd: { msgflg: '_stp_msgflg_str' },
+  msgrcv: { msgflg: '_stp_msgflg_str' },
+  semtimedop: { timeout: '_struct_timespec_u(@, 1)' },
+  ioprio_get: { which: '_stp_ioprio_which_str' },
+  ioprio_set: { which: '_stp_ioprio_which_str', ioprio: '_stp_ioprio_value_str' },
+  statx: { mask: '_statx_mask_str' },
+  pkey_alloc: { init_val: '_pkey_alloc_init_val_str' },
+  swapon: { swap_flags: '_swapon_flags_str' },
+  settimeofday: { tv: '_struct_timeval_u(@, 1)', tz: '_struct_timezone_u(@)' },
+  utimes: { utimes: '_struct_timeval_u(@, 2)' },
+  futimesat: { utimes: '_struct_timeval_u(@, 2)' },
+  recvmmsg: { timeout: '_struct_timespec_u(@, 1)' },
+};
+
+/** argstr's format of an argument where stap 4.8's differs from the generic one (by SYSCALL_DEFINE name). */
+const ARGFMT: Record<string, Record<string, string>> = {
+  mremap: { addr: '%p', old_len: '%d', new_len: '%d', new_addr: '%p' },
+  msync: { start: '%p' },
+  madvise: { start: '%p' },
+  mlock2: { start: '%p' },
+  fadvise64: { len: '%d' },
+  fallocate: { offset: '%#x', len: '%u' },
+  ppoll: { sigsetsize: '%d' },
+  sync_file_range: { nbytes: '%d' },
+  membarrier: { flags: '%d' },
+  semctl: { arg: '%p' },
 };
 
 const STRING_ARGS = new Set(['filename', 'pathname', 'path', 'oldname', 'newname', 'specialfile', 'library', 'dev_name',
@@ -75,6 +163,11 @@ function isString(sc: Syscall, a: { type: string; name: string }): boolean {
     (/xattr$|^set(host|domain)name$|^acct$/.test(sc.name) && a.name === 'name'));
 }
 
+/** How an argument of type t is read: a 32-bit int sign- or zero-extended, else the register. */
+function readArg(t: string, i: number, isPtr: boolean): string {
+  return isPtr ? `__sc_arg(${i})` : INT32.test(t) ? `__sc_argi32(${i})` : UINT32.test(t) ? `__sc_argu32(${i})` : `__sc_arg(${i})`;
+}
+
 function argVars(sc: Syscall): { vars: Var[]; argstr: string } {
   const args = sc.args ?? [];
   const ren = RENAME[sc.name] ?? {};
@@ -87,10 +180,28 @@ function argVars(sc: Syscall): { vars: Var[]; argstr: string } {
     return i >= 0 ? ren[args[i].name] ?? args[i].name : null;
   };
   const hasOCreat = sc.name === 'open' || sc.name === 'openat';
+  const decode = DECODE[sc.name] ?? {};
+  const argFmt = ARGFMT[sc.name] ?? {};
   args.forEach((a, i) => {
     const base = ren[a.name] ?? a.name;
     const t = a.type.replace(/^const /, '').replace(/ __user/, '');
     const isPtr = a.type.endsWith('*');
+    const dec = decode[a.name];
+    if (dec) {
+      // the value (a user struct's address), and its decoded string in its place in argstr
+      const braces = dec.startsWith('{');
+      const fn = dec.replace(/^\{|\}$/g, '');
+      const v = isPtr ? `${base}_uaddr` : base;
+      vars.push({ name: v, expr: readArg(t, i, isPtr), fmt: '', shown: '' });
+      vars.push({ name: `${base}_str`, expr: fn.includes('@') ? fn.replace('@', v) : `${fn}(${v})`, fmt: '%s', shown: '' });
+      fmts.push(braces ? '{%s}' : '%s'); shown.push(`${base}_str`);
+      return;
+    }
+    if (argFmt[a.name]) {
+      vars.push({ name: base, expr: readArg(t, i, isPtr), fmt: '', shown: '' });
+      fmts.push(argFmt[a.name]); shown.push(base);
+      return;
+    }
     if (isPtr && isString(sc, a)) {
       vars.push({ name: `${base}_uaddr`, expr: `__sc_arg(${i})`, fmt: '', shown: '' });
       vars.push({ name: base, expr: `user_string_quoted(${base}_uaddr)`, fmt: '%s', shown: base });
@@ -114,8 +225,7 @@ function argVars(sc: Syscall): { vars: Var[]; argstr: string } {
       } else { fmts.push('%p'); shown.push(v); }
       return;
     }
-    const expr = INT32.test(t) ? `__sc_argi32(${i})` : UINT32.test(t) ? `__sc_argu32(${i})` : `__sc_arg(${i})`;
-    vars.push({ name: base, expr, fmt: '', shown: '' });
+    vars.push({ name: base, expr: readArg(t, i, false), fmt: '', shown: '' });
     const flag = (fn: string, suffix = '_str'): void => {
       vars.push({ name: `${base}${suffix}`, expr: `${fn}(${base})`, fmt: '%s', shown: '' });
       fmts.push('%s'); shown.push(`${base}${suffix}`);
@@ -176,6 +286,17 @@ function body(sc: Syscall, alias: string, nrTest: string): string {
 
 function retBody(sc: Syscall, alias: string, nrTest: string): string {
   return [`  ${nrTest}`, `  name = "${alias}"`, '  retval = __sc_ret()', `  retstr = return_str(${retFmt(sc)}, retval)`].join('\n');
+}
+
+/**
+ * wait4.return's status (stap 4.8's sysc_wait4.stp): "N/A" when no child was reaped, "NULL"
+ * without a status pointer, else the status the call stored, decoded (WEXITSTATUS=0 ...); the
+ * DWARF flavour has no status_uaddr.
+ */
+function wait4Status(dwarf: boolean): string[] {
+  const addr = dwarf ? '@entry($stat_addr)' : 'status_uaddr';
+  return [...(dwarf ? [] : ['status_uaddr = __sc_arg(1)']),
+    `status_str = retval <= 0 ? "N/A" : ${addr} == 0 ? "NULL" : _wait_status_str(user_int(${addr}))`];
 }
 
 const DATA = path.resolve(__dirname, '..', '..', 'data', 'tapset-names');
@@ -339,6 +460,7 @@ class Gen {
     if (l.ret) {
       lines.push(`retval = ${never ? '0' : dwarf ? '$return' : '__sc_ret()'}`);
       lines.push(`retstr = return_str(${d && /^(mmap|mmap2|mmap_pgoff|brk|mremap|shmat)$/.test(d.name) ? 2 : 1}, retval)`);
+      if (l.base === 'wait4') lines.push(...wait4Status(dwarf));
       return lines.join('\n');
     }
     if (!dwarf) {

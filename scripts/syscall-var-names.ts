@@ -13,7 +13,8 @@
  *     defined when the list has them (the address is `X` or `X_uaddr` where the string is `X_str`);
  *   - a user pointer: a listed `_uaddr` name that is no path's, else the listed bare name;
  *   - a scalar: a listed name that is no pointer, path or formatted string;
- *   - a formatted flag/enum: its renamed scalar's `_str`, else a listed `_str` / `_name` left;
+ *   - a formatted flag/enum: its renamed scalar's `_str` (a decoded user struct: its address's
+ *     stem's), else a listed `_str` / `_name` left;
  *
  * and makes private (`_NAME`) what stap 4.8 does not define, so that `argstr` keeps its
  * arguments while the public names are 4.8's.
@@ -110,7 +111,7 @@ export function conformVars(ref: Set<string> | undefined, vars: Var[], argstr: s
   for (const v of vars) {
     const s = /^user_string_quoted\((\w+)\)$/.exec(v.expr);
     if (s && names.has(s[1])) { role.set(v.name, 'string'); role.set(s[1], 'strAddr'); strAddr.set(v.name, s[1]); continue; }
-    const f = /^_\w+\((\w+)\)$/.exec(v.expr);
+    const f = /^_\w+\((?:[A-Za-z_]\w*, )?([A-Za-z_]\w*)(?:, \d+)?\)$/.exec(v.expr);
     if (f && names.has(f[1])) { role.set(v.name, 'flag'); flagOf.set(v.name, f[1]); continue; }
   }
   for (const v of vars) {
@@ -168,7 +169,8 @@ export function conformVars(ref: Set<string> | undefined, vars: Var[], argstr: s
   const flags = of('flag');
   for (const f of flags) {
     const base = map.get(flagOf.get(f)!) ?? flagOf.get(f)!;
-    const own = [`${base}_str`, `${base}_name`].find((c) => ref.has(c) && !used.has(c));
+    // a user struct's string: its address's stem (req_uaddr: req_str); semctl's cmd: cmdstr
+    const own = [`${base}_str`, `${base}_name`, `${base.replace(/_uaddr$/, '')}_str`, `${base}str`].find((c) => ref.has(c) && !used.has(c));
     if (own) { take(f, own); continue; }
     const cands = [...ref].filter((c) => /_(str|name)$/.test(c) && !used.has(c)
       && !refStr.some((s) => c.startsWith(s)) && !ref.has(c.replace(/_(str|name)$/, '_uaddr')));

@@ -1,7 +1,8 @@
 /**
  * The TypeScript bodies of tapset-library functions (declared with `%{ %}` in stdlib/), gathered
  * for the runtime's builtin table by installLibraryBuiltins() (called from installKernelProbes):
- * tapset_builtins.ts (syscall argument access, aux_syscalls formatters), softfloat.ts
+ * tapset_builtins.ts (syscall argument access, aux_syscalls formatters), aux_syscalls.ts and
+ * aux_syscalls_user.ts (stap 4.8's flag/enum and user-struct decoders), softfloat.ts
  * (floatingpoint.stp), uconversions.ts (user/kernel memory conversions), task_objects.ts (task,
  * file and dentry objects), and the small ones below: errno_p, signal and IRQ flag strings, the
  * load average, the kernel stack, symbol file/line, the session's module, register stores.
@@ -15,6 +16,8 @@ import { syscalls } from '../kernel/syscalls';
 import { printk, tracePrint } from '../kernel/printk';
 import { kmem, KernelFault } from '../kernel/memory';
 import { tapsetBuiltins } from './tapset_builtins';
+import { auxSyscallBuiltins } from './aux_syscalls';
+import { auxSyscallUserBuiltins } from './aux_syscalls_user';
 import { softfloatBuiltins } from './softfloat';
 import { uconversionBuiltins } from './uconversions';
 import { taskObjectBuiltins } from './task_objects';
@@ -206,7 +209,7 @@ export const miscBuiltins: Record<string, Builtin> = {
 
 /** Add every tapset-library builtin to the runtime table. */
 export function installLibraryBuiltins(table: Record<string, Builtin>): void {
-  for (const set of [tapsetBuiltins, softfloatBuiltins, uconversionBuiltins, taskObjectBuiltins, miscBuiltins]) {
+  for (const set of [tapsetBuiltins, auxSyscallBuiltins, auxSyscallUserBuiltins, softfloatBuiltins, uconversionBuiltins, taskObjectBuiltins, miscBuiltins]) {
     for (const [k, f] of Object.entries(set)) table[k] = f;
   }
 }

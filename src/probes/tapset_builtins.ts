@@ -22,6 +22,8 @@ import { btfSizeof, btfIntInfo, btfResolve, btfType, BtfKind } from '../kernel/b
 import type { KHit } from './hit';
 import { hitTask } from './hit';
 import { retvalOf } from '../kernel/current';
+import { userStructs } from './aux_syscalls_user';
+import type { UserStruct } from './aux_syscalls_user';
 
 /** stap's names where they differ from syscall_64.tbl (scripts/gen-syscall-tapsets.ts ALIAS_NAME). */
 const STAP_NAMES: Record<string, string> = { pread64: 'pread', pwrite64: 'pwrite' };
@@ -56,15 +58,24 @@ function taskSysEnv(t: TaskLike | undefined): SysEnv | null {
 interface Cur { nr: number; args: unknown[]; task: TaskLike | null; env: SysEnv | null; ret: number | undefined }
 const NONE: Cur = { nr: -1, args: [], task: null, env: null, ret: undefined };
 
-/** Memo of the last resolution (handlers of one hit call several accessors). */
+/**
+ * Memo of the last resolution (handlers of one hit call several accessors).  A probe's hit record
+ * is refilled for each of its hits (a return probe's with the same empty arguments): the memo
+ * holds while the hit record, its arguments and registers, the task's syscall and the return
+ * value are the same.
+ */
 let lastHit: KHit | null = null;
 let lastArgs: readonly unknown[] | null = null;
+let lastEnv: SysEnv | null = null;
+let lastRv: unknown = undefined;
 let lastCur: Cur = NONE;
 
 function cur(c: ProbeContext): Cur {
   const h = hitOf(c);
   if (!h) return NONE;
-  if (h === lastHit && h.args === lastArgs) return lastCur;
+  const env0 = taskSysEnv(h.cpuCtx.task as unknown as TaskLike);
+  const rv0 = h.regs.retval;
+  if (h === lastHit && h.args === lastArgs && env0 === lastEnv && rv0 === lastRv) return lastCur;
   let r: Cur = NONE;
   const tp = h.tp ? h.tp.name : '';
   if (tp === 'sys_enter' || tp === 'sys_exit') {
@@ -82,6 +93,8 @@ function cur(c: ProbeContext): Cur {
   }
   lastHit = h;
   lastArgs = h.args;
+  lastEnv = env0;
+  lastRv = rv0;
   lastCur = r;
   return r;
 }
@@ -90,7 +103,7 @@ function cur(c: ProbeContext): Cur {
 const USER_ARGS = 0x7ffc5b000000;
 const USER_ARGS_SIZE = 1 << 22;
 const cursors = new Map<number, number>();
-const laidOut = new WeakMap<unknown[], (number | undefined)[]>();
+const laidOut = new WeakMap<unknown[], (Long | undefined)[]>();
 
 function ualloc(us: AddressSpace, tgid: number, len: number): number {
   let at = cursors.get(tgid) ?? USER_ARGS;
@@ -136,18 +149,50 @@ function layOut(cu: Cur, i: number): number {
   return 0;
 }
 
+const structsByNr = new Map<number, Record<number, UserStruct> | null>();
+/** The user struct arguments of syscall nr (aux_syscalls_user.ts), by argument number. */
+function structsOf(nr: number): Record<number, UserStruct> | null {
+  let s = structsByNr.get(nr);
+  if (s === undefined) {
+    const sc = syscallByNr(nr);
+    structsByNr.set(nr, (s = (sc && userStructs(sc.name)) || null));
+  }
+  return s;
+}
+
+/** An argument the machine passes as a value (a nonzero number, a bigint, a boolean); undefined for the others. */
+function plainArg(v: unknown): Long | undefined {
+  if (typeof v === 'number' && v !== 0) return Number.isInteger(v) ? v : Math.trunc(v);
+  if (typeof v === 'bigint') return BigInt.asIntN(64, v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return undefined;
+}
+
 function scArg(c: ProbeContext, n: Long): Long {
   const cu = cur(c);
   const i = num(n);
   if (i < 0 || i >= cu.args.length) return 0;
   const v = cu.args[i];
-  if (typeof v === 'number' && v !== 0) return Number.isInteger(v) ? v : Math.trunc(v);
-  if (typeof v === 'bigint') return BigInt.asIntN(64, v);
-  if (typeof v === 'boolean') return v ? 1 : 0;
+  const st = structsOf(cu.nr);
+  const lay = st ? st[i] : undefined;
+  if (!lay) {
+    const x = plainArg(v);
+    if (x !== undefined) return x;
+  }
   let memo = laidOut.get(cu.args as unknown[]);
   if (!memo) laidOut.set(cu.args as unknown[], (memo = []));
   let p = memo[i];
-  if (p === undefined) memo[i] = p = layOut(cu, i);
+  // a struct the call passes (its bytes from the machine's value, current: what the call stored
+  // shows at its return), else the value's layout
+  const bytes = lay ? lay(v, cu.env as unknown as Record<string, unknown> | null) : null;
+  const tgid = cu.task ? cu.task.pid : 0;
+  if (p === undefined) {
+    p = bytes ? ucopy(tgid, bytes) : plainArg(v) ?? layOut(cu, i);
+    memo[i] = p;
+  } else if (bytes && typeof p === 'number') {
+    const us = userSpace(tgid);
+    for (let k = 0; k < bytes.length; k++) us.writeU8(p + k, bytes[k]);
+  }
   return p;
 }
 

@@ -4,6 +4,15 @@ export const SIGHUP = 1, SIGINT = 2, SIGQUIT = 3, SIGKILL = 9, SIGUSR1 = 10, SIG
   SIGPIPE = 13, SIGALRM = 14, SIGTERM = 15, SIGCHLD = 17, SIGCONT = 18, SIGSTOP = 19, SIGTSTP = 20, SIGTTIN = 21,
   SIGTTOU = 22;
 
+/** fake user-space address of a program's handler (the programs' handlers are JS closures) */
+export const USER_HANDLER = 0x55d4c6a01230;
+/**
+ * fake user-space address of the C library's __restore_rt: the sa_restorer (with SA_RESTORER) of
+ * every sigaction glibc's sigaction() passes to rt_sigaction
+ */
+export const USER_RESTORER = 0x7f3d8c23b050;
+export const SA_RESTORER = 0x04000000;
+
 /** A signal's bit in a sigset_t word (sigmask(sig)). */
 export const sigBit = (sig: number): number => 1 << (sig - 1);
 

@@ -20,7 +20,7 @@ import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { groupExitPath } from '../paths/entry';
 import { wakeTasks } from './sched/core';
-import { sigDefault, sigBit, SIGKILL, SIGCHLD, SIGCONT } from '../include/signal';
+import { sigDefault, sigBit, SIGKILL, SIGCHLD, SIGCONT, USER_HANDLER } from '../include/signal';
 import { kmem } from '../../kernel/memory';
 
 /** The machine as signals use it: the process table of the layer above (lookup by pid, do_notify_parent's waiters). */
@@ -33,8 +33,6 @@ export interface SignalMachine extends CpuMachine {
 
 const EINVAL = 22, ESRCH = 3, EINTR = 4;
 const SI_USER = 0, CLD_EXITED = 1, CLD_KILLED = 2;
-/** fake user-space address of a program's handler (the programs' handlers are JS closures) */
-const USER_HANDLER = 0x55d4c6a01230;
 
 interface SigInfo { signo: number; code: number; pid: number; uid: number; status?: number }
 /** the siginfo of each queued (pending) signal of a task, by signal number - 1 */

@@ -18,6 +18,7 @@ import { kmem } from '../../kernel/memory';
 import { openingFile, slabObject, kmallocObject, pageOf } from './kobjects';
 import { filenameAddr } from './args';
 import { OpenFile } from '../include/fs';
+import { syscalls } from '../../kernel/syscalls';
 
 const ret = (e: Env): unknown => e.ret;
 /** int-returning helpers that succeed with 0 (the syscall's positive result is computed later) */
@@ -59,10 +60,12 @@ export const returnValues = new Semantics<MachineCore>('paths/retvals');
 returnValues.fnRetsLater(() => {
   const rules: [string, RetRule][] = [];
   const names = new Set(RESULT_FUNCTIONS);
-  // every syscall entry point that a path calls
+  // every syscall entry point that a path calls, and those of the recorded trees (paths/entry.ts:
+  // wait4, brk, mmap ... run the entry model's trees, whose __x64_sys_* the templates do not name)
   for (const p of pathNames()) {
     for (const it of pathItems(p)) if (it.startsWith('__x64_sys_')) names.add(it);
   }
+  for (const sc of syscalls()) if (sc.tableSymbol.startsWith('__x64_sys_')) names.add(sc.tableSymbol);
   for (const n of names) rules.push([n, ret]);
   for (const n of ['vfs_open', 'do_dentry_open', 'security_file_open', 'rw_verify_area', 'security_file_permission']) rules.push([n, zeroOrErr]);
   rules.push(...POINTER_RULES);
