@@ -237,9 +237,15 @@ probe end {
     // the `swap` recording's events run: "block_bio_remap: 8,0 W 12096264 + 8 <- (8,1) 12094216", "block_plug: [dd]",
     // "block_unplug: [dd] 1", "mm_vmscan_write_folio: page=... pfn=0x97ac flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC";
     // 3132 remaps (one per bio), 242 plugs and unplugs (of 1 or 2 requests), 1784 folios written
-    const { m, lines } = tracedDd('block/block_bio_remap block/block_plug block/block_unplug block/block_rq_insert vmscan/mm_vmscan_write_folio');
+    const { m, lines } = tracedDd('block/block_bio_remap block/block_bio_queue block/block_plug block/block_unplug block/block_rq_insert vmscan/mm_vmscan_write_folio');
     const of = (ev: string): string[] => lines.filter((l) => l.includes(` ${ev}: `)).map((l) => l.slice(l.indexOf(` ${ev}: `) + ev.length + 3));
     const remaps = of('block_bio_remap'), plugs = of('block_plug'), unplugs = of('block_unplug'), folios = of('mm_vmscan_write_folio');
+    // each remapped bio is queued once (block_bio_queue after the remap, at the disk's sector); a recorded
+    // read or pageout the machine has no page for (its tree's readahead or pageouts longer than the machine's)
+    // submits no bio and traces none (not a NULL bio's `0,0 R 0 + 0`, nor the bio of an earlier fault)
+    const queued = of('block_bio_queue');
+    expect(queued.length).to.equal(remaps.length);
+    for (const q of queued) expect(q, q).to.match(/^8,0 (W|R) \d+ \+ 8 \[dd\]$/);
     const start = swapStart(m) + 2048, end = start + (m.mm.swaps[0].slots + 1) * 8;
     // one per swap bio (a page each), the disk's sector = the partition's + 2048, inside the swap file
     expect(remaps.length).to.be.within(m.mm.pswpout * 0.9, m.mm.pswpout + m.mm.pswpin * 1.1);

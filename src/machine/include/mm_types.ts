@@ -10,6 +10,8 @@ import { PAGE_SIZE } from './page_types';
 export { PAGE_SIZE };
 export const P_NONE = 0, P_PRESENT = 1, P_COW = 2, P_SWAPPED = 3;
 export const PROT_READ = 1, PROT_WRITE = 2, PROT_EXEC = 4;
+/** include/linux/swap.h SWAP_CLUSTER_MAX: the folios a reclaim pass isolates at a time, and a memory cgroup's reclaim's target */
+export const SWAP_CLUSTER_MAX = 32;
 /**
  * Whether a system call's buffer argument is an address the program names (a mapping of its own)
  * rather than the 0 a modelled program passes when it names none (U.read's default).
