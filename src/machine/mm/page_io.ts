@@ -66,13 +66,7 @@ export function swapReadPending(mm: Mm, addr: number): boolean {
  * as many pages as the machine does where the recordings have one (`e.treeCount`).
  */
 export function swapInIo(m: PageIoMachine, c: Cpu, mm: Mm, r: Region, i: number, kind: string, plan: FaultPlan, e: Env): void {
-  // (the bio of an earlier fault of the same system call's buffer is not this fault's: kernel faults share the call's env)
-  e.req = undefined;
-  e.swapReads = undefined;
-  e.swapReadNext = 0;
-  e.swapWait = undefined;
-  e.blockedTree = undefined;
-  e.treeCount = undefined;
+  clearFaultIo(e);
   if (kind !== 'swap') return;
   const addr = r.start + i * PAGE;
   let fl = inflight.get(mm);
@@ -101,6 +95,19 @@ export function swapInIo(m: PageIoMachine, c: Cpu, mm: Mm, r: Region, i: number,
   // (a fault that reclaims first takes the recorded reclaim trees, none of which slept for the read after
   // swapping out: its read completes without a wait)
   if (e.swapWait && !plan.treeFeat.includes('rc')) e.blockedTree = 'fault';
+}
+
+/**
+ * A fault's swap I/O cleared from its env (swapInIo's fields, and the bio the block tracepoints see): the
+ * kernel faults of one system call share the call's env, and an earlier fault's bio is not this one's.
+ */
+export function clearFaultIo(e: Env): void {
+  e.req = undefined;
+  e.swapReads = undefined;
+  e.swapReadNext = 0;
+  e.swapWait = undefined;
+  e.blockedTree = undefined;
+  e.treeCount = undefined;
 }
 
 export const pageIo = new Semantics<PageIoMachine>('mm/page_io');
@@ -209,6 +216,8 @@ pageIo.hook('swap_read_wait', (m, c, t, e) => {
     q.waiters.push(t);
     t.state = TASK_UNINTERRUPTIBLE;
     t.wchan = '__folio_lock_or_retry';
+    // (the fault returns VM_FAULT_RETRY once woken, and is taken again: mm/fault.ts kfault_buffer)
+    e.faultRetry = true;
   }
   // (the flush runs before the task sleeps, as schedule's blk_flush_plug)
   return readRest(m, c, t, e);
