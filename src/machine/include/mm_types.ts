@@ -46,7 +46,10 @@ export class Mm {
    */
   mapped = 0;
   swapents = 0;
-  /** addresses of swapped-out pages whose copy is in the swap cache (read by swap readahead: mm/mm.ts faultDone) */
+  /**
+   * addresses of swapped-out pages whose copy is in the swap cache: read by swap readahead (mm/mm.ts faultDone),
+   * or swapped out by a memory cgroup's reclaim and not freed yet (mm/mm.ts swapOut's `cached`, mm/vmscan.ts)
+   */
   readonly swapCache = new Set<number>();
   /** the memory cgroup its anonymous pages are charged to (the faulting process's: mm/memcontrol.ts) */
   memcg: MemCgroup | null = null;
