@@ -7,7 +7,10 @@
  */
 import { expect } from 'chai';
 import { Machine, installKernelSemantics } from '../../src/machine/machine';
-import { MemCgroup } from '../../src/machine/include/mm_types';
+import { MemCgroup, Mm, P_NONE, P_PRESENT } from '../../src/machine/include/mm_types';
+import type { Task } from '../../src/machine/include/sched';
+import { memcgCharge } from '../../src/machine/mm/memcontrol';
+import { queuePageout, swapWritePending } from '../../src/machine/mm/page_io';
 import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceHitFn, FTRACE_OPS_FL_INITIALIZED } from '../../src/kernel/ftrace';
 import { symbolName } from '../../src/kernel/kallsyms';
 
@@ -81,6 +84,52 @@ describe('memory cgroup reclaim and swap (mm/memcontrol.ts)', function () {
     // (chosen for the pages a swap-in reads: mm/page_io.ts) call free_swap_slot about as often (+2)
     expect(flushes).to.be.within(Math.floor(frees / 64) - 4, Math.ceil(frees / 64) + 2);
     expect(calls.get('swap_range_free')).to.equal(flushes * 64);
+  });
+  it('a reclaim uncharges the folios it frees (__remove_mapping), not those it swaps out: one every ~40 faults, as recorded', () => {
+    // add_to_swap leaves the folio charged in the swap cache until its pageout's write completes and a later
+    // reclaim frees it (mem_cgroup_swapout); the recording's events run reclaims every 39-40 faults (a reclaim
+    // frees ~40 written folios) and its graph run's first read every 31-59 (47 37 37 38 58 31 59 35 40); when
+    // add_to_swap uncharged at once, a reclaim that swapped out 80-100 folios put the next one as far away
+    // and one that freed a few readahead folios brought it back 8 faults later
+    const seq: string[] = [];
+    const { calls, status } = runDd(1024, seq);
+    expect(status).to.equal(0);
+    expect(calls.get('try_to_free_mem_cgroup_pages') ?? 0).to.be.within(30, 55);
+    const gaps: number[] = [];
+    let f = -1;
+    for (const n of seq) {
+      if (n === 'handle_mm_fault' && f >= 0) f++;
+      else if (n === 'try_to_free_mem_cgroup_pages') { if (f >= 0) gaps.push(f); f = 0; }
+    }
+    expect(gaps.filter((g) => g >= 30 && g <= 50).length).to.be.above(gaps.length * 0.6);
+  });
+  it('a reclaim that finds fewer than SWAP_CLUSTER_MAX clean folios writes (its tree has pageouts: fault feature pw)', () => {
+    // shrink_folio_list frees the clean swap-cache folios it finds; nr_to_reclaim SWAP_CLUSTER_MAX not met, it
+    // goes on to the group's mapped pages, add_to_swap and pageout: the recorded reclaims that wrote
+    const m = new Machine({ cpus: 1, seed: 1, memMB: 2048 });
+    m.run('swapon -a');
+    const g = new MemCgroup('test', 64);
+    const mm = new Mm();
+    const r = mm.region('anon0', 64);
+    r.pages.fill(P_PRESENT);
+    memcgCharge(g, mm, r, 0, 64);
+    const plan = (): string[] => m.mm.faultPlan(g, mm, r, 0, 'anon', true, 0).treeFeat;
+    r.pages[0] = P_NONE;
+    expect(plan()).to.deep.equal(['rc', 'pw']);
+    // 40 swapped out: still charged, in the swap cache; clean once written
+    const out = Array.from({ length: 40 }, () => m.mm.memcgSwapOut(g)!);
+    expect(g.usage).to.equal(64);
+    expect(mm.swapCache.size).to.equal(40);
+    expect(plan()).to.deep.equal(['rc']);
+    // dirty (their pageouts queued, not written yet): nothing to free without writing
+    const t = {} as Task;
+    for (const s of out) queuePageout(t, s);
+    expect(out.every((s) => swapWritePending(mm, s.addr!))).to.equal(true);
+    expect(plan()).to.deep.equal(['rc', 'pw']);
+    // a reclaim frees what is clean only
+    expect(m.mm.dropSwapCache(mm, (a) => swapWritePending(mm, a))).to.equal(false);
+    expect(m.mm.dropSwapCache(mm, () => false)).to.equal(true);
+    expect(g.usage).to.equal(63);
   });
   it('without a cgroup the same dd never reclaims nor swaps', () => {
     const { m, calls, status } = runDd(null);

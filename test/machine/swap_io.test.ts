@@ -21,6 +21,11 @@ import { newEnv } from '../../src/machine/paths/kexec';
 import { swapRequestTarget } from '../../src/machine/block/core';
 import type { SwapDev } from '../../src/machine/include/mm_types';
 
+import type { Task } from '../../src/machine/include/sched';
+import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceHitFn, FTRACE_OPS_FL_INITIALIZED } from '../../src/kernel/ftrace';
+import { symbolName } from '../../src/kernel/kallsyms';
+import { tracepointProbeRegister, tracepointProbeUnregister, type TracepointProbe } from '../../src/kernel/tracepoint';
+
 installKernelSemantics();
 
 const DD = 'dd if=/dev/zero of=/dev/null bs=5M count=2';
@@ -237,9 +242,15 @@ probe end {
     // the `swap` recording's events run: "block_bio_remap: 8,0 W 12096264 + 8 <- (8,1) 12094216", "block_plug: [dd]",
     // "block_unplug: [dd] 1", "mm_vmscan_write_folio: page=... pfn=0x97ac flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC";
     // 3132 remaps (one per bio), 242 plugs and unplugs (of 1 or 2 requests), 1784 folios written
-    const { m, lines } = tracedDd('block/block_bio_remap block/block_plug block/block_unplug block/block_rq_insert vmscan/mm_vmscan_write_folio');
+    const { m, lines } = tracedDd('block/block_bio_remap block/block_bio_queue block/block_plug block/block_unplug block/block_rq_insert vmscan/mm_vmscan_write_folio');
     const of = (ev: string): string[] => lines.filter((l) => l.includes(` ${ev}: `)).map((l) => l.slice(l.indexOf(` ${ev}: `) + ev.length + 3));
     const remaps = of('block_bio_remap'), plugs = of('block_plug'), unplugs = of('block_unplug'), folios = of('mm_vmscan_write_folio');
+    // each remapped bio is queued once (block_bio_queue after the remap, at the disk's sector); a recorded
+    // read or pageout the machine has no page for (its tree's readahead or pageouts longer than the machine's)
+    // submits no bio and traces none (not a NULL bio's `0,0 R 0 + 0`, nor the bio of an earlier fault)
+    const queued = of('block_bio_queue');
+    expect(queued.length).to.equal(remaps.length);
+    for (const q of queued) expect(q, q).to.match(/^8,0 (W|R) \d+ \+ 8 \[dd\]$/);
     const start = swapStart(m) + 2048, end = start + (m.mm.swaps[0].slots + 1) * 8;
     // one per swap bio (a page each), the disk's sector = the partition's + 2048, inside the swap file
     expect(remaps.length).to.be.within(m.mm.pswpout * 0.9, m.mm.pswpout + m.mm.pswpin * 1.1);
@@ -323,6 +334,35 @@ probe end {
     expect(open).to.equal(false);
     expect(passes).to.equal(ev.filter((x) => x[0] === 'mm_vmscan_lru_isolate').length);
     expect(passes).to.be.above(begins.length);
+  });
+  it('a swap-in that slept for its read is taken again (VM_FAULT_RETRY): a second handle_mm_fault, no second page_fault_kernel', () => {
+    // __folio_lock_or_retry releases the mmap lock and waits for the read; handle_mm_fault returns VM_FAULT_RETRY
+    // and do_user_addr_fault takes the fault again inside the one exc_page_fault (the recording's second read:
+    // 1348 fault trees for 1280 pages, 78 slept in __folio_lock_or_retry)
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    m.run('swapon -a');
+    const cnt = { handle: 0, events: 0, sleeps: 0 };
+    const p = m.procs.spawnCommand(DD, () => {}, () => {});
+    p.memcg = new MemCgroup('test', 1024);
+    const mine = (): boolean => (m.executingCpu()?.ctx.task as Task | null | undefined)?.proc === p;
+    const op = new FtraceOps('swap_retry', () => { if (mine() && symbolName(ftraceHitFn()) === 'handle_mm_fault') cnt.handle++; }, FTRACE_OPS_FL_INITIALIZED, 'swap_retry');
+    const onFault = (): void => { if (mine()) cnt.events++; };
+    const onSwitch = (_d: unknown, _pre: unknown, prev: Task): void => { if (prev.proc === p && prev.wchan === '__folio_lock_or_retry') cnt.sleeps++; };
+    registerFtraceFunction(op);
+    tracepointProbeRegister('page_fault_kernel', onFault, null);
+    tracepointProbeRegister('page_fault_user', onFault, null);
+    tracepointProbeRegister('sched_switch', onSwitch as TracepointProbe, null);
+    try {
+      m.runUntil(() => p.finished, 120e9);
+    } finally {
+      unregisterFtraceFunction(op);
+      tracepointProbeUnregister('page_fault_kernel', onFault, null);
+      tracepointProbeUnregister('page_fault_user', onFault, null);
+      tracepointProbeUnregister('sched_switch', onSwitch as TracepointProbe, null);
+    }
+    expect(cnt.sleeps).to.be.above(50);
+    // one more handle_mm_fault per sleep than faults taken (a few of dd's faults have two in their recorded tree)
+    expect(cnt.handle - cnt.events).to.be.within(cnt.sleeps, cnt.sleeps + 100);
   });
   it('a plug is the task\'s (current->plug): a preempted task that migrates takes its plugged requests along, another task on its old CPU starts an empty plug', () => {
     const m = new Machine({ cpus: 2, seed: 1, memMB: 256 });

@@ -316,6 +316,15 @@ block.tpArgs('block_rq_complete', (_m, _c, _t, e) => [requestAddr(e.req as BlkRe
 block.tpArgs('block_bio_queue', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 block.tpArgs('block_getrq', (_m, _c, _t, e) => [bioAddr(e.req as BlkRequest)]);
 /**
+ * A recorded tree's bio tracepoints fire for a bio of the machine's: a recorded submission the machine makes
+ * no bio for (a swap-in's readahead or a reclaim's pageout longer than the machine's: mm/page_io.ts) has no
+ * bio to trace (they would print a NULL bio's `0,0 R 0 + 0`).
+ */
+block.cond('has_bio', (_m, _c, _t, e) => e.req != null);
+block.tpIf('block_bio_queue', 'has_bio');
+block.tpIf('block_getrq', 'has_bio');
+block.tpIf('block_bio_backmerge', 'has_bio');
+/**
  * The stack the running code is on: a hook pushing a path pushes it where the calling path runs (a
  * task's, or the CPU's for softirq and writeback work).
  */

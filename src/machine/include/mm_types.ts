@@ -10,6 +10,8 @@ import { PAGE_SIZE } from './page_types';
 export { PAGE_SIZE };
 export const P_NONE = 0, P_PRESENT = 1, P_COW = 2, P_SWAPPED = 3;
 export const PROT_READ = 1, PROT_WRITE = 2, PROT_EXEC = 4;
+/** include/linux/swap.h SWAP_CLUSTER_MAX: the folios a reclaim pass isolates at a time, and a memory cgroup's reclaim's target */
+export const SWAP_CLUSTER_MAX = 32;
 /**
  * Whether a system call's buffer argument is an address the program names (a mapping of its own)
  * rather than the 0 a modelled program passes when it names none (U.read's default).
@@ -44,7 +46,10 @@ export class Mm {
    */
   mapped = 0;
   swapents = 0;
-  /** addresses of swapped-out pages whose copy is in the swap cache (read by swap readahead: mm/mm.ts faultDone) */
+  /**
+   * addresses of swapped-out pages whose copy is in the swap cache: read by swap readahead (mm/mm.ts faultDone),
+   * or swapped out by a memory cgroup's reclaim and not freed yet (mm/mm.ts swapOut's `cached`, mm/vmscan.ts)
+   */
   readonly swapCache = new Set<number>();
   /** the memory cgroup its anonymous pages are charged to (the faulting process's: mm/memcontrol.ts) */
   memcg: MemCgroup | null = null;

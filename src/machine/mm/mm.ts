@@ -9,7 +9,7 @@ import { perfSw, PERF_COUNT_SW_PAGE_FAULTS } from '../kernel/perf_events';
 import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Process, Task, TouchOp } from '../include/sched';
 import type { Inode, LazyEntry } from '../include/fs';
-import { Mm, Region, SwapDev, MemCgroup, type FaultPlan, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC } from '../include/mm_types';
+import { Mm, Region, SwapDev, MemCgroup, type FaultPlan, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC, SWAP_CLUSTER_MAX } from '../include/mm_types';
 import { memcgCharge, memcgChargeCache, memcgLruAdd, memcgOldest, memcgOverLimit, memcgUncharge } from './memcontrol';
 import { pushPath, newEnv } from '../paths/kexec';
 import { allocPfn } from '../paths/kobjects';
@@ -17,7 +17,7 @@ import { hash32 } from '../core/prng';
 import type { Sched } from '../kernel/sched/fair';
 import type { BlockLayer } from '../block/core';
 import { swapSlotAlloc, swapSlotFree, swapEntryOf, setSwapEntry, swapSlotDirty, swapSlotOnDevice, type SwapEntry } from './swapfile';
-import { swapInIo } from './page_io';
+import { swapInIo, swapReadPending, swapWritePending } from './page_io';
 import { PerCpuPages } from './page_alloc';
 
 /**
@@ -62,8 +62,9 @@ export function faultKind(r: Region, s: number, write: boolean): string {
 /**
  * What a fault will do, as the recorded fault trees show it (paths/model.ts TREE_FEATURES 'fault'):
  * 'rc' the charge reclaims first (try_to_free_mem_cgroup_pages), 'sio' a swap-in reads the swap device
- * (swapin_readahead), 'thp' an anonymous fault maps a huge page (do_huge_pmd_anonymous_page); `thp` the
- * huge page is mapped (not a fallback to a small page because the charge would not fit).
+ * (swapin_readahead), 'thp' an anonymous fault maps a huge page (do_huge_pmd_anonymous_page), 'pw' the
+ * reclaim writes folios out (__swap_writepage: too few clean ones to free); `thp` the huge page is mapped
+ * (not a fallback to a small page because the charge would not fit).
  */
 /** mm/swap_slots.c SWAP_SLOTS_CACHE_SIZE: freed slots a CPU's cache holds before it returns them (swapcache_free_entries) */
 const SWAP_SLOTS_CACHE_SIZE = 64;
@@ -375,13 +376,19 @@ export class MemSys {
     return { file, anon };
   }
 
-  /** Swap out page v (add_to_swap: a slot of the first area with room, by priority); its swap entry, or null when no area has room. */
-  swapOut(v: [Region, number, Mm]): SwapEntry | null {
+  /**
+   * Swap out page v (add_to_swap: a slot of the first area with room, by priority); its swap entry, or null
+   * when no area has room.  `cached`: the folio stays in the swap cache, charged to its memory cgroup, until
+   * a reclaim frees it (__remove_mapping's mem_cgroup_swapout moves the charge to the swap counter: mm/vmscan.ts
+   * memcg_drop_clean), once its pageout has written it; else it is freed at once (kswapd's batches).
+   */
+  swapOut(v: [Region, number, Mm], cached = false): SwapEntry | null {
     const [r, i, mm] = v;
+    const addr = r.start + i * PAGE_SIZE;
     r.pages[i] = P_SWAPPED;
     mm.rss--; mm.swapents++;
-    mm.swapCache.delete(r.start + i * PAGE_SIZE);
-    memcgUncharge(mm, 1);
+    if (cached) mm.swapCache.add(addr);
+    else { mm.swapCache.delete(addr); memcgUncharge(mm, 1); }
     this.anonPages--; this.freePages++;
     this.pswpout++;
     const dev = this.swaps.find((s) => s.used < s.slots);
@@ -389,18 +396,21 @@ export class MemSys {
     const f = anonFrames.get(r);
     const pfn = f?.get(i);
     f?.delete(i);
-    const e = dev && slot > 0 ? { dev, slot, pfn } : null;
+    const e = dev && slot > 0 ? { dev, slot, pfn, mm, addr } : null;
     setSwapEntry(r, i, e);
     // (the folio is in the swap cache until a pageout writes the slot: mm/page_io.ts swap_write_bio)
     if (e) swapSlotDirty(e);
     return e;
   }
 
-  /** Reclaim of memory cgroup `g` swaps out its oldest page (an add_to_swap of the recorded reclaim tree): its swap entry; null: none left. */
+  /**
+   * Reclaim of memory cgroup `g` swaps out its oldest page (an add_to_swap of the recorded reclaim tree): its
+   * swap entry; null: none left.  The folio stays charged in the swap cache (swapOut's `cached`).
+   */
   memcgSwapOut(g: MemCgroup): SwapEntry | null {
     if (!this.swaps.length || this.swapUsed >= this.swapTotal) return null;
     const v = memcgOldest(g);
-    return v ? this.swapOut(v) : null;
+    return v ? this.swapOut(v, true) : null;
   }
 
   /**
@@ -440,9 +450,24 @@ export class MemSys {
         if (thp) n = 0;
       }
     }
-    if (n && memcgOverLimit(g, n)) treeFeat.push('rc');
+    if (n && memcgOverLimit(g, n)) {
+      treeFeat.push('rc');
+      if (this.cleanSwapCache(mm) < SWAP_CLUSTER_MAX) treeFeat.push('pw');
+    }
     if (swapIo) treeFeat.push('sio');
     return { treeFeat, thp, swapIo, slotCpu: cpu, wpCopy };
+  }
+
+  /**
+   * The folios of `mm`'s swap cache a reclaim can free without writing (neither being read, dirty nor under
+   * writeback: mm/page_io.ts).  A memory cgroup's reclaim (try_to_free_mem_cgroup_pages: nr_to_reclaim
+   * SWAP_CLUSTER_MAX) that finds fewer scans on into the group's mapped pages and writes them out
+   * (shrink_folio_list's add_to_swap and pageout), freeing only what it found clean.
+   */
+  private cleanSwapCache(mm: Mm): number {
+    let n = 0;
+    for (const a of mm.swapCache) if (!swapReadPending(mm, a) && !swapWritePending(mm, a) && ++n >= SWAP_CLUSTER_MAX) break;
+    return n;
   }
 
   /**

@@ -66,11 +66,7 @@ export function swapReadPending(mm: Mm, addr: number): boolean {
  * as many pages as the machine does where the recordings have one (`e.treeCount`).
  */
 export function swapInIo(m: PageIoMachine, c: Cpu, mm: Mm, r: Region, i: number, kind: string, plan: FaultPlan, e: Env): void {
-  e.swapReads = undefined;
-  e.swapReadNext = 0;
-  e.swapWait = undefined;
-  e.blockedTree = undefined;
-  e.treeCount = undefined;
+  clearFaultIo(e);
   if (kind !== 'swap') return;
   const addr = r.start + i * PAGE;
   let fl = inflight.get(mm);
@@ -101,6 +97,19 @@ export function swapInIo(m: PageIoMachine, c: Cpu, mm: Mm, r: Region, i: number,
   if (e.swapWait && !plan.treeFeat.includes('rc')) e.blockedTree = 'fault';
 }
 
+/**
+ * A fault's swap I/O cleared from its env (swapInIo's fields, and the bio the block tracepoints see): the
+ * kernel faults of one system call share the call's env, and an earlier fault's bio is not this one's.
+ */
+export function clearFaultIo(e: Env): void {
+  e.req = undefined;
+  e.swapReads = undefined;
+  e.swapReadNext = 0;
+  e.swapWait = undefined;
+  e.blockedTree = undefined;
+  e.treeCount = undefined;
+}
+
 export const pageIo = new Semantics<PageIoMachine>('mm/page_io');
 
 /** Per reclaiming task, its swap-outs whose folio no pageout has written yet, oldest first. */
@@ -114,6 +123,28 @@ export function queuePageout(t: Task, s: SwapEntry): void {
   let q = dirtyFolios.get(t);
   if (!q) dirtyFolios.set(t, (q = []));
   q.push(s);
+  if (s.mm && s.addr !== undefined) {
+    let w = pageouts.get(s.mm);
+    if (!w) pageouts.set(s.mm, (w = new Map()));
+    w.set(s.addr, null);
+  }
+}
+/**
+ * Per address space, the swap cache folios a memory cgroup's reclaim swapped out, by address: the bio that
+ * writes each (null: no pageout has written it yet, the folio is dirty).
+ */
+const pageouts = new WeakMap<Mm, Map<number, BlkRequest | null>>();
+/**
+ * Whether the swap cache folio at `addr` of `mm` cannot be freed yet: dirty (its pageout has not written it)
+ * or under writeback (its write has not completed: end_swap_bio_write ends it and folio_rotate_reclaimable
+ * puts it back at the inactive list's tail, where the next reclaim frees it).
+ */
+export function swapWritePending(mm: Mm, addr: number): boolean {
+  const w = pageouts.get(mm);
+  if (!w || !w.has(addr)) return false;
+  const q = w.get(addr);
+  if (q && !pending(q)) { w.delete(addr); return false; }
+  return true;
 }
 /** The next folio task `t`'s pageout writes: its oldest swap-out whose slot is still unwritten (swapSlotWritten). */
 function nextPageout(t: Task): SwapEntry | undefined {
@@ -130,12 +161,13 @@ function nextPageout(t: Task): SwapEntry | undefined {
  */
 pageIo.hook('swap_write_bio', (m, c, t, e) => {
   const s = nextPageout(t);
-  // (no page of the machine's for this recorded swap-out: its folio is not known)
+  // (no page of the machine's for this recorded swap-out: its folio is not known, no bio is submitted)
   e.writeFolio = s?.pfn;
-  if (!s) return H_CONT;
+  if (!s) { e.req = undefined; return H_CONT; }
   const q = swapBio(s, true, c.id);
   e.req = q;
   m.blk.queue(c, q);
+  if (s.mm && s.addr !== undefined) pageouts.get(s.mm)?.set(s.addr, q);
   return H_CONT;
 });
 pageIo.at('__swap_writepage', 'swap_write_bio');
@@ -144,7 +176,8 @@ pageIo.at('__swap_writepage', 'swap_write_bio');
 pageIo.hook('swap_read_bio', (m, c, _t, e) => {
   const reads = e.swapReads as BlkRequest[] | undefined;
   const n = (e.swapReadNext as number | undefined) ?? 0;
-  if (!reads || n >= reads.length) return H_CONT;
+  // (a recorded read past the machine's: no bio)
+  if (!reads || n >= reads.length) { e.req = undefined; return H_CONT; }
   e.swapReadNext = n + 1;
   e.req = reads[n];
   plugged.add(reads[n]);
@@ -183,6 +216,8 @@ pageIo.hook('swap_read_wait', (m, c, t, e) => {
     q.waiters.push(t);
     t.state = TASK_UNINTERRUPTIBLE;
     t.wchan = '__folio_lock_or_retry';
+    // (the fault returns VM_FAULT_RETRY once woken, and is taken again: mm/fault.ts kfault_buffer)
+    e.faultRetry = true;
   }
   // (the flush runs before the task sleeps, as schedule's blk_flush_plug)
   return readRest(m, c, t, e);

@@ -10,7 +10,7 @@ import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import { PAGE, type Inode } from '../include/fs';
 import type { CpuMachine } from '../include/cpu';
-import type { SwapDev, Region } from '../include/mm_types';
+import type { SwapDev, Region, Mm } from '../include/mm_types';
 
 const ENOENT = 2, EINVAL = 22;
 
@@ -103,9 +103,10 @@ export function swapSlotSector(d: SwapDev, s: number): number {
 
 /**
  * A swapped-out page's place: its swap area and slot (swp_entry_t's type and offset); `pfn`: the frame
- * the page had when it was swapped out (what pageout wrote).
+ * the page had when it was swapped out (what pageout wrote); `mm`, `addr`: the address space and address
+ * of the page (its folio's place in that swap cache).
  */
-export interface SwapEntry { dev: SwapDev; slot: number; pfn?: number }
+export interface SwapEntry { dev: SwapDev; slot: number; pfn?: number; mm?: Mm; addr?: number }
 /** per region, each swapped-out page's swap entry (SwapEntry.slot; the area in `swapAreaOf`), 0: none */
 const swapSlots = new WeakMap<Region, Int32Array>();
 const swapAreaOf = new WeakMap<Region, (SwapDev | undefined)[]>();

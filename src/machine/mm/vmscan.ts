@@ -4,7 +4,8 @@ import { Semantics } from '../paths/semantics';
 import { pushPath, newEnv, H_CONT, H_PUSHED, H_SLEEP } from '../paths/kexec';
 import { TASK_INTERRUPTIBLE } from '../include/sched';
 import { pfnPage } from '../paths/kobjects';
-import { queuePageout, swapReadPending } from './page_io';
+import { SWAP_CLUSTER_MAX } from '../include/mm_types';
+import { queuePageout, swapReadPending, swapWritePending } from './page_io';
 
 export const vmscan = new Semantics<MmMachine>('mm/vmscan');
 
@@ -33,9 +34,10 @@ vmscan.hook('kswapd_sleep', (m, _c, t, e) => {
 });
 /**
  * A recorded reclaim of a memory cgroup (try_to_free_mem_cgroup_pages → shrink_folio_list): each
- * add_to_swap is one of the group's pages swapped out, its oldest (mm/memcontrol.ts), so the group's
- * usage falls by what the real reclaim freed.  Reclaim outside a group (kswapd's template) swaps out
- * its own victims (reclaim_batch).
+ * add_to_swap is one of the group's pages swapped out, its oldest (mm/memcontrol.ts): unmapped, its folio
+ * in the swap cache, still charged, until the pageout that follows writes it and a reclaim after the
+ * write frees it (memcg_drop_clean).  Reclaim outside a group (kswapd's template) swaps out its own
+ * victims (reclaim_batch).
  */
 vmscan.hook('memcg_swap_out', (m, _c, t) => {
   const g = t.proc.memcg;
@@ -46,15 +48,20 @@ vmscan.hook('memcg_swap_out', (m, _c, t) => {
 });
 vmscan.at('add_to_swap', 'memcg_swap_out');
 /**
- * A folio a memory cgroup's reclaim frees (__remove_mapping): the group's clean swap-cache pages go first
- * (swap readahead's, read but not mapped: nothing to write), so a later fault on one reads the swap
- * device again (every recorded reclaiming swap-in of the group is a major fault: swapin_readahead).
+ * A folio a memory cgroup's reclaim frees (__remove_mapping): one of the group's clean swap-cache folios,
+ * uncharged (mem_cgroup_swapout moves the charge to swap), so the group's usage falls by what the real
+ * reclaim freed, not by what it swapped out: a folio swapped out by an add_to_swap once its pageout's write
+ * has completed (end_swap_bio_write; dirty or under writeback it is kept: mm/page_io.ts swapWritePending),
+ * swap readahead's folios once read (read but not mapped: nothing to write), so a later fault on one reads
+ * the swap device again (every recorded reclaiming swap-in of the group is a major fault: swapin_readahead).
+ * The recording's events run shows it: a reclaim that writes ~180 folios frees ~12, the next ones free
+ * ~40 each and write none, one every ~40 faults.
  */
 vmscan.hook('memcg_drop_clean', (m, _c, t, e) => {
   // (a folio freed: the reclaim pass's nr_reclaimed, below)
   if (typeof e.vmPassReclaimed === 'number') { e.vmPassReclaimed++; e.vmReclaimed = (e.vmReclaimed as number) + 1; }
   const mm = t.proc.mm;
-  if (t.proc.memcg && mm && mm.memcg === t.proc.memcg) m.mm.dropSwapCache(mm, (a) => swapReadPending(mm, a));
+  if (t.proc.memcg && mm && mm.memcg === t.proc.memcg) m.mm.dropSwapCache(mm, (a) => swapReadPending(mm, a) || swapWritePending(mm, a));
   return H_CONT;
 });
 vmscan.at('__remove_mapping', 'memcg_drop_clean');
@@ -73,7 +80,6 @@ vmscan.tpArgs('mm_vmscan_write_folio', (_m, _c, _t, e) => [typeof e.writeFolio =
  * recorded pass isolated; nr_reclaimed counts the folios the pass's __remove_mapping calls freed.
  */
 const DEF_PRIORITY = 12;
-const SWAP_CLUSTER_MAX = 32;
 /** include/linux/mmzone.h enum lru_list */
 const LRU_INACTIVE_ANON = 0, LRU_ACTIVE_ANON = 1;
 /** include/linux/gfp_types.h GFP_HIGHUSER_MOVABLE (a user page's charge: the gfp try_charge_memcg reclaims with) */

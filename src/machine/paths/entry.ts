@@ -273,14 +273,15 @@ modelEntry.hook('kfault_point', (m, c, t, e) => {
 /**
  * A page fault taken in kernel mode inside the entry `e` (a syscall's copy to or from user memory): the
  * page_fault_kernel event, the fault's recorded tree for features `feat` (the `fault` key's), the
- * mmap_lock release; false when no recording has a fault.
+ * mmap_lock release; false when no recording has a fault.  `retry`: the same fault taken again after a
+ * VM_FAULT_RETRY (do_user_addr_fault's retry: exc_page_fault, and its event, was entered once).
  */
-export function pushKernelFault(m: MachineCore, c: Cpu, t: Task, e: Env, feat: string): boolean {
+export function pushKernelFault(m: MachineCore, c: Cpu, t: Task, e: Env, feat: string, retry = false): boolean {
   const p = modelPath(m, c, t, e, 'fault', feat);
   if (!p) return false;
   pushPath(c.ks, KFAULT_EXIT, e);
   pushPath(c.ks, p, e);
-  pushPath(c.ks, KFAULT_ENTRY, e);
+  if (!retry) pushPath(c.ks, KFAULT_ENTRY, e);
   return true;
 }
 const KFAULT_ENTRY: CompiledPath = { name: 'kernel_fault_entry', code: Int32Array.of(OP_TP, tpIndex('exceptions:page_fault_kernel'), OP_END) };

@@ -148,9 +148,10 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   // a page fault: the memory cgroup's charge reclaimed first (over memory.max), a swap-in read the swap
   // device (not in the swap cache), an anonymous fault took a transparent huge page, a swap-in's
   // free_swap_slot found its CPU's slots cache full, a write to a write-protected page copied it
-  // (do_wp_page's wp_page_copy, not the reuse of an anonymous page only this address space maps) (mm/mm.ts faultPlan)
+  // (do_wp_page's wp_page_copy, not the reuse of an anonymous page only this address space maps), the
+  // reclaim wrote folios out (pageout: it found too few clean ones to free) (mm/mm.ts faultPlan)
   fault: [['rc', 'try_to_free_mem_cgroup_pages'], ['sio', 'swapin_readahead'], ['thp', 'do_huge_pmd_anonymous_page'], ['sfe', 'swapcache_free_entries'],
-    ['cp', 'wp_page_copy']],
+    ['cp', 'wp_page_copy'], ['pw', '__swap_writepage']],
   // exit_group(2): the address space torn down had pages out on swap (zap_pte_range freeing their entries)
   'sys:exit_group': [['swp', 'free_swap_and_cache']],
   // write(2): an O_DIRECT write (iomap direct I/O: the bio submitted and waited for in the call)
