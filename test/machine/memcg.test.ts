@@ -101,7 +101,9 @@ describe('memory cgroup reclaim and swap (mm/memcontrol.ts)', function () {
       if (n === 'handle_mm_fault' && f >= 0) f++;
       else if (n === 'try_to_free_mem_cgroup_pages') { if (f >= 0) gaps.push(f); f = 0; }
     }
-    expect(gaps.filter((g) => g >= 30 && g <= 50).length).to.be.above(gaps.length * 0.6);
+    // (within the recorded graph run's range, 31-59: with the CPUs side by side, the writes' completions on the
+    // disk's CPU land between dd's faults at other points than when the CPUs took turns)
+    expect(gaps.filter((g) => g >= 30 && g <= 60).length).to.be.above(gaps.length * 0.6);
   });
   it('a reclaim that finds fewer than SWAP_CLUSTER_MAX clean folios writes (its tree has pageouts: fault feature pw)', () => {
     // shrink_folio_list frees the clean swap-cache folios it finds; nr_to_reclaim SWAP_CLUSTER_MAX not met, it
