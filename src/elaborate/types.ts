@@ -772,7 +772,7 @@ export class TypeResolver extends TypeBookkeeping {
       if (bp?.targetType) {
         const point: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0, contextFree: !u?.point } };
         const r = bp.targetType(point, e);
-        if (r instanceof SemanticError) throw r;
+        if (r instanceof SemanticError) return this.unresolvedTarget(r);
         this.setType(e, r);
         this.pointees.setTarget(e, bp.targetPointee?.(point, e));
         return;
@@ -781,6 +781,11 @@ export class TypeResolver extends TypeBookkeeping {
     // (an autocast whose operand carries no type: stap's visit_autocast_op)
     const what = e.k === 'atvar' ? 'unresolved @var() expression' : e.k === 'autocast' ? 'unknown type in dereference' : 'unresolved target-symbol expression';
     this.still++;
+    // (reported by the asserting pass, as a probe's: after constant folding has dropped dead code
+    // and dead overloads, and not after a mismatch: real-stap -p2 passes 'function f() { if (0)
+    // return $nosuch; return 2 } probe begin { println(f()) }' and says only the mismatch of
+    // 'function f() { return $nosuch + "a" } ...')
+    if (!this.assert || this.mismatched) return;
     this.report(new SemanticError(what, e.tok, [], 'unresolved-target'));
     // (its context may still type it, `$x++`: then stap has no unresolved type to add)
     if (this.t === 'unknown') this.unresolved(e.tok);
