@@ -8,21 +8,7 @@
  * Every expected text was checked against real SystemTap 4.8 (../shared/tools/real-stap -p2).
  */
 import { expect } from 'chai';
-import { Diagnostics } from '../../src/diag';
-import { parseFile } from '../../src/parse';
-import { elaborate, printProgram, TapsetLibrary, stdlibDir } from '../../src/elaborate';
-
-let library: TapsetLibrary | null = null;
-
-function p2(text: string, u = false): { out: string; err: string } {
-  let err = '';
-  const diag = new Diagnostics({ verbose: 0, suppressWarnings: false }, (s) => { err += s; });
-  library ??= new TapsetLibrary({ dirs: [stdlibDir()], parse: { args: [], guru: false }, diag, cacheDir: null, builtCacheDir: null });
-  const f = parseFile({ name: '<input>', text, isTapset: false }, { args: [], guru: false, libraryMacros: library.macros() as never }, diag);
-  if (!f) return { out: '', err };
-  const prog = elaborate([f], { guru: false, unoptimized: u, library }, diag);
-  return { out: prog ? printProgram(prog) : '', err };
-}
+import { p2 } from '../helpers/p2';
 
 const LISTING_ONE = '# functions\nf:long ()\n# probes\nbegin /* <- begin */\n';
 
