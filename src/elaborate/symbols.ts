@@ -7,7 +7,7 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { Session, pragmasOf } from './session';
-import { suggest, withSimilar, stmtChildren, walkStmt, exprChildren, fold } from './util';
+import { suggest, withSimilar, stmtChildren, exprChildren, fold } from './util';
 import { defaultRegistry, type Provider } from './probes';
 import { declarationsKey, type Lookup } from './aliases';
 
@@ -53,7 +53,6 @@ function newLocal(name: string, tok: A.Token, file: A.SourceFile): A.VarDecl {
 
 /** Same-arity overload chains, computed once per name group. */
 const chainDone = new WeakSet<A.FunctionDecl>();
-
 
 /** Operands of `delete` that are neither arrays nor target expressions, refused at type resolution. */
 const DELETE_LATER = new Set<A.Expr['k']>(['num', 'str', 'binary', 'logical', 'compare', 'concat', 'regex', 'unary', 'incdec',
