@@ -144,6 +144,10 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body), allOverloads);
   if (!opts.unoptimized && !opts.listing) {
     for (const d of derived) markUnresolvedTargets(d.dp.body, d.scope);
+    // (a function body has no probe context: its `$x` is unresolved, an expression the optimiser
+    // may drop as a probe's: real-stap -p2 passes 'function f() { x = $nosuch; return 1 } probe
+    // begin { println(f()) }', eliding the assignment)
+    for (const f of reachable()) if (f.body.k !== 'embedded') markUnresolvedTargets(f.body, {});
     new Optimizer(diag, s.allGlobals, userFiles, resolver.definedReads).run(units, reachable, liveGlobals, stopForWarnings);
   }
   let live = units.filter((u) => !u.elided);
@@ -363,8 +367,8 @@ function skipBadvars(body: A.Block, scope: Scope, diag: Diagnostics): void {
   stmt(body);
 }
 
-/** Mark the `$var`s of a probe body that its point cannot resolve (see optimize.ts). */
-export function markUnresolvedTargets(body: A.Block, scope: Scope): void {
+/** Mark the `$var`s of a probe body that its point cannot resolve, every one of a function body (`{}`; see optimize.ts). */
+export function markUnresolvedTargets(body: A.Block, scope: Pick<Scope, 'provider' | 'point'>): void {
   const p = scope.provider;
   walkStmt(body, (e) => {
     if (e.k === 'target' && !(p?.targetDefined && scope.point && p.targetDefined(scope.point, e))) unresolvedTargets.add(e);

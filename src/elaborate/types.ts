@@ -787,8 +787,10 @@ export class TypeResolver extends TypeBookkeeping {
     // 'function f() { return $nosuch + "a" } ...')
     if (!this.assert || this.mismatched) return;
     this.report(new SemanticError(what, e.tok, [], 'unresolved-target'));
-    // (its context may still type it, `$x++`: then stap has no unresolved type to add)
-    if (this.t === 'unknown') this.unresolved(e.tok);
+    // (its context may still type it, `$x++`: then stap has no unresolved type to add; in a
+    // function it is the call left untyped: real-stap -p2 -e 'function f() { return $nosuch }
+    // probe begin { println(f()) }' says `unresolved type` at f)
+    if (this.t === 'unknown' && this.current?.point) this.unresolved(e.tok);
   }
 }
 

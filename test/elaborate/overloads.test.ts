@@ -75,7 +75,27 @@ describe('elaborate: function overloads (stap 4.8 referents)', () => {
       '        source: function f() { return $nosuch + "a" } probe begin { println(f()) }\n' +
       '                                                ^\n\n');
     const live = p2('function f() { return $nosuch } probe begin { println(f()) }');
-    expect(live.err).to.contain("semantic error: unresolved target-symbol expression: identifier '$nosuch' at <input>:1:23");
+    expect(live.err.split('\n').filter((l) => l.startsWith('semantic error'))).to.deep.equal([
+      "semantic error: unresolved target-symbol expression: identifier '$nosuch' at <input>:1:23",
+      // (the call is what is left untyped)
+      "semantic error: unresolved type : identifier 'f' at :1:55",
+    ]);
+  });
+
+  it('a function body\'s unresolved target expression may be dropped by the optimiser, as a probe\'s', () => {
+    expect(p2('function f() { x = $nosuch; return 1 } probe begin { println(f()) }')).to.deep.equal({
+      out: LISTING_ONE,
+      err: "WARNING: Eliding assignment to 'x': operator '=' at <input>:1:18\n" +
+        ' source: function f() { x = $nosuch; return 1 } probe begin { println(f()) }\n' +
+        '                          ^\n' +
+        "WARNING: Eliding side-effect-free expression : identifier 'x' at :1:16\n" +
+        ' source: function f() { x = $nosuch; return 1 } probe begin { println(f()) }\n' +
+        '                        ^\n',
+    });
+    expect(p2('function f() { $nosuch; return 1 } probe begin { println(f()) }').err)
+      .to.equal("WARNING: Eliding side-effect-free expression : identifier '$nosuch' at <input>:1:16\n" +
+        ' source: function f() { $nosuch; return 1 } probe begin { println(f()) }\n' +
+        '                        ^\n');
   });
 });
 
