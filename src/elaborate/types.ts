@@ -781,19 +781,13 @@ export class TypeResolver extends TypeBookkeeping {
     // (an autocast whose operand carries no type: stap's visit_autocast_op)
     const what = e.k === 'atvar' ? 'unresolved @var() expression' : e.k === 'autocast' ? 'unknown type in dereference' : 'unresolved target-symbol expression';
     this.still++;
-    // (reported by the asserting pass, as a probe's: after constant folding has dropped dead code
-    // and dead overloads, and not after a mismatch: real-stap -p2 passes 'function f() { if (0)
-    // return $nosuch; return 2 } probe begin { println(f()) }' and says only the mismatch of
-    // 'function f() { return $nosuch + "a" } ...')
+    // (by the asserting pass, after folding, not after a mismatch, as a probe's: overloads.test.ts)
     if (!this.assert || this.mismatched) return;
     this.report(new SemanticError(what, e.tok, [], 'unresolved-target'));
-    // (its context may still type it, `$x++`: then stap has no unresolved type to add; in a
-    // function it is the call left untyped: real-stap -p2 -e 'function f() { return $nosuch }
-    // probe begin { println(f()) }' says `unresolved type` at f)
+    // (its context may still type it, `$x++`: no unresolved type then; in a function: the call)
     if (this.t === 'unknown' && this.current?.point) this.unresolved(e.tok);
   }
 }
-
 
 /** Literals carry their type from the start (as stap's parser sets them). */
 function presetLiterals(n: A.Block | A.Expr): void {
