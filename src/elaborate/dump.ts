@@ -113,7 +113,10 @@ export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } 
   }
   if (prog.functions.length) {
     out += '# functions\n';
-    const fns = [...prog.functions].sort((a, b) => cmpBytes(a.name, b.name));
+    // (in stap's order of their mangled names, NAME__overload_N: a tapset's overloads, parsed
+    // first, before a script's of the same name)
+    const rank = (f: A.FunctionDecl): number => (f.file?.isTapset ? 0 : 1);
+    const fns = [...prog.functions].sort((a, b) => cmpBytes(a.name, b.name) || rank(a) - rank(b));
     for (const f of fns) {
       out += `${f.name}:${typeName(f.type)} (${(f.paramDecls ?? []).map((p) => `${p.name}:${typeName(p.type)}`).join(', ')})\n`;
       out += localsBlock([...(f.locals ?? []), ...(info?.optimized ? stableLocals(f.body) : [])]);

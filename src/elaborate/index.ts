@@ -12,7 +12,7 @@ import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
 import { Optimizer, liveBodies, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly, replaceNode } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
-import { walkStmt, walkExpr, renderComponents, exprChildren, stmtChildren, cmpBytes } from './util';
+import { walkStmt, walkExpr, renderComponents, exprChildren, stmtChildren, cmpBytes, containsNext } from './util';
 import { preorder } from './callgraph';
 import { checkPrivilege } from './privilege';
 import { programInfo } from './program_info';
@@ -139,9 +139,15 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: functorOf(d.dp.point.pp), also: d.exp.more?.map((m) => functorOf(m.rp.pp)),
     tok: probeInfo.get(d.dp)!.elisionTok, isUser: userFiles.has(d.decl.file), p: d, elidesAt: d.elidesAt,
   }));
-  const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body));
+  // (every overload of a call's arity until type resolution is done: index.ts reachableFunctions)
+  let allOverloads = true;
+  const reachable = (): A.FunctionDecl[] => reachableFunctions(units.filter((u) => !u.elided).map((u) => u.body), allOverloads);
   if (!opts.unoptimized && !opts.listing) {
     for (const d of derived) markUnresolvedTargets(d.dp.body, d.scope);
+    // (a function body has no probe context: its `$x` is unresolved, an expression the optimiser
+    // may drop as a probe's: real-stap -p2 passes 'function f() { x = $nosuch; return 1 } probe
+    // begin { println(f()) }', eliding the assignment)
+    for (const f of reachable()) if (f.body.k !== 'embedded') markUnresolvedTargets(f.body, {});
     new Optimizer(diag, s.allGlobals, userFiles, resolver.definedReads).run(units, reachable, liveGlobals, stopForWarnings);
   }
   let live = units.filter((u) => !u.elided);
@@ -182,7 +188,19 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   // (under -u too, which keeps the locals and globals: real-stap -u -p2 'probe begin { if (0)
   // { println($nosuch) } }' passes)
   const fold = opts.listing ? undefined : (): boolean => {
-    if (!new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions))) return false;
+    let changed = new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions));
+    // (and the overloads no `next` reaches go, with what only they called: their mismatches were
+    // seen, nothing unresolved in them is reported: real-stap -p2 passes 'global q function f() {
+    // return 1 } function f() { q = r; return 1 } probe begin { println(f()) }', not under -u)
+    if (!opts.unoptimized && allOverloads) {
+      allOverloads = false;
+      const kept = reachable();
+      if (kept.length !== functions.length) {
+        functions.splice(0, functions.length, ...kept);
+        changed = true;
+      }
+    }
+    if (!changed) return false;
     if (opts.unoptimized) return true;
     const still: VarUse = { read: new Set(), written: new Set() };
     for (const u of live) {
@@ -203,7 +221,10 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   if (!tr.run(functions, typeUnits, usedGlobals, fold)) return null;
   if (diag.errorCount > errors0 || stopForWarnings()) return null;
   if (!opts.unoptimized && !opts.listing) {
-    // stap's optimize2: constant folding and what it leaves unused
+    // stap's optimize2: constant folding and what it leaves unused; an overload after one without
+    // `next` is never reached, and goes silently with what only it used (real-stap -vvv: 'Eliding
+    // unused function', after the type errors of its body)
+    allOverloads = false;
     new Optimizer(diag, s.allGlobals, userFiles).run(units, reachable, liveGlobals, stopForWarnings, true);
     if (stopForWarnings()) return null;
     live = units.filter((u) => !u.elided);
@@ -346,32 +367,33 @@ function skipBadvars(body: A.Block, scope: Scope, diag: Diagnostics): void {
   stmt(body);
 }
 
-/** Mark the `$var`s of a probe body that its point cannot resolve (see optimize.ts). */
-export function markUnresolvedTargets(body: A.Block, scope: Scope): void {
+/** Mark the `$var`s of a probe body that its point cannot resolve, every one of a function body (`{}`; see optimize.ts). */
+export function markUnresolvedTargets(body: A.Block, scope: Pick<Scope, 'provider' | 'point'>): void {
   const p = scope.provider;
   walkStmt(body, (e) => {
     if (e.k === 'target' && !(p?.targetDefined && scope.point && p.targetDefined(scope.point, e))) unresolvedTargets.add(e);
   });
 }
 
-/** Functions reachable from the bodies (calls, and `next` into following overloads). */
-export function reachableFunctions(bodies: A.Stmt[]): A.FunctionDecl[] {
+/**
+ * Functions reachable from the bodies: their calls, with every overload of a call's arity
+ * (`allOverloads`, as stap 4.8 has them until its optimiser drops the dead ones, and keeps under
+ * -u: real-stap -u -p2 lists both `f:long ()` of 'function f() { return 1 } function f() { return
+ * 2 } probe begin { println(f()) }'), else only the overloads a `next` goes on to.
+ */
+export function reachableFunctions(bodies: A.Stmt[], allOverloads = true): A.FunctionDecl[] {
   const order: A.FunctionDecl[] = [];
-  const calls = (root: A.Stmt, onStmt?: (s: A.Stmt) => void): A.FunctionDecl[] => {
+  const calls = (root: A.Stmt): A.FunctionDecl[] => {
     const out: A.FunctionDecl[] = [];
     walkStmt(root, (e) => {
       if (e.k === 'call' && e.ref) out.push(e.ref);
-    }, onStmt);
+    });
     return out;
   };
-  // what a function reaches: its calls in order, then the overload its `next` goes on to
+  // what a function reaches: its calls in order, then the overload after it
   const succ = (f: A.FunctionDecl): A.FunctionDecl[] => {
-    if (f.body.k === 'embedded') return /STAP_NEXT/.test(f.body.code) && f.nextOverload ? [f.nextOverload] : [];
-    let hasNext = false;
-    const out = calls(f.body, (st) => {
-      if (st.k === 'next') hasNext = true;
-    });
-    if (hasNext && f.nextOverload) out.push(f.nextOverload);
+    const out = f.body.k === 'embedded' ? [] : calls(f.body);
+    if (f.nextOverload && (allOverloads || containsNext(f))) out.push(f.nextOverload);
     return out;
   };
   const seen = new Set<A.FunctionDecl>();

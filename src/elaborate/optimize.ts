@@ -8,7 +8,7 @@
 import type * as A from '../ast';
 import { ConstFolder } from './const_fold';
 import { Diagnostics, SemanticError } from '../diag';
-import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar } from './util';
+import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar, containsNext } from './util';
 import { preorder } from './callgraph';
 import { isLvalue } from '../parse/literals';
 
@@ -137,6 +137,13 @@ function isStmt(n: A.Stmt | A.Expr): n is A.Stmt {
 /** Side-effect analysis of functions (memoised; call chains walked without recursion). */
 export class Effects {
   private memo = new Map<A.FunctionDecl, boolean>();
+  /**
+   * A call may reach every overload of its arity (until type resolution is done), else only
+   * those a `next` goes on to: then the call of a script's empty `exit()` has no effects, the
+   * tapset's exit() being a dead overload (real-stap -p2 -e 'function exit() { } probe begin {
+   * exit() }': the probe is elided, without the warning of the first pass's elisions).
+   */
+  allOverloads = true;
   /** While working out a function's own effects: the functions it calls (not followed). */
   private callees: A.FunctionDecl[] | null = null;
 
@@ -171,7 +178,7 @@ export class Effects {
     } finally {
       this.callees = outer;
     }
-    if (fn.nextOverload) callees.push(fn.nextOverload);
+    if (fn.nextOverload && (this.allOverloads || containsNext(fn))) callees.push(fn.nextOverload);
     return { eff, callees };
   }
 
@@ -270,6 +277,7 @@ export class Optimizer {
    */
   run(units: OptUnit[], functions: () => A.FunctionDecl[], liveGlobals: Set<A.VarDecl>, stop?: () => boolean, afterTypes = false): void {
     this.quiet = afterTypes;
+    this.effects.allOverloads = !afterTypes;
     // (a body shared by a wildcard's probes speaks for all of them: Diagnostics.asCopies)
     const copies = (sc: { also?: string[] }): number => 1 + (sc.also?.length ?? 0);
     for (const u of units) this.recordStatementTokens(u.body);

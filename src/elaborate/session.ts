@@ -303,22 +303,22 @@ export class Session {
     return r;
   }
 
-  /** Functions of a name visible from `from` (private first; `at` as for findGlobal), loading tapsets if needed. */
+  /**
+   * Functions of a name visible from `from` (private first; `at` as for findGlobal), loading the
+   * tapsets that define it.  A script's function does not hide a tapset's of the same name: both
+   * are overloads (stap 4.8's find_functions goes over every `NAME__overload_N` the parser
+   * counted, the library's first, parsed first: real-stap -u -p2 -e 'function log(s) { } probe
+   * begin { log("a") }' lists `log:unknown (msg:string)` then `log:unknown (s:string)`, and a
+   * script's `function pid() { return "x" }` mismatches the tapset's pid:long).
+   */
   findFunctions(name: string, from: A.SourceFile, at?: A.Token): A.FunctionDecl[] {
     const own = at && at.file !== from ? this.privFunctions.get(at.file)?.get(name) : undefined;
     const priv = own ?? this.privFunctions.get(from)?.get(name) ?? [];
-    let pub = this.functions.get(name) ?? [];
-    if (priv.length === 0 && pub.length === 0) {
-      const lib = this.library;
-      if (lib) {
-        for (const path of lib.filesDefiningFunction(name)) {
-          this.includePath(path);
-          pub = this.functions.get(name) ?? [];
-          if (pub.length) break;
-        }
-      }
-    }
-    return [...priv, ...pub];
+    const lib = this.library;
+    if (lib) for (const path of lib.filesDefiningFunction(name)) this.includePath(path);
+    const pub = this.functions.get(name) ?? [];
+    const library = pub.filter((f) => f.file?.isTapset);
+    return [...priv, ...(library.length && library.length < pub.length ? [...library, ...pub.filter((f) => !f.file?.isTapset)] : pub)];
   }
 
   /**

@@ -7,7 +7,7 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { Session, pragmasOf } from './session';
-import { suggest, withSimilar, stmtChildren, walkStmt, exprChildren, fold } from './util';
+import { suggest, withSimilar, stmtChildren, exprChildren, fold } from './util';
 import { defaultRegistry, type Provider } from './probes';
 import { declarationsKey, type Lookup } from './aliases';
 
@@ -53,15 +53,6 @@ function newLocal(name: string, tok: A.Token, file: A.SourceFile): A.VarDecl {
 
 /** Same-arity overload chains, computed once per name group. */
 const chainDone = new WeakSet<A.FunctionDecl>();
-
-function containsNext(fn: A.FunctionDecl): boolean {
-  if (fn.body.k === 'embedded') return /STAP_NEXT/.test(fn.body.code);
-  let found = false;
-  walkStmt(fn.body, () => {}, (s) => {
-    if (s.k === 'next') found = true;
-  });
-  return found;
-}
 
 /** Operands of `delete` that are neither arrays nor target expressions, refused at type resolution. */
 const DELETE_LATER = new Set<A.Expr['k']>(['num', 'str', 'binary', 'logical', 'compare', 'concat', 'regex', 'unary', 'incdec',
@@ -173,14 +164,19 @@ export class Resolver {
   /** replayLookups: each answer of findFunctionsAgain, named as Lookup.cands does, and its chain's head per argument count. */
   private replayed = new WeakMap<readonly A.FunctionDecl[], { key: string; heads: Map<number, A.FunctionDecl | null> }>();
 
-  /** Mark a function (and the overloads its `next` reaches) reachable and queue it for resolution. */
+  /**
+   * Mark a function and the overloads after it reachable and queue them for resolution: a call's
+   * referents are all the overloads of its arity (stap 4.8 resolves each, `symbol resolution for
+   * function __global_f__overload_1`, and reports what is unresolved in one no `next` reaches:
+   * real-stap -p2 -e 'function f() { return 1 } function f() { return g() } probe begin {
+   * println(f()) }' fails on g); those no `next` reaches go after type resolution (index.ts).
+   */
   use(fn: A.FunctionDecl): void {
     if (this.usedSet.has(fn)) return;
     this.usedSet.add(fn);
     this.usedFunctions.push(fn);
     this.pending.push(fn);
-    // a `next` reaches the following overload
-    if (fn.nextOverload && containsNext(fn)) this.use(fn.nextOverload);
+    if (fn.nextOverload) this.use(fn.nextOverload);
   }
 
   // -------------------------------------------------------------------------------------------

@@ -187,3 +187,13 @@ export function fold(e: A.Expr, value: number): void {
   n.value = value;
   n.type = 'long';
 }
+
+/** Does the function's body say `next` (STAP_NEXT in embedded C)? */
+export function containsNext(fn: A.FunctionDecl): boolean {
+  if (fn.body.k === 'embedded') return /STAP_NEXT/.test(fn.body.code);
+  let found = false;
+  walkStmt(fn.body, () => {}, (s) => {
+    if (s.k === 'next') found = true;
+  });
+  return found;
+}

@@ -5,21 +5,7 @@
  * (../shared/tools/real-stap -p2); the oracle table test/oracle/corners.json holds more.
  */
 import { expect } from 'chai';
-import { Diagnostics } from '../../src/diag';
-import { parseFile } from '../../src/parse';
-import { elaborate, printProgram, TapsetLibrary, stdlibDir } from '../../src/elaborate';
-
-let library: TapsetLibrary | null = null;
-
-function p2(text: string, u = false): { out: string; err: string } {
-  let err = '';
-  const diag = new Diagnostics({ verbose: 0, suppressWarnings: false }, (s) => { err += s; });
-  library ??= new TapsetLibrary({ dirs: [stdlibDir()], parse: { args: [], guru: false }, diag, cacheDir: null, builtCacheDir: null });
-  const f = parseFile({ name: '<input>', text, isTapset: false }, { args: [], guru: false, libraryMacros: library.macros() as never }, diag);
-  if (!f) return { out: '', err };
-  const prog = elaborate([f], { guru: false, unoptimized: u, library }, diag);
-  return { out: prog ? printProgram(prog) : '', err };
-}
+import { p2 } from '../helpers/p2';
 
 describe('elaborate: constant folding after types (stap optimize2)', () => {
   it('an if (0) body is typed, then dropped; a probe left empty is elided', () => {
