@@ -151,6 +151,7 @@ export async function convertWorkload(raw: string): Promise<Recording> {
   const sum = (a: number[]): number => a.reduce((x, y) => x + y, 0);
   const fid = (n: string): number => (functions.has(n) ? functions.id(n) : -1);
   const eid = (n: string): number => (events.has(n) ? events.id(n) : -1);
+  const calib = calibs(runs);
   const rec: Recording = {
     format: FORMAT_VERSION, name: m.name, command: m.command, setup: m.setup ?? '', flags, kernel: KERNEL, cpus: 4, memMB: 2048,
     runs, functions: functions.names, functionModules: graph ? Object.fromEntries([...graph.modules].sort()) : {}, calls, timeNs: graph ? dense(graph.timeNs, nf) : [],
@@ -166,7 +167,7 @@ export async function convertWorkload(raw: string): Promise<Recording> {
       pageFaultEvents: (eventCounts[eid('page_fault_user')] ?? 0) + (eventCounts[eid('page_fault_kernel')] ?? 0),
       syscalls: strace.filter((r) => r.name !== '---' && r.name !== '+++').length,
       tasks: graph ? graph.tasks.length : 0, shapes: shapes.size, events: sum(eventCounts),
-      ...(calibs(runs).length ? { calib: Math.max(...calibs(runs)) } : {}),
+      ...(calib.length ? { calib: Math.max(...calib) } : {}),
     },
   };
   return rec;

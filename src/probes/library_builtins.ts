@@ -16,7 +16,7 @@ import { syscalls } from '../kernel/syscalls';
 import { printk, tracePrint } from '../kernel/printk';
 import { kmem, KernelFault } from '../kernel/memory';
 import { tapsetBuiltins } from './tapset_builtins';
-import { auxSyscallBuiltins } from './aux_syscalls';
+import { auxSyscallBuiltins, lookupOrStr, ValArray } from './aux_syscalls';
 import { auxSyscallUserBuiltins } from './aux_syscalls_user';
 import { softfloatBuiltins } from './softfloat';
 import { uconversionBuiltins } from './uconversions';
@@ -24,25 +24,10 @@ import { taskObjectBuiltins } from './task_objects';
 import { errnoName, hit, num, hexU, stack, symOff } from './context';
 
 /** include/linux/interrupt.h (6.1): the IRQF_ names stap's _stp_irq_list has, in its order. */
-const IRQF: [number, string][] = [
+const IRQF: ValArray = [
   [0x80, 'IRQF_SHARED'], [0x100, 'IRQF_PROBE_SHARED'], [0x14200, 'IRQF_TIMER'], [0x400, 'IRQF_PERCPU'],
   [0x800, 'IRQF_NOBALANCING'], [0x1000, 'IRQF_IRQPOLL'], [0x2000, 'IRQF_ONESHOT'],
 ];
-
-/** _stp_lookup_or_str: names of the entries sharing a bit with v, then the rest in hex. */
-function lookupOrStr(v: number, table: [number, string][]): string {
-  if (v === 0) return table.find(([x]) => x === 0)?.[1] ?? '0x0';
-  const parts: string[] = [];
-  let rest = v;
-  for (const [bits, name] of table) {
-    if (bits & rest) {
-      parts.push(name);
-      rest &= ~bits;
-    }
-  }
-  if (rest) parts.push(`0x${(rest >>> 0).toString(16)}`);
-  return parts.join('|');
-}
 
 const SA_FLAGS: [number, string][] = [
   [0x1, 'NOCLDSTOP'], [0x2, 'NOCLDWAIT'], [0x4, 'SIGINFO'], [0x08000000, 'ONSTACK'], [0x10000000, 'RESTART'],
@@ -166,7 +151,8 @@ export const miscBuiltins: Record<string, Builtin> = {
     const n = Math.abs(num(e));
     return errnoName(n) ? n : 0;
   },
-  irqflags_str: (c, f: Long) => lookupOrStr(num(f), IRQF),
+  // (irqaction's flags, an unsigned int)
+  irqflags_str: (c, f: Long) => lookupOrStr(IRQF, num(f) >>> 0),
   sa_flags_str: (c, f: Long) => {
     const v = num(f) >>> 0;
     return SA_FLAGS.filter(([b]) => (v & b) !== 0).map(([, n]) => n).join('|');
