@@ -110,7 +110,16 @@ export function convertSystem(raw: string): Record<string, unknown> {
   const vmlinux = ks.filter((l) => !l.includes('\t['));
   const maps: Record<string, string> = {};
   const mapsDir = path.join(raw, 'maps');
-  if (fs.existsSync(mapsDir)) for (const f of fs.readdirSync(mapsDir).sort((a, b) => Number(a) - Number(b))) maps[f] = read(mapsDir, f);
+  // (PID: /proc/PID/maps; PID.smaps, PID.stat, PID.status: the same process's other files)
+  const procs: Record<string, Record<string, string>> = {};
+  if (fs.existsSync(mapsDir)) {
+    for (const f of fs.readdirSync(mapsDir).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b))) {
+      const [pid, kind] = f.split('.');
+      if (!/^\d+$/.test(pid)) continue;
+      if (!kind) maps[pid] = read(mapsDir, f);
+      else if (kind === 'smaps' || kind === 'stat' || kind === 'status') (procs[pid] ??= {})[kind] = read(mapsDir, f);
+    }
+  }
   const idleDir = path.join(raw, 'idle');
   const idleTrace = fs.existsSync(path.join(idleDir, 'trace.gz')) ? zlib.gunzipSync(fs.readFileSync(path.join(idleDir, 'trace.gz'))).toString('utf8') : '';
   const idle = idleRates(idleTrace, read(idleDir, 'meta'), [read(idleDir, 'interrupts.before'), read(idleDir, 'interrupts.after')],
@@ -134,6 +143,6 @@ export function convertSystem(raw: string): Record<string, unknown> {
     swaps: read(raw, 'swaps'), meminfo: read(raw, 'meminfo'), cpuinfo: read(raw, 'cpuinfo'), vmstat: read(raw, 'vmstat'),
     interrupts: read(raw, 'interrupts'), softirqs: read(raw, 'softirqs'), stat: read(raw, 'stat'),
     net, netLs: read(raw, 'net.ls'), rootdir: read(raw, 'rootdir'), ps: read(raw, 'ps'), services: read(raw, 'services'),
-    dmesg: read(raw, 'dmesg'), maps, idle,
+    dmesg: read(raw, 'dmesg'), maps, procs, idle,
   };
 }

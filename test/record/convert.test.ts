@@ -4,12 +4,15 @@
  * lines, strace -f -tt -X raw): no QEMU needed.
  */
 import { expect } from 'chai';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { GraphConverter } from '../../scripts/record/graph';
 import { EventsConverter, parseEventLine } from '../../scripts/record/events';
 import { Interner } from '../../scripts/record/intern';
 import { parseStrace, syscallNames } from '../../scripts/record/strace';
 import { countShapeCalls, joinSiblings, parseShape, shapeWithNames, ShapeSyntaxError } from '../../scripts/record/shape';
-import { parseCpuTable } from '../../scripts/record/system';
+import { convertSystem, parseCpuTable } from '../../scripts/record/system';
 import { slowedRecordings } from '../../scripts/record/convert';
 import type { IndexEntry, RecordingIndex } from '../../scripts/record/recording';
 
@@ -221,5 +224,27 @@ describe('record: the host-load check', () => {
     const index: RecordingIndex = { format: 1, recordings: [entry('a', 0.18), entry('b', 0.2), entry('c', 0.22), entry('d', 0.36), entry('old')] };
     expect(slowedRecordings(index).map((r) => [r.name, r.ratio.toFixed(2)])).to.deep.equal([['d', '1.64']]);
     expect(slowedRecordings({ format: 1, recordings: [entry('old')] })).to.deep.equal([]);
+  });
+});
+
+describe('record: system snapshot', () => {
+  it('keeps each process\'s maps and its smaps, stat and status (recorder.sh snapshot_system)', () => {
+    const raw = fs.mkdtempSync(path.join(os.tmpdir(), 'tapsim-sys-'));
+    try {
+      fs.mkdirSync(path.join(raw, 'maps'));
+      const MAPS = '55d0c2a00000-55d0c2a0e000 r--p 00000000 08:01 1962 /usr/lib/systemd/systemd\n';
+      fs.writeFileSync(path.join(raw, 'maps', '1'), MAPS);
+      fs.writeFileSync(path.join(raw, 'maps', '1.smaps'), MAPS + 'Size:                 56 kB\nRss:                  56 kB\n');
+      fs.writeFileSync(path.join(raw, 'maps', '1.stat'), '1 (systemd) S 0 1 1 0 -1 4194560 3375 17554 184\n');
+      fs.writeFileSync(path.join(raw, 'maps', '10.status'), 'Name:\tmm_percpu_wq\n');
+      const s = convertSystem(raw) as { maps: Record<string, string>; procs: Record<string, Record<string, string>> };
+      expect(s.maps).to.deep.equal({ 1: MAPS });
+      expect(Object.keys(s.procs)).to.deep.equal(['1', '10']);
+      expect(s.procs['1'].smaps).to.match(/^Rss: +56 kB$/m);
+      expect(s.procs['1'].stat).to.match(/^1 \(systemd\) S/);
+      expect(s.procs['10']).to.deep.equal({ status: 'Name:\tmm_percpu_wq\n' });
+    } finally {
+      fs.rmSync(raw, { recursive: true, force: true });
+    }
   });
 });

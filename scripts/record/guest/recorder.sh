@@ -226,7 +226,15 @@ snapshot_system() {
   ls -l /sys/class/net > "$d/net.ls"
   ls -la / > "$d/rootdir"
   ps -e -o pid=,ppid=,uid=,stat=,tty=,comm=,args= > "$d/ps"
-  for p in $(ps -e -o pid=); do [ -s /proc/$p/maps ] && cat /proc/$p/maps > "$d/maps/$p" 2>/dev/null; done
+  # (procfs files have size 0 in stat: `[ -s /proc/$p/maps ]` is never true; test the copy). The
+  # services' address spaces and counters: smaps (each VMA's Rss, Anonymous), stat and status
+  for p in $(ps -e -o pid=); do
+    for f in maps smaps stat status; do
+      cat /proc/$p/$f > "$d/maps/$p.$f.tmp" 2>/dev/null && [ -s "$d/maps/$p.$f.tmp" ] && mv "$d/maps/$p.$f.tmp" "$d/maps/$p.$f"
+      rm -f "$d/maps/$p.$f.tmp"
+    done
+    [ -e "$d/maps/$p.maps" ] && mv "$d/maps/$p.maps" "$d/maps/$p"
+  done
   systemctl list-units --type=service --state=running --no-pager --plain > "$d/services" 2>&1
   ls /sys/module > "$d/sys_module"
 }
