@@ -12,7 +12,7 @@ import { GraphConverter, GraphResult } from './graph';
 import { Interner } from './intern';
 import { FORMAT_VERSION, IndexEntry, Recording, RecordingIndex, RunInfo, loadIndex } from './recording';
 import { parseStrace } from './strace';
-import { convertSystem, droppedEvents } from './system';
+import { convertProcs, convertSystem, droppedEvents } from './system';
 
 const KERNEL = '6.1.0-56-amd64';
 
@@ -188,7 +188,8 @@ async function main(): Promise<void> {
   if (withSystem && fs.existsSync(path.join(raw, 'system'))) {
     const sys = convertSystem(path.join(raw, 'system'));
     fs.writeFileSync(path.join(out, 'system.json.gz'), zlib.gzipSync(JSON.stringify(sys), { level: 9 }));
-    console.log('system: snapshot and idle rates');
+    fs.writeFileSync(path.join(out, 'procs.json.gz'), zlib.gzipSync(JSON.stringify(convertProcs(path.join(raw, 'system'))), { level: 9 }));
+    console.log('system: snapshot, processes and idle rates');
   }
   for (const name of names) {
     const dir = path.join(raw, name);

@@ -108,18 +108,6 @@ export function convertSystem(raw: string): Record<string, unknown> {
   const ks = read(raw, 'kallsyms').split('\n').filter(Boolean);
   const modSyms = ks.filter((l) => l.includes('\t['));
   const vmlinux = ks.filter((l) => !l.includes('\t['));
-  const maps: Record<string, string> = {};
-  const mapsDir = path.join(raw, 'maps');
-  // (PID: /proc/PID/maps; PID.smaps, PID.stat, PID.status: the same process's other files)
-  const procs: Record<string, Record<string, string>> = {};
-  if (fs.existsSync(mapsDir)) {
-    for (const f of fs.readdirSync(mapsDir).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b))) {
-      const [pid, kind] = f.split('.');
-      if (!/^\d+$/.test(pid)) continue;
-      if (!kind) maps[pid] = read(mapsDir, f);
-      else if (kind === 'smaps' || kind === 'stat' || kind === 'status') (procs[pid] ??= {})[kind] = read(mapsDir, f);
-    }
-  }
   const idleDir = path.join(raw, 'idle');
   const idleTrace = fs.existsSync(path.join(idleDir, 'trace.gz')) ? zlib.gunzipSync(fs.readFileSync(path.join(idleDir, 'trace.gz'))).toString('utf8') : '';
   const idle = idleRates(idleTrace, read(idleDir, 'meta'), [read(idleDir, 'interrupts.before'), read(idleDir, 'interrupts.after')],
@@ -143,6 +131,22 @@ export function convertSystem(raw: string): Record<string, unknown> {
     swaps: read(raw, 'swaps'), meminfo: read(raw, 'meminfo'), cpuinfo: read(raw, 'cpuinfo'), vmstat: read(raw, 'vmstat'),
     interrupts: read(raw, 'interrupts'), softirqs: read(raw, 'softirqs'), stat: read(raw, 'stat'),
     net, netLs: read(raw, 'net.ls'), rootdir: read(raw, 'rootdir'), ps: read(raw, 'ps'), services: read(raw, 'services'),
-    dmesg: read(raw, 'dmesg'), maps, procs, idle,
+    dmesg: read(raw, 'dmesg'), idle,
   };
+}
+
+/**
+ * procs.json.gz: every process of the snapshot with its /proc files (recorder.sh snapshot_system:
+ * maps/PID, maps/PID.smaps, .stat, .status): the boot services' address spaces and counters.
+ */
+export function convertProcs(raw: string): { format: 1; procs: Record<string, Record<string, string>> } {
+  const procs: Record<string, Record<string, string>> = {};
+  const dir = path.join(raw, 'maps');
+  if (fs.existsSync(dir)) {
+    for (const f of fs.readdirSync(dir).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b))) {
+      const [pid, kind = 'maps'] = f.split('.');
+      if (/^\d+$/.test(pid) && ['maps', 'smaps', 'stat', 'status'].includes(kind)) (procs[pid] ??= {})[kind] = read(dir, f);
+    }
+  }
+  return { format: 1, procs };
 }

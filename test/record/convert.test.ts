@@ -12,7 +12,7 @@ import { EventsConverter, parseEventLine } from '../../scripts/record/events';
 import { Interner } from '../../scripts/record/intern';
 import { parseStrace, syscallNames } from '../../scripts/record/strace';
 import { countShapeCalls, joinSiblings, parseShape, shapeWithNames, ShapeSyntaxError } from '../../scripts/record/shape';
-import { convertSystem, parseCpuTable } from '../../scripts/record/system';
+import { convertProcs, parseCpuTable } from '../../scripts/record/system';
 import { slowedRecordings } from '../../scripts/record/convert';
 import type { IndexEntry, RecordingIndex } from '../../scripts/record/recording';
 
@@ -237,8 +237,8 @@ describe('record: system snapshot', () => {
       fs.writeFileSync(path.join(raw, 'maps', '1.smaps'), MAPS + 'Size:                 56 kB\nRss:                  56 kB\n');
       fs.writeFileSync(path.join(raw, 'maps', '1.stat'), '1 (systemd) S 0 1 1 0 -1 4194560 3375 17554 184\n');
       fs.writeFileSync(path.join(raw, 'maps', '10.status'), 'Name:\tmm_percpu_wq\n');
-      const s = convertSystem(raw) as { maps: Record<string, string>; procs: Record<string, Record<string, string>> };
-      expect(s.maps).to.deep.equal({ 1: MAPS });
+      const s = convertProcs(raw);
+      expect(s.procs['1'].maps).to.equal(MAPS);
       expect(Object.keys(s.procs)).to.deep.equal(['1', '10']);
       expect(s.procs['1'].smaps).to.match(/^Rss: +56 kB$/m);
       expect(s.procs['1'].stat).to.match(/^1 \(systemd\) S/);

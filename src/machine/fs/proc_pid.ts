@@ -11,6 +11,7 @@ import type { Task, Process } from '../include/sched';
 import { TASK_RUNNING, TASK_DEAD } from '../include/sched';
 import type { Fs, FsMachine } from './namei';
 import { PROC_PID_FILES } from '../paths/features';
+import { taskMem } from './task_mmu';
 
 /** The name /proc shows (proc_task_name): comm, and a workqueue worker's description after it (wq_worker_comm). */
 function procComm(t: Task): string {
@@ -101,6 +102,19 @@ function taskFlags(t: Task): number {
   return t.pflags || (t.kthread ? 0x208040 : 0x400000);
 }
 
+/**
+ * do_task_stat's whole-process counters, fields 10-17: minflt cminflt majflt cmajflt utime stime cutime
+ * cstime (the live threads' with the exited threads' and, for the c fields, the reaped children's)
+ */
+function procCounters(p: Process): number[] {
+  let minFlt = p.minFlt, majFlt = p.majFlt, utime = p.utime, stime = p.stime;
+  for (const x of p.threads) {
+    if (x.state & TASK_DEAD) continue;
+    minFlt += x.minFlt; majFlt += x.majFlt; utime += x.utime; stime += x.stime;
+  }
+  return [minFlt, p.cminFlt, majFlt, p.cmajFlt, ticks(utime), ticks(stime), ticks(p.cutime), ticks(p.cstime)];
+}
+
 /** /proc/<pid>/stat (do_task_stat) */
 export function statText(t: Task, m: FsMachine): string {
   const p = t.proc;
@@ -113,8 +127,8 @@ export function statText(t: Task, m: FsMachine): string {
   const { ign, cgt } = sigMasks(t);
   const running = (t.state as unknown as number) === 0;
   const f = [
-    t.pid, `(${procComm(t)})`, stateChar(t), ppid, t.kthread ? 0 : p.tgid, t.kthread ? 0 : sessionOf(t), tty, tty ? p.tgid : -1, taskFlags(t),
-    0, 0, 0, 0, ticks(t.utime + p.utime), ticks(t.stime + p.stime), 0, 0, t.prio - 100, t.nice, threads, 0,
+    t.pid, `(${procComm(t)})`, stateChar(t), ppid, t.kthread ? 0 : p.pgid, t.kthread ? 0 : sessionOf(t), tty, tty ? p.pgid : -1, taskFlags(t),
+    ...procCounters(p), t.prio - 100, t.nice, threads, 0,
     ticks(t.startTime), size * 4096, rss, '18446744073709551615',
     0, 0, 0, 0, 0, low(t.sigPending), low(t.sigBlocked), Number(ign & 0x7fffffffn), Number(cgt & 0x7fffffffn), running ? 0 : 1, 0, 0,
     t.exitSignal, t.cpu, t.rtPriority, t.policy, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, p.exited ? p.exitCode : 0,
@@ -134,13 +148,13 @@ export function statusText(t: Task, m: FsMachine): string {
   let s = `Name:\t${procComm(t)}\nUmask:\t${t.kthread ? '0000' : '0022'}\nState:\t${STATE_NAMES[st]}\nTgid:\t${p.tgid}\nNgid:\t0\n`;
   s += `Pid:\t${t.tid}\nPPid:\t${ppid}\nTracerPid:\t0\nUid:\t${ids(t.uid, t.euid)}\nGid:\t${ids(t.gid, t.egid)}\n`;
   s += `FDSize:\t${t.kthread ? 64 : Math.max(64, 2 ** Math.ceil(Math.log2(Math.max(1, p.fds.length))))}\nGroups:\t \n`;
-  s += `NStgid:\t${p.tgid}\nNSpid:\t${t.tid}\nNSpgid:\t${t.kthread ? 0 : p.tgid}\nNSsid:\t${t.kthread ? 0 : sessionOf(t)}\n`;
+  s += `NStgid:\t${p.tgid}\nNSpid:\t${t.tid}\nNSpgid:\t${t.kthread ? 0 : p.pgid}\nNSsid:\t${t.kthread ? 0 : sessionOf(t)}\n`;
   if (p.mm) {
-    const { size, rss } = vmPages(t);
-    s += `VmPeak:\t${kB(size)}\nVmSize:\t${kB(size)}\nVmLck:\t${kB(0)}\nVmPin:\t${kB(0)}\nVmHWM:\t${kB(rss)}\nVmRSS:\t${kB(rss)}\n`;
-    s += `RssAnon:\t${kB(Math.min(rss, 28))}\nRssFile:\t${kB(Math.max(0, rss - 28))}\nRssShmem:\t${kB(0)}\n`;
-    s += `VmData:\t${kB(90)}\nVmStk:\t${kB(33)}\nVmExe:\t${kB(5)}\nVmLib:\t${kB(Math.max(0, size - 128))}\nVmPTE:\t${kB(11)}\n`;
-    s += `VmSwap:\t${kB(p.mm.swapents)}\nHugetlbPages:\t${kB(0)}\n`;
+    const v = taskMem(p.mm);
+    s += `VmPeak:\t${kB(v.total)}\nVmSize:\t${kB(v.total)}\nVmLck:\t${kB(0)}\nVmPin:\t${kB(0)}\nVmHWM:\t${kB(v.rss)}\nVmRSS:\t${kB(v.rss)}\n`;
+    s += `RssAnon:\t${kB(v.anon)}\nRssFile:\t${kB(v.file)}\nRssShmem:\t${kB(v.shmem)}\n`;
+    s += `VmData:\t${kB(v.data)}\nVmStk:\t${kB(v.stack)}\nVmExe:\t${kB(v.exe)}\nVmLib:\t${kB(v.lib)}\nVmPTE:\t${kB(v.pte)}\n`;
+    s += `VmSwap:\t${kB(v.swap)}\nHugetlbPages:\t${kB(0)}\n`;
   }
   // task_core_dumping and task_thp_status only with an mm (a kernel thread goes from NSsid to Threads, as the guest's /proc/3/status)
   if (p.mm) s += 'CoreDumping:\t0\nTHP_enabled:\t1\n';

@@ -28,6 +28,8 @@ export class Region {
   label = '';
   /** the VMA has an anon_vma (an anonymous page was made in it: mm/mm.ts faultDone): fork copies its ptes */
   anonVma = false;
+  /** the device and inode /proc/<pid>/maps shows for a file mapping whose file the machine lacks (userland/service_mm.ts) */
+  mapsId = '';
   constructor(readonly name: string, n: number, readonly file: Inode | null, readonly fileOff = 0) {
     this.pages = new Uint8Array(n);
   }
@@ -37,7 +39,21 @@ export class Region {
 const hex = (n: number): string => n.toString(16);
 
 export class Mm {
-  regions = new Map<string, Region>();
+  private readonly vmas = new Map<string, Region>();
+  /**
+   * A layout the VMAs are built from when first looked at (userland/service_mm.ts: a boot service's
+   * recorded address space, which a command run on the machine seldom reads)
+   */
+  lazyLayout: ((mm: Mm) => void) | null = null;
+  /** the VMAs by name */
+  get regions(): Map<string, Region> {
+    if (this.lazyLayout) {
+      const build = this.lazyLayout;
+      this.lazyLayout = null;
+      build(this);
+    }
+    return this.vmas;
+  }
   rss = 0;
   /**
    * Pages the address space maps as the real kernel counts them (the rmap calls of the recorded fault
@@ -74,7 +90,7 @@ export class Mm {
       const nr = new Region(name, n, file, off);
       if (r) {
         nr.pages.set(r.pages);
-        nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma;
+        nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma; nr.mapsId = r.mapsId;
       } else {
         nr.start = this.place(n);
         nr.label = name === 'heap' ? '[heap]' : name === 'stack' ? '[stack]' : '';
@@ -120,7 +136,7 @@ export class Mm {
         const name = a === r.start ? r.name : `${r.name}@${hex(a)}`;
         const piece = new Region(name, (b - a) / PAGE_SIZE, r.file, r.fileOff + (a - r.start));
         piece.pages.set(r.pages.subarray(first, first + piece.pages.length));
-        piece.start = a; piece.prot = r.prot; piece.shared = r.shared; piece.label = r.label; piece.anonVma = r.anonVma;
+        piece.start = a; piece.prot = r.prot; piece.shared = r.shared; piece.label = r.label; piece.anonVma = r.anonVma; piece.mapsId = r.mapsId;
         this.regions.set(name, piece);
         if (i === 1) inside.push(piece);
       }
@@ -145,7 +161,8 @@ export class Mm {
     let out = '';
     for (const r of rs) {
       const perms = `${r.prot & PROT_READ ? 'r' : '-'}${r.prot & PROT_WRITE ? 'w' : '-'}${r.prot & PROT_EXEC ? 'x' : '-'}${r.shared ? 's' : 'p'}`;
-      const head = `${hex(r.start).padStart(8, '0')}-${hex(r.end).padStart(8, '0')} ${perms} ${hex(r.file ? r.fileOff : 0).padStart(8, '0')} ${r.file ? dev(r) : '00:00'} ${r.file ? r.file.ino : 0}`;
+      const id = r.file ? `${dev(r)} ${r.file.ino}` : r.mapsId || '00:00 0';
+      const head = `${hex(r.start).padStart(8, '0')}-${hex(r.end).padStart(8, '0')} ${perms} ${hex(r.file || r.mapsId ? r.fileOff : 0).padStart(8, '0')} ${id}`;
       out += r.label ? `${head.padEnd(73)}${r.label}\n` : `${head} \n`;
     }
     return out;

@@ -80,9 +80,16 @@ export class Process {
    * (a service, a session's shell) leads its own, as systemd and login make them
    */
   pgid: number;
-  /** user time and system time consumed by finished threads, ns */
+  /** user time and system time consumed by finished threads, ns; their page faults */
   utime = 0;
   stime = 0;
+  minFlt = 0;
+  majFlt = 0;
+  /** the same of the children it reaped, theirs included (signal_struct's cutime, cstime, cmin_flt, cmaj_flt) */
+  cutime = 0;
+  cstime = 0;
+  cminFlt = 0;
+  cmajFlt = 0;
   constructor(tgid: number, parent: Process | null) {
     this.tgid = tgid;
     this.parent = parent;
@@ -134,6 +141,9 @@ export class Task implements TaskRef {
   execStart = 0;
   utime = 0;
   stime = 0;
+  /** page faults the task took (mm_account_fault: min_flt, and maj_flt for one that read the page from a device) */
+  minFlt = 0;
+  majFlt = 0;
   nvcsw = 0;
   nivcsw = 0;
   nrMigrations = 0;

@@ -24,10 +24,12 @@ fault.cond('fault_swap', (_m, _c, _t, e) => e.kind === 'swap' && e.swapIo !== fa
 fault.cond('wp_swapcache', (_m, _c, _t, e) => e.swapcache === true);
 fault.cond('swapin_io', () => true);
 fault.cond('reclaim', (_m, _c, _t, e) => e.reclaim === true);
-fault.hook('fault', (m, c, _t, e) => {
+fault.hook('fault', (m, c, t, e) => {
   m.mm.faultDone(e.kind as string, e.region as Region, e.idx as number, e.mm as Mm, e.write !== false, (e.memcg as MemCgroup | null | undefined) ?? null, e as unknown as FaultPlan);
   // mm_account_fault(): a swap-in that read the device is a major fault (as pgmajfault), the others minor
-  if (perfSw.active) perfSw.event(e.kind === 'swap' && e.swapIo !== false ? PERF_COUNT_SW_PAGE_FAULTS_MAJ : PERF_COUNT_SW_PAGE_FAULTS_MIN, c.ctx);
+  const major = e.kind === 'swap' && e.swapIo !== false;
+  if (e.name === 'page_fault') { if (major) t.majFlt++; else t.minFlt++; }
+  if (perfSw.active) perfSw.event(major ? PERF_COUNT_SW_PAGE_FAULTS_MAJ : PERF_COUNT_SW_PAGE_FAULTS_MIN, c.ctx);
   return H_CONT;
 });
 /**
@@ -109,6 +111,7 @@ fault.hook('kfault_buffer', (m, c, t, e) => {
   swapInIo(m, c, mm, r, i, kind, plan, e);
   m.mm.faultDone(kind, r, i, mm, true, g, plan);
   m.mm.pgfault++;
+  if (kind === 'swap' && plan.swapIo !== false) t.majFlt++; else t.minFlt++;
   e.kbufNext = i + 1;
   return pushKernelFault(m, c, t, e, `${treeFeatureLabel('fault', plan.treeFeat)}|kernel|${kind}`) ? H_AGAIN : H_CONT;
 });

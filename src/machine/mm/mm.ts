@@ -121,19 +121,38 @@ function frameShared(r: Region, i: number, f: number): boolean {
  */
 export function teardownFreedPages(mm: Mm): number {
   let n = 1;
-  const pte = new Set<number>(), pmd = new Set<number>(), pud = new Set<number>();
   for (const r of mm.regions.values()) {
     const frames = anonFrames.get(r);
+    if (!frames) continue;
+    for (const [i, f] of frames) if ((r.pages[i] === P_PRESENT || r.pages[i] === P_COW) && !frameShared(r, i, f)) n++;
+  }
+  return n + pageTablePages(mm);
+}
+
+/**
+ * The page table pages the address space's mapped pages need: a PTE page per 2 MiB, a PMD page per
+ * 1 GiB, a PUD page per 512 GiB (mm_pgtables_bytes / PAGE_SIZE: /proc/PID/status's VmPTE)
+ */
+export function pageTablePages(mm: Mm): number {
+  const pte = new Set<number>(), pmd = new Set<number>(), pud = new Set<number>();
+  for (const r of mm.regions.values()) {
     for (let i = 0; i < r.pages.length; i++) {
       const s = r.pages[i];
       if (s !== P_PRESENT && s !== P_COW) continue;
       const a = r.start + i * PAGE_SIZE;
       pte.add(Math.floor(a / 2 ** 21)); pmd.add(Math.floor(a / 2 ** 30)); pud.add(Math.floor(a / 2 ** 39));
-      const f = frames?.get(i);
-      if (f !== undefined && !frameShared(r, i, f)) n++;
     }
   }
-  return n + pte.size + pmd.size + pud.size;
+  return pte.size + pmd.size + pud.size;
+}
+
+/** The page frame of a boot service's anonymous page (userland/service_mm.ts): not one the machine handed out */
+const BOOT_FRAME = -1;
+/** Pages first..first+n-1 of `r` are anonymous pages a service made before the machine started (copy-on-write copies in a file mapping). */
+export function markBootAnonPages(r: Region, first: number, n: number): void {
+  let f = anonFrames.get(r);
+  if (!f) anonFrames.set(r, (f = new Map()));
+  for (let i = first; i < first + n; i++) f.set(i, BOOT_FRAME);
 }
 
 export class MemSys {
@@ -240,7 +259,7 @@ export class MemSys {
     const mm = new Mm();
     for (const [k, r] of src.regions) {
       const nr = new Region(k, r.pages.length, r.file, r.fileOff);
-      nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma;
+      nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma; nr.mapsId = r.mapsId;
       mm.regions.set(k, nr);
       if (r.file && !r.anonVma) continue;
       const frames = anonFrames.get(r);
@@ -288,7 +307,7 @@ export class MemSys {
     for (const r of mm.regions.values()) {
       for (let i = 0; i < r.pages.length; i++) {
         const s = r.pages[i];
-        if (s === P_PRESENT && !r.file) { this.anonPages--; this.freePages++; }
+        if (s === P_PRESENT && !r.file && !r.mapsId) { this.anonPages--; this.freePages++; }
         if (s === P_SWAPPED) this.swapFreeSlot(r, i);
         r.pages[i] = P_NONE;
       }
@@ -311,6 +330,12 @@ export class MemSys {
   /** free_swap_slot on CPU `cpu`: a full cache returned to the swap device, then the slot cached. */
   private cacheFreedSlot(cpu: number): void {
     this.slotsRet.set(cpu, (this.slotsCacheFull(cpu) ? 0 : this.slotsRet.get(cpu) ?? 0) + 1);
+  }
+
+  /** Pages the machine starts with in use: a boot service's own memory (userland/service_mm.ts). */
+  takeBootPages(n: number): void {
+    this.freePages -= n;
+    this.anonPages += n;
   }
 
   /** Take a free page for anon or page cache use; wakes kswapd under the low watermark. */

@@ -27,8 +27,11 @@ function waitHook(m: ProcMachine, _c: Cpu, t: Task, e: Env): number {
     e.p = z.threads[0];
     e.ret = z.tgid;
     e.info = { status: z.exitCode >= 128 && (z as unknown as { signaled?: boolean }).signaled ? z.exitCode - 128 : (z.exitCode & 0xff) << 8 };
-    (e.info as Record<string, unknown>).rusage = { utime: z.utime, stime: z.stime }; // struct rusage ru_utime/ru_stime (ns)
-    t.proc.utime += z.utime; t.proc.stime += z.stime;
+    // struct rusage ru_utime/ru_stime (ns): the child's and its reaped children's (wait_task_zombie)
+    (e.info as Record<string, unknown>).rusage = { utime: z.utime + z.cutime, stime: z.stime + z.cstime };
+    const q = t.proc;
+    q.cutime += z.utime + z.cutime; q.cstime += z.stime + z.cstime;
+    q.cminFlt += z.minFlt + z.cminFlt; q.cmajFlt += z.majFlt + z.cmajFlt;
     m.procs.reap(z);
     return H_CONT;
   }

@@ -329,6 +329,8 @@ export class Procs {
     t.state = TASK_DEAD;
     p.utime += t.utime;
     p.stime += t.stime;
+    p.minFlt += t.minFlt;
+    p.majFlt += t.majFlt;
     const alive = p.threads.filter((x) => x !== t && !(x.state & TASK_DEAD));
     if (alive.length && !p.exited) return;
     if (!p.exited) {

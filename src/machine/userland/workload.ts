@@ -21,6 +21,7 @@ import { shMain } from './sh/exec';
 import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES, NET_TOOL_NAMES, FIFO_TOOL_NAMES } from './fstree';
 import { services, RSYSLOGD_THREADS, rsyslogdThread } from './programs/services';
 import { bootKthreads, bootServices, type BootKthread } from './boot_tasks';
+import { recordedServices, useRecordedService } from './service_mm';
 
 /** A program module's table of mains, loaded (and its top-level code run) when first asked for. */
 type ProgramModule = () => Record<string, ProgramMain>;
@@ -216,12 +217,20 @@ export function startDefaultSystem(m: SystemMachine): void {
   // kcompactd ran once at boot (kthread_run), arming its timeout; the flusher waits to be woken
   if (kcompactd) m.sched.wake(kcompactd);
   const root = [m.fs.devNullFile(), m.fs.devNullFile(), m.fs.devNullFile()];
+  // the guest's address spaces and counters of the services (systemd's included), in its pid order by name
+  const recorded = recordedServices();
+  const asRecorded = (p: Process, comm: string): void => {
+    const r = recorded.get(comm)?.shift();
+    if (r) useRecordedService(m, p, r);
+  };
+  asRecorded(init, 'systemd');
   const service = (exe: string, argv: string[], comm: string): Process => {
     const s = svc.get(comm);
     if (s) m.procs.nextPid = s.pid;
     const p = m.procs.spawn(init, exe, argv, root, { comm });
     if (s) p.threads[0].startTime = s.startNs;
     registeredRseq(p.threads[0]);
+    asRecorded(p, comm);
     return p;
   };
   service('/usr/bin/systemd-journald', ['/lib/systemd/systemd-journald'], 'systemd-journal');
@@ -245,6 +254,7 @@ export function startDefaultSystem(m: SystemMachine): void {
       { parent: nginx, uid: 33, cwd: '/' });
     w.threads[0].startTime = nginx.threads[0].startTime;
     registeredRseq(w.threads[0]);
+    asRecorded(w, 'nginx');
     w.fds.push(...nginxFds.map((f) => f.dup()));
     lis.exclWait.push(w.threads[0]);
   }

@@ -184,8 +184,9 @@ function* psRows(u: U): G<PsRow[]> {
       const startSec = epochSeconds(u.m.bootNs, Number(f[19]) * 1e7);
       const time = Math.floor((Number(f[11]) + Number(f[12])) / 100);
       const elapsed = Math.max(1, nowSec - startSec);
-      const isLeader = Number(f[3]) === Number(n);
-      const stat = state + (nice < 0 ? '<' : nice > 0 ? 'N' : '') + (isLeader && Number(f[2]) === Number(n) ? 's' : '') + (threads > 1 ? 'l' : '') + (ttyNr && Number(f[5]) === Number(n) ? '+' : '');
+      // (procps pr_stat: s for a session leader, session == tgid; + in the terminal's foreground
+      // process group, pgrp == tpgid)
+      const stat = state + (nice < 0 ? '<' : nice > 0 ? 'N' : '') + (Number(f[3]) === Number(n) ? 's' : '') + (threads > 1 ? 'l' : '') + (Number(f[2]) === Number(f[5]) ? '+' : '');
       const args = cmdline.split('\0').filter(Boolean).join(' ');
       rows.push({
         t, pid: Number(n), ppid: Number(f[1]), user, uid, stat, tty,
