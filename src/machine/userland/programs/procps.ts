@@ -1,8 +1,9 @@
 /**
- * procps-ng 4.0.2 (Debian 12): ps (default, aux, -e/-A, -ef, -f, -p PID, -u USER), free (-k -m -g
- * -h -b), uptime; util-linux 2.38's dmesg.  Output formats as the real commands print them (the
- * real guest's `ps aux`, data/recordings/ps.json.gz: PID width 7 since Debian's systemd sets
- * pid_max 4194304, lines cut at the terminal's 80 columns).  They read /proc like the real ones.
+ * procps-ng 4.0.2 (Debian 12): ps (Unix, BSD and GNU options: -e/-A, a, x, -p, -u, -C, -t, --ppid,
+ * the formats -f -F -l -j u and -o/--format with its specifiers (ps_format.ts), --sort, --no-headers),
+ * free (-k -m -g -h -b), uptime; util-linux 2.38's dmesg.  Output formats as the real commands print
+ * them (the real guest's `ps aux`, data/recordings/ps.json.gz: PID width 7 since Debian's systemd
+ * sets pid_max 4194304, lines cut at the terminal's 80 columns).  They read /proc like the real ones.
  */
 import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult, Task } from '../../include/sched';
@@ -11,6 +12,7 @@ import { epochSeconds, strftime } from '../libc_time';
 import { human } from './coreutils';
 import { IdCache, tzset, dlopenMissing } from '../libc_nss';
 import { libcapInit } from '../libcap';
+import { FORMATS, SPECS, parseFormat, headerLine, rowLine, type Column, type Need, type PsCtx, type PsProc } from './ps_format';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -122,7 +124,7 @@ function* psStart(u: U): G<{ tty: boolean; stacks: number }> {
   return { tty, stacks };
 }
 
-interface PsRow { t: Task; pid: number; ppid: number; user: string; stat: string; tty: string; cmd: string; comm: string; start: string; cpu: number; vsz: number; rss: number; time: number; uid: number }
+interface PsRow extends PsProc { t: Task }
 
 /** the device name of a tty number (procps devname.c: /proc/tty/drivers read once, the candidate paths stat-ed) */
 function* ttyName(u: U, nr: number, drivers: { text: string | null }): G<string> {
@@ -141,7 +143,7 @@ function* ttyName(u: U, nr: number, drivers: { text: string | null }): G<string>
   return '?';
 }
 
-function* psRows(u: U): G<PsRow[]> {
+function* psRows(u: U, needs: Set<Need>, groups: boolean): G<PsRow[]> {
   // procps reads /proc: the directory, then per process its directory's owner, stat, status, the
   // owner's name, environ, cmdline and the ctty probe, as the task stack of libproc2 does
   const fd = yield* u.open('/proc', 0x90800);
@@ -152,7 +154,6 @@ function* psRows(u: U): G<PsRow[]> {
   // the request and M_TOP_PAD's 128 KiB), the heap pages the recorded run faults in later
   yield* u.sbrk(0x28000);
   yield* readSmall(u, '/proc/uptime');
-  const nowSec = epochSeconds(u.m.bootNs, u.m.now);
   const buf = new StrBuf();
   const users = new IdCache();
   const drivers = { text: null as string | null };
@@ -166,32 +167,31 @@ function* psRows(u: U): G<PsRow[]> {
       const st = yield* buf.read(u, `/proc/${n}/stat`);
       if (!st) continue;
       const status = (yield* buf.read(u, `/proc/${n}/status`)) ?? '';
-      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-      const user = yield* users.user(u, uid);
+      const ids = (key: string): number[] => (new RegExp(`^${key}:\\s+(\\d+)\\s+(\\d+)`, 'm').exec(status) ?? []).slice(1).map(Number);
+      const [ruid = 0, euid = 0] = ids('Uid'), [rgid = 0, egid = 0] = ids('Gid');
+      const euser = yield* users.user(u, euid);
+      const ruser = ruid === euid ? euser : yield* users.user(u, ruid);
+      const egroup = groups ? yield* users.group(u, egid) : '';
       yield* readVec(u, `/proc/${n}/environ`);
       const cmdline = (yield* readVec(u, `/proc/${n}/cmdline`)) ?? '';
       yield* u.open(`/proc/${n}/ctty`, 0);
+      const wchan = needs.has('wchan') ? (yield* readSmall(u, `/proc/${n}/wchan`)) ?? '' : '';
       const t = u.m.procs.list().find((x) => x.tid === Number(n));
       if (!t) continue;
       const close = st.lastIndexOf(')');
       const comm = st.slice(st.indexOf('(') + 1, close);
-      const f = st.slice(close + 2).split(' ');
-      const state = f[0];
-      const nice = Number(f[16]);
-      const threads = Number(f[17]);
-      const ttyNr = Number(f[4]);
-      const tty = ttyNr ? yield* ttyName(u, ttyNr, drivers) : '?';
-      const startSec = epochSeconds(u.m.bootNs, Number(f[19]) * 1e7);
-      const time = Math.floor((Number(f[11]) + Number(f[12])) / 100);
-      const elapsed = Math.max(1, nowSec - startSec);
-      // (procps pr_stat: s for a session leader, session == tgid; + in the terminal's foreground
-      // process group, pgrp == tpgid)
-      const stat = state + (nice < 0 ? '<' : nice > 0 ? 'N' : '') + (Number(f[3]) === Number(n) ? 's' : '') + (threads > 1 ? 'l' : '') + (Number(f[2]) === Number(f[5]) ? '+' : '');
+      // f[N - 3] is field N of proc(5)
+      const f = st.slice(close + 2).split(' ').map((x, i) => (i === 0 ? x : Number(x))) as [string, ...number[]];
+      const ttyNr = f[4] as number;
       const args = cmdline.split('\0').filter(Boolean).join(' ');
       rows.push({
-        t, pid: Number(n), ppid: Number(f[1]), user, uid, stat, tty,
-        cmd: args || `[${comm}]`, comm, start: nowSec - startSec < 86400 ? strftime('%H:%M', startSec) : strftime('%b%d', startSec),
-        cpu: Math.round((time * 1000) / elapsed) / 10, vsz: Math.floor(Number(f[20]) / 1024), rss: Number(f[21]) * 4, time,
+        t, pid: Number(n), ppid: f[1] as number, pgid: f[2] as number, sid: f[3] as number, tpgid: f[5] as number,
+        tty: ttyNr ? yield* ttyName(u, ttyNr, drivers) : '?', state: f[0], flags: f[6] as number,
+        minflt: f[7] as number, majflt: f[9] as number, ticks: (f[11] as number) + (f[12] as number),
+        priority: f[15] as number, nice: f[16] as number, nlwp: f[17] as number,
+        start: epochSeconds(u.m.bootNs, (f[19] as number) * 1e7), vszKb: Math.floor((f[20] as number) / 1024), rssKb: (f[21] as number) * 4,
+        psr: f[36] as number, rtprio: f[37] as number, policy: f[38] as number,
+        ruid, euid, rgid, egid, ruser, euser, egroup, comm, args: args || `[${comm}]`, wchan,
       });
     }
   }
@@ -220,50 +220,158 @@ function* psClock(u: U): G<void> {
   }
 }
 
-const mmss = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-const hhmmss = (s: number) => `${String(Math.floor(s / 3600)).padStart(2, '0')}:${String(Math.floor(s / 60) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+const PS_USAGE = `
+Usage:
+ ps [options]
+
+ Try 'ps --help <simple|list|output|threads|misc|all>'
+  or 'ps --help <s|l|o|t|m|a>'
+ for additional help text.
+
+For more details see ps(1).
+`;
+
+/** What the command line of ps asks for (procps parser.c: Unix, BSD and GNU options) */
+interface PsArgs {
+  /** selection: every process; BSD a (any user's on a terminal), x (also without one); lists */
+  all: boolean; bsdA: boolean; bsdX: boolean; notLeaders: boolean; notLeadersTty: boolean;
+  pids: number[]; ppids: number[]; users: string[]; cmds: string[]; ttys: string[];
+  formats: string[]; std: keyof typeof FORMATS | null; long: boolean;
+  sort: string[]; noHeaders: boolean; wide: boolean;
+}
+
+/** Parse ps's arguments; a string is the error procps prints */
+function psArgs(argv: string[]): PsArgs | string {
+  const o: PsArgs = { all: false, bsdA: false, bsdX: false, notLeaders: false, notLeadersTty: false, pids: [], ppids: [], users: [], cmds: [], ttys: [], formats: [], std: null, long: false, sort: [], noHeaders: false, wide: false };
+  const list = (v: string | undefined): string[] => (v ?? '').split(/[,\s]+/).filter(Boolean);
+  const pidList = (v: string | undefined): number[] | null => {
+    const l = list(v);
+    return l.length && l.every((x) => /^\d+$/.test(x)) ? l.map(Number) : null;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const [k, v0] = a.slice(2).split(/=(.*)/s);
+      const v = (): string | undefined => v0 ?? argv[++i];
+      if (k === 'pid' || k === 'ppid') {
+        const l = pidList(v());
+        if (!l) return 'process ID list syntax error';
+        (k === 'pid' ? o.pids : o.ppids).push(...l);
+      } else if (k === 'user' || k === 'User') o.users.push(...list(v()));
+      else if (k === 'format') o.formats.push(v() ?? '');
+      else if (k === 'sort') o.sort.push(...list(v()));
+      else if (k === 'no-headers' || k === 'no-heading') o.noHeaders = true;
+      else if (k === 'deselect' || k === 'forest' || k === 'headers') continue;
+      else return 'unknown gnu long option';
+      continue;
+    }
+    const unix = a.startsWith('-');
+    const letters = unix ? a.slice(1) : a;
+    for (let j = 0; j < letters.length; j++) {
+      const c = letters[j];
+      // an option with an argument takes the rest of the word, else the next one
+      const arg = (): string | undefined => (j + 1 < letters.length ? letters.slice(j + 1) : argv[++i]);
+      if (unix) {
+        if (c === 'e' || c === 'A') o.all = true;
+        else if (c === 'a') o.notLeadersTty = true;
+        else if (c === 'd') o.notLeaders = true;
+        else if (c === 'f' || c === 'F' || c === 'j') o.std = c === 'f' && o.long ? 'lf' : c;
+        else if (c === 'l') { o.long = true; o.std = o.std === 'f' ? 'lf' : 'l'; }
+        else if (c === 'w') o.wide = true;
+        else if (c === 'H' || c === 'y' || c === 'm') continue;
+        else if (c === 'o') { o.formats.push(arg() ?? ''); break; }
+        else if (c === 'p' || c === 'q') { const l = pidList(arg()); if (!l) return 'process ID list syntax error'; o.pids.push(...l); break; }
+        else if (c === 'u' || c === 'U' || c === 'g' || c === 'G') { o.users.push(...list(arg())); break; }
+        else if (c === 'C') { o.cmds.push(...list(arg())); break; }
+        else if (c === 't') { o.ttys.push(...list(arg())); break; }
+        else return 'unsupported SysV option';
+      } else {
+        if (c === 'a') o.bsdA = true;
+        else if (c === 'x') o.bsdX = true;
+        else if (c === 'u') o.std = 'u';
+        else if (c === 'j' || c === 'l') o.std = c;
+        else if (c === 'w') o.wide = true;
+        else if (c === 'h') o.noHeaders = true;
+        else if (c === 'e' || c === 'f') continue;
+        else if (c === 'o') { o.formats.push(arg() ?? ''); break; }
+        else if (c === 'O') return 'unsupported option (BSD syntax)';
+        else if (c === 'p' || c === 'q') { const l = pidList(arg()); if (!l) return 'process ID list syntax error'; o.pids.push(...l); break; }
+        else if (c === 'U') { o.users.push(...list(arg())); break; }
+        else if (c === 't') { o.ttys.push(...list(arg())); break; }
+        else if (c === 'k') { o.sort.push(...list(arg())); break; }
+        else if (/^\d$/.test(c)) { o.pids.push(Number(letters.slice(j))); break; }
+        else return 'unsupported option (BSD syntax)';
+      }
+    }
+  }
+  return o;
+}
+
+/** whether ps lists a process: the lists and flags asked for, else the processes of its terminal and user */
+function selected(o: PsArgs, r: PsRow, self: PsRow | undefined, uidOf: (name: string) => number | undefined): boolean {
+  if (o.all || (o.bsdA && o.bsdX)) return true;
+  const lists = o.pids.length + o.ppids.length + o.users.length + o.cmds.length + o.ttys.length;
+  let hit = false;
+  if (o.pids.includes(r.pid) || o.ppids.includes(r.ppid) || o.cmds.includes(r.comm)) hit = true;
+  if (o.users.some((x) => (/^\d+$/.test(x) ? Number(x) : uidOf(x)) === r.euid)) hit = true;
+  if (o.ttys.some((x) => x.replace(/^\/dev\//, '') === r.tty)) hit = true;
+  if (o.notLeaders && r.sid !== r.pid) hit = true;
+  if (o.notLeadersTty && r.sid !== r.pid && r.tty !== '?') hit = true;
+  if (o.bsdA && r.tty !== '?') hit = true;
+  if (o.bsdX && r.euid === self?.euid) hit = true;
+  if (lists || o.notLeaders || o.notLeadersTty || o.bsdA || o.bsdX) return hit;
+  // (no selection: the processes of ps's terminal and effective user)
+  return r.tty !== '?' && r.tty === (self?.tty ?? 'pts/0') && r.euid === (self?.euid ?? 0);
+}
 
 const ps: ProgramMain = function* (u, argv) {
-  const a = argv.slice(1);
-  const bsd = a.length > 0 && !a[0].startsWith('-');
-  const opts = bsd ? a[0] : a.filter((x) => x.startsWith('-')).map((x) => x.slice(1)).join('');
-  const pIdx = a.indexOf('-p');
-  const uIdx = a.indexOf('-u');
-  const { tty, stacks } = yield* psStart(u);
-  let rows = yield* psRows(u);
-  const cut = (l: string) => (tty && !opts.includes('w') ? l.slice(0, 80) : l);
-  const line = (l: string) => u.printf(cut(l) + '\n');
-  if (bsd && opts.includes('u')) {
-    if (!opts.includes('a') || !opts.includes('x')) rows = rows.filter((r) => r.tty !== '?' || opts.includes('x'));
-    yield* line('USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND');
-    // the header is out before /proc/meminfo (%MEM) and the clock are read (strace of ps aux)
-    const memKb = (yield* meminfo(u, true)).MemTotal || 1;
-    yield* psClock(u);
-    for (const r of rows) {
-      const mem = (Math.round((r.rss * 1000) / memKb) / 10).toFixed(1);
-      yield* line(`${r.user.padEnd(8)} ${String(r.pid).padStart(7)} ${r.cpu.toFixed(1).padStart(4)} ${mem.padStart(4)} ${String(r.vsz).padStart(6)} ${String(r.rss).padStart(5)} ${r.tty.padEnd(8)} ${r.stat.padEnd(4)} ${r.start.padStart(5)} ${mmss(r.time).padStart(6)} ${r.cmd}`);
+  const o = psArgs(argv.slice(1));
+  let cols: Column[] = [];
+  let err = typeof o === 'string' ? o : '';
+  if (typeof o !== 'string') {
+    try {
+      cols = parseFormat(o.formats.length ? o.formats : [FORMATS[o.std ?? 'default']]);
+    } catch (e) {
+      err = `unknown user-defined format specifier "${(e as Error).message}"`;
     }
-  } else if (opts.includes('f')) {
-    if (!opts.includes('e') && !opts.includes('A')) rows = rows.filter((r) => r.tty !== '?');
-    if (pIdx >= 0) rows = rows.filter((r) => a[pIdx + 1].split(',').includes(String(r.pid)));
-    yield* line('UID          PID    PPID  C STIME TTY          TIME CMD');
-    yield* psClock(u);
-    for (const r of rows) yield* line(`${r.user.padEnd(8)} ${String(r.pid).padStart(7)} ${String(r.ppid).padStart(7)} ${String(Math.min(99, Math.floor(r.cpu))).padStart(2)} ${r.start.padStart(5)} ${r.tty.padEnd(8)} ${hhmmss(r.time).padStart(8)} ${r.cmd}`);
-  } else {
-    if (pIdx >= 0) rows = rows.filter((r) => a[pIdx + 1].split(',').includes(String(r.pid)));
-    else if (uIdx >= 0) rows = rows.filter((r) => r.user === a[uIdx + 1] || String(r.uid) === a[uIdx + 1]);
-    else if (!opts.includes('e') && !opts.includes('A') && !(bsd && opts.includes('a') && opts.includes('x'))) {
-      // the processes of this terminal (procps: same tty and euid as ps itself)
-      const self = rows.find((r) => r.pid === u.t.pid);
-      rows = rows.filter((r) => r.tty !== '?' && r.tty === (self?.tty ?? 'pts/0'));
-    }
-    yield* u.printf('    PID TTY          TIME CMD\n');
-    for (const r of rows) yield* u.printf(`${String(r.pid).padStart(7)} ${r.tty.padEnd(8)} ${hhmmss(r.time)} ${r.comm}\n`);
+    for (const k of o.sort) if (!err && !SPECS[k.replace(/^[+-]/, '').toLowerCase()]) err = 'unknown sort specifier';
   }
+  if (err || typeof o === 'string') {
+    yield* u.err(`error: ${err}\n${PS_USAGE}`);
+    return 1;
+  }
+  const needs = new Set(cols.map((c) => c.spec.need).filter((n): n is Need => n !== undefined));
+  const { tty, stacks } = yield* psStart(u);
+  const all = yield* psRows(u, needs, cols.some((c) => c.spec === SPECS.group));
+  const self = all.find((r) => r.pid === u.t.pid);
+  const uids = new Map(all.map((r) => [r.euser, r.euid] as const));
+  if (o.users.some((x) => !/^\d+$/.test(x) && !uids.has(x) && x !== 'root')) {
+    yield* u.err(`error: user name does not exist\n${PS_USAGE}`);
+    return 1;
+  }
+  let rows = all.filter((r) => selected(o, r, self, (n) => uids.get(n) ?? (n === 'root' ? 0 : undefined)));
+  const ctx: PsCtx = { now: epochSeconds(u.m.bootNs, u.m.now), memKb: 1 };
+  for (const k of [...o.sort].reverse()) {
+    const spec = SPECS[k.replace(/^[+-]/, '').toLowerCase()];
+    const dir = k.startsWith('-') ? -1 : 1;
+    const key = (r: PsRow): string | number => { const v = spec.value(r, ctx); return spec.right && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v; };
+    rows = [...rows].sort((x, y) => { const a = key(x), b = key(y); return (a < b ? -1 : a > b ? 1 : 0) * dir; });
+  }
+  const cut = (l: string): string => (tty && !o.wide ? l.slice(0, 80) : l);
+  const line = (l: string): G<void> => u.printf(cut(l) + '\n');
+  if (!o.noHeaders && cols.some((c) => c.header)) yield* line(headerLine(cols));
+  // (what the columns need is read after the header, in their order: %MEM's /proc/meminfo, START's clock)
+  let memRead = false, clockRead = false;
+  for (const c of cols) {
+    const n = c.spec.need;
+    if (n === 'mem' && !memRead) { memRead = true; ctx.memKb = (yield* meminfo(u, true)).MemTotal || 1; }
+    if (n === 'clock' && !clockRead) { clockRead = true; yield* psClock(u); }
+  }
+  for (const r of rows) yield* line(rowLine(cols, r, ctx));
   // (the mapping's pages freed: the recorded run's munmap freed the 289 pages it had faulted in)
   yield* u.sys('munmap', [stacks, PS_STACKS_BYTES]);
   yield* u.closeStdout();
-  return 0;
+  return rows.length ? 0 : 1;
 };
 
 /** /proc/meminfo's fields in KiB (procps' meminfo: rewound and read twice with 8191 bytes) */
