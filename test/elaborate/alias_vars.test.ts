@@ -15,13 +15,6 @@ const EXCLUDED_PREFIXES: Record<string, string> = {
   'nfs.': 'nfs aliases: not matched yet (scripts/gen-nfs-tapsets.ts)',
   'nfsd.': 'nfsd aliases: not matched yet (scripts/gen-nfs-tapsets.ts)',
   'sunrpc.': 'sunrpc aliases: not matched yet (scripts/gen-nfs-tapsets.ts)',
-  // block layer: the bio/request variables (hw_segments, bytes_done, the queue q/rq of the
-  // ioscheduler kprobe flavours, elevator_name) need the machine's struct bio / request model
-  'ioblock.': 'ioblock: hw_segments etc. not matched yet',
-  'ioblock_trace.': 'ioblock_trace: not matched yet',
-  'ioscheduler.': 'ioscheduler: q/rq/elevator_name not matched yet',
-  'ioscheduler_trace.': 'ioscheduler_trace: not matched yet',
-  'scsi.': 'scsi: the scsi_cmnd/scsi_device variables not matched yet',
 };
 const EXCLUDED: Record<string, string> = {
   // stap 4.8 counts on ip_queue_xmit's return (iphdr from its skb), tapsim on __tcp_transmit_skb
