@@ -14,8 +14,6 @@ import { sdaQueue, type BlockMachine } from '../block/core';
 const DMA_TO_DEVICE = 1, DMA_FROM_DEVICE = 2, DMA_NONE = 3;
 /** include/scsi/scsi_device.h enum scsi_device_state */
 const SDEV_RUNNING = 2;
-/** include/scsi/scsi_proto.h opcodes of sd_setup_read_write_cmnd / sd_setup_flush_cmnd */
-const READ_10 = 0x28, WRITE_10 = 0x2a, SYNCHRONIZE_CACHE = 0x35;
 
 let sdev = 0;
 /** sda's scsi_device 0:0:0:0 on Scsi_Host 0, running, with the disk's request queue. */
@@ -34,8 +32,9 @@ function scsiDevice(): number {
 const cmnds = new WeakMap<BlkRequest, number>();
 /**
  * The `struct scsi_cmnd *` of block request `r` (the request's PDU): its device, the DMA
- * direction (to the device for a write, from it for a read, none for a cache flush), the
- * transfer length (sdb.length) and the CDB sd built (READ_10/WRITE_10/SYNCHRONIZE_CACHE).
+ * direction (to the device for a write, from it for a read, none for a cache flush) and the
+ * transfer length (sdb.length). (Not its CDB yet: the scsi_dispatch_cmd_* events would print its
+ * raw bytes under the opcode field the event assignment does not fill.)
  */
 export function scsiCmnd(r: BlkRequest | undefined): number {
   if (!r) return 0;
@@ -44,8 +43,6 @@ export function scsiCmnd(r: BlkRequest | undefined): number {
     kmem.setField(a, T, 'device', scsiDevice());
     kmem.setField(a, T, 'sc_data_direction', r.flush || !r.bytes ? DMA_NONE : r.write ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
     kmem.setField(a, T, 'sdb.length', r.bytes);
-    kmem.setField(a, T, 'cmd_len', 10);
-    kmem.writeU8(a + kmem.fieldOf(T, 'cmnd').offset, r.flush || !r.bytes ? SYNCHRONIZE_CACHE : r.write ? WRITE_10 : READ_10);
   });
 }
 
