@@ -323,7 +323,9 @@ export class Deriver {
         }
       }
       if (out.length === before) {
-        if (node.aliases.length && i > 0) {
+        // (a suffix only when the wildcard names no alias or point below: when it matched some that
+        // resolved nothing, `scsi.ioentry = scsi.ioentry.* ?` on 6.1, stap reports no match, no loop)
+        if (node.aliases.length && i > 0 && !kids.some((ch) => i + 1 < comps.length || ch.aliases.length || ch.provider)) {
           this.expandWithSuffix(node, loc, concrete, i, body, out);
           return;
         }

@@ -274,7 +274,7 @@ function aliasVariables(files: A.StapFile[], opts: ElabOptions, elaborate: Elabo
   for (const dp of prog.probes) {
     const key = `${dp.pn}\0${dp.point.pp}`;
     if (m.has(key)) continue;
-    m.set(key, dp.locals.filter((l) => l.type === 'long' || l.type === 'string').map((l) => `${l.name}:${l.type}`));
+    m.set(key, dp.locals.filter((l) => l.type === 'long' || l.type === 'string' || !l.type || l.type === 'unknown').map((l) => `${l.name}:${l.type ?? 'unknown'}`));
   }
   return m;
 }

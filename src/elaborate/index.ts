@@ -218,8 +218,10 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     keep(usedGlobals, (g) => !!g.init || caughtOnly.has(g));
     return true;
   };
-  if (!tr.run(functions, typeUnits, usedGlobals, fold)) return null;
-  if (diag.errorCount > errors0 || stopForWarnings()) return null;
+  // (-L lists what typed and the rest as unknown: stap 4.8's -L nfsd.proc3.read on 6.1 says
+  // vlen:unknown for a member the kernel lacks; -L's own elaboration is quiet)
+  if (!tr.run(functions, typeUnits, usedGlobals, fold) && !opts.listing) return null;
+  if ((diag.errorCount > errors0 && !opts.listing) || stopForWarnings()) return null;
   if (!opts.unoptimized && !opts.listing) {
     // stap's optimize2: constant folding and what it leaves unused; an overload after one without
     // `next` is never reached, and goes silently with what only it used (real-stap -vvv: 'Eliding
@@ -247,7 +249,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 
   checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);
   checkPrivilege(live.map((u) => u.body), functions, opts.privilege, diag);
-  if (diag.errorCount > errors0) return null;
+  if (diag.errorCount > errors0 && !opts.listing) return null;
 
   // ---- fill the program
   for (const g of usedGlobals) {
@@ -256,7 +258,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     if ((g.arity ?? -1) < 0) g.arity = 0;
   }
   collectHistograms(live.map((u) => counted(u.body, u.p.exp)), functions, diag);
-  if (diag.errorCount > errors0) return null;
+  if (diag.errorCount > errors0 && !opts.listing) return null;
   // (the points that share a body elaborated once: a probe each, in the order they resolved)
   const probes: A.DerivedProbe[] = [];
   for (const u of live) {

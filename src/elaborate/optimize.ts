@@ -470,7 +470,9 @@ export class Optimizer {
   private reduceStmt(s: A.Stmt, own: Set<A.VarDecl>): { keep: boolean; changed: boolean } {
     switch (s.k) {
       case 'expr':
-        if (!this.effects.exprHasEffects(s.expr, null) && !hasTargets(s.expr)) {
+        // (a statement reading $vars, @cast or @var goes too: real-stap on a process probe with
+        // debuginfo elides `$cmd;`, `@cast(...)->dir;`, `@var("cmd");` and `f($cmd);` with f pure)
+        if (!this.effects.exprHasEffects(s.expr, null)) {
           if (this.first) this.warn('Eliding side-effect-free expression ', this.stmtTok.get(s) ?? firstToken(s.expr));
           return { keep: false, changed: true };
         }

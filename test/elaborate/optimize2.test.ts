@@ -5,7 +5,15 @@
  * (../shared/tools/real-stap -p2); the oracle table test/oracle/corners.json holds more.
  */
 import { expect } from 'chai';
+import { spawnSync } from 'child_process';
+import * as path from 'path';
 import { p2 } from '../helpers/p2';
+
+/** stap -p2 of the CLI (with the kernel's probe families), stderr. */
+function kernelP2(src: string): string {
+  const cli = path.join(__dirname, '..', '..', 'src', 'cli', 'main.js');
+  return spawnSync(process.execPath, [cli, '-p2', '-e', src], { encoding: 'latin1', timeout: 90000 }).stderr;
+}
 
 describe('elaborate: constant folding after types (stap optimize2)', () => {
   it('an if (0) body is typed, then dropped; a probe left empty is elided', () => {
@@ -112,5 +120,35 @@ describe('elaborate: the operand of delete (stap 4.8 checks it at type resolutio
     ]);
     expect(p2('global ar probe begin { ar[1] = 1; delete ar[1][2] }').err)
       .to.match(/^semantic error: invalid operand of delete expression: operator '\[' at <input>:1:48\n/);
+  });
+});
+
+describe('elaborate: statements that only read $vars, @cast, @var (issue 16)', function () {
+  this.timeout(60000);
+  it('are side-effect-free: dropped, and a pure function called on a $var with them', () => {
+    // (real-stap -p2 on process("t").function("foo") of a C file built with -g, through
+    // REAL_STAP_TREE: "Eliding side-effect-free expression : identifier '$cmd'", the same for
+    // `$cmd->dir;`, `@cast($cmd, "cmd", "t")->dir;`, `@var("cmd");`, and `x = f($cmd)` with f
+    // reading a member the type lacks elides x, then f($cmd), without reporting f's @cast)
+    expect(kernelP2('probe kernel.function("vfs_read") { $file; println(1) }')).to.contain("WARNING: Eliding side-effect-free expression : identifier '$file' at <input>:1:37");
+    expect(kernelP2('probe kernel.function("vfs_read") { @cast($file, "file", "kernel")->f_flags; println(1) }'))
+      .to.contain("WARNING: Eliding side-effect-free expression : operator '@cast'");
+    const f = kernelP2('function f:long(c:long) { return @cast(c, "file", "kernel")->no_such_member }\n'
+      + 'probe kernel.function("vfs_read") { x = f($file); println(1) }');
+    expect(f).to.contain("WARNING: Eliding assignment to 'x'");
+    expect(f).not.to.contain('error');
+    // an assignment to a $var (guru) stays
+    expect(kernelP2('probe kernel.function("vfs_read") { $count = 1; println(1) }')).not.to.contain('Eliding side-effect-free');
+  });
+});
+
+describe('elaborate: an alias over its own wildcard (issue 16)', () => {
+  it('whose sub-aliases all resolve nothing is no match, not a loop (stap 4.8\'s scsi.ioentry = scsi.ioentry.* ? on 6.1)', () => {
+    // (real-stap -p2: "semantic error: no match" at the use, nothing about a recursive loop)
+    const src = 'probe foo.a = kernel.function("no_such_fn_q") !, kernel.function("no_such_fn_r") ? { }\n'
+      + 'probe foo.b = kernel.function("no_such_fn_s") ? { }\nprobe foo = foo.* ? { x = 1 }\nprobe foo { println(x) }\n';
+    const r = p2(src);
+    expect(r.err).to.contain('semantic error: no match');
+    expect(r.err).not.to.contain('recursive loop');
   });
 });

@@ -190,8 +190,51 @@ export function bioAddr(r: BlkRequest | undefined): number {
     kmem.setField(a, T, 'bi_opf', reqOp(q) | (q.flags ?? 0));
     setBioIter(a, q);
     kmem.setField(a, T, 'bi_vcnt', q.pages.length || Math.ceil(q.bytes / 4096));
+    if (q.bytes) kmem.setField(a, T, 'bi_io_vec', firstBioVec(q));
     kmem.setField(a, T, 'bi_bdev', blockDevice(kmem, bioDevice(q)));
     kmem.setField(a, T, 'bi_status', 0);
+  });
+}
+/** include/linux/page-flags.h (6.1): PG_uptodate, PG_swapcache (PG_owner_priv_1), PG_swapbacked */
+const PG_uptodate = 2, PG_swapcache = 10, PG_swapbacked = 19;
+/** include/linux/page-flags.h: the low bit of page->mapping of an anonymous page (its anon_vma) */
+const PAGE_MAPPING_ANON = 1;
+/**
+ * bi_io_vec[0] of a bio with data: its first page, whose owner is what ioblock's `ino` reads
+ * (page->mapping->host->i_ino): a file's page cache (the inode's i_data), a swap-cache page (swap
+ * I/O), a process's anonymous page (direct I/O from a user buffer), or the page cache of the
+ * partition's block device (the journal and metadata blocks: bdev_add makes its inode's i_ino the dev_t).
+ */
+function firstBioVec(q: BlkRequest): number {
+  const V = 'struct bio_vec', P = 'struct page';
+  const v = kmem.allocStruct(V);
+  const page = kmem.allocStruct(P);
+  kmem.setField(v, V, 'bv_page', page);
+  kmem.setField(v, V, 'bv_len', Math.min(q.bytes, 4096));
+  kmem.setField(page, P, '_refcount.counter', 1);
+  let flags = 1 << PG_uptodate;
+  if (q.swap) {
+    flags |= (1 << PG_swapbacked) | (1 << PG_swapcache);
+    kmem.setField(page, P, 'mapping', kmem.allocStruct('struct anon_vma') | PAGE_MAPPING_ANON);
+  } else if (q.dio) {
+    flags |= 1 << PG_swapbacked;
+    kmem.setField(page, P, 'mapping', kmem.allocStruct('struct anon_vma') | PAGE_MAPPING_ANON);
+  } else {
+    const host = q.ino && !q.ino.isBlk ? kmem.addrOf(q.ino) : bdevInode(bioDevice(q));
+    kmem.setField(page, P, 'mapping', host + kmem.fieldOf('struct inode', 'i_data').offset);
+    kmem.setField(page, P, 'index', q.pages[0] ?? 0);
+  }
+  kmem.setField(page, P, 'flags', flags);
+  return v;
+}
+/** The inode of a block device's page cache (bdev_add: i_ino and i_rdev are its dev_t, MKDEV(8, partno)). */
+const bdevInodes = new Map<string, number>();
+function bdevInode(name: 'sda' | 'sda1'): number {
+  return kmem.structFor(bdevInodes, name, 'struct inode', (a) => {
+    const dev = (8 << 20) | (name === 'sda1' ? 1 : 0);
+    kmem.setField(a, 'struct inode', 'i_ino', dev);
+    kmem.setField(a, 'struct inode', 'i_rdev', dev);
+    kmem.setField(a, 'struct inode', 'i_data.host', a);
   });
 }
 function setBioIter(a: number, q: BlkRequest): void {
@@ -242,7 +285,7 @@ let sdaQ = 0;
  * AHCI disk under tools/qemu-debian-guest: 512-byte logical and physical blocks, max_sectors_kb
  * 128, max_segments 168, nr_requests 64).
  */
-function sdaQueue(mem: KernelMemory): number {
+export function sdaQueue(mem: KernelMemory): number {
   if (sdaQ) return sdaQ;
   const Q = 'struct request_queue';
   sdaQ = mem.allocStruct(Q);
@@ -253,21 +296,33 @@ function sdaQueue(mem: KernelMemory): number {
   mem.setField(sdaQ, Q, 'limits.max_hw_sectors', 256);
   mem.setField(sdaQ, Q, 'limits.max_segments', 168);
   mem.setField(sdaQ, Q, 'nr_requests', 64);
+  // the guest's /sys/block/sda/queue/scheduler: "[mq-deadline] none" (the recordings run dd_insert_requests,
+  // dd_dispatch_request): its elevator_queue's type is mq-deadline's elevator_type
+  const E = 'struct elevator_queue', ET = 'struct elevator_type';
+  const elv = mem.allocStruct(E), type = mem.allocStruct(ET);
+  mem.setField(type, ET, 'elevator_name', 'mq-deadline');
+  mem.setField(elv, E, 'type', type);
+  mem.setField(sdaQ, Q, 'elevator', elv);
+  mem.setField(sdaQ, Q, 'disk', sdaGendisk(mem));
   return sdaQ;
+}
+/** sda's struct gendisk, its request queue's disk. */
+function sdaGendisk(mem: KernelMemory): number {
+  if (sdaDisk) return sdaDisk;
+  sdaDisk = mem.allocStruct('struct gendisk');
+  mem.setField(sdaDisk, 'struct gendisk', 'disk_name', 'sda');
+  mem.setField(sdaDisk, 'struct gendisk', 'major', 8);
+  mem.setField(sdaDisk, 'struct gendisk', 'first_minor', 0);
+  mem.setField(sdaDisk, 'struct gendisk', 'minors', 16);
+  mem.setField(sdaDisk, 'struct gendisk', 'queue', sdaQueue(mem));
+  mem.setField(sdaDisk, 'struct gendisk', 'part0', blockDevice(mem, 'sda'));
+  return sdaDisk;
 }
 export function blockDevice(mem: KernelMemory, name: 'sda' | 'sda1'): number {
   const B = 'struct block_device';
   return mem.structFor(bdevs, name, B, (a) => {
     const partno = name === 'sda1' ? 1 : 0;
-    if (!sdaDisk) {
-      sdaDisk = mem.allocStruct('struct gendisk');
-      mem.setField(sdaDisk, 'struct gendisk', 'disk_name', 'sda');
-      mem.setField(sdaDisk, 'struct gendisk', 'major', 8);
-      mem.setField(sdaDisk, 'struct gendisk', 'first_minor', 0);
-      mem.setField(sdaDisk, 'struct gendisk', 'minors', 16);
-      mem.setField(sdaDisk, 'struct gendisk', 'queue', sdaQueue(mem));
-      mem.setField(sdaDisk, 'struct gendisk', 'part0', blockDevice(mem, 'sda'));
-    }
+    sdaGendisk(mem);
     mem.setField(a, B, 'bd_queue', sdaQueue(mem));
     mem.setField(a, B, 'bd_dev', (8 << 20) | partno);
     mem.setField(a, B, 'bd_partno', partno);
