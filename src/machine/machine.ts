@@ -55,6 +55,7 @@ import { filemap, warmPageCache } from './mm/filemap';
 import { pageWriteback } from './mm/page_writeback';
 import { fadvise } from './mm/fadvise';
 import { pageAlloc } from './mm/page_alloc';
+import { lruSwap } from './mm/swap';
 import { Fs, namei } from './fs/namei';
 import { fsLayout } from './fs/layout';
 import { fsOpen } from './fs/open';
@@ -105,7 +106,7 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   schedCore, fpu, process64, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, itimer, perfEventOpen, printk,
   sem, shm,
   block, scsi,
-  fault, rmap, vmscan, swapfile, pageIo, mmap, filemap, pageWriteback, fadvise, pageAlloc,
+  fault, rmap, vmscan, swapfile, pageIo, mmap, filemap, pageWriteback, fadvise, pageAlloc, lruSwap,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd, fsSelect,
   netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netRx, netOnce, netUdp, netUnix, netfilter,
   loopback, serial8250,

@@ -11,6 +11,7 @@ import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
 import { fdOf } from '../include/fdtable';
 import { Inode, PAGE } from '../include/fs';
+import type { OpenFile } from '../include/fs';
 import { BlkRequest, REQ_SYNC, REQ_META, REQ_PRIO, REQ_FUA, REQ_PREFLUSH } from '../include/blkdev';
 import { pushWakeups } from '../kernel/sched/core';
 import { timedWake } from '../kernel/time';
@@ -120,6 +121,25 @@ export function ext4ReleaseFile(m: FsMachine, ino: Inode): boolean {
   jr.daAllocClose.delete(ino);
   return ino.dirtyPages > 0;
 }
+/**
+ * ext4_release_dir (the last fput of an ext4 directory): a directory read through the htree code
+ * (ext4_dx_readdir: every directory of the recorder's disk, dir_index on) keeps the entries of its last
+ * ext4_htree_fill_tree in an rb-tree of struct fname, which ext4_htree_free_dir_info's
+ * free_rb_tree_fname frees, one kfree each.  A fill reads one leaf block: for a one-block directory all
+ * its entries, "." and ".." among them, which the getdents64 that reaches the end leaves in the tree (the
+ * next one returns 0 before any fill); for an indexed one the last leaf's, taken here as an even share of
+ * the entries over its leaf blocks (the machine keeps no leaves).  The number of fnames freed, -1 when
+ * the directory was never read (no dir_info: no free_rb_tree_fname).
+ */
+export function ext4DirFnames(f: OpenFile): number {
+  const d = f.inode;
+  if (!d || !d.isDir || d.fs !== 'ext4' || d.pseudo || d.dyn || !f.dirNames) return -1;
+  const blocks = Math.ceil(Math.max(4096, d.size) / 4096);
+  return blocks <= 1 ? f.dirNames.length : Math.ceil((f.dirNames.length - 2) / (blocks - 1));
+}
+// free_rb_tree_fname's kfree of each fname (close's deferred fput of a directory: fs/open.ts close_recorded)
+ext4.count('kfree', (_m, _c, _t, e) => (typeof e.dirFnames === 'number' ? e.dirFnames : undefined));
+
 /**
  * ext4_alloc_da_blocks -> filemap_flush: the inode's dirty pages are allocated (their metadata joins the
  * running transaction: Journal.touch) and written as the bios the recorded tree submits (`e.ioReqs`:

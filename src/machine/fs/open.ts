@@ -17,7 +17,7 @@ import { fdOf, installFd } from '../include/fdtable';
 import { drain } from '../kernel/sched/core';
 import { kmem } from '../../kernel/memory';
 import { fillFile } from './layout';
-import { journalOf, ext4Truncated, ext4ReleaseFile } from './ext4';
+import { journalOf, ext4Truncated, ext4ReleaseFile, ext4DirFnames } from './ext4';
 import { truncating } from '../mm/filemap';
 import { fifoOpen, fifoWaiting } from './pipe';
 
@@ -145,12 +145,15 @@ fsOpen.hook('close_recorded', (m, c, t, e) => {
   // (fs/ext4.ts ext4ReleaseFile; decided before the close's onClose ends the state)
   const last = fdOf(t, e.a[0] as number);
   const da = last?.refs === 1 && last.kind === 'file' && !!last.inode && ext4ReleaseFile(m, last.inode);
+  // ... and of a directory read through the htree code, ext4_release_dir's free of its fnames (fs/ext4.ts ext4DirFnames)
+  const fnames = last?.refs === 1 ? ext4DirFnames(last) : -1;
   const f = closeFd(t, e.a[0] as number);
   if (!f) { e.ret = -EBADF; return H_CONT; }
   e.ret = 0;
   if (f.refs === 0) {
     t.resumeWork |= RW_TASKWORK;
     if (da) { e.tailFeat = ['da']; e.daIno = f.inode; }
+    if (fnames >= 0) { e.tailFeat = ['fn']; e.dirFnames = fnames; }
   }
   return drain(c);
 });

@@ -59,6 +59,8 @@ class Base {
   rcuPending = false;
   /** jiffy of the next periodic load balance (rq->next_balance) */
   nextBalance = 0;
+  /** jiffy of the last periodic load balance (the domain's sd->last_balance) */
+  lastBalance = 0;
   /** a tick ran while the CPU idled (ts->got_idle_tick) */
   gotTick = false;
   /** rq->has_blocked_load: set when the CPU enters NO_HZ idle, cleared by the nohz stats update */
@@ -154,6 +156,17 @@ export class Timers {
     let best = Infinity;
     for (const t of this.bases[c.id].wheel) if (!t.deferrable && t.expires < best) best = t.expires;
     return best === Infinity ? best : Math.ceil(best / this.m.tickNs) * this.m.tickNs;
+  }
+
+  /**
+   * newidle_balance (kernel/sched/fair.c) found nothing to pull and `c` goes idle: its next balance
+   * moves forward to the domain's next one at the idle interval (update_next_balance: sd->last_balance
+   * + get_sd_balance_interval(sd, 0)), so a CPU idling after a busy stretch, whose next_balance was
+   * set at the busy interval, balances at its next idle tick once that is due.
+   */
+  newidle(c: Cpu): void {
+    const b = this.bases[c.id];
+    b.nextBalance = Math.min(b.nextBalance, b.lastBalance + BALANCE_IDLE_JIFFIES);
   }
 
   /** tick_nohz_idle_retain_tick: the CPU idles with its tick running (its next tick programmed). */
@@ -261,6 +274,14 @@ export interface IdleStop {
 export const timer = new Semantics<TimerMachine>('kernel/time/timer');
 timer.setup(() => definePaths(TIMER_PATHS));
 
+/**
+ * rebalance_domains' interval (get_sd_balance_interval): the domain's balance_interval (its weight in ms,
+ * 4 CPUs: 1 jiffy), times busy_factor (16) while the CPU is busy; an idle CPU rebalances every other tick
+ * (the interval doubled up to max_interval once a balance found nothing to move).
+ */
+const BALANCE_IDLE_JIFFIES = 2;
+const BALANCE_BUSY_JIFFIES = 16;
+
 /** The softirqs this tick raises: TIMER when a wheel timer is due, SCHED when a balance is due, RCU when RCU asks. */
 function tickRaises(m: TimerMachine, c: Cpu): number {
   const b = m.timers.bases[c.id];
@@ -269,9 +290,8 @@ function tickRaises(m: TimerMachine, c: Cpu): number {
   const j = m.timers.jiffies();
   if (j >= b.nextBalance) {
     raise |= 1 << SCHED_SOFTIRQ;
-    // rebalance_domains' interval: the domain's balance_interval (its weight in ms, 4 CPUs: 1
-    // jiffy), times busy_factor (16) while the CPU is busy; an idle CPU rebalances every other tick
-    b.nextBalance = j + (c.curr.idle ? 2 : 16);
+    b.lastBalance = j;
+    b.nextBalance = j + (c.curr.idle ? BALANCE_IDLE_JIFFIES : BALANCE_BUSY_JIFFIES);
   }
   const rcuPending = m.timers.rcuTick !== null && m.timers.rcuTick(c);
   if (b.rcuPending || rcuPending) { raise |= 1 << RCU_SOFTIRQ; b.rcuPending = false; }
@@ -414,6 +434,8 @@ timer.hook('idle_got_tick', (m, c, _t, e) => {
   b.gotTick = false;
   return H_CONT;
 });
+/** newidle_balance's end on a CPU going idle (Timers.newidle). */
+timer.hook('newidle_next_balance', (m, c) => { m.timers.newidle(c); return H_CONT; });
 /** nohz_balance_enter_idle: the CPU joins nohz.idle_cpus_mask with its load blocked (rq->has_blocked_load, nohz.has_blocked). */
 timer.hook('nohz_enter_idle', (m, c) => {
   m.timers.bases[c.id].blockedLoad = true;

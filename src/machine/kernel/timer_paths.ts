@@ -8,8 +8,10 @@
 export const TIMER_PATHS: Record<string, string> = {
   // kernel/sched/idle.c do_idle, as the idle recording's swapper/N trees show it (no cpuidle driver:
   // default_idle_call, amd_e400_idle's HLT): one idle_iteration per idle period until a task is to
-  // run, then the tick restarts (tick_nohz_idle_exit) and schedule_idle switches to it
+  // run, then the tick restarts (tick_nohz_idle_exit) and schedule_idle switches to it; first, what the
+  // newidle_balance before the switch to idle left (%newidle_next_balance: rq->next_balance)
   idle_loop: `
+%newidle_next_balance
 do_idle
   nohz_run_idle_balance
     ?nohz_newilb

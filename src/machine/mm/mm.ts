@@ -19,6 +19,7 @@ import type { BlockLayer } from '../block/core';
 import { swapSlotAlloc, swapSlotFree, swapEntryOf, setSwapEntry, swapSlotDirty, swapSlotOnDevice, type SwapEntry } from './swapfile';
 import { swapInIo, swapReadPending, swapWritePending } from './page_io';
 import { PerCpuPages } from './page_alloc';
+import { LruAddBatches } from './swap';
 
 /**
  * The machine as memory management uses it: memory itself, the scheduler (waking kswapd), the
@@ -190,6 +191,8 @@ export class MemSys {
   cowFaults = 0;
   /** the per-CPU page lists (mm/page_alloc.ts): pcp->high is the low watermark shared by the CPUs (zone_highsize) */
   readonly pcp = new PerCpuPages(() => Math.floor(this.lowPages / this.m.cpus.length));
+  /** the per-CPU batches of folios on their way to an LRU list (mm/swap.ts) */
+  readonly lruAdd = new LruAddBatches();
   constructor(private m: MmMachine, memMB: number) {
     this.totalPages = memMB * 256;
     this.kernelPages = Math.floor(this.totalPages * 0.06);

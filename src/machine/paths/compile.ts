@@ -234,6 +234,8 @@ function emitSeq(s: Src, i: number, end: number, code: number[], after: AfterSit
         for (let r = 0; r < rep; r++) emitKids(s, ks, ke, code, after, chunk, parent);
       } else if (pcp && id === pcp.bulk) {
         // a recorded refill of the per-CPU list: the machine's lists decide (emitPcpRefill)
+      } else if (id === lruSite().move && (parent === lruSite().add || parent === lruSite().drain) && callsFn(s, ks, ke, lruSite().fn)) {
+        // a recorded move of the lru_add batch: the machine's batches decide (emitLruMove)
       } else {
         if (chunk === -2) chunk = newChunk(s, ks, ke, o.after, id);
         const around = after?.get(id);
@@ -354,6 +356,95 @@ function emitPcpRefill(s: Src, p: PcpSite, code: number[]): void {
   code[fix] = code.length;
 }
 
+/**
+ * mm/swap.c's lru_add batch (mm/swap.ts): folio_add_lru (`add`) and lru_add_drain_cpu (`drain`) move it
+ * with folio_batch_move_lru (`move`), one lru_add_fn (`fn`) per folio.  Kallsyms ids; -2: not resolved yet.
+ */
+interface LruSite { add: number; drain: number; move: number; fn: number }
+let lruSiteIds: LruSite | null = null;
+function lruSite(): LruSite {
+  return lruSiteIds ?? (lruSiteIds = {
+    add: functionId('folio_add_lru'), drain: functionId('lru_add_drain_cpu'), move: functionId('folio_batch_move_lru'), fn: functionId('lru_add_fn'),
+  });
+}
+
+/** A call tree by function names: [name, callees]; `LRU_ADD_FN` marks the call repeated once per folio moved. */
+type NamedTree = readonly [string, (readonly NamedTree[])?];
+const LRU_ADD_FN = 'lru_add_fn';
+/**
+ * folio_batch_move_lru of the lru_add batch as every recording shows it (the fault's move of a full
+ * batch: `lru_add_fn(...)*15`; the drains' with fewer): the lruvec lock, lru_add_fn per folio (its
+ * statistics: __mod_lruvec_state, mem_cgroup_update_lru_size), the unlock, then release_pages dropping
+ * the batch's references (no page freed: the folios stay mapped).
+ */
+const LRU_MOVE: NamedTree = ['folio_batch_move_lru', [
+  ['folio_lruvec_lock_irqsave', [['_raw_spin_lock_irqsave']]],
+  [LRU_ADD_FN, [['__rcu_read_lock'], ['folio_mapping'], ['__rcu_read_unlock'],
+    ['__mod_lruvec_state', [['__mod_node_page_state'], ['__mod_memcg_lruvec_state', [['__cgroup_rstat_updated']]]]],
+    ['__mod_zone_page_state'], ['mem_cgroup_update_lru_size']]],
+  ['_raw_spin_unlock_irqrestore'],
+  ['release_pages', [['__mem_cgroup_uncharge_list'], ['free_unref_page_list']]],
+]];
+
+/** Whether the seq text[start, end) calls kallsyms function `id` at any depth. */
+function callsFn(s: Src, start: number, end: number, id: number): boolean {
+  const text = s.text;
+  for (let i = start; i < end; i++) {
+    const ch = text.charCodeAt(i);
+    if (!(ch >= C_0 && ch <= C_9)) continue;
+    const prev = i > 0 ? text.charCodeAt(i - 1) : C_SPACE;
+    const f = numAt(text, i);
+    const next = numEnd;
+    if (prev !== C_STAR && s.ids(f) === id) return true;
+    i = next - 1;
+  }
+  return false;
+}
+
+/**
+ * At the entry of folio_add_lru or lru_add_drain_cpu (`site`): the move of the CPU's lru_add batch,
+ * run as often as the site's count rule says (mm/swap.ts: once when the batch is moved here, else
+ * not), its lru_add_fn as often as lru_add_fn's (the folios moved).  The recorded trees' own moves of
+ * that batch are left out (emitSeq).
+ */
+function emitLruMove(s: Src, site: number, code: number[]): void {
+  const rule = countRuleIndex(site);
+  if (rule < 0 || lruSite().move < 0) return;
+  code.push(OP_REPEAT, rule, 0, 0, 0);
+  const fix = code.length - 1;
+  const start = code.length;
+  emitNamed(s, LRU_MOVE, code, opsOf(site).after);
+  code.push(OP_LOOP, start);
+  code[fix] = code.length;
+}
+
+/** Emit a call tree by names (`after`: its caller's before/after-callee tracepoints). */
+function emitNamed(s: Src, [name, kids]: NamedTree, code: number[], after: AfterSites): void {
+  const id = functionId(name);
+  if (id < 0) return;
+  const o = opsOf(id);
+  const rule = name === LRU_ADD_FN ? countRuleIndex(id) : -1;
+  let fix = -1, start = -1;
+  if (rule >= 0) {
+    code.push(OP_REPEAT, rule, 1, 0, 0);
+    fix = code.length - 1;
+    start = code.length;
+  }
+  const around = after?.get(id);
+  if (around) for (const tp of around[0]) code.push(OP_TP, tp);
+  code.push(id);
+  pushAll(code, o.pre);
+  if (s.inline) pushAll(code, inlineOps(id, o));
+  for (const k of kids ?? []) emitNamed(s, k, code, o.after);
+  pushAll(code, o.post);
+  code.push(OP_RET);
+  if (around) for (const tp of around[1]) code.push(OP_TP, tp);
+  if (rule >= 0) {
+    code.push(OP_LOOP, start);
+    code[fix] = code.length;
+  }
+}
+
 function pushAll(code: number[], ops: readonly number[]): void {
   for (let i = 0; i < ops.length; i++) code.push(ops[i]);
 }
@@ -369,6 +460,7 @@ function emitCall(s: Src, id: number, o: FnOps, ks: number, ke: number, code: nu
   code.push(id);
   if (o.pre.length) pushAll(code, o.pre);
   if (s.inline) pushAll(code, inlineOps(id, o));
+  if (id === lruSite().add || id === lruSite().drain) emitLruMove(s, id, code);
   if (ke > ks) emitKids(s, ks, ke, code, o.after, chunk, id);
   if (o.post.length) pushAll(code, o.post);
   code.push(OP_RET);
@@ -448,7 +540,7 @@ export function straightCode(code: Int32Array): boolean {
  * compiler's output format (bump COMPILER_FORMAT when emitSeq's output changes).  The build's
  * programs (paths/model_table.ts) are used only while it is the running process's.
  */
-const COMPILER_FORMAT = 5;
+const COMPILER_FORMAT = 6;
 let stamp: string | null = null;
 export function compilerStamp(): string {
   return stamp ?? (stamp = JSON.stringify([COMPILER_FORMAT, MARK_HOOKS, compileInputs(), tracepointSiteTable()]));

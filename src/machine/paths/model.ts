@@ -166,8 +166,11 @@ const TREE_FEATURES: Record<string, [string, string][]> = {
   // at all runs release_task (a wait4 that returns a stopped child's pid, WUNTRACED, does not)
   'sys:wait4': [['pdc', 'd_invalidate'], ['rel', 'release_task']],
   // the deferred fput of a close: ext4_release_file's ext4_alloc_da_blocks flushed the file's delayed-allocation
-  // pages (a file truncated to 0 and rewritten: EXT4_STATE_DA_ALLOC_CLOSE, fs/ext4.ts ext4ReleaseFile)
-  'tail:task_work_run': [['da', 'ext4_alloc_da_blocks']],
+  // pages (a file truncated to 0 and rewritten: EXT4_STATE_DA_ALLOC_CLOSE, fs/ext4.ts ext4ReleaseFile);
+  // or the deferred fput of a directory read through the htree code: ext4_release_dir frees its fnames
+  // (free_rb_tree_fname; fs/ext4.ts ext4DirFnames), which a directory never read has none of (one
+  // position: a regular file's release and a directory's never meet)
+  'tail:task_work_run': [['da/fn', 'ext4_alloc_da_blocks/free_rb_tree_fname']],
   // recvfrom(2) of a TCP socket: tcp_cleanup_rbuf sent an ACK (the delayed one, or a window update for a
   // blocked sender), the read used up a queued skb (freed: skb_attempt_defer_free); net/tcp.ts
   'sys:recvfrom': [['ack', 'tcp_send_ack'], ['free', 'skb_attempt_defer_free']],
@@ -242,7 +245,7 @@ export function modelSummariser(): Summariser {
 }
 
 /** Tree features that say nothing of the disk (a cold-cache variant labelled only with these is not drawn). */
-const NO_IO_FEATURES = new Set(['-', 'thp']);
+const NO_IO_FEATURES = new Set(['-', 'thp', 'fn']);
 
 /**
  * The variants of key `name` the machine's state can draw (CACHED_KEYS: those that read no disk, or whose
