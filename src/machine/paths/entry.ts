@@ -268,7 +268,10 @@ modelEntry.hook('kfault_point', (m, c, t, e) => {
   // exc_page_fault (noinstr) traces page_fault_kernel first; the tree's last call is the mmap_read_unlock
   // (up_read) that traces mmap_lock_released (as for a user fault: templates/mm.ts page_fault)
   const swap = (t.proc.mm?.swapents ?? 0) > 0;
-  return pushKernelFault(m, c, t, e, `${treeFeatureLabel('fault', swap ? ['sio'] : [])}|kernel|${swap ? 'swap' : 'anon'}`) ? H_PUSHED : H_CONT;
+  if (!pushKernelFault(m, c, t, e, `${treeFeatureLabel('fault', swap ? ['sio'] : [])}|kernel|${swap ? 'swap' : 'anon'}`)) return H_CONT;
+  // mm_account_fault: the task's fault counts (a swap-in that read the device is major)
+  if (swap) t.majFlt++; else t.minFlt++;
+  return H_PUSHED;
 });
 /**
  * A page fault taken in kernel mode inside the entry `e` (a syscall's copy to or from user memory): the
