@@ -16,7 +16,7 @@ import { wbtTracked } from '../../src/machine/block/blk-wbt';
 import { allocWindowPages } from '../../src/machine/mm/page_writeback';
 import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceHitFn, FTRACE_OPS_FL_INITIALIZED } from '../../src/kernel/ftrace';
 import { symbolName } from '../../src/kernel/kallsyms';
-import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
+import { tracepointProbeRegister, tracepointProbeUnregister, type TracepointProbe } from '../../src/kernel/tracepoint';
 
 installKernelSemantics();
 
@@ -72,13 +72,17 @@ describe('block layer: split, merge, wbt', () => {
     }, FTRACE_OPS_FL_INITIALIZED, 'blk_mq');
     let splits = 0;
     const onSplit = (): void => { if (mine()) splits++; };
+    const started: string[] = [];
+    const onStart = (_d: unknown, timer: { function: string }): void => { if (mine()) started.push(timer.function); };
     registerFtraceFunction(op);
     tracepointProbeRegister('block_split', onSplit, null);
+    tracepointProbeRegister('timer_start', onStart as TracepointProbe, null);
     try {
       m.runUntil(() => p.finished, 60e9);
     } finally {
       unregisterFtraceFunction(op);
       tracepointProbeUnregister('block_split', onSplit, null);
+      tracepointProbeUnregister('timer_start', onStart as TracepointProbe, null);
     }
     expect(p.exitCode).to.equal(0);
     const ino = m.fs.lookup('/root/ddfile');
@@ -98,5 +102,22 @@ describe('block layer: split, merge, wbt', () => {
     // the last piece of each bio is mergeable: a plug merge tried, its request hashed
     expect(cnt.get('blk_attempt_plug_merge')).to.equal(2);
     expect(cnt.get('elv_rqhash_add')).to.equal(2);
+    // the wbt window's timer and the queue's timeout timer armed once each (then pending for the rest)
+    expect(started.filter((f) => f === 'blk_stat_timer_fn')).to.have.length(1);
+    expect(started.filter((f) => f === 'blk_rq_timed_out_timer')).to.have.length(1);
+  });
+  it('the wbt window is armed again at its end while tracked writes are in flight', () => {
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    m.run('dd if=/dev/zero of=/root/big bs=1M count=64');
+    const armed: number[] = [];
+    const mod = m.timers.mod.bind(m.timers);
+    m.timers.mod = (t, cpu, expires): void => { if (t.fn === 'blk_stat_timer_fn') armed.push(m.now); mod(t, cpu, expires); };
+    const t0 = m.now;
+    m.run('sync');
+    // 64 MiB at the disk's 500 MB/s keep writes in flight for more than one 100 ms window: wb_timer_fn
+    // arms the next at each window's end, the first tracked write the first
+    expect(armed.length).to.be.above(1);
+    expect(armed[0] - t0).to.be.below(100e6);
+    for (let i = 1; i < armed.length; i++) expect(armed[i] - armed[i - 1]).to.be.at.least(100e6);
   });
 });

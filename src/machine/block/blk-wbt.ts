@@ -4,20 +4,35 @@
  * is only timestamped, a write other than O_DIRECT's (REQ_SYNC | REQ_IDLE) is tracked, waiting in
  * rq_qos_wait for an inflight slot below the limit (always granted: the machine's queue never reaches
  * it); a tracked write finding the latency window's stat timer idle arms it (rwb_arm_timer:
- * blk_stat_activate_nsecs for RWB_WINDOW_NSEC).  Simplification: the window is not re-armed at its end
- * (wb_timer_fn's rearm while writes are inflight), so a new window starts at the first tracked write after it.
+ * blk_stat_activate_nsecs for RWB_WINDOW_NSEC); at the window's end wb_timer_fn arms the next while tracked
+ * writes are in flight (its scale_step and latency scaling are not modelled: the limit is never reached).
  */
 import { BlkRequest, REQ_IDLE, REQ_SYNC } from '../include/blkdev';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
 import type { BlockMachine } from './core';
+import { KTimer } from '../kernel/timer';
 
 export const blkWbt = new Semantics<BlockMachine>('block/blk-wbt');
 
 /** RWB_WINDOW_NSEC: the latency monitoring window, 100 ms */
 const RWB_WINDOW_NSEC = 100e6;
-/** each block layer's stat window (rwb->cb's timer) pending until then, ns */
-const windowUntil = new WeakMap<object, number>();
+/** A block layer's wbt state: the stat window's timer (rwb->cb's, blk_stat_timer_fn) and its tracked requests in flight. */
+interface Rwb { readonly timer: KTimer; readonly inflight: Set<BlkRequest> }
+const rwbs = new WeakMap<object, Rwb>();
+function rwbOf(m: BlockMachine): Rwb {
+  let r = rwbs.get(m.blk);
+  if (!r) {
+    const inflight = new Set<BlkRequest>();
+    // wb_timer_fn at the window's end: another window while tracked writes are in flight
+    const timer: KTimer = new KTimer('blk_stat_timer_fn', (tm, c) => {
+      for (const q of inflight) if (q.done) inflight.delete(q);
+      if (inflight.size) tm.timers.mod(timer, c.id, tm.now + RWB_WINDOW_NSEC);
+    });
+    rwbs.set(m.blk, (r = { timer, inflight }));
+  }
+  return r;
+}
 
 /** wbt_should_throttle: a write, but not O_DIRECT's REQ_SYNC | REQ_IDLE */
 export function wbtTracked(r: BlkRequest | undefined): boolean {
@@ -25,12 +40,18 @@ export function wbtTracked(r: BlkRequest | undefined): boolean {
   return ((r.flags ?? 0) & (REQ_SYNC | REQ_IDLE)) !== (REQ_SYNC | REQ_IDLE);
 }
 
+/**
+ * wbt_wait: a tracked write counts as in flight (rq_qos_wait's slot) and, when the stat window's timer is
+ * not pending (blk_stat_is_active), arms it (rwb_arm_timer: the template's mod_timer, timer_start)
+ */
 blkWbt.hook('wbt_wait', (m, _c, _t, e) => {
-  const tracked = wbtTracked(e.req as BlkRequest | undefined);
+  const r = e.req as BlkRequest | undefined;
+  const tracked = wbtTracked(r);
   e.wbtTracked = tracked;
-  const until = windowUntil.get(m.blk) ?? -1;
-  e.wbtArm = tracked && m.now >= until;
-  if (e.wbtArm) windowUntil.set(m.blk, m.now + RWB_WINDOW_NSEC);
+  const rwb = rwbOf(m);
+  if (tracked) rwb.inflight.add(r!);
+  e.wbtArm = tracked && !rwb.timer.armed;
+  if (e.wbtArm) { e.ktimer = rwb.timer; e.timeout = RWB_WINDOW_NSEC; }
   return H_CONT;
 });
 blkWbt.cond('wbt_tracked', (_m, _c, _t, e) => e.wbtTracked === true);

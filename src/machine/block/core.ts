@@ -18,6 +18,7 @@ import { modelKey, modelRecordings, modelFunctions, modelFnId, variantAt, varian
 import { compileShape, firstCall, parseModelShape, shapeCallCounts } from '../paths/compile';
 import type { CompiledPath, KStack, Env } from '../include/kstack';
 import type { Task } from '../include/sched';
+import { KTimer, type Timers } from '../kernel/timer';
 
 /** A block device as the block layer drives it: its driver takes a request (ahci_qc_issue). */
 export interface BlockDevice {
@@ -29,6 +30,7 @@ export interface BlockDevice {
 /** The machine as the block layer uses it. */
 export interface BlockMachine extends CpuMachine {
   readonly blk: BlockLayer;
+  readonly timers: Timers;
 }
 
 /** A task's plug (block/blk-core.c struct blk_plug) as the machine keeps it. */
@@ -60,8 +62,11 @@ export class BlockLayer {
    * than the stamp asks part_in_flight whether the time counts as busy; submissions and completions move it
    */
   readonly ioStamp = { part: -1, disk: -1 };
-  /** sda's request timeout timer (q->timeout, blk_add_timer) is pending until then, ns */
-  rqTimeoutUntil = -1;
+  /**
+   * sda's request timeout timer (q->timeout, blk_add_timer: blk_rq_timed_out_timer, which queues kblockd's
+   * blk_mq_timeout_work; the machine's requests never time out)
+   */
+  readonly rqTimer = new KTimer('blk_rq_timed_out_timer', () => {});
   /** which recorded completion tree a request's BLOCK_SOFTIRQ runs (a stream of its own: see swapCompletion) */
   readonly rand = new Prng(0xb10c);
   /** @param disk the device behind /dev/sda (drivers/disk.ts) */
@@ -487,14 +492,13 @@ block.cond('io_ticks_part', (_m, _c, _t, e) => e.ioTicksPart === true);
 block.cond('io_ticks_disk', (_m, _c, _t, e) => e.ioTicksDisk === true);
 
 /**
- * block/blk-timeout.c blk_add_timer: the queue's timeout timer is (re)armed (mod_timer) when it is not
- * pending; armed for the request's deadline, round_jiffies_up(jiffies + 30 s) (sd's default timeout), it
- * stays pending for the requests that follow.
+ * block/blk-timeout.c blk_add_timer: the queue's timeout timer is armed (mod_timer, timer_start) when it is
+ * not pending, for the request's deadline (sd's 30 s); it stays pending for the requests that follow.
  */
 const RQ_TIMEOUT_NS = 30e9;
 block.hook('rq_timeout', (m, _c, _t, e) => {
-  e.rqTimerArm = m.now >= m.blk.rqTimeoutUntil;
-  if (e.rqTimerArm) m.blk.rqTimeoutUntil = m.now + RQ_TIMEOUT_NS;
+  e.rqTimerArm = !m.blk.rqTimer.armed;
+  if (e.rqTimerArm) { e.ktimer = m.blk.rqTimer; e.timeout = RQ_TIMEOUT_NS; }
   return H_CONT;
 });
 block.cond('rq_timer_arm', (_m, _c, _t, e) => e.rqTimerArm === true);

@@ -112,6 +112,8 @@ __submit_bio
                 _raw_spin_lock
                 calc_wheel_index
                 enqueue_timer
+                  %timer_arm
+                  @timer:timer_start
                 _raw_spin_unlock_irqrestore
       __blk_mq_alloc_requests
         dd_limit_depth
@@ -252,6 +254,8 @@ scsi_queue_rq
           get_nohz_timer_target
           calc_wheel_index
           enqueue_timer
+            %timer_arm
+            @timer:timer_start
           _raw_spin_unlock_irqrestore
   scsi_log_send
   @scsi:scsi_dispatch_cmd_start
