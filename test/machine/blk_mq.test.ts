@@ -74,16 +74,26 @@ describe('block layer: split, merge, wbt', () => {
     const onSplit = (): void => { if (mine()) splits++; };
     const started: string[] = [];
     const onStart = (_d: unknown, timer: { function: string }): void => { if (mine()) started.push(timer.function); };
+    // every completion (on whichever CPU takes the disk's interrupt): libata's, then SCSI's
+    const done = { ata: 0, scsi: 0 };
+    const onAta = (): void => { done.ata++; };
+    const onScsi = (): void => { done.scsi++; };
     registerFtraceFunction(op);
     tracepointProbeRegister('block_split', onSplit, null);
     tracepointProbeRegister('timer_start', onStart as TracepointProbe, null);
+    tracepointProbeRegister('ata_qc_complete_done', onAta, null);
+    tracepointProbeRegister('scsi_dispatch_cmd_done', onScsi, null);
     try {
       m.runUntil(() => p.finished, 60e9);
     } finally {
       unregisterFtraceFunction(op);
       tracepointProbeUnregister('block_split', onSplit, null);
       tracepointProbeUnregister('timer_start', onStart as TracepointProbe, null);
+      tracepointProbeUnregister('ata_qc_complete_done', onAta, null);
+      tracepointProbeUnregister('scsi_dispatch_cmd_done', onScsi, null);
     }
+    expect(done.ata).to.be.at.least(32);
+    expect(done.ata).to.equal(done.scsi);
     expect(p.exitCode).to.equal(0);
     const ino = m.fs.lookup('/root/ddfile');
     const data = issued.filter((r) => r.ino === ino && r.write);

@@ -294,6 +294,7 @@ asm_common_interrupt
                 ahci_handle_port_interrupt
                   ata_qc_complete_multiple
                     ata_qc_complete
+                      @libata:ata_qc_complete_done
                       __ata_qc_complete
                         ata_scsi_qc_complete
                           scsi_done
