@@ -248,15 +248,7 @@ scsi_queue_rq
     blk_add_timer
       ?rq_timer_arm
         mod_timer
-          lock_timer_base
-            _raw_spin_lock_irqsave
-          detach_if_pending
-          get_nohz_timer_target
-          calc_wheel_index
-          enqueue_timer
-            %timer_arm
-            @timer:timer_start
-          _raw_spin_unlock_irqrestore
+          *timer_enqueue
   scsi_log_send
   @scsi:scsi_dispatch_cmd_start
   ata_scsi_queuecmd
