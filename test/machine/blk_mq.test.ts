@@ -11,6 +11,7 @@ import { Machine, installKernelSemantics } from '../../src/machine/machine';
 import type { BlkRequest } from '../../src/machine/include/blkdev';
 import { REQ_IDLE, REQ_SYNC } from '../../src/machine/include/blkdev';
 import type { Task } from '../../src/machine/include/sched';
+import { MemCgroup } from '../../src/machine/include/mm_types';
 import { splitBio, MAX_REQUEST_BYTES, mergeable } from '../../src/machine/block/blk-merge';
 import { wbtTracked } from '../../src/machine/block/blk-wbt';
 import { allocWindowPages } from '../../src/machine/mm/page_writeback';
@@ -129,5 +130,20 @@ describe('block layer: split, merge, wbt', () => {
     expect(armed.length).to.be.above(1);
     expect(armed[0] - t0).to.be.below(100e6);
     for (let i = 1; i < armed.length; i++) expect(armed[i] - armed[i - 1]).to.be.at.least(100e6);
+  });
+  it("a recorded submission's wbt_wait tracks its write: swap-outs arm the wbt window", () => {
+    const m = new Machine({ cpus: 4, seed: 1, memMB: 2048 });
+    m.run('swapon -a');
+    const p = m.procs.spawnCommand('dd if=/dev/zero of=/dev/null bs=5M count=2', () => {}, () => {});
+    p.memcg = new MemCgroup('test', 1024);
+    let armedByDd = 0;
+    const mod = m.timers.mod.bind(m.timers);
+    m.timers.mod = (t, cpu, expires): void => {
+      if (t.fn === 'blk_stat_timer_fn' && (m.executingCpu()?.ctx.task as Task | undefined)?.proc === p) armedByDd++;
+      mod(t, cpu, expires);
+    };
+    m.runUntil(() => p.finished, 120e9);
+    // dd's reclaim writes its pages through the recorded __swap_writepage -> submit_bio trees
+    expect(armedByDd).to.be.at.least(1);
   });
 });

@@ -54,5 +54,19 @@ blkWbt.hook('wbt_wait', (m, _c, _t, e) => {
   if (e.wbtArm) { e.ktimer = rwb.timer; e.timeout = RWB_WINDOW_NSEC; }
   return H_CONT;
 });
+/**
+ * A recorded submission's wbt_wait (swap-out's __swap_writepage, readahead ...), for the bio its hook made
+ * (e.req): the same accounting, the window's timer armed here (the recorded tree's own rwb_arm_timer, where
+ * it has one, is the recording's)
+ */
+blkWbt.hook('wbt_wait_rec', (m, c, _t, e) => {
+  const r = e.req as BlkRequest | undefined;
+  if (!wbtTracked(r)) return H_CONT;
+  const rwb = rwbOf(m);
+  rwb.inflight.add(r!);
+  if (!rwb.timer.armed) m.timers.mod(rwb.timer, c.id, m.now + RWB_WINDOW_NSEC);
+  return H_CONT;
+});
+blkWbt.at('wbt_wait', 'wbt_wait_rec');
 blkWbt.cond('wbt_tracked', (_m, _c, _t, e) => e.wbtTracked === true);
 blkWbt.cond('wbt_arm', (_m, _c, _t, e) => e.wbtArm === true);
