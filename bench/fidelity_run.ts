@@ -172,11 +172,17 @@ function startRecorderProcesses(m: Machine): Process {
   return rec;
 }
 
-/** The recorder's script (recorder.sh) as a file on the machine, and the boot runner that runs it in the background. */
+/**
+ * The recorder's script (recorder.sh) as a file on the machine, and the boot runner that runs it in the
+ * background.  Both files (and /root/rec) were on the guest's disk before it booted (scripts/record/record.sh
+ * writes them into the image's rootfs): made in place, they leave no dirty data or metadata for the traced run's
+ * writeback, journal commit or sync to write (the `sync` recording's sync wrote one block device page).
+ */
 function startRecorder(m: Machine, script: string): void {
-  m.run('mkdir -p /root/rec');
+  m.fs.mkdirp('/root/rec');
   m.fs.createFile(RECORDER_SH, script, 0o644, 'ext4');
-  m.run(`printf 'sh ${RECORDER_SH}\\ntrue\\n' > /sbin/recorder-run; /bin/sh /sbin/recorder-run < /dev/null > /dev/null 2>&1 &`);
+  m.fs.createFile('/usr/sbin/recorder-run', `sh ${RECORDER_SH}\ntrue\n`, 0o644, 'ext4');
+  m.run('/bin/sh /sbin/recorder-run < /dev/null > /dev/null 2>&1 &');
 }
 
 /**

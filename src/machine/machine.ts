@@ -44,6 +44,9 @@ import { shm } from './ipc/shm';
 import { printk } from './kernel/printk';
 import { BlockLayer, block } from './block/core';
 import { scsi } from './drivers/scsi';
+import { blkMerge } from './block/blk-merge';
+import { blkWbt } from './block/blk-wbt';
+import { mqDeadline } from './block/mq-deadline';
 import { MemSys } from './mm/mm';
 import { fault } from './mm/fault';
 import { rmap } from './mm/rmap';
@@ -105,7 +108,7 @@ const KERNEL_SEMANTICS: readonly SemanticsOf<Machine>[] = [
   syscallEntry, modelEntry, kobjects,
   schedCore, fpu, process64, time, timer, rcu, softirq, workqueue, sys, capability, signals, posixTimers, itimer, perfEventOpen, printk,
   sem, shm,
-  block, scsi,
+  block, blkMerge, blkWbt, mqDeadline, scsi,
   fault, rmap, vmscan, swapfile, pageIo, mmap, filemap, pageWriteback, fadvise, pageAlloc, lruSwap,
   fsLayout, namei, fsOpen, fsReadWrite, fsFcntl, fsUtimes, fsPipe, fsStat, fsSync, ext4, ext4Trace, fsAttr, fsXattr, timerfd, fsSelect,
   netLayout, netCore, netSock, netSocket, netSockopt, netTcp, netRx, netOnce, netUdp, netUnix, netfilter,

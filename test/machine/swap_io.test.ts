@@ -43,14 +43,14 @@ function runDd(): { m: Machine; issued: BlkRequest[]; status: number; rereadInFl
   let rereadInFlight = 0;
   const lastRead = new Map<number, BlkRequest>();
   const queue = m.blk.queue.bind(m.blk);
-  m.blk.queue = (c, r): void => {
+  m.blk.queue = (c, r): boolean => {
     if (r.swap && r.write) lastRead.delete(r.sector);
     else if (r.swap) {
       const q = lastRead.get(r.sector);
       if (q && !swapRequestTarget(q).done) rereadInFlight++;
       lastRead.set(r.sector, r);
     }
-    queue(c, r);
+    return queue(c, r);
   };
   const p = m.procs.spawnCommand(DD, () => {}, () => {});
   p.memcg = new MemCgroup('test', 1024);

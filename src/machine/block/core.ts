@@ -18,6 +18,7 @@ import { modelKey, modelRecordings, modelFunctions, modelFnId, variantAt, varian
 import { compileShape, firstCall, parseModelShape, shapeCallCounts } from '../paths/compile';
 import type { CompiledPath, KStack, Env } from '../include/kstack';
 import type { Task } from '../include/sched';
+import { KTimer, type Timers } from '../kernel/timer';
 
 /** A block device as the block layer drives it: its driver takes a request (ahci_qc_issue). */
 export interface BlockDevice {
@@ -29,6 +30,7 @@ export interface BlockDevice {
 /** The machine as the block layer uses it. */
 export interface BlockMachine extends CpuMachine {
   readonly blk: BlockLayer;
+  readonly timers: Timers;
 }
 
 /** A task's plug (block/blk-core.c struct blk_plug) as the machine keeps it. */
@@ -55,6 +57,16 @@ export class BlockLayer {
    * task (blk_finish_plug, or schedule's blk_flush_plug when it sleeps), never by another one
    */
   private readonly taskPlugs = new WeakMap<object, TaskPlug>();
+  /**
+   * update_io_ticks' stamps (jiffies) of sda1 and sda (bdev->bd_stamp): a submission in a later jiffy
+   * than the stamp asks part_in_flight whether the time counts as busy; submissions and completions move it
+   */
+  readonly ioStamp = { part: -1, disk: -1 };
+  /**
+   * sda's request timeout timer (q->timeout, blk_add_timer: blk_rq_timed_out_timer, which queues kblockd's
+   * blk_mq_timeout_work; the machine's requests never time out)
+   */
+  readonly rqTimer = new KTimer('blk_rq_timed_out_timer', () => {});
   /** which recorded completion tree a request's BLOCK_SOFTIRQ runs (a stream of its own: see swapCompletion) */
   readonly rand = new Prng(0xb10c);
   /** @param disk the device behind /dev/sda (drivers/disk.ts) */
@@ -76,11 +88,11 @@ export class BlockLayer {
    * starts its flush sequence (blk_insert_flush: the pre-flush goes first; QEMU's AHCI disk has a
    * write cache without FUA, so FUA becomes a post-flush, as the real guest's FF / WSM / FF shows).
    */
-  queue(c: Cpu, r: BlkRequest): void {
+  queue(c: Cpu, r: BlkRequest): boolean {
     const tp = this.plugOf(c);
     const plug = tp.rqs;
     const last = plug[plug.length - 1];
-    if (r.merge && last?.merge && last.flags === r.flags && last.sector + last.bytes / 512 === r.sector && last.bytes + r.bytes <= 256 * 512) {
+    if (r.merge && !r.nomerge && last?.merge && !last.nomerge && last.flags === r.flags && last.sector + last.bytes / 512 === r.sector && last.bytes + r.bytes <= 256 * 512) {
       last.bytes += r.bytes;
       last.waiters.push(...r.waiters);
       r.mergedInto = last;
@@ -88,7 +100,7 @@ export class BlockLayer {
       if (!l) mergedBios.set(last, (l = []));
       l.push(r);
       mergedRequest(last);
-      return;
+      return true;
     }
     if (!r.flush && (r.flags ?? 0) & (REQ_PREFLUSH | REQ_FUA)) {
       const flushRq = (): BlkRequest => ({ ino: null, pages: [], write: false, swap: false, sector: 0, bytes: 0, cpu: r.cpu, waiters: [], flags: REQ_PREFLUSH, flush: true, owner: r });
@@ -98,7 +110,7 @@ export class BlockLayer {
       if (r.bytes && (r.flags ?? 0) & REQ_FUA) steps.push(flushRq());
       r.seq = steps;
       plug.push(steps.shift() as BlkRequest);
-      return;
+      return false;
     }
     // blk_add_rq_to_plug: a plug of BLK_MAX_REQUEST_COUNT requests, or whose last request holds
     // BLK_PLUG_FLUSH_SIZE, is flushed before the new request starts the next (the tree's blk_add_rq_to_plug
@@ -107,9 +119,10 @@ export class BlockLayer {
       tp.full.push(...plug);
       tp.rqs = [r];
       tp.traced = null;
-      return;
+      return false;
     }
     plug.push(r);
+    return false;
   }
 
   /** A full plug's requests (queue): they go to the device at the next blk_add_rq_to_plug (plug_add) or flush. */
@@ -176,7 +189,7 @@ function objectFor(memo: WeakMap<BlkRequest, number>, r: BlkRequest | undefined,
 /** The block device a request's bio is for: files and the journal on the ext4 partition, raw I/O of /dev/sda on the disk. */
 const bioDevice = (q: BlkRequest): 'sda' | 'sda1' => (q.ino && !q.ino.isBlk ? 'sda1' : q.ino?.dev === 'sda' ? 'sda' : 'sda1');
 /** The partition's first sector, which blk_partition_remap adds to the sector of a bio with data in submit_bio_noacct. */
-const startSect = (q: BlkRequest): number => (bioDevice(q) === 'sda1' && q.bytes ? 2048 : 0); // an empty bio is not remapped
+export const startSect = (q: BlkRequest): number => (bioDevice(q) === 'sda1' && q.bytes ? 2048 : 0); // an empty bio is not remapped
 
 /**
  * The `struct bio *` a request was built from (what submit_bio_noacct, block_bio_queue and
@@ -249,6 +262,11 @@ function advanceBio(q: BlkRequest): void {
   if (a !== undefined) setBioIter(a, q);
 }
 
+/** Bio `q` lost its front to a split (bio_split: __bio_advance): its iterator starts later and holds less. */
+export function bioResized(q: BlkRequest): void {
+  const a = bios.get(q);
+  if (a !== undefined) setBioIter(a, q);
+}
 /** Bios merged into request `r`: its length grows (blk_rq_bytes). */
 function mergedRequest(r: BlkRequest): void {
   const a = requests.get(r);
@@ -335,10 +353,18 @@ export function blockDevice(mem: KernelMemory, name: 'sda' | 'sda1'): number {
 
 export const block = new Semantics<BlockMachine>('block/core');
 
+/**
+ * blk_mq_submit_bio's bio enters the task's plug (block/core.ts queue): whether the plug held a request
+ * (blk_attempt_plug_merge tries the last: blk_rq_merge_ok) and whether the bio was merged into it (then no
+ * request is allocated: the rest of blk_mq_submit_bio does not run).
+ */
 block.hook('bio_queued', (m, c, _t, e) => {
-  m.blk.queue(c, e.req as BlkRequest);
+  e.plugHad = m.blk.plugOf(c).rqs.length > 0;
+  e.merged = m.blk.queue(c, e.req as BlkRequest);
   return H_CONT;
 });
+block.cond('plug_had_rq', (_m, _c, _t, e) => e.plugHad === true);
+block.cond('bio_merged', (_m, _c, _t, e) => e.merged === true);
 /**
  * dd_insert_requests (blk_mq_sched_insert_requests): the flush's requests enter the I/O scheduler, each
  * traced by block_rq_insert (dd_insert_request, inlined: before its elv_rb_add), once per request the
@@ -352,10 +378,10 @@ block.hook('rq_insert_each', (m, c, t, e) => {
 });
 block.at('dd_insert_requests', 'rq_insert_each');
 // the template's flush: its requests go to the driver one by one after the scheduler took them (unplug)
-block.hook('rq_dispatch_each', (_m, _c, t, e) => {
+block.hook('rq_dispatch_each', (_m, c, t, e) => {
   const list = (e.plugTaken as BlkRequest[] | undefined) ?? [];
   e.plugTaken = undefined;
-  for (let i = list.length - 1; i >= 0; i--) pushPath(t.ks, 'blk_rq_queue', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
+  for (let i = list.length - 1; i >= 0; i--) pushPath(stackOf(c, t, e), 'blk_rq_queue', newEnv('rq', { req: list[i], rq: list[i], blkdev: e.blkdev }));
   return list.length ? H_PUSHED : H_CONT;
 });
 block.hook('dev_issue', (m, _c, _t, e) => {
@@ -383,7 +409,7 @@ block.tpIf('block_bio_backmerge', 'has_bio');
  * The stack the running code is on: a hook pushing a path pushes it where the calling path runs (a
  * task's, or the CPU's for softirq and writeback work).
  */
-const stackOf = (c: Cpu, t: Task, e: Record<string, unknown>): KStack => (c.ks.frames[c.ks.frames.length - 1]?.env === e ? c.ks : t.ks);
+export const stackOf = (c: Cpu, t: Task, e: Record<string, unknown>): KStack => (c.ks.frames[c.ks.frames.length - 1]?.env === e ? c.ks : t.ks);
 
 /**
  * block/blk-core.c submit_bio_noacct -> blk_partition_remap: a bio with data for a partition (sda1) has
@@ -432,16 +458,19 @@ function plugAdd(m: BlockMachine, c: Cpu, t: Task, e: Env, tpl: boolean): number
   const tp = m.blk.plugOf(c);
   const first = tp.rqs[0];
   if (first && tp.traced !== first) { tp.traced = first; pushPath(ks, 'blk_plug', e); }
-  const rq = (r: BlkRequest): Env => newEnv('rq', { req: r, rq: r, blkdev: e.blkdev });
-  if (tpl) for (let i = full.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_queue', rq(full[i]));
   const list = full.filter((r) => !r.owner);
+  if (tpl) {
+    // blk_mq_flush_plug_list of the full plug (templates/block.ts blk_flush_list): unplug, insert, dispatch
+    tp.flushing = list;
+    pushPath(ks, 'blk_flush_list', newEnv('blk_flush', { plugTaken: full, blkdev: e.blkdev }));
+    return H_PUSHED;
+  }
+  const rq = (r: BlkRequest): Env => newEnv('rq', { req: r, rq: r, blkdev: e.blkdev });
   for (let i = list.length - 1; i >= 0; i--) pushPath(ks, 'blk_rq_insert', rq(list[i]));
   e.unplugRqs = list.length;
   if (list.length) pushPath(ks, 'blk_unplug', e);
-  if (!tpl) {
-    if (!e.ioReqs) { e.plugIssued = full; e.plugNext = 0; }
-    for (const r of full) m.blk.issue(r);
-  }
+  if (!e.ioReqs) { e.plugIssued = full; e.plugNext = 0; }
+  for (const r of full) m.blk.issue(r);
   return H_PUSHED;
 }
 block.hook('plug_add', (m, c, t, e) => plugAdd(m, c, t, e, false));
@@ -473,11 +502,13 @@ function takeFlush(m: BlockMachine, c: Cpu, e: Env): BlkRequest[] {
 }
 block.hook('unplug', (m, c, t, e) => traceUnplug(m, c, t, e));
 block.at('blk_mq_flush_plug_list.part.0', 'unplug');
-// the template's flush (templates/sys.ts blk_dispatch): the plug taken, block_unplug with its requests
-block.hook('unplug_take', (m, c, t, e) => {
+// the template's flush (templates/block.ts blk_dispatch): the plug taken (its block_unplug is traced
+// in blk_mq_flush_plug_list.part.0, which runs only for a plug holding requests)
+block.hook('plug_take', (m, c, _t, e) => {
   e.plugTaken = takeFlush(m, c, e);
-  return traceUnplug(m, c, t, e);
+  return H_CONT;
 });
+block.cond('plug_taken', (_m, _c, _t, e) => ((e.plugTaken as BlkRequest[] | undefined)?.length ?? 0) > 0);
 /**
  * schedule's blk_flush_plug (sched_submit_work) where a hook sleeps with requests plugged: the traced
  * flush (templates/sys.ts blk_dispatch: block_unplug, each request's block_rq_insert and dispatch) pushed
@@ -492,6 +523,40 @@ block.at('blk_mq_flush_plug_list', 'flush_done', 'exit');
 block.tpArgs('block_plug', () => [sdaQueue(kmem)]);
 // (explicit: blk_finish_plug's flush, not schedule's; the event does not print it)
 block.tpArgs('block_unplug', (_m, _c, _t, e) => [sdaQueue(kmem), (e.unplugRqs as number | undefined) ?? 0, true]);
+
+/**
+ * block/blk-core.c update_io_ticks(part, jiffies, end) from blk_mq_submit_bio (blk_account_io_start):
+ * for the partition, then the whole disk, a stamp older than this jiffy moves to it and (6.1.y's "fix
+ * that util can be greater than 100%") a submission asks part_in_flight whether the elapsed time was busy;
+ * a completion (blk_account_io_done) moves the stamps without asking.
+ */
+function ioTicks(m: BlockMachine, e: Env, end: boolean): void {
+  const now = Math.floor(m.now / m.tickNs);
+  const r = e.req as BlkRequest | undefined;
+  const part = !!r && startSect(r) > 0;
+  const st = m.blk.ioStamp;
+  e.ioTicksPart = part && now > st.part && !end;
+  e.ioTicksDisk = now > st.disk && !end;
+  if (part && now > st.part) st.part = now;
+  if (now > st.disk) st.disk = now;
+}
+block.hook('io_ticks', (m, _c, _t, e) => { ioTicks(m, e, false); return H_CONT; });
+block.hook('io_ticks_end', (m, _c, _t, e) => { ioTicks(m, e, true); return H_CONT; });
+block.at('blk_update_request', 'io_ticks_end');
+block.cond('io_ticks_part', (_m, _c, _t, e) => e.ioTicksPart === true);
+block.cond('io_ticks_disk', (_m, _c, _t, e) => e.ioTicksDisk === true);
+
+/**
+ * block/blk-timeout.c blk_add_timer: the queue's timeout timer is armed (mod_timer, timer_start) when it is
+ * not pending, for the request's deadline (sd's 30 s); it stays pending for the requests that follow.
+ */
+const RQ_TIMEOUT_NS = 30e9;
+block.hook('rq_timeout', (m, _c, _t, e) => {
+  e.rqTimerArm = !m.blk.rqTimer.armed;
+  if (e.rqTimerArm) { e.ktimer = m.blk.rqTimer; e.timeout = RQ_TIMEOUT_NS; }
+  return H_CONT;
+});
+block.cond('rq_timer_arm', (_m, _c, _t, e) => e.rqTimerArm === true);
 
 block.hook('blk_irq', (m, c, _t, e) => {
   for (const b of requestBios(e.req as BlkRequest)) advanceBio(b);

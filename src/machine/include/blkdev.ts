@@ -26,6 +26,8 @@ export interface BlkRequest {
   merge?: boolean;
   /** a flush sequence's step: the request whose PREFLUSH/FUA it carries out (block/blk-flush.c) */
   owner?: BlkRequest;
+  /** REQ_NOMERGE: a piece __bio_split_to_limits cut off a larger bio (no merge is tried for it) */
+  nomerge?: boolean;
   /** the plugged request this bio was merged into */
   mergedInto?: BlkRequest;
   /** the steps of this request's flush sequence still to issue */

@@ -229,20 +229,25 @@ __sysvec_apic_timer_interrupt
       @timer:hrtimer_expire_exit
   @irq_vectors:local_timer_exit
 `,
+  // kernel/time/timer.c __mod_timer of a timer not pending (e.ktimer, for e.timeout ns): its base locked,
+  // the CPU it goes to, its wheel slot, enqueue_timer (timer_start)
+  timer_enqueue: `
+lock_timer_base
+  _raw_spin_lock_irqsave
+detach_if_pending
+get_nohz_timer_target
+calc_wheel_index
+enqueue_timer
+  %timer_arm
+  @timer:timer_start
+_raw_spin_unlock_irqrestore
+`,
   // kernel/time/timer.c schedule_timeout: the on-stack timer (timer_init), armed (enqueue_timer:
   // timer_start), schedule, then __timer_delete_sync (timer_cancel when it had not expired)
   schedule_timeout_path: `
 schedule_timeout
   @timer:timer_init
-  lock_timer_base
-    _raw_spin_lock_irqsave
-  detach_if_pending
-  get_nohz_timer_target
-  calc_wheel_index
-  enqueue_timer
-    %timer_arm
-    @timer:timer_start
-  _raw_spin_unlock_irqrestore
+  *timer_enqueue
   schedule
     *__schedule
   __timer_delete_sync

@@ -82,11 +82,24 @@ pageWriteback.hook('wb_prepare', (m, _c, t, e) => {
   return H_PUSHED;
 });
 /**
+ * The pages ext4's delayed allocation maps at a time when writeback allocates a file's blocks: mballoc's
+ * normalized request (ext4_mb_normalize_request) is a window of the file, aligned to its size: the whole
+ * file up to 1 MiB, else 2 MiB windows for files up to 4 MiB, 4 MiB up to 8 MiB, 8 MiB beyond; each
+ * window's blocks are allocated apart (ext4_map_blocks per window), so a bio (io_submit_add_bh: the next
+ * block must follow the bio's last) ends at the window's end (the dd-write recording: 4 MiB written back
+ * as two 2 MiB bios, each split into 16 requests).
+ */
+export function allocWindowPages(size: number): number {
+  const MB = 1 << 20;
+  if (size <= MB) return Infinity;
+  return (size <= 4 * MB ? 2 * MB : size <= 8 * MB ? 4 * MB : 8 * MB) / PAGE;
+}
+/**
  * Write back dirty pages of `inos` (all dirty inodes when omitted) as block write requests: each page
  * submitted (`wb_submit_page`: mpage_submit_page, the page under writeback, added to the bio), then the bios.
  */
 /**
- * The dirty pages of `inos` put under writeback as block write requests (64 pages each, `flags`: REQ_SYNC for
+ * The dirty pages of `inos` put under writeback as block write bios (allocWindowPages, `flags`: REQ_SYNC for
  * WB_SYNC_ALL), each inode off the dirty list, the requests in flight (waitWriteback); per inode written,
  * its page count and whether none of its pages was under writeback before (`untagged`).
  */
@@ -103,9 +116,15 @@ export function startWriteback(m: MmMachine, cpu: number, inos: readonly Inode[]
     written.push(pages.length);
     ino.dirtyPages = 0;
     m.fs.dirty.delete(ino);
-    for (let i = 0; i < pages.length; i += 64) {
-      const chunk = pages.slice(i, i + 64);
+    // one bio per run of consecutive pages within one allocation window (the block layer splits it into
+    // requests the disk takes: block/blk-merge.ts)
+    const win = allocWindowPages(ino.size);
+    for (let i = 0; i < pages.length;) {
+      let j = i + 1;
+      while (j < pages.length && pages[j] === pages[j - 1] + 1 && Math.floor(pages[j] / win) === Math.floor(pages[i] / win)) j++;
+      const chunk = pages.slice(i, j);
       reqs.push({ ino, pages: chunk, write: true, swap: false, sector: (ino.diskBlock + chunk[0]) * 8, bytes: chunk.length * PAGE, cpu, waiters: [], flags });
+      i = j;
     }
   }
   if (reqs.length) {

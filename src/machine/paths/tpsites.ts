@@ -290,6 +290,8 @@ const SITES: Record<string, [string, string][]> = {
   // scsi_done's scsi_done_internal (inlined): the command is done, before the request is completed
   scsi_done: [['scsi:scsi_dispatch_cmd_done', 'entry']],
   ata_qc_issue: [['libata:ata_qc_prep', 'before:ahci_qc_prep'], ['libata:ata_qc_issue', 'before:ahci_qc_issue']],
+  // drivers/ata/libata-core.c ata_qc_complete: the command done (its result taskfile read), before __ata_qc_complete
+  ata_qc_complete: [['libata:ata_qc_complete_done', 'before:__ata_qc_complete']],
   // net/core/dev.c, net/core/skbuff.c, net/core/datagram.c, net/ipv4/tcp*.c (net/tcp.ts's recorded send and
   // receive trees; the transmit side's events fire from net/core.ts's hooks, only for a packet the
   // machine sends): __netif_receive_skb_core on entry; napi_consume_skb traces consume_skb;
