@@ -7,7 +7,7 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { Session, pragmasOf } from './session';
-import { suggest, withSimilar, stmtChildren, exprChildren, fold } from './util';
+import { suggest, withSimilar, stmtChildren, exprChildren, fold, notLvalue, invalidEntry } from './util';
 import { defaultRegistry, type Provider } from './probes';
 import { declarationsKey, type Lookup } from './aliases';
 
@@ -411,14 +411,14 @@ export class Resolver {
         exprChildren(e, (c) => this.expr(c, scope));
         return;
       case 'assign': {
-        // stap checks in pass 2 what the parser let through (`1 = x`, `f() = 2`): the chained
-        // line names what stands on the left
+        // stap checks in pass 2 what the parser let through (`1 = x`, `f() = 2`), in its
+        // optimiser (util.ts notLvalue): the chained line names what stands on the left
         const t = e.target;
         if (!(t.k === 'sym' || t.k === 'index' && t.base.k === 'sym' || t.k === 'target' || t.k === 'cast' || t.k === 'atvar' || t.k === 'autocast')) {
           // (`a . b = 1` reads as a member access typed with '.': stap suggests `->`)
           const hint = t.k === 'concat' ? ', try -> instead' : '';
           const at = t.k === 'index' ? t.base.tok : t.tok;
-          throw new SemanticError(`Expecting lvalue for assignment${hint}`, e.tok, [new SemanticError('', at)], 'lvalue');
+          notLvalue.set(e, new SemanticError(`Expecting lvalue for assignment${hint}`, e.tok, [new SemanticError('', at)], 'lvalue'));
         }
         exprChildren(e, (c) => this.expr(c, scope));
         return;
@@ -430,11 +430,8 @@ export class Resolver {
         exprChildren(e, (c) => this.expr(c, scope));
         return;
       case 'entry':
-        if (!scope.point || !(/\.return\b/.test(scope.point.pp) || scope.provider?.entryValid?.(scope.point, scope.pn ?? ''))) {
-          const inner = new SemanticError('internal error: @entry is only valid in .return probes', e.tok, [], 'entry-not-return');
-          if (scope.point) throw new SemanticError(`while processing probe ${scope.point.pp}`, undefined, [inner], 'while-processing|entry-not-return');
-          throw inner;
-        }
+        // (what stays of an invalid one is an error of the type resolution, after the optimiser)
+        if (!scope.point || !(/\.return\b/.test(scope.point.pp) || scope.provider?.entryValid?.(scope.point, scope.pn ?? ''))) invalidEntry.add(e);
         this.expr(e.operand, scope);
         return;
       default: {
