@@ -171,7 +171,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
   for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
   let usedGlobals = stapGlobalOrder(
-    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || caughtOnly.has(g) || (opts.unoptimized && userFiles.has(g.file!)))),
+    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || caughtOnly.has(g))),
     live, functions);
   for (const g of usedGlobals) {
     if (g.init && (g.type ?? 'unknown') === 'unknown') g.type = g.init.k === 'num' ? 'long' : 'string';
@@ -243,6 +243,20 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     use.read = use2.read;
     use.written = use2.written;
     usedGlobals = usedGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g)));
+  } else if (opts.unoptimized) {
+    // (-u keeps the globals, but what the constant folding dropped writes nothing: real-stap -u
+    // -p2 'global a probe begin { if (0) a[1] = 1; println(1) }' lists a, with no end probe to
+    // display it; 'if (0) println(a[1]); a[1] = 2' does display a): stap folds them before
+    new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions));
+    const use2: VarUse = { read: new Set(), written: new Set(), valueRead };
+    valueRead.clear();
+    for (const u of live) {
+      collectUse(u.body, use2);
+      if (u.condition) collectUse(u.condition, use2);
+    }
+    for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use2);
+    use.read = use2.read;
+    use.written = use2.written;
   }
 
   checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);
