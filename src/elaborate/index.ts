@@ -7,7 +7,7 @@
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
 import { Session, ElabOptions } from './session';
-import { Resolver, Scope } from './symbols';
+import { Resolver, Scope, FATAL_SITE } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
 import { Optimizer, liveBodies, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly, replaceNode } from './optimize';
@@ -54,6 +54,7 @@ export function elaborate(files: A.StapFile[], opts: ElabOptions, diag: Diagnost
   } catch (e) {
     if (e instanceof SemanticError) {
       diag.semanticError(e);
+      if (e.site === FATAL_SITE) diag.fatal = e.message;
       return null;
     }
     throw e;

@@ -11,6 +11,9 @@ import { suggest, withSimilar, stmtChildren, exprChildren, fold, notLvalue, inva
 import { defaultRegistry, type Provider } from './probes';
 import { declarationsKey, type Lookup } from './aliases';
 
+/** The site of an error that ends stap at once (Diagnostics.fatal). */
+export const FATAL_SITE = 'probewrite';
+
 export interface Scope {
   file: A.SourceFile;
   locals: A.VarDecl[];
@@ -88,7 +91,7 @@ export class Resolver {
       if (condition) this.condition(condition, scope);
       return this.softErrors === before;
     } catch (e) {
-      if (!(e instanceof SemanticError)) throw e;
+      if (!(e instanceof SemanticError) || e.site === FATAL_SITE) throw e;
       this.s.diag.semanticError(e);
       return false;
     }
@@ -126,6 +129,8 @@ export class Resolver {
       this.stmt(fn.body, scope);
       return this.softErrors === before;
     } catch (e) {
+      // (in a function, @probewrite is an error as others: real-stap -p2 'function f() { return
+      // @probewrite(x) } probe begin { println(f()) }' ends with the Pass 2 line)
       if (!(e instanceof SemanticError)) throw e;
       this.s.diag.semanticError(e);
       return false;
@@ -282,7 +287,7 @@ export class Resolver {
           try {
             this.stmt(x, scope);
           } catch (e) {
-            if (!(e instanceof SemanticError)) throw e;
+            if (!(e instanceof SemanticError) || e.site === FATAL_SITE) throw e;
             this.softError(e);
           }
         }
@@ -407,7 +412,9 @@ export class Resolver {
         return;
       }
       case 'atop':
-        if (e.name === '@probewrite') throw new SemanticError('unexpected @probewrite', e.tok, [], 'probewrite');
+        // (outside an alias epilogue: stap reports it and ends with its text, no `Pass 2` line;
+        // real-stap -p2 'probe begin { println(@probewrite(x)) }')
+        if (e.name === '@probewrite') throw new SemanticError('unexpected @probewrite', e.tok, [], FATAL_SITE);
         exprChildren(e, (c) => this.expr(c, scope));
         return;
       case 'assign': {
