@@ -221,6 +221,18 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   };
   if (!tr.run(functions, typeUnits, usedGlobals, fold)) return null;
   if (diag.errorCount > errors0 || stopForWarnings()) return null;
+  // (what the bodies read and write now: for the globals' display)
+  const recollect = (): void => {
+    const use2: VarUse = { read: new Set(), written: new Set(), valueRead };
+    valueRead.clear();
+    for (const u of live) {
+      collectUse(u.body, use2);
+      if (u.condition) collectUse(u.condition, use2);
+    }
+    for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use2);
+    use.read = use2.read;
+    use.written = use2.written;
+  };
   if (!opts.unoptimized && !opts.listing) {
     // stap's optimize2: constant folding and what it leaves unused; an overload after one without
     // `next` is never reached, and goes silently with what only it used (real-stap -vvv: 'Eliding
@@ -234,30 +246,14 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
       return null;
     }
     functions = reachable();
-    const use2: VarUse = { read: new Set(), written: new Set(), valueRead };
-    valueRead.clear();
-    for (const u of live) {
-      collectUse(u.body, use2);
-      if (u.condition) collectUse(u.condition, use2);
-    }
-    for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use2);
-    use.read = use2.read;
-    use.written = use2.written;
+    recollect();
     usedGlobals = usedGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g)));
   } else if (opts.unoptimized) {
     // (-u keeps the globals, but what the constant folding dropped writes nothing: real-stap -u
     // -p2 'global a probe begin { if (0) a[1] = 1; println(1) }' lists a, with no end probe to
     // display it; 'if (0) println(a[1]); a[1] = 2' does display a): stap folds them before
     new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions));
-    const use2: VarUse = { read: new Set(), written: new Set(), valueRead };
-    valueRead.clear();
-    for (const u of live) {
-      collectUse(u.body, use2);
-      if (u.condition) collectUse(u.condition, use2);
-    }
-    for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use2);
-    use.read = use2.read;
-    use.written = use2.written;
+    recollect();
   }
 
   checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);
