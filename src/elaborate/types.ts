@@ -15,8 +15,8 @@ import { defaultRegistry } from './probes';
 import type { Provider, TargetAccess } from './probes';
 import { PointeeTypes } from './autocast';
 import { containsDefined, constTruth, replaceNode, fold } from './symbols';
-import { exprChildren, walkStmt, invalidEntry } from './util';
-import { TypeBookkeeping, ty, type Decl, type HasType } from './type_report';
+import { exprChildren, invalidEntry } from './util';
+import { TypeBookkeeping, ty, ENDS_PASS2, type Decl, type HasType } from './type_report';
 
 
 /** A probe body to type, with its locals and optional arming condition. */
@@ -30,9 +30,6 @@ export interface TypedUnit {
   /** The probes this body stands for (a wildcard's points share one: Diagnostics.asCopies). */
   copies?: number;
 }
-
-/** The site of an error that ends pass 2 at once (TypeResolver.assertEntries). */
-const ENDS_PASS2 = 'while-processing|entry-not-return';
 
 const INT_TYPE: Record<string, A.Type> = { long: 'long', string: 'string' };
 
@@ -117,28 +114,9 @@ export class TypeResolver extends TypeBookkeeping {
     this.diag.asCopies(u.copies ?? 1, () => this.unitOnce(u));
   }
 
-  /**
-   * An @entry outside a .return probe (or in a function): stap 4.8's type resolution leaves it
-   * (and its operand) untyped, and when it asserts the types (after the constant folding:
-   * `if (0) println(@entry(1))` passes, also under -u) throws an internal error that ends pass 2
-   * at the first function, else probe, that has one.  A mismatch found before is reported
-   * instead (real-stap -p2 'probe begin { println(@entry(1) + "a") }'); `@entry(1) . "a"` and
-   * 'function f() { return @entry(1) } probe begin { println(f(), @entry(2)) }' ("while
-   * processing function f") are the entry's error, before what else the unit leaves unresolved.
-   */
-  private assertEntries(u: TypedUnit): void {
-    if (!this.assert || this.mismatched) return;
-    let e: A.Expr | undefined;
-    walkStmt(u.body, (x) => { if (!e && x.k === 'entry' && invalidEntry.has(x)) e = x; });
-    if (!e) return;
-    const inner = new SemanticError('internal error: @entry is only valid in .return probes', e.tok, [], 'entry-not-return');
-    const what = u.fn ? `function ${u.fn.name}` : `probe ${u.point?.pp ?? ''}`;
-    throw new SemanticError(`while processing ${what}`, undefined, [inner], ENDS_PASS2);
-  }
-
   private unitOnce(u: TypedUnit): void {
     this.current = u;
-    this.assertEntries(u);
+    this.assertEntries(u.body, u.fn ? `function ${u.fn.name}` : `probe ${u.point?.pp ?? ''}`);
     try {
       this.t = 'unknown';
       this.stmt(u.body);
