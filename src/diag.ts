@@ -53,6 +53,11 @@ export class Diagnostics {
   suppressedErrors = 0;
   suppressedWarnings = 0;
   errorCount = 0;
+  /**
+   * The text of an error that ends stap at once, printed after the error instead of the
+   * `Pass N: ... failed` line (stap's top-level catch: `unexpected @probewrite`).
+   */
+  fatal?: string;
   warningCount = 0;
 
   /** Everything this object has printed or counted (to tell whether an operation was silent). */

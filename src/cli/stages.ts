@@ -118,6 +118,10 @@ export async function stage2(l: Later): Promise<number> {
   }
   timer.reset();
   const program = elaborate(l.files, elabOpts, diag);
+  if (!program && diag.fatal !== undefined) {
+    io.err(diag.fatal + '\n');
+    return 1;
+  }
   if (!program || (opts.warningsAreErrors && diag.warningCount > 0)) return semanticFailure(l, 2);
   if (opts.pass === 2) io.out(printProgram(program, { globalDisplay: !opts.noGlobalVarDisplay }));
   if (pv[1] > 0) {

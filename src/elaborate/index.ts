@@ -7,7 +7,7 @@
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
 import { Session, ElabOptions } from './session';
-import { Resolver, Scope } from './symbols';
+import { Resolver, Scope, FATAL_SITE } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
 import { Optimizer, liveBodies, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly, replaceNode } from './optimize';
@@ -54,6 +54,7 @@ export function elaborate(files: A.StapFile[], opts: ElabOptions, diag: Diagnost
   } catch (e) {
     if (e instanceof SemanticError) {
       diag.semanticError(e);
+      if (e.site === FATAL_SITE) diag.fatal = e.message;
       return null;
     }
     throw e;
@@ -171,7 +172,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
   for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
   let usedGlobals = stapGlobalOrder(
-    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || caughtOnly.has(g) || (opts.unoptimized && userFiles.has(g.file!)))),
+    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || caughtOnly.has(g))),
     live, functions);
   for (const g of usedGlobals) {
     if (g.init && (g.type ?? 'unknown') === 'unknown') g.type = g.init.k === 'num' ? 'long' : 'string';
@@ -222,6 +223,18 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   // vlen:unknown for a member the kernel lacks; -L's own elaboration is quiet)
   if (!tr.run(functions, typeUnits, usedGlobals, fold) && !opts.listing) return null;
   if ((diag.errorCount > errors0 && !opts.listing) || stopForWarnings()) return null;
+  // (what the bodies read and write now: for the globals' display)
+  const recollect = (): void => {
+    const use2: VarUse = { read: new Set(), written: new Set(), valueRead };
+    valueRead.clear();
+    for (const u of live) {
+      collectUse(u.body, use2);
+      if (u.condition) collectUse(u.condition, use2);
+    }
+    for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use2);
+    use.read = use2.read;
+    use.written = use2.written;
+  };
   if (!opts.unoptimized && !opts.listing) {
     // stap's optimize2: constant folding and what it leaves unused; an overload after one without
     // `next` is never reached, and goes silently with what only it used (real-stap -vvv: 'Eliding
@@ -235,16 +248,14 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
       return null;
     }
     functions = reachable();
-    const use2: VarUse = { read: new Set(), written: new Set(), valueRead };
-    valueRead.clear();
-    for (const u of live) {
-      collectUse(u.body, use2);
-      if (u.condition) collectUse(u.condition, use2);
-    }
-    for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use2);
-    use.read = use2.read;
-    use.written = use2.written;
+    recollect();
     usedGlobals = usedGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g)));
+  } else if (opts.unoptimized) {
+    // (-u keeps the globals, but what the constant folding dropped writes nothing: real-stap -u
+    // -p2 'global a probe begin { if (0) a[1] = 1; println(1) }' lists a, with no end probe to
+    // display it; 'if (0) println(a[1]); a[1] = 2' does display a): stap folds them before
+    new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions));
+    recollect();
   }
 
   checkEmbeddedGlobals(live.map((u) => u.body), functions, s.allGlobals, diag);

@@ -8,7 +8,7 @@
 import type * as A from '../ast';
 import { ConstFolder } from './const_fold';
 import { Diagnostics, SemanticError } from '../diag';
-import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar, containsNext } from './util';
+import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar, containsNext, notLvalue, invalidEntry } from './util';
 import { preorder } from './callgraph';
 import { isLvalue } from '../parse/literals';
 
@@ -349,7 +349,8 @@ export class Optimizer {
       });
       for (const sc of scopes) this.diag.asCopies(copies(sc), () => {
         const dead = sc.locals.filter((l) => use.written.has(l) && !use.read.has(l));
-        if (dead.length && this.removeDeadAssignments(sc.body, dead)) changed = true;
+        // (the first time, every body is walked: its assignments' left sides are checked)
+        if ((dead.length || first) && this.removeDeadAssignments(sc.body, dead)) changed = true;
         // as stap's dead-assignment remover, a `catch (v)` whose v is never read loses v, without
         // starting another iteration: `catch (e) {}` alone leaves e declared and untyped
         // ("unresolved type" at e), unless something else changes (checked with real-stap)
@@ -437,8 +438,21 @@ export class Optimizer {
     const which = new Map(dead.map((l, i) => [l, i]));
     const said: { i: number; tok: A.Token }[] = [];
     let changed = false;
+    const say = (): void => {
+      // (a stable sort: within one local, the walk's order)
+      said.sort((a, b) => a.i - b.i);
+      for (const w of said) this.warn(`Eliding assignment to '${dead[w.i].name}'`, w.tok);
+    };
     const visitExpr = (e: A.Expr): void => {
       exprChildren(e, visitExpr);
+      // stap's dead_assignment_remover asks every assignment for the symbol it writes: one
+      // with none throws, which ends pass 2 (real-stap -p2 'probe begin { z = 2; 1 = 3; w = 3;
+      // 2 = 4 }': z's elision, then the one error)
+      const bad = e.k === 'assign' && this.first ? notLvalue.get(e) : undefined;
+      if (bad) {
+        say();
+        throw bad;
+      }
       const i = e.k === 'assign' && e.target.k === 'sym' && e.target.ref ? which.get(e.target.ref) : undefined;
       if (i !== undefined && e.k === 'assign') {
         if (this.first) said.push({ i, tok: e.tok });
@@ -447,9 +461,7 @@ export class Optimizer {
       }
     };
     walkStmtTop(body, visitExpr);
-    // (a stable sort: within one local, the walk's order)
-    said.sort((a, b) => a.i - b.i);
-    for (const w of said) this.warn(`Eliding assignment to '${dead[w.i].name}'`, w.tok);
+    say();
     return changed;
   }
 
@@ -613,7 +625,7 @@ export const unresolvedTargets = new WeakSet<A.Expr>();
 function hasTargets(e: A.Expr): boolean {
   let found = false;
   walkExpr(e, (x) => {
-    if ((x.k === 'target' && !unresolvedTargets.has(x)) || x.k === 'cast' || x.k === 'atvar' || x.k === 'entry') found = true;
+    if ((x.k === 'target' && !unresolvedTargets.has(x)) || x.k === 'cast' || x.k === 'atvar' || (x.k === 'entry' && !invalidEntry.has(x))) found = true;
   });
   return found;
 }
@@ -630,6 +642,7 @@ export function replaceNode(node: A.Expr, by: A.Expr): void {
   for (const k of Object.keys(n)) delete n[k];
   Object.assign(n, src);
   if (unresolvedTargets.has(by)) unresolvedTargets.add(node);
+  if (invalidEntry.has(by)) invalidEntry.add(node);
 }
 
 /** The leftmost token of an expression (what stap's statement token is). */

@@ -7,9 +7,12 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { Session, pragmasOf } from './session';
-import { suggest, withSimilar, stmtChildren, exprChildren, fold } from './util';
+import { suggest, withSimilar, stmtChildren, exprChildren, fold, notLvalue, invalidEntry } from './util';
 import { defaultRegistry, type Provider } from './probes';
 import { declarationsKey, type Lookup } from './aliases';
+
+/** The site of an error that ends stap at once (Diagnostics.fatal). */
+export const FATAL_SITE = 'probewrite';
 
 export interface Scope {
   file: A.SourceFile;
@@ -88,7 +91,7 @@ export class Resolver {
       if (condition) this.condition(condition, scope);
       return this.softErrors === before;
     } catch (e) {
-      if (!(e instanceof SemanticError)) throw e;
+      if (!(e instanceof SemanticError) || e.site === FATAL_SITE) throw e;
       this.s.diag.semanticError(e);
       return false;
     }
@@ -126,6 +129,8 @@ export class Resolver {
       this.stmt(fn.body, scope);
       return this.softErrors === before;
     } catch (e) {
+      // (in a function, @probewrite is an error as others: real-stap -p2 'function f() { return
+      // @probewrite(x) } probe begin { println(f()) }' ends with the Pass 2 line)
       if (!(e instanceof SemanticError)) throw e;
       this.s.diag.semanticError(e);
       return false;
@@ -282,7 +287,7 @@ export class Resolver {
           try {
             this.stmt(x, scope);
           } catch (e) {
-            if (!(e instanceof SemanticError)) throw e;
+            if (!(e instanceof SemanticError) || e.site === FATAL_SITE) throw e;
             this.softError(e);
           }
         }
@@ -407,18 +412,20 @@ export class Resolver {
         return;
       }
       case 'atop':
-        if (e.name === '@probewrite') throw new SemanticError('unexpected @probewrite', e.tok, [], 'probewrite');
+        // (outside an alias epilogue: stap reports it and ends with its text, no `Pass 2` line;
+        // real-stap -p2 'probe begin { println(@probewrite(x)) }')
+        if (e.name === '@probewrite') throw new SemanticError('unexpected @probewrite', e.tok, [], FATAL_SITE);
         exprChildren(e, (c) => this.expr(c, scope));
         return;
       case 'assign': {
-        // stap checks in pass 2 what the parser let through (`1 = x`, `f() = 2`): the chained
-        // line names what stands on the left
+        // stap checks in pass 2 what the parser let through (`1 = x`, `f() = 2`), in its
+        // optimiser (util.ts notLvalue): the chained line names what stands on the left
         const t = e.target;
         if (!(t.k === 'sym' || t.k === 'index' && t.base.k === 'sym' || t.k === 'target' || t.k === 'cast' || t.k === 'atvar' || t.k === 'autocast')) {
           // (`a . b = 1` reads as a member access typed with '.': stap suggests `->`)
           const hint = t.k === 'concat' ? ', try -> instead' : '';
           const at = t.k === 'index' ? t.base.tok : t.tok;
-          throw new SemanticError(`Expecting lvalue for assignment${hint}`, e.tok, [new SemanticError('', at)], 'lvalue');
+          notLvalue.set(e, new SemanticError(`Expecting lvalue for assignment${hint}`, e.tok, [new SemanticError('', at)], 'lvalue'));
         }
         exprChildren(e, (c) => this.expr(c, scope));
         return;
@@ -430,11 +437,8 @@ export class Resolver {
         exprChildren(e, (c) => this.expr(c, scope));
         return;
       case 'entry':
-        if (!scope.point || !(/\.return\b/.test(scope.point.pp) || scope.provider?.entryValid?.(scope.point, scope.pn ?? ''))) {
-          const inner = new SemanticError('internal error: @entry is only valid in .return probes', e.tok, [], 'entry-not-return');
-          if (scope.point) throw new SemanticError(`while processing probe ${scope.point.pp}`, undefined, [inner], 'while-processing|entry-not-return');
-          throw inner;
-        }
+        // (what stays of an invalid one is an error of the type resolution, after the optimiser)
+        if (!scope.point || !(/\.return\b/.test(scope.point.pp) || scope.provider?.entryValid?.(scope.point, scope.pn ?? ''))) invalidEntry.add(e);
         this.expr(e.operand, scope);
         return;
       default: {

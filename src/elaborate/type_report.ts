@@ -7,8 +7,12 @@
  */
 import type * as A from '../ast';
 import { Diagnostics, SemanticError } from '../diag';
+import { walkStmt, invalidEntry } from './util';
 
 export type Decl = A.VarDecl | A.FunctionDecl;
+
+/** The site of an error that ends pass 2 at once (TypeBookkeeping.assertEntries). */
+export const ENDS_PASS2 = 'while-processing|entry-not-return';
 export interface HasType { type?: A.Type; tok: A.Token; }
 
 /** Sites of the errors stap's type resolution raises on every iteration. */
@@ -50,6 +54,25 @@ export abstract class TypeBookkeeping {
       if (!m.has(index)) m.set(index, tok);
     }
   }
+
+  /**
+   * An @entry outside a .return probe (or in a function): stap 4.8's type resolution leaves it
+   * (and its operand) untyped, and when it asserts the types (after the constant folding:
+   * `if (0) println(@entry(1))` passes, also under -u) throws an internal error that ends pass 2
+   * at the first function, else probe, that has one.  A mismatch found before is reported
+   * instead (real-stap -p2 'probe begin { println(@entry(1) + "a") }'); `@entry(1) . "a"` and
+   * 'function f() { return @entry(1) } probe begin { println(f(), @entry(2)) }' ("while
+   * processing function f") are the entry's error, before what else the unit leaves unresolved.
+   */
+  protected assertEntries(body: A.Block, what: string): void {
+    if (!this.assert || this.mismatched) return;
+    let e: A.Expr | undefined;
+    walkStmt(body, (x) => { if (!e && x.k === 'entry' && invalidEntry.has(x)) e = x; });
+    if (!e) return;
+    const inner = new SemanticError('internal error: @entry is only valid in .return probes', e.tok, [], 'entry-not-return');
+    throw new SemanticError(`while processing ${what}`, undefined, [inner], ENDS_PASS2);
+  }
+
 
   protected unresolved(tok: A.Token): void {
     this.still++;

@@ -15,8 +15,8 @@ import { defaultRegistry } from './probes';
 import type { Provider, TargetAccess } from './probes';
 import { PointeeTypes } from './autocast';
 import { containsDefined, constTruth, replaceNode, fold } from './symbols';
-import { exprChildren } from './util';
-import { TypeBookkeeping, ty, type Decl, type HasType } from './type_report';
+import { exprChildren, invalidEntry } from './util';
+import { TypeBookkeeping, ty, ENDS_PASS2, type Decl, type HasType } from './type_report';
 
 
 /** A probe body to type, with its locals and optional arming condition. */
@@ -116,6 +116,7 @@ export class TypeResolver extends TypeBookkeeping {
 
   private unitOnce(u: TypedUnit): void {
     this.current = u;
+    this.assertEntries(u.body, u.fn ? `function ${u.fn.name}` : `probe ${u.point?.pp ?? ''}`);
     try {
       this.t = 'unknown';
       this.stmt(u.body);
@@ -125,7 +126,7 @@ export class TypeResolver extends TypeBookkeeping {
         this.expr(u.condition);
       }
     } catch (e) {
-      if (!(e instanceof SemanticError)) throw e;
+      if (!(e instanceof SemanticError) || e.site === ENDS_PASS2) throw e;
       this.report(e);
     }
   }
@@ -417,6 +418,10 @@ export class TypeResolver extends TypeBookkeeping {
         this.targetExpr(e);
         return;
       case 'entry':
+        if (invalidEntry.has(e)) {
+          this.still++;
+          return;
+        }
         this.expr(e.operand);
         if (e.operand.type && e.operand.type !== 'unknown') this.setType(e, e.operand.type);
         return;

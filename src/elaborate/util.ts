@@ -3,6 +3,7 @@
  * stap's Levenshtein "similar:" suggestions and probe-point rendering.
  */
 import type * as A from '../ast';
+import type { SemanticError } from '../diag';
 
 // ---------------------------------------------------------------------------------------------
 // Traversal
@@ -197,3 +198,18 @@ export function containsNext(fn: A.FunctionDecl): boolean {
   });
   return found;
 }
+
+/**
+ * Assignments whose left side is no lvalue (`1 = x`, `f() = 2`, `@defined(x) = 1`): symbol
+ * resolution lets them through and records the error, which stap 4.8 raises in its optimiser's
+ * dead-assignment pass (opt4, after the never-assigned warnings and the assignments it elided
+ * before): never under -u (real-stap -u -p2 'probe begin { 1 = y }' passes).
+ */
+export const notLvalue = new WeakMap<A.Expr, SemanticError>();
+
+/**
+ * `@entry(...)` where it means nothing (outside a .return probe, or in a function): the
+ * optimiser may drop it as any side-effect-free expression (real-stap -p2 'probe begin { x = 1;
+ * ++@entry(x); println(1) }' passes), and what is left of it is an error of the type resolution.
+ */
+export const invalidEntry = new WeakSet<A.Expr>();

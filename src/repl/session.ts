@@ -115,7 +115,7 @@ export class Compiler {
       verbose: s.verbose, compatible: s.compatible, privilege: s.privilege }, diag);
     if (!program || (s.warningsAreErrors && diag.warningCount > 0)) {
       diag.footer();
-      err('Pass 2: analysis failed.  [man error::pass2]\n');
+      err(!program && diag.fatal !== undefined ? diag.fatal + '\n' : 'Pass 2: analysis failed.  [man error::pass2]\n');
       return null;
     }
     if (upTo < 3) return { program };

@@ -106,7 +106,15 @@ export function linearBucket(spec: HistLinearSpec, v: Long): number {
   if (d < 0) return 0;
   const last = spec.buckets - 1;
   const base = spec.interval >>> 0;
-  const q = typeof d === 'number' ? Math.floor(d / base) : Number(BigInt(d) / BigInt(base));
+  if (typeof d !== 'number') {
+    const qb = BigInt(d) / BigInt(base);
+    // `val = tmp; val++` in int64: a quotient of 2^63-1 (LLONG_MAX - start with an interval of 1)
+    // wraps to LLONG_MIN, which is not >= buckets-1, and histogram[LLONG_MIN] addresses
+    // histogram[0] (LLONG_MIN * 8 wraps to 0): the runtime counts it as underflow
+    if (qb === 0x7fffffffffffffffn) return 0;
+    return qb + 1n >= BigInt(last) ? last : Number(qb) + 1;
+  }
+  const q = Math.floor(d / base);
   if (q + 1 >= last) return last;
   return q + 1;
 }
@@ -218,7 +226,10 @@ export function renderHistogram(spec: HistSpec, counts: ArrayLike<number>, elisi
       val = logBucketValue(i);
     }
     const vs = typeof val === 'number' ? '' + val : val.toString();
-    out += padLeft(prefix, valSpace - vs.length) + vs + ' |';
+    // HIST_PRINTF("%*s%lld |", val_space - needed_space(val), prefix, val): a row value wider
+    // than val_space makes the width negative, and a negative `*` width left-justifies
+    const w = valSpace - vs.length;
+    out += (w >= 0 ? padLeft(prefix, w) : prefix.padEnd(-w)) + vs + ' |';
     const c = counts[i];
     const bar = Math.floor(c / scale);
     out += '@'.repeat(bar) + padLeft('' + c, HIST_WIDTH - bar + 1 + cntSpace) + '\n';

@@ -142,4 +142,41 @@ describe('runtime/format', () => {
     expect(formatParts(parseFormat('%.0m') as FormatPart[], [1], mem)).to.equal('A');
     expect(P('%s', 'x'.repeat(9000)).length).to.equal(8192);
   });
+
+  // Expected values: the stp_printf_N functions real-stap -p3 generates for
+  // 'probe begin { printf(FMT, VALUE) ... }', compiled in user space with stap 4.8's
+  // runtime/vsprintf.c (number(), _stp_vsprint_char, _stp_vsprint_memory, _stp_vsprint_binary)
+  // and run: kernel number() prints "0" for %.0d of 0, `#` makes %o of 0 "00", %c escapes with
+  // `#` (octal for 0 and 0xff), %b of a width that is no size writes 8 bytes.
+  it('unusual values with every flag, as the stap 4.8 runtime prints them', () => {
+    const rows: [string, Long | string, string][] = [
+      ["%+.3d\n", -9223372036854775808n, "-9223372036854775808\n"],
+      ["% 25d\n", -42, "                      -42\n"],
+      ["%025d\n", -42, "-000000000000000000000042\n"],
+      ["%-12o|\n", -1, "1777777777777777777777|\n"],
+      ["%#.20X\n", 255, "0X000000000000000000FF\n"],
+      ["%+8i|\n", 0, "      +0|\n"],
+      ["%.0d|\n", 0, "0|\n"],
+      ["%#x\n", 0, "0x0\n"],
+      ["%#o\n", 0, "00\n"],
+      ["%u\n", -1, "18446744073709551615\n"],
+      ["%05c|\n", 65, "    A|\n"],
+      ["%-4c|\n", 200, "\u00c8   |\n"],
+      ["%#c\n", 255, "\\377\n"],
+      ["%#c\n", 0, "\\000\n"],
+      ["%#5c|\n", 39, "   \\'|\n"],
+      ["%#6c|\n", -1, "  \\377|\n"],
+      ["%.2s|\n", "\u00ff\u0080z", "\u00ff\u0080|\n"],
+      ["%-6.1s|\n", "\t\n", "\t     |\n"],
+      ["%.0s|\n", "abc", "|\n"],
+      ["%#p\n", -1, "0xffffffffffffffff\n"],
+      ["%-20p|\n", 4096, "0x1000              |\n"],
+      ["%010p|\n", 255, "0x000000ff|\n"],
+      ["%3b\n", 258, "\u0002\u0001\u0000\u0000\u0000\u0000\u0000\u0000\n"],
+      ["%-5.2b|\n", 258, "\u0002\u0001\u0000\u0000\u0000|\n"],
+      ["%.4b\n", -1, "\u00ff\u00ff\u00ff\u00ff\n"],
+      ["%0b\n", 1, "\u0001\u0000\u0000\u0000\u0000\u0000\u0000\u0000\n"],
+    ];
+    for (const [fmt, v, want] of rows) expect(P(fmt, v), fmt).to.equal(want);
+  });
 });

@@ -171,6 +171,40 @@ describe('runtime/histogram', () => {
     expect(lines[0]).to.equal('    value |' + '-'.repeat(50) + ' count');
     expect(lines[1].startsWith('<-1000000 |@')).to.equal(true);
   });
+  // Expected values: runtime/stat-common.c of stap 4.8 (__stp_stat_add and
+  // _stp_stat_print_histogram_buf, with vsprintf.c's _stp_vsnprintf), compiled in user space and
+  // fed the same values (`linear START STOP INTERVAL`, values, print).
+  it('a row value wider than val_space: the negative %*s width left-justifies the prefix', () => {
+    const h = linearHist(-3, 2147483644, 2147483647);
+    const st = new Stat(new StatSpec({ hists: [h] }));
+    for (const v of [-5, -3, -3, -3, 2147483644]) st.add(v);
+    expect(st.histText(0)).to.equal(
+      'value |-------------------------------------------------- count\n' +
+      '  <-3 |@                                                  1\n' +
+      '   -3 |@@@                                                3\n' +
+      '     2147483644 |@                                                  1\n\n');
+  });
+  it('LLONG_MAX - start = 2^63-1 with interval 1: val++ wraps and histogram[LLONG_MIN] is the underflow bucket', () => {
+    const h = linearHist(0, 8, 1);
+    expect(linearBucket(h, 9223372036854775807n)).to.equal(0);
+    expect(linearBucket(h, 9223372036854775806n)).to.equal(h.buckets - 1);
+    expect(linearBucket(linearHist(1, 8, 1), 9223372036854775807n)).to.equal(9); // (2^63-2)+1: overflow
+    // LLONG_MAX - (-5) wraps negative in int64: underflow as well
+    expect(linearBucket(linearHist(-5, 8, 1), 9223372036854775807n)).to.equal(0);
+    const st = new Stat(new StatSpec({ hists: [h] }));
+    for (const v of [9223372036854775807n, -1, 5]) st.add(v);
+    expect(st.histText(0)).to.equal(
+      'value |-------------------------------------------------- count\n' +
+      '   <0 |@@                                                 2\n' +
+      '    0 |                                                   0\n' +
+      '    1 |                                                   0\n' +
+      '      ~\n' +
+      '    3 |                                                   0\n' +
+      '    4 |                                                   0\n' +
+      '    5 |@                                                  1\n' +
+      '    6 |                                                   0\n' +
+      '    7 |                                                   0\n\n');
+  });
   it('renderHistogram with direct counts', () => {
     const h = linearHist(0, 4, 1);
     const counts = new Float64Array(h.buckets);

@@ -3,9 +3,31 @@
  * `return`/`next`/`break`/`continue` (stap's dead-control remover, and what it makes pure),
  * `catch (e)` with an unused e, `delete` as a read for the end-of-run display of globals, the
  * errors after a bad `%( )%` condition, `begin?`/`begin!` in -p2 and -l, probe conditions in
- * -p2 (the arming begin probe, the point as printed), --skip-badvars, -l of patterns that do not parse.
+ * -p2 (the arming begin probe, the point as printed), --skip-badvars, -l of patterns that do not parse;
+ * the globals -u lists, @probewrite outside an alias epilogue.
  */
 import { OracleCase, Table, p1, p2, p2Pairs } from '../cases';
+
+/** -u: which globals pass 2 lists (unused ones not, whatever -u), and what constant folding leaves written for the display. */
+const UNOPT_GLOBALS = [
+  'global g probe begin { println(2) }',
+  'global g = 1 probe begin { println(2) }',
+  'global g = 1 probe begin { println(g) }',
+  'global g, h = 2 probe begin { println(2) } probe end { h = 1 }',
+  'global a probe begin { if (0) a[1] = 1; println(1) }',
+  'global a probe begin { if (0) println(a[1]); a[1] = 2 }',
+  'global x = 5 probe begin { }',
+];
+
+/** @probewrite outside an alias epilogue: in a probe stap ends with its text; in a function it is an error as others. */
+const PROBEWRITE = [
+  'probe begin { println(@probewrite(x)) }',
+  'probe begin { x = @probewrite(y) }',
+  'probe begin { println(@probewrite(x)) } probe end { println(@probewrite(y)) }',
+  'function f() { return @probewrite(x) } probe begin { println(f()) }',
+  'function f() { if (1) { return @probewrite(x) } } probe begin { println(f()) }',
+  'probe begin { println(1); println(@probewrite(x)); println(y + "a") }',
+];
 
 const CONTROL = [
   'function g() { return 1; println(2) } probe begin { g() }',
@@ -108,6 +130,8 @@ export const leftovers: Table = {
   about: 'dead control flow, unused catch variables, delete and the global display, %( %) error cascades, ?/! marks, conditions',
   cases(): OracleCase[] {
     const out: OracleCase[] = [];
+    UNOPT_GLOBALS.forEach((s, i) => out.push(p2(`unopt-global:${i}`, s, '-u')));
+    PROBEWRITE.forEach((s, i) => out.push(p2(`probewrite:${i}`, s)));
     out.push(...p2Pairs('control', CONTROL, 'W', '-W'));
     out.push(...p2Pairs('catch', CATCH, 'u', '-u'));
     DISPLAY.forEach((s, i) => out.push(p2(`display:${i}`, s)));
