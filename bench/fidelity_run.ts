@@ -360,12 +360,12 @@ export function runSimulated(command: string, o: SimOptions = {}): SimResult {
     let p: Process;
     if (recorder) {
       const tty = new OpenFile('dev', m.fs.lookup('/dev/ttyS0'), O_WRONLY | O_LARGEFILE);
-      p = m.procs.spawnExec(recorder, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), tty, tty], '/root', o.cpu);
-      tty.close();
       // the recording's count starts at the workload's execve on the recorded CPU: the launcher stays there
-      // until then (a wakeup on the way could move it, and with it where the workload starts: cat on CPU1,
-      // ttyS0's, took the serial interrupts the recorded cat on CPU3 never saw)
-      if (o.cpu !== undefined) p.threads[0].boundCpu = o.cpu;
+      // until then, from its fork (the fork's placement or a wakeup on the way could move it, and with it
+      // where the workload starts: cat and ls -l on CPU1, ttyS0's, took the serial interrupts the
+      // recorded ones on CPU3 and CPU0 never saw)
+      p = m.procs.spawnExec(recorder, '/bin/sh', launcherArgv(command), [m.fs.devNullFile(), tty, tty], '/root', o.cpu, true);
+      tty.close();
     } else {
       startRecorder(m, backgroundRecorderScript(command));
       const launcher = (): Process | undefined => [...m.procs.procs.values()].find((q) => !q.exited && q.argv[2] === LAUNCHER_SCRIPT);

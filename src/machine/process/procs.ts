@@ -80,7 +80,7 @@ export class Procs {
   }
 
   /** Create a user process from outside (boot services, stap -c): parent, program, argv, fds. */
-  spawn(parent: Process | null, exe: string, argv: string[], fds: (OpenFile | null)[], opts: { uid?: number; cwd?: string; comm?: string; main?: ProgramMain; cpu?: number } = {}): Process {
+  spawn(parent: Process | null, exe: string, argv: string[], fds: (OpenFile | null)[], opts: { uid?: number; cwd?: string; comm?: string; main?: ProgramMain; cpu?: number; bind?: boolean } = {}): Process {
     const main = opts.main ?? this.programs.get(exe);
     if (!main) throw new Error(`no program ${exe}`);
     const pid = this.allocPid();
@@ -106,6 +106,8 @@ export class Procs {
     // the CPU the parent forked it on (`opts.cpu`, else one drawn)
     const c = this.m.cpus[opts.cpu !== undefined ? opts.cpu % this.m.ncpus : this.m.rand.int(this.m.ncpus)];
     t.cpu = c.id;
+    // (`bind`: it runs on that CPU only, from its first placement, until unbound)
+    if (opts.bind && opts.cpu !== undefined) t.boundCpu = c.id;
     this.m.sched.wakeNew(t, c);
     return p;
   }
@@ -230,14 +232,14 @@ export class Procs {
    * happen on the machine, and the new image builds its address space page by page); the forked child
    * starts as a copy of its parent, on CPU `cpu` when given (else one drawn). Exits 127 when the exec fails.
    */
-  spawnExec(par: Process, exe: string, argv: string[], fds: (OpenFile | null)[], cwd: string, cpu?: number): Process {
+  spawnExec(par: Process, exe: string, argv: string[], fds: (OpenFile | null)[], cwd: string, cpu?: number, bind = false): Process {
     const pexe = par.exe || exe;
     const comm = par.threads[0]?.comm ?? pexe.slice(pexe.lastIndexOf('/') + 1).slice(0, 15);
     const execMain: ProgramMain = function* (u) {
       yield* u.exec(exe, argv);
       return yield* u.exit(127);
     };
-    return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], fds, { cwd, comm, main: execMain, cpu });
+    return this.spawn(par, pexe, par.argv.length ? par.argv : [pexe], fds, { cwd, comm, main: execMain, cpu, bind });
   }
 
   /**
