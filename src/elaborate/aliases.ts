@@ -323,11 +323,17 @@ export class Deriver {
         }
       }
       if (out.length === before) {
-        // (a suffix only when the wildcard names no alias or point below: when it matched some that
-        // resolved nothing, `scsi.ioentry = scsi.ioentry.* ?` on 6.1, stap reports no match, no loop)
-        if (node.aliases.length && i > 0 && !kids.some((ch) => i + 1 < comps.length || ch.aliases.length || ch.provider)) {
-          this.expandWithSuffix(node, loc, concrete, i, body, out);
-          return;
+        // the alias with the rest as a suffix (real-stap: `foo.*` over `foo = begin` whose `foo.bar`
+        // matched nothing says "invalid suffix for probe: operator '*'"); an alias over its own
+        // wildcard whose matches resolved nothing, `scsi.ioentry = scsi.ioentry.* ?` on 6.1, would
+        // expand into itself: stap reports no match, no loop
+        if (node.aliases.length && i > 0) {
+          try {
+            this.expandWithSuffix(node, loc, concrete, i, body, out);
+            return;
+          } catch (e) {
+            if (!(e instanceof RecursiveExpansionError) || !kids.some((ch) => i + 1 < comps.length || ch.aliases.length || ch.provider)) throw e;
+          }
         }
         throw mismatchError(node, c, this.hooks.suggestionRoots, this.similar(node, concrete));
       }
