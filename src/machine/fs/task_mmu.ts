@@ -20,7 +20,7 @@ export function taskMem(mm: Mm): TaskMem {
     const isStack = r.label === '[stack]';
     // (a mapping with no file is anonymous: shared, it is shmem; so is a deleted /dev/zero mapping. The
     // vDSO's pages count as file pages: vm_insert_page's mm_counter_file)
-    const anonymous = !r.file && !r.mapsId && r.label !== '[vdso]' && r.label !== '[vvar]';
+    const anonymous = !r.fileBacked && r.label !== '[vdso]' && r.label !== '[vvar]';
     const shm = r.shared && (anonymous || r.label.endsWith(' (deleted)'));
     if ((r.prot & PROT_WRITE) && !r.shared && !isStack) data += n;
     if (isStack) stack += n;

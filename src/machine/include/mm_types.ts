@@ -34,6 +34,12 @@ export class Region {
     this.pages = new Uint8Array(n);
   }
   get end(): number { return this.start + this.pages.length * PAGE_SIZE; }
+  /** a file mapping (of a file the machine has, or one it lacks: `mapsId`), not an anonymous one */
+  get fileBacked(): boolean { return this.file !== null || this.mapsId !== ''; }
+  /** the attributes of `r` a piece of it or a copy of it keeps (its protection, sharing, name in maps, anon_vma) */
+  inherit(r: Region): void {
+    this.prot = r.prot; this.shared = r.shared; this.label = r.label; this.anonVma = r.anonVma; this.mapsId = r.mapsId;
+  }
 }
 
 const hex = (n: number): string => n.toString(16);
@@ -90,7 +96,7 @@ export class Mm {
       const nr = new Region(name, n, file, off);
       if (r) {
         nr.pages.set(r.pages);
-        nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma; nr.mapsId = r.mapsId;
+        nr.start = r.start; nr.inherit(r);
       } else {
         nr.start = this.place(n);
         nr.label = name === 'heap' ? '[heap]' : name === 'stack' ? '[stack]' : '';
@@ -136,7 +142,7 @@ export class Mm {
         const name = a === r.start ? r.name : `${r.name}@${hex(a)}`;
         const piece = new Region(name, (b - a) / PAGE_SIZE, r.file, r.fileOff + (a - r.start));
         piece.pages.set(r.pages.subarray(first, first + piece.pages.length));
-        piece.start = a; piece.prot = r.prot; piece.shared = r.shared; piece.label = r.label; piece.anonVma = r.anonVma; piece.mapsId = r.mapsId;
+        piece.start = a; piece.inherit(r);
         this.regions.set(name, piece);
         if (i === 1) inside.push(piece);
       }
@@ -162,7 +168,7 @@ export class Mm {
     for (const r of rs) {
       const perms = `${r.prot & PROT_READ ? 'r' : '-'}${r.prot & PROT_WRITE ? 'w' : '-'}${r.prot & PROT_EXEC ? 'x' : '-'}${r.shared ? 's' : 'p'}`;
       const id = r.file ? `${dev(r)} ${r.file.ino}` : r.mapsId || '00:00 0';
-      const head = `${hex(r.start).padStart(8, '0')}-${hex(r.end).padStart(8, '0')} ${perms} ${hex(r.file || r.mapsId ? r.fileOff : 0).padStart(8, '0')} ${id}`;
+      const head = `${hex(r.start).padStart(8, '0')}-${hex(r.end).padStart(8, '0')} ${perms} ${hex(r.fileBacked ? r.fileOff : 0).padStart(8, '0')} ${id}`;
       out += r.label ? `${head.padEnd(73)}${r.label}\n` : `${head} \n`;
     }
     return out;

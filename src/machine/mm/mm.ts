@@ -262,7 +262,7 @@ export class MemSys {
     const mm = new Mm();
     for (const [k, r] of src.regions) {
       const nr = new Region(k, r.pages.length, r.file, r.fileOff);
-      nr.start = r.start; nr.prot = r.prot; nr.shared = r.shared; nr.label = r.label; nr.anonVma = r.anonVma; nr.mapsId = r.mapsId;
+      nr.start = r.start; nr.inherit(r);
       mm.regions.set(k, nr);
       if (r.file && !r.anonVma) continue;
       const frames = anonFrames.get(r);
@@ -310,7 +310,7 @@ export class MemSys {
     for (const r of mm.regions.values()) {
       for (let i = 0; i < r.pages.length; i++) {
         const s = r.pages[i];
-        if (s === P_PRESENT && !r.file && !r.mapsId) { this.anonPages--; this.freePages++; }
+        if (s === P_PRESENT && !r.fileBacked) { this.anonPages--; this.freePages++; }
         if (s === P_SWAPPED) this.swapFreeSlot(r, i);
         r.pages[i] = P_NONE;
       }

@@ -76,7 +76,7 @@ mmap.hook('unmap', (m, _c, t, e) => {
     for (const r of rs) {
       for (let i = 0; i < r.pages.length; i++) {
         if (r.pages[i] !== 0 && r.pages[i] !== P_SWAPPED) mapped++;
-        if (r.pages[i] === P_PRESENT && !r.file) { m.mm.anonPages--; m.mm.freePages++; freed++; }
+        if (r.pages[i] === P_PRESENT && !r.fileBacked) { m.mm.anonPages--; m.mm.freePages++; freed++; }
         if (r.pages[i] !== 0) mm.rss = Math.max(0, mm.rss - 1);
         r.pages[i] = 0;
       }

@@ -101,7 +101,7 @@ function buildLayout(m: ProcMachine, mm: Mm, rec: RecordedService): void {
     const resident = Math.min(n, Number(rssK) / 4), anon = Math.min(resident, Number(anonK) / 4);
     for (let i = 0; i < resident; i++) r.pages[i] = P_PRESENT;
     // (in a file mapping, the copies-on-write are its first pages here)
-    if (anon && file.startsWith('/')) markBootAnonPages(r, 0, anon);
+    if (anon && r.fileBacked) markBootAnonPages(r, 0, anon);
     r.anonVma = anon > 0;
     if (name === 'heap') { mm.brkStart = start; mm.brk = r.end; mm.bases.set('heap', start); }
     if (name === 'stack') mm.stackTop = r.end;
