@@ -21,6 +21,9 @@ export interface ProcMachine extends FsMachine {
   readonly procs: Procs;
 }
 
+/** a task the machine lists (Procs.list): alive, or a zombie */
+const shown = (t: Task): boolean => !(t.state & TASK_DEAD) || (t.state & EXIT_ZOMBIE) !== 0;
+
 export class Procs {
   readonly tasks = new Map<number, Task>();
   readonly procs = new Map<number, Process>();
@@ -395,7 +398,13 @@ export class Procs {
 
   /** Tasks sorted by pid (ps, /proc). */
   list(): Task[] {
-    return [...this.tasks.values()].filter((t) => !(t.state & TASK_DEAD) || t.state & EXIT_ZOMBIE).sort((a, b) => a.tid - b.tid);
+    return [...this.tasks.values()].filter(shown).sort((a, b) => a.tid - b.tid);
+  }
+
+  /** Whether list() holds the task `tid` */
+  listed(tid: number): boolean {
+    const t = this.tasks.get(tid);
+    return t !== undefined && shown(t);
   }
 
   running(t: Task): boolean {

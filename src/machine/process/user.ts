@@ -23,7 +23,7 @@ export interface UserMachine {
   readonly hostname: string;
   readonly bootNs: number;
   readonly mm: { readonly swaps: readonly SwapDev[] };
-  readonly procs: { list(): Task[] };
+  readonly procs: { list(): Task[]; listed(tid: number): boolean };
 }
 
 export type ProgramMain = (u: U, argv: string[]) => Prog;

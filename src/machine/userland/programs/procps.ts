@@ -6,7 +6,7 @@
  * sets pid_max 4194304, lines cut at the terminal's 80 columns).  They read /proc like the real ones.
  */
 import type { U, ProgramMain } from '../../process/user';
-import type { Op, SysResult, Task } from '../../include/sched';
+import type { Op, SysResult } from '../../include/sched';
 import { bytesToString } from '../../process/user';
 import { epochSeconds, strftime } from '../libc_time';
 import { human } from './coreutils';
@@ -124,8 +124,6 @@ function* psStart(u: U): G<{ tty: boolean; stacks: number }> {
   return { tty, stacks };
 }
 
-interface PsRow extends PsProc { t: Task }
-
 /** the device name of a tty number (procps devname.c: /proc/tty/drivers read once, the candidate paths stat-ed) */
 function* ttyName(u: U, nr: number, drivers: { text: string | null }): G<string> {
   if (drivers.text === null) {
@@ -143,11 +141,11 @@ function* ttyName(u: U, nr: number, drivers: { text: string | null }): G<string>
   return '?';
 }
 
-function* psRows(u: U, needs: Set<Need>, groups: boolean): G<PsRow[]> {
+function* psRows(u: U, needs: Set<Need>, groups: boolean): G<PsProc[]> {
   // procps reads /proc: the directory, then per process its directory's owner, stat, status, the
   // owner's name, environ, cmdline and the ctty probe, as the task stack of libproc2 does
   const fd = yield* u.open('/proc', 0x90800);
-  const rows: PsRow[] = [];
+  const rows: PsProc[] = [];
   if (fd < 0) return rows;
   yield* u.fstat(fd);
   // opendir's 32 KiB buffer does not fit the arena's top chunk: malloc extends it (strace: brk(+0x28000),
@@ -176,21 +174,19 @@ function* psRows(u: U, needs: Set<Need>, groups: boolean): G<PsRow[]> {
       const cmdline = (yield* readVec(u, `/proc/${n}/cmdline`)) ?? '';
       yield* u.open(`/proc/${n}/ctty`, 0);
       const wchan = needs.has('wchan') ? (yield* readSmall(u, `/proc/${n}/wchan`)) ?? '' : '';
-      const t = u.m.procs.list().find((x) => x.tid === Number(n));
-      if (!t) continue;
+      if (!u.m.procs.listed(Number(n))) continue;
       const close = st.lastIndexOf(')');
       const comm = st.slice(st.indexOf('(') + 1, close);
-      // f[N - 3] is field N of proc(5)
-      const f = st.slice(close + 2).split(' ').map((x, i) => (i === 0 ? x : Number(x))) as [string, ...number[]];
-      const ttyNr = f[4] as number;
+      // f[N - 3] is field N of proc(5); field 3 is the state letter
+      const fields = st.slice(close + 2).split(' ');
+      const f = fields.map(Number);
       const args = cmdline.split('\0').filter(Boolean).join(' ');
       rows.push({
-        t, pid: Number(n), ppid: f[1] as number, pgid: f[2] as number, sid: f[3] as number, tpgid: f[5] as number,
-        tty: ttyNr ? yield* ttyName(u, ttyNr, drivers) : '?', state: f[0], flags: f[6] as number,
-        minflt: f[7] as number, majflt: f[9] as number, ticks: (f[11] as number) + (f[12] as number),
-        priority: f[15] as number, nice: f[16] as number, nlwp: f[17] as number,
-        start: epochSeconds(u.m.bootNs, (f[19] as number) * 1e7), vszKb: Math.floor((f[20] as number) / 1024), rssKb: (f[21] as number) * 4,
-        psr: f[36] as number, rtprio: f[37] as number, policy: f[38] as number,
+        pid: Number(n), ppid: f[1], pgid: f[2], sid: f[3], tpgid: f[5],
+        tty: f[4] ? yield* ttyName(u, f[4], drivers) : '?', state: fields[0], flags: f[6],
+        minflt: f[7], majflt: f[9], ticks: f[11] + f[12], priority: f[15], nice: f[16], nlwp: f[17],
+        start: epochSeconds(u.m.bootNs, f[19] * 1e7), vszKb: Math.floor(f[20] / 1024), rssKb: f[21] * 4,
+        psr: f[36], rtprio: f[37], policy: f[38],
         ruid, euid, rgid, egid, ruser, euser, egroup, comm, args: args || `[${comm}]`, wchan,
       });
     }
@@ -308,7 +304,7 @@ function psArgs(argv: string[]): PsArgs | string {
 }
 
 /** whether ps lists a process: the lists and flags asked for, else the processes of its terminal and user */
-function selected(o: PsArgs, r: PsRow, self: PsRow | undefined, uidOf: (name: string) => number | undefined): boolean {
+function selected(o: PsArgs, r: PsProc, self: PsProc | undefined, uidOf: (name: string) => number | undefined): boolean {
   if (o.all || (o.bsdA && o.bsdX)) return true;
   const lists = o.pids.length + o.ppids.length + o.users.length + o.cmds.length + o.ttys.length;
   let hit = false;
@@ -354,7 +350,7 @@ const ps: ProgramMain = function* (u, argv) {
   for (const k of [...o.sort].reverse()) {
     const spec = SPECS[k.replace(/^[+-]/, '').toLowerCase()];
     const dir = k.startsWith('-') ? -1 : 1;
-    const key = (r: PsRow): string | number => { const v = spec.value(r, ctx); return spec.right && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v; };
+    const key = (r: PsProc): string | number => { const v = spec.value(r, ctx); return spec.right && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v; };
     rows = [...rows].sort((x, y) => { const a = key(x), b = key(y); return (a < b ? -1 : a > b ? 1 : 0) * dir; });
   }
   const cut = (l: string): string => (tty && !o.wide ? l.slice(0, 80) : l);

@@ -76,6 +76,9 @@ const pctMem = num('%MEM', 4, (p, c) => tenths(c.memKb ? Math.floor((p.rssKb * 1
 const timeCol = num('TIME', 8, (p) => cputime(p.ticks));
 const flags = num('F', 1, (p) => ((p.flags >>> 6) & 7).toString(8));
 const user = (header: string, v: (p: PsProc) => string): Spec => txt(header, 8, v, { name: true });
+/** SCHED_FIFO, SCHED_RR: an RTPRIO, no nice value */
+const realtime = (p: PsProc): boolean => p.policy === 1 || p.policy === 2;
+const ni = num('NI', 3, (p) => (realtime(p) ? '-' : p.nice));
 
 /** the format specifiers (ps -o), by name */
 export const SPECS: Record<string, Spec> = {
@@ -90,7 +93,7 @@ export const SPECS: Record<string, Spec> = {
   lwp: pidCol('LWP', (p) => p.pid), tid: pidCol('TID', (p) => p.pid), spid: pidCol('SPID', (p) => p.pid),
   maj_flt: num('MAJFL', 6, (p) => p.majflt), min_flt: num('MINFL', 6, (p) => p.minflt),
   majflt: num('MAJFLT', 6, (p) => p.majflt), minflt: num('MINFLT', 6, (p) => p.minflt),
-  ni: num('NI', 3, (p) => (p.policy === 1 || p.policy === 2 ? '-' : p.nice)), nice: num('NI', 3, (p) => (p.policy === 1 || p.policy === 2 ? '-' : p.nice)),
+  ni, nice: ni,
   nlwp: num('NLWP', 4, (p) => p.nlwp), thcount: num('THCNT', 5, (p) => p.nlwp),
   pgid: pidCol('PGID', (p) => p.pgid), pgrp: pidCol('PGRP', (p) => p.pgid),
   pid: pidCol('PID', (p) => p.pid), tgid: pidCol('TGID', (p) => p.pid), ppid: pidCol('PPID', (p) => p.ppid),
@@ -118,7 +121,7 @@ export const SPECS: Record<string, Spec> = {
   ruser: user('RUSER', (p) => p.ruser),
   wchan: txt('WCHAN', 6, (p) => (p.state === 'R' ? '-' : p.wchan || '-'), { need: 'wchan' }),
   cls: num('CLS', 3, cls), class: num('CLS', 3, cls), policy: txt('POL', 3, cls),
-  rtprio: num('RTPRIO', 6, (p) => (p.policy === 1 || p.policy === 2 ? p.rtprio : '-')),
+  rtprio: num('RTPRIO', 6, (p) => (realtime(p) ? p.rtprio : '-')),
   addr: num('ADDR', 4, () => '-'), addr_1: txt('ADDR', 1, () => '-'),
 };
 
