@@ -86,6 +86,14 @@ describe('machine: shell and programs', () => {
     expect(size(1023, 1024)).to.equal('1023K');
     expect(size(1020, 10)).to.equal('10K');
   });
+  it("ls -l of a procfs link (st_size 0) reads it with gnulib's 128-byte buffer, a longer target with a doubled one", () => {
+    // Debian 12 on this host: strace ls -l /proc/self/exe -> readlink("/proc/self/exe", "/usr/bin/ls", 128) = 11
+    const l = m.run('ls -l /proc/self/exe /proc/self/cwd').out.split('\n');
+    expect(l[0]).to.match(/^lrwxrwxrwx 1 root root 0 .* \/proc\/self\/cwd -> \/root$/);
+    expect(l[1]).to.match(/ \/proc\/self\/exe -> \/usr\/bin\/ls$/);
+    const long = `/tmp/${'d'.repeat(200)}`;
+    expect(m.run(`mkdir ${long} && cd ${long} && ls -l /proc/self/cwd`).out).to.match(new RegExp(`-> ${long}\\n$`));
+  });
   it('sleep advances virtual time; kill of a sleeper', () => {
     const t0 = m.now;
     m.run('sleep 2');

@@ -74,3 +74,16 @@ export function* readDir(u: U, fd: number): G<{ name: string; type: number; ino:
     (i.names ?? []).forEach((name, k) => out.push({ name, type: i.types?.[k] ?? 0, ino: i.inos?.[k] ?? 0 }));
   }
 }
+
+/**
+ * gnulib's areadlink_with_size (areadlinkat_with_size with `dirfd`): a symlink's target read into a
+ * buffer of its st_size + 1 bytes, 128 when st_size is 0 (procfs' links), doubled while the target
+ * fills it (ls -l /proc/self/exe: readlink(..., 128) = 11); null when the read fails
+ */
+export function* areadlink(u: U, path: string, size: number, dirfd?: number): G<string | null> {
+  for (let buf = size ? size + 1 : 128; ; buf *= 2) {
+    const r = dirfd === undefined ? yield* u.sys('readlink', [path, 0, buf]) : yield* u.sys('readlinkat', [dirfd, path, 0, buf]);
+    if (r.ret < 0) return null;
+    if (r.ret < buf) return String((r.info as { target?: string } | undefined)?.target ?? '');
+  }
+}

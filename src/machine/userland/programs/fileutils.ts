@@ -9,7 +9,7 @@
 import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
 import type { StatInfo } from '../../include/fs';
-import { readDir } from '../libfs';
+import { readDir, areadlink } from '../libfs';
 import { errStr } from '../libc_strerror';
 
 type G<T> = Generator<Op, T, SysResult>;
@@ -118,8 +118,7 @@ function* copyAny(u: U, src: string, dst: string, top: boolean, o: CpOpts, dstKn
     return st;
   }
   if (s.isLnk && (o.nofollow || !top)) {
-    const l = yield* u.sys('readlink', [src, 0, s.size + 1]);
-    const target = String((l.info as { target?: string } | undefined)?.target ?? '');
+    const target = (yield* areadlink(u, src, s.size)) ?? '';
     const r = (yield* u.sys('symlinkat', [target, AT_FDCWD, dst])).ret;
     if (r < 0) { yield* u.err(`cp: cannot create symbolic link '${dst}': ${errStr(r)}\n`); return 1; }
     return 0;

@@ -18,6 +18,7 @@ import type { StatInfo } from '../../include/fs';
 import { epochSeconds, lsTime } from '../libc_time';
 import { IdCache, tzset } from '../libc_nss';
 import { errStr, parseArgs, modeString, human } from './coreutils';
+import { areadlink } from '../libfs';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -103,8 +104,7 @@ const ls: ProgramMain = function* (u, argv) {
     yield* u.sys('lgetxattr', [path, 'security.selinux', 0, CONTEXT_SIZE]);
     let link: string | null | undefined;
     if (s.isLnk) {
-      const r = yield* u.sys('readlink', [path, 0, s.size + 1]);
-      link = r.ret < 0 ? null : String((r.info as { target?: string } | undefined)?.target ?? '');
+      link = yield* areadlink(u, path, s.size);
     } else {
       yield* u.sys('getxattr', [path, 'system.posix_acl_access', 0, 0]);
       if (s.isDir) yield* u.sys('getxattr', [path, 'system.posix_acl_default', 0, 0]);

@@ -14,7 +14,7 @@ import type { U } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
 import type { StatInfo } from '../../include/fs';
 import { getpwuidName, getgrgidName } from '../libc_nss';
-import { readDir } from '../libfs';
+import { readDir, areadlink } from '../libfs';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -118,8 +118,7 @@ export function* dumpFile(u: U, c: TarCreate, dfd: number, rel: string, name: st
   const s = statOf(yield* u.sys('newfstatat', [dfd, rel, 0, AT_SYMLINK_NOFOLLOW]));
   if (!s) { yield* u.err(`tar: ${name}: Cannot stat: No such file or directory\n`); c.status = 2; return; }
   if (s.isLnk) {
-    const l = yield* u.sys('readlinkat', [dfd, rel, 0, s.size + 1]);
-    yield* header(u, c, name, s, '2', 0, String((l.info as { target?: string } | undefined)?.target ?? ''));
+    yield* header(u, c, name, s, '2', 0, (yield* areadlink(u, rel, s.size, dfd)) ?? '');
     return;
   }
   if (!s.isDir && !s.isReg) return;
