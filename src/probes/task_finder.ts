@@ -80,15 +80,17 @@ function canonical(path: string): string {
  * found stays as written (it matches no process).
  */
 export function resolveExecutable(name: string): string {
-  if (name.includes('/')) return name.startsWith('/') ? canonical(name) : name;
-  if (!programs) {
-    // (the machine's file tree is loaded only when a script names a program)
-    const t = require('../machine/userland/fstree') as typeof import('../machine/userland/fstree');
-    programs = new Set([...t.PROGRAM_NAMES, ...t.MORE_TOOL_NAMES, ...t.SEED_TOOL_NAMES, 'stap', 'gcc']);
-  }
+  const t = tree();
+  if (name.includes('/')) return name.startsWith('/') ? t.programLink(canonical(name)) : name;
+  if (!programs) programs = new Set([...t.PROGRAM_NAMES, ...t.MORE_TOOL_NAMES, ...t.SEED_TOOL_NAMES, ...t.NET_TOOL_NAMES, ...t.FIFO_TOOL_NAMES, 'stap', 'gcc']);
   if (!programs.has(name)) return name;
-  // every program the machine installs lives in /usr/bin, the first $PATH directory that has it
-  return `/usr/bin/${name}`;
+  // the first $PATH directory that has it (/usr/sbin before /usr/bin), its symlinks followed
+  return t.programLink(t.programPath(name) === `/usr/sbin/${name}` ? `/usr/sbin/${name}` : `/usr/bin/${name}`);
+}
+
+/** the machine's file tree module, loaded only when a script names a program */
+function tree(): typeof import('../machine/userland/fstree') {
+  return require('../machine/userland/fstree') as typeof import('../machine/userland/fstree');
 }
 
 function eventOf(cs: A.ProbePointComponent[], from: number): TaskEvent {

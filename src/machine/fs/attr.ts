@@ -123,12 +123,25 @@ function statfsOf(m: FsMachine, ino: Inode): Record<string, number> {
       : { type, bsize: PAGE, blocks: 0, bfree: 0, bavail: 0, files: 0, ffree: 0 };
   return info;
 }
-/** tmpfs and devtmpfs: the size= of the mount the file is on (proc_namespace.ts), else half of memory, tmpfs's default */
+/**
+ * tmpfs and devtmpfs: the size= of the mount the file is on (proc_namespace.ts), else half of memory,
+ * tmpfs's default; the pages its files hold are used (shmem_statfs: max_blocks - used_blocks)
+ */
 function tmpfsInfo(type: number, m: FsMachine, ino: Inode): Record<string, number> {
   const root = mountRootOf(ino);
   const kb = root ? mountSizeKb(m.fs, root) : undefined;
   const blocks = kb ? kb / 4 : Math.floor(m.mm.totalPages / 2);
-  return { type, bsize: PAGE, blocks, bfree: blocks, bavail: blocks, files: 250000, ffree: 249990 };
+  let used = 0;
+  const walk = (d: Inode): void => {
+    for (const c of d.children?.values() ?? []) {
+      if (c.fs !== ino.fs || c === d || c.parent !== d) continue;
+      if (c.isReg) used += Math.ceil(c.size / PAGE);
+      else if (c.isDir) walk(c);
+    }
+  };
+  if (root) walk(root);
+  const free = Math.max(0, blocks - used);
+  return { type, bsize: PAGE, blocks, bfree: free, bavail: free, files: 250000, ffree: 249990 };
 }
 fsAttr.syscall('statfs', (m, _c, t, e) => {
   const ino = m.fs.lookup(String(e.a[0]), t.proc.cwd);

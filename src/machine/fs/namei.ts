@@ -8,7 +8,7 @@
 import type { MachineCore } from '../core/machine';
 import type { Task } from '../include/sched';
 import type { Env } from '../include/kstack';
-import { Inode, OpenFile, FsType, PAGE, S_IFMT, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK, S_IFIFO } from '../include/fs';
+import { Inode, LazyDir, OpenFile, FsType, PAGE, S_IFMT, S_IFDIR, S_IFREG, S_IFLNK, S_IFCHR, S_IFBLK, S_IFIFO } from '../include/fs';
 import { Semantics } from '../paths/semantics';
 import { procFileKind } from '../paths/features';
 import { pushPath, H_CONT, H_PUSHED } from '../paths/kexec';
@@ -78,6 +78,13 @@ export class Fs {
   /** The next inode number, taken without making an inode (what `mk` numbers its inode). */
   takeIno(): number {
     return this.nextIno++;
+  }
+
+  /** `n` inode numbers taken at once (the first of them): a tree made later numbers its entries in them */
+  reserveInos(n: number): number {
+    const first = this.nextIno;
+    this.nextIno += n;
+    return first;
   }
 
   /**
@@ -225,6 +232,13 @@ export class Fs {
     return block;
   }
 
+  /** `n` disk blocks taken at once (the first of them): the extents of a tree made later */
+  reserveBlocks(n: number): number {
+    const first = this.nextBlock;
+    this.nextBlock += n;
+    return first;
+  }
+
   symlink(p: string, target: string): Inode {
     const pp = this.lookupParent(p)!;
     const ino = this.mk(S_IFLNK | 0o777, pp.dir.fs);
@@ -275,7 +289,9 @@ export class Fs {
     for (let i = 0; i < 64 && cur !== this.root; i++) {
       const par = cur.parent!;
       let name = '?';
-      for (const [k, v] of par.children ?? []) if (v === cur) { name = k; break; }
+      const kids = par.children;
+      if (kids instanceof LazyDir) name = kids.nameOf(cur) ?? '?';
+      else for (const [k, v] of kids ?? []) if (v === cur) { name = k; break; }
       // a computed child (/proc/PID): the directory knows the name it made it under (no lookup)
       if (name === '?' && par.dyn?.nameOf) name = par.dyn.nameOf(cur) ?? '?';
       parts.unshift(name);

@@ -179,7 +179,18 @@ export class LazyDir extends Map<string, Inode> {
     for (const [n, i] of s.all()) super.set(n, i);
   }
   get(name: string): Inode | undefined {
-    return super.get(name) ?? this.source?.one(name);
+    let i = super.get(name);
+    if (i === undefined && this.source) {
+      i = this.source.one(name);
+      // (kept, so that nameOf finds it without making the rest; fill() puts every entry back in order)
+      if (i) super.set(name, i);
+    }
+    return i;
+  }
+  /** the name of entry `ino` when it is made (an inode's path: fs/namei.ts pathOf), without making the others */
+  nameOf(ino: Inode): string | undefined {
+    for (const [k, v] of super.entries()) if (v === ino) return k;
+    return undefined;
   }
   /** entry `name` without making it: its inode if made, else what will make it (undefined: none, or its source cannot tell) */
   peek(name: string): Inode | LazyEntry | undefined {

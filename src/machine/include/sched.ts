@@ -67,9 +67,14 @@ export class Process {
   sigHandlers = new Map<number, SigHandler>();
   /** tasks blocked in wait4 on this process */
   waitq: Task[] = [];
-  /** program argv / exe path */
+  /** program argv / exe path (the file the image runs, symlinks resolved: /proc/PID/exe) */
   argv: string[] = [];
   exe = '';
+  /**
+   * the file name the image was exec'd by (bprm->filename: /bin/sh for dash, /sbin/init for systemd),
+   * which names the task (comm) and the recorded program it runs
+   */
+  execName = '';
   uid = 0;
   gid = 0;
   sessionName = '';

@@ -146,7 +146,7 @@ function exitTreeFeatures(t: Task): string[] {
 
 modelEntry.hook('sys_impl', (m, c, t, e) => {
   e.recorded = true;
-  if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)), t.proc.exe);
+  if (e.fargs === undefined) e.fargs = argFeatures(tableName(e), e.a, (fd) => fileKind(fdOf(t, fd)), t.proc.execName || t.proc.exe);
   if (TEARDOWN.has(e.name)) {
     e.zapPages = teardownPages(t);
     e.zapFrees = teardownFrees(t);
@@ -212,7 +212,7 @@ modelEntry.features('tail:task_work_run', (_m, _c, _t, e) => {
 export function groupExitPath(m: MachineCore, t: Task): CompiledPath | null {
   const k = modelKey('sys:exit_group');
   if (!k || !variantCount(k)) return null;
-  const feat = withOutcome('exit_group', argFeatures('exit_group', [], () => '-', t.proc.exe), null);
+  const feat = withOutcome('exit_group', argFeatures('exit_group', [], () => '-', t.proc.execName || t.proc.exe), null);
   const q = `${treeFeatureLabel(k.name, exitTreeFeatures(t))}|${feat}`;
   return syscallInner(k, chooseVariant(k, q, true, m.pathRand.next(), teardownPages(t), undefined, teardownFrees(t))).code;
 }

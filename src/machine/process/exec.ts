@@ -28,7 +28,7 @@ exec.syscall('execve', (m, c, t, e) => {
   const oldComm = t.comm;
   // exec_mmap's mm_release: a vfork child gives its parent's address space back (complete_vfork_done)
   const vforkParent = m.procs.programs.has(exe) ? m.procs.vforkRelease(t.proc) : null;
-  if (!m.procs.exec(t, exe, e.a[1] as string[])) { e.ret = -8; return H_CONT; } // ENOEXEC
+  if (!m.procs.exec(t, exe, e.a[1] as string[], p)) { e.ret = -8; return H_CONT; } // ENOEXEC
   if (Array.isArray(e.envp)) setEnviron(t.proc, e.envp as string[]);
   e.oldPid = t.pid;
   // the comm changes in __set_task_comm, after task_rename has seen the old one

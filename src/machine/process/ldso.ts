@@ -67,9 +67,15 @@ function faultsOf(p: ProgramInfo, argv: readonly string[]): readonly string[] {
 /** the program whose data a program without its own recording borrows: a libc-only coreutil */
 const GENERIC = '/bin/true';
 
-function programInfo(exe: string): ProgramInfo | null {
+/**
+ * The recorded program exec'd by the name `exe` (as the recordings' execve named it), else the one
+ * of file `real` (the path it resolves to), else the generic one
+ */
+function programInfo(exe: string, real = exe): ProgramInfo | null {
   const d = load();
-  return d.programs[exe] ?? d.programs[exe.replace(/^\/usr\/bin\//, '/bin/')] ?? d.programs[exe.replace(/^\/bin\//, '/usr/bin/')] ?? d.programs[GENERIC] ?? null;
+  const named = (x: string): ProgramInfo | undefined =>
+    d.programs[x] ?? d.programs[x.replace(/^\/usr\/bin\//, '/bin/')] ?? d.programs[x.replace(/^\/bin\//, '/usr/bin/')];
+  return named(exe) ?? named(real) ?? d.programs[GENERIC] ?? null;
 }
 
 /** The libraries a program's loader maps (and the files the machine installs for them). */
@@ -95,9 +101,9 @@ function atExec(vmas: readonly ImageVma[], relro: [number, number] | null): read
 const images = new Map<ProgramInfo, ExecImage>();
 
 /** What exec maps for `exe` (mm.newMm), or undefined without loader data. */
-export function execImage(exe: string): ExecImage | undefined {
+export function execImage(exe: string, real = exe): ExecImage | undefined {
   const d = load();
-  const p = programInfo(exe);
+  const p = programInfo(exe, real);
   if (!p || !d.ldso.length) return undefined;
   let img = images.get(p);
   if (!img) images.set(p, img = { exe: atExec(p.exeMaps, p.exeRelro), interp: atExec(d.ldso, p.ldsoRelro), interpPath: d.ldsoPath });
@@ -245,9 +251,9 @@ const forksSinceExec = new WeakMap<Process, number>();
  * image issues): those of its recorded run with the same argv where there is one, else those of
  * its own workload.  Programs the loader has no data for start at main.
  */
-export function* startProgram(u: U, exe: string, main: Prog, argv: readonly string[] = []): Prog {
+export function* startProgram(u: U, exe: string, main: Prog, argv: readonly string[] = [], real = exe): Prog {
   forksSinceExec.delete(u.t.proc);
-  const p = programInfo(exe);
+  const p = programInfo(exe, real);
   if (!p) return yield* main;
   // the faults of the recorded run with the same arguments, else of the program's own workload
   const replay = new FaultReplay(faultsOf(p, argv), AT_EXIT);
@@ -268,7 +274,7 @@ export function* startProgram(u: U, exe: string, main: Prog, argv: readonly stri
 export function forkChildProgram(parent: Process, prog: Prog): Prog {
   const k = forksSinceExec.get(parent) ?? 0;
   forksSinceExec.set(parent, k + 1);
-  const p = programInfo(parent.exe);
+  const p = programInfo(parent.execName || parent.exe, parent.exe);
   const forks = p ? faultRecord(p)?.forks : undefined;
   if (!forks) return prog;
   const runs = forks[parent.argv.join('\0')] ?? Object.values(forks)[0];

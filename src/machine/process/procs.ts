@@ -84,7 +84,10 @@ export class Procs {
 
   /** Create a user process from outside (boot services, stap -c): parent, program, argv, fds. */
   spawn(parent: Process | null, exe: string, argv: string[], fds: (OpenFile | null)[], opts: { uid?: number; cwd?: string; comm?: string; main?: ProgramMain; cpu?: number; bind?: boolean } = {}): Process {
-    const main = opts.main ?? this.programs.get(exe);
+    // the file it runs (/proc/PID/exe, the maps): the name given, its symlinks resolved
+    const ino = this.m.fs.lookup(exe);
+    const real = ino?.isReg ? this.m.fs.pathOf(ino) : exe;
+    const main = opts.main ?? this.programs.get(real) ?? this.programs.get(exe);
     if (!main) throw new Error(`no program ${exe}`);
     const pid = this.allocPid();
     const p = new Process(pid, parent);
@@ -93,8 +96,9 @@ export class Procs {
     p.cwd = opts.cwd ?? '/';
     p.uid = p.gid = opts.uid ?? 0;
     p.argv = argv;
-    p.exe = exe;
-    p.mm = this.m.mm.newMm(p, exe);
+    p.exe = real;
+    p.execName = exe;
+    p.mm = this.m.mm.newMm(p, real);
     const t = new Task(pid, pid, opts.comm ?? exe.slice(exe.lastIndexOf('/') + 1).slice(0, 15), p, false);
     t.uid = t.euid = p.uid;
     t.gid = t.egid = p.gid;
@@ -130,6 +134,7 @@ export class Procs {
     p.uid = p.gid = opts.uid ?? 0;
     p.argv = argv;
     p.exe = exe;
+    p.execName = exe;
     p.mm = this.m.mm.newMm(p, exe);
     const t = new Task(pid, pid, comm, p, false);
     t.uid = t.euid = p.uid;
@@ -179,13 +184,17 @@ export class Procs {
     return this.spawn(parent ?? this.init, '/bin/sh', ['sh', '-c', cmd], [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
   }
 
-  /** `sh ARGS...` as a child of init in /root (tapsim shell -c / FILE) */
+  /**
+   * `sh ARGS...` as a child of init in /root (tapsim shell -c / FILE). It is there when the machine is
+   * handed over: it does not run an exec first (a start would pay for the first exec's recorded paths,
+   * ~65 ms of CPU), so its address space is the machine's stand-in, not dash's image
+   */
   spawnShellArgv(argv: string[], out: (s: string) => void, err: (s: string) => void): Process {
     const [con, econ] = this.consoles(out, err);
     return this.spawn(this.init, '/bin/sh', argv, [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
   }
 
-  /** an interactive `sh -i` on a terminal file (fds 0, 1, 2) */
+  /** an interactive `sh -i` on a terminal file (fds 0, 1, 2), started as spawnShellArgv's */
   spawnShellTty(tty: OpenFile): Process {
     return this.spawn(this.init, '/bin/sh', ['sh', '-i'], [tty, tty, tty], { cwd: '/root' });
   }
@@ -279,6 +288,7 @@ export class Procs {
       p.gid = parent.proc.gid;
       p.argv = parent.proc.argv;
       p.exe = parent.proc.exe;
+      p.execName = parent.proc.execName;
       p.sigHandlers = new Map(parent.proc.sigHandlers);
       p.memcg = parent.proc.memcg;
       inheritEnviron(p, parent.proc);
@@ -307,23 +317,29 @@ export class Procs {
     return t;
   }
 
-  /** exec: replace the program image of `t`'s process. Returns false when no such program. */
-  exec(t: Task, exe: string, argv: string[]): boolean {
+  /**
+   * exec: replace the program image of `t`'s process by file `exe` (its path, symlinks resolved),
+   * exec'd by the name `filename` (execve's first argument: the task's new comm, the recorded program
+   * it runs). Returns false when no such program.
+   */
+  exec(t: Task, exe: string, argv: string[], filename = exe): boolean {
     const main = this.programs.get(exe);
     if (!main) return false;
     const p = t.proc;
     p.exe = exe;
+    p.execName = filename;
     p.argv = argv;
     // exec_mmap: the old address space put (torn down unless a vfork parent still holds it)
     if (p.mm) this.m.mm.mmput(p.mm);
-    p.mm = this.m.mm.newMm(p, exe, execImage(exe));
+    p.mm = this.m.mm.newMm(p, exe, execImage(filename, exe));
     for (const [sig, h] of p.sigHandlers) if (typeof h === 'function') p.sigHandlers.set(sig, 'default');
-    t.comm = exe.slice(exe.lastIndexOf('/') + 1).slice(0, 15);
+    // __set_task_comm(me, kbasename(bprm->filename))
+    t.comm = filename.slice(filename.lastIndexOf('/') + 1).slice(0, 15);
     // rseq_execve: the registration does not survive the old image (the new one's libc registers again)
     t.rseq = false;
     const u = new U(this.m, t);
     // the new image runs ld.so and libc's start-up before main (process/ldso.ts)
-    t.prog = startProgram(u, exe, main(u, argv), argv);
+    t.prog = startProgram(u, filename, main(u, argv), argv, exe);
     t.op = null;
     return true;
   }

@@ -12,12 +12,39 @@ import { markBootMounts } from '../fs/proc_namespace';
 import { environOf } from '../process/environ';
 import { machineNsOf } from './libc_time';
 import { installEtcTree } from './etc_tree';
+import { installRootTree } from './root_tree';
 import { dbenchLoadfile, dbenchLoadfileSize } from './dbench_loadfile';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
   'find', 'xxd', 'dd', 'tar', 'gzip', 'sync', 'swapon', 'swapoff', 'ps', 'kill', 'ping', 'make', 'sh', 'bash', 'tail', 'head', 'wc',
   'block_hasher', 'dbench', 'tbench', 'tbench_srv', 'pwd', 'uname', 'stat', 'systemd', 'systemd-journald', 'sshd', 'cron',
   'rsyslogd', 'nginx', 'postgres', 'cc'];
+/**
+ * Where Debian 12 installs a program the machine runs when it is not /usr/bin/NAME (NAME is then the
+ * recorded tree's symlink, userland/root_tree.ts: /usr/bin/sh -> dash, /usr/bin/awk ->
+ * /etc/alternatives/awk -> /usr/bin/mawk, /usr/sbin/init -> /lib/systemd/systemd); the guest's files.
+ */
+const PROGRAM_FILES: Record<string, string> = {
+  sh: '/usr/bin/dash', awk: '/usr/bin/mawk', nc: '/usr/bin/nc.openbsd', which: '/usr/bin/which.debianutils',
+  systemd: '/usr/lib/systemd/systemd', 'systemd-journald': '/usr/lib/systemd/systemd-journald',
+  sshd: '/usr/sbin/sshd', cron: '/usr/sbin/cron', rsyslogd: '/usr/sbin/rsyslogd', nginx: '/usr/sbin/nginx',
+  swapon: '/usr/sbin/swapon', swapoff: '/usr/sbin/swapoff', mkswap: '/usr/sbin/mkswap',
+};
+/** the file of program `name` (the machine's programs by name: PROGRAM_NAMES and the lists below) */
+export function programPath(name: string): string {
+  return PROGRAM_FILES[name] ?? `/usr/bin/${name}`;
+}
+/** the symlinks to the machine's programs (the recorded tree's, and the machine's own gzip and gcc links) */
+const PROGRAM_LINKS: Record<string, string> = {
+  '/usr/bin/sh': PROGRAM_FILES.sh, '/usr/bin/awk': PROGRAM_FILES.awk, '/usr/bin/nc': PROGRAM_FILES.nc,
+  '/usr/bin/which': PROGRAM_FILES.which, '/usr/bin/systemd': PROGRAM_FILES.systemd, '/usr/sbin/init': PROGRAM_FILES.systemd,
+  '/usr/bin/rbash': '/usr/bin/bash', '/usr/bin/ping4': '/usr/bin/ping', '/usr/bin/gunzip': '/usr/bin/gzip',
+  '/usr/bin/zcat': '/usr/bin/gzip', '/usr/bin/cc': '/usr/bin/gcc',
+};
+/** The file a path (usrmerge links already followed) to one of the machine's programs resolves to (realpath()): any other path as it is */
+export function programLink(p: string): string {
+  return PROGRAM_LINKS[p] ?? p;
+}
 /** the coreutils/procps/util-linux commands added for issue 15 (programs/coreutils.ts, procps.ts, sed.ts), created after the rest */
 export const MORE_TOOL_NAMES = ['sed', 'tr', 'chmod', 'ln', 'readlink', 'df', 'du', 'date', 'id', 'env', 'tee', 'xargs', 'seq', 'free',
   'uptime', 'dmesg', 'which'];
@@ -46,7 +73,7 @@ const DEBIAN_FILES: Record<string, [number, number]> = {
   bash: [1265648, 1745016454], tail: [76944, 1663687647], head: [48080, 1663687647], wc: [52280, 1663687647],
   dbench: [49176, 1670856180], tbench: [40856, 1670856180], tbench_srv: [19256, 1670856180], pwd: [43952, 1663687647],
   uname: [43888, 1663687647], stat: [97488, 1663687647], systemd: [92544, 1748538242], 'systemd-journald': [170496, 1748538242],
-  sshd: [1265432, 1746440760], cron: [51776, 1677742380], rsyslogd: [749352, 1762853880], nginx: [1264552, 1762853880],
+  sshd: [1265432, 1746440760], cron: [51776, 1677742380], rsyslogd: [749352, 1762853880], nginx: [1260456, 1762853880],
   postgres: [8945320, 1762853880], mount: [59704, 1732219314], mkswap: [117056, 1732219314], cut: [48112, 1663687647],
   sort: [118456, 1663687647], uniq: [48080, 1663687647], awk: [158376, 1655480126], timeout: [48632, 1663687647],
   'trace-cmd': [423824, 1674346922], perf: [9059728, 1762853880], stap: [3714120, 1677617106], gcc: [1301496, 1744025177],
@@ -54,7 +81,7 @@ const DEBIAN_FILES: Record<string, [number, number]> = {
   df: [102200, 1663687647], du: [175440, 1663687647], date: [121904, 1663687647], id: [48144, 1663687647],
   env: [48536, 1663687647], tee: [43984, 1663687647], xargs: [72136, 1673201273], seq: [60336, 1663687647],
   free: [26936, 1671429998], uptime: [14648, 1671429998], dmesg: [88656, 1732219314], which: [946, 1690587995],
-  readlink: [56208, 1663687647], sh: [125640, 1672924848], mkfifo: [68784, 1663687647], mknod: [72912, 1663687647],
+  readlink: [52112, 1663687647], sh: [125640, 1672924848], mkfifo: [68784, 1663687647], mknod: [72912, 1663687647],
 };
 /** when the system was installed (debootstrap): 2025-11-12 09:30:00 UTC, nine days before the session */
 export const INSTALL_S = 1762939800;
@@ -91,7 +118,7 @@ export function synthBytes(seed: number, off: number, len: number): Uint8Array {
 export function populate(m: FsMachine, fs: Fs): void {
   // Debian 12 is usrmerged: /bin and /sbin are symlinks into /usr (`ls -l /` of the real guest:
   // bin -> usr/bin, sbin -> usr/sbin, lib -> usr/lib, lib64 -> usr/lib64; the last two from ldso.ts)
-  for (const d of ['/bin', '/sbin', '/usr/bin', '/usr/sbin', '/usr/lib', '/etc/cron.d', '/etc/ssh', '/etc/systemd/system',
+  for (const d of ['/bin', '/sbin', '/usr/bin', '/usr/sbin', '/usr/lib', '/usr/lib/systemd', '/etc/cron.d', '/etc/ssh', '/etc/systemd/system',
     '/home/user', '/root', '/var/log/journal', '/var/lib', '/var/www/html', '/opt', '/mnt', '/srv', '/boot', '/usr/src/app']) {
     if (d === '/bin' || d === '/sbin') fs.symlink(d, `usr${d}`);
     else fs.mkdirp(d);
@@ -105,14 +132,12 @@ export function populate(m: FsMachine, fs: Fs): void {
   // programs (ELF-sized synthetic binaries)
   for (const p of PROGRAM_NAMES) {
     const size = 40000 + (hash32(p.length * 7919 + p.charCodeAt(0)) % 200000);
-    fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
+    fs.createFile(programPath(p), { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
   }
-  // /bin/sh and /bin/bash are /usr/bin/sh and /usr/bin/bash; bash's rbash and iputils' ping4 links as
-  // the real guest's /usr/bin has them (and in their place, so later inode numbers stay as they were)
+  // bash's rbash and iputils' ping4 links as the real guest's /usr/bin has them (the other links,
+  // /usr/bin/sh -> dash, /usr/sbin/init -> /lib/systemd/systemd, ..., come with the recorded tree)
   fs.symlink('/usr/bin/rbash', 'bash');
   fs.symlink('/usr/bin/ping4', 'ping');
-  for (const p of ['swapon', 'swapoff']) fs.symlink(`/usr/sbin/${p}`, `/usr/bin/${p}`);
-  fs.symlink('/usr/sbin/init', '/usr/bin/systemd');
   // /etc (etc_tree.ts then gives these the recording guest's bytes and stat, but for hostname and
   // hosts; the text here is what a machine without data/userland/ shows)
   const etc: Record<string, string> = {
@@ -168,13 +193,12 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.symlink('/usr/bin/gcc', '/usr/bin/cc');
   for (const p of SEED_TOOL_NAMES) {
     const size = 40000 + (hash32(p.length * 7919 + p.charCodeAt(0)) % 200000);
-    fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
+    fs.createFile(programPath(p), { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
   }
-  fs.symlink('/usr/sbin/mkswap', '/usr/bin/mkswap');
   populateKernelLists(fs, m.now);
   for (const p of MORE_TOOL_NAMES) {
     const size = DEBIAN_FILES[p]?.[0] ?? 40000;
-    fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + p.length), o, l) }, 0o755);
+    fs.createFile(programPath(p), { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + p.length), o, l) }, 0o755);
   }
   installLoaderFiles(fs, (seed) => (o, l) => synthBytes(seed, o, l));
   installLibcFiles(fs);
@@ -193,7 +217,7 @@ export function populate(m: FsMachine, fs: Fs): void {
   for (const f of ['access.log', 'error.log']) fs.createFile(`/var/log/nginx/${f}`, '', 0o640).mtime = machineNsOf(m.bootNs, INSTALL_S);
   // netcat-openbsd's binary (/usr/bin/nc: the alternatives link to nc.openbsd on the real guest), its size and build time
   for (const p of NET_TOOL_NAMES) {
-    const ino = fs.createFile(`/usr/bin/${p}`, { size: 43592, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + 7), o, l) }, 0o755);
+    const ino = fs.createFile(programPath(p), { size: 43592, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + 7), o, l) }, 0o755);
     ino.mtime = ino.atime = machineNsOf(m.bootNs, 1666300757);
   }
   // the serial console (drivers/serial8250.ts): crw--w---- root:tty, as udev makes it on Debian; last,
@@ -201,7 +225,7 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.devNode('/dev/ttyS0', 'ttyS', false, 4, 64, 0o620).gid = 5;
   for (const p of FIFO_TOOL_NAMES) {
     const [size] = DEBIAN_FILES[p];
-    fs.createFile(`/usr/bin/${p}`, { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(2) + p.length), o, l) }, 0o755);
+    fs.createFile(programPath(p), { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(2) + p.length), o, l) }, 0o755);
   }
   // the root's other entries on the real guest (data/recordings/system.json.gz rootdir: `ls -la /`, and
   // its mounts): mke2fs's lost+found (drwx------, four blocks: 16384), an empty media, and run, a tmpfs
@@ -216,6 +240,13 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.mkdirp('/run/lock', 'tmpfs', 0o1777);
   // the tmpfs and devtmpfs mounts' st_dev minors, as the mount table has them (fs/proc_namespace.ts)
   markBootMounts(fs);
+  // the links the boot and a shell start go through (the services' /sbin/init, sh's /bin/sh): the
+  // recorded tree's, made here so that a start reads none of it
+  fs.symlink('/usr/sbin/init', '/lib/systemd/systemd').mtime = machineNsOf(m.bootNs, INSTALL_S);
+  fs.symlink('/usr/bin/sh', 'dash').mtime = machineNsOf(m.bootNs, 1672924848);
+  // the rest of the real install's tree (/usr, /var, /boot, ...: data/userland/root.tsv), beside the
+  // machine's own entries; last, so that earlier inodes keep their numbers
+  installRootTree(fs, m.bootNs, INSTALL_S, (p) => { const seed = hash32(p.length * 31 + p.charCodeAt(p.length - 1)); return (o, l) => synthBytes(seed, o, l); });
   void S_IFREG; void KERNEL_RELEASE;
 }
 
@@ -241,16 +272,17 @@ function installTimes(m: FsMachine, fs: Fs): void {
   const walk = (d: Inode) => {
     for (const [name, c] of d.children ?? []) {
       if (c.fs !== 'ext4' || c === d) continue;
-      const deb = d === usrBin && !c.isLnk ? DEBIAN_FILES[name] : undefined;
-      if (deb) {
-        c.size = deb[0];
-        c.mtime = c.atime = machineNsOf(m.bootNs, Math.min(deb[1], INSTALL_S));
-      } else c.mtime = c.atime = install;
+      c.mtime = c.atime = install;
       if (c.isDir) walk(c);
     }
   };
-  const usrBin = fs.lookup('/usr/bin');
   walk(fs.root);
+  for (const [name, [size, mtime]] of Object.entries(DEBIAN_FILES)) {
+    const c = fs.lookup(programPath(name));
+    if (!c || !c.isReg || c.fs !== 'ext4') continue;
+    c.size = size;
+    c.mtime = c.atime = machineNsOf(m.bootNs, Math.min(mtime, INSTALL_S));
+  }
   fs.root.mtime = fs.root.atime = install;
   for (const p of ['/proc', '/sys', '/dev', '/tmp']) { const i = fs.lookup(p); if (i) i.mtime = i.atime = 0; }
 }

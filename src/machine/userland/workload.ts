@@ -18,7 +18,7 @@ import { KTimer, pushScheduleTimeout } from '../kernel/timer';
 import { rcuGpKthread, type RcuMachine } from '../kernel/rcu';
 import { DelayedWork, queueDelayed, workerThread } from '../kernel/workqueue';
 import { shMain } from './sh/exec';
-import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES, NET_TOOL_NAMES, FIFO_TOOL_NAMES } from './fstree';
+import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES, NET_TOOL_NAMES, FIFO_TOOL_NAMES, programPath } from './fstree';
 import { services, RSYSLOGD_THREADS, rsyslogdThread } from './programs/services';
 import { bootKthreads, bootServices, type BootKthread } from './boot_tasks';
 import { recordedServices, useRecordedService } from './service_mm';
@@ -87,9 +87,8 @@ export function registerPrograms(m: ProcMachine): void {
   for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES, ...NET_TOOL_NAMES, ...FIFO_TOOL_NAMES]) {
     const load = PROGRAM_MODULES[name];
     const main = name === 'sh' || name === 'bash' ? shMain : load && lazyMain(name, load);
-    if (main) m.procs.programs.set(`/usr/bin/${name}`, main);
+    if (main) m.procs.programs.set(programPath(name), main);
   }
-  m.procs.programs.set('/bin/sh', shMain);
 }
 
 /** The machine as the default system uses it: processes, and the kernel's timers and RCU. */
@@ -162,7 +161,7 @@ type Role = (t: Task) => void;
 
 export function startDefaultSystem(m: SystemMachine): void {
   registerPrograms(m);
-  const init = m.procs.spawn(null, '/usr/bin/systemd', ['/sbin/init'], [null, null, null], { comm: 'systemd' });
+  const init = m.procs.spawn(null, '/sbin/init', ['/sbin/init'], [null, null, null], { comm: 'systemd' });
   m.procs.init = init;
   registeredRseq(init.threads[0]);
   const svc = bootServices();
@@ -233,12 +232,12 @@ export function startDefaultSystem(m: SystemMachine): void {
     asRecorded(p, comm);
     return p;
   };
-  service('/usr/bin/systemd-journald', ['/lib/systemd/systemd-journald'], 'systemd-journal');
-  const rsyslogd = service('/usr/bin/rsyslogd', ['/usr/sbin/rsyslogd', '-n', '-iNONE'], 'rsyslogd');
+  service('/lib/systemd/systemd-journald', ['/lib/systemd/systemd-journald'], 'systemd-journal');
+  const rsyslogd = service('/usr/sbin/rsyslogd', ['/usr/sbin/rsyslogd', '-n', '-iNONE'], 'rsyslogd');
   for (const comm of RSYSLOGD_THREADS) registeredRseq(m.procs.adoptThread(rsyslogd, comm, rsyslogdThread, 'ep_poll'));
-  service('/usr/bin/cron', ['/usr/sbin/cron', '-f'], 'cron');
-  service('/usr/bin/sshd', ['sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups'], 'sshd');
-  const nginx = service('/usr/bin/nginx', ['nginx: master process /usr/sbin/nginx -g daemon on; master_process on;'], 'nginx');
+  service('/usr/sbin/cron', ['/usr/sbin/cron', '-f'], 'cron');
+  service('/usr/sbin/sshd', ['sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups'], 'sshd');
+  const nginx = service('/usr/sbin/nginx', ['nginx: master process /usr/sbin/nginx -g daemon on; master_process on;'], 'nginx');
   // what the master opened before forking its workers: the logs (fds 3, 4) and the listening socket on
   // 0.0.0.0:80 (fd 5, listen backlog 511: NGX_LISTEN_BACKLOG)
   const lis = m.net.listenAtBoot(80, 511);
@@ -250,7 +249,7 @@ export function startDefaultSystem(m: SystemMachine): void {
   // master's: asleep in epoll_wait on the listening socket (EPOLLEXCLUSIVE) from before the machine is
   // handed over; a connection wakes one of them (programs/nginx.ts)
   for (let i = 0; i < m.ncpus; i++) {
-    const w = m.procs.adoptSleeper(nginx.tgid + 1 + i, 'nginx', '/usr/bin/nginx', ['nginx: worker process'], nginxWorkerMain, 'ep_poll',
+    const w = m.procs.adoptSleeper(nginx.tgid + 1 + i, 'nginx', '/usr/sbin/nginx', ['nginx: worker process'], nginxWorkerMain, 'ep_poll',
       { parent: nginx, uid: 33, cwd: '/' });
     w.threads[0].startTime = nginx.threads[0].startTime;
     registeredRseq(w.threads[0]);

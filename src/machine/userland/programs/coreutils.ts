@@ -12,6 +12,7 @@ import { O_CREAT, O_TRUNC, O_WRONLY, O_APPEND } from '../../include/fs';
 import { epochSeconds, lsTime, statTime, dateString, strftime } from '../libc_time';
 import { humanScale } from '../gnulib_human';
 import { errStr } from '../libc_strerror';
+import { execvp } from '../libfs';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -277,7 +278,7 @@ const env: ProgramMain = function* (u, argv) {
     if (j >= 0) vars[j] = ops[i]; else vars.push(ops[i]);
   }
   if (i < ops.length) {
-    const r = yield* u.exec(ops[i].includes('/') ? ops[i] : `/usr/bin/${ops[i]}`, ops.slice(i));
+    const r = yield* execvp(u, ops[i], ops.slice(i));
     yield* u.err(`env: '${ops[i]}': No such file or directory\n`);
     return r === -13 ? 126 : 127;
   }
@@ -352,8 +353,7 @@ const xargs: ProgramMain = function* (u, argv) {
   let st = 0;
   for (const g of groups) {
     const args = [...cmd, ...g];
-    const path = cmd[0].includes('/') ? cmd[0] : `/usr/bin/${cmd[0]}`;
-    const pid = yield* u.fork((c) => (function* (): G<number> { yield* c.exec(path, args); yield* c.err(`xargs: ${cmd[0]}: No such file or directory\n`); yield* c.exit(127); return 127; })());
+    const pid = yield* u.fork((c) => (function* (): G<number> { yield* execvp(c, cmd[0], args); yield* c.err(`xargs: ${cmd[0]}: No such file or directory\n`); yield* c.exit(127); return 127; })());
     const [, status] = yield* u.wait(pid);
     if (status !== 0) st = 123;
   }
