@@ -568,6 +568,12 @@ export function btfResolveChain(startType: number, path: readonly string[]): Fie
       t = btfType(r);
       deref = true;
     }
+    if (t.kind === BtfKind.FWD) {
+      // a declaration only (vmlinux's `struct rpc_iostats;`): its definition, as DWARF consumers
+      // find it in another compile unit (the module's own: sunrpc's rpc_clnt->cl_metrics)
+      const def = findComposite(t.kflag ? 'union' : 'struct', t.name);
+      if (def >= 0 && btfType(def).kind !== BtfKind.FWD) { r = def; t = btfType(def); }
+    }
     if (t.kind !== BtfKind.STRUCT && t.kind !== BtfKind.UNION) {
       throw new BtfError(`'${name}': ${btfTypeName(cur)} is not a struct or union`);
     }
