@@ -505,7 +505,8 @@ function stapName(id: number, depth: number): string {
   switch (t.kind) {
     case BtfKind.PTR: {
       const target = btfType(t.type);
-      if (target.kind === BtfKind.FUNC_PROTO) return stapName(target.type, depth + 1) + ' (*)(' +
+      // (stap 4.8's -L sunrpc.svc.create: `$threadfn:int (*) (void*)`)
+      if (target.kind === BtfKind.FUNC_PROTO) return stapName(target.type, depth + 1) + ' (*) (' +
         btfProtoParams(target.id).params.map((p) => stapName(p.type, depth + 1)).join(', ') + ')';
       return stapName(t.type, depth + 1) + '*';
     }
