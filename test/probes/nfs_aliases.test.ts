@@ -114,4 +114,21 @@ describe('nfs.*, nfsd.*, sunrpc.*: stap 4.8\'s -L and pass 2 on 6.1', function (
     // nfs_file_sendfile() is long gone: the optional alias resolves to nothing, silently
     expect(stap('-p2', '-e', 'probe nfs.fop.sendfile ? { println(count) } probe begin { exit() }').status).to.equal(0);
   });
+
+  it('keeps the helpers 4.8 declares @__private30 to their file (real-stap: unresolved, not suggested)', () => {
+    expect(stap('-p2', '-e', 'probe begin { println(__svc_fh(0)) }').stderr).to.contain('semantic error: unresolved function __svc_fh (similar: ');
+    expect(stap('-p2', '-e', 'function f() { return 1 } function f() { return nosuchfn() } probe begin { println(f()) }').stderr)
+      .to.contain('unresolved function nosuchfn (similar: f, pn, HZ, cpu, pp)');
+  });
+});
+
+describe('-L in listing mode: a point that does not resolve is left out, the others keep their variables', function () {
+  this.timeout(120000);
+  it('lists the locals of every alias of a family one of whose points fails (4.8 lists them)', () => {
+    // (scheduler.signal_send and vfs.remove_from_page_cache derive nothing on 6.1: the whole elaboration
+    // of the listing used to fail on them, and -L listed no locals at all)
+    const r = stap('-L', 'scheduler.*');
+    expect(r.stdout).to.contain('\nscheduler.process_fork name:string parent_pid:long child_pid:long $parent:struct task_struct* $child:struct task_struct*\n');
+    expect(stap('-L', 'vfs.*').stdout).to.contain('\nvfs.open name:string path:long cred:long pathname:string argstr:string $path:struct path const* $file:struct file*\n');
+  });
 });
