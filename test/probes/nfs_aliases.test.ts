@@ -125,7 +125,7 @@ describe('nfs.*, nfsd.*, sunrpc.*: stap 4.8\'s -L and pass 2 on 6.1', function (
 describe('-L in listing mode: a point that does not resolve is left out, the others keep their variables', function () {
   this.timeout(120000);
   it('lists the locals of every alias of a family one of whose points fails (4.8 lists them)', () => {
-    // (scheduler.signal_send and vfs.remove_from_page_cache derive nothing on 6.1: the whole elaboration
+    // (scheduler.signal_send and vfs.__add_to_page_cache do not resolve on 6.1: the whole elaboration
     // of the listing used to fail on them, and -L listed no locals at all)
     const r = stap('-L', 'scheduler.*');
     expect(r.stdout).to.contain('\nscheduler.process_fork name:string parent_pid:long child_pid:long $parent:struct task_struct* $child:struct task_struct*\n');
