@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Probe points and variable names of SystemTap 4.8's nfs, nfsd and sunrpc aliases, for
-scripts/gen-nfs-tapsets.ts (names only; the bodies are written there).
+"""Probe points and variable names of SystemTap 4.8's nfs, nfsd and sunrpc aliases, the reference
+of the hand-written stdlib/nfs*.stp, nfsd*.stp and rpc.stp (names and types only: no bodies;
+test/probes/nfs_aliases.test.ts compares tapsim's -L of each with these lines).
 
 Usage: scripts/tapset-names/families.py --tree DIR [--stap PATH]
 

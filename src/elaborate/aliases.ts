@@ -119,6 +119,11 @@ export interface DeriveHooks {
    */
   failsSilently?: (decl: A.AliasDecl) => boolean;
   /**
+   * -l/-L: a point that does not resolve is left out silently, as stap's derive_probes does in
+   * listing mode (4.8's `-L nfsd.proc.read` lists the v4 and v3 procedures without nfsd.proc2.read)
+   */
+  listing?: boolean;
+  /**
    * What expanding this alias without a suffix or condition derives, as the build recorded it
    * (alias_expansions.ts), for a use that is optional (`o`) or not (`n`); null: not known, or
    * the record does not describe this run.  Such a use is replayed without reading the alias.
@@ -230,6 +235,7 @@ export class Deriver {
         } catch (e) {
           if (!(e instanceof SemanticError)) throw e;
           if (rethrow && !(e instanceof RecursiveExpansionError)) throw e;
+          if (this.hooks.listing && !(e instanceof RecursiveExpansionError)) continue;
           const wrapped = new SemanticError('while resolving probe point', loc.components[0].tok, [e], 'resolve-pp|' + siteChain(e));
           this.diag.semanticError(wrapped);
         }

@@ -235,7 +235,6 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
     ensureAliases: (r) => s.ensureAliases(r), guru: opts.guru, suggestionRoots: roots, target: opts.target, failsSilently: (a) => s.failsSilently(a), knownExpansion: (e, c) => s.knownExpansion(e, c),
     similarNames: (k, n) => s.similarProbeNames(k, n),
   });
-  const out = new Set<string>();
   const pending: { x: Expansion; line: string }[] = [];
   for (const f of files) for (const p of f.probes) {
     const exps: Expansion[] = [];
@@ -246,22 +245,47 @@ export function listProbes(files: A.StapFile[], opts: ElabOptions, diag: Diagnos
   // -L on aliases: the alias's variables (locals its prologue/epilogue set), typed by a full
   // (unoptimised) elaboration of the same probes, in order of first assignment
   const aliasVars = withVars && pending.some((e) => e.x.chain.length > 0) ? aliasVariables(files, opts, elaborate) : null;
+  // one line per name: stap prints a point once, with the variables every probe it derived has
+  // (4.8's -L nfsd.proc.read: nfsd.proc4.read's and nfsd.proc3.read's common ones, in the first's order)
+  const byName = new Map<string, string[][]>();
+  const addVars = (pn: string, vars: string[]): void => {
+    const seen = byName.get(pn);
+    if (seen) seen.push(vars);
+    else byName.set(pn, [vars]);
+  };
   for (const { x, line: pn } of pending) {
-    let line = pn;
+    const vars: string[] = [];
     if (withVars) {
-      const locals = x.chain.length > 0 ? aliasVars?.get(`${x.pn}\0${x.rp.pp}`) : undefined;
-      if (locals && locals.length) line += ' ' + locals.join(' ');
+      const av = x.chain.length > 0 ? aliasVars?.get(`${x.pn}\0${x.rp.pp}`) : undefined;
+      if (av) vars.push(...av.locals);
       const prov = s.providerFor(x.rp.family);
-      const vars = prov?.vars?.(x.rp) ?? [];
-      if (vars.length) line += ' ' + vars.map((v) => `${v.name}:${v.type}`).join(' ');
+      const ctx = (prov?.vars?.(x.rp) ?? []).map((v) => `${v.name}:${v.type}`);
+      vars.push(...ctx);
+      if (av?.entry) {
+        // a .return reading @entry values: stap adds an entry probe that saves them by thread
+        // (_entry_tvar_tid), listed under the same name with the entry's context variables
+        const entryProbe = [ENTRY_TID, ...ctx.filter((v) => !v.startsWith('$return:'))];
+        vars.unshift(ENTRY_TID);
+        addVars(pn, entryProbe);
+      }
     }
-    out.add(line);
+    addVars(pn, vars);
   }
-  return [...out].sort(cmpBytes);
+  const out: string[] = [];
+  for (const [pn, all] of byName) {
+    const common = all[0].filter((v) => all.every((vs) => vs.includes(v)));
+    out.push(common.length ? `${pn} ${common.join(' ')}` : pn);
+  }
+  return out.sort(cmpBytes);
 }
 
-/** `name:type` of the locals of each derived probe (key: pn NUL pp); null when elaboration fails. */
-function aliasVariables(files: A.StapFile[], opts: ElabOptions, elaborate: ElaborateFn): Map<string, string[]> | null {
+const ENTRY_TID = '_entry_tvar_tid:long';
+
+/**
+ * `name:type` of the locals of each derived probe (key: pn NUL pp), and whether it reads @entry
+ * values; null when elaboration fails.
+ */
+function aliasVariables(files: A.StapFile[], opts: ElabOptions, elaborate: ElaborateFn): Map<string, { locals: string[]; entry: boolean }> | null {
   const quiet = new Diagnostics({ verbose: 0, suppressWarnings: true }, () => {});
   let prog: A.Program | null = null;
   try {
@@ -270,11 +294,16 @@ function aliasVariables(files: A.StapFile[], opts: ElabOptions, elaborate: Elabo
     prog = null;
   }
   if (!prog) return null;
-  const m = new Map<string, string[]>();
+  const m = new Map<string, { locals: string[]; entry: boolean }>();
   for (const dp of prog.probes) {
     const key = `${dp.pn}\0${dp.point.pp}`;
     if (m.has(key)) continue;
-    m.set(key, dp.locals.filter((l) => l.type === 'long' || l.type === 'string' || !l.type || l.type === 'unknown').map((l) => `${l.name}:${l.type ?? 'unknown'}`));
+    let entry = false;
+    walkStmt(dp.body, (e) => { if (e.k === 'entry') entry = true; });
+    m.set(key, {
+      locals: dp.locals.filter((l) => l.type === 'long' || l.type === 'string' || !l.type || l.type === 'unknown').map((l) => `${l.name}:${l.type ?? 'unknown'}`),
+      entry,
+    });
   }
   return m;
 }

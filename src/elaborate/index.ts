@@ -82,7 +82,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const roots = { [Symbol.iterator]: () => s.aliasRootNames()[Symbol.iterator]() };
   const deriver = new Deriver(s.tree, diag, {
     ensureAliases: (r) => s.ensureAliases(r), guru: opts.guru, suggestionRoots: roots, target: opts.target, privilege: opts.privilege,
-    failsSilently: (d) => s.failsSilently(d), knownExpansion: (e, c) => s.knownExpansion(e, c),
+    listing: opts.listing, failsSilently: (d) => s.failsSilently(d), knownExpansion: (e, c) => s.knownExpansion(e, c),
     similarNames: (k, n) => s.similarProbeNames(k, n),
   });
   const derived: Pending[] = [];

@@ -505,7 +505,8 @@ function stapName(id: number, depth: number): string {
   switch (t.kind) {
     case BtfKind.PTR: {
       const target = btfType(t.type);
-      if (target.kind === BtfKind.FUNC_PROTO) return stapName(target.type, depth + 1) + ' (*)(' +
+      // (stap 4.8's -L sunrpc.svc.create: `$threadfn:int (*) (void*)`)
+      if (target.kind === BtfKind.FUNC_PROTO) return stapName(target.type, depth + 1) + ' (*) (' +
         btfProtoParams(target.id).params.map((p) => stapName(p.type, depth + 1)).join(', ') + ')';
       return stapName(t.type, depth + 1) + '*';
     }
@@ -567,6 +568,12 @@ export function btfResolveChain(startType: number, path: readonly string[]): Fie
       r = btfResolve(t.type);
       t = btfType(r);
       deref = true;
+    }
+    if (t.kind === BtfKind.FWD) {
+      // a declaration only (vmlinux's `struct rpc_iostats;`): its definition, as DWARF consumers
+      // find it in another compile unit (the module's own: sunrpc's rpc_clnt->cl_metrics)
+      const def = findComposite(t.kflag ? 'union' : 'struct', t.name);
+      if (def >= 0 && btfType(def).kind !== BtfKind.FWD) { r = def; t = btfType(def); }
     }
     if (t.kind !== BtfKind.STRUCT && t.kind !== BtfKind.UNION) {
       throw new BtfError(`'${name}': ${btfTypeName(cur)} is not a struct or union`);

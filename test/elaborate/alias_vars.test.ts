@@ -8,16 +8,7 @@
 import { expect } from 'chai';
 import { compareAliasVars, readAliasVars, ourAliasVars, VarDiff } from '../../scripts/tapset-names/alias_vars';
 
-/** Families whose variables still differ, and why (each excluded alias must still differ). */
-const EXCLUDED_PREFIXES: Record<string, string> = {
-  // generated from the stap 4.8 module data (scripts/gen-nfs-tapsets.ts): their bodies are
-  // being matched separately
-  'nfs.': 'nfs aliases: not matched yet (scripts/gen-nfs-tapsets.ts)',
-  // but nfsd.proc3.*, written as 4.8 computes them (stdlib/nfsd_proc3.stp), and nfsd.proc.*,
-  // the union of nfsd.proc2/3/4.*'s (proc3's hold all their names): checked below
-  'nfsd.': 'nfsd aliases: not matched yet (scripts/gen-nfs-tapsets.ts)',
-  'sunrpc.': 'sunrpc aliases: not matched yet (scripts/gen-nfs-tapsets.ts)',
-};
+/** Aliases whose variables still differ, and why (each must still differ). */
 const EXCLUDED: Record<string, string> = {
   // stap 4.8 counts on ip_queue_xmit's return (iphdr from its skb), tapsim on __tcp_transmit_skb
   'tcpmib.OutSegs': 'a different probe point (ip_queue_xmit.return in 4.8)',
@@ -34,22 +25,21 @@ const EXCLUDED: Record<string, string> = {
   'syscall_any.return': 'retstr kept (used by the examples)',
 };
 
-/** Aliases under an excluded prefix that match already (the test fails if one stops matching). */
-const MATCHED_UNDER_PREFIX = /^nfsd\.proc3?\./;
+const excluded = (alias: string): boolean => alias in EXCLUDED;
 
-function excluded(alias: string): boolean {
-  if (MATCHED_UNDER_PREFIX.test(alias)) return false;
-  return alias in EXCLUDED || Object.keys(EXCLUDED_PREFIXES).some((p) => alias.startsWith(p));
-}
+/** The families of the NFS client, server and RPC layer (stdlib/nfs*.stp, nfsd*.stp, rpc.stp). */
+const NFS_FAMILIES = /^(nfs|nfsd|sunrpc)\./;
 
 describe('alias variables: SystemTap 4.8 coverage', function () {
   this.timeout(120000);
   const ref = readAliasVars();
   let diffs: VarDiff[] = [];
   let compared = 0;
+  let ours = new Map<string, string[]>();
 
   before(() => {
-    ({ diffs, compared } = compareAliasVars(ref, ourAliasVars()));
+    ours = ourAliasVars();
+    ({ diffs, compared } = compareAliasVars(ref, ours));
   });
 
   it('the reference list holds stap 4.8\'s non-syscall aliases with their variables', () => {
@@ -65,10 +55,11 @@ describe('alias variables: SystemTap 4.8 coverage', function () {
     expect(diffs.filter((d) => !excluded(d.alias))).to.deep.equal([]);
   });
 
-  it('matches nfsd.proc3.* (stdlib/nfsd_proc3.stp) and nfsd.proc.* under the excluded nfsd. prefix', () => {
-    const proc3 = [...ref.keys()].filter((a) => MATCHED_UNDER_PREFIX.test(a));
-    expect(proc3.length).to.equal(30);
-    expect(diffs.filter((d) => MATCHED_UNDER_PREFIX.test(d.alias))).to.deep.equal([]);
+  it('matches every nfs.*, nfsd.* and sunrpc.* alias (300: the hand-written stdlib/nfs*.stp, nfsd*.stp, rpc.stp)', () => {
+    const fams = [...ref.keys()].filter((a) => NFS_FAMILIES.test(a));
+    expect(fams.length).to.equal(300);
+    expect(fams.filter((a) => !ours.has(a))).to.deep.equal([]);
+    expect(diffs.filter((d) => NFS_FAMILIES.test(d.alias))).to.deep.equal([]);
   });
 
   it('still differs on every alias excluded by name (the list is kept current)', () => {

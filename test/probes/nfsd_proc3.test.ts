@@ -1,5 +1,5 @@
 /**
- * nfsd.proc3.* (stdlib/nfsd_proc3.stp) against Debian's stap 4.8 on 6.1: `stap -L` of each lists the
+ * nfsd.proc3.* (stdlib/nfsd.stp) against Debian's stap 4.8 on 6.1: `stap -L` of each lists the
  * variables, types and order of data/tapset-names/nfs-points.txt's "L" lines (stap -L with the
  * kernel's debuginfo), a member 6.1 lacks as `:unknown` (nfsd.proc3.read's vlen), and reading that
  * one is a semantic error as with 4.8. (-L of the ioblock and scsi aliases: the same `:unknown`.)
