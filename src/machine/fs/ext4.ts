@@ -135,14 +135,15 @@ export function ext4ReleaseFile(m: FsMachine, ino: Inode): boolean {
 export function ext4DirFnames(f: OpenFile): number {
   const d = f.inode;
   if (!d || !d.isDir || d.fs !== 'ext4' || d.pseudo || d.dyn || !f.dirNames) return -1;
-  // the leaf of the last fill: the last one whose first entry the reads reached (ext4FillStores)
+  // the leaf of the last fill: the last one whose first entry the reads reached (ext4Fills)
   const starts = ext4LeafStarts(f.dirNames.length, ext4DirBlocks(d));
   let k = 0;
   while (k + 2 < starts.length && starts[k + 1] <= f.pos) k++;
   return starts[k + 1] - starts[k];
 }
 
-// free_rb_tree_fname's kfree of each fname (close's deferred fput of a directory: fs/open.ts close_recorded)
+// free_rb_tree_fname's kfree of each fname (close's deferred fput of a directory: fs/open.ts close_recorded;
+// a getdents64's refill of the readdir's tree: fs/stat.ts, ext4Fills)
 ext4.count('kfree', (_m, _c, _t, e) => (typeof e.dirFnames === 'number' ? e.dirFnames : undefined));
 
 /**

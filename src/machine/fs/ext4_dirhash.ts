@@ -112,23 +112,29 @@ export function ext4LeafStarts(n: number, blocks: number): number[] {
 }
 
 /**
- * How many entries ext4_htree_fill_tree (namei.c) stores (ext4_htree_store_dirent: one kmalloc'd struct
- * fname each) while a getdents64 returns entries [from, to) of a directory of `n` entries in `blocks`
- * blocks, read through ext4_dx_readdir (dir.c: dir_index, a one-block or an indexed directory).  The
- * readdir fills its rb-tree when the tree is used up: the first call fills at once (the first leaf, "."
- * and ".." stored with it: the htree header's, or the one block's own); a call that uses up a leaf fills
- * the next one when it has room for another entry (here: when it returns that leaf's first entry or stops
- * right at it); the call after the last leaf (next_hash ~0) returns 0 without a fill.  The recordings: each
- * of the /etc walks' 85 directories (one block each) stored all its entries in one fill at its first
- * getdents64 (tar, tar-gzip, cp-r: 500 ext4_htree_store_dirent; ls -l /etc: 100 in its only fill).
+ * The fills of ext4_htree_fill_tree (namei.c) while a getdents64 returns entries [from, to) of a directory
+ * of `n` entries in `blocks` blocks, read through ext4_dx_readdir (dir.c: dir_index, a one-block or an
+ * indexed directory).  The readdir fills its rb-tree when the tree is used up: the first call fills at once
+ * (the first leaf, "." and ".." stored with it: the htree header's, or the one block's own); a call that
+ * uses up a leaf fills the next one when it has room for another entry (here: when it returns that leaf's
+ * first entry or stops right at it); the call after the last leaf (next_hash ~0) returns 0 without a fill.
+ * Each fill first frees the tree's fnames (free_rb_tree_fname: one kfree each, none before the first fill).
+ * `stores`: the entries the fills store (ext4_htree_store_dirent: one kmalloc'd struct fname each);
+ * `frees`: the fnames each of them frees (their mean: the call's recorded tree frees per free_rb_tree_fname).
+ * The recordings: each of the /etc walks' 85 directories (one block each) stored all its entries in one
+ * fill at its first getdents64 (tar, tar-gzip, cp-r: 500 ext4_htree_store_dirent; ls -l /etc: 100 in its
+ * only fill), and freed them at its close (fs/ext4.ts ext4DirFnames), none in a getdents64.
  */
-export function ext4FillStores(n: number, blocks: number, from: number, to: number): number {
+export function ext4Fills(n: number, blocks: number, from: number, to: number): { stores: number; frees: number } {
   const starts = ext4LeafStarts(n, blocks);
-  let stored = 0;
+  let stores = 0, frees = 0, fills = 0;
   for (let k = 0; k + 1 < starts.length; k++) {
     const s = starts[k];
     const filled = k === 0 ? from === 0 && n > 0 : from < s && s <= to;
-    if (filled) stored += starts[k + 1] - s;
+    if (!filled) continue;
+    fills++;
+    stores += starts[k + 1] - s;
+    if (k > 0) frees += s - starts[k - 1];
   }
-  return stored;
+  return { stores, frees: fills ? Math.round(frees / fills) : 0 };
 }

@@ -6,7 +6,7 @@ import { H_CONT } from '../paths/kexec';
 import { Inode } from '../include/fs';
 import { fdOf } from '../include/fdtable';
 import type { StatInfo } from '../include/fs';
-import { ext4DirBlocks, ext4FillStores, ext4ReaddirOrder } from './ext4_dirhash';
+import { ext4DirBlocks, ext4Fills, ext4ReaddirOrder } from './ext4_dirhash';
 import { mountRootOf } from './proc_namespace';
 
 const ENOENT = 2, EBADF = 9, ENOTDIR = 20;
@@ -70,10 +70,13 @@ fsStat.syscall('getdents64', (m, _c, t, e) => {
   const names = f.dirNames.slice(from, from + 512);
   f.pos += names.length;
   // the call's tree is one that stored about as many entries in the readdir's rb-tree (ext4_htree_store_dirent:
-  // each a kmalloc) as ext4_dx_readdir's fills store in this call (ext4FillStores; paths/entry.ts sys_body)
+  // each a kmalloc) as ext4_dx_readdir's fills store in this call (ext4Fills; paths/entry.ts sys_body), and
+  // its free_rb_tree_fname frees the fnames the fills free (fs/ext4.ts count rule of kfree: e.dirFnames)
   if (htree(f.inode)) {
-    e.zapPages = ext4FillStores(f.dirNames.length, ext4DirBlocks(f.inode), from, f.pos);
+    const fills = ext4Fills(f.dirNames.length, ext4DirBlocks(f.inode), from, f.pos);
+    e.zapPages = fills.stores;
     e.zapFn = 'ext4_htree_store_dirent';
+    e.dirFnames = fills.frees;
   }
   // d_type of each entry (DT_DIR 4, DT_REG 8, DT_LNK 10, DT_CHR 2, DT_BLK 6; DT_UNKNOWN 0 for computed entries)
   const kids = f.inode.children;
