@@ -16,6 +16,7 @@ import { BlkRequest, REQ_SYNC, REQ_META, REQ_PRIO, REQ_FUA, REQ_PREFLUSH } from 
 import { pushWakeups } from '../kernel/sched/core';
 import { timedWake } from '../kernel/time';
 import { startWriteback } from '../mm/page_writeback';
+import { ext4DirBlocks, ext4LeafStarts } from './ext4_dirhash';
 
 export const ext4 = new Semantics<FsMachine>('fs/ext4');
 
@@ -134,10 +135,15 @@ export function ext4ReleaseFile(m: FsMachine, ino: Inode): boolean {
 export function ext4DirFnames(f: OpenFile): number {
   const d = f.inode;
   if (!d || !d.isDir || d.fs !== 'ext4' || d.pseudo || d.dyn || !f.dirNames) return -1;
-  const blocks = Math.ceil(Math.max(4096, d.size) / 4096);
-  return blocks <= 1 ? f.dirNames.length : Math.ceil((f.dirNames.length - 2) / (blocks - 1));
+  // the leaf of the last fill: the last one whose first entry the reads reached (ext4Fills)
+  const starts = ext4LeafStarts(f.dirNames.length, ext4DirBlocks(d));
+  let k = 0;
+  while (k + 2 < starts.length && starts[k + 1] <= f.pos) k++;
+  return starts[k + 1] - starts[k];
 }
-// free_rb_tree_fname's kfree of each fname (close's deferred fput of a directory: fs/open.ts close_recorded)
+
+// free_rb_tree_fname's kfree of each fname (close's deferred fput of a directory: fs/open.ts close_recorded;
+// a getdents64's refill of the readdir's tree: fs/stat.ts, ext4Fills)
 ext4.count('kfree', (_m, _c, _t, e) => (typeof e.dirFnames === 'number' ? e.dirFnames : undefined));
 
 /**

@@ -86,3 +86,55 @@ export function ext4ReaddirOrder(names: Iterable<string>, blocks: number): strin
   const out = keyed.map((k) => k.n);
   return blocks <= 1 ? out : ['.', '..', ...out];
 }
+
+/** The blocks of an ext4 directory of `size` bytes (i_size / 4 KiB, one at least). */
+export function ext4DirBlocks(d: { readonly size: number }): number {
+  return Math.ceil(Math.max(4096, d.size) / 4096);
+}
+
+/**
+ * The entries (in ext4ReaddirOrder's order, '.' and '..' among them) at which the leaves of a directory of
+ * `n` entries in `blocks` blocks start: a one-block directory is one leaf of them all; an indexed one keeps
+ * "." and ".." in its root block (the htree header) and its other entries in the `blocks - 1` leaf blocks,
+ * taken here as even shares in hash order (the machine keeps no leaf blocks).  The starts of the leaves,
+ * the first one 0, then the end, `n`.
+ */
+export function ext4LeafStarts(n: number, blocks: number): number[] {
+  if (blocks <= 1 || n <= 2) return [0, n];
+  const leaves = blocks - 1;
+  const out = [0];
+  for (let k = 1; k < leaves; k++) {
+    const s = 2 + Math.floor((k * (n - 2)) / leaves);
+    if (s > out[out.length - 1] && s < n) out.push(s);
+  }
+  out.push(n);
+  return out;
+}
+
+/**
+ * The fills of ext4_htree_fill_tree (namei.c) while a getdents64 returns entries [from, to) of a directory
+ * of `n` entries in `blocks` blocks, read through ext4_dx_readdir (dir.c: dir_index, a one-block or an
+ * indexed directory).  The readdir fills its rb-tree when the tree is used up: the first call fills at once
+ * (the first leaf, "." and ".." stored with it: the htree header's, or the one block's own); a call that
+ * uses up a leaf fills the next one when it has room for another entry (here: when it returns that leaf's
+ * first entry or stops right at it); the call after the last leaf (next_hash ~0) returns 0 without a fill.
+ * Each fill first frees the tree's fnames (free_rb_tree_fname: one kfree each, none before the first fill).
+ * `stores`: the entries the fills store (ext4_htree_store_dirent: one kmalloc'd struct fname each);
+ * `frees`: the fnames each of them frees (their mean: the call's recorded tree frees per free_rb_tree_fname).
+ * The recordings: each of the /etc walks' 85 directories (one block each) stored all its entries in one
+ * fill at its first getdents64 (tar, tar-gzip, cp-r: 500 ext4_htree_store_dirent; ls -l /etc: 100 in its
+ * only fill), and freed them at its close (fs/ext4.ts ext4DirFnames), none in a getdents64.
+ */
+export function ext4Fills(n: number, blocks: number, from: number, to: number): { stores: number; frees: number } {
+  const starts = ext4LeafStarts(n, blocks);
+  let stores = 0, frees = 0, fills = 0;
+  for (let k = 0; k + 1 < starts.length; k++) {
+    const s = starts[k];
+    const filled = k === 0 ? from === 0 && n > 0 : from < s && s <= to;
+    if (!filled) continue;
+    fills++;
+    stores += starts[k + 1] - s;
+    if (k > 0) frees += s - starts[k - 1];
+  }
+  return { stores, frees: fills ? Math.round(frees / fills) : 0 };
+}

@@ -153,7 +153,9 @@ fsOpen.hook('close_recorded', (m, c, t, e) => {
   if (f.refs === 0) {
     t.resumeWork |= RW_TASKWORK;
     if (da) { e.tailFeat = ['da']; e.daIno = f.inode; }
-    if (fnames >= 0) { e.tailFeat = ['fn']; e.dirFnames = fnames; }
+    // (a recorded release of a directory about as big: its kfrees, free_rb_tree_fname's and the dir_info's,
+    // nearest the machine's; a tree whose frees are one repeated call takes the count itself, ext4.ts)
+    if (fnames >= 0) { e.tailFeat = ['fn']; e.dirFnames = fnames; e.treeCount = ['tail:task_work_run', 'kfree', fnames + 1]; }
   }
   return drain(c);
 });

@@ -6,7 +6,7 @@ import { H_CONT } from '../paths/kexec';
 import { Inode } from '../include/fs';
 import { fdOf } from '../include/fdtable';
 import type { StatInfo } from '../include/fs';
-import { ext4ReaddirOrder } from './ext4_dirhash';
+import { ext4DirBlocks, ext4Fills, ext4ReaddirOrder } from './ext4_dirhash';
 import { mountRootOf } from './proc_namespace';
 
 const ENOENT = 2, EBADF = 9, ENOTDIR = 20;
@@ -53,6 +53,9 @@ fsStat.syscall('statx', (m, _c, t, e) => {
   e.ret = 0;
   return H_CONT;
 });
+/** An ext4 directory of the disk (not a computed one): read through the htree code (ext4_dx_readdir) */
+const htree = (d: Inode): boolean => d.fs === 'ext4' && !d.pseudo && !d.dyn;
+
 fsStat.syscall('getdents64', (m, _c, t, e) => {
   const f = fdOf(t, e.a[0]);
   if (!f || !f.inode) { e.ret = -EBADF; return H_CONT; }
@@ -60,11 +63,21 @@ fsStat.syscall('getdents64', (m, _c, t, e) => {
   if (!f.dirNames) {
     const d = f.inode;
     // an ext4 directory in its htree order (ext4_dirhash.ts); the others as their filesystem keeps them
-    f.dirNames = d.fs === 'ext4' && !d.pseudo && !d.dyn ? ext4ReaddirOrder(d.children!.keys(), Math.ceil(Math.max(4096, d.size) / 4096))
+    f.dirNames = htree(d) ? ext4ReaddirOrder(d.children!.keys(), ext4DirBlocks(d))
       : ['.', '..', ...(d.pseudo?.list ? d.pseudo.list() : d.children!.keys()), ...(d.dyn?.list() ?? [])];
   }
-  const names = f.dirNames.slice(f.pos, f.pos + 512);
+  const from = f.pos;
+  const names = f.dirNames.slice(from, from + 512);
   f.pos += names.length;
+  // the call's tree is one that stored about as many entries in the readdir's rb-tree (ext4_htree_store_dirent:
+  // each a kmalloc) as ext4_dx_readdir's fills store in this call (ext4Fills; paths/entry.ts sys_body), and
+  // its free_rb_tree_fname frees the fnames the fills free (fs/ext4.ts count rule of kfree: e.dirFnames)
+  if (htree(f.inode)) {
+    const fills = ext4Fills(f.dirNames.length, ext4DirBlocks(f.inode), from, f.pos);
+    e.zapPages = fills.stores;
+    e.zapFn = 'ext4_htree_store_dirent';
+    e.dirFnames = fills.frees;
+  }
   // d_type of each entry (DT_DIR 4, DT_REG 8, DT_LNK 10, DT_CHR 2, DT_BLK 6; DT_UNKNOWN 0 for computed entries)
   const kids = f.inode.children;
   const types = names.map((n) => {
