@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { Machine, installKernelSemantics } from '../../src/machine/machine';
 import { MemCgroup, Mm, P_NONE, P_PRESENT } from '../../src/machine/include/mm_types';
 import type { Task } from '../../src/machine/include/sched';
-import { memcgCharge, memcgChargeCache, memcgOverLimit, ChargeStocks, MEMCG_CHARGE_BATCH } from '../../src/machine/mm/memcontrol';
+import { memcgCharge } from '../../src/machine/mm/memcontrol';
 import { queuePageout, swapWritePending } from '../../src/machine/mm/page_io';
 import { FtraceOps, registerFtraceFunction, unregisterFtraceFunction, ftraceHitFn, FTRACE_OPS_FL_INITIALIZED } from '../../src/kernel/ftrace';
 import { symbolName } from '../../src/kernel/kallsyms';
@@ -132,34 +132,6 @@ describe('memory cgroup reclaim and swap (mm/memcontrol.ts)', function () {
     expect(m.mm.dropSwapCache(mm, (a) => swapWritePending(mm, a))).to.equal(false);
     expect(m.mm.dropSwapCache(mm, () => false)).to.equal(true);
     expect(g.usage).to.equal(63);
-  });
-  it('charges take a batch of 64 from the counter and keep the rest in the CPU\'s stock, which counts against memory.max (memcg_stock_pcp)', () => {
-    const stocks = new ChargeStocks(4);
-    const g = new MemCgroup('t', 1024);
-    const mm = new Mm();
-    const r = mm.mapAt('anon', 0x7f0000000000, 256, 3, null, 0, '');
-    // the first page's charge takes MEMCG_CHARGE_BATCH from the counter; the next 63 come from the CPU's stock
-    memcgCharge(g, mm, r, 0, 1, { stocks, cpu: 3 });
-    expect([g.usage, mm.charged]).to.deep.equal([MEMCG_CHARGE_BATCH, 1]);
-    memcgChargeCache(g, mm, 63, { stocks, cpu: 3 });
-    expect([g.usage, mm.charged]).to.deep.equal([64, 64]);
-    // another task's charges on another CPU take their own batch: CPU3's stock is gone, CPU0 holds 63
-    memcgCharge(g, mm, r, 64, 1, { stocks, cpu: 0 });
-    expect(g.usage).to.equal(128);
-    expect(stocks.holds(g, 63, 0)).to.equal(true);
-    // near the limit: a page the stock holds charges without reclaim; past the stock the counter decides
-    g.usage = 1024;
-    expect(memcgOverLimit(g, 1, { stocks, cpu: 0 })).to.equal(false);
-    expect(memcgOverLimit(g, 1, { stocks, cpu: 1 })).to.equal(true);
-    expect(memcgOverLimit(g, 64, { stocks, cpu: 0 })).to.equal(true);
-    // with less room than a batch, a charge takes its pages alone (no stock)
-    g.usage = 1000;
-    memcgCharge(g, mm, r, 65, 1, { stocks, cpu: 1 });
-    expect([g.usage, stocks.holds(g, 1, 1)]).to.deep.equal([1001, false]);
-    // a refill for another group drains the CPU's stock back to its group's counter
-    const h = new MemCgroup('u', 1024);
-    memcgCharge(h, new Mm(), r, 0, 1, { stocks, cpu: 0 });
-    expect([g.usage, h.usage]).to.deep.equal([1001 - 63, 64]);
   });
   it('without a cgroup the same dd never reclaims nor swaps', () => {
     const { m, calls, status } = runDd(null);

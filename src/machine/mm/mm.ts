@@ -10,7 +10,7 @@ import type { CpuMachine, Cpu } from '../include/cpu';
 import type { Process, Task, TouchOp } from '../include/sched';
 import type { Inode, LazyEntry } from '../include/fs';
 import { Mm, Region, SwapDev, MemCgroup, type FaultPlan, P_NONE, P_PRESENT, P_COW, P_SWAPPED, PAGE_SIZE, PROT_WRITE, PROT_READ, PROT_EXEC, SWAP_CLUSTER_MAX } from '../include/mm_types';
-import { ChargeStocks, memcgCharge, memcgChargeCache, memcgLruAdd, memcgOldest, memcgOverLimit, memcgUncharge, type ChargeAt } from './memcontrol';
+import { memcgCharge, memcgChargeCache, memcgLruAdd, memcgOldest, memcgOverLimit, memcgUncharge } from './memcontrol';
 import { pushPath, newEnv } from '../paths/kexec';
 import { allocPfn } from '../paths/kobjects';
 import { hash32 } from '../core/prng';
@@ -193,10 +193,7 @@ export class MemSys {
   readonly pcp = new PerCpuPages(() => Math.floor(this.lowPages / this.m.cpus.length));
   /** the per-CPU batches of folios on their way to an LRU list (mm/swap.ts) */
   readonly lruAdd = new LruAddBatches();
-  /** the per-CPU memory cgroup charge stocks (mm/memcontrol.ts memcg_stock_pcp) */
-  readonly chargeStocks: ChargeStocks;
   constructor(private m: MmMachine, memMB: number) {
-    this.chargeStocks = new ChargeStocks(m.cpus.length);
     this.totalPages = memMB * 256;
     this.kernelPages = Math.floor(this.totalPages * 0.06);
     this.freePages = this.totalPages - this.kernelPages;
@@ -481,7 +478,7 @@ export class MemSys {
         if (thp) n = 0;
       }
     }
-    if (n && memcgOverLimit(g, n, this.chargeAt(cpu))) {
+    if (n && memcgOverLimit(g, n)) {
       treeFeat.push('rc');
       if (this.cleanSwapCache(mm) < SWAP_CLUSTER_MAX) treeFeat.push('pw');
     }
@@ -541,11 +538,6 @@ export class MemSys {
     if (b < 0 || b + HPAGE_PAGES > r.pages.length) return -1;
     for (let k = b; k < b + HPAGE_PAGES; k++) if (r.pages[k] !== P_NONE) return -1;
     return b;
-  }
-
-  /** Where a fault on CPU `cpu` charges its memory cgroup (none for an unknown CPU: straight to the counter). */
-  private chargeAt(cpu: number | undefined): ChargeAt | undefined {
-    return cpu !== undefined && cpu >= 0 ? { stocks: this.chargeStocks, cpu } : undefined;
   }
 
   /** Synchronous reclaim for allocations at the min watermark (direct reclaim semantics). */
@@ -621,14 +613,14 @@ export class MemSys {
         if (r.pages[k] !== P_NONE) continue;
         this.allocPage('anon'); r.pages[k] = P_PRESENT; mm.rss++; this.addAnonLru(r, k, mm);
       }
-      if (g) memcgCharge(g, mm, r, b, HPAGE_PAGES, this.chargeAt(plan.slotCpu));
+      if (g) memcgCharge(g, mm, r, b, HPAGE_PAGES);
       return;
     }
     // (a readahead page found in the swap cache was charged when it was read)
     const hit = kind === 'swap' && plan?.swapIo === false && mm.swapCache.has(r.start + i * PAGE_SIZE);
     if (g && kind !== 'file' && !(kind === 'wp' && plan?.wpCopy === false) && !(kind === 'anon' && zeroPageRead(r, write))) {
       if (hit && mm.memcg === g) memcgLruAdd(g, mm, r, i, 1);
-      else memcgCharge(g, mm, r, i, 1, this.chargeAt(plan?.slotCpu));
+      else memcgCharge(g, mm, r, i, 1);
     }
     // a read of anonymous memory maps the shared zero page read-only (do_anonymous_page: no page, no
     // rss), which a later write copies (do_wp_page -> wp_page_copy, a new page counted then)
@@ -651,7 +643,7 @@ export class MemSys {
       if (plan?.swapIo !== false) {
         const ra = this.readaheadPages(mm, r, i);
         for (const k of ra) { mm.swapCache.add(r.start + k * PAGE_SIZE); this.pswpin++; }
-        if (g && ra.length) memcgChargeCache(g, mm, ra.length, this.chargeAt(plan?.slotCpu));
+        if (g && ra.length) memcgChargeCache(g, mm, ra.length);
         this.pswpin++; this.pgmajfault++;
       }
       mm.swapCache.delete(addr);
