@@ -6,7 +6,8 @@
  * faults and CPU time /proc/PID/stat counted (minflt, majflt, utime, stime in clock ticks), its Rss
  * and own memory in kB; and (services_vmas.json) each VMA as smaps lists it, `start end perms offset
  * dev inode path rss anon` (addresses and offset in hex; path, [heap]/[stack]/[vvar]/[vdso] or '-';
- * Rss and Anonymous in kB). The recorder's own processes and the kernel threads are left out.
+ * Rss and Anonymous in kB). The recorder's own processes and the kernel threads are left out, but for
+ * its first dash (comm sh), whose address space the console's shell takes (userland/service_mm.ts).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -47,7 +48,9 @@ export function servicesData(procsFile: string): ServicesFile {
     const comm = p.stat.slice(p.stat.indexOf('(') + 1, close);
     // f[0] is field 3 (state): field N is f[N - 3]
     const f = p.stat.slice(close + 2).trim().split(' ');
-    if (pid === 2 || Number(f[1]) === 2 || RECORDER.has(comm)) continue;
+    // (the recorder's dash, running its script: the address space of a shell the console starts with)
+    const shell = comm === 'sh' && /\/usr\/bin\/dash/.test(p.smaps) && !services.some((x) => x.comm === 'sh');
+    if (pid === 2 || Number(f[1]) === 2 || (RECORDER.has(comm) && !shell)) continue;
     const v = smapsVmas(p.smaps);
     let rssKb = 0, ownKb = 0;
     for (const l of v) {

@@ -73,6 +73,7 @@ export function parseTapsimArgs(argv: string[]): ShellArgs | 'help' | 'version' 
 async function run(a: ShellArgs, pipeline: () => GuestPipeline): Promise<number> {
   const { Machine } = await import('../machine/machine');
   const { installMaterializers } = await import('../machine/paths/args');
+  const { useRecordedShell } = await import('../machine/userland/service_mm');
   const m = new Machine({ seed: a.seed, cpus: a.cpus, functionProfiler: a.functionProfiler });
   installMaterializers();
   (await import('./stap_program')).installStap(m, pipeline);
@@ -94,6 +95,7 @@ async function run(a: ShellArgs, pipeline: () => GuestPipeline): Promise<number>
       argv = ['sh', base, ...a.args];
     }
     const p = m.procs.spawnShellArgv(argv, out, err);
+    useRecordedShell(m, p);
     await m.runAsync(() => p.exited);
     m.shutdownTracing();
     return p.exited ? p.exitCode : 1;
@@ -106,6 +108,8 @@ async function interactive(m: Machine, out: (s: string) => void, err: (s: string
   const { foregroundJobs } = await import('../machine/userland/sh/exec');
   const tty = new TtyFile(m, (s) => out(s));
   const p = m.procs.spawnShellTty(tty);
+  const { useRecordedShell } = await import('../machine/userland/service_mm');
+  useRecordedShell(m, p);
   err(`tapsim shell: simulated Linux 6.1.0-56-amd64, ${m.ncpus} CPUs, seed ${seedOf(m)}; 'exit' or Ctrl-D leaves\n`);
   const readline = await import('readline');
   const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true, prompt: '' });

@@ -25,6 +25,16 @@ describe('tapsim shell: exit', function () {
     expect(run(['shell', '-c', 'eval "exit 4"; echo no'])).to.include({ stdout: '', status: 4 });
     expect(run(['shell', '-c', 'command exit 5; echo no'])).to.include({ stdout: '', status: 5 });
   });
+  it("the console's shell is a dash with the guest's address space (its maps, VSZ and RSS), interactive too", () => {
+    // the recording guest's dash (data/recordings/procs.json.gz: the recorder's sh, smaps: 2840 kB, Rss 1668 kB)
+    const cmd = 'ps -o vsz=,rss=,comm= -p $$; readlink /proc/$$/exe; head -1 /proc/$$/maps; grep -c dash /proc/$$/maps';
+    const want = /^ +2840 +1668 sh\n\/usr\/bin\/dash\n[0-9a-f]+-[0-9a-f]+ r--p 00000000 08:01 \d+ +\/usr\/bin\/dash\n5\n$/;
+    expect(run(['shell', '-c', cmd]).stdout).to.match(want);
+    // (interactive, it has moved its break reading the line: its heap is smaller)
+    const inter = run(['shell'], `${cmd}\n`).stdout.replace(/# /g, '');
+    expect(inter).to.match(/^ +\d+ +1668 sh\n\/usr\/bin\/dash\n/);
+    expect(inter.split('\n').slice(1).join('\n').trim()).to.equal(run(['shell', '-c', cmd]).stdout.split('\n').slice(1).join('\n').trim());
+  });
 });
 
 describe('tapsim shell: start-up', function () {

@@ -187,7 +187,7 @@ export class Procs {
   /**
    * `sh ARGS...` as a child of init in /root (tapsim shell -c / FILE). It is there when the machine is
    * handed over: it does not run an exec first (a start would pay for the first exec's recorded paths,
-   * ~65 ms of CPU), so its address space is the machine's stand-in, not dash's image
+   * ~65 ms of CPU); the console gives it a dash's recorded address space (userland/service_mm.ts useRecordedShell)
    */
   spawnShellArgv(argv: string[], out: (s: string) => void, err: (s: string) => void): Process {
     const [con, econ] = this.consoles(out, err);

@@ -59,13 +59,7 @@ export function recordedServices(): Map<string, RecordedService[]> {
  * recorded task flags, fault counts and CPU time.
  */
 export function useRecordedService(m: ProcMachine, p: Process, rec: RecordedService): void {
-  const mm = p.mm;
-  if (!mm) return;
-  mm.rss = rec.rssKb / 4;
-  // the pages of its anonymous mappings and the copies-on-write of its file mappings are its own
-  // memory (exit_mmap gives the first back); a file mapping's other pages are page cache pages
-  m.mm.takeBootPages(rec.ownKb / 4);
-  mm.lazyLayout = (x) => buildLayout(m, x, rec);
+  if (!useRecordedLayout(m, p, rec)) return;
   const t = p.threads[0];
   t.utime = rec.utime * TICK_NS;
   t.stime = rec.stime * TICK_NS;
@@ -73,6 +67,29 @@ export function useRecordedService(m: ProcMachine, p: Process, rec: RecordedServ
   t.majFlt = rec.majflt;
   // (PF_SUPERPRIV: a root service used its privileges)
   t.pflags = rec.flags;
+}
+
+/** `rec`'s resident set and anonymous pages now, its VMAs when first looked at; false when `p` has no address space */
+function useRecordedLayout(m: ProcMachine, p: Process, rec: RecordedService): boolean {
+  const mm = p.mm;
+  if (!mm) return false;
+  mm.rss = rec.rssKb / 4;
+  // the pages of its anonymous mappings and the copies-on-write of its file mappings are its own
+  // memory (exit_mmap gives the first back); a file mapping's other pages are page cache pages
+  m.mm.takeBootPages(rec.ownKb / 4);
+  mm.lazyLayout = (x) => buildLayout(m, x, rec);
+  return true;
+}
+
+/**
+ * The console's shell (tapsim shell -c, FILE or interactive): there when the machine is handed over,
+ * started without an exec the run would pay for, it has a dash's address space as the guest had one
+ * (the recorder's dash, services.ts: its VMAs and resident pages); its fault counts and CPU time
+ * start at the hand-over.
+ */
+export function useRecordedShell(m: ProcMachine, p: Process): void {
+  const rec = load().find((s) => s.comm === 'sh');
+  if (rec) useRecordedLayout(m, p, rec);
 }
 
 /** The recorded VMAs of `rec` in `mm`, in place of what it had. */
