@@ -96,7 +96,7 @@ export function rootTree(rootfs: string): { header: { count: number; blocks: num
   // the subdirectories of the directories SUB_DEPTH or fewer levels down (a boot counts the links of
   // the machine's own directories from them)
   const sub: Record<string, string[]> = {};
-  for (const [d, names] of subdirNames) if ((d === '/' ? 0 : d.split('/').length - 1) <= SUB_DEPTH) sub[d] = names;
+  for (const d of allDirs) if ((d === '/' ? 0 : d.split('/').length - 1) <= SUB_DEPTH && byDir.has(d)) sub[d] = subdirNames.get(d) ?? [];
   return { header: { count: rank, blocks: block, head, sub }, index: dirs, body };
 }
 

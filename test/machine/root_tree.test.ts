@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
+import { Inode, LazyDir } from '../../src/machine/include/fs';
 import { rootEntries } from '../../src/machine/userland/root_tree';
 import { programLink } from '../../src/machine/userland/fstree';
 import { resolveExecutable } from '../../src/probes/task_finder';
@@ -54,6 +55,23 @@ describe('machine: the Debian install tree (root.tsv)', () => {
     const recorded = rootEntries('/usr/share/doc/dash').length;
     expect(recorded).to.be.greaterThan(0);
     expect(ino(a, '/root/new')).to.be.greaterThan(ino(a, '/usr/share/doc/dash/copyright'));
+  });
+  it("gains the recorded entries in every directory of the machine's own that the recording has entries in (none deeper than three levels)", () => {
+    const x = new Machine({ seed: 1 });
+    const missed: string[] = [];
+    const walk = (d: Inode, p: string, depth: number): void => {
+      for (const [n, c] of d.children instanceof LazyDir ? [] : d.children ?? []) {
+        const q = p === '/' ? `/${n}` : `${p}/${n}`;
+        if (!c.isDir || c.parent !== d || c.fs !== 'ext4' || q === '/etc') continue;
+        if (!(c.children instanceof LazyDir) && rootEntries(q).length) missed.push(q);
+        walk(c, q, depth + 1);
+      }
+    };
+    if (!(x.fs.root.children instanceof LazyDir)) missed.push('/');
+    for (const [n, c] of x.fs.root.children ?? []) if (c.isDir && c.parent === x.fs.root && c.fs === 'ext4' && n !== 'etc') walk(c, `/${n}`, 1);
+    expect(missed).to.deep.equal([]);
+    // the guest's link counts (ls -ld of the rootfs: /usr/lib 26, /usr/share 46)
+    expect(x.run('ls -ld /usr/share /usr/lib | cut -c1-14').out).to.equal('drwxr-xr-x 26 \ndrwxr-xr-x 46 \n');
   });
   it("stap's process(NAME) resolves through the same links (find_executable, then realpath)", () => {
     expect(resolveExecutable('sh')).to.equal('/usr/bin/dash');

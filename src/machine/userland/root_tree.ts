@@ -18,22 +18,25 @@ import { userlandDataFile } from '../process/ldso';
 import { machineNsOf } from './libc_time';
 
 /** the entries' count and their extents' blocks, the first directories' index (the first line: what a boot reads) */
+/** sub: each directory up to SUB_DEPTH levels down with recorded entries, the names of its subdirectories */
 interface Header { count: number; blocks: number; head: Index; sub: Record<string, string[]> }
 /** each directory's recorded lines: offset and length in the body, its count of subdirectories */
 type Index = Record<string, [number, number, number]>;
 /** one recorded entry */
 export interface RootEntry { name: string; type: string; mode: number; uid: number; gid: number; size: number; mtime: number; rank: number; block: number; target: string }
 
-let header: { h: Header; bodyAt: number } | null | undefined;
-/** the first line of root.tsv, read alone */
-function readHeader(): { h: Header; bodyAt: number } | null {
+let header: { h: Header; bodyAt: number; first: Buffer } | null | undefined;
+/** the first line of root.tsv and the first directories' lines after it, read at once (a start reads no more) */
+function readHeader(): { h: Header; bodyAt: number; first: Buffer } | null {
   if (header !== undefined) return header;
   const f = userlandDataFile('root.tsv');
   if (!f) return (header = null);
-  const b = readAt(f, 0, 16384);
+  const b = readAt(f, 0, FIRST_BYTES);
   const nl = b.indexOf(10);
-  return (header = nl < 0 ? null : { h: JSON.parse(b.toString('latin1', 0, nl)) as Header, bodyAt: nl + 1 });
+  return (header = nl < 0 ? null : { h: JSON.parse(b.toString('latin1', 0, nl)) as Header, bodyAt: nl + 1, first: b });
 }
+/** how much of the file a boot reads: the first line and the first directories' lines (~45 KB of it) */
+const FIRST_BYTES = 65536;
 function readAt(file: string, pos: number, len: number): Buffer {
   const fd = nodeFs.openSync(file, 'r');
   try {
@@ -68,19 +71,19 @@ function parseEntries(dir: string): RootEntry[] {
   let text: string;
   const first = hd.h.head[dir];
   if (first && !whole) {
-    text = readAt(userlandDataFile('root.tsv'), hd.bodyAt + first[0], first[1]).toString('latin1');
+    const at = hd.bodyAt + first[0];
+    text = (at + first[1] <= hd.first.length ? hd.first : readAt(userlandDataFile('root.tsv'), 0, at + first[1])).toString('latin1', at, at + first[1]);
   } else {
     const d = load();
     const h = d?.index[dir];
     if (!d || !h || !h[1]) return [];
     text = d.body.toString('latin1', h[0], h[0] + h[1]);
   }
-  const out: RootEntry[] = [];
-  for (const line of text.slice(0, -1).split('\n')) {
-    const f = line.split('\t');
-    out.push({ name: f[0], type: f[1], mode: parseInt(f[2], 8), uid: +f[3], gid: +f[4], size: +f[5], mtime: +f[6], rank: +f[7], block: +f[8], target: f[9] });
-  }
-  return out;
+  return text.slice(0, -1).split('\n').map(entryOf);
+}
+function entryOf(line: string): RootEntry {
+  const f = line.split('\t');
+  return { name: f[0], type: f[1], mode: parseInt(f[2], 8), uid: +f[3], gid: +f[4], size: +f[5], mtime: +f[6], rank: +f[7], block: +f[8], target: f[9] };
 }
 
 /** the depth to which the first line lists subdirectories (scripts/userland/root_tree.ts SUB_DEPTH) */
@@ -143,34 +146,31 @@ export function installRootTree(fs: Fs, bootNs: number, latestS: number, gen: (p
     });
   };
   /**
-   * The machine's own directory `dir`: the entries it gains made when asked for, and its link count
-   * (the recorded subdirectories it lacks added) worked out when first read or changed
+   * The machine's own directory `dir` (SUB_DEPTH levels down at most: the machine makes none deeper)
+   * that the recording has entries in: its link count with the recorded subdirectories it lacks, the
+   * entries it gains made when asked for, and where a start looks (the first line's directories) its
+   * own files and directories with the recorded mode, owner, time and a file's size (the Debian
+   * package's: ld.so's file ends before its last page)
    */
-  const visit = (dir: string, ino: Inode): void => {
-    if (!ino.children) return;
+  const visit = (dir: string, ino: Inode, depth: number): void => {
+    const sub = hd.h.sub[dir];
+    if (!ino.children || !sub) return;
     const own = [...ino.children];
-    const ownDirs = own.filter(([, c]) => c.isDir && c.parent === ino).map(([n]) => n);
-    let nlink: number | null = null;
-    const depth = dir === '/' ? 0 : dir.split('/').length - 1;
-    const links = (): number => {
-      if (nlink === null) {
-        // the recorded subdirectories it lacks: from the first line's list (as deep as the machine's own go), else the index
-        let gained: number;
-        if (depth <= SUB_DEPTH) gained = (hd.h.sub[dir] ?? []).filter((n) => !ownDirs.includes(n)).length;
-        else {
-          const idx = index();
-          gained = idx[dir] ? (idx[dir][2] - ownDirs.filter((n) => idx[join(dir, n)] !== undefined).length) : 0;
-        }
-        nlink = 2 + ownDirs.length + gained;
-      }
-      return nlink;
-    };
-    // the machine's own files and directories where a start looks (the first line's directories): the
-    // recorded mode, owner and time, and a file its size (the Debian package's: ld.so's ends before its last page)
-    if (hd.h.head[dir]) {
-      for (const e of rootEntries(dir)) {
-        const o = ino.children.get(e.name);
-        if (!o || o.parent !== ino || o.fs !== 'ext4' || !((e.type === 'd' && o.isDir) || (e.type === 'f' && o.isReg))) continue;
+    for (const n of sub) {
+      const o = ino.children.get(n);
+      if (!o || o.parent !== ino || !o.isDir) ino.nlink++;
+    }
+    const first = hd.h.head[dir];
+    if (first) {
+      // (a line's fields parsed only for the names the machine has: most of a directory's are not)
+      const at = hd.bodyAt + first[0], text = hd.first.toString('latin1', at, at + first[1]);
+      for (let i = 0; i < text.length;) {
+        const nl = text.indexOf('\n', i), line = text.slice(i, nl);
+        i = nl + 1;
+        const o = ino.children.get(line.slice(0, line.indexOf('\t')));
+        if (!o || o.parent !== ino || o.fs !== 'ext4') continue;
+        const e = entryOf(line);
+        if (!((e.type === 'd' && o.isDir) || (e.type === 'f' && o.isReg))) continue;
         o.mode = (e.type === 'd' ? S_IFDIR : S_IFREG) | e.mode;
         o.uid = e.uid;
         o.gid = e.gid;
@@ -178,9 +178,8 @@ export function installRootTree(fs: Fs, bootNs: number, latestS: number, gen: (p
         if (e.type === 'f') o.size = e.size;
       }
     }
-    Object.defineProperty(ino, 'nlink', { get: links, set: (v: number) => { links(); nlink = v; }, configurable: true, enumerable: true });
     ino.children = lazyDir(dir, ino, own);
-    for (const [n, c] of own) if (c.isDir && c.parent === ino && c.fs === 'ext4' && !(n === 'etc' && dir === '/')) visit(join(dir, n), c);
+    if (depth < SUB_DEPTH) for (const [n, c] of own) if (c.isDir && c.parent === ino && c.fs === 'ext4' && !(n === 'etc' && dir === '/')) visit(join(dir, n), c, depth + 1);
   };
-  visit('/', fs.root);
+  visit('/', fs.root, 0);
 }
