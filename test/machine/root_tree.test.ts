@@ -56,7 +56,7 @@ describe('machine: the Debian install tree (root.tsv)', () => {
     expect(recorded).to.be.greaterThan(0);
     expect(ino(a, '/root/new')).to.be.greaterThan(ino(a, '/usr/share/doc/dash/copyright'));
   });
-  it("gains the recorded entries in every directory of the machine's own that the recording has entries in (none deeper than three levels)", () => {
+  it("gains the recorded entries in every directory of the machine's own that the recording has entries in, however deep", () => {
     const x = new Machine({ seed: 1 });
     const missed: string[] = [];
     const walk = (d: Inode, p: string, depth: number): void => {
@@ -70,8 +70,10 @@ describe('machine: the Debian install tree (root.tsv)', () => {
     if (!(x.fs.root.children instanceof LazyDir)) missed.push('/');
     for (const [n, c] of x.fs.root.children ?? []) if (c.isDir && c.parent === x.fs.root && c.fs === 'ext4' && n !== 'etc') walk(c, `/${n}`, 1);
     expect(missed).to.deep.equal([]);
-    // the guest's link counts (ls -ld of the rootfs: /usr/lib 26, /usr/share 46)
+    // the guest's link counts and entries (ls -ld of the rootfs: /usr/lib 26, /usr/share 46; the
+    // machine's own /usr/share/zoneinfo/Etc, four levels down, has the guest's 35 zones)
     expect(x.run('ls -ld /usr/share /usr/lib | cut -c1-14').out).to.equal('drwxr-xr-x 26 \ndrwxr-xr-x 46 \n');
+    expect(x.run('ls /usr/share/zoneinfo/Etc | wc -l; ls -ld /usr/share/zoneinfo | cut -c1-14').out).to.equal('35\ndrwxr-xr-x 20 \n');
   });
   it("stap's process(NAME) resolves through the same links (find_executable, then realpath)", () => {
     expect(resolveExecutable('sh')).to.equal('/usr/bin/dash');

@@ -16,11 +16,40 @@ const ENOENT = 2;
 
 export const exec = new Semantics<ProcMachine>('process/exec');
 
+/**
+ * binfmt_script (fs/binfmt_script.c): a file that begins with "#!" runs its interpreter. The first line
+ * (of the first BINPRM_BUF_SIZE bytes) names it and at most one argument, blanks around both
+ * dropped; the new argv is [interpreter, argument if any, the file name as exec'd, argv[1]...]. null
+ * when the file does not begin with "#!" or names nothing.
+ */
+export function scriptInterpreter(head: Uint8Array, filename: string, argv: readonly string[]): { interp: string; argv: string[] } | null {
+  if (head[0] !== 0x23 || head[1] !== 0x21) return null;
+  const b = Buffer.from(head.subarray(0, BINPRM_BUF_SIZE));
+  const nl = b.indexOf(10);
+  const line = b.toString('latin1', 2, nl < 0 ? b.length : nl).replace(/^[ \t]+|[ \t]+$/g, '');
+  if (!line) return null;
+  const sp = line.search(/[ \t]/);
+  const interp = sp < 0 ? line : line.slice(0, sp);
+  const arg = sp < 0 ? '' : line.slice(sp).replace(/^[ \t]+/, '');
+  return { interp, argv: [interp, ...(arg ? [arg] : []), filename, ...argv.slice(1)] };
+}
+const BINPRM_BUF_SIZE = 256;
+
 exec.syscall('execve', (m, c, t, e) => {
   const p = String(e.a[0]);
   const ino = m.fs.lookup(p, t.proc.cwd);
   if (!ino || !ino.isReg) { e.ret = -ENOENT; return H_CONT; }
-  const exe = m.fs.pathOf(ino);
+  let exe = m.fs.pathOf(ino);
+  let argv = e.a[1] as string[], image = p;
+  // a script runs its interpreter (the task is named after the script, bprm->filename)
+  const script = m.procs.programs.has(exe) ? null : scriptInterpreter(ino.readBytes(0, BINPRM_BUF_SIZE), p, argv);
+  if (script) {
+    const interp = m.fs.lookup(script.interp, t.proc.cwd);
+    if (!interp || !interp.isReg) { e.ret = -ENOENT; return H_CONT; }
+    exe = m.fs.pathOf(interp);
+    argv = script.argv;
+    image = script.interp;
+  }
   // bprm->file: do_open_execat's open of the binary (O_LARGEFILE | __FMODE_EXEC), what the recorded
   // tree's vfs_open, do_dentry_open and kernel_read see
   e.file = new OpenFile('file', ino, O_LARGEFILE);
@@ -28,7 +57,7 @@ exec.syscall('execve', (m, c, t, e) => {
   const oldComm = t.comm;
   // exec_mmap's mm_release: a vfork child gives its parent's address space back (complete_vfork_done)
   const vforkParent = m.procs.programs.has(exe) ? m.procs.vforkRelease(t.proc) : null;
-  if (!m.procs.exec(t, exe, e.a[1] as string[], p)) { e.ret = -8; return H_CONT; } // ENOEXEC
+  if (!m.procs.exec(t, exe, argv, p, image)) { e.ret = -8; return H_CONT; } // ENOEXEC
   if (Array.isArray(e.envp)) setEnviron(t.proc, e.envp as string[]);
   e.oldPid = t.pid;
   // the comm changes in __set_task_comm, after task_rename has seen the old one

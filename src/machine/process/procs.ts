@@ -319,19 +319,20 @@ export class Procs {
 
   /**
    * exec: replace the program image of `t`'s process by file `exe` (its path, symlinks resolved),
-   * exec'd by the name `filename` (execve's first argument: the task's new comm, the recorded program
-   * it runs). Returns false when no such program.
+   * exec'd by the name `filename` (execve's first argument: the task's new comm) as `image` (the name
+   * of the recorded program it runs: the file name, or a script's interpreter as its #! line names
+   * it). Returns false when no such program.
    */
-  exec(t: Task, exe: string, argv: string[], filename = exe): boolean {
+  exec(t: Task, exe: string, argv: string[], filename = exe, image = filename): boolean {
     const main = this.programs.get(exe);
     if (!main) return false;
     const p = t.proc;
     p.exe = exe;
-    p.execName = filename;
+    p.execName = image;
     p.argv = argv;
     // exec_mmap: the old address space put (torn down unless a vfork parent still holds it)
     if (p.mm) this.m.mm.mmput(p.mm);
-    p.mm = this.m.mm.newMm(p, exe, execImage(filename, exe));
+    p.mm = this.m.mm.newMm(p, exe, execImage(image, exe));
     for (const [sig, h] of p.sigHandlers) if (typeof h === 'function') p.sigHandlers.set(sig, 'default');
     // __set_task_comm(me, kbasename(bprm->filename))
     t.comm = filename.slice(filename.lastIndexOf('/') + 1).slice(0, 15);
@@ -339,7 +340,7 @@ export class Procs {
     t.rseq = false;
     const u = new U(this.m, t);
     // the new image runs ld.so and libc's start-up before main (process/ldso.ts)
-    t.prog = startProgram(u, filename, main(u, argv), argv, exe);
+    t.prog = startProgram(u, image, main(u, argv), argv, exe);
     t.op = null;
     return true;
   }

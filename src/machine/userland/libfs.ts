@@ -50,18 +50,25 @@ export function* which(u: U, cmd: string): G<string | null> {
 
 /**
  * glibc's execvp: a name with a slash is exec'd as is, else each PATH directory in turn (an ENOENT,
- * ENOTDIR or EACCES goes on to the next); returns the error of the last attempt (-ENOENT when
- * none was found, -EACCES when one was found but not executable)
+ * ENOTDIR or EACCES goes on to the next; a file the kernel cannot run runs under /bin/sh); returns
+ * the error of the last attempt (-ENOENT when none was found, -EACCES when one was found but not
+ * executable)
  */
 export function* execvp(u: U, cmd: string, argv: string[]): G<number> {
-  if (cmd.includes('/')) return yield* u.exec(cmd, argv);
+  if (cmd.includes('/')) return yield* execOrSh(u, cmd, argv);
   let err = -2;
   for (const d of PATHS) {
-    const r = yield* u.exec(`${d}/${cmd}`, argv);
+    const r = yield* execOrSh(u, `${d}/${cmd}`, argv);
     if (r === -13) err = r;
     else if (r !== -2 && r !== -20) return r;
   }
   return err;
+}
+
+/** execve, and on ENOEXEC the file as a shell script (glibc's maybe_script_execute: /bin/sh FILE ARGS...) */
+function* execOrSh(u: U, file: string, argv: string[]): G<number> {
+  const r = yield* u.exec(file, argv);
+  return r === -8 ? yield* u.exec('/bin/sh', ['/bin/sh', file, ...argv.slice(1)]) : r;
 }
 
 /** A directory's entries as getdents64 returns them (32 KiB calls to the end): name, d_type, d_ino; [] on error. */

@@ -146,15 +146,17 @@ export function installRootTree(fs: Fs, bootNs: number, latestS: number, gen: (p
     });
   };
   /**
-   * The machine's own directory `dir` (SUB_DEPTH levels down at most: the machine makes none deeper)
-   * that the recording has entries in: its link count with the recorded subdirectories it lacks, the
+   * The machine's own directory `dir` (SUB_DEPTH levels down at most; deeper ones: visitDeep) that
+   * the recording has entries in: its link count with the recorded subdirectories it lacks, the
    * entries it gains made when asked for, and where a start looks (the first line's directories) its
    * own files and directories with the recorded mode, owner, time and a file's size (the Debian
    * package's: ld.so's file ends before its last page)
    */
   const visit = (dir: string, ino: Inode, depth: number): void => {
+    if (!ino.children) return;
+    if (depth > SUB_DEPTH) return visitDeep(dir, ino);
     const sub = hd.h.sub[dir];
-    if (!ino.children || !sub) return;
+    if (!sub) return;
     const own = [...ino.children];
     for (const n of sub) {
       const o = ino.children.get(n);
@@ -179,7 +181,27 @@ export function installRootTree(fs: Fs, bootNs: number, latestS: number, gen: (p
       }
     }
     ino.children = lazyDir(dir, ino, own);
-    if (depth < SUB_DEPTH) for (const [n, c] of own) if (c.isDir && c.parent === ino && c.fs === 'ext4' && !(n === 'etc' && dir === '/')) visit(join(dir, n), c, depth + 1);
+    for (const [n, c] of own) if (c.isDir && c.parent === ino && c.fs === 'ext4' && !(n === 'etc' && dir === '/')) visit(join(dir, n), c, depth + 1);
+  };
+  /**
+   * An own directory deeper than the first line lists (the machine's /usr/share/zoneinfo/Etc): the
+   * recording's entries there and its link count come from the index, read when first needed
+   */
+  const visitDeep = (dir: string, ino: Inode): void => {
+    const own = [...ino.children!];
+    const ownDirs = own.filter(([, c]) => c.isDir && c.parent === ino && c.fs === 'ext4');
+    const base = ino.nlink;
+    let nlink: number | null = null;
+    const links = (): number => {
+      if (nlink === null) {
+        const idx = index(), h = idx[dir];
+        nlink = base + (h ? h[2] - ownDirs.filter(([n]) => idx[join(dir, n)] !== undefined).length : 0);
+      }
+      return nlink;
+    };
+    Object.defineProperty(ino, 'nlink', { get: links, set: (v: number) => { links(); nlink = v; }, configurable: true, enumerable: true });
+    ino.children = lazyDir(dir, ino, own);
+    for (const [n, c] of ownDirs) visitDeep(join(dir, n), c);
   };
   visit('/', fs.root, 0);
 }

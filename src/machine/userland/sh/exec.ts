@@ -496,7 +496,10 @@ export class Shell implements ExpandHost {
       const path = yield* self.find(u, name);
       if (!path) { yield* u.err(`${self.prefix()}${name}: not found\n`); return 127; }
       const exec = function* (cu: U): Prog {
-        const r = yield* cu.exec(path, words, dashEnvironment(self.vars, self.exported));
+        const env = dashEnvironment(self.vars, self.exported);
+        let r = yield* cu.exec(path, words, env);
+        // tryexec: a file the kernel cannot run (no #! line, not a program) runs under /bin/sh
+        if (r === -8) r = yield* cu.exec('/bin/sh', ['/bin/sh', path, ...words.slice(1)], env);
         yield* cu.err(`${self.prefix()}${name}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
         return r === -2 ? 127 : 126;
       };
