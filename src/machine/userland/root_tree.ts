@@ -17,8 +17,11 @@ import * as nodeFs from 'fs';
 import { userlandDataFile } from '../process/ldso';
 import { machineNsOf } from './libc_time';
 
-/** the entries' count and their extents' blocks, the first directories' index (the first line: what a boot reads) */
-/** sub: each directory up to SUB_DEPTH levels down with recorded entries, the names of its subdirectories */
+/**
+ * The first line (what a boot reads): the entries' count and their extents' blocks, the first
+ * directories' index (head), and each directory up to SUB_DEPTH levels down with recorded entries,
+ * with the names of its subdirectories (sub)
+ */
 interface Header { count: number; blocks: number; head: Index; sub: Record<string, string[]> }
 /** each directory's recorded lines: offset and length in the body, its count of subdirectories */
 type Index = Record<string, [number, number, number]>;
