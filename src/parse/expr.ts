@@ -490,6 +490,7 @@ export function parseAtOperator(c: Cursor): A.Expr {
   if (name === '@cast') {
     const operand = parseExpression(c);
     c.expectOp(',');
+    c.last = undefined; // (swallowed: `@cast(x,` ends with `saw: <input> EOF`)
     const t = expectString(c, true);
     const m = c.peekOp(',') ? (c.next(), expectString(c)) : undefined;
     c.expectOp(')');
@@ -512,8 +513,11 @@ export function parseAtOperator(c: Cursor): A.Expr {
  * literals joined); `nonEmpty`: refused empty once the token after it is seen.
  */
 function expectString(c: Cursor, nonEmpty = false, what = 'expected string'): A.StringLit {
-  const t = c.peek();
-  if (!t || t.kind !== 'string') throw c.error(what);
+  // (stap takes the token: `@cast(x,` ends with "unexpected end-of-file")
+  const t = c.peekQuiet();
+  if (!t) throw c.error('unexpected end-of-file');
+  c.peek();
+  if (t.kind !== 'string') throw c.error(what);
   const s = stringLiteral(c);
   c.peek();
   if (nonEmpty && s.value === '') throw c.error('expected non-empty string');

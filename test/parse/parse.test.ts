@@ -207,6 +207,32 @@ describe('pass 1: statements and declarations', () => {
     expect(errorOf('probe foo if x')).to.equal("parse error: expected '('");
   });
 
+  it('names the token stap 4.8 last took at the end of the file, none after one it swallows', () => {
+    // real-stap -p1 -e of each text, the two first lines of stderr
+    const sawAtEof = (text: string): string => {
+      const r = parse(text);
+      expect(r.file, 'should fail').to.equal(null);
+      return r.errors.split('\n').slice(0, 2).join('|');
+    };
+    const eof = (msg: string): string => `parse error: ${msg}|        saw: <input> EOF`;
+    // a token taken with next(): named
+    expect(sawAtEof('probe')).to.equal('parse error: unexpected end-of-file|        saw: keyword at <input>:1:1');
+    expect(sawAtEof('function f')).to.equal("parse error: unexpected end-of-file|        saw: identifier 'f' at <input>:1:10");
+    expect(sawAtEof('function f(a')).to.equal("parse error: unexpected end-of-file|        saw: identifier 'a' at <input>:1:12");
+    expect(sawAtEof('global x = ')).to.equal("parse error: unexpected end-of-file|        saw: operator '=' at <input>:1:10");
+    // a token swallowed: none
+    for (const t of ['global x[', 'global x[1', 'global x = -', 'function f:long', 'function f(a:long', 'probe begin,',
+      'probe a =', 'probe a +=', 'probe a.', 'probe a(', 'probe {', 'probe {a,', 'probe a = b {},',
+      'probe begin { try { }', 'probe begin { try { } catch(', 'probe begin { try { } catch (e)',
+      'probe begin { foreach ([a,', 'probe begin { @cast(x,']) {
+      expect(sawAtEof(t), t).to.equal(eof('unexpected end-of-file'));
+    }
+    // a `for`'s init and increment are expression statements
+    expect(sawAtEof('probe begin { for (')).to.equal(eof('expression statement expected'));
+    expect(sawAtEof('probe begin { for (x;1;')).to.equal(eof('expression statement expected'));
+    expect(sawAtEof('probe begin { for (x;')).to.equal(eof('expected value'));
+  });
+
   it('reports errors in stap layout and resynchronises at the next declaration', () => {
     // stap 4.8 (-p1 of the same text) prints both errors with the file name on each; a second
     // error with the same message would be counted as a "similar error message suppressed"
