@@ -40,7 +40,11 @@ export function parseDecl(c: Cursor, out: A.StapFile, declared: Declared): void 
           const fn = parseFunction(c);
           fn.isPrivate = true;
           out.functions.push(fn);
-        } else parseGlobals(c, out, declared, true);
+        } else {
+          const id = c.peek();
+          if (id && id.kind !== 'identifier') throw c.error("expected 'function' or identifier");
+          parseGlobals(c, out, declared, true);
+        }
         return;
       }
       default:

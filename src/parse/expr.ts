@@ -332,7 +332,7 @@ function parseDwarfValue(c: Cursor): A.Expr {
     c.next();
     e = parseExpression(c);
     if (!c.isOp(c.next(), ')')) throw c.error("expected ')'");
-  } else if (t.kind === 'operator' && t.text.length > 1 && t.text[0] === '@') e = parseAtOperator(c);
+  } else if (t.kind === 'operator' && t.text[0] === '@') e = parseAtOperator(c);
   else if (t.kind === 'embedded') {
     c.next();
     // (the parser then meets the same code at the top level: `embedded code in unprivileged script`)
@@ -400,7 +400,7 @@ function parseSymbol(c: Cursor): A.Expr {
         args.push(parseExpression(c));
         const s = c.next();
         if (c.isOp(s, ')')) break;
-        if (!c.isOp(s, ',')) throw c.error("expected ',' or ')'");
+        if (!c.isOp(s, ',')) throw c.error("expected one of ') ,'");
       }
     }
     for (const a of args) if (a.k === 'hist') throw new ParseError('base histogram operator where expression expected', a.tok);

@@ -199,9 +199,16 @@ export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenT
       }
     }
     i++;
-    out.add('junk', text[start], sLine, sCol);
+    // (stap's lexer makes any other ASCII punctuation a one-character operator, which the parser
+    // then refuses where it looks: `x = 'c'` "expected literal string or number", `@` alone
+    // "unknown operator @"; real-stap -p1)
+    out.add(isPunct(c) ? 'operator' : 'junk', text[start], sLine, sCol);
   }
   return out;
+}
+
+function isPunct(c: number): boolean {
+  return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
 }
 
 /**

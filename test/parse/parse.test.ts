@@ -189,6 +189,16 @@ describe('pass 1: statements and declarations', () => {
   it('rejects histograms where an expression is expected', () => {
     expect(errorOf('global s probe begin { x = @hist_log(s) }')).to.equal('parse error: base histogram operator where expression expected');
     expect(errorOf('probe begin { @foo(1) }')).to.equal('parse error: unknown operator @foo');
+    // (real-stap -p1: other ASCII punctuation is a one-character operator the parser refuses)
+    expect(errorOf('probe begin { @ }')).to.equal('parse error: unknown operator @');
+    expect(errorOf('probe begin { x = @ 1 }')).to.equal('parse error: unknown operator @');
+    expect(errorOf("probe begin { x = 'c' }")).to.equal('parse error: expected literal string or number');
+    expect(errorOf('probe begin { x = 1 ` }')).to.equal('parse error: expected literal string or number');
+    expect(errorOf('probe begin { x = \\ }')).to.equal('parse error: expected literal string or number');
+    expect(errorOf('probe begin { x = f(1 2) }')).to.equal("parse error: expected one of ') ,'");
+    expect(errorOf('function f(a b) {}')).to.equal("parse error: expected ',' or ')'");
+    expect(errorOf('private probe begin {}')).to.equal("parse error: expected 'function' or identifier");
+    expect(errorOf('private 1')).to.equal("parse error: expected 'function' or identifier");
   });
 
   it('names what was expected at the end of the file as stap 4.8 does', () => {
