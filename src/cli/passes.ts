@@ -113,7 +113,7 @@ async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise
   const files: A.StapFile[] = [];
   for (const src of sources) {
     const errors0 = diag.errorCount;
-    const f = library.parseUserFile(src, { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, usedArgs,
+    const f = library.parseUserFile(src, { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, runtime: opts.runtime, usedArgs,
       libraryMacros: libraryMacros as never }, diag);
     if (f) files.push(f);
     // stap counts the parse errors of each file after parsing it

@@ -29,7 +29,7 @@ const TOP_KEYWORDS = new Set(['probe', 'global', 'function', 'private']);
 /** Lex and preprocess a file: the token stream the parser sees. */
 export function preprocessFile(file: A.SourceFile, opts: ParseOptions, errors: ParseError[]): A.Token[] {
   const toks = tokenize(file, { args: opts.args, usedArgs: opts.usedArgs, errors, compatible: opts.compatible });
-  const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
+  const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, runtime: opts.runtime, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
   const expanded = expandMacros(toks, popts);
   const out: A.Token[] = [];
   for (const t of resolveConditionals(expanded, popts, opts.args)) {
@@ -62,8 +62,10 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
   }
   let toks: TokenSource = lexed;
   if (needsPreprocessing(lexed, opts)) {
-    const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
+    const warnings: { message: string; tok: A.Token }[] = [];
+    const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, runtime: opts.runtime, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors, warnings };
     toks = new TokenArray(resolveConditionals(expandMacros(lexed.toArray(), popts), popts, opts.args));
+    for (const w of warnings) diag.warning(w.message, w.tok);
   }
   for (let i = 0; i < toks.length; i++) {
     // the lexer leaves a junk token where an error counts only if the token survives

@@ -30,14 +30,17 @@ export interface PreprocessOptions {
   /** Filled with the session options a condition consulted (the tapset cache keys on them). */
   usedOptions?: Set<SessionOption>;
   errors: ParseError[];
+  /** Filled with pass-1 warnings (`macro redefines built-in operator`), printed after the scan. */
+  warnings?: { message: string; tok: Token }[];
 }
 
 /** Session options a `%( %)` condition can test: --compatible, --privilege, -g. */
 export type SessionOption = 'compatible' | 'privilege' | 'guru';
 
+/** The operators a macro of the same name warns about (real-stap -p1 `@define NAME %( 1 %)` each). */
 const BUILTIN_AT_OPS = new Set(['@cast', '@var', '@entry', '@defined', '@count', '@sum', '@min', '@max', '@avg',
   '@variance', '@hist_log', '@hist_linear', '@kderef', '@uderef', '@kregister', '@uregister', '@perf',
-  '@probewrite', '@const', '@enum', '@enumname']);
+  '@probewrite', '@const']);
 
 function isOp(t: Token | undefined, text: string): boolean {
   return !!t && t.kind === 'operator' && t.text === text;
@@ -133,11 +136,17 @@ function defineMacro(toks: Token[], i: number, opts: PreprocessOptions, defined:
     void prev;
     return i + 1;
   }
-  if (BUILTIN_AT_OPS.has('@' + name)) {
-    // stap warns `macro redefines built-in operator '@NAME'`; recorded as a non-fatal note
-  }
+  if (BUILTIN_AT_OPS.has('@' + name)) opts.warnings?.push({ message: `macro redefines built-in operator '@${name}'`, tok: nameTok });
   defined.set(name, { name, params, body, tok: nameTok });
   return i + 1;
+}
+
+/** A token of a macro's expansion; a `$N` out of range stays an error where it lands. */
+function expansionCopy(t: Token, chain: Token, expansion: Token): Token {
+  const copy: Token = { ...t, chain, expansion };
+  const e = t.kind === 'junk' ? pendingErrors.get(t) : undefined;
+  if (e) pendingErrors.set(copy, new ParseError(e.message, copy, e.saw, e.eof));
+  return copy;
 }
 
 function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions, defined: Map<string, Macro>,
@@ -159,25 +168,34 @@ function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions
     i++;
     let cur: Token[] = [];
     let nest = 0;
+    // (stap names the `,` that starts a parameter too many, or the `)` that ends too few)
+    let extraComma: Token | undefined;
+    let close: Token | undefined;
     for (;;) {
       const t = toks[i];
       if (!t) {
         opts.errors.push(new ParseError('could not find end of macro invocation', inv));
         return null;
       }
-      if (nest === 0 && isOp(t, ',')) { args.push(cur); cur = []; i++; continue; }
-      if (nest === 0 && isOp(t, ')')) { args.push(cur); i++; break; }
+      if (nest === 0 && isOp(t, ',')) {
+        args.push(cur);
+        if (args.length === m.params.length) extraComma ??= t;
+        cur = [];
+        i++;
+        continue;
+      }
+      if (nest === 0 && isOp(t, ')')) { args.push(cur); close = t; i++; break; }
       if (isOp(t, '(') || isOp(t, '[')) nest++;
       if (isOp(t, ')') || isOp(t, ']')) nest--;
       cur.push(t);
       i++;
     }
     if (args.length > m.params.length) {
-      opts.errors.push(new ParseError(`too many parameters for macro '@${m.name}' (expected ${m.params.length})`, inv));
+      opts.errors.push(new ParseError(`too many parameters for macro '@${m.name}' (expected ${m.params.length})`, extraComma ?? inv));
       return null;
     }
     if (args.length < m.params.length) {
-      opts.errors.push(new ParseError(`too few parameters for macro '@${m.name}' (expected ${m.params.length})`, inv));
+      opts.errors.push(new ParseError(`too few parameters for macro '@${m.name}' (expected ${m.params.length})`, close ?? inv));
       return null;
     }
   }
@@ -188,11 +206,11 @@ function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions
       const idx = m.params.indexOf(t.text.slice(1));
       if (idx >= 0) {
         const use: Token = { ...t, chain: inv, expansion: inv };
-        for (const a of args[idx]) subst.push({ ...a, chain: inv, expansion: use });
+        for (const a of args[idx]) subst.push(expansionCopy(a, inv, use));
         continue;
       }
     }
-    subst.push({ ...t, chain: inv, expansion: inv });
+    subst.push(expansionCopy(t, inv, inv));
   }
   const expanded: Token[] = [];
   let j = 0;

@@ -331,6 +331,32 @@ describe('pass 1: macros', () => {
     expect(withMacros('@define M %( 1 %) @define M %( 2 %)', 'v = @M')).to.equal("parse error: attempt to redefine macro '@M' in the same file");
     expect(withMacros('@define M %( 1', 'v = 1')).to.equal("parse error: incomplete macro definition - missing '%)'");
   });
+
+  it('names the token of a macro error as stap 4.8 does, warns on built-in names, keeps $N errors in an expansion', () => {
+    // real-stap -p1 of each text
+    const two = (text: string, args: string[] = []): string => parse(text, args).errors.split('\n').slice(0, 2).join('|');
+    expect(two('@define x(a) %( @a %) probe begin { @x(1, 2, 3) }'))
+      .to.equal("parse error: too many parameters for macro '@x' (expected 1)|         at: operator ',' at <input>:1:41");
+    expect(two('@define x(a,b,c) %( @a %) probe begin { @x(1) }'))
+      .to.equal("parse error: too few parameters for macro '@x' (expected 3)|         at: operator ')' at <input>:1:45");
+    expect(two('@define x(a) %( $1 %) probe begin { println(@x(1)) }'))
+      .to.equal("parse error: command line argument out of range [1-0]|         at: junk '' at <input>:1:17");
+    const r = parse('@define cast %( 1 %) @define count %( 1 %) @define task %( 1 %) probe begin {}');
+    expect(r.file).to.not.equal(null);
+    expect(r.errors.split('\n').filter((l) => l.startsWith('WARNING'))).to.deep.equal([
+      "WARNING: macro redefines built-in operator '@cast': identifier 'cast' at <input>:1:9",
+      "WARNING: macro redefines built-in operator '@count': identifier 'count' at :1:30"]);
+  });
+
+  it('tests --runtime in a condition', () => {
+    const p1 = (runtime?: string): string => {
+      const f = parseFile(src('probe begin { println(%( runtime == "bpf" %? 1 %: 2 %)) }'), { args: [], guru: false, runtime },
+        new Diagnostics({ verbose: 0, suppressWarnings: false }, () => {}));
+      return printFile(f!);
+    };
+    expect(p1('bpf')).to.contain('println(1)');
+    expect(p1()).to.contain('println(2)');
+  });
 });
 
 describe('pass 1: -p1 printer', () => {
