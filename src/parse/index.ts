@@ -63,7 +63,7 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
   let toks: TokenSource = lexed;
   if (needsPreprocessing(lexed, opts)) {
     const warnings: { message: string; tok: A.Token }[] = [];
-    const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, runtime: opts.runtime, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors, warnings };
+    const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, runtime: opts.runtime, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors, warnings, defineErrorsInStream: true };
     toks = new TokenArray(resolveConditionals(expandMacros(lexed.toArray(), popts), popts, opts.args));
     for (const w of warnings) diag.warning(w.message, w.tok);
   }
@@ -90,9 +90,13 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
   const c = new Cursor(toks, file, opts);
   const declared: Declared = new Map();
   let failed = false;
+  // (stap's `empty`: no declaration started, every token skipped after a preprocessor error;
+  // it then says the file is empty after preprocessing instead of counting the errors)
+  let empty = true;
   while (c.pos < toks.length) {
     const start = c.pos;
     c.resetDepth();
+    if (!(toks.kind(start) === 'junk' && ppErrors.has(toks.get(start)))) empty = false;
     try {
       parseDecl(c, result, declared);
     } catch (e) {
@@ -119,6 +123,7 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
       c.pos = k;
     }
   }
+  if (failed && empty && !file.isTapset) diag.plain(`Input file '${file.name}' is empty after preprocessing.\n`);
   return failed ? null : result;
 }
 

@@ -348,6 +348,25 @@ describe('pass 1: macros', () => {
       "WARNING: macro redefines built-in operator '@count': identifier 'count' at :1:30"]);
   });
 
+  it('goes on after a bad @define as stap 4.8 scans: from the token it names, the file empty after preprocessing if nothing else', () => {
+    // real-stap -p1 of each text: the errors' first lines, then the file found empty (no error count)
+    const lines = (text: string): string[] => parse(text).errors.split('\n').filter((l) => /^(parse error|Input file|WARNING)|(saw|at): /.test(l));
+    expect(lines('@define x(a,) %( a %)')).to.deep.equal([
+      'parse error: expected identifier', "         at: operator ')' at <input>:1:13",
+      "parse error: incomplete condition after '%('", "         at: operator '%(' at <input>:1:15",
+      "Input file '<input>' is empty after preprocessing."]);
+    expect(lines('@define x')).to.deep.equal(["parse error: expected '%(' or '('", '        saw: <input> EOF',
+      "Input file '<input>' is empty after preprocessing."]);
+    expect(lines('@define x %( 1 %) @define x %( 2 %) probe begin {}').slice(0, 4)).to.deep.equal([
+      "parse error: attempt to redefine macro '@x' in the same file", "         at: identifier 'x' at <input>:1:27",
+      "parse error: macro '@x' first defined here", "         at: identifier 'x' at <input>:1:9"]);
+    // a declaration after it: parsed, the error counted
+    expect(lines('@define 1 probe begin {}')).to.deep.equal(['parse error: expected identifier', "         at: number '1' at <input>:1:9"]);
+    // @define in a body is refused where it is expanded
+    expect(parse('@define x %( @define y %( 1 %) %)').errors).to.equal("Input file '<input>' is empty after preprocessing.\n");
+    expect(lines('@define x %( @define y %( 1 %) %) probe begin { @x }')[0]).to.equal("parse error: '@define' forbidden inside macro body");
+  });
+
   it('tests --runtime in a condition', () => {
     const p1 = (runtime?: string): string => {
       const f = parseFile(src('probe begin { println(%( runtime == "bpf" %? 1 %: 2 %)) }'), { args: [], guru: false, runtime },
