@@ -55,14 +55,15 @@ export function parseMacroFile(file: A.SourceFile, opts: ParseOptions, diag: Dia
  */
 export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnostics): A.StapFile | null {
   const errors: ParseError[] = [];
-  const lexed = lex(file, { args: opts.args, usedArgs: opts.usedArgs, errors, compatible: opts.compatible });
+  const warnings: { message: string; tok: A.Token }[] = [];
+  const lexed = lex(file, { args: opts.args, usedArgs: opts.usedArgs, errors, compatible: opts.compatible, warnings });
+  for (const w of warnings.splice(0)) diag.warning(w.message, w.tok);
   if (lexed.length === 0 && errors.length === 0 && !file.isTapset) {
     diag.plain(`Input file '${file.name}' is empty.\n`);
     return null;
   }
   let toks: TokenSource = lexed;
   if (needsPreprocessing(lexed, opts)) {
-    const warnings: { message: string; tok: A.Token }[] = [];
     const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, runtime: opts.runtime, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors, warnings, defineErrorsInStream: true };
     toks = new TokenArray(resolveConditionals(expandMacros(lexed.toArray(), popts), popts, opts.args));
     for (const w of warnings) diag.warning(w.message, w.tok);

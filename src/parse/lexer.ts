@@ -31,6 +31,8 @@ export interface LexOptions {
   errors: ParseError[];
   /** --compatible VERSION: `private` is a keyword from 3.0, `\\x` an escape from 2.3 */
   compatible?: string;
+  /** Filled with the scanner's warnings (a `}%` inside embedded code). */
+  warnings?: { message: string; tok: Token }[];
 }
 
 function isIdentStart(c: number): boolean {
@@ -170,11 +172,16 @@ export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenT
       let ok = false;
       while (i < n) {
         if (text.charCodeAt(i) === 37 && text.charCodeAt(i + 1) === 125) { ok = true; break; }
+        if (text.charCodeAt(i) === 125 && text.charCodeAt(i + 1) === 37) {
+          // (stap's scanner warns at each `}%` it passes, at the embedded code: real-stap -p1 '%{ }% %}')
+          opts.warnings?.push({ message: "possible erroneous closing '}%', use '%}'?", tok: { kind: 'embedded', text: '', file, line: sLine, col: sCol } });
+        }
         if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
         i++;
       }
       if (!ok) {
-        const tok: Token = { kind: 'junk', text: '%{', file, line: sLine, col: sCol };
+        // (stap's junk token there has no text: `at: junk ''`)
+        const tok: Token = { kind: 'junk', text: '', file, line: sLine, col: sCol };
         opts.errors.push(new ParseError("Could not find matching '%}' to close embedded function block", tok));
         break;
       }

@@ -367,6 +367,18 @@ describe('pass 1: macros', () => {
     expect(lines('@define x %( @define y %( 1 %) %) probe begin { @x }')[0]).to.equal("parse error: '@define' forbidden inside macro body");
   });
 
+  it("warns at each `}%` in embedded code, an unterminated block's junk has no text (stap 4.8)", () => {
+    // real-stap -p1 of each text
+    expect(parse('function f() %{ }%').errors.split('\n').slice(0, 5)).to.deep.equal([
+      "WARNING: possible erroneous closing '}%', use '%}'?: embedded-code at <input>:1:14",
+      ' source: function f() %{ }%',
+      '                      ^',
+      "parse error: Could not find matching '%}' to close embedded function block",
+      "         at: junk '' at <input>:1:14"]);
+    expect(parse('%{ }% %}').errors.split('\n')[0]).to.equal("WARNING: possible erroneous closing '}%', use '%}'?: embedded-code at <input>:1:1");
+    expect(parse('function f() %{ %} probe begin {}', [], true).errors).to.equal('');
+  });
+
   it('tests --runtime in a condition', () => {
     const p1 = (runtime?: string): string => {
       const f = parseFile(src('probe begin { println(%( runtime == "bpf" %? 1 %: 2 %)) }'), { args: [], guru: false, runtime },
