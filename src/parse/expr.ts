@@ -111,6 +111,9 @@ export function parseBinary(c: Cursor, minPrec: number): A.Expr {
     if (t.kind === 'keyword' && t.text === 'in') prec = IN_PREC;
     else if (t.kind === 'operator') prec = PREC[t.text];
     if (prec === undefined || prec < minPrec || (tupleLevel && prec >= IN_PREC)) break;
+    // (a regex match ends its comparison: no comparison or stronger operator follows it, real-stap
+    // -p1 `x = "abc" =~ "a" . "b"` parses `x = "abc" =~ "a"` then fails at the `.`)
+    if (regexHere && prec >= CMP_PREC) break;
     const regex = t.text === '=~' || t.text === '!~';
     // left-associative: stronger operators before this one are combined now, equal ones stay
     // stacked (reduceRun takes such runs left to right); `in` and =~ also take equal ones

@@ -106,6 +106,9 @@ describe('pass 1: operator precedence (stap, not C)', () => {
     ['x = a - -b', '(x) = ((a) - (-(b)))'],
     ['x = a >>> 2 >> 1', '(x) = (((a) >>> (2)) >> (1))'],
     ['x = s =~ "re"', '(x) = ((s) =~ "re")'],
+    // (real-stap -p1: a match ends its comparison; `+ 1` is then a statement of its own)
+    ['x = s =~ "re" + 1', '(x) = ((s) =~ "re")'],
+    ['x = s =~ "re" && 1', '(x) = (((s) =~ "re") && (1))'],
     ['x = [1, *] in a', '(x) = ([1, *] in a)'],
     ['x = ++y + z--', '(x) = ((++(y)) + ((z)--))'],
     ['x = ~a & 3', '(x) = ((~(a)) & (3))'],
@@ -195,6 +198,8 @@ describe('pass 1: statements and declarations', () => {
     expect(errorOf("probe begin { x = 'c' }")).to.equal('parse error: expected literal string or number');
     expect(errorOf('probe begin { x = 1 ` }')).to.equal('parse error: expected literal string or number');
     expect(errorOf('probe begin { x = \\ }')).to.equal('parse error: expected literal string or number');
+    expect(errorOf('probe begin { if ("abc" =~ "a" . "b") println(1) }')).to.equal("parse error: expected ')'");
+    expect(errorOf('probe begin { x = "abc" =~ "a" < 1 }')).to.equal('parse error: expected literal string or number');
     expect(errorOf('probe begin { x = f(1 2) }')).to.equal("parse error: expected one of ') ,'");
     expect(errorOf('function f(a b) {}')).to.equal("parse error: expected ',' or ')'");
     expect(errorOf('private probe begin {}')).to.equal("parse error: expected 'function' or identifier");
