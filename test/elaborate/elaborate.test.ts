@@ -73,6 +73,8 @@ describe('elaborate: errors', () => {
   it('index type mismatch names the value type where the index was first inferred', () => fails(
     'global a; probe begin { a["s"] = 1; a[2] = 1 }',
     "index 0 type mismatch (long): number '2'", "type of index 0 was first inferred here (long): string 's'"));
+  it('an array only deleted from is unresolved at the delete', () => fails(
+    'global a\nprobe begin { delete a[1]; println(1) }', "semantic error: unresolved type : identifier 'a' at <input>:2:22"));
   it('index type mismatch of a string array', () => fails(
     'global a; probe begin { a[2] = "x"; a["s"] = "y" }',
     "index 0 type mismatch (string): string 's'", "type of index 0 was first inferred here (string): number '2'"));
