@@ -301,12 +301,13 @@ function parseDwarfValue(c: Cursor): A.Expr {
   const amp = c.peek();
   if (c.isOp(amp, '&')) {
     c.next();
-    // (one `&`: stap then wants a value, `& &` fails at the second)
-    if (c.peekOp('&')) throw c.error('expected literal string or number');
     const v = c.peek();
     const isTarget = !!v && ((v.kind === 'identifier' && v.text.startsWith('$')) || c.isOp(v, '@cast') || c.isOp(v, '@var'));
-    // before 2.6 only target expressions take an address; since, `&` on any value is an autocast
+    // before 2.6 only target expressions take an address (`& &y` too: real-stap --compatible=2.5);
+    // since, `&` on any value is an autocast
     if (!isTarget && compatBefore(c.opts.compatible, '2.6')) throw c.error('expected @cast, @var or $var');
+    // (one `&`: stap then wants a value, `& &` fails at the second)
+    if (c.isOp(v, '&')) throw c.error('expected literal string or number');
     c.enter(amp);
     let x: A.Expr;
     if (!isTarget && c.isOp(v, '-')) {

@@ -410,6 +410,11 @@ describe('pass 1: -p1 printer', () => {
     expect(canon('f()->a')).to.equal('(f())->a');
     const old = parseFile(src('probe begin { x = &(1 + 2) }'), { args: [], guru: false, compatible: '2.5' }, new Diagnostics({ verbose: 0, suppressWarnings: false }, () => {}));
     expect(old).to.equal(null);
+    // (real-stap --compatible=2.5 -p1: `& &y` is refused as not a target before the second `&`)
+    let err = '';
+    parseFile(src('probe begin { x = & &y }'), { args: [], guru: false, compatible: '2.5' }, new Diagnostics({ verbose: 0, suppressWarnings: false }, (t) => { err += t; }));
+    expect(err.split('\n')[0]).to.equal('parse error: expected @cast, @var or $var');
+    expect(errorOf('probe begin { x = & &y }')).to.equal('parse error: expected literal string or number');
   });
 
   it('@kregister, @kderef and @const need guru mode; @perf takes a non-empty literal string', () => {
