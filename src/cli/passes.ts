@@ -113,12 +113,14 @@ async function passes(opts: StapOptions, io: Output, diag: Diagnostics): Promise
   const files: A.StapFile[] = [];
   for (const src of sources) {
     const errors0 = diag.errorCount;
-    const f = library.parseUserFile(src, { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, usedArgs,
+    const failures0 = diag.failures;
+    const f = library.parseUserFile(src, { args: opts.args, guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, runtime: opts.runtime, usedArgs,
       libraryMacros: libraryMacros as never }, diag);
     if (f) files.push(f);
     // stap counts the parse errors of each file after parsing it
+    // (not after `Input file ... is empty after preprocessing`, which stap prints instead)
     const n = diag.errorCount - errors0;
-    if (n > 0) io.err(`${n} parse error${n === 1 ? '' : 's'}.\n`);
+    if (n > 0 && diag.failures === failures0) io.err(`${n} parse error${n === 1 ? '' : 's'}.\n`);
   }
   if (diag.errorCount > 0 || files.length < sources.length) {
     // (an exception out of stap's preprocessor ends the run with its text alone: real-stap -p2 -e

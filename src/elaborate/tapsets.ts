@@ -527,7 +527,7 @@ export class TapsetLibrary {
   parseUserFile(src: A.SourceFile, opts: import('../parse/index').ParseOptions, diag: Diagnostics): A.StapFile | null {
     // a big script parses faster than its cached AST (~35 bytes of JSON per source byte) reads back
     const dir = src.text.length <= USER_CACHE_MAX_SOURCE ? this.cacheDir : null;
-    const file = dir ? path.join(dir, 'user', `${digestHex([this.optsKey, src.name, opts.args.join('\0'), src.text].join('\0'))}.json`) : null;
+    const file = dir ? path.join(dir, 'user', `${digestHex([this.optsKey, src.name, opts.args.join('\0'), opts.runtime ?? '', src.text].join('\0'))}.json`) : null;
     if (file) {
       try {
         const all = readSealed(file)?.toString('utf8'); // (stored as UTF-8)

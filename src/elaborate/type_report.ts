@@ -161,7 +161,11 @@ export abstract class TypeBookkeeping {
       this.report(new SemanticError(m2, tok, [], 'mismatch-expected'));
       return;
     }
-    const cmsg = index >= 0 ? `type of index ${index} was first inferred here (${declType})` : `type was first inferred here (${declType})`;
+    // (stap 4.8 names the declaration's own type in the chained message, for an index too: the
+    // value type of the array, real-stap -p2 `ia["s"] = 1; ia[1] = 1` says "type of index 0 was
+    // first inferred here (long)" at the "s", and with `sa["a"] = "b"; sa[1] = "x"` "(string)")
+    const firstType = index >= 0 ? decl.type ?? 'unknown' : declType;
+    const cmsg = index >= 0 ? `type of index ${index} was first inferred here (${firstType})` : `type was first inferred here (${declType})`;
     const chain = [new SemanticError(cmsg, orig, [], 'mismatch-first')];
     this.report(new SemanticError(msg, tok, chain, index >= 0 ? 'mismatch-index' : 'mismatch-decl'));
   }

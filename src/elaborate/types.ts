@@ -227,7 +227,9 @@ export class TypeResolver extends TypeBookkeeping {
       return;
     }
     if (e.k === 'index') {
-      this.arrayIndex(e, true);
+      // (an element's delete resolves as any use: with nothing else typing the array, stap says
+      // `unresolved type` at the array in the delete, real-stap -p2 `delete a[1]`)
+      this.arrayIndex(e);
       return;
     }
     // stap's delete_statement_typeresolution_info: a throwing visitor for anything but an array,
@@ -393,7 +395,7 @@ export class TypeResolver extends TypeBookkeeping {
         return;
       }
       case 'index':
-        this.arrayIndex(e, false);
+        this.arrayIndex(e);
         return;
       case 'call':
         this.call(e);
@@ -553,7 +555,7 @@ export class TypeResolver extends TypeBookkeeping {
     }
   }
 
-  private arrayIndex(e: A.Index, inDelete: boolean): void {
+  private arrayIndex(e: A.Index): void {
     const t = this.t;
     if (e.base.k === 'hist') {
       const hist = e.base;
@@ -568,7 +570,7 @@ export class TypeResolver extends TypeBookkeeping {
     }
     const arr = e.base;
     const decl = arr.ref!;
-    this.resolve2(e, decl, decl, t, inDelete);
+    this.resolve2(e, decl, decl, t);
     if (e.indexes.length !== (decl.indexTypes?.length ?? -1)) this.unresolved(e.tok);
     else e.indexes.forEach((x, i) => { if (x) this.indexColumn(x, decl, i); });
     // the array symbol itself carries the value type too

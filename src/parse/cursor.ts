@@ -58,6 +58,20 @@ export class Cursor {
     return t;
   }
 
+  /** The next token without counting as looked at (no effect on `last`): where stap takes the
+   *  token rather than peeking, an end of the file there names the token before it. */
+  peekQuiet(): A.Token | undefined {
+    return this.tokAt(this.pos);
+  }
+
+  /** stap's swallow(): take the token and forget it, so that an end of the file right after it
+   *  names no token (`saw: <input> EOF`), as after `global x[` or `catch (e)` in real-stap -p1. */
+  swallow(): A.Token {
+    const t = this.next();
+    this.last = undefined;
+    return t;
+  }
+
   /** The token after the next one (no effect on `last`). */
   peek2(): A.Token | undefined {
     return this.tokAt(this.pos + 1);

@@ -40,7 +40,11 @@ export function parseDecl(c: Cursor, out: A.StapFile, declared: Declared): void 
           const fn = parseFunction(c);
           fn.isPrivate = true;
           out.functions.push(fn);
-        } else parseGlobals(c, out, declared, true);
+        } else {
+          const id = c.peek();
+          if (id && id.kind !== 'identifier') throw c.error("expected 'function' or identifier");
+          parseGlobals(c, out, declared, true);
+        }
         return;
       }
       default:
@@ -66,7 +70,7 @@ function parseGlobals(c: Cursor, out: A.StapFile, declared: Declared, isPrivate:
       v.wrap = true;
     }
     if (c.peekOp('[')) {
-      c.next();
+      c.swallow();
       // (stap reads a literal with an optional '-'; a size out of range is reported without a
       // token, as at the end of the input: real-stap -p1 'global g[-1]', 'global g[0]')
       let n = c.next();
@@ -76,6 +80,7 @@ function parseGlobals(c: Cursor, out: A.StapFile, declared: Declared, isPrivate:
       const size = parseNumber(n.text, n);
       if (minus || typeof size === 'bigint' || size < 1 || size > 2147483647) throw new ParseError('array size out of range', undefined, true, c.file);
       v.maxSize = size;
+      c.last = undefined; // (swallowed: `global x[1` ends with `saw: <input> EOF`)
       if (!c.isOp(c.next(), ']')) throw c.error("expected ']'");
     }
     if (c.peekOp('=')) {
@@ -100,6 +105,7 @@ function typeAnnotation(c: Cursor): A.Type {
   c.next(); // ':'
   const t = c.next();
   if (!c.isKw(t, 'long') && !c.isKw(t, 'string')) throw c.error("expected 'string' or 'long'");
+  c.last = undefined; // (swallowed: `function f:long` ends with `saw: <input> EOF`)
   return t.text as A.Type;
 }
 
@@ -108,7 +114,9 @@ function parseFunction(c: Cursor): A.FunctionDecl {
   c.peek();
   const name = c.next();
   if (name.kind !== 'identifier' && !c.isKw(name, 'string') && !c.isKw(name, 'long')) throw c.error('expected identifier');
-  const returnType = c.peekOp(':') ? typeAnnotation(c) : undefined;
+  // (stap takes the token after the name and after a parameter: `function f` ends with
+  // `saw: identifier 'f'`)
+  const returnType = c.isOp(c.peekQuiet(), ':') ? typeAnnotation(c) : undefined;
   if (!c.isOp(c.next(), '(')) throw c.error("expected '('");
   const params: A.Param[] = [];
   if (c.peekOp(')')) c.next();
@@ -117,7 +125,7 @@ function parseFunction(c: Cursor): A.FunctionDecl {
       const id = identifier(c);
       if (params.some((p) => p.name === id.text)) throw c.error('duplicate parameter names');
       const p: A.Param = { name: id.text, tok: id };
-      if (c.peekOp(':')) p.declaredType = typeAnnotation(c);
+      if (c.isOp(c.peekQuiet(), ':')) p.declaredType = typeAnnotation(c);
       params.push(p);
       const s = c.next();
       if (c.isOp(s, ')')) break;
@@ -171,12 +179,12 @@ function parseProbe(c: Cursor, out: A.StapFile): void {
       // (a parameter in the name is refused by pass 2, `alias component b contains illegal parameter`)
       names.push(pp);
       epilogueOp = t.text === '+=';
-      c.next();
+      c.swallow(); // (`probe a =` ends with `saw: <input> EOF`)
       continue;
     }
     for (const p of pps) points.push(p);
     if (c.isOp(t, ',')) {
-      c.next();
+      c.swallow(); // (`probe begin,` ends with `saw: <input> EOF`)
       continue;
     }
     if (c.isOp(t, '{')) break;
@@ -193,7 +201,7 @@ function parseProbe(c: Cursor, out: A.StapFile): void {
   const decl: A.AliasDecl = { names, points, tok: kw, file: c.file };
   if (c.peekOp(',')) {
     if (epilogueOp) throw c.error("Combined prologue and epilogue cannot be defined with '+='");
-    c.next();
+    c.swallow();
     decl.prologue = body;
     decl.epilogue = parseBlock(c);
     checkBody(c, decl.epilogue);
@@ -227,7 +235,7 @@ function component(c: Cursor): A.ProbePointComponent {
   const tok = name === first.text ? first : { ...first, text: name };
   const comp: A.ProbePointComponent = { name, tok };
   if (c.peekOp('(')) {
-    c.next();
+    c.swallow(); // (`probe a(` ends with `saw: <input> EOF`)
     comp.arg = literal(c);
     if (!c.isOp(c.next(), ')')) throw c.error("expected ')'");
   }
@@ -245,12 +253,13 @@ interface Variant { components: A.ProbePointComponent[]; optional: boolean; suff
  * its group is the last component, stap's rule).
  */
 function parseProbePoint(c: Cursor): A.ProbePoint[] {
-  const start = c.peek();
+  // (stap takes a component's first token: `probe` alone ends with `saw: keyword`)
+  const start = c.peekQuiet();
   const parts: (A.ProbePoint[] | A.ProbePointComponent)[] = [];
   for (;;) {
-    const t = c.peek();
+    const t = c.peekQuiet();
     if (c.isOp(t, '{')) {
-      c.next();
+      c.swallow(); // (`probe {` ends with `saw: <input> EOF`, as `{a,` and `a.` do)
       c.enter(t);
       const list: A.ProbePoint[] = [];
       for (;;) {
@@ -258,12 +267,13 @@ function parseProbePoint(c: Cursor): A.ProbePoint[] {
         const s = c.next();
         if (c.isOp(s, '}')) break;
         if (!c.isOp(s, ',')) throw c.error("expected '}'");
+        c.last = undefined;
       }
       c.leave();
       parts.push(list);
     } else parts.push(component(c));
     if (!c.peekOp('.')) break;
-    c.next();
+    c.swallow();
   }
   const t = c.peek();
   const sfx = c.isOp(t, '?') || c.isOp(t, '!') ? c.next() : undefined;

@@ -111,6 +111,9 @@ export function parseBinary(c: Cursor, minPrec: number): A.Expr {
     if (t.kind === 'keyword' && t.text === 'in') prec = IN_PREC;
     else if (t.kind === 'operator') prec = PREC[t.text];
     if (prec === undefined || prec < minPrec || (tupleLevel && prec >= IN_PREC)) break;
+    // (a regex match ends its comparison: no comparison or stronger operator follows it, real-stap
+    // -p1 `x = "abc" =~ "a" . "b"` parses `x = "abc" =~ "a"` then fails at the `.`)
+    if (regexHere && prec >= CMP_PREC) break;
     const regex = t.text === '=~' || t.text === '!~';
     // left-associative: stronger operators before this one are combined now, equal ones stay
     // stacked (reduceRun takes such runs left to right); `in` and =~ also take equal ones
@@ -298,12 +301,13 @@ function parseDwarfValue(c: Cursor): A.Expr {
   const amp = c.peek();
   if (c.isOp(amp, '&')) {
     c.next();
-    // (one `&`: stap then wants a value, `& &` fails at the second)
-    if (c.peekOp('&')) throw c.error('expected literal string or number');
     const v = c.peek();
     const isTarget = !!v && ((v.kind === 'identifier' && v.text.startsWith('$')) || c.isOp(v, '@cast') || c.isOp(v, '@var'));
-    // before 2.6 only target expressions take an address; since, `&` on any value is an autocast
+    // before 2.6 only target expressions take an address (`& &y` too: real-stap --compatible=2.5);
+    // since, `&` on any value is an autocast
     if (!isTarget && compatBefore(c.opts.compatible, '2.6')) throw c.error('expected @cast, @var or $var');
+    // (one `&`: stap then wants a value, `& &` fails at the second)
+    if (c.isOp(v, '&')) throw c.error('expected literal string or number');
     c.enter(amp);
     let x: A.Expr;
     if (!isTarget && c.isOp(v, '-')) {
@@ -332,7 +336,7 @@ function parseDwarfValue(c: Cursor): A.Expr {
     c.next();
     e = parseExpression(c);
     if (!c.isOp(c.next(), ')')) throw c.error("expected ')'");
-  } else if (t.kind === 'operator' && t.text.length > 1 && t.text[0] === '@') e = parseAtOperator(c);
+  } else if (t.kind === 'operator' && t.text[0] === '@') e = parseAtOperator(c);
   else if (t.kind === 'embedded') {
     c.next();
     // (the parser then meets the same code at the top level: `embedded code in unprivileged script`)
@@ -400,7 +404,7 @@ function parseSymbol(c: Cursor): A.Expr {
         args.push(parseExpression(c));
         const s = c.next();
         if (c.isOp(s, ')')) break;
-        if (!c.isOp(s, ',')) throw c.error("expected ',' or ')'");
+        if (!c.isOp(s, ',')) throw c.error("expected one of ') ,'");
       }
     }
     for (const a of args) if (a.k === 'hist') throw new ParseError('base histogram operator where expression expected', a.tok);
@@ -490,6 +494,7 @@ export function parseAtOperator(c: Cursor): A.Expr {
   if (name === '@cast') {
     const operand = parseExpression(c);
     c.expectOp(',');
+    c.last = undefined; // (swallowed: `@cast(x,` ends with `saw: <input> EOF`)
     const t = expectString(c, true);
     const m = c.peekOp(',') ? (c.next(), expectString(c)) : undefined;
     c.expectOp(')');
@@ -512,8 +517,11 @@ export function parseAtOperator(c: Cursor): A.Expr {
  * literals joined); `nonEmpty`: refused empty once the token after it is seen.
  */
 function expectString(c: Cursor, nonEmpty = false, what = 'expected string'): A.StringLit {
-  const t = c.peek();
-  if (!t || t.kind !== 'string') throw c.error(what);
+  // (stap takes the token: `@cast(x,` ends with "unexpected end-of-file")
+  const t = c.peekQuiet();
+  if (!t) throw c.error('unexpected end-of-file');
+  c.peek();
+  if (t.kind !== 'string') throw c.error(what);
   const s = stringLiteral(c);
   c.peek();
   if (nonEmpty && s.value === '') throw c.error('expected non-empty string');

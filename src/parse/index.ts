@@ -29,7 +29,7 @@ const TOP_KEYWORDS = new Set(['probe', 'global', 'function', 'private']);
 /** Lex and preprocess a file: the token stream the parser sees. */
 export function preprocessFile(file: A.SourceFile, opts: ParseOptions, errors: ParseError[]): A.Token[] {
   const toks = tokenize(file, { args: opts.args, usedArgs: opts.usedArgs, errors, compatible: opts.compatible });
-  const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
+  const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, runtime: opts.runtime, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
   const expanded = expandMacros(toks, popts);
   const out: A.Token[] = [];
   for (const t of resolveConditionals(expanded, popts, opts.args)) {
@@ -55,15 +55,18 @@ export function parseMacroFile(file: A.SourceFile, opts: ParseOptions, diag: Dia
  */
 export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnostics): A.StapFile | null {
   const errors: ParseError[] = [];
-  const lexed = lex(file, { args: opts.args, usedArgs: opts.usedArgs, errors, compatible: opts.compatible });
+  const warnings: { message: string; tok: A.Token }[] = [];
+  const lexed = lex(file, { args: opts.args, usedArgs: opts.usedArgs, errors, compatible: opts.compatible, warnings });
+  for (const w of warnings.splice(0)) diag.warning(w.message, w.tok);
   if (lexed.length === 0 && errors.length === 0 && !file.isTapset) {
     diag.plain(`Input file '${file.name}' is empty.\n`);
     return null;
   }
   let toks: TokenSource = lexed;
   if (needsPreprocessing(lexed, opts)) {
-    const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors };
+    const popts = { guru: opts.guru, compatible: opts.compatible, privilege: opts.privilege, runtime: opts.runtime, libraryMacros: opts.libraryMacros, usedOptions: opts.usedOptions, errors, warnings, defineErrorsInStream: true };
     toks = new TokenArray(resolveConditionals(expandMacros(lexed.toArray(), popts), popts, opts.args));
+    for (const w of warnings) diag.warning(w.message, w.tok);
   }
   for (let i = 0; i < toks.length; i++) {
     // the lexer leaves a junk token where an error counts only if the token survives
@@ -88,9 +91,13 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
   const c = new Cursor(toks, file, opts);
   const declared: Declared = new Map();
   let failed = false;
+  // (stap's `empty`: no declaration started, every token skipped after a preprocessor error;
+  // it then says the file is empty after preprocessing instead of counting the errors)
+  let empty = true;
   while (c.pos < toks.length) {
     const start = c.pos;
     c.resetDepth();
+    if (!(toks.kind(start) === 'junk' && ppErrors.has(toks.get(start)))) empty = false;
     try {
       parseDecl(c, result, declared);
     } catch (e) {
@@ -117,6 +124,7 @@ export function parseFile(file: A.SourceFile, opts: ParseOptions, diag: Diagnost
       c.pos = k;
     }
   }
+  if (failed && empty && !file.isTapset) diag.plain(`Input file '${file.name}' is empty after preprocessing.\n`);
   return failed ? null : result;
 }
 

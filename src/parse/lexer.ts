@@ -31,6 +31,8 @@ export interface LexOptions {
   errors: ParseError[];
   /** --compatible VERSION: `private` is a keyword from 3.0, `\\x` an escape from 2.3 */
   compatible?: string;
+  /** Filled with the scanner's warnings (a `}%` inside embedded code). */
+  warnings?: { message: string; tok: Token }[];
 }
 
 function isIdentStart(c: number): boolean {
@@ -170,11 +172,16 @@ export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenT
       let ok = false;
       while (i < n) {
         if (text.charCodeAt(i) === 37 && text.charCodeAt(i + 1) === 125) { ok = true; break; }
+        if (text.charCodeAt(i) === 125 && text.charCodeAt(i + 1) === 37) {
+          // (stap's scanner warns at each `}%` it passes, at the embedded code: real-stap -p1 '%{ }% %}')
+          opts.warnings?.push({ message: "possible erroneous closing '}%', use '%}'?", tok: { kind: 'embedded', text: '', file, line: sLine, col: sCol } });
+        }
         if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
         i++;
       }
       if (!ok) {
-        const tok: Token = { kind: 'junk', text: '%{', file, line: sLine, col: sCol };
+        // (stap's junk token there has no text: `at: junk ''`)
+        const tok: Token = { kind: 'junk', text: '', file, line: sLine, col: sCol };
         opts.errors.push(new ParseError("Could not find matching '%}' to close embedded function block", tok));
         break;
       }
@@ -199,9 +206,16 @@ export function lex(file: SourceFile, opts: LexOptions, pasting = false): TokenT
       }
     }
     i++;
-    out.add('junk', text[start], sLine, sCol);
+    // (stap's lexer makes any other ASCII punctuation a one-character operator, which the parser
+    // then refuses where it looks: `x = 'c'` "expected literal string or number", `@` alone
+    // "unknown operator @"; real-stap -p1)
+    out.add(isPunct(c) ? 'operator' : 'junk', text[start], sLine, sCol);
   }
   return out;
+}
+
+function isPunct(c: number): boolean {
+  return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
 }
 
 /**

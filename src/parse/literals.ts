@@ -59,7 +59,10 @@ export function stringLiteral(c: Cursor, keepNul = false): A.StringLit {
 export function signedNumber(c: Cursor, what = 'expected literal string or number'): A.NumberLit {
   let t = c.next();
   const minus = c.isOp(t, '-') ? t : undefined;
-  if (minus) t = c.next();
+  if (minus) {
+    c.last = undefined; // (swallowed: `global x = -` ends with `saw: <input> EOF`)
+    t = c.next();
+  }
   if (t.kind !== 'number') throw c.error(what);
   let v = parseNumber(t.text, t);
   // (a negative literal must fit in an int64: `-9223372036854775809` is out of range)
@@ -70,7 +73,7 @@ export function signedNumber(c: Cursor, what = 'expected literal string or numbe
 
 /** A literal: adjacent strings or a signed number. */
 export function literal(c: Cursor): A.NumberLit | A.StringLit {
-  const t = c.peek();
+  const t = c.peekQuiet(); // (`global x =` ends with `saw: operator '='`)
   if (t && t.kind === 'string') return stringLiteral(c);
   return signedNumber(c);
 }

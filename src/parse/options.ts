@@ -6,6 +6,8 @@ export interface ParseOptions {
   guru: boolean;
   compatible?: string;
   privilege?: string;
+  /** --runtime (a user script's `%( runtime == "bpf" %)`; kernel when unset). */
+  runtime?: string;
   /** Library macros (from .stpm files). */
   libraryMacros?: Map<string, Macro>;
   /** Filled with the argument numbers the script referenced ($N/@N). */

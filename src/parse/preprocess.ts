@@ -30,14 +30,24 @@ export interface PreprocessOptions {
   /** Filled with the session options a condition consulted (the tapset cache keys on them). */
   usedOptions?: Set<SessionOption>;
   errors: ParseError[];
+  /**
+   * A bad `@define` as stap's scanner raises it in a script (parseFile): an error left in the
+   * token stream (ppErrors) where the scan stood, the scan going on after the offending token
+   * (its parser then skips to the next declaration); else the error goes to `errors` and ends
+   * the file (a library's .stpm).
+   */
+  defineErrorsInStream?: boolean;
+  /** Filled with pass-1 warnings (`macro redefines built-in operator`), printed after the scan. */
+  warnings?: { message: string; tok: Token }[];
 }
 
 /** Session options a `%( %)` condition can test: --compatible, --privilege, -g. */
 export type SessionOption = 'compatible' | 'privilege' | 'guru';
 
+/** The operators a macro of the same name warns about (real-stap -p1 `@define NAME %( 1 %)` each). */
 const BUILTIN_AT_OPS = new Set(['@cast', '@var', '@entry', '@defined', '@count', '@sum', '@min', '@max', '@avg',
   '@variance', '@hist_log', '@hist_linear', '@kderef', '@uderef', '@kregister', '@uregister', '@perf',
-  '@probewrite', '@const', '@enum', '@enumname']);
+  '@probewrite', '@const']);
 
 function isOp(t: Token | undefined, text: string): boolean {
   return !!t && t.kind === 'operator' && t.text === text;
@@ -53,7 +63,10 @@ export function expandMacros(toks: Token[], opts: PreprocessOptions, defined = n
     if (t.kind === 'operator' && t.text.charCodeAt(0) === 64 /* @ */ && t.text.length > 1) {
       if (t.text === '@define') {
         out ??= toks.slice(0, i);
-        i = defineMacro(toks, i, opts, defined);
+        const r = defineMacro(toks, i, opts, defined);
+        if (opts.defineErrorsInStream) for (const e of r.errors) out.push(errorToken(e, e.tok ?? t));
+        else opts.errors.push(...r.errors);
+        i = r.next;
         continue;
       }
       const name = t.text.slice(1);
@@ -73,41 +86,42 @@ export function expandMacros(toks: Token[], opts: PreprocessOptions, defined = n
   return out ?? toks;
 }
 
-function defineMacro(toks: Token[], i: number, opts: PreprocessOptions, defined: Map<string, Macro>): number {
+/**
+ * A `@define NAME(PARAMS) %( BODY %)` at toks[i]: the index after it, or after the token a
+ * failure names (stap's scanner goes on from there: real-stap -p1 `@define x(a,) %( a %)` then
+ * reports the `%(` as a conditional), with the errors (no token: at the end of the file).
+ */
+function defineMacro(toks: Token[], i: number, opts: PreprocessOptions, defined: Map<string, Macro>): { next: number; errors: ParseError[] } {
   const defTok = toks[i];
+  const inStream = !!opts.defineErrorsInStream;
+  const fail = (message: string, at: Token | undefined, j: number): { next: number; errors: ParseError[] } =>
+    ({ next: at && inStream ? j + 1 : toks.length, errors: [at ? new ParseError(message, at) : new ParseError(message, undefined, true, defTok.file)] });
   i++;
   const nameTok = toks[i];
-  if (!nameTok || nameTok.kind !== 'identifier' && nameTok.kind !== 'keyword') {
-    opts.errors.push(new ParseError('expected identifier', nameTok ?? defTok));
-    return toks.length;
-  }
+  if (!nameTok || nameTok.kind !== 'identifier' && nameTok.kind !== 'keyword') return fail('expected identifier', nameTok, i);
   const name = nameTok.text;
-  if (name === 'define') {
-    opts.errors.push(new ParseError("attempt to redefine '@define'", nameTok));
-    return toks.length;
-  }
+  if (name === 'define') return fail("attempt to redefine '@define'", nameTok, i);
+  if (BUILTIN_AT_OPS.has('@' + name)) opts.warnings?.push({ message: `macro redefines built-in operator '@${name}'`, tok: nameTok });
+  const prev = defined.get(name);
+  const redefined = prev ? [new ParseError(`attempt to redefine macro '@${name}' in the same file`, nameTok),
+    new ParseError(`macro '@${name}' first defined here`, prev.tok)] : [];
+  // (stap's scanner goes on after the name, the body read as ordinary tokens)
+  if (prev && inStream) return { next: i + 1, errors: redefined };
   i++;
   const params: string[] = [];
   if (isOp(toks[i], '(')) {
     i++;
     for (;;) {
       const p = toks[i];
-      if (!p || (p.kind !== 'identifier' && p.kind !== 'keyword')) {
-        opts.errors.push(new ParseError('expected identifier', p ?? nameTok));
-        return toks.length;
-      }
+      if (!p || (p.kind !== 'identifier' && p.kind !== 'keyword')) return fail('expected identifier', p, i);
       params.push(p.text);
       i++;
       if (isOp(toks[i], ',')) { i++; continue; }
       if (isOp(toks[i], ')')) { i++; break; }
-      opts.errors.push(new ParseError("expected ',' or ')'", toks[i] ?? p));
-      return toks.length;
+      return fail("expected ',' or ')'", toks[i], i);
     }
   }
-  if (!isOp(toks[i], '%(')) {
-    opts.errors.push(new ParseError(params.length ? "expected '%('" : "expected '%(' or '('", toks[i] ?? nameTok));
-    return toks.length;
-  }
+  if (!isOp(toks[i], '%(')) return fail(params.length ? "expected '%('" : "expected '%(' or '('", toks[i], i);
   i++;
   const body: Token[] = [];
   let depth = 1;
@@ -117,27 +131,21 @@ function defineMacro(toks: Token[], i: number, opts: PreprocessOptions, defined:
     else if (isOp(t, '%)')) {
       depth--;
       if (depth === 0) break;
-    } else if (t.kind === 'operator' && t.text === '@define') {
-      opts.errors.push(new ParseError("'@define' forbidden inside macro body", t));
-      return toks.length;
     }
     body.push(t);
   }
-  if (i >= toks.length) {
-    opts.errors.push(new ParseError("incomplete macro definition - missing '%)'", defTok));
-    return toks.length;
-  }
-  if (defined.has(name)) {
-    const prev = defined.get(name)!;
-    opts.errors.push(new ParseError(`attempt to redefine macro '@${name}' in the same file`, nameTok));
-    void prev;
-    return i + 1;
-  }
-  if (BUILTIN_AT_OPS.has('@' + name)) {
-    // stap warns `macro redefines built-in operator '@NAME'`; recorded as a non-fatal note
-  }
+  if (i >= toks.length) return { next: toks.length, errors: [new ParseError("incomplete macro definition - missing '%)'", nameTok)] };
+  if (prev) return { next: i + 1, errors: redefined.slice(0, 1) };
   defined.set(name, { name, params, body, tok: nameTok });
-  return i + 1;
+  return { next: i + 1, errors: [] };
+}
+
+/** A token of a macro's expansion; a `$N` out of range stays an error where it lands. */
+function expansionCopy(t: Token, chain: Token, expansion: Token): Token {
+  const copy: Token = { ...t, chain, expansion };
+  const e = t.kind === 'junk' ? pendingErrors.get(t) : undefined;
+  if (e) pendingErrors.set(copy, new ParseError(e.message, copy, e.saw, e.eof));
+  return copy;
 }
 
 function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions, defined: Map<string, Macro>,
@@ -159,40 +167,59 @@ function invokeMacro(toks: Token[], i: number, m: Macro, opts: PreprocessOptions
     i++;
     let cur: Token[] = [];
     let nest = 0;
+    // (stap names the `,` that starts a parameter too many, or the `)` that ends too few)
+    let extraComma: Token | undefined;
+    let close: Token | undefined;
     for (;;) {
       const t = toks[i];
       if (!t) {
         opts.errors.push(new ParseError('could not find end of macro invocation', inv));
         return null;
       }
-      if (nest === 0 && isOp(t, ',')) { args.push(cur); cur = []; i++; continue; }
-      if (nest === 0 && isOp(t, ')')) { args.push(cur); i++; break; }
+      if (nest === 0 && isOp(t, ',')) {
+        args.push(cur);
+        if (args.length === m.params.length) extraComma ??= t;
+        cur = [];
+        i++;
+        continue;
+      }
+      if (nest === 0 && isOp(t, ')')) { args.push(cur); close = t; i++; break; }
       if (isOp(t, '(') || isOp(t, '[')) nest++;
       if (isOp(t, ')') || isOp(t, ']')) nest--;
       cur.push(t);
       i++;
     }
     if (args.length > m.params.length) {
-      opts.errors.push(new ParseError(`too many parameters for macro '@${m.name}' (expected ${m.params.length})`, inv));
+      opts.errors.push(new ParseError(`too many parameters for macro '@${m.name}' (expected ${m.params.length})`, extraComma ?? inv));
       return null;
     }
     if (args.length < m.params.length) {
-      opts.errors.push(new ParseError(`too few parameters for macro '@${m.name}' (expected ${m.params.length})`, inv));
+      opts.errors.push(new ParseError(`too few parameters for macro '@${m.name}' (expected ${m.params.length})`, close ?? inv));
       return null;
     }
   }
   // substitute parameters, then expand nested macros in the result
   const subst: Token[] = [];
   for (const t of m.body) {
+    if (t.kind === 'operator' && t.text === '@define') {
+      // (refused where the expansion has it, not in the definition: real-stap -p1)
+      const e = new ParseError("'@define' forbidden inside macro body", expansionCopy(t, inv, inv));
+      if (!opts.defineErrorsInStream) {
+        opts.errors.push(e);
+        return null;
+      }
+      subst.push(errorToken(e, e.tok!));
+      continue;
+    }
     if (t.kind === 'operator' && t.text.startsWith('@')) {
       const idx = m.params.indexOf(t.text.slice(1));
       if (idx >= 0) {
         const use: Token = { ...t, chain: inv, expansion: inv };
-        for (const a of args[idx]) subst.push({ ...a, chain: inv, expansion: use });
+        for (const a of args[idx]) subst.push(expansionCopy(a, inv, use));
         continue;
       }
     }
-    subst.push({ ...t, chain: inv, expansion: inv });
+    subst.push(expansionCopy(t, inv, inv));
   }
   const expanded: Token[] = [];
   let j = 0;

@@ -18,7 +18,7 @@ export function parseBlock(c: Cursor): A.Block {
   const stmts: A.Stmt[] = [];
   for (;;) {
     if (c.peekOp('}')) {
-      c.next();
+      c.swallow(); // (`try { }` ends with `saw: <input> EOF`)
       break;
     }
     stmts.push(parseStatement(c));
@@ -104,15 +104,21 @@ function parseWhile(c: Cursor): A.While {
   return { k: 'while', cond, body: nested(c, kw), tok: kw };
 }
 
+/** The init and increment of a `for` (stap's parse_expr_statement: nothing there is its own error). */
+function exprStatement(c: Cursor): A.Expr {
+  if (!c.peek()) throw c.error('expression statement expected');
+  return parseExpression(c);
+}
+
 function parseFor(c: Cursor): A.For {
   const kw = c.next();
   open(c);
   const st = { k: 'for', tok: kw } as A.For;
-  if (!c.peekOp(';')) st.init = parseExpression(c);
+  if (!c.peekOp(';')) st.init = exprStatement(c);
   if (!c.isOp(c.next(), ';')) throw c.error("expected ';'");
   if (!c.peekOp(';')) st.cond = parseExpression(c);
   if (!c.isOp(c.next(), ';')) throw c.error("expected ';'");
-  if (!c.peekOp(')')) st.incr = parseExpression(c);
+  if (!c.peekOp(')')) st.incr = exprStatement(c);
   close(c);
   st.body = nested(c, kw);
   return st;
@@ -168,7 +174,10 @@ function parseForeach(c: Cursor): A.Foreach {
       const s = sortMark(c);
       if (s) mark(keys.length, s);
       const t = c.next();
-      if (c.isOp(t, ',')) continue;
+      if (c.isOp(t, ',')) {
+        c.last = undefined; // (swallowed: `foreach ([a,` ends with `saw: <input> EOF`)
+        continue;
+      }
       if (c.isOp(t, ']')) break;
       throw c.error("expected ',' or ']'");
     }
@@ -228,11 +237,12 @@ function parseTry(c: Cursor): A.Try {
   if (!c.isKw(c.next(), 'catch')) throw c.error("expected 'catch'");
   const st = { k: 'try', body, tok: kw } as A.Try;
   if (c.peekOp('(')) {
-    c.next();
+    c.swallow();
     const id = c.next();
     if (id.kind !== 'identifier') throw c.error('expected identifier');
     st.catchVar = { k: 'sym', name: id.text, tok: id };
     close(c);
+    c.last = undefined; // (swallowed: `catch (e)` ends with `saw: <input> EOF`)
   }
   st.handler = parseBlock(c);
   return st;

@@ -99,7 +99,12 @@ export function parseFormat(fmt: string): FormatPart[] | string {
     if (i >= n) return 'trailing incomplete print format conversion';
     if (fmt[i] === '.') {
       i++;
-      if (i >= n) return 'trailing incomplete print format conversion';
+      if (i >= n) {
+        // (a bare `%.` ending the format is dropped as a lone `%` is: real-stap -p1 printf("a%.")
+        // passes, printf("%5.") and printf("%-.") fail)
+        if (!started) break;
+        return 'trailing incomplete print format conversion';
+      }
       if (fmt[i] === '*') {
         precStar = true;
         started = true;

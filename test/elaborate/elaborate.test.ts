@@ -69,6 +69,15 @@ describe('elaborate: errors', () => {
     "semantic error: type mismatch (string): identifier 'x' at <input>:1:22", "semantic error: type was first inferred here (long): identifier 'x' at :1:15"));
   it('index type mismatch', () => fails('global a; probe begin { a[1] = 1; a["x"] = 2 ; println(a[1])}',
     "index 0 type mismatch (string): string 'x'", 'type of index 0 was first inferred here (long)'));
+  // (real-stap -p2: the chained message names the array's value type, not the index's)
+  it('index type mismatch names the value type where the index was first inferred', () => fails(
+    'global a; probe begin { a["s"] = 1; a[2] = 1 }',
+    "index 0 type mismatch (long): number '2'", "type of index 0 was first inferred here (long): string 's'"));
+  it('an array only deleted from is unresolved at the delete', () => fails(
+    'global a\nprobe begin { delete a[1]; println(1) }', "semantic error: unresolved type : identifier 'a' at <input>:2:22"));
+  it('index type mismatch of a string array', () => fails(
+    'global a; probe begin { a[2] = "x"; a["s"] = "y" }',
+    "index 0 type mismatch (string): string 's'", "type of index 0 was first inferred here (string): number '2'"));
   it('inconsistent arity', () => fails('global a; probe begin { a[1] = 1; a[1,2] = 2 ; println(a[1])}', 'inconsistent arity (1 vs 2)', 'arity 1 first inferred here'));
   it('unresolved function', () => fails('probe begin { foo(1) }', 'unresolved function foo'));
   it('arity mismatch', () => fails('function foo(a) {return 1} probe begin { foo(1,2) }', "arity mismatch found (function 'foo' takes 1 args)"));

@@ -106,6 +106,9 @@ describe('pass 1: operator precedence (stap, not C)', () => {
     ['x = a - -b', '(x) = ((a) - (-(b)))'],
     ['x = a >>> 2 >> 1', '(x) = (((a) >>> (2)) >> (1))'],
     ['x = s =~ "re"', '(x) = ((s) =~ "re")'],
+    // (real-stap -p1: a match ends its comparison; `+ 1` is then a statement of its own)
+    ['x = s =~ "re" + 1', '(x) = ((s) =~ "re")'],
+    ['x = s =~ "re" && 1', '(x) = (((s) =~ "re") && (1))'],
     ['x = [1, *] in a', '(x) = ([1, *] in a)'],
     ['x = ++y + z--', '(x) = ((++(y)) + ((z)--))'],
     ['x = ~a & 3', '(x) = ((~(a)) & (3))'],
@@ -189,6 +192,18 @@ describe('pass 1: statements and declarations', () => {
   it('rejects histograms where an expression is expected', () => {
     expect(errorOf('global s probe begin { x = @hist_log(s) }')).to.equal('parse error: base histogram operator where expression expected');
     expect(errorOf('probe begin { @foo(1) }')).to.equal('parse error: unknown operator @foo');
+    // (real-stap -p1: other ASCII punctuation is a one-character operator the parser refuses)
+    expect(errorOf('probe begin { @ }')).to.equal('parse error: unknown operator @');
+    expect(errorOf('probe begin { x = @ 1 }')).to.equal('parse error: unknown operator @');
+    expect(errorOf("probe begin { x = 'c' }")).to.equal('parse error: expected literal string or number');
+    expect(errorOf('probe begin { x = 1 ` }')).to.equal('parse error: expected literal string or number');
+    expect(errorOf('probe begin { x = \\ }')).to.equal('parse error: expected literal string or number');
+    expect(errorOf('probe begin { if ("abc" =~ "a" . "b") println(1) }')).to.equal("parse error: expected ')'");
+    expect(errorOf('probe begin { x = "abc" =~ "a" < 1 }')).to.equal('parse error: expected literal string or number');
+    expect(errorOf('probe begin { x = f(1 2) }')).to.equal("parse error: expected one of ') ,'");
+    expect(errorOf('function f(a b) {}')).to.equal("parse error: expected ',' or ')'");
+    expect(errorOf('private probe begin {}')).to.equal("parse error: expected 'function' or identifier");
+    expect(errorOf('private 1')).to.equal("parse error: expected 'function' or identifier");
   });
 
   it('names what was expected at the end of the file as stap 4.8 does', () => {
@@ -205,6 +220,32 @@ describe('pass 1: statements and declarations', () => {
     expect(atEof('probe begin { foreach (x in a @sum')).to.equal('parse error: expected sort directive');
     expect(atEof('function f(')).to.equal('parse error: unexpected end-of-file');
     expect(errorOf('probe foo if x')).to.equal("parse error: expected '('");
+  });
+
+  it('names the token stap 4.8 last took at the end of the file, none after one it swallows', () => {
+    // real-stap -p1 -e of each text, the two first lines of stderr
+    const sawAtEof = (text: string): string => {
+      const r = parse(text);
+      expect(r.file, 'should fail').to.equal(null);
+      return r.errors.split('\n').slice(0, 2).join('|');
+    };
+    const eof = (msg: string): string => `parse error: ${msg}|        saw: <input> EOF`;
+    // a token taken with next(): named
+    expect(sawAtEof('probe')).to.equal('parse error: unexpected end-of-file|        saw: keyword at <input>:1:1');
+    expect(sawAtEof('function f')).to.equal("parse error: unexpected end-of-file|        saw: identifier 'f' at <input>:1:10");
+    expect(sawAtEof('function f(a')).to.equal("parse error: unexpected end-of-file|        saw: identifier 'a' at <input>:1:12");
+    expect(sawAtEof('global x = ')).to.equal("parse error: unexpected end-of-file|        saw: operator '=' at <input>:1:10");
+    // a token swallowed: none
+    for (const t of ['global x[', 'global x[1', 'global x = -', 'function f:long', 'function f(a:long', 'probe begin,',
+      'probe a =', 'probe a +=', 'probe a.', 'probe a(', 'probe {', 'probe {a,', 'probe a = b {},',
+      'probe begin { try { }', 'probe begin { try { } catch(', 'probe begin { try { } catch (e)',
+      'probe begin { foreach ([a,', 'probe begin { @cast(x,']) {
+      expect(sawAtEof(t), t).to.equal(eof('unexpected end-of-file'));
+    }
+    // a `for`'s init and increment are expression statements
+    expect(sawAtEof('probe begin { for (')).to.equal(eof('expression statement expected'));
+    expect(sawAtEof('probe begin { for (x;1;')).to.equal(eof('expression statement expected'));
+    expect(sawAtEof('probe begin { for (x;')).to.equal(eof('expected value'));
   });
 
   it('reports errors in stap layout and resynchronises at the next declaration', () => {
@@ -295,6 +336,63 @@ describe('pass 1: macros', () => {
     expect(withMacros('@define M %( 1 %) @define M %( 2 %)', 'v = @M')).to.equal("parse error: attempt to redefine macro '@M' in the same file");
     expect(withMacros('@define M %( 1', 'v = 1')).to.equal("parse error: incomplete macro definition - missing '%)'");
   });
+
+  it('names the token of a macro error as stap 4.8 does, warns on built-in names, keeps $N errors in an expansion', () => {
+    // real-stap -p1 of each text
+    const two = (text: string, args: string[] = []): string => parse(text, args).errors.split('\n').slice(0, 2).join('|');
+    expect(two('@define x(a) %( @a %) probe begin { @x(1, 2, 3) }'))
+      .to.equal("parse error: too many parameters for macro '@x' (expected 1)|         at: operator ',' at <input>:1:41");
+    expect(two('@define x(a,b,c) %( @a %) probe begin { @x(1) }'))
+      .to.equal("parse error: too few parameters for macro '@x' (expected 3)|         at: operator ')' at <input>:1:45");
+    expect(two('@define x(a) %( $1 %) probe begin { println(@x(1)) }'))
+      .to.equal("parse error: command line argument out of range [1-0]|         at: junk '' at <input>:1:17");
+    const r = parse('@define cast %( 1 %) @define count %( 1 %) @define task %( 1 %) probe begin {}');
+    expect(r.file).to.not.equal(null);
+    expect(r.errors.split('\n').filter((l) => l.startsWith('WARNING'))).to.deep.equal([
+      "WARNING: macro redefines built-in operator '@cast': identifier 'cast' at <input>:1:9",
+      "WARNING: macro redefines built-in operator '@count': identifier 'count' at :1:30"]);
+  });
+
+  it('goes on after a bad @define as stap 4.8 scans: from the token it names, the file empty after preprocessing if nothing else', () => {
+    // real-stap -p1 of each text: the errors' first lines, then the file found empty (no error count)
+    const lines = (text: string): string[] => parse(text).errors.split('\n').filter((l) => /^(parse error|Input file|WARNING)|(saw|at): /.test(l));
+    expect(lines('@define x(a,) %( a %)')).to.deep.equal([
+      'parse error: expected identifier', "         at: operator ')' at <input>:1:13",
+      "parse error: incomplete condition after '%('", "         at: operator '%(' at <input>:1:15",
+      "Input file '<input>' is empty after preprocessing."]);
+    expect(lines('@define x')).to.deep.equal(["parse error: expected '%(' or '('", '        saw: <input> EOF',
+      "Input file '<input>' is empty after preprocessing."]);
+    expect(lines('@define x %( 1 %) @define x %( 2 %) probe begin {}').slice(0, 4)).to.deep.equal([
+      "parse error: attempt to redefine macro '@x' in the same file", "         at: identifier 'x' at <input>:1:27",
+      "parse error: macro '@x' first defined here", "         at: identifier 'x' at <input>:1:9"]);
+    // a declaration after it: parsed, the error counted
+    expect(lines('@define 1 probe begin {}')).to.deep.equal(['parse error: expected identifier', "         at: number '1' at <input>:1:9"]);
+    // @define in a body is refused where it is expanded
+    expect(parse('@define x %( @define y %( 1 %) %)').errors).to.equal("Input file '<input>' is empty after preprocessing.\n");
+    expect(lines('@define x %( @define y %( 1 %) %) probe begin { @x }')[0]).to.equal("parse error: '@define' forbidden inside macro body");
+  });
+
+  it("warns at each `}%` in embedded code, an unterminated block's junk has no text (stap 4.8)", () => {
+    // real-stap -p1 of each text
+    expect(parse('function f() %{ }%').errors.split('\n').slice(0, 5)).to.deep.equal([
+      "WARNING: possible erroneous closing '}%', use '%}'?: embedded-code at <input>:1:14",
+      ' source: function f() %{ }%',
+      '                      ^',
+      "parse error: Could not find matching '%}' to close embedded function block",
+      "         at: junk '' at <input>:1:14"]);
+    expect(parse('%{ }% %}').errors.split('\n')[0]).to.equal("WARNING: possible erroneous closing '}%', use '%}'?: embedded-code at <input>:1:1");
+    expect(parse('function f() %{ %} probe begin {}', [], true).errors).to.equal('');
+  });
+
+  it('tests --runtime in a condition', () => {
+    const p1 = (runtime?: string): string => {
+      const f = parseFile(src('probe begin { println(%( runtime == "bpf" %? 1 %: 2 %)) }'), { args: [], guru: false, runtime },
+        new Diagnostics({ verbose: 0, suppressWarnings: false }, () => {}));
+      return printFile(f!);
+    };
+    expect(p1('bpf')).to.contain('println(1)');
+    expect(p1()).to.contain('println(2)');
+  });
 });
 
 describe('pass 1: -p1 printer', () => {
@@ -312,6 +410,11 @@ describe('pass 1: -p1 printer', () => {
     expect(canon('f()->a')).to.equal('(f())->a');
     const old = parseFile(src('probe begin { x = &(1 + 2) }'), { args: [], guru: false, compatible: '2.5' }, new Diagnostics({ verbose: 0, suppressWarnings: false }, () => {}));
     expect(old).to.equal(null);
+    // (real-stap --compatible=2.5 -p1: `& &y` is refused as not a target before the second `&`)
+    let err = '';
+    parseFile(src('probe begin { x = & &y }'), { args: [], guru: false, compatible: '2.5' }, new Diagnostics({ verbose: 0, suppressWarnings: false }, (t) => { err += t; }));
+    expect(err.split('\n')[0]).to.equal('parse error: expected @cast, @var or $var');
+    expect(errorOf('probe begin { x = & &y }')).to.equal('parse error: expected literal string or number');
   });
 
   it('@kregister, @kderef and @const need guru mode; @perf takes a non-empty literal string', () => {

@@ -16,6 +16,10 @@ describe('runtime/format', () => {
     expect(parseFormat('%5')).to.equal('trailing incomplete print format conversion');
     expect(parseFormat('%-')).to.equal('trailing incomplete print format conversion');
     expect(parseFormat('%.3')).to.equal('trailing incomplete print format conversion');
+    // (real-stap -p1: a bare `%.` at the end passes, after a flag or width it does not)
+    expect(parseFormat('%5.')).to.equal('trailing incomplete print format conversion');
+    expect(parseFormat('%-.')).to.equal('trailing incomplete print format conversion');
+    expect(Array.isArray(parseFormat('a%.'))).to.equal(true);
     expect(Array.isArray(parseFormat('%ld %s %%'))).to.equal(true);
   });
   it('argument types include * args', () => {
