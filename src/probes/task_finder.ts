@@ -82,7 +82,7 @@ function canonical(path: string): string {
 export function resolveExecutable(name: string): string {
   const t = tree();
   if (name.includes('/')) return name.startsWith('/') ? t.programLink(canonical(name)) : name;
-  if (!programs) programs = new Set([...t.PROGRAM_NAMES, ...t.MORE_TOOL_NAMES, ...t.SEED_TOOL_NAMES, ...t.NET_TOOL_NAMES, ...t.FIFO_TOOL_NAMES, 'stap', 'gcc']);
+  if (!programs) programs = new Set([...t.allProgramNames(), 'stap', 'gcc']);
   if (!programs.has(name)) return name;
   // the first $PATH directory that has it (/usr/sbin before /usr/bin), its symlinks followed
   return t.programLink(t.programPath(name) === `/usr/sbin/${name}` ? `/usr/sbin/${name}` : `/usr/bin/${name}`);

@@ -54,6 +54,10 @@ export const SEED_TOOL_NAMES = ['mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk',
 export const NET_TOOL_NAMES = ['nc'];
 /** coreutils' mkfifo and mknod (programs/mknod.ts), created after everything else */
 export const FIFO_TOOL_NAMES = ['mkfifo', 'mknod'];
+/** every program the machine installs, by name (its file: programPath) */
+export function allProgramNames(): string[] {
+  return [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES, ...NET_TOOL_NAMES, ...FIFO_TOOL_NAMES];
+}
 
 /**
  * Size and mtime (seconds since the epoch: the package's build time, which dpkg gives the files

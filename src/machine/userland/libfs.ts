@@ -65,10 +65,13 @@ export function* execvp(u: U, cmd: string, argv: string[]): G<number> {
   return err;
 }
 
-/** execve, and on ENOEXEC the file as a shell script (glibc's maybe_script_execute: /bin/sh FILE ARGS...) */
-function* execOrSh(u: U, file: string, argv: string[]): G<number> {
-  const r = yield* u.exec(file, argv);
-  return r === -8 ? yield* u.exec('/bin/sh', ['/bin/sh', file, ...argv.slice(1)]) : r;
+/**
+ * execve, and on ENOEXEC (no #! line, not a program) the file as a shell script: /bin/sh FILE ARGS...,
+ * as glibc's maybe_script_execute and dash's tryexec run it
+ */
+export function* execOrSh(u: U, file: string, argv: string[], envp?: string[]): G<number> {
+  const r = yield* u.exec(file, argv, envp);
+  return r === -8 ? yield* u.exec('/bin/sh', ['/bin/sh', file, ...argv.slice(1)], envp) : r;
 }
 
 /** A directory's entries as getdents64 returns them (32 KiB calls to the end): name, d_type, d_ino; [] on error. */

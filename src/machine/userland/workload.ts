@@ -18,7 +18,7 @@ import { KTimer, pushScheduleTimeout } from '../kernel/timer';
 import { rcuGpKthread, type RcuMachine } from '../kernel/rcu';
 import { DelayedWork, queueDelayed, workerThread } from '../kernel/workqueue';
 import { shMain } from './sh/exec';
-import { PROGRAM_NAMES, SEED_TOOL_NAMES, MORE_TOOL_NAMES, NET_TOOL_NAMES, FIFO_TOOL_NAMES, programPath } from './fstree';
+import { allProgramNames, programPath } from './fstree';
 import { services, RSYSLOGD_THREADS, rsyslogdThread } from './programs/services';
 import { bootKthreads, bootServices, type BootKthread } from './boot_tasks';
 import { recordedServices, useRecordedService } from './service_mm';
@@ -84,7 +84,7 @@ function lazyMain(name: string, load: ProgramModule): ProgramMain {
 }
 
 export function registerPrograms(m: ProcMachine): void {
-  for (const name of [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES, ...NET_TOOL_NAMES, ...FIFO_TOOL_NAMES]) {
+  for (const name of allProgramNames()) {
     const load = PROGRAM_MODULES[name];
     const main = name === 'sh' || name === 'bash' ? shMain : load && lazyMain(name, load);
     if (main) m.procs.programs.set(programPath(name), main);

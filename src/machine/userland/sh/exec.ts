@@ -27,6 +27,7 @@ import { dashEnvironment } from './vars';
 import { environOf } from '../../process/environ';
 import { errStr } from '../libc_strerror';
 import { dashKill } from './kill';
+import { execOrSh } from '../libfs';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -496,10 +497,8 @@ export class Shell implements ExpandHost {
       const path = yield* self.find(u, name);
       if (!path) { yield* u.err(`${self.prefix()}${name}: not found\n`); return 127; }
       const exec = function* (cu: U): Prog {
-        const env = dashEnvironment(self.vars, self.exported);
-        let r = yield* cu.exec(path, words, env);
-        // tryexec: a file the kernel cannot run (no #! line, not a program) runs under /bin/sh
-        if (r === -8) r = yield* cu.exec('/bin/sh', ['/bin/sh', path, ...words.slice(1)], env);
+        // tryexec: a file the kernel cannot run runs under /bin/sh
+        const r = yield* execOrSh(cu, path, words, dashEnvironment(self.vars, self.exported));
         yield* cu.err(`${self.prefix()}${name}: ${r === -2 ? 'not found' : 'Permission denied'}\n`);
         return r === -2 ? 127 : 126;
       };
