@@ -30,10 +30,10 @@ import * as path from 'path';
 
 const SKIP = new Set(['/etc', '/proc', '/sys', '/dev', '/run', '/tmp', '/root', '/usr/sbin/recorder-run', '/lost+found']);
 const PAGE = 4096;
-/** the directories whose lines come first, indexed in the first line: the ones a start reads (a warm page cache file's, PATH's) */
+/** the directories whose lines come first, indexed in the first line: the ones a start reads (a warm page cache file's, PATH's: /usr/local/sbin is its first directory) */
 /** how deep the first line lists subdirectories (the machine's own directories are no deeper) */
 const SUB_DEPTH = 3;
-const HEAD = ['/', '/usr', '/usr/bin', '/usr/sbin', '/usr/lib', '/usr/lib/x86_64-linux-gnu', '/usr/lib/systemd'];
+const HEAD = ['/', '/usr', '/usr/bin', '/usr/sbin', '/usr/lib', '/usr/lib/x86_64-linux-gnu', '/usr/lib/systemd', '/usr/local'];
 
 interface Line { dir: string; text: string }
 

@@ -91,6 +91,7 @@ function entryOf(line: string): RootEntry {
 
 /** the depth to which the first line lists subdirectories (scripts/userland/root_tree.ts SUB_DEPTH) */
 const SUB_DEPTH = 3;
+const depthOf = (dir: string): number => (dir === '/' ? 0 : dir.split('/').length - 1);
 const join = (dir: string, name: string): string => (dir === '/' ? `/${name}` : `${dir}/${name}`);
 
 /**
@@ -107,14 +108,23 @@ export function installRootTree(fs: Fs, bootNs: number, latestS: number, gen: (p
   const blockBase = fs.reserveBlocks(hd.h.blocks);
   const ns = (s: number): number => machineNsOf(bootNs, Math.min(s, latestS));
   const index = (): Index => load()?.index ?? {};
+  /** a recorded directory's count of subdirectories and whether it has entries: from the first line down to SUB_DEPTH, else the index */
+  const dirFacts = (path: string): { subdirs: number; entries: boolean } => {
+    if (depthOf(path) <= SUB_DEPTH) {
+      const sub = hd.h.sub[path];
+      return { subdirs: sub?.length ?? 0, entries: sub !== undefined };
+    }
+    const h = index()[path];
+    return { subdirs: h?.[2] ?? 0, entries: !!h?.[1] };
+  };
   /** the inode of recorded entry `e` of directory `dir` (inode `parent`) */
   const make = (dir: string, e: RootEntry, parent: Inode): Inode => {
     const path = join(dir, e.name);
     const ino = new Inode(inoBase + e.rank, e.type === 'd' ? S_IFDIR | e.mode : e.type === 'l' ? S_IFLNK | 0o777 : S_IFREG | e.mode, 'ext4', bootNs);
     if (e.type === 'd') {
-      const h = index()[path];
-      ino.nlink = 2 + (h?.[2] ?? 0);
-      ino.children = h?.[1] ? lazyDir(path, ino, []) : new Map();
+      const f = dirFacts(path);
+      ino.nlink = 2 + f.subdirs;
+      ino.children = f.entries ? lazyDir(path, ino, []) : new Map();
     } else if (e.type === 'l') {
       ino.target = e.target;
       ino.size = e.target.length;
