@@ -74,6 +74,7 @@ async function run(a: ShellArgs, pipeline: () => GuestPipeline): Promise<number>
   const { Machine } = await import('../machine/machine');
   const { installMaterializers } = await import('../machine/paths/args');
   const { useRecordedShell } = await import('../machine/userland/service_mm');
+  const { endRunAtExit } = await import('../machine/process/session');
   const m = new Machine({ seed: a.seed, cpus: a.cpus, functionProfiler: a.functionProfiler });
   installMaterializers();
   (await import('./stap_program')).installStap(m, pipeline);
@@ -96,9 +97,10 @@ async function run(a: ShellArgs, pipeline: () => GuestPipeline): Promise<number>
     }
     const p = m.procs.spawnShellArgv(argv, out, err);
     useRecordedShell(m, p);
-    await m.runAsync(() => p.exited);
+    endRunAtExit(m, p);
+    await m.runAsync(() => p.exited || p.runEnd !== null);
     m.shutdownTracing();
-    return p.exited ? p.exitCode : 1;
+    return p.runEnd ?? (p.exited ? p.exitCode : 1);
   }
   return interactive(m, out, err);
 }

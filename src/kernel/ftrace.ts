@@ -202,6 +202,11 @@ const S: State = {
   traceFunction: 'ftrace_stub',
 };
 
+/** Whether any ftrace_ops is registered (a tracer, the profiler, kprobes on ftrace, a probe). */
+export function ftraceOpsRegistered(): boolean {
+  return S.opsList !== ftraceListEnd;
+}
+
 export function ftraceOpsList(): FtraceOps[] {
   const out: FtraceOps[] = [];
   for (let op: FtraceOps | null = S.opsList; op; op = op.next) out.push(op);

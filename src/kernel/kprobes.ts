@@ -221,6 +221,11 @@ export const kprobeIpmodifyOps = new FtraceOps('kprobe_ipmodify_ops', kprobeFtra
 const armedCount = new Map<FtraceOps, number>([[kprobeFtraceOps, 0], [kprobeIpmodifyOps, 0]]);
 
 /** The 64 buckets (read-only view): bucket i lists probes head-first. */
+/** How many probe points the kprobe table holds (an aggregator counts once). */
+export function kprobesRegistered(): number {
+  return byAddr.size;
+}
+
 export function kprobeTable(): readonly (readonly Kprobe[])[] {
   return table;
 }

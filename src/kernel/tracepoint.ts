@@ -220,6 +220,13 @@ export function madeTracepoint(name: string): Tracepoint | undefined {
   return tps.get(name);
 }
 
+/** How many tracepoints have a probe registered (static key on). */
+export function tracepointsEnabled(): number {
+  let n = 0;
+  for (const tp of tps.values()) if (tp.enabled) n++;
+  return n;
+}
+
 /** tracepoint_probe_register_prio(): 0, or -EEXIST for a duplicate (func, data), -ENOENT/-EINVAL. */
 export function tracepointProbeRegister(name: string, func: TracepointProbe, data: unknown,
   prio: number = TRACEPOINT_DEFAULT_PRIO): number {

@@ -62,6 +62,12 @@ export class Process {
   memcg: MemCgroup | null = null;
   exitCode = 0;
   exited = false;
+  /**
+   * Called when the process's program calls exit_group(code); true ends the run there instead
+   * (process/session.ts: a `tapsim shell -c` whose exit nothing can see), `runEnd` then the status
+   */
+  atExitGroup: ((t: Task, code: number) => boolean) | null = null;
+  runEnd: number | null = null;
   reaped = false;
   /** signal dispositions */
   sigHandlers = new Map<number, SigHandler>();

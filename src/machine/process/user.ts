@@ -41,6 +41,9 @@ export function syscallNr(name: string): number {
 let syscallPath: CompiledPath | null = null;
 const CLONE_CHILD_CLEARTID = 0x200000, CLONE_CHILD_SETTID = 0x1000000;
 
+/** what a task whose exit_group ended the run does until the machine stops: user-mode time */
+const RUN_ENDED: Op = { k: 'cpu', ns: Infinity };
+
 /** Run user mode of `t` on `c` until `until` or until it enters the kernel. */
 export function runUser(m: MmMachine, c: Cpu, t: Task, until: number): void {
   if (t.op === null) {
@@ -55,6 +58,12 @@ export function runUser(m: MmMachine, c: Cpu, t: Task, until: number): void {
   }
   const op = t.op as Op;
   if (op.k === 'sys') {
+    if (t.proc.atExitGroup !== null && op.name === 'exit_group' && t.proc.atExitGroup(t, Number(op.a[0]))) {
+      // the run ends here (process/session.ts): the task stays in user mode until the caller stops
+      t.op = RUN_ENDED;
+      t.opLeft = Infinity;
+      return;
+    }
     // newEnv(name, { nr, a }) without the intermediate objects (same properties, same order)
     const env: Env = { name: op.name, nr: syscallNr(op.name), a: op.a, ret: 0, rv: 0 };
     if (op.extra) Object.assign(env, op.extra);
