@@ -17,14 +17,15 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { sourceStamp } from './ksymtab';
 
-const FORMAT = 'tapsim-known-symbols-1';
+const FORMAT = 'tapsim-known-symbols-2';
 const BOOT_FORMAT = 'tapsim-boot-symbols-1';
 
 interface KnownFile {
   format: string;
   stamp: string;
-  /** name -> firstAliasOf(name) */
-  firstAlias: Record<string, number>;
+  /** the names, sorted and '\n'-separated, and firstAliasOf(name) of each, in that order (two lists parse faster than an object of ~1,000 keys) */
+  names: string;
+  firstAlias: number[];
 }
 
 interface BootFile {
@@ -37,8 +38,8 @@ interface BootFile {
   names: string;
 }
 
-/** the table's answers as parsed (a Map of ~1,000 entries made at every start cost more than the lookups) */
-let known: Record<string, number> | null = null;
+/** the table's answers as parsed: sorted names and their answers (a Map of ~1,000 entries made at every start cost more than the lookups) */
+let known: { names: string[]; ids: number[] } | null = null;
 
 /** The table `npm run build` writes. */
 export function builtKnownSymbolsFile(): string {
@@ -64,13 +65,27 @@ function readCurrent<T extends { format: string; stamp: string }>(file: string, 
 /** The table in `file` if it is current for the symbol table's data, else null. */
 export function readKnownSymbols(file: string, stamp: string): Map<string, number> | null {
   const k = readCurrent<KnownFile>(file, FORMAT, stamp);
-  return k && new Map(Object.entries(k.firstAlias));
+  if (!k) return null;
+  const names = k.names.split('\n');
+  return new Map(names.map((n, i) => [n, k.firstAlias[i]]));
 }
 
 /** firstAliasOf(name) as the build computed it, or undefined (not a precomputed name, or no current table). */
 export function knownFirstAlias(name: string): number | undefined {
-  if (!known) known = readCurrent<KnownFile>(builtKnownSymbolsFile(), FORMAT, sourceStamp())?.firstAlias ?? {};
-  return Object.prototype.hasOwnProperty.call(known, name) ? known[name] : undefined;
+  if (!known) {
+    const k = readCurrent<KnownFile>(builtKnownSymbolsFile(), FORMAT, sourceStamp());
+    known = k ? { names: k.names.split('\n'), ids: k.firstAlias } : { names: [], ids: [] };
+  }
+  // (binary search: the names are sorted as JavaScript compares strings)
+  const names = known.names;
+  let lo = 0, hi = names.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const n = names[mid];
+    if (n === name) return known.ids[mid];
+    if (n < name) lo = mid + 1; else hi = mid - 1;
+  }
+  return undefined;
 }
 
 let boot: { sysModules?: string[]; ids?: number[]; names?: string[] } | null = null;
@@ -99,11 +114,11 @@ export function knownSymbolName(id: number): string | undefined {
  */
 export function writeKnownSymbols(file: string, names: Iterable<string>, firstAliasOf: (name: string) => number, sysModules: readonly string[],
   nameOf: (id: number) => string, bootFile = builtBootSymbolsFile()): number {
-  const firstAlias: Record<string, number> = {};
-  for (const n of [...new Set(names)].sort()) firstAlias[n] = firstAliasOf(n);
+  const sorted = [...new Set(names)].sort();
+  const firstAlias = sorted.map((n) => firstAliasOf(n));
   const stamp = sourceStamp();
-  const text = JSON.stringify({ format: FORMAT, stamp, firstAlias } satisfies KnownFile);
-  const ids = [...new Set(Object.values(firstAlias))].filter((id) => id >= 0).sort((a, b) => a - b);
+  const text = JSON.stringify({ format: FORMAT, stamp, names: sorted.join('\n'), firstAlias } satisfies KnownFile);
+  const ids = [...new Set(firstAlias)].filter((id) => id >= 0).sort((a, b) => a - b);
   const bootText = JSON.stringify({ format: BOOT_FORMAT, stamp, sysModules: [...sysModules], ids, names: ids.map(nameOf).join('\n') } satisfies BootFile);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text, 'latin1');

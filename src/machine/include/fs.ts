@@ -161,8 +161,8 @@ export interface LazyEntry {
  * A directory's entries made when first used (Inode.children of a boot tree that a run mostly does
  * not read: the guest's /etc, userland/etc_tree.ts).  A look-up of one name (get, has) makes that
  * entry only; anything that lists, counts or changes the directory makes all of it first, in its
- * order.  Entries keep the numbers, times and order an eager build gives them: the builder reserves
- * them at boot.
+ * order; an entry added under a new name is added alone, after them.  Entries keep the numbers,
+ * times and order an eager build gives them: the builder reserves them at boot.
  */
 export class LazyDir extends Map<string, Inode> {
   private source: LazyDirSource | null = null;
@@ -171,12 +171,16 @@ export class LazyDir extends Map<string, Inode> {
     for (const [n, i] of made) super.set(n, i);
     this.source = source;
   }
+  /** entries added under names the source does not have, before it was filled (they follow its entries) */
+  private added: [string, Inode][] | null = null;
   private fill(): void {
     const s = this.source;
     if (!s) return;
     this.source = null;
     super.clear();
     for (const [n, i] of s.all()) super.set(n, i);
+    if (this.added) for (const [n, i] of this.added) super.set(n, i);
+    this.added = null;
   }
   get(name: string): Inode | undefined {
     let i = super.get(name);
@@ -200,6 +204,11 @@ export class LazyDir extends Map<string, Inode> {
     return this.get(name) !== undefined;
   }
   set(name: string, ino: Inode): this {
+    // a new name: added after the source's entries without making them (a file created in /usr/bin)
+    if (this.source && this.get(name) === undefined) {
+      (this.added ??= []).push([name, ino]);
+      return super.set(name, ino);
+    }
     this.fill();
     return super.set(name, ino);
   }
