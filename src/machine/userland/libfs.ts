@@ -54,11 +54,14 @@ export function* which(u: U, cmd: string): G<string | null> {
  * the error of the last attempt (-ENOENT when none was found, -EACCES when one was found but not
  * executable)
  */
-export function* execvp(u: U, cmd: string, argv: string[]): G<number> {
-  if (cmd.includes('/')) return yield* execOrSh(u, cmd, argv);
+export function* execvp(u: U, cmd: string, argv: string[], envp?: string[]): G<number> {
+  if (cmd.includes('/')) return yield* execOrSh(u, cmd, argv, envp);
   let err = -2;
-  for (const d of PATHS) {
-    const r = yield* execOrSh(u, `${d}/${cmd}`, argv);
+  // execvpe: the PATH of the environment the program runs with (glibc's default without one)
+  const pathVar = envp?.find((v) => v.startsWith('PATH='));
+  const dirs = envp === undefined ? PATHS : pathVar === undefined ? ['/bin', '/usr/bin'] : pathVar.slice(5).split(':').map((d) => d || '.');
+  for (const d of dirs) {
+    const r = yield* execOrSh(u, `${d}/${cmd}`, argv, envp);
     if (r === -13) err = r;
     else if (r !== -2 && r !== -20) return r;
   }

@@ -86,6 +86,81 @@ function grepPattern(pat: string, flags: string): { test(s: string): boolean } |
   }
 }
 
+/** GNU grep's options that take an argument, short and long */
+const GREP_ARG_SHORT = 'efmABCdD';
+const GREP_LONG: Record<string, string> = {
+  'regexp': 'e', 'file': 'f', 'max-count': 'm', 'ignore-case': 'i', 'invert-match': 'v', 'count': 'c', 'line-number': 'n',
+  'no-filename': 'h', 'with-filename': 'H', 'files-with-matches': 'l', 'files-without-match': 'L', 'quiet': 'q', 'silent': 'q',
+  'no-messages': 's', 'word-regexp': 'w', 'line-regexp': 'x', 'only-matching': 'o', 'extended-regexp': 'E', 'fixed-strings': 'F',
+  'basic-regexp': 'G', 'null': 'Z',
+};
+
+/**
+ * GNU grep 3.8's command line (getopt_long, arguments permuted): flags, the -e patterns (or none:
+ * the first operand is), -m's count, the operands; `error` the message of a bad option.
+ */
+function grepOptions(argv: string[]): { flags: string; patterns?: string; max?: number; operands: string[]; error?: string } {
+  let flags = '';
+  const pats: string[] = [];
+  const operands: string[] = [];
+  let max: number | undefined;
+  const withArg = (o: string, v: string): void => { if (o === 'e') pats.push(v); else if (o === 'm') max = Number(v); };
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') { operands.push(...argv.slice(i + 1)); break; }
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
+      const hits = Object.keys(GREP_LONG).filter((k) => k.startsWith(name));
+      const key = GREP_LONG[name] !== undefined ? name : hits.length === 1 ? hits[0] : undefined;
+      if (key === undefined) return { flags, operands, error: `grep: unrecognized option '${a}'\n` };
+      const o = GREP_LONG[key];
+      if (GREP_ARG_SHORT.includes(o)) {
+        const v = eq < 0 ? argv[++i] : a.slice(eq + 1);
+        if (v === undefined) return { flags, operands, error: `grep: option '--${key}' requires an argument\n` };
+        withArg(o, v);
+      } else flags += o;
+      continue;
+    }
+    if (!a.startsWith('-') || a === '-') { operands.push(a); continue; }
+    for (let j = 1; j < a.length; j++) {
+      const o = a[j];
+      if (GREP_ARG_SHORT.includes(o)) {
+        const v = j + 1 < a.length ? a.slice(j + 1) : argv[++i];
+        if (v === undefined) return { flags, operands, error: `grep: option requires an argument -- '${o}'\n` };
+        withArg(o, v);
+        break;
+      }
+      if (!'ivcnhHlLqswxoEFGZ'.includes(o)) return { flags, operands, error: `grep: invalid option -- '${o}'\n` };
+      flags += o;
+    }
+  }
+  return { flags, patterns: pats.length ? pats.join('\n') : undefined, max, operands };
+}
+
+/**
+ * The patterns (one per line of `pat`) as one matcher: -w a match with no word character on either
+ * side, -x the whole line; `parts` the matched pieces of a line (-o).
+ */
+function grepMatcher(pat: string, flags: string): { test(s: string): boolean; parts(s: string): string[] } | string {
+  const ms: { test(s: string): boolean }[] = [];
+  const srcs: string[] = [];
+  for (const p of pat.split('\n')) {
+    const fixed = flags.includes('F');
+    const src = fixed ? p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : flags.includes('E') ? p : null;
+    const m = grepPattern(p, flags);
+    if (typeof m === 'string') return m;
+    ms.push(m);
+    srcs.push(src ?? breToJs(p));
+  }
+  const w = flags.includes('w'), x = flags.includes('x');
+  const whole = new RegExp(srcs.map((s) => (x ? `^(?:${s})$` : w ? `(?<![A-Za-z0-9_])(?:${s})(?![A-Za-z0-9_])` : `(?:${s})`)).join('|'), 'g' + (flags.includes('i') ? 'i' : ''));
+  return {
+    test: (s: string) => { if (!w && !x) return ms.some((m) => m.test(s)); whole.lastIndex = 0; return whole.test(s); },
+    parts: (s: string) => { whole.lastIndex = 0; const out: string[] = []; for (let r = whole.exec(s); r; r = whole.exec(s)) { if (r[0] === '') { whole.lastIndex++; continue; } out.push(r[0]); } return out; },
+  };
+}
+
 /** A tail count: digits with coreutils' multiplier suffixes (b 512, kB 1000, K/KiB 1024, MB, M ...), else null. */
 function tailCount(v: string): number | null {
   const m = /^(\d+)(b|[kKMGT]B|[KMGT](?:iB)?)?$/.exec(v);
@@ -202,9 +277,10 @@ export const programs: Record<string, ProgramMain> = {
    * at a time; matches through stdio; close_stdout.
    */
   grep: function* (u, argv) {
-    const flags = argv.slice(1).filter((a) => a.startsWith('-') && a !== '-').join('');
-    const rest = argv.slice(1).filter((a) => !a.startsWith('-') || a === '-');
-    const pat = rest[0];
+    const opts = grepOptions(argv);
+    const flags = opts.flags;
+    const rest = opts.operands;
+    const pat = opts.patterns ?? rest.shift();
     yield* u.malloc();
     const maps = yield* u.open('/proc/self/maps');
     if (maps >= 0) {
@@ -218,21 +294,26 @@ export const programs: Record<string, ProgramMain> = {
     yield* u.sys('sigaltstack', [0, 0]);
     yield* u.sys('rt_sigaction', [11, 0, 0, 8]);
     yield* u.sys('rt_sigaction', [11, 0, 0, 8]);
-    if (pat === undefined) { yield* u.err('Usage: grep [OPTION]... PATTERNS [FILE]...\nTry \'grep --help\' for more information.\n'); yield* u.closeStdout(); return 2; }
-    const re = grepPattern(pat, flags);
+    if (opts.error !== undefined || pat === undefined) { yield* u.err(`${opts.error ?? ''}Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n`); yield* u.closeStdout(); return 2; }
+    const re = grepMatcher(pat, flags);
     if (typeof re === 'string') { yield* u.err(`grep: ${re}\n`); yield* u.closeStdout(); return 2; }
     yield* u.fstat(1);
     yield* u.stat('/dev/null');
-    const files = rest.slice(1);
+    const files = rest;
+    const multi = (files.length > 1 || flags.includes('H')) && !flags.includes('h');
+    const max = opts.max ?? Infinity;
     let found = false;
     let count = 0;
     let st = 0;
+    const listing = flags.includes('l') || flags.includes('L');
     for (const f of files.length ? files : ['-']) {
       const fd = f === '-' ? 0 : yield* u.open(f, 0x100);
-      if (fd < 0) { yield* u.err(`grep: ${f}: No such file or directory\n`); st = 2; continue; }
+      if (fd < 0) { if (!flags.includes('s')) yield* u.err(`grep: ${f}: No such file or directory\n`); st = 2; continue; }
       yield* u.fstat(fd);
+      const name = f === '-' ? '(standard input)' : f;
       let partial = '';
       let n = 0;
+      let hits = 0;
       for (;;) {
         const r = yield* u.read(fd, 98304);
         const eof = r.ret <= 0 || !r.data;
@@ -240,17 +321,21 @@ export const programs: Record<string, ProgramMain> = {
         partial = eof ? '' : lines.pop() as string;
         if (eof && lines[lines.length - 1] === '') lines.pop();
         for (const l of lines) {
+          if (hits >= max) break;
           n++;
-          if (re.test(l) !== flags.includes('v')) {
-            found = true; count++;
-            if (!flags.includes('c') && !flags.includes('q')) yield* u.printf((files.length > 1 && !flags.includes('h') ? `${f}:` : '') + (flags.includes('n') ? `${n}:` : '') + l + '\n');
-          }
+          if (re.test(l) === flags.includes('v')) continue;
+          found = true; hits++;
+          if (flags.includes('c') || flags.includes('q') || listing) continue;
+          const lead = (multi ? `${name}:` : '') + (flags.includes('n') ? `${n}:` : '');
+          if (flags.includes('o') && !flags.includes('v')) { for (const part of re.parts(l)) yield* u.printf(lead + part + '\n'); } else yield* u.printf(lead + l + '\n');
         }
-        if (eof) break;
+        if (eof || hits >= max) break;
       }
       if (fd !== 0) yield* u.close(fd);
+      count += hits;
+      if (flags.includes('c') && !listing) yield* u.printf((multi ? `${name}:` : '') + `${hits}\n`);
+      if ((flags.includes('l') && hits > 0) || (flags.includes('L') && hits === 0)) yield* u.printf(name + '\n');
     }
-    if (flags.includes('c')) yield* u.printf(`${count}\n`);
     yield* u.closeStdout();
     return st || (found ? 0 : 1);
   },

@@ -13,6 +13,7 @@ import { epochSeconds, lsTime, statTime, dateString, strftime } from '../libc_ti
 import { humanScale } from '../gnulib_human';
 import { errStr } from '../libc_strerror';
 import { execvp } from '../libfs';
+import { environOf } from '../../process/environ';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -265,24 +266,62 @@ const id: ProgramMain = function* (u, argv) {
   return 0;
 };
 
-/** the environment a command started by the machine's shells has (as the recorder's: HOME, PATH, TERM; no LANG) */
-export const DEFAULT_ENV = ['HOME=/root', 'LOGNAME=root', 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'PWD=/root', 'SHELL=/bin/bash', 'TERM=vt220', 'USER=root'];
 
+/**
+ * GNU env 9.1: options up to the first operand (getopt "+"), -i / - / --ignore-environment, -u NAME /
+ * --unset=NAME, -0 / --null; then NAME=VALUE operands; then the command, run by execvp with the new
+ * environment (its PATH searched; glibc's /bin:/usr/bin without one), or the environment printed.
+ */
 const env: ProgramMain = function* (u, argv) {
-  const { flags, ops } = parseArgs(argv);
-  const vars = flags.has('i') ? [] : [...DEFAULT_ENV];
-  let i = 0;
-  for (; i < ops.length && ops[i].includes('='); i++) {
-    const k = ops[i].slice(0, ops[i].indexOf('='));
-    const j = vars.findIndex((v) => v.startsWith(k + '='));
-    if (j >= 0) vars[j] = ops[i]; else vars.push(ops[i]);
+  let vars = environOf(u.t.proc).slice();
+  let nul = false;
+  const usage = function* (msg: string): G<number> {
+    yield* u.err(`env: ${msg}\nTry 'env --help' for more information.\n`);
+    return 125;
+  };
+  const unset = (k: string): void => { vars = vars.filter((v) => !v.startsWith(k + '=')); };
+  let i = 1;
+  for (; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') { i++; break; }
+    if (a === '-') { vars = []; continue; }
+    if (!a.startsWith('-')) break;
+    if (a.startsWith('--')) {
+      const [name, val] = a.includes('=') ? [a.slice(2, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a.slice(2), undefined];
+      const full = ['ignore-environment', 'null', 'unset'].filter((o) => o.startsWith(name));
+      if (full.length !== 1) return yield* usage(`unrecognized option '${a}'`);
+      if (full[0] === 'ignore-environment') vars = [];
+      else if (full[0] === 'null') nul = true;
+      else {
+        const v = val ?? argv[++i];
+        if (v === undefined) return yield* usage(`option '--unset' requires an argument`);
+        unset(v);
+      }
+      continue;
+    }
+    for (let j = 1; j < a.length; j++) {
+      const f = a[j];
+      if (f === 'i') vars = [];
+      else if (f === '0') nul = true;
+      else if (f === 'u') {
+        const v = j + 1 < a.length ? a.slice(j + 1) : argv[++i];
+        if (v === undefined) return yield* usage(`option requires an argument -- 'u'`);
+        unset(v);
+        break;
+      } else return yield* usage(`invalid option -- '${f}'`);
+    }
   }
-  if (i < ops.length) {
-    const r = yield* execvp(u, ops[i], ops.slice(i));
-    yield* u.err(`env: '${ops[i]}': No such file or directory\n`);
+  for (; i < argv.length && argv[i].includes('='); i++) {
+    const k = argv[i].slice(0, argv[i].indexOf('='));
+    unset(k);
+    vars.push(argv[i]);
+  }
+  if (i < argv.length) {
+    const r = yield* execvp(u, argv[i], argv.slice(i), vars);
+    yield* u.err(`env: '${argv[i]}': No such file or directory\n`);
     return r === -13 ? 126 : 127;
   }
-  yield* u.out(vars.map((v) => v + '\n').join(''));
+  yield* u.out(vars.map((v) => v + (nul ? '\0' : '\n')).join(''));
   return 0;
 };
 

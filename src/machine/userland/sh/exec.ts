@@ -24,6 +24,8 @@ import { ExpandHost, expandWords, expandToString, hereParts } from './expand';
 import { globMatch } from '../../../kernel/ftrace_regex';
 import { Jobs, Job, DOWAIT_NONBLOCK, DOWAIT_WAITCMD, DOWAIT_WAITCMD_ALL } from './jobs';
 import { dashEnvironment } from './vars';
+import { newGetoptsState } from './getopts';
+import { VAR_BUILTINS } from './var_builtins';
 import { environOf } from '../../process/environ';
 import { errStr } from '../libc_strerror';
 import { dashKill } from './kill';
@@ -60,6 +62,10 @@ export class Shell implements ExpandHost {
   arg0 = 'sh';
   errexit = false;
   xtrace = false;
+  /** set -f: no pathname expansion */
+  noglob = false;
+  /** where getopts is in the parameters (sh/getopts.ts) */
+  getopts = newGetoptsState();
   bash = false; // run as bash: its /dev/tcp and /dev/udp redirections (bash/netopen.ts), its forks (bash/external.ts)
   private u: U | null = null;
 
@@ -69,19 +75,26 @@ export class Shell implements ExpandHost {
       const eq = x.indexOf('=');
       if (eq > 0) { this.vars.set(x.slice(0, eq), x.slice(eq + 1)); this.exported.add(x.slice(0, eq)); }
     }
+    // (dash's default PATH when the environment has none: set, not exported)
+    if (!this.vars.has('PATH')) this.vars.set('PATH', DEFAULT_PATH);
     this.vars.set('IFS', ' \t\n');
     this.vars.set('PS1', '# ');
     this.vars.set('PS2', '> ');
+    // var.c's varinit: OPTIND and PS4 are set at start too (PPID after getppid: shMain)
+    this.vars.set('OPTIND', '1');
+    this.vars.set('PS4', '+ ');
   }
 
   clone(): Shell {
     const s = new Shell();
     s.vars = new Map(this.vars); s.exported = new Set(this.exported); s.params = this.params.slice(); s.name = this.name;
     s.status = this.status; s.lastBg = this.lastBg; s.funcs = new Map(this.funcs); s.pid = this.pid; s.line = this.line;
-    s.arg0 = this.arg0; s.bash = this.bash; s.scriptFile = this.scriptFile; s.errexit = this.errexit; s.xtrace = this.xtrace; s.hashed = new Map(this.hashed);
+    s.arg0 = this.arg0; s.bash = this.bash; s.scriptFile = this.scriptFile; s.errexit = this.errexit; s.xtrace = this.xtrace; s.noglob = this.noglob; s.getopts = { ...this.getopts }; s.hashed = new Map(this.hashed);
     return s;
   }
 
+  /** setparam, shiftcmd, evalfun: getopts starts at the first parameter again (OPTIND as it is) */
+  resetGetopts(): void { this.getopts = { optind: 1, optoff: -1, seen: this.vars.get('OPTIND') ?? '' }; }
   get(n: string): string | undefined { return this.vars.get(n); }
   set(n: string, v: string): void { this.vars.set(n, v); }
   special(c: string): string {
@@ -91,7 +104,8 @@ export class Shell implements ExpandHost {
       case '!': return this.lastBg ? String(this.lastBg) : '';
       case '#': return String(this.params.length);
       case '0': return this.name;
-      case '-': return (this.errexit ? 'e' : '') + (this.xtrace ? 'x' : '') + (this.interactive ? 'i' : '');
+      // (dash lists the set options from the last of its optletters "efIimnsxvVECabu" to the first)
+      case '-': return (this.xtrace ? 'x' : '') + (this.interactive ? 'i' : '') + (this.noglob ? 'f' : '') + (this.errexit ? 'e' : '');
     }
     return '';
   }
@@ -152,9 +166,20 @@ export class Shell implements ExpandHost {
       if (ao.bg) { yield* this.background(u, ao); continue; }
       const st = yield* this.runAndOr(u, ao, exit && i === list.length - 1);
       this.status = st;
-      if (this.errexit && st !== 0 && !ao.rest.length && !ao.first.bang) throw new Flow('exit', st);
+      if (this.errexit && st !== 0 && !this.tested && !ao.rest.length && !ao.first.bang) throw new Flow('exit', st);
     }
     return this.status;
+  }
+
+  /** how deep in if/while/until conditions (dash's EV_TESTED): set -e does not apply there */
+  private tested = 0;
+  private *runTested(u: U, list: List): G<number> {
+    this.tested++;
+    try {
+      return yield* this.runList(u, list, false);
+    } finally {
+      this.tested--;
+    }
   }
 
   /** `list &`: a pipeline runs as one with its members in the background, anything else in a forked child (evalsubshell) */
@@ -312,14 +337,14 @@ export class Shell implements ExpandHost {
       case 'group': return yield* this.runList(u, c.body, exit);
       case 'if': {
         for (const cl of c.clauses) {
-          if ((yield* this.runList(u, cl.cond, false)) === 0) return yield* this.runList(u, cl.body, exit);
+          if ((yield* this.runTested(u, cl.cond)) === 0) return yield* this.runList(u, cl.body, exit);
         }
         return c.else ? yield* this.runList(u, c.else, exit) : 0;
       }
       case 'loop': {
         let st = 0;
         for (;;) {
-          const cs = yield* this.runList(u, c.cond, false);
+          const cs = yield* this.runTested(u, c.cond);
           if ((cs === 0) === c.until) break;
           const r = yield* this.loopBody(u, c.body);
           st = r.st;
@@ -328,7 +353,7 @@ export class Shell implements ExpandHost {
         return st;
       }
       case 'for': {
-        const items = c.items === null ? this.params.slice() : yield* expandWords(this, u, c.items);
+        const items = c.items === null ? this.params.slice() : yield* expandWords(this, u, c.items, this.noglob);
         let st = 0;
         for (const it of items) {
           this.vars.set(c.name, it);
@@ -452,7 +477,7 @@ export class Shell implements ExpandHost {
   private *simple(u: U, c: Extract<Command, { k: 'simple' }>, exit: boolean): G<number> {
     this.line = c.line;
     this.status0 = this.status;
-    const words = yield* expandWords(this, u, c.words);
+    const words = yield* expandWords(this, u, c.words, this.noglob);
     const assigns: [string, string][] = [];
     for (const a of c.assigns) assigns.push([a.name, yield* expandToString(this, u, a.value)]);
     if (this.xtrace) yield* u.err(`+ ${[...assigns.map(([k, v]) => `${k}=${v}`), ...words].join(' ')}\n`);
@@ -464,8 +489,10 @@ export class Shell implements ExpandHost {
     const name = words[0];
     const fn = this.funcs.get(name);
     if (fn) {
-      const saved = this.params;
+      // evalfun: the function has its own parameters and getopts place
+      const saved = this.params, savedGetopts = this.getopts;
       this.params = words.slice(1);
+      this.resetGetopts();
       try {
         return yield* this.withRedirs(u, c.redirs, () => this.runCommand(u, fn, false));
       } catch (e) {
@@ -473,6 +500,7 @@ export class Shell implements ExpandHost {
         throw e;
       } finally {
         this.params = saved;
+        this.getopts = savedGetopts;
       }
     }
     // `exec` without a command: its redirections stay in effect (not pushed, never popped)
@@ -588,6 +616,9 @@ export class Shell implements ExpandHost {
   }
 }
 
+/** Debian's dash: var.c's defpathvar */
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
 const F_DUPFD = 0, F_GETFD = 1, F_SETFD = 2, FD_CLOEXEC = 1;
 
 const SPECIAL_BUILTINS = new Set([':', '.', 'break', 'continue', 'eval', 'exec', 'exit', 'export', 'readonly', 'return', 'set', 'shift', 'trap', 'unset']);
@@ -612,38 +643,6 @@ const BUILTINS: Record<string, Builtin> = {
   return: function* (_u, w) { throw new Flow('return', w[1] !== undefined ? Number(w[1]) & 0xff : this.status); },
   break: function* (_u, w) { if (!this['loopDepth' as keyof Shell]) return 0; throw new Flow('break', Number(w[1] ?? 1)); },
   continue: function* (_u, w) { if (!this['loopDepth' as keyof Shell]) return 0; throw new Flow('continue', Number(w[1] ?? 1)); },
-  export: function* (u, w) {
-    if (w.length === 1 || w[1] === '-p') {
-      for (const k of [...this.exported].sort()) yield* u.out(`export ${k}='${this.vars.get(k) ?? ''}'\n`);
-      return 0;
-    }
-    for (const a of w.slice(1)) {
-      const eq = a.indexOf('=');
-      const k = eq < 0 ? a : a.slice(0, eq);
-      if (eq >= 0) this.vars.set(k, a.slice(eq + 1));
-      this.exported.add(k);
-    }
-    return 0;
-  },
-  unset: function* (_u, w) { for (const k of w.slice(1).filter((x) => x !== '-v' && x !== '-f')) { this.vars.delete(k); this.exported.delete(k); this.funcs.delete(k); } return 0; },
-  set: function* (u, w) {
-    if (w.length === 1) { for (const [k, v] of [...this.vars].sort()) yield* u.out(`${k}='${v}'\n`); return 0; }
-    let i = 1;
-    for (; i < w.length; i++) {
-      const a = w[i];
-      if (a === '--') { i++; break; }
-      if (!/^[-+][a-z]+$/.test(a)) break;
-      for (const f of a.slice(1)) { if (f === 'e') this.errexit = a[0] === '-'; if (f === 'x') this.xtrace = a[0] === '-'; }
-    }
-    if (i < w.length || w.includes('--')) this.params = w.slice(i);
-    return 0;
-  },
-  shift: function* (u, w) {
-    const n = Number(w[1] ?? 1);
-    if (n > this.params.length) { if (this.bash) return 1; yield* u.err(`${this.prefix()}shift: can't shift that many\n`); return 2; }
-    this.params = this.params.slice(n);
-    return 0;
-  },
   eval: function* (u, w) { return yield* this.runSource(u, w.slice(1).join(' '), false, true); },
   '.': function* (u, w) {
     if (!w[1]) return 0;
@@ -673,24 +672,6 @@ const BUILTINS: Record<string, Builtin> = {
     }
     yield* u.err(`${this.prefix()}exec: ${w[1]}: ${e === -2 ? 'not found' : 'Permission denied'}\n`);
     throw new Flow('exit', e === -2 ? 127 : 126);
-  },
-  read: function* (u, w) {
-    const names = w.slice(1).filter((x) => !x.startsWith('-'));
-    const raw = w.includes('-r');
-    let line = '';
-    for (;;) {
-      const r = yield* u.read(0, 1);
-      if (r.ret <= 0 || !r.data) { if (!line) return 1; break; }
-      const ch = String.fromCharCode(r.data[0]);
-      if (ch === '\n') break;
-      line += ch;
-    }
-    if (!raw) line = line.replace(/\\(.)/g, '$1');
-    const ifs = this.vars.get('IFS') ?? ' \t\n';
-    const fields = line.split(new RegExp(`[${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`)).filter((x, i) => x || i > 0);
-    if (!names.length) names.push('REPLY');
-    names.forEach((n, i) => this.vars.set(n, i === names.length - 1 ? fields.slice(i).join(' ') : fields[i] ?? ''));
-    return 0;
   },
   // waitcmd: no operand, reap until no job runs (dowait WAITCMD_ALL: WNOHANG, sigsuspend between
   // SIGCHLDs); operands (a job's last pid or %N): wait for each, the status of the last (127: unknown)
@@ -737,7 +718,8 @@ const BUILTINS: Record<string, Builtin> = {
   },
   bg: function* (u) { yield* u.err(`${this.prefix()}bg: No current job\n`); return 2; },
   kill: function* (u, w) { return yield* dashKill(this, u, w); },
-  trap: ok, umask: ok, readonly: ok, local: function* (_u, w) { for (const a of w.slice(1)) { const eq = a.indexOf('='); if (eq >= 0) this.vars.set(a.slice(0, eq), a.slice(eq + 1)); } return 0; },
+  trap: ok, umask: ok, readonly: ok,
+  ...VAR_BUILTINS,
   type: function* (u, w) {
     let st = 0;
     for (const n of w.slice(1)) {
@@ -770,6 +752,7 @@ export function* shMain(u: U, argv: string[]): Prog {
     if (a === '-c') { cmd = argv[++i] ?? ''; continue; }
     for (const f of a.slice(1)) { if (f === 'i') interactive = true; if (f === 'e') s.errexit = true; if (f === 'x') s.xtrace = true; }
   }
+  s.vars.set('PPID', String(u.t.proc.parent?.tgid ?? 0));
   // setpwd: PWD (the directory checked against ".") is exported
   s.vars.set('PWD', u.t.proc.cwd);
   s.exported.add('PWD');

@@ -23,3 +23,23 @@ export function dashEnvironment(vars: ReadonlyMap<string, string>, exported: Rea
   }
   return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2]);
 }
+
+/**
+ * A value as dash's `set` and `export -p` print it (mystring.c single_quote): runs without a quote
+ * inside '...', runs of quotes inside "...": `it's` is 'it'"'"'s'.
+ */
+export function singleQuote(s: string): string {
+  let out = '';
+  let i = 0;
+  do {
+    let j = s.indexOf("'", i);
+    if (j < 0) j = s.length;
+    out += `'${s.slice(i, j)}'`;
+    i = j;
+    if (s[i] !== "'") break;
+    while (s[j] === "'") j++;
+    out += `"${s.slice(i, j)}"`;
+    i = j;
+  } while (i < s.length);
+  return out;
+}
