@@ -11,6 +11,7 @@ import { kmem } from '../../kernel/memory';
 import { OpenFile, O_LARGEFILE } from '../include/fs';
 import { wakeTasks } from '../kernel/sched/core';
 import { setEnviron } from './environ';
+import type { ProgramMain } from './user';
 
 const ENOENT = 2;
 
@@ -35,6 +36,22 @@ export function scriptInterpreter(head: Uint8Array, filename: string, argv: read
 }
 const BINPRM_BUF_SIZE = 256;
 
+/** Whether bytes begin as an ELF file does (binfmt_elf's check of e_ident's magic). */
+export function isElf(head: Uint8Array): boolean {
+  return head.length >= 4 && head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46;
+}
+
+/**
+ * What runs an ELF binary of the recorded install the machine does not model (its file has the real
+ * size and date, not the real code): it says so on standard error and exits 127, as a missing command.
+ */
+function unmodelledProgram(exe: string): ProgramMain {
+  return function* (u, argv) {
+    yield* u.err(`${argv[0]}: ${exe} is not modelled by tapsim's simulated userland (only its size and date are Debian's)\n`);
+    return 127;
+  };
+}
+
 exec.syscall('execve', (m, c, t, e) => {
   const p = String(e.a[0]);
   const ino = m.fs.lookup(p, t.proc.cwd);
@@ -42,7 +59,10 @@ exec.syscall('execve', (m, c, t, e) => {
   let exe = m.fs.pathOf(ino);
   let argv = e.a[1] as string[], image = p;
   // a script runs its interpreter (the task is named after the script, bprm->filename)
-  const script = m.procs.programs.has(exe) ? null : scriptInterpreter(ino.readBytes(0, BINPRM_BUF_SIZE), p, argv);
+  const head = m.procs.programs.has(exe) ? null : ino.readBytes(0, BINPRM_BUF_SIZE);
+  const script = head && scriptInterpreter(head, p, argv);
+  // an ELF file of the install that the machine has no program for: a program that says so
+  const unmodelled = head && !script && isElf(head) ? unmodelledProgram(exe) : undefined;
   if (script) {
     const interp = m.fs.lookup(script.interp, t.proc.cwd);
     if (!interp || !interp.isReg) { e.ret = -ENOENT; return H_CONT; }
@@ -56,8 +76,8 @@ exec.syscall('execve', (m, c, t, e) => {
   e.ino = ino;
   const oldComm = t.comm;
   // exec_mmap's mm_release: a vfork child gives its parent's address space back (complete_vfork_done)
-  const vforkParent = m.procs.programs.has(exe) ? m.procs.vforkRelease(t.proc) : null;
-  if (!m.procs.exec(t, exe, argv, p, image)) { e.ret = -8; return H_CONT; } // ENOEXEC
+  const vforkParent = m.procs.programs.has(exe) || unmodelled ? m.procs.vforkRelease(t.proc) : null;
+  if (!m.procs.exec(t, exe, argv, p, image, unmodelled)) { e.ret = -8; return H_CONT; } // ENOEXEC
   if (Array.isArray(e.envp)) setEnviron(t.proc, e.envp as string[]);
   e.oldPid = t.pid;
   // the comm changes in __set_task_comm, after task_rename has seen the old one

@@ -323,8 +323,8 @@ export class Procs {
    * of the recorded program it runs: the file name, or a script's interpreter as its #! line names
    * it). Returns false when no such program.
    */
-  exec(t: Task, exe: string, argv: string[], filename = exe, image = filename): boolean {
-    const main = this.programs.get(exe);
+  exec(t: Task, exe: string, argv: string[], filename = exe, image = filename, program?: ProgramMain): boolean {
+    const main = program ?? this.programs.get(exe);
     if (!main) return false;
     const p = t.proc;
     p.exe = exe;

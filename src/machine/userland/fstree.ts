@@ -12,7 +12,7 @@ import { markBootMounts } from '../fs/proc_namespace';
 import { environOf } from '../process/environ';
 import { machineNsOf } from './libc_time';
 import { installEtcTree } from './etc_tree';
-import { installRootTree } from './root_tree';
+import { installRootTree, recordedScript } from './root_tree';
 import { dbenchLoadfile, dbenchLoadfileSize } from './dbench_loadfile';
 
 export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'touch', 'rm', 'mkdir', 'cp', 'mv', 'grep',
@@ -25,7 +25,7 @@ export const PROGRAM_NAMES = ['ls', 'cat', 'echo', 'true', 'false', 'sleep', 'to
  * /etc/alternatives/awk -> /usr/bin/mawk, /usr/sbin/init -> /lib/systemd/systemd); the guest's files.
  */
 const PROGRAM_FILES: Record<string, string> = {
-  sh: '/usr/bin/dash', awk: '/usr/bin/mawk', nc: '/usr/bin/nc.openbsd', which: '/usr/bin/which.debianutils',
+  sh: '/usr/bin/dash', awk: '/usr/bin/mawk', nc: '/usr/bin/nc.openbsd',
   systemd: '/usr/lib/systemd/systemd', 'systemd-journald': '/usr/lib/systemd/systemd-journald',
   sshd: '/usr/sbin/sshd', cron: '/usr/sbin/cron', rsyslogd: '/usr/sbin/rsyslogd', nginx: '/usr/sbin/nginx',
   swapon: '/usr/sbin/swapon', swapoff: '/usr/sbin/swapoff', mkswap: '/usr/sbin/mkswap',
@@ -37,9 +37,8 @@ export function programPath(name: string): string {
 /** the symlinks to the machine's programs (the recorded tree's, and the machine's own gzip and gcc links) */
 const PROGRAM_LINKS: Record<string, string> = {
   '/usr/bin/sh': PROGRAM_FILES.sh, '/usr/bin/awk': PROGRAM_FILES.awk, '/usr/bin/nc': PROGRAM_FILES.nc,
-  '/usr/bin/which': PROGRAM_FILES.which, '/usr/bin/systemd': PROGRAM_FILES.systemd, '/usr/sbin/init': PROGRAM_FILES.systemd,
-  '/usr/bin/rbash': '/usr/bin/bash', '/usr/bin/ping4': '/usr/bin/ping', '/usr/bin/gunzip': '/usr/bin/gzip',
-  '/usr/bin/zcat': '/usr/bin/gzip', '/usr/bin/cc': '/usr/bin/gcc',
+  '/usr/bin/systemd': PROGRAM_FILES.systemd, '/usr/sbin/init': PROGRAM_FILES.systemd,
+  '/usr/bin/rbash': '/usr/bin/bash', '/usr/bin/ping4': '/usr/bin/ping', '/usr/bin/cc': '/usr/bin/gcc',
 };
 /** The file a path (usrmerge links already followed) to one of the machine's programs resolves to (realpath()): any other path as it is */
 export function programLink(p: string): string {
@@ -47,7 +46,7 @@ export function programLink(p: string): string {
 }
 /** the coreutils/procps/util-linux commands added for issue 15 (programs/coreutils.ts, procps.ts, sed.ts), created after the rest */
 export const MORE_TOOL_NAMES = ['sed', 'tr', 'chmod', 'ln', 'readlink', 'df', 'du', 'date', 'id', 'env', 'tee', 'xargs', 'seq', 'free',
-  'uptime', 'dmesg', 'which'];
+  'uptime', 'dmesg'];
 /** the seed experiments' tools (programs/seed_tools.ts), created last (inode numbers above unchanged) */
 export const SEED_TOOL_NAMES = ['mount', 'mkswap', 'cut', 'sort', 'uniq', 'awk', 'timeout', 'trace-cmd', 'perf'];
 /** the network tools (programs/nc.ts), created after everything else */
@@ -84,7 +83,7 @@ const DEBIAN_FILES: Record<string, [number, number]> = {
   sed: [126424, 1672948525], tr: [56208, 1663687647], chmod: [64496, 1663687647], ln: [72824, 1663687647],
   df: [102200, 1663687647], du: [175440, 1663687647], date: [121904, 1663687647], id: [48144, 1663687647],
   env: [48536, 1663687647], tee: [43984, 1663687647], xargs: [72136, 1673201273], seq: [60336, 1663687647],
-  free: [26936, 1671429998], uptime: [14648, 1671429998], dmesg: [88656, 1732219314], which: [946, 1690587995],
+  free: [26936, 1671429998], uptime: [14648, 1671429998], dmesg: [88656, 1732219314],
   readlink: [52112, 1663687647], sh: [125640, 1672924848], mkfifo: [68784, 1663687647], mknod: [72912, 1663687647],
 };
 /** when the system was installed (debootstrap): 2025-11-12 09:30:00 UTC, nine days before the session */
@@ -101,9 +100,24 @@ export function debianSize(name: string): number | undefined {
 export function installProgramFile(m: FsMachine, fs: Fs, name: string): Inode {
   const deb = DEBIAN_FILES[name];
   const size = deb ? deb[0] : 40000 + (hash32(name.length * 7919 + name.charCodeAt(0)) % 200000);
-  const ino = fs.createFile(`/usr/bin/${name}`, { size, gen: (o, l) => synthBytes(hash32(name.charCodeAt(0)), o, l) }, 0o755);
+  const ino = fs.createFile(`/usr/bin/${name}`, { size, gen: elfBytes(hash32(name.charCodeAt(0))) }, 0o755);
   ino.mtime = ino.atime = machineNsOf(m.bootNs, Math.min(deb ? deb[1] : INSTALL_S, INSTALL_S));
   return ino;
+}
+
+/**
+ * e_ident, e_type, e_machine and e_version of an x86-64 ELF shared object (a PIE program or a library):
+ * the first bytes of the guest's binaries, which a file of theirs begins with (the rest is filler)
+ */
+const ELF_HEAD = [0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0x3e, 0, 1, 0, 0, 0];
+
+/** An ELF file's bytes: ELF_HEAD, then synthBytes(seed) */
+export function elfBytes(seed: number): (off: number, len: number) => Uint8Array {
+  return (off, len) => {
+    const b = synthBytes(seed, off, len);
+    for (let i = off; i < ELF_HEAD.length && i < off + len; i++) b[i - off] = ELF_HEAD[i];
+    return b;
+  };
 }
 
 /** deterministic pseudo-random bytes for synthetic files/devices */
@@ -136,7 +150,7 @@ export function populate(m: FsMachine, fs: Fs): void {
   // programs (ELF-sized synthetic binaries)
   for (const p of PROGRAM_NAMES) {
     const size = 40000 + (hash32(p.length * 7919 + p.charCodeAt(0)) % 200000);
-    fs.createFile(programPath(p), { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
+    fs.createFile(programPath(p), { size, gen: elfBytes(hash32(p.charCodeAt(0))) }, 0o755);
   }
   // bash's rbash and iputils' ping4 links as the real guest's /usr/bin has them (the other links,
   // /usr/bin/sh -> dash, /usr/sbin/init -> /lib/systemd/systemd, ..., come with the recorded tree)
@@ -192,19 +206,17 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.symlink('/dev/md127', '/dev/sda');
   populateProc(m, fs);
   // created last so that the inodes of everything above keep their numbers
-  fs.symlink('/usr/bin/gunzip', '/usr/bin/gzip');
-  fs.symlink('/usr/bin/zcat', '/usr/bin/gzip');
   fs.symlink('/usr/bin/gcc', '/usr/bin/cc');
   for (const p of SEED_TOOL_NAMES) {
     const size = 40000 + (hash32(p.length * 7919 + p.charCodeAt(0)) % 200000);
-    fs.createFile(programPath(p), { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0)), o, l) }, 0o755);
+    fs.createFile(programPath(p), { size, gen: elfBytes(hash32(p.charCodeAt(0))) }, 0o755);
   }
   populateKernelLists(fs, m.now);
   for (const p of MORE_TOOL_NAMES) {
     const size = DEBIAN_FILES[p]?.[0] ?? 40000;
-    fs.createFile(programPath(p), { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + p.length), o, l) }, 0o755);
+    fs.createFile(programPath(p), { size, gen: elfBytes(hash32(p.charCodeAt(0) + p.length)) }, 0o755);
   }
-  installLoaderFiles(fs, (seed) => (o, l) => synthBytes(seed, o, l));
+  installLoaderFiles(fs, elfBytes);
   installLibcFiles(fs);
   populateSysClassNet(fs);
   // /proc/<pid>/maps: the process' VMAs (include/mm_types.ts Mm.mapsText); files on the root fs are 08:01
@@ -221,7 +233,7 @@ export function populate(m: FsMachine, fs: Fs): void {
   for (const f of ['access.log', 'error.log']) fs.createFile(`/var/log/nginx/${f}`, '', 0o640).mtime = machineNsOf(m.bootNs, INSTALL_S);
   // netcat-openbsd's binary (/usr/bin/nc: the alternatives link to nc.openbsd on the real guest), its size and build time
   for (const p of NET_TOOL_NAMES) {
-    const ino = fs.createFile(programPath(p), { size: 43592, gen: (o, l) => synthBytes(hash32(p.charCodeAt(0) + 7), o, l) }, 0o755);
+    const ino = fs.createFile(programPath(p), { size: 43592, gen: elfBytes(hash32(p.charCodeAt(0) + 7)) }, 0o755);
     ino.mtime = ino.atime = machineNsOf(m.bootNs, 1666300757);
   }
   // the serial console (drivers/serial8250.ts): crw--w---- root:tty, as udev makes it on Debian; last,
@@ -229,7 +241,7 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.devNode('/dev/ttyS0', 'ttyS', false, 4, 64, 0o620).gid = 5;
   for (const p of FIFO_TOOL_NAMES) {
     const [size] = DEBIAN_FILES[p];
-    fs.createFile(programPath(p), { size, gen: (o, l) => synthBytes(hash32(p.charCodeAt(2) + p.length), o, l) }, 0o755);
+    fs.createFile(programPath(p), { size, gen: elfBytes(hash32(p.charCodeAt(2) + p.length)) }, 0o755);
   }
   // the root's other entries on the real guest (data/recordings/system.json.gz rootdir: `ls -la /`, and
   // its mounts): mke2fs's lost+found (drwx------, four blocks: 16384), an empty media, and run, a tmpfs
@@ -250,7 +262,11 @@ export function populate(m: FsMachine, fs: Fs): void {
   fs.symlink('/usr/bin/sh', 'dash').mtime = machineNsOf(m.bootNs, 1672924848);
   // the rest of the real install's tree (/usr, /var, /boot, ...: data/userland/root.tsv), beside the
   // machine's own entries; last, so that earlier inodes keep their numbers
-  installRootTree(fs, m.bootNs, INSTALL_S, (p) => { const seed = hash32(p.length * 31 + p.charCodeAt(p.length - 1)); return (o, l) => synthBytes(seed, o, l); });
+  installRootTree(fs, m.bootNs, INSTALL_S, (p, kind) => {
+    if (kind === 's') return recordedScript(p);
+    const seed = hash32(p.length * 31 + p.charCodeAt(p.length - 1));
+    return kind === 'e' ? elfBytes(seed) : (o, l) => synthBytes(seed, o, l);
+  });
   void S_IFREG; void KERNEL_RELEASE;
 }
 

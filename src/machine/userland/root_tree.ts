@@ -26,7 +26,26 @@ interface Header { count: number; blocks: number; head: Index; sub: Record<strin
 /** each directory's recorded lines: offset and length in the body, its count of subdirectories */
 type Index = Record<string, [number, number, number]>;
 /** one recorded entry */
-export interface RootEntry { name: string; type: string; mode: number; uid: number; gid: number; size: number; mtime: number; rank: number; block: number; target: string }
+/**
+ * one recorded entry: `type` d, f or l; `kind` what a regular file holds: 'e' an ELF object, 's' a shell
+ * script whose text recordedScript() gives, '' anything else
+ */
+export interface RootEntry { name: string; type: string; kind: string; mode: number; uid: number; gid: number; size: number; mtime: number; rank: number; block: number; target: string }
+
+let scripts: Record<string, string> | undefined;
+/** The bytes of recorded shell script `path` (data/userland/scripts.json: read when one is first read). */
+export function recordedScript(path: string): (off: number, len: number) => Uint8Array {
+  return (off, len) => {
+    if (scripts === undefined) {
+      const f = userlandDataFile('scripts.json');
+      scripts = f ? JSON.parse(nodeFs.readFileSync(f, 'latin1')) as Record<string, string> : {};
+    }
+    const b = Buffer.from(scripts[path] ?? '', 'latin1');
+    const out = new Uint8Array(len);
+    out.set(b.subarray(off, off + len));
+    return out;
+  };
+}
 
 let header: { h: Header; bodyAt: number; first: Buffer } | null | undefined;
 /** the first line of root.tsv and the first directories' lines after it, read at once (a start reads no more) */
@@ -86,7 +105,8 @@ function parseEntries(dir: string): RootEntry[] {
 }
 function entryOf(line: string): RootEntry {
   const f = line.split('\t');
-  return { name: f[0], type: f[1], mode: parseInt(f[2], 8), uid: +f[3], gid: +f[4], size: +f[5], mtime: +f[6], rank: +f[7], block: +f[8], target: f[9] };
+  const t = f[1];
+  return { name: f[0], type: t === 'e' || t === 's' ? 'f' : t, kind: t === 'e' || t === 's' ? t : '', mode: parseInt(f[2], 8), uid: +f[3], gid: +f[4], size: +f[5], mtime: +f[6], rank: +f[7], block: +f[8], target: f[9] };
 }
 
 /** the depth to which the first line lists subdirectories (scripts/userland/root_tree.ts SUB_DEPTH) */
@@ -98,10 +118,10 @@ const join = (dir: string, name: string): string => (dir === '/' ? `/${name}` : 
  * Add the recorded tree to the machine's (after the rest of it: the numbers made before stay). A boot
  * reserves the entries' numbers and extents and wraps the machine's own directories; the index and a
  * directory's lines are read when a look-up first misses in it (or it is listed, or its link count is
- * read). `gen(path)` gives a file's bytes; times after `latestS` (packages updated after the install)
+ * read). `gen(path, kind)` gives a file's bytes (RootEntry.kind); times after `latestS` (packages updated after the install)
  * are taken as `latestS`, as the machine's own files' are.
  */
-export function installRootTree(fs: Fs, bootNs: number, latestS: number, gen: (path: string) => (off: number, len: number) => Uint8Array): void {
+export function installRootTree(fs: Fs, bootNs: number, latestS: number, gen: (path: string, kind: string) => (off: number, len: number) => Uint8Array): void {
   const hd = readHeader();
   if (!hd) return;
   const inoBase = fs.reserveInos(hd.h.count);
@@ -130,7 +150,7 @@ export function installRootTree(fs: Fs, bootNs: number, latestS: number, gen: (p
       ino.size = e.target.length;
     } else {
       ino.size = e.size;
-      ino.gen = gen(path);
+      ino.gen = gen(path, e.kind);
       ino.diskBlock = blockBase + e.block;
     }
     ino.uid = e.uid;

@@ -58,17 +58,17 @@ const boot: ProgramModule = () => services;
  * Each program under /usr/bin and the module that holds it.  A module is loaded the first time one
  * of its programs runs (a `tapsim shell -c true` loads none of them: start-up, issue 17).  A program
  * a module exports that is not listed here would not exist in the machine (test/machine/workload
- * checks the two agree).  Only the names fstree.ts installs are programs (gunzip, zcat and gcc are
- * not among them).
+ * checks the two agree).  Only the names fstree.ts installs are programs (gcc is not among them;
+ * gunzip, zcat and which are the Debian shell scripts of the recorded tree, userland/root_tree.ts).
  */
 export const PROGRAM_MODULES: Readonly<Record<string, ProgramModule>> = {
   true: core, false: core, echo: core, cat: core, sleep: core, grep: core, head: core, tail: core, wc: textutils,
   xxd: core, dd: core, sync: core, pwd: core, uname: core, swapon: core, swapoff: core, kill: core, find: core,
   chmod: coreutils, ln: coreutils, readlink: coreutils, df: coreutils, du: coreutils, date: coreutils,
-  id: coreutils, env: coreutils, tee: coreutils, seq: coreutils, tr: textutils, which: coreutils, xargs: coreutils,
+  id: coreutils, env: coreutils, tee: coreutils, seq: coreutils, tr: textutils, xargs: coreutils,
   cp: fileutils, mv: fileutils, rm: fileutils, mkdir: fileutils, touch: fileutils,
   ls, stat, ping, sed,
-  gzip, gunzip: gzip, zcat: gzip,
+  gzip,
   ps: procps, free: procps, uptime: procps, dmesg: procps,
   block_hasher: bench, tbench_srv: dbench, tbench: dbench, dbench,
   tar: tools, make: tools, cc: tools, gcc: tools,

@@ -464,16 +464,38 @@ export const programs: Record<string, ProgramMain> = {
     yield* u.closeStdout();
     return 0;
   },
+  /**
+   * xxd (vim 9.0's, 2022-01-14): a hex dump, 16 octets a line; -l LEN stops after LEN octets, -s SEEK
+   * starts at SEEK (read and dropped, as the real one does after an lseek to 0), -h and -v; the other
+   * options (-c, -g, -p, -i, -r, ...) are not modelled and print the usage, as a bad option does.
+   */
   xxd: function* (u, argv) {
-    const f = argv[1] ?? null;
+    let f: string | null = null, len = Infinity, seek = 0;
+    const num = (v: string | undefined): number => (v === undefined ? NaN : /^0x/i.test(v) ? parseInt(v.slice(2), 16) : /^0/.test(v) && v.length > 1 ? parseInt(v, 8) : Number(v));
+    for (let i = 1; i < argv.length; i++) {
+      const a = argv[i];
+      if (f === null && /^-(l|len)$/.test(a)) len = num(argv[++i]);
+      else if (f === null && /^-l\d/.test(a)) len = num(a.slice(2));
+      else if (f === null && a === '-s') seek = num(argv[++i]?.replace(/^\+/, ''));
+      else if (f === null && a === '-v') { yield* u.err('xxd 2022-01-14 by Juergen Weigert et al.\n'); return 0; }
+      else if (f === null && a.startsWith('-') && a !== '-') { yield* u.err(XXD_USAGE); return 1; }
+      else if (f === null) f = a === '-' ? null : a;
+    }
+    if (!(len >= 0) || !(seek >= 0)) { yield* u.err(XXD_USAGE); return 1; }
     const fd = f === null ? 0 : yield* u.open(f);
     if (fd < 0) { yield* u.err(`xxd: ${f}: No such file or directory\n`); return 2; }
-    let off = 0;
+    if (seek > 0) {
+      if (fd !== 0) yield* u.lseek(fd, 0, 0);
+      for (let left = seek; left > 0;) { const r = yield* u.read(fd, left); if (r.ret <= 0) break; left -= r.ret; }
+    }
+    let off = seek;
     let carry = new Uint8Array(0);
-    for (;;) {
+    for (let left = len; left > 0;) {
       const r = yield* u.read(fd, 4096);
       if (r.ret <= 0 || !r.data) break;
-      const b = carry.length ? Buffer.concat([carry, r.data]) : r.data;
+      const got = r.data.length > left ? r.data.subarray(0, left) : r.data;
+      left -= got.length;
+      const b = carry.length ? Buffer.concat([carry, got]) : got;
       const full = b.length - (b.length % 16);
       let out = '';
       for (let i = 0; i < full; i += 16) out += xxdLine(off + i, b.subarray(i, i + 16));
@@ -601,6 +623,9 @@ export const programs: Record<string, ProgramMain> = {
   sh,
   bash: sh,
 };
+
+/** xxd -h's summary (and what a bad option prints), exit status 1 */
+const XXD_USAGE = "Usage:\n       xxd [options] [infile [outfile]]\n    or\n       xxd -r [-s [-]offset] [-c cols] [-ps] [infile [outfile]]\nOptions:\n    -a          toggle autoskip: A single '*' replaces nul-lines. Default off.\n    -b          binary digit dump (incompatible with -ps,-i,-r). Default hex.\n    -C          capitalize variable names in C include file style (-i).\n    -c cols     format <cols> octets per line. Default 16 (-i: 12, -ps: 30).\n    -E          show characters in EBCDIC. Default ASCII.\n    -e          little-endian dump (incompatible with -ps,-i,-r).\n    -g bytes    number of octets per group in normal output. Default 2 (-e: 4).\n    -h          print this summary.\n    -i          output in C include file style.\n    -l len      stop after <len> octets.\n    -n name     set the variable name used in C include output (-i).\n    -o off      add <off> to the displayed file position.\n    -ps         output in postscript plain hexdump style.\n    -r          reverse operation: convert (or patch) hexdump into binary.\n    -r -s off   revert with <off> added to file positions found in hexdump.\n    -d          show offset in decimal instead of hex.\n    -s [+][-]seek  start at <seek> bytes abs. (or +: rel.) infile offset.\n    -u          use upper case hex letters.\n    -v          show version: \"xxd 2022-01-14 by Juergen Weigert et al.\".\n";
 
 function xxdLine(off: number, b: Uint8Array): string {
   let hex = '';

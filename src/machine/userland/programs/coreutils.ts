@@ -1,7 +1,7 @@
 /**
  * GNU coreutils 9.1 (Debian 12) commands with their real output formats in the C locale, TZ UTC:
  * chmod, ln, readlink, df, du,
- * date, id, env, tee, seq, which (debianutils), xargs (findutils).  Formats checked against
+ * date, id, env, tee, seq, xargs (findutils).  Formats checked against
  * the commands on this Debian 12 host.
  */
 import type { U, ProgramMain } from '../../process/user';
@@ -362,21 +362,6 @@ const seq: ProgramMain = function* (u, argv) {
   return 0;
 };
 
-const which: ProgramMain = function* (u, argv) {
-  const { ops } = parseArgs(argv);
-  let st = 0;
-  for (const n of ops) {
-    let found = false;
-    for (const d of ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']) {
-      const p = `${d}/${n}`;
-      const s = yield* u.stat(p);
-      if (typeof s !== 'number' && s.isReg && s.mode & 0o111) { yield* u.out(p + '\n'); found = true; break; }
-    }
-    if (!found) st = 1;
-  }
-  return st;
-};
-
 const xargs: ProgramMain = function* (u, argv) {
   let i = 1;
   let n = 0;
@@ -400,5 +385,5 @@ const xargs: ProgramMain = function* (u, argv) {
 };
 
 export const coreutils: Record<string, ProgramMain> = {
-  chmod, ln, readlink: readlinkProg, df, du, date, id, env, tee, seq, which, xargs,
+  chmod, ln, readlink: readlinkProg, df, du, date, id, env, tee, seq, xargs,
 };

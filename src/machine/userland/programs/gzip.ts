@@ -1,5 +1,5 @@
 /**
- * gzip 1.12 (Debian 12): gzip, gunzip, zcat, with the system calls strace shows for the real binary
+ * gzip 1.12 (Debian 12): gzip (gunzip and zcat are Debian's shell scripts running `gzip -d`, `gzip -cd`), with the system calls strace shows for the real binary
  * (data/recordings/gzip.json.gz): the fatal signals' dispositions read and handlers installed for
  * those not ignored (SIGHUP SIGTERM SIGXCPU SIGXFSZ, and SIGINT SIGPIPE when not ignored); the
  * input opened relative to its directory (O_DIRECTORY, then O_NOFOLLOW|O_NONBLOCK|O_NOCTTY) and
@@ -163,6 +163,4 @@ function* gzipMain(u: U, argv: string[], decompress0: boolean, toStdout0: boolea
 
 export const gzipPrograms: Record<string, ProgramMain> = {
   gzip: (u, argv) => gzipMain(u, argv, false, false),
-  gunzip: (u, argv) => gzipMain(u, argv, true, false),
-  zcat: (u, argv) => gzipMain(u, argv, true, true),
 };
