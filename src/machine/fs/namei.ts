@@ -26,7 +26,7 @@ export interface FsMachine extends MmMachine {
   readonly procs: { readonly jbd2: Task | null; readonly tasks: Map<number, Task>; readonly nextPid: number };
 }
 
-const ENOENT = 2, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, ENOTEMPTY = 39;
+const ENOENT = 2, EBUSY = 16, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, ENOTEMPTY = 39;
 
 export interface FsStat {
   files: number;
@@ -393,6 +393,8 @@ function unlinkAt(m: FsMachine, t: Task, cwd: string, p: string, rmdir: boolean,
   if (!pp || !ino) return -ENOENT;
   if (rmdir && !ino.isDir) return -ENOTDIR;
   if (!rmdir && ino.isDir) return -EISDIR;
+  // vfs_rmdir: a mount point (another filesystem's root here) is busy, before the filesystem's own emptiness check
+  if (rmdir && (ino.fs !== pp.dir.fs || ino.mountMinor)) return -EBUSY;
   if (rmdir && ino.children!.size) return -ENOTEMPTY;
   pp.dir.children!.delete(pp.name);
   if (ino.isDir) pp.dir.nlink--;

@@ -22,6 +22,7 @@ export interface UserMachine {
   readonly now: number;
   readonly hostname: string;
   readonly bootNs: number;
+  readonly ncpus: number;
   readonly mm: { readonly swaps: readonly SwapDev[] };
   readonly procs: { list(): Task[]; listed(tid: number): boolean };
 }

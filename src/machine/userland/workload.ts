@@ -47,6 +47,7 @@ const traceCmd: ProgramModule = () => ({ 'trace-cmd': (require('./programs/trace
 const perf: ProgramModule = () => ({ perf: (require('./programs/perf') as typeof import('./programs/perf')).perf });
 const mknod: ProgramModule = () => (require('./programs/mknod') as typeof import('./programs/mknod')).mknodPrograms;
 const nc: ProgramModule = () => ({ nc: (require('./programs/nc') as typeof import('./programs/nc')).nc });
+const small: ProgramModule = () => (require('./programs/coreutils_small') as typeof import('./programs/coreutils_small')).coreutilsSmall;
 /** an nginx worker: its module loaded when a connection first wakes one */
 const nginxWorkerMain: ProgramMain = function* (u) {
   return yield* (require('./programs/nginx') as typeof import('./programs/nginx')).nginxWorker(u);
@@ -74,6 +75,8 @@ export const PROGRAM_MODULES: Readonly<Record<string, ProgramModule>> = {
   tar: tools, make: tools, cc: tools, gcc: tools,
   mount: seedTools, mkswap: seedTools, cut: seedTools, sort: seedTools, uniq: seedTools, awk: seedTools, timeout: seedTools,
   'trace-cmd': traceCmd, perf, nc, mkfifo: mknod, mknod,
+  basename: small, dirname: small, nproc: small, rmdir: small, printenv: small, tac: small, yes: small, whoami: small,
+  hostname: small, md5sum: small, sha1sum: small, sha256sum: small,
   systemd: boot, 'systemd-journald': boot, sshd: boot, rsyslogd: boot, nginx: boot, cron: boot,
 };
 

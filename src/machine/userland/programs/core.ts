@@ -575,11 +575,34 @@ export const programs: Record<string, ProgramMain> = {
   },
   sync: function* (u) { yield* u.malloc(); yield* u.sync(); yield* u.closeStdout(); return 0; },
   pwd: function* (u) { yield* u.out(u.t.proc.cwd + '\n'); return 0; },
+  /**
+   * coreutils uname: the fields asked for (-s -n -r -v -m -p -i -o, clustered, or long forms), in that
+   * order whatever the order asked; -a all but -p and -i, which are "unknown" on Linux; none: -s
+   */
   uname: function* (u, argv) {
     yield* u.malloc();
-    yield* u.uname();
     const { KERNEL_RELEASE, KERNEL_UTS_VERSION } = require('../../../kernel/config') as typeof import('../../../kernel/config');
-    yield* u.printf(argv.includes('-r') ? `${KERNEL_RELEASE}\n` : argv.includes('-a') ? `Linux ${u.m.hostname} ${KERNEL_RELEASE} ${KERNEL_UTS_VERSION} x86_64 GNU/Linux\n` : 'Linux\n');
+    const LONG: Record<string, string> = { '--kernel-name': 's', '--nodename': 'n', '--kernel-release': 'r', '--kernel-version': 'v', '--machine': 'm', '--processor': 'p', '--hardware-platform': 'i', '--operating-system': 'o', '--all': 'a' };
+    let want = '';
+    for (const a of argv.slice(1)) {
+      if (LONG[a]) { want += LONG[a]; continue; }
+      const bad = !a.startsWith('-') || a === '-' ? null : [...a.slice(1)].find((c) => !'snrvmpioa'.includes(c));
+      if (!a.startsWith('-') || a === '-' || bad !== undefined) {
+        yield* u.err(a.startsWith('--') ? `uname: unrecognized option '${a}'\n` : a.startsWith('-') && a !== '-' ? `uname: invalid option -- '${bad}'\n` : `uname: extra operand '${a}'\n`);
+        yield* u.err("Try 'uname --help' for more information.\n");
+        yield* u.closeStdout();
+        return 1;
+      }
+      want += a.slice(1);
+    }
+    yield* u.uname();
+    const all = want.includes('a');
+    const fields: [string, string][] = [['s', 'Linux'], ['n', u.m.hostname], ['r', KERNEL_RELEASE], ['v', KERNEL_UTS_VERSION], ['m', 'x86_64'], ['p', 'unknown'], ['i', 'unknown'], ['o', 'GNU/Linux']];
+    const out = fields.filter(([c]) => (all ? c !== 'p' && c !== 'i' : want.includes(c))).map(([, v]) => v);
+    if (!want && !all) out.push('Linux');
+    // (-a prints -p and -i too when explicitly asked for)
+    if (all) for (const c of ['p', 'i']) if (want.includes(c)) out.splice(c === 'p' ? 5 : out.length - 1, 0, 'unknown');
+    yield* u.printf(out.join(' ') + '\n');
     yield* u.closeStdout();
     return 0;
   },
