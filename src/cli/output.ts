@@ -6,6 +6,8 @@ export interface Output {
   err(s: string): void;
   /** stap run as a program inside the simulated machine (src/cli/stap_program.ts) */
   guest?: GuestRun;
+  /** the stap command's arguments (its process's command line in the simulated machine) */
+  argv?: readonly string[];
 }
 
 /**
@@ -18,6 +20,8 @@ export interface GuestRun {
   readFile(name: string): string | 'missing' | 'directory';
   /** pass 5 on the machine the stap process runs in; resolves to the session's exit status */
   run(engine: import('../runtime/engine').Engine): Promise<number>;
+  /** the stap process, which plays stapio's part: its pid and its parent's (the session's stapio identity) */
+  readonly stapio: { pid: number; ppid: number };
 }
 
 /** Resource figures for `-v` pass lines, in stap's layout. */

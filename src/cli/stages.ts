@@ -211,6 +211,7 @@ export async function stage2(l: Later): Promise<number> {
     moduleName: name,
     // inside the machine the stap process takes its signals (src/cli/stap_program.ts)
     handleSignals: io.guest === undefined,
+    stapio: io.guest?.stapio,
   };
   const engine = new Engine(translated, runOpts);
   if (io.guest) return finishPass5(l, await io.guest.run(engine));
@@ -227,7 +228,7 @@ export async function stage2(l: Later): Promise<number> {
     // input.char / input.line (procfs "__stdin" write probes): stapio copies our stdin there
     const input = translated.probes.some((p) => p.family === 'procfs' && p.data.path === '__stdin' && p.data.kind === 'write');
     const stdin = input && opts.scriptFile !== '-' ? (await import('../probes/stapio')).hostStdinFeed() : undefined;
-    glue.driveMachine(engine, m, { command: opts.command, targetPid: opts.targetPid, out: io.out, err: io.err, stdin });
+    glue.driveMachine(engine, m, { command: opts.command, targetPid: opts.targetPid, out: io.out, err: io.err, stdin, argv: io.argv });
   }
   return finishPass5(l, await engine.run());
 }

@@ -15,6 +15,7 @@ function makeOutput(): Output {
   return {
     out: (s: string) => { stdout.write(Buffer.from(s, 'latin1')); },
     err: (s: string) => { stderr.write(Buffer.from(s, 'latin1')); },
+    argv: process.argv.slice(2),
   };
 }
 

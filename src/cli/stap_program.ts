@@ -81,6 +81,10 @@ class GuestSession implements GuestRun {
     this.wakeQueued = false;
   }
 
+  get stapio(): { pid: number; ppid: number } {
+    return { pid: this.task.pid, ppid: this.task.proc.parent?.tgid ?? 1 };
+  }
+
   run(engine: Engine): Promise<number> {
     const m = this.m;
     const { taskInfo } = this.pipeline;

@@ -404,7 +404,8 @@ export const kernelBuiltins: Record<string, Builtin> = {
   task_ns_pid: (c, t: Long) => taskField(t, 'tgid', 4),
   task_ns_tid: (c, t: Long) => taskField(t, 'pid', 4),
   // the parent process' comm (task_execname(task_parent(task_current()))), from the task table
-  pexecname: (c) => taskByPid(c, c.task.ppid)?.comm ?? '',
+  // (without a machine the only task is stapio's, whose parent is the stap process)
+  pexecname: (c) => taskByPid(c, c.task.ppid)?.comm ?? (!taskLookup && c.task.execname === 'stapio' ? 'stap' : ''),
   task_execname: (c, t: Long) => {
     const f = kmem.fieldOf(TS, 'comm');
     return kstring(c, num(t) + f.offset, 15);

@@ -68,11 +68,11 @@ export function disconnectMachine(): void {
  */
 export function driveMachine(engine: Engine, m: Machine,
   opts: { command?: string; proc?: Process | null; targetPid?: number; out?: (s: string) => void; err?: (s: string) => void;
-    stdin?: StdinFeed } = {}): number {
+    stdin?: StdinFeed; argv?: readonly string[] } = {}): number {
   let proc: Process | null = opts.proc ?? null;
-  const stapio = adoptStapio(m, engine.stapioPid, engine.moduleName, opts.stdin);
+  const out = opts.out ?? (() => undefined);
+  const stapio = adoptStapio(m, engine.stapioPid, engine.moduleName, opts.stdin, opts.argv, { out, err: opts.err ?? out });
   if (!proc && opts.command !== undefined) {
-    const out = opts.out ?? (() => undefined);
     proc = m.procs.spawnCommand(opts.command, out, opts.err ?? out, stapio ?? undefined);
   }
   const pid = proc ? proc.tgid : opts.targetPid ?? 0;

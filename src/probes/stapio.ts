@@ -11,13 +11,19 @@
  */
 import type { Machine } from '../machine/machine';
 import type { Process, Op, SysResult } from '../machine/include/sched';
-import type { U } from '../machine/process/user';
-import { O_WRONLY } from '../machine/include/fs';
+import type { U, ProgramMain } from '../machine/process/user';
+import { O_WRONLY, type OpenFile } from '../machine/include/fs';
 import { SIGCHLD } from '../machine/include/signal';
 import { wakeLater } from '../machine/kernel/sched/core';
 import * as fs from 'fs';
 
 const STAPIO = '/usr/libexec/systemtap/stapio';
+const STAP = '/usr/bin/stap';
+
+/** the stap process while its session runs: waiting for staprun/stapio (its wait4) */
+const stapWaits: ProgramMain = function* (u) {
+  for (;;) if ((yield* u.wait(-1))[0] < 0) return 0;
+};
 
 /** stapio's standard input: what has arrived and not been copied yet, and whether it ended. */
 export interface StdinFeed {
@@ -52,9 +58,15 @@ function stapioMain(moduleName: string, feed: StdinFeed | undefined) {
  * Put the session's stapio process (pid `pid`) into the machine; null when the pid is taken.
  * `stdin`: its standard input, copied to the module's __stdin procfs file (input.* probes).
  */
-export function adoptStapio(m: Machine, pid: number, moduleName: string, stdin?: StdinFeed): Process | null {
+export function adoptStapio(m: Machine, pid: number, moduleName: string, stdin?: StdinFeed, stapArgv?: readonly string[],
+  term?: { out: (s: string) => void; err: (s: string) => void }): Process | null {
   if (m.procs.procs.has(pid) || m.procs.tasks.has(pid)) return null;
-  const p = m.procs.adoptSleeper(pid, 'stapio', STAPIO, [STAPIO, '-R', moduleName, '-F3'], stapioMain(moduleName, stdin), 'do_sys_poll');
+  // both on the terminal stap was run from (its output's), as the -c command is
+  const fds = (): OpenFile[] | undefined => (term ? m.procs.terminalFds(term.out, term.err) : undefined);
+  // its parent: the stap process (the pid before it), which started staprun (exec'd as stapio) and waits for it
+  const stap = m.procs.procs.has(pid - 1) || m.procs.tasks.has(pid - 1) ? undefined
+    : m.procs.adoptSleeper(pid - 1, 'stap', STAP, ['stap', ...(stapArgv ?? [])], stapWaits, 'do_wait', { fds: fds() });
+  const p = m.procs.adoptSleeper(pid, 'stapio', STAPIO, [STAPIO, '-R', moduleName, '-F3'], stapioMain(moduleName, stdin), 'do_sys_poll', { parent: stap, fds: fds() });
   // stapio catches SIGCHLD (its chld_proc handler notices the -c command's exit)
   p.sigHandlers.set(SIGCHLD, () => undefined);
   // its stdin thread starts copying at once (the poll loop sleeps until then)

@@ -45,6 +45,11 @@ export type { Module } from './loader';
 export type { Writer } from './transport';
 
 export interface RunOptions {
+  /**
+   * Who plays stapio: a process of the machine (stap inside `tapsim shell`: its pid, its parent's);
+   * else a stapio of pid 4000-4999 (drawn from the seed) whose parent, the stap process, is the pid before
+   */
+  stapio?: { pid: number; ppid: number };
   /** Script stdout and runtime stderr sinks (latin1 strings); default: fd 1 / fd 2. */
   stdout?: Writer;
   stderr?: Writer;
@@ -212,10 +217,14 @@ export class Engine implements EngineApi {
     this.ncpus = opts.ncpus ?? 2;
     this.targetPid = opts.targetPid ?? 0;
     this.rand = prng(opts.seed ?? 0x5eed);
-    this.stapioPid = 4000 + Math.floor(this.rand() * 1000);
+    // (drawn in any case: the random numbers after it are the same whoever plays stapio)
+    const drawn = 4000 + Math.floor(this.rand() * 1000);
+    this.stapioPid = opts.stapio?.pid ?? drawn;
     this.moduleName = opts.moduleName ?? moduleNameOf(tr.source);
     this.maxStringLen = tr.limits.maxStringLen;
-    this.stapioTask = { pid: this.stapioPid, tid: this.stapioPid, ppid: this.stapioPid - 1, execname: 'stapio', uid: 0, gid: 0, euid: 0, egid: 0 };
+    // stapio's parent is the stap process (pid just before it, when not given)
+    const ppid = opts.stapio?.ppid ?? this.stapioPid - 1;
+    this.stapioTask = { pid: this.stapioPid, tid: this.stapioPid, ppid, execname: opts.stapio ? 'stap' : 'stapio', uid: 0, gid: 0, euid: 0, egid: 0 };
     this.stderrW = opts.stderr ?? fdWriter(2);
     this.epochNs = opts.epochNs ?? SESSION_START_REALTIME_NS;
     this.transport = new Transport(opts.stdout ?? fdWriter(1), opts.outputFile, opts.outputRotation,

@@ -242,4 +242,18 @@ describe('issue 16 behaviours (stap command)', function () {
     expect(stap(['-u', '-p2', '-e', 'probe begin { if (0) { x = $nosuch } println(2) }']).err)
       .to.match(/^semantic error: unresolved type : identifier 'x' at <input>:1:24\n/);
   });
+
+  it('stapio is the child of the stap process, both on the terminal: pexecname() is "stap", ps lists them', () => {
+    // as on a real box: stap forks staprun, which execs stapio and loads the module; stapio's -c child
+    const begin = stap(['-e', 'probe begin { printf("%s %s %d\\n", execname(), pexecname(), ppid() == pid() - 1); exit() }']);
+    expect(begin.out).to.equal('stapio stap 1\n');
+    const r = stap(['--seed', '1', '-c', 'ps -o pid,ppid,tty,args', '-e', 'global n probe kernel.function("vfs_read") { n++ } probe end { println(n > 0) }']);
+    expect(r.err).to.equal('');
+    const rows = r.out.split('\n').filter((l) => /stap|ps -o/.test(l)).map((l) => l.trim().split(/\s+/));
+    expect(rows.map((x) => x.slice(2, 4).join(' '))).to.deep.equal(['pts/0 stap', 'pts/0 /usr/libexec/systemtap/stapio', 'pts/0 ps']);
+    expect(rows[1][1]).to.equal(rows[0][0]);
+    expect(rows[2][1]).to.equal(rows[1][0]);
+    // (the command line as stap got it, cut at ps's 80 columns without a terminal)
+    expect(r.out).to.contain(' pts/0    stap --seed 1 -c ps -o pid,ppid,tty,args -e global n pr\n');
+  });
 });

@@ -125,11 +125,11 @@ export class Procs {
    * returns to user mode and runs `main`.
    */
   adoptSleeper(pid: number, comm: string, exe: string, argv: string[], main: ProgramMain, wchan: string,
-    opts: { parent?: Process; uid?: number; cwd?: string } = {}): Process {
+    opts: { parent?: Process; uid?: number; cwd?: string; fds?: (OpenFile | null)[] } = {}): Process {
     const parent = opts.parent ?? this.init;
     const p = new Process(pid, parent);
     parent.children.push(p);
-    p.fds = [this.m.fs.devNullFile(), this.m.fs.devNullFile(), this.m.fs.devNullFile()];
+    p.fds = opts.fds ?? [this.m.fs.devNullFile(), this.m.fs.devNullFile(), this.m.fs.devNullFile()];
     p.cwd = opts.cwd ?? '/root';
     p.uid = p.gid = opts.uid ?? 0;
     p.argv = argv;
@@ -173,6 +173,11 @@ export class Procs {
   }
 
   /** the terminal files a command from the host writes to (fds 1 and 2: one file when `err` is `out`), on /dev/pts/0 */
+  /** standard descriptors on the host's terminal: /dev/null to read, `out` and `err` on /dev/pts/0 */
+  terminalFds(out: (s: string) => void, err: (s: string) => void): OpenFile[] {
+    return [this.m.fs.devNullFile(), ...this.consoles(out, err)];
+  }
+
   private consoles(out: (s: string) => void, err: (s: string) => void): [ConsoleFile, ConsoleFile] {
     const pts = this.m.fs.lookup('/dev/pts/0');
     const con = new ConsoleFile(out, pts);
