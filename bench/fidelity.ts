@@ -20,7 +20,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { compareSides, FidelityRow, FidelitySide } from './fidelity_measure';
-import { runSimulated, flagBytes, recorderWarmsUp } from './fidelity_run';
+import { runSimulated, flagBytes, recorderWarmsUp, warmUpCommand } from './fidelity_run';
 import { findRecording, HELDOUT_DIR, IndexEntry, loadIndex, loadRecording, Recording, RECORDINGS_DIR } from '../scripts/record/recording';
 import { parseShape, ShapeNode } from '../scripts/record/shape';
 import { syscalls as syscallTable } from '../src/kernel/syscalls';
@@ -118,15 +118,44 @@ export function recordedCpu(rec: Recording, eventsRun = false): number | undefin
 /**
  * The recordings made before the recorder had its untraced warm-up run (be2b24e; scripts/record/README.md
  * lists the warm ones): their traced runs followed only SETUP and `sync; sleep 0.5`, so the machine skips
- * the warm-up for them too. Re-recording one makes it warm: take it off this list.
+ * the warm-up for them too. Re-recording one makes it warm: take it off this list (head, grep, sync,
+ * pagecache-hit, cow, sleep and anon-fault were, in 373b66c: their events runs read nothing from disk
+ * although that boot's pagecache-miss had dropped the page cache after their graph runs,
+ * RECORDED_WITH_DROP_CACHES).
  */
 export const RECORDED_BEFORE_WARM_UP: ReadonlySet<string> = new Set([
-  'cat', 'head', 'grep', 'gzip', 'sync', 'pagecache-miss', 'pagecache-hit', 'signal', 'cow', 'sleep', 'swap', 'anon-fault', 'tcp-http', 'idle',
+  'cat', 'gzip', 'pagecache-miss', 'signal', 'swap', 'tcp-http', 'idle',
 ]);
 
 /** Whether the machine runs the recorder's warm-up before the workload (recorder.sh run_setup, as the recording was made). */
 export function warmsUp(rec: Recording): boolean {
   return recorderWarmsUp(rec.flags) && !RECORDED_BEFORE_WARM_UP.has(rec.name);
+}
+
+/**
+ * The recordings whose boot also recorded pagecache-miss (its setup ends `echo 3 > /proc/sys/vm/drop_caches`):
+ * recorder.sh runs the graph runs of every workload of a boot, then every events run, so that drop came
+ * between each one's graph run and its events phase (the batches of 373b66c and 66856cb, whose message
+ * notes it: ls-root, wc, cp and timeout read their programs from disk again). Their events runs find the
+ * files and programs the drop evicted read once more by the events phase's warm-up only: referenced, not
+ * active (cp, files, stat, wc and tar-gzip: the events run activates as many pages as the graph run,
+ * mm_lru_activate 38 21 10 364 ..., where a boot without the drop activates none: tar, cp-r, ls-l).
+ * Re-recording one in a boot without pagecache-miss: take it off this list.
+ */
+export const RECORDED_WITH_DROP_CACHES: ReadonlySet<string> = new Set([
+  'grep', 'wc', 'head', 'stat', 'sleep', 'anon-fault', 'fork-wait', 'files', 'pipe', 'pagecache-hit', 'tar-gzip', 'cp', 'cow', 'sync', 'signal',
+]);
+
+/**
+ * What the recording's boot ran between its graph run and its events phase that the machine replays
+ * (SimOptions.betweenRuns): for RECORDED_WITH_DROP_CACHES, pagecache-miss's run_setup (its SETUP, which
+ * drops the page cache, then `sync; sleep 0.5`) and its run (cold: no warm-up), as recorder.sh ran them.
+ */
+export function bootBetweenRuns(rec: Recording): string[] | undefined {
+  if (!RECORDED_WITH_DROP_CACHES.has(rec.name)) return undefined;
+  const pm = findRecording('pagecache-miss');
+  if (!pm) return undefined;
+  return [...(pm.setup ? [pm.setup] : []), 'sync; sleep 0.5', warmUpCommand(pm.command)];
 }
 
 interface Measured { row: FidelityRow; ms: number; status: number; entries: string[]; samples: SpeedSample[] }
@@ -138,7 +167,7 @@ function measure({ entry, dir }: Workload, seed: number, cpuSlowdown: number, ev
   const rec = loadRecording(entry, dir);
   const t = Date.now();
   const memcg = rec.flags.find((f) => f.startsWith('memcg='));
-  const sim = runSimulated(rec.command, { setup: rec.setup || undefined, warmUp: warmsUp(rec), eventsRun: eventsRun && !rec.flags.includes('background'), seed, allTasks: rec.flags.includes('background'), memcgMax: memcg ? flagBytes(memcg.slice(6)) : undefined, cpu: recordedCpu(rec, eventsRun), cpuSlowdown });
+  const sim = runSimulated(rec.command, { setup: rec.setup || undefined, warmUp: warmsUp(rec), eventsRun: eventsRun && !rec.flags.includes('background'), betweenRuns: bootBetweenRuns(rec), seed, allTasks: rec.flags.includes('background'), memcgMax: memcg ? flagBytes(memcg.slice(6)) : undefined, cpu: recordedCpu(rec, eventsRun), cpuSlowdown });
   const ms = Date.now() - t;
   return { row: compareSides(sim, recordedSide(rec)), ms, status: sim.status, entries: entryLines(recordedEntries(rec), sim.byEntry), samples: speedSamples(rec, sim.onCpuNs) };
 }

@@ -43,6 +43,13 @@ export interface SimOptions {
    * activated at its second, and are active by the events run; see runSetup)
    */
   eventsRun?: boolean;
+  /**
+   * with `eventsRun`: what else the recording's boot ran between the workload's graph run and its events
+   * phase that changed the machine's state (commands, untraced, in order): pagecache-miss's run_setup and
+   * run when the boot recorded it too (its setup drops the page cache; recorder.sh runs every graph run of
+   * the boot before the first events run; see bench/fidelity.ts bootBetweenRuns)
+   */
+  betweenRuns?: readonly string[];
   seed?: number;
   /** virtual-time limit of the workload, ns */
   maxNs?: number;
@@ -127,7 +134,8 @@ export function warmUpCommand(command: string): string {
 /**
  * recorder.sh's run_setup on the machine: SETUP (untraced); with `warmUp` one untraced run of the
  * workload (warmUpCommand), then SETUP again; then `sync; sleep 0.5`. For the events run (`eventsRun`),
- * first the graph phase's: SETUP, the warm-up and SETUP, `sync; sleep 0.5`, the graph run (untraced here). So the traced run finds what the
+ * first the graph phase's: SETUP, the warm-up and SETUP, `sync; sleep 0.5`, the graph run (untraced here), then
+ * what the boot ran between the two phases (`betweenRuns`). So the traced run finds what the
  * warm-up left, as in the recordings: the files it made (cp's target), programs, libraries and files in
  * the page cache, dentries, the kernel's once-made state (net_get_random_once's keys at the first
  * connect). (run_setup's `cleanup`, `umount /mnt/fill`, has nothing to undo: no catalogue setup mounts it.)
@@ -143,6 +151,7 @@ function runSetup(m: Machine, command: string, o: SimOptions): void {
     if (before) {
       m.run('sync; sleep 0.5');
       m.run(warmUpCommand(command), (RUN_TIMEOUT_S + 1) * 1e9);
+      for (const c of o.betweenRuns ?? []) m.run(c, (RUN_TIMEOUT_S + 1) * 1e9);
     }
   }
   m.run('sync; sleep 0.5');

@@ -7,6 +7,8 @@ import type { Task } from '../../src/machine/include/sched';
 import type { Env } from '../../src/machine/include/kstack';
 import type { FsMachine } from '../../src/machine/fs/namei';
 import { fsAttr } from '../../src/machine/fs/attr';
+import { mappedFilePages, markAccessed } from '../../src/machine/mm/filemap';
+import type { Mm } from '../../src/machine/include/mm_types';
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1');
 const bytes = (s: string): Uint8Array => Buffer.from(s, 'latin1');
@@ -152,12 +154,34 @@ describe('machine: the page cache at boot (data/paths/pagecache.json, scripts/pa
     expect(cached(m, '/usr/bin/ls')).to.be.greaterThan(0);
     expect(m.mm.filePages).to.be.greaterThan(1000);
   });
-  it('leaves other files cold, and drop_caches empties it', () => {
+  it('leaves other files cold, and drop_caches empties it but for the pages processes map', () => {
     const m = new Machine({ cpus: 1, seed: 1 });
+    const libc = m.fs.lookup('/lib/x86_64-linux-gnu/libc.so.6') as Inode;
+    const before = libc.cachedPages;
     m.run('dd if=/dev/zero of=/root/f bs=4k count=4; sync; echo 3 > /proc/sys/vm/drop_caches');
     // sync waits for the writeback it (or the flusher before it) started: every page clean, then dropped
     expect(cached(m, '/root/f')).to.equal(0);
-    expect(cached(m, '/lib/x86_64-linux-gnu/libc.so.6')).to.equal(0);
+    // a program no process runs leaves the cache whole; libc keeps what the running processes map
+    // (invalidate_mapping_pages -> mapping_evict_folio keeps a mapped folio), each of those pages once
+    expect(cached(m, '/usr/bin/find')).to.equal(0);
+    const mms = new Set<Mm>();
+    for (const t of m.procs.tasks.values()) if (t.proc.mm && !t.proc.exited) mms.add(t.proc.mm);
+    const mapped = mappedFilePages(mms).get(libc)?.size ?? 0;
+    expect(mapped).to.be.greaterThan(0);
+    expect(libc.cachedPages).to.equal(mapped).and.to.be.lessThan(before);
+  });
+  it('a page drop_caches frees is neither referenced nor active when read again', () => {
+    const m = new Machine({ cpus: 1, seed: 1 });
+    const ino = m.fs.lookup('/etc/passwd') as Inode;
+    // two reads activate its first page (folio_mark_accessed: referenced, then active)
+    markAccessed(ino, 0, 1);
+    expect(markAccessed(ino, 0, 1)).to.equal(1);
+    expect(markAccessed(ino, 0, 1)).to.equal(0);
+    m.run('echo 1 > /proc/sys/vm/drop_caches');
+    expect(ino.cachedPages).to.equal(0);
+    // (a mapping's fault brings it back without a read: the zap's mark finds a new folio) referenced, then active
+    expect(markAccessed(ino, 0, 1)).to.equal(0);
+    expect(markAccessed(ino, 0, 1)).to.equal(1);
   });
   it('a cold file comes into the cache when read', () => {
     const m = new Machine({ cpus: 1, seed: 1 });

@@ -26,20 +26,22 @@ describe('processes and signals as on 6.1 with dash as /bin/sh', () => {
     // first, as for the kill below)
     expect(lines[0]).to.equal('exit sleep 0');
     expect(lines.slice(1, 3).sort()).to.deep.equal(['deliver sh SIGCHLD dfl 0', 'gen sleep SIGCHLD->sh res 0 group 1 code 1']);
-    // the kill builtin: SI_USER, queued on the sleeping `sleep 5`, delivered, fatal (code = signal).
+    // the kill builtin: SI_USER, queued on the sleeping `sleep 5`, fatal: complete_signal makes the group
+    // exit with SIGKILL, which get_signal traces (the signal recording's killed child: signal_deliver
+    // sig=9 sa_handler=0), the exit code still the signal sent.
     // signal_generate fires at the end of __send_signal_locked, after the wakeup: the woken sleep,
     // on another CPU, may deliver before the sender's event prints (the machine interleaves CPUs in
     // steps of up to 20 us), so only the causal orders are checked
     const kill = lines.slice(3, 8);
     expect([...kill].sort()).to.deep.equal([
       'deliver sh SIGCHLD dfl 0',
-      'deliver sleep SIGTERM dfl 1',
+      'deliver sleep SIGKILL dfl 1',
       'exit sleep 15',
       'gen sh SIGTERM->sleep res 0 group 1 code 0',
       'gen sleep SIGCHLD->sh res 0 group 1 code 2',
     ]);
     const at = (l: string) => kill.indexOf(l);
-    expect(at('deliver sleep SIGTERM dfl 1')).to.be.below(at('exit sleep 15'));
+    expect(at('deliver sleep SIGKILL dfl 1')).to.be.below(at('exit sleep 15'));
     expect(at('exit sleep 15')).to.be.below(at('gen sleep SIGCHLD->sh res 0 group 1 code 2'));
     expect(at('gen sh SIGTERM->sleep res 0 group 1 code 0')).to.be.below(at('gen sleep SIGCHLD->sh res 0 group 1 code 2'));
     // sh ends (`wait` is a builtin); its exit goes to stapio, which catches SIGCHLD
@@ -61,6 +63,28 @@ describe('processes and signals as on 6.1 with dash as /bin/sh', () => {
     expect(r.out).to.contain('exec /usr/bin/true\n');
     expect(r.out).to.contain('rename sh true\n');
     expect(r.out).to.not.contain('exec /nonexistent');
+  });
+
+  it("get_signal and the handler's frame run 6.1's tree: dequeue with the sigqueue freed, get_sigframe, fpu__clear_user_states, signal_setup_done; a fatal signal only the group exit", async () => {
+    // the recordings' arch_do_signal_or_restart trees (swap's, signal's, cow's sh taking SIGCHLD; signal's
+    // killed child): a handled signal dequeue_signal -> collect_signal -> __sigqueue_free (kmem_cache_free
+    // of the sender's sigqueue), then the frame; a fatal one no dequeue_signal (complete_signal made the
+    // group exit), recalc_sigpending and do_group_exit
+    const r = await stapC(`
+      global n
+      probe kernel.function("get_signal"), kernel.function("dequeue_signal"), kernel.function("collect_signal"),
+            kernel.function("get_sigframe.constprop.0.isra.0"), kernel.function("fpu__clear_user_states"),
+            kernel.function("signal_setup_done"), kernel.function("uprobe_deny_signal") { n[execname(), ppfunc()]++ }
+      probe end { foreach ([e, f] in n+) printf("%s %s %d\\n", e, f, n[e, f]) }`,
+    "sh -c 'sleep 5 & sleep 0.1; kill $!; wait'");
+    expect(r.err).to.equal('');
+    const lines = r.out.trim().split('\n').filter((l) => /^(sh|sleep) /.test(l)).sort();
+    // sh takes two SIGCHLDs (sleep 0.1's exit, the killed sleep's), each with its handler's frame
+    expect(lines.filter((l) => l.startsWith('sh '))).to.deep.equal([
+      'sh collect_signal 2', 'sh dequeue_signal 2', 'sh fpu__clear_user_states 2', 'sh get_sigframe 2',
+      'sh get_signal 2', 'sh signal_setup_done 2', 'sh uprobe_deny_signal 2',
+    ]);
+    expect(lines.filter((l) => l.startsWith('sleep '))).to.deep.equal(['sleep get_signal 1', 'sleep uprobe_deny_signal 1']);
   });
 
   it('dash builtins: kill errors, exit statuses', () => {

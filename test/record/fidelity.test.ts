@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { compareSides, editDistance, editSimilarity, syscallSimilarity, weightedJaccard } from '../../bench/fidelity_measure';
-import { heldoutSummary, recordedCpu, recordedEntries, recordedSide, warmsUp } from '../../bench/fidelity';
+import { bootBetweenRuns, heldoutSummary, recordedCpu, recordedEntries, recordedSide, warmsUp } from '../../bench/fidelity';
 import { recorderWarmsUp, runSimulated, warmUpCommand } from '../../bench/fidelity_run';
 import { findRecording, HELDOUT_DIR, loadIndex, loadRecording, readJsonGz, Recording, RECORDINGS_DIR } from '../../scripts/record/recording';
 import { storedSlowdown } from '../../bench/fidelity_speed';
@@ -231,9 +231,25 @@ describe('fidelity: the simulated side', () => {
     expect(recorderWarmsUp(['memcg=4M', 'buf=131072'])).to.equal(true);
     expect(recorderWarmsUp(['cold'])).to.equal(false);
     expect(recorderWarmsUp(['background', 'nostrace'])).to.equal(false);
-    // as the recordings were made: cp warm, pagecache-miss cold, idle background, sleep before the warm-up existed
+    // as the recordings were made: cp warm, pagecache-miss cold, idle background, signal before the warm-up
+    // existed (66856cb, before be2b24e), sleep re-recorded after it (373b66c)
     const warm = (n: string): boolean => warmsUp(loadRecording(findRecording(n)!));
-    expect(['cp', 'tbench', 'pagecache-miss', 'idle', 'sleep'].map(warm)).to.deep.equal([true, true, false, false, false]);
+    expect(['cp', 'tbench', 'pagecache-miss', 'idle', 'signal', 'sleep'].map(warm)).to.deep.equal([true, true, false, false, false, true]);
+  });
+  it("replays the recording boot's drop_caches before the events phase: the events run activates the program's pages again", function () {
+    this.timeout(120000);
+    // cp was recorded in a boot with pagecache-miss (373b66c), tar in one without (21d10d7)
+    const rec = loadRecording(findRecording('cp')!);
+    const pm = findRecording('pagecache-miss')!;
+    expect(bootBetweenRuns(rec)).to.deep.equal([pm.setup, 'sync; sleep 0.5', warmUpCommand(pm.command)]);
+    expect(bootBetweenRuns(loadRecording(findRecording('tar')!))).to.equal(undefined);
+    // the recorded events run: mm_lru_activate 38, all in cp's exit_group (its pages read again by the
+    // events phase's warm-up after the drop); without the drop they are active since the graph phase
+    const recorded = rec.eventCounts[rec.events.indexOf('mm_lru_activate')];
+    expect(recorded).to.equal(38);
+    const o = { setup: rec.setup || undefined, warmUp: warmsUp(rec), seed: 1, eventsRun: true, cpu: recordedCpu(rec, true), cpuSlowdown: storedSlowdown().eventsMedian };
+    expect(runSimulated(rec.command, o).events.get('mm_lru_activate') ?? 0).to.equal(0);
+    expect(runSimulated(rec.command, { ...o, betweenRuns: bootBetweenRuns(rec) }).events.get('mm_lru_activate') ?? 0).to.be.greaterThan(0);
   });
   it('after the warm-up the traced cp finds its target existing and truncates it, as recorded', function () {
     this.timeout(60000);

@@ -7,6 +7,8 @@ import { procRoot, procPidFile } from './proc_pid';
 import { procMountsText, procMountinfoText } from './proc_namespace';
 import { cpuinfoText, sysCpuFiles, sysCpuShape } from '../kernel/cpu';
 import { loDev } from '../net/core';
+import { invalidateMappingPages, mappedFilePages } from '../mm/filemap';
+import type { Mm } from '../include/mm_types';
 
 export function populateProc(m: FsMachine, fs: Fs): void {
   const proc = fs.lookup('/proc')!;
@@ -105,22 +107,29 @@ export function populateSysClassNet(fs: Fs): void {
   fs.symlink(`/sys/class/net/${d.name}`, `../../devices/virtual/net/${d.name}`).size = 0;
 }
 
+/**
+ * echo 1 (or 3) > /proc/sys/vm/drop_caches (drop_pagecache_sb -> invalidate_mapping_pages): every clean
+ * page cache page not under I/O is freed, but those a process maps (mapping_evict_folio keeps a folio
+ * with references beyond the cache's: the libraries and programs of the running processes stay).
+ */
 function dropCaches(m: FsMachine, fs: Fs): void {
+  const mms = new Set<Mm>();
+  for (const t of m.procs.tasks.values()) if (t.proc.mm && !t.proc.exited) mms.add(t.proc.mm);
+  const mapped = mappedFilePages(mms);
+  const drop = (c: Inode) => {
+    if (c.cachedPages) invalidateMappingPages(m.mm, c, mapped.get(c));
+  };
   const walk = (d: Inode) => {
     if (!d.children) return;
     for (const c of d.children.values()) {
       if (c.isDir && c !== d) walk(c);
-      else if (c.cachedPages) {
-        let n = 0;
-        for (let i = 0; i < c.pc.length; i++) if (c.pc[i] === 1) { c.pc[i] = 0; n++; }
-        c.cachedPages -= n; m.mm.filePages -= n; m.mm.freePages += n;
-      }
+      else drop(c);
     }
   };
   walk(fs.root);
   for (const n of ['sda', 'sda1']) {
     const c = fs.lookup(`/dev/${n}`);
-    if (c) { let k = 0; for (let i = 0; i < c.pc.length; i++) if (c.pc[i] === 1) { c.pc[i] = 0; k++; } c.cachedPages -= k; m.mm.filePages -= k; m.mm.freePages += k; }
+    if (c) drop(c);
   }
 }
 

@@ -259,11 +259,17 @@ signals.at('__wake_up_parent', 'notify_parent');
 
 // ---------------------------------------------------------------- delivery
 
-/** get_signal: dequeue one signal; signal_deliver, then the handler, nothing, or do_group_exit. */
-signals.hook('signal', (m, c, t) => {
+/**
+ * get_signal's choice (templates/core.ts deliver_signal): the lowest pending signal not blocked, taken
+ * off the pending set with its siginfo; whether it is fatal (then complete_signal made the group exit:
+ * get_signal takes the SIGKILL it left, nothing queued to dequeue), queued (a sigqueue to free) or
+ * handled (a frame to set up).
+ */
+signals.hook('signal_pick', (_m, _c, t, e) => {
   const pend = t.sigPending & ~t.sigBlocked;
   let sig = 0;
   for (let i = 0; i < 32; i++) if (pend & (1 << i)) { sig = i + 1; break; }
+  e.dsig = sig;
   if (!sig) return H_CONT;
   t.sigPending &= ~(1 << (sig - 1));
   const q = queued.get(t);
@@ -271,15 +277,29 @@ signals.hook('signal', (m, c, t) => {
   if (q) q[sig - 1] = undefined;
   const h = sigHandler(t.proc, sig);
   const act = sig === SIGKILL ? 'term' : sigDefault(sig);
-  const fatal = !(typeof h === 'function' && sig !== SIGKILL) && !(h === 'ignore' || act === 'ign' || act === 'cont' || act === 'stop');
-  if (typeof h === 'function' && sig !== SIGKILL) h(sig);
-  if (fatal) {
+  e.dsigInfo = info;
+  e.dsigHandled = typeof h === 'function' && sig !== SIGKILL;
+  e.dsigFatal = !e.dsigHandled && !(h === 'ignore' || act === 'ign' || act === 'cont' || act === 'stop');
+  return H_CONT;
+});
+signals.cond('sig_group_exit', (_m, _c, _t, e) => e.dsigFatal === true);
+signals.cond('sig_queued', (_m, _c, _t, e) => e.dsigInfo !== undefined);
+signals.cond('sig_handled', (_m, _c, _t, e) => e.dsigHandled === true);
+
+/** get_signal's delivery of the picked signal: signal_deliver, then the handler, nothing, or do_group_exit. */
+signals.hook('signal', (m, c, t, e) => {
+  const sig = (e.dsig as number | undefined) ?? 0;
+  if (!sig) return H_CONT;
+  const h = sigHandler(t.proc, sig);
+  if (e.dsigHandled === true && typeof h === 'function') h(sig);
+  if (e.dsigFatal === true) {
     const exitPath = groupExitPath(m, t);
     if (!exitPath) throw new Error('entry model: no recorded exit_group (data/paths/entries.json.gz)');
     pushPath(t.ks, exitPath, newEnv('exit_group', { a: [128 + sig], sig, signaled: true, recorded: true }));
   }
-  // frames run last-pushed first: signal_deliver fires before do_group_exit
-  pushPath(t.ks, 'signal_deliver', newEnv('signal_deliver', { sig, sgInfo: info }));
+  // frames run last-pushed first: signal_deliver fires before do_group_exit; a fatal signal is the
+  // SIGKILL complete_signal left (trace_signal_deliver(SIGKILL, SEND_SIG_NOINFO, ...))
+  pushPath(t.ks, 'signal_deliver', newEnv('signal_deliver', e.dsigFatal === true ? { sig: SIGKILL } : { sig, sgInfo: e.dsigInfo }));
   return H_PUSHED;
 });
 

@@ -262,6 +262,44 @@ export function zapMarkAccessed(mm: Mm): number {
   return act;
 }
 /**
+ * The page cache pages of each file the address spaces `mms` map (present in a file VMA, not replaced by
+ * an anonymous copy): what drop_caches leaves (invalidate_mapping_pages -> mapping_evict_folio keeps a
+ * folio with references beyond the cache's own: every mapping pte holds one).
+ */
+export function mappedFilePages(mms: Iterable<Mm>): Map<Inode, Set<number>> {
+  const out = new Map<Inode, Set<number>>();
+  for (const mm of mms) {
+    for (const r of mm.regions.values()) {
+      if (!r.file) continue;
+      let set = out.get(r.file);
+      const pages = r.pages;
+      for (let i = 0; i < pages.length; i++) {
+        if ((pages[i] !== P_PRESENT && pages[i] !== P_COW) || anonPage(r, i)) continue;
+        if (!set) out.set(r.file, (set = new Set()));
+        set.add(Math.floor(r.fileOff / PAGE) + i);
+      }
+    }
+  }
+  return out;
+}
+/**
+ * invalidate_mapping_pages (drop_caches): the clean pages of `ino` not under I/O and not in `keep` (those
+ * a process maps) leave the cache, with what folio_mark_accessed had left on them (a page read again
+ * enters as a new folio: neither referenced nor active).  How many were freed.
+ */
+export function invalidateMappingPages(mm: MmMachine['mm'], ino: Inode, keep: ReadonlySet<number> | undefined): number {
+  const a = accessed.get(ino);
+  let n = 0;
+  for (let i = 0; i < ino.pc.length; i++) {
+    if (ino.pc[i] !== 1 || keep?.has(i)) continue;
+    ino.pc[i] = 0;
+    if (a && i < a.length) a[i] = 0;
+    n++;
+  }
+  ino.cachedPages -= n; mm.filePages -= n; mm.freePages += n;
+  return n;
+}
+/**
  * folio_activate_fn traces mm_lru_activate only for a folio not active yet: a teardown (e.lruActivate,
  * set by the exit or exec: paths/entry.ts) or a copy_file_range (fs/read_write.ts) fires as many as it
  * activated pages (its recorded tree
