@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
 import { KERNEL_RELEASE } from '../../src/kernel/config';
 
-describe('machine: basename, dirname, rmdir, md5sum, sha1sum, sha256sum, tac, yes, whoami, nproc, hostname, uname', () => {
+describe('machine: basename, dirname, rmdir, md5sum, sha1sum, sha256sum, tac, yes, whoami, nproc, hostname, uname, nice', () => {
   const m = new Machine({ seed: 1 });
   it('print what coreutils 9.1 prints, messages and exit statuses included', () => {
     const script = [
@@ -33,5 +33,14 @@ describe('machine: basename, dirname, rmdir, md5sum, sha1sum, sha256sum, tac, ye
   it('rmdir of a mount point is EBUSY, of a directory with entries ENOTEMPTY', () => {
     expect(m.run('rmdir /proc 2>&1; mkdir -p /root/q/r; rmdir /root/q 2>&1; rmdir /root/q/r /root/q && echo ok').out).to.equal(
       "rmdir: failed to remove '/proc': Device or resource busy\nrmdir: failed to remove '/root/q': Directory not empty\nok\n");
+  });
+
+  it('nice sets the niceness (getpriority, setpriority) and execs the command; its messages and statuses as coreutils\'', () => {
+    // expected: env -i PATH=/usr/bin:/bin sh -c '...' on this Debian 12 host, as root
+    expect(m.run('nice; nice -n 5 nice; nice -3 nice; nice --adjustment=2 nice; nice nice; nice -n 30 nice; nice -n x true 2>&1; echo rc=$?; '
+      + 'nice nonexist 2>&1; echo rc=$?; nice -n 5 -- nice; nice -n -5 nice').out).to.equal(
+      "0\n5\n3\n2\n10\n19\nnice: invalid adjustment 'x'\nrc=125\nnice: 'nonexist': No such file or directory\nrc=127\n5\n-5\n");
+    // the niced task's nice value (/proc/PID/stat field 19)
+    expect(m.run('nice -n 7 sh -c \'cut -d" " -f19 /proc/$$/stat\'').out).to.equal('7\n');
   });
 });

@@ -1,12 +1,13 @@
-/** Small system calls of kernel/sys.c: getpid, uname, the credential getters, getppid, setpgid/getpgid/getpgrp, umask, setuid, prctl. */
+/** Small system calls of kernel/sys.c: getpid, uname, the credential getters, getppid, setpgid/getpgid/getpgrp, umask, setuid, setpriority/getpriority, prctl. */
 import type { MachineCore } from '../core/machine';
 import { Semantics } from '../paths/semantics';
 import { H_CONT } from '../paths/kexec';
-import type { Process } from '../include/sched';
+import type { Process, Task } from '../include/sched';
 
 /** The machine as kernel/sys.c uses it: the core and the process table (setpgid's group check). */
 export interface SysMachine extends MachineCore {
-  readonly procs: { readonly procs: Map<number, Process> };
+  readonly procs: { readonly procs: Map<number, Process>; readonly tasks: Map<number, Task> };
+  readonly sched: { setNice(t: Task, nice: number): void };
 }
 
 export const sys = new Semantics<SysMachine>('kernel/sys');
@@ -48,6 +49,41 @@ sys.syscall('setuid', (_m, _c, t, e) => {
   const uid = Number(e.a[0]);
   if (t.euid === 0) { t.uid = t.euid = uid; t.proc.uid = uid; } else if (uid === t.uid) t.euid = uid; else { e.ret = -1; return H_CONT; }
   e.ret = 0;
+  return H_CONT;
+});
+/** the live tasks setpriority/getpriority's (which, who) names: PRIO_PROCESS a thread, PRIO_PGRP a group, PRIO_USER a user's (who 0: the caller's) */
+function prioTargets(m: SysMachine, t: Task, which: number, who: number): Task[] | null {
+  const live = [...m.procs.tasks.values()].filter((x) => !x.kthread && !x.idle && !x.proc.exited);
+  if (which === 0) { const x = who ? m.procs.tasks.get(who) : t; return x && !x.proc.exited ? [x] : []; }
+  if (which === 1) { const g = who || t.proc.pgid; return live.filter((x) => x.proc.pgid === g); }
+  if (which === 2) { const u = who || t.uid; return live.filter((x) => x.uid === u); }
+  return null;
+}
+/**
+ * setpriority(which, who, niceval) (kernel/sys.c set_one_prio): the nice value clamped to -20..19 for
+ * each task named; lowering it needs CAP_SYS_NICE (EACCES), another user's task EPERM; ESRCH for
+ * none, EINVAL for a bad `which`
+ */
+sys.syscall('setpriority', (m, _c, t, e) => {
+  const [which, who] = [Number(e.a[0]), Number(e.a[1])];
+  const nice = Math.max(-20, Math.min(19, Number(e.a[2])));
+  const ts = prioTargets(m, t, which, who);
+  if (!ts) { e.ret = -22; return H_CONT; }
+  let err = -3;
+  for (const x of ts) {
+    if (t.euid !== 0 && x.uid !== t.euid) { err = -1; continue; }
+    if (t.euid !== 0 && nice < x.nice) { err = -13; continue; }
+    m.sched.setNice(x, nice);
+    err = 0;
+  }
+  e.ret = err;
+  return H_CONT;
+});
+/** getpriority(which, who): 20 - the lowest nice value of the tasks named (never negative: 40..1), ESRCH for none */
+sys.syscall('getpriority', (m, _c, t, e) => {
+  const ts = prioTargets(m, t, Number(e.a[0]), Number(e.a[1]));
+  if (!ts) { e.ret = -22; return H_CONT; }
+  e.ret = ts.length ? 20 - Math.min(...ts.map((x) => x.nice)) : -3;
   return H_CONT;
 });
 /**

@@ -54,7 +54,7 @@ export const NET_TOOL_NAMES = ['nc'];
 /** coreutils' mkfifo and mknod (programs/mknod.ts), created after everything else */
 export const FIFO_TOOL_NAMES = ['mkfifo', 'mknod'];
 /** programs the machine runs whose files are the recorded install's (userland/root_tree.ts): it makes none for them */
-export const INSTALL_TOOL_NAMES = ['basename', 'dirname', 'nproc', 'rmdir', 'printenv', 'tac', 'yes', 'whoami', 'hostname', 'md5sum', 'sha1sum', 'sha256sum'];
+export const INSTALL_TOOL_NAMES = ['basename', 'dirname', 'nproc', 'rmdir', 'printenv', 'tac', 'yes', 'whoami', 'hostname', 'md5sum', 'sha1sum', 'sha256sum', 'nice'];
 /** every program the machine runs, by name (its file: programPath) */
 export function allProgramNames(): string[] {
   return [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES, ...NET_TOOL_NAMES, ...FIFO_TOOL_NAMES, ...INSTALL_TOOL_NAMES];

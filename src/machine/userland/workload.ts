@@ -76,7 +76,7 @@ export const PROGRAM_MODULES: Readonly<Record<string, ProgramModule>> = {
   mount: seedTools, mkswap: seedTools, cut: seedTools, sort: seedTools, uniq: seedTools, awk: seedTools, timeout: seedTools,
   'trace-cmd': traceCmd, perf, nc, mkfifo: mknod, mknod,
   basename: small, dirname: small, nproc: small, rmdir: small, printenv: small, tac: small, yes: small, whoami: small,
-  hostname: small, md5sum: small, sha1sum: small, sha256sum: small,
+  hostname: small, md5sum: small, sha1sum: small, sha256sum: small, nice: small,
   systemd: boot, 'systemd-journald': boot, sshd: boot, rsyslogd: boot, nginx: boot, cron: boot,
 };
 

@@ -1,6 +1,6 @@
 /**
  * Small commands of the install that scripts call (coreutils 9.1: basename, dirname, nproc, rmdir,
- * printenv, md5sum, sha1sum, sha256sum, tac, yes, whoami; hostname 3.23): their output, messages and
+ * printenv, md5sum, sha1sum, sha256sum, tac, yes, whoami, nice; hostname 3.23): their output, messages and
  * exit status as Debian 12's, and the system calls strace shows for the real binaries in the C
  * locale (after ld.so and libc's start-up: malloc's first brk, the work, stdio's fstat/TCGETS and
  * write, close_stdout's close(1), close(2)).  Their files are the recorded install's.
@@ -11,6 +11,7 @@ import { bytesToString } from '../../process/user';
 import { environOf } from '../../process/environ';
 import { errStr } from '../libc_strerror';
 import { getpwuidName } from '../libc_nss';
+import { execvp } from '../libfs';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -225,7 +226,45 @@ const hostname: ProgramMain = function* (u) {
   return 0;
 };
 
+/**
+ * nice [-n N | -N | --adjustment=N] [COMMAND [ARG...]]: the niceness (none: print it), raised by N
+ * (10 by default) with getpriority/setpriority, then COMMAND exec'd (execvp); a refused change is
+ * a warning, the command runs anyway
+ */
+const nice: ProgramMain = function* (u, argv) {
+  yield* u.malloc();
+  let adj: string | undefined;
+  let i = 1;
+  for (; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') { i++; break; }
+    if (a === '-n') adj = argv[++i];
+    else if (a.startsWith('--adjustment=')) adj = a.slice(13);
+    else if (/^-n./.test(a)) adj = a.slice(2);
+    else if (/^-[+-]?\d+$/.test(a)) adj = a.slice(1);
+    else break;
+  }
+  if (adj !== undefined && !/^[+-]?\d+$/.test(adj)) {
+    yield* u.err(`nice: invalid adjustment '${adj}'\n`);
+    return 125;
+  }
+  // glibc's getpriority: 20 - the kernel's value
+  const cur = 20 - (yield* u.sys('getpriority', [0, 0])).ret;
+  if (i >= argv.length) {
+    yield* u.printf(`${cur}\n`);
+    yield* u.closeStdout();
+    return 0;
+  }
+  const want = Math.max(-20, Math.min(19, cur + Number(adj ?? 10)));
+  const r = (yield* u.sys('setpriority', [0, 0, want])).ret;
+  if (r < 0) yield* u.err(`nice: cannot set niceness: ${errStr(r)}\n`);
+  const e = yield* execvp(u, argv[i], argv.slice(i));
+  yield* u.err(`nice: '${argv[i]}': ${errStr(e)}\n`);
+  return e === -2 ? 127 : 126;
+};
+
 export const coreutilsSmall: Record<string, ProgramMain> = {
+  nice,
   basename, dirname, nproc, rmdir, printenv, tac, yes, whoami, hostname,
   md5sum: digest('md5', 'md5sum'), sha1sum: digest('sha1', 'sha1sum'), sha256sum: digest('sha256', 'sha256sum'),
 };
