@@ -10,6 +10,7 @@ import { Session, ElabOptions } from './session';
 import { Resolver, Scope, FATAL_SITE } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
+import { reduceVoidStatements } from './void_reduce';
 import { Optimizer, liveBodies, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly, replaceNode } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents, exprChildren, stmtChildren, cmpBytes, containsNext } from './util';
@@ -136,6 +137,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 
   // ---- optimise
   const liveGlobals = new Set<A.VarDecl>(s.allGlobals);
+  const droppedUse: VarUse = { read: new Set(), written: new Set() };
   const units: (OptUnit & { p: Pending })[] = derived.map((d) => ({
     body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: functorOf(d.dp.point.pp), also: d.exp.more?.map((m) => functorOf(m.rp.pp)),
     tok: probeInfo.get(d.dp)!.elisionTok, isUser: userFiles.has(d.decl.file), p: d, elidesAt: d.elidesAt,
@@ -150,6 +152,17 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     // begin { println(f()) }', eliding the assignment)
     for (const f of reachable()) if (f.body.k !== 'embedded') markUnresolvedTargets(f.body, {});
     new Optimizer(diag, s.allGlobals, userFiles, resolver.definedReads).run(units, reachable, liveGlobals, stopForWarnings);
+  } else if (opts.unoptimized && !opts.listing) {
+    // (-u still reduces the statements whose value is unused, before the types: real-stap -u -p2
+    // 'function f(x) { return x + 1 } probe begin { f("a") }' lists no function and no mismatch)
+    const effects = new Optimizer(diag, s.allGlobals, userFiles).effects;
+    const pure = (fn: A.FunctionDecl): boolean => !effects.functionHasEffects(fn);
+    const before = reachable();
+    for (const b of liveBodies(units, before)) reduceVoidStatements(b, pure);
+    // (the globals the functions it dropped read stay, untyped: real-stap -u -p2 'global g
+    // function f(x) { return g } probe begin { f(1) }' says g's type is unresolved)
+    const after = new Set(reachable());
+    for (const f of before) if (!after.has(f) && f.body.k !== 'embedded') collectUse(f.body, droppedUse);
   }
   let live = units.filter((u) => !u.elided);
   if (stopForWarnings()) return null;
@@ -172,7 +185,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
   for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
   let usedGlobals = stapGlobalOrder(
-    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || caughtOnly.has(g))),
+    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || caughtOnly.has(g) || droppedUse.read.has(g))),
     live, functions);
   for (const g of usedGlobals) {
     if (g.init && (g.type ?? 'unknown') === 'unknown') g.type = g.init.k === 'num' ? 'long' : 'string';
@@ -202,7 +215,14 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
       }
     }
     if (!changed) return false;
-    if (opts.unoptimized) return true;
+    if (opts.unoptimized) {
+      // (-u keeps the locals and globals, but the functions only the dropped code called go,
+      // typed: real-stap -u -p2 'probe begin { if (0 && randint(2)) println(1); println(2) }'
+      // lists no randint)
+      const kept = reachable();
+      if (kept.length !== functions.length) functions.splice(0, functions.length, ...kept);
+      return true;
+    }
     const still: VarUse = { read: new Set(), written: new Set() };
     for (const u of live) {
       collectUse(u.body, still);
@@ -254,7 +274,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     // (-u keeps the globals, but what the constant folding dropped writes nothing: real-stap -u
     // -p2 'global a probe begin { if (0) a[1] = 1; println(1) }' lists a, with no end probe to
     // display it; 'if (0) println(a[1]); a[1] = 2' does display a): stap folds them before
-    new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions));
+    if (new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions))) functions = reachable();
     recollect();
   }
 

@@ -10,6 +10,7 @@ import { ConstFolder } from './const_fold';
 import { Diagnostics, SemanticError } from '../diag';
 import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar, containsNext, notLvalue, invalidEntry } from './util';
 import { preorder } from './callgraph';
+import { reduceVoidStatements } from './void_reduce';
 import { isLvalue } from '../parse/literals';
 
 export interface OptUnit {
@@ -394,6 +395,11 @@ export class Optimizer {
         }
       }
       noteElided();
+      // stap's void-statement reduction (void_reduce.ts), after the side-effect-free statements
+      // went: what is left of a statement's parts goes on the next iteration, silently
+      const pure = (fn: A.FunctionDecl): boolean => !this.effects.functionHasEffects(fn);
+      for (const u of units) if (!u.elided && reduceVoidStatements(u.body, pure)) changed = true;
+      for (const f of fns) if (f.body.k !== 'embedded' && reduceVoidStatements(f.body, pure)) changed = true;
       // statements after next/return/break/continue (stap's dead_control_remover, last in the
       // iteration and silent: what dead code assigned or printed was reported above)
       for (const u of units) if (!u.elided && removeDeadControl(u.body)) changed = true;
