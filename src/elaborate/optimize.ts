@@ -63,10 +63,18 @@ export function collectUse(root: A.Stmt | A.Expr, use: VarUse): void {
       use.written.add(t.ref);
       if (alsoRead) read(t.ref, valueUsed);
     } else if (t.k === 'index') {
-      if (t.base.k === 'sym' && t.base.ref) {
-        use.written.add(t.base.ref);
-        if (alsoRead) read(t.base.ref, valueUsed);
-      }
+      if (t.base.k === 'sym') {
+        if (t.base.ref) {
+          use.written.add(t.base.ref);
+          if (alsoRead) read(t.base.ref, valueUsed);
+        }
+      } else if (t.base.operand.k === 'sym' && t.base.operand.ref) {
+        if (alsoRead) read(t.base.operand.ref, valueUsed);
+      } else expr(t.base);
+      // (a histogram's bucket deleted, or incremented for its value, reads the statistics:
+      // real-stap -p2 'global s probe begin { s <<< 1; delete @hist_log(s)[1] }' shows no s at
+      // the end, nor with `x = (@hist_log(s)[1] -= 1)`; -u -p2 with `@hist_log(s)[1] -= 1;`,
+      // `= 1;` or a discarded `++` does)
       for (const i of t.indexes) if (i) expr(i);
     } else expr(t);
   };
