@@ -357,7 +357,10 @@ export class Optimizer {
         }
       });
       for (const sc of scopes) this.diag.asCopies(copies(sc), () => {
-        const dead = sc.locals.filter((l) => use.written.has(l) && !use.read.has(l));
+        // (a function's parameters too: real-stap -p2 'function f(a) { a = 1 } probe begin { f(1) }'
+        // elides the assignment to a)
+        const params = 'paramDecls' in sc ? ((sc as { paramDecls?: A.VarDecl[] }).paramDecls ?? []) : [];
+        const dead = [...params, ...sc.locals].filter((l) => use.written.has(l) && !use.read.has(l));
         // (the first time, every body is walked: its assignments' left sides are checked)
         if ((dead.length || first) && this.removeDeadAssignments(sc.body, dead)) changed = true;
         // as stap's dead-assignment remover, a `catch (v)` whose v is never read loses v, without
@@ -445,16 +448,15 @@ export class Optimizer {
 
   /**
    * `x = e` with x one of the never-read locals `dead` becomes `e`: one walk of the body for all
-   * of them (children before their parent, as one walk per local would rewrite them), the
-   * warnings said in the order one walk per local, in `dead`'s order, would say them.
+   * of them (children before their parent), the warnings in the walk's order as stap's
+   * dead_assignment_remover says them (real-stap -v -p2 'function f() { b = 1; c = 2; b = 3 }
+   * probe begin { f() }': b, c, b).
    */
   private removeDeadAssignments(body: A.Block, dead: A.VarDecl[]): boolean {
     const which = new Map(dead.map((l, i) => [l, i]));
     const said: { i: number; tok: A.Token }[] = [];
     let changed = false;
     const say = (): void => {
-      // (a stable sort: within one local, the walk's order)
-      said.sort((a, b) => a.i - b.i);
       for (const w of said) this.warn(`Eliding assignment to '${dead[w.i].name}'`, w.tok);
     };
     const visitExpr = (e: A.Expr): void => {
