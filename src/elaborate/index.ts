@@ -11,6 +11,7 @@ import { Resolver, Scope, FATAL_SITE } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
 import { reduceVoidStatements } from './void_reduce';
+import { checkTargetWrites } from './target_writes';
 import { Optimizer, liveBodies, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly, replaceNode } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents, exprChildren, stmtChildren, cmpBytes, containsNext } from './util';
@@ -132,6 +133,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const stopForWarnings = (): boolean => !!diag.opts.warningsAreErrors && diag.warningCount > warnings0;
 
   // ---- checks that need resolved symbols
+  if (!opts.guru && !opts.listing && checkTargetWrites(derived.map((d) => counted(d.dp.body, d.exp)), (b) => reachableFunctions(b), diag)) return null;
   checkStats(derived.map((d) => counted(d.dp.body, d.exp)), resolver.usedFunctions, diag);
   if (diag.errorCount > errors0 || stopForWarnings()) return null;
 
