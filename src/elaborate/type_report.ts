@@ -32,6 +32,10 @@ export abstract class TypeBookkeeping {
 
   protected report(e: SemanticError): void {
     this.errors++;
+    // (an error before the asserting pass, as a mismatch, leaves the unresolved unsaid:
+    // real-stap -p2 'probe begin { println(y) } probe end { z = sprintf("%d"); println(z) }'
+    // says only that sprintf lacks an argument)
+    if (!this.assert) this.mismatched = true;
     // Type mismatches and unresolved/invalid types are raised again on each iteration of the
     // fixed-point loop, as stap's are: its print_error shows one and counts the repeats
     // (`Number of similar error messages suppressed`), and so does Diagnostics.  The other
@@ -107,7 +111,7 @@ export abstract class TypeBookkeeping {
    * checked against real-stap).
    */
   protected complexity = 0;
-  /** A mismatch was seen before the asserting pass (which then reports mismatches only). */
+  /** A mismatch, or another error, was seen before the asserting pass (which then reports mismatches only). */
   protected mismatched = false;
 
   protected mismatchTypes(tok: A.Token, t1: A.Type, t2: A.Type): void {
