@@ -86,12 +86,14 @@ export abstract class TypeBookkeeping {
   }
 
   /**
-   * A target expression its probe point cannot resolve (stap's visit_target_symbol): still
+   * A target expression its probe point cannot resolve (stap's visit_target_symbol; `node`: an
+   * @var in a context that gives it no type, said again before the asserting pass): still
    * unresolved until the asserting pass, which says why (its saved conversion error) and goes on
    * with the body, unless a mismatch was seen.
    */
-  protected unresolvedTarget(err: SemanticError): void {
+  protected unresolvedTarget(err: SemanticError, node?: A.Expr): void {
     this.still++;
+    if (!this.assert && node?.k === 'atvar' && !this.untypedAtvars.has(node)) this.untypedAtvars.set(node, err);
     if (this.assert && !this.mismatched) this.report(err);
   }
 
@@ -113,6 +115,8 @@ export abstract class TypeBookkeeping {
   protected complexity = 0;
   /** A mismatch, or another error, was seen before the asserting pass (which then reports mismatches only). */
   protected mismatched = false;
+  /** The @var expressions found unresolvable before the asserting pass where the context gives no type, in the order met, with why. */
+  protected untypedAtvars = new Map<A.AtVar, SemanticError>();
 
   protected mismatchTypes(tok: A.Token, t1: A.Type, t2: A.Type): void {
     this.still++;
