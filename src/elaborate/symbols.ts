@@ -7,7 +7,7 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { Session, pragmasOf } from './session';
-import { suggest, withSimilar, stmtChildren, exprChildren, fold, notLvalue, invalidEntry } from './util';
+import { suggest, withSimilar, stmtChildren, exprChildren, walkExpr, fold, notLvalue, invalidEntry } from './util';
 import { defaultRegistry, type Provider } from './probes';
 import { declarationsKey, type Lookup } from './aliases';
 
@@ -255,6 +255,17 @@ export class Resolver {
         // delete_statement_symresolution_info traverses it (`delete f()` reports the unresolved
         // function), and type resolution refuses it after the optimizer's warnings (types.ts
         // deleteTarget; real-stap -p2)
+        // (stap's delete_statement_symresolution_info walks the operand first: a name it cannot
+        // find is an unresolved array: real-stap -p2 'probe begin { delete 1 + x }', 'delete
+        // @defined(x)', 'delete -x')
+        const arrays = new Set<A.Expr>();
+        let unknown: A.Sym | undefined;
+        walkExpr(t, (x) => {
+          if (x.k === 'index') arrays.add(x.base);
+          else if (x.k === 'in') arrays.add(x.array);
+          else if (x.k === 'sym' && !unknown && !arrays.has(x) && !this.lookup(x.name, scope, x.tok)) unknown = x;
+        });
+        if (unknown) throw new SemanticError('unresolved array in delete statement', unknown.tok, [], 'delete-unresolved');
         if (DELETE_LATER.has(t.k)) {
           this.expr(t, scope);
           return;

@@ -735,6 +735,11 @@ export class TypeResolver extends TypeBookkeeping {
   }
 
   private targetExpr(e: A.Target | A.Cast | A.AtVar | A.Autocast): void {
+    // (an autocast of a mistyped operand: the asserting pass says it cannot dereference before
+    // the mismatch: real-stap -p2 'probe begin { println("s"->a) }')
+    if (e.k === 'autocast' && this.assert && this.mismatched && this.pointees.of(e.operand) === undefined) {
+      this.report(new SemanticError('unknown type in dereference', e.tok, [], 'unresolved-target'));
+    }
     for (const c of e.components) if (c.k === 'index') {
       this.t = 'long';
       this.expr(c.index);
