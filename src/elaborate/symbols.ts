@@ -80,6 +80,14 @@ export class Resolver {
 
   private softError(e: SemanticError): void {
     this.softErrors++;
+    this.say(e);
+  }
+
+  /** The errors said while resolving function bodies (resolvePendingFunctions), in order. */
+  private functionErrors: SemanticError[] | null = null;
+
+  private say(e: SemanticError): void {
+    this.functionErrors?.push(e);
     this.s.diag.semanticError(e);
   }
 
@@ -100,10 +108,19 @@ export class Resolver {
   /** Resolve every queued function (and those they pull in). */
   resolvePendingFunctions(): boolean {
     let ok = true;
-    while (this.pending.length) {
-      const fn = this.pending.shift()!;
-      if (!this.resolveFunction(fn)) ok = false;
+    const said: SemanticError[] = (this.functionErrors = []);
+    try {
+      while (this.pending.length) {
+        const fn = this.pending.shift()!;
+        if (!this.resolveFunction(fn)) ok = false;
+      }
+    } finally {
+      this.functionErrors = null;
     }
+    // (a call refused without -g in a function body makes stap resolve the function bodies
+    // once more, saying their errors again: real-stap -v -p2 'function f() { printk(1, "a");
+    // nosuch() } probe begin { f() }' says both twice, 'function f() { nosuch() } ...' once)
+    if (said.some((e) => e.site === 'guru-function')) for (const e of said) this.s.diag.semanticError(e);
     return ok;
   }
 
@@ -132,7 +149,7 @@ export class Resolver {
       // (in a function, @probewrite is an error as others: real-stap -p2 'function f() { return
       // @probewrite(x) } probe begin { println(f()) }' ends with the Pass 2 line)
       if (!(e instanceof SemanticError)) throw e;
-      this.s.diag.semanticError(e);
+      this.say(e);
       return false;
     }
   }
@@ -503,7 +520,7 @@ export class Resolver {
     // (nd2_syscall.* call __set_syscall_pt_regs) but, without -g, not from a user's script;
     // reported at the call and resolution goes on (checked against real-stap)
     if (!this.s.opts.guru && !scope.file.isTapset && same.some(isGuruOnly)) {
-      this.s.diag.semanticError(new SemanticError('function may not be used unless -g is specified', e.tok, [], 'guru-function'));
+      this.say(new SemanticError('function may not be used unless -g is specified', e.tok, [], 'guru-function'));
     }
     this.use(head);
   }
