@@ -235,6 +235,15 @@ export class Resolver {
         for (const k of s.keys) this.localSym(k, scope);
         if (s.value) this.localSym(s.value, scope);
         if (s.slice) {
+          if (s.slice.length !== s.keys.length && s.array.k === 'sym') {
+            // (stap looks the array up again with the slice's arity, by the name it resolved to:
+            // a global's is mangled; real-stap -p2 'global m2 probe begin { m2[1, "a"] = 1;
+            // foreach ([a, b] in m2[1, 2, 3]) println(a, b) }'; one it could not resolve was said)
+            const d = s.array.ref;
+            if (!d) return;
+            const name = d.kind === 'global' && !d.isPrivate ? `__global_${d.name}` : d.name;
+            throw new SemanticError(`unresolved arity-${s.slice.length} global array ${name}, missing global declaration?`, s.array.tok, [], 'unresolved-array-foreach');
+          }
           if (s.slice.length !== s.keys.length) {
             // arity of the slice must match the keys
             throw new SemanticError(`inconsistent arity (${s.keys.length} vs ${s.slice.length})`, s.tok, [], 'inconsistent-arity');
