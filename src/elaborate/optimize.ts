@@ -539,9 +539,11 @@ export class Optimizer {
             }
           }
         }
-        // a foreach with a literal limit <= 0 never runs its body (stap drops it before typing)
-        if (s.k === 'foreach' && s.limit?.k === 'num' && BigInt(s.limit.value) <= 0n) return { keep: false, changed: true };
         const r = this.reduceStmt(s.body, own);
+        // a foreach with a literal limit <= 0 never runs its body (stap drops it before typing,
+        // once its body's side-effect-free statements were said: real-stap -p2 'global a probe
+        // begin { foreach (k in a limit 0) { y = "s" + 1 } println(2) }')
+        if (s.k === 'foreach' && s.limit?.k === 'num' && BigInt(s.limit.value) <= 0n) return { keep: false, changed: true };
         if (!r.keep) s.body = { k: 'null', tok: s.body.tok };
         if (s.k !== 'foreach' && !r.keep && !(s.k === 'for' && (s.init || s.incr))) {
           // an empty loop whose condition has no effects is dropped (stap: void_statement_reducer)

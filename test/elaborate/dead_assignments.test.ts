@@ -30,3 +30,15 @@ describe('elaborate: dead assignments', () => {
     expect(verboseWarnings('probe begin { b = 1; c = 2; b = 3; println(1) }')).to.deep.equal(['b', 'c', 'b']);
   });
 });
+
+describe('elaborate: a foreach with a limit of 0 or less', () => {
+  it('goes after its body\'s dead code was said (real-stap -p2)', () => {
+    const w = p2('global a probe begin { foreach (k in a limit 0) { y = "s" + 1 } println(2) }').err.split('\n').filter((l) => l.startsWith('WARNING'));
+    expect(w).to.deep.equal([
+      "WARNING: never-assigned global variable 'a' (similar: a): identifier 'a' at <input>:1:8",
+      "WARNING: Eliding assignment to 'y': operator '=' at :1:53",
+      "WARNING: Eliding side-effect-free expression : identifier 'y' at :1:51",
+    ]);
+    expect(p2('global a probe begin { foreach (k in a limit 0) { 1 + 2 } println(2) }').err).to.contain("Eliding side-effect-free expression : number '1' at :1:51");
+  });
+});
