@@ -97,6 +97,22 @@ export abstract class TypeBookkeeping {
     if (this.assert && !this.mismatched) this.report(err);
   }
 
+  /**
+   * Before the asserting pass, stap says once more why each @var its context left untyped is
+   * unresolved (real-stap -v -p2 'probe begin { println(@var("x")) }': that error twice).
+   */
+  protected sayUntypedAtvars(): void {
+    if (!this.mismatched) for (const [node, err] of this.untypedAtvars) if ((node.type ?? 'unknown') === 'unknown') this.diag.semanticError(err);
+  }
+
+  /**
+   * An autocast whose operand has no pointee type, after a mismatch: the asserting pass says it
+   * cannot dereference before the mismatch (real-stap -p2 'probe begin { println("s"->a) }').
+   */
+  protected derefBeforeMismatch(e: A.Autocast, typed: boolean): void {
+    if (this.assert && this.mismatched && !typed) this.report(new SemanticError('unknown type in dereference', e.tok, [], 'unresolved-target'));
+  }
+
   protected invalid(tok: A.Token, type: A.Type): void {
     this.still++;
     if (this.assert) {

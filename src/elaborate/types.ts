@@ -84,9 +84,7 @@ export class TypeResolver extends TypeBookkeeping {
             continue;
           }
           this.assert = true;
-          // (stap says once more why each @var its context left untyped is unresolved, before
-          // the asserting pass: real-stap -v -p2 'probe begin { println(@var("x")) }')
-          if (!this.mismatched) for (const [node, err] of this.untypedAtvars) if ((node.type ?? 'unknown') === 'unknown') this.diag.semanticError(err);
+          this.sayUntypedAtvars();
           // (stap -v reports every kind)
           if (this.diag.opts.verbose > 0) this.complexity = 0;
           continue;
@@ -735,11 +733,7 @@ export class TypeResolver extends TypeBookkeeping {
   }
 
   private targetExpr(e: A.Target | A.Cast | A.AtVar | A.Autocast): void {
-    // (an autocast of a mistyped operand: the asserting pass says it cannot dereference before
-    // the mismatch: real-stap -p2 'probe begin { println("s"->a) }')
-    if (e.k === 'autocast' && this.assert && this.mismatched && this.pointees.of(e.operand) === undefined) {
-      this.report(new SemanticError('unknown type in dereference', e.tok, [], 'unresolved-target'));
-    }
+    if (e.k === 'autocast') this.derefBeforeMismatch(e, this.pointees.of(e.operand) !== undefined);
     for (const c of e.components) if (c.k === 'index') {
       this.t = 'long';
       this.expr(c.index);
