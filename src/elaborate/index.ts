@@ -139,7 +139,8 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
 
   // ---- optimise
   const liveGlobals = new Set<A.VarDecl>(s.allGlobals);
-  const droppedUse: VarUse = { read: new Set(), written: new Set() };
+  /** -u: the functions typed (those calls reached before the void-statement reduction). */
+  let typedFunctions: A.FunctionDecl[] | undefined;
   const units: (OptUnit & { p: Pending })[] = derived.map((d) => ({
     body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: functorOf(d.dp.point.pp), also: d.exp.more?.map((m) => functorOf(m.rp.pp)),
     tok: probeInfo.get(d.dp)!.elisionTok, isUser: userFiles.has(d.decl.file), p: d, elidesAt: d.elidesAt,
@@ -159,12 +160,11 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     // 'function f(x) { return x + 1 } probe begin { f("a") }' lists no function and no mismatch)
     const effects = new Optimizer(diag, s.allGlobals, userFiles).effects;
     const pure = (fn: A.FunctionDecl): boolean => !effects.functionHasEffects(fn);
-    const before = reachable();
-    for (const b of liveBodies(units, before)) reduceVoidStatements(b, pure);
-    // (the globals the functions it dropped read stay, untyped: real-stap -u -p2 'global g
-    // function f(x) { return g } probe begin { f(1) }' says g's type is unresolved)
-    const after = new Set(reachable());
-    for (const f of before) if (!after.has(f) && f.body.k !== 'embedded') collectUse(f.body, droppedUse);
+    // (the functions no call reaches any more are still typed, their mismatches said, and go
+    // before the types are asserted (fold, below): real-stap -u -p2 'global g function f(x) {
+    // return g . "" } probe begin { f(1) }' lists g:string and no function; 'return zz' passes)
+    typedFunctions = reachable();
+    for (const b of liveBodies(units, typedFunctions)) reduceVoidStatements(b, pure);
   }
   let live = units.filter((u) => !u.elided);
   if (stopForWarnings()) return null;
@@ -174,7 +174,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
 
   // ---- types
-  let functions = reachable();
+  let functions = typedFunctions ?? reachable();
   // (after the optimiser: code it elided modifies nothing; its warnings come first, as in stap)
   checkForeachModifications(live.map((u) => counted(u.body, u.p.exp)), functions, diag);
   if (diag.errorCount > errors0) return null;
@@ -187,7 +187,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
   for (const f of functions) if (f.body.k !== 'embedded') collectUse(f.body, use);
   let usedGlobals = stapGlobalOrder(
-    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || caughtOnly.has(g) || droppedUse.read.has(g))),
+    s.allGlobals.filter((g) => liveGlobals.has(g) && (use.read.has(g) || use.written.has(g) || caughtOnly.has(g))),
     live, functions);
   for (const g of usedGlobals) {
     if (g.init && (g.type ?? 'unknown') === 'unknown') g.type = g.init.k === 'num' ? 'long' : 'string';
@@ -216,15 +216,18 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
         changed = true;
       }
     }
-    if (!changed) return false;
     if (opts.unoptimized) {
       // (-u keeps the locals and globals, but the functions only the dropped code called go,
       // typed: real-stap -u -p2 'probe begin { if (0 && randint(2)) println(1); println(2) }'
       // lists no randint)
       const kept = reachable();
-      if (kept.length !== functions.length) functions.splice(0, functions.length, ...kept);
-      return true;
+      if (kept.length !== functions.length) {
+        functions.splice(0, functions.length, ...kept);
+        changed = true;
+      }
+      return changed;
     }
+    if (!changed) return false;
     const still: VarUse = { read: new Set(), written: new Set() };
     for (const u of live) {
       collectUse(u.body, still);
@@ -276,7 +279,8 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     // (-u keeps the globals, but what the constant folding dropped writes nothing: real-stap -u
     // -p2 'global a probe begin { if (0) a[1] = 1; println(1) }' lists a, with no end probe to
     // display it; 'if (0) println(a[1]); a[1] = 2' does display a): stap folds them before
-    if (new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions))) functions = reachable();
+    new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions));
+    functions = reachable();
     recollect();
   }
 

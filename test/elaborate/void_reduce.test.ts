@@ -60,6 +60,12 @@ describe('elaborate: void-statement reduction (stap void_statement_reducer)', ()
     expect(p2('function f(x) { return x + 1 } probe begin { if (0) { println(f("a")) } }', true).err).to.contain('type mismatch');
   });
 
+  it('-u: a function no call reaches any more is typed (its globals typed, its mismatches said), its unresolved not', () => {
+    expect(p2('global g function f(x) { return g . "" } probe begin { f(1) }', true)).to.deep.equal({ out: '# globals\ng:string\n# probes\nbegin /* <- begin */\n', err: '' });
+    expect(p2('function f(x) { return 1 + "a" } probe begin { f(1) }', true).err).to.contain("type mismatch: expected long but found string: string 'a'");
+    expect(p2('function f(x) { return zz } probe begin { f(1) }', true)).to.deep.equal({ out: '# probes\nbegin /* <- begin */\n', err: '' });
+  });
+
   it('-u: a global only a dropped function read stays, untyped; one never named goes', () => {
     expect(p2('global g function f(x) { return g } probe begin { f(1) }', true).err)
       .to.contain("semantic error: unresolved type : identifier 'g' at <input>:1:8");
