@@ -115,8 +115,11 @@ export function printProgram(prog: A.Program, opts: { globalDisplay?: boolean } 
     out += '# functions\n';
     // (in stap's order of their mangled names, NAME__overload_N: a tapset's overloads, parsed
     // first, before a script's of the same name)
+    // (a private function's mangled name, __private_FILE_NAME, sorts after the others' __global_NAME:
+    // real-stap -p2 lists indent's private _generic_indent after indent)
     const rank = (f: A.FunctionDecl): number => (f.file?.isTapset ? 0 : 1);
-    const fns = [...prog.functions].sort((a, b) => cmpBytes(a.name, b.name) || rank(a) - rank(b));
+    const priv = (f: A.FunctionDecl): number => (f.isPrivate ? 1 : 0);
+    const fns = [...prog.functions].sort((a, b) => priv(a) - priv(b) || cmpBytes(a.name, b.name) || rank(a) - rank(b));
     for (const f of fns) {
       out += `${f.name}:${typeName(f.type)} (${(f.paramDecls ?? []).map((p) => `${p.name}:${typeName(p.type)}`).join(', ')})\n`;
       out += localsBlock([...(f.locals ?? []), ...(info?.optimized ? stableLocals(f.body) : [])]);

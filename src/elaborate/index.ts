@@ -10,6 +10,8 @@ import { Session, ElabOptions } from './session';
 import { Resolver, Scope, FATAL_SITE } from './symbols';
 import { Deriver, Expansion, pointWithCondition } from './aliases';
 import { defaultRegistry, ProbeRegistry } from './probes';
+import { reduceVoidStatements } from './void_reduce';
+import { checkTargetWrites } from './target_writes';
 import { Optimizer, liveBodies, OptUnit, collectUse, VarUse, unresolvedTargets, caughtOnly, replaceNode } from './optimize';
 import { TypeResolver, TypedUnit } from './types';
 import { walkStmt, walkExpr, renderComponents, exprChildren, stmtChildren, cmpBytes, containsNext } from './util';
@@ -131,11 +133,14 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   const stopForWarnings = (): boolean => !!diag.opts.warningsAreErrors && diag.warningCount > warnings0;
 
   // ---- checks that need resolved symbols
+  if (!opts.guru && !opts.listing && checkTargetWrites(derived.map((d) => counted(d.dp.body, d.exp)), (b) => reachableFunctions(b), diag)) return null;
   checkStats(derived.map((d) => counted(d.dp.body, d.exp)), resolver.usedFunctions, diag);
   if (diag.errorCount > errors0 || stopForWarnings()) return null;
 
   // ---- optimise
   const liveGlobals = new Set<A.VarDecl>(s.allGlobals);
+  /** -u: the functions typed (those calls reached before the void-statement reduction). */
+  let typedFunctions: A.FunctionDecl[] | undefined;
   const units: (OptUnit & { p: Pending })[] = derived.map((d) => ({
     body: d.dp.body, locals: d.dp.locals, condition: d.dp.condition, name: functorOf(d.dp.point.pp), also: d.exp.more?.map((m) => functorOf(m.rp.pp)),
     tok: probeInfo.get(d.dp)!.elisionTok, isUser: userFiles.has(d.decl.file), p: d, elidesAt: d.elidesAt,
@@ -150,6 +155,16 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     // begin { println(f()) }', eliding the assignment)
     for (const f of reachable()) if (f.body.k !== 'embedded') markUnresolvedTargets(f.body, {});
     new Optimizer(diag, s.allGlobals, userFiles, resolver.definedReads).run(units, reachable, liveGlobals, stopForWarnings);
+  } else if (opts.unoptimized && !opts.listing) {
+    // (-u still reduces the statements whose value is unused, before the types: real-stap -u -p2
+    // 'function f(x) { return x + 1 } probe begin { f("a") }' lists no function and no mismatch)
+    const effects = new Optimizer(diag, s.allGlobals, userFiles).effects;
+    const pure = (fn: A.FunctionDecl): boolean => !effects.functionHasEffects(fn);
+    // (the functions no call reaches any more are still typed, their mismatches said, and go
+    // before the types are asserted (fold, below): real-stap -u -p2 'global g function f(x) {
+    // return g . "" } probe begin { f(1) }' lists g:string and no function; 'return zz' passes)
+    typedFunctions = reachable();
+    for (const b of liveBodies(units, typedFunctions)) reduceVoidStatements(b, pure);
   }
   let live = units.filter((u) => !u.elided);
   if (stopForWarnings()) return null;
@@ -159,7 +174,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
   }
 
   // ---- types
-  let functions = reachable();
+  let functions = typedFunctions ?? reachable();
   // (after the optimiser: code it elided modifies nothing; its warnings come first, as in stap)
   checkForeachModifications(live.map((u) => counted(u.body, u.p.exp)), functions, diag);
   if (diag.errorCount > errors0) return null;
@@ -201,8 +216,18 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
         changed = true;
       }
     }
+    if (opts.unoptimized) {
+      // (-u keeps the locals and globals, but the functions only the dropped code called go,
+      // typed: real-stap -u -p2 'probe begin { if (0 && randint(2)) println(1); println(2) }'
+      // lists no randint)
+      const kept = reachable();
+      if (kept.length !== functions.length) {
+        functions.splice(0, functions.length, ...kept);
+        changed = true;
+      }
+      return changed;
+    }
     if (!changed) return false;
-    if (opts.unoptimized) return true;
     const still: VarUse = { read: new Set(), written: new Set() };
     for (const u of live) {
       collectUse(u.body, still);
@@ -255,6 +280,7 @@ function elaborateInner(files: A.StapFile[], opts: ElabOptions, diag: Diagnostic
     // -p2 'global a probe begin { if (0) a[1] = 1; println(1) }' lists a, with no end probe to
     // display it; 'if (0) println(a[1]); a[1] = 2' does display a): stap folds them before
     new Optimizer(diag, s.allGlobals, userFiles).foldConstants(liveBodies(live, functions));
+    functions = reachable();
     recollect();
   }
 

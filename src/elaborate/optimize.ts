@@ -10,6 +10,7 @@ import { ConstFolder } from './const_fold';
 import { Diagnostics, SemanticError } from '../diag';
 import { exprChildren, stmtChildren, walkStmt, walkExpr, suggest, withSimilar, containsNext, notLvalue, invalidEntry } from './util';
 import { preorder } from './callgraph';
+import { reduceVoidStatements } from './void_reduce';
 import { isLvalue } from '../parse/literals';
 
 export interface OptUnit {
@@ -62,10 +63,18 @@ export function collectUse(root: A.Stmt | A.Expr, use: VarUse): void {
       use.written.add(t.ref);
       if (alsoRead) read(t.ref, valueUsed);
     } else if (t.k === 'index') {
-      if (t.base.k === 'sym' && t.base.ref) {
-        use.written.add(t.base.ref);
-        if (alsoRead) read(t.base.ref, valueUsed);
-      }
+      if (t.base.k === 'sym') {
+        if (t.base.ref) {
+          use.written.add(t.base.ref);
+          if (alsoRead) read(t.base.ref, valueUsed);
+        }
+      } else if (t.base.operand.k === 'sym' && t.base.operand.ref) {
+        if (alsoRead) read(t.base.operand.ref, valueUsed);
+      } else expr(t.base);
+      // (a histogram's bucket deleted, or incremented for its value, reads the statistics:
+      // real-stap -p2 'global s probe begin { s <<< 1; delete @hist_log(s)[1] }' shows no s at
+      // the end, nor with `x = (@hist_log(s)[1] -= 1)`; -u -p2 with `@hist_log(s)[1] -= 1;`,
+      // `= 1;` or a discarded `++` does)
       for (const i of t.indexes) if (i) expr(i);
     } else expr(t);
   };
@@ -348,7 +357,10 @@ export class Optimizer {
         }
       });
       for (const sc of scopes) this.diag.asCopies(copies(sc), () => {
-        const dead = sc.locals.filter((l) => use.written.has(l) && !use.read.has(l));
+        // (a function's parameters too: real-stap -p2 'function f(a) { a = 1 } probe begin { f(1) }'
+        // elides the assignment to a)
+        const params = 'paramDecls' in sc ? ((sc as { paramDecls?: A.VarDecl[] }).paramDecls ?? []) : [];
+        const dead = [...params, ...sc.locals].filter((l) => use.written.has(l) && !use.read.has(l));
         // (the first time, every body is walked: its assignments' left sides are checked)
         if ((dead.length || first) && this.removeDeadAssignments(sc.body, dead)) changed = true;
         // as stap's dead-assignment remover, a `catch (v)` whose v is never read loses v, without
@@ -394,6 +406,11 @@ export class Optimizer {
         }
       }
       noteElided();
+      // stap's void-statement reduction (void_reduce.ts), after the side-effect-free statements
+      // went: what is left of a statement's parts goes on the next iteration, silently
+      const pure = (fn: A.FunctionDecl): boolean => !this.effects.functionHasEffects(fn);
+      for (const u of units) if (!u.elided && reduceVoidStatements(u.body, pure)) changed = true;
+      for (const f of fns) if (f.body.k !== 'embedded' && reduceVoidStatements(f.body, pure)) changed = true;
       // statements after next/return/break/continue (stap's dead_control_remover, last in the
       // iteration and silent: what dead code assigned or printed was reported above)
       for (const u of units) if (!u.elided && removeDeadControl(u.body)) changed = true;
@@ -431,16 +448,15 @@ export class Optimizer {
 
   /**
    * `x = e` with x one of the never-read locals `dead` becomes `e`: one walk of the body for all
-   * of them (children before their parent, as one walk per local would rewrite them), the
-   * warnings said in the order one walk per local, in `dead`'s order, would say them.
+   * of them (children before their parent), the warnings in the walk's order as stap's
+   * dead_assignment_remover says them (real-stap -v -p2 'function f() { b = 1; c = 2; b = 3 }
+   * probe begin { f() }': b, c, b).
    */
   private removeDeadAssignments(body: A.Block, dead: A.VarDecl[]): boolean {
     const which = new Map(dead.map((l, i) => [l, i]));
     const said: { i: number; tok: A.Token }[] = [];
     let changed = false;
     const say = (): void => {
-      // (a stable sort: within one local, the walk's order)
-      said.sort((a, b) => a.i - b.i);
       for (const w of said) this.warn(`Eliding assignment to '${dead[w.i].name}'`, w.tok);
     };
     const visitExpr = (e: A.Expr): void => {
@@ -523,9 +539,11 @@ export class Optimizer {
             }
           }
         }
-        // a foreach with a literal limit <= 0 never runs its body (stap drops it before typing)
-        if (s.k === 'foreach' && s.limit?.k === 'num' && BigInt(s.limit.value) <= 0n) return { keep: false, changed: true };
         const r = this.reduceStmt(s.body, own);
+        // a foreach with a literal limit <= 0 never runs its body (stap drops it before typing,
+        // once its body's side-effect-free statements were said: real-stap -p2 'global a probe
+        // begin { foreach (k in a limit 0) { y = "s" + 1 } println(2) }')
+        if (s.k === 'foreach' && s.limit?.k === 'num' && BigInt(s.limit.value) <= 0n) return { keep: false, changed: true };
         if (!r.keep) s.body = { k: 'null', tok: s.body.tok };
         if (s.k !== 'foreach' && !r.keep && !(s.k === 'for' && (s.init || s.incr))) {
           // an empty loop whose condition has no effects is dropped (stap: void_statement_reducer)

@@ -7,7 +7,7 @@
 import type * as A from '../ast';
 import { SemanticError } from '../diag';
 import { Session, pragmasOf } from './session';
-import { suggest, withSimilar, stmtChildren, exprChildren, fold, notLvalue, invalidEntry } from './util';
+import { suggest, withSimilar, stmtChildren, exprChildren, walkExpr, fold, notLvalue, invalidEntry } from './util';
 import { defaultRegistry, type Provider } from './probes';
 import { declarationsKey, type Lookup } from './aliases';
 
@@ -80,6 +80,14 @@ export class Resolver {
 
   private softError(e: SemanticError): void {
     this.softErrors++;
+    this.say(e);
+  }
+
+  /** The errors said while resolving function bodies (resolvePendingFunctions), in order. */
+  private functionErrors: SemanticError[] | null = null;
+
+  private say(e: SemanticError): void {
+    this.functionErrors?.push(e);
     this.s.diag.semanticError(e);
   }
 
@@ -100,10 +108,19 @@ export class Resolver {
   /** Resolve every queued function (and those they pull in). */
   resolvePendingFunctions(): boolean {
     let ok = true;
-    while (this.pending.length) {
-      const fn = this.pending.shift()!;
-      if (!this.resolveFunction(fn)) ok = false;
+    const said: SemanticError[] = (this.functionErrors = []);
+    try {
+      while (this.pending.length) {
+        const fn = this.pending.shift()!;
+        if (!this.resolveFunction(fn)) ok = false;
+      }
+    } finally {
+      this.functionErrors = null;
     }
+    // (a call refused without -g in a function body makes stap resolve the function bodies
+    // once more, saying their errors again: real-stap -v -p2 'function f() { printk(1, "a");
+    // nosuch() } probe begin { f() }' says both twice, 'function f() { nosuch() } ...' once)
+    if (said.some((e) => e.site === 'guru-function')) for (const e of said) this.s.diag.semanticError(e);
     return ok;
   }
 
@@ -132,7 +149,7 @@ export class Resolver {
       // (in a function, @probewrite is an error as others: real-stap -p2 'function f() { return
       // @probewrite(x) } probe begin { println(f()) }' ends with the Pass 2 line)
       if (!(e instanceof SemanticError)) throw e;
-      this.s.diag.semanticError(e);
+      this.say(e);
       return false;
     }
   }
@@ -218,6 +235,15 @@ export class Resolver {
         for (const k of s.keys) this.localSym(k, scope);
         if (s.value) this.localSym(s.value, scope);
         if (s.slice) {
+          if (s.slice.length !== s.keys.length && s.array.k === 'sym') {
+            // (stap looks the array up again with the slice's arity, by the name it resolved to:
+            // a global's is mangled; real-stap -p2 'global m2 probe begin { m2[1, "a"] = 1;
+            // foreach ([a, b] in m2[1, 2, 3]) println(a, b) }'; one it could not resolve was said)
+            const d = s.array.ref;
+            if (!d) return;
+            const name = d.kind === 'global' && !d.isPrivate ? `__global_${d.name}` : d.name;
+            throw new SemanticError(`unresolved arity-${s.slice.length} global array ${name}, missing global declaration?`, s.array.tok, [], 'unresolved-array-foreach');
+          }
           if (s.slice.length !== s.keys.length) {
             // arity of the slice must match the keys
             throw new SemanticError(`inconsistent arity (${s.keys.length} vs ${s.slice.length})`, s.tok, [], 'inconsistent-arity');
@@ -255,6 +281,17 @@ export class Resolver {
         // delete_statement_symresolution_info traverses it (`delete f()` reports the unresolved
         // function), and type resolution refuses it after the optimizer's warnings (types.ts
         // deleteTarget; real-stap -p2)
+        // (stap's delete_statement_symresolution_info walks the operand first: a name it cannot
+        // find is an unresolved array: real-stap -p2 'probe begin { delete 1 + x }', 'delete
+        // @defined(x)', 'delete -x')
+        const arrays = new Set<A.Expr>();
+        let unknown: A.Sym | undefined;
+        walkExpr(t, (x) => {
+          if (x.k === 'index') arrays.add(x.base);
+          else if (x.k === 'in') arrays.add(x.array);
+          else if (x.k === 'sym' && !unknown && !arrays.has(x) && !this.lookup(x.name, scope, x.tok)) unknown = x;
+        });
+        if (unknown) throw new SemanticError('unresolved array in delete statement', unknown.tok, [], 'delete-unresolved');
         if (DELETE_LATER.has(t.k)) {
           this.expr(t, scope);
           return;
@@ -492,7 +529,7 @@ export class Resolver {
     // (nd2_syscall.* call __set_syscall_pt_regs) but, without -g, not from a user's script;
     // reported at the call and resolution goes on (checked against real-stap)
     if (!this.s.opts.guru && !scope.file.isTapset && same.some(isGuruOnly)) {
-      this.s.diag.semanticError(new SemanticError('function may not be used unless -g is specified', e.tok, [], 'guru-function'));
+      this.say(new SemanticError('function may not be used unless -g is specified', e.tok, [], 'guru-function'));
     }
     this.use(head);
   }

@@ -32,6 +32,10 @@ export abstract class TypeBookkeeping {
 
   protected report(e: SemanticError): void {
     this.errors++;
+    // (an error before the asserting pass, as a mismatch, leaves the unresolved unsaid:
+    // real-stap -p2 'probe begin { println(y) } probe end { z = sprintf("%d"); println(z) }'
+    // says only that sprintf lacks an argument)
+    if (!this.assert) this.mismatched = true;
     // Type mismatches and unresolved/invalid types are raised again on each iteration of the
     // fixed-point loop, as stap's are: its print_error shows one and counts the repeats
     // (`Number of similar error messages suppressed`), and so does Diagnostics.  The other
@@ -82,13 +86,31 @@ export abstract class TypeBookkeeping {
   }
 
   /**
-   * A target expression its probe point cannot resolve (stap's visit_target_symbol): still
+   * A target expression its probe point cannot resolve (stap's visit_target_symbol; `node`: an
+   * @var in a context that gives it no type, said again before the asserting pass): still
    * unresolved until the asserting pass, which says why (its saved conversion error) and goes on
    * with the body, unless a mismatch was seen.
    */
-  protected unresolvedTarget(err: SemanticError): void {
+  protected unresolvedTarget(err: SemanticError, node?: A.Expr): void {
     this.still++;
+    if (!this.assert && node?.k === 'atvar' && !this.untypedAtvars.has(node)) this.untypedAtvars.set(node, err);
     if (this.assert && !this.mismatched) this.report(err);
+  }
+
+  /**
+   * Before the asserting pass, stap says once more why each @var its context left untyped is
+   * unresolved (real-stap -v -p2 'probe begin { println(@var("x")) }': that error twice).
+   */
+  protected sayUntypedAtvars(): void {
+    if (!this.mismatched) for (const [node, err] of this.untypedAtvars) if ((node.type ?? 'unknown') === 'unknown') this.diag.semanticError(err);
+  }
+
+  /**
+   * An autocast whose operand has no pointee type, after a mismatch: the asserting pass says it
+   * cannot dereference before the mismatch (real-stap -p2 'probe begin { println("s"->a) }').
+   */
+  protected derefBeforeMismatch(e: A.Autocast, typed: boolean): void {
+    if (this.assert && this.mismatched && !typed) this.report(new SemanticError('unknown type in dereference', e.tok, [], 'unresolved-target'));
   }
 
   protected invalid(tok: A.Token, type: A.Type): void {
@@ -107,8 +129,10 @@ export abstract class TypeBookkeeping {
    * checked against real-stap).
    */
   protected complexity = 0;
-  /** A mismatch was seen before the asserting pass (which then reports mismatches only). */
+  /** A mismatch, or another error, was seen before the asserting pass (which then reports mismatches only). */
   protected mismatched = false;
+  /** The @var expressions found unresolvable before the asserting pass where the context gives no type, in the order met, with why. */
+  protected untypedAtvars = new Map<A.AtVar, SemanticError>();
 
   protected mismatchTypes(tok: A.Token, t1: A.Type, t2: A.Type): void {
     this.still++;

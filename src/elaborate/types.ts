@@ -84,6 +84,7 @@ export class TypeResolver extends TypeBookkeeping {
             continue;
           }
           this.assert = true;
+          this.sayUntypedAtvars();
           // (stap -v reports every kind)
           if (this.diag.opts.verbose > 0) this.complexity = 0;
           continue;
@@ -732,6 +733,7 @@ export class TypeResolver extends TypeBookkeeping {
   }
 
   private targetExpr(e: A.Target | A.Cast | A.AtVar | A.Autocast): void {
+    if (e.k === 'autocast') this.derefBeforeMismatch(e, this.pointees.of(e.operand) !== undefined);
     for (const c of e.components) if (c.k === 'index') {
       this.t = 'long';
       this.expr(c.index);
@@ -767,7 +769,7 @@ export class TypeResolver extends TypeBookkeeping {
     }
     if (p?.targetType && u?.point) {
       const r = p.targetType(u.point, e);
-      if (r instanceof SemanticError) return this.unresolvedTarget(r);
+      if (r instanceof SemanticError) return this.unresolvedTarget(r, this.t === 'unknown' ? e : undefined);
       this.setType(e, r);
       this.pointees.setTarget(e, p.targetPointee?.(u.point, e));
       return;
@@ -779,7 +781,7 @@ export class TypeResolver extends TypeBookkeeping {
       if (bp?.targetType) {
         const point: A.ResolvedPoint = { family: 'begin', pp: 'begin', data: { seq: 0, contextFree: !u?.point } };
         const r = bp.targetType(point, e);
-        if (r instanceof SemanticError) return this.unresolvedTarget(r);
+        if (r instanceof SemanticError) return this.unresolvedTarget(r, this.t === 'unknown' ? e : undefined);
         this.setType(e, r);
         this.pointees.setTarget(e, bp.targetPointee?.(point, e));
         return;

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { levenshtein, suggest } from '../../src/suggest';
 import { stapChildNames, parsePointTree, patternKeys } from '../../src/stap_points';
+import { p2 } from '../helpers/p2';
 
 const TIMER = ['hz', 'jiffies', 'ms', 'msec', 'ns', 'nsec', 'profile', 's', 'sec', 'us', 'usec'];
 
@@ -47,5 +48,14 @@ describe('similar: suggestions (levenshtein_suggest)', () => {
     expect(patternKeys('kernel.data(number).length(number).rw')).to.deep.equal(['kernel', 'data(number)', 'length(number)', 'rw']);
     const t = parsePointTree('# comment\na.b(number).c\na.d\n\n');
     expect([...t.kids.get('a')!.kids.keys()]).to.deep.equal(['b(number)', 'd']);
+  });
+});
+
+describe('similar: the stap.*, staprun.* and python.* aliases (user-space marks)', () => {
+  it('are known prefixes whose members are suggested (real-stap -p2)', () => {
+    // (stdlib/stap_staticmarkers.stp, stdlib/python.stp: defined, resolving to nothing here)
+    const err = (src: string): string => p2(src).err.split('\n').find((l) => l.startsWith('semantic error: probe point mismatch')) ?? '';
+    expect(err('probe stap.xyz {}')).to.equal("semantic error: probe point mismatch (similar: pass0, pass1, pass2, pass3, pass4): identifier 'xyz' at :1:12");
+    expect(err('probe python.xyz {}')).to.equal("semantic error: probe point mismatch (similar: function): identifier 'xyz' at :1:14");
   });
 });

@@ -25,14 +25,17 @@ const EXCLUDED: Record<string, string> = {
   'udelay:unknown (us:long)': 'handlers take no simulated time',
   // context.stp: the sizes of the session's kernel module; the simulation builds none
   'module_size:string ()': 'no kernel module is built',
-  // process probes of the stap and staprun programs and of libpython (user-space probes)
+  // process probes of libpython (user-space probes: defined, stdlib/python.stp, but resolve to nothing)
   'python.function.entry': 'user-space process probes are not modelled',
   'python.function.return': 'user-space process probes are not modelled',
   // input.stp: the input.char / input.line probes (lang's part of issue 16)
   'input.char': 'being added with the input.* probe family (issue 16, behaviours)',
   'input.line': 'being added with the input.* probe family (issue 16, behaviours)',
 };
-/** stap.* and staprun.*: process("stap")/process("staprun") marks (user-space probes). */
+/**
+ * stap.* and staprun.*: process("stap")/process("staprun") marks (user-space probes), defined
+ * (stdlib/stap_staticmarkers.stp: for the suggestions of `probe stap.xyz`) but resolving to nothing.
+ */
 const EXCLUDED_PREFIXES: Record<string, string> = {
   'stap.': 'user-space process probes of the stap program are not modelled',
   'staprun.': 'user-space process probes of staprun are not modelled',
@@ -73,7 +76,7 @@ describe('tapset names: SystemTap 4.8 coverage', function () {
     // netdev.change_rx_flag (dev_change_rx_flags) are inline instances outside the functions the
     // machine runs, which data/kernel/inline_sites.gz does not hold; sunrpc.clnt.create_client
     // probes rpc_create_xprt... on points stap resolves through DWARF the module data lacks
-    expect(c.aliases.unresolved.length).to.be.at.most(12);
+    expect(c.aliases.unresolved.filter((a) => !excluded(a)).length).to.be.at.most(12);
     expect(c.aliases.resolved / c.aliases.resolvable).to.be.at.least(0.98);
   });
 
