@@ -29,6 +29,7 @@ const PROGRAM_FILES: Record<string, string> = {
   systemd: '/usr/lib/systemd/systemd', 'systemd-journald': '/usr/lib/systemd/systemd-journald',
   sshd: '/usr/sbin/sshd', cron: '/usr/sbin/cron', rsyslogd: '/usr/sbin/rsyslogd', nginx: '/usr/sbin/nginx',
   swapon: '/usr/sbin/swapon', swapoff: '/usr/sbin/swapoff', mkswap: '/usr/sbin/mkswap',
+  killall5: '/usr/sbin/killall5',
 };
 /** the file of program `name` (the machine's programs by name: PROGRAM_NAMES and the lists below) */
 export function programPath(name: string): string {
@@ -54,7 +55,7 @@ export const NET_TOOL_NAMES = ['nc'];
 /** coreutils' mkfifo and mknod (programs/mknod.ts), created after everything else */
 export const FIFO_TOOL_NAMES = ['mkfifo', 'mknod'];
 /** programs the machine runs whose files are the recorded install's (userland/root_tree.ts): it makes none for them */
-export const INSTALL_TOOL_NAMES = ['basename', 'dirname', 'nproc', 'rmdir', 'printenv', 'tac', 'yes', 'whoami', 'hostname', 'md5sum', 'sha1sum', 'sha256sum', 'nice'];
+export const INSTALL_TOOL_NAMES = ['basename', 'dirname', 'nproc', 'rmdir', 'printenv', 'tac', 'yes', 'whoami', 'hostname', 'md5sum', 'sha1sum', 'sha256sum', 'nice', 'killall5'];
 /** every program the machine runs, by name (its file: programPath) */
 export function allProgramNames(): string[] {
   return [...PROGRAM_NAMES, ...SEED_TOOL_NAMES, ...MORE_TOOL_NAMES, ...NET_TOOL_NAMES, ...FIFO_TOOL_NAMES, ...INSTALL_TOOL_NAMES];

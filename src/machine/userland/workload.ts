@@ -77,6 +77,7 @@ export const PROGRAM_MODULES: Readonly<Record<string, ProgramModule>> = {
   'trace-cmd': traceCmd, perf, nc, mkfifo: mknod, mknod,
   basename: small, dirname: small, nproc: small, rmdir: small, printenv: small, tac: small, yes: small, whoami: small,
   hostname: small, md5sum: small, sha1sum: small, sha256sum: small, nice: small,
+  killall5: () => ({ killall5: (require('./programs/pidof') as typeof import('./programs/pidof')).pidof }),
   systemd: boot, 'systemd-journald': boot, sshd: boot, rsyslogd: boot, nginx: boot, cron: boot,
 };
 
