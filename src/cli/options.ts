@@ -318,6 +318,8 @@ export function parseArgs(argv: string[]): StapOptions | 'help' | 'version' {
   }
   const listing = [o.l !== undefined, o.L !== undefined, opts.dumpProbeTypes, opts.dumpProbeAliases, opts.dumpFunctions].filter(Boolean).length;
   if (listing > 1) throw new UsageError('ERROR: only one of the -l/-L/--dump-* switches may be specified', false);
+  // a listing stops after pass 2 by itself: any other last pass asked for is refused (-p5, the default, is not)
+  if (listing > 0 && o.p !== undefined && Number(o.p) !== 5) throw new UsageError('Cannot specify -p with -l/-L/--dump-* switches.');
   if (o.l !== undefined) opts.listProbes = o.l;
   if (o.L !== undefined) opts.listProbesVars = o.L;
 

@@ -256,4 +256,16 @@ describe('issue 16 behaviours (stap command)', function () {
     // (the command line as stap got it, cut at ps's 80 columns without a terminal)
     expect(r.out).to.contain(' pts/0    stap --seed 1 -c ps -o pid,ppid,tty,args -e global n pr\n');
   });
+
+  it('a listing refuses another last pass, in either order (-p5, the default, is allowed), as stap 4.8', () => {
+    // real-stap: 'stap -p1 -l begin', 'stap -L begin -p3', 'stap -p4 --dump-probe-types' (and -i -l with -p1: parseko/cmdline25)
+    const msg = "Cannot specify -p with -l/-L/--dump-* switches.\nTry '--help' for more information. [man stap]\nA message like [man foo] means for more info, run % man foo\n";
+    for (const args of [['-p1', '-l', 'begin'], ['-L', 'begin', '-p3'], ['-p4', '--dump-probe-types'], ['-p1', '-i', '-l', 'begin']]) {
+      const r = stap(args);
+      expect(r.err, args.join(' ')).to.equal(msg);
+      expect(r.code).to.equal(1);
+    }
+    const ok = stap(['-p5', '-l', 'begin']);
+    expect([ok.out, ok.code]).to.deep.equal(['begin\n', 0]);
+  });
 });
