@@ -53,8 +53,8 @@ sys.syscall('setuid', (_m, _c, t, e) => {
 });
 /** the live tasks setpriority/getpriority's (which, who) names: PRIO_PROCESS a thread, PRIO_PGRP a group, PRIO_USER a user's (who 0: the caller's) */
 function prioTargets(m: SysMachine, t: Task, which: number, who: number): Task[] | null {
-  const live = [...m.procs.tasks.values()].filter((x) => !x.kthread && !x.idle && !x.proc.exited);
   if (which === 0) { const x = who ? m.procs.tasks.get(who) : t; return x && !x.proc.exited ? [x] : []; }
+  const live = [...m.procs.tasks.values()].filter((x) => !x.kthread && !x.idle && !x.proc.exited);
   if (which === 1) { const g = who || t.proc.pgid; return live.filter((x) => x.proc.pgid === g); }
   if (which === 2) { const u = who || t.uid; return live.filter((x) => x.uid === u); }
   return null;

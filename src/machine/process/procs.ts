@@ -172,10 +172,13 @@ export class Procs {
     return t;
   }
 
-  /** the terminal files a command from the host writes to (fds 1 and 2: one file when `err` is `out`), on /dev/pts/0 */
-  /** standard descriptors on the host's terminal: /dev/null to read, `out` and `err` on /dev/pts/0 */
+  /**
+   * The standard descriptors of a command from the host: /dev/null to read, and the terminal files
+   * it writes to (fds 1 and 2: one file when `err` is `out`), on /dev/pts/0
+   */
   terminalFds(out: (s: string) => void, err: (s: string) => void): OpenFile[] {
-    return [this.m.fs.devNullFile(), ...this.consoles(out, err)];
+    const [con, econ] = this.consoles(out, err);
+    return [this.m.fs.devNullFile(), con, econ];
   }
 
   private consoles(out: (s: string) => void, err: (s: string) => void): [ConsoleFile, ConsoleFile] {
@@ -185,8 +188,7 @@ export class Procs {
   }
 
   spawnShell(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
-    const [con, econ] = this.consoles(out, err);
-    return this.spawn(parent ?? this.init, '/bin/sh', ['sh', '-c', cmd], [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
+    return this.spawn(parent ?? this.init, '/bin/sh', ['sh', '-c', cmd], this.terminalFds(out, err), { cwd: '/root' });
   }
 
   /**
@@ -195,8 +197,7 @@ export class Procs {
    * ~65 ms of CPU); the console gives it a dash's recorded address space (userland/service_mm.ts useRecordedShell)
    */
   spawnShellArgv(argv: string[], out: (s: string) => void, err: (s: string) => void): Process {
-    const [con, econ] = this.consoles(out, err);
-    return this.spawn(this.init, '/bin/sh', argv, [this.m.fs.devNullFile(), con, econ], { cwd: '/root' });
+    return this.spawn(this.init, '/bin/sh', argv, this.terminalFds(out, err), { cwd: '/root' });
   }
 
   /** an interactive `sh -i` on a terminal file (fds 0, 1, 2), started as spawnShellArgv's */
@@ -212,8 +213,7 @@ export class Procs {
    * `/bin/sh -c CMD`, and one whose program is not on the PATH runs under `sh -c CMD` (which reports it).
    */
   spawnCommand(cmd: string, out: (s: string) => void, err: (s: string) => void, parent?: Process): Process {
-    const [con, econ] = this.consoles(out, err);
-    return this.spawnTarget(parent ?? this.init, cmd, [this.m.fs.devNullFile(), con, econ], '/root');
+    return this.spawnTarget(parent ?? this.init, cmd, this.terminalFds(out, err), '/root');
   }
 
   /**

@@ -35,7 +35,7 @@ const PROGRAM_FILES: Record<string, string> = {
 export function programPath(name: string): string {
   return PROGRAM_FILES[name] ?? `/usr/bin/${name}`;
 }
-/** the symlinks to the machine's programs (the recorded tree's, and the machine's own gzip and gcc links) */
+/** the symlinks to the machine's programs (the recorded tree's, and the machine's own gcc link) */
 const PROGRAM_LINKS: Record<string, string> = {
   '/usr/bin/sh': PROGRAM_FILES.sh, '/usr/bin/awk': PROGRAM_FILES.awk, '/usr/bin/nc': PROGRAM_FILES.nc,
   '/usr/bin/systemd': PROGRAM_FILES.systemd, '/usr/sbin/init': PROGRAM_FILES.systemd,

@@ -35,12 +35,13 @@ export interface RootEntry { name: string; type: string; kind: string; mode: num
 let scripts: Record<string, string> | undefined;
 /** The bytes of recorded shell script `path` (data/userland/scripts.json: read when one is first read). */
 export function recordedScript(path: string): (off: number, len: number) => Uint8Array {
+  let b: Buffer | undefined;
   return (off, len) => {
     if (scripts === undefined) {
       const f = userlandDataFile('scripts.json');
       scripts = f ? JSON.parse(nodeFs.readFileSync(f, 'latin1')) as Record<string, string> : {};
     }
-    const b = Buffer.from(scripts[path] ?? '', 'latin1');
+    b ??= Buffer.from(scripts[path] ?? '', 'latin1');
     const out = new Uint8Array(len);
     out.set(b.subarray(off, off + len));
     return out;

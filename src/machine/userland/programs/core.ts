@@ -68,13 +68,18 @@ export function breToJs(pat: string): string {
  * \{ \} \| \+ \? are the operators, the bare characters literals); -i ignores case. A bad pattern
  * gives GNU grep's message instead of a match function.
  */
+/** grep's pattern as a JavaScript regular expression's source: -F escaped, -E as it is, a basic one translated */
+function grepSource(pat: string, flags: string): string {
+  return flags.includes('F') ? pat.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : flags.includes('E') ? pat : breToJs(pat);
+}
+
 function grepPattern(pat: string, flags: string): { test(s: string): boolean } | string {
   const icase = flags.includes('i');
   if (flags.includes('F')) {
     const p = icase ? pat.toLowerCase() : pat;
     return { test: (s: string) => (icase ? s.toLowerCase() : s).includes(p) };
   }
-  const src = flags.includes('E') ? pat : breToJs(pat);
+  const src = grepSource(pat, flags);
   try {
     return new RegExp(src, icase ? 'i' : '');
   } catch (e) {
@@ -146,12 +151,10 @@ function grepMatcher(pat: string, flags: string): { test(s: string): boolean; pa
   const ms: { test(s: string): boolean }[] = [];
   const srcs: string[] = [];
   for (const p of pat.split('\n')) {
-    const fixed = flags.includes('F');
-    const src = fixed ? p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : flags.includes('E') ? p : null;
     const m = grepPattern(p, flags);
     if (typeof m === 'string') return m;
     ms.push(m);
-    srcs.push(src ?? breToJs(p));
+    srcs.push(grepSource(p, flags));
   }
   const w = flags.includes('w'), x = flags.includes('x');
   const whole = new RegExp(srcs.map((s) => (x ? `^(?:${s})$` : w ? `(?<![A-Za-z0-9_])(?:${s})(?![A-Za-z0-9_])` : `(?:${s})`)).join('|'), 'g' + (flags.includes('i') ? 'i' : ''));

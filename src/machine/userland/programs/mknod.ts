@@ -7,7 +7,7 @@
  */
 import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
-import { errStr } from '../libc_strerror';
+import { error, tryHelp } from '../libc_error';
 import { parseArgs, modeAdjust } from './coreutils';
 
 type G<T> = Generator<Op, T, SysResult>;
@@ -17,20 +17,6 @@ const O_NOFOLLOW = 0x20000, O_CLOEXEC = 0x80000, O_PATH = 0x200000;
 const S_IFIFO = 0o10000, S_IFCHR = 0o20000, S_IFBLK = 0o60000;
 /** MODE_RW_UGO: what both make before -m */
 const RW_UGO = 0o666;
-
-/** gnulib error(): "PROG: ", the message, ": strerror" when errno is given, "\n" (each its own write to stderr) */
-function* error(u: U, prog: string, msg: string, errno = 0): G<void> {
-  yield* u.err(`${prog}: `);
-  yield* u.err(msg);
-  if (errno) yield* u.err(`: ${errStr(-Math.abs(errno))}`);
-  yield* u.err('\n');
-}
-
-/** usage(EXIT_FAILURE): the pointer to --help */
-function* tryHelp(u: U, prog: string): G<number> {
-  yield* u.err(`Try '${prog} --help' for more information.\n`);
-  return 1;
-}
 
 /** -m MODE / --mode=MODE (null: none given), and the options' errors */
 interface Opts { mode: string | null; ops: string[]; bad: string | null }

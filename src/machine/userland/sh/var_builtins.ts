@@ -5,12 +5,25 @@
  */
 import type { U } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
-import type { Shell } from './exec';
 import { singleQuote } from './vars';
-import { getopts } from './getopts';
+import { getopts, type GetoptsHost } from './getopts';
 
 type G<T> = Generator<Op, T, SysResult>;
-type Builtin = (this: Shell, u: U, w: string[]) => G<number>;
+
+/** What these builtins use of the shell (exec.ts Shell) */
+export interface VarShell extends GetoptsHost {
+  exported: Set<string>;
+  funcs: { delete(name: string): boolean };
+  errexit: boolean;
+  xtrace: boolean;
+  noglob: boolean;
+  bash: boolean;
+  /** setparam, shiftcmd: getopts starts at the first parameter again */
+  resetGetopts(): void;
+  /** the prefix of the shell's messages ("sh: 1: ") */
+  prefix(): string;
+}
+type Builtin = (this: VarShell, u: U, w: string[]) => G<number>;
 
 export const VAR_BUILTINS: Record<string, Builtin> = {
   export: function* (u, w) {
