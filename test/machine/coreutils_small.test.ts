@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import { Machine } from '../../src/machine/machine';
 import { KERNEL_RELEASE } from '../../src/kernel/config';
+import { tracepointProbeRegister, tracepointProbeUnregister } from '../../src/kernel/tracepoint';
 
 describe('machine: basename, dirname, rmdir, md5sum, sha1sum, sha256sum, tac, yes, whoami, nproc, hostname, uname, nice', () => {
   const m = new Machine({ seed: 1 });
@@ -25,6 +26,8 @@ describe('machine: basename, dirname, rmdir, md5sum, sha1sum, sha256sum, tac, ye
     expect(m.run('hostname; uname -n').out).to.equal(`${host}\n${host}\n`);
     expect(m.run('uname; uname -sr; uname -rs; uname -mo; uname -p; uname -i').out).to.equal(
       `Linux\nLinux ${KERNEL_RELEASE}\nLinux ${KERNEL_RELEASE}\nx86_64 GNU/Linux\nunknown\nunknown\n`);
+    // -a asks for every field: -p and -i beside it add nothing (this host: 'uname -ap' prints what 'uname -a' does)
+    expect(m.run('uname -ap; uname -api').out).to.equal(m.run('uname -a; uname -a').out);
     expect(m.run('uname -a').out).to.match(new RegExp(`^Linux ${host} ${KERNEL_RELEASE} #1 SMP PREEMPT_DYNAMIC Debian .* x86_64 GNU/Linux\n$`));
     expect(m.run('uname -x 2>&1; echo rc=$?; uname x 2>&1; echo rc=$?').out).to.equal(
       "uname: invalid option -- 'x'\nTry 'uname --help' for more information.\nrc=1\nuname: extra operand 'x'\nTry 'uname --help' for more information.\nrc=1\n");
@@ -42,5 +45,24 @@ describe('machine: basename, dirname, rmdir, md5sum, sha1sum, sha256sum, tac, ye
       "0\n5\n3\n2\n10\n19\nnice: invalid adjustment 'x'\nrc=125\nnice: 'nonexist': No such file or directory\nrc=127\n5\n-5\n");
     // the niced task's nice value (/proc/PID/stat field 19)
     expect(m.run('nice -n 7 sh -c \'cut -d" " -f19 /proc/$$/stat\'').out).to.equal('7\n');
+  });
+
+  it('reports errors as gnulib error() does: program name, message, strerror and newline each a write (strace of rmdir, md5sum)', () => {
+    const writes: number[] = [];
+    const probe = (_d: unknown, regs: unknown, id: unknown): void => {
+      const a = (regs as { args: unknown[] }).args;
+      if (Number(id) === 1 && Number(a[0]) === 2) writes.push(1);
+    };
+    tracepointProbeRegister('sys_enter', probe, null);
+    try {
+      expect(m.run('rmdir /nonexist 2>/dev/null').status).to.equal(1);
+      expect(writes.length).to.equal(4);
+      writes.length = 0;
+      m.run('basename 2>/dev/null');
+      // "basename: ", "missing operand", "\n", then usage's one fprintf
+      expect(writes.length).to.equal(4);
+    } finally {
+      tracepointProbeUnregister('sys_enter', probe, null);
+    }
   });
 });

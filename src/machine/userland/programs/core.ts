@@ -580,7 +580,8 @@ export const programs: Record<string, ProgramMain> = {
   pwd: function* (u) { yield* u.out(u.t.proc.cwd + '\n'); return 0; },
   /**
    * coreutils uname: the fields asked for (-s -n -r -v -m -p -i -o, clustered, or long forms), in that
-   * order whatever the order asked; -a all but -p and -i, which are "unknown" on Linux; none: -s
+   * order whatever the order asked; -a all but -p and -i, which are "unknown" on Linux (also with -p or
+   * -i beside it: -a asks for every field); none: -s
    */
   uname: function* (u, argv) {
     yield* u.malloc();
@@ -603,8 +604,6 @@ export const programs: Record<string, ProgramMain> = {
     const fields: [string, string][] = [['s', 'Linux'], ['n', u.m.hostname], ['r', KERNEL_RELEASE], ['v', KERNEL_UTS_VERSION], ['m', 'x86_64'], ['p', 'unknown'], ['i', 'unknown'], ['o', 'GNU/Linux']];
     const out = fields.filter(([c]) => (all ? c !== 'p' && c !== 'i' : want.includes(c))).map(([, v]) => v);
     if (!want && !all) out.push('Linux');
-    // (-a prints -p and -i too when explicitly asked for)
-    if (all) for (const c of ['p', 'i']) if (want.includes(c)) out.splice(c === 'p' ? 5 : out.length - 1, 0, 'unknown');
     yield* u.printf(out.join(' ') + '\n');
     yield* u.closeStdout();
     return 0;

@@ -14,6 +14,7 @@ import { humanScale } from '../gnulib_human';
 import { errStr } from '../libc_strerror';
 import { execvp } from '../libfs';
 import { environOf } from '../../process/environ';
+import { error, tryHelp } from '../libc_error';
 
 type G<T> = Generator<Op, T, SysResult>;
 
@@ -275,8 +276,10 @@ const id: ProgramMain = function* (u, argv) {
 const env: ProgramMain = function* (u, argv) {
   let vars = environOf(u.t.proc).slice();
   let nul = false;
+  // (getopt's message, then usage(EXIT_CANCELED)'s pointer)
   const usage = function* (msg: string): G<number> {
-    yield* u.err(`env: ${msg}\nTry 'env --help' for more information.\n`);
+    yield* u.err(`env: ${msg}\n`);
+    yield* tryHelp(u, 'env');
     return 125;
   };
   const unset = (k: string): void => { vars = vars.filter((v) => !v.startsWith(k + '=')); };
@@ -318,7 +321,7 @@ const env: ProgramMain = function* (u, argv) {
   }
   if (i < argv.length) {
     const r = yield* execvp(u, argv[i], argv.slice(i), vars);
-    yield* u.err(`env: '${argv[i]}': No such file or directory\n`);
+    yield* error(u, 'env', `'${argv[i]}'`, r);
     return r === -13 ? 126 : 127;
   }
   yield* u.out(vars.map((v) => v + (nul ? '\0' : '\n')).join(''));

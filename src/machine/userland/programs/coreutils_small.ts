@@ -9,7 +9,7 @@ import type { U, ProgramMain } from '../../process/user';
 import type { Op, SysResult } from '../../include/sched';
 import { bytesToString } from '../../process/user';
 import { environOf } from '../../process/environ';
-import { errStr } from '../libc_strerror';
+import { error, tryHelp } from '../libc_error';
 import { getpwuidName } from '../libc_nss';
 import { execvp } from '../libfs';
 
@@ -17,7 +17,8 @@ type G<T> = Generator<Op, T, SysResult>;
 
 /** coreutils' "missing operand" and the --help pointer; exit status 1 */
 function* missing(u: U, prog: string): G<number> {
-  yield* u.err(`${prog}: missing operand\nTry '${prog} --help' for more information.\n`);
+  yield* error(u, prog, 'missing operand');
+  yield* tryHelp(u, prog);
   yield* u.closeStdout();
   return 1;
 }
@@ -55,7 +56,8 @@ const basename: ProgramMain = function* (u, argv) {
   }
   if (!ops.length) return yield* missing(u, 'basename');
   if (!multiple && ops.length > 2) {
-    yield* u.err(`basename: extra operand '${ops[2]}'\nTry 'basename --help' for more information.\n`);
+    yield* error(u, 'basename', `extra operand '${ops[2]}'`);
+    yield* tryHelp(u, 'basename');
     yield* u.closeStdout();
     return 1;
   }
@@ -104,7 +106,7 @@ const rmdir: ProgramMain = function* (u, argv) {
     for (;;) {
       const r = (yield* u.sys('rmdir', [cur])).ret;
       if (r < 0) {
-        yield* u.err(`rmdir: failed to remove ${first ? '' : 'directory '}'${cur}': ${errStr(r)}\n`);
+        yield* error(u, 'rmdir', `failed to remove ${first ? '' : 'directory '}'${cur}'`, r);
         st = 1;
         break;
       }
@@ -143,7 +145,7 @@ function digest(algo: 'md5' | 'sha1' | 'sha256', prog: string): ProgramMain {
     let st = 0;
     for (const f of files.length ? files : ['-']) {
       const fd = f === '-' ? 0 : yield* u.open(f);
-      if (fd < 0) { yield* u.err(`${prog}: ${f}: ${errStr(fd)}\n`); st = 1; continue; }
+      if (fd < 0) { yield* error(u, prog, f, fd); st = 1; continue; }
       yield* u.sys('fadvise64', [fd, 0, 0, 2]);
       yield* u.fstat(fd);
       const { createHash } = require('crypto') as typeof import('crypto');
@@ -172,7 +174,7 @@ const tac: ProgramMain = function* (u, argv) {
   let st = 0;
   for (const f of files.length ? files : ['-']) {
     const fd = f === '-' ? 0 : yield* u.open(f);
-    if (fd < 0) { yield* u.err(`tac: failed to open '${f}' for reading: ${errStr(fd)}\n`); st = 1; continue; }
+    if (fd < 0) { yield* error(u, 'tac', `failed to open '${f}' for reading`, fd); st = 1; continue; }
     let text = '';
     if (fd !== 0) {
       yield* u.lseek(fd, 0, 2);
@@ -200,7 +202,7 @@ const yes: ProgramMain = function* (u, argv) {
   for (;;) {
     const r = (yield* u.write(1, buf)).ret;
     if (r < 0) {
-      yield* u.err(`yes: standard output: ${errStr(r)}\n`);
+      yield* error(u, 'yes', 'standard output', r);
       return 1;
     }
   }
@@ -211,7 +213,7 @@ const whoami: ProgramMain = function* (u) {
   yield* u.malloc();
   const uid = (yield* u.sys('geteuid', [])).ret;
   const name = yield* getpwuidName(u, uid);
-  if (name === null) { yield* u.err(`whoami: cannot find name for user ID ${uid}\n`); yield* u.closeStdout(); return 1; }
+  if (name === null) { yield* error(u, 'whoami', `cannot find name for user ID ${uid}`); yield* u.closeStdout(); return 1; }
   yield* u.printf(name + '\n');
   yield* u.closeStdout();
   return 0;
@@ -245,7 +247,7 @@ const nice: ProgramMain = function* (u, argv) {
     else break;
   }
   if (adj !== undefined && !/^[+-]?\d+$/.test(adj)) {
-    yield* u.err(`nice: invalid adjustment '${adj}'\n`);
+    yield* error(u, 'nice', `invalid adjustment '${adj}'`);
     return 125;
   }
   // glibc's getpriority: 20 - the kernel's value
@@ -257,9 +259,9 @@ const nice: ProgramMain = function* (u, argv) {
   }
   const want = Math.max(-20, Math.min(19, cur + Number(adj ?? 10)));
   const r = (yield* u.sys('setpriority', [0, 0, want])).ret;
-  if (r < 0) yield* u.err(`nice: cannot set niceness: ${errStr(r)}\n`);
+  if (r < 0) yield* error(u, 'nice', 'cannot set niceness', r);
   const e = yield* execvp(u, argv[i], argv.slice(i));
-  yield* u.err(`nice: '${argv[i]}': ${errStr(e)}\n`);
+  yield* error(u, 'nice', `'${argv[i]}'`, e);
   return e === -2 ? 127 : 126;
 };
 
